@@ -1,0 +1,103 @@
+# earlc developer entry points.
+#
+#   make demo        set up (if needed) and analyse the bundled example trace
+#   make test        set up (if needed) and run every C and Python test
+#   make test-asan   the same tests under AddressSanitizer and UBSan
+#   make bench       benchmarks: ratios against a bare libotf2 read
+#   make lib         the C core as a static library (build/libearl.a)
+#   make clean
+#
+# `make deps` installs what is missing: Debian packages through apt-get and
+# Python packages through pip.  It is a no-op on a machine that has them.
+
+PYTHON     ?= python3
+CC         ?= cc
+BUILD      ?= build
+OTF2_CFLAGS := $(shell pkg-config --cflags otf2 2>/dev/null)
+OTF2_LIBS   := $(shell pkg-config --libs otf2 2>/dev/null)
+WARN        = -Wall -Wextra -Werror -Wno-missing-field-initializers
+CFLAGS     ?= -O2 -g
+ALL_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(OTF2_CFLAGS) -Icsrc -pthread
+SAN         = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+CORE_SRC    = $(sort $(wildcard csrc/*.c))
+CORE_HDR    = $(wildcard csrc/*.h)
+CORE_OBJ    = $(CORE_SRC:csrc/%.c=$(BUILD)/obj/%.o)
+CTEST_SRC   = $(sort $(wildcard tests/c/test_*.c))
+CTEST_BIN   = $(CTEST_SRC:tests/c/%.c=$(BUILD)/tests/%)
+BENCH_SRC   = $(sort $(wildcard tests/bench/*.c))
+BENCH_BIN   = $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+
+APT_PACKAGES = libotf2-trace-dev otf2-tools libcmocka-dev pkg-config gcc make
+PIP_PACKAGES = numpy pandas pytest setuptools wheel
+
+.PHONY: all deps build lib demo test test-c test-python test-asan bench clean
+
+all: build
+
+deps:
+	@missing=""; \
+	pkg-config --exists otf2 2>/dev/null || missing="$$missing libotf2-trace-dev pkg-config"; \
+	command -v otf2-print >/dev/null 2>&1 || missing="$$missing otf2-tools"; \
+	[ -f /usr/include/cmocka.h ] || missing="$$missing libcmocka-dev"; \
+	command -v $(CC) >/dev/null 2>&1 || missing="$$missing gcc"; \
+	if [ -n "$$missing" ]; then \
+	  echo "earlc: installing Debian packages:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(APT_PACKAGES) >/dev/null; \
+	fi
+	@$(PYTHON) -c "import numpy, pandas, pytest" 2>/dev/null || \
+	  { echo "earlc: installing Python packages"; $(PYTHON) -m pip install -q $(PIP_PACKAGES); }
+
+# The extension is built in place (python/earlc/_core*.so) and the package is
+# installed in editable mode so that `earlc` is on PATH.
+build: deps
+	@$(PYTHON) setup.py -q build_ext --inplace
+	@$(PYTHON) -m pip show -q earlc >/dev/null 2>&1 || \
+	  $(PYTHON) -m pip install -q --no-build-isolation --no-deps -e . >/dev/null
+
+lib: $(BUILD)/libearl.a
+
+$(BUILD)/obj/%.o: csrc/%.c $(CORE_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libearl.a: $(CORE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/tests/%: tests/c/%.c tests/c/*.h $(BUILD)/libearl.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/c $< $(BUILD)/libearl.a -lcmocka $(OTF2_LIBS) -o $@
+
+$(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libearl.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $< $(BUILD)/libearl.a $(OTF2_LIBS) -o $@
+
+demo: build
+	@$(PYTHON) -m earlc info traces/demo-ring/traces.otf2
+
+test: build
+	@$(MAKE) --no-print-directory test-c
+	@$(MAKE) --no-print-directory test-python
+
+test-c: deps $(CTEST_BIN)
+	@set -e; for t in $(CTEST_BIN); do echo "== $$t"; ( cd tests/c && ../../$$t ); done
+
+test-python: build
+	@$(PYTHON) -m pytest -q tests/python
+
+# A separate build tree so sanitized objects never mix with normal ones.
+test-asan: deps
+	@$(MAKE) --no-print-directory BUILD=build/asan CFLAGS="-O1 -g $(SAN)" test-c
+	@EARLC_SANITIZE=1 $(PYTHON) setup.py -q build_ext --inplace --force
+	@ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
+	  $(PYTHON) -m pytest -q tests/python; rc=$$?; \
+	  $(PYTHON) setup.py -q build_ext --inplace --force; exit $$rc
+
+bench: build $(BENCH_BIN)
+	@$(PYTHON) tests/bench/run.py
+
+clean:
+	rm -rf $(BUILD) python/earlc/*.so python/*.egg-info

@@ -1,0 +1,450 @@
+/*
+ * earl.h - public API of the earlc C core.
+ *
+ * The core reads an OTF2 archive into an in-memory trace model: the
+ * definitions (strings, regions, system tree, locations, groups,
+ * communicators, clock) and every event of every location in one columnar
+ * store, ordered totally by (timestamp, location, position on the location).
+ * Event ids are positions in that order.
+ *
+ * Conventions, after libotf2's own API:
+ *   - one prefix per module: earl_trace_*, earl_defs_*, earl_kind_*, ...;
+ *   - handles are opaque (earl_trace); the data they own is exposed through
+ *     const views (earl_events, earl_defs) so that callers, the Python
+ *     bindings first of all, can read the columns without copying;
+ *   - every fallible call returns an earl_status and fills an earl_error with
+ *     a message that names the file and the problem.
+ *
+ * Nothing here depends on Python.
+ */
+#ifndef EARL_H
+#define EARL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Status and errors                                                          */
+/* ------------------------------------------------------------------------ */
+
+typedef enum earl_status {
+    EARL_OK = 0,
+    EARL_ERR_NOT_FOUND,    /* the path does not exist */
+    EARL_ERR_NOT_ARCHIVE,  /* the path exists but holds no OTF2 archive */
+    EARL_ERR_CORRUPT,      /* a definition or event file cannot be decoded */
+    EARL_ERR_MISSING_FILE, /* a file the archive needs is absent */
+    EARL_ERR_IO,           /* an operating-system level read/write failure */
+    EARL_ERR_NOMEM,        /* out of memory */
+    EARL_ERR_INVALID,      /* an invalid argument from the caller */
+    EARL_ERR_THREAD        /* a worker thread could not be started */
+} earl_status;
+
+#define EARL_ERROR_MESSAGE_MAX 1024
+
+/* Filled by every fallible call; message is a complete sentence naming the
+ * file concerned. */
+typedef struct earl_error {
+    earl_status code;
+    char message[EARL_ERROR_MESSAGE_MAX];
+} earl_error;
+
+const char *earl_status_name(earl_status status);
+
+/* ------------------------------------------------------------------------ */
+/* Event kinds                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* One value per OTF2 event record type that earlc keeps.  The numbering is
+ * part of the Python API (trace.events.kind) and of saved results: append new
+ * kinds before EARL_KIND_COUNT, never renumber. */
+typedef enum earl_kind {
+    EARL_ENTER = 0,
+    EARL_LEAVE,
+    EARL_MPI_SEND,
+    EARL_MPI_ISEND,
+    EARL_MPI_ISEND_COMPLETE,
+    EARL_MPI_IRECV_REQUEST,
+    EARL_MPI_IRECV,
+    EARL_MPI_RECV,
+    EARL_MPI_REQUEST_TEST,
+    EARL_MPI_REQUEST_CANCELLED,
+    EARL_MPI_COLLECTIVE_BEGIN,
+    EARL_MPI_COLLECTIVE_END,
+    EARL_OMP_FORK,
+    EARL_OMP_JOIN,
+    EARL_OMP_ACQUIRE_LOCK,
+    EARL_OMP_RELEASE_LOCK,
+    EARL_OMP_TASK_CREATE,
+    EARL_OMP_TASK_SWITCH,
+    EARL_OMP_TASK_COMPLETE,
+    EARL_THREAD_FORK,
+    EARL_THREAD_JOIN,
+    EARL_THREAD_TEAM_BEGIN,
+    EARL_THREAD_TEAM_END,
+    EARL_THREAD_ACQUIRE_LOCK,
+    EARL_THREAD_RELEASE_LOCK,
+    EARL_THREAD_TASK_CREATE,
+    EARL_THREAD_TASK_SWITCH,
+    EARL_THREAD_TASK_COMPLETE,
+    EARL_THREAD_CREATE,
+    EARL_THREAD_BEGIN,
+    EARL_THREAD_WAIT,
+    EARL_THREAD_END,
+    EARL_PROGRAM_BEGIN,
+    EARL_PROGRAM_END,
+    EARL_METRIC,
+    EARL_RMA_WIN_CREATE,
+    EARL_RMA_WIN_DESTROY,
+    EARL_RMA_COLLECTIVE_BEGIN,
+    EARL_RMA_COLLECTIVE_END,
+    EARL_RMA_GROUP_SYNC,
+    EARL_RMA_REQUEST_LOCK,
+    EARL_RMA_ACQUIRE_LOCK,
+    EARL_RMA_TRY_LOCK,
+    EARL_RMA_RELEASE_LOCK,
+    EARL_RMA_SYNC,
+    EARL_RMA_WAIT_CHANGE,
+    EARL_RMA_PUT,
+    EARL_RMA_GET,
+    EARL_RMA_ATOMIC,
+    EARL_RMA_OP_COMPLETE_BLOCKING,
+    EARL_RMA_OP_COMPLETE_NON_BLOCKING,
+    EARL_RMA_OP_TEST,
+    EARL_RMA_OP_COMPLETE_REMOTE,
+    EARL_KIND_COUNT
+} earl_kind;
+
+/* Which side table holds an event's payload (see earl_events.ref). */
+typedef enum earl_family {
+    EARL_FAMILY_NONE = 0, /* no payload beyond region/time (ENTER, LEAVE, ...) */
+    EARL_FAMILY_MSG,      /* MPI point-to-point and request records */
+    EARL_FAMILY_COLL,     /* MPI_COLLECTIVE_END */
+    EARL_FAMILY_SYNC,     /* OpenMP and thread records */
+    EARL_FAMILY_PROGRAM,  /* PROGRAM_BEGIN / PROGRAM_END */
+    EARL_FAMILY_METRIC,   /* METRIC */
+    EARL_FAMILY_RMA       /* RMA_* */
+} earl_family;
+
+const char *earl_kind_name(earl_kind kind); /* "MPI_SEND", ... */
+earl_family earl_kind_family(earl_kind kind);
+
+/* ------------------------------------------------------------------------ */
+/* Basic types                                                                */
+/* ------------------------------------------------------------------------ */
+
+typedef int64_t earl_eid;  /* event id: position in the total order; -1: none */
+typedef uint64_t earl_time; /* timestamp in ticks of the archive's timer */
+typedef int32_t earl_loc;  /* dense location index, 0..n_locations-1; -1: none */
+
+#define EARL_NONE (-1)
+#define EARL_UNDEFINED_REF UINT32_MAX /* an undefined OTF2 reference */
+
+/* ------------------------------------------------------------------------ */
+/* Definitions                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Definitions are stored in arrays indexed by their OTF2 reference, as the
+ * events carry those references.  A slot that the archive never defined has
+ * defined == 0.  Strings are owned by the trace; an undefined string reads
+ * as "". */
+
+typedef struct earl_string_table {
+    uint32_t count;      /* slots, = 1 + largest reference defined */
+    const char **text;   /* text[ref], never NULL */
+} earl_string_table;
+
+typedef struct earl_region {
+    uint8_t defined;
+    uint8_t role;          /* OTF2_RegionRole */
+    uint8_t paradigm;      /* OTF2_Paradigm */
+    uint32_t flags;        /* OTF2_RegionFlag */
+    uint32_t name;         /* string refs */
+    uint32_t canonical_name;
+    uint32_t description;
+    uint32_t source_file;
+    uint32_t begin_line;
+    uint32_t end_line;
+} earl_region;
+
+typedef struct earl_system_node {
+    uint8_t defined;
+    uint32_t name;         /* string ref */
+    uint32_t class_name;   /* string ref */
+    uint32_t parent;       /* system tree ref or EARL_UNDEFINED_REF */
+} earl_system_node;
+
+typedef struct earl_location_group {
+    uint8_t defined;
+    uint8_t type;          /* OTF2_LocationGroupType */
+    uint32_t name;
+    uint32_t system_parent;
+    uint32_t creator;      /* creating location group or EARL_UNDEFINED_REF */
+    int32_t rank;          /* MPI rank in MPI_COMM_WORLD, -1 if not an MPI process */
+} earl_location_group;
+
+/* Locations are dense (earl_loc) because every event names one: ordered by
+ * location group (in definition order), then by OTF2 location id. */
+typedef struct earl_location {
+    uint64_t id;             /* OTF2 location reference */
+    uint32_t name;           /* string ref */
+    uint8_t type;            /* OTF2_LocationType */
+    uint32_t group;          /* location group ref */
+    uint64_t declared_events;/* number of events the definition announces */
+    uint64_t events;         /* events earlc read and kept */
+    uint64_t other_records;  /* records read but not kept (counted per type) */
+    int32_t thread;          /* index among the CPU threads of its group */
+} earl_location;
+
+typedef struct earl_group {
+    uint8_t defined;
+    uint8_t type;            /* OTF2_GroupType */
+    uint8_t paradigm;        /* OTF2_Paradigm */
+    uint32_t flags;
+    uint32_t name;
+    uint32_t n_members;
+    const uint64_t *members; /* as in the archive: location ids or ranks */
+} earl_group;
+
+/* A communicator with its members resolved: member_locations[r] is the
+ * location of rank r in this communicator (-1 when it cannot be resolved). */
+typedef struct earl_comm {
+    uint8_t defined;
+    uint8_t is_inter;        /* an OTF2 InterComm; peers are not resolved */
+    uint8_t paradigm;        /* paradigm of its group */
+    uint32_t name;
+    uint32_t group;          /* group ref (group A for an inter-communicator) */
+    uint32_t parent;         /* comm ref or EARL_UNDEFINED_REF */
+    uint32_t flags;
+    uint32_t size;
+    const earl_loc *member_locations;
+    uint8_t is_self;         /* a COMM_SELF group: rank 0 is the caller */
+} earl_comm;
+
+typedef struct earl_clock {
+    uint64_t resolution;     /* ticks per second */
+    uint64_t global_offset;  /* timestamp of the start of the trace */
+    uint64_t length;         /* ticks covered by the trace */
+    uint64_t realtime;       /* OTF2 realtime timestamp (ns since epoch) or 0 */
+} earl_clock;
+
+typedef struct earl_metric_member {
+    uint8_t defined;
+    uint8_t value_type;      /* OTF2_Type */
+    uint8_t metric_type, mode, base;
+    int64_t exponent;
+    uint32_t name, description, unit;
+} earl_metric_member;
+
+/* A metric class or instance: the members its METRIC records carry. */
+typedef struct earl_metric_class {
+    uint8_t defined;
+    uint8_t n_members;
+    const uint32_t *members;
+} earl_metric_class;
+
+typedef struct earl_defs {
+    earl_string_table strings;
+    uint32_t n_regions;            const earl_region *regions;
+    uint32_t n_system_nodes;       const earl_system_node *system_nodes;
+    uint32_t n_location_groups;    const earl_location_group *location_groups;
+    uint32_t n_locations;          const earl_location *locations;
+    uint32_t n_groups;             const earl_group *groups;
+    uint32_t n_comms;              const earl_comm *comms;
+    uint32_t n_metric_members;     const earl_metric_member *metric_members;
+    uint32_t n_metric_classes;     const earl_metric_class *metric_classes;
+    uint32_t n_paradigms;          const uint32_t *paradigm_names; /* string ref per OTF2_Paradigm */
+    earl_clock clock;
+    const char *creator;           /* e.g. "Score-P 7.1" */
+    uint8_t version[3];            /* OTF2 version of the archive */
+    uint32_t n_defs_read;          /* global definition records read */
+} earl_defs;
+
+/* earl_loc of an OTF2 location id, -1 if the archive does not define it. */
+earl_loc earl_defs_location_index(const earl_defs *defs, uint64_t location_id);
+
+/* ------------------------------------------------------------------------ */
+/* Events: the columnar store                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Point-to-point payload.  For completions, tests and cancels the request
+ * start's fields are copied in, so every row describes its whole message. */
+typedef struct earl_msg_table {
+    size_t count;
+    earl_eid *event;     /* the event the row belongs to */
+    earl_loc *peer;      /* global location of the partner, -1 unresolved */
+    uint32_t *peer_rank; /* partner's rank within comm as recorded */
+    uint32_t *comm;      /* communicator ref */
+    uint32_t *tag;
+    uint64_t *bytes;
+    uint64_t *request;   /* request id, 0 for blocking calls */
+    earl_eid *partner;   /* the other half of a non-blocking request, -1 */
+} earl_msg_table;
+
+typedef struct earl_coll_table {
+    size_t count;
+    earl_eid *event;
+    uint8_t *op;         /* OTF2_CollectiveOp */
+    uint32_t *comm;
+    uint32_t *root_rank; /* EARL_UNDEFINED_REF for rootless operations */
+    earl_loc *root;      /* location of the root, -1 when none */
+    uint64_t *sent;
+    uint64_t *received;
+} earl_coll_table;
+
+/* Threading records.  Meaning of the generic columns per kind:
+ *   *_FORK:          count = requested threads
+ *   *_ACQUIRE/RELEASE_LOCK: id = lock id, count = acquisition order
+ *   OMP_TASK_*:      id = task id
+ *   THREAD_TASK_*:   comm = team, id = creating thread, count = generation
+ *   THREAD_TEAM_*:   comm = team
+ *   THREAD_CREATE/BEGIN/WAIT/END: comm = contingent, id = sequence count
+ * model is the OTF2 paradigm (OpenMP for the OMP_* kinds). */
+typedef struct earl_sync_table {
+    size_t count;
+    earl_eid *event;
+    uint8_t *model;
+    uint32_t *comm;
+    uint64_t *id;
+    uint32_t *count_;
+} earl_sync_table;
+
+typedef struct earl_program_table {
+    size_t count;
+    earl_eid *event;
+    uint32_t *name;      /* PROGRAM_BEGIN: program name string ref */
+    int64_t *exit_status;/* PROGRAM_END */
+} earl_program_table;
+
+/* METRIC: values[first .. first + n) with their OTF2_Type in value_types;
+ * the raw 64 bits of OTF2_MetricValue (int64, uint64 or double). */
+typedef struct earl_metric_table {
+    size_t count;
+    earl_eid *event;
+    uint32_t *metric;    /* metric class or instance ref */
+    uint32_t *first;
+    uint8_t *n;
+    size_t n_values;
+    uint64_t *values;
+    uint8_t *value_types;
+} earl_metric_table;
+
+typedef struct earl_rma_table {
+    size_t count;
+    earl_eid *event;
+    uint32_t *win;
+    uint32_t *remote;    /* target rank within the window, or group/root */
+    uint64_t *bytes;
+    uint64_t *matching;  /* matching id, or lock id for lock records */
+} earl_rma_table;
+
+/* The events in total order.  Core columns, one entry per event:
+ *   time[i]      timestamp in ticks (clamped to be monotone per location;
+ *                every clamp is a counted warning)
+ *   location[i]  dense location index
+ *   kind[i]      earl_kind
+ *   region[i]    region ref for ENTER/LEAVE, EARL_UNDEFINED_REF otherwise
+ *   ref[i]       row in the side table of the kind's family, -1 if none
+ * Per location: the event ids of location l are
+ *   loc_events[loc_start[l] .. loc_start[l+1]) in their recorded order. */
+typedef struct earl_events {
+    size_t count;
+    const earl_time *time;
+    const earl_loc *location;
+    const uint8_t *kind;
+    const uint32_t *region;
+    const int32_t *ref;
+    const size_t *loc_start;      /* n_locations + 1 entries */
+    const earl_eid *loc_events;
+    earl_msg_table msg;
+    earl_coll_table coll;
+    earl_sync_table sync;
+    earl_program_table program;
+    earl_metric_table metric;
+    earl_rma_table rma;
+    uint64_t kind_counts[EARL_KIND_COUNT];
+} earl_events;
+
+/* ------------------------------------------------------------------------ */
+/* Warnings: inconsistencies that do not stop the reading                     */
+/* ------------------------------------------------------------------------ */
+
+typedef enum earl_warning_code {
+    EARL_WARN_LEAVE_WITHOUT_ENTER = 0, /* a LEAVE with an empty region stack */
+    EARL_WARN_LEAVE_MISMATCH,     /* a LEAVE of another region than the open one */
+    EARL_WARN_REGION_NOT_LEFT,    /* a region still open at the end of the location */
+    EARL_WARN_TIME_BACKWARDS,     /* a timestamp smaller than its predecessor's */
+    EARL_WARN_REQUEST_NOT_COMPLETED, /* a request started but never completed */
+    EARL_WARN_REQUEST_UNKNOWN,    /* a completion/test/cancel of an unknown request */
+    EARL_WARN_PEER_UNRESOLVED,    /* a rank that the communicator cannot map */
+    EARL_WARN_UNDEFINED_REFERENCE,/* an event names an undefined region/comm */
+    EARL_WARN_OTHER_RECORD,       /* a record type earlc does not keep */
+    EARL_WARNING_CODE_COUNT
+} earl_warning_code;
+
+/* One detailed warning.  position is the 0-based position of the event on its
+ * location; event the event id in the total order (-1 if not an event). */
+typedef struct earl_warning {
+    earl_warning_code code;
+    earl_loc location;
+    uint64_t position;
+    earl_eid event;
+    char detail[96];
+} earl_warning;
+
+/* At most this many warnings are kept in detail per code; all are counted. */
+#define EARL_WARNING_DETAIL_MAX 100
+
+typedef struct earl_warnings {
+    uint64_t counts[EARL_WARNING_CODE_COUNT];
+    size_t n_details;
+    const earl_warning *details;
+    /* records not kept, by OTF2 record type name */
+    size_t n_other_types;
+    const char *const *other_type_names;
+    const uint64_t *other_type_counts;
+} earl_warnings;
+
+const char *earl_warning_code_name(earl_warning_code code);
+
+/* ------------------------------------------------------------------------ */
+/* The trace                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct earl_trace earl_trace;
+
+/* Progress of long work: done out of total units in the named phase. May be
+ * called from any reading thread, never concurrently. */
+typedef void (*earl_progress_fn)(void *user_data, const char *phase,
+                                 uint64_t done, uint64_t total);
+
+typedef struct earl_open_options {
+    int threads;             /* reading threads; 0: one per core */
+    earl_progress_fn progress;
+    void *progress_data;
+} earl_open_options;
+
+/* Open the archive at path (the anchor file traces.otf2 or the folder that
+ * holds it), read all definitions and events.  On success *out owns the
+ * trace; on failure *out is NULL and err says why. */
+earl_status earl_trace_open(const char *path, const earl_open_options *options,
+                            earl_trace **out, earl_error *err);
+void earl_trace_close(earl_trace *trace);
+
+const char *earl_trace_path(const earl_trace *trace); /* the anchor file */
+const earl_defs *earl_trace_defs(const earl_trace *trace);
+const earl_events *earl_trace_events(const earl_trace *trace);
+const earl_warnings *earl_trace_warnings(const earl_trace *trace);
+/* Heap bytes held by the event store (core columns, side tables). */
+size_t earl_trace_event_bytes(const earl_trace *trace, size_t *core_bytes);
+
+/* Convenience accessors. */
+const char *earl_trace_string(const earl_trace *trace, uint32_t ref);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* EARL_H */

@@ -1,0 +1,27 @@
+/*
+ * ext.h - shared declarations of the earlc._core glue.
+ *
+ * The glue converts between Python objects and the C core (csrc/) and
+ * delegates; it holds no analysis logic.  Each glue file owns one Python
+ * type and registers it on the module through an earlc_add_*_type function
+ * that module.c calls at import.
+ */
+#ifndef EARLC_EXT_H
+#define EARLC_EXT_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "earl.h"
+
+/* earlc.TraceError, raised for every earl_status other than EARL_OK. */
+extern PyObject *earlc_TraceError;
+
+/* Raise earlc.TraceError from a filled earl_error; returns NULL. */
+PyObject *earlc_raise(const earl_error *err);
+
+int earlc_add_trace_type(PyObject *module);   /* trace.c */
+int earlc_add_column_type(PyObject *module);  /* column.c */
+int earlc_add_writer_type(PyObject *module);  /* writer.c */
+
+#endif

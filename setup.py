@@ -1,0 +1,51 @@
+"""Build the earlc package and its extension module earlc._core.
+
+The extension is the C core (csrc/, no Python inside) plus the thin glue in
+python/earlc/_ext/.  libotf2 is found through pkg-config; the core uses
+pthreads.  Warnings are errors, as in the Makefile's C build.
+"""
+import glob
+import os
+import shlex
+import subprocess
+
+from setuptools import Extension, find_packages, setup
+
+
+def pkg_config(*args):
+    try:
+        out = subprocess.run(["pkg-config", *args, "otf2"], check=True,
+                             capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError) as exc:
+        raise SystemExit("earlc needs libotf2 found through pkg-config "
+                         "(Debian: apt-get install libotf2-trace-dev pkg-config): %s" % exc)
+    return shlex.split(out)
+
+
+cflags = pkg_config("--cflags")
+libs = pkg_config("--libs")
+extra_compile = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
+                 "-Wno-missing-field-initializers", "-D_GNU_SOURCE"] + cflags
+if os.environ.get("EARLC_SANITIZE"):
+    extra_compile += ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-O1", "-g"]
+
+core = Extension(
+    "earlc._core",
+    sources=sorted(glob.glob("csrc/*.c")) + sorted(glob.glob("python/earlc/_ext/*.c")),
+    include_dirs=["csrc"],
+    depends=sorted(glob.glob("csrc/*.h")) + sorted(glob.glob("python/earlc/_ext/*.h")),
+    extra_compile_args=extra_compile,
+    extra_link_args=libs + ["-pthread"],
+)
+
+setup(
+    name="earlc",
+    version="0.1.0",
+    description="Post-mortem performance analysis of parallel programs from OTF2 traces",
+    package_dir={"": "python"},
+    packages=find_packages("python"),
+    ext_modules=[core],
+    python_requires=">=3.9",
+    install_requires=["numpy>=1.22", "pandas>=1.4"],
+    entry_points={"console_scripts": ["earlc = earlc.cli:main"]},
+)
