@@ -1,0 +1,163 @@
+/*
+ * internal.h - the layout of the trace model behind the opaque earl_trace,
+ * shared by the files that build it: defs.c (definitions), reader.c (events
+ * of one location), order.c (the total order), warnings.c and trace.c (the
+ * orchestration).  Not part of the public API.
+ */
+#ifndef EARL_INTERNAL_H
+#define EARL_INTERNAL_H
+
+#include <otf2/otf2.h>
+
+#include "earl.h"
+#include "util.h"
+
+/* ---- definitions --------------------------------------------------------- */
+
+/* Storage behind the public earl_defs view.  Arrays indexed by OTF2 ref grow
+ * to the largest ref seen; caps track their capacity. */
+typedef struct defs_store {
+    earl_defs view;            /* the public view, filled by defs_finish */
+
+    char **strings; size_t n_strings, cap_strings;
+    earl_region *regions; size_t n_regions, cap_regions;
+    earl_system_node *nodes; size_t n_nodes, cap_nodes;
+    earl_location_group *lgroups; size_t n_lgroups, cap_lgroups;
+    earl_location *locations; size_t n_locations, cap_locations;
+    earl_group *groups; size_t n_groups, cap_groups;
+    earl_comm *comms; size_t n_comms, cap_comms;
+    earl_metric_member *mmembers; size_t n_mmembers, cap_mmembers;
+    earl_metric_class *mclasses; size_t n_mclasses, cap_mclasses;
+    uint32_t *paradigm_names; size_t n_paradigms, cap_paradigms;
+
+    /* definition order of location groups, for the dense location order */
+    uint32_t *lgroup_order; size_t n_lgroup_order, cap_lgroup_order;
+    /* (OTF2 location id, dense index) sorted by id, for lookups */
+    uint64_t *loc_ids_sorted; earl_loc *loc_index_sorted;
+
+    uint32_t n_defs_read;
+    char *creator;
+    int failed;                /* out of memory inside a callback */
+} defs_store;
+
+/* Read the global definitions of an open reader into store. */
+earl_status defs_read(defs_store *store, OTF2_Reader *reader, const char *anchor,
+                      earl_error *err);
+void defs_free(defs_store *store);
+
+/* ---- side tables ---------------------------------------------------------- */
+
+/* Column sets of the side tables, for the generic colset helpers. */
+void msg_table_columns(earl_msg_table *t, earl_colset *s);
+void coll_table_columns(earl_coll_table *t, earl_colset *s);
+void sync_table_columns(earl_sync_table *t, earl_colset *s);
+void program_table_columns(earl_program_table *t, earl_colset *s);
+void metric_table_columns(earl_metric_table *t, earl_colset *s); /* rows only */
+void rma_table_columns(earl_rma_table *t, earl_colset *s);
+
+#define N_FAMILIES 7 /* earl_family values */
+
+/* All side tables of a store, addressable by family. */
+typedef struct side_tables {
+    earl_msg_table msg;
+    earl_coll_table coll;
+    earl_sync_table sync;
+    earl_program_table program;
+    earl_metric_table metric;
+    earl_rma_table rma;
+    size_t cap[N_FAMILIES];
+    size_t cap_values;         /* capacity of metric.values / value_types */
+} side_tables;
+
+void side_tables_columns(side_tables *t, earl_family family, earl_colset *s);
+size_t *side_tables_count(side_tables *t, earl_family family);
+void side_tables_free(side_tables *t);
+
+/* ---- warnings ------------------------------------------------------------- */
+
+/* Warnings collected by one reader (one location) or for the whole trace. */
+typedef struct warning_list {
+    uint64_t counts[EARL_WARNING_CODE_COUNT];
+    earl_warning *items; size_t n, cap;
+} warning_list;
+
+/* Count a warning and keep its detail while fewer than
+ * EARL_WARNING_DETAIL_MAX of its code are kept. */
+void warning_add(warning_list *w, earl_warning_code code, earl_loc loc,
+                 uint64_t position, const char *fmt, ...) EARL_PRINTF(5, 6);
+void warning_list_free(warning_list *w);
+
+/* ---- events of one location, as read --------------------------------------- */
+
+/* Record types that earlc reads but does not keep, counted per type. */
+typedef enum other_record {
+    OTHER_BUFFER_FLUSH, OTHER_MEASUREMENT_ON_OFF, OTHER_PARAMETER_STRING,
+    OTHER_PARAMETER_INT, OTHER_PARAMETER_UNSIGNED_INT, OTHER_CALLING_CONTEXT_ENTER,
+    OTHER_CALLING_CONTEXT_LEAVE, OTHER_CALLING_CONTEXT_SAMPLE, OTHER_IO,
+    OTHER_NONBLOCKING_COLLECTIVE_REQUEST, OTHER_NONBLOCKING_COLLECTIVE_COMPLETE,
+    OTHER_COMM_CREATE, OTHER_COMM_DESTROY, OTHER_UNKNOWN,
+    OTHER_RECORD_COUNT
+} other_record;
+
+extern const char *const other_record_names[OTHER_RECORD_COUNT];
+
+/* Pending non-blocking requests of a location: open addressing on the
+ * request id, value = local event index of the request's start. */
+typedef struct request_map {
+    uint64_t *keys; int64_t *values; uint8_t *used;
+    size_t cap, n;
+} request_map;
+
+typedef struct loc_events {
+    earl_loc loc;
+    const defs_store *defs;
+    size_t n, cap;             /* events kept */
+    earl_time *time;
+    uint8_t *kind;
+    uint32_t *region;
+    int32_t *ref;              /* local row in the family's side table */
+    side_tables tables;        /* event columns hold local indices */
+
+    earl_time last_time;
+    uint32_t *stack; size_t depth, cap_stack;   /* open regions */
+    request_map requests;
+    uint64_t other[OTHER_RECORD_COUNT];
+    warning_list warnings;
+    int nomem;
+} loc_events;
+
+/* Read all events of the given locations through reader (whose event files
+ * are open), one loc_events each. */
+earl_status read_locations(OTF2_Reader *reader, const char *anchor,
+                           const defs_store *defs, loc_events *bufs, size_t n,
+                           void (*on_progress)(void *, uint64_t), void *progress_data,
+                           earl_error *err);
+void loc_events_free(loc_events *b);
+
+/* ---- the trace ------------------------------------------------------------ */
+
+struct earl_trace {
+    char *anchor;
+    defs_store defs;
+    earl_events view;          /* public view of the columns below */
+    earl_time *time;
+    earl_loc *location;
+    uint8_t *kind;
+    uint32_t *region;
+    int32_t *ref;
+    size_t *loc_start;
+    earl_eid *loc_events;
+    side_tables tables;
+    warning_list warnings;
+    /* other record counts by type */
+    const char *other_names[OTHER_RECORD_COUNT];
+    uint64_t other_counts[OTHER_RECORD_COUNT];
+    earl_warnings warnings_view;
+};
+
+/* Merge the per-location buffers into the trace's total order; frees the
+ * buffers' columns as it goes. */
+earl_status order_events(earl_trace *trace, loc_events *bufs, size_t n_locs,
+                         earl_error *err);
+
+#endif

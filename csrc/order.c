@@ -1,0 +1,186 @@
+/*
+ * order.c - the total order of all events.
+ *
+ * Each location's events arrive in their recorded order with monotone
+ * timestamps (reader.c clamps).  A k-way merge over the locations yields the
+ * one total order of the paper's E = {e_1 .. e_max}: by timestamp, ties by
+ * dense location index, then by position on the location.  The merge writes
+ * the trace's core columns in that order, concatenates the side tables
+ * (location by location), turns every local index (side table event column,
+ * request partners) into a global event id, and records each location's
+ * own sequence (loc_start / loc_events).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct heap_node {
+    earl_time time;
+    earl_loc loc;
+} heap_node;
+
+static inline int before(heap_node a, heap_node b)
+{
+    return a.time < b.time || (a.time == b.time && a.loc < b.loc);
+}
+
+static void sift_down(heap_node *h, size_t n, size_t i)
+{
+    heap_node x = h[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && before(h[c + 1], h[c]))
+            c++;
+        if (!before(h[c], x))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = x;
+}
+
+/* Allocate the global side tables and copy every location's rows in,
+ * location after location; base[l * N_FAMILIES + f] is where location l's
+ * rows of family f start. */
+static earl_status concat_tables(earl_trace *tr, loc_events *bufs, size_t n_locs, size_t *base,
+                                 earl_error *err)
+{
+    side_tables *g = &tr->tables;
+    size_t n_values = 0;
+    for (int f = EARL_FAMILY_MSG; f < N_FAMILIES; f++) {
+        size_t total = 0;
+        for (size_t l = 0; l < n_locs; l++) {
+            base[l * N_FAMILIES + f] = total;
+            total += *side_tables_count(&bufs[l].tables, (earl_family)f);
+        }
+        earl_colset s;
+        side_tables_columns(g, (earl_family)f, &s);
+        if (total && earl_colset_reserve(&s, &g->cap[f], total) != 0)
+            return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory ordering events", tr->anchor);
+        for (size_t l = 0; l < n_locs; l++) {
+            earl_colset src;
+            side_tables_columns(&bufs[l].tables, (earl_family)f, &src);
+            earl_colset_copy(&s, base[l * N_FAMILIES + f], &src,
+                             *side_tables_count(&bufs[l].tables, (earl_family)f));
+        }
+        *side_tables_count(g, (earl_family)f) = total;
+    }
+    for (size_t l = 0; l < n_locs; l++)
+        n_values += bufs[l].tables.metric.n_values;
+    if (n_values) {
+        g->metric.values = malloc(n_values * sizeof *g->metric.values);
+        g->metric.value_types = malloc(n_values);
+        if (!g->metric.values || !g->metric.value_types)
+            return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory ordering events", tr->anchor);
+        size_t at = 0;
+        for (size_t l = 0; l < n_locs; l++) {
+            const earl_metric_table *m = &bufs[l].tables.metric;
+            memcpy(g->metric.values + at, m->values, m->n_values * sizeof *m->values);
+            memcpy(g->metric.value_types + at, m->value_types, m->n_values);
+            size_t row0 = base[l * N_FAMILIES + EARL_FAMILY_METRIC];
+            for (size_t r = 0; r < m->count; r++)
+                g->metric.first[row0 + r] += (uint32_t)at;
+            at += m->n_values;
+        }
+        g->metric.n_values = n_values;
+        g->cap_values = n_values;
+    }
+    return EARL_OK;
+}
+
+earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, earl_error *err)
+{
+    size_t n = 0;
+    for (size_t l = 0; l < n_locs; l++)
+        n += bufs[l].n;
+    size_t alloc = n ? n : 1;
+    tr->time = malloc(alloc * sizeof *tr->time);
+    tr->location = malloc(alloc * sizeof *tr->location);
+    tr->kind = malloc(alloc);
+    tr->region = malloc(alloc * sizeof *tr->region);
+    tr->ref = malloc(alloc * sizeof *tr->ref);
+    tr->loc_events = malloc(alloc * sizeof *tr->loc_events);
+    tr->loc_start = malloc((n_locs + 1) * sizeof *tr->loc_start);
+    size_t *base = calloc(n_locs * N_FAMILIES + 1, sizeof *base);
+    heap_node *heap = malloc((n_locs ? n_locs : 1) * sizeof *heap);
+    size_t *cursor = calloc(n_locs + 1, sizeof *cursor);
+    earl_status st = EARL_OK;
+    if (!tr->time || !tr->location || !tr->kind || !tr->region || !tr->ref || !tr->loc_events ||
+        !tr->loc_start || !base || !heap || !cursor) {
+        st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory ordering %zu events", tr->anchor, n);
+        goto done;
+    }
+    st = concat_tables(tr, bufs, n_locs, base, err);
+    if (st != EARL_OK)
+        goto done;
+
+    tr->loc_start[0] = 0;
+    for (size_t l = 0; l < n_locs; l++)
+        tr->loc_start[l + 1] = tr->loc_start[l] + bufs[l].n;
+
+    /* event columns of the side tables, by family, for the back pointers */
+    earl_eid *event_col[N_FAMILIES] = {NULL};
+    event_col[EARL_FAMILY_MSG] = tr->tables.msg.event;
+    event_col[EARL_FAMILY_COLL] = tr->tables.coll.event;
+    event_col[EARL_FAMILY_SYNC] = tr->tables.sync.event;
+    event_col[EARL_FAMILY_PROGRAM] = tr->tables.program.event;
+    event_col[EARL_FAMILY_METRIC] = tr->tables.metric.event;
+    event_col[EARL_FAMILY_RMA] = tr->tables.rma.event;
+    uint8_t family_of[256] = {0};
+    for (int k = 0; k < EARL_KIND_COUNT; k++)
+        family_of[k] = (uint8_t)earl_kind_family((earl_kind)k);
+
+    size_t heap_n = 0;
+    for (size_t l = 0; l < n_locs; l++)
+        if (bufs[l].n)
+            heap[heap_n++] = (heap_node){bufs[l].time[0], (earl_loc)l};
+    for (size_t i = heap_n; i-- > 0;)
+        sift_down(heap, heap_n, i);
+
+    for (size_t g = 0; g < n; g++) {
+        earl_loc l = heap[0].loc;
+        const loc_events *b = &bufs[l];
+        size_t i = cursor[l]++;
+        tr->time[g] = b->time[i];
+        tr->location[g] = l;
+        uint8_t kind = b->kind[i];
+        tr->kind[g] = kind;
+        tr->region[g] = b->region[i];
+        int32_t r = b->ref[i];
+        if (r >= 0) {
+            uint8_t f = family_of[kind];
+            r += (int32_t)base[(size_t)l * N_FAMILIES + f];
+            event_col[f][r] = (earl_eid)g;
+        }
+        tr->ref[g] = r;
+        tr->loc_events[tr->loc_start[l] + i] = (earl_eid)g;
+        if (i + 1 < b->n) {
+            heap[0].time = b->time[i + 1];
+            sift_down(heap, heap_n, 0);
+        } else {
+            heap[0] = heap[--heap_n];
+            if (heap_n)
+                sift_down(heap, heap_n, 0);
+        }
+    }
+
+    /* request partners: local index on the same location -> event id */
+    for (size_t l = 0; l < n_locs; l++) {
+        size_t r0 = base[l * N_FAMILIES + EARL_FAMILY_MSG];
+        size_t rn = bufs[l].tables.msg.count;
+        for (size_t r = r0; r < r0 + rn; r++)
+            if (tr->tables.msg.partner[r] >= 0)
+                tr->tables.msg.partner[r] = tr->loc_events[tr->loc_start[l] +
+                                                           (size_t)tr->tables.msg.partner[r]];
+    }
+    tr->view.count = n;
+
+done:
+    free(base);
+    free(heap);
+    free(cursor);
+    return st;
+}

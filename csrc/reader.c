@@ -1,0 +1,851 @@
+/*
+ * reader.c - reading the events of one location into columns.
+ *
+ * libotf2 decodes a location's event file and calls one callback per record;
+ * each callback appends the event to the location's loc_events buffer (core
+ * columns plus a row in the side table of its family).  While appending, the
+ * reader checks what can be checked within one location and turns problems
+ * into counted warnings: region nesting, monotone time (clamped), request
+ * pairing (MPI_ISEND with MPI_ISEND_COMPLETE, MPI_IRECV_REQUEST with
+ * MPI_IRECV, by request id), and the translation of MPI peers from ranks in
+ * the record's communicator to global locations.
+ *
+ * A location's buffer is private to the thread reading it, so trace.c can
+ * read locations in parallel; order.c merges the buffers afterwards.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+const char *const other_record_names[OTHER_RECORD_COUNT] = {
+    [OTHER_BUFFER_FLUSH] = "BUFFER_FLUSH",
+    [OTHER_MEASUREMENT_ON_OFF] = "MEASUREMENT_ON_OFF",
+    [OTHER_PARAMETER_STRING] = "PARAMETER_STRING",
+    [OTHER_PARAMETER_INT] = "PARAMETER_INT",
+    [OTHER_PARAMETER_UNSIGNED_INT] = "PARAMETER_UNSIGNED_INT",
+    [OTHER_CALLING_CONTEXT_ENTER] = "CALLING_CONTEXT_ENTER",
+    [OTHER_CALLING_CONTEXT_LEAVE] = "CALLING_CONTEXT_LEAVE",
+    [OTHER_CALLING_CONTEXT_SAMPLE] = "CALLING_CONTEXT_SAMPLE",
+    [OTHER_IO] = "IO_*",
+    [OTHER_NONBLOCKING_COLLECTIVE_REQUEST] = "NON_BLOCKING_COLLECTIVE_REQUEST",
+    [OTHER_NONBLOCKING_COLLECTIVE_COMPLETE] = "NON_BLOCKING_COLLECTIVE_COMPLETE",
+    [OTHER_COMM_CREATE] = "COMM_CREATE",
+    [OTHER_COMM_DESTROY] = "COMM_DESTROY",
+    [OTHER_UNKNOWN] = "UNKNOWN",
+};
+
+/* ---- request map ----------------------------------------------------------- */
+
+static uint64_t hash64(uint64_t x)
+{
+    x ^= x >> 33; x *= 0xff51afd7ed558ccdULL; x ^= x >> 33;
+    return x;
+}
+
+static int request_map_grow(request_map *m)
+{
+    size_t cap = m->cap ? m->cap * 2 : 64;
+    request_map n = {calloc(cap, 8), calloc(cap, 8), calloc(cap, 1), cap, 0};
+    if (!n.keys || !n.values || !n.used) {
+        free(n.keys); free(n.values); free(n.used);
+        return -1;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->used[i])
+            continue;
+        size_t j = hash64(m->keys[i]) & (cap - 1);
+        while (n.used[j])
+            j = (j + 1) & (cap - 1);
+        n.used[j] = 1; n.keys[j] = m->keys[i]; n.values[j] = m->values[i]; n.n++;
+    }
+    free(m->keys); free(m->values); free(m->used);
+    *m = n;
+    return 0;
+}
+
+static size_t request_slot(const request_map *m, uint64_t key)
+{
+    size_t j = hash64(key) & (m->cap - 1);
+    while (m->used[j] && m->keys[j] != key)
+        j = (j + 1) & (m->cap - 1);
+    return j;
+}
+
+/* Returns the previous value for key, or -1. */
+static int64_t request_put(request_map *m, uint64_t key, int64_t value, int *nomem)
+{
+    if ((m->n + 1) * 2 > m->cap && request_map_grow(m) != 0) {
+        *nomem = 1;
+        return -1;
+    }
+    size_t j = request_slot(m, key);
+    int64_t old = m->used[j] ? m->values[j] : -1;
+    if (!m->used[j])
+        m->n++;
+    m->used[j] = 1; m->keys[j] = key; m->values[j] = value;
+    return old;
+}
+
+static int64_t request_get(const request_map *m, uint64_t key)
+{
+    if (!m->cap)
+        return -1;
+    size_t j = request_slot(m, key);
+    return m->used[j] ? m->values[j] : -1;
+}
+
+/* Remove key, keeping the probe chains of linear probing intact. */
+static int64_t request_take(request_map *m, uint64_t key)
+{
+    if (!m->cap)
+        return -1;
+    size_t j = request_slot(m, key);
+    if (!m->used[j])
+        return -1;
+    int64_t value = m->values[j];
+    m->used[j] = 0;
+    m->n--;
+    size_t k = (j + 1) & (m->cap - 1);
+    while (m->used[k]) {
+        size_t home = hash64(m->keys[k]) & (m->cap - 1);
+        /* move k back into the hole at j if its home is not in (j, k] */
+        if ((k > j && (home <= j || home > k)) || (k < j && home <= j && home > k)) {
+            m->keys[j] = m->keys[k]; m->values[j] = m->values[k]; m->used[j] = 1;
+            m->used[k] = 0;
+            j = k;
+        }
+        k = (k + 1) & (m->cap - 1);
+    }
+    return value;
+}
+
+/* ---- appending ------------------------------------------------------------- */
+
+#define UD(b) loc_events *b = (loc_events *)user_data
+
+/* Make the core columns of b hold need events. */
+static int reserve_core(loc_events *b, size_t need)
+{
+    earl_colset s = {4, {{(void **)&b->time, sizeof *b->time}, {(void **)&b->kind, 1},
+                         {(void **)&b->region, sizeof *b->region},
+                         {(void **)&b->ref, sizeof *b->ref}}};
+    if (earl_colset_reserve(&s, &b->cap, need) != 0) {
+        b->nomem = 1;
+        return -1;
+    }
+    return 0;
+}
+
+/* Append an event; returns its local index or -1 when out of memory. */
+static inline int64_t append(loc_events *b, OTF2_TimeStamp t, earl_kind kind, uint32_t region)
+{
+    if (EARL_UNLIKELY(b->n == b->cap) && reserve_core(b, b->n + 1) != 0)
+        return -1;
+    if (EARL_UNLIKELY(t < b->last_time)) {
+        warning_add(&b->warnings, EARL_WARN_TIME_BACKWARDS, b->loc, b->n,
+                    "timestamp %llu after %llu; clamped", (unsigned long long)t,
+                    (unsigned long long)b->last_time);
+        t = b->last_time;
+    }
+    b->last_time = t;
+    size_t i = b->n++;
+    b->time[i] = t;
+    b->kind[i] = (uint8_t)kind;
+    b->region[i] = region;
+    b->ref[i] = -1;
+    return (int64_t)i;
+}
+
+/* Append a side-table row for event i; returns the row or -1. */
+static int64_t add_row(loc_events *b, int64_t i, earl_family family)
+{
+    if (i < 0)
+        return -1;
+    size_t *count = side_tables_count(&b->tables, family);
+    if (EARL_UNLIKELY(*count == b->tables.cap[family])) {
+        earl_colset s;
+        side_tables_columns(&b->tables, family, &s);
+        if (earl_colset_reserve(&s, &b->tables.cap[family], *count + 1) != 0) {
+            b->nomem = 1;
+            return -1;
+        }
+    }
+    size_t row = (*count)++;
+    b->ref[i] = (int32_t)row;
+    return (int64_t)row;
+}
+
+/* ---- regions ---------------------------------------------------------------- */
+
+static int region_defined(const loc_events *b, uint32_t region)
+{
+    return region < b->defs->n_regions && b->defs->regions[region].defined;
+}
+
+static OTF2_CallbackCode on_enter(OTF2_LocationRef location, OTF2_TimeStamp t, uint64_t pos,
+                                  void *user_data, OTF2_AttributeList *attributes,
+                                  OTF2_RegionRef region)
+{
+    (void)location; (void)pos; (void)attributes;
+    UD(b);
+    int64_t i = append(b, t, EARL_ENTER, region);
+    if (i < 0)
+        return OTF2_CALLBACK_INTERRUPT;
+    if (EARL_UNLIKELY(!region_defined(b, region)))
+        warning_add(&b->warnings, EARL_WARN_UNDEFINED_REFERENCE, b->loc, (uint64_t)i,
+                    "ENTER of undefined region %u", region);
+    if (EARL_UNLIKELY(b->depth == b->cap_stack) &&
+        EARL_GROW(b->stack, b->cap_stack, b->depth + 1) != 0) {
+        b->nomem = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    b->stack[b->depth++] = region;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_leave(OTF2_LocationRef location, OTF2_TimeStamp t, uint64_t pos,
+                                  void *user_data, OTF2_AttributeList *attributes,
+                                  OTF2_RegionRef region)
+{
+    (void)location; (void)pos; (void)attributes;
+    UD(b);
+    int64_t i = append(b, t, EARL_LEAVE, region);
+    if (i < 0)
+        return OTF2_CALLBACK_INTERRUPT;
+    if (EARL_UNLIKELY(b->depth == 0)) {
+        warning_add(&b->warnings, EARL_WARN_LEAVE_WITHOUT_ENTER, b->loc, (uint64_t)i,
+                    "LEAVE of region %u with no region open", region);
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    uint32_t open = b->stack[--b->depth];
+    if (EARL_UNLIKELY(open != region))
+        warning_add(&b->warnings, EARL_WARN_LEAVE_MISMATCH, b->loc, (uint64_t)i,
+                    "LEAVE of region %u while region %u is open", region, open);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* ---- MPI point-to-point ------------------------------------------------------ */
+
+/* The location of rank `rank` in communicator comm, or -1 with a warning. */
+static earl_loc peer_location(loc_events *b, int64_t i, OTF2_CommRef comm, uint32_t rank)
+{
+    const earl_defs *d = &b->defs->view;
+    if (comm >= d->n_comms || !d->comms[comm].defined) {
+        warning_add(&b->warnings, EARL_WARN_UNDEFINED_REFERENCE, b->loc, (uint64_t)i,
+                    "%s names undefined communicator %u", earl_kind_name(b->kind[i]), comm);
+        return EARL_NONE;
+    }
+    const earl_comm *c = &d->comms[comm];
+    if (c->is_self && rank == 0)
+        return b->loc;
+    if (rank < c->size && !c->is_inter && c->member_locations[rank] >= 0)
+        return c->member_locations[rank];
+    warning_add(&b->warnings, EARL_WARN_PEER_UNRESOLVED, b->loc, (uint64_t)i,
+                "%s: rank %u not resolvable in communicator %u (size %u)",
+                earl_kind_name(b->kind[i]), rank, comm, c->size);
+    return EARL_NONE;
+}
+
+static OTF2_CallbackCode message(loc_events *b, OTF2_TimeStamp t, earl_kind kind,
+                                 uint32_t rank, OTF2_CommRef comm, uint32_t tag,
+                                 uint64_t bytes, uint64_t request)
+{
+    int64_t i = append(b, t, kind, EARL_UNDEFINED_REF);
+    int64_t r = add_row(b, i, EARL_FAMILY_MSG);
+    if (r < 0)
+        return OTF2_CALLBACK_INTERRUPT;
+    earl_msg_table *m = &b->tables.msg;
+    m->event[r] = i;
+    m->peer[r] = peer_location(b, i, comm, rank);
+    m->peer_rank[r] = rank;
+    m->comm[r] = comm;
+    m->tag[r] = tag;
+    m->bytes[r] = bytes;
+    m->request[r] = request;
+    m->partner[r] = EARL_NONE;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_send(OTF2_LocationRef location, OTF2_TimeStamp t, uint64_t pos,
+                                 void *user_data, OTF2_AttributeList *attributes,
+                                 uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
+                                 uint64_t bytes)
+{
+    (void)location; (void)pos; (void)attributes;
+    UD(b);
+    return message(b, t, EARL_MPI_SEND, receiver, comm, tag, bytes, 0);
+}
+
+static OTF2_CallbackCode on_recv(OTF2_LocationRef location, OTF2_TimeStamp t, uint64_t pos,
+                                 void *user_data, OTF2_AttributeList *attributes,
+                                 uint32_t sender, OTF2_CommRef comm, uint32_t tag,
+                                 uint64_t bytes)
+{
+    (void)location; (void)pos; (void)attributes;
+    UD(b);
+    return message(b, t, EARL_MPI_RECV, sender, comm, tag, bytes, 0);
+}
+
+/* The start of a non-blocking request: remember it until it completes. */
+static OTF2_CallbackCode request_start(loc_events *b, int64_t i, uint64_t request)
+{
+    int64_t old = request_put(&b->requests, request, i, &b->nomem);
+    if (b->nomem)
+        return OTF2_CALLBACK_INTERRUPT;
+    if (old >= 0)
+        warning_add(&b->warnings, EARL_WARN_REQUEST_NOT_COMPLETED, b->loc, (uint64_t)old,
+                    "request %llu started again before it completed",
+                    (unsigned long long)request);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_isend(OTF2_LocationRef location, OTF2_TimeStamp t, uint64_t pos,
+                                  void *user_data, OTF2_AttributeList *attributes,
+                                  uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
+                                  uint64_t bytes, uint64_t request)
+{
+    (void)location; (void)pos; (void)attributes;
+    UD(b);
+    if (message(b, t, EARL_MPI_ISEND, receiver, comm, tag, bytes, request) != 0)
+        return OTF2_CALLBACK_INTERRUPT;
+    return request_start(b, (int64_t)b->n - 1, request);
+}
+
+static OTF2_CallbackCode on_irecv_request(OTF2_LocationRef location, OTF2_TimeStamp t,
+                                          uint64_t pos, void *user_data,
+                                          OTF2_AttributeList *attributes, uint64_t request)
+{
+    (void)location; (void)pos; (void)attributes;
+    UD(b);
+    int64_t i = append(b, t, EARL_MPI_IRECV_REQUEST, EARL_UNDEFINED_REF);
+    int64_t r = add_row(b, i, EARL_FAMILY_MSG);
+    if (r < 0)
+        return OTF2_CALLBACK_INTERRUPT;
+    earl_msg_table *m = &b->tables.msg;
+    /* peer, comm, tag and size are known when the receive completes */
+    m->event[r] = i; m->peer[r] = EARL_NONE; m->peer_rank[r] = EARL_UNDEFINED_REF;
+    m->comm[r] = EARL_UNDEFINED_REF; m->tag[r] = 0; m->bytes[r] = 0;
+    m->request[r] = request; m->partner[r] = EARL_NONE;
+    return request_start(b, i, request);
+}
+
+/* Copy the message fields of row `from` into row `to`. */
+static void copy_message(earl_msg_table *m, int64_t to, int64_t from)
+{
+    m->peer[to] = m->peer[from];
+    m->peer_rank[to] = m->peer_rank[from];
+    m->comm[to] = m->comm[from];
+    m->tag[to] = m->tag[from];
+    m->bytes[to] = m->bytes[from];
+}
+
+/* A completion, test or cancel of a request: link it with its start.
+ * take: the request ends here. */
+static OTF2_CallbackCode request_event(loc_events *b, OTF2_TimeStamp t, earl_kind kind,
+                                       uint64_t request, int take)
+{
+    int64_t i = append(b, t, kind, EARL_UNDEFINED_REF);
+    int64_t r = add_row(b, i, EARL_FAMILY_MSG);
+    if (r < 0)
+        return OTF2_CALLBACK_INTERRUPT;
+    earl_msg_table *m = &b->tables.msg;
+    m->event[r] = i; m->peer[r] = EARL_NONE; m->peer_rank[r] = EARL_UNDEFINED_REF;
+    m->comm[r] = EARL_UNDEFINED_REF; m->tag[r] = 0; m->bytes[r] = 0;
+    m->request[r] = request; m->partner[r] = EARL_NONE;
+    int64_t start = take ? request_take(&b->requests, request)
+                         : request_get(&b->requests, request);
+    if (start < 0) {
+        warning_add(&b->warnings, EARL_WARN_REQUEST_UNKNOWN, b->loc, (uint64_t)i,
+                    "%s of request %llu that was never started", earl_kind_name(kind),
+                    (unsigned long long)request);
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    int64_t sr = b->ref[start];
+    m->partner[r] = start;
+    if (take)
+        m->partner[sr] = i;
+    copy_message(m, r, sr);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_isend_complete(OTF2_LocationRef location, OTF2_TimeStamp t,
+                                           uint64_t pos, void *user_data,
+                                           OTF2_AttributeList *attributes, uint64_t request)
+{
+    (void)location; (void)pos; (void)attributes;
+    UD(b);
+    return request_event(b, t, EARL_MPI_ISEND_COMPLETE, request, 1);
+}
+
+static OTF2_CallbackCode on_irecv(OTF2_LocationRef location, OTF2_TimeStamp t, uint64_t pos,
+                                  void *user_data, OTF2_AttributeList *attributes,
+                                  uint32_t sender, OTF2_CommRef comm, uint32_t tag,
+                                  uint64_t bytes, uint64_t request)
+{
+    (void)location; (void)pos; (void)attributes;
+    UD(b);
+    if (message(b, t, EARL_MPI_IRECV, sender, comm, tag, bytes, request) != 0)
+        return OTF2_CALLBACK_INTERRUPT;
+    int64_t i = (int64_t)b->n - 1, r = b->ref[i];
+    int64_t start = request_take(&b->requests, request);
+    if (start < 0) {
+        warning_add(&b->warnings, EARL_WARN_REQUEST_UNKNOWN, b->loc, (uint64_t)i,
+                    "MPI_IRECV of request %llu that was never started",
+                    (unsigned long long)request);
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    earl_msg_table *m = &b->tables.msg;
+    int64_t sr = b->ref[start];
+    m->partner[r] = start;
+    m->partner[sr] = i;
+    copy_message(m, sr, r);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_request_test(OTF2_LocationRef location, OTF2_TimeStamp t,
+                                         uint64_t pos, void *user_data,
+                                         OTF2_AttributeList *attributes, uint64_t request)
+{
+    (void)location; (void)pos; (void)attributes;
+    UD(b);
+    return request_event(b, t, EARL_MPI_REQUEST_TEST, request, 0);
+}
+
+static OTF2_CallbackCode on_request_cancelled(OTF2_LocationRef location, OTF2_TimeStamp t,
+                                              uint64_t pos, void *user_data,
+                                              OTF2_AttributeList *attributes,
+                                              uint64_t request)
+{
+    (void)location; (void)pos; (void)attributes;
+    UD(b);
+    return request_event(b, t, EARL_MPI_REQUEST_CANCELLED, request, 1);
+}
+
+/* ---- MPI collectives --------------------------------------------------------- */
+
+static OTF2_CallbackCode on_coll_begin(OTF2_LocationRef location, OTF2_TimeStamp t,
+                                       uint64_t pos, void *user_data,
+                                       OTF2_AttributeList *attributes)
+{
+    (void)location; (void)pos; (void)attributes;
+    UD(b);
+    return append(b, t, EARL_MPI_COLLECTIVE_BEGIN, EARL_UNDEFINED_REF) < 0
+               ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_coll_end(OTF2_LocationRef location, OTF2_TimeStamp t, uint64_t pos,
+                                     void *user_data, OTF2_AttributeList *attributes,
+                                     OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root,
+                                     uint64_t sent, uint64_t received)
+{
+    (void)location; (void)pos; (void)attributes;
+    UD(b);
+    int64_t i = append(b, t, EARL_MPI_COLLECTIVE_END, EARL_UNDEFINED_REF);
+    int64_t r = add_row(b, i, EARL_FAMILY_COLL);
+    if (r < 0)
+        return OTF2_CALLBACK_INTERRUPT;
+    earl_coll_table *c = &b->tables.coll;
+    c->event[r] = i;
+    c->op[r] = op;
+    c->comm[r] = comm;
+    c->root_rank[r] = root;
+    c->root[r] = root == OTF2_UNDEFINED_UINT32 ? EARL_NONE : peer_location(b, i, comm, root);
+    c->sent[r] = sent;
+    c->received[r] = received;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* ---- threading ------------------------------------------------------------------ */
+
+static OTF2_CallbackCode sync_event(loc_events *b, OTF2_TimeStamp t, earl_kind kind,
+                                    uint8_t model, uint32_t comm, uint64_t id, uint32_t count)
+{
+    int64_t i = append(b, t, kind, EARL_UNDEFINED_REF);
+    int64_t r = add_row(b, i, EARL_FAMILY_SYNC);
+    if (r < 0)
+        return OTF2_CALLBACK_INTERRUPT;
+    earl_sync_table *s = &b->tables.sync;
+    s->event[r] = i; s->model[r] = model; s->comm[r] = comm; s->id[r] = id; s->count_[r] = count;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+#define EVT_ARGS OTF2_LocationRef location, OTF2_TimeStamp t, uint64_t pos, void *user_data, \
+                 OTF2_AttributeList *attributes
+#define EVT_UNUSED (void)location; (void)pos; (void)attributes; UD(b)
+#define NO_REF EARL_UNDEFINED_REF
+
+static OTF2_CallbackCode on_omp_fork(EVT_ARGS, uint32_t threads)
+{ EVT_UNUSED; return sync_event(b, t, EARL_OMP_FORK, OTF2_PARADIGM_OPENMP, NO_REF, 0, threads); }
+static OTF2_CallbackCode on_omp_join(EVT_ARGS)
+{ EVT_UNUSED; return sync_event(b, t, EARL_OMP_JOIN, OTF2_PARADIGM_OPENMP, NO_REF, 0, 0); }
+static OTF2_CallbackCode on_omp_acquire(EVT_ARGS, uint32_t lock, uint32_t order)
+{ EVT_UNUSED; return sync_event(b, t, EARL_OMP_ACQUIRE_LOCK, OTF2_PARADIGM_OPENMP, NO_REF, lock, order); }
+static OTF2_CallbackCode on_omp_release(EVT_ARGS, uint32_t lock, uint32_t order)
+{ EVT_UNUSED; return sync_event(b, t, EARL_OMP_RELEASE_LOCK, OTF2_PARADIGM_OPENMP, NO_REF, lock, order); }
+static OTF2_CallbackCode on_omp_task_create(EVT_ARGS, uint64_t task)
+{ EVT_UNUSED; return sync_event(b, t, EARL_OMP_TASK_CREATE, OTF2_PARADIGM_OPENMP, NO_REF, task, 0); }
+static OTF2_CallbackCode on_omp_task_switch(EVT_ARGS, uint64_t task)
+{ EVT_UNUSED; return sync_event(b, t, EARL_OMP_TASK_SWITCH, OTF2_PARADIGM_OPENMP, NO_REF, task, 0); }
+static OTF2_CallbackCode on_omp_task_complete(EVT_ARGS, uint64_t task)
+{ EVT_UNUSED; return sync_event(b, t, EARL_OMP_TASK_COMPLETE, OTF2_PARADIGM_OPENMP, NO_REF, task, 0); }
+static OTF2_CallbackCode on_thread_fork(EVT_ARGS, OTF2_Paradigm model, uint32_t threads)
+{ EVT_UNUSED; return sync_event(b, t, EARL_THREAD_FORK, model, NO_REF, 0, threads); }
+static OTF2_CallbackCode on_thread_join(EVT_ARGS, OTF2_Paradigm model)
+{ EVT_UNUSED; return sync_event(b, t, EARL_THREAD_JOIN, model, NO_REF, 0, 0); }
+static OTF2_CallbackCode on_team_begin(EVT_ARGS, OTF2_CommRef team)
+{ EVT_UNUSED; return sync_event(b, t, EARL_THREAD_TEAM_BEGIN, OTF2_PARADIGM_UNKNOWN, team, 0, 0); }
+static OTF2_CallbackCode on_team_end(EVT_ARGS, OTF2_CommRef team)
+{ EVT_UNUSED; return sync_event(b, t, EARL_THREAD_TEAM_END, OTF2_PARADIGM_UNKNOWN, team, 0, 0); }
+static OTF2_CallbackCode on_thread_acquire(EVT_ARGS, OTF2_Paradigm model, uint32_t lock, uint32_t order)
+{ EVT_UNUSED; return sync_event(b, t, EARL_THREAD_ACQUIRE_LOCK, model, NO_REF, lock, order); }
+static OTF2_CallbackCode on_thread_release(EVT_ARGS, OTF2_Paradigm model, uint32_t lock, uint32_t order)
+{ EVT_UNUSED; return sync_event(b, t, EARL_THREAD_RELEASE_LOCK, model, NO_REF, lock, order); }
+static OTF2_CallbackCode on_thread_task_create(EVT_ARGS, OTF2_CommRef team, uint32_t creator, uint32_t gen)
+{ EVT_UNUSED; return sync_event(b, t, EARL_THREAD_TASK_CREATE, OTF2_PARADIGM_UNKNOWN, team, creator, gen); }
+static OTF2_CallbackCode on_thread_task_switch(EVT_ARGS, OTF2_CommRef team, uint32_t creator, uint32_t gen)
+{ EVT_UNUSED; return sync_event(b, t, EARL_THREAD_TASK_SWITCH, OTF2_PARADIGM_UNKNOWN, team, creator, gen); }
+static OTF2_CallbackCode on_thread_task_complete(EVT_ARGS, OTF2_CommRef team, uint32_t creator, uint32_t gen)
+{ EVT_UNUSED; return sync_event(b, t, EARL_THREAD_TASK_COMPLETE, OTF2_PARADIGM_UNKNOWN, team, creator, gen); }
+static OTF2_CallbackCode on_thread_create(EVT_ARGS, OTF2_CommRef contingent, uint64_t seq)
+{ EVT_UNUSED; return sync_event(b, t, EARL_THREAD_CREATE, OTF2_PARADIGM_UNKNOWN, contingent, seq, 0); }
+static OTF2_CallbackCode on_thread_begin(EVT_ARGS, OTF2_CommRef contingent, uint64_t seq)
+{ EVT_UNUSED; return sync_event(b, t, EARL_THREAD_BEGIN, OTF2_PARADIGM_UNKNOWN, contingent, seq, 0); }
+static OTF2_CallbackCode on_thread_wait(EVT_ARGS, OTF2_CommRef contingent, uint64_t seq)
+{ EVT_UNUSED; return sync_event(b, t, EARL_THREAD_WAIT, OTF2_PARADIGM_UNKNOWN, contingent, seq, 0); }
+static OTF2_CallbackCode on_thread_end(EVT_ARGS, OTF2_CommRef contingent, uint64_t seq)
+{ EVT_UNUSED; return sync_event(b, t, EARL_THREAD_END, OTF2_PARADIGM_UNKNOWN, contingent, seq, 0); }
+
+/* ---- program, metric, RMA --------------------------------------------------------- */
+
+static OTF2_CallbackCode program_event(loc_events *b, OTF2_TimeStamp t, earl_kind kind,
+                                       uint32_t name, int64_t exit_status)
+{
+    int64_t i = append(b, t, kind, EARL_UNDEFINED_REF);
+    int64_t r = add_row(b, i, EARL_FAMILY_PROGRAM);
+    if (r < 0)
+        return OTF2_CALLBACK_INTERRUPT;
+    b->tables.program.event[r] = i;
+    b->tables.program.name[r] = name;
+    b->tables.program.exit_status[r] = exit_status;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_program_begin(EVT_ARGS, OTF2_StringRef name, uint32_t n_args,
+                                          const OTF2_StringRef *args)
+{ EVT_UNUSED; (void)n_args; (void)args; return program_event(b, t, EARL_PROGRAM_BEGIN, name, 0); }
+static OTF2_CallbackCode on_program_end(EVT_ARGS, int64_t exit_status)
+{ EVT_UNUSED; return program_event(b, t, EARL_PROGRAM_END, EARL_UNDEFINED_REF, exit_status); }
+
+static OTF2_CallbackCode on_metric(EVT_ARGS, OTF2_MetricRef metric, uint8_t n,
+                                   const OTF2_Type *types, const OTF2_MetricValue *values)
+{
+    EVT_UNUSED;
+    int64_t i = append(b, t, EARL_METRIC, EARL_UNDEFINED_REF);
+    int64_t r = add_row(b, i, EARL_FAMILY_METRIC);
+    if (r < 0)
+        return OTF2_CALLBACK_INTERRUPT;
+    earl_metric_table *m = &b->tables.metric;
+    size_t cap = b->tables.cap_values;
+    if (EARL_GROW(m->values, cap, m->n_values + n) != 0) { b->nomem = 1; return OTF2_CALLBACK_INTERRUPT; }
+    cap = b->tables.cap_values;
+    if (EARL_GROW(m->value_types, cap, m->n_values + n) != 0) { b->nomem = 1; return OTF2_CALLBACK_INTERRUPT; }
+    b->tables.cap_values = cap;
+    m->event[r] = i; m->metric[r] = metric; m->first[r] = (uint32_t)m->n_values; m->n[r] = n;
+    for (uint8_t k = 0; k < n; k++) {
+        memcpy(&m->values[m->n_values], &values[k], sizeof(uint64_t));
+        m->value_types[m->n_values++] = types[k];
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode rma_event(loc_events *b, OTF2_TimeStamp t, earl_kind kind, uint32_t win,
+                                   uint32_t remote, uint64_t bytes, uint64_t matching)
+{
+    int64_t i = append(b, t, kind, EARL_UNDEFINED_REF);
+    int64_t r = add_row(b, i, EARL_FAMILY_RMA);
+    if (r < 0)
+        return OTF2_CALLBACK_INTERRUPT;
+    earl_rma_table *m = &b->tables.rma;
+    m->event[r] = i; m->win[r] = win; m->remote[r] = remote; m->bytes[r] = bytes;
+    m->matching[r] = matching;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_rma_win_create(EVT_ARGS, OTF2_RmaWinRef win)
+{ EVT_UNUSED; return rma_event(b, t, EARL_RMA_WIN_CREATE, win, NO_REF, 0, 0); }
+static OTF2_CallbackCode on_rma_win_destroy(EVT_ARGS, OTF2_RmaWinRef win)
+{ EVT_UNUSED; return rma_event(b, t, EARL_RMA_WIN_DESTROY, win, NO_REF, 0, 0); }
+static OTF2_CallbackCode on_rma_coll_begin(EVT_ARGS)
+{ EVT_UNUSED; return rma_event(b, t, EARL_RMA_COLLECTIVE_BEGIN, NO_REF, NO_REF, 0, 0); }
+static OTF2_CallbackCode on_rma_coll_end(EVT_ARGS, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level,
+                                         OTF2_RmaWinRef win, uint32_t root, uint64_t sent,
+                                         uint64_t received)
+{ EVT_UNUSED; (void)op; (void)level; (void)received;
+  return rma_event(b, t, EARL_RMA_COLLECTIVE_END, win, root, sent, 0); }
+static OTF2_CallbackCode on_rma_group_sync(EVT_ARGS, OTF2_RmaSyncLevel level, OTF2_RmaWinRef win,
+                                           OTF2_GroupRef group)
+{ EVT_UNUSED; (void)level; return rma_event(b, t, EARL_RMA_GROUP_SYNC, win, group, 0, 0); }
+static OTF2_CallbackCode on_rma_request_lock(EVT_ARGS, OTF2_RmaWinRef win, uint32_t remote,
+                                             uint64_t lock, OTF2_LockType type)
+{ EVT_UNUSED; (void)type; return rma_event(b, t, EARL_RMA_REQUEST_LOCK, win, remote, 0, lock); }
+static OTF2_CallbackCode on_rma_acquire_lock(EVT_ARGS, OTF2_RmaWinRef win, uint32_t remote,
+                                             uint64_t lock, OTF2_LockType type)
+{ EVT_UNUSED; (void)type; return rma_event(b, t, EARL_RMA_ACQUIRE_LOCK, win, remote, 0, lock); }
+static OTF2_CallbackCode on_rma_try_lock(EVT_ARGS, OTF2_RmaWinRef win, uint32_t remote,
+                                         uint64_t lock, OTF2_LockType type)
+{ EVT_UNUSED; (void)type; return rma_event(b, t, EARL_RMA_TRY_LOCK, win, remote, 0, lock); }
+static OTF2_CallbackCode on_rma_release_lock(EVT_ARGS, OTF2_RmaWinRef win, uint32_t remote,
+                                             uint64_t lock)
+{ EVT_UNUSED; return rma_event(b, t, EARL_RMA_RELEASE_LOCK, win, remote, 0, lock); }
+static OTF2_CallbackCode on_rma_sync(EVT_ARGS, OTF2_RmaWinRef win, uint32_t remote,
+                                     OTF2_RmaSyncType type)
+{ EVT_UNUSED; (void)type; return rma_event(b, t, EARL_RMA_SYNC, win, remote, 0, 0); }
+static OTF2_CallbackCode on_rma_wait_change(EVT_ARGS, OTF2_RmaWinRef win)
+{ EVT_UNUSED; return rma_event(b, t, EARL_RMA_WAIT_CHANGE, win, NO_REF, 0, 0); }
+static OTF2_CallbackCode on_rma_put(EVT_ARGS, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes,
+                                    uint64_t matching)
+{ EVT_UNUSED; return rma_event(b, t, EARL_RMA_PUT, win, remote, bytes, matching); }
+static OTF2_CallbackCode on_rma_get(EVT_ARGS, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes,
+                                    uint64_t matching)
+{ EVT_UNUSED; return rma_event(b, t, EARL_RMA_GET, win, remote, bytes, matching); }
+static OTF2_CallbackCode on_rma_atomic(EVT_ARGS, OTF2_RmaWinRef win, uint32_t remote,
+                                       OTF2_RmaAtomicType type, uint64_t sent, uint64_t received,
+                                       uint64_t matching)
+{ EVT_UNUSED; (void)type; (void)received;
+  return rma_event(b, t, EARL_RMA_ATOMIC, win, remote, sent, matching); }
+static OTF2_CallbackCode on_rma_complete_blocking(EVT_ARGS, OTF2_RmaWinRef win, uint64_t matching)
+{ EVT_UNUSED; return rma_event(b, t, EARL_RMA_OP_COMPLETE_BLOCKING, win, NO_REF, 0, matching); }
+static OTF2_CallbackCode on_rma_complete_non_blocking(EVT_ARGS, OTF2_RmaWinRef win, uint64_t matching)
+{ EVT_UNUSED; return rma_event(b, t, EARL_RMA_OP_COMPLETE_NON_BLOCKING, win, NO_REF, 0, matching); }
+static OTF2_CallbackCode on_rma_op_test(EVT_ARGS, OTF2_RmaWinRef win, uint64_t matching)
+{ EVT_UNUSED; return rma_event(b, t, EARL_RMA_OP_TEST, win, NO_REF, 0, matching); }
+static OTF2_CallbackCode on_rma_complete_remote(EVT_ARGS, OTF2_RmaWinRef win, uint64_t matching)
+{ EVT_UNUSED; return rma_event(b, t, EARL_RMA_OP_COMPLETE_REMOTE, win, NO_REF, 0, matching); }
+
+/* ---- records not kept: counted per type ---------------------------------------- */
+
+static OTF2_CallbackCode other(void *user_data, other_record type)
+{
+    UD(b);
+    b->other[type]++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The generated callbacks ignore their record's fields by design. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#define OTHER_CB(fn, type, ...) \
+    static OTF2_CallbackCode fn(EVT_ARGS, __VA_ARGS__) { return other(user_data, type); }
+
+static OTF2_CallbackCode on_unknown(OTF2_LocationRef location, OTF2_TimeStamp t, uint64_t pos,
+                                    void *user_data, OTF2_AttributeList *attributes)
+{ (void)location; (void)t; (void)pos; (void)attributes; return other(user_data, OTHER_UNKNOWN); }
+
+OTHER_CB(on_buffer_flush, OTHER_BUFFER_FLUSH, OTF2_TimeStamp stop)
+OTHER_CB(on_measurement, OTHER_MEASUREMENT_ON_OFF, OTF2_MeasurementMode mode)
+OTHER_CB(on_param_string, OTHER_PARAMETER_STRING, OTF2_ParameterRef p, OTF2_StringRef v)
+OTHER_CB(on_param_int, OTHER_PARAMETER_INT, OTF2_ParameterRef p, int64_t v)
+OTHER_CB(on_param_uint, OTHER_PARAMETER_UNSIGNED_INT, OTF2_ParameterRef p, uint64_t v)
+OTHER_CB(on_cc_enter, OTHER_CALLING_CONTEXT_ENTER, OTF2_CallingContextRef c, uint32_t d)
+OTHER_CB(on_cc_leave, OTHER_CALLING_CONTEXT_LEAVE, OTF2_CallingContextRef c)
+OTHER_CB(on_cc_sample, OTHER_CALLING_CONTEXT_SAMPLE, OTF2_CallingContextRef c, uint32_t d,
+         OTF2_InterruptGeneratorRef g)
+OTHER_CB(on_nbc_request, OTHER_NONBLOCKING_COLLECTIVE_REQUEST, uint64_t request)
+OTHER_CB(on_nbc_complete, OTHER_NONBLOCKING_COLLECTIVE_COMPLETE, OTF2_CollectiveOp op,
+         OTF2_CommRef c, uint32_t root, uint64_t s, uint64_t r, uint64_t request)
+OTHER_CB(on_comm_create, OTHER_COMM_CREATE, OTF2_CommRef c)
+OTHER_CB(on_comm_destroy, OTHER_COMM_DESTROY, OTF2_CommRef c)
+OTHER_CB(on_io_create, OTHER_IO, OTF2_IoHandleRef h, OTF2_IoAccessMode m, OTF2_IoCreationFlag c,
+         OTF2_IoStatusFlag s)
+OTHER_CB(on_io_handle, OTHER_IO, OTF2_IoHandleRef h)
+OTHER_CB(on_io_duplicate, OTHER_IO, OTF2_IoHandleRef h, OTF2_IoHandleRef n, OTF2_IoStatusFlag s)
+OTHER_CB(on_io_seek, OTHER_IO, OTF2_IoHandleRef h, int64_t o, OTF2_IoSeekOption w, uint64_t r)
+OTHER_CB(on_io_status, OTHER_IO, OTF2_IoHandleRef h, OTF2_IoStatusFlag s)
+OTHER_CB(on_io_delete, OTHER_IO, OTF2_IoParadigmRef p, OTF2_IoFileRef f)
+OTHER_CB(on_io_begin, OTHER_IO, OTF2_IoHandleRef h, OTF2_IoOperationMode m,
+         OTF2_IoOperationFlag f, uint64_t b, uint64_t id)
+OTHER_CB(on_io_matching, OTHER_IO, OTF2_IoHandleRef h, uint64_t id)
+OTHER_CB(on_io_complete, OTHER_IO, OTF2_IoHandleRef h, uint64_t b, uint64_t id)
+OTHER_CB(on_io_lock, OTHER_IO, OTF2_IoHandleRef h, OTF2_LockType l)
+#pragma GCC diagnostic pop
+
+static OTF2_EvtReaderCallbacks *make_callbacks(void)
+{
+    OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
+    if (!cb)
+        return NULL;
+    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, on_enter);
+    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, on_leave);
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, on_send);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, on_isend);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, on_isend_complete);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, on_irecv_request);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, on_irecv);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, on_recv);
+    OTF2_EvtReaderCallbacks_SetMpiRequestTestCallback(cb, on_request_test);
+    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, on_request_cancelled);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, on_coll_begin);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, on_coll_end);
+    OTF2_EvtReaderCallbacks_SetOmpForkCallback(cb, on_omp_fork);
+    OTF2_EvtReaderCallbacks_SetOmpJoinCallback(cb, on_omp_join);
+    OTF2_EvtReaderCallbacks_SetOmpAcquireLockCallback(cb, on_omp_acquire);
+    OTF2_EvtReaderCallbacks_SetOmpReleaseLockCallback(cb, on_omp_release);
+    OTF2_EvtReaderCallbacks_SetOmpTaskCreateCallback(cb, on_omp_task_create);
+    OTF2_EvtReaderCallbacks_SetOmpTaskSwitchCallback(cb, on_omp_task_switch);
+    OTF2_EvtReaderCallbacks_SetOmpTaskCompleteCallback(cb, on_omp_task_complete);
+    OTF2_EvtReaderCallbacks_SetThreadForkCallback(cb, on_thread_fork);
+    OTF2_EvtReaderCallbacks_SetThreadJoinCallback(cb, on_thread_join);
+    OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback(cb, on_team_begin);
+    OTF2_EvtReaderCallbacks_SetThreadTeamEndCallback(cb, on_team_end);
+    OTF2_EvtReaderCallbacks_SetThreadAcquireLockCallback(cb, on_thread_acquire);
+    OTF2_EvtReaderCallbacks_SetThreadReleaseLockCallback(cb, on_thread_release);
+    OTF2_EvtReaderCallbacks_SetThreadTaskCreateCallback(cb, on_thread_task_create);
+    OTF2_EvtReaderCallbacks_SetThreadTaskSwitchCallback(cb, on_thread_task_switch);
+    OTF2_EvtReaderCallbacks_SetThreadTaskCompleteCallback(cb, on_thread_task_complete);
+    OTF2_EvtReaderCallbacks_SetThreadCreateCallback(cb, on_thread_create);
+    OTF2_EvtReaderCallbacks_SetThreadBeginCallback(cb, on_thread_begin);
+    OTF2_EvtReaderCallbacks_SetThreadWaitCallback(cb, on_thread_wait);
+    OTF2_EvtReaderCallbacks_SetThreadEndCallback(cb, on_thread_end);
+    OTF2_EvtReaderCallbacks_SetProgramBeginCallback(cb, on_program_begin);
+    OTF2_EvtReaderCallbacks_SetProgramEndCallback(cb, on_program_end);
+    OTF2_EvtReaderCallbacks_SetMetricCallback(cb, on_metric);
+    OTF2_EvtReaderCallbacks_SetRmaWinCreateCallback(cb, on_rma_win_create);
+    OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback(cb, on_rma_win_destroy);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveBeginCallback(cb, on_rma_coll_begin);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(cb, on_rma_coll_end);
+    OTF2_EvtReaderCallbacks_SetRmaGroupSyncCallback(cb, on_rma_group_sync);
+    OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(cb, on_rma_request_lock);
+    OTF2_EvtReaderCallbacks_SetRmaAcquireLockCallback(cb, on_rma_acquire_lock);
+    OTF2_EvtReaderCallbacks_SetRmaTryLockCallback(cb, on_rma_try_lock);
+    OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, on_rma_release_lock);
+    OTF2_EvtReaderCallbacks_SetRmaSyncCallback(cb, on_rma_sync);
+    OTF2_EvtReaderCallbacks_SetRmaWaitChangeCallback(cb, on_rma_wait_change);
+    OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, on_rma_put);
+    OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, on_rma_get);
+    OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(cb, on_rma_atomic);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(cb, on_rma_complete_blocking);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(cb, on_rma_complete_non_blocking);
+    OTF2_EvtReaderCallbacks_SetRmaOpTestCallback(cb, on_rma_op_test);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(cb, on_rma_complete_remote);
+    OTF2_EvtReaderCallbacks_SetUnknownCallback(cb, on_unknown);
+    OTF2_EvtReaderCallbacks_SetBufferFlushCallback(cb, on_buffer_flush);
+    OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(cb, on_measurement);
+    OTF2_EvtReaderCallbacks_SetParameterStringCallback(cb, on_param_string);
+    OTF2_EvtReaderCallbacks_SetParameterIntCallback(cb, on_param_int);
+    OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback(cb, on_param_uint);
+    OTF2_EvtReaderCallbacks_SetCallingContextEnterCallback(cb, on_cc_enter);
+    OTF2_EvtReaderCallbacks_SetCallingContextLeaveCallback(cb, on_cc_leave);
+    OTF2_EvtReaderCallbacks_SetCallingContextSampleCallback(cb, on_cc_sample);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, on_nbc_request);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, on_nbc_complete);
+    OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, on_comm_create);
+    OTF2_EvtReaderCallbacks_SetCommDestroyCallback(cb, on_comm_destroy);
+    OTF2_EvtReaderCallbacks_SetIoCreateHandleCallback(cb, on_io_create);
+    OTF2_EvtReaderCallbacks_SetIoDestroyHandleCallback(cb, on_io_handle);
+    OTF2_EvtReaderCallbacks_SetIoDuplicateHandleCallback(cb, on_io_duplicate);
+    OTF2_EvtReaderCallbacks_SetIoSeekCallback(cb, on_io_seek);
+    OTF2_EvtReaderCallbacks_SetIoChangeStatusFlagsCallback(cb, on_io_status);
+    OTF2_EvtReaderCallbacks_SetIoDeleteFileCallback(cb, on_io_delete);
+    OTF2_EvtReaderCallbacks_SetIoOperationBeginCallback(cb, on_io_begin);
+    OTF2_EvtReaderCallbacks_SetIoOperationTestCallback(cb, on_io_matching);
+    OTF2_EvtReaderCallbacks_SetIoOperationIssuedCallback(cb, on_io_matching);
+    OTF2_EvtReaderCallbacks_SetIoOperationCompleteCallback(cb, on_io_complete);
+    OTF2_EvtReaderCallbacks_SetIoOperationCancelledCallback(cb, on_io_matching);
+    OTF2_EvtReaderCallbacks_SetIoAcquireLockCallback(cb, on_io_lock);
+    OTF2_EvtReaderCallbacks_SetIoReleaseLockCallback(cb, on_io_lock);
+    OTF2_EvtReaderCallbacks_SetIoTryLockCallback(cb, on_io_lock);
+    return cb;
+}
+
+/* ---- reading a location --------------------------------------------------------- */
+
+/* Checks at the end of a location: regions still open, requests never
+ * completed. */
+static void finish_location(loc_events *b)
+{
+    for (size_t d = b->depth; d > 0; d--)
+        warning_add(&b->warnings, EARL_WARN_REGION_NOT_LEFT, b->loc, b->n,
+                    "region %u still open at the end of the location", b->stack[d - 1]);
+    request_map *m = &b->requests;
+    for (size_t j = 0; j < m->cap; j++)
+        if (m->used[j])
+            warning_add(&b->warnings, EARL_WARN_REQUEST_NOT_COMPLETED, b->loc,
+                        (uint64_t)m->values[j], "request %llu never completed",
+                        (unsigned long long)m->keys[j]);
+    free(b->stack); b->stack = NULL; b->depth = b->cap_stack = 0;
+    free(m->keys); free(m->values); free(m->used);
+    memset(m, 0, sizeof *m);
+}
+
+/* How often a reader reports progress, in events. */
+#define PROGRESS_STEP (1u << 18)
+
+earl_status read_locations(OTF2_Reader *reader, const char *anchor, const defs_store *defs,
+                           loc_events *bufs, size_t n,
+                           void (*on_progress)(void *, uint64_t), void *progress_data,
+                           earl_error *err)
+{
+    OTF2_EvtReaderCallbacks *cb = make_callbacks();
+    if (!cb)
+        return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", anchor);
+    earl_status status_code = EARL_OK;
+    for (size_t k = 0; k < n && status_code == EARL_OK; k++) {
+        loc_events *b = &bufs[k];
+        const earl_location *l = &defs->locations[b->loc];
+        b->defs = defs;
+        /* the definitions announce the count: reserve it, within reason for
+         * a count that may be corrupt */
+        size_t want = l->declared_events < (1u << 26) ? (size_t)l->declared_events : (1u << 26);
+        if (want)
+            reserve_core(b, want); /* on failure nomem stops the loop below */
+
+        OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(reader, l->id);
+        if (!er) {
+            status_code = earl_fail(err, EARL_ERR_CORRUPT,
+                                    "%s: cannot open the events of location %llu: %s", anchor,
+                                    (unsigned long long)l->id, earl_otf2_last_message());
+            break;
+        }
+        OTF2_Reader_RegisterEvtCallbacks(reader, er, cb, b);
+        uint64_t done = 0;
+        OTF2_ErrorCode rc = OTF2_SUCCESS;
+        while (rc == OTF2_SUCCESS && !b->nomem) {
+            uint64_t got = 0;
+            earl_otf2_clear_message();
+            rc = OTF2_Reader_ReadLocalEvents(reader, er, PROGRESS_STEP, &got);
+            done += got;
+            if (on_progress && got)
+                on_progress(progress_data, got);
+            if (got < PROGRESS_STEP)
+                break;
+        }
+        if (b->nomem)
+            status_code = earl_fail(err, EARL_ERR_NOMEM,
+                                    "%s: out of memory reading location %llu", anchor,
+                                    (unsigned long long)l->id);
+        else if (rc != OTF2_SUCCESS)
+            status_code = earl_fail(err, EARL_ERR_CORRUPT,
+                                    "%s: the event file of location %llu cannot be decoded "
+                                    "after %llu records: %s",
+                                    anchor, (unsigned long long)l->id,
+                                    (unsigned long long)done,
+                                    earl_otf2_last_message()[0] ? earl_otf2_last_message()
+                                                                : OTF2_Error_GetDescription(rc));
+        OTF2_Reader_CloseEvtReader(reader, er);
+        finish_location(b);
+    }
+    OTF2_EvtReaderCallbacks_Delete(cb);
+    return status_code;
+}
+
+void loc_events_free(loc_events *b)
+{
+    free(b->time); free(b->kind); free(b->region); free(b->ref);
+    b->time = NULL; b->kind = NULL; b->region = NULL; b->ref = NULL;
+    side_tables_free(&b->tables);
+    free(b->stack); b->stack = NULL;
+    free(b->requests.keys); free(b->requests.values); free(b->requests.used);
+    memset(&b->requests, 0, sizeof b->requests);
+    warning_list_free(&b->warnings);
+}

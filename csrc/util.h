@@ -1,0 +1,61 @@
+/*
+ * util.h - small internal helpers shared by the core's files: error
+ * reporting, growable arrays and growable struct-of-arrays tables.
+ * Not part of the public API.
+ */
+#ifndef EARL_UTIL_H
+#define EARL_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "earl.h"
+
+#if defined(__GNUC__)
+#define EARL_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define EARL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define EARL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define EARL_PRINTF(f, a)
+#define EARL_LIKELY(x) (x)
+#define EARL_UNLIKELY(x) (x)
+#endif
+
+/* Fill err (may be NULL) and return code. */
+earl_status earl_fail(earl_error *err, earl_status code, const char *fmt, ...)
+    EARL_PRINTF(3, 4);
+
+/* The last message libotf2 reported on this thread ("" if none), captured by
+ * an error handler that also keeps libotf2 from printing to stderr. */
+const char *earl_otf2_last_message(void);
+void earl_otf2_clear_message(void);
+void earl_otf2_install_error_handler(void);
+
+/* Grow *p (an array of elem-byte items with *cap slots) to hold need items;
+ * returns 0, or -1 when out of memory (then *p is unchanged). */
+int earl_grow(void **p, size_t *cap, size_t need, size_t elem);
+#define EARL_GROW(arr, cap, need) earl_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+
+/* A struct-of-arrays table described by its columns, so that reserving,
+ * appending and freeing are written once for every side table. */
+#define EARL_MAX_COLUMNS 10
+typedef struct earl_colspec {
+    void **data;  /* address of the column pointer */
+    size_t width; /* bytes per item */
+} earl_colspec;
+
+typedef struct earl_colset {
+    int n;
+    earl_colspec col[EARL_MAX_COLUMNS];
+} earl_colset;
+
+/* Make every column hold need items (capacity tracked in *cap). */
+int earl_colset_reserve(const earl_colset *set, size_t *cap, size_t need);
+/* Append src's count items after dst's dst_count items (dst must have room). */
+void earl_colset_copy(const earl_colset *dst, size_t dst_count,
+                      const earl_colset *src, size_t count);
+void earl_colset_free(const earl_colset *set);
+
+char *earl_strdup(const char *s);
+
+#endif
