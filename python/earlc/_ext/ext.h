@@ -20,6 +20,10 @@ extern PyObject *earlc_TraceError;
 /* Raise earlc.TraceError from a filled earl_error; returns NULL. */
 PyObject *earlc_raise(const earl_error *err);
 
+/* A read-only buffer of length items over data, kept alive with owner. */
+PyObject *earlc_column_new(PyObject *owner, const void *data, size_t length,
+                           size_t itemsize, const char *format);
+
 int earlc_add_trace_type(PyObject *module);   /* trace.c */
 int earlc_add_column_type(PyObject *module);  /* column.c */
 int earlc_add_writer_type(PyObject *module);  /* writer.c */

@@ -1,0 +1,16 @@
+"""earlc: post-mortem performance analysis of parallel programs from OTF2 traces.
+
+    import earlc
+    trace = earlc.open("traces/demo-ring")     # folder or its traces.otf2
+    trace.events.time, trace.events.kind        # numpy columns, no copy
+    trace.event(42)                             # one event, readable
+    trace.locations.to_dataframe()
+
+See docs/ for the model, the command line and the Python API.
+"""
+from ._core import TraceError
+from .events import KIND_NAMES, KINDS, Event, Events
+from .trace import Trace, Warnings, open  # noqa: A004
+
+__all__ = ["open", "Trace", "TraceError", "Events", "Event", "Warnings", "KIND_NAMES", "KINDS"]
+__version__ = "0.1.0"

@@ -1,0 +1,89 @@
+/*
+ * column.c - _core.Column: a read-only buffer over one column of the C
+ * store, so that numpy arrays view the trace's memory without copying.
+ *
+ * A Column keeps a reference to the object that owns the memory (the
+ * _core.Trace), and every numpy array made from it keeps the Column alive
+ * through the buffer protocol, so the memory outlives all its views.
+ */
+#include "ext.h"
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *owner;
+    void *data;
+    Py_ssize_t length;   /* items */
+    Py_ssize_t itemsize;
+    char format[4];
+} ColumnObject;
+
+static int column_getbuffer(PyObject *self, Py_buffer *view, int flags)
+{
+    ColumnObject *c = (ColumnObject *)self;
+    static char empty[8];
+    if (PyBuffer_FillInfo(view, self, c->data ? c->data : empty, c->length * c->itemsize, 1,
+                          flags) != 0)
+        return -1;
+    view->itemsize = c->itemsize;
+    view->format = (flags & PyBUF_FORMAT) ? c->format : NULL;
+    if (flags & PyBUF_ND) {
+        view->ndim = 1;
+        view->shape = &c->length;
+    }
+    if ((flags & PyBUF_STRIDES) == PyBUF_STRIDES)
+        view->strides = &c->itemsize;
+    return 0;
+}
+
+static PyBufferProcs column_as_buffer = {column_getbuffer, NULL};
+
+static void column_dealloc(PyObject *self)
+{
+    Py_XDECREF(((ColumnObject *)self)->owner);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *column_len(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromSsize_t(((ColumnObject *)self)->length);
+}
+
+static PyGetSetDef column_getset[] = {
+    {"length", column_len, NULL, "number of items", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject ColumnType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "earlc._core.Column",
+    .tp_basicsize = sizeof(ColumnObject),
+    .tp_dealloc = column_dealloc,
+    .tp_as_buffer = &column_as_buffer,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Read-only buffer over one column of the earlc C store.",
+    .tp_getset = column_getset,
+};
+
+PyObject *earlc_column_new(PyObject *owner, const void *data, size_t length, size_t itemsize,
+                           const char *format)
+{
+    ColumnObject *c = PyObject_New(ColumnObject, &ColumnType);
+    if (!c)
+        return NULL;
+    Py_INCREF(owner);
+    c->owner = owner;
+    c->data = (void *)data;
+    c->length = (Py_ssize_t)length;
+    c->itemsize = (Py_ssize_t)itemsize;
+    snprintf(c->format, sizeof c->format, "%s", format);
+    return (PyObject *)c;
+}
+
+int earlc_add_column_type(PyObject *module)
+{
+    if (PyType_Ready(&ColumnType) < 0)
+        return -1;
+    Py_INCREF(&ColumnType);
+    return PyModule_AddObject(module, "Column", (PyObject *)&ColumnType);
+}

@@ -1,0 +1,87 @@
+/*
+ * module.c - the earlc._core extension module: the TraceError exception,
+ * the vocabulary of the C core (kind, family and warning names), and the
+ * registration of the glue types (Trace, Column, TraceWriter).
+ */
+#include "ext.h"
+
+PyObject *earlc_TraceError;
+
+PyObject *earlc_open(PyObject *module, PyObject *args, PyObject *kwargs); /* trace.c */
+
+PyObject *earlc_raise(const earl_error *err)
+{
+    PyObject *exc = PyObject_CallFunction(earlc_TraceError, "si", err->message, (int)err->code);
+    if (exc) {
+        PyObject *status = PyUnicode_FromString(earl_status_name(err->code));
+        if (status) {
+            PyObject_SetAttrString(exc, "status", status);
+            Py_DECREF(status);
+        }
+        PyErr_SetObject(earlc_TraceError, exc);
+        Py_DECREF(exc);
+    }
+    return NULL;
+}
+
+static PyMethodDef module_methods[] = {
+    {"open", (PyCFunction)(void (*)(void))earlc_open, METH_VARARGS | METH_KEYWORDS,
+     "open(path, threads=0, progress=None) -> Trace"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT, "earlc._core",
+    "C core of earlc: the OTF2 trace model (see the earlc package).", -1, module_methods,
+    NULL, NULL, NULL, NULL,
+};
+
+static int add_names(PyObject *m)
+{
+    PyObject *kinds = PyTuple_New(EARL_KIND_COUNT), *families = PyTuple_New(EARL_KIND_COUNT);
+    PyObject *warnings = PyTuple_New(EARL_WARNING_CODE_COUNT);
+    if (!kinds || !families || !warnings)
+        goto fail;
+    for (int k = 0; k < EARL_KIND_COUNT; k++) {
+        PyTuple_SET_ITEM(kinds, k, PyUnicode_FromString(earl_kind_name((earl_kind)k)));
+        PyTuple_SET_ITEM(families, k, PyLong_FromLong(earl_kind_family((earl_kind)k)));
+    }
+    for (int c = 0; c < EARL_WARNING_CODE_COUNT; c++)
+        PyTuple_SET_ITEM(warnings, c,
+                         PyUnicode_FromString(earl_warning_code_name((earl_warning_code)c)));
+    if (PyModule_AddObject(m, "KIND_NAMES", kinds) < 0)
+        goto fail;
+    kinds = NULL;
+    if (PyModule_AddObject(m, "KIND_FAMILIES", families) < 0)
+        goto fail;
+    families = NULL;
+    if (PyModule_AddObject(m, "WARNING_NAMES", warnings) < 0)
+        goto fail;
+    return 0;
+fail:
+    Py_XDECREF(kinds);
+    Py_XDECREF(families);
+    Py_XDECREF(warnings);
+    return -1;
+}
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    PyObject *m = PyModule_Create(&core_module);
+    if (!m)
+        return NULL;
+    earlc_TraceError = PyErr_NewExceptionWithDoc(
+        "earlc.TraceError",
+        "A trace cannot be read or written: the message names the file and the problem.",
+        PyExc_Exception, NULL);
+    if (!earlc_TraceError || PyModule_AddObject(m, "TraceError", earlc_TraceError) < 0)
+        goto fail;
+    Py_INCREF(earlc_TraceError);
+    if (add_names(m) < 0 || earlc_add_column_type(m) < 0 || earlc_add_trace_type(m) < 0 ||
+        earlc_add_writer_type(m) < 0)
+        goto fail;
+    return m;
+fail:
+    Py_DECREF(m);
+    return NULL;
+}

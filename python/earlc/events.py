@@ -1,0 +1,248 @@
+"""The events of a trace as numpy columns, and single events as objects.
+
+`trace.events` holds the core columns, one entry per event in the total order
+(time, location, kind, region), as read-only numpy arrays over the C store.
+Payloads live in side tables, one per family, each row naming its event:
+
+    events.messages     MPI point-to-point and request records
+    events.collectives  MPI_COLLECTIVE_END records
+    events.threading    OpenMP and thread records
+    events.programs     PROGRAM_BEGIN / PROGRAM_END
+    events.metrics      METRIC records (values in events.metric_values)
+    events.rma          RMA records
+
+`events.ref[i]` is the row of event i in its family's table (-1 if none).  The
+event-aligned convenience columns `peer`, `tag`, `communicator` and `bytes` are
+derived from the message and collective tables on first use (that copy is the
+only one; it is cached).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, Optional
+
+import numpy as np
+
+from . import _core, otf2names
+
+KIND_NAMES = _core.KIND_NAMES
+KIND_FAMILIES = _core.KIND_FAMILIES
+KINDS = {name: i for i, name in enumerate(KIND_NAMES)}
+
+FAMILY_NONE, FAMILY_MSG, FAMILY_COLL, FAMILY_SYNC, FAMILY_PROGRAM, FAMILY_METRIC, FAMILY_RMA = range(7)
+
+_DTYPES = {"Q": np.uint64, "q": np.int64, "I": np.uint32, "i": np.int32, "B": np.uint8}
+
+#: columns of each side table: (attribute, C column, struct format)
+_TABLES = {
+    "messages": ("msg", [("event", "q"), ("peer", "i"), ("peer_rank", "I"), ("comm", "I"),
+                         ("tag", "I"), ("bytes", "Q"), ("request", "Q"), ("partner", "q")]),
+    "collectives": ("coll", [("event", "q"), ("op", "B"), ("comm", "I"), ("root_rank", "I"),
+                             ("root", "i"), ("sent", "Q"), ("received", "Q")]),
+    "threading": ("sync", [("event", "q"), ("model", "B"), ("comm", "I"), ("id", "Q"),
+                           ("count", "I")]),
+    "programs": ("program", [("event", "q"), ("name", "I"), ("exit_status", "q")]),
+    "metrics": ("metric", [("event", "q"), ("metric", "I"), ("first", "I"), ("n", "B")]),
+    "rma": ("rma", [("event", "q"), ("win", "I"), ("remote", "I"), ("bytes", "Q"),
+                    ("matching", "Q")]),
+}
+
+
+def column(core_trace, name: str, fmt: str) -> np.ndarray:
+    """A read-only numpy view of one C column (no copy)."""
+    col = core_trace.column(name)
+    dtype = _DTYPES[fmt]
+    if col.length == 0:
+        return np.empty(0, dtype=dtype)
+    arr = np.frombuffer(col, dtype=dtype)
+    return arr
+
+
+class Table:
+    """A side table: numpy columns of equal length, one row per event of a family."""
+
+    def __init__(self, core_trace, prefix: str, columns):
+        self._names = [n for n, _ in columns]
+        for n, fmt in columns:
+            setattr(self, n, column(core_trace, "%s.%s" % (prefix, n), fmt))
+
+    def __len__(self) -> int:
+        return len(getattr(self, self._names[0]))
+
+    @property
+    def columns(self):
+        return list(self._names)
+
+    def to_dataframe(self):
+        import pandas as pd
+
+        return pd.DataFrame({n: getattr(self, n) for n in self._names})
+
+    def __repr__(self) -> str:
+        return "Table(%d rows: %s)" % (len(self), ", ".join(self._names))
+
+
+class Events:
+    """All events in the total order (timestamp, location, position)."""
+
+    def __init__(self, core_trace, trace):
+        self._trace = trace
+        self.time = column(core_trace, "time", "Q")          #: ticks
+        self.location = column(core_trace, "location", "i")  #: dense location index
+        self.kind = column(core_trace, "kind", "B")          #: see earlc.KIND_NAMES
+        self.region = column(core_trace, "region", "I")      #: region ref, 0xFFFFFFFF if none
+        self.ref = column(core_trace, "ref", "i")            #: row in the family's side table
+        self.loc_start = column(core_trace, "loc_start", "Q")
+        self.loc_events = column(core_trace, "loc_events", "q")
+        for attr, (prefix, cols) in _TABLES.items():
+            setattr(self, attr, Table(core_trace, prefix, cols))
+        self.metric_values = column(core_trace, "metric.values", "Q")  #: raw 64-bit values
+        self.metric_value_types = column(core_trace, "metric.value_types", "B")
+        self._derived: Dict[str, np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return len(self.time)
+
+    def of_location(self, location: int) -> np.ndarray:
+        """Event ids of one location (dense index), in its recorded order."""
+        return self.loc_events[int(self.loc_start[location]):int(self.loc_start[location + 1])]
+
+    def _aligned(self, name: str, table: Table, col: str, fill, dtype) -> np.ndarray:
+        out = np.full(len(self), fill, dtype=dtype)
+        out[table.event] = getattr(table, col)
+        return out
+
+    def _derive(self, name: str) -> np.ndarray:
+        if name not in self._derived:
+            m, c = self.messages, self.collectives
+            if name == "peer":
+                arr = self._aligned(name, m, "peer", -1, np.int32)
+            elif name == "tag":
+                arr = self._aligned(name, m, "tag", -1, np.int64)
+            elif name == "communicator":
+                arr = self._aligned(name, m, "comm", -1, np.int64)
+                arr[c.event] = c.comm
+                arr[arr == otf2names.UNDEFINED_UINT32] = -1
+            else:  # bytes: message size; for collectives the bytes sent
+                arr = self._aligned(name, m, "bytes", 0, np.uint64)
+                arr[c.event] = c.sent
+            arr.flags.writeable = False
+            self._derived[name] = arr
+        return self._derived[name]
+
+    @property
+    def peer(self) -> np.ndarray:
+        """Partner location of MPI point-to-point events, -1 elsewhere."""
+        return self._derive("peer")
+
+    @property
+    def tag(self) -> np.ndarray:
+        """Message tag of point-to-point events, -1 elsewhere."""
+        return self._derive("tag")
+
+    @property
+    def communicator(self) -> np.ndarray:
+        """Communicator ref of MPI events, -1 elsewhere."""
+        return self._derive("communicator")
+
+    @property
+    def bytes(self) -> np.ndarray:
+        """Message bytes (point-to-point) or bytes sent (collectives), 0 elsewhere."""
+        return self._derive("bytes")
+
+    def to_dataframe(self):
+        """One row per event with readable kind and region names (a copy)."""
+        import pandas as pd
+
+        t = self._trace
+        kinds = pd.Categorical.from_codes(self.kind, categories=list(KIND_NAMES))
+        names = t._region_name_array()  # by ref, with None past the last slot
+        region = names[np.minimum(self.region, len(names) - 1)]
+        return pd.DataFrame({
+            "time": self.time, "location": self.location, "kind": kinds, "region": region,
+            "peer": self.peer, "tag": self.tag, "communicator": self.communicator,
+            "bytes": self.bytes,
+        })
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event with readable fields; `payload` holds its family's columns."""
+
+    id: int
+    time: int
+    location: Any
+    kind: str
+    region: Any
+    payload: Dict[str, Any]
+
+    def __getattr__(self, name: str):
+        payload = object.__getattribute__(self, "payload")
+        if name in payload:
+            return payload[name]
+        raise AttributeError("%s event has no attribute %r" % (self.kind, name))
+
+    def __repr__(self) -> str:
+        parts = ["#%d" % self.id, self.kind, "t=%d" % self.time, "on %s" % self.location]
+        if self.region is not None:
+            parts.append(repr(self.region.name))
+        parts += ["%s=%s" % (k, v) for k, v in self.payload.items() if v is not None]
+        return "Event(%s)" % " ".join(parts)
+
+
+def make_event(trace, i: int) -> Event:
+    ev = trace.events
+    n = len(ev)
+    if not -n <= i < n:
+        raise IndexError("event %d out of range (trace has %d events)" % (i, n))
+    i %= n
+    kind = int(ev.kind[i])
+    region_ref = int(ev.region[i])
+    region = trace._region(region_ref) if region_ref != otf2names.UNDEFINED_UINT32 else None
+    payload: Dict[str, Any] = {}
+    row = int(ev.ref[i])
+    family = KIND_FAMILIES[kind]
+    if row >= 0:
+        if family == FAMILY_MSG:
+            m = ev.messages
+            peer = int(m.peer[row])
+            comm = int(m.comm[row])
+            payload.update(
+                peer=trace.locations[peer] if peer >= 0 else None,
+                peer_rank=_maybe(int(m.peer_rank[row])),
+                communicator=trace.communicators.get(comm) if comm != otf2names.UNDEFINED_UINT32 else None,
+                tag=int(m.tag[row]), bytes=int(m.bytes[row]), request=int(m.request[row]),
+                partner=int(m.partner[row]) if m.partner[row] >= 0 else None)
+        elif family == FAMILY_COLL:
+            c = ev.collectives
+            root = int(c.root[row])
+            payload.update(
+                operation=otf2names.name(otf2names.COLLECTIVE_OPS, int(c.op[row])),
+                communicator=trace.communicators.get(int(c.comm[row])),
+                root=trace.locations[root] if root >= 0 else None,
+                root_rank=_maybe(int(c.root_rank[row])),
+                bytes_sent=int(c.sent[row]), bytes_received=int(c.received[row]))
+        elif family == FAMILY_SYNC:
+            s = ev.threading
+            payload.update(model=otf2names.name(otf2names.PARADIGMS, int(s.model[row])),
+                           team=_maybe(int(s.comm[row])), id=int(s.id[row]),
+                           count=int(s.count[row]))
+        elif family == FAMILY_PROGRAM:
+            p = ev.programs
+            payload.update(name=trace._string(int(p.name[row])),
+                           exit_status=int(p.exit_status[row]))
+        elif family == FAMILY_METRIC:
+            m = ev.metrics
+            first, cnt = int(m.first[row]), int(m.n[row])
+            payload.update(metric=int(m.metric[row]),
+                           values=trace._metric_values(first, cnt))
+        elif family == FAMILY_RMA:
+            r = ev.rma
+            payload.update(window=_maybe(int(r.win[row])), remote=_maybe(int(r.remote[row])),
+                           bytes=int(r.bytes[row]), matching=int(r.matching[row]))
+    return Event(i, int(ev.time[i]), trace.locations[int(ev.location[i])], KIND_NAMES[kind],
+                 region, payload)
+
+
+def _maybe(v: int) -> Optional[int]:
+    return None if v == otf2names.UNDEFINED_UINT32 else v

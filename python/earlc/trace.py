@@ -1,0 +1,208 @@
+"""`earlc.open` and `Trace`: an OTF2 trace read into earlc's model.
+
+The heavy lifting happens in the C core (earlc._core): reading the archive in
+parallel, ordering all events, resolving MPI peers and pairing requests.  This
+module wraps the result in objects that read like the domain.
+"""
+from __future__ import annotations
+
+import os
+import struct
+from typing import Callable, Dict, List, Optional
+
+import numpy as np
+
+from . import _core, otf2names
+from .definitions import Definitions, DefinitionList, Communicator, Location, Region
+from .events import KIND_NAMES, Event, Events, make_event
+
+TraceError = _core.TraceError
+
+
+class Warnings:
+    """Inconsistencies found while reading, counted per code.
+
+    `counts` maps every code to its count, `details` lists the first ones of each
+    code as (code, location, position on the location, event id, text), and
+    `other_records` counts record types that earlc reads but does not keep.
+    """
+
+    def __init__(self, raw: dict):
+        self.counts: Dict[str, int] = raw["counts"]
+        self.details = raw["details"]
+        self.other_records: Dict[str, int] = raw["other_records"]
+
+    @property
+    def total(self) -> int:
+        """Warnings about content (records not kept are not counted here)."""
+        return sum(n for code, n in self.counts.items() if code != "other_record")
+
+    def __bool__(self) -> bool:
+        return self.total > 0
+
+    def __repr__(self) -> str:
+        shown = {k: v for k, v in self.counts.items() if v}
+        return "Warnings(%s)" % shown
+
+    def to_dataframe(self):
+        import pandas as pd
+
+        return pd.DataFrame(self.details,
+                            columns=["code", "location", "position", "event", "detail"])
+
+
+class Trace:
+    """An OTF2 trace: definitions, all events in total order, warnings.
+
+    Event ids are positions in the total order (timestamp, then location, then
+    position on the location); `len(trace)` is the number of events.
+    """
+
+    def __init__(self, core_trace):
+        self._core = core_trace
+        self._defs = Definitions(core_trace.definitions())
+        self.events = Events(core_trace, self)
+        self.warnings = Warnings(core_trace.warnings())
+        self._region_names = None
+
+    # -- definitions --------------------------------------------------------------
+    @property
+    def path(self) -> str:
+        """The anchor file."""
+        return self._defs.path
+
+    @property
+    def creator(self) -> str:
+        return self._defs.creator
+
+    @property
+    def otf2_version(self) -> str:
+        return self._defs.version
+
+    @property
+    def locations(self) -> DefinitionList[Location]:
+        """Threads, streams and metric locations, by dense index."""
+        return self._defs.locations
+
+    @property
+    def processes(self):
+        return self._defs.processes
+
+    @property
+    def regions(self) -> DefinitionList[Region]:
+        return self._defs.regions
+
+    @property
+    def communicators(self) -> DefinitionList[Communicator]:
+        return self._defs.communicators
+
+    @property
+    def groups(self):
+        return self._defs.groups
+
+    @property
+    def system_tree(self):
+        return self._defs.system_nodes
+
+    @property
+    def strings(self) -> List[str]:
+        return self._defs.strings
+
+    @property
+    def definition_count(self) -> int:
+        """Global definition records read (all types)."""
+        return self._defs.n_defs_read
+
+    # -- time -----------------------------------------------------------------------
+    @property
+    def timer_resolution(self) -> int:
+        """Ticks per second."""
+        return self._defs.clock_resolution
+
+    @property
+    def clock_offset(self) -> int:
+        return self._defs.clock_offset
+
+    @property
+    def start_time(self) -> int:
+        """Timestamp of the first event (ticks)."""
+        return int(self.events.time[0]) if len(self) else self._defs.clock_offset
+
+    @property
+    def duration_ticks(self) -> int:
+        """Ticks from the first to the last event."""
+        t = self.events.time
+        return int(t[-1]) - int(t[0]) if len(t) else self._defs.clock_length
+
+    @property
+    def duration(self) -> float:
+        """Seconds from the first to the last event (for display; ticks are exact)."""
+        return self.duration_ticks / self.timer_resolution if self.timer_resolution else 0.0
+
+    def seconds(self, ticks) -> float:
+        """Convert a tick count (or array) to seconds."""
+        return ticks / self.timer_resolution
+
+    # -- events -----------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._core)
+
+    def event(self, i: int) -> Event:
+        """Event i as an object with readable fields."""
+        return make_event(self, i)
+
+    def kind_counts(self) -> Dict[str, int]:
+        """Events per kind (kinds that occur)."""
+        return {KIND_NAMES[k]: n for k, n in enumerate(self._core.kind_counts()) if n}
+
+    def memory(self) -> Dict[str, int]:
+        """Bytes of the event store: all of it, and the core columns alone."""
+        total, core = self._core.memory()
+        return {"total": total, "core": core}
+
+    def __repr__(self) -> str:
+        return "<earlc.Trace %s: %d events, %d locations, %.6f s>" % (
+            self.path, len(self), len(self.locations), self.duration)
+
+    # -- helpers for Event and Events -------------------------------------------------
+    def _region(self, ref: int) -> Optional[Region]:
+        return self._defs.regions.get(ref)
+
+    def _string(self, ref: int) -> Optional[str]:
+        s = self._defs.strings
+        return s[ref] if 0 <= ref < len(s) else None
+
+    def _region_name_array(self) -> np.ndarray:
+        if self._region_names is None:
+            n = max((r.id for r in self.regions), default=-1) + 2
+            names = np.full(n, None, dtype=object)
+            for r in self.regions:
+                names[r.id] = r.name
+            self._region_names = names
+        return self._region_names
+
+    def _metric_values(self, first: int, count: int) -> list:
+        out = []
+        for k in range(first, first + count):
+            raw = int(self.events.metric_values[k])
+            t = int(self.events.metric_value_types[k])
+            if t == otf2names.TYPE_DOUBLE:
+                out.append(struct.unpack("<d", struct.pack("<Q", raw))[0])
+            elif t == otf2names.TYPE_INT64:
+                out.append(struct.unpack("<q", struct.pack("<Q", raw))[0])
+            else:
+                out.append(raw)
+        return out
+
+
+ProgressFn = Callable[[str, int, int], None]
+
+
+def open(path, threads: int = 0, progress: Optional[ProgressFn] = None) -> Trace:  # noqa: A001
+    """Read the OTF2 archive at `path` (its traces.otf2 anchor file or its folder).
+
+    threads: reading threads (0: one per core); the result does not depend on it.
+    progress: called as progress(phase, done, total) during long reads.
+    Raises earlc.TraceError with a message naming the file and the problem.
+    """
+    return Trace(_core.open(os.fspath(path), threads=threads, progress=progress))
