@@ -1,0 +1,285 @@
+/*
+ * test_store.c - cmocka tests of the columnar store and the total order:
+ * the generic column sets, the warning list, the k-way merge of location
+ * buffers (ties, back pointers, request partners, side-table rebasing) and,
+ * on the reference traces when present, thread-count independence.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "internal.h"
+
+/* ---- column sets ------------------------------------------------------------------ */
+
+static void test_colset_reserve_copy(void **state)
+{
+    (void)state;
+    earl_msg_table a = {0}, b = {0};
+    earl_colset sa, sb;
+    msg_table_columns(&a, &sa);
+    msg_table_columns(&b, &sb);
+    assert_int_equal(sa.n, 8);
+    size_t cap_a = 0, cap_b = 0;
+    assert_int_equal(earl_colset_reserve(&sa, &cap_a, 3), 0);
+    assert_true(cap_a >= 3);
+    for (int i = 0; i < 3; i++) {
+        a.event[i] = i;
+        a.tag[i] = (uint32_t)(10 + i);
+        a.bytes[i] = (uint64_t)(100 * i);
+    }
+    assert_int_equal(earl_colset_reserve(&sb, &cap_b, 5), 0);
+    b.tag[0] = 7;
+    b.tag[1] = 8;
+    earl_colset_copy(&sb, 2, &sa, 3);
+    assert_int_equal(b.tag[0], 7);
+    assert_int_equal(b.tag[1], 8);
+    assert_int_equal(b.tag[2], 10);
+    assert_int_equal(b.tag[4], 12);
+    assert_int_equal(b.bytes[4], 200);
+    earl_colset_free(&sa);
+    earl_colset_free(&sb);
+    assert_null(a.event);
+}
+
+/* A first reservation is exact, so known counts cost no slack. */
+static void test_grow_exact_first(void **state)
+{
+    (void)state;
+    uint64_t *v = NULL;
+    size_t cap = 0;
+    assert_int_equal(EARL_GROW(v, cap, 1000), 0);
+    assert_int_equal(cap, 1000);
+    assert_int_equal(EARL_GROW(v, cap, 1001), 0);
+    assert_true(cap > 1001);
+    free(v);
+}
+
+/* ---- warnings ------------------------------------------------------------------------ */
+
+static void test_warnings_counted_details_capped(void **state)
+{
+    (void)state;
+    warning_list w = {0};
+    for (int i = 0; i < EARL_WARNING_DETAIL_MAX + 50; i++)
+        warning_add(&w, EARL_WARN_TIME_BACKWARDS, 3, (uint64_t)i, "step %d", i);
+    warning_add(&w, EARL_WARN_LEAVE_WITHOUT_ENTER, 1, 9, "x");
+    assert_int_equal(w.counts[EARL_WARN_TIME_BACKWARDS], EARL_WARNING_DETAIL_MAX + 50);
+    assert_int_equal(w.counts[EARL_WARN_LEAVE_WITHOUT_ENTER], 1);
+    assert_int_equal(w.n, EARL_WARNING_DETAIL_MAX + 1);
+    assert_string_equal(w.items[5].detail, "step 5");
+    assert_int_equal(w.items[5].location, 3);
+    assert_int_equal(w.items[EARL_WARNING_DETAIL_MAX].code, EARL_WARN_LEAVE_WITHOUT_ENTER);
+    warning_list_free(&w);
+}
+
+/* ---- the total order ------------------------------------------------------------------ */
+
+/* Append an event to a hand-made location buffer. */
+static void put(loc_events *b, earl_time t, earl_kind kind, uint32_t region)
+{
+    earl_colset s = {4, {{(void **)&b->time, sizeof *b->time}, {(void **)&b->kind, 1},
+                         {(void **)&b->region, sizeof *b->region},
+                         {(void **)&b->ref, sizeof *b->ref}}};
+    assert_int_equal(earl_colset_reserve(&s, &b->cap, b->n + 1), 0);
+    b->time[b->n] = t;
+    b->kind[b->n] = (uint8_t)kind;
+    b->region[b->n] = region;
+    b->ref[b->n] = -1;
+    b->n++;
+}
+
+/* Give the last event a message row; partner is a local index or -1. */
+static void put_msg(loc_events *b, uint32_t tag, int64_t partner)
+{
+    earl_colset s;
+    msg_table_columns(&b->tables.msg, &s);
+    size_t r = b->tables.msg.count;
+    assert_int_equal(earl_colset_reserve(&s, &b->tables.cap[EARL_FAMILY_MSG], r + 1), 0);
+    b->tables.msg.event[r] = (earl_eid)(b->n - 1);
+    b->tables.msg.tag[r] = tag;
+    b->tables.msg.partner[r] = partner;
+    b->tables.msg.count++;
+    b->ref[b->n - 1] = (int32_t)r;
+}
+
+static void test_order_ties_and_back_pointers(void **state)
+{
+    (void)state;
+    loc_events bufs[3];
+    memset(bufs, 0, sizeof bufs);
+    for (int l = 0; l < 3; l++)
+        bufs[l].loc = l;
+    /* location 0: 10 ENTER, 20 ISEND(tag 5), 20 LEAVE */
+    put(&bufs[0], 10, EARL_ENTER, 1);
+    put(&bufs[0], 20, EARL_MPI_ISEND, EARL_UNDEFINED_REF);
+    put_msg(&bufs[0], 5, -1);
+    put(&bufs[0], 20, EARL_LEAVE, 1);
+    /* location 1: 5 ENTER, 20 IRECV_REQUEST, 30 IRECV (pairs with position 1) */
+    put(&bufs[1], 5, EARL_ENTER, 2);
+    put(&bufs[1], 20, EARL_MPI_IRECV_REQUEST, EARL_UNDEFINED_REF);
+    put_msg(&bufs[1], 0, 2);
+    put(&bufs[1], 30, EARL_MPI_IRECV, EARL_UNDEFINED_REF);
+    put_msg(&bufs[1], 5, 1);
+    /* location 2: empty */
+
+    earl_trace tr;
+    memset(&tr, 0, sizeof tr);
+    tr.anchor = (char *)"test";
+    earl_error err;
+    assert_int_equal(order_events(&tr, bufs, 3, &err), EARL_OK);
+    assert_int_equal(tr.view.count, 6);
+    /* expected order: (5,l1,0) (10,l0,0) (20,l0,1) (20,l0,2) (20,l1,1) (30,l1,2) */
+    const earl_loc want_loc[] = {1, 0, 0, 0, 1, 1};
+    const earl_time want_time[] = {5, 10, 20, 20, 20, 30};
+    const uint8_t want_kind[] = {EARL_ENTER, EARL_ENTER, EARL_MPI_ISEND, EARL_LEAVE,
+                                 EARL_MPI_IRECV_REQUEST, EARL_MPI_IRECV};
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(tr.location[i], want_loc[i]);
+        assert_int_equal(tr.time[i], want_time[i]);
+        assert_int_equal(tr.kind[i], want_kind[i]);
+    }
+    /* each location's own sequence */
+    assert_int_equal(tr.loc_start[0], 0);
+    assert_int_equal(tr.loc_start[1], 3);
+    assert_int_equal(tr.loc_start[2], 6);
+    assert_int_equal(tr.loc_start[3], 6);
+    const earl_eid want_seq[] = {1, 2, 3, 0, 4, 5};
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(tr.loc_events[i], want_seq[i]);
+    /* side table rows rebased by location, events pointing back, partners global */
+    assert_int_equal(tr.tables.msg.count, 3);
+    assert_int_equal(tr.ref[2], 0);
+    assert_int_equal(tr.ref[4], 1);
+    assert_int_equal(tr.ref[5], 2);
+    assert_int_equal(tr.ref[0], -1);
+    assert_int_equal(tr.tables.msg.event[0], 2);
+    assert_int_equal(tr.tables.msg.event[1], 4);
+    assert_int_equal(tr.tables.msg.event[2], 5);
+    assert_int_equal(tr.tables.msg.partner[0], -1);
+    assert_int_equal(tr.tables.msg.partner[1], 5);
+    assert_int_equal(tr.tables.msg.partner[2], 4);
+    assert_int_equal(tr.tables.msg.tag[2], 5);
+
+    for (int l = 0; l < 3; l++)
+        loc_events_free(&bufs[l]);
+    tr.anchor = NULL;
+    free(tr.time); free(tr.location); free(tr.kind); free(tr.region); free(tr.ref);
+    free(tr.loc_start); free(tr.loc_events);
+    side_tables_free(&tr.tables);
+}
+
+static void test_order_empty(void **state)
+{
+    (void)state;
+    loc_events buf;
+    memset(&buf, 0, sizeof buf);
+    earl_trace tr;
+    memset(&tr, 0, sizeof tr);
+    tr.anchor = (char *)"test";
+    assert_int_equal(order_events(&tr, &buf, 1, NULL), EARL_OK);
+    assert_int_equal(tr.view.count, 0);
+    assert_int_equal(tr.loc_start[1], 0);
+    free(tr.time); free(tr.location); free(tr.kind); free(tr.region); free(tr.ref);
+    free(tr.loc_start); free(tr.loc_events);
+    side_tables_free(&tr.tables);
+}
+
+/* ---- real traces: thread-count independence, counts --------------------------------- */
+
+static const char *reference(const char *name)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "../../../shared/traces/%s/traces.otf2", name);
+    return access(path, R_OK) == 0 ? path : NULL;
+}
+
+static earl_trace *open_or_fail(const char *path, int threads)
+{
+    earl_open_options o = {.threads = threads};
+    earl_trace *t = NULL;
+    earl_error err;
+    earl_status s = earl_trace_open(path, &o, &t, &err);
+    if (s != EARL_OK)
+        fail_msg("%s", err.message);
+    return t;
+}
+
+static void test_threads_do_not_change_result(void **state)
+{
+    (void)state;
+    const char *path = reference("casita-jacobi-hybrid");
+    if (!path)
+        skip();
+    earl_trace *a = open_or_fail(path, 1);
+    for (int threads = 2; threads <= 7; threads += 5) {
+        earl_trace *b = open_or_fail(path, threads);
+        const earl_events *x = earl_trace_events(a), *y = earl_trace_events(b);
+        assert_int_equal(x->count, y->count);
+        assert_memory_equal(x->time, y->time, x->count * sizeof *x->time);
+        assert_memory_equal(x->location, y->location, x->count * sizeof *x->location);
+        assert_memory_equal(x->kind, y->kind, x->count);
+        assert_memory_equal(x->region, y->region, x->count * sizeof *x->region);
+        assert_memory_equal(x->ref, y->ref, x->count * sizeof *x->ref);
+        assert_memory_equal(x->loc_events, y->loc_events, x->count * sizeof *x->loc_events);
+        assert_int_equal(x->sync.count, y->sync.count);
+        assert_memory_equal(x->sync.id, y->sync.id, x->sync.count * sizeof *x->sync.id);
+        earl_trace_close(b);
+    }
+    earl_trace_close(a);
+}
+
+static void test_reference_counts_match_definitions(void **state)
+{
+    (void)state;
+    const char *names[] = {"pipit-ping-pong", "pipit-ping-pong-papi", "sstmacro-mpi-coverage",
+                           "casita-jacobi-hybrid", "casita-cuda-simple", "casita-ompt-nested"};
+    int seen = 0;
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        const char *path = reference(names[k]);
+        if (!path)
+            continue;
+        seen++;
+        earl_trace *t = open_or_fail(path, 0);
+        const earl_defs *d = earl_trace_defs(t);
+        const earl_events *e = earl_trace_events(t);
+        uint64_t sum = 0;
+        for (uint32_t l = 0; l < d->n_locations; l++) {
+            assert_int_equal(d->locations[l].events + d->locations[l].other_records,
+                             d->locations[l].declared_events);
+            assert_int_equal(e->loc_start[l + 1] - e->loc_start[l], d->locations[l].events);
+            sum += d->locations[l].events;
+        }
+        assert_int_equal(sum, e->count);
+        /* the order: time never decreases; ties by location, then position */
+        for (size_t i = 1; i < e->count; i++) {
+            assert_true(e->time[i - 1] <= e->time[i]);
+            if (e->time[i - 1] == e->time[i])
+                assert_true(e->location[i - 1] <= e->location[i]);
+        }
+        earl_trace_close(t);
+    }
+    if (!seen)
+        skip();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_colset_reserve_copy),
+        cmocka_unit_test(test_grow_exact_first),
+        cmocka_unit_test(test_warnings_counted_details_capped),
+        cmocka_unit_test(test_order_ties_and_back_pointers),
+        cmocka_unit_test(test_order_empty),
+        cmocka_unit_test(test_threads_do_not_change_result),
+        cmocka_unit_test(test_reference_counts_match_definitions),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
