@@ -1,0 +1,71 @@
+"""Shared fixtures: the reference traces in ../shared/traces (tests skip when absent)
+and a parser of `otf2-print` output, the independent source of expected values."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python"))
+
+SHARED_TRACES = Path(os.environ.get("EARLC_SHARED_TRACES", ROOT.parent / "shared" / "traces"))
+REFERENCE_NAMES = ["pipit-ping-pong", "pipit-ping-pong-papi", "sstmacro-mpi-coverage",
+                   "casita-jacobi-hybrid", "casita-cuda-simple", "casita-ompt-nested"]
+
+
+def reference_trace(name):
+    path = SHARED_TRACES / name / "traces.otf2"
+    if not path.exists():
+        pytest.skip("reference trace %s is absent" % name)
+    return path
+
+
+def need_otf2_print():
+    if not shutil.which("otf2-print"):
+        pytest.skip("otf2-print (Debian otf2-tools) is not installed")
+
+
+_EVENT = re.compile(r"^([A-Z_]+)\s+(\d+)\s+(\d+)\s*(.*)$")
+_PEER = re.compile(r"(?:Receiver|Sender|Root): \d+ \(\"[^\"]*\" <(\d+)>\)")
+
+
+class Otf2Print:
+    """Events of an archive as otf2-print shows them, grouped per location id:
+    events[loc_id] = [(kind, time, peer_location_id or None), ...] in order."""
+
+    def __init__(self, anchor):
+        need_otf2_print()
+        out = subprocess.run(["otf2-print", str(anchor)], capture_output=True, text=True,
+                             check=True).stdout
+        self.events = defaultdict(list)
+        self.kinds = Counter()
+        for line in out.splitlines():
+            m = _EVENT.match(line)
+            if not m or m.group(1) in ("ADDITIONAL",):
+                continue
+            kind, loc, time, rest = m.group(1), int(m.group(2)), int(m.group(3)), m.group(4)
+            p = _PEER.search(rest)
+            self.events[loc].append((kind, time, int(p.group(1)) if p else None))
+            self.kinds[kind] += 1
+        defs = subprocess.run(["otf2-print", "-G", str(anchor)], capture_output=True,
+                              text=True, check=True).stdout
+        self.definitions = Counter()
+        for line in defs.splitlines():
+            m = re.match(r"^([A-Z_]+)\s", line)
+            if m and m.group(1) not in ("OTF2", "Definition"):
+                self.definitions[m.group(1)] += 1
+
+
+_cache = {}
+
+
+def otf2_print(anchor):
+    key = str(anchor)
+    if key not in _cache:
+        _cache[key] = Otf2Print(anchor)
+    return _cache[key]
