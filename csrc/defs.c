@@ -526,10 +526,12 @@ earl_status defs_read(defs_store *st, OTF2_Reader *reader, const char *anchor, e
     OTF2_Reader_GetVersion(reader, &st->view.version[0], &st->view.version[1],
                            &st->view.version[2]);
 
+    char file[4096];
+    archive_def_file(anchor, file, sizeof file);
     OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(reader);
     if (!gdr)
-        return earl_fail(err, EARL_ERR_CORRUPT,
-                         "%s: cannot open the global definitions (%s)", anchor,
+        return earl_fail(err, EARL_ERR_MISSING_FILE,
+                         "%s: cannot open the global definitions (%s)", file,
                          earl_otf2_last_message());
     OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
     if (!cb)
@@ -545,12 +547,12 @@ earl_status defs_read(defs_store *st, OTF2_Reader *reader, const char *anchor, e
         return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory reading definitions", anchor);
     if (rc != OTF2_SUCCESS)
         return earl_fail(err, EARL_ERR_CORRUPT,
-                         "%s: the global definitions cannot be decoded: %s", anchor,
+                         "%s: the global definitions are corrupt or truncated: %s", file,
                          earl_otf2_last_message()[0] ? earl_otf2_last_message()
                                                      : OTF2_Error_GetDescription(rc));
     if (st->n_locations == 0)
         return earl_fail(err, EARL_ERR_CORRUPT,
-                         "%s: the global definitions define no location", anchor);
+                         "%s: the global definitions define no location", file);
     return defs_finish(st, anchor, err);
 }
 

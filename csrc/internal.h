@@ -155,6 +155,12 @@ struct earl_trace {
     earl_warnings warnings_view;
 };
 
+/* Paths of an archive's files, derived from its anchor "DIR/NAME.otf2":
+ * the global definitions DIR/NAME.def and a location's events
+ * DIR/NAME/ID.evt. */
+void archive_def_file(const char *anchor, char *buf, size_t size);
+void archive_event_file(const char *anchor, uint64_t location_id, char *buf, size_t size);
+
 /* Merge the per-location buffers into the trace's total order; frees the
  * buffers' columns as it goes. */
 earl_status order_events(earl_trace *trace, loc_events *bufs, size_t n_locs,

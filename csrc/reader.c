@@ -800,11 +800,12 @@ earl_status read_locations(OTF2_Reader *reader, const char *anchor, const defs_s
         if (want)
             reserve_core(b, want); /* on failure nomem stops the loop below */
 
+        char file[4096];
+        archive_event_file(anchor, l->id, file, sizeof file);
         OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(reader, l->id);
         if (!er) {
-            status_code = earl_fail(err, EARL_ERR_CORRUPT,
-                                    "%s: cannot open the events of location %llu: %s", anchor,
-                                    (unsigned long long)l->id, earl_otf2_last_message());
+            status_code = earl_fail(err, EARL_ERR_CORRUPT, "%s: cannot open the event file: %s",
+                                    file, earl_otf2_last_message());
             break;
         }
         OTF2_Reader_RegisterEvtCallbacks(reader, er, cb, b);
@@ -821,15 +822,11 @@ earl_status read_locations(OTF2_Reader *reader, const char *anchor, const defs_s
                 break;
         }
         if (b->nomem)
-            status_code = earl_fail(err, EARL_ERR_NOMEM,
-                                    "%s: out of memory reading location %llu", anchor,
-                                    (unsigned long long)l->id);
+            status_code = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory reading it", file);
         else if (rc != OTF2_SUCCESS)
             status_code = earl_fail(err, EARL_ERR_CORRUPT,
-                                    "%s: the event file of location %llu cannot be decoded "
-                                    "after %llu records: %s",
-                                    anchor, (unsigned long long)l->id,
-                                    (unsigned long long)done,
+                                    "%s: the event file is corrupt or truncated: decoding failed "
+                                    "after %llu records: %s", file, (unsigned long long)done,
                                     earl_otf2_last_message()[0] ? earl_otf2_last_message()
                                                                 : OTF2_Error_GetDescription(rc));
         OTF2_Reader_CloseEvtReader(reader, er);

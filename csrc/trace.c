@@ -76,6 +76,17 @@ static char *event_folder(const char *anchor)
     return d;
 }
 
+void archive_def_file(const char *anchor, char *buf, size_t size)
+{
+    snprintf(buf, size, "%.*s.def", (int)(strlen(anchor) - strlen(".otf2")), anchor);
+}
+
+void archive_event_file(const char *anchor, uint64_t location_id, char *buf, size_t size)
+{
+    snprintf(buf, size, "%.*s/%llu.evt", (int)(strlen(anchor) - strlen(".otf2")), anchor,
+             (unsigned long long)location_id);
+}
+
 /* An archive may have been written by the SION substrate, or its global
  * definitions may be missing: libotf2 answers those with an error; here we
  * only check what can be named precisely, the POSIX event files. */
@@ -95,7 +106,7 @@ static earl_status check_event_files(const char *anchor, const defs_store *defs,
         if (l->declared_events == 0)
             continue;
         char file[4096];
-        snprintf(file, sizeof file, "%s/%llu.evt", folder, (unsigned long long)l->id);
+        archive_event_file(anchor, l->id, file, sizeof file);
         struct stat s;
         if (stat(file, &s) != 0)
             st = earl_fail(err, EARL_ERR_MISSING_FILE,
@@ -313,15 +324,13 @@ static earl_status check_counts(const char *anchor, defs_store *defs, loc_events
         l->events = bufs[i].n;
         l->other_records = other;
         if (l->events + other < l->declared_events) {
-            char *folder = event_folder(anchor);
-            earl_status st = earl_fail(
-                err, EARL_ERR_CORRUPT,
-                "%s: the event file %s/%llu.evt is truncated: %llu of the %llu events announced "
-                "by the definitions could be read", anchor, folder ? folder : "?",
-                (unsigned long long)l->id, (unsigned long long)(l->events + other),
-                (unsigned long long)l->declared_events);
-            free(folder);
-            return st;
+            char file[4096];
+            archive_event_file(anchor, l->id, file, sizeof file);
+            return earl_fail(err, EARL_ERR_CORRUPT,
+                             "%s: the event file is truncated: %llu of the %llu events announced "
+                             "by the definitions could be read", file,
+                             (unsigned long long)(l->events + other),
+                             (unsigned long long)l->declared_events);
         }
     }
     return EARL_OK;

@@ -1,0 +1,113 @@
+"""Bad input: a clear earlc.TraceError naming the file and the problem (and a
+non-zero exit with that message from the CLI), never a crash.  The damaged
+archives are made here from copies of a reference trace."""
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import earlc
+from conftest import ROOT, reference_trace
+
+
+@pytest.fixture
+def archive(tmp_path):
+    """A writable copy of the sst-macro reference trace."""
+    src = reference_trace("sstmacro-mpi-coverage").parent
+    dst = tmp_path / "copy"
+    shutil.copytree(src, dst)
+    for p in dst.rglob("*"):
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    return dst
+
+
+def error_of(path):
+    with pytest.raises(earlc.TraceError) as info:
+        earlc.open(path)
+    return info.value
+
+
+def test_missing_path(tmp_path):
+    e = error_of(tmp_path / "nowhere")
+    assert str(tmp_path / "nowhere") in str(e) and "No such file" in str(e)
+    assert e.status == "not found"
+
+
+def test_folder_without_archive(tmp_path):
+    (tmp_path / "notes.txt").write_text("hello")
+    e = error_of(tmp_path)
+    assert str(tmp_path) in str(e) and "not an OTF2 archive" in str(e)
+
+
+def test_file_that_is_not_an_anchor(tmp_path):
+    f = tmp_path / "data.csv"
+    f.write_text("a,b\n")
+    assert "not an OTF2 archive" in str(error_of(f))
+
+
+def test_garbage_anchor_file(archive):
+    (archive / "traces.otf2").write_bytes(b"garbage\n")
+    e = error_of(archive)
+    assert "traces.otf2" in str(e) and "not an OTF2 archive" in str(e)
+
+
+def test_missing_global_definitions(archive):
+    (archive / "traces.def").unlink()
+    e = error_of(archive)
+    assert "traces.def" in str(e) and "global definitions" in str(e)
+
+
+def test_truncated_global_definitions(archive):
+    data = (archive / "traces.def").read_bytes()
+    (archive / "traces.def").write_bytes(data[: len(data) // 3])
+    e = error_of(archive / "traces.otf2")
+    assert "traces.def" in str(e) and "corrupt or truncated" in str(e)
+
+
+def test_truncated_event_file(archive):
+    evt = archive / "traces" / "3.evt"
+    evt.write_bytes(evt.read_bytes()[:3000])
+    e = error_of(archive)
+    assert "traces/3.evt" in str(e) and "truncated" in str(e)
+
+
+def test_corrupt_event_file(archive):
+    evt = archive / "traces" / "3.evt"
+    data = bytearray(evt.read_bytes())
+    data[2000:3024] = bytes(range(256)) * 4
+    evt.write_bytes(bytes(data))
+    e = error_of(archive)
+    assert "traces/3.evt" in str(e) and "corrupt" in str(e)
+
+
+def test_missing_event_file(archive):
+    (archive / "traces" / "2.evt").unlink()
+    e = error_of(archive)
+    assert "traces/2.evt" in str(e) and "missing" in str(e)
+
+
+def test_missing_event_folder(archive):
+    shutil.rmtree(archive / "traces")
+    assert "event folder" in str(error_of(archive))
+
+
+def test_empty_event_file(archive):
+    (archive / "traces" / "1.evt").write_bytes(b"")
+    e = error_of(archive)
+    assert "traces/1.evt" in str(e) and "empty" in str(e)
+
+
+def test_local_definitions_are_optional(archive):
+    for f in (archive / "traces").glob("*.def"):
+        f.unlink()
+    assert len(earlc.open(archive)) == 22180
+
+
+def test_cli_exits_nonzero_with_the_message(archive):
+    (archive / "traces" / "2.evt").unlink()
+    r = subprocess.run([sys.executable, "-m", "earlc", "info", str(archive)],
+                       capture_output=True, text=True, cwd=ROOT / "python")
+    assert r.returncode == 2
+    assert "earlc: error:" in r.stderr and "2.evt" in r.stderr and "missing" in r.stderr
+    assert r.stdout == ""
