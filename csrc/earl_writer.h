@@ -1,0 +1,291 @@
+/*
+ * earl_writer.h - write OTF2 trace archives (the other direction of earl.h).
+ *
+ * earl_writer is a thin, checked layer over libotf2's writer.  It exists so
+ * that tests, benchmarks and users can produce honest OTF2 archives (the kind
+ * Score-P writes) from a few lines of description, and so that the reader can
+ * be tested on traces whose every field is known.
+ *
+ * Model:
+ *   - definitions (strings, system tree, location groups, locations, regions,
+ *     groups, communicators, thread teams, RMA windows, metrics) may be made at
+ *     any time before close; each call returns the OTF2 reference (or, for a
+ *     location, a dense writer-local index, earl_loc) that events then use;
+ *   - events are streamed straight to libotf2's event writer of the location;
+ *     the writer buffers nothing itself and libotf2 flushes full chunks to
+ *     disk when the writer's memory budget is used up, so memory stays bounded
+ *     however long the trace;
+ *   - close writes the global definitions (with the number of events of every
+ *     location and the clock properties computed from the events) and only
+ *     then moves the archive into place: the archive is built in a sibling
+ *     folder DIR.tmp-XXXXXX and renamed to DIR on success.  A failed close,
+ *     an abort or a crash never leaves an archive at DIR that looks complete.
+ *
+ * Communicators follow Score-P's encoding: one COMM_LOCATIONS group of
+ * paradigm MPI lists the location of every rank (index = rank in
+ * MPI_COMM_WORLD); every communicator's COMM_GROUP lists its members as
+ * indices into that group (world ranks).  Thread teams likewise use one
+ * COMM_LOCATIONS group per threading paradigm and a COMM_GROUP per team.
+ * MPI peers and roots in events are ranks within the communicator, as OTF2
+ * stores them.
+ *
+ * Enumerated fields take libotf2's values (OTF2_RegionRole, OTF2_Paradigm,
+ * OTF2_LocationType, ...) as uint8_t so that this header needs no OTF2
+ * include.  An earl_writer is used by one thread at a time.
+ */
+#ifndef EARL_WRITER_H
+#define EARL_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "earl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct earl_writer earl_writer;
+
+/* Flags of earl_writer_open. */
+enum {
+    /* Replace an existing archive at DIR (only a folder that holds NAME.otf2
+     * or is empty is ever replaced, never other data). */
+    EARL_WRITER_OVERWRITE = 1u << 0
+};
+
+/* Let the writer choose a location's OTF2 id (earl_writer_location). */
+#define EARL_WRITER_AUTO_ID UINT64_MAX
+
+/* Create a writer for the archive DIR/NAME.otf2 (NAME: NULL for "traces"),
+ * with timer_resolution ticks per second (0: 1e9).  DIR must not exist, or be
+ * an empty folder, or (with EARL_WRITER_OVERWRITE) hold an archive; missing
+ * parent folders are created. */
+earl_status earl_writer_open(const char *dir, const char *name,
+                             uint64_t timer_resolution, unsigned flags,
+                             earl_writer **out, earl_error *err);
+
+/* Write the definitions, finish the archive and move it to DIR.  The writer
+ * is freed whatever the outcome; on failure nothing is left at DIR. */
+earl_status earl_writer_close(earl_writer *w, earl_error *err);
+
+/* Discard everything written and free the writer.  NULL is a no-op. */
+void earl_writer_abort(earl_writer *w);
+
+/* Optional archive properties, recorded at close. */
+earl_status earl_writer_set_creator(earl_writer *w, const char *creator, earl_error *err);
+earl_status earl_writer_set_description(earl_writer *w, const char *text, earl_error *err);
+/* Realtime (ns since the epoch) of the global offset; default undefined. */
+void earl_writer_set_realtime(earl_writer *w, uint64_t realtime_ns);
+/* Bytes of event chunks held in memory, all locations together, before
+ * libotf2 is made to flush (default 128 MiB; at least one 1 MiB chunk per
+ * location is always allowed). */
+void earl_writer_set_memory_limit(earl_writer *w, size_t bytes);
+
+/* Where the archive will be (DIR/NAME.otf2) and where it is built now. */
+const char *earl_writer_anchor_path(const earl_writer *w);
+const char *earl_writer_tmp_dir(const earl_writer *w);
+/* Events written so far, on one location or (loc = -1) in all. */
+uint64_t earl_writer_event_count(const earl_writer *w, earl_loc loc);
+uint32_t earl_writer_location_count(const earl_writer *w);
+
+/* ------------------------------------------------------------------------ */
+/* Definitions                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* The string's reference; equal texts share one reference. */
+earl_status earl_writer_string(earl_writer *w, const char *text, uint32_t *ref,
+                               earl_error *err);
+
+/* A system tree node; parent EARL_UNDEFINED_REF for a root. */
+earl_status earl_writer_system_node(earl_writer *w, const char *name,
+                                    const char *class_name, uint32_t parent,
+                                    uint32_t *ref, earl_error *err);
+
+/* A location group of type (OTF2_LocationGroupType) under a system tree node.
+ * rank >= 0 makes it the MPI process of that rank in MPI_COMM_WORLD (ranks
+ * must be unique and, by close, 0..R-1); creator: creating location group or
+ * EARL_UNDEFINED_REF. */
+earl_status earl_writer_location_group(earl_writer *w, const char *name, uint8_t type,
+                                       uint32_t system_node, uint32_t creator,
+                                       int32_t rank, uint32_t *ref, earl_error *err);
+/* Shorthand: a PROCESS location group. */
+earl_status earl_writer_process(earl_writer *w, const char *name, uint32_t system_node,
+                                int32_t rank, uint32_t *ref, earl_error *err);
+
+/* A location (type OTF2_LocationType: CPU thread, accelerator stream, ...) in
+ * a location group.  id: its OTF2 id, or EARL_WRITER_AUTO_ID for Score-P's
+ * scheme (k << 32 | rank for the k-th location of the process of that rank;
+ * k << 32 | (1 << 31 | group) in a group without a rank).  *loc receives the
+ * dense index that events take (0, 1, ... in definition order).  The first
+ * CPU thread of a process is the location of its rank. */
+earl_status earl_writer_location(earl_writer *w, uint32_t group, const char *name,
+                                 uint8_t type, uint64_t id, earl_loc *loc,
+                                 earl_error *err);
+
+typedef struct earl_writer_region_def {
+    const char *name;           /* required */
+    const char *canonical_name; /* NULL: name */
+    const char *description;    /* NULL: "" */
+    const char *source_file;    /* NULL: "" */
+    uint8_t role;               /* OTF2_RegionRole */
+    uint8_t paradigm;           /* OTF2_Paradigm */
+    uint32_t flags;             /* OTF2_RegionFlag */
+    uint32_t begin_line, end_line;
+} earl_writer_region_def;
+
+earl_status earl_writer_region(earl_writer *w, const earl_writer_region_def *def,
+                               uint32_t *ref, earl_error *err);
+
+/* A group written as given (type OTF2_GroupType, paradigm OTF2_Paradigm,
+ * flags OTF2_GroupFlag), e.g. the group of an RMA_GROUP_SYNC.  Groups of
+ * communicators and teams are made by the calls below, not with this. */
+earl_status earl_writer_group(earl_writer *w, const char *name, uint8_t type,
+                              uint8_t paradigm, uint32_t flags, uint32_t n_members,
+                              const uint64_t *members, uint32_t *ref, earl_error *err);
+
+/* MPI_COMM_WORLD over every process with a rank defined so far (define the
+ * processes first; name NULL: "MPI_COMM_WORLD"). */
+earl_status earl_writer_comm_world(earl_writer *w, const char *name, uint32_t *ref,
+                                   earl_error *err);
+/* A sub-communicator: rank i of it is world rank world_ranks[i]; parent: the
+ * communicator it was derived from, or EARL_UNDEFINED_REF. */
+earl_status earl_writer_comm(earl_writer *w, const char *name, uint32_t parent,
+                             uint32_t n, const uint32_t *world_ranks,
+                             uint32_t *ref, earl_error *err);
+/* MPI_COMM_SELF (a COMM_SELF group; rank 0 is the caller). */
+earl_status earl_writer_comm_self(earl_writer *w, const char *name, uint32_t *ref,
+                                  earl_error *err);
+/* A thread team (or thread contingent) of paradigm (OTF2_PARADIGM_OPENMP,
+ * OTF2_PARADIGM_PTHREAD, ...): thread i of the team is location threads[i];
+ * parent: enclosing team or EARL_UNDEFINED_REF. */
+earl_status earl_writer_thread_team(earl_writer *w, const char *name, uint8_t paradigm,
+                                    uint32_t parent, uint32_t n, const earl_loc *threads,
+                                    uint32_t *ref, earl_error *err);
+
+/* An RMA window over a communicator (remote ranks are ranks in it). */
+earl_status earl_writer_rma_win(earl_writer *w, const char *name, uint32_t comm,
+                                uint32_t *ref, earl_error *err);
+
+typedef struct earl_writer_metric_member_def {
+    const char *name;        /* required */
+    const char *description; /* NULL: "" */
+    const char *unit;        /* NULL: "#" */
+    uint8_t metric_type;     /* OTF2_MetricType */
+    uint8_t mode;            /* OTF2_MetricMode */
+    uint8_t value_type;      /* OTF2_TYPE_INT64, OTF2_TYPE_UINT64 or OTF2_TYPE_DOUBLE */
+    uint8_t base;            /* OTF2_Base */
+    int64_t exponent;
+} earl_writer_metric_member_def;
+
+earl_status earl_writer_metric_member(earl_writer *w, const earl_writer_metric_member_def *def,
+                                      uint32_t *ref, earl_error *err);
+/* A metric class of n members (occurrence OTF2_MetricOccurrence, recorder
+ * OTF2_RecorderKind). */
+earl_status earl_writer_metric_class(earl_writer *w, uint32_t n, const uint32_t *members,
+                                     uint8_t occurrence, uint8_t recorder_kind,
+                                     uint32_t *ref, earl_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Events                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* The payload of one event.  Which fields a kind uses (unused ones ignored):
+ *
+ *   ENTER, LEAVE                  ref = region
+ *   MPI_SEND, MPI_RECV            ref = comm, peer = partner rank in comm, tag, bytes
+ *   MPI_ISEND, MPI_IRECV          same, and id = request id
+ *   MPI_ISEND_COMPLETE, MPI_IRECV_REQUEST, MPI_REQUEST_TEST,
+ *   MPI_REQUEST_CANCELLED         id = request id
+ *   MPI_COLLECTIVE_BEGIN          -
+ *   MPI_COLLECTIVE_END            op = OTF2_CollectiveOp, ref = comm,
+ *                                 peer = root rank in comm or EARL_UNDEFINED_REF,
+ *                                 bytes = sent, bytes2 = received
+ *   OMP_FORK                      count = requested threads
+ *   OMP_JOIN                      -
+ *   OMP_ACQUIRE_LOCK, OMP_RELEASE_LOCK  id = lock id (32 bit), count = acquisition order
+ *   OMP_TASK_CREATE/SWITCH/COMPLETE     id = task id
+ *   THREAD_FORK                   model = OTF2_Paradigm, count = requested threads
+ *   THREAD_JOIN                   model
+ *   THREAD_TEAM_BEGIN/END         ref = team
+ *   THREAD_ACQUIRE/RELEASE_LOCK   model, id = lock id (32 bit), count = acquisition order
+ *   THREAD_TASK_CREATE/SWITCH/COMPLETE  ref = team, peer = creating thread, count = generation
+ *   THREAD_CREATE/BEGIN/WAIT/END  ref = contingent (a thread team), id = sequence count
+ *   PROGRAM_BEGIN                 ref = program name (string), n_args, args (string refs)
+ *   PROGRAM_END                   exit_status
+ *   METRIC                        ref = metric class, n_values, values (raw 64 bits of
+ *                                 int64/uint64/double, typed by the class's members)
+ *   RMA_WIN_CREATE/DESTROY, RMA_WAIT_CHANGE  ref = window
+ *   RMA_COLLECTIVE_BEGIN          -
+ *   RMA_COLLECTIVE_END            op = OTF2_CollectiveOp, sync_level = OTF2_RmaSyncLevel,
+ *                                 ref = window, peer = root or EARL_UNDEFINED_REF,
+ *                                 bytes = sent, bytes2 = received
+ *   RMA_GROUP_SYNC                sync_level, ref = window, peer = group ref
+ *   RMA_REQUEST_LOCK, RMA_ACQUIRE_LOCK, RMA_TRY_LOCK
+ *                                 ref = window, peer = remote rank, id = lock id,
+ *                                 op = OTF2_LockType
+ *   RMA_RELEASE_LOCK              ref = window, peer = remote, id = lock id
+ *   RMA_SYNC                      ref = window, peer = remote, op = OTF2_RmaSyncType
+ *   RMA_PUT, RMA_GET              ref = window, peer = remote, bytes, id = matching id
+ *   RMA_ATOMIC                    ref = window, peer = remote, op = OTF2_RmaAtomicType,
+ *                                 bytes = sent, bytes2 = received, id = matching id
+ *   RMA_OP_COMPLETE_BLOCKING, RMA_OP_COMPLETE_NON_BLOCKING, RMA_OP_TEST,
+ *   RMA_OP_COMPLETE_REMOTE        ref = window, id = matching id
+ *
+ * RMA remotes are checked against the window's communicator unless
+ * EARL_UNDEFINED_REF. */
+typedef struct earl_writer_record {
+    uint32_t ref;
+    uint32_t peer;
+    uint32_t tag;
+    uint32_t count;
+    uint64_t bytes;
+    uint64_t bytes2;
+    uint64_t id;
+    uint8_t op;
+    uint8_t sync_level;
+    uint8_t model;
+    int64_t exit_status;
+    uint32_t n_values;
+    const uint64_t *values;
+    uint32_t n_args;
+    const uint32_t *args;
+} earl_writer_record;
+
+/* Write one event of any kind on location loc at time t.  Invalid input (an
+ * undefined location or reference, a peer outside the communicator, a time
+ * before the location's previous event) returns EARL_ERR_INVALID and writes
+ * nothing; the writer stays usable.  An I/O failure returns EARL_ERR_IO and
+ * the writer can then only be closed (which fails) or aborted. */
+earl_status earl_writer_event(earl_writer *w, earl_kind kind, earl_loc loc, earl_time t,
+                              const earl_writer_record *rec, earl_error *err);
+
+/* Typed shorthands for the frequent kinds. */
+earl_status earl_writer_enter(earl_writer *w, earl_loc loc, earl_time t, uint32_t region,
+                              earl_error *err);
+earl_status earl_writer_leave(earl_writer *w, earl_loc loc, earl_time t, uint32_t region,
+                              earl_error *err);
+earl_status earl_writer_mpi_send(earl_writer *w, earl_loc loc, earl_time t, uint32_t dest,
+                                 uint32_t comm, uint32_t tag, uint64_t bytes, earl_error *err);
+earl_status earl_writer_mpi_recv(earl_writer *w, earl_loc loc, earl_time t, uint32_t source,
+                                 uint32_t comm, uint32_t tag, uint64_t bytes, earl_error *err);
+earl_status earl_writer_mpi_isend(earl_writer *w, earl_loc loc, earl_time t, uint32_t dest,
+                                  uint32_t comm, uint32_t tag, uint64_t bytes,
+                                  uint64_t request, earl_error *err);
+earl_status earl_writer_mpi_isend_complete(earl_writer *w, earl_loc loc, earl_time t,
+                                           uint64_t request, earl_error *err);
+earl_status earl_writer_mpi_irecv_request(earl_writer *w, earl_loc loc, earl_time t,
+                                          uint64_t request, earl_error *err);
+earl_status earl_writer_mpi_irecv(earl_writer *w, earl_loc loc, earl_time t, uint32_t source,
+                                  uint32_t comm, uint32_t tag, uint64_t bytes,
+                                  uint64_t request, earl_error *err);
+earl_status earl_writer_mpi_collective_begin(earl_writer *w, earl_loc loc, earl_time t,
+                                             earl_error *err);
+earl_status earl_writer_mpi_collective_end(earl_writer *w, earl_loc loc, earl_time t,
+                                           uint8_t op, uint32_t comm, uint32_t root,
+                                           uint64_t sent, uint64_t received, earl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* EARL_WRITER_H */
