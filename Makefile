@@ -96,7 +96,7 @@ test-asan: deps
 	  $(PYTHON) -m pytest -q tests/python; rc=$$?; \
 	  $(PYTHON) setup.py -q build_ext --inplace --force; exit $$rc
 
-bench: build $(BENCH_BIN)
+bench: deps $(BENCH_BIN)
 	@$(PYTHON) tests/bench/run.py
 
 clean:

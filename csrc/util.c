@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <otf2/otf2.h>
 
@@ -49,6 +50,29 @@ void earl_otf2_install_error_handler(void)
 const char *earl_otf2_last_message(void) { return otf2_message; }
 void earl_otf2_clear_message(void) { otf2_message[0] = '\0'; }
 
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+void earl_advise_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    if (!p || bytes < 2 * HUGE_PAGE)
+        return;
+    uintptr_t start = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    uintptr_t end = ((uintptr_t)p + bytes) & ~(HUGE_PAGE - 1);
+    if (end > start)
+        madvise((void *)start, end - start, MADV_HUGEPAGE); /* advice only: errors are harmless */
+#else
+    (void)p; (void)bytes;
+#endif
+}
+
+void *earl_alloc_large(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    earl_advise_huge(p, bytes);
+    return p;
+}
+
 int earl_grow(void **p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
@@ -60,6 +84,7 @@ int earl_grow(void **p, size_t *cap, size_t need, size_t elem)
     void *q = realloc(*p, n * elem);
     if (!q)
         return -1;
+    earl_advise_huge(q, n * elem);
     *p = q;
     *cap = n;
     return 0;
@@ -77,6 +102,7 @@ int earl_colset_reserve(const earl_colset *set, size_t *cap, size_t need)
         void *q = realloc(*set->col[i].data, n * set->col[i].width);
         if (!q)
             return -1; /* columns already grown keep their larger blocks */
+        earl_advise_huge(q, n * set->col[i].width);
         *set->col[i].data = q;
     }
     *cap = n;

@@ -31,6 +31,13 @@ const char *earl_otf2_last_message(void);
 void earl_otf2_clear_message(void);
 void earl_otf2_install_error_handler(void);
 
+/* Ask the kernel to back a large block with transparent huge pages.  The
+ * event store touches gigabytes of fresh memory; with 4 KiB pages most of
+ * opening a trace would be page faults.  A no-op for small blocks. */
+void earl_advise_huge(void *p, size_t bytes);
+/* malloc for the large columns, advised as above. */
+void *earl_alloc_large(size_t bytes);
+
 /* Grow *p (an array of elem-byte items with *cap slots) to hold need items;
  * returns 0, or -1 when out of memory (then *p is unchanged). */
 int earl_grow(void **p, size_t *cap, size_t need, size_t elem);

@@ -1,0 +1,62 @@
+"""`make bench`: earlc's speed and memory as ratios measured side by side in one run.
+
+Generates (once) a large MPI trace outside the repository with gen_large, then runs
+open_bench, which times a bare libotf2 read and earl_trace_open (1 thread and one per
+core) on that same archive, best of a few repetitions each, and prints the ratios.
+
+Environment: EARLC_BENCH_DIR (default /tmp/earlc-bench), EARLC_BENCH_EVENTS (default
+20000000), EARLC_BENCH_REPEATS (default 3).
+"""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("BUILD", ROOT / "build"))
+BENCH_DIR = Path(os.environ.get("EARLC_BENCH_DIR", "/tmp/earlc-bench"))
+EVENTS = int(os.environ.get("EARLC_BENCH_EVENTS", "20000000"))
+REPEATS = os.environ.get("EARLC_BENCH_REPEATS", "3")
+
+# targets from issue 2 and DESIGN.md
+TARGET_OPEN1 = 1.3
+TARGET_OPENN = 1.0
+TARGET_CORE_BYTES = 32
+
+
+def main() -> int:
+    trace = BENCH_DIR / ("mpi-%dM" % (EVENTS // 1000000)) / "traces.otf2"
+    if not trace.exists():
+        print("bench: generating %d events into %s" % (EVENTS, trace.parent), flush=True)
+        subprocess.run([str(BUILD / "bench" / "gen_large"), str(trace.parent), str(EVENTS), "2"],
+                       check=True)
+    out = subprocess.run([str(BUILD / "bench" / "open_bench"), str(trace), REPEATS],
+                         check=True, capture_output=True, text=True).stdout
+    m = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+    n = m["events"]
+    r1 = m["open1_seconds"] / m["bare_seconds"]
+    rn = m["openN_seconds"] / m["bare_seconds"]
+    core_per_event = m["core_bytes"] / n
+    print("earlc open benchmark: %s (%d events, %d cores, best of %s)"
+          % (trace, n, m["cores"], REPEATS))
+    rows = [
+        ("bare libotf2 read (1 thread)", "%.3f s" % m["bare_seconds"],
+         "%.1f M events/s" % (n / m["bare_seconds"] / 1e6), ""),
+        ("earlc open, 1 thread", "%.3f s" % m["open1_seconds"],
+         "%.1f M events/s" % (n / m["open1_seconds"] / 1e6),
+         "ratio %.2f (target <= %.1f)" % (r1, TARGET_OPEN1)),
+        ("earlc open, %d threads" % m["cores"], "%.3f s" % m["openN_seconds"],
+         "%.1f M events/s" % (n / m["openN_seconds"] / 1e6),
+         "ratio %.2f (target < %.1f)" % (rn, TARGET_OPENN)),
+    ]
+    for r in rows:
+        print("  %-30s %10s %18s   %s" % r)
+    print("  core columns        %6.1f bytes/event (target <= %d)" % (core_per_event, TARGET_CORE_BYTES))
+    print("  event store total   %6.1f bytes/event (core + side tables)" % (m["store_bytes"] / n))
+    print("  resident growth     %6.1f bytes/event during open (peak, incl. read buffers)"
+          % (m["rss_growth_bytes"] / n))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
