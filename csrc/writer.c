@@ -1722,11 +1722,17 @@ static earl_status write_global_defs(earl_writer *w, const close_plan *p, earl_e
                                              r->paradigm, r->flags, r->file, r->begin, r->end),
             "write a region");
     }
-    for (uint32_t i = 0; i < w->groups.n + p->n_extra; i++) {
-        const wgroup *gr = i < w->groups.n ? &w->groups.v[i] : &p->extra[i - w->groups.n];
-        TRY(OTF2_GlobalDefWriter_WriteGroup(g, i, gr->name, gr->type, gr->paradigm, gr->flags, gr->n,
-                                            gr->members),
-            "write a group");
+    /* COMM_LOCATIONS groups first: readers such as otf2-print resolve the
+     * communicator groups that refer to them as they read them. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < w->groups.n + p->n_extra; i++) {
+            const wgroup *gr = i < w->groups.n ? &w->groups.v[i] : &p->extra[i - w->groups.n];
+            if ((gr->type == OTF2_GROUP_TYPE_COMM_LOCATIONS) != (pass == 0))
+                continue;
+            TRY(OTF2_GlobalDefWriter_WriteGroup(g, i, gr->name, gr->type, gr->paradigm, gr->flags,
+                                                gr->n, gr->members),
+                "write a group");
+        }
     }
     for (uint32_t i = 0; i < w->comms.n; i++) {
         const wcomm *c = &w->comms.v[i];
