@@ -161,9 +161,10 @@ struct earl_trace {
 void archive_def_file(const char *anchor, char *buf, size_t size);
 void archive_event_file(const char *anchor, uint64_t location_id, char *buf, size_t size);
 
-/* Merge the per-location buffers into the trace's total order; frees the
- * buffers' columns as it goes. */
-earl_status order_events(earl_trace *trace, loc_events *bufs, size_t n_locs,
+/* Merge the per-location buffers into the trace's total order, in n_threads
+ * slices of the time axis merged concurrently (the result does not depend on
+ * n_threads). */
+earl_status order_events(earl_trace *trace, loc_events *bufs, size_t n_locs, int n_threads,
                          earl_error *err);
 
 #endif

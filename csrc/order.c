@@ -10,6 +10,7 @@
  * request partners) into a global event id, and records each location's
  * own sequence (loc_start / loc_events).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,11 +92,109 @@ static earl_status concat_tables(earl_trace *tr, loc_events *bufs, size_t n_locs
     return EARL_OK;
 }
 
-earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, earl_error *err)
+/* One slice of the output: all events with start <= time < end, whose
+ * positions in the total order are [first, first + count). */
+typedef struct merge_part {
+    earl_trace *tr;
+    const loc_events *bufs;
+    size_t n_locs;
+    const size_t *base;
+    const size_t *start;       /* per location: first local index of the slice */
+    const size_t *stop;        /* per location: one past the last (= next slice's start) */
+    size_t *cursor;            /* per location: private read position */
+    size_t first;
+    earl_eid *event_col[N_FAMILIES];
+    uint8_t family_of[256];
+    heap_node *heap;
+} merge_part;
+
+static void *merge_slice(void *arg)
+{
+    merge_part *p = arg;
+    earl_trace *tr = p->tr;
+    const loc_events *bufs = p->bufs;
+    size_t *cursor = p->cursor;
+    memcpy(cursor, p->start, p->n_locs * sizeof *cursor);
+    heap_node *heap = p->heap;
+    size_t heap_n = 0;
+    for (size_t l = 0; l < p->n_locs; l++)
+        if (cursor[l] < p->stop[l])
+            heap[heap_n++] = (heap_node){bufs[l].time[cursor[l]], (earl_loc)l};
+    for (size_t i = heap_n; i-- > 0;)
+        sift_down(heap, heap_n, i);
+    size_t g = p->first;
+    while (heap_n) {
+        earl_loc l = heap[0].loc;
+        const loc_events *b = &bufs[l];
+        size_t i = cursor[l]++;
+        tr->time[g] = b->time[i];
+        tr->location[g] = l;
+        uint8_t kind = b->kind[i];
+        tr->kind[g] = kind;
+        tr->region[g] = b->region[i];
+        int32_t r = b->ref[i];
+        if (r >= 0) {
+            uint8_t f = p->family_of[kind];
+            r += (int32_t)p->base[(size_t)l * N_FAMILIES + f];
+            p->event_col[f][r] = (earl_eid)g;
+        }
+        tr->ref[g] = r;
+        tr->loc_events[tr->loc_start[l] + i] = (earl_eid)g;
+        g++;
+        if (i + 1 < p->stop[l]) {
+            heap[0].time = b->time[i + 1];
+            sift_down(heap, heap_n, 0);
+        } else {
+            heap[0] = heap[--heap_n];
+            if (heap_n)
+                sift_down(heap, heap_n, 0);
+        }
+    }
+    return NULL;
+}
+
+/* Events of b with time < t. */
+static size_t count_before(const loc_events *b, earl_time t)
+{
+    size_t lo = 0, hi = b->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (b->time[mid] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* A time t such that about `want` events lie before it. */
+static earl_time split_time(const loc_events *bufs, size_t n_locs, size_t want)
+{
+    earl_time lo = 0, hi = 0;
+    for (size_t l = 0; l < n_locs; l++)
+        if (bufs[l].n && bufs[l].time[bufs[l].n - 1] + 1 > hi)
+            hi = bufs[l].time[bufs[l].n - 1] + 1;
+    while (lo < hi) { /* smallest t with count_before(t) >= want */
+        earl_time mid = lo + (hi - lo) / 2;
+        size_t c = 0;
+        for (size_t l = 0; l < n_locs; l++)
+            c += count_before(&bufs[l], mid);
+        if (c < want)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_threads,
+                         earl_error *err)
 {
     size_t n = 0;
     for (size_t l = 0; l < n_locs; l++)
         n += bufs[l].n;
+    if (n_threads < 1 || n < ((size_t)1 << 16))
+        n_threads = 1; /* not worth a thread */
     size_t alloc = n ? n : 1;
     tr->time = earl_alloc_large(alloc * sizeof *tr->time);
     tr->location = earl_alloc_large(alloc * sizeof *tr->location);
@@ -105,11 +204,15 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, earl_e
     tr->loc_events = earl_alloc_large(alloc * sizeof *tr->loc_events);
     tr->loc_start = malloc((n_locs + 1) * sizeof *tr->loc_start);
     size_t *base = calloc(n_locs * N_FAMILIES + 1, sizeof *base);
-    heap_node *heap = malloc((n_locs ? n_locs : 1) * sizeof *heap);
-    size_t *cursor = calloc(n_locs + 1, sizeof *cursor);
+    size_t P = (size_t)n_threads;
+    merge_part *parts = calloc(P, sizeof *parts);
+    size_t *cursors = calloc((P + 1) * (n_locs + 1), sizeof *cursors);
+    size_t *positions = malloc(P * (n_locs + 1) * sizeof *positions);
+    heap_node *heaps = malloc(P * (n_locs + 1) * sizeof *heaps);
+    pthread_t *tids = calloc(P, sizeof *tids);
     earl_status st = EARL_OK;
     if (!tr->time || !tr->location || !tr->kind || !tr->region || !tr->ref || !tr->loc_events ||
-        !tr->loc_start || !base || !heap || !cursor) {
+        !tr->loc_start || !base || !parts || !cursors || !positions || !heaps || !tids) {
         st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory ordering %zu events", tr->anchor, n);
         goto done;
     }
@@ -121,51 +224,53 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, earl_e
     for (size_t l = 0; l < n_locs; l++)
         tr->loc_start[l + 1] = tr->loc_start[l] + bufs[l].n;
 
-    /* event columns of the side tables, by family, for the back pointers */
-    earl_eid *event_col[N_FAMILIES] = {NULL};
-    event_col[EARL_FAMILY_MSG] = tr->tables.msg.event;
-    event_col[EARL_FAMILY_COLL] = tr->tables.coll.event;
-    event_col[EARL_FAMILY_SYNC] = tr->tables.sync.event;
-    event_col[EARL_FAMILY_PROGRAM] = tr->tables.program.event;
-    event_col[EARL_FAMILY_METRIC] = tr->tables.metric.event;
-    event_col[EARL_FAMILY_RMA] = tr->tables.rma.event;
-    uint8_t family_of[256] = {0};
-    for (int k = 0; k < EARL_KIND_COUNT; k++)
-        family_of[k] = (uint8_t)earl_kind_family((earl_kind)k);
-
-    size_t heap_n = 0;
-    for (size_t l = 0; l < n_locs; l++)
-        if (bufs[l].n)
-            heap[heap_n++] = (heap_node){bufs[l].time[0], (earl_loc)l};
-    for (size_t i = heap_n; i-- > 0;)
-        sift_down(heap, heap_n, i);
-
-    for (size_t g = 0; g < n; g++) {
-        earl_loc l = heap[0].loc;
-        const loc_events *b = &bufs[l];
-        size_t i = cursor[l]++;
-        tr->time[g] = b->time[i];
-        tr->location[g] = l;
-        uint8_t kind = b->kind[i];
-        tr->kind[g] = kind;
-        tr->region[g] = b->region[i];
-        int32_t r = b->ref[i];
-        if (r >= 0) {
-            uint8_t f = family_of[kind];
-            r += (int32_t)base[(size_t)l * N_FAMILIES + f];
-            event_col[f][r] = (earl_eid)g;
+    /* slice k holds the events with split[k] <= time < split[k+1]; cursors
+     * row k are the per-location starts of slice k */
+    for (size_t k = 0; k <= P; k++) {
+        size_t *row = cursors + k * (n_locs + 1);
+        if (k == 0)
+            continue; /* all zero */
+        if (k == P) {
+            for (size_t l = 0; l < n_locs; l++)
+                row[l] = bufs[l].n;
+            continue;
         }
-        tr->ref[g] = r;
-        tr->loc_events[tr->loc_start[l] + i] = (earl_eid)g;
-        if (i + 1 < b->n) {
-            heap[0].time = b->time[i + 1];
-            sift_down(heap, heap_n, 0);
-        } else {
-            heap[0] = heap[--heap_n];
-            if (heap_n)
-                sift_down(heap, heap_n, 0);
-        }
+        earl_time t = split_time(bufs, n_locs, n / P * k);
+        for (size_t l = 0; l < n_locs; l++)
+            row[l] = count_before(&bufs[l], t);
     }
+    for (size_t k = 0; k < P; k++) {
+        merge_part *p = &parts[k];
+        p->tr = tr;
+        p->bufs = bufs;
+        p->n_locs = n_locs;
+        p->base = base;
+        p->start = cursors + k * (n_locs + 1);
+        p->stop = cursors + (k + 1) * (n_locs + 1);
+        p->cursor = positions + k * (n_locs + 1);
+        p->heap = heaps + k * (n_locs + 1);
+        for (size_t l = 0; l < n_locs; l++)
+            p->first += p->start[l];
+        p->event_col[EARL_FAMILY_MSG] = tr->tables.msg.event;
+        p->event_col[EARL_FAMILY_COLL] = tr->tables.coll.event;
+        p->event_col[EARL_FAMILY_SYNC] = tr->tables.sync.event;
+        p->event_col[EARL_FAMILY_PROGRAM] = tr->tables.program.event;
+        p->event_col[EARL_FAMILY_METRIC] = tr->tables.metric.event;
+        p->event_col[EARL_FAMILY_RMA] = tr->tables.rma.event;
+        for (int kind = 0; kind < EARL_KIND_COUNT; kind++)
+            p->family_of[kind] = (uint8_t)earl_kind_family((earl_kind)kind);
+    }
+    size_t started = 0;
+    for (size_t k = 1; k < P; k++) {
+        if (pthread_create(&tids[k], NULL, merge_slice, &parts[k]) != 0)
+            break;
+        started = k;
+    }
+    merge_slice(&parts[0]);
+    for (size_t k = started + 1; k < P; k++) /* threads that could not start */
+        merge_slice(&parts[k]);
+    for (size_t k = 1; k <= started; k++)
+        pthread_join(tids[k], NULL);
 
     /* request partners: local index on the same location -> event id */
     for (size_t l = 0; l < n_locs; l++) {
@@ -180,7 +285,10 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, earl_e
 
 done:
     free(base);
-    free(heap);
-    free(cursor);
+    free(parts);
+    free(cursors);
+    free(positions);
+    free(heaps);
+    free(tids);
     return st;
 }

@@ -457,7 +457,8 @@ earl_status earl_trace_open(const char *path, const earl_open_options *options,
     if (st == EARL_OK) {
         if (pr.fn)
             pr.fn(pr.data, "ordering", 0, 1);
-        st = order_events(tr, bufs, n_locs, err);
+        st = order_events(tr, bufs, n_locs,
+                          options->threads > 0 ? options->threads : online_cores(), err);
     }
     if (st == EARL_OK)
         st = gather_warnings(tr, bufs, n_locs, err);

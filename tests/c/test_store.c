@@ -134,7 +134,7 @@ static void test_order_ties_and_back_pointers(void **state)
     memset(&tr, 0, sizeof tr);
     tr.anchor = (char *)"test";
     earl_error err;
-    assert_int_equal(order_events(&tr, bufs, 3, &err), EARL_OK);
+    assert_int_equal(order_events(&tr, bufs, 3, 1, &err), EARL_OK);
     assert_int_equal(tr.view.count, 6);
     /* expected order: (5,l1,0) (10,l0,0) (20,l0,1) (20,l0,2) (20,l1,1) (30,l1,2) */
     const earl_loc want_loc[] = {1, 0, 0, 0, 1, 1};
@@ -184,7 +184,7 @@ static void test_order_empty(void **state)
     earl_trace tr;
     memset(&tr, 0, sizeof tr);
     tr.anchor = (char *)"test";
-    assert_int_equal(order_events(&tr, &buf, 1, NULL), EARL_OK);
+    assert_int_equal(order_events(&tr, &buf, 1, 1, NULL), EARL_OK);
     assert_int_equal(tr.view.count, 0);
     assert_int_equal(tr.loc_start[1], 0);
     free(tr.time); free(tr.location); free(tr.kind); free(tr.region); free(tr.ref);
