@@ -11,6 +11,8 @@
 # Python packages through pip.  It is a no-op on a machine that has them.
 
 PYTHON     ?= python3
+export PIP_ROOT_USER_ACTION := ignore
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
 CC         ?= cc
 BUILD      ?= build
 OTF2_CFLAGS := $(shell pkg-config --cflags otf2 2>/dev/null)

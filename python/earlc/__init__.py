@@ -11,6 +11,8 @@ See docs/ for the model, the command line and the Python API.
 from ._core import TraceError
 from .events import KIND_NAMES, KINDS, Event, Events
 from .trace import Trace, Warnings, open  # noqa: A004
+from .writer import TraceWriter
 
-__all__ = ["open", "Trace", "TraceError", "Events", "Event", "Warnings", "KIND_NAMES", "KINDS"]
+__all__ = ["open", "Trace", "TraceError", "TraceWriter", "Events", "Event", "Warnings",
+           "KIND_NAMES", "KINDS"]
 __version__ = "0.1.0"
