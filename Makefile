@@ -55,8 +55,8 @@ deps:
 # installed in editable mode so that `earlc` is on PATH.
 build: deps
 	@$(PYTHON) setup.py -q build_ext --inplace
-	@$(PYTHON) -m pip show -q earlc >/dev/null 2>&1 || \
-	  $(PYTHON) -m pip install -q --no-build-isolation --no-deps -e . >/dev/null
+	@cd / && $(PYTHON) -c "import earlc, sys; sys.exit(not earlc.__file__.startswith('$(CURDIR)/python/'))" \
+	  2>/dev/null || $(PYTHON) -m pip install -q --no-build-isolation --no-deps -e $(CURDIR) >/dev/null
 
 lib: $(BUILD)/libearl.a
 
