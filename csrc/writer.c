@@ -490,9 +490,13 @@ earl_status earl_writer_open(const char *dir, const char *name, uint64_t timer_r
         *slash = 0;
     else
         strcpy(parent, ".");
+    struct stat pst;
     if (make_dirs(parent) != 0) {
         st = wfail(w, err, EARL_ERR_IO, "cannot create the parent folder '%s': %s", parent,
                    strerror(errno));
+    } else if (stat(parent, &pst) != 0 || !S_ISDIR(pst.st_mode)) {
+        st = wfail(w, err, EARL_ERR_IO, "cannot create the parent folder '%s': %s", parent,
+                   "it exists and is not a folder");
     } else if (access(parent, W_OK | X_OK) != 0) {
         st = wfail(w, err, EARL_ERR_IO, "the folder '%s' is not writable: %s", parent,
                    strerror(errno));

@@ -174,6 +174,7 @@ class TraceWriter:
                  memory_limit: Optional[int] = None):
         self.path = os.fspath(path)
         self._w = _core.TraceWriter(self.path, name, int(resolution), bool(overwrite))
+        self._anchor = self._w.anchor_path
         self.resolution = int(resolution)
         self.mpi = mpi
         if creator:
@@ -222,8 +223,8 @@ class TraceWriter:
 
     @property
     def anchor_path(self) -> str:
-        """``path/NAME.otf2``."""
-        return self._w.anchor_path
+        """``path/NAME.otf2`` (there once closed)."""
+        return self._anchor
 
     @property
     def closed(self) -> bool:
