@@ -79,8 +79,10 @@ static earl_status concat_tables(earl_trace *tr, loc_events *bufs, size_t n_locs
         size_t at = 0;
         for (size_t l = 0; l < n_locs; l++) {
             const earl_metric_table *m = &bufs[l].tables.metric;
-            memcpy(g->metric.values + at, m->values, m->n_values * sizeof *m->values);
-            memcpy(g->metric.value_types + at, m->value_types, m->n_values);
+            if (m->n_values) { /* else its columns are NULL */
+                memcpy(g->metric.values + at, m->values, m->n_values * sizeof *m->values);
+                memcpy(g->metric.value_types + at, m->value_types, m->n_values);
+            }
             size_t row0 = base[l * N_FAMILIES + EARL_FAMILY_METRIC];
             for (size_t r = 0; r < m->count; r++)
                 g->metric.first[row0 + r] += (uint32_t)at;
