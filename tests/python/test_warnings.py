@@ -100,3 +100,33 @@ def test_round_trip_every_field(tmp_path):
     regions = {r.name: r for r in t.regions}
     assert regions["MPI_Bcast"].paradigm == "MPI" and regions["MPI_Send"].role == "POINT2POINT"
     assert t.timer_resolution == 1_000_000_000
+
+
+def test_time_going_backwards_is_clamped_and_counted(tmp_path):
+    """libotf2's writer refuses backwards time, so the damage is done to the bytes:
+    OTF2 stores each timestamp as 8 little-endian bytes before its record."""
+    import struct
+
+    with earlc.TraceWriter(tmp_path / "t", ranks=2) as w:
+        w.enter(0, 0x1111111111, "main")
+        w.enter(0, 0x2222222222, "foo")
+        w.leave(0, 0x3333333333, "foo")
+        w.leave(0, 0x4444444444, "main")
+        w.enter(1, 0x2100000000, "main")
+        w.leave(1, 0x2300000000, "main")
+    evt = tmp_path / "t" / "traces" / "0.evt"
+    data = bytearray(evt.read_bytes())
+    at = data.find(struct.pack("<Q", 0x3333333333))
+    assert at > 0
+    data[at:at + 8] = struct.pack("<Q", 0x2000000000)  # before its predecessor 0x2222222222
+    evt.write_bytes(bytes(data))
+    trace = earlc.open(tmp_path / "t")
+    assert trace.warnings.counts["time_backwards"] == 1
+    (code, loc, pos, ev, detail), = trace.warnings.details
+    assert (code, loc, pos) == ("time_backwards", 0, 2)
+    e = trace.event(ev)
+    assert e.kind == "LEAVE" and e.region.name == "foo"
+    assert e.time == 0x2222222222  # clamped to its predecessor, so the order stays consistent
+    t = trace.events.time
+    assert (t[1:] >= t[:-1]).all()
+    assert len(trace) == 6

@@ -1,0 +1,173 @@
+"""The Python API reads like the domain: Trace, definitions as objects and
+DataFrames, zero-copy event columns, events as objects, progress reports."""
+import io
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import earlc
+from earlc.progress import ProgressBar
+from conftest import ROOT
+
+DEMO = ROOT / "traces" / "demo-ring"
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return earlc.open(DEMO)
+
+
+def test_open_folder_or_anchor(demo):
+    again = earlc.open(DEMO / "traces.otf2")
+    assert len(again) == len(demo) == 656
+    assert demo.path.endswith("traces.otf2")
+
+
+def test_trace_facts(demo):
+    assert demo.timer_resolution == 1_000_000_000
+    assert demo.duration_ticks == int(demo.events.time[-1] - demo.events.time[0])
+    assert demo.duration == pytest.approx(demo.duration_ticks / 1e9)
+    assert demo.kind_counts()["MPI_SEND"] == 40
+    assert "demo-ring" in repr(demo)
+
+
+def test_definitions_as_objects_and_dataframes(demo):
+    locs = demo.locations
+    assert [l.rank for l in locs] == [0, 1, 2, 3]
+    assert all(l.type == "CPU_THREAD" and l.thread == 0 for l in locs)
+    df = locs.to_dataframe()
+    assert list(df["rank"]) == [0, 1, 2, 3] and "process" in df.columns
+    assert df["process"].iloc[2] == "MPI Rank 2"
+    regions = demo.regions.to_dataframe()
+    assert set(regions["name"]) >= {"main", "compute", "MPI_Send", "MPI_Recv", "MPI_Barrier"}
+    assert demo.regions.by_name("MPI_Barrier")[0].role == "BARRIER"
+    comms = demo.communicators.to_dataframe()
+    assert comms["name"].iloc[0] == "MPI_COMM_WORLD" and comms["size"].iloc[0] == 4
+    assert demo.communicators.get(demo.communicators[0].id).name == "MPI_COMM_WORLD"
+
+
+def test_event_columns_are_zero_copy_and_read_only(demo):
+    ev = demo.events
+    for name in ("time", "location", "kind", "region", "ref"):
+        col = getattr(ev, name)
+        assert isinstance(col, np.ndarray) and len(col) == len(demo)
+        assert not col.flags.owndata and not col.flags.writeable
+    assert ev.time.dtype == np.uint64 and ev.kind.dtype == np.uint8
+    with pytest.raises(ValueError):
+        ev.time[0] = 1
+    # the memory stays valid while a view lives, even without the trace
+    t = earlc.open(DEMO).events.time
+    import gc
+    gc.collect()
+    assert t[-1] == demo.events.time[-1]
+
+
+def test_event_aligned_payload_columns(demo):
+    ev = demo.events
+    sends = np.nonzero(ev.kind == earlc.KINDS["MPI_SEND"])[0]
+    assert (ev.peer[sends] >= 0).all() and (ev.bytes[sends] == 8192).all()
+    enters = np.nonzero(ev.kind == earlc.KINDS["ENTER"])[0]
+    assert (ev.peer[enters] == -1).all() and (ev.tag[enters] == -1).all()
+    df = ev.to_dataframe()
+    assert len(df) == len(demo) and df["kind"].iloc[0] == earlc.KIND_NAMES[ev.kind[0]]
+    assert set(df.loc[df["kind"] == "ENTER", "region"]) >= {"main", "compute"}
+
+
+def test_per_location_sequence(demo):
+    ev = demo.events
+    for loc in demo.locations:
+        ids = ev.of_location(loc.index)
+        assert len(ids) == loc.events
+        assert (ev.location[ids] == loc.index).all()
+        assert (np.diff(ids) > 0).all()
+
+
+def test_event_objects_read_naturally(demo):
+    ev = demo.events
+    i = int(np.nonzero(ev.kind == earlc.KINDS["MPI_RECV"])[0][0])
+    e = demo.event(i)
+    assert e.kind == "MPI_RECV" and e.tag == 0 and e.bytes == 8192
+    assert e.peer.rank == (e.location.rank - 1) % 4
+    assert e.communicator.name == "MPI_COMM_WORLD"
+    assert "MPI_RECV" in repr(e)
+    c = demo.event(int(np.nonzero(ev.kind == earlc.KINDS["MPI_COLLECTIVE_END"])[0][0]))
+    assert c.operation == "BARRIER" and c.root is None
+    assert demo.event(-1).id == len(demo) - 1
+    with pytest.raises(IndexError):
+        demo.event(len(demo))
+    with pytest.raises(AttributeError):
+        demo.event(0).no_such_field
+
+
+def test_progress_is_reported(tmp_path):
+    calls = []
+    earlc.open(DEMO, progress=lambda phase, done, total: calls.append((phase, done, total)))
+    phases = [c[0] for c in calls]
+    assert "reading" in phases and phases[-1] == "done"
+    reading = [c for c in calls if c[0] == "reading"]
+    assert reading[-1][1] == reading[-1][2] == 656
+
+
+def test_a_failing_progress_callback_does_not_stop_reading():
+    def broken(*args):
+        raise RuntimeError("display gone")
+    assert len(earlc.open(DEMO, progress=broken)) == 656
+
+
+def test_progress_bar_draws_only_on_terminals():
+    out = io.StringIO()
+    bar = ProgressBar(stream=out, enabled=True)
+    bar("reading", 50, 100)
+    bar("done", 1, 1)
+    text = out.getvalue()
+    assert "reading" in text and "50.0%" in text and text.endswith("\r")
+    quiet = io.StringIO()
+    ProgressBar(stream=quiet)("reading", 1, 2)  # StringIO is no terminal
+    assert quiet.getvalue() == ""
+
+
+def test_threads_give_identical_columns():
+    one = earlc.open(DEMO, threads=1)
+    four = earlc.open(DEMO, threads=4)
+    for name in ("time", "location", "kind", "region", "ref", "loc_events"):
+        assert np.array_equal(getattr(one.events, name), getattr(four.events, name))
+
+
+def test_memory_report(demo):
+    m = demo.memory()
+    assert m["core"] == len(demo) * 29 + (len(demo.locations) + 1) * 8
+    assert m["total"] > m["core"]
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "earlc", *args], capture_output=True,
+                          text=True, cwd=ROOT / "python")
+
+
+def test_cli_info_text():
+    r = run_cli("info", str(DEMO))
+    assert r.returncode == 0, r.stderr
+    for needle in ("Creator    earlc traces/make_demo.py", "Processes  4", "Events     656",
+                   "MPI_SEND", "Regions by paradigm", "Warnings   none"):
+        assert needle in r.stdout
+
+
+def test_cli_info_json(tmp_path):
+    out = tmp_path / "info.json"
+    r = run_cli("info", str(DEMO), "--format", "json", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    data = json.loads(out.read_text())
+    assert data["events"] == 656 and data["processes"] == 4
+    assert data["events_by_kind"]["MPI_RECV"] == 40
+    assert data["regions_by_paradigm"]["MPI"] == 4
+    assert data["warnings"] == {}
+
+
+def test_cli_usage_errors():
+    r = run_cli()
+    assert r.returncode == 2
+    r = run_cli("info")
+    assert r.returncode == 2 and "usage" in r.stderr
