@@ -114,8 +114,10 @@ typedef struct loc_events {
     size_t n, cap;             /* events kept */
     earl_time *time;
     uint8_t *kind;
-    uint32_t *region;
-    int32_t *ref;              /* local row in the family's side table */
+    /* one column for both: the region ref of ENTER/LEAVE, the local row in
+     * the side table for kinds with a payload family, EARL_UNDEFINED_REF
+     * otherwise; order.c splits it into the trace's region and ref columns */
+    uint32_t *payload;
     side_tables tables;        /* event columns hold local indices */
 
     earl_time last_time;

@@ -133,14 +133,17 @@ static void *merge_slice(void *arg)
         tr->location[g] = l;
         uint8_t kind = b->kind[i];
         tr->kind[g] = kind;
-        tr->region[g] = b->region[i];
-        int32_t r = b->ref[i];
-        if (r >= 0) {
-            uint8_t f = p->family_of[kind];
-            r += (int32_t)p->base[(size_t)l * N_FAMILIES + f];
+        uint32_t payload = b->payload[i];
+        uint8_t f = p->family_of[kind];
+        if (f == EARL_FAMILY_NONE) {
+            tr->region[g] = payload;
+            tr->ref[g] = -1;
+        } else {
+            int32_t r = (int32_t)(payload + p->base[(size_t)l * N_FAMILIES + f]);
+            tr->region[g] = EARL_UNDEFINED_REF;
+            tr->ref[g] = r;
             p->event_col[f][r] = (earl_eid)g;
         }
-        tr->ref[g] = r;
         tr->loc_events[tr->loc_start[l] + i] = (earl_eid)g;
         g++;
         if (i + 1 < p->stop[l]) {

@@ -127,9 +127,8 @@ static int64_t request_take(request_map *m, uint64_t key)
 /* Make the core columns of b hold need events. */
 static int reserve_core(loc_events *b, size_t need)
 {
-    earl_colset s = {4, {{(void **)&b->time, sizeof *b->time}, {(void **)&b->kind, 1},
-                         {(void **)&b->region, sizeof *b->region},
-                         {(void **)&b->ref, sizeof *b->ref}}};
+    earl_colset s = {3, {{(void **)&b->time, sizeof *b->time}, {(void **)&b->kind, 1},
+                         {(void **)&b->payload, sizeof *b->payload}}};
     if (earl_colset_reserve(&s, &b->cap, need) != 0) {
         b->nomem = 1;
         return -1;
@@ -152,8 +151,7 @@ static inline int64_t append(loc_events *b, OTF2_TimeStamp t, earl_kind kind, ui
     size_t i = b->n++;
     b->time[i] = t;
     b->kind[i] = (uint8_t)kind;
-    b->region[i] = region;
-    b->ref[i] = -1;
+    b->payload[i] = region;
     return (int64_t)i;
 }
 
@@ -172,7 +170,7 @@ static int64_t add_row(loc_events *b, int64_t i, earl_family family)
         }
     }
     size_t row = (*count)++;
-    b->ref[i] = (int32_t)row;
+    b->payload[i] = (uint32_t)row;
     return (int64_t)row;
 }
 
@@ -361,7 +359,7 @@ static OTF2_CallbackCode request_event(loc_events *b, OTF2_TimeStamp t, earl_kin
                     (unsigned long long)request);
         return OTF2_CALLBACK_SUCCESS;
     }
-    int64_t sr = b->ref[start];
+    int64_t sr = b->payload[start];
     m->partner[r] = start;
     if (take)
         m->partner[sr] = i;
@@ -387,7 +385,7 @@ static OTF2_CallbackCode on_irecv(OTF2_LocationRef location, OTF2_TimeStamp t, u
     UD(b);
     if (message(b, t, EARL_MPI_IRECV, sender, comm, tag, bytes, request) != 0)
         return OTF2_CALLBACK_INTERRUPT;
-    int64_t i = (int64_t)b->n - 1, r = b->ref[i];
+    int64_t i = (int64_t)b->n - 1, r = b->payload[i];
     int64_t start = request_take(&b->requests, request);
     if (start < 0) {
         warning_add(&b->warnings, EARL_WARN_REQUEST_UNKNOWN, b->loc, (uint64_t)i,
@@ -396,7 +394,7 @@ static OTF2_CallbackCode on_irecv(OTF2_LocationRef location, OTF2_TimeStamp t, u
         return OTF2_CALLBACK_SUCCESS;
     }
     earl_msg_table *m = &b->tables.msg;
-    int64_t sr = b->ref[start];
+    int64_t sr = b->payload[start];
     m->partner[r] = start;
     m->partner[sr] = i;
     copy_message(m, sr, r);
@@ -838,8 +836,8 @@ earl_status read_locations(OTF2_Reader *reader, const char *anchor, const defs_s
 
 void loc_events_free(loc_events *b)
 {
-    free(b->time); free(b->kind); free(b->region); free(b->ref);
-    b->time = NULL; b->kind = NULL; b->region = NULL; b->ref = NULL;
+    free(b->time); free(b->kind); free(b->payload);
+    b->time = NULL; b->kind = NULL; b->payload = NULL;
     side_tables_free(&b->tables);
     free(b->stack); b->stack = NULL;
     free(b->requests.keys); free(b->requests.values); free(b->requests.used);

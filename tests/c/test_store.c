@@ -85,14 +85,12 @@ static void test_warnings_counted_details_capped(void **state)
 /* Append an event to a hand-made location buffer. */
 static void put(loc_events *b, earl_time t, earl_kind kind, uint32_t region)
 {
-    earl_colset s = {4, {{(void **)&b->time, sizeof *b->time}, {(void **)&b->kind, 1},
-                         {(void **)&b->region, sizeof *b->region},
-                         {(void **)&b->ref, sizeof *b->ref}}};
+    earl_colset s = {3, {{(void **)&b->time, sizeof *b->time}, {(void **)&b->kind, 1},
+                         {(void **)&b->payload, sizeof *b->payload}}};
     assert_int_equal(earl_colset_reserve(&s, &b->cap, b->n + 1), 0);
     b->time[b->n] = t;
     b->kind[b->n] = (uint8_t)kind;
-    b->region[b->n] = region;
-    b->ref[b->n] = -1;
+    b->payload[b->n] = region;
     b->n++;
 }
 
@@ -107,7 +105,7 @@ static void put_msg(loc_events *b, uint32_t tag, int64_t partner)
     b->tables.msg.tag[r] = tag;
     b->tables.msg.partner[r] = partner;
     b->tables.msg.count++;
-    b->ref[b->n - 1] = (int32_t)r;
+    b->payload[b->n - 1] = (uint32_t)r;
 }
 
 static void test_order_ties_and_back_pointers(void **state)
