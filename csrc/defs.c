@@ -27,6 +27,20 @@
         }                                                                        \
     } while (0)
 
+/* A heap copy of n items (NULL for none); marks the store failed when out of
+ * memory. */
+static void *copy_items(defs_store *st, const void *items, size_t n, size_t size)
+{
+    if (!n)
+        return NULL;
+    void *copy = malloc(n * size);
+    if (copy)
+        memcpy(copy, items, n * size);
+    else
+        st->failed = 1;
+    return copy;
+}
+
 static OTF2_CallbackCode on_clock(void *ud, uint64_t resolution, uint64_t offset,
                                   uint64_t length, uint64_t realtime)
 {
@@ -130,15 +144,9 @@ static OTF2_CallbackCode on_group(void *ud, OTF2_GroupRef self, OTF2_StringRef n
     defs_store *st = ud;
     st->n_defs_read++;
     ENSURE_SLOT(st, groups, n_groups, cap_groups, self);
-    uint64_t *copy = NULL;
-    if (n) {
-        copy = malloc(n * sizeof *copy);
-        if (!copy) {
-            st->failed = 1;
-            return OTF2_CALLBACK_INTERRUPT;
-        }
-        memcpy(copy, members, n * sizeof *copy);
-    }
+    uint64_t *copy = copy_items(st, members, n, sizeof *members);
+    if (st->failed)
+        return OTF2_CALLBACK_INTERRUPT;
     free((void *)st->groups[self].members);
     st->groups[self] = (earl_group){1, type, paradigm, flags, name, n, copy};
     return OTF2_CALLBACK_SUCCESS;
@@ -186,15 +194,9 @@ static OTF2_CallbackCode store_metric_class(defs_store *st, OTF2_MetricRef self,
                                             uint8_t n, const uint32_t *members)
 {
     ENSURE_SLOT(st, mclasses, n_mclasses, cap_mclasses, self);
-    uint32_t *copy = NULL;
-    if (n) {
-        copy = malloc(n * sizeof *copy);
-        if (!copy) {
-            st->failed = 1;
-            return OTF2_CALLBACK_INTERRUPT;
-        }
-        memcpy(copy, members, n * sizeof *copy);
-    }
+    uint32_t *copy = copy_items(st, members, n, sizeof *members);
+    if (st->failed)
+        return OTF2_CALLBACK_INTERRUPT;
     free((void *)st->mclasses[self].members);
     st->mclasses[self] = (earl_metric_class){1, n, copy};
     return OTF2_CALLBACK_SUCCESS;

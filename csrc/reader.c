@@ -298,6 +298,23 @@ static OTF2_CallbackCode request_start(loc_events *b, int64_t i, uint64_t reques
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* Append an event whose record carries only a request id; its message
+ * fields come from the other half of the request.  Returns its index, or -1
+ * when out of memory. */
+static int64_t append_request_record(loc_events *b, OTF2_TimeStamp t, earl_kind kind,
+                                     uint64_t request)
+{
+    int64_t i = append(b, t, kind, EARL_UNDEFINED_REF);
+    int64_t r = add_row(b, i, EARL_FAMILY_MSG);
+    if (r < 0)
+        return -1;
+    earl_msg_table *m = &b->tables.msg;
+    m->event[r] = i; m->peer[r] = EARL_NONE; m->peer_rank[r] = EARL_UNDEFINED_REF;
+    m->comm[r] = EARL_UNDEFINED_REF; m->tag[r] = 0; m->bytes[r] = 0;
+    m->request[r] = request; m->partner[r] = EARL_NONE;
+    return i;
+}
+
 static OTF2_CallbackCode on_isend(OTF2_LocationRef location, OTF2_TimeStamp t, uint64_t pos,
                                   void *user_data, OTF2_AttributeList *attributes,
                                   uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
@@ -316,16 +333,9 @@ static OTF2_CallbackCode on_irecv_request(OTF2_LocationRef location, OTF2_TimeSt
 {
     (void)location; (void)pos; (void)attributes;
     UD(b);
-    int64_t i = append(b, t, EARL_MPI_IRECV_REQUEST, EARL_UNDEFINED_REF);
-    int64_t r = add_row(b, i, EARL_FAMILY_MSG);
-    if (r < 0)
-        return OTF2_CALLBACK_INTERRUPT;
-    earl_msg_table *m = &b->tables.msg;
     /* peer, comm, tag and size are known when the receive completes */
-    m->event[r] = i; m->peer[r] = EARL_NONE; m->peer_rank[r] = EARL_UNDEFINED_REF;
-    m->comm[r] = EARL_UNDEFINED_REF; m->tag[r] = 0; m->bytes[r] = 0;
-    m->request[r] = request; m->partner[r] = EARL_NONE;
-    return request_start(b, i, request);
+    int64_t i = append_request_record(b, t, EARL_MPI_IRECV_REQUEST, request);
+    return i < 0 ? OTF2_CALLBACK_INTERRUPT : request_start(b, i, request);
 }
 
 /* Copy the message fields of row `from` into row `to`. */
@@ -338,32 +348,40 @@ static void copy_message(earl_msg_table *m, int64_t to, int64_t from)
     m->bytes[to] = m->bytes[from];
 }
 
-/* A completion, test or cancel of a request: link it with its start.
- * take: the request ends here. */
-static OTF2_CallbackCode request_event(loc_events *b, OTF2_TimeStamp t, earl_kind kind,
-                                       uint64_t request, int take)
+/* Link event i (a completion, test or cancel of `request`) with the
+ * request's start.  take: the request ends here, so both get partners.  The
+ * side that knows the message (peer, comm, tag, size) fills in the other:
+ * the start for sends and tests, the completion (MPI_IRECV) for receives. */
+static void link_request(loc_events *b, int64_t i, uint64_t request, int take,
+                         int completion_knows_message)
 {
-    int64_t i = append(b, t, kind, EARL_UNDEFINED_REF);
-    int64_t r = add_row(b, i, EARL_FAMILY_MSG);
-    if (r < 0)
-        return OTF2_CALLBACK_INTERRUPT;
-    earl_msg_table *m = &b->tables.msg;
-    m->event[r] = i; m->peer[r] = EARL_NONE; m->peer_rank[r] = EARL_UNDEFINED_REF;
-    m->comm[r] = EARL_UNDEFINED_REF; m->tag[r] = 0; m->bytes[r] = 0;
-    m->request[r] = request; m->partner[r] = EARL_NONE;
     int64_t start = take ? request_take(&b->requests, request)
                          : request_get(&b->requests, request);
     if (start < 0) {
         warning_add(&b->warnings, EARL_WARN_REQUEST_UNKNOWN, b->loc, (uint64_t)i,
-                    "%s of request %llu that was never started", earl_kind_name(kind),
+                    "%s of request %llu that was never started", earl_kind_name(b->kind[i]),
                     (unsigned long long)request);
-        return OTF2_CALLBACK_SUCCESS;
+        return;
     }
-    int64_t sr = b->payload[start];
+    earl_msg_table *m = &b->tables.msg;
+    int64_t r = b->payload[i], sr = b->payload[start];
     m->partner[r] = start;
     if (take)
         m->partner[sr] = i;
-    copy_message(m, r, sr);
+    if (completion_knows_message)
+        copy_message(m, sr, r);
+    else
+        copy_message(m, r, sr);
+}
+
+/* A completion, test or cancel that carries nothing but its request id. */
+static OTF2_CallbackCode request_event(loc_events *b, OTF2_TimeStamp t, earl_kind kind,
+                                       uint64_t request, int take)
+{
+    int64_t i = append_request_record(b, t, kind, request);
+    if (i < 0)
+        return OTF2_CALLBACK_INTERRUPT;
+    link_request(b, i, request, take, 0);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -385,19 +403,7 @@ static OTF2_CallbackCode on_irecv(OTF2_LocationRef location, OTF2_TimeStamp t, u
     UD(b);
     if (message(b, t, EARL_MPI_IRECV, sender, comm, tag, bytes, request) != 0)
         return OTF2_CALLBACK_INTERRUPT;
-    int64_t i = (int64_t)b->n - 1, r = b->payload[i];
-    int64_t start = request_take(&b->requests, request);
-    if (start < 0) {
-        warning_add(&b->warnings, EARL_WARN_REQUEST_UNKNOWN, b->loc, (uint64_t)i,
-                    "MPI_IRECV of request %llu that was never started",
-                    (unsigned long long)request);
-        return OTF2_CALLBACK_SUCCESS;
-    }
-    earl_msg_table *m = &b->tables.msg;
-    int64_t sr = b->payload[start];
-    m->partner[r] = start;
-    m->partner[sr] = i;
-    copy_message(m, sr, r);
+    link_request(b, (int64_t)b->n - 1, request, 1, 1);
     return OTF2_CALLBACK_SUCCESS;
 }
 
