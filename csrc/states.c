@@ -1,0 +1,274 @@
+/*
+ * states.c - the EARL layer's handle and its one forward pass.
+ *
+ * earl_states_build allocates the per-event pointer arrays, then walks the
+ * events of the trace once in the total order.  Every event gets the
+ * enterptr and forkptr of its location's current state; events that change
+ * a state are handed to the file owning that concept (states_regions.c,
+ * states_messages.c, states_collectives.c, states_threads.c).  After the
+ * last event each concept finishes (unmatched messages, incomplete
+ * instances, CSR arrays) and the public view is filled.  Nothing is
+ * allocated per event: per-location arrays, hash maps keyed by channels,
+ * groups and locks, and growable lists of the rare events.
+ *
+ * The history queries live with their concept; this file owns the handle,
+ * the warnings and the memory count.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "states_internal.h"
+
+static const char *const warning_names[EARL_STATES_WARNING_CODE_COUNT] = {
+    "recv_without_send", "send_not_received", "recv_before_send", "message_unresolved",
+    "coll_incomplete", "coll_mismatch", "leave_unmatched", "team_without_fork",
+    "team_end_unmatched", "lock_release_unheld",
+};
+
+const char *earl_states_warning_code_name(earl_states_warning_code code)
+{
+    return (unsigned)code < EARL_STATES_WARNING_CODE_COUNT ? warning_names[code] : "unknown";
+}
+
+void states_warn(states_warning_list *w, earl_states_warning_code code, earl_loc loc,
+                 earl_eid event, const char *fmt, ...)
+{
+    if (w->counts[code]++ >= EARL_WARNING_DETAIL_MAX)
+        return;
+    if (EARL_GROW(w->items, w->cap, w->n + 1) != 0)
+        return; /* the count is kept; the detail is lost */
+    earl_states_warning *it = &w->items[w->n++];
+    it->code = code;
+    it->location = loc;
+    it->event = event;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(it->detail, sizeof it->detail, fmt, ap);
+    va_end(ap);
+}
+
+/* An int64 array of n entries, all EARL_NONE (all bits set). */
+static earl_eid *alloc_none(size_t n)
+{
+    earl_eid *a = earl_alloc_large((n ? n : 1) * sizeof *a);
+    if (a)
+        memset(a, 0xff, (n ? n : 1) * sizeof *a);
+    return a;
+}
+
+static void pass_free(states_pass *p)
+{
+    free(p->top);
+    threads_free(p);
+    messages_free(p);
+    collectives_free(p);
+}
+
+static void fill_view(earl_states *s, size_t n)
+{
+    earl_states_view *v = &s->view;
+    v->count = n;
+    v->enterptr = s->enterptr;
+    v->leaveptr = s->leaveptr;
+    v->sendptr = s->sendptr;
+    v->recvptr = s->recvptr;
+    v->lockptr = s->lockptr;
+    v->forkptr = s->forkptr;
+    v->coll_instance = s->coll_instance;
+    v->n_colls = s->n_colls;
+    v->coll_type = s->coll_type;
+    v->coll_comm = s->coll_comm;
+    v->coll_fork = s->coll_fork;
+    v->coll_op = s->coll_op;
+    v->coll_root = s->coll_root;
+    v->coll_expected = s->coll_expected;
+    v->coll_complete = s->coll_complete;
+    v->coll_member_start = s->coll_member_start;
+    v->coll_members = s->coll_members;
+    memcpy(s->warnings_view.counts, s->warnings.counts, sizeof s->warnings.counts);
+    s->warnings_view.n_details = s->warnings.n;
+    s->warnings_view.details = s->warnings.items;
+}
+
+static void run_pass(states_pass *p)
+{
+    const earl_events *ev = p->ev;
+    earl_states *s = p->s;
+    const size_t n = ev->count;
+    const uint8_t *kind = ev->kind;
+    const earl_loc *loc = ev->location;
+    earl_eid *enterptr = s->enterptr, *forkptr = s->forkptr, *top = p->top;
+    const earl_eid *cur_fork = p->cur_fork;
+
+    for (size_t u = 0; u < n; u++) {
+        const earl_eid i = (earl_eid)u;
+        const earl_loc l = loc[u];
+        const uint8_t k = kind[u];
+        forkptr[u] = cur_fork[l];
+        switch (k) {
+        case EARL_ENTER:
+            enterptr[u] = top[l];
+            top[l] = i;
+            break;
+        case EARL_LEAVE:
+            regions_leave(p, i, l);
+            break;
+        case EARL_MPI_SEND:
+        case EARL_MPI_ISEND:
+            enterptr[u] = top[l];
+            messages_send(p, i, l);
+            break;
+        case EARL_MPI_RECV:
+        case EARL_MPI_IRECV:
+            enterptr[u] = top[l];
+            messages_recv(p, i, l);
+            break;
+        case EARL_MPI_COLLECTIVE_END:
+            enterptr[u] = top[l];
+            collectives_mpi(p, i, l);
+            break;
+        case EARL_OMP_FORK:
+        case EARL_OMP_JOIN:
+        case EARL_OMP_ACQUIRE_LOCK:
+        case EARL_OMP_RELEASE_LOCK:
+        case EARL_THREAD_FORK:
+        case EARL_THREAD_JOIN:
+        case EARL_THREAD_TEAM_BEGIN:
+        case EARL_THREAD_TEAM_END:
+        case EARL_THREAD_ACQUIRE_LOCK:
+        case EARL_THREAD_RELEASE_LOCK:
+            threads_event(p, i, l, (earl_kind)k); /* sets enterptr and forkptr itself */
+            break;
+        default:
+            enterptr[u] = top[l];
+            break;
+        }
+    }
+}
+
+earl_status earl_states_build(const earl_trace *trace, const earl_states_options *options,
+                              earl_states **out, earl_error *err)
+{
+    static const earl_states_options defaults;
+    if (out)
+        *out = NULL;
+    if (!trace || !out)
+        return earl_fail(err, EARL_ERR_INVALID, "earl_states_build: no trace or no result pointer");
+    const earl_events *ev = earl_trace_events(trace);
+    const earl_defs *defs = earl_trace_defs(trace);
+    const size_t n = ev->count;
+
+    earl_states *s = calloc(1, sizeof *s);
+    if (!s)
+        return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory for the states",
+                         earl_trace_path(trace));
+    s->trace = trace;
+    pthread_mutex_init(&s->queue_lock, NULL);
+
+    states_pass p;
+    memset(&p, 0, sizeof p);
+    p.s = s;
+    p.ev = ev;
+    p.defs = defs;
+    p.opt = options ? options : &defaults;
+
+    s->enterptr = alloc_none(n);
+    s->leaveptr = alloc_none(n);
+    s->sendptr = alloc_none(n);
+    s->recvptr = alloc_none(n);
+    s->lockptr = alloc_none(n);
+    s->forkptr = alloc_none(n);
+    s->coll_instance = earl_alloc_large((n ? n : 1) * sizeof *s->coll_instance);
+    if (s->coll_instance)
+        memset(s->coll_instance, 0xff, (n ? n : 1) * sizeof *s->coll_instance);
+    int failed = !s->enterptr || !s->leaveptr || !s->sendptr || !s->recvptr || !s->lockptr ||
+                 !s->forkptr || !s->coll_instance;
+    if (!failed)
+        failed = regions_init(&p) || threads_init(&p) || messages_init(&p) ||
+                 collectives_init(&p);
+    if (!failed) {
+        run_pass(&p);
+        regions_finish(&p);
+        messages_finish(&p);
+        collectives_finish(&p);
+        threads_finish(&p);
+        failed = p.nomem;
+    }
+    pass_free(&p);
+    if (failed) {
+        earl_states_free(s);
+        return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory computing the states",
+                         earl_trace_path(trace));
+    }
+    fill_view(s, n);
+    *out = s;
+    return EARL_OK;
+}
+
+void earl_states_free(earl_states *s)
+{
+    if (!s)
+        return;
+    free(s->enterptr);
+    free(s->leaveptr);
+    free(s->sendptr);
+    free(s->recvptr);
+    free(s->lockptr);
+    free(s->forkptr);
+    free(s->coll_instance);
+    free(s->coll_type);
+    free(s->coll_comm);
+    free(s->coll_fork);
+    free(s->coll_op);
+    free(s->coll_root);
+    free(s->coll_expected);
+    free(s->coll_count);
+    free(s->coll_complete);
+    free(s->coll_member_start);
+    free(s->coll_members);
+    free(s->sync_top);
+    free(s->lock_process);
+    free(s->lock_model);
+    free(s->lock_id);
+    free(s->lock_start);
+    free(s->lock_events);
+    messages_index_free(s);
+    free(s->warnings.items);
+    pthread_mutex_destroy(&s->queue_lock);
+    free(s);
+}
+
+const earl_states_view *earl_states_get_view(const earl_states *s)
+{
+    return &s->view;
+}
+
+const earl_states_warnings *earl_states_get_warnings(const earl_states *s)
+{
+    return &s->warnings_view;
+}
+
+size_t earl_states_bytes(const earl_states *s)
+{
+    const earl_events *ev = earl_trace_events(s->trace);
+    size_t n = s->view.count ? s->view.count : 1;
+    size_t bytes = 6 * n * sizeof(earl_eid) + n * sizeof(int32_t);
+    size_t c = s->n_colls;
+    bytes += c * (sizeof(uint8_t) * 2 + sizeof(uint32_t) * 3 + sizeof(earl_eid) * 2 +
+                  sizeof(earl_loc) + sizeof(size_t));
+    bytes += (s->n_colls ? s->coll_member_start[s->n_colls] : 0) * sizeof(earl_eid);
+    bytes += ev->sync.count * sizeof(earl_eid);
+    bytes += s->n_locks * (sizeof(uint32_t) + 1 + sizeof(uint64_t) + sizeof(size_t));
+    bytes += (s->n_locks ? s->lock_start[s->n_locks] : 0) * sizeof(earl_eid);
+    if (s->queue_built) {
+        bytes += s->queue_pairs.cap * (2 * sizeof(uint64_t) + sizeof(int64_t) + 1);
+        size_t pairs = s->queue_pairs.n;
+        bytes += 2 * (pairs + 1) * sizeof(size_t);
+        bytes += s->queue_start[pairs] * sizeof(earl_eid) + s->tree_start[pairs] * sizeof(earl_eid);
+    }
+    bytes += s->warnings.cap * sizeof(earl_states_warning);
+    return bytes;
+}

@@ -1,0 +1,173 @@
+/*
+ * states_internal.h - the layout behind the opaque earl_states and the
+ * interfaces between the files of the states pass:
+ *
+ *   states.c              the handle, the one forward pass (it dispatches each
+ *                         event to the concepts below), warnings, memory
+ *   states_map.c          the open-addressing hash map the concepts key by
+ *   states_regions.c      region stacks, enterptr/leaveptr, stack queries
+ *   states_threads.c      forks, teams, inherited stacks, forkptr, locks
+ *   states_messages.c     message queues, sendptr/recvptr, queue queries
+ *   states_collectives.c  MPI collective and OpenMP barrier instances
+ *
+ * Not part of the public API.
+ */
+#ifndef EARL_STATES_INTERNAL_H
+#define EARL_STATES_INTERNAL_H
+
+#include <pthread.h>
+
+#include "earl_states.h"
+#include "util.h"
+
+/* ---- hash map: 128-bit keys to int64 values -------------------------------- */
+
+typedef struct states_map {
+    uint64_t *k1, *k2;
+    int64_t *val;     /* EARL_NONE marks a free slot's value; used[] tells */
+    uint8_t *used;
+    size_t cap, n;    /* cap is a power of two */
+} states_map;
+
+int states_map_init(states_map *m, size_t expected);
+void states_map_free(states_map *m);
+/* The value slot of (k1, k2), inserted with value init when absent; NULL when
+ * out of memory.  The pointer is valid until the next insertion. */
+int64_t *states_map_slot(states_map *m, uint64_t k1, uint64_t k2, int64_t init);
+/* The value of (k1, k2), or NULL when absent. */
+int64_t *states_map_find(const states_map *m, uint64_t k1, uint64_t k2);
+
+/* ---- warnings --------------------------------------------------------------- */
+
+typedef struct states_warning_list {
+    uint64_t counts[EARL_STATES_WARNING_CODE_COUNT];
+    earl_states_warning *items;
+    size_t n, cap;
+} states_warning_list;
+
+void states_warn(states_warning_list *w, earl_states_warning_code code, earl_loc loc,
+                 earl_eid event, const char *fmt, ...) EARL_PRINTF(5, 6);
+
+/* ---- the handle --------------------------------------------------------------- */
+
+struct earl_states {
+    const earl_trace *trace;
+    earl_states_view view;
+    earl_states_warnings warnings_view;
+    states_warning_list warnings;
+
+    earl_eid *enterptr, *leaveptr, *sendptr, *recvptr, *lockptr, *forkptr;
+    int32_t *coll_instance;
+
+    /* collective instances (states_collectives.c) */
+    size_t n_colls, cap_colls;
+    uint8_t *coll_type;
+    uint32_t *coll_comm;
+    earl_eid *coll_fork;
+    uint8_t *coll_op;
+    earl_loc *coll_root;
+    uint32_t *coll_expected;
+    uint32_t *coll_count;       /* members so far */
+    earl_eid *coll_complete;
+    size_t *coll_member_start;
+    earl_eid *coll_members;
+
+    /* region stack after the threading events, by sync row (states_threads.c):
+     * a team begin/end changes a worker's stack without an ENTER/LEAVE */
+    earl_eid *sync_top;
+
+    /* locks (states_threads.c): one row per lock, its events in CSR */
+    size_t n_locks;
+    uint32_t *lock_process;
+    uint8_t *lock_model;
+    uint64_t *lock_id;
+    size_t *lock_start;         /* n_locks + 1 */
+    earl_eid *lock_events;
+
+    /* message queue index (states_messages.c), built on the first query */
+    pthread_mutex_t queue_lock;
+    int queue_built;
+    states_map queue_pairs;     /* (src, dst) -> pair index */
+    size_t *queue_start;        /* pairs + 1: sends of a pair in queue_sends */
+    earl_eid *queue_sends;      /* per pair, in send order */
+    size_t *tree_start;         /* pairs + 1: segment trees in queue_tree */
+    earl_eid *queue_tree;       /* max receive id (INT64_MAX: missing) per node */
+};
+
+/* ---- state of the forward pass ----------------------------------------------- */
+
+typedef struct states_pass {
+    earl_states *s;
+    const earl_events *ev;
+    const earl_defs *defs;
+    const earl_states_options *opt;
+
+    earl_eid *top;              /* per location: innermost open ENTER (maybe inherited) */
+
+    /* threads */
+    earl_eid *cur_fork;         /* per location: fork of its current team */
+    int64_t *team_row;          /* per location: sync row of its open TEAM_BEGIN, -1 */
+    int64_t *sync_prev;         /* per sync row: TEAM_BEGIN: enclosing begin row;
+                                   FORK: previous open fork of the process */
+    earl_eid *sync_prev_fork;   /* per sync row, TEAM_BEGIN: cur_fork before it */
+    earl_eid *sync_prev_top;    /* per sync row, TEAM_BEGIN: own stack before it */
+    uint32_t *sync_prev_bar;    /* per sync row, TEAM_BEGIN: barrier count before it */
+    earl_eid *open_fork;        /* per location: its last fork not joined */
+    earl_eid *process_fork;     /* per location group: last fork not joined */
+    uint32_t *barrier_count;    /* per location: barriers passed in its team */
+    states_map locks;           /* (process, model, id) -> lock index */
+    int32_t *lock_of_row;       /* per sync row: lock index, -1 */
+    earl_eid *lock_last;        /* per lock: last event */
+    earl_loc *lock_holder;
+    size_t cap_locks;
+
+    /* messages */
+    states_map channels;        /* (src, dst, comm, tag) -> channel index */
+    int64_t *ch_head, *ch_tail; /* per channel: FIFO of pending msg rows */
+    uint8_t *ch_recvs;          /* 1: the pending rows are receives */
+    size_t n_channels, cap_channels;
+    int32_t *msg_next;          /* per msg row: next pending row of its channel */
+
+    /* collectives */
+    states_map coll_counts;     /* (location, group) -> collectives passed */
+    states_map coll_groups;     /* group key -> group index */
+    int32_t **group_inst;       /* per group: instance ids by sequence number */
+    size_t *group_n, *group_cap;
+    size_t n_groups, cap_groups;
+    earl_eid *member_event;     /* members in order, with their instance */
+    int32_t *member_inst;
+    size_t n_members, cap_members;
+
+    int nomem;
+} states_pass;
+
+/* Per-concept steps of the pass.  *_init allocate what the concept needs,
+ * the event steps return nothing and set pass->nomem on allocation failure,
+ * *_finish run after the last event. */
+int regions_init(states_pass *p);
+void regions_enter(states_pass *p, earl_eid i, earl_loc l);
+void regions_leave(states_pass *p, earl_eid i, earl_loc l);
+void regions_finish(states_pass *p);
+
+int threads_init(states_pass *p);
+void threads_event(states_pass *p, earl_eid i, earl_loc l, earl_kind k);
+void threads_finish(states_pass *p);
+void threads_free(states_pass *p);
+
+int messages_init(states_pass *p);
+void messages_send(states_pass *p, earl_eid i, earl_loc l);
+void messages_recv(states_pass *p, earl_eid i, earl_loc l);
+void messages_finish(states_pass *p);
+void messages_free(states_pass *p);
+void messages_index_free(earl_states *s);
+
+int collectives_init(states_pass *p);
+void collectives_mpi(states_pass *p, earl_eid i, earl_loc l);
+void collectives_barrier(states_pass *p, earl_eid i, earl_loc l);
+void collectives_finish(states_pass *p);
+void collectives_free(states_pass *p);
+
+/* Is region ref an OpenMP barrier (role BARRIER or IMPLICIT_BARRIER)? */
+int regions_is_omp_barrier(const earl_defs *defs, uint32_t region);
+
+#endif

@@ -1,0 +1,134 @@
+/*
+ * states_regions.c - region stacks R^l (paper section 4.2): enterptr,
+ * leaveptr and the stack query.
+ *
+ * The stack of a location is never stored as a stack: top[l] is its
+ * innermost open ENTER and every ENTER's enterptr is the ENTER below it, so
+ * enterptr chains are the stacks, persistent for free.  An ENTER pushes
+ * (enterptr = top, top = the ENTER), a LEAVE pops (enterptr = its ENTER,
+ * leaveptr of the ENTER = the LEAVE, top = the ENTER's enterptr), every
+ * other event reads top (states.c does that inline).  Worker threads get
+ * their master's top at the fork as the base of their stack
+ * (states_threads.c), so their chains continue into the master's frames,
+ * as section 7 asks.
+ *
+ * stack(i, l) finds the last event of l at or before i by binary search in
+ * the location's event list and follows the chain from the top that event
+ * left: O(log n + depth), no replay.
+ */
+#include <otf2/otf2.h>
+#include <stdlib.h>
+
+#include "states_internal.h"
+
+int regions_init(states_pass *p)
+{
+    size_t nl = p->defs->n_locations;
+    p->top = malloc((nl ? nl : 1) * sizeof *p->top);
+    if (!p->top)
+        return -1;
+    for (size_t l = 0; l < nl; l++)
+        p->top[l] = EARL_NONE;
+    return 0;
+}
+
+int regions_is_omp_barrier(const earl_defs *defs, uint32_t region)
+{
+    if (region >= defs->n_regions)
+        return 0;
+    const earl_region *r = &defs->regions[region];
+    return r->defined && r->paradigm != OTF2_PARADIGM_MPI &&
+           (r->role == OTF2_REGION_ROLE_BARRIER || r->role == OTF2_REGION_ROLE_IMPLICIT_BARRIER);
+}
+
+void regions_enter(states_pass *p, earl_eid i, earl_loc l)
+{
+    p->s->enterptr[i] = p->top[l];
+    p->top[l] = i;
+}
+
+void regions_leave(states_pass *p, earl_eid i, earl_loc l)
+{
+    earl_states *s = p->s;
+    earl_eid x = p->top[l];
+    if (EARL_UNLIKELY(x < 0 || p->ev->location[x] != l)) {
+        /* nothing of this location is open (an inherited frame is not
+         * the worker's to leave): the stack stays as it is */
+        s->enterptr[i] = EARL_NONE;
+        states_warn(&s->warnings, EARL_SW_LEAVE_UNMATCHED, l, i,
+                    "LEAVE of region %u with no open ENTER on location %d",
+                    (unsigned)p->ev->region[i], (int)l);
+        return;
+    }
+    s->enterptr[i] = x;
+    s->leaveptr[x] = i;
+    p->top[l] = s->enterptr[x];
+    if (EARL_UNLIKELY(p->cur_fork[l] >= 0) && !p->opt->no_omp_barriers &&
+        regions_is_omp_barrier(p->defs, p->ev->region[i]))
+        collectives_barrier(p, i, l);
+}
+
+void regions_finish(states_pass *p)
+{
+    (void)p; /* regions still open at the end are the reader's warning */
+}
+
+/* The innermost open ENTER of e's location just after e. */
+static earl_eid top_after(const earl_states *s, const earl_events *ev, earl_eid e, size_t pos,
+                          size_t first)
+{
+    for (;;) {
+        switch (ev->kind[e]) {
+        case EARL_ENTER:
+            return e;
+        case EARL_LEAVE: {
+            earl_eid x = s->enterptr[e];
+            if (x >= 0)
+                return s->enterptr[x];
+            /* an unmatched LEAVE changed nothing: the top after the
+             * previous event of the location */
+            if (pos == first)
+                return EARL_NONE;
+            e = ev->loc_events[--pos];
+            continue;
+        }
+        case EARL_THREAD_TEAM_BEGIN:
+        case EARL_THREAD_TEAM_END:
+            if (ev->ref[e] >= 0)
+                return s->sync_top[ev->ref[e]];
+            return s->enterptr[e];
+        default:
+            return s->enterptr[e];
+        }
+    }
+}
+
+size_t earl_states_stack(const earl_states *s, earl_eid i, earl_loc loc, earl_eid *out,
+                         size_t cap)
+{
+    const earl_events *ev = earl_trace_events(s->trace);
+    const earl_defs *defs = earl_trace_defs(s->trace);
+    if (loc < 0 || (uint32_t)loc >= defs->n_locations || i < 0)
+        return 0;
+    size_t lo = ev->loc_start[loc], hi = ev->loc_start[loc + 1], first = lo;
+    /* the number of events of loc with id <= i */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ev->loc_events[mid] <= i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == first)
+        return 0;
+    earl_eid top = top_after(s, ev, ev->loc_events[lo - 1], lo - 1, first);
+    size_t depth = 0;
+    for (earl_eid x = top; x >= 0; x = s->enterptr[x])
+        depth++;
+    if (out && cap >= depth) {
+        size_t k = depth;
+        for (earl_eid x = top; x >= 0; x = s->enterptr[x])
+            out[--k] = x;
+    }
+    return depth;
+}
