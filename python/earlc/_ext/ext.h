@@ -24,6 +24,9 @@ PyObject *earlc_raise(const earl_error *err);
 PyObject *earlc_column_new(PyObject *owner, const void *data, size_t length,
                            size_t itemsize, const char *format);
 
+/* The C trace behind a _core.Trace, or NULL with TypeError set. */
+earl_trace *earlc_trace_of(PyObject *obj);
+
 int earlc_add_trace_type(PyObject *module);   /* trace.c */
 int earlc_add_column_type(PyObject *module);  /* column.c */
 int earlc_add_writer_type(PyObject *module);  /* writer.c */

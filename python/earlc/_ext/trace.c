@@ -412,6 +412,16 @@ PyObject *earlc_open(PyObject *module, PyObject *args, PyObject *kwargs)
     return (PyObject *)t;
 }
 
+earl_trace *earlc_trace_of(PyObject *obj)
+{
+    if (!PyObject_TypeCheck(obj, &TraceType)) {
+        PyErr_Format(PyExc_TypeError, "expected an earlc._core.Trace, not %.100s",
+                     Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    return ((TraceObject *)obj)->trace;
+}
+
 int earlc_add_trace_type(PyObject *module)
 {
     if (PyType_Ready(&TraceType) < 0)
