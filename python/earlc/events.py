@@ -18,7 +18,7 @@ only one; it is cached).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, Optional
 
 import numpy as np
@@ -175,11 +175,14 @@ class Event:
     kind: str
     region: Any
     payload: Dict[str, Any]
+    _trace: Any = field(default=None, repr=False, compare=False)
 
     def __getattr__(self, name: str):
         payload = object.__getattribute__(self, "payload")
         if name in payload:
             return payload[name]
+        if name in _POINTERS and self._trace is not None:  # EARL pointers: earlc.states
+            return self._trace.states.pointer(name, self.id)
         raise AttributeError("%s event has no attribute %r" % (self.kind, name))
 
     def __repr__(self) -> str:
@@ -241,7 +244,10 @@ def make_event(trace, i: int) -> Event:
             payload.update(window=_maybe(int(r.win[row])), remote=_maybe(int(r.remote[row])),
                            bytes=int(r.bytes[row]), matching=int(r.matching[row]))
     return Event(i, int(ev.time[i]), trace.locations[int(ev.location[i])], KIND_NAMES[kind],
-                 region, payload)
+                 region, payload, trace)
+
+
+_POINTERS = ("enterptr", "leaveptr", "sendptr", "recvptr", "lockptr", "forkptr")
 
 
 def _maybe(v: int) -> Optional[int]:

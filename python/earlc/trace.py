@@ -64,6 +64,33 @@ class Trace:
         self.events = Events(core_trace, self)
         self.warnings = Warnings(core_trace.warnings())
         self._region_names = None
+        self._states = None
+
+    # -- EARL states (python/earlc/states.py) ------------------------------------
+    @property
+    def states(self):
+        """Pointer attributes and collective instances, built on first use."""
+        if self._states is None:
+            from .states import States
+
+            self._states = States(self)
+        return self._states
+
+    def stack(self, i: int, loc) -> List[int]:
+        """ENTER ids of the open regions of loc just after event i, outermost first."""
+        return self.states.stack(i, loc)
+
+    def queue(self, i: int, src, dst) -> List[int]:
+        """Send ids of the messages in transfer from src to dst just after event i."""
+        return self.states.queue(i, src, dst)
+
+    def coll(self, i: int) -> List[int]:
+        """Members of the collective instance event i completes ([] if none)."""
+        return self.states.coll(i)
+
+    def locks(self, i: int):
+        """The locks changed up to event i, with their state just after it."""
+        return self.states.locks(i)
 
     # -- definitions --------------------------------------------------------------
     @property

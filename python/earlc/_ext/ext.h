@@ -28,6 +28,7 @@ PyObject *earlc_column_new(PyObject *owner, const void *data, size_t length,
 earl_trace *earlc_trace_of(PyObject *obj);
 
 int earlc_add_trace_type(PyObject *module);   /* trace.c */
+int earlc_add_states_type(PyObject *module);  /* states.c */
 int earlc_add_column_type(PyObject *module);  /* column.c */
 int earlc_add_writer_type(PyObject *module);  /* writer.c */
 
