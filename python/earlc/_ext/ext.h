@@ -32,4 +32,5 @@ int earlc_add_states_type(PyObject *module);  /* states.c */
 int earlc_add_column_type(PyObject *module);  /* column.c */
 int earlc_add_writer_type(PyObject *module);  /* writer.c */
 
+int earlc_add_synth(PyObject *module);       /* synth.c */
 #endif

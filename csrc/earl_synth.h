@@ -1,0 +1,99 @@
+/*
+ * earl_synth.h - the workload generator: simulate an MPI / OpenMP program in
+ * integer ticks, write its OTF2 trace with earl_writer and, next to it,
+ * expected.json with the exact severity of every catalog property.
+ *
+ * The simulation is physically consistent (a receive never ends before its
+ * send began, a collective never releases a member before the operation
+ * allows it, per-location time never goes back) and streams: events go to the
+ * writer as soon as they are known, and the simulator keeps only one
+ * iteration's state plus small accumulators per (property, call path,
+ * location).  The rules are documented in docs/generator.md.
+ */
+#ifndef EARL_SYNTH_H
+#define EARL_SYNTH_H
+
+#include <stdint.h>
+
+#include "earl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum earl_synth_kind {
+    EARL_SYNTH_PINGPONG = 0,
+    EARL_SYNTH_RING,
+    EARL_SYNTH_HALO,
+    EARL_SYNTH_MASTER_WORKER,
+    EARL_SYNTH_COLLECTIVES,
+    EARL_SYNTH_OMP,
+    EARL_SYNTH_HYBRID,
+    EARL_SYNTH_KIND_COUNT
+} earl_synth_kind;
+
+/* "ping-pong", "ring", "halo", "master-worker", "collectives", "omp", "hybrid". */
+const char *earl_synth_kind_name(earl_synth_kind kind);
+/* The kind of a name, or -1. */
+int earl_synth_kind_from_name(const char *name);
+
+/* Progress: called every few hundred thousand events with the work done and
+ * the total (events when a target is set, else iterations).  A non-zero
+ * return stops the run (EARL_ERR_INVALID "interrupted"; nothing is left). */
+typedef int (*earl_synth_progress_fn)(void *user_data, uint64_t done, uint64_t total);
+
+typedef struct earl_synth_options {
+    earl_synth_kind kind;
+    uint32_t ranks;          /* MPI processes (>= 1; >= 2 for message kinds) */
+    uint32_t threads;        /* threads per process (>= 1) */
+    uint64_t iterations;     /* iterations of the kind's main loop (0: see events) */
+    uint64_t events;         /* if non-zero: iterate until at least this many events */
+    uint64_t seed;           /* random seed (imbalance, skews) */
+    int64_t compute;         /* base ticks of a compute phase (>= 0) */
+    uint32_t imbalance;      /* percent: compute phases last compute * (1 + U[0, imbalance%]) */
+    int64_t latency;         /* ticks a message needs from send to receive (>= 0) */
+    uint64_t bytes;          /* message size */
+    uint64_t eager_limit;    /* MPI_Send with bytes <= eager_limit is buffered */
+    int64_t delay;           /* injected delay (ticks, >= 0) added to the compute phase of */
+    int32_t delay_rank;      /*   this rank (-1: none) */
+    int32_t delay_thread;    /*   on this thread (OpenMP loops; 0 = master) */
+    uint32_t delay_every;    /*   every delay_every-th iteration (0 or 1: every one) */
+    int32_t root;            /* root of rooted collectives on MPI_COMM_WORLD */
+    int32_t sub_root;        /* root (local rank) on the split communicators */
+    uint32_t split;          /* collectives: also run on split communicators, color = rank % split */
+    uint32_t px, py;         /* halo: process grid (0: chosen, px * py = ranks) */
+    int64_t hold;            /* OpenMP: ticks a lock / critical section is held */
+    uint32_t lock_rounds;    /* OpenMP: critical sections and lock acquisitions per thread */
+    int32_t wrong_order;     /* ping-pong: receive the two pings in reverse order */
+    int32_t any_source;      /* master-worker: MPI_ANY_SOURCE (1, default) or fixed order (0) */
+    uint64_t resolution;     /* timer ticks per second (0: 1e9) */
+    uint64_t memory_limit;   /* writer chunk memory (0: writer default) */
+    int32_t overwrite;       /* replace an existing archive at DIR */
+    earl_synth_progress_fn progress;
+    void *progress_data;
+} earl_synth_options;
+
+/* Defaults for a kind (every field set; kind-specific choices). */
+void earl_synth_defaults(earl_synth_kind kind, earl_synth_options *o);
+
+/* Check the options without writing anything (EARL_ERR_INVALID and a message
+ * naming the parameter otherwise). */
+earl_status earl_synth_check(const earl_synth_options *o, earl_error *err);
+
+typedef struct earl_synth_result {
+    uint64_t events;          /* events written */
+    uint64_t iterations;      /* iterations simulated */
+    uint64_t duration;        /* last timestamp */
+    uint64_t kind_counts[EARL_KIND_COUNT];
+    double seconds;           /* wall time, close included */
+} earl_synth_result;
+
+/* Simulate, write DIR/traces.otf2 (+ traces.def, traces/) and DIR/expected.json.
+ * The archive is built in DIR.tmp-XXXXXX and appears at DIR only when complete. */
+earl_status earl_synth_run(const earl_synth_options *o, const char *dir,
+                           earl_synth_result *result, earl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* EARL_SYNTH_H */
