@@ -397,9 +397,10 @@ static void ev(sim *s, earl_kind k, uint32_t loc, uint64_t t, const earl_writer_
     count(s, k);
 }
 
+/* A property occurrence: only positive severities count (as instances too). */
 static void add(sim *s, sx_prop p, uint32_t path, uint32_t loc, int64_t sev)
 {
-    if (OK(s) && sx_add(&s->book, p, path, loc, sev) < 0)
+    if (sev > 0 && OK(s) && sx_add(&s->book, p, path, loc, sev) < 0)
         s->st = earl_fail(s->err, EARL_ERR_NOMEM, "synth: out of memory");
 }
 
@@ -1138,6 +1139,7 @@ static void script_master_worker(sim *s)
     op_enter(s, 0, R_MASTER);
     for (uint32_t w = 1; w < s->R; w++)
         op_p2p(s, 0, OP_SEND, (int32_t)w, 1);
+    op_compute(s, 0, 0); /* the master's own share */
     for (uint32_t w = 1; w < s->R; w++)
         op_p2p(s, 0, OP_RECV, s->o.any_source ? ANY_SOURCE : (int32_t)w, 2);
     op_leave(s, 0, R_MASTER);

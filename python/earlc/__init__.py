@@ -12,7 +12,8 @@ from ._core import TraceError
 from .events import KIND_NAMES, KINDS, Event, Events
 from .trace import Trace, Warnings, open  # noqa: A004
 from .writer import TraceWriter
+from .synth import SynthResult, synth
 
 __all__ = ["open", "Trace", "TraceError", "TraceWriter", "Events", "Event", "Warnings",
-           "KIND_NAMES", "KINDS"]
+           "KIND_NAMES", "KINDS", "synth", "SynthResult"]
 __version__ = "0.1.0"

@@ -3,6 +3,9 @@
 Commands:
     info TRACE      summary of a trace: creator, OTF2 version, processes and threads,
                     events per kind, duration, regions by paradigm, warnings
+    synth KIND -o DIR
+                    generate a program's trace with known inefficiencies and its
+                    expected.json (docs/generator.md)
 
 Errors in the input exit with status 2 and one line naming the file and the problem.
 """
@@ -117,6 +120,25 @@ def cmd_info(args) -> int:
     return 0
 
 
+def cmd_synth(args) -> int:
+    from .synth import OPTIONS, synth
+
+    options = {name: getattr(args, name) for name in OPTIONS if getattr(args, name, None) is not None}
+    bar = ProgressBar()
+    try:
+        r = synth(args.kind, args.output, progress=bar, overwrite=args.overwrite, **options)
+    finally:
+        bar.close()
+    exp = r.expected()
+    found = {k: v["total"] for k, v in exp["properties"].items()
+             if v["total"] and k not in ("time", "visits")}
+    print("earlc synth %s: %d events (%d iterations, %d ticks) in %.2f s, %.1f M events/s -> %s"
+          % (r.kind, r.events, r.iterations, r.duration, r.seconds, r.rate / 1e6, r.anchor))
+    print("  expected severities (ticks): %s" % (
+        ", ".join("%s %d" % kv for kv in found.items()) or "none"))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="earlc", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -127,6 +149,21 @@ def build_parser() -> argparse.ArgumentParser:
     info.add_argument("--threads", type=int, default=0,
                       help="reading threads (default: one per core)")
     info.set_defaults(func=cmd_info)
+
+    from .synth import KINDS, OPTIONS
+    syn = sub.add_parser("synth", help="generate a trace with known inefficiencies",
+                         description="Simulate a program and write its trace plus expected.json "
+                                     "(see docs/generator.md).")
+    syn.add_argument("kind", choices=KINDS, help="the program to simulate")
+    syn.add_argument("-o", "--output", required=True, help="archive folder to create")
+    syn.add_argument("--overwrite", action="store_true", help="replace an existing archive")
+    for name, text in OPTIONS.items():
+        flag = "--" + name.replace("_", "-")
+        if name in ("wrong_order", "any_source"):
+            syn.add_argument(flag, type=int, choices=[0, 1], dest=name, help=text)
+        else:
+            syn.add_argument(flag, type=int, dest=name, help=text)
+    syn.set_defaults(func=cmd_synth)
     return p
 
 

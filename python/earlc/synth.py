@@ -1,0 +1,105 @@
+"""The workload generator: `earlc.synth(kind, out_dir, **options)`.
+
+Simulates a program of one of the kinds below in integer ticks (in C, with the
+GIL released), writes its OTF2 trace to `out_dir` and, next to `traces.otf2`,
+`expected.json` with the exact severity of every property of the catalog per
+call path and location, derived from the simulated schedule.  See
+docs/generator.md for the kinds, the options and every rule.
+
+    import earlc
+    r = earlc.synth("ring", "out/ring", ranks=4, iterations=20, delay=500, delay_rank=2)
+    r.events, r.seconds, r.expected()["properties"]["late_sender"]["total"]
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Optional, Union
+
+from . import _core
+
+#: the kinds, in the order of docs/generator.md
+KINDS = tuple(_core.SYNTH_KINDS)
+
+#: every option with its meaning (defaults depend on the kind: docs/generator.md)
+OPTIONS = {
+    "ranks": "MPI processes",
+    "threads": "threads per process (OpenMP)",
+    "iterations": "iterations of the main loop",
+    "events": "if set: iterate until at least this many events (overrides iterations)",
+    "seed": "random seed of the imbalance and the skews",
+    "compute": "base ticks of a compute phase",
+    "imbalance": "percent: a compute phase lasts compute * (1 + U[0, imbalance%])",
+    "latency": "ticks a message needs from its send to its receive",
+    "bytes": "message size in bytes",
+    "eager_limit": "MPI_Send with bytes <= eager_limit is buffered, above it synchronous",
+    "delay": "injected delay in ticks, added to the compute phase of delay_rank",
+    "delay_rank": "rank that is delayed (-1: none)",
+    "delay_thread": "thread of delay_rank whose OpenMP work is delayed",
+    "delay_every": "delay every n-th iteration",
+    "root": "root of rooted collectives on MPI_COMM_WORLD",
+    "sub_root": "root (local rank) of rooted collectives on the split communicators",
+    "split": "collectives: number of split communicators (color = rank % split; 1: none)",
+    "px": "halo: process grid columns", "py": "halo: process grid rows",
+    "hold": "OpenMP: ticks a critical section / lock is held",
+    "lock_rounds": "OpenMP: critical sections and lock acquisitions per thread and region",
+    "wrong_order": "ping-pong: send two pings and receive them in reverse order",
+    "any_source": "master-worker: receive with MPI_ANY_SOURCE (1) or in rank order (0)",
+    "resolution": "timer ticks per second",
+    "memory_limit": "bytes of event chunks the writer keeps in memory",
+}
+
+ProgressFn = Callable[[str, int, int], None]
+
+
+@dataclass
+class SynthResult:
+    path: str                 #: the archive folder
+    kind: str
+    events: int               #: events written
+    iterations: int
+    duration: int             #: last timestamp (ticks)
+    seconds: float            #: wall time of the generation, close included
+    by_kind: Dict[str, int] = field(default_factory=dict)
+
+    @property
+    def anchor(self) -> str:
+        return os.path.join(self.path, "traces.otf2")
+
+    @property
+    def expected_path(self) -> str:
+        return os.path.join(self.path, "expected.json")
+
+    @property
+    def rate(self) -> float:
+        """Events written per second."""
+        return self.events / self.seconds if self.seconds > 0 else float("inf")
+
+    def expected(self) -> Dict[str, Any]:
+        with open(self.expected_path) as f:
+            return json.load(f)
+
+
+def synth(kind: str, out_dir: Union[str, os.PathLike], progress: Optional[ProgressFn] = None,
+          overwrite: bool = False, **options) -> SynthResult:
+    """Generate a trace of `kind` into `out_dir` (see the module doc and docs/generator.md).
+
+    Options are integers (booleans for wrong_order / any_source); None leaves the default.
+    Impossible parameters raise earlc.TraceError before anything is written; a failed write
+    raises it too and leaves nothing at `out_dir`.
+    """
+    opts = {}
+    for name, value in options.items():
+        name = name.replace("-", "_")
+        if name not in OPTIONS:
+            raise _core.TraceError("synth: unknown option '%s' (options: %s)"
+                                   % (name, ", ".join(sorted(OPTIONS))))
+        if value is not None:
+            opts[name] = int(value) if isinstance(value, bool) else value
+    if overwrite:
+        opts["overwrite"] = 1
+    out = os.fspath(out_dir)
+    r = _core.synth(str(kind), out, opts, progress)
+    return SynthResult(path=out, kind=str(kind), events=r["events"], iterations=r["iterations"],
+                       duration=r["duration"], seconds=r["seconds"], by_kind=r["by_kind"])
