@@ -78,7 +78,8 @@ PyMODINIT_FUNC PyInit__core(void)
         goto fail;
     Py_INCREF(earlc_TraceError);
     if (add_names(m) < 0 || earlc_add_column_type(m) < 0 || earlc_add_trace_type(m) < 0 ||
-        earlc_add_writer_type(m) < 0 || earlc_add_states_type(m) < 0)
+        earlc_add_writer_type(m) < 0 || earlc_add_states_type(m) < 0 ||
+        earlc_add_calltree_type(m) < 0)
         goto fail;
     if (earlc_add_synth(m) < 0)
         goto fail;

@@ -1,0 +1,62 @@
+/*
+ * earl_calltree.h - the call tree of a trace and the plain metrics on it.
+ *
+ * A call path (cnode) is a region together with the call path of the region
+ * instance enclosing it, as in Scalasca's CUBE reports.  earl_calltree_build
+ * derives, in one forward pass over the ordered events and the enterptr
+ * pointers of the EARL layer (earl_states.h; passed as a plain array so that
+ * the call tree depends on nothing else of it):
+ *   - the cnodes (parent, region), numbered in order of first entry;
+ *   - the cnode of every event: for an ENTER the call path it opens, for any
+ *     other event the call path of its innermost enclosing region instance
+ *     (-1 outside every region);
+ *   - per (cnode, location): exclusive time in ticks (the time during which
+ *     the cnode is the innermost open call path of the location) and visits
+ *     (ENTERs), exact integers.
+ * Worker threads inherit the master's stack at a fork (enterptr does that),
+ * so their call paths hang below the master's parallel region.
+ */
+#ifndef EARL_CALLTREE_H
+#define EARL_CALLTREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "earl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct earl_calltree earl_calltree;
+
+typedef struct earl_calltree_view {
+    size_t n_cnodes;
+    const int32_t *parent;       /* parent cnode, -1 for a root */
+    const uint32_t *region;      /* region ref */
+    size_t n_events;
+    const int32_t *event_cnode;  /* per event, -1 outside every region */
+    /* plain metrics, one row per (cnode, location) that has any: grouped by
+     * location in ascending order, within a location in order of first use */
+    size_t n_rows;
+    const int32_t *row_cnode;
+    const earl_loc *row_location;
+    const uint64_t *row_time;    /* exclusive ticks */
+    const uint64_t *row_visits;
+} earl_calltree_view;
+
+/* enterptr: one entry per event of trace (earl_states_view.enterptr). */
+earl_status earl_calltree_build(const earl_trace *trace, const earl_eid *enterptr,
+                                earl_calltree **out, earl_error *err);
+void earl_calltree_free(earl_calltree *tree);
+const earl_calltree_view *earl_calltree_get_view(const earl_calltree *tree);
+
+/* The cnode that is the innermost open call path just after event i on its
+ * location (for a LEAVE: the enclosing call path), -1 if none. */
+int32_t earl_calltree_current(const earl_calltree *tree, const earl_trace *trace,
+                              const earl_eid *enterptr, earl_eid i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,104 @@
+/*
+ * calltree.c - _core.CallTree: the call tree of a trace (csrc/calltree.c)
+ * with its columns as zero-copy buffers.  Built from a _core.Trace and the
+ * enterptr array of the EARL layer (any buffer of int64 event ids); the GIL
+ * is released while building.
+ */
+#include "ext.h"
+#include "earl_calltree.h"
+
+typedef struct {
+    PyObject_HEAD
+    earl_calltree *tree;
+    PyObject *trace; /* keeps the trace alive */
+} CallTreeObject;
+
+static void calltree_dealloc(PyObject *self)
+{
+    CallTreeObject *c = (CallTreeObject *)self;
+    earl_calltree_free(c->tree);
+    Py_XDECREF(c->trace);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *calltree_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"trace", "enterptr", NULL};
+    PyObject *trace_obj;
+    Py_buffer enterptr;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oy*", kwlist, &trace_obj, &enterptr))
+        return NULL;
+    earl_trace *trace = earlc_trace_of(trace_obj);
+    if (!trace) {
+        PyBuffer_Release(&enterptr);
+        return NULL;
+    }
+    size_t n = earl_trace_events(trace)->count;
+    if ((size_t)enterptr.len != n * sizeof(earl_eid)) {
+        PyBuffer_Release(&enterptr);
+        return PyErr_Format(PyExc_ValueError, "enterptr must hold %zu int64 event ids", n);
+    }
+    earl_calltree *tree = NULL;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_calltree_build(trace, (const earl_eid *)enterptr.buf, &tree, &err);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&enterptr);
+    if (st != EARL_OK)
+        return earlc_raise(&err);
+    CallTreeObject *c = (CallTreeObject *)type->tp_alloc(type, 0);
+    if (!c) {
+        earl_calltree_free(tree);
+        return NULL;
+    }
+    c->tree = tree;
+    Py_INCREF(trace_obj);
+    c->trace = trace_obj;
+    return (PyObject *)c;
+}
+
+static PyObject *calltree_column(PyObject *self, PyObject *arg)
+{
+    const earl_calltree_view *v = earl_calltree_get_view(((CallTreeObject *)self)->tree);
+    const char *name = PyUnicode_AsUTF8(arg);
+    if (!name)
+        return NULL;
+#define C(nm, ptr, count, fmt)                                                        \
+    if (strcmp(name, nm) == 0)                                                        \
+        return earlc_column_new(self, ptr, count, sizeof(*(ptr)), fmt);
+    C("parent", v->parent, v->n_cnodes, "i")
+    C("region", v->region, v->n_cnodes, "I")
+    C("event_cnode", v->event_cnode, v->n_events, "i")
+    C("row_cnode", v->row_cnode, v->n_rows, "i")
+    C("row_location", v->row_location, v->n_rows, "i")
+    C("row_time", v->row_time, v->n_rows, "Q")
+    C("row_visits", v->row_visits, v->n_rows, "Q")
+#undef C
+    return PyErr_Format(PyExc_KeyError, "no call tree column named %R", arg);
+}
+
+static PyMethodDef calltree_methods[] = {
+    {"column", calltree_column, METH_O, "column(name) -> Column"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject CallTreeType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "earlc._core.CallTree",
+    .tp_basicsize = sizeof(CallTreeObject),
+    .tp_dealloc = calltree_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "CallTree(trace, enterptr): call paths, the call path of every event, and "
+              "exclusive time and visits per (call path, location).",
+    .tp_methods = calltree_methods,
+    .tp_new = calltree_new,
+};
+
+int earlc_add_calltree_type(PyObject *module)
+{
+    if (PyType_Ready(&CallTreeType) < 0)
+        return -1;
+    Py_INCREF(&CallTreeType);
+    return PyModule_AddObject(module, "CallTree", (PyObject *)&CallTreeType);
+}
