@@ -94,19 +94,29 @@ typedef struct earl_states_warnings {
 
 const char *earl_states_warning_code_name(earl_states_warning_code code);
 
-/* The pointer arrays (count entries each, one per event) and the collective
- * instances in CSR form: the member events of instance k are
+/* The pointers.  enterptr is computed by the pass for every event; the
+ * other arrays are dense views (count entries, one per event) built from
+ * the pass's compact per-message, per-lock and per-team records on first
+ * request by earl_states_pointer, so that the pass itself touches little
+ * memory beyond enterptr. */
+typedef enum earl_pointer {
+    EARL_PTR_ENTER = 0,
+    EARL_PTR_LEAVE,
+    EARL_PTR_SEND,
+    EARL_PTR_RECV,
+    EARL_PTR_LOCK,
+    EARL_PTR_FORK,
+    EARL_POINTER_COUNT
+} earl_pointer;
+
+const char *earl_pointer_name(earl_pointer p); /* "enterptr", ... */
+
+/* The collective instances in CSR form: the member events of instance k are
  * coll_members[coll_member_start[k] .. coll_member_start[k + 1]), in the
  * total order.  Instances are numbered in the order of their first member. */
 typedef struct earl_states_view {
-    size_t count;
-    const earl_eid *enterptr;
-    const earl_eid *leaveptr;
-    const earl_eid *sendptr;
-    const earl_eid *recvptr;
-    const earl_eid *lockptr;
-    const earl_eid *forkptr;
-    const int32_t *coll_instance;    /* instance of the event, -1 */
+    size_t count;                    /* events */
+    const earl_eid *enterptr;        /* always there */
 
     size_t n_colls;
     const uint8_t *coll_type;        /* earl_coll_type */
@@ -131,6 +141,19 @@ const earl_states_warnings *earl_states_get_warnings(const earl_states *states);
 /* Heap bytes held by the states (arrays, instances, indexes built so far). */
 size_t earl_states_bytes(const earl_states *states);
 
+/* The dense array of pointer p, one entry per event, built on the first
+ * request (O(n), thread-safe) and kept until earl_states_free; NULL with
+ * err filled when out of memory. */
+const earl_eid *earl_states_pointer(earl_states *states, earl_pointer p, earl_error *err);
+/* The dense collective instance of every event (-1: none), likewise. */
+const int32_t *earl_states_coll_instances(earl_states *states, earl_error *err);
+/* Pointer p of event i (-1 when out of range or out of memory): O(1) from
+ * the compact records for enterptr, sendptr, recvptr and lockptr; leaveptr
+ * and forkptr read their dense arrays (built on first use). */
+earl_eid earl_states_ptr(earl_states *states, earl_pointer p, earl_eid i);
+/* The collective instance of event i, -1 (O(log members)). */
+int32_t earl_states_instance_of(const earl_states *states, earl_eid i);
+
 /* ---- history queries -------------------------------------------------------- */
 
 /* The region stack of location loc just after event i (i = -1: before the
@@ -149,7 +172,8 @@ earl_status earl_states_queue(earl_states *states, earl_eid i, earl_loc src, ear
                               earl_eid *out, size_t cap, size_t *n, earl_error *err);
 
 /* coll(e_i) of section 4.3: when i completes a collective instance, its member
- * events (*members, *n) and the instance id; otherwise -1 and *n = 0.  O(1). */
+ * events (*members, *n) and the instance id; otherwise -1 and *n = 0.
+ * O(log m) for m collective members in the trace. */
 int32_t earl_states_coll(const earl_states *states, earl_eid i, const earl_eid **members,
                          size_t *n);
 

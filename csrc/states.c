@@ -1,9 +1,10 @@
 /*
  * states.c - the EARL layer's handle and its one forward pass.
  *
- * earl_states_build allocates the per-event pointer arrays, then walks the
- * events of the trace once in the total order.  Every event gets the
- * enterptr and forkptr of its location's current state; events that change
+ * earl_states_build allocates enterptr and the compact per-message and
+ * per-sync-record arrays, then walks the events of the trace once in the
+ * total order.  Every event gets the enterptr of its location's current
+ * state; events that change
  * a state are handed to the file owning that concept (states_regions.c,
  * states_messages.c, states_collectives.c, states_threads.c).  After the
  * last event each concept finishes (unmatched messages, incomplete
@@ -72,12 +73,6 @@ static void fill_view(earl_states *s, size_t n)
     earl_states_view *v = &s->view;
     v->count = n;
     v->enterptr = s->enterptr;
-    v->leaveptr = s->leaveptr;
-    v->sendptr = s->sendptr;
-    v->recvptr = s->recvptr;
-    v->lockptr = s->lockptr;
-    v->forkptr = s->forkptr;
-    v->coll_instance = s->coll_instance;
     v->n_colls = s->n_colls;
     v->coll_type = s->coll_type;
     v->coll_comm = s->coll_comm;
@@ -100,14 +95,12 @@ static void run_pass(states_pass *p)
     const size_t n = ev->count;
     const uint8_t *kind = ev->kind;
     const earl_loc *loc = ev->location;
-    earl_eid *enterptr = s->enterptr, *forkptr = s->forkptr, *top = p->top;
-    const earl_eid *cur_fork = p->cur_fork;
+    earl_eid *enterptr = s->enterptr, *top = p->top;
 
     for (size_t u = 0; u < n; u++) {
         const earl_eid i = (earl_eid)u;
         const earl_loc l = loc[u];
         const uint8_t k = kind[u];
-        forkptr[u] = cur_fork[l];
         switch (k) {
         case EARL_ENTER:
             enterptr[u] = top[l];
@@ -140,7 +133,7 @@ static void run_pass(states_pass *p)
         case EARL_THREAD_TEAM_END:
         case EARL_THREAD_ACQUIRE_LOCK:
         case EARL_THREAD_RELEASE_LOCK:
-            threads_event(p, i, l, (earl_kind)k); /* sets enterptr and forkptr itself */
+            threads_event(p, i, l, (earl_kind)k); /* sets enterptr itself */
             break;
         default:
             enterptr[u] = top[l];
@@ -166,7 +159,7 @@ earl_status earl_states_build(const earl_trace *trace, const earl_states_options
         return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory for the states",
                          earl_trace_path(trace));
     s->trace = trace;
-    pthread_mutex_init(&s->queue_lock, NULL);
+    pthread_mutex_init(&s->lazy_lock, NULL);
 
     states_pass p;
     memset(&p, 0, sizeof p);
@@ -175,17 +168,13 @@ earl_status earl_states_build(const earl_trace *trace, const earl_states_options
     p.defs = defs;
     p.opt = options ? options : &defaults;
 
-    s->enterptr = alloc_none(n);
-    s->leaveptr = alloc_none(n);
-    s->sendptr = alloc_none(n);
-    s->recvptr = alloc_none(n);
-    s->lockptr = alloc_none(n);
-    s->forkptr = alloc_none(n);
-    s->coll_instance = earl_alloc_large((n ? n : 1) * sizeof *s->coll_instance);
-    if (s->coll_instance)
-        memset(s->coll_instance, 0xff, (n ? n : 1) * sizeof *s->coll_instance);
-    int failed = !s->enterptr || !s->leaveptr || !s->sendptr || !s->recvptr || !s->lockptr ||
-                 !s->forkptr || !s->coll_instance;
+    /* every entry of enterptr is written by the pass: no fill */
+    s->enterptr = earl_alloc_large((n ? n : 1) * sizeof *s->enterptr);
+    s->dense[EARL_PTR_ENTER] = s->enterptr;
+    s->msg_match = alloc_none(ev->msg.count);
+    s->lock_prev = alloc_none(ev->sync.count);
+    s->sync_fork = alloc_none(ev->sync.count);
+    int failed = !s->enterptr || !s->msg_match || !s->lock_prev || !s->sync_fork;
     if (!failed)
         failed = regions_init(&p) || threads_init(&p) || messages_init(&p) ||
                  collectives_init(&p);
@@ -212,13 +201,14 @@ void earl_states_free(earl_states *s)
 {
     if (!s)
         return;
-    free(s->enterptr);
-    free(s->leaveptr);
-    free(s->sendptr);
-    free(s->recvptr);
-    free(s->lockptr);
-    free(s->forkptr);
+    for (int k = 0; k < EARL_POINTER_COUNT; k++)
+        free(s->dense[k]); /* dense[EARL_PTR_ENTER] is enterptr */
+    free(s->msg_match);
+    free(s->lock_prev);
+    free(s->sync_fork);
     free(s->coll_instance);
+    free(s->member_event);
+    free(s->member_inst);
     free(s->coll_type);
     free(s->coll_comm);
     free(s->coll_fork);
@@ -237,7 +227,7 @@ void earl_states_free(earl_states *s)
     free(s->lock_events);
     messages_index_free(s);
     free(s->warnings.items);
-    pthread_mutex_destroy(&s->queue_lock);
+    pthread_mutex_destroy(&s->lazy_lock);
     free(s);
 }
 
@@ -255,12 +245,16 @@ size_t earl_states_bytes(const earl_states *s)
 {
     const earl_events *ev = earl_trace_events(s->trace);
     size_t n = s->view.count ? s->view.count : 1;
-    size_t bytes = 6 * n * sizeof(earl_eid) + n * sizeof(int32_t);
+    size_t bytes = 0;
+    for (int k = 0; k < EARL_POINTER_COUNT; k++)
+        bytes += s->dense[k] ? n * sizeof(earl_eid) : 0;
+    bytes += s->coll_instance ? n * sizeof(int32_t) : 0;
+    bytes += ev->msg.count * sizeof(earl_eid) + 3 * ev->sync.count * sizeof(earl_eid);
+    bytes += s->cap_members * (sizeof(earl_eid) + sizeof(int32_t));
     size_t c = s->n_colls;
     bytes += c * (sizeof(uint8_t) * 2 + sizeof(uint32_t) * 3 + sizeof(earl_eid) * 2 +
                   sizeof(earl_loc) + sizeof(size_t));
     bytes += (s->n_colls ? s->coll_member_start[s->n_colls] : 0) * sizeof(earl_eid);
-    bytes += ev->sync.count * sizeof(earl_eid);
     bytes += s->n_locks * (sizeof(uint32_t) + 1 + sizeof(uint64_t) + sizeof(size_t));
     bytes += (s->n_locks ? s->lock_start[s->n_locks] : 0) * sizeof(earl_eid);
     if (s->queue_built) {

@@ -15,7 +15,9 @@
  * is complete when it has as many members as its group (the event adding
  * the last one is its completing event); incomplete instances and members
  * that disagree on operation or root are counted warnings.  After the pass
- * the members are sorted into CSR arrays by a counting sort.
+ * the members are sorted into CSR arrays by a counting sort; the members
+ * list itself (in the total order) answers "which instance is event i in"
+ * by binary search.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +38,6 @@ void collectives_free(states_pass *p)
     free(p->group_inst);
     free(p->group_n);
     free(p->group_cap);
-    free(p->member_event);
-    free(p->member_inst);
     states_map_free(&p->coll_counts);
     states_map_free(&p->coll_groups);
 }
@@ -107,16 +107,15 @@ static void add_member(states_pass *p, earl_eid i, earl_loc l, int64_t g, uint64
         while (p->group_n[g] <= k) /* k == group_n: every location passed 0..k-1 */
             p->group_inst[g][p->group_n[g]++] = inst;
     }
-    size_t cm = p->n_members, c1 = p->cap_members;
-    if (EARL_GROW(p->member_event, c1, cm + 1) ||
-        EARL_GROW(p->member_inst, p->cap_members, cm + 1)) {
+    size_t cm = s->n_members, c1 = s->cap_members;
+    if (EARL_GROW(s->member_event, c1, cm + 1) ||
+        EARL_GROW(s->member_inst, s->cap_members, cm + 1)) {
         p->nomem = 1;
         return;
     }
-    p->member_event[cm] = i;
-    p->member_inst[cm] = inst;
-    p->n_members++;
-    s->coll_instance[i] = inst;
+    s->member_event[cm] = i;
+    s->member_inst[cm] = inst;
+    s->n_members++;
     if (type == EARL_COLL_MPI && (s->coll_op[inst] != op || s->coll_root[inst] != root))
         states_warn(&s->warnings, EARL_SW_COLL_MISMATCH, l, i,
                     "collective instance %d on communicator %u: operation or root differs "
@@ -189,7 +188,7 @@ void collectives_finish(states_pass *p)
                         (unsigned)s->coll_expected[c]);
     }
     s->coll_member_start = calloc(nc + 1, sizeof *s->coll_member_start);
-    s->coll_members = malloc((p->n_members + 1) * sizeof *s->coll_members);
+    s->coll_members = malloc((s->n_members + 1) * sizeof *s->coll_members);
     if (!s->coll_member_start || !s->coll_members) {
         p->nomem = 1;
         return;
@@ -199,10 +198,30 @@ void collectives_finish(states_pass *p)
     /* coll_count becomes the fill cursor, then the count again */
     for (size_t c = 0; c < nc; c++)
         s->coll_count[c] = 0;
-    for (size_t m = 0; m < p->n_members; m++) {
-        int32_t c = p->member_inst[m];
-        s->coll_members[s->coll_member_start[c] + s->coll_count[c]++] = p->member_event[m];
+    for (size_t m = 0; m < s->n_members; m++) {
+        int32_t c = s->member_inst[m];
+        s->coll_members[s->coll_member_start[c] + s->coll_count[c]++] = s->member_event[m];
     }
+}
+
+/* The member row of event i in the members list (sorted by event), -1. */
+static int64_t member_row(const earl_states *s, earl_eid i)
+{
+    size_t lo = 0, hi = s->n_members;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->member_event[mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->n_members && s->member_event[lo] == i ? (int64_t)lo : -1;
+}
+
+int32_t earl_states_instance_of(const earl_states *s, earl_eid i)
+{
+    int64_t m = member_row(s, i);
+    return m < 0 ? -1 : s->member_inst[m];
 }
 
 int32_t earl_states_coll(const earl_states *s, earl_eid i, const earl_eid **members, size_t *n)
@@ -210,9 +229,7 @@ int32_t earl_states_coll(const earl_states *s, earl_eid i, const earl_eid **memb
     *n = 0;
     if (members)
         *members = NULL;
-    if (i < 0 || (size_t)i >= s->view.count)
-        return -1;
-    int32_t c = s->coll_instance[i];
+    int32_t c = earl_states_instance_of(s, i);
     if (c < 0 || s->coll_complete[c] != i)
         return -1;
     if (members)

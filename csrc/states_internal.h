@@ -9,6 +9,7 @@
  *   states_threads.c      forks, teams, inherited stacks, forkptr, locks
  *   states_messages.c     message queues, sendptr/recvptr, queue queries
  *   states_collectives.c  MPI collective and OpenMP barrier instances
+ *   states_views.c        the dense per-event arrays, built on request
  *
  * Not part of the public API.
  */
@@ -56,8 +57,20 @@ struct earl_states {
     earl_states_warnings warnings_view;
     states_warning_list warnings;
 
-    earl_eid *enterptr, *leaveptr, *sendptr, *recvptr, *lockptr, *forkptr;
+    earl_eid *enterptr;         /* computed by the pass for every event */
+    earl_eid *msg_match;        /* per msg row: the matched receive or send, -1 */
+    earl_eid *lock_prev;        /* per sync row: lockptr of a lock event */
+    earl_eid *sync_fork;        /* per sync row: the fork a TEAM_BEGIN joins */
+
+    /* dense arrays built on request (states_views.c), under lazy_lock */
+    pthread_mutex_t lazy_lock;
+    earl_eid *dense[EARL_POINTER_COUNT]; /* dense[EARL_PTR_ENTER] is enterptr */
     int32_t *coll_instance;
+
+    /* collective members in the total order, with their instance */
+    earl_eid *member_event;
+    int32_t *member_inst;
+    size_t n_members, cap_members;
 
     /* collective instances (states_collectives.c) */
     size_t n_colls, cap_colls;
@@ -84,8 +97,8 @@ struct earl_states {
     size_t *lock_start;         /* n_locks + 1 */
     earl_eid *lock_events;
 
-    /* message queue index (states_messages.c), built on the first query */
-    pthread_mutex_t queue_lock;
+    /* message queue index (states_messages.c), built on the first query
+     * under lazy_lock */
     int queue_built;
     states_map queue_pairs;     /* (src, dst) -> pair index */
     size_t *queue_start;        /* pairs + 1: sends of a pair in queue_sends */
@@ -134,10 +147,6 @@ typedef struct states_pass {
     int32_t **group_inst;       /* per group: instance ids by sequence number */
     size_t *group_n, *group_cap;
     size_t n_groups, cap_groups;
-    earl_eid *member_event;     /* members in order, with their instance */
-    int32_t *member_inst;
-    size_t n_members, cap_members;
-
     int nomem;
 } states_pass;
 

@@ -90,10 +90,11 @@ static int32_t pop(states_pass *p, int64_t ch)
     return row;
 }
 
-static void link_pair(states_pass *p, earl_eid send, earl_eid recv)
+static void link_pair(states_pass *p, int32_t send_row, int32_t recv_row)
 {
-    p->s->sendptr[recv] = send;
-    p->s->recvptr[send] = recv;
+    const earl_msg_table *m = &p->ev->msg;
+    p->s->msg_match[send_row] = m->event[recv_row];
+    p->s->msg_match[recv_row] = m->event[send_row];
 }
 
 void messages_send(states_pass *p, earl_eid i, earl_loc l)
@@ -113,8 +114,9 @@ void messages_send(states_pass *p, earl_eid i, earl_loc l)
     if (ch < 0)
         return;
     if (p->ch_head[ch] >= 0 && p->ch_recvs[ch]) {
-        earl_eid recv = m->event[pop(p, ch)];
-        link_pair(p, i, recv);
+        int32_t recv_row = pop(p, ch);
+        earl_eid recv = m->event[recv_row];
+        link_pair(p, row, recv_row);
         states_warn(&p->s->warnings, EARL_SW_RECV_BEFORE_SEND, p->ev->location[recv], recv,
                     "receive ordered before its send (event %lld)", (long long)i);
     } else {
@@ -139,7 +141,7 @@ void messages_recv(states_pass *p, earl_eid i, earl_loc l)
     if (ch < 0)
         return;
     if (p->ch_head[ch] >= 0 && !p->ch_recvs[ch])
-        link_pair(p, m->event[pop(p, ch)], i);
+        link_pair(p, pop(p, ch), row);
     else
         push(p, ch, row, 1);
 }
@@ -235,17 +237,17 @@ static int build_index(earl_states *s)
             continue;
         uint64_t key = (uint64_t)(uint32_t)ev->location[e] << 32 | (uint32_t)m->peer[r];
         int64_t q = *states_map_find(&s->queue_pairs, key, 0);
-        s->queue_sends[s->queue_start[q] + count[q]++] = e;
+        size_t pos = count[q]++, half = tree_size(s->queue_start[q + 1] - s->queue_start[q]) / 2;
+        s->queue_sends[s->queue_start[q] + pos] = e;
+        earl_eid rv = s->msg_match[r];
+        s->queue_tree[s->tree_start[q] + half + pos] = rv < 0 ? INT64_MAX : rv;
     }
     /* the trees: leaves are receive ids (INT64_MAX: never received) */
     for (size_t q = 0; q < n_pairs; q++) {
         size_t mq = count[q], half = tree_size(mq) / 2;
         earl_eid *t = s->queue_tree + s->tree_start[q];
-        const earl_eid *sends = s->queue_sends + s->queue_start[q];
-        for (size_t j = 0; j < half; j++) {
-            earl_eid r = j < mq ? s->recvptr[sends[j]] : EARL_NONE;
-            t[half + j] = j < mq && r < 0 ? INT64_MAX : r;
-        }
+        for (size_t j = mq; j < half; j++)
+            t[half + j] = EARL_NONE; /* padding */
         for (size_t j = half - 1; j >= 1 && half; j--)
             t[j] = t[2 * j] > t[2 * j + 1] ? t[2 * j] : t[2 * j + 1];
     }
@@ -285,9 +287,9 @@ earl_status earl_states_queue(earl_states *s, earl_eid i, earl_loc src, earl_loc
                               earl_eid *out, size_t cap, size_t *n, earl_error *err)
 {
     *n = 0;
-    pthread_mutex_lock(&s->queue_lock);
+    pthread_mutex_lock(&s->lazy_lock);
     int ok = s->queue_built || build_index(s) == 0;
-    pthread_mutex_unlock(&s->queue_lock);
+    pthread_mutex_unlock(&s->lazy_lock);
     if (!ok)
         return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory indexing the message queues",
                          earl_trace_path(s->trace));

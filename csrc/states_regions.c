@@ -60,8 +60,7 @@ void regions_leave(states_pass *p, earl_eid i, earl_loc l)
                     (unsigned)p->ev->region[i], (int)l);
         return;
     }
-    s->enterptr[i] = x;
-    s->leaveptr[x] = i;
+    s->enterptr[i] = x; /* leaveptr[x] = i follows from it (states_views.c) */
     p->top[l] = s->enterptr[x];
     if (EARL_UNLIKELY(p->cur_fork[l] >= 0) && !p->opt->no_omp_barriers &&
         regions_is_omp_barrier(p->defs, p->ev->region[i]))

@@ -128,7 +128,7 @@ static void team_begin(states_pass *p, earl_eid i, earl_loc l, int32_t row)
     p->cur_fork[l] = f;
     p->barrier_count[l] = 0;
     s->enterptr[i] = p->top[l];
-    s->forkptr[i] = f;
+    s->sync_fork[row] = f;
     s->sync_top[row] = p->top[l];
 }
 
@@ -137,7 +137,6 @@ static void team_end(states_pass *p, earl_eid i, earl_loc l, int32_t row)
     earl_states *s = p->s;
     int64_t r = p->team_row[l];
     s->enterptr[i] = p->top[l];
-    s->forkptr[i] = p->cur_fork[l];
     if (r < 0) {
         states_warn(&s->warnings, EARL_SW_TEAM_END_UNMATCHED, l, i,
                     "THREAD_TEAM_END of team %u on a location in no team",
@@ -182,7 +181,7 @@ static void lock_event(states_pass *p, earl_eid i, earl_loc l, int32_t row, int 
     }
     int64_t k = *slot;
     p->lock_of_row[row] = (int32_t)k;
-    s->lockptr[i] = p->lock_last[k];
+    s->lock_prev[row] = p->lock_last[k];
     p->lock_last[k] = i;
     if (acquire) {
         p->lock_holder[k] = l;

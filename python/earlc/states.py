@@ -106,9 +106,7 @@ class States:
         self._trace = trace
         self._core = _core.States(trace._core, omp_barriers=omp_barriers)
         c = self._core
-        for name in POINTERS:
-            setattr(self, name, column(c, name, "q"))
-        self.coll_instance = column(c, "coll_instance", "i")
+        self._dense: Dict[str, np.ndarray] = {}
         self.coll_type = column(c, "coll.type", "B")
         self.coll_comm = column(c, "coll.comm", "I")
         self.coll_fork = column(c, "coll.fork", "q")
@@ -122,6 +120,21 @@ class States:
 
     def __len__(self) -> int:
         return len(self._core)
+
+    def _array(self, name: str, fmt: str) -> np.ndarray:
+        if name not in self._dense:
+            self._dense[name] = column(self._core, name, fmt)
+        return self._dense[name]
+
+    # enterptr comes from the pass; the others are built in C on first access
+    enterptr = property(lambda self: self._array("enterptr", "q"), doc="ENTER of the enclosing region instance")
+    leaveptr = property(lambda self: self._array("leaveptr", "q"), doc="LEAVE of an ENTER")
+    sendptr = property(lambda self: self._array("sendptr", "q"), doc="send of a receive")
+    recvptr = property(lambda self: self._array("recvptr", "q"), doc="receive of a send")
+    lockptr = property(lambda self: self._array("lockptr", "q"), doc="previous event on the same lock")
+    forkptr = property(lambda self: self._array("forkptr", "q"), doc="fork of the event's team")
+    coll_instance = property(lambda self: self._array("coll_instance", "i"),
+                             doc="collective instance of a member event")
 
     @property
     def n_collectives(self) -> int:
@@ -148,7 +161,7 @@ class States:
 
     def instance_of(self, i: int) -> Optional[Collective]:
         """The collective instance event i belongs to (any member), or None."""
-        k = int(self.coll_instance[i])
+        k = int(self._core.instance_of(int(i)))
         return self.collective(k) if k >= 0 else None
 
     # -- history queries ----------------------------------------------------------
@@ -172,7 +185,7 @@ class States:
 
     def pointer(self, name: str, i: int):
         """Pointer `name` of event i as an Event, None for none."""
-        j = int(getattr(self, name)[i])
+        j = self._core.pointer(name, int(i))
         return self._trace.event(j) if j >= 0 else None
 
     def to_dataframe(self):

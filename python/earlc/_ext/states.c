@@ -73,13 +73,28 @@ static PyObject *states_column(PyObject *self, PyObject *arg)
 #define C(nm, ptr, count, fmt)                                                        \
     if (strcmp(name, nm) == 0)                                                        \
         return earlc_column_new(self, (ptr), (count), sizeof(*(ptr)), fmt);
-    C("enterptr", v->enterptr, v->count, "q")
-    C("leaveptr", v->leaveptr, v->count, "q")
-    C("sendptr", v->sendptr, v->count, "q")
-    C("recvptr", v->recvptr, v->count, "q")
-    C("lockptr", v->lockptr, v->count, "q")
-    C("forkptr", v->forkptr, v->count, "q")
-    C("coll_instance", v->coll_instance, v->count, "i")
+    for (int p = 0; p < EARL_POINTER_COUNT; p++) {
+        if (strcmp(name, earl_pointer_name((earl_pointer)p)) == 0) {
+            earl_error err;
+            const earl_eid *a;
+            Py_BEGIN_ALLOW_THREADS
+            a = earl_states_pointer(s->states, (earl_pointer)p, &err);
+            Py_END_ALLOW_THREADS
+            if (!a)
+                return earlc_raise(&err);
+            return earlc_column_new(self, a, v->count, sizeof *a, "q");
+        }
+    }
+    if (strcmp(name, "coll_instance") == 0) {
+        earl_error err;
+        const int32_t *a;
+        Py_BEGIN_ALLOW_THREADS
+        a = earl_states_coll_instances(s->states, &err);
+        Py_END_ALLOW_THREADS
+        if (!a)
+            return earlc_raise(&err);
+        return earlc_column_new(self, a, v->count, sizeof *a, "i");
+    }
     C("coll.type", v->coll_type, nc, "B")
     C("coll.comm", v->coll_comm, nc, "I")
     C("coll.fork", v->coll_fork, nc, "q")
@@ -91,6 +106,27 @@ static PyObject *states_column(PyObject *self, PyObject *arg)
     C("coll.members", v->coll_members, v->coll_member_start ? v->coll_member_start[nc] : 0, "q")
 #undef C
     return PyErr_Format(PyExc_KeyError, "no states column named %R", arg);
+}
+
+static PyObject *states_pointer(PyObject *self, PyObject *args)
+{
+    const char *name;
+    long long i;
+    if (!PyArg_ParseTuple(args, "sL", &name, &i))
+        return NULL;
+    for (int p = 0; p < EARL_POINTER_COUNT; p++)
+        if (strcmp(name, earl_pointer_name((earl_pointer)p)) == 0)
+            return PyLong_FromLongLong(
+                earl_states_ptr(((StatesObject *)self)->states, (earl_pointer)p, i));
+    return PyErr_Format(PyExc_KeyError, "no pointer named %s", name);
+}
+
+static PyObject *states_instance_of(PyObject *self, PyObject *arg)
+{
+    long long i = PyLong_AsLongLong(arg);
+    if (i == -1 && PyErr_Occurred())
+        return NULL;
+    return PyLong_FromLong(earl_states_instance_of(((StatesObject *)self)->states, i));
 }
 
 static PyObject *states_warnings(PyObject *self, PyObject *noargs)
@@ -241,7 +277,10 @@ static Py_ssize_t states_length(PyObject *self)
 }
 
 static PyMethodDef states_methods[] = {
-    {"column", states_column, METH_O, "column(name) -> Column: zero-copy buffer of one array"},
+    {"column", states_column, METH_O,
+     "column(name) -> Column: zero-copy buffer of one array (pointer arrays built on first use)"},
+    {"pointer", states_pointer, METH_VARARGS, "pointer(name, i) -> event id or -1"},
+    {"instance_of", states_instance_of, METH_O, "instance_of(i) -> collective instance or -1"},
     {"warnings", states_warnings, METH_NOARGS, "counted warnings of the states pass"},
     {"stack", states_stack, METH_VARARGS, "stack(i, loc) -> ENTER ids, outermost first"},
     {"queue", states_queue, METH_VARARGS, "queue(i, src, dst) -> send ids in transfer"},
