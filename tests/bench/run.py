@@ -22,6 +22,7 @@ REPEATS = os.environ.get("EARLC_BENCH_REPEATS", "3")
 TARGET_OPEN1 = 1.3
 TARGET_OPENN = 1.0
 TARGET_CORE_BYTES = 32
+TARGET_STATES = 1.3  # issue 4: open + states pass <= 1.3 x open
 
 
 def main() -> int:
@@ -55,7 +56,28 @@ def main() -> int:
     print("  event store total   %6.1f bytes/event (core + side tables)" % (m["store_bytes"] / n))
     print("  resident growth     %6.1f bytes/event during open (peak, incl. read buffers)"
           % (m["rss_growth_bytes"] / n))
+    states_section(trace)
     return 0
+
+
+def states_section(trace) -> None:
+    """The EARL states pass (issue 4) against opening the same trace."""
+    out = subprocess.run([str(BUILD / "bench" / "states_bench"), str(trace), REPEATS],
+                         check=True, capture_output=True, text=True).stdout
+    m = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+    n = m["events"]
+    ratio = (m["open_seconds"] + m["states_seconds"]) / m["open_seconds"]
+    print("earlc states benchmark (EARL pointers and states, one forward pass)")
+    print("  %-30s %10s %18s" % ("earlc open, all cores", "%.3f s" % m["open_seconds"],
+                                 "%.1f M events/s" % (n / m["open_seconds"] / 1e6)))
+    print("  %-30s %10s %18s   open+states ratio %.2f (target <= %.1f)"
+          % ("states pass", "%.3f s" % m["states_seconds"],
+             "%.1f M events/s" % (n / m["states_seconds"] / 1e6), ratio, TARGET_STATES))
+    print("  %-30s %10s   (on request, not in the pass)"
+          % ("all dense pointer arrays", "%.3f s" % m["dense_seconds"]))
+    print("  %-30s %10s   (first queue query)" % ("queue index", "%.3f s" % m["queue_index_seconds"]))
+    print("  states after the pass %6.1f bytes/event; with every dense array and the queue index %6.1f"
+          % (m["pass_bytes"] / n, m["states_bytes"] / n))
 
 
 if __name__ == "__main__":
