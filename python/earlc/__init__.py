@@ -13,7 +13,9 @@ from .events import KIND_NAMES, KINDS, Event, Events
 from .trace import Trace, Warnings, open  # noqa: A004
 from .writer import TraceWriter
 from .synth import SynthResult, synth
+from .analysis import Instances, Property, Report, analyze
 
 __all__ = ["open", "Trace", "TraceError", "TraceWriter", "Events", "Event", "Warnings",
-           "KIND_NAMES", "KINDS", "synth", "SynthResult"]
+           "KIND_NAMES", "KINDS", "synth", "SynthResult", "analyze", "Report", "Property",
+           "Instances"]
 __version__ = "0.1.0"

@@ -1,0 +1,136 @@
+"""The plain metrics: time split by paradigm and region class, visits, and
+message counts and sizes.  Their values come from the call tree (exclusive time
+per call path and location) and the message table, not from compound events."""
+import numpy as np
+
+from earlc.analysis import Property
+
+MPI_CLASSES = ("mpi_init_finalize", "mpi_barrier", "mpi_collective", "mpi_p2p", "mpi_other")
+OMP_SYNC_CLASSES = ("omp_barrier_explicit", "omp_barrier_implicit", "omp_critical", "omp_lock")
+OMP_CLASSES = ("omp_parallel", "omp_other") + OMP_SYNC_CLASSES
+
+
+class Time(Property):
+    name, title, parent, region_class = "time", "Time", None, "*"
+    description = "Time spent in the program's regions, summed over all locations."
+    diagnosis = "The reference for every percentage in this report."
+
+
+class Mpi(Property):
+    name, title, parent, region_class = "mpi", "MPI", "time", MPI_CLASSES
+    description = "Time spent in MPI calls."
+    diagnosis = "A large share of MPI time points to communication or synchronisation costs; see its children."
+
+
+class MpiInitFinalize(Property):
+    name, title, parent, region_class = "mpi_init_finalize", "Init/Finalize", "mpi", ("mpi_init_finalize",)
+    description = "Time in MPI_Init, MPI_Init_thread, MPI_Finalize and their queries."
+    diagnosis = "Usually fixed start-up and shut-down cost; waiting in MPI_Finalize is shown below."
+
+
+class MpiSynchronization(Property):
+    name, title, parent, region_class = "mpi_synchronization", "Synchronization", "mpi", ("mpi_barrier",)
+    description = "Time in MPI_Barrier."
+    diagnosis = "Barriers wait for the slowest process: look at Wait at Barrier."
+
+
+class MpiCommunication(Property):
+    name, title, parent = "mpi_communication", "Communication", "mpi"
+    region_class = ("mpi_p2p", "mpi_collective")
+    description = "Time in MPI point-to-point and collective communication calls."
+    diagnosis = "See point-to-point and collective below."
+
+
+class MpiPointToPoint(Property):
+    name, title, parent, region_class = "mpi_point2point", "Point-to-point", "mpi_communication", ("mpi_p2p",)
+    description = "Time in MPI point-to-point calls (send, receive, wait, test, probe)."
+    diagnosis = "Waiting states in point-to-point communication are itemised below."
+
+
+class MpiCollective(Property):
+    name, title, parent, region_class = "mpi_collective", "Collective", "mpi_communication", ("mpi_collective",)
+    description = "Time in MPI collective operations other than MPI_Barrier."
+    diagnosis = "Waiting states of collective operations are itemised below."
+
+
+class OpenMP(Property):
+    name, title, parent, region_class = "omp", "OpenMP", "time", OMP_CLASSES
+    description = "Time in OpenMP constructs (parallel regions, barriers, critical sections, locks)."
+    diagnosis = "See synchronisation below."
+
+
+class OmpSynchronization(Property):
+    name, title, parent, region_class = "omp_synchronization", "Synchronization", "omp", OMP_SYNC_CLASSES
+    description = "Time in OpenMP barriers, critical sections and lock calls."
+    diagnosis = "Threads waiting for each other: itemised below."
+
+
+class OmpBarrier(Property):
+    name, title, parent = "omp_barrier", "Barrier", "omp_synchronization"
+    region_class = ("omp_barrier_explicit", "omp_barrier_implicit")
+    description = "Time in explicit and implicit OpenMP barriers."
+    diagnosis = "Load imbalance inside parallel regions shows up here."
+
+
+class OmpLocking(Property):
+    name, title, parent = "omp_locking", "Critical and locks", "omp_synchronization"
+    region_class = ("omp_critical", "omp_lock")
+    description = "Time in OpenMP critical sections and lock API calls."
+    diagnosis = "Contention for a lock is itemised below."
+
+
+class Visits(Property):
+    name, title, unit = "visits", "Visits", "occ"
+    description = "Number of times each call path was entered."
+    diagnosis = "Many short visits of an MPI call suggest aggregating messages."
+
+    def totals(self, ctx):
+        ct = ctx.calltree
+        return ct.row_cnode, ct.row_location, ct.row_visits.astype(np.int64)
+
+
+def _sends(ctx):
+    ev = ctx.events
+    m = ev.messages
+    kinds = ev.kind[m.event]
+    sends = (kinds == ctx.kinds["MPI_SEND"]) | (kinds == ctx.kinds["MPI_ISEND"])
+    recvs = (kinds == ctx.kinds["MPI_RECV"]) | (kinds == ctx.kinds["MPI_IRECV"])
+    return m, sends, recvs
+
+
+class MessagesSent(Property):
+    name, title, unit = "messages_sent", "Messages sent", "occ"
+    description = "Point-to-point messages sent (MPI_SEND and MPI_ISEND records)."
+    diagnosis = "Compare with bytes sent: many small messages cost latency."
+
+    def totals(self, ctx):
+        m, sends, _ = _sends(ctx)
+        e = m.event[sends]
+        return ctx.cnode[e], ctx.events.location[e], np.ones(len(e), dtype=np.int64)
+
+
+class BytesSent(Property):
+    name, title, unit = "bytes_sent", "Bytes sent", "bytes"
+    description = "Bytes sent in point-to-point messages."
+    diagnosis = "The communication volume per call path and process."
+
+    def totals(self, ctx):
+        m, sends, _ = _sends(ctx)
+        e = m.event[sends]
+        return ctx.cnode[e], ctx.events.location[e], m.bytes[sends].astype(np.int64)
+
+
+class BytesReceived(Property):
+    name, title, unit = "bytes_received", "Bytes received", "bytes"
+    description = "Bytes received in point-to-point messages."
+    diagnosis = "The communication volume per call path and process."
+
+    def totals(self, ctx):
+        m, _, recvs = _sends(ctx)
+        e = m.event[recvs]
+        return ctx.cnode[e], ctx.events.location[e], m.bytes[recvs].astype(np.int64)
+
+
+PROPERTIES = (Time, Mpi, MpiInitFinalize, MpiSynchronization, MpiCommunication, MpiPointToPoint,
+              MpiCollective, OpenMP, OmpSynchronization, OmpBarrier, OmpLocking, Visits,
+              MessagesSent, BytesSent, BytesReceived)

@@ -1,0 +1,190 @@
+"""MPI collective properties (paper section 6.4, Scalasca's catalog).
+
+mpi_collectives (a compound event, no metric) lists every member of every
+complete MPI collective instance found by the EARL layer (coll(e) of section
+4.3): the collective call's ENTER, its enter and leave times, the operation and
+the root.  The waiting-time properties subscribe to it and compare each member
+with the others of its instance.
+"""
+import numpy as np
+
+from earlc.analysis import Instances, Property
+from earlc.analysis import regions as rc
+
+from .groups import exclusive_running_max, group_max, group_min
+
+COLL_MPI = 0
+
+
+class MpiCollectives(Property):
+    name, title, metric, unit = "mpi_collectives", "MPI collective instances", False, "occ"
+    description = "Every member of every complete MPI collective instance."
+
+    def detect(self, ctx, subscribed):
+        st = ctx.states
+        start = st.coll_member_start.astype(np.int64)
+        counts = np.diff(start)
+        inst = np.repeat(np.arange(len(counts)), counts)
+        members = st.coll_members.astype(np.int64)
+        keep = (st.coll_type[inst] == COLL_MPI) & (st.coll_complete[inst] >= 0)
+        inst, end = inst[keep], members[keep]
+        call = ctx.enter_of(end)
+        ok = call >= 0
+        inst, end, call = inst[ok], end[ok], call[ok]
+        leave = ctx.leave_of(call)
+        ok = leave >= 0
+        inst, end, call, leave = inst[ok], end[ok], call[ok], leave[ok]
+        order = np.lexsort((end, inst))
+        inst, end, call, leave = inst[order], end[order], call[order], leave[order]
+        loc = ctx.events.location[end].astype(np.int64)
+        # rank of each member in its communicator (for scans)
+        comm_rank = np.full(len(end), -1, dtype=np.int64)
+        comms = ctx.trace.communicators
+        coll_comm = st.coll_comm[inst]
+        for c in np.unique(coll_comm):
+            cm = comms.get(int(c))
+            if cm is None or cm.is_self:
+                continue
+            rank_of = {l: r for r, l in enumerate(cm.locations)}
+            sel = coll_comm == c
+            comm_rank[sel] = [rank_of.get(int(l), -1) for l in loc[sel]]
+        return Instances(call, np.zeros(len(call), np.int64), {
+            "instance": inst, "end": end, "enter_time": ctx.time_of(call),
+            "leave_time": ctx.time_of(leave), "op": st.coll_op[inst].astype(np.int64),
+            "root": st.coll_root[inst].astype(np.int64), "location": loc, "rank": comm_rank})
+
+
+class _CollectiveWait(Property):
+    subscribes = "mpi_collectives"
+    ops = ()
+
+    def members(self, coll):
+        return coll.select(np.isin(coll["op"], self.ops))
+
+    def waits(self, m):
+        raise NotImplementedError
+
+    def detect(self, ctx, coll):
+        m = self.members(coll)
+        wait = self.waits(m)
+        keep = wait > 0
+        sel = m.select(keep)
+        return Instances(sel.where, wait[keep], dict(sel.columns))
+
+
+def _wait_for_last(m):
+    return group_max(m["instance"], m["enter_time"]) - m["enter_time"]
+
+
+def _completion(m):
+    return m["leave_time"] - group_min(m["instance"], m["leave_time"])
+
+
+class WaitAtBarrier(_CollectiveWait):
+    name, title, parent = "wait_at_barrier", "Wait at Barrier", "mpi_synchronization"
+    ops = (rc.OP_BARRIER,)
+    description = "In an MPI_Barrier instance: max(enter of the members) - own enter."
+    diagnosis = "Processes reach the barrier at different times: balance the work before it."
+
+    def waits(self, m):
+        return _wait_for_last(m)
+
+
+class BarrierCompletion(_CollectiveWait):
+    name, title, parent = "barrier_completion", "Barrier Completion", "mpi_synchronization"
+    ops = (rc.OP_BARRIER,)
+    description = "In an MPI_Barrier instance: own leave - min(leave of the members)."
+    diagnosis = "Time to leave the barrier after the first process could: the barrier's own cost."
+
+    def waits(self, m):
+        return _completion(m)
+
+
+class WaitAtNxN(_CollectiveWait):
+    name, title, parent = "wait_at_nxn", "Wait at N x N", "mpi_collective"
+    ops = rc.OPS_NXN
+    description = ("In an all-to-all operation (Allreduce, Allgather[v], Alltoall[v,w], "
+                   "Reduce_scatter[_block]): max(enter of the members) - own enter.")
+    diagnosis = "Nobody leaves an N x N operation before the last member entered: balance the work before it."
+
+    def waits(self, m):
+        return _wait_for_last(m)
+
+
+class NxNCompletion(_CollectiveWait):
+    name, title, parent = "nxn_completion", "N x N Completion", "mpi_collective"
+    ops = rc.OPS_NXN
+    description = "In an all-to-all operation: own leave - min(leave of the members)."
+    diagnosis = "The time to complete the operation once the first member could leave."
+
+    def waits(self, m):
+        return _completion(m)
+
+
+class LateBroadcast(_CollectiveWait):
+    name, title, parent = "late_broadcast", "Late Broadcast", "mpi_collective"
+    ops = rc.OPS_ONE_TO_ALL
+    description = ("In a one-to-all operation (Bcast, Scatter, Scatterv): a member other than the "
+                   "root waits enter(root) - own enter.")
+    diagnosis = "The root arrives late: the others wait for its data."
+
+    def waits(self, m):
+        is_root = m["location"] == m["root"]
+        root_enter = np.where(is_root, m["enter_time"], np.iinfo(np.int64).min)
+        root_enter = group_max(m["instance"], root_enter)
+        return np.where(~is_root & (m["root"] >= 0), root_enter - m["enter_time"], 0)
+
+
+class EarlyReduce(_CollectiveWait):
+    name, title, parent = "early_reduce", "Early Reduce", "mpi_collective"
+    ops = rc.OPS_ALL_TO_ONE
+    description = ("In an all-to-one operation (Reduce, Gather, Gatherv): the root waits "
+                   "max(enter of the other members) - own enter. (Scalasca uses the first "
+                   "sender's enter instead; earlc follows DESIGN.md and waits for the last.)")
+    diagnosis = "The root arrives before the data it collects: it could compute meanwhile."
+
+    def waits(self, m):
+        is_root = m["location"] == m["root"]
+        others = np.where(is_root, np.iinfo(np.int64).min, m["enter_time"])
+        last_other = group_max(m["instance"], others)
+        return np.where(is_root, last_other - m["enter_time"], 0)
+
+
+class EarlyScan(_CollectiveWait):
+    name, title, parent = "early_scan", "Early Scan", "mpi_collective"
+    ops = rc.OPS_SCAN
+    description = ("In MPI_Scan / MPI_Exscan: the member of rank n waits max(enter of ranks "
+                   "0..n-1) - own enter.")
+    diagnosis = "Higher ranks wait for lower ones in a prefix operation."
+
+    def waits(self, m):
+        order = np.lexsort((m["rank"], m["instance"]))
+        t = m["enter_time"][order]
+        floor = int(t.min()) if len(t) else 0
+        before = exclusive_running_max(m["instance"][order], t, floor - 1)
+        wait = np.zeros(len(t), dtype=np.int64)
+        has = before >= floor
+        wait[has] = before[has] - t[has]
+        out = np.zeros(len(t), dtype=np.int64)
+        out[order] = wait
+        return out
+
+
+class WaitAtFinalize(Property):
+    name, title, parent = "wait_at_finalize", "Wait at Finalize", "mpi_init_finalize"
+    description = "In MPI_Finalize: max(enter of all processes) - own enter."
+    diagnosis = "Processes finish at different times; the early ones wait in MPI_Finalize."
+
+    def detect(self, ctx, subscribed):
+        enters = ctx.events_of_kind("ENTER")
+        fin = enters[ctx.is_region(enters, ctx.finalize_region)]
+        if len(fin) == 0:
+            return Instances.empty()
+        t = ctx.time_of(fin)
+        wait = t.max() - t
+        keep = wait > 0
+        return Instances(fin[keep], wait[keep])
+
+
+PROPERTIES = (MpiCollectives, WaitAtFinalize, WaitAtBarrier, BarrierCompletion, WaitAtNxN,
+              NxNCompletion, LateBroadcast, EarlyReduce, EarlyScan)

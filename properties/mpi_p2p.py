@@ -1,0 +1,161 @@
+"""MPI point-to-point properties (paper section 6.1 to 6.3, Scalasca's catalog).
+
+p2p_messages (a compound event, no metric) matches every receive with its send
+through the EARL layer's sendptr and finds the calls around them (enterptr).
+Late Sender, Late Receiver and Messages in Wrong Order subscribe to it; the two
+wrong-order refinements of Late Sender subscribe to Late Sender.
+"""
+import numpy as np
+
+from earlc.analysis import Instances, Property
+
+from .groups import first_of_groups
+
+
+class P2PMessages(Property):
+    name, title, metric, unit = "p2p_messages", "Point-to-point messages", False, "occ"
+    description = ("Every received message with its send: the receive event (MPI_RECV, or the "
+                   "MPI_IRECV completing a request), the send (MPI_SEND, MPI_ISEND), and the "
+                   "ENTERs of the calls around them.")
+
+    def detect(self, ctx, subscribed):
+        recv = ctx.events_of_kind("MPI_RECV", "MPI_IRECV")
+        send = ctx.states.sendptr[recv]
+        ok = send >= 0
+        recv, send = recv[ok], send[ok]
+        recv_call, send_call = ctx.enter_of(recv), ctx.enter_of(send)
+        ok = (recv_call >= 0) & (send_call >= 0)
+        recv, send, recv_call, send_call = recv[ok], send[ok], recv_call[ok], send_call[ok]
+        return Instances(recv, np.zeros(len(recv), np.int64),
+                         {"recv": recv, "send": send, "recv_call": recv_call,
+                          "send_call": send_call})
+
+
+class LateSender(Property):
+    name, title, parent, subscribes = "late_sender", "Late Sender", "mpi_point2point", "p2p_messages"
+    description = ("A blocking receive (MPI_Recv, or MPI_Wait/Waitall/Waitany/Waitsome completing "
+                   "receives) entered before the matching send call: the receiver waits "
+                   "enter(send call) - enter(receive call); for a call completing several "
+                   "receives, the maximum over them. Charged to the receive call.")
+    diagnosis = ("Receivers wait for senders that start late: balance the work before the "
+                 "send, or post the receive later (non-blocking) and compute meanwhile.")
+
+    def detect(self, ctx, msgs):
+        rc, sc = msgs["recv_call"], msgs["send_call"]
+        blocking = ctx.is_region(rc, ctx.blocking_receive_region)
+        wait = ctx.time_of(sc) - ctx.time_of(rc)
+        cand = msgs.select(blocking & (wait > 0))
+        wait = wait[blocking & (wait > 0)]
+        # one occurrence per receive call: the largest wait among its receives
+        keep = first_of_groups(cand["recv_call"], wait)
+        inst = cand.select(keep)
+        return Instances(inst["recv_call"], wait[keep], dict(inst.columns))
+
+
+def _in_transfer(ctx, at: np.ndarray, dest: np.ndarray, source=None) -> np.ndarray:
+    """Messages to dest (from source, if given) sent before event `at` and not
+    received before it: sends before minus receives before (prefix counts)."""
+    ev = ctx.events
+    m = ev.messages
+    kinds = ev.kind[m.event]
+    is_send = (kinds == ctx.kinds["MPI_SEND"]) | (kinds == ctx.kinds["MPI_ISEND"])
+    is_recv = (kinds == ctx.kinds["MPI_RECV"]) | (kinds == ctx.kinds["MPI_IRECV"])
+    n = np.int64(len(ev) + 1)
+    L = np.int64(ctx.n_locations + 1)
+    s_dest = m.peer[is_send].astype(np.int64)
+    s_src = ev.location[m.event[is_send]].astype(np.int64)
+    r_dest = ev.location[m.event[is_recv]].astype(np.int64)
+    r_src = m.peer[is_recv].astype(np.int64)
+    if source is None:
+        sk = np.sort(s_dest * n + m.event[is_send])
+        rk = np.sort(r_dest * n + m.event[is_recv])
+        q = dest.astype(np.int64) * n + at
+    else:
+        sk = np.sort((s_src * L + s_dest) * n + m.event[is_send])
+        rk = np.sort((r_src * L + r_dest) * n + m.event[is_recv])
+        q = (source.astype(np.int64) * L + dest) * n + at
+    lo_s = np.searchsorted(sk, (q // n) * n)
+    lo_r = np.searchsorted(rk, (q // n) * n)
+    sent = np.searchsorted(sk, q) - lo_s
+    received = np.searchsorted(rk, q) - lo_r
+    return sent - received
+
+
+class _LateSenderWrongOrder(Property):
+    parent = subscribes = "late_sender"
+    same_source = True
+
+    def detect(self, ctx, ls):
+        at = ls["recv_call"]
+        dest = ctx.events.location[at]
+        source = ctx.events.location[ls["send"]]
+        same = _in_transfer(ctx, at, dest, source) > 0
+        other = (_in_transfer(ctx, at, dest) - _in_transfer(ctx, at, dest, source)) > 0
+        return ls.select(same if self.same_source else (~same & other))
+
+
+class LateSenderWrongOrderSameSource(_LateSenderWrongOrder):
+    name, title = "late_sender_wrong_order_same_source", "Wrong order, same source"
+    description = ("A Late Sender while an older message from the same sender to this receiver "
+                   "had already been sent and was not yet received.")
+    diagnosis = "The receiver asks for messages in another order than its sender sends them."
+
+
+class LateSenderWrongOrderDifferentSource(_LateSenderWrongOrder):
+    name, title = "late_sender_wrong_order_different_source", "Wrong order, other source"
+    same_source = False
+    description = ("A Late Sender (not of the same-source kind) while an older message from "
+                   "another sender to this receiver had already been sent and was not yet "
+                   "received.")
+    diagnosis = "Receiving from whichever sender is ready (MPI_ANY_SOURCE) would avoid the wait."
+
+
+class LateReceiver(Property):
+    name, title, parent, subscribes = "late_receiver", "Late Receiver", "mpi_point2point", "p2p_messages"
+    description = ("A blocking send (MPI_Send, MPI_Ssend, MPI_Rsend) whose receive call is "
+                   "entered later while the send call is still running (it blocks until the "
+                   "receive starts): enter(receive call) - enter(send call). Charged to the send.")
+    diagnosis = ("The sender waits for a receiver that is late: the message is synchronous or "
+                 "too large to buffer. Post receives earlier or send non-blocking.")
+
+    def detect(self, ctx, msgs):
+        rc, sc = msgs["recv_call"], msgs["send_call"]
+        blocking = ctx.is_region(sc, ctx.blocking_send_region)
+        t_recv, t_send = ctx.time_of(rc), ctx.time_of(sc)
+        leave = ctx.leave_of(sc)
+        covers = (leave >= 0) & (ctx.time_of(np.maximum(leave, 0)) >= t_recv)
+        keep = blocking & (t_recv > t_send) & covers
+        inst = msgs.select(keep)
+        return Instances(inst["send_call"], (t_recv - t_send)[keep], dict(inst.columns))
+
+
+class MessagesInWrongOrder(Property):
+    name, title, parent, subscribes = ("messages_in_wrong_order", "Messages in Wrong Order",
+                                       "mpi_point2point", "p2p_messages")
+    description = ("A receive of a message while an older message from the same sender to the "
+                   "same receiver is still in transfer (sent earlier, received later; paper "
+                   "section 6.3). Severity: the duration of that receive call.")
+    diagnosis = ("Messages are consumed in another order than sent; buffering them costs time "
+                 "and memory.")
+
+    def detect(self, ctx, msgs):
+        ev = ctx.events
+        send, recv = msgs["send"], msgs["recv"]
+        src = ev.location[send].astype(np.int64)
+        dst = ev.location[recv].astype(np.int64)
+        pair = src * (ctx.n_locations + 1) + dst
+        order = np.lexsort((send, pair))
+        # running maximum of the receive ids of older messages of the same pair
+        from .groups import exclusive_running_max
+        older = exclusive_running_max(pair[order], recv[order].astype(np.int64), -1)
+        wrong = np.zeros(len(send), dtype=bool)
+        wrong[order] = older > recv[order]
+        inst = msgs.select(wrong)
+        call = inst["recv_call"]
+        leave = ctx.leave_of(call)
+        dur = np.where(leave >= 0, ctx.time_of(np.maximum(leave, 0)) - ctx.time_of(call), 0)
+        return Instances(call, dur, dict(inst.columns))
+
+
+PROPERTIES = (P2PMessages, LateSender, LateSenderWrongOrderSameSource,
+              LateSenderWrongOrderDifferentSource, LateReceiver, MessagesInWrongOrder)

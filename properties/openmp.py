@@ -1,0 +1,91 @@
+"""OpenMP properties: waiting at explicit and implicit barriers, lock contention
+(API locks and critical sections).
+
+omp_barriers (a compound event, no metric) lists every member of every OpenMP
+team barrier instance found by the EARL layer: the barrier region's ENTER, and
+whether the barrier is explicit or implicit.
+"""
+import numpy as np
+
+from earlc.analysis import Instances, Property
+from earlc.analysis import regions as rc
+
+from .groups import group_max
+
+COLL_OMP_BARRIER = 1
+
+
+class OmpBarriers(Property):
+    name, title, metric, unit = "omp_barriers", "OpenMP barrier instances", False, "occ"
+    description = "Every member of every OpenMP team barrier instance."
+
+    def detect(self, ctx, subscribed):
+        st = ctx.states
+        start = st.coll_member_start.astype(np.int64)
+        counts = np.diff(start)
+        inst = np.repeat(np.arange(len(counts)), counts)
+        members = st.coll_members.astype(np.int64)
+        keep = st.coll_type[inst] == COLL_OMP_BARRIER
+        inst, leave = inst[keep], members[keep]
+        enter = ctx.enter_of(leave)
+        ok = enter >= 0
+        inst, leave, enter = inst[ok], leave[ok], enter[ok]
+        order = np.lexsort((leave, inst))
+        inst, leave, enter = inst[order], leave[order], enter[order]
+        cls = ctx.region_class[ctx.region_of_enter(enter)]
+        return Instances(enter, np.zeros(len(enter), np.int64), {
+            "instance": inst, "leave": leave, "enter_time": ctx.time_of(enter),
+            "explicit": cls == rc.CLASS_CODE["omp_barrier_explicit"]})
+
+
+class _OmpBarrierWait(Property):
+    parent, subscribes = "omp_barrier", "omp_barriers"
+    explicit = True
+
+    def detect(self, ctx, b):
+        wait = group_max(b["instance"], b["enter_time"]) - b["enter_time"]
+        keep = (wait > 0) & (b["explicit"] == self.explicit)
+        sel = b.select(keep)
+        return Instances(sel.where, wait[keep], dict(sel.columns))
+
+
+class OmpBarrierWaitExplicit(_OmpBarrierWait):
+    name, title = "omp_barrier_wait_explicit", "Wait at explicit barrier"
+    description = "In an explicit OpenMP barrier instance: max(enter of the team) - own enter."
+    diagnosis = "Threads reach the barrier at different times: balance the work before it."
+
+
+class OmpBarrierWaitImplicit(_OmpBarrierWait):
+    name, title = "omp_barrier_wait_implicit", "Wait at implicit barrier"
+    explicit = False
+    description = ("At the implicit barrier ending a worksharing construct or parallel region: "
+                   "max(enter of the team) - own enter.")
+    diagnosis = "Imbalanced loop iterations: try another schedule (dynamic, guided) or chunk size."
+
+
+class LockContention(Property):
+    name, title, parent = "lock_contention", "Lock contention", "omp_locking"
+    description = ("A thread enters a critical section or lock call while another thread holds "
+                   "the lock: previous holder's release time - own enter of the acquiring "
+                   "region (the release is the acquire's lockptr).")
+    diagnosis = "Threads serialise on a lock: shorten the critical section or split the lock."
+
+    def detect(self, ctx, subscribed):
+        acq = ctx.events_of_kind("THREAD_ACQUIRE_LOCK", "OMP_ACQUIRE_LOCK")
+        prev = ctx.states.lockptr[acq]
+        ev = ctx.events
+        ok = prev >= 0
+        acq, prev = acq[ok], prev[ok]
+        release = np.isin(ev.kind[prev], [ctx.kinds["THREAD_RELEASE_LOCK"],
+                                          ctx.kinds["OMP_RELEASE_LOCK"]])
+        other = ev.location[prev] != ev.location[acq]
+        acq, prev = acq[release & other], prev[release & other]
+        enter = ctx.enter_of(acq)
+        ok = enter >= 0
+        acq, prev, enter = acq[ok], prev[ok], enter[ok]
+        wait = ctx.time_of(prev) - ctx.time_of(enter)
+        keep = wait > 0
+        return Instances(enter[keep], wait[keep], {"acquire": acq[keep], "release": prev[keep]})
+
+
+PROPERTIES = (OmpBarriers, OmpBarrierWaitExplicit, OmpBarrierWaitImplicit, LockContention)

@@ -1,0 +1,143 @@
+"""What every property reads: the trace, the EARL layer, the call tree, and
+per-event arrays derived once and shared (the enter and leave times of each
+event's enclosing region instance, region classes, ...).  Everything is computed
+lazily on first use, so an analysis that needs little pays little."""
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from .. import _core
+from ..events import KINDS, column
+from ..otf2names import UNDEFINED_UINT32
+from . import regions as rc
+
+
+class CallTree:
+    """Call paths: parent and region per cnode, the cnode of every event, and the
+    exclusive time and visits per (cnode, location), from the C core."""
+
+    def __init__(self, trace, enterptr: np.ndarray):
+        core = _core.CallTree(trace._core, np.ascontiguousarray(enterptr, dtype=np.int64))
+        self._core = core
+        self.parent = column(core, "parent", "i")
+        self.region = column(core, "region", "I")
+        self.event_cnode = column(core, "event_cnode", "i")
+        self.row_cnode = column(core, "row_cnode", "i")
+        self.row_location = column(core, "row_location", "i")
+        self.row_time = column(core, "row_time", "Q")
+        self.row_visits = column(core, "row_visits", "Q")
+        self._trace = trace
+
+    def __len__(self) -> int:
+        return len(self.parent)
+
+    def path(self, cnode: int) -> str:
+        """'main/solve/MPI_Recv' for a cnode."""
+        parts = []
+        while cnode >= 0:
+            region = self._trace.regions.get(int(self.region[cnode]))
+            parts.append(region.name if region else "?")
+            cnode = int(self.parent[cnode])
+        return "/".join(reversed(parts))
+
+    def paths(self) -> list:
+        """The path of every cnode, computed parents first."""
+        out = [""] * len(self)
+        for c in range(len(self)):  # parents have smaller ids: created first
+            region = self._trace.regions.get(int(self.region[c]))
+            name = region.name if region else "?"
+            p = int(self.parent[c])
+            out[c] = name if p < 0 else out[p] + "/" + name
+        return out
+
+
+class AnalysisContext:
+    def __init__(self, trace):
+        self.trace = trace
+        self.events = trace.events
+        self.n_events = len(trace)
+        self.n_locations = len(trace.locations)
+        self.kinds = KINDS
+
+    # -- the EARL layer and the call tree ------------------------------------------
+    @cached_property
+    def states(self):
+        return self.trace.states
+
+    @cached_property
+    def calltree(self) -> CallTree:
+        return CallTree(self.trace, self.states.enterptr)
+
+    @cached_property
+    def cnode(self) -> np.ndarray:
+        """Call path of every event (-1 outside every region)."""
+        return self.calltree.event_cnode
+
+    # -- regions --------------------------------------------------------------------
+    @cached_property
+    def _region_tables(self):
+        return rc.region_tables(self.trace)
+
+    @property
+    def region_class(self) -> np.ndarray:
+        """Class code (regions.CLASSES) per region ref; last slot: no region."""
+        return self._region_tables[0]
+
+    @cached_property
+    def call_region(self) -> np.ndarray:
+        """Region ref of the region instance enclosing each event (its own for
+        ENTER and LEAVE); the spare slot of the region tables when none."""
+        spare = len(self.region_class) - 1
+        enter = self.states.enterptr
+        own = self.events.kind == KINDS["ENTER"]
+        at = np.where(own, np.arange(self.n_events), enter)
+        reg = np.where(at >= 0, self.events.region[np.maximum(at, 0)], UNDEFINED_UINT32)
+        reg = reg.astype(np.int64)
+        reg[(reg == UNDEFINED_UINT32) | (reg >= spare)] = spare
+        return reg
+
+    def region_of_enter(self, enters: np.ndarray) -> np.ndarray:
+        """Region refs of ENTER events (spare slot for -1)."""
+        spare = len(self.region_class) - 1
+        reg = np.full(len(enters), spare, dtype=np.int64)
+        ok = enters >= 0
+        reg[ok] = self.events.region[enters[ok]]
+        reg[reg >= spare] = spare
+        return reg
+
+    def is_region(self, enters: np.ndarray, table: np.ndarray) -> np.ndarray:
+        """Whether each ENTER (or -1) opens a region for which table is true."""
+        return table[self.region_of_enter(enters)] & (enters >= 0)
+
+    @property
+    def blocking_receive_region(self) -> np.ndarray:
+        return self._region_tables[2]
+
+    @property
+    def blocking_send_region(self) -> np.ndarray:
+        return self._region_tables[3]
+
+    @property
+    def finalize_region(self) -> np.ndarray:
+        return self._region_tables[4]
+
+    # -- times ------------------------------------------------------------------------
+    def time_of(self, ids: np.ndarray) -> np.ndarray:
+        """Timestamps (int64 ticks) of event ids; ids must be >= 0."""
+        return self.events.time[ids].astype(np.int64)
+
+    def leave_of(self, enters: np.ndarray) -> np.ndarray:
+        """The LEAVE of each ENTER (-1 when it never left)."""
+        return self.states.leaveptr[enters]
+
+    def enter_of(self, ids: np.ndarray) -> np.ndarray:
+        """The ENTER of the region instance enclosing each event."""
+        return self.states.enterptr[ids]
+
+    def events_of_kind(self, *names) -> np.ndarray:
+        mask = np.zeros(self.n_events, dtype=bool)
+        for n in names:
+            mask |= self.events.kind == KINDS[n]
+        return np.nonzero(mask)[0]

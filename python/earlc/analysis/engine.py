@@ -1,0 +1,106 @@
+"""The detector: evaluates a property catalog over one trace.
+
+Properties run in an order where every publisher precedes its subscribers; each
+property's occurrences are published once and its severities are added per
+(call path, location) in the SeverityStore.  Grouping nodes of the metric tree
+take the exclusive time of their region classes from the call tree.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Union
+
+import numpy as np
+
+from . import regions as rc
+from .context import AnalysisContext
+from .property import Instances, Property, check_catalog
+from .severity import SeverityStore
+
+
+def builtin_properties() -> List[Property]:
+    from ..properties import catalog
+
+    return catalog()
+
+
+def select(catalog: List[Property], names: Sequence[str]) -> List[Property]:
+    """The named properties with everything they need: their ancestors in the
+    metric tree and their publishers."""
+    by_name = {p.name: p for p in catalog}
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        raise ValueError("unknown properties: %s (known: %s)"
+                         % (", ".join(unknown), ", ".join(sorted(by_name))))
+    keep = set()
+    todo = list(names)
+    while todo:
+        n = todo.pop()
+        if n in keep:
+            continue
+        keep.add(n)
+        p = by_name[n]
+        todo += [d for d in (p.parent, p.subscribes) if d]
+    return [p for p in catalog if p.name in keep]
+
+
+def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top: int = 10,
+        progress=None):
+    from .report import Report
+
+    catalog = builtin_properties()
+    if properties is not None:
+        names = [p for p in properties if isinstance(p, str)]
+        plugins = [p for p in properties if isinstance(p, Property)]
+        known = {p.name for p in catalog}
+        extra = [p for p in plugins if p.name not in known]
+        catalog = [p for p in catalog if p.name not in {q.name for q in plugins}] + plugins
+        if names or extra:
+            wanted = names + [p.name for p in plugins]
+            catalog = select(catalog, wanted)
+    order = check_catalog(catalog)
+    ctx = AnalysisContext(trace)
+    store = SeverityStore(ctx.n_locations)
+    published: Dict[str, Instances] = {}
+    worst: Dict[str, Instances] = {}
+    for k, p in enumerate(order):
+        if progress:
+            progress("analysing", k, len(order))
+        if p.region_class is not None:
+            cnode, loc, value = _class_time(ctx, p.region_class)
+            store.add(p.name, cnode, loc, value)
+            continue
+        totals = p.totals(ctx)
+        if totals is not None:
+            store.add(p.name, *totals)
+            continue
+        inst = p.detect(ctx, published.get(p.subscribes) if p.subscribes else None)
+        if inst is None:
+            store.declare(p.name)
+            continue
+        published[p.name] = inst
+        if not p.metric:
+            continue
+        store.add(p.name, ctx.cnode[inst.where], ctx.events.location[inst.where], inst.severity)
+        if len(inst) and top:
+            idx = np.argsort(-inst.severity, kind="stable")[:top]
+            worst[p.name] = inst.select(idx)
+        else:
+            worst[p.name] = inst.select(np.empty(0, dtype=np.int64))
+    if progress:
+        progress("done", len(order), len(order))
+    return Report(trace, ctx, order, store, worst)
+
+
+def _class_time(ctx: AnalysisContext, classes):
+    """Exclusive time of the call paths whose region is in one of classes."""
+    ct = ctx.calltree
+    cnode = ct.row_cnode.astype(np.int64)
+    if classes == "*" or classes == ("*",):
+        mask = np.ones(len(cnode), dtype=bool)
+    else:
+        codes = np.array([rc.CLASS_CODE[c] for c in classes], dtype=np.int8)
+        region = ct.region[cnode].astype(np.int64)
+        spare = len(ctx.region_class) - 1
+        region[region >= spare] = spare
+        mask = np.isin(ctx.region_class[region], codes)
+    return cnode[mask], ct.row_location[mask], ct.row_time[mask].astype(np.int64)

@@ -1,0 +1,96 @@
+"""Classes of regions and collective operations, as Scalasca classifies them.
+
+MPI calls are classified by name (Score-P gives MPI_Wait the role FUNCTION, so
+roles alone do not tell a point-to-point call); OpenMP constructs by role.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+MPI_INIT_FINALIZE = {"MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Initialized",
+                     "MPI_Finalized"}
+MPI_BARRIER = {"MPI_Barrier", "MPI_Ibarrier"}
+MPI_COLLECTIVE = {
+    "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Gather", "MPI_Gatherv", "MPI_Scatter",
+    "MPI_Scatterv", "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall", "MPI_Alltoallv",
+    "MPI_Alltoallw", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block", "MPI_Scan", "MPI_Exscan",
+}
+MPI_P2P = {
+    "MPI_Send", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend", "MPI_Isend", "MPI_Ibsend", "MPI_Issend",
+    "MPI_Irsend", "MPI_Recv", "MPI_Irecv", "MPI_Sendrecv", "MPI_Sendrecv_replace", "MPI_Wait",
+    "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Test", "MPI_Testall", "MPI_Testany",
+    "MPI_Testsome", "MPI_Probe", "MPI_Iprobe", "MPI_Start", "MPI_Startall", "MPI_Mprobe",
+    "MPI_Mrecv", "MPI_Improbe", "MPI_Imrecv",
+}
+#: calls that block until a receive they complete has its message
+MPI_BLOCKING_RECEIVE = {"MPI_Recv", "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
+                        "MPI_Sendrecv", "MPI_Sendrecv_replace", "MPI_Mrecv"}
+#: sends that may block until the receive is posted (synchronous or large)
+MPI_BLOCKING_SEND = {"MPI_Send", "MPI_Ssend", "MPI_Rsend"}
+
+# OTF2 collective operations (OTF2_CollectiveOp)
+OP_BARRIER, OP_BCAST, OP_GATHER, OP_GATHERV, OP_SCATTER, OP_SCATTERV = 0, 1, 2, 3, 4, 5
+OP_ALLGATHER, OP_ALLGATHERV, OP_ALLTOALL, OP_ALLTOALLV, OP_ALLTOALLW = 6, 7, 8, 9, 10
+OP_ALLREDUCE, OP_REDUCE, OP_REDUCE_SCATTER, OP_SCAN, OP_EXSCAN = 11, 12, 13, 14, 15
+OP_REDUCE_SCATTER_BLOCK = 16
+
+OPS_NXN = (OP_ALLGATHER, OP_ALLGATHERV, OP_ALLTOALL, OP_ALLTOALLV, OP_ALLTOALLW, OP_ALLREDUCE,
+           OP_REDUCE_SCATTER, OP_REDUCE_SCATTER_BLOCK)
+OPS_ONE_TO_ALL = (OP_BCAST, OP_SCATTER, OP_SCATTERV)
+OPS_ALL_TO_ONE = (OP_REDUCE, OP_GATHER, OP_GATHERV)
+OPS_SCAN = (OP_SCAN, OP_EXSCAN)
+
+#: region classes, in the order of their codes
+CLASSES = ("user", "mpi_init_finalize", "mpi_barrier", "mpi_collective", "mpi_p2p", "mpi_other",
+           "omp_parallel", "omp_barrier_explicit", "omp_barrier_implicit", "omp_critical",
+           "omp_lock", "omp_other", "other_paradigm")
+CLASS_CODE = {c: i for i, c in enumerate(CLASSES)}
+
+_OMP_LOCK_NAMES = {"omp_set_lock", "omp_unset_lock", "omp_set_nest_lock", "omp_unset_nest_lock",
+                   "omp_test_lock", "omp_test_nest_lock"}
+
+
+def classify(region) -> str:
+    """The class of one earlc Region."""
+    if region.paradigm == "MPI":
+        for names, cls in ((MPI_INIT_FINALIZE, "mpi_init_finalize"), (MPI_BARRIER, "mpi_barrier"),
+                           (MPI_COLLECTIVE, "mpi_collective"), (MPI_P2P, "mpi_p2p")):
+            if region.name in names:
+                return cls
+        return "mpi_other"
+    if region.paradigm == "OPENMP":
+        role = region.role
+        if role == "BARRIER":
+            return "omp_barrier_explicit"
+        if role == "IMPLICIT_BARRIER":
+            return "omp_barrier_implicit"
+        if role in ("CRITICAL", "CRITICAL_SBLOCK"):
+            return "omp_critical"
+        if region.name in _OMP_LOCK_NAMES:
+            return "omp_lock"
+        if role == "PARALLEL":
+            return "omp_parallel"
+        return "omp_other"
+    if region.paradigm in ("USER", "COMPILER", "UNKNOWN", "MEASUREMENT_SYSTEM", "SAMPLING",
+                           "NONE"):
+        return "user"
+    return "other_paradigm"
+
+
+def region_tables(trace):
+    """Per region ref: class code, name, and membership in the MPI call sets
+    (arrays indexed by region ref, with one spare slot for 'no region')."""
+    n = max((r.id for r in trace.regions), default=-1) + 2
+    cls = np.full(n, CLASS_CODE["user"], dtype=np.int8)
+    blocking_recv = np.zeros(n, dtype=bool)
+    blocking_send = np.zeros(n, dtype=bool)
+    finalize = np.zeros(n, dtype=bool)
+    names = np.full(n, "", dtype=object)
+    for r in trace.regions:
+        cls[r.id] = CLASS_CODE[classify(r)]
+        names[r.id] = r.name
+        if r.paradigm == "MPI":
+            blocking_recv[r.id] = r.name in MPI_BLOCKING_RECEIVE
+            blocking_send[r.id] = r.name in MPI_BLOCKING_SEND
+            finalize[r.id] = r.name == "MPI_Finalize"
+    return cls, names, blocking_recv, blocking_send, finalize

@@ -1,0 +1,182 @@
+"""The result of an analysis: the metric tree crossed with the call tree and the
+locations, as in Scalasca's CUBE reports, plus the most severe occurrences of
+each property.
+
+Values are exact integers (ticks for unit "sec", counts for "occ", bytes);
+seconds and percentages are derived for display only.  Each metric's value
+includes its children's (inclusive), as users read a metric tree.
+
+Outputs: `to_dataframe()` (one row per metric x call path x location),
+`to_json()` (schema "earlc-report/1", docs/report-schema.md) and `to_text()`.
+"""
+from __future__ import annotations
+
+import json
+from typing import Dict, List
+
+import numpy as np
+
+from .property import Instances, Property
+
+SCHEMA = "earlc-report/1"
+
+
+class Report:
+    def __init__(self, trace, ctx, properties: List[Property], store, worst: Dict[str, Instances]):
+        self.trace = trace
+        self._ctx = ctx
+        self._store = store
+        self.worst = worst
+        self.properties = _tree_order([p for p in properties if p.metric])
+        self._by_name = {p.name: p for p in self.properties}
+        self._tables = {p.name: store.table(p.name) for p in self.properties}
+        self.callpaths = ctx.calltree.paths()
+        self.resolution = trace.timer_resolution
+
+    # -- totals -----------------------------------------------------------------------
+    def total(self, metric: str) -> int:
+        """Sum over all call paths and locations (exact)."""
+        return int(self._tables[metric][2].sum())
+
+    @property
+    def total_time(self) -> int:
+        return self.total("time") if "time" in self._tables else 0
+
+    def seconds(self, ticks) -> float:
+        return ticks / self.resolution
+
+    def percent(self, metric: str) -> float:
+        t = self.total_time
+        return 100.0 * self.total(metric) / t if t and self._by_name[metric].unit == "sec" else 0.0
+
+    def depth(self, metric: str) -> int:
+        d, p = 0, self._by_name[metric].parent
+        while p is not None and p in self._by_name:
+            d, p = d + 1, self._by_name[p].parent
+        return d
+
+    def by_callpath(self, metric: str):
+        """[(callpath, value)] summed over locations, largest first."""
+        c, _, v = self._tables[metric]
+        if not len(c):
+            return []
+        order = np.argsort(c, kind="stable")
+        c, v = c[order], v[order]
+        starts = np.concatenate(([0], np.nonzero(np.diff(c))[0] + 1))
+        totals = np.add.reduceat(v, starts)
+        rows = sorted(zip(c[starts].tolist(), totals.tolist()), key=lambda r: (-r[1], r[0]))
+        return [(self.callpaths[cn], val) for cn, val in rows]
+
+    def by_location(self, metric: str):
+        """[(location index, value)] summed over call paths, largest first."""
+        _, l, v = self._tables[metric]
+        if not len(l):
+            return []
+        order = np.argsort(l, kind="stable")
+        l, v = l[order], v[order]
+        starts = np.concatenate(([0], np.nonzero(np.diff(l))[0] + 1))
+        totals = np.add.reduceat(v, starts)
+        return sorted(zip(l[starts].tolist(), totals.tolist()), key=lambda r: (-r[1], r[0]))
+
+    # -- outputs ----------------------------------------------------------------------------
+    def to_dataframe(self):
+        """One row per (metric, call path, location) with a non-zero value."""
+        import pandas as pd
+
+        frames = []
+        locs = self.trace.locations
+        for p in self.properties:
+            c, l, v = self._tables[p.name]
+            if not len(c):
+                continue
+            frames.append(pd.DataFrame({
+                "metric": p.name,
+                "callpath": [self.callpaths[i] for i in c.tolist()],
+                "location": l,
+                "rank": [locs[i].rank for i in l.tolist()],
+                "thread": [locs[i].thread for i in l.tolist()],
+                "unit": p.unit,
+                "value": v,
+                "seconds": v / self.resolution if p.unit == "sec" else np.nan,
+            }))
+        cols = ["metric", "callpath", "location", "rank", "thread", "unit", "value", "seconds"]
+        if not frames:
+            return pd.DataFrame(columns=cols)
+        return pd.concat(frames, ignore_index=True)[cols]
+
+    def metrics_dataframe(self):
+        """One row per metric: the tree with totals."""
+        import pandas as pd
+
+        return pd.DataFrame([{
+            "metric": p.name, "title": p.title, "parent": p.parent, "unit": p.unit,
+            "value": self.total(p.name),
+            "seconds": self.seconds(self.total(p.name)) if p.unit == "sec" else np.nan,
+            "percent": self.percent(p.name)} for p in self.properties])
+
+    def to_dict(self) -> dict:
+        ev = self.trace.events
+        locs = self.trace.locations
+        ct = self._ctx.calltree
+        out = {
+            "schema": SCHEMA,
+            "trace": {"path": self.trace.path, "timer_resolution": self.resolution,
+                      "events": len(self.trace), "duration_ticks": self.trace.duration_ticks},
+            "total_time_ticks": self.total_time,
+            "metrics": [], "callpaths": [], "locations": [], "severities": [], "instances": {},
+        }
+        for p in self.properties:
+            out["metrics"].append({
+                "name": p.name, "title": p.title, "parent": p.parent, "unit": p.unit,
+                "description": p.description, "diagnosis": p.diagnosis,
+                "value": self.total(p.name), "percent_of_time": round(self.percent(p.name), 6)})
+        for c, path in enumerate(self.callpaths):
+            out["callpaths"].append({"id": c, "parent": int(ct.parent[c]),
+                                     "region": int(ct.region[c]), "path": path})
+        for l in locs:
+            out["locations"].append({"index": l.index, "id": l.id, "name": l.name,
+                                     "rank": l.rank, "thread": l.thread, "type": l.type})
+        for p in self.properties:
+            c, l, v = self._tables[p.name]
+            out["severities"] += [{"metric": p.name, "callpath": int(a), "location": int(b),
+                                   "value": int(x)} for a, b, x in zip(c, l, v)]
+        for name, inst in self.worst.items():
+            rows = []
+            for k in range(len(inst)):
+                w = int(inst.where[k])
+                row = {"event": w, "time": int(ev.time[w]), "location": int(ev.location[w]),
+                       "callpath": int(self._ctx.cnode[w]), "severity": int(inst.severity[k])}
+                for col, arr in inst.columns.items():
+                    row[col] = arr[k].item() if hasattr(arr[k], "item") else arr[k]
+                rows.append(row)
+            out["instances"][name] = rows
+        return out
+
+    def to_json(self, indent=None) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def to_text(self, top: int = 5, rows: int = 5) -> str:
+        from .text import render
+
+        return render(self, top=top, rows=rows)
+
+    def __repr__(self) -> str:
+        return "<earlc.Report %s: %d metrics, time %.6f s>" % (
+            self.trace.path, len(self.properties), self.seconds(self.total_time))
+
+
+def _tree_order(properties: List[Property]) -> List[Property]:
+    """Depth first, children in catalog order."""
+    children: Dict[object, List[Property]] = {}
+    names = {p.name for p in properties}
+    for p in properties:
+        children.setdefault(p.parent if p.parent in names else None, []).append(p)
+    out: List[Property] = []
+
+    def walk(parent):
+        for p in children.get(parent, []):
+            out.append(p)
+            walk(p.name)
+
+    walk(None)
+    return out

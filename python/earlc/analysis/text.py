@@ -1,0 +1,75 @@
+"""The terminal report: the metric tree with totals, then for the most severe
+properties their worst call paths, locations and occurrences, aligned."""
+from __future__ import annotations
+
+
+def _fmt_value(report, unit: str, value: int) -> str:
+    if unit == "sec":
+        s = report.seconds(value)
+        if s >= 1:
+            return "%.3f s" % s
+        if s >= 1e-3:
+            return "%.3f ms" % (s * 1e3)
+        return "%.3f us" % (s * 1e6)
+    if unit == "bytes":
+        for factor, name in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+            if value >= factor:
+                return "%.2f %s" % (value / factor, name)
+        return "%d B" % value
+    return "%d" % value
+
+
+def _location_name(report, index: int) -> str:
+    loc = report.trace.locations[index]
+    if loc.rank >= 0:
+        return "rank %d thread %d" % (loc.rank, loc.thread) if loc.thread > 0 else "rank %d" % loc.rank
+    return "%s (%d)" % (loc.name, index)
+
+
+def render(report, top: int = 5, rows: int = 5) -> str:
+    tr = report.trace
+    out = []
+    out.append("earlc analysis of %s" % tr.path)
+    out.append("  %d locations, %d events, %.6f s traced, total time %s over all locations"
+               % (len(tr.locations), len(tr), tr.duration,
+                  _fmt_value(report, "sec", report.total_time)))
+    out.append("")
+    width = max(len("  " * report.depth(p.name) + p.title) for p in report.properties)
+    width = max(width, len("Metric"))
+    out.append("  %-*s  %14s  %7s" % (width, "Metric", "value", "% time"))
+    out.append("  %s  %s  %s" % ("-" * width, "-" * 14, "-" * 7))
+    for p in report.properties:
+        v = report.total(p.name)
+        label = "  " * report.depth(p.name) + p.title
+        pct = "%6.2f%%" % report.percent(p.name) if p.unit == "sec" else ""
+        out.append("  %-*s  %14s  %7s" % (width, label, _fmt_value(report, p.unit, v), pct))
+    detected = [p for p in report.properties
+                if p.region_class is None and p.unit == "sec" and p.name in report.worst
+                and report.total(p.name) > 0]
+    detected.sort(key=lambda p: -report.total(p.name))
+    for p in detected[:top]:
+        out.append("")
+        out.append("%s: %s (%.2f%% of time)" % (p.title, _fmt_value(report, p.unit, report.total(p.name)),
+                                               report.percent(p.name)))
+        if p.diagnosis:
+            out.append("  " + p.diagnosis)
+        out.append("  worst call paths:")
+        for path, v in report.by_callpath(p.name)[:rows]:
+            out.append("    %12s  %s" % (_fmt_value(report, p.unit, v), path))
+        out.append("  worst locations:")
+        for loc, v in report.by_location(p.name)[:rows]:
+            out.append("    %12s  %s" % (_fmt_value(report, p.unit, v), _location_name(report, loc)))
+        inst = report.worst.get(p.name)
+        if inst is not None and len(inst):
+            out.append("  worst occurrences:")
+            for k in range(min(rows, len(inst))):
+                w = int(inst.where[k])
+                ev = tr.events
+                out.append("    %12s  event %d at t=%d on %s in %s" % (
+                    _fmt_value(report, p.unit, int(inst.severity[k])), w, int(ev.time[w]),
+                    _location_name(report, int(ev.location[w])),
+                    report.callpaths[int(report._ctx.cnode[w])] if report._ctx.cnode[w] >= 0 else "?"))
+    if not detected:
+        out.append("")
+        out.append("No inefficiency found by the selected properties.")
+    return "\n".join(out)
