@@ -77,7 +77,7 @@ $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libearl.a
 	$(CC) $(ALL_CFLAGS) $< $(BUILD)/libearl.a $(OTF2_LIBS) -o $@
 
 demo: build
-	@$(PYTHON) -m earlc info traces/demo-ring/traces.otf2
+	@$(PYTHON) -m earlc analyze traces/demo-ring
 
 test: build
 	@$(MAKE) --no-print-directory test-c
