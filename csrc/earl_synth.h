@@ -80,12 +80,24 @@ void earl_synth_defaults(earl_synth_kind kind, earl_synth_options *o);
  * naming the parameter otherwise). */
 earl_status earl_synth_check(const earl_synth_options *o, earl_error *err);
 
+/* The properties of expected.json, in its order: time, visits, late_sender,
+ * late_sender_wrong_order_same_source, late_sender_wrong_order_different_source,
+ * late_receiver, messages_in_wrong_order, wait_at_barrier, barrier_completion,
+ * wait_at_nxn, nxn_completion, late_broadcast, early_reduce, early_scan,
+ * omp_barrier_wait_explicit, omp_barrier_wait_implicit, lock_contention. */
+#define EARL_SYNTH_PROPERTY_COUNT 17
+const char *earl_synth_property_name(int property); /* NULL outside 0..COUNT-1 */
+int earl_synth_property_from_name(const char *name); /* -1 if unknown */
+
 typedef struct earl_synth_result {
     uint64_t events;          /* events written */
     uint64_t iterations;      /* iterations simulated */
     uint64_t duration;        /* last timestamp */
     uint64_t kind_counts[EARL_KIND_COUNT];
     double seconds;           /* wall time, close included */
+    /* expected.json's totals (all call paths and locations) and instances */
+    int64_t property_total[EARL_SYNTH_PROPERTY_COUNT];
+    uint64_t property_instances[EARL_SYNTH_PROPERTY_COUNT];
 } earl_synth_result;
 
 /* Simulate, write DIR/traces.otf2 (+ traces.def, traces/) and DIR/expected.json.

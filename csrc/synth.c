@@ -1323,6 +1323,35 @@ static int write_expected(sim *s, const char *path, const earl_synth_result *res
     return (fclose(f) != 0 || bad) ? -1 : 0;
 }
 
+_Static_assert(EARL_SYNTH_PROPERTY_COUNT == SX_PROP_COUNT, "property lists differ");
+
+const char *earl_synth_property_name(int property)
+{
+    return property >= 0 && property < SX_PROP_COUNT ? sx_prop_names[property] : NULL;
+}
+
+int earl_synth_property_from_name(const char *name)
+{
+    for (int p = 0; name && p < SX_PROP_COUNT; p++)
+        if (!strcmp(name, sx_prop_names[p]))
+            return p;
+    return -1;
+}
+
+static void totals(const sx_book *b, earl_synth_result *res)
+{
+    for (uint32_t c = 1; c < b->n_paths; c++) {
+        const sx_cell *cells = b->cells[c];
+        if (!cells)
+            continue;
+        for (int p = 0; p < SX_PROP_COUNT; p++)
+            for (uint32_t l = 0; l < b->n_locs; l++) {
+                res->property_total[p] += cells[(size_t)p * b->n_locs + l].severity;
+                res->property_instances[p] += cells[(size_t)p * b->n_locs + l].instances;
+            }
+    }
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -1449,6 +1478,7 @@ earl_status earl_synth_run(const earl_synth_options *opt, const char *dir,
     res.iterations = s.iter;
     res.duration = end;
     memcpy(res.kind_counts, s.kind_counts, sizeof(res.kind_counts));
+    totals(&s.book, &res);
     if (OK(&s)) {
         char path[4096];
         snprintf(path, sizeof(path), "%s/expected.json", earl_writer_tmp_dir(s.w));
