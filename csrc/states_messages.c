@@ -230,7 +230,9 @@ static int build_index(earl_states *s)
     s->queue_tree = malloc((s->tree_start[n_pairs] + 1) * sizeof *s->queue_tree);
     if (!s->queue_sends || !s->queue_tree)
         goto fail;
-    /* pass 2: the sends of each pair in event order (msg rows are in it) */
+    /* pass 2: the sends of each pair in event order (msg rows are grouped by
+     * location and in event order within one: the sends of a pair all come
+     * from its source location) */
     for (size_t r = 0; r < m->count; r++) {
         earl_eid e = m->event[r];
         if (!is_send(ev->kind[e]) || m->peer[r] < 0)
