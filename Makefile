@@ -4,6 +4,7 @@
 #   make test        set up (if needed) and run every C and Python test
 #   make test-asan   the same tests under AddressSanitizer and UBSan
 #   make bench       benchmarks: ratios against a bare libotf2 read
+#   make demo-traces regenerate the example traces in traces/ (earlc synth)
 #   make lib         the C core as a static library (build/libearl.a)
 #   make clean
 #
@@ -33,7 +34,7 @@ BENCH_BIN   = $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 APT_PACKAGES = libotf2-trace-dev otf2-tools libcmocka-dev pkg-config gcc make
 PIP_PACKAGES = numpy pandas pytest setuptools wheel
 
-.PHONY: all deps build lib demo test test-c test-python test-asan bench clean
+.PHONY: all deps build lib demo demo-traces test test-c test-python test-asan bench clean
 
 all: build
 
@@ -78,6 +79,15 @@ $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libearl.a
 
 demo: build
 	@$(PYTHON) -m earlc analyze traces/demo-ring
+
+# The generated examples of traces/ (traces/README.md lists the same commands).
+SYNTH = $(PYTHON) -m earlc synth
+demo-traces: build
+	$(SYNTH) ring -o traces/ring-late-sender --overwrite --ranks 4 --iterations 6 --delay 400 --delay-rank 2
+	$(SYNTH) ping-pong -o traces/pingpong-wrong-order --overwrite --ranks 2 --iterations 4 --wrong-order 1
+	$(SYNTH) collectives -o traces/collectives --overwrite --ranks 6 --iterations 2 --split 2 --root 1 --delay 300 --delay-rank 4
+	$(SYNTH) omp -o traces/omp-locks --overwrite --ranks 1 --threads 4 --iterations 3 --delay 200 --delay-rank 0 --delay-thread 3
+	$(SYNTH) hybrid -o traces/hybrid --overwrite --ranks 4 --threads 2 --iterations 2 --delay 300 --delay-rank 1
 
 test: build
 	@$(MAKE) --no-print-directory test-c

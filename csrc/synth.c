@@ -141,6 +141,9 @@ earl_status earl_synth_check(const earl_synth_options *o, earl_error *err)
     if (o->delay_rank < -1 || o->delay_rank >= (int64_t)o->ranks)
         return bad(err, "%s: delay_rank %" PRId64 " is not a rank of %" PRId64 " ranks", kn,
                    o->delay_rank, o->ranks);
+    if (o->delay > 0 && o->delay_rank < 0)
+        return bad(err, "%s: a delay of %" PRId64 " ticks needs delay_rank (the rank to delay, "
+                   "0..%" PRId64 ")", kn, o->delay, (int64_t)o->ranks - 1);
     if (o->delay_thread < 0 || o->delay_thread >= (int64_t)o->threads)
         return bad(err, "%s: delay_thread %" PRId64 " is not a thread of %" PRId64
                    " threads per rank", kn, o->delay_thread, o->threads);

@@ -290,7 +290,7 @@ CASES = [
     ("collectives", dict(ranks=6, iterations=3, split=2, root=3, sub_root=1, delay=300,
                          delay_rank=5)),
     ("collectives", dict(ranks=3, iterations=2, threads=2, split=1)),
-    ("omp", dict(ranks=1, threads=4, iterations=4, delay=200, delay_thread=3)),
+    ("omp", dict(ranks=1, threads=4, iterations=4, delay=200, delay_rank=0, delay_thread=3)),
     ("hybrid", dict(ranks=4, threads=3, iterations=3, delay=300, delay_rank=1, delay_thread=2)),
 ]
 
@@ -420,8 +420,10 @@ def test_events_target(tmp_path):
     ("collectives", dict(ranks=4, root=4), "root 4 is outside MPI_COMM_WORLD"),
     ("collectives", dict(ranks=4, split=2, sub_root=2), "sub_root 2 is outside"),
     ("ring", dict(delay=-5, delay_rank=0), "breaks causality"),
+    ("omp", dict(delay=5, delay_rank=0, delay_thread=4), "delay_thread 4"),
     ("ring", dict(latency=-1), "breaks causality"),
     ("ring", dict(delay_rank=9), "delay_rank 9"),
+    ("ring", dict(delay=100), "needs delay_rank"),
     ("halo", dict(ranks=6, px=4), "process grid"),
     ("ping-pong", dict(wrong_order=True, bytes=1 << 20), "deadlocks"),
     ("warp-drive", dict(), "unknown kind"),
@@ -477,3 +479,24 @@ def test_cli(tmp_path):
                         "--ranks", "0"], capture_output=True, text=True)
     assert p.returncode == 2 and "ranks must be at least 1" in p.stderr
     assert not (tmp_path / "x").exists()
+
+
+# ---------------------------------------------------------------------------
+# The examples checked into traces/
+# ---------------------------------------------------------------------------
+
+TRACES = os.path.join(os.path.dirname(__file__), "..", "..", "traces")
+EXAMPLES = ["ring-late-sender", "pingpong-wrong-order", "collectives", "omp-locks", "hybrid"]
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_bundled_examples(tmp_path, name):
+    path = os.path.join(TRACES, name)
+    trace, exp = check_trace(path)
+    # regenerating with the recorded options gives the same expected values
+    opts = dict(exp["generator"]["options"])
+    for k in ("px", "py"):
+        if not opts[k]:
+            del opts[k]
+    r = earlc.synth(exp["generator"]["kind"], tmp_path / "again", **opts)
+    assert r.expected() == exp
