@@ -83,15 +83,23 @@ static int32_t cnode_of(earl_calltree *t, int32_t parent, uint32_t region)
     return c;
 }
 
-/* The call path innermost on the location just after event i. */
+/* The call path innermost on the location just after event i, counting only
+ * region instances the location entered itself: a worker thread between two
+ * parallel regions has only its master's inherited frames open and is idle,
+ * not running the master's call path. */
 static int32_t current_after(const int32_t *cnode, const earl_events *ev, const earl_eid *enterptr,
                              earl_eid i)
 {
-    if (ev->kind[i] != EARL_LEAVE)
-        return cnode[i];
-    earl_eid enter = enterptr[i];
-    earl_eid outer = enter >= 0 ? enterptr[enter] : EARL_NONE;
-    return outer >= 0 ? cnode[outer] : -1;
+    earl_eid open;
+    if (ev->kind[i] == EARL_ENTER)
+        open = i;
+    else if (ev->kind[i] == EARL_LEAVE)
+        open = enterptr[i] >= 0 ? enterptr[enterptr[i]] : EARL_NONE;
+    else
+        open = enterptr[i];
+    if (open < 0 || ev->location[open] != ev->location[i])
+        return -1;
+    return cnode[open];
 }
 
 int32_t earl_calltree_current(const earl_calltree *tree, const earl_trace *trace,

@@ -11,8 +11,9 @@
  *     other event the call path of its innermost enclosing region instance
  *     (-1 outside every region);
  *   - per (cnode, location): exclusive time in ticks (the time during which
- *     the cnode is the innermost open call path of the location) and visits
- *     (ENTERs), exact integers.
+ *     the cnode is the innermost open call path of the location, among the
+ *     region instances the location entered itself) and visits (ENTERs),
+ *     exact integers.
  * Worker threads inherit the master's stack at a fork (enterptr does that),
  * so their call paths hang below the master's parallel region.
  */
@@ -51,8 +52,8 @@ earl_status earl_calltree_build(const earl_trace *trace, const earl_eid *enterpt
 void earl_calltree_free(earl_calltree *tree);
 const earl_calltree_view *earl_calltree_get_view(const earl_calltree *tree);
 
-/* The cnode that is the innermost open call path just after event i on its
- * location (for a LEAVE: the enclosing call path), -1 if none. */
+/* The cnode that is the innermost call path the location itself has open
+ * just after event i (for a LEAVE: the enclosing one), -1 if none. */
 int32_t earl_calltree_current(const earl_calltree *tree, const earl_trace *trace,
                               const earl_eid *enterptr, earl_eid i);
 

@@ -60,6 +60,8 @@ class AnalysisContext:
         self.n_events = len(trace)
         self.n_locations = len(trace.locations)
         self.kinds = KINDS
+        #: instances published so far, by property name (filled by the engine)
+        self.published = {}
 
     # -- the EARL layer and the call tree ------------------------------------------
     @cached_property

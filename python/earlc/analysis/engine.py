@@ -61,6 +61,7 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
     ctx = AnalysisContext(trace)
     store = SeverityStore(ctx.n_locations)
     published: Dict[str, Instances] = {}
+    ctx.published = published  # any property may read what an earlier one published
     worst: Dict[str, Instances] = {}
     for k, p in enumerate(order):
         if progress:
