@@ -1,13 +1,19 @@
 """`make bench`: earlc's speed and memory as ratios measured side by side in one run.
 
-Generates (once) a large MPI trace outside the repository with gen_large, then runs
-open_bench, which times a bare libotf2 read and earl_trace_open (1 thread and one per
-core) on that same archive, best of a few repetitions each, and prints the ratios.
+Generates (once) a large trace outside the repository with the workload generator
+(synth_bench, i.e. earl_synth_run: by default a 2-rank halo exchange, its expected.json
+beside it) and reports the generator's speed, then runs open_bench, which times a bare
+libotf2 read and earl_trace_open (1 thread and one per core) on that same archive, best
+of a few repetitions each, and prints the ratios.  When the trace is already there it is
+reused, and the generator's speed is measured on a separate run of at most 5 million
+events that is deleted afterwards.
 
 Environment: EARLC_BENCH_DIR (default /tmp/earlc-bench), EARLC_BENCH_EVENTS (default
-20000000), EARLC_BENCH_REPEATS (default 3).
+20000000), EARLC_BENCH_KIND (default halo), EARLC_BENCH_RANKS (default 2),
+EARLC_BENCH_REPEATS (default 3).
 """
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +23,11 @@ BUILD = Path(os.environ.get("BUILD", ROOT / "build"))
 BENCH_DIR = Path(os.environ.get("EARLC_BENCH_DIR", "/tmp/earlc-bench"))
 EVENTS = int(os.environ.get("EARLC_BENCH_EVENTS", "20000000"))
 REPEATS = os.environ.get("EARLC_BENCH_REPEATS", "3")
+KIND = os.environ.get("EARLC_BENCH_KIND", "halo")
+RANKS = os.environ.get("EARLC_BENCH_RANKS", "2")
+
+# issue 3: the generator writes at least 5 M events/s
+TARGET_SYNTH_RATE = 5e6
 
 # targets from issue 2 and DESIGN.md
 TARGET_OPEN1 = 1.3
@@ -26,11 +37,26 @@ TARGET_STATES = 1.3  # issue 4: open + states pass <= 1.3 x open
 
 
 def main() -> int:
-    trace = BENCH_DIR / ("mpi-%dM" % (EVENTS // 1000000)) / "traces.otf2"
+    trace = BENCH_DIR / ("%s-%sr-%gM" % (KIND, RANKS, EVENTS / 1e6)) / "traces.otf2"
+    synth = str(BUILD / "bench" / "synth_bench")
     if not trace.exists():
-        print("bench: generating %d events into %s" % (EVENTS, trace.parent), flush=True)
-        subprocess.run([str(BUILD / "bench" / "gen_large"), str(trace.parent), str(EVENTS), "2"],
-                       check=True)
+        print("bench: generating %d events into %s (earlc synth %s, %s ranks)"
+              % (EVENTS, trace.parent, KIND, RANKS), flush=True)
+        out = subprocess.run([synth, str(trace.parent), str(EVENTS), KIND, RANKS],
+                             check=True, capture_output=True, text=True).stdout
+        what = "generated %s" % trace.parent
+    else:
+        scratch = BENCH_DIR / "synth-speed"
+        shutil.rmtree(scratch, ignore_errors=True)
+        out = subprocess.run([synth, str(scratch), str(min(EVENTS, 5000000)), KIND, RANKS],
+                             check=True, capture_output=True, text=True).stdout
+        shutil.rmtree(scratch, ignore_errors=True)
+        what = "speed run (trace reused)"
+    g = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+    print("earlc synth: %d events in %.3f s: %.1f M events/s (target >= %.0f M), "
+          "peak resident %.0f MB  [%s]"
+          % (g["events"], g["seconds"], g["events_per_second"] / 1e6, TARGET_SYNTH_RATE / 1e6,
+             g["max_rss_bytes"] / 1e6, what))
     out = subprocess.run([str(BUILD / "bench" / "open_bench"), str(trace), REPEATS],
                          check=True, capture_output=True, text=True).stdout
     m = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
