@@ -60,6 +60,7 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
     order = check_catalog(catalog)
     ctx = AnalysisContext(trace)
     store = SeverityStore(ctx.n_locations)
+    counts = SeverityStore(ctx.n_locations)  # occurrences, for detected properties
     published: Dict[str, Instances] = {}
     ctx.published = published  # any property may read what an earlier one published
     worst: Dict[str, Instances] = {}
@@ -81,7 +82,9 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
         published[p.name] = inst
         if not p.metric:
             continue
-        store.add(p.name, ctx.cnode[inst.where], ctx.events.location[inst.where], inst.severity)
+        where_cnode, where_loc = ctx.cnode[inst.where], ctx.events.location[inst.where]
+        store.add(p.name, where_cnode, where_loc, inst.severity)
+        counts.add(p.name, where_cnode, where_loc, np.ones(len(inst), dtype=np.int64))
         if len(inst) and top:
             idx = np.argsort(-inst.severity, kind="stable")[:top]
             worst[p.name] = inst.select(idx)
@@ -89,7 +92,7 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
             worst[p.name] = inst.select(np.empty(0, dtype=np.int64))
     if progress:
         progress("done", len(order), len(order))
-    return Report(trace, ctx, order, store, worst)
+    return Report(trace, ctx, order, store, worst, counts)
 
 
 def _class_time(ctx: AnalysisContext, classes):

@@ -22,7 +22,8 @@ SCHEMA = "earlc-report/1"
 
 
 class Report:
-    def __init__(self, trace, ctx, properties: List[Property], store, worst: Dict[str, Instances]):
+    def __init__(self, trace, ctx, properties: List[Property], store, worst: Dict[str, Instances],
+                 counts=None):
         self.trace = trace
         self._ctx = ctx
         self._store = store
@@ -30,6 +31,8 @@ class Report:
         self.properties = _tree_order([p for p in properties if p.metric])
         self._by_name = {p.name: p for p in self.properties}
         self._tables = {p.name: store.table(p.name) for p in self.properties}
+        self._counts = {p.name: counts.table(p.name) for p in self.properties
+                        if counts is not None and p.name in counts.metrics}
         self.callpaths = ctx.calltree.paths()
         self.resolution = trace.timer_resolution
 
@@ -48,6 +51,10 @@ class Report:
     def percent(self, metric: str) -> float:
         t = self.total_time
         return 100.0 * self.total(metric) / t if t and self._by_name[metric].unit == "sec" else 0.0
+
+    def occurrences(self, metric: str) -> int:
+        """Number of occurrences found (0 for metrics that are no compound event)."""
+        return int(self._counts[metric][2].sum()) if metric in self._counts else 0
 
     def depth(self, metric: str) -> int:
         d, p = 0, self._by_name[metric].parent
@@ -89,6 +96,14 @@ class Report:
             c, l, v = self._tables[p.name]
             if not len(c):
                 continue
+            occ = np.zeros(len(c), dtype=np.int64)
+            if p.name in self._counts:
+                cc, cl, cv = self._counts[p.name]
+                key = c * len(locs) + l
+                ckey = cc * len(locs) + cl
+                pos = np.searchsorted(ckey, key)
+                hit = (pos < len(ckey)) & (ckey[np.minimum(pos, len(ckey) - 1)] == key)
+                occ[hit] = cv[pos[hit]]
             frames.append(pd.DataFrame({
                 "metric": p.name,
                 "callpath": [self.callpaths[i] for i in c.tolist()],
@@ -98,8 +113,10 @@ class Report:
                 "unit": p.unit,
                 "value": v,
                 "seconds": v / self.resolution if p.unit == "sec" else np.nan,
+                "occurrences": occ,
             }))
-        cols = ["metric", "callpath", "location", "rank", "thread", "unit", "value", "seconds"]
+        cols = ["metric", "callpath", "location", "rank", "thread", "unit", "value", "seconds",
+                "occurrences"]
         if not frames:
             return pd.DataFrame(columns=cols)
         return pd.concat(frames, ignore_index=True)[cols]
@@ -110,7 +127,7 @@ class Report:
 
         return pd.DataFrame([{
             "metric": p.name, "title": p.title, "parent": p.parent, "unit": p.unit,
-            "value": self.total(p.name),
+            "value": self.total(p.name), "occurrences": self.occurrences(p.name),
             "seconds": self.seconds(self.total(p.name)) if p.unit == "sec" else np.nan,
             "percent": self.percent(p.name)} for p in self.properties])
 
@@ -129,7 +146,8 @@ class Report:
             out["metrics"].append({
                 "name": p.name, "title": p.title, "parent": p.parent, "unit": p.unit,
                 "description": p.description, "diagnosis": p.diagnosis,
-                "value": self.total(p.name), "percent_of_time": round(self.percent(p.name), 6)})
+                "value": self.total(p.name), "occurrences": self.occurrences(p.name),
+                "percent_of_time": round(self.percent(p.name), 6)})
         for c, path in enumerate(self.callpaths):
             out["callpaths"].append({"id": c, "parent": int(ct.parent[c]),
                                      "region": int(ct.region[c]), "path": path})
