@@ -39,7 +39,8 @@ def select(catalog: List[Property], names: Sequence[str]) -> List[Property]:
             continue
         keep.add(n)
         p = by_name[n]
-        todo += [d for d in (p.parent, p.subscribes) if d]
+        # a dependency outside the catalog is reported by check_catalog
+        todo += [d for d in (p.parent, p.subscribes) if d and d in by_name]
     return [p for p in catalog if p.name in keep]
 
 

@@ -1,0 +1,193 @@
+"""The four compound events of section 6 of the EARL/EXPERT paper, written with
+earlc.TraceWriter and checked by hand, including the time-stamp conditions (a
+late receiver only while the send is still on the sender's stack); the report's
+views; a user plugin subscribing to a built-in compound event."""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import earlc
+from earlc.analysis import Instances, Property
+from conftest import ROOT
+
+
+def scenario(tmp_path, build, ranks=2):
+    with earlc.TraceWriter(tmp_path / "t", ranks=ranks) as w:
+        for r in range(ranks):
+            w.enter(r, 0, "main")
+        end = build(w)
+        for r in range(ranks):
+            w.leave(r, end, "main")
+    return earlc.open(tmp_path / "t")
+
+
+def totals(report, *names):
+    return {n: report.total(n) for n in names}
+
+
+def test_6_1_late_sender(tmp_path):
+    def build(w):
+        w.enter(1, 10, "MPI_Recv"); w.recv(1, 70, source=0, tag=7, bytes=8); w.leave(1, 80, "MPI_Recv")
+        w.enter(0, 50, "MPI_Send"); w.send(0, 55, dest=1, tag=7, bytes=8); w.leave(0, 60, "MPI_Send")
+        return 100
+    r = earlc.analyze(scenario(tmp_path, build))
+    assert totals(r, "late_sender", "late_receiver") == {"late_sender": 40, "late_receiver": 0}
+    assert r.by_callpath("late_sender") == [("main/MPI_Recv", 40)]
+    assert r.by_location("late_sender") == [(1, 40)]
+    (inst,) = [r.worst["late_sender"]]
+    assert r.trace.event(int(inst.where[0])).region.name == "MPI_Recv"
+    assert r.trace.event(int(inst["send"][0])).kind == "MPI_SEND"
+
+
+def test_6_2_late_receiver_only_while_the_send_blocks(tmp_path):
+    def blocking(w):
+        w.enter(0, 10, "MPI_Send"); w.send(0, 12, dest=1, bytes=1 << 20); w.leave(0, 90, "MPI_Send")
+        w.enter(1, 60, "MPI_Recv"); w.recv(1, 85, source=0, bytes=1 << 20); w.leave(1, 88, "MPI_Recv")
+        return 100
+    r = earlc.analyze(scenario(tmp_path, blocking))
+    assert totals(r, "late_receiver", "late_sender") == {"late_receiver": 50, "late_sender": 0}
+    assert r.by_callpath("late_receiver") == [("main/MPI_Send", 50)]
+    assert r.by_location("late_receiver") == [(0, 50)]
+
+    def buffered(w):  # the send returned before the receive was entered: no wait
+        w.enter(0, 10, "MPI_Send"); w.send(0, 12, dest=1, bytes=64); w.leave(0, 40, "MPI_Send")
+        w.enter(1, 60, "MPI_Recv"); w.recv(1, 85, source=0, bytes=64); w.leave(1, 88, "MPI_Recv")
+        return 100
+    r = earlc.analyze(scenario(tmp_path / "b", buffered))
+    assert totals(r, "late_receiver", "late_sender") == {"late_receiver": 0, "late_sender": 0}
+
+
+def test_6_3_messages_in_wrong_order(tmp_path):
+    def build(w):
+        w.enter(0, 5, "MPI_Send"); w.send(0, 10, dest=1, tag=1, bytes=8); w.leave(0, 15, "MPI_Send")
+        w.enter(0, 25, "MPI_Send"); w.send(0, 30, dest=1, tag=2, bytes=8); w.leave(0, 35, "MPI_Send")
+        w.enter(1, 40, "MPI_Recv"); w.recv(1, 45, source=0, tag=2, bytes=8); w.leave(1, 50, "MPI_Recv")
+        w.enter(1, 60, "MPI_Recv"); w.recv(1, 65, source=0, tag=1, bytes=8); w.leave(1, 70, "MPI_Recv")
+        return 100
+    r = earlc.analyze(scenario(tmp_path, build))
+    assert r.total("messages_in_wrong_order") == 10 and r.occurrences("messages_in_wrong_order") == 1
+    inst = r.worst["messages_in_wrong_order"]
+    assert r.trace.event(int(inst["recv"][0])).tag == 2
+
+
+def test_6_4_unbalanced_barrier(tmp_path):
+    def build(w):
+        for rank, (t_in, t_out) in enumerate([(10, 80), (30, 81), (70, 82)]):
+            w.collective(rank, t_in, t_out, "MPI_Barrier")
+        return 100
+    r = earlc.analyze(scenario(tmp_path, build, ranks=3))
+    assert r.total("wait_at_barrier") == 60 + 40
+    assert dict(r.by_location("wait_at_barrier")) == {0: 60, 1: 40}
+    assert r.total("barrier_completion") == 0 + 1 + 2
+    assert r.by_callpath("wait_at_barrier") == [("main/MPI_Barrier", 100)]
+
+
+def test_late_sender_wrong_order_and_waitall(tmp_path):
+    """Rank 2 waits for rank 0's message while rank 1's older one is queued: a
+    late sender of the different-source kind; a Waitall taking both at once is
+    not wrong order."""
+    def build(w):
+        w.enter(1, 5, "MPI_Send"); w.send(1, 6, dest=2, tag=0, bytes=8); w.leave(1, 7, "MPI_Send")
+        w.enter(2, 10, "MPI_Recv"); w.recv(2, 52, source=0, tag=0, bytes=8); w.leave(2, 53, "MPI_Recv")
+        w.enter(0, 50, "MPI_Send"); w.send(0, 51, dest=2, tag=0, bytes=8); w.leave(0, 52, "MPI_Send")
+        w.enter(2, 60, "MPI_Recv"); w.recv(2, 61, source=1, tag=0, bytes=8); w.leave(2, 62, "MPI_Recv")
+        return 100
+    r = earlc.analyze(scenario(tmp_path, build, ranks=3))
+    assert totals(r, "late_sender", "late_sender_wrong_order_different_source",
+                  "late_sender_wrong_order_same_source") == {
+        "late_sender": 40, "late_sender_wrong_order_different_source": 40,
+        "late_sender_wrong_order_same_source": 0}
+
+
+def test_report_views(tmp_path):
+    def build(w):
+        w.enter(1, 10, "MPI_Recv"); w.recv(1, 70, source=0, tag=7, bytes=8); w.leave(1, 80, "MPI_Recv")
+        w.enter(0, 50, "MPI_Send"); w.send(0, 55, dest=1, tag=7, bytes=8); w.leave(0, 60, "MPI_Send")
+        return 100
+    trace = scenario(tmp_path, build)
+    r = earlc.analyze(trace)
+    df = r.to_dataframe()
+    assert list(df.columns) == ["metric", "callpath", "location", "rank", "thread", "unit",
+                                "value", "seconds", "occurrences"]
+    row = df[df.metric == "late_sender"].iloc[0]
+    assert (row["callpath"], row["rank"], row["value"], row["occurrences"]) == ("main/MPI_Recv", 1, 40, 1)
+    assert row.seconds == pytest.approx(40e-9)
+    assert r.total("time") == 200 and r.percent("late_sender") == pytest.approx(20.0)
+    m = r.metrics_dataframe().set_index("metric")
+    assert m.loc["late_sender", "parent"] == "mpi_point2point"
+    data = json.loads(r.to_json())
+    assert data["schema"] == "earlc-report/1"
+    names = [x["name"] for x in data["metrics"]]
+    assert names.index("late_sender") > names.index("mpi_point2point") > names.index("mpi")
+    ls = [s for s in data["severities"] if s["metric"] == "late_sender"]
+    assert ls == [{"metric": "late_sender", "callpath": ls[0]["callpath"], "location": 1, "value": 40}]
+    assert data["callpaths"][ls[0]["callpath"]]["path"] == "main/MPI_Recv"
+    assert data["instances"]["late_sender"][0]["severity"] == 40
+    text = r.to_text()
+    assert "Late Sender" in text and "main/MPI_Recv" in text and "20.00%" in text
+
+
+class SlowReceive(Property):
+    """A user plugin: receive calls longer than 50 ticks, subscribing to the
+    built-in matched messages."""
+    name, title, parent, subscribes = "slow_receive", "Slow receive", "mpi_point2point", "p2p_messages"
+    description = "A receive call that lasts more than 50 ticks."
+    diagnosis = "Look at what the sender does meanwhile."
+
+    def detect(self, ctx, msgs):
+        call = msgs["recv_call"]
+        dur = ctx.time_of(ctx.leave_of(call)) - ctx.time_of(call)
+        keep = dur > 50
+        return Instances(call[keep], dur[keep], {"recv": msgs["recv"][keep]})
+
+
+def test_user_plugin_subscribes_to_a_builtin_compound_event(tmp_path):
+    def build(w):
+        w.enter(1, 10, "MPI_Recv"); w.recv(1, 70, source=0, tag=7, bytes=8); w.leave(1, 80, "MPI_Recv")
+        w.enter(0, 50, "MPI_Send"); w.send(0, 55, dest=1, tag=7, bytes=8); w.leave(0, 60, "MPI_Send")
+        return 100
+    trace = scenario(tmp_path, build)
+    r = earlc.analyze(trace, properties=[SlowReceive()])
+    assert r.total("slow_receive") == 70
+    assert [p.name for p in r.properties] == ["time", "mpi", "mpi_communication",
+                                              "mpi_point2point", "slow_receive"]
+    r = earlc.analyze(trace, properties=["late_sender", SlowReceive()])
+    assert r.total("slow_receive") == 70 and r.total("late_sender") == 40
+
+
+def test_bad_plugins_and_names(tmp_path):
+    trace = earlc.open(ROOT / "traces" / "demo-ring")
+
+    class Orphan(Property):
+        name, parent = "orphan", "no_such_parent"
+
+    with pytest.raises(ValueError, match="parent"):
+        earlc.analyze(trace, properties=[Orphan()])
+    with pytest.raises(ValueError, match="unknown properties"):
+        earlc.analyze(trace, properties=["no_such_property"])
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "earlc", *args], capture_output=True,
+                          text=True, cwd=ROOT / "python")
+
+
+def test_cli_analyze(tmp_path):
+    demo = str(ROOT / "traces" / "demo-ring")
+    r = run_cli("analyze", demo)
+    assert r.returncode == 0, r.stderr
+    assert "Late Sender" in r.stdout and "worst call paths" in r.stdout
+    out = tmp_path / "r.json"
+    r = run_cli("analyze", demo, "--format", "json", "-o", str(out), "--properties", "late_sender")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(out.read_text())
+    assert {m["name"] for m in data["metrics"]} == {"time", "mpi", "mpi_communication",
+                                                   "mpi_point2point", "late_sender"}
+    assert sum(m["value"] for m in data["metrics"] if m["name"] == "late_sender") > 0
+    r = run_cli("analyze", demo, "--properties", "bogus")
+    assert r.returncode == 2 and "unknown properties" in r.stderr
+    r = run_cli("analyze", str(tmp_path / "missing"))
+    assert r.returncode == 2 and "missing" in r.stderr
