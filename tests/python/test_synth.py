@@ -500,3 +500,19 @@ def test_bundled_examples(tmp_path, name):
             del opts[k]
     r = earlc.synth(exp["generator"]["kind"], tmp_path / "again", **opts)
     assert r.expected() == exp
+
+
+def test_progress_and_interrupt(tmp_path):
+    seen = []
+    r = earlc.synth("ring", tmp_path / "p", ranks=4, events=600000,
+                    progress=lambda phase, done, total: seen.append((phase, done, total)))
+    assert seen and all(p == "synth" and t == 600000 for p, _, t in seen)
+    assert [d for _, d, _ in seen] == sorted(d for _, d, _ in seen)
+    assert r.events >= 600000
+
+    def stop(phase, done, total):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        earlc.synth("ring", tmp_path / "stopped", ranks=4, events=600000, progress=stop)
+    assert sorted(os.listdir(tmp_path)) == ["p"]
