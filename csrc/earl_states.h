@@ -25,8 +25,11 @@
  *              -> its collective instance; the instances, with their member
  *              events, are the coll(e) of section 4.3.
  *
- * Pointers are event ids (earl_eid), EARL_NONE (-1) when there is none; the
- * arrays are exposed through a const view, as earl_events is.  Inconsistent
+ * Pointers are event ids (earl_eid), EARL_NONE (-1) when there is none.
+ * The pass keeps enterptr for every event and compact records for the
+ * rest; the other per-event arrays are built from those on first request
+ * (earl_states_pointer), so that the pass touches little memory.  Arrays
+ * are read through const pointers, as earl_events is.  Inconsistent
  * traces (a receive without its send, a collective with a missing member, ...)
  * give counted warnings with the event concerned; the pointers involved are
  * -1 and everything else is still computed.

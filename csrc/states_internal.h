@@ -154,7 +154,6 @@ typedef struct states_pass {
  * the event steps return nothing and set pass->nomem on allocation failure,
  * *_finish run after the last event. */
 int regions_init(states_pass *p);
-void regions_enter(states_pass *p, earl_eid i, earl_loc l);
 void regions_leave(states_pass *p, earl_eid i, earl_loc l);
 void regions_finish(states_pass *p);
 

@@ -6,8 +6,8 @@
  * innermost open ENTER and every ENTER's enterptr is the ENTER below it, so
  * enterptr chains are the stacks, persistent for free.  An ENTER pushes
  * (enterptr = top, top = the ENTER), a LEAVE pops (enterptr = its ENTER,
- * leaveptr of the ENTER = the LEAVE, top = the ENTER's enterptr), every
- * other event reads top (states.c does that inline).  Worker threads get
+ * top = the ENTER's enterptr; leaveptr follows from it), every other event
+ * reads top (states.c does the ENTER and the reads inline).  Worker threads get
  * their master's top at the fork as the base of their stack
  * (states_threads.c), so their chains continue into the master's frames,
  * as section 7 asks.
@@ -39,12 +39,6 @@ int regions_is_omp_barrier(const earl_defs *defs, uint32_t region)
     const earl_region *r = &defs->regions[region];
     return r->defined && r->paradigm != OTF2_PARADIGM_MPI &&
            (r->role == OTF2_REGION_ROLE_BARRIER || r->role == OTF2_REGION_ROLE_IMPLICIT_BARRIER);
-}
-
-void regions_enter(states_pass *p, earl_eid i, earl_loc l)
-{
-    p->s->enterptr[i] = p->top[l];
-    p->top[l] = i;
 }
 
 void regions_leave(states_pass *p, earl_eid i, earl_loc l)
