@@ -66,6 +66,9 @@ def cmd_synth(args) -> int:
     bar = ProgressBar()
     try:
         r = synth(args.kind, args.output, progress=bar, overwrite=args.overwrite, **options)
+    except KeyboardInterrupt:
+        print("earlc: interrupted; nothing was written to %s" % args.output, file=sys.stderr)
+        return 130
     finally:
         bar.close()
     exp = r.expected()
