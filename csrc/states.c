@@ -88,7 +88,9 @@ static void fill_view(earl_states *s, size_t n)
     s->warnings_view.details = s->warnings.items;
 }
 
-static void run_pass(states_pass *p)
+/* The pass; IMPLICIT: the trace has OMP_FORK records, whose teams have no
+ * team records (a separate instance so the common case pays nothing). */
+static inline __attribute__((always_inline)) void pass_loop(states_pass *p, int implicit)
 {
     const earl_events *ev = p->ev;
     earl_states *s = p->s;
@@ -101,6 +103,8 @@ static void run_pass(states_pass *p)
         const earl_eid i = (earl_eid)u;
         const earl_loc l = loc[u];
         const uint8_t k = kind[u];
+        if (implicit)
+            threads_implicit(p, i, l);
         switch (k) {
         case EARL_ENTER:
             enterptr[u] = top[l];
@@ -140,6 +144,14 @@ static void run_pass(states_pass *p)
             break;
         }
     }
+}
+
+static void run_pass(states_pass *p)
+{
+    if (p->implicit)
+        pass_loop(p, 1);
+    else
+        pass_loop(p, 0);
 }
 
 earl_status earl_states_build(const earl_trace *trace, const earl_states_options *options,
@@ -220,6 +232,7 @@ void earl_states_free(earl_states *s)
     free(s->coll_member_start);
     free(s->coll_members);
     free(s->sync_top);
+    free(s->spans);
     free(s->lock_process);
     free(s->lock_model);
     free(s->lock_id);

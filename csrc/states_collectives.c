@@ -161,6 +161,8 @@ void collectives_barrier(states_pass *p, earl_eid i, earl_loc l)
     uint32_t team = trow >= 0 ? p->ev->sync.comm[trow] : EARL_UNDEFINED_REF;
     const earl_defs *d = p->defs;
     uint32_t expected = team < d->n_comms && d->comms[team].defined ? d->comms[team].size : 0;
+    if (!expected && f >= 0 && p->ev->ref[f] >= 0) /* no team records: the threads asked for */
+        expected = p->ev->sync.count_[p->ev->ref[f]];
     int64_t g = group_index(p, 3, (uint64_t)f);
     if (g < 0) {
         p->nomem = 1;

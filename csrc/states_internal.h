@@ -85,6 +85,14 @@ struct earl_states {
     size_t *coll_member_start;
     earl_eid *coll_members;
 
+    /* teams without team records (OMP_FORK/OMP_JOIN traces): the events
+     * [first, end) of location loc belong to the team of fork */
+    struct states_team_span {
+        earl_loc loc;
+        earl_eid first, end, fork;
+    } *spans;
+    size_t n_spans, cap_spans;
+
     /* region stack after the threading events, by sync row (states_threads.c):
      * a team begin/end changes a worker's stack without an ENTER/LEAVE */
     earl_eid *sync_top;
@@ -127,6 +135,9 @@ typedef struct states_pass {
     uint32_t *sync_prev_bar;    /* per sync row, TEAM_BEGIN: barrier count before it */
     earl_eid *open_fork;        /* per location: its last fork not joined */
     earl_eid *process_fork;     /* per location group: last fork not joined */
+    int implicit;               /* OMP_FORK traces: teams without team records */
+    earl_eid *impl_fork;        /* per location: fork of its implicit team, -1 */
+    earl_eid *impl_top;         /* per location: own stack top before it */
     uint32_t *barrier_count;    /* per location: barriers passed in its team */
     states_map locks;           /* (process, model, id) -> lock index */
     int32_t *lock_of_row;       /* per sync row: lock index, -1 */
@@ -159,6 +170,8 @@ void regions_finish(states_pass *p);
 
 int threads_init(states_pass *p);
 void threads_event(states_pass *p, earl_eid i, earl_loc l, earl_kind k);
+/* Before every event of a trace with OMP_FORK: join or leave implicit teams. */
+void threads_implicit(states_pass *p, earl_eid i, earl_loc l);
 void threads_finish(states_pass *p);
 void threads_free(states_pass *p);
 

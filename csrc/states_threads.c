@@ -19,6 +19,7 @@
  * to the previous event on the same lock, and the lock's events are kept in
  * CSR so that locks(i) is a binary search per lock.
  */
+#include <otf2/otf2.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,10 +41,15 @@ int threads_init(states_pass *p)
     p->sync_prev_bar = malloc(ns * sizeof *p->sync_prev_bar);
     p->lock_of_row = malloc(ns * sizeof *p->lock_of_row);
     p->s->sync_top = malloc(ns * sizeof *p->s->sync_top);
+    p->impl_fork = malloc(nl * sizeof *p->impl_fork);
+    p->impl_top = malloc(nl * sizeof *p->impl_top);
+    p->implicit = p->ev->kind_counts[EARL_OMP_FORK] > 0;
     if (!p->cur_fork || !p->team_row || !p->open_fork || !p->barrier_count ||
         !p->process_fork || !p->sync_prev || !p->sync_prev_fork || !p->sync_prev_top ||
-        !p->sync_prev_bar || !p->lock_of_row || !p->s->sync_top)
+        !p->sync_prev_bar || !p->lock_of_row || !p->s->sync_top || !p->impl_fork ||
+        !p->impl_top)
         return -1;
+    memset(p->impl_fork, 0xff, nl * sizeof *p->impl_fork);
     memset(p->cur_fork, 0xff, nl * sizeof *p->cur_fork);
     memset(p->team_row, 0xff, nl * sizeof *p->team_row);
     memset(p->open_fork, 0xff, nl * sizeof *p->open_fork);
@@ -65,6 +71,8 @@ void threads_free(states_pass *p)
     free(p->sync_prev_top);
     free(p->sync_prev_bar);
     free(p->lock_of_row);
+    free(p->impl_fork);
+    free(p->impl_top);
     free(p->lock_last);
     free(p->lock_holder);
     states_map_free(&p->locks);
@@ -76,6 +84,62 @@ static uint32_t process_of(const states_pass *p, earl_loc l)
     return g < p->defs->n_location_groups ? g : 0;
 }
 
+/* ---- teams without team records (OMP_FORK / OMP_JOIN) --------------------------
+ *
+ * Older OpenMP traces record only OMP_FORK and OMP_JOIN on the master.  There
+ * the master is in the team from its fork to its join, and every other CPU
+ * thread of the process joins it at its first event while the fork is open
+ * and leaves it at its first event after the join.  Such membership is kept
+ * as spans of event ids per location, for the forkptr array; one level of
+ * parallelism (nested OMP_FORKs without team records are ambiguous). */
+
+static void span_begin(states_pass *p, earl_loc l, earl_eid first, earl_eid f)
+{
+    earl_states *s = p->s;
+    if (EARL_GROW(s->spans, s->cap_spans, s->n_spans + 1)) {
+        p->nomem = 1;
+        return;
+    }
+    s->spans[s->n_spans++] = (struct states_team_span){l, first, INT64_MAX, f};
+    p->impl_fork[l] = f;
+    p->impl_top[l] = p->top[l];
+    p->cur_fork[l] = f;
+    p->barrier_count[l] = 0;
+}
+
+static void span_end(states_pass *p, earl_loc l, earl_eid end)
+{
+    earl_states *s = p->s;
+    for (size_t k = s->n_spans; k-- > 0;) {
+        if (s->spans[k].loc == l && s->spans[k].end == INT64_MAX) {
+            s->spans[k].end = end;
+            break;
+        }
+    }
+    p->top[l] = p->impl_top[l];
+    p->impl_fork[l] = EARL_NONE;
+    p->cur_fork[l] = EARL_NONE;
+    p->barrier_count[l] = 0;
+}
+
+void threads_implicit(states_pass *p, earl_eid i, earl_loc l)
+{
+    if (p->team_row[l] >= 0 || p->ev->kind[i] == EARL_THREAD_TEAM_BEGIN)
+        return; /* in (or joining) a team with records */
+    earl_eid f = p->process_fork[process_of(p, l)];
+    earl_eid mine = p->impl_fork[l];
+    if (mine == f)
+        return;
+    const earl_events *ev = p->ev;
+    if (mine >= 0 && ev->location[mine] != l)
+        span_end(p, l, i); /* its team was joined */
+    if (f >= 0 && ev->kind[f] == EARL_OMP_FORK && ev->location[f] != l &&
+        p->defs->locations[l].type == OTF2_LOCATION_TYPE_CPU_THREAD && p->impl_fork[l] < 0) {
+        span_begin(p, l, i, f);
+        p->top[l] = p->s->enterptr[f]; /* the master's stack at the fork */
+    }
+}
+
 static void fork_event(states_pass *p, earl_eid i, earl_loc l, int32_t row)
 {
     uint32_t g = process_of(p, l);
@@ -83,9 +147,11 @@ static void fork_event(states_pass *p, earl_eid i, earl_loc l, int32_t row)
     p->sync_prev_fork[row] = p->open_fork[l];
     p->process_fork[g] = i;
     p->open_fork[l] = i;
+    if (p->ev->kind[i] == EARL_OMP_FORK)
+        span_begin(p, l, i + 1, i); /* the master, from the event after its fork */
 }
 
-static void join_event(states_pass *p, earl_loc l)
+static void join_event(states_pass *p, earl_eid i, earl_loc l)
 {
     earl_eid f = p->open_fork[l];
     if (f < 0)
@@ -95,6 +161,8 @@ static void join_event(states_pass *p, earl_loc l)
     p->open_fork[l] = p->sync_prev_fork[frow];
     if (p->process_fork[g] == f)
         p->process_fork[g] = p->sync_prev[frow];
+    if (p->impl_fork[l] == f)
+        span_end(p, l, i);
 }
 
 /* The fork that opened the team a TEAM_BEGIN on l joins. */
@@ -208,7 +276,7 @@ void threads_event(states_pass *p, earl_eid i, earl_loc l, earl_kind k)
         break;
     case EARL_OMP_JOIN:
     case EARL_THREAD_JOIN:
-        join_event(p, l);
+        join_event(p, i, l);
         break;
     case EARL_THREAD_TEAM_BEGIN:
         team_begin(p, i, l, row);

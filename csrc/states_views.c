@@ -74,6 +74,20 @@ static int fill_forkptr(const earl_states *s, const earl_events *ev, size_t n_lo
         }
     }
     free(stack);
+    /* teams without team records */
+    for (size_t k = 0; k < s->n_spans; k++) {
+        const struct states_team_span *sp = &s->spans[k];
+        size_t lo = ev->loc_start[sp->loc], hi = ev->loc_start[sp->loc + 1];
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (ev->loc_events[mid] < sp->first)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (; lo < ev->loc_start[sp->loc + 1] && ev->loc_events[lo] < sp->end; lo++)
+            a[ev->loc_events[lo]] = sp->fork;
+    }
     return 0;
 }
 

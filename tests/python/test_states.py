@@ -258,6 +258,58 @@ def test_openmp_fork_team_barrier_locks(tmp_path):
     assert not t.states.warnings
 
 
+def test_openmp_fork_without_team_records(tmp_path):
+    par, bar = "!$omp parallel @a.c:3", "!$omp barrier @a.c:5"
+    with earlc.TraceWriter(tmp_path / "ompf", ranks=1, threads_per_rank=2) as w:
+        m, k = (0, 0), (0, 1)
+        w.enter(m, 0, "main")
+        w.omp_fork(m, 10, threads=2)
+        w.enter(m, 11, par); w.enter(k, 12, par)
+        w.omp_acquire_lock(k, 13, lock=4, order=1); w.omp_release_lock(k, 14, lock=4, order=1)
+        w.omp_acquire_lock(m, 15, lock=4, order=2); w.omp_release_lock(m, 16, lock=4, order=2)
+        w.enter(m, 20, bar); w.enter(k, 25, bar)
+        w.leave(m, 27, bar); w.leave(k, 28, bar)
+        w.leave(k, 29, par); w.leave(m, 30, par)
+        w.omp_join(m, 32)
+        w.enter(k, 50, "idle"); w.leave(k, 51, "idle")
+        w.leave(m, 60, "main")
+    t = earlc.open(tmp_path / "ompf")
+    M, K = loc_of(t, 0, 0), loc_of(t, 0, 1)
+    main, fork = find(t, M, "ENTER", 0), find(t, M, "OMP_FORK", 10)
+    pm, pk = find(t, M, "ENTER", 11), find(t, K, "ENTER", 12)
+    ak, rk = find(t, K, "OMP_ACQUIRE_LOCK", 13), find(t, K, "OMP_RELEASE_LOCK", 14)
+    am, rm = find(t, M, "OMP_ACQUIRE_LOCK", 15), find(t, M, "OMP_RELEASE_LOCK", 16)
+    bm, bk = find(t, M, "ENTER", 20), find(t, K, "ENTER", 25)
+    xbm, xbk = find(t, M, "LEAVE", 27), find(t, K, "LEAVE", 28)
+    xpk, xpm = find(t, K, "LEAVE", 29), find(t, M, "LEAVE", 30)
+    join = find(t, M, "OMP_JOIN", 32)
+    idle, xidle = find(t, K, "ENTER", 50), find(t, K, "LEAVE", 51)
+    xmain = find(t, M, "LEAVE", 60)
+    assert_pointers(t, main, leaveptr=xmain)
+    assert_pointers(t, fork, enterptr=main)
+    assert_pointers(t, pm, enterptr=main, leaveptr=xpm, forkptr=fork)
+    assert_pointers(t, pk, enterptr=main, leaveptr=xpk, forkptr=fork)   # inherited
+    assert_pointers(t, ak, enterptr=pk, forkptr=fork)
+    assert_pointers(t, rk, enterptr=pk, forkptr=fork, lockptr=ak)
+    assert_pointers(t, am, enterptr=pm, forkptr=fork, lockptr=rk)
+    assert_pointers(t, rm, enterptr=pm, forkptr=fork, lockptr=am)
+    assert_pointers(t, bm, enterptr=pm, leaveptr=xbm, forkptr=fork)
+    assert_pointers(t, bk, enterptr=pk, leaveptr=xbk, forkptr=fork)
+    assert_pointers(t, xbm, enterptr=bm, forkptr=fork)
+    assert_pointers(t, xbk, enterptr=bk, forkptr=fork)
+    assert_pointers(t, xpk, enterptr=pk, forkptr=fork)
+    assert_pointers(t, xpm, enterptr=pm, forkptr=fork)
+    assert_pointers(t, join, enterptr=main)
+    assert_pointers(t, idle, leaveptr=xidle)       # out of the team again
+    assert_pointers(t, xidle, enterptr=idle)
+    assert_pointers(t, xmain, enterptr=main)
+    assert t.stack(bk, K) == [main, pk, bk]
+    assert t.stack(idle, K) == [idle]
+    assert t.coll(xbk) == [xbm, xbk]
+    assert t.states.instance_of(xbm).expected == 2
+    assert not t.states.warnings
+
+
 # -- non-blocking messages ------------------------------------------------------------
 
 
