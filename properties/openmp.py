@@ -85,7 +85,31 @@ class LockContention(Property):
         acq, prev, enter = acq[ok], prev[ok], enter[ok]
         wait = ctx.time_of(prev) - ctx.time_of(enter)
         keep = wait > 0
-        return Instances(enter[keep], wait[keep], {"acquire": acq[keep], "release": prev[keep]})
+        critical = ctx.region_class[ctx.region_of_enter(enter)] == rc.CLASS_CODE["omp_critical"]
+        return Instances(enter[keep], wait[keep], {"acquire": acq[keep], "release": prev[keep],
+                                                   "critical": critical[keep]})
 
 
-PROPERTIES = (OmpBarriers, OmpBarrierWaitExplicit, OmpBarrierWaitImplicit, LockContention)
+class _LockContentionKind(Property):
+    parent = subscribes = "lock_contention"
+    critical = True
+
+    def detect(self, ctx, contention):
+        return contention.select(contention["critical"] == self.critical)
+
+
+class CriticalContention(_LockContentionKind):
+    name, title = "lock_contention_critical", "Critical section contention"
+    description = "Lock contention at the entry of an OpenMP critical section."
+    diagnosis = "Threads queue for a critical section: shorten it, or use atomics or reductions."
+
+
+class LockApiContention(_LockContentionKind):
+    name, title = "lock_contention_api", "Lock API contention"
+    critical = False
+    description = "Lock contention in omp_set_lock / omp_set_nest_lock."
+    diagnosis = "Threads queue for an OpenMP lock: hold it shorter or use finer-grained locks."
+
+
+PROPERTIES = (OmpBarriers, OmpBarrierWaitExplicit, OmpBarrierWaitImplicit, LockContention,
+              CriticalContention, LockApiContention)
