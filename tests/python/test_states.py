@@ -549,3 +549,88 @@ def test_properties_generated(tmp_path, seed):
     for inst in s.collectives():
         assert inst.is_complete and len(inst.members) == 4
         assert inst.complete == max(inst.members)
+
+
+def generate_openmp(path, seed, threads=3, regions=12):
+    """A clean random OpenMP trace with team records: parallel regions with barriers
+    (every thread passes the same number) and lock pairs, the master nested in regions."""
+    rng = random.Random(seed)
+    clock = [0]
+
+    def now():
+        clock[0] += rng.randint(1, 3)
+        return clock[0]
+
+    with earlc.TraceWriter(path, ranks=1, threads_per_rank=threads) as w:
+        m = (0, 0)
+        w.enter(m, now(), "main")
+        order = 0
+        for r in range(regions):
+            outer = rng.random() < 0.5
+            if outer:
+                w.enter(m, now(), "solver")
+            w.fork(m, now(), threads=threads)
+            ths = [(0, k) for k in range(threads)]
+            for th in ths:
+                w.team_begin(th, now())
+            for th in ths:
+                w.enter(th, now(), "!$omp parallel @s.c:%d" % r)
+            for _ in range(rng.randint(0, 3)):
+                for th in rng.sample(ths, len(ths)):
+                    if rng.random() < 0.5:
+                        order += 1
+                        lock = rng.randrange(2)
+                        w.acquire_lock(th, now(), lock=lock, order=order)
+                        w.release_lock(th, now(), lock=lock, order=order)
+                for th in ths:
+                    w.enter(th, now(), "!$omp barrier @s.c:99")
+                for th in ths:
+                    w.leave(th, now(), "!$omp barrier @s.c:99")
+            for th in ths:
+                w.leave(th, now(), "!$omp parallel @s.c:%d" % r)
+            for th in ths:
+                w.team_end(th, now())
+            w.join(m, now())
+            if outer:
+                w.leave(m, now(), "solver")
+        w.leave(m, now(), "main")
+    return earlc.open(path)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_properties_generated_openmp(tmp_path, seed):
+    t = generate_openmp(tmp_path / ("o%d" % seed), seed)
+    s, ev = t.states, t.events
+    n = len(t)
+    ids = np.arange(n)
+    assert not s.warnings, s.warnings
+    for name in ("enterptr", "lockptr", "forkptr"):
+        p = getattr(s, name)
+        assert (p[p >= 0] < ids[p >= 0]).all(), name
+    lp = s.leaveptr
+    assert (lp[lp >= 0] > ids[lp >= 0]).all()
+    # lock events point to the previous event on the same lock
+    locks = np.nonzero(s.lockptr >= 0)[0]
+    th = t.events.threading
+    lock_id = {int(e): int(i) for e, i in zip(th.event, th.id)}
+    for e in locks:
+        assert lock_id[int(e)] == lock_id[int(s.lockptr[e])]
+    # every event between a thread's team begin and end has the fork of its team
+    forks = np.nonzero(ev.kind == KINDS["THREAD_FORK"])[0]
+    M = loc_of(t, 0, 0)
+    for f in forks:
+        members = np.nonzero(s.forkptr == f)[0]
+        assert len(set(ev.location[members].tolist())) == 3
+        base = t.stack(int(f), M)
+        for e in members:
+            if ev.kind[e] == KINDS["THREAD_TEAM_END"]:
+                continue                           # just after it, the thread has left
+            st = t.stack(int(e), int(ev.location[e]))
+            assert st[:len(base)] == base          # inherited from the master at the fork
+            for outer, inner in zip(st, st[1:]):
+                assert s.enterptr[inner] == outer
+    for inst in s.collectives():
+        assert inst.type == "OMP_BARRIER" and inst.is_complete and len(inst.members) == 3
+        assert s.forkptr[inst.members[0]] == inst.fork
+    for l in t.locations:
+        assert t.stack(n - 1, l) == []
