@@ -34,7 +34,7 @@ BENCH_BIN   = $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 APT_PACKAGES = libotf2-trace-dev otf2-tools libcmocka-dev pkg-config gcc make
 PIP_PACKAGES = numpy pandas pytest setuptools wheel
 
-.PHONY: all deps build lib demo demo-traces test test-c test-python test-asan bench clean
+.PHONY: all deps build lib demo demo-traces test test-c test-python test-asan bench clean docs
 
 all: build
 
@@ -113,3 +113,7 @@ bench: deps $(BENCH_BIN)
 
 clean:
 	rm -rf $(BUILD) python/earlc/*.so python/*.egg-info
+
+# docs/properties.md is generated from the property declarations
+docs: build
+	@$(PYTHON) -m earlc.analysis.docs > docs/properties.md

@@ -191,3 +191,10 @@ def test_cli_analyze(tmp_path):
     assert r.returncode == 2 and "unknown properties" in r.stderr
     r = run_cli("analyze", str(tmp_path / "missing"))
     assert r.returncode == 2 and "missing" in r.stderr
+
+
+def test_docs_properties_md_is_generated_from_the_declarations():
+    from earlc.analysis.docs import render
+
+    committed = (ROOT / "docs" / "properties.md").read_text()
+    assert committed == render(), "run `make docs` after changing a property declaration"

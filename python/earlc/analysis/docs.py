@@ -1,0 +1,67 @@
+"""Generate docs/properties.md from the property declarations, so that the
+catalog's documentation and its code never disagree.
+
+    python -m earlc.analysis.docs > docs/properties.md     (make docs)
+"""
+from __future__ import annotations
+
+from .engine import builtin_properties
+from .report import _tree_order
+
+HEADER = """# The property catalog
+
+Generated from the declarations in `properties/` by `python -m earlc.analysis.docs`
+(`make docs`); do not edit by hand.
+
+Severities are integer ticks of the trace's timer (unit `sec`), counts (`occ`) or bytes,
+summed per (call path, location).  A metric's value includes its children's.  Time
+counts, on each location, the intervals during which the location itself has a region
+open (a worker thread between parallel regions is idle, not in its master's call path).
+Compound events that are no metric (marked *published*) are computed once and shared by
+the properties that subscribe to them, as in EXPERT.
+
+Decisions where sources differ: Early Reduce waits for the *last* other member
+(DESIGN.md), where Scalasca uses the first; Messages in Wrong Order follows the paper
+(section 6.3: an older message of the same sender still queued when a message is
+received) and takes the receives one call completes (MPI_Waitall) as one, unordered;
+Late Sender's wrong-order refinements count a message as waiting only if it was sent
+before the receive call was entered and is received by another call.
+"""
+
+
+def render() -> str:
+    props = builtin_properties()
+    metrics = _tree_order([p for p in props if p.metric])
+    by_name = {p.name: p for p in props}
+    out = [HEADER, "## Metric tree", ""]
+    depth = {}
+    for p in metrics:
+        depth[p.name] = depth[p.parent] + 1 if p.parent in depth else 0
+        out.append("%s- %s (`%s`, %s)" % ("  " * depth[p.name], p.title, p.name, p.unit))
+    out += ["", "## Properties", ""]
+    for p in metrics + [p for p in props if not p.metric]:
+        out.append("### %s (`%s`)" % (p.title, p.name))
+        out.append("")
+        facts = ["unit: %s" % p.unit]
+        if p.parent:
+            facts.append("parent: %s" % by_name[p.parent].title)
+        if p.subscribes:
+            facts.append("subscribes to: `%s`" % p.subscribes)
+        if not p.metric:
+            facts.append("published compound event, no metric")
+        if p.region_class:
+            classes = p.region_class if isinstance(p.region_class, str) else ", ".join(p.region_class)
+            facts.append("exclusive time of the regions of class: %s" % classes)
+        out.append("*" + "; ".join(facts) + "*")
+        out.append("")
+        if p.description:
+            out += [p.description, ""]
+        if p.diagnosis:
+            out += ["Diagnosis: " + p.diagnosis, ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.stdout.write(render())
