@@ -84,8 +84,9 @@ earl_status earl_synth_check(const earl_synth_options *o, earl_error *err);
  * late_sender_wrong_order_same_source, late_sender_wrong_order_different_source,
  * late_receiver, messages_in_wrong_order, wait_at_barrier, barrier_completion,
  * wait_at_nxn, nxn_completion, late_broadcast, early_reduce, early_scan,
- * omp_barrier_wait_explicit, omp_barrier_wait_implicit, lock_contention. */
-#define EARL_SYNTH_PROPERTY_COUNT 17
+ * omp_barrier_wait_explicit, omp_barrier_wait_implicit, lock_contention,
+ * lock_contention_critical, lock_contention_api. */
+#define EARL_SYNTH_PROPERTY_COUNT 19
 const char *earl_synth_property_name(int property); /* NULL outside 0..COUNT-1 */
 int earl_synth_property_from_name(const char *name); /* -1 if unknown */
 

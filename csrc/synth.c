@@ -468,8 +468,10 @@ static void lock_rounds(sim *s, uint32_t r, int api)
         uint64_t req = s->treq[best];
         uint64_t acq = (req > *last ? req : *last) + 1;
         uint32_t path = ev_enter(s, loc, req, api ? R_OMP_SET_LOCK : R_OMP_CRITICAL);
-        if (*last > req)
+        if (*last > req) {
             add(s, SX_LOCK_CONTENTION, path, loc, (int64_t)(*last - req));
+            add(s, api ? SX_LOCK_API : SX_LOCK_CRITICAL, path, loc, (int64_t)(*last - req));
+        }
         rec.count = (uint32_t)(*order)++;
         ev(s, EARL_THREAD_ACQUIRE_LOCK, loc, acq, &rec);
         uint64_t rel;

@@ -28,6 +28,8 @@ const char *const sx_prop_names[SX_PROP_COUNT] = {
     "omp_barrier_wait_explicit",
     "omp_barrier_wait_implicit",
     "lock_contention",
+    "lock_contention_critical",
+    "lock_contention_api",
 };
 
 int sx_init(sx_book *b, uint32_t n_locs)

@@ -30,6 +30,8 @@ typedef enum sx_prop {
     SX_OMP_BARRIER_EXPLICIT,
     SX_OMP_BARRIER_IMPLICIT,
     SX_LOCK_CONTENTION,
+    SX_LOCK_CRITICAL,
+    SX_LOCK_API,
     SX_PROP_COUNT
 } sx_prop;
 

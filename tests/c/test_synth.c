@@ -161,6 +161,8 @@ static void test_omp_barriers(void **state)
     o.hold = 100;
     run(&o, "omp2", &r);
     assert_true(total(&r, "lock_contention") > 0);
+    assert_int_equal(total(&r, "lock_contention"),
+                     total(&r, "lock_contention_critical") + total(&r, "lock_contention_api"));
     assert_int_equal(r.kind_counts[EARL_THREAD_ACQUIRE_LOCK], 2 * 2 * 3);
 }
 

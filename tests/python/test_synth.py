@@ -224,6 +224,8 @@ def independent(trace, exp):
                 if last_release is not None:
                     assert t > last_release  # the lock is free when acquired
                     add(got["lock_contention"], (path, loc), last_release - enter)
+                    child = "critical" if path.endswith("!$omp critical") else "api"
+                    add(got["lock_contention_" + child], (path, loc), last_release - enter)
             else:
                 last_release = t
     # exclusive time per (call path, location)
@@ -244,7 +246,8 @@ def independent(trace, exp):
 CHECKED = ["late_sender", "late_sender_wrong_order_same_source",
            "late_sender_wrong_order_different_source", "messages_in_wrong_order", "late_receiver", "wait_at_barrier", "barrier_completion", "wait_at_nxn",
            "nxn_completion", "late_broadcast", "early_reduce", "early_scan",
-           "omp_barrier_wait_explicit", "omp_barrier_wait_implicit", "lock_contention", "time"]
+           "omp_barrier_wait_explicit", "omp_barrier_wait_implicit", "lock_contention",
+           "lock_contention_critical", "lock_contention_api", "time"]
 
 
 def check_trace(path):
