@@ -373,6 +373,30 @@ def test_inconsistent_trace_warnings(tmp_path):
     assert s.warnings.to_dataframe().shape[0] == 4
 
 
+def test_more_inconsistencies(tmp_path):
+    with earlc.TraceWriter(tmp_path / "odd", ranks=2, threads_per_rank=2) as w:
+        w.recv(1, 5, source=0, tag=1, bytes=4)               # ordered before its send
+        w.send(0, 10, dest=1, tag=1, bytes=4)
+        w.collective(0, 20, 30, "MPI_Bcast", root=0)
+        w.collective(1, 21, 31, "MPI_Bcast", root=1)         # members disagree on the root
+        w.team_begin((1, 1), 40)                             # no fork is open
+        w.team_end((1, 1), 41)
+        w.team_end((1, 1), 42)                               # no team is open
+        w.release_lock((0, 1), 50, lock=3, order=1)          # never acquired
+    t = earlc.open(tmp_path / "odd")
+    s = t.states
+    c = s.warnings.counts
+    assert c["recv_before_send"] == 1 and c["recv_without_send"] == 0
+    assert c["coll_mismatch"] == 1 and c["coll_incomplete"] == 0
+    assert c["team_without_fork"] == 1 and c["team_end_unmatched"] == 1
+    assert c["lock_release_unheld"] == 1
+    recv, send = find(t, loc_of(t, 1), "MPI_RECV", 5), find(t, loc_of(t, 0), "MPI_SEND", 10)
+    assert s.sendptr[recv] == send and s.recvptr[send] == recv   # matched, pointing forward
+    assert t.queue(recv, loc_of(t, 0), loc_of(t, 1)) == []
+    assert t.queue(send, loc_of(t, 0), loc_of(t, 1)) == []     # already received
+    assert all(d[2] >= 0 for d in s.warnings.details)
+
+
 # -- reference traces ------------------------------------------------------------------
 
 
