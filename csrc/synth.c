@@ -1006,7 +1006,7 @@ static void finish_messages(sim *s)
             for (int32_t i = s->dst_head[dst]; i >= 0; i = s->msgs[i].next) {
                 const msg *p = &s->msgs[i];
                 if (p->src == m->src && p->comm == m->comm && p->send_enter < m->send_enter &&
-                    p->send_enter <= rc->enter && p->recv_enter > rc->enter) {
+                    p->recv_enter > rc->enter) {
                     wrong = 1;
                     break;
                 }
