@@ -176,8 +176,7 @@ class WaitAtFinalize(Property):
     diagnosis = "Processes finish at different times; the early ones wait in MPI_Finalize."
 
     def detect(self, ctx, subscribed):
-        enters = ctx.events_of_kind("ENTER")
-        fin = enters[ctx.is_region(enters, ctx.finalize_region)]
+        fin = ctx.enters_of(ctx.finalize_region)
         if len(fin) == 0:
             return Instances.empty()
         t = ctx.time_of(fin)

@@ -52,9 +52,10 @@ class LateSender(Property):
         return Instances(inst["recv_call"], wait[keep], dict(inst.columns))
 
 
-def _in_transfer(ctx, at: np.ndarray, dest: np.ndarray, source=None) -> np.ndarray:
-    """Messages to dest (from source, if given) sent before event `at` and not
-    received before it: sends before minus receives before (prefix counts)."""
+def _message_keys(ctx):
+    """Sorted keys of all sends and receives, by destination and by (source,
+    destination), each followed by the event id: the prefix counts of messages
+    in transfer are binary searches in them."""
     ev = ctx.events
     m = ev.messages
     kinds = ev.kind[m.event]
@@ -62,22 +63,29 @@ def _in_transfer(ctx, at: np.ndarray, dest: np.ndarray, source=None) -> np.ndarr
     is_recv = (kinds == ctx.kinds["MPI_RECV"]) | (kinds == ctx.kinds["MPI_IRECV"])
     n = np.int64(len(ev) + 1)
     L = np.int64(ctx.n_locations + 1)
+    s_ev, r_ev = m.event[is_send], m.event[is_recv]
     s_dest = m.peer[is_send].astype(np.int64)
-    s_src = ev.location[m.event[is_send]].astype(np.int64)
-    r_dest = ev.location[m.event[is_recv]].astype(np.int64)
-    r_src = m.peer[is_recv].astype(np.int64)
+    r_dest = ev.location[r_ev].astype(np.int64)
+    s_pair = ev.location[s_ev].astype(np.int64) * L + s_dest
+    r_pair = m.peer[is_recv].astype(np.int64) * L + r_dest
+    return {"n": n, "L": L,
+            "send_dest": np.sort(s_dest * n + s_ev), "recv_dest": np.sort(r_dest * n + r_ev),
+            "send_pair": np.sort(s_pair * n + s_ev), "recv_pair": np.sort(r_pair * n + r_ev)}
+
+
+def _in_transfer(ctx, at: np.ndarray, dest: np.ndarray, source=None) -> np.ndarray:
+    """Messages to dest (from source, if given) sent before event `at` and not
+    received before it: sends before minus receives before (prefix counts)."""
+    k = ctx.memo("p2p_message_keys", lambda: _message_keys(ctx))
+    n = k["n"]
     if source is None:
-        sk = np.sort(s_dest * n + m.event[is_send])
-        rk = np.sort(r_dest * n + m.event[is_recv])
-        q = dest.astype(np.int64) * n + at
+        sk, rk, group = k["send_dest"], k["recv_dest"], dest.astype(np.int64)
     else:
-        sk = np.sort((s_src * L + s_dest) * n + m.event[is_send])
-        rk = np.sort((r_src * L + r_dest) * n + m.event[is_recv])
-        q = (source.astype(np.int64) * L + dest) * n + at
-    lo_s = np.searchsorted(sk, (q // n) * n)
-    lo_r = np.searchsorted(rk, (q // n) * n)
-    sent = np.searchsorted(sk, q) - lo_s
-    received = np.searchsorted(rk, q) - lo_r
+        sk, rk = k["send_pair"], k["recv_pair"]
+        group = source.astype(np.int64) * k["L"] + dest
+    lo, q = group * n, group * n + at
+    sent = np.searchsorted(sk, q) - np.searchsorted(sk, lo)
+    received = np.searchsorted(rk, q) - np.searchsorted(rk, lo)
     return sent - received
 
 
@@ -103,6 +111,13 @@ class _LateSenderWrongOrder(Property):
     same_source = True
 
     def detect(self, ctx, ls):
+        same, other = ctx.memo("late_sender_waiting", lambda: self.waiting(ctx, ls))
+        return ls.select(same if self.same_source else (~same & other))
+
+    @staticmethod
+    def waiting(ctx, ls):
+        """Per Late Sender: whether older messages from the same sender, and from
+        other senders, were waiting when the receive call was entered."""
         msgs = ctx.published["p2p_messages"]
         at = ls["recv_call"]
         dest = ctx.events.location[at]
@@ -110,9 +125,7 @@ class _LateSenderWrongOrder(Property):
         waiting_same = (_in_transfer(ctx, at, dest, source)
                         - _sent_before_own_call(ctx, msgs, at, source))
         waiting_any = _in_transfer(ctx, at, dest) - _sent_before_own_call(ctx, msgs, at)
-        same = waiting_same > 0
-        other = waiting_any - waiting_same > 0
-        return ls.select(same if self.same_source else (~same & other))
+        return waiting_same > 0, waiting_any - waiting_same > 0
 
 
 class LateSenderWrongOrderSameSource(_LateSenderWrongOrder):

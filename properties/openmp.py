@@ -71,6 +71,8 @@ class LockContention(Property):
     diagnosis = "Threads serialise on a lock: shorten the critical section or split the lock."
 
     def detect(self, ctx, subscribed):
+        if not ctx.count_of_kind("THREAD_ACQUIRE_LOCK", "OMP_ACQUIRE_LOCK"):
+            return Instances.empty(acquire=np.int64, release=np.int64, critical=bool)
         acq = ctx.events_of_kind("THREAD_ACQUIRE_LOCK", "OMP_ACQUIRE_LOCK")
         prev = ctx.states.lockptr[acq]
         ev = ctx.events

@@ -63,6 +63,13 @@ class AnalysisContext:
         #: instances published so far, by property name (filled by the engine)
         self.published = {}
 
+    def memo(self, key, compute):
+        """compute() once per analysis; what several properties share."""
+        cache = self.__dict__.setdefault("_memo", {})
+        if key not in cache:
+            cache[key] = compute()
+        return cache[key]
+
     # -- the EARL layer and the call tree ------------------------------------------
     @cached_property
     def states(self):
@@ -137,6 +144,20 @@ class AnalysisContext:
     def enter_of(self, ids: np.ndarray) -> np.ndarray:
         """The ENTER of the region instance enclosing each event."""
         return self.states.enterptr[ids]
+
+    def count_of_kind(self, *names) -> int:
+        """Events of these kinds in the trace (free: counted while reading)."""
+        counts = self.trace.kind_counts()
+        return sum(counts.get(n, 0) for n in names)
+
+    def enters_of(self, region_table: np.ndarray) -> np.ndarray:
+        """ENTER events of the regions for which region_table (per region ref) holds."""
+        refs = np.nonzero(region_table[:-1])[0]
+        if len(refs) == 0:
+            return np.empty(0, dtype=np.int64)
+        ev = self.events
+        mask = np.isin(ev.region, refs.astype(ev.region.dtype)) & (ev.kind == KINDS["ENTER"])
+        return np.nonzero(mask)[0]
 
     def events_of_kind(self, *names) -> np.ndarray:
         mask = np.zeros(self.n_events, dtype=bool)
