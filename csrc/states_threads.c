@@ -265,8 +265,7 @@ static void lock_event(states_pass *p, earl_eid i, earl_loc l, int32_t row, int 
 void threads_event(states_pass *p, earl_eid i, earl_loc l, earl_kind k)
 {
     int32_t row = p->ev->ref[i];
-    if (k != EARL_THREAD_TEAM_BEGIN && k != EARL_THREAD_TEAM_END)
-        p->s->enterptr[i] = p->top[l];
+    p->s->enterptr[i] = p->top[l]; /* team begins and ends set it again */
     if (row < 0)
         return;
     switch (k) {
