@@ -12,6 +12,7 @@ SCENARIOS = {
     "ping-pong": dict(ranks=2, iterations=4),
     "ping-pong-late-receiver": dict(kind="ping-pong", ranks=2, iterations=3, bytes=1 << 20,
                                     eager_limit=65536),
+    "ping-pong-wrong-order": dict(kind="ping-pong", ranks=2, iterations=3, wrong_order=1),
     "ring": dict(ranks=5, iterations=3),
     "ring-delayed": dict(kind="ring", ranks=4, iterations=4, delay=700, delay_rank=2),
     "ring-synchronous": dict(kind="ring", ranks=3, iterations=3, bytes=200000, eager_limit=1024),
