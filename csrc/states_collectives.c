@@ -177,18 +177,9 @@ void collectives_finish(states_pass *p)
 {
     earl_states *s = p->s;
     size_t nc = s->n_colls;
-    for (size_t c = 0; c < nc; c++) {
-        if (s->coll_expected[c] == 0) { /* group of unknown size: take what came */
+    for (size_t c = 0; c < nc; c++)
+        if (s->coll_expected[c] == 0) /* group of unknown size: take what came */
             s->coll_expected[c] = s->coll_count[c];
-            continue;
-        }
-        if (s->coll_count[c] < s->coll_expected[c])
-            states_warn(&s->warnings, EARL_SW_COLL_INCOMPLETE, EARL_NONE, EARL_NONE,
-                        "collective instance %zu (%s %u) has %u of %u members", c,
-                        s->coll_type[c] == EARL_COLL_MPI ? "communicator" : "team",
-                        (unsigned)s->coll_comm[c], (unsigned)s->coll_count[c],
-                        (unsigned)s->coll_expected[c]);
-    }
     s->coll_member_start = calloc(nc + 1, sizeof *s->coll_member_start);
     s->coll_members = malloc((s->n_members + 1) * sizeof *s->coll_members);
     if (!s->coll_member_start || !s->coll_members) {
@@ -203,6 +194,17 @@ void collectives_finish(states_pass *p)
     for (size_t m = 0; m < s->n_members; m++) {
         int32_t c = s->member_inst[m];
         s->coll_members[s->coll_member_start[c] + s->coll_count[c]++] = s->member_event[m];
+    }
+    const earl_loc *loc = p->ev->location;
+    for (size_t c = 0; c < nc; c++) {
+        if (s->coll_count[c] >= s->coll_expected[c])
+            continue;
+        earl_eid first = s->coll_members[s->coll_member_start[c]];
+        states_warn(&s->warnings, EARL_SW_COLL_INCOMPLETE, loc[first], first,
+                    "collective instance %zu (%s %u) has %u of %u members", c,
+                    s->coll_type[c] == EARL_COLL_MPI ? "communicator" : "team",
+                    (unsigned)s->coll_comm[c], (unsigned)s->coll_count[c],
+                    (unsigned)s->coll_expected[c]);
     }
 }
 

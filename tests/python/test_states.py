@@ -361,6 +361,7 @@ def test_inconsistent_trace_warnings(tmp_path):
     assert events["recv_without_send"] == lonely_recv
     assert events["send_not_received"] == lost_send
     assert events["leave_unmatched"] == bad_leave
+    assert events["coll_incomplete"] == find(t, r0, "MPI_COLLECTIVE_END", 7)
     assert s.sendptr[lonely_recv] == -1 and s.recvptr[lost_send] == -1
     assert s.enterptr[bad_leave] == -1
     # everything else is still computed
