@@ -987,7 +987,10 @@ static void finish_messages(sim *s)
             int same = 0, diff = 0;
             for (int32_t i = s->dst_head[dst]; i >= 0; i = s->msgs[i].next) {
                 const msg *p = &s->msgs[i];
-                if (i == rc->late_msg || p->send_enter > rc->enter || p->recv_enter <= rc->enter)
+                /* in the queue at the receive call's ENTER: its send event comes first in
+                 * the total order (time, then location) and a later call receives it */
+                int sent = p->send_ev < rc->enter || (p->send_ev == rc->enter && p->src < m->dst);
+                if (i == rc->late_msg || !sent || p->recv_enter <= rc->enter)
                     continue;
                 if (p->src == m->src)
                     same = 1;

@@ -128,7 +128,7 @@ def independent(trace, exp):
         spath, senter, sleave, sloc = rp.call[s]
         rpath, renter, rleave, rloc = rp.call[r]
         key = (rpath, rloc, renter)
-        m = (sloc, rloc, int(rp.comm[s]), senter, renter)
+        m = (sloc, rloc, int(rp.comm[s]), senter, renter, s)
         msgs.append(m)
         calls[key + (rleave,)].append(m)
         if senter - renter > late.get(key, 0):
@@ -144,7 +144,10 @@ def independent(trace, exp):
     for (path, loc, renter), v in late.items():
         add(got["late_sender"], (path, loc), v)
         m = late_msg[(path, loc, renter)]
-        pending = [p for p in msgs if p is not m and p[1] == loc and p[3] <= renter < p[4]]
+        # in the queue at the receive call's ENTER: the send event precedes it in the
+        # total order (time, then location) and a later call receives the message
+        pending = [p for p in msgs if p is not m and p[1] == loc and renter < p[4] and
+                   (int(rp.time[p[5]]), p[0]) < (renter, loc)]
         if any(p[0] == m[0] for p in pending):
             add(got["late_sender_wrong_order_same_source"], (path, loc), v)
         elif pending:
