@@ -27,7 +27,7 @@ struct earl_calltree {
     int32_t *event_cnode;
     int32_t *row_cnode;
     earl_loc *row_location;
-    uint64_t *row_time, *row_visits;
+    uint64_t *row_time, *row_visits, *row_idle;
     size_t n_rows, cap_rows;
 };
 
@@ -83,6 +83,18 @@ static int32_t cnode_of(earl_calltree *t, int32_t parent, uint32_t region)
     return c;
 }
 
+/* The innermost region instance open on the location just after event i:
+ * its own or, on a worker thread, one inherited from the master at the fork
+ * (enterptr crosses to the master's location there).  -1 when none. */
+static earl_eid open_after(const earl_events *ev, const earl_eid *enterptr, earl_eid i)
+{
+    if (ev->kind[i] == EARL_ENTER)
+        return i;
+    if (ev->kind[i] == EARL_LEAVE)
+        return enterptr[i] >= 0 ? enterptr[enterptr[i]] : EARL_NONE;
+    return enterptr[i];
+}
+
 /* The call path innermost on the location just after event i, counting only
  * region instances the location entered itself: a worker thread between two
  * parallel regions has only its master's inherited frames open and is idle,
@@ -90,13 +102,7 @@ static int32_t cnode_of(earl_calltree *t, int32_t parent, uint32_t region)
 static int32_t current_after(const int32_t *cnode, const earl_events *ev, const earl_eid *enterptr,
                              earl_eid i)
 {
-    earl_eid open;
-    if (ev->kind[i] == EARL_ENTER)
-        open = i;
-    else if (ev->kind[i] == EARL_LEAVE)
-        open = enterptr[i] >= 0 ? enterptr[enterptr[i]] : EARL_NONE;
-    else
-        open = enterptr[i];
+    earl_eid open = open_after(ev, enterptr, i);
     if (open < 0 || ev->location[open] != ev->location[i])
         return -1;
     return cnode[open];
@@ -108,13 +114,15 @@ int32_t earl_calltree_current(const earl_calltree *tree, const earl_trace *trace
     return current_after(tree->event_cnode, earl_trace_events(trace), enterptr, i);
 }
 
-static int add_row(earl_calltree *t, int32_t c, earl_loc l, uint64_t time, uint64_t visits)
+static int add_row(earl_calltree *t, int32_t c, earl_loc l, uint64_t time, uint64_t visits,
+                   uint64_t idle)
 {
     if (t->n_rows == t->cap_rows) {
-        earl_colset s = {4, {{(void **)&t->row_cnode, sizeof *t->row_cnode},
+        earl_colset s = {5, {{(void **)&t->row_cnode, sizeof *t->row_cnode},
                              {(void **)&t->row_location, sizeof *t->row_location},
                              {(void **)&t->row_time, sizeof *t->row_time},
-                             {(void **)&t->row_visits, sizeof *t->row_visits}}};
+                             {(void **)&t->row_visits, sizeof *t->row_visits},
+                             {(void **)&t->row_idle, sizeof *t->row_idle}}};
         if (earl_colset_reserve(&s, &t->cap_rows, t->n_rows + 1) != 0)
             return -1;
     }
@@ -122,6 +130,7 @@ static int add_row(earl_calltree *t, int32_t c, earl_loc l, uint64_t time, uint6
     t->row_location[t->n_rows] = l;
     t->row_time[t->n_rows] = time;
     t->row_visits[t->n_rows] = visits;
+    t->row_idle[t->n_rows] = idle;
     t->n_rows++;
     return 0;
 }
@@ -135,10 +144,11 @@ static earl_status measure(earl_calltree *t, const earl_trace *trace, const earl
     size_t n_locs = earl_trace_defs(trace)->n_locations;
     uint64_t *time = calloc(t->n_cnodes + 1, sizeof *time);
     uint64_t *visits = calloc(t->n_cnodes + 1, sizeof *visits);
+    uint64_t *idle = calloc(t->n_cnodes + 1, sizeof *idle);
     int32_t *touched = malloc((t->n_cnodes + 1) * sizeof *touched);
     uint8_t *seen = calloc(t->n_cnodes + 1, 1);
     earl_status st = EARL_OK;
-    if (!time || !visits || !touched || !seen) {
+    if (!time || !visits || !idle || !touched || !seen) {
         st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory building the call tree",
                        earl_trace_path(trace));
         goto done;
@@ -150,10 +160,18 @@ static earl_status measure(earl_calltree *t, const earl_trace *trace, const earl
         for (size_t j = 0; j < n; j++) {
             earl_eid e = seq[j];
             int32_t c = current_after(t->event_cnode, ev, enterptr, e);
-            if (ev->kind[e] == EARL_ENTER && c >= 0)
-                visits[c]++;
-            if (c >= 0 && j + 1 < n)
-                time[c] += ev->time[seq[j + 1]] - ev->time[e];
+            uint64_t dt = j + 1 < n ? ev->time[seq[j + 1]] - ev->time[e] : 0;
+            if (c < 0) {
+                /* idle under an inherited frame: charged to the master's call path */
+                earl_eid open = open_after(ev, enterptr, e);
+                c = open >= 0 ? t->event_cnode[open] : -1;
+                if (c >= 0)
+                    idle[c] += dt;
+            } else {
+                if (ev->kind[e] == EARL_ENTER)
+                    visits[c]++;
+                time[c] += dt;
+            }
             if (c >= 0 && !seen[c]) {
                 seen[c] = 1;
                 touched[n_touched++] = c;
@@ -161,17 +179,17 @@ static earl_status measure(earl_calltree *t, const earl_trace *trace, const earl
         }
         for (size_t k = 0; k < n_touched; k++) {
             int32_t c = touched[k];
-            if (add_row(t, c, (earl_loc)l, time[c], visits[c]) != 0) {
+            if (add_row(t, c, (earl_loc)l, time[c], visits[c], idle[c]) != 0) {
                 st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory building the call tree",
                                earl_trace_path(trace));
                 break;
             }
-            time[c] = visits[c] = 0;
+            time[c] = visits[c] = idle[c] = 0;
             seen[c] = 0;
         }
     }
 done:
-    free(time); free(visits); free(touched); free(seen);
+    free(time); free(visits); free(idle); free(touched); free(seen);
     return st;
 }
 
@@ -209,7 +227,7 @@ earl_status earl_calltree_build(const earl_trace *trace, const earl_eid *enterpt
     }
     t->view = (earl_calltree_view){t->n_cnodes, t->parent, t->region, ev->count, t->event_cnode,
                                    t->n_rows, t->row_cnode, t->row_location, t->row_time,
-                                   t->row_visits};
+                                   t->row_visits, t->row_idle};
     *out = t;
     return EARL_OK;
 }
@@ -220,6 +238,7 @@ void earl_calltree_free(earl_calltree *t)
         return;
     free(t->parent); free(t->region); free(t->keys); free(t->slots); free(t->event_cnode);
     free(t->row_cnode); free(t->row_location); free(t->row_time); free(t->row_visits);
+    free(t->row_idle);
     free(t);
 }
 

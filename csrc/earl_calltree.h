@@ -44,6 +44,9 @@ typedef struct earl_calltree_view {
     const earl_loc *row_location;
     const uint64_t *row_time;    /* exclusive ticks */
     const uint64_t *row_visits;
+    const uint64_t *row_idle;    /* ticks a worker thread spent with only its
+                                    master's inherited frames open (idle), charged
+                                    to the master's call path */
 } earl_calltree_view;
 
 /* enterptr: one entry per event of trace (earl_states_view.enterptr). */

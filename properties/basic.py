@@ -79,6 +79,20 @@ class OmpLocking(Property):
     diagnosis = "Contention for a lock is itemised below."
 
 
+class IdleThreads(Property):
+    name, title = "idle_threads", "Idle threads"
+    description = ("Time a worker thread spends with no region of its own open while its "
+                   "master's frames are inherited: between the parallel regions of its team, "
+                   "waiting for work. Charged to the master's call path that forked the team, "
+                   "on the worker. Not part of Time, which counts the locations' own regions.")
+    diagnosis = ("Worker threads wait while the master runs serial code (MPI calls included): "
+                 "parallelise more of the program or use fewer threads.")
+
+    def totals(self, ctx):
+        ct = ctx.calltree
+        return ct.row_cnode, ct.row_location, ct.row_idle.astype(np.int64)
+
+
 class Visits(Property):
     name, title, unit = "visits", "Visits", "occ"
     description = "Number of times each call path was entered."
@@ -132,5 +146,5 @@ class BytesReceived(Property):
 
 
 PROPERTIES = (Time, Mpi, MpiInitFinalize, MpiSynchronization, MpiCommunication, MpiPointToPoint,
-              MpiCollective, OpenMP, OmpSynchronization, OmpBarrier, OmpLocking, Visits,
+              MpiCollective, OpenMP, OmpSynchronization, OmpBarrier, OmpLocking, IdleThreads, Visits,
               MessagesSent, BytesSent, BytesReceived)

@@ -198,3 +198,36 @@ def test_docs_properties_md_is_generated_from_the_declarations():
 
     committed = (ROOT / "docs" / "properties.md").read_text()
     assert committed == render(), "run `make docs` after changing a property declaration"
+
+
+def test_idle_threads_and_thread_management_by_hand(tmp_path):
+    """One process, a master and a worker, two parallel regions."""
+    with earlc.TraceWriter(tmp_path / "t", ranks=1, threads_per_rank=2) as w:
+        m, wk = (0, 0), (0, 1)
+        w.enter(m, 0, "main")
+        for fork, tb, enter, leave, te, join, w_tb, w_enter, w_leave, w_te in (
+                (10, 12, 14, 50, 52, 60, 20, 22, 48, 49),
+                (110, 111, 112, 150, 151, 155, 120, 121, 149, 150)):
+            w.fork(m, fork, 2)
+            w.team_begin(m, tb)
+            w.enter(m, enter, "!$omp parallel"); w.leave(m, leave, "!$omp parallel")
+            w.team_end(m, te)
+            w.join(m, join)
+            w.team_begin(wk, w_tb)
+            w.enter(wk, w_enter, "!$omp parallel"); w.leave(wk, w_leave, "!$omp parallel")
+            w.team_end(wk, w_te)
+            if fork == 10:
+                w.enter(m, 70, "compute"); w.leave(m, 100, "compute")
+        w.leave(m, 200, "main")
+    trace = earlc.open(tmp_path / "t")
+    r = earlc.analyze(trace)
+    # the worker, between its own events, with only the master's frames open:
+    # 20-22, 48-49, 49-120, 120-121, 149-150
+    assert r.total("idle_threads") == 2 + 1 + 71 + 1 + 1
+    assert r.by_location("idle_threads") == [(1, 76)]
+    assert r.by_callpath("idle_threads") == [("main", 76)]
+    # fork to the last team begin, last team end to the join: (20-10)+(60-52), (120-110)+(155-151)
+    assert r.total("omp_management") == 18 + 14 and r.occurrences("omp_management") == 2
+    assert r.by_location("omp_management") == [(0, 32)]
+    # Time counts the locations' own regions only: master 200, worker 26 + 28
+    assert r.total("time") == 200 + 26 + 28

@@ -74,6 +74,7 @@ static PyObject *calltree_column(PyObject *self, PyObject *arg)
     C("row_location", v->row_location, v->n_rows, "i")
     C("row_time", v->row_time, v->n_rows, "Q")
     C("row_visits", v->row_visits, v->n_rows, "Q")
+    C("row_idle", v->row_idle, v->n_rows, "Q")
 #undef C
     return PyErr_Format(PyExc_KeyError, "no call tree column named %R", arg);
 }

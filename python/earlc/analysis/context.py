@@ -28,6 +28,7 @@ class CallTree:
         self.row_location = column(core, "row_location", "i")
         self.row_time = column(core, "row_time", "Q")
         self.row_visits = column(core, "row_visits", "Q")
+        self.row_idle = column(core, "row_idle", "Q")
         self._trace = trace
 
     def __len__(self) -> int:
