@@ -34,6 +34,7 @@ TARGET_OPEN1 = 1.3
 TARGET_OPENN = 1.0
 TARGET_CORE_BYTES = 32
 TARGET_STATES = 1.3  # issue 4: open + states pass <= 1.3 x open
+TARGET_CATALOG = 1.5  # issue 5: the whole catalog <= 1.5 x the open time, single-threaded
 
 
 def main() -> int:
@@ -83,7 +84,24 @@ def main() -> int:
     print("  resident growth     %6.1f bytes/event during open (peak, incl. read buffers)"
           % (m["rss_growth_bytes"] / n))
     states_section(trace)
+    catalog_section(trace)
     return 0
+
+
+def catalog_section(trace) -> None:
+    """The whole property catalog (issue 5) against opening the same trace."""
+    out = subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "analysis_bench.py"),
+                          str(trace), REPEATS], check=True, capture_output=True, text=True).stdout
+    m = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+    n = m["events"]
+    work = m["states_seconds"] + m["catalog_seconds"]
+    print("earlc analysis benchmark (EARL layer + the whole catalog, after an open with 1 thread)")
+    print("  %-30s %10s %18s" % ("earlc open, 1 thread", "%.3f s" % m["open_seconds"],
+                                 "%.1f M events/s" % (n / m["open_seconds"] / 1e6)))
+    print("  %-30s %10s %18s   ratio to open %.2f (target <= %.1f)"
+          % ("states + catalog", "%.3f s" % work, "%.1f M events/s" % (n / work / 1e6),
+             work / m["open_seconds"], TARGET_CATALOG))
+    print("  peak resident %.1f bytes/event (trace, EARL layer, catalog)" % (m["peak_rss_bytes"] / n))
 
 
 def states_section(trace) -> None:
