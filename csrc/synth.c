@@ -619,9 +619,9 @@ static int32_t new_msg(sim *s, uint32_t src, uint32_t dst, uint32_t tag, int syn
     m->src = (int32_t)src;
     m->dst = (int32_t)dst;
     m->tag = tag;
-    m->sync = (uint8_t)sync;
     m->send_enter = t;
-    m->send_ev = t + 1;
+    m->send_ev = sync == 2 ? t : t + 1; /* 2: buffered MPI_Send, no time of its own */
+    m->sync = sync == 1;
     m->next = -1;
     m->rcall = -1;
     if (s->dst_tail[dst] < 0)
@@ -804,7 +804,10 @@ static int try_complete(sim *s, uint32_t r)
         msg *m = &s->msgs[o->msg];
         if (m->sync && !m->matched)
             return 0;
-        uint64_t leave = t + 2;
+        /* buffered: ENTER, MPI_SEND and LEAVE at t (the send never covers a later
+         * receive, so no analysis can take it for a late receiver); synchronous:
+         * MPI_SEND at t+1, LEAVE when the receive has the data */
+        uint64_t leave = m->sync ? t + 2 : t;
         if (m->sync && m->recv_ev > leave)
             leave = m->recv_ev;
         uint32_t path = ev_enter(s, loc, t, R_SEND);
@@ -932,7 +935,7 @@ static void step(sim *s, uint32_t r)
             rk->entered = 1;
             rk->op_enter = rk->clock;
             if (o->type == OP_SEND || o->type == OP_ISEND) {
-                int sync = o->type == OP_SEND && s->o.bytes > s->o.eager_limit;
+                int sync = o->type != OP_SEND ? 0 : s->o.bytes > s->o.eager_limit ? 1 : 2;
                 o->msg = new_msg(s, r, (uint32_t)o->peer, o->tag, sync, rk->clock);
                 wake(s, (uint32_t)o->peer);
             }

@@ -60,8 +60,9 @@ static void quiet(earl_synth_kind kind, earl_synth_options *o)
     o->latency = 10;
 }
 
-/* ping-pong: rank 0 computes 150 (50 delay), rank 1 waits in MPI_Recv from 100 to 161:
- * late sender 50; rank 1 answers at 162, rank 0 waits from 152: late sender 10. */
+/* ping-pong: rank 0 computes 150 (50 delay) and sends at 150 (buffered: no time), rank 1
+ * waits in MPI_Recv from 100 to 160: late sender 50; rank 1 answers at 161, rank 0 waits
+ * from 150: late sender 11; it receives at 171 and leaves main at 172. */
 static void test_pingpong_late_sender(void **state)
 {
     (void)state;
@@ -72,14 +73,14 @@ static void test_pingpong_late_sender(void **state)
     o.delay = 50;
     o.delay_rank = 0;
     run(&o, "pp", &r);
-    assert_int_equal(total(&r, "late_sender"), 60);
+    assert_int_equal(total(&r, "late_sender"), 61);
     assert_int_equal(instances(&r, "late_sender"), 2);
     assert_int_equal(total(&r, "late_receiver"), 0);
-    assert_int_equal(r.duration, 174);
+    assert_int_equal(r.duration, 172);
     assert_int_equal(r.kind_counts[EARL_MPI_SEND], 2);
     assert_int_equal(r.kind_counts[EARL_MPI_RECV], 2);
-    /* time: both ranks' main covers [0, leave]: 174 + 164 */
-    assert_int_equal(total(&r, "time"), 174 + 164);
+    /* time: both ranks' main covers [0, leave]: 172 + 161 */
+    assert_int_equal(total(&r, "time"), 172 + 161);
 }
 
 /* ring of 2 with synchronous sends: rank 0 sends at 100, rank 1 (receives first) enters
@@ -99,12 +100,12 @@ static void test_ring_late_receiver(void **state)
     assert_int_equal(instances(&r, "late_receiver"), 1);
     /* rank 0 enters MPI_Recv at 141, rank 1's MPI_Send starts at 142 */
     assert_int_equal(total(&r, "late_sender"), 1);
-    /* buffered: nobody waits for a receiver; rank 0 leaves MPI_Send at 102 and waits in
-     * MPI_Recv for rank 1's send at 140 */
+    /* buffered: nobody waits for a receiver; rank 0 sends at 100 (no time) and waits in
+     * MPI_Recv from 100 for rank 1's send at 140 */
     o.bytes = 8;
     run(&o, "ring2", &r);
     assert_int_equal(total(&r, "late_receiver"), 0);
-    assert_int_equal(total(&r, "late_sender"), 38);
+    assert_int_equal(total(&r, "late_sender"), 40);
 }
 
 /* collectives: rank 2 computes 130 instead of 100 before each operation. */

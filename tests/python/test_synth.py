@@ -359,13 +359,14 @@ def test_pingpong_by_hand(tmp_path):
                     latency=10, delay=50, delay_rank=0)
     exp = r.expected()
     ls = expected_map(exp, "late_sender")
-    # rank 0 computes 150, sends at 150; rank 1 entered MPI_Recv at 100: 50 ticks late.
-    # rank 1 receives at 161, leaves 162, sends at 162; rank 0 entered MPI_Recv at 152: 10.
+    # rank 0 computes 150 and sends (buffered: no time) at 150; rank 1 entered MPI_Recv at
+    # 100: 50 ticks late.  Rank 1 receives at 150 + 10 = 160, leaves 161 and sends at 161;
+    # rank 0 entered MPI_Recv at 150: 11.
     assert ls == {("main/iteration/pingpong/MPI_Recv", 1): 50,
-                  ("main/iteration/pingpong/MPI_Recv", 0): 10}
+                  ("main/iteration/pingpong/MPI_Recv", 0): 11}
     assert exp["properties"]["late_sender"]["instances"] == 2
-    # rank 0 receives at max(153, 163 + 10) = 173 and leaves main at 174
-    assert exp["duration"] == 174
+    # rank 0 receives at max(151, 161 + 10) = 171 and leaves main at 172
+    assert exp["duration"] == 172
     t = expected_map(exp, "time")
     assert t[("main/iteration/compute", 0)] == 150 and t[("main/iteration/compute", 1)] == 100
     check_trace(str(tmp_path / "p"))
