@@ -15,6 +15,7 @@
  * close; abort and failures remove the temporary folder.
  */
 #include "earl_writer.h"
+#include "util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -157,21 +158,6 @@ static int vec_grow(void **v, uint32_t *cap, uint32_t need, size_t elem)
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                     */
 /* ------------------------------------------------------------------------ */
-
-static earl_status set_error(earl_error *err, earl_status code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static earl_status set_error(earl_error *err, earl_status code, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        err->code = code;
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 /* An error about the archive of w: "trace archive 'DIR': detail". */
 static earl_status wfail(const earl_writer *w, earl_error *err, earl_status code,
@@ -433,18 +419,18 @@ earl_status earl_writer_open(const char *dir, const char *name, uint64_t timer_r
     if (out)
         *out = NULL;
     if (!out)
-        return set_error(err, EARL_ERR_INVALID, "earl_writer_open: no place for the writer (out is NULL)");
+        return earl_fail(err, EARL_ERR_INVALID, "earl_writer_open: no place for the writer (out is NULL)");
     if (!dir || !*dir)
-        return set_error(err, EARL_ERR_INVALID, "earl_writer_open: no folder given for the trace archive");
+        return earl_fail(err, EARL_ERR_INVALID, "earl_writer_open: no folder given for the trace archive");
     if (!name)
         name = "traces";
     if (!*name || strchr(name, '/'))
-        return set_error(err, EARL_ERR_INVALID,
+        return earl_fail(err, EARL_ERR_INVALID,
                          "trace archive '%s': invalid archive name '%s' (non-empty, no '/')", dir, name);
 
     earl_writer *w = calloc(1, sizeof *w);
     if (!w)
-        return set_error(err, EARL_ERR_NOMEM, "trace archive '%s': out of memory", dir);
+        return earl_fail(err, EARL_ERR_NOMEM, "trace archive '%s': out of memory", dir);
     w->flags = flags;
     w->resolution = timer_resolution ? timer_resolution : 1000000000u;
     w->realtime = OTF2_UNDEFINED_TIMESTAMP;
@@ -458,7 +444,7 @@ earl_status earl_writer_open(const char *dir, const char *name, uint64_t timer_r
     w->creator = strdup("earlc trace writer");
     if (!w->dir || !w->name || !w->creator) {
         free_writer(w);
-        return set_error(err, EARL_ERR_NOMEM, "trace archive '%s': out of memory", dir);
+        return earl_fail(err, EARL_ERR_NOMEM, "trace archive '%s': out of memory", dir);
     }
     if (strcmp(w->dir, "/") == 0) {
         earl_status st = wfail(w, err, EARL_ERR_INVALID, "cannot write an archive as the root folder");
@@ -469,7 +455,7 @@ earl_status earl_writer_open(const char *dir, const char *name, uint64_t timer_r
         asprintf(&w->tmp, "%s.tmp-XXXXXX", w->dir) < 0) {
         w->anchor = w->tmp = NULL;
         free_writer(w);
-        return set_error(err, EARL_ERR_NOMEM, "trace archive '%s': out of memory", dir);
+        return earl_fail(err, EARL_ERR_NOMEM, "trace archive '%s': out of memory", dir);
     }
 
     earl_status st = check_target(w, err);
@@ -481,7 +467,7 @@ earl_status earl_writer_open(const char *dir, const char *name, uint64_t timer_r
     char *parent = strdup(w->dir);
     if (!parent) {
         free_writer(w);
-        return set_error(err, EARL_ERR_NOMEM, "trace archive '%s': out of memory", dir);
+        return earl_fail(err, EARL_ERR_NOMEM, "trace archive '%s': out of memory", dir);
     }
     char *slash = strrchr(parent, '/');
     if (slash == parent)
@@ -1853,7 +1839,7 @@ static earl_status move_into_place(earl_writer *w, earl_error *err)
 earl_status earl_writer_close(earl_writer *w, earl_error *err)
 {
     if (!w)
-        return set_error(err, EARL_ERR_INVALID, "earl_writer_close: no writer");
+        return earl_fail(err, EARL_ERR_INVALID, "earl_writer_close: no writer");
     earl_status st = finish_archive(w, err);
     if (!st)
         st = move_into_place(w, err);

@@ -61,3 +61,16 @@ def first_of_groups(keys: np.ndarray, order_within: np.ndarray) -> np.ndarray:
     keep = np.ones(len(idx), dtype=bool)
     keep[1:] = k[1:] != k[:-1]
     return idx[keep]
+
+
+def instance_members(ctx, coll_type: int, complete_only: bool = False):
+    """(instance, member event) of every member of the EARL layer's collective
+    instances of one type (0: MPI collectives, 1: OpenMP team barriers)."""
+    st = ctx.states
+    start = st.coll_member_start.astype(np.int64)
+    inst = np.repeat(np.arange(len(start) - 1), np.diff(start))
+    members = st.coll_members.astype(np.int64)
+    keep = st.coll_type[inst] == coll_type
+    if complete_only:
+        keep &= st.coll_complete[inst] >= 0
+    return inst[keep], members[keep]

@@ -11,7 +11,7 @@ import numpy as np
 from earlc.analysis import Instances, Property
 from earlc.analysis import regions as rc
 
-from .groups import exclusive_running_max, group_max, group_min
+from .groups import exclusive_running_max, group_max, group_min, instance_members
 
 COLL_MPI = 0
 
@@ -22,12 +22,7 @@ class MpiCollectives(Property):
 
     def detect(self, ctx, subscribed):
         st = ctx.states
-        start = st.coll_member_start.astype(np.int64)
-        counts = np.diff(start)
-        inst = np.repeat(np.arange(len(counts)), counts)
-        members = st.coll_members.astype(np.int64)
-        keep = (st.coll_type[inst] == COLL_MPI) & (st.coll_complete[inst] >= 0)
-        inst, end = inst[keep], members[keep]
+        inst, end = instance_members(ctx, COLL_MPI, complete_only=True)
         call = ctx.enter_of(end)
         ok = call >= 0
         inst, end, call = inst[ok], end[ok], call[ok]

@@ -10,7 +10,7 @@ import numpy as np
 from earlc.analysis import Instances, Property
 from earlc.analysis import regions as rc
 
-from .groups import group_max
+from .groups import group_max, instance_members
 
 COLL_OMP_BARRIER = 1
 
@@ -20,13 +20,7 @@ class OmpBarriers(Property):
     description = "Every member of every OpenMP team barrier instance."
 
     def detect(self, ctx, subscribed):
-        st = ctx.states
-        start = st.coll_member_start.astype(np.int64)
-        counts = np.diff(start)
-        inst = np.repeat(np.arange(len(counts)), counts)
-        members = st.coll_members.astype(np.int64)
-        keep = st.coll_type[inst] == COLL_OMP_BARRIER
-        inst, leave = inst[keep], members[keep]
+        inst, leave = instance_members(ctx, COLL_OMP_BARRIER)
         enter = ctx.enter_of(leave)
         ok = enter >= 0
         inst, leave, enter = inst[ok], leave[ok], enter[ok]
