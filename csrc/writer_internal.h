@@ -1,0 +1,158 @@
+/*
+ * writer_internal.h - the state of an earl_writer, shared by the files that
+ * implement it: writer.c (the archive's life: folders, libotf2 memory, open,
+ * close), writer_defs.c (definitions) and writer_events.c (events and their
+ * checks).  Not part of the public API (earl_writer.h).
+ */
+#ifndef EARL_WRITER_INTERNAL_H
+#define EARL_WRITER_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include <otf2/otf2.h>
+
+#include "earl_writer.h"
+#include "util.h"
+
+#define EVT_CHUNK_SIZE (1024 * 1024)
+#define DEF_CHUNK_SIZE (4 * 1024 * 1024)
+#define DEFAULT_MEMORY_LIMIT ((size_t)128 * 1024 * 1024)
+
+/* ------------------------------------------------------------------------ */
+/* State                                                                      */
+/* ------------------------------------------------------------------------ */
+
+typedef struct wloc {
+    uint64_t id;
+    uint32_t name, group;
+    uint8_t type;
+    OTF2_EvtWriter *evt;
+    uint64_t n_events;
+    earl_time last, tmin, tmax;
+} wloc;
+
+typedef struct wlgroup {
+    uint32_t name, system_node, creator;
+    uint8_t type;
+    int32_t rank;
+    uint32_t n_locs;
+    earl_loc master; /* first CPU thread, -1 */
+} wlgroup;
+
+typedef struct wnode {
+    uint32_t name, class_name, parent;
+} wnode;
+
+typedef struct wregion {
+    uint32_t name, canonical, description, file;
+    uint8_t role, paradigm;
+    uint32_t flags, begin, end;
+} wregion;
+
+typedef struct wgroup {
+    uint32_t name;
+    uint8_t type, paradigm;
+    uint32_t flags;
+    uint32_t n;
+    uint64_t *members;
+} wgroup;
+
+enum { COMM_MPI = 0, COMM_SELF = 1, COMM_TEAM = 2 };
+
+typedef struct wcomm {
+    uint32_t name;
+    uint8_t kind, paradigm;
+    uint32_t group;  /* group ref; for teams assigned at close */
+    uint32_t parent;
+    uint32_t size;
+    earl_loc *threads; /* teams */
+} wcomm;
+
+typedef struct wwin {
+    uint32_t name, comm;
+} wwin;
+
+typedef struct wmember {
+    uint32_t name, description, unit;
+    uint8_t metric_type, mode, value_type, base;
+    int64_t exponent;
+} wmember;
+
+typedef struct wclass {
+    uint32_t n;
+    uint32_t *members;
+    uint8_t occurrence, recorder;
+    OTF2_Type *types; /* value type of each member */
+} wclass;
+
+/* A growable array: items, count, capacity. */
+#define VEC(T) struct { T *v; uint32_t n, cap; }
+
+struct earl_writer {
+    char *dir;        /* final folder */
+    char *tmp;        /* folder being written */
+    char *name;       /* archive name */
+    char *anchor;     /* dir/name.otf2 */
+    unsigned flags;
+    uint64_t resolution, realtime;
+    char *creator, *description;
+    OTF2_Archive *archive;
+    int broken;       /* an OTF2 write failed: only abort/close remain */
+    size_t mem_limit, mem_used;
+
+    /* strings, interned through an open-addressing table of ref+1 */
+    VEC(char *) strings;
+    uint32_t *str_slots;
+    size_t str_cap;
+    /* location ids, an open-addressing table of index+1 keyed by id */
+    uint32_t *id_slots;
+    size_t id_cap;
+
+    VEC(wnode) nodes;
+    VEC(wlgroup) lgroups;
+    VEC(wloc) locs;
+    VEC(wregion) regions;
+    VEC(wgroup) groups;
+    VEC(wcomm) comms;
+    VEC(wwin) wins;
+    VEC(wmember) members;
+    VEC(wclass) classes;
+    VEC(int32_t) rank_group; /* location group of each world rank, -1 */
+    uint32_t world;          /* MPI_COMM_WORLD comm ref or undefined */
+};
+
+static inline int wr_vec_grow(void **v, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t c = *cap ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    void *p = realloc(*v, (size_t)c * elem);
+    if (!p)
+        return -1;
+    *v = p;
+    *cap = c;
+    return 0;
+}
+
+#define VEC_PUSH(vec) \
+    (wr_vec_grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) ? NULL : &(vec).v[(vec).n++])
+
+
+/* Errors about the archive of w: "trace archive 'DIR': detail" (writer.c). */
+earl_status wr_fail(const earl_writer *w, earl_error *err, earl_status code, const char *fmt, ...)
+    EARL_PRINTF(4, 5);
+earl_status wr_nomem(const earl_writer *w, earl_error *err);
+/* A libotf2 failure: the writer is broken and can only be aborted or closed. */
+earl_status wr_otf2_fail(earl_writer *w, earl_error *err, OTF2_ErrorCode rc, const char *what);
+
+/* The string's reference, with dflt for a NULL text (writer_defs.c). */
+earl_status wr_intern(earl_writer *w, const char *text, const char *dflt, uint32_t *ref,
+                      earl_error *err);
+/* The dense index of location id, -1 if undefined (writer_defs.c). */
+int64_t wr_id_find(const earl_writer *w, uint64_t id);
+
+#endif
