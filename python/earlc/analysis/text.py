@@ -40,7 +40,13 @@ def render(report, top: int = 5, rows: int = 5) -> str:
     out.append("  %s  %s  %s" % ("-" * width, "-" * 14, "-" * 7))
     for p in report.properties:
         v = report.total(p.name)
+        parent = report._by_name.get(p.parent)
+        if v == 0 and parent is not None and report.total(parent.name) == 0:
+            continue  # a zero below a zero says nothing
         label = "  " * report.depth(p.name) + p.title
+        if v == 0:
+            out.append("  %-*s  %14s  %7s" % (width, label, "-", ""))
+            continue
         pct = "%6.2f%%" % report.percent(p.name) if p.unit == "sec" else ""
         out.append("  %-*s  %14s  %7s" % (width, label, _fmt_value(report, p.unit, v), pct))
     detected = [p for p in report.properties
@@ -65,8 +71,9 @@ def render(report, top: int = 5, rows: int = 5) -> str:
             for k in range(min(rows, len(inst))):
                 w = int(inst.where[k])
                 ev = tr.events
-                out.append("    %12s  event %d at t=%d on %s in %s" % (
-                    _fmt_value(report, p.unit, int(inst.severity[k])), w, int(ev.time[w]),
+                out.append("    %12s  event %d at %s on %s in %s" % (
+                    _fmt_value(report, p.unit, int(inst.severity[k])), w,
+                    _fmt_value(report, "sec", int(ev.time[w]) - tr.start_time),
                     _location_name(report, int(ev.location[w])),
                     report.callpaths[int(report._ctx.cnode[w])] if report._ctx.cnode[w] >= 0 else "?"))
     if not detected:
