@@ -112,16 +112,16 @@ earl_status earl_synth_check(const earl_synth_options *o, earl_error *err)
         return bad(err, "unknown kind %s%" PRId64 "%.0" PRId64, "#", (int64_t)o->kind, 0);
     if (o->ranks == 0)
         return bad(err, "%s: ranks must be at least 1 (got %" PRId64 ")%.0" PRId64, kn, 0, 0);
-    if (o->ranks > (1u << 20))
-        return bad(err, "%s: at most %" PRId64 " ranks (got %" PRId64 ")", kn, 1 << 20, o->ranks);
+    if (o->ranks > (1u << 16))
+        return bad(err, "%s: at most %" PRId64 " ranks (got %" PRId64 ")", kn, 1 << 16, o->ranks);
     if (o->threads == 0)
         return bad(err, "%s: threads must be at least 1 (got %" PRId64 ")%.0" PRId64, kn, 0, 0);
     if (o->threads > 4096)
         return bad(err, "%s: at most %" PRId64 " threads per rank (got %" PRId64 ")", kn, 4096,
                    o->threads);
-    if ((uint64_t)o->ranks * o->threads > (1u << 20))
+    if ((uint64_t)o->ranks * o->threads > (1u << 16))
         return bad(err, "%s: ranks * threads must be at most %" PRId64 " (got %" PRId64 ")", kn,
-                   1 << 20, (int64_t)o->ranks * o->threads);
+                   1 << 16, (int64_t)o->ranks * o->threads);
     int p2p = o->kind == EARL_SYNTH_PINGPONG || o->kind == EARL_SYNTH_RING ||
               o->kind == EARL_SYNTH_MASTER_WORKER || o->kind == EARL_SYNTH_HALO ||
               o->kind == EARL_SYNTH_HYBRID;
@@ -1352,14 +1352,13 @@ int earl_synth_property_from_name(const char *name)
 static void totals(const sx_book *b, earl_synth_result *res)
 {
     for (uint32_t c = 1; c < b->n_paths; c++) {
-        const sx_cell *cells = b->cells[c];
-        if (!cells)
-            continue;
-        for (int p = 0; p < SX_PROP_COUNT; p++)
-            for (uint32_t l = 0; l < b->n_locs; l++) {
-                res->property_total[p] += cells[(size_t)p * b->n_locs + l].severity;
-                res->property_instances[p] += cells[(size_t)p * b->n_locs + l].instances;
+        for (int p = 0; p < SX_PROP_COUNT; p++) {
+            const sx_cell *cells = sx_cells(b, c, p);
+            for (uint32_t l = 0; cells && l < b->n_locs; l++) {
+                res->property_total[p] += cells[l].severity;
+                res->property_instances[p] += cells[l].instances;
             }
+        }
     }
 }
 

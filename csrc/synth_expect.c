@@ -40,13 +40,16 @@ int sx_init(sx_book *b, uint32_t n_locs)
     b->path_parent[0] = UINT32_MAX;
     b->child = calloc((size_t)SX_MAX_PATHS * SX_MAX_REGIONS, sizeof(uint16_t));
     b->stacks = calloc(n_locs ? n_locs : 1, sizeof(sx_stack));
-    return b->child && b->stacks ? 0 : -1;
+    b->cells = calloc((size_t)SX_MAX_PATHS * SX_PROP_COUNT, sizeof(sx_cell *));
+    return b->child && b->stacks && b->cells ? 0 : -1;
 }
 
 void sx_free(sx_book *b)
 {
-    for (uint32_t p = 0; p < b->n_paths; p++)
-        free(b->cells[p]);
+    if (b->cells)
+        for (size_t i = 0; i < (size_t)b->n_paths * SX_PROP_COUNT; i++)
+            free(b->cells[i]);
+    free(b->cells);
     free(b->child);
     free(b->stacks);
     memset(b, 0, sizeof(*b));
@@ -68,14 +71,10 @@ uint32_t sx_child(sx_book *b, uint32_t parent, uint32_t region)
 
 int sx_add(sx_book *b, sx_prop p, uint32_t path, uint32_t loc, int64_t severity)
 {
-    sx_cell *c = b->cells[path];
-    if (!c) {
-        c = calloc((size_t)SX_PROP_COUNT * b->n_locs, sizeof(sx_cell));
-        if (!c)
-            return -1;
-        b->cells[path] = c;
-    }
-    c += (size_t)p * b->n_locs + loc;
+    sx_cell **row = &b->cells[(size_t)path * SX_PROP_COUNT + (size_t)p];
+    if (!*row && !(*row = calloc(b->n_locs ? b->n_locs : 1, sizeof(sx_cell))))
+        return -1;
+    sx_cell *c = *row + loc;
     c->severity += severity;
     c->instances++;
     return 0;
@@ -106,7 +105,7 @@ uint32_t sx_pop(sx_book *b, uint32_t loc, uint64_t t)
     uint64_t incl = t - s->enter[s->depth];
     if (sx_add(b, SX_TIME, path, loc, (int64_t)(incl - s->child[s->depth])) < 0)
         return UINT32_MAX;
-    b->cells[path][(size_t)SX_TIME * b->n_locs + loc].instances--; /* time: no instances */
+    b->cells[(size_t)path * SX_PROP_COUNT + SX_TIME][loc].instances--; /* time: no instances */
     if (s->depth)
         s->child[s->depth - 1] += incl;
     return path;
@@ -154,11 +153,11 @@ void sx_write_properties(const sx_book *b, FILE *f, uint32_t tpr)
         if (by_loc)
             memset(by_loc, 0, sizeof(int64_t) * b->n_locs);
         for (uint32_t c = 1; c < b->n_paths; c++) {
-            const sx_cell *cells = b->cells[c];
+            const sx_cell *cells = sx_cells(b, c, p);
             if (!cells)
                 continue;
             for (uint32_t l = 0; l < b->n_locs; l++) {
-                const sx_cell *x = &cells[(size_t)p * b->n_locs + l];
+                const sx_cell *x = &cells[l];
                 total += x->severity;
                 inst += x->instances;
                 if (by_loc)
@@ -175,14 +174,14 @@ void sx_write_properties(const sx_book *b, FILE *f, uint32_t tpr)
         fprintf(f, "],\n      \"by_callpath\": {");
         int first = 1;
         for (uint32_t c = 1; c < b->n_paths; c++) {
-            const sx_cell *cells = b->cells[c];
+            const sx_cell *cells = sx_cells(b, c, p);
             if (!cells)
                 continue;
             int64_t sum = 0;
             uint64_t n = 0;
             for (uint32_t l = 0; l < b->n_locs; l++) {
-                sum += cells[(size_t)p * b->n_locs + l].severity;
-                n += cells[(size_t)p * b->n_locs + l].instances;
+                sum += cells[l].severity;
+                n += cells[l].instances;
             }
             if (!sum && !n)
                 continue;
@@ -195,12 +194,12 @@ void sx_write_properties(const sx_book *b, FILE *f, uint32_t tpr)
         fprintf(f, "%s},\n      \"entries\": [", first ? "" : "\n      ");
         first = 1;
         for (uint32_t c = 1; c < b->n_paths; c++) {
-            const sx_cell *cells = b->cells[c];
+            const sx_cell *cells = sx_cells(b, c, p);
             if (!cells)
                 continue;
             sx_path_string(b, c, path, sizeof(path));
             for (uint32_t l = 0; l < b->n_locs; l++) {
-                const sx_cell *x = &cells[(size_t)p * b->n_locs + l];
+                const sx_cell *x = &cells[l];
                 if (!x->severity && !x->instances)
                     continue;
                 fprintf(f, "%s\n        {\"callpath\": ", first ? "" : ",");

@@ -62,7 +62,7 @@ typedef struct sx_book {
     uint32_t path_parent[SX_MAX_PATHS];
     uint16_t path_region[SX_MAX_PATHS];
     uint16_t *child;                  /* [path * SX_MAX_REGIONS + region] = id (0: none) */
-    sx_cell *cells[SX_MAX_PATHS];     /* per path: [prop * n_locs + loc], lazily */
+    sx_cell **cells;                  /* [path * SX_PROP_COUNT + prop] -> [loc], lazily */
     sx_stack *stacks;                 /* per location */
 } sx_book;
 
@@ -70,7 +70,12 @@ int sx_init(sx_book *b, uint32_t n_locs);
 void sx_free(sx_book *b);
 /* The path of region under parent; UINT32_MAX when the table is full. */
 uint32_t sx_child(sx_book *b, uint32_t parent, uint32_t region);
-/* Add to a cell (the path's cells are allocated on first use). */
+/* The per-location cells of (path, property), or NULL if none was ever added. */
+static inline const sx_cell *sx_cells(const sx_book *b, uint32_t path, int prop)
+{
+    return b->cells[(size_t)path * SX_PROP_COUNT + (size_t)prop];
+}
+/* Add to a cell (a (path, property) row is allocated on first use). */
 int sx_add(sx_book *b, sx_prop p, uint32_t path, uint32_t loc, int64_t severity);
 /* The current path of a location (its stack top, or its base). */
 static inline uint32_t sx_top(const sx_book *b, uint32_t loc)
