@@ -103,3 +103,9 @@ def synth(kind: str, out_dir: Union[str, os.PathLike], progress: Optional[Progre
     r = _core.synth(str(kind), out, opts, progress)
     return SynthResult(path=out, kind=str(kind), events=r["events"], iterations=r["iterations"],
                        duration=r["duration"], seconds=r["seconds"], by_kind=r["by_kind"])
+
+
+# `earlc.synth` is this function (the package exports it over the module's name):
+# keep the module's tables reachable from it.
+synth.KINDS = KINDS
+synth.OPTIONS = OPTIONS
