@@ -125,9 +125,13 @@ class LateBroadcast(_CollectiveWait):
 
     def waits(self, m):
         is_root = m["location"] == m["root"]
-        root_enter = np.where(is_root, m["enter_time"], np.iinfo(np.int64).min)
-        root_enter = group_max(m["instance"], root_enter)
-        return np.where(~is_root & (m["root"] >= 0), root_enter - m["enter_time"], 0)
+        none = np.iinfo(np.int64).min
+        root_enter = group_max(m["instance"], np.where(is_root, m["enter_time"], none))
+        has_root = root_enter != none  # no subtraction from the sentinel: it would wrap
+        wait = np.zeros(len(is_root), dtype=np.int64)
+        sel = ~is_root & has_root
+        wait[sel] = root_enter[sel] - m["enter_time"][sel]
+        return wait
 
 
 class EarlyReduce(_CollectiveWait):
@@ -140,9 +144,12 @@ class EarlyReduce(_CollectiveWait):
 
     def waits(self, m):
         is_root = m["location"] == m["root"]
-        others = np.where(is_root, np.iinfo(np.int64).min, m["enter_time"])
-        last_other = group_max(m["instance"], others)
-        return np.where(is_root, last_other - m["enter_time"], 0)
+        none = np.iinfo(np.int64).min
+        last_other = group_max(m["instance"], np.where(is_root, none, m["enter_time"]))
+        sel = is_root & (last_other != none)  # a root alone in its communicator waits for nobody
+        wait = np.zeros(len(is_root), dtype=np.int64)
+        wait[sel] = last_other[sel] - m["enter_time"][sel]
+        return wait
 
 
 class EarlyScan(_CollectiveWait):

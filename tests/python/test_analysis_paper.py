@@ -231,3 +231,20 @@ def test_idle_threads_and_thread_management_by_hand(tmp_path):
     assert r.by_location("omp_management") == [(0, 32)]
     # Time counts the locations' own regions only: master 200, worker 26 + 28
     assert r.total("time") == 200 + 26 + 28
+
+
+def test_rooted_collectives_on_a_communicator_of_one(tmp_path):
+    """A root alone in its communicator waits for nobody (no sentinel arithmetic)."""
+    with earlc.TraceWriter(tmp_path / "t", ranks=2) as w:
+        solo = w.comm("solo", [1])
+        for r in range(2):
+            w.enter(r, 0, "main")
+        w.collective(1, 10, 20, "MPI_Reduce", comm=solo, root=0, sent=8, received=8)
+        w.collective(1, 30, 40, "MPI_Bcast", comm=solo, root=0, sent=8, received=8)
+        w.collective(0, 5, 50, "MPI_Reduce", root=0, sent=8, received=8)
+        w.collective(1, 45, 50, "MPI_Reduce", root=0, sent=8)
+        for r in range(2):
+            w.leave(r, 100, "main")
+    r = earlc.analyze(earlc.open(tmp_path / "t"))
+    assert r.total("early_reduce") == 45 - 5  # the world reduce only
+    assert r.total("late_broadcast") == 0
