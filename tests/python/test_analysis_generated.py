@@ -74,3 +74,44 @@ def test_event_counts_equal_expected(analysed):
     assert len(trace) == expected["events"]["total"]
     assert trace.kind_counts() == expected["events"]["by_kind"]
     assert not trace.warnings and not trace.states.warnings
+
+
+def random_configuration(rng):
+    kind = rng.choice(["ping-pong", "ring", "halo", "master-worker", "collectives", "omp",
+                       "hybrid"])
+    ranks = 1 if kind == "omp" else rng.randint(2, 7)
+    opts = dict(ranks=ranks, iterations=rng.randint(1, 3), seed=rng.randint(1, 10 ** 6),
+                imbalance=rng.choice([0, 20, 80]), compute=rng.choice([200, 1000]),
+                latency=rng.choice([1, 10, 100]))
+    if kind in ("omp", "hybrid"):
+        opts.update(threads=rng.randint(2, 4), hold=rng.choice([10, 50]),
+                    lock_rounds=rng.randint(1, 3))
+    if kind == "collectives":
+        opts.update(split=rng.randint(1, ranks), root=rng.randrange(ranks))
+    if kind in ("ping-pong", "ring", "halo") and rng.random() < 0.5:
+        opts.update(bytes=200000, eager_limit=1024)  # synchronous sends: late receivers
+    if kind == "ping-pong" and "eager_limit" not in opts and rng.random() < 0.5:
+        opts.update(wrong_order=1)
+    if kind == "master-worker":
+        opts.update(any_source=rng.randint(0, 1))
+    if rng.random() < 0.5:
+        opts.update(delay=rng.choice([100, 2000]), delay_rank=rng.randrange(ranks))
+    return kind, opts
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_random_configurations_agree_with_the_generator(tmp_path, seed):
+    import random
+
+    kind, opts = random_configuration(random.Random(seed))
+    out = tmp_path / "t"
+    earlc.synth(kind, out, **opts)
+    expected = json.loads((out / "expected.json").read_text())
+    report = earlc.analyze(earlc.open(out))
+    df = report.to_dataframe()
+    for name, exp in expected["properties"].items():
+        got = {(r.callpath, int(r.location)): int(r.value)
+               for r in df[df.metric == name].itertuples()}
+        want = {(e["callpath"], e["location"]): e["severity"] for e in exp["entries"]
+                if e["severity"]}
+        assert got == want, (kind, opts, name)
