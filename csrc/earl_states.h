@@ -154,6 +154,15 @@ const int32_t *earl_states_coll_instances(earl_states *states, earl_error *err);
  * the compact records for enterptr, sendptr, recvptr and lockptr; leaveptr
  * and forkptr read their dense arrays (built on first use). */
 earl_eid earl_states_ptr(earl_states *states, earl_pointer p, earl_eid i);
+
+/* Pointer p of the n events ids[k] into out[k], without building p's dense
+ * array when it is not built yet: the pass's compact records answer sendptr,
+ * recvptr and lockptr, and an ENTER's leaveptr is found by walking its
+ * location forward to the LEAVE whose enterptr it is (the length of the
+ * region instance, short for the calls an analysis asks about).  forkptr
+ * uses the dense array.  Ids out of range give -1. */
+earl_status earl_states_gather(earl_states *states, earl_pointer p, const earl_eid *ids,
+                               size_t n, earl_eid *out, earl_error *err);
 /* The collective instance of event i, -1 (O(log members)). */
 int32_t earl_states_instance_of(const earl_states *states, earl_eid i);
 

@@ -199,3 +199,54 @@ earl_eid earl_states_ptr(earl_states *s, earl_pointer p, earl_eid i)
         return EARL_NONE;
     }
 }
+
+/* The LEAVE of ENTER e: the first later event of its location whose
+ * enterptr is e. */
+static earl_eid leave_by_walk(const earl_states *s, const earl_events *ev, earl_eid e)
+{
+    earl_loc l = ev->location[e];
+    size_t lo = ev->loc_start[l], hi = ev->loc_start[l + 1];
+    size_t end = hi;
+    while (lo < hi) { /* position of e in its location's sequence */
+        size_t mid = lo + (hi - lo) / 2;
+        if (ev->loc_events[mid] < e)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t k = lo + 1; k < end; k++) {
+        earl_eid x = ev->loc_events[k];
+        if (ev->kind[x] == EARL_LEAVE && s->enterptr[x] == e)
+            return x;
+    }
+    return EARL_NONE;
+}
+
+earl_status earl_states_gather(earl_states *s, earl_pointer p, const earl_eid *ids, size_t n,
+                               earl_eid *out, earl_error *err)
+{
+    if ((unsigned)p >= EARL_POINTER_COUNT)
+        return earl_fail(err, EARL_ERR_INVALID, "earl_states_gather: no pointer %d", (int)p);
+    const earl_events *ev = earl_trace_events(s->trace);
+    size_t count = s->view.count;
+    pthread_mutex_lock(&s->lazy_lock);
+    const earl_eid *dense = s->dense[p];
+    pthread_mutex_unlock(&s->lazy_lock);
+    if (!dense && p == EARL_PTR_FORK) {
+        dense = earl_states_pointer(s, p, err);
+        if (!dense)
+            return err ? err->code : EARL_ERR_NOMEM;
+    }
+    for (size_t k = 0; k < n; k++) {
+        earl_eid i = ids[k];
+        if (i < 0 || (size_t)i >= count)
+            out[k] = EARL_NONE;
+        else if (dense)
+            out[k] = dense[i];
+        else if (p == EARL_PTR_LEAVE)
+            out[k] = ev->kind[i] == EARL_ENTER ? leave_by_walk(s, ev, i) : EARL_NONE;
+        else
+            out[k] = earl_states_ptr(s, p, i);
+    }
+    return EARL_OK;
+}

@@ -40,9 +40,12 @@ class MpiCollectives(Property):
             cm = comms.get(int(c))
             if cm is None or cm.is_self:
                 continue
-            rank_of = {l: r for r, l in enumerate(cm.locations)}
+            rank_of = np.full(ctx.n_locations + 1, -1, dtype=np.int64)
+            members = np.asarray(cm.locations, dtype=np.int64)
+            ok = members >= 0
+            rank_of[members[ok]] = np.nonzero(ok)[0]
             sel = coll_comm == c
-            comm_rank[sel] = [rank_of.get(int(l), -1) for l in loc[sel]]
+            comm_rank[sel] = rank_of[loc[sel]]
         return Instances(call, np.zeros(len(call), np.int64), {
             "instance": inst, "end": end, "enter_time": ctx.time_of(call),
             "leave_time": ctx.time_of(leave), "op": st.coll_op[inst].astype(np.int64),

@@ -20,7 +20,7 @@ class P2PMessages(Property):
 
     def detect(self, ctx, subscribed):
         recv = ctx.events_of_kind("MPI_RECV", "MPI_IRECV")
-        send = ctx.states.sendptr[recv]
+        send = ctx.pointer("sendptr", recv)
         ok = send >= 0
         recv, send = recv[ok], send[ok]
         recv_call, send_call = ctx.enter_of(recv), ctx.enter_of(send)

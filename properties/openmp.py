@@ -68,7 +68,7 @@ class LockContention(Property):
         if not ctx.count_of_kind("THREAD_ACQUIRE_LOCK", "OMP_ACQUIRE_LOCK"):
             return Instances.empty(acquire=np.int64, release=np.int64, critical=bool)
         acq = ctx.events_of_kind("THREAD_ACQUIRE_LOCK", "OMP_ACQUIRE_LOCK")
-        prev = ctx.states.lockptr[acq]
+        prev = ctx.pointer("lockptr", acq)
         ev = ctx.events
         ok = prev >= 0
         acq, prev = acq[ok], prev[ok]
@@ -123,11 +123,10 @@ class OmpManagement(Property):
         forks = ctx.events_of_kind("THREAD_FORK", "OMP_FORK")
         joins = ctx.events_of_kind("THREAD_JOIN", "OMP_JOIN")
         join_of = _pair_forks_and_joins(ev, forks, joins)
-        fp = ctx.states.forkptr
         begins = ctx.events_of_kind("THREAD_TEAM_BEGIN")
         ends = ctx.events_of_kind("THREAD_TEAM_END")
-        last_begin = _latest_per_fork(ctx, fp[begins], begins, forks)
-        last_end = _latest_per_fork(ctx, fp[ends], ends, forks)
+        last_begin = _latest_per_fork(ctx, ctx.pointer("forkptr", begins), begins, forks)
+        last_end = _latest_per_fork(ctx, ctx.pointer("forkptr", ends), ends, forks)
         t_fork = ctx.time_of(forks)
         start = np.where(last_begin >= 0, last_begin - t_fork, 0)
         has_join = join_of >= 0

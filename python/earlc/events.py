@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional
 
+import weakref
+
 import numpy as np
 
 from . import _core, otf2names
@@ -86,7 +88,9 @@ class Events:
     """All events in the total order (timestamp, location, position)."""
 
     def __init__(self, core_trace, trace):
-        self._trace = trace
+        # a weak reference: Trace owns Events, and a cycle would keep the C store
+        # (gigabytes on large traces) alive until the garbage collector runs
+        self._trace_ref = weakref.ref(trace)
         self.time = column(core_trace, "time", "Q")          #: ticks
         self.location = column(core_trace, "location", "i")  #: dense location index
         self.kind = column(core_trace, "kind", "B")          #: see earlc.KIND_NAMES
@@ -154,7 +158,7 @@ class Events:
         """One row per event with readable kind and region names (a copy)."""
         import pandas as pd
 
-        t = self._trace
+        t = self._trace_ref()
         kinds = pd.Categorical.from_codes(self.kind, categories=list(KIND_NAMES))
         names = t._region_name_array()  # by ref, with None past the last slot
         region = names[np.minimum(self.region, len(names) - 1)]

@@ -30,6 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
+import weakref
+
 import numpy as np
 
 from . import _core, otf2names
@@ -103,7 +105,9 @@ class States:
     """Pointer attributes and collective instances of a trace (see the module doc)."""
 
     def __init__(self, trace, omp_barriers: bool = True):
-        self._trace = trace
+        # weak: the trace caches its States, and a cycle would hold both stores
+        # until the garbage collector runs
+        self._trace_ref = weakref.ref(trace)
         self._core = _core.States(trace._core, omp_barriers=omp_barriers)
         c = self._core
         self._dense: Dict[str, np.ndarray] = {}
@@ -183,10 +187,16 @@ class States:
         """Heap bytes held by the states."""
         return self._core.memory()
 
+    def gather(self, name: str, ids) -> np.ndarray:
+        """Pointer `name` of each event id in ids (-1 for none), computed for those
+        events only: cheaper than the dense array when few events are asked about."""
+        ids = np.ascontiguousarray(ids, dtype=np.int64)
+        return np.frombuffer(self._core.gather(name, ids), dtype=np.int64)
+
     def pointer(self, name: str, i: int):
         """Pointer `name` of event i as an Event, None for none."""
         j = self._core.pointer(name, int(i))
-        return self._trace.event(j) if j >= 0 else None
+        return self._trace_ref().event(j) if j >= 0 else None
 
     def to_dataframe(self):
         import pandas as pd

@@ -121,6 +121,42 @@ static PyObject *states_pointer(PyObject *self, PyObject *args)
     return PyErr_Format(PyExc_KeyError, "no pointer named %s", name);
 }
 
+/* gather(name, ids) -> bytes of int64: the pointer of each event id. */
+static PyObject *states_gather(PyObject *self, PyObject *args)
+{
+    StatesObject *s = (StatesObject *)self;
+    const char *name;
+    Py_buffer ids;
+    if (!PyArg_ParseTuple(args, "sy*", &name, &ids))
+        return NULL;
+    int p = 0;
+    while (p < EARL_POINTER_COUNT && strcmp(name, earl_pointer_name((earl_pointer)p)) != 0)
+        p++;
+    if (p == EARL_POINTER_COUNT || ids.len % sizeof(earl_eid)) {
+        PyBuffer_Release(&ids);
+        return PyErr_Format(PyExc_ValueError, "gather(%s): unknown pointer or ids not int64",
+                            name);
+    }
+    size_t n = (size_t)ids.len / sizeof(earl_eid);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * sizeof(earl_eid)));
+    if (!out) {
+        PyBuffer_Release(&ids);
+        return NULL;
+    }
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_states_gather(s->states, (earl_pointer)p, (const earl_eid *)ids.buf, n,
+                            (earl_eid *)PyBytes_AS_STRING(out), &err);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&ids);
+    if (st != EARL_OK) {
+        Py_DECREF(out);
+        return earlc_raise(&err);
+    }
+    return out;
+}
+
 static PyObject *states_instance_of(PyObject *self, PyObject *arg)
 {
     long long i = PyLong_AsLongLong(arg);
@@ -280,6 +316,8 @@ static PyMethodDef states_methods[] = {
     {"column", states_column, METH_O,
      "column(name) -> Column: zero-copy buffer of one array (pointer arrays built on first use)"},
     {"pointer", states_pointer, METH_VARARGS, "pointer(name, i) -> event id or -1"},
+    {"gather", states_gather, METH_VARARGS,
+     "gather(name, ids) -> int64 bytes: the pointer of each event, without a dense array"},
     {"instance_of", states_instance_of, METH_O, "instance_of(i) -> collective instance or -1"},
     {"warnings", states_warnings, METH_NOARGS, "counted warnings of the states pass"},
     {"stack", states_stack, METH_VARARGS, "stack(i, loc) -> ENTER ids, outermost first"},

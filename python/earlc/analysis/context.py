@@ -140,7 +140,11 @@ class AnalysisContext:
 
     def leave_of(self, enters: np.ndarray) -> np.ndarray:
         """The LEAVE of each ENTER (-1 when it never left)."""
-        return self.states.leaveptr[enters]
+        return self.states.gather("leaveptr", enters)
+
+    def pointer(self, name: str, ids: np.ndarray) -> np.ndarray:
+        """Pointer attribute `name` (sendptr, lockptr, ...) of the events ids."""
+        return self.states.gather(name, ids)
 
     def enter_of(self, ids: np.ndarray) -> np.ndarray:
         """The ENTER of the region instance enclosing each event."""
