@@ -683,3 +683,17 @@ def test_properties_generated_openmp(tmp_path, seed):
         assert s.forkptr[inst.members[0]] == inst.fork
     for l in t.locations:
         assert t.stack(n - 1, l) == []
+
+
+def test_gather_equals_the_dense_arrays():
+    """states.gather computes pointers for chosen events without the dense array
+    (leaveptr by walking the location, sendptr/recvptr/lockptr from the pass's
+    records); it must agree with the dense arrays everywhere."""
+    for name in ("casita-cuda-simple", "sstmacro-mpi-coverage"):
+        trace = earlc.open(reference_trace(name))
+        ids = np.arange(len(trace), dtype=np.int64)
+        fresh = earlc.open(reference_trace(name)).states  # no dense array built yet
+        for ptr in ("leaveptr", "sendptr", "recvptr", "lockptr", "forkptr", "enterptr"):
+            got = fresh.gather(ptr, ids)
+            assert np.array_equal(got, getattr(trace.states, ptr)), (name, ptr)
+        assert list(fresh.gather("leaveptr", np.array([-5, len(trace)]))) == [-1, -1]
