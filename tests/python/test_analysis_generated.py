@@ -115,3 +115,17 @@ def test_random_configurations_agree_with_the_generator(tmp_path, seed):
         want = {(e["callpath"], e["location"]): e["severity"] for e in exp["entries"]
                 if e["severity"]}
         assert got == want, (kind, opts, name)
+
+
+@pytest.mark.parametrize("folder", ["ring-late-sender", "pingpong-wrong-order", "collectives",
+                                    "omp-locks", "hybrid"])
+def test_bundled_examples_agree_with_their_expected_json(folder):
+    from conftest import ROOT
+
+    path = ROOT / "traces" / folder
+    expected = json.loads((path / "expected.json").read_text())
+    report = earlc.analyze(earlc.open(path))
+    for name, exp in expected["properties"].items():
+        assert report.total(name) == exp["total"], (folder, name)
+        assert {cp: v for cp, v in report.by_callpath(name)} == \
+            {cp: v for cp, v in exp["by_callpath"].items() if v}, (folder, name)
