@@ -248,3 +248,18 @@ def test_rooted_collectives_on_a_communicator_of_one(tmp_path):
     r = earlc.analyze(earlc.open(tmp_path / "t"))
     assert r.total("early_reduce") == 45 - 5  # the world reduce only
     assert r.total("late_broadcast") == 0
+
+
+def test_inconsistent_traces_are_analysed_with_a_warning(tmp_path):
+    def build(w):
+        w.enter(1, 10, "MPI_Recv"); w.recv(1, 70, source=0, tag=7, bytes=8); w.leave(1, 80, "MPI_Recv")
+        w.leave(0, 20, "MPI_Send")  # a LEAVE with no ENTER
+        w.enter(0, 50, "MPI_Send"); w.send(0, 55, dest=1, tag=7, bytes=8); w.leave(0, 60, "MPI_Send")
+        w.enter(0, 61, "MPI_Send"); w.send(0, 62, dest=1, tag=9, bytes=8); w.leave(0, 63, "MPI_Send")
+        return 100
+    r = earlc.analyze(scenario(tmp_path, build))
+    assert r.total("late_sender") == 40  # what can be computed still is
+    assert r.warnings["leave_without_enter"] == 1
+    assert r.warnings["send_not_received"] == 1
+    assert "Warning: the trace is inconsistent" in r.to_text()
+    assert json.loads(r.to_json())["warnings"]["send_not_received"] == 1

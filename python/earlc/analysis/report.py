@@ -36,6 +36,21 @@ class Report:
         self.callpaths = ctx.calltree.paths()
         self.resolution = trace.timer_resolution
 
+    # -- lookups ----------------------------------------------------------------------
+    def callpath_of(self, event: int) -> str:
+        """The call path of an event ('' outside every region)."""
+        c = int(self._ctx.cnode[event])
+        return self.callpaths[c] if c >= 0 else ""
+
+    @property
+    def warnings(self) -> Dict[str, int]:
+        """Inconsistencies found while reading the trace and building the EARL layer,
+        by code: severities near them may be incomplete."""
+        out = {k: v for k, v in self.trace.warnings.counts.items()
+               if v and k != "other_record"}
+        out.update({k: v for k, v in self._ctx.states.warnings.counts.items() if v})
+        return out
+
     # -- totals -----------------------------------------------------------------------
     def total(self, metric: str) -> int:
         """Sum over all call paths and locations (exact)."""
@@ -140,6 +155,7 @@ class Report:
             "trace": {"path": self.trace.path, "timer_resolution": self.resolution,
                       "events": len(self.trace), "duration_ticks": self.trace.duration_ticks},
             "total_time_ticks": self.total_time,
+            "warnings": self.warnings,
             "metrics": [], "callpaths": [], "locations": [], "severities": [], "instances": {},
         }
         for p in self.properties:

@@ -40,8 +40,7 @@ def render(report, top: int = 5, rows: int = 5) -> str:
     out.append("  %s  %s  %s" % ("-" * width, "-" * 14, "-" * 7))
     for p in report.properties:
         v = report.total(p.name)
-        parent = report._by_name.get(p.parent)
-        if v == 0 and parent is not None and report.total(parent.name) == 0:
+        if v == 0 and p.parent is not None and report.total(p.parent) == 0:
             continue  # a zero below a zero says nothing
         label = "  " * report.depth(p.name) + p.title
         if v == 0:
@@ -75,8 +74,14 @@ def render(report, top: int = 5, rows: int = 5) -> str:
                     _fmt_value(report, p.unit, int(inst.severity[k])), w,
                     _fmt_value(report, "sec", int(ev.time[w]) - tr.start_time),
                     _location_name(report, int(ev.location[w])),
-                    report.callpaths[int(report._ctx.cnode[w])] if report._ctx.cnode[w] >= 0 else "?"))
+                    report.callpath_of(w) or "?"))
     if not detected:
         out.append("")
         out.append("No inefficiency found by the selected properties.")
+    warnings = report.warnings
+    if warnings:
+        out.append("")
+        out.append("Warning: the trace is inconsistent (%s); severities around those events may "
+                   "be incomplete. Details: earlc info." % ", ".join(
+                       "%s %d" % (k, v) for k, v in sorted(warnings.items())))
     return "\n".join(out)
