@@ -81,6 +81,13 @@ typedef struct warning_list {
     earl_warning *items; size_t n, cap;
 } warning_list;
 
+/* The one counting mechanism of every warning list: count code in counts[]
+ * and, while fewer than EARL_WARNING_DETAIL_MAX of it are kept, return a new
+ * zeroed item of item_size bytes appended to *items (NULL otherwise, or when
+ * out of memory: the count stays exact, only the detail is lost). */
+void *warning_slot(uint64_t *counts, int code, void **items, size_t *n, size_t *cap,
+                   size_t item_size);
+
 /* Count a warning and keep its detail while fewer than
  * EARL_WARNING_DETAIL_MAX of its code are kept. */
 void warning_add(warning_list *w, earl_warning_code code, earl_loc loc,

@@ -37,11 +37,10 @@ const char *earl_states_warning_code_name(earl_states_warning_code code)
 void states_warn(states_warning_list *w, earl_states_warning_code code, earl_loc loc,
                  earl_eid event, const char *fmt, ...)
 {
-    if (w->counts[code]++ >= EARL_WARNING_DETAIL_MAX)
+    earl_states_warning *it = warning_slot(w->counts, code, (void **)&w->items, &w->n, &w->cap,
+                                           sizeof *w->items);
+    if (!it)
         return;
-    if (EARL_GROW(w->items, w->cap, w->n + 1) != 0)
-        return; /* the count is kept; the detail is lost */
-    earl_states_warning *it = &w->items[w->n++];
     it->code = code;
     it->location = loc;
     it->event = event;

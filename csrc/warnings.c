@@ -7,17 +7,29 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
+
+void *warning_slot(uint64_t *counts, int code, void **items, size_t *n, size_t *cap,
+                   size_t item_size)
+{
+    if (counts[code]++ >= EARL_WARNING_DETAIL_MAX)
+        return NULL;
+    if (earl_grow(items, cap, *n + 1, item_size) != 0)
+        return NULL;
+    void *it = (char *)*items + (*n)++ * item_size;
+    memset(it, 0, item_size);
+    return it;
+}
 
 void warning_add(warning_list *w, earl_warning_code code, earl_loc loc,
                  uint64_t position, const char *fmt, ...)
 {
-    if (w->counts[code]++ >= EARL_WARNING_DETAIL_MAX)
+    earl_warning *it = warning_slot(w->counts, code, (void **)&w->items, &w->n, &w->cap,
+                                    sizeof *w->items);
+    if (!it)
         return;
-    if (EARL_GROW(w->items, w->cap, w->n + 1) != 0)
-        return; /* the count stays exact; only the detail is lost */
-    earl_warning *it = &w->items[w->n++];
     it->code = code;
     it->location = loc;
     it->position = position;
