@@ -103,13 +103,16 @@ class Visits(Property):
         return ct.row_cnode, ct.row_location, ct.row_visits.astype(np.int64)
 
 
-def _sends(ctx):
-    ev = ctx.events
-    m = ev.messages
-    kinds = ev.kind[m.event]
-    sends = (kinds == ctx.kinds["MPI_SEND"]) | (kinds == ctx.kinds["MPI_ISEND"])
-    recvs = (kinds == ctx.kinds["MPI_RECV"]) | (kinds == ctx.kinds["MPI_IRECV"])
-    return m, sends, recvs
+def message_rows(ctx):
+    """The message table and which of its rows are sends and receives (shared)."""
+    def compute():
+        ev = ctx.events
+        m = ev.messages
+        kinds = ev.kind[m.event]
+        sends = (kinds == ctx.kinds["MPI_SEND"]) | (kinds == ctx.kinds["MPI_ISEND"])
+        recvs = (kinds == ctx.kinds["MPI_RECV"]) | (kinds == ctx.kinds["MPI_IRECV"])
+        return m, sends, recvs
+    return ctx.memo("message_rows", compute)
 
 
 class MessagesSent(Property):
@@ -118,7 +121,7 @@ class MessagesSent(Property):
     diagnosis = "Compare with bytes sent: many small messages cost latency."
 
     def totals(self, ctx):
-        m, sends, _ = _sends(ctx)
+        m, sends, _ = message_rows(ctx)
         e = m.event[sends]
         return ctx.cnode[e], ctx.events.location[e], np.ones(len(e), dtype=np.int64)
 
@@ -129,7 +132,7 @@ class BytesSent(Property):
     diagnosis = "The communication volume per call path and process."
 
     def totals(self, ctx):
-        m, sends, _ = _sends(ctx)
+        m, sends, _ = message_rows(ctx)
         e = m.event[sends]
         return ctx.cnode[e], ctx.events.location[e], m.bytes[sends].astype(np.int64)
 
@@ -140,7 +143,7 @@ class BytesReceived(Property):
     diagnosis = "The communication volume per call path and process."
 
     def totals(self, ctx):
-        m, _, recvs = _sends(ctx)
+        m, _, recvs = message_rows(ctx)
         e = m.event[recvs]
         return ctx.cnode[e], ctx.events.location[e], m.bytes[recvs].astype(np.int64)
 

@@ -55,22 +55,33 @@ class LateSender(Property):
 def _message_keys(ctx):
     """Sorted keys of all sends and receives, by destination and by (source,
     destination), each followed by the event id: the prefix counts of messages
-    in transfer are binary searches in them."""
+    in transfer are binary searches in them.  Built in place: on a large trace
+    every temporary array costs fresh memory."""
+    from .basic import message_rows
+
     ev = ctx.events
-    m = ev.messages
-    kinds = ev.kind[m.event]
-    is_send = (kinds == ctx.kinds["MPI_SEND"]) | (kinds == ctx.kinds["MPI_ISEND"])
-    is_recv = (kinds == ctx.kinds["MPI_RECV"]) | (kinds == ctx.kinds["MPI_IRECV"])
+    m, is_send, is_recv = message_rows(ctx)
     n = np.int64(len(ev) + 1)
     L = np.int64(ctx.n_locations + 1)
     s_ev, r_ev = m.event[is_send], m.event[is_recv]
+
+    def keyed(group, ids):
+        group *= n
+        group += ids
+        group.sort()
+        return group
+
     s_dest = m.peer[is_send].astype(np.int64)
     r_dest = ev.location[r_ev].astype(np.int64)
-    s_pair = ev.location[s_ev].astype(np.int64) * L + s_dest
-    r_pair = m.peer[is_recv].astype(np.int64) * L + r_dest
+    s_pair = ev.location[s_ev].astype(np.int64)
+    s_pair *= L
+    s_pair += s_dest
+    r_pair = m.peer[is_recv].astype(np.int64)
+    r_pair *= L
+    r_pair += r_dest
     return {"n": n, "L": L,
-            "send_dest": np.sort(s_dest * n + s_ev), "recv_dest": np.sort(r_dest * n + r_ev),
-            "send_pair": np.sort(s_pair * n + s_ev), "recv_pair": np.sort(r_pair * n + r_ev)}
+            "send_dest": keyed(s_dest, s_ev), "recv_dest": keyed(r_dest, r_ev),
+            "send_pair": keyed(s_pair, s_ev), "recv_pair": keyed(r_pair, r_ev)}
 
 
 def _in_transfer(ctx, at: np.ndarray, dest: np.ndarray, source=None) -> np.ndarray:
@@ -154,11 +165,11 @@ class LateReceiver(Property):
 
     def detect(self, ctx, msgs):
         rc, sc = msgs["recv_call"], msgs["send_call"]
-        blocking = ctx.is_region(sc, ctx.blocking_send_region)
         t_recv, t_send = ctx.time_of(rc), ctx.time_of(sc)
-        leave = ctx.leave_of(sc)
-        covers = (leave >= 0) & (ctx.time_of(np.maximum(leave, 0)) >= t_recv)
-        keep = blocking & (t_recv > t_send) & covers
+        cand = np.nonzero(ctx.is_region(sc, ctx.blocking_send_region) & (t_recv > t_send))[0]
+        leave = ctx.leave_of(sc[cand])  # only for the candidates: the walk is not free
+        covers = (leave >= 0) & (ctx.time_of(np.maximum(leave, 0)) >= t_recv[cand])
+        keep = cand[covers]
         inst = msgs.select(keep)
         return Instances(inst["send_call"], (t_recv - t_send)[keep], dict(inst.columns))
 
@@ -180,7 +191,11 @@ class MessagesInWrongOrder(Property):
         dst = ev.location[recv].astype(np.int64)
         pair = src * (ctx.n_locations + 1) + dst
         call = msgs["recv_call"].astype(np.int64)
-        order = np.lexsort((send, pair))
+        n = np.int64(len(ev) + 1)
+        if len(pair) and int(pair.max()) < (1 << 62) // int(n):
+            order = np.argsort(pair * n + send)  # unique keys, one sort: faster than lexsort
+        else:
+            order = np.lexsort((send, pair))
         # latest receive call among the older messages of the same pair
         older = exclusive_running_max(pair[order], call[order], -1)
         wrong = np.zeros(len(send), dtype=bool)
