@@ -115,15 +115,24 @@ def message_rows(ctx):
     return ctx.memo("message_rows", compute)
 
 
+def _placed(ctx, sends: bool):
+    """(cnode, location) of the send (or receive) rows, computed once."""
+    def compute():
+        m, is_send, is_recv = message_rows(ctx)
+        rows = is_send if sends else is_recv
+        e = m.event[rows]
+        return ctx.cnode[e], ctx.events.location[e], rows
+    return ctx.memo("message_places_%s" % ("send" if sends else "recv"), compute)
+
+
 class MessagesSent(Property):
     name, title, unit = "messages_sent", "Messages sent", "occ"
     description = "Point-to-point messages sent (MPI_SEND and MPI_ISEND records)."
     diagnosis = "Compare with bytes sent: many small messages cost latency."
 
     def totals(self, ctx):
-        m, sends, _ = message_rows(ctx)
-        e = m.event[sends]
-        return ctx.cnode[e], ctx.events.location[e], np.ones(len(e), dtype=np.int64)
+        cnode, loc, _ = _placed(ctx, sends=True)
+        return cnode, loc, np.ones(len(cnode), dtype=np.int64)
 
 
 class BytesSent(Property):
@@ -132,9 +141,8 @@ class BytesSent(Property):
     diagnosis = "The communication volume per call path and process."
 
     def totals(self, ctx):
-        m, sends, _ = message_rows(ctx)
-        e = m.event[sends]
-        return ctx.cnode[e], ctx.events.location[e], m.bytes[sends].astype(np.int64)
+        cnode, loc, rows = _placed(ctx, sends=True)
+        return cnode, loc, ctx.events.messages.bytes[rows].view(np.int64)
 
 
 class BytesReceived(Property):
@@ -143,9 +151,8 @@ class BytesReceived(Property):
     diagnosis = "The communication volume per call path and process."
 
     def totals(self, ctx):
-        m, _, recvs = message_rows(ctx)
-        e = m.event[recvs]
-        return ctx.cnode[e], ctx.events.location[e], m.bytes[recvs].astype(np.int64)
+        cnode, loc, rows = _placed(ctx, sends=False)
+        return cnode, loc, ctx.events.messages.bytes[rows].view(np.int64)
 
 
 PROPERTIES = (Time, Mpi, MpiInitFinalize, MpiSynchronization, MpiCommunication, MpiPointToPoint,

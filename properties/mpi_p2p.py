@@ -19,7 +19,10 @@ class P2PMessages(Property):
                    "ENTERs of the calls around them.")
 
     def detect(self, ctx, subscribed):
-        recv = ctx.events_of_kind("MPI_RECV", "MPI_IRECV")
+        from .basic import message_rows
+
+        m, _, is_recv = message_rows(ctx)
+        recv = m.event[is_recv]
         send = ctx.pointer("sendptr", recv)
         ok = send >= 0
         recv, send = recv[ok], send[ok]

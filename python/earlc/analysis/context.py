@@ -134,9 +134,14 @@ class AnalysisContext:
         return self._region_tables[4]
 
     # -- times ------------------------------------------------------------------------
+    @cached_property
+    def _time(self) -> np.ndarray:
+        # timestamps are below 2**63: the int64 view is exact and costs no copy
+        return self.events.time.view(np.int64)
+
     def time_of(self, ids: np.ndarray) -> np.ndarray:
         """Timestamps (int64 ticks) of event ids; ids must be >= 0."""
-        return self.events.time[ids].astype(np.int64)
+        return self._time[ids]
 
     def leave_of(self, enters: np.ndarray) -> np.ndarray:
         """The LEAVE of each ENTER (-1 when it never left)."""
