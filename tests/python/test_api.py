@@ -171,3 +171,17 @@ def test_cli_usage_errors():
     assert r.returncode == 2
     r = run_cli("info")
     assert r.returncode == 2 and "usage" in r.stderr
+
+
+def test_parallel_read_and_merge_equal_a_single_thread(tmp_path):
+    """Large enough for the merge to be split between threads (>= 65536 events)."""
+    earlc.synth("halo", tmp_path / "h", ranks=6, events=120000)
+    one = earlc.open(tmp_path / "h", threads=1)
+    assert len(one) >= 120000
+    for threads in (2, 3, 5):
+        other = earlc.open(tmp_path / "h", threads=threads)
+        for name in ("time", "location", "kind", "region", "ref", "loc_events"):
+            assert np.array_equal(getattr(one.events, name), getattr(other.events, name)), name
+        for col in one.events.messages.columns:
+            assert np.array_equal(getattr(one.events.messages, col),
+                                  getattr(other.events.messages, col)), col
