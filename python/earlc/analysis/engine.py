@@ -49,21 +49,18 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
     from .report import Report
 
     catalog = builtin_properties()
-    if properties is not None:
-        names = [p for p in properties if isinstance(p, str)]
+    if properties:
+        # plugins replace built-ins of the same name; the analysis keeps what the
+        # named properties and plugins need
         plugins = [p for p in properties if isinstance(p, Property)]
-        known = {p.name for p in catalog}
-        extra = [p for p in plugins if p.name not in known]
-        catalog = [p for p in catalog if p.name not in {q.name for q in plugins}] + plugins
-        if names or extra:
-            wanted = names + [p.name for p in plugins]
-            catalog = select(catalog, wanted)
+        replaced = {p.name for p in plugins}
+        wanted = [p for p in properties if isinstance(p, str)] + [p.name for p in plugins]
+        catalog = select([p for p in catalog if p.name not in replaced] + plugins, wanted)
     order = check_catalog(catalog)
     ctx = AnalysisContext(trace)
     store = SeverityStore(ctx.n_locations)
     counts = SeverityStore(ctx.n_locations)  # occurrences, for detected properties
-    published: Dict[str, Instances] = {}
-    ctx.published = published  # any property may read what an earlier one published
+    published: Dict[str, Instances] = ctx.published  # readable by every later property
     worst: Dict[str, Instances] = {}
     for k, p in enumerate(order):
         if progress:
