@@ -10,7 +10,6 @@ import numpy as np
 
 from .. import _core
 from ..events import KINDS, column
-from ..otf2names import UNDEFINED_UINT32
 from . import regions as rc
 
 
@@ -94,19 +93,6 @@ class AnalysisContext:
     def region_class(self) -> np.ndarray:
         """Class code (regions.CLASSES) per region ref; last slot: no region."""
         return self._region_tables[0]
-
-    @cached_property
-    def call_region(self) -> np.ndarray:
-        """Region ref of the region instance enclosing each event (its own for
-        ENTER and LEAVE); the spare slot of the region tables when none."""
-        spare = len(self.region_class) - 1
-        enter = self.states.enterptr
-        own = self.events.kind == KINDS["ENTER"]
-        at = np.where(own, np.arange(self.n_events), enter)
-        reg = np.where(at >= 0, self.events.region[np.maximum(at, 0)], UNDEFINED_UINT32)
-        reg = reg.astype(np.int64)
-        reg[(reg == UNDEFINED_UINT32) | (reg >= spare)] = spare
-        return reg
 
     def region_of_enter(self, enters: np.ndarray) -> np.ndarray:
         """Region refs of ENTER events (spare slot for -1)."""
