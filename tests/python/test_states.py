@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import earlc
-from conftest import REFERENCE_NAMES, SHARED_TRACES, reference_trace
+from conftest import REFERENCE_NAMES, reference_trace
 
 KINDS = earlc.events.KINDS
 

@@ -196,7 +196,6 @@ def independent(trace, exp):
     # OpenMP team barriers: the k-th barrier instance of each thread of a rank
     T = rp.T
     per_rank = defaultdict(lambda: defaultdict(list))
-    locks = defaultdict(list)
     for (path, loc, enter, leave, name) in rp.instances:
         if name in ("!$omp barrier", "!$omp implicit barrier"):
             per_rank[loc // T][loc].append((enter, leave, path, name))

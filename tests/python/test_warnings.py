@@ -4,7 +4,6 @@ with earlc.TraceWriter."""
 import subprocess
 import sys
 
-import pytest
 
 import earlc
 from conftest import ROOT
