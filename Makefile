@@ -108,7 +108,7 @@ test-asan: deps
 	  $(PYTHON) -m pytest -q tests/python; rc=$$?; \
 	  $(PYTHON) setup.py -q build_ext --inplace --force; exit $$rc
 
-bench: deps $(BENCH_BIN)
+bench: build $(BENCH_BIN)
 	@$(PYTHON) tests/bench/run.py
 
 clean:
