@@ -211,14 +211,7 @@ void collectives_finish(states_pass *p)
 /* The member row of event i in the members list (sorted by event), -1. */
 static int64_t member_row(const earl_states *s, earl_eid i)
 {
-    size_t lo = 0, hi = s->n_members;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->member_event[mid] < i)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = earl_eid_lower_bound(s->member_event, 0, s->n_members, i);
     return lo < s->n_members && s->member_event[lo] == i ? (int64_t)lo : -1;
 }
 

@@ -103,15 +103,9 @@ size_t earl_states_stack(const earl_states *s, earl_eid i, earl_loc loc, earl_ei
     const earl_defs *defs = earl_trace_defs(s->trace);
     if (loc < 0 || (uint32_t)loc >= defs->n_locations || i < 0)
         return 0;
-    size_t lo = ev->loc_start[loc], hi = ev->loc_start[loc + 1], first = lo;
-    /* the number of events of loc with id <= i */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ev->loc_events[mid] <= i)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t first = ev->loc_start[loc];
+    /* one past the last event of loc with id <= i */
+    size_t lo = earl_eid_lower_bound(ev->loc_events, first, ev->loc_start[loc + 1], i + 1);
     if (lo == first)
         return 0;
     earl_eid top = top_after(s, ev, ev->loc_events[lo - 1], lo - 1, first);

@@ -77,14 +77,8 @@ static int fill_forkptr(const earl_states *s, const earl_events *ev, size_t n_lo
     /* teams without team records */
     for (size_t k = 0; k < s->n_spans; k++) {
         const struct states_team_span *sp = &s->spans[k];
-        size_t lo = ev->loc_start[sp->loc], hi = ev->loc_start[sp->loc + 1];
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (ev->loc_events[mid] < sp->first)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        size_t lo = earl_eid_lower_bound(ev->loc_events, ev->loc_start[sp->loc],
+                                         ev->loc_start[sp->loc + 1], sp->first);
         for (; lo < ev->loc_start[sp->loc + 1] && ev->loc_events[lo] < sp->end; lo++)
             a[ev->loc_events[lo]] = sp->fork;
     }
@@ -205,15 +199,9 @@ earl_eid earl_states_ptr(earl_states *s, earl_pointer p, earl_eid i)
 static earl_eid leave_by_walk(const earl_states *s, const earl_events *ev, earl_eid e)
 {
     earl_loc l = ev->location[e];
-    size_t lo = ev->loc_start[l], hi = ev->loc_start[l + 1];
-    size_t end = hi;
-    while (lo < hi) { /* position of e in its location's sequence */
-        size_t mid = lo + (hi - lo) / 2;
-        if (ev->loc_events[mid] < e)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t end = ev->loc_start[l + 1];
+    /* position of e in its location's sequence */
+    size_t lo = earl_eid_lower_bound(ev->loc_events, ev->loc_start[l], end, e);
     for (size_t k = lo + 1; k < end; k++) {
         earl_eid x = ev->loc_events[k];
         if (ev->kind[x] == EARL_LEAVE && s->enterptr[x] == e)

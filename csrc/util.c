@@ -134,3 +134,15 @@ char *earl_strdup(const char *s)
         memcpy(d, s ? s : "", n);
     return d;
 }
+
+size_t earl_eid_lower_bound(const earl_eid *a, size_t lo, size_t hi, earl_eid x)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}

@@ -65,4 +65,8 @@ void earl_colset_free(const earl_colset *set);
 
 char *earl_strdup(const char *s);
 
+/* The first k in [lo, hi) with a[k] >= x, or hi; a sorted ascending there.
+ * Events before or at x: earl_eid_lower_bound(a, lo, hi, x + 1). */
+size_t earl_eid_lower_bound(const earl_eid *a, size_t lo, size_t hi, earl_eid x);
+
 #endif
