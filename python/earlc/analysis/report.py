@@ -17,6 +17,7 @@ from typing import Dict, List
 import numpy as np
 
 from .property import Instances, Property
+from .severity import sum_by_key
 
 SCHEMA = "earlc-report/1"
 
@@ -80,25 +81,12 @@ class Report:
     def by_callpath(self, metric: str):
         """[(callpath, value)] summed over locations, largest first."""
         c, _, v = self._tables[metric]
-        if not len(c):
-            return []
-        order = np.argsort(c, kind="stable")
-        c, v = c[order], v[order]
-        starts = np.concatenate(([0], np.nonzero(np.diff(c))[0] + 1))
-        totals = np.add.reduceat(v, starts)
-        rows = sorted(zip(c[starts].tolist(), totals.tolist()), key=lambda r: (-r[1], r[0]))
-        return [(self.callpaths[cn], val) for cn, val in rows]
+        return [(self.callpaths[cn], val) for cn, val in _largest_first(*sum_by_key(c, v))]
 
     def by_location(self, metric: str):
         """[(location index, value)] summed over call paths, largest first."""
         _, l, v = self._tables[metric]
-        if not len(l):
-            return []
-        order = np.argsort(l, kind="stable")
-        l, v = l[order], v[order]
-        starts = np.concatenate(([0], np.nonzero(np.diff(l))[0] + 1))
-        totals = np.add.reduceat(v, starts)
-        return sorted(zip(l[starts].tolist(), totals.tolist()), key=lambda r: (-r[1], r[0]))
+        return _largest_first(*sum_by_key(l, v))
 
     # -- outputs ----------------------------------------------------------------------------
     def to_dataframe(self):
@@ -197,6 +185,10 @@ class Report:
     def __repr__(self) -> str:
         return "<earlc.Report %s: %d metrics, time %.6f s>" % (
             self.trace.path, len(self.properties), self.seconds(self.total_time))
+
+
+def _largest_first(keys, values):
+    return sorted(zip(keys.tolist(), values.tolist()), key=lambda r: (-r[1], r[0]))
 
 
 def _tree_order(properties: List[Property]) -> List[Property]:

@@ -11,6 +11,16 @@ from typing import Dict, List, Tuple
 import numpy as np
 
 
+def sum_by_key(keys: np.ndarray, values: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(distinct keys ascending, int64 sum of the values of each): exact."""
+    if len(keys) == 0:
+        return keys, values
+    order = np.argsort(keys, kind="stable")
+    keys, values = keys[order], values[order]
+    starts = np.concatenate(([0], np.nonzero(np.diff(keys))[0] + 1))
+    return keys[starts], np.add.reduceat(values, starts)
+
+
 class SeverityStore:
     def __init__(self, n_locations: int):
         self.n_locations = n_locations
@@ -41,12 +51,7 @@ class SeverityStore:
         v = np.concatenate([p[2] for p in parts])
         if len(c) == 0:
             return c, l, v
-        key = c * self.n_locations + l
-        order = np.argsort(key, kind="stable")
-        key, v = key[order], v[order]
-        starts = np.concatenate(([0], np.nonzero(np.diff(key))[0] + 1))
-        sums = np.add.reduceat(v, starts)
-        keys = key[starts]
+        keys, sums = sum_by_key(c * self.n_locations + l, v)
         nz = sums != 0
         return keys[nz] // self.n_locations, keys[nz] % self.n_locations, sums[nz]
 
