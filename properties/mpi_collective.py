@@ -64,10 +64,7 @@ class _CollectiveWait(Property):
 
     def detect(self, ctx, coll):
         m = self.members(coll)
-        wait = self.waits(m)
-        keep = wait > 0
-        sel = m.select(keep)
-        return Instances(sel.where, wait[keep], dict(sel.columns))
+        return m.charged(self.waits(m))
 
 
 def _wait_for_last(m):

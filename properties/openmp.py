@@ -38,9 +38,7 @@ class _OmpBarrierWait(Property):
 
     def detect(self, ctx, b):
         wait = group_max(b["instance"], b["enter_time"]) - b["enter_time"]
-        keep = (wait > 0) & (b["explicit"] == self.explicit)
-        sel = b.select(keep)
-        return Instances(sel.where, wait[keep], dict(sel.columns))
+        return b.charged(wait, b["explicit"] == self.explicit)
 
 
 class OmpBarrierWaitExplicit(_OmpBarrierWait):

@@ -68,6 +68,15 @@ class Instances:
         return Instances(self.where[mask], self.severity[mask],
                          {k: v[mask] for k, v in self.columns.items()})
 
+    def charged(self, severity: np.ndarray, mask=None) -> "Instances":
+        """These occurrences with a new severity, keeping those where it is positive
+        (and mask holds): the common last step of a refining property."""
+        keep = np.asarray(severity) > 0
+        if mask is not None:
+            keep &= mask
+        sel = self.select(keep)
+        return Instances(sel.where, np.asarray(severity)[keep], sel.columns)
+
     @staticmethod
     def empty(**column_dtypes) -> "Instances":
         return Instances(np.empty(0, np.int64), np.empty(0, np.int64),
