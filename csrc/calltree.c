@@ -237,8 +237,8 @@ void earl_calltree_free(earl_calltree *t)
     if (!t)
         return;
     free(t->parent); free(t->region); free(t->keys); free(t->slots); free(t->event_cnode);
-    free(t->row_cnode); free(t->row_location); free(t->row_time); free(t->row_visits);
-    free(t->row_idle);
+    earl_mem_free(t->row_cnode); earl_mem_free(t->row_location); earl_mem_free(t->row_time);
+    earl_mem_free(t->row_visits); earl_mem_free(t->row_idle); /* columns of a colset */
     free(t);
 }
 

@@ -115,8 +115,13 @@ typedef struct request_map {
     size_t cap, n;
 } request_map;
 
+/* Reading threads write their own location's buffer on every event, so
+ * buffers start on a cache line of their own (allocate arrays of them with
+ * loc_events_alloc): two threads writing neighbours in one line would make
+ * the line bounce between cores. */
+#define EARL_CACHE_LINE 64
 typedef struct loc_events {
-    earl_loc loc;
+    _Alignas(EARL_CACHE_LINE) earl_loc loc;
     const defs_store *defs;
     size_t n, cap;             /* events kept */
     earl_time *time;
@@ -142,6 +147,8 @@ earl_status read_locations(OTF2_Reader *reader, const char *anchor,
                            void (*on_progress)(void *, uint64_t), void *progress_data,
                            earl_error *err);
 void loc_events_free(loc_events *b);
+/* A zeroed array of n buffers, cache-line aligned; free() it. */
+loc_events *loc_events_alloc(size_t n);
 
 /* ---- the trace ------------------------------------------------------------ */
 
@@ -163,6 +170,10 @@ struct earl_trace {
     uint64_t other_counts[OTHER_RECORD_COUNT];
     earl_warnings warnings_view;
 };
+
+/* Free the event store of tr (core columns, earl_mem blocks, and side
+ * tables) that order_events built. */
+void trace_store_free(earl_trace *tr);
 
 /* Paths of an archive's files, derived from its anchor "DIR/NAME.otf2":
  * the global definitions DIR/NAME.def and a location's events

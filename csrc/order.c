@@ -43,14 +43,14 @@ static void sift_down(heap_node *h, size_t n, size_t i)
     h[i] = x;
 }
 
-/* Allocate the global side tables and copy every location's rows in,
- * location after location; base[l * N_FAMILIES + f] is where location l's
- * rows of family f start. */
-static earl_status concat_tables(earl_trace *tr, loc_events *bufs, size_t n_locs, size_t *base,
-                                 earl_error *err)
+/* Allocate the global side tables, location l's rows of family f to start
+ * at base[l * N_FAMILIES + f] (location after location), and copy the
+ * metric values.  The rows themselves are copied by the merge threads
+ * (copy_rows), a share each. */
+static earl_status plan_tables(earl_trace *tr, loc_events *bufs, size_t n_locs, size_t *base,
+                               size_t *value_base, earl_error *err)
 {
     side_tables *g = &tr->tables;
-    size_t n_values = 0;
     for (int f = EARL_FAMILY_MSG; f < N_FAMILIES; f++) {
         size_t total = 0;
         for (size_t l = 0; l < n_locs; l++) {
@@ -61,32 +61,24 @@ static earl_status concat_tables(earl_trace *tr, loc_events *bufs, size_t n_locs
         side_tables_columns(g, (earl_family)f, &s);
         if (total && earl_colset_reserve(&s, &g->cap[f], total) != 0)
             return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory ordering events", tr->anchor);
-        for (size_t l = 0; l < n_locs; l++) {
-            earl_colset src;
-            side_tables_columns(&bufs[l].tables, (earl_family)f, &src);
-            earl_colset_copy(&s, base[l * N_FAMILIES + f], &src,
-                             *side_tables_count(&bufs[l].tables, (earl_family)f));
-        }
         *side_tables_count(g, (earl_family)f) = total;
     }
-    for (size_t l = 0; l < n_locs; l++)
+    size_t n_values = 0;
+    for (size_t l = 0; l < n_locs; l++) {
+        value_base[l] = n_values;
         n_values += bufs[l].tables.metric.n_values;
+    }
     if (n_values) {
         g->metric.values = malloc(n_values * sizeof *g->metric.values);
         g->metric.value_types = malloc(n_values);
         if (!g->metric.values || !g->metric.value_types)
             return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory ordering events", tr->anchor);
-        size_t at = 0;
         for (size_t l = 0; l < n_locs; l++) {
             const earl_metric_table *m = &bufs[l].tables.metric;
             if (m->n_values) { /* else its columns are NULL */
-                memcpy(g->metric.values + at, m->values, m->n_values * sizeof *m->values);
-                memcpy(g->metric.value_types + at, m->value_types, m->n_values);
+                memcpy(g->metric.values + value_base[l], m->values, m->n_values * sizeof *m->values);
+                memcpy(g->metric.value_types + value_base[l], m->value_types, m->n_values);
             }
-            size_t row0 = base[l * N_FAMILIES + EARL_FAMILY_METRIC];
-            for (size_t r = 0; r < m->count; r++)
-                g->metric.first[row0 + r] += (uint32_t)at;
-            at += m->n_values;
         }
         g->metric.n_values = n_values;
         g->cap_values = n_values;
@@ -105,10 +97,65 @@ typedef struct merge_part {
     const size_t *stop;        /* per location: one past the last (= next slice's start) */
     size_t *cursor;            /* per location: private read position */
     size_t first;
+    size_t share, n_shares;    /* this part's share of the row copies and fix-ups */
+    const size_t *value_base;  /* per location: first of its metric values */
+    uint64_t kind_counts[EARL_KIND_COUNT];
     earl_eid *event_col[N_FAMILIES];
     uint8_t family_of[256];
     heap_node *heap;
 } merge_part;
+
+/* Rows [lo, hi) of this part's share of n rows. */
+static void share_of(const merge_part *p, size_t n, size_t *lo, size_t *hi)
+{
+    *lo = n * p->share / p->n_shares;
+    *hi = n * (p->share + 1) / p->n_shares;
+}
+
+/* Copy this part's share of every location's side-table rows to their
+ * global place.  The event column is left out: the merge writes it. */
+static void copy_rows(merge_part *p)
+{
+    for (int f = EARL_FAMILY_MSG; f < N_FAMILIES; f++) {
+        earl_colset dst;
+        side_tables_columns(&p->tr->tables, (earl_family)f, &dst);
+        for (size_t l = 0; l < p->n_locs; l++) {
+            side_tables *local = (side_tables *)&p->bufs[l].tables;
+            earl_colset src;
+            side_tables_columns(local, (earl_family)f, &src);
+            size_t lo, hi, row0 = p->base[l * N_FAMILIES + f];
+            share_of(p, *side_tables_count(local, (earl_family)f), &lo, &hi);
+            for (int c = 1; c < dst.n && hi > lo; c++) {
+                size_t w = dst.col[c].width;
+                memcpy((char *)*dst.col[c].data + (row0 + lo) * w,
+                       (const char *)*src.col[c].data + lo * w, (hi - lo) * w);
+            }
+        }
+    }
+}
+
+/* After every slice is merged: this part's share of the request partners
+ * (a local index on the same location -> an event id) and of the metric
+ * rows' first values (local -> global). */
+static void *fix_rows(void *arg)
+{
+    merge_part *p = arg;
+    earl_trace *tr = p->tr;
+    for (size_t l = 0; l < p->n_locs; l++) {
+        size_t lo, hi, row0 = p->base[l * N_FAMILIES + EARL_FAMILY_MSG];
+        share_of(p, p->bufs[l].tables.msg.count, &lo, &hi);
+        earl_eid *partner = tr->tables.msg.partner + row0;
+        const earl_eid *seq = tr->loc_events + tr->loc_start[l];
+        for (size_t r = lo; r < hi; r++)
+            if (partner[r] >= 0)
+                partner[r] = seq[partner[r]];
+        row0 = p->base[l * N_FAMILIES + EARL_FAMILY_METRIC];
+        share_of(p, p->bufs[l].tables.metric.count, &lo, &hi);
+        for (size_t r = lo; r < hi; r++)
+            tr->tables.metric.first[row0 + r] += (uint32_t)p->value_base[l];
+    }
+    return NULL;
+}
 
 static void *merge_slice(void *arg)
 {
@@ -116,6 +163,8 @@ static void *merge_slice(void *arg)
     earl_trace *tr = p->tr;
     const loc_events *bufs = p->bufs;
     size_t *cursor = p->cursor;
+    uint64_t *kind_counts = p->kind_counts;
+    copy_rows(p);
     memcpy(cursor, p->start, p->n_locs * sizeof *cursor);
     heap_node *heap = p->heap;
     size_t heap_n = 0;
@@ -126,28 +175,41 @@ static void *merge_slice(void *arg)
         sift_down(heap, heap_n, i);
     size_t g = p->first;
     while (heap_n) {
+        /* emit a run of the top location up to the next other location's
+         * event, so the heap is touched once per run, not once per event */
         earl_loc l = heap[0].loc;
+        heap_node bound = {UINT64_MAX, INT32_MAX};
+        if (heap_n > 1)
+            bound = heap_n > 2 && before(heap[2], heap[1]) ? heap[2] : heap[1];
         const loc_events *b = &bufs[l];
-        size_t i = cursor[l]++;
-        tr->time[g] = b->time[i];
-        tr->location[g] = l;
-        uint8_t kind = b->kind[i];
-        tr->kind[g] = kind;
-        uint32_t payload = b->payload[i];
-        uint8_t f = p->family_of[kind];
-        if (f == EARL_FAMILY_NONE) {
-            tr->region[g] = payload;
-            tr->ref[g] = -1;
-        } else {
-            int32_t r = (int32_t)(payload + p->base[(size_t)l * N_FAMILIES + f]);
-            tr->region[g] = EARL_UNDEFINED_REF;
-            tr->ref[g] = r;
-            p->event_col[f][r] = (earl_eid)g;
-        }
-        tr->loc_events[tr->loc_start[l] + i] = (earl_eid)g;
-        g++;
-        if (i + 1 < p->stop[l]) {
-            heap[0].time = b->time[i + 1];
+        const size_t *base = p->base + (size_t)l * N_FAMILIES;
+        earl_eid *seq = tr->loc_events + tr->loc_start[l];
+        size_t i = cursor[l], stop = p->stop[l];
+        do {
+            tr->time[g] = b->time[i];
+            tr->location[g] = l;
+            uint8_t kind = b->kind[i];
+            tr->kind[g] = kind;
+            kind_counts[kind]++;
+            uint32_t payload = b->payload[i];
+            uint8_t f = p->family_of[kind];
+            if (f == EARL_FAMILY_NONE) {
+                tr->region[g] = payload;
+                tr->ref[g] = -1;
+            } else {
+                int32_t r = (int32_t)(payload + base[f]);
+                tr->region[g] = EARL_UNDEFINED_REF;
+                tr->ref[g] = r;
+                p->event_col[f][r] = (earl_eid)g;
+            }
+            seq[i] = (earl_eid)g;
+            g++;
+            i++;
+        } while (i < stop && (b->time[i] < bound.time ||
+                              (b->time[i] == bound.time && l < bound.loc)));
+        cursor[l] = i;
+        if (i < stop) {
+            heap[0].time = b->time[i];
             sift_down(heap, heap_n, 0);
         } else {
             heap[0] = heap[--heap_n];
@@ -192,6 +254,24 @@ static earl_time split_time(const loc_events *bufs, size_t n_locs, size_t want)
     return lo;
 }
 
+/* Run fn on each of the P parts, parts 1.. in threads and part 0 here; a
+ * part whose thread cannot start runs here too, so the result never depends
+ * on how many threads ran. */
+static void run_parts(void *(*fn)(void *), merge_part *parts, size_t P, pthread_t *tids)
+{
+    size_t started = 0;
+    for (size_t k = 1; k < P; k++) {
+        if (pthread_create(&tids[k], NULL, fn, &parts[k]) != 0)
+            break;
+        started = k;
+    }
+    fn(&parts[0]);
+    for (size_t k = started + 1; k < P; k++)
+        fn(&parts[k]);
+    for (size_t k = 1; k <= started; k++)
+        pthread_join(tids[k], NULL);
+}
+
 earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_threads,
                          earl_error *err)
 {
@@ -201,14 +281,15 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
     if (n_threads < 1 || n < ((size_t)1 << 16))
         n_threads = 1; /* not worth a thread */
     size_t alloc = n ? n : 1;
-    tr->time = earl_alloc_large(alloc * sizeof *tr->time);
-    tr->location = earl_alloc_large(alloc * sizeof *tr->location);
-    tr->kind = earl_alloc_large(alloc);
-    tr->region = earl_alloc_large(alloc * sizeof *tr->region);
-    tr->ref = earl_alloc_large(alloc * sizeof *tr->ref);
-    tr->loc_events = earl_alloc_large(alloc * sizeof *tr->loc_events);
+    tr->time = earl_mem_alloc(alloc * sizeof *tr->time);
+    tr->location = earl_mem_alloc(alloc * sizeof *tr->location);
+    tr->kind = earl_mem_alloc(alloc);
+    tr->region = earl_mem_alloc(alloc * sizeof *tr->region);
+    tr->ref = earl_mem_alloc(alloc * sizeof *tr->ref);
+    tr->loc_events = earl_mem_alloc(alloc * sizeof *tr->loc_events);
     tr->loc_start = malloc((n_locs + 1) * sizeof *tr->loc_start);
     size_t *base = calloc(n_locs * N_FAMILIES + 1, sizeof *base);
+    size_t *value_base = calloc(n_locs + 1, sizeof *value_base);
     size_t P = (size_t)n_threads;
     merge_part *parts = calloc(P, sizeof *parts);
     size_t *cursors = calloc((P + 1) * (n_locs + 1), sizeof *cursors);
@@ -217,11 +298,11 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
     pthread_t *tids = calloc(P, sizeof *tids);
     earl_status st = EARL_OK;
     if (!tr->time || !tr->location || !tr->kind || !tr->region || !tr->ref || !tr->loc_events ||
-        !tr->loc_start || !base || !parts || !cursors || !positions || !heaps || !tids) {
+        !tr->loc_start || !base || !value_base || !parts || !cursors || !positions || !heaps || !tids) {
         st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory ordering %zu events", tr->anchor, n);
         goto done;
     }
-    st = concat_tables(tr, bufs, n_locs, base, err);
+    st = plan_tables(tr, bufs, n_locs, base, value_base, err);
     if (st != EARL_OK)
         goto done;
 
@@ -256,6 +337,9 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
         p->heap = heaps + k * (n_locs + 1);
         for (size_t l = 0; l < n_locs; l++)
             p->first += p->start[l];
+        p->share = k;
+        p->n_shares = P;
+        p->value_base = value_base;
         p->event_col[EARL_FAMILY_MSG] = tr->tables.msg.event;
         p->event_col[EARL_FAMILY_COLL] = tr->tables.coll.event;
         p->event_col[EARL_FAMILY_SYNC] = tr->tables.sync.event;
@@ -265,31 +349,17 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
         for (int kind = 0; kind < EARL_KIND_COUNT; kind++)
             p->family_of[kind] = (uint8_t)earl_kind_family((earl_kind)kind);
     }
-    size_t started = 0;
-    for (size_t k = 1; k < P; k++) {
-        if (pthread_create(&tids[k], NULL, merge_slice, &parts[k]) != 0)
-            break;
-        started = k;
-    }
-    merge_slice(&parts[0]);
-    for (size_t k = started + 1; k < P; k++) /* threads that could not start */
-        merge_slice(&parts[k]);
-    for (size_t k = 1; k <= started; k++)
-        pthread_join(tids[k], NULL);
-
-    /* request partners: local index on the same location -> event id */
-    for (size_t l = 0; l < n_locs; l++) {
-        size_t r0 = base[l * N_FAMILIES + EARL_FAMILY_MSG];
-        size_t rn = bufs[l].tables.msg.count;
-        for (size_t r = r0; r < r0 + rn; r++)
-            if (tr->tables.msg.partner[r] >= 0)
-                tr->tables.msg.partner[r] = tr->loc_events[tr->loc_start[l] +
-                                                           (size_t)tr->tables.msg.partner[r]];
-    }
+    run_parts(merge_slice, parts, P, tids);
+    run_parts(fix_rows, parts, P, tids);
+    memset(tr->view.kind_counts, 0, sizeof tr->view.kind_counts);
+    for (size_t k = 0; k < P; k++)
+        for (int kind = 0; kind < EARL_KIND_COUNT; kind++)
+            tr->view.kind_counts[kind] += parts[k].kind_counts[kind];
     tr->view.count = n;
 
 done:
     free(base);
+    free(value_base);
     free(parts);
     free(cursors);
     free(positions);

@@ -840,9 +840,18 @@ earl_status read_locations(OTF2_Reader *reader, const char *anchor, const defs_s
     return status_code;
 }
 
+loc_events *loc_events_alloc(size_t n)
+{
+    size_t bytes = (n ? n : 1) * sizeof(loc_events); /* a multiple of the line */
+    loc_events *a = aligned_alloc(EARL_CACHE_LINE, bytes);
+    if (a)
+        memset(a, 0, bytes);
+    return a;
+}
+
 void loc_events_free(loc_events *b)
 {
-    free(b->time); free(b->kind); free(b->payload);
+    earl_mem_free(b->time); earl_mem_free(b->kind); earl_mem_free(b->payload);
     b->time = NULL; b->kind = NULL; b->payload = NULL;
     side_tables_free(&b->tables);
     free(b->stack); b->stack = NULL;

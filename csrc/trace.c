@@ -247,7 +247,7 @@ static earl_status read_all(const char *anchor, const defs_store *defs, loc_even
         n_threads = (int)n;
     size_t *order = malloc(n * sizeof *order);
     size_t *assigned = malloc(n * sizeof *assigned);
-    loc_events *scratch = malloc(n * sizeof *scratch);
+    loc_events *scratch = loc_events_alloc(n);
     read_job *jobs = calloc((size_t)n_threads, sizeof *jobs);
     uint64_t *load = calloc((size_t)n_threads, sizeof *load);
     pthread_t *tids = calloc((size_t)n_threads, sizeof *tids);
@@ -402,9 +402,7 @@ static void fill_view(earl_trace *tr)
     v->program = tr->tables.program;
     v->metric = tr->tables.metric;
     v->rma = tr->tables.rma;
-    memset(v->kind_counts, 0, sizeof v->kind_counts);
-    for (size_t i = 0; i < v->count; i++)
-        v->kind_counts[tr->kind[i]]++;
+    /* count and kind_counts were filled by order_events */
 }
 
 earl_status earl_trace_open(const char *path, const earl_open_options *options,
@@ -440,7 +438,7 @@ earl_status earl_trace_open(const char *path, const earl_open_options *options,
         st = check_event_files(tr->anchor, &tr->defs, err);
     if (st == EARL_OK) {
         n_locs = tr->defs.n_locations;
-        bufs = calloc(n_locs, sizeof *bufs);
+        bufs = loc_events_alloc(n_locs);
         if (!bufs)
             st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", tr->anchor);
         for (size_t l = 0; bufs && l < n_locs; l++)
@@ -476,14 +474,22 @@ earl_status earl_trace_open(const char *path, const earl_open_options *options,
     return EARL_OK;
 }
 
+void trace_store_free(earl_trace *tr)
+{
+    earl_mem_free(tr->time); earl_mem_free(tr->location); earl_mem_free(tr->kind);
+    earl_mem_free(tr->region); earl_mem_free(tr->ref); earl_mem_free(tr->loc_events);
+    free(tr->loc_start);
+    tr->time = NULL; tr->location = NULL; tr->kind = NULL; tr->region = NULL; tr->ref = NULL;
+    tr->loc_events = NULL; tr->loc_start = NULL;
+    side_tables_free(&tr->tables);
+}
+
 void earl_trace_close(earl_trace *tr)
 {
     if (!tr)
         return;
     defs_free(&tr->defs);
-    free(tr->time); free(tr->location); free(tr->kind); free(tr->region); free(tr->ref);
-    free(tr->loc_start); free(tr->loc_events);
-    side_tables_free(&tr->tables);
+    trace_store_free(tr);
     warning_list_free(&tr->warnings);
     free(tr->anchor);
     free(tr);

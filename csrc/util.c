@@ -99,10 +99,9 @@ int earl_colset_reserve(const earl_colset *set, size_t *cap, size_t need)
     while (n < need)
         n += n / 2 + 16;
     for (int i = 0; i < set->n; i++) {
-        void *q = realloc(*set->col[i].data, n * set->col[i].width);
+        void *q = earl_mem_realloc(*set->col[i].data, n * set->col[i].width);
         if (!q)
             return -1; /* columns already grown keep their larger blocks */
-        earl_advise_huge(q, n * set->col[i].width);
         *set->col[i].data = q;
     }
     *cap = n;
@@ -121,7 +120,7 @@ void earl_colset_copy(const earl_colset *dst, size_t dst_count,
 void earl_colset_free(const earl_colset *set)
 {
     for (int i = 0; i < set->n; i++) {
-        free(*set->col[i].data);
+        earl_mem_free(*set->col[i].data);
         *set->col[i].data = NULL;
     }
 }

@@ -38,6 +38,15 @@ void earl_advise_huge(void *p, size_t bytes);
 /* malloc for the large columns, advised as above. */
 void *earl_alloc_large(size_t bytes);
 
+/* Blocks for the event store's columns (mem.c): large ones are mapped for
+ * huge pages and kept warm after earl_mem_free for the next large request.
+ * A block from earl_mem_alloc/earl_mem_realloc must be freed with
+ * earl_mem_free, never free(). */
+#define EARL_MEM_KEEP_SECONDS 10.0
+void *earl_mem_alloc(size_t bytes);
+void *earl_mem_realloc(void *p, size_t bytes);
+void earl_mem_free(void *p);
+
 /* Grow *p (an array of elem-byte items with *cap slots) to hold need items;
  * returns 0, or -1 when out of memory (then *p is unchanged). */
 int earl_grow(void **p, size_t *cap, size_t need, size_t elem);
@@ -56,7 +65,8 @@ typedef struct earl_colset {
     earl_colspec col[EARL_MAX_COLUMNS];
 } earl_colset;
 
-/* Make every column hold need items (capacity tracked in *cap). */
+/* Make every column hold need items (capacity tracked in *cap).  Columns
+ * are earl_mem blocks: free them with earl_colset_free. */
 int earl_colset_reserve(const earl_colset *set, size_t *cap, size_t need);
 /* Append src's count items after dst's dst_count items (dst must have room). */
 void earl_colset_copy(const earl_colset *dst, size_t dst_count,

@@ -169,9 +169,7 @@ static void test_order_ties_and_back_pointers(void **state)
     for (int l = 0; l < 3; l++)
         loc_events_free(&bufs[l]);
     tr.anchor = NULL;
-    free(tr.time); free(tr.location); free(tr.kind); free(tr.region); free(tr.ref);
-    free(tr.loc_start); free(tr.loc_events);
-    side_tables_free(&tr.tables);
+    trace_store_free(&tr);
 }
 
 static void test_order_empty(void **state)
@@ -185,9 +183,7 @@ static void test_order_empty(void **state)
     assert_int_equal(order_events(&tr, &buf, 1, 1, NULL), EARL_OK);
     assert_int_equal(tr.view.count, 0);
     assert_int_equal(tr.loc_start[1], 0);
-    free(tr.time); free(tr.location); free(tr.kind); free(tr.region); free(tr.ref);
-    free(tr.loc_start); free(tr.loc_events);
-    side_tables_free(&tr.tables);
+    trace_store_free(&tr);
 }
 
 /* ---- real traces: thread-count independence, counts --------------------------------- */

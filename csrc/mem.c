@@ -1,0 +1,301 @@
+/*
+ * mem.c - memory for the event store: large blocks that stay warm.
+ *
+ * Opening a trace writes 40 to 70 bytes per event into memory the process
+ * has not touched yet, hundreds of megabytes for a large trace.  Fresh pages
+ * are the dearest part of an open: the kernel zeroes each one on first touch,
+ * and on a virtual machine whose balloon reports free memory back to the host
+ * (virtio free page reporting) a page freed for more than about two seconds
+ * must be faulted in by the host again.  On the development VM that is about
+ * 2 ns per byte, against 0.07 ns for a page the process touched before: more
+ * than the decoding of the events itself (docs/benchmarks.md).
+ *
+ * So the store takes its columns from here.  Blocks of at least MEM_LARGE
+ * bytes are mapped directly, aligned to and advised for transparent huge
+ * pages; when freed they are kept, up to a total and for a limited time,
+ * and handed to the next large request they fit, the way jemalloc and
+ * tcmalloc keep freed pages for a while instead of returning them at once.
+ * Smaller blocks come from malloc.  Every block carries a header, so
+ * earl_mem_free and earl_mem_realloc need no size from the caller.
+ *
+ * Policy (docs/model.md, "Memory"): a kept block serves a request of at least
+ * two thirds of its capacity; blocks unused for EARL_MEM_KEEP_SECONDS are
+ * unmapped at the next call; at most a quarter of the physical memory is
+ * kept; EARLC_KEEP_MEMORY=0 in the environment turns keeping off, and
+ * earl_mem_release returns every kept block at once.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* mremap */
+#endif
+#include "util.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Under AddressSanitizer every block comes from malloc, so that the
+ * sanitizer still checks the bounds of the columns. */
+#if defined(__SANITIZE_ADDRESS__)
+#define MEM_LARGE SIZE_MAX
+#else
+#define MEM_LARGE ((size_t)256 << 10)
+#endif
+#define MEM_ALIGN ((size_t)2 << 20)
+#define MEM_MAGIC_SMALL 0x6561726c736d6c6cULL
+#define MEM_MAGIC_LARGE 0x6561726c6c617267ULL
+#define MEM_MAX_KEPT 256                 /* blocks, not bytes */
+#define MEM_GROW_REACH 8                 /* see take_fitting */
+
+/* Sits right before every block handed out; 32 bytes keep malloc's 16-byte
+ * alignment for small blocks. */
+typedef struct mem_header {
+    uint64_t magic;
+    size_t capacity;   /* usable bytes from the block's start */
+    void *map;         /* large blocks: the mapping that holds the block */
+    size_t map_bytes;
+} mem_header;
+
+typedef struct kept_block {
+    void *block;
+    size_t capacity;
+    double since;      /* when it was freed, CLOCK_MONOTONIC seconds */
+} kept_block;
+
+static struct {
+    pthread_mutex_t lock;
+    kept_block kept[MEM_MAX_KEPT];
+    int n_kept;
+    size_t kept_bytes;
+    size_t max_kept_bytes; /* 0 until first use: then from the environment */
+    int disabled;
+    earl_mem_stats stats;
+} pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static mem_header *header_of(void *p)
+{
+    return (mem_header *)p - 1;
+}
+
+static void configure_locked(void)
+{
+    if (pool.max_kept_bytes)
+        return;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    size_t phys = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : (size_t)4 << 30;
+    pool.max_kept_bytes = phys / 4;
+    const char *env = getenv("EARLC_KEEP_MEMORY");
+    pool.disabled = env && (strcmp(env, "0") == 0 || strcmp(env, "no") == 0);
+}
+
+static void unmap_block(void *block)
+{
+    mem_header *h = header_of(block);
+    munmap(h->map, h->map_bytes);
+}
+
+/* Drop kept block k (the caller unmaps or reuses it). */
+static void *take_kept_locked(int k)
+{
+    void *block = pool.kept[k].block;
+    pool.kept_bytes -= pool.kept[k].capacity;
+    pool.kept[k] = pool.kept[--pool.n_kept];
+    return block;
+}
+
+static void expire_locked(double now)
+{
+    for (int k = pool.n_kept - 1; k >= 0; k--)
+        if (now - pool.kept[k].since > EARL_MEM_KEEP_SECONDS)
+            unmap_block(take_kept_locked(k));
+}
+
+static void *map_block(size_t bytes)
+{
+    /* blocks of a huge page and more start on a huge-page boundary */
+    size_t align = bytes >= MEM_ALIGN ? MEM_ALIGN : (size_t)4096;
+    size_t rounded = (bytes + align - 1) & ~(align - 1);
+    size_t map_bytes = rounded + align;
+    void *map = mmap(NULL, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED)
+        return NULL;
+    /* the block starts on a huge-page boundary with its header just before */
+    uintptr_t start = ((uintptr_t)map + sizeof(mem_header) + align - 1) & ~(align - 1);
+    mem_header *h = (mem_header *)start - 1;
+    h->magic = MEM_MAGIC_LARGE;
+    h->capacity = (uintptr_t)map + map_bytes - start;
+    h->map = map;
+    h->map_bytes = map_bytes;
+#ifdef MADV_HUGEPAGE
+    /* the whole mapping, so that it stays one kernel VMA that mremap can move */
+    madvise(map, map_bytes, MADV_HUGEPAGE); /* advice only */
+#endif
+    return (void *)start;
+}
+
+/* The smallest kept block of at least bytes, or NULL.  A block serves
+ * requests of two thirds of it and up, so that a small request does not pin
+ * a large block; a growing array (growing != 0) takes blocks up to
+ * MEM_GROW_REACH times its request, as it is on its way to filling them. */
+static void *take_fitting(size_t bytes, int growing)
+{
+    pthread_mutex_lock(&pool.lock);
+    configure_locked();
+    expire_locked(seconds_now());
+    int best = -1;
+    for (int k = 0; k < pool.n_kept; k++) {
+        size_t c = pool.kept[k].capacity;
+        if (c >= bytes &&
+            (growing ? c / MEM_GROW_REACH <= bytes : c - bytes <= c / 3 + MEM_ALIGN) &&
+            (best < 0 || c < pool.kept[best].capacity))
+            best = k;
+    }
+    void *block = best >= 0 ? take_kept_locked(best) : NULL;
+    if (block)
+        pool.stats.reused++;
+    pthread_mutex_unlock(&pool.lock);
+    return block;
+}
+
+static void *alloc_large(size_t bytes)
+{
+    void *block = take_fitting(bytes, 0);
+    if (block)
+        return block;
+    pthread_mutex_lock(&pool.lock);
+    pool.stats.mapped++;
+    pthread_mutex_unlock(&pool.lock);
+    return map_block(bytes);
+}
+
+static void free_large(void *block)
+{
+    size_t capacity = header_of(block)->capacity;
+    pthread_mutex_lock(&pool.lock);
+    configure_locked();
+    double now = seconds_now();
+    expire_locked(now);
+    int keep = !pool.disabled && capacity <= pool.max_kept_bytes;
+    /* make room: the oldest kept blocks go first */
+    while (keep && (pool.n_kept == MEM_MAX_KEPT ||
+                    pool.kept_bytes + capacity > pool.max_kept_bytes)) {
+        int oldest = 0;
+        for (int k = 1; k < pool.n_kept; k++)
+            if (pool.kept[k].since < pool.kept[oldest].since)
+                oldest = k;
+        unmap_block(take_kept_locked(oldest));
+    }
+    if (keep) {
+        pool.kept[pool.n_kept++] = (kept_block){block, capacity, now};
+        pool.kept_bytes += capacity;
+    }
+    pthread_mutex_unlock(&pool.lock);
+    if (!keep)
+        unmap_block(block);
+}
+
+void *earl_mem_alloc(size_t bytes)
+{
+    if (bytes >= MEM_LARGE)
+        return alloc_large(bytes);
+    mem_header *h = malloc(sizeof *h + (bytes ? bytes : 1));
+    if (!h)
+        return NULL;
+    h->magic = MEM_MAGIC_SMALL;
+    h->capacity = bytes;
+    h->map = NULL;
+    h->map_bytes = 0;
+    return h + 1;
+}
+
+void earl_mem_free(void *p)
+{
+    if (!p)
+        return;
+    mem_header *h = header_of(p);
+    if (h->magic == MEM_MAGIC_LARGE) {
+        free_large(p);
+    } else {
+        h->magic = 0;
+        free(h);
+    }
+}
+
+#ifdef MREMAP_MAYMOVE
+/* Grow a large block by moving its pages rather than copying them (as glibc
+ * does for mapped chunks): side tables grow by half their size at a time,
+ * and copying would cost a memcpy of every row once or twice over. */
+static void *grow_mapping(void *block, size_t bytes)
+{
+    mem_header *h = header_of(block);
+    size_t offset = (uintptr_t)block - (uintptr_t)h->map;
+    size_t align = bytes >= MEM_ALIGN ? MEM_ALIGN : (size_t)4096;
+    size_t grown = offset + ((bytes + align - 1) & ~(align - 1));
+    void *map = mremap(h->map, h->map_bytes, grown, MREMAP_MAYMOVE);
+    if (map == MAP_FAILED)
+        return NULL;
+    void *moved = (char *)map + offset;
+    h = header_of(moved);
+    h->map = map;
+    h->map_bytes = grown;
+    h->capacity = grown - offset;
+    return moved;
+}
+#endif
+
+void *earl_mem_realloc(void *p, size_t bytes)
+{
+    if (!p)
+        return earl_mem_alloc(bytes);
+    mem_header *h = header_of(p);
+    if (bytes <= h->capacity)
+        return p;
+    if (h->magic == MEM_MAGIC_SMALL && bytes < MEM_LARGE) {
+        mem_header *q = realloc(h, sizeof *q + bytes);
+        if (!q)
+            return NULL;
+        q->capacity = bytes;
+        return q + 1;
+    }
+    /* memory touched before beats fresh memory, even at the price of a copy */
+    void *q = bytes >= MEM_LARGE ? take_fitting(bytes, 1) : NULL;
+#ifdef MREMAP_MAYMOVE
+    if (!q && h->magic == MEM_MAGIC_LARGE)
+        return grow_mapping(p, bytes);
+#endif
+    if (!q)
+        q = earl_mem_alloc(bytes);
+    if (!q)
+        return NULL;
+    memcpy(q, p, h->capacity);
+    earl_mem_free(p);
+    return q;
+}
+
+void earl_mem_release(void)
+{
+    pthread_mutex_lock(&pool.lock);
+    while (pool.n_kept)
+        unmap_block(take_kept_locked(pool.n_kept - 1));
+    pthread_mutex_unlock(&pool.lock);
+}
+
+earl_mem_stats earl_mem_get_stats(void)
+{
+    pthread_mutex_lock(&pool.lock);
+    earl_mem_stats s = pool.stats;
+    s.kept_blocks = (size_t)pool.n_kept;
+    s.kept_bytes = pool.kept_bytes;
+    pthread_mutex_unlock(&pool.lock);
+    return s;
+}

@@ -1,0 +1,137 @@
+/*
+ * test_mem.c - cmocka tests of mem.c, the store's memory: contents survive
+ * growth, freed large blocks are kept and reused for requests they fit and
+ * not for much smaller ones, earl_mem_release and EARLC_KEEP_MEMORY=0 give
+ * memory back.  Under AddressSanitizer every block comes from malloc, so the
+ * tests of keeping are skipped there.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "util.h"
+
+#define MB ((size_t)1 << 20)
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SKIP_UNDER_ASAN() skip()
+#else
+#define SKIP_UNDER_ASAN() ((void)0)
+#endif
+
+static void fill(unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i += 4093)
+        p[i] = (unsigned char)(i * 31 + seed);
+    p[n - 1] = (unsigned char)seed;
+}
+
+static int same(const unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i += 4093)
+        if (p[i] != (unsigned char)(i * 31 + seed))
+            return 0;
+    return p[n - 1] == (unsigned char)seed;
+}
+
+static void test_growth_keeps_contents(void **state)
+{
+    (void)state;
+    /* small -> small -> large -> larger, the way side tables grow */
+    size_t sizes[] = {100, 100 * 1000, 3 * MB, 40 * MB};
+    unsigned char *p = earl_mem_alloc(10);
+    assert_non_null(p);
+    fill(p, 10, 7);
+    size_t have = 10;
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        p = earl_mem_realloc(p, sizes[k]);
+        assert_non_null(p);
+        assert_true(same(p, have, 7));
+        fill(p, sizes[k], 7);
+        have = sizes[k];
+    }
+    earl_mem_free(p);
+    earl_mem_free(NULL); /* like free */
+}
+
+static void test_large_blocks_kept_and_reused(void **state)
+{
+    (void)state;
+    SKIP_UNDER_ASAN();
+    earl_mem_release();
+    earl_mem_stats s0 = earl_mem_get_stats();
+    unsigned char *a = earl_mem_alloc(16 * MB);
+    assert_non_null(a);
+    fill(a, 16 * MB, 3);
+    earl_mem_free(a);
+    earl_mem_stats s1 = earl_mem_get_stats();
+    assert_int_equal(s1.kept_blocks, 1);
+    assert_true(s1.kept_bytes >= 16 * MB);
+    assert_int_equal(s1.mapped, s0.mapped + 1);
+
+    /* a request it fits takes it back: the same, already touched block */
+    unsigned char *b = earl_mem_alloc(15 * MB);
+    assert_ptr_equal(b, a);
+    earl_mem_stats s2 = earl_mem_get_stats();
+    assert_int_equal(s2.reused, s1.reused + 1);
+    assert_int_equal(s2.kept_blocks, 0);
+    earl_mem_free(b);
+
+    /* a much smaller request does not pin it */
+    unsigned char *c = earl_mem_alloc(3 * MB);
+    assert_ptr_not_equal(c, a);
+    assert_int_equal(earl_mem_get_stats().kept_blocks, 1);
+    /* but a growing array may move into it */
+    c = earl_mem_realloc(c, 5 * MB);
+    assert_ptr_equal(c, a);
+    earl_mem_free(c);
+
+    earl_mem_release();
+    earl_mem_stats s3 = earl_mem_get_stats();
+    assert_int_equal(s3.kept_blocks, 0);
+    assert_int_equal(s3.kept_bytes, 0);
+}
+
+/* Run in a fresh process (the setting is read once per process). */
+static int keep_off_child(void)
+{
+    void *p = earl_mem_alloc(8 * MB);
+    earl_mem_free(p);
+    return p && earl_mem_get_stats().kept_blocks == 0 ? 0 : 1;
+}
+
+static void test_keeping_can_be_turned_off(void **state)
+{
+    (void)state;
+    SKIP_UNDER_ASAN();
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setenv("EARLC_KEEP_MEMORY", "0", 1);
+        execl("/proc/self/exe", "test_mem", "--keep-off-child", (char *)NULL);
+        _exit(2);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--keep-off-child") == 0)
+        return keep_off_child();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_growth_keeps_contents),
+        cmocka_unit_test(test_large_blocks_kept_and_reused),
+        cmocka_unit_test(test_keeping_can_be_turned_off),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
