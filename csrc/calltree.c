@@ -199,7 +199,7 @@ earl_status earl_calltree_build(const earl_trace *trace, const earl_eid *enterpt
     *out = NULL;
     const earl_events *ev = earl_trace_events(trace);
     earl_calltree *t = calloc(1, sizeof *t);
-    if (!t || !(t->event_cnode = earl_alloc_large((ev->count + 1) * sizeof *t->event_cnode))) {
+    if (!t || !(t->event_cnode = earl_mem_alloc((ev->count + 1) * sizeof *t->event_cnode))) {
         free(t);
         return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory building the call tree",
                          earl_trace_path(trace));
@@ -236,7 +236,7 @@ void earl_calltree_free(earl_calltree *t)
 {
     if (!t)
         return;
-    free(t->parent); free(t->region); free(t->keys); free(t->slots); free(t->event_cnode);
+    free(t->parent); free(t->region); free(t->keys); free(t->slots); earl_mem_free(t->event_cnode);
     earl_mem_free(t->row_cnode); earl_mem_free(t->row_location); earl_mem_free(t->row_time);
     earl_mem_free(t->row_visits); earl_mem_free(t->row_idle); /* columns of a colset */
     free(t);

@@ -53,7 +53,7 @@ void states_warn(states_warning_list *w, earl_states_warning_code code, earl_loc
 /* An int64 array of n entries, all EARL_NONE (all bits set). */
 static earl_eid *alloc_none(size_t n)
 {
-    earl_eid *a = earl_alloc_large((n ? n : 1) * sizeof *a);
+    earl_eid *a = earl_mem_alloc((n ? n : 1) * sizeof *a);
     if (a)
         memset(a, 0xff, (n ? n : 1) * sizeof *a);
     return a;
@@ -180,7 +180,7 @@ earl_status earl_states_build(const earl_trace *trace, const earl_states_options
     p.opt = options ? options : &defaults;
 
     /* every entry of enterptr is written by the pass: no fill */
-    s->enterptr = earl_alloc_large((n ? n : 1) * sizeof *s->enterptr);
+    s->enterptr = earl_mem_alloc((n ? n : 1) * sizeof *s->enterptr);
     s->dense[EARL_PTR_ENTER] = s->enterptr;
     s->msg_match = alloc_none(ev->msg.count);
     s->lock_prev = alloc_none(ev->sync.count);
@@ -213,11 +213,11 @@ void earl_states_free(earl_states *s)
     if (!s)
         return;
     for (int k = 0; k < EARL_POINTER_COUNT; k++)
-        free(s->dense[k]); /* dense[EARL_PTR_ENTER] is enterptr */
-    free(s->msg_match);
-    free(s->lock_prev);
-    free(s->sync_fork);
-    free(s->coll_instance);
+        earl_mem_free(s->dense[k]); /* dense[EARL_PTR_ENTER] is enterptr */
+    earl_mem_free(s->msg_match);
+    earl_mem_free(s->lock_prev);
+    earl_mem_free(s->sync_fork);
+    earl_mem_free(s->coll_instance);
     free(s->member_event);
     free(s->member_inst);
     free(s->coll_type);

@@ -91,7 +91,7 @@ static earl_eid *build(const earl_states *s, earl_pointer p)
     const earl_events *ev = earl_trace_events(s->trace);
     const earl_defs *defs = earl_trace_defs(s->trace);
     size_t n = s->view.count;
-    earl_eid *a = earl_alloc_large((n ? n : 1) * sizeof *a);
+    earl_eid *a = earl_mem_alloc((n ? n : 1) * sizeof *a);
     if (!a)
         return NULL;
     if (p != EARL_PTR_FORK) /* forkptr writes every entry */
@@ -120,7 +120,7 @@ static earl_eid *build(const earl_states *s, earl_pointer p)
         break;
     case EARL_PTR_FORK:
         if (fill_forkptr(s, ev, defs->n_locations, a) != 0) {
-            free(a);
+            earl_mem_free(a);
             return NULL;
         }
         break;
@@ -152,7 +152,7 @@ const int32_t *earl_states_coll_instances(earl_states *s, earl_error *err)
     pthread_mutex_lock(&s->lazy_lock);
     if (!s->coll_instance) {
         size_t n = s->view.count ? s->view.count : 1;
-        int32_t *a = earl_alloc_large(n * sizeof *a);
+        int32_t *a = earl_mem_alloc(n * sizeof *a);
         if (a) {
             memset(a, 0xff, n * sizeof *a);
             for (size_t m = 0; m < s->n_members; m++)
@@ -194,11 +194,23 @@ earl_eid earl_states_ptr(earl_states *s, earl_pointer p, earl_eid i)
     }
 }
 
+/* How far leave_by_walk looks in the total order before it turns to the
+ * location's own sequence. */
+#define LEAVE_NEARBY 64
+
 /* The LEAVE of ENTER e: the first later event of its location whose
- * enterptr is e. */
+ * enterptr is e.  Most region instances (MPI calls above all) end a few
+ * events later, so the events right after e in the total order are tried
+ * first; they are e's location's events in their own order, interleaved
+ * with other locations'. */
 static earl_eid leave_by_walk(const earl_states *s, const earl_events *ev, earl_eid e)
 {
     earl_loc l = ev->location[e];
+    size_t nearby_end = (size_t)e + 1 + LEAVE_NEARBY < ev->count ? (size_t)e + 1 + LEAVE_NEARBY
+                                                                 : ev->count;
+    for (size_t x = (size_t)e + 1; x < nearby_end; x++)
+        if (ev->location[x] == l && ev->kind[x] == EARL_LEAVE && s->enterptr[x] == e)
+            return (earl_eid)x;
     size_t end = ev->loc_start[l + 1];
     /* position of e in its location's sequence */
     size_t lo = earl_eid_lower_bound(ev->loc_events, ev->loc_start[l], end, e);

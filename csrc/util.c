@@ -66,13 +66,6 @@ void earl_advise_huge(void *p, size_t bytes)
 #endif
 }
 
-void *earl_alloc_large(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    earl_advise_huge(p, bytes);
-    return p;
-}
-
 int earl_grow(void **p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)

@@ -35,8 +35,6 @@ void earl_otf2_install_error_handler(void);
  * event store touches gigabytes of fresh memory; with 4 KiB pages most of
  * opening a trace would be page faults.  A no-op for small blocks. */
 void earl_advise_huge(void *p, size_t bytes);
-/* malloc for the large columns, advised as above. */
-void *earl_alloc_large(size_t bytes);
 
 /* Blocks for the event store's columns (mem.c): large ones are mapped for
  * huge pages and kept warm after earl_mem_free for the next large request.

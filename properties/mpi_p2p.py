@@ -52,7 +52,7 @@ class LateSender(Property):
         # one occurrence per receive call: the largest wait among its receives
         keep = first_of_groups(cand["recv_call"], wait)
         inst = cand.select(keep)
-        return Instances(inst["recv_call"], wait[keep], dict(inst.columns))
+        return Instances(inst["recv_call"], wait[keep], inst.columns)
 
 
 def _message_keys(ctx):
@@ -174,7 +174,7 @@ class LateReceiver(Property):
         covers = (leave >= 0) & (ctx.time_of(np.maximum(leave, 0)) >= t_recv[cand])
         keep = cand[covers]
         inst = msgs.select(keep)
-        return Instances(inst["send_call"], (t_recv - t_send)[keep], dict(inst.columns))
+        return Instances(inst["send_call"], (t_recv - t_send)[keep], inst.columns)
 
 
 class MessagesInWrongOrder(Property):
@@ -207,7 +207,7 @@ class MessagesInWrongOrder(Property):
         call = inst["recv_call"]
         leave = ctx.leave_of(call)
         dur = np.where(leave >= 0, ctx.time_of(np.maximum(leave, 0)) - ctx.time_of(call), 0)
-        return Instances(call, dur, dict(inst.columns))
+        return Instances(call, dur, inst.columns)
 
 
 PROPERTIES = (P2PMessages, LateSender, LateSenderWrongOrderSameSource,

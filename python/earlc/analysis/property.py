@@ -20,12 +20,45 @@ do, and are passed to `earlc.analyze(trace, properties=[...])`.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 import numpy as np
 
 UNITS = ("sec", "occ", "bytes")
+
+
+class Columns(Mapping):
+    """The further columns of a selection of Instances: the parent's columns and
+    the selected rows, each column gathered on first access.  Properties refine
+    what they subscribe to step by step (select, then select again), and most
+    columns are never read on the way, so a selection costs one index array
+    instead of a copy of every column."""
+
+    def __init__(self, base: Mapping, rows: Optional[np.ndarray] = None):
+        self._base = base
+        self._rows = rows
+        self._gathered: Dict[str, np.ndarray] = {}
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        col = self._gathered.get(name)
+        if col is None:
+            col = self._base[name]
+            if self._rows is not None:
+                col = col[self._rows]
+            self._gathered[name] = col
+        return col
+
+    def __iter__(self):
+        return iter(self._base)
+
+    def __len__(self) -> int:
+        return len(self._base)
+
+    def rows_of(self, rows: np.ndarray) -> "Columns":
+        """These rows (integer positions) of this selection."""
+        return Columns(self._base, rows if self._rows is None else self._rows[rows])
 
 
 @dataclass
@@ -47,6 +80,12 @@ class Instances:
         self.severity = np.asarray(self.severity, dtype=np.int64)
         if self.where.shape != self.severity.shape:
             raise ValueError("where and severity must have the same length")
+        if isinstance(self.columns, Columns):
+            if self.columns._rows is not None and len(self.columns._rows) != len(self.where):
+                raise ValueError("columns select %d rows, expected %d"
+                                 % (len(self.columns._rows), len(self.where)))
+            return
+        self.columns = dict(self.columns)
         for k, v in list(self.columns.items()):
             v = np.asarray(v)
             if v.shape[:1] != self.where.shape:
@@ -65,8 +104,10 @@ class Instances:
 
     def select(self, mask) -> "Instances":
         """The occurrences where mask holds (boolean array or indices)."""
-        return Instances(self.where[mask], self.severity[mask],
-                         {k: v[mask] for k, v in self.columns.items()})
+        mask = np.asarray(mask)
+        rows = np.nonzero(mask)[0] if mask.dtype == bool else mask.astype(np.int64, copy=False)
+        columns = self.columns if isinstance(self.columns, Columns) else Columns(self.columns)
+        return Instances(self.where[rows], self.severity[rows], columns.rows_of(rows))
 
     def charged(self, severity: np.ndarray, mask=None) -> "Instances":
         """These occurrences with a new severity, keeping those where it is positive

@@ -1,0 +1,51 @@
+"""Exact severity sums: the linear-time counting path and the sorting path of
+sum_by_key agree, stay exact beyond float precision, and SeverityStore tables
+drop zero rows."""
+import numpy as np
+
+from earlc.analysis import severity
+from earlc.analysis.severity import SeverityStore, sum_by_key
+
+
+def _by_sorting(keys, values):
+    out = {}
+    for k, v in zip(keys.tolist(), values.tolist()):
+        out[k] = out.get(k, 0) + v
+    ks = sorted(out)
+    return np.array(ks, dtype=np.int64), np.array([out[k] for k in ks], dtype=np.int64)
+
+
+def test_counting_path_equals_plain_sums():
+    rng = np.random.default_rng(7)
+    keys = rng.integers(0, 500, 20000).astype(np.int64)
+    values = rng.integers(-10 ** 9, 10 ** 9, 20000).astype(np.int64)
+    assert severity._sum_by_counting(keys, values) is not None  # the fast path ran
+    k, v = sum_by_key(keys, values)
+    wk, wv = _by_sorting(keys, values)
+    assert np.array_equal(k, wk) and np.array_equal(v, wv)
+    assert v.dtype == np.int64
+
+
+def test_large_values_fall_back_and_stay_exact():
+    # sums beyond 2**53 would be rounded in float64: the sorting path takes them
+    keys = np.array([3, 3, 1, 3], dtype=np.int64)
+    values = np.array([2 ** 60 + 1, 2 ** 60 + 1, 5, 7], dtype=np.int64)
+    assert severity._sum_by_counting(keys, values) is None
+    k, v = sum_by_key(keys, values)
+    assert k.tolist() == [1, 3]
+    assert v.tolist() == [5, 2 ** 61 + 9]
+
+
+def test_sparse_keys_use_sorting():
+    keys = np.array([10 ** 12, 5, 10 ** 12], dtype=np.int64)
+    values = np.array([1, 2, 3], dtype=np.int64)
+    assert severity._sum_by_counting(keys, values) is None
+    k, v = sum_by_key(keys, values)
+    assert k.tolist() == [5, 10 ** 12] and v.tolist() == [2, 4]
+
+
+def test_store_table_drops_zero_rows_and_unplaced():
+    s = SeverityStore(n_locations=4)
+    s.add("m", np.array([1, 1, 2, -1]), np.array([0, 0, 3, 1]), np.array([5, -5, 9, 100]))
+    c, l, v = s.table("m")
+    assert c.tolist() == [2] and l.tolist() == [3] and v.tolist() == [9]
