@@ -55,7 +55,16 @@ def exclusive_running_max(keys: np.ndarray, values: np.ndarray, floor: int) -> n
 
 
 def first_of_groups(keys: np.ndarray, order_within: np.ndarray) -> np.ndarray:
-    """Indices of the row with the largest order_within per key (any row order)."""
+    """Indices of the row with the largest order_within per key (any row order;
+    ties go to the first row), ascending by key."""
+    if len(keys) > 1 and bool(np.all(keys[1:] >= keys[:-1])):
+        # rows already grouped (the usual case): no sort needed
+        starts, group = segments(keys)
+        best = np.maximum.reduceat(order_within, starts)
+        cand = np.nonzero(order_within == best[group])[0]
+        first = np.ones(len(cand), dtype=bool)
+        first[1:] = group[cand[1:]] != group[cand[:-1]]
+        return cand[first]
     idx = np.lexsort((-order_within, keys))
     k = keys[idx]
     keep = np.ones(len(idx), dtype=bool)

@@ -29,9 +29,11 @@ class P2PMessages(Property):
         recv_call, send_call = ctx.enter_of(recv), ctx.enter_of(send)
         ok = (recv_call >= 0) & (send_call >= 0)
         recv, send, recv_call, send_call = recv[ok], send[ok], recv_call[ok], send_call[ok]
+        # the enter times of both calls, read by late sender and late receiver alike
         return Instances(recv, np.zeros(len(recv), np.int64),
                          {"recv": recv, "send": send, "recv_call": recv_call,
-                          "send_call": send_call})
+                          "send_call": send_call, "recv_call_time": ctx.time_of(recv_call),
+                          "send_call_time": ctx.time_of(send_call)})
 
 
 class LateSender(Property):
@@ -44,9 +46,9 @@ class LateSender(Property):
                  "send, or post the receive later (non-blocking) and compute meanwhile.")
 
     def detect(self, ctx, msgs):
-        rc, sc = msgs["recv_call"], msgs["send_call"]
+        rc = msgs["recv_call"]
         blocking = ctx.is_region(rc, ctx.blocking_receive_region)
-        wait = ctx.time_of(sc) - ctx.time_of(rc)
+        wait = msgs["send_call_time"] - msgs["recv_call_time"]
         cand = msgs.select(blocking & (wait > 0))
         wait = wait[blocking & (wait > 0)]
         # one occurrence per receive call: the largest wait among its receives
@@ -97,10 +99,20 @@ def _in_transfer(ctx, at: np.ndarray, dest: np.ndarray, source=None) -> np.ndarr
     else:
         sk, rk = k["send_pair"], k["recv_pair"]
         group = source.astype(np.int64) * k["L"] + dest
-    lo, q = group * n, group * n + at
-    sent = np.searchsorted(sk, q) - np.searchsorted(sk, lo)
-    received = np.searchsorted(rk, q) - np.searchsorted(rk, lo)
+    q = group * n + at
+    sent = np.searchsorted(sk, q) - _group_starts(sk, group, n)
+    received = np.searchsorted(rk, q) - _group_starts(rk, group, n)
     return sent - received
+
+
+def _group_starts(keys: np.ndarray, group: np.ndarray, n) -> np.ndarray:
+    """Per row, the number of keys of groups below its group (keys = group * n +
+    event id, sorted): one binary search per possible group rather than per row
+    when the groups are few."""
+    top = int(group.max()) + 1 if len(group) else 0
+    if top > max(len(group), 1 << 16):
+        return np.searchsorted(keys, group * n)
+    return np.searchsorted(keys, np.arange(top, dtype=np.int64) * n)[group]
 
 
 def _sent_before_own_call(ctx, msgs, calls: np.ndarray, source=None) -> np.ndarray:
@@ -167,8 +179,8 @@ class LateReceiver(Property):
                  "too large to buffer. Post receives earlier or send non-blocking.")
 
     def detect(self, ctx, msgs):
-        rc, sc = msgs["recv_call"], msgs["send_call"]
-        t_recv, t_send = ctx.time_of(rc), ctx.time_of(sc)
+        sc = msgs["send_call"]
+        t_recv, t_send = msgs["recv_call_time"], msgs["send_call_time"]
         cand = np.nonzero(ctx.is_region(sc, ctx.blocking_send_region) & (t_recv > t_send))[0]
         leave = ctx.leave_of(sc[cand])  # only for the candidates: the walk is not free
         covers = (leave >= 0) & (ctx.time_of(np.maximum(leave, 0)) >= t_recv[cand])

@@ -49,3 +49,20 @@ def test_store_table_drops_zero_rows_and_unplaced():
     s.add("m", np.array([1, 1, 2, -1]), np.array([0, 0, 3, 1]), np.array([5, -5, 9, 100]))
     c, l, v = s.table("m")
     assert c.tolist() == [2] and l.tolist() == [3] and v.tolist() == [9]
+
+
+def test_first_of_groups_fast_path_equals_sorting():
+    from earlc.properties.groups import first_of_groups
+    rng = np.random.default_rng(3)
+    for trial in range(20):
+        keys = np.sort(rng.integers(0, 50, 300))
+        vals = rng.integers(0, 5, 300)  # many ties
+        got = first_of_groups(keys, vals)
+        perm = rng.permutation(300)  # the same rows unsorted take the sorting path
+        want = perm[first_of_groups(keys[perm], vals[perm])]
+        # per key: the largest value, ties to the first row
+        ref = [min(np.nonzero((keys == k) & (vals == vals[keys == k].max()))[0])
+               for k in np.unique(keys)]
+        assert got.tolist() == ref
+        assert sorted(keys[want].tolist()) == keys[got].tolist()
+        assert np.array_equal(vals[want], vals[got][np.argsort(np.argsort(keys[want]))])
