@@ -56,6 +56,11 @@ typedef struct earl_states earl_states;
 typedef struct earl_states_options {
     /* Skip the OpenMP barrier instances (a little faster on hybrid traces). */
     int no_omp_barriers;
+    /* Threads for the pass: 0 one per core, 1 none besides the caller.  A
+     * trace without threading records is walked by two threads at once, one
+     * following the region stacks, one the messages and collectives; the
+     * result does not depend on it. */
+    int threads;
 } earl_states_options;
 
 /* Kinds of collective instances. */

@@ -15,10 +15,12 @@
  * The history queries live with their concept; this file owns the handle,
  * the warnings and the memory count.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "states_internal.h"
@@ -88,8 +90,12 @@ static void fill_view(earl_states *s, size_t n)
 }
 
 /* The pass; IMPLICIT: the trace has OMP_FORK records, whose teams have no
- * team records (a separate instance so the common case pays nothing). */
-static inline __attribute__((always_inline)) void pass_loop(states_pass *p, int implicit)
+ * team records (a separate instance so the common case pays nothing).
+ * STACKS and COMM select the halves (both for the whole pass): the region
+ * stacks (enterptr, top) and the messages and collectives, which share no
+ * state when the trace has no threading records. */
+static inline __attribute__((always_inline)) void pass_loop(states_pass *p, int implicit,
+                                                            int stacks, int comm)
 {
     const earl_events *ev = p->ev;
     earl_states *s = p->s;
@@ -106,25 +112,34 @@ static inline __attribute__((always_inline)) void pass_loop(states_pass *p, int 
             threads_implicit(p, i, l);
         switch (k) {
         case EARL_ENTER:
-            enterptr[u] = top[l];
-            top[l] = i;
+            if (stacks) {
+                enterptr[u] = top[l];
+                top[l] = i;
+            }
             break;
         case EARL_LEAVE:
-            regions_leave(p, i, l);
+            if (stacks)
+                regions_leave(p, i, l);
             break;
         case EARL_MPI_SEND:
         case EARL_MPI_ISEND:
-            enterptr[u] = top[l];
-            messages_send(p, i, l);
+            if (stacks)
+                enterptr[u] = top[l];
+            if (comm)
+                messages_send(p, i, l);
             break;
         case EARL_MPI_RECV:
         case EARL_MPI_IRECV:
-            enterptr[u] = top[l];
-            messages_recv(p, i, l);
+            if (stacks)
+                enterptr[u] = top[l];
+            if (comm)
+                messages_recv(p, i, l);
             break;
         case EARL_MPI_COLLECTIVE_END:
-            enterptr[u] = top[l];
-            collectives_mpi(p, i, l);
+            if (stacks)
+                enterptr[u] = top[l];
+            if (comm)
+                collectives_mpi(p, i, l);
             break;
         case EARL_OMP_FORK:
         case EARL_OMP_JOIN:
@@ -139,18 +154,84 @@ static inline __attribute__((always_inline)) void pass_loop(states_pass *p, int 
             threads_event(p, i, l, (earl_kind)k); /* sets enterptr itself */
             break;
         default:
-            enterptr[u] = top[l];
+            if (stacks)
+                enterptr[u] = top[l];
             break;
         }
     }
 }
 
-static void run_pass(states_pass *p)
+static void *stacks_half(void *p)
 {
-    if (p->implicit)
-        pass_loop(p, 1);
-    else
-        pass_loop(p, 0);
+    pass_loop(p, 0, 1, 0);
+    return NULL;
+}
+
+/* Can the pass run as two halves?  Only threading records tie the region
+ * stacks to the rest (a team inherits its master's stack). */
+static int halves_apply(const states_pass *p, int threads)
+{
+    static const earl_kind threading[] = {
+        EARL_OMP_FORK, EARL_OMP_JOIN, EARL_OMP_ACQUIRE_LOCK, EARL_OMP_RELEASE_LOCK,
+        EARL_THREAD_FORK, EARL_THREAD_JOIN, EARL_THREAD_TEAM_BEGIN, EARL_THREAD_TEAM_END,
+        EARL_THREAD_ACQUIRE_LOCK, EARL_THREAD_RELEASE_LOCK};
+    if (threads == 1 || p->implicit || p->ev->count < ((size_t)1 << 16))
+        return 0;
+    if (threads < 1 && sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        return 0;
+    for (size_t k = 0; k < sizeof threading / sizeof *threading; k++)
+        if (p->ev->kind_counts[threading[k]])
+            return 0;
+    return 1;
+}
+
+/* Append the items of src (in event order) to those of dst (in event
+ * order), keeping event order; the halves report disjoint codes, so each
+ * code's detail limit holds as in one pass. */
+static int merge_warnings(states_warning_list *dst, const states_warning_list *src)
+{
+    for (int c = 0; c < EARL_STATES_WARNING_CODE_COUNT; c++)
+        dst->counts[c] += src->counts[c];
+    if (!src->n)
+        return 0;
+    earl_states_warning *all = malloc((dst->n + src->n) * sizeof *all);
+    if (!all)
+        return -1;
+    size_t a = 0, b = 0, k = 0;
+    while (a < dst->n || b < src->n)
+        all[k++] = b == src->n || (a < dst->n && dst->items[a].event <= src->items[b].event)
+                       ? dst->items[a++] : src->items[b++];
+    free(dst->items);
+    dst->items = all;
+    dst->n = dst->cap = k;
+    return 0;
+}
+
+static void run_pass(states_pass *p, int threads)
+{
+    if (p->implicit) {
+        pass_loop(p, 1, 1, 1);
+        return;
+    }
+    if (!halves_apply(p, threads)) {
+        pass_loop(p, 0, 1, 1);
+        return;
+    }
+    states_warning_list comm_warnings = {0};
+    states_pass stacks = *p; /* reads the shared arrays, writes enterptr and top */
+    p->warnings = &comm_warnings;
+    pthread_t tid;
+    int threaded = pthread_create(&tid, NULL, stacks_half, &stacks) == 0;
+    if (!threaded)
+        stacks_half(&stacks);
+    pass_loop(p, 0, 0, 1);
+    if (threaded)
+        pthread_join(tid, NULL);
+    p->nomem |= stacks.nomem;
+    p->warnings = &p->s->warnings;
+    if (merge_warnings(p->warnings, &comm_warnings) != 0)
+        p->nomem = 1;
+    free(comm_warnings.items);
 }
 
 earl_status earl_states_build(const earl_trace *trace, const earl_states_options *options,
@@ -174,6 +255,7 @@ earl_status earl_states_build(const earl_trace *trace, const earl_states_options
 
     states_pass p;
     memset(&p, 0, sizeof p);
+    p.warnings = &s->warnings;
     p.s = s;
     p.ev = ev;
     p.defs = defs;
@@ -190,7 +272,7 @@ earl_status earl_states_build(const earl_trace *trace, const earl_states_options
         failed = regions_init(&p) || threads_init(&p) || messages_init(&p) ||
                  collectives_init(&p);
     if (!failed) {
-        run_pass(&p);
+        run_pass(&p, p.opt->threads);
         regions_finish(&p);
         messages_finish(&p);
         collectives_finish(&p);

@@ -117,7 +117,7 @@ static void add_member(states_pass *p, earl_eid i, earl_loc l, int64_t g, uint64
     s->member_inst[cm] = inst;
     s->n_members++;
     if (type == EARL_COLL_MPI && (s->coll_op[inst] != op || s->coll_root[inst] != root))
-        states_warn(&s->warnings, EARL_SW_COLL_MISMATCH, l, i,
+        states_warn(p->warnings, EARL_SW_COLL_MISMATCH, l, i,
                     "collective instance %d on communicator %u: operation or root differs "
                     "from its first member's", (int)inst, (unsigned)comm);
     if (++s->coll_count[inst] == s->coll_expected[inst])
@@ -200,7 +200,7 @@ void collectives_finish(states_pass *p)
         if (s->coll_count[c] >= s->coll_expected[c])
             continue;
         earl_eid first = s->coll_members[s->coll_member_start[c]];
-        states_warn(&s->warnings, EARL_SW_COLL_INCOMPLETE, loc[first], first,
+        states_warn(p->warnings, EARL_SW_COLL_INCOMPLETE, loc[first], first,
                     "collective instance %zu (%s %u) has %u of %u members", c,
                     s->coll_type[c] == EARL_COLL_MPI ? "communicator" : "team",
                     (unsigned)s->coll_comm[c], (unsigned)s->coll_count[c],

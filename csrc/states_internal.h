@@ -158,6 +158,9 @@ typedef struct states_pass {
     int32_t **group_inst;       /* per group: instance ids by sequence number */
     size_t *group_n, *group_cap;
     size_t n_groups, cap_groups;
+    /* where the event steps put their warnings: the handle's list, or a
+     * private one while the pass runs as two concurrent halves */
+    states_warning_list *warnings;
     int nomem;
 } states_pass;
 

@@ -105,7 +105,7 @@ void messages_send(states_pass *p, earl_eid i, earl_loc l)
         return;
     earl_loc dst = m->peer[row];
     if (EARL_UNLIKELY(dst < 0)) {
-        states_warn(&p->s->warnings, EARL_SW_MESSAGE_UNRESOLVED, l, i,
+        states_warn(p->warnings, EARL_SW_MESSAGE_UNRESOLVED, l, i,
                     "send to rank %u of communicator %u: destination unknown",
                     (unsigned)m->peer_rank[row], (unsigned)m->comm[row]);
         return;
@@ -117,7 +117,7 @@ void messages_send(states_pass *p, earl_eid i, earl_loc l)
         int32_t recv_row = pop(p, ch);
         earl_eid recv = m->event[recv_row];
         link_pair(p, row, recv_row);
-        states_warn(&p->s->warnings, EARL_SW_RECV_BEFORE_SEND, p->ev->location[recv], recv,
+        states_warn(p->warnings, EARL_SW_RECV_BEFORE_SEND, p->ev->location[recv], recv,
                     "receive ordered before its send (event %lld)", (long long)i);
     } else {
         push(p, ch, row, 0);
@@ -132,7 +132,7 @@ void messages_recv(states_pass *p, earl_eid i, earl_loc l)
         return;
     earl_loc src = m->peer[row];
     if (EARL_UNLIKELY(src < 0)) {
-        states_warn(&p->s->warnings, EARL_SW_MESSAGE_UNRESOLVED, l, i,
+        states_warn(p->warnings, EARL_SW_MESSAGE_UNRESOLVED, l, i,
                     "receive from rank %u of communicator %u: source unknown",
                     (unsigned)m->peer_rank[row], (unsigned)m->comm[row]);
         return;
@@ -153,11 +153,11 @@ void messages_finish(states_pass *p)
         for (int64_t row = p->ch_head[c]; row >= 0; row = p->msg_next[row]) {
             earl_eid e = m->event[row];
             if (p->ch_recvs[c])
-                states_warn(&p->s->warnings, EARL_SW_RECV_WITHOUT_SEND, p->ev->location[e], e,
+                states_warn(p->warnings, EARL_SW_RECV_WITHOUT_SEND, p->ev->location[e], e,
                             "receive from location %d (communicator %u, tag %u) without a send",
                             (int)m->peer[row], (unsigned)m->comm[row], (unsigned)m->tag[row]);
             else
-                states_warn(&p->s->warnings, EARL_SW_SEND_NOT_RECEIVED, p->ev->location[e], e,
+                states_warn(p->warnings, EARL_SW_SEND_NOT_RECEIVED, p->ev->location[e], e,
                             "send to location %d (communicator %u, tag %u) never received",
                             (int)m->peer[row], (unsigned)m->comm[row], (unsigned)m->tag[row]);
         }

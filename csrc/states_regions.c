@@ -49,7 +49,7 @@ void regions_leave(states_pass *p, earl_eid i, earl_loc l)
         /* nothing of this location is open (an inherited frame is not
          * the worker's to leave): the stack stays as it is */
         s->enterptr[i] = EARL_NONE;
-        states_warn(&s->warnings, EARL_SW_LEAVE_UNMATCHED, l, i,
+        states_warn(p->warnings, EARL_SW_LEAVE_UNMATCHED, l, i,
                     "LEAVE of region %u with no open ENTER on location %d",
                     (unsigned)p->ev->region[i], (int)l);
         return;

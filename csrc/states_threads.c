@@ -183,7 +183,7 @@ static void team_begin(states_pass *p, earl_eid i, earl_loc l, int32_t row)
     earl_states *s = p->s;
     earl_eid f = find_fork(p, l, p->ev->sync.comm[row]);
     if (f < 0)
-        states_warn(&s->warnings, EARL_SW_TEAM_WITHOUT_FORK, l, i,
+        states_warn(p->warnings, EARL_SW_TEAM_WITHOUT_FORK, l, i,
                     "THREAD_TEAM_BEGIN of team %u with no open fork in its process",
                     (unsigned)p->ev->sync.comm[row]);
     p->sync_prev[row] = p->team_row[l];
@@ -206,7 +206,7 @@ static void team_end(states_pass *p, earl_eid i, earl_loc l, int32_t row)
     int64_t r = p->team_row[l];
     s->enterptr[i] = p->top[l];
     if (r < 0) {
-        states_warn(&s->warnings, EARL_SW_TEAM_END_UNMATCHED, l, i,
+        states_warn(p->warnings, EARL_SW_TEAM_END_UNMATCHED, l, i,
                     "THREAD_TEAM_END of team %u on a location in no team",
                     (unsigned)p->ev->sync.comm[row]);
     } else {
@@ -255,7 +255,7 @@ static void lock_event(states_pass *p, earl_eid i, earl_loc l, int32_t row, int 
         p->lock_holder[k] = l;
     } else {
         if (p->lock_holder[k] != l)
-            states_warn(&s->warnings, EARL_SW_LOCK_RELEASE_UNHELD, l, i,
+            states_warn(p->warnings, EARL_SW_LOCK_RELEASE_UNHELD, l, i,
                         "release of lock %llu that location %d does not hold",
                         (unsigned long long)t->id[row], (int)l);
         p->lock_holder[k] = EARL_NONE;

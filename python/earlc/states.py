@@ -104,11 +104,15 @@ class LockState:
 class States:
     """Pointer attributes and collective instances of a trace (see the module doc)."""
 
-    def __init__(self, trace, omp_barriers: bool = True):
+    def __init__(self, trace, omp_barriers: bool = True, threads: Optional[int] = None):
+        """threads: for the pass (0: one per core); by default as many as the trace
+        was opened with.  The result does not depend on it."""
         # weak: the trace caches its States, and a cycle would hold both stores
         # until the garbage collector runs
         self._trace_ref = weakref.ref(trace)
-        self._core = _core.States(trace._core, omp_barriers=omp_barriers)
+        if threads is None:
+            threads = trace.threads
+        self._core = _core.States(trace._core, omp_barriers=omp_barriers, threads=threads)
         c = self._core
         self._dense: Dict[str, np.ndarray] = {}
         self.coll_type = column(c, "coll.type", "B")

@@ -58,8 +58,11 @@ class Trace:
     position on the location); `len(trace)` is the number of events.
     """
 
-    def __init__(self, core_trace):
+    def __init__(self, core_trace, threads: int = 0):
         self._core = core_trace
+        #: threads the trace was opened with (0: one per core); later work on it
+        #: (the EARL layer) uses as many
+        self.threads = threads
         self._defs = Definitions(core_trace.definitions())
         self.events = Events(core_trace, self)
         self.warnings = Warnings(core_trace.warnings())
@@ -232,4 +235,4 @@ def open(path, threads: int = 0, progress: Optional[ProgressFn] = None) -> Trace
     progress: called as progress(phase, done, total) during long reads.
     Raises earlc.TraceError with a message naming the file and the problem.
     """
-    return Trace(_core.open(os.fspath(path), threads=threads, progress=progress))
+    return Trace(_core.open(os.fspath(path), threads=threads, progress=progress), threads)

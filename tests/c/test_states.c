@@ -335,6 +335,91 @@ static void test_inconsistent(void **unused)
     end(&f);
 }
 
+/* The pass as two concurrent halves (region stacks; messages and
+ * collectives) gives what one thread gives: a trace large enough for the
+ * split, with warnings of both halves interleaved in event order. */
+static void test_halves_equal_one_pass(void **unused)
+{
+    (void)unused;
+    fixture f;
+    begin(&f, 4);
+    uint32_t mainr = region(&f, "main", OTF2_REGION_ROLE_FUNCTION);
+    uint32_t sendr = region(&f, "MPI_Send", OTF2_REGION_ROLE_POINT2POINT);
+    uint32_t recvr = region(&f, "MPI_Recv", OTF2_REGION_ROLE_POINT2POINT);
+    uint32_t barr = region(&f, "MPI_Barrier", OTF2_REGION_ROLE_BARRIER);
+    uint64_t t = 1;
+    for (int r = 0; r < 4; r++)
+        ok(earl_writer_enter(f.w, f.loc[r], t, mainr, &err));
+    for (int it = 0; it < 3000; it++) {
+        t += 10;
+        for (int r = 0; r < 4; r++) {
+            uint64_t s = t + (uint64_t)r;
+            int to = (r + 1) % 4, from = (r + 3) % 4;
+            int lost = it % 700 == 3 && r == 0; /* a send nobody receives, a receive without send */
+            int stray = it % 900 == 5 && r == 2;     /* a LEAVE with nothing open */
+            ok(earl_writer_enter(f.w, f.loc[r], s, sendr, &err));
+            ok(earl_writer_mpi_send(f.w, f.loc[r], s + 1, (uint32_t)to, f.world,
+                                    lost ? 99 : 1, 8, &err));
+            ok(earl_writer_leave(f.w, f.loc[r], s + 2, sendr, &err));
+            ok(earl_writer_enter(f.w, f.loc[r], s + 3, recvr, &err));
+            ok(earl_writer_mpi_recv(f.w, f.loc[r], s + 5, (uint32_t)from, f.world,
+                                    (r == 1 && it % 700 == 3) ? 98 : 1, 8, &err));
+            ok(earl_writer_leave(f.w, f.loc[r], s + 6, recvr, &err));
+            if (stray)
+                ok(earl_writer_leave(f.w, f.loc[r], s + 7, barr, &err));
+        }
+        if (it % 10 == 0) {
+            t += 10;
+            for (int r = 0; r < 4; r++) {
+                if (it % 1000 == 500 && r == 3)
+                    continue; /* an incomplete barrier */
+                ok(earl_writer_enter(f.w, f.loc[r], t + (uint64_t)r, barr, &err));
+                ok(earl_writer_mpi_collective_begin(f.w, f.loc[r], t + 4, &err));
+                ok(earl_writer_mpi_collective_end(f.w, f.loc[r], t + 5, OTF2_COLLECTIVE_OP_BARRIER,
+                                                  f.world, EARL_UNDEFINED_REF, 0, 0, &err));
+                ok(earl_writer_leave(f.w, f.loc[r], t + 6, barr, &err));
+            }
+        }
+    }
+    t += 10;
+    for (int r = 0; r < 4; r++)
+        ok(earl_writer_leave(f.w, f.loc[r], t, mainr, &err));
+    ok(earl_writer_close(f.w, &err));
+    ok(earl_trace_open(f.path, NULL, &f.trace, &err));
+    size_t n = earl_trace_events(f.trace)->count;
+    assert_true(n >= ((size_t)1 << 16)); /* large enough for the halves */
+
+    earl_states *one = NULL, *two = NULL;
+    earl_states_options o1 = {.threads = 1}, o2 = {.threads = 2};
+    ok(earl_states_build(f.trace, &o1, &one, &err));
+    ok(earl_states_build(f.trace, &o2, &two, &err));
+    for (int p = 0; p < EARL_POINTER_COUNT; p++) {
+        const earl_eid *a = earl_states_pointer(one, (earl_pointer)p, &err);
+        const earl_eid *b = earl_states_pointer(two, (earl_pointer)p, &err);
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_memory_equal(a, b, n * sizeof *a);
+    }
+    const earl_states_view *va = earl_states_get_view(one), *vb = earl_states_get_view(two);
+    assert_int_equal(va->n_colls, vb->n_colls);
+    assert_memory_equal(va->coll_complete, vb->coll_complete, va->n_colls * sizeof *va->coll_complete);
+    const earl_states_warnings *wa = earl_states_get_warnings(one);
+    const earl_states_warnings *wb = earl_states_get_warnings(two);
+    assert_memory_equal(wa->counts, wb->counts, sizeof wa->counts);
+    assert_true(wa->counts[EARL_SW_LEAVE_UNMATCHED] > 0);
+    assert_true(wa->counts[EARL_SW_SEND_NOT_RECEIVED] > 0);
+    assert_true(wa->counts[EARL_SW_COLL_INCOMPLETE] > 0);
+    assert_int_equal(wa->n_details, wb->n_details);
+    for (size_t k = 0; k < wa->n_details; k++) {
+        assert_int_equal(wa->details[k].code, wb->details[k].code);
+        assert_int_equal(wa->details[k].event, wb->details[k].event);
+        assert_string_equal(wa->details[k].detail, wb->details[k].detail);
+    }
+    earl_states_free(one);
+    earl_states_free(two);
+    end(&f);
+}
+
 static void test_bad_arguments(void **unused)
 {
     (void)unused;
@@ -353,6 +438,7 @@ int main(void)
         cmocka_unit_test(test_figure_4_2),
         cmocka_unit_test(test_figure_4_3),
         cmocka_unit_test(test_inconsistent),
+        cmocka_unit_test(test_halves_equal_one_pass),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

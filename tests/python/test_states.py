@@ -697,3 +697,19 @@ def test_gather_equals_the_dense_arrays():
             got = fresh.gather(ptr, ids)
             assert np.array_equal(got, getattr(trace.states, ptr)), (name, ptr)
         assert list(fresh.gather("leaveptr", np.array([-5, len(trace)]))) == [-1, -1]
+
+
+def test_states_do_not_depend_on_threads(tmp_path):
+    """Large enough (>= 65536 events, no threading records) for the pass to run as
+    two halves: the pointers, instances and warnings equal those of one thread, and
+    a trace's States use the threads it was opened with."""
+    earlc.synth("ring", tmp_path / "ls", ranks=4, events=100000)
+    t = earlc.open(tmp_path / "ls", threads=1)
+    assert len(t) >= 1 << 16 and t.threads == 1
+    one = earlc.states.States(t, threads=1)
+    two = earlc.states.States(t, threads=2)
+    for name in earlc.states.POINTERS:
+        assert np.array_equal(getattr(one, name), getattr(two, name)), name
+    assert np.array_equal(one.coll_complete, two.coll_complete)
+    assert one.warnings.counts == two.warnings.counts
+    assert one.warnings.details == two.warnings.details
