@@ -20,9 +20,10 @@
  *
  * Policy (docs/model.md, "Memory"): a kept block serves a request of at least
  * two thirds of its capacity; blocks unused for EARL_MEM_KEEP_SECONDS are
- * unmapped at the next call; at most a quarter of the physical memory is
- * kept; EARLC_KEEP_MEMORY=0 in the environment turns keeping off, and
- * earl_mem_release returns every kept block at once.
+ * unmapped, by the next call or by a reaper thread that runs only while
+ * blocks are kept; at most a quarter of the physical memory is kept;
+ * EARLC_KEEP_MEMORY in the environment sets the seconds (0 or "no": keep
+ * nothing), and earl_mem_release returns every kept block at once.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* mremap */
@@ -72,8 +73,11 @@ static struct {
     size_t kept_bytes;
     size_t max_kept_bytes; /* 0 until first use: then from the environment */
     int disabled;
+    double keep_seconds;
+    int reaper_running;    /* the reaper thread exists */
+    pthread_cond_t wake;   /* signalled when the reaper should look again */
     earl_mem_stats stats;
-} pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 static double seconds_now(void)
 {
@@ -87,15 +91,26 @@ static mem_header *header_of(void *p)
     return (mem_header *)p - 1;
 }
 
+static void forget_reaper(void);
+
 static void configure_locked(void)
 {
     if (pool.max_kept_bytes)
         return;
+    pthread_atfork(NULL, NULL, forget_reaper);
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     size_t phys = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : (size_t)4 << 30;
     pool.max_kept_bytes = phys / 4;
+    /* EARLC_KEEP_MEMORY: "0" or "no" keeps nothing, a number of seconds
+     * changes how long */
     const char *env = getenv("EARLC_KEEP_MEMORY");
-    pool.disabled = env && (strcmp(env, "0") == 0 || strcmp(env, "no") == 0);
+    char *end = NULL;
+    double seconds = env ? strtod(env, &end) : 0;
+    pool.keep_seconds = EARL_MEM_KEEP_SECONDS;
+    if (env && (strcmp(env, "no") == 0 || (end != env && seconds <= 0)))
+        pool.disabled = 1;
+    else if (env && end != env)
+        pool.keep_seconds = seconds;
 }
 
 static void unmap_block(void *block)
@@ -116,8 +131,66 @@ static void *take_kept_locked(int k)
 static void expire_locked(double now)
 {
     for (int k = pool.n_kept - 1; k >= 0; k--)
-        if (now - pool.kept[k].since > EARL_MEM_KEEP_SECONDS)
+        if (now - pool.kept[k].since > pool.keep_seconds)
             unmap_block(take_kept_locked(k));
+}
+
+/* Unmaps kept blocks as they expire, so that memory goes back to the system
+ * even when the process never calls again (a Python session that closed its
+ * trace).  Exits once nothing is kept; free_large starts it again. */
+static void *reap(void *unused)
+{
+    (void)unused;
+    pthread_mutex_lock(&pool.lock);
+    while (pool.n_kept) {
+        double oldest = pool.kept[0].since;
+        for (int k = 1; k < pool.n_kept; k++)
+            if (pool.kept[k].since < oldest)
+                oldest = pool.kept[k].since;
+        double due = oldest + pool.keep_seconds + 0.01;
+        /* sleep on CLOCK_REALTIME, which pthread_cond_timedwait uses */
+        struct timespec at;
+        clock_gettime(CLOCK_REALTIME, &at);
+        double wait = due - seconds_now();
+        if (wait > 0) {
+            double whole = (double)(long)wait;
+            at.tv_sec += (time_t)whole;
+            at.tv_nsec += (long)((wait - whole) * 1e9);
+            if (at.tv_nsec >= 1000000000L) {
+                at.tv_sec++;
+                at.tv_nsec -= 1000000000L;
+            }
+            pthread_cond_timedwait(&pool.wake, &pool.lock, &at);
+        }
+        expire_locked(seconds_now());
+    }
+    pool.reaper_running = 0;
+    pthread_mutex_unlock(&pool.lock);
+    return NULL;
+}
+
+/* With pool.lock held: make sure a reaper watches the kept blocks. */
+static void start_reaper_locked(void)
+{
+    if (pool.reaper_running)
+        return;
+    pthread_attr_t attr;
+    pthread_t tid;
+    if (pthread_attr_init(&attr) != 0)
+        return;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    /* without a reaper, blocks still expire at the next call */
+    if (pthread_create(&tid, &attr, reap, NULL) == 0)
+        pool.reaper_running = 1;
+    pthread_attr_destroy(&attr);
+}
+
+/* A child of fork() has no reaper thread, whatever the flag says. */
+static void forget_reaper(void)
+{
+    pool.reaper_running = 0;
+    pthread_mutex_init(&pool.lock, NULL);
+    pthread_cond_init(&pool.wake, NULL);
 }
 
 static void *map_block(size_t bytes)
@@ -198,6 +271,7 @@ static void free_large(void *block)
     if (keep) {
         pool.kept[pool.n_kept++] = (kept_block){block, capacity, now};
         pool.kept_bytes += capacity;
+        start_reaper_locked();
     }
     pthread_mutex_unlock(&pool.lock);
     if (!keep)

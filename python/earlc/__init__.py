@@ -8,7 +8,7 @@
 
 See docs/ for the model, the command line and the Python API.
 """
-from ._core import TraceError
+from ._core import TraceError, memory_stats, release_memory
 from .events import KIND_NAMES, KINDS, Event, Events
 from .trace import Trace, Warnings, open  # noqa: A004
 from .writer import TraceWriter
@@ -17,5 +17,5 @@ from .analysis import Instances, Property, Report, analyze
 
 __all__ = ["open", "Trace", "TraceError", "TraceWriter", "Events", "Event", "Warnings",
            "KIND_NAMES", "KINDS", "synth", "SynthResult", "analyze", "Report", "Property",
-           "Instances"]
+           "Instances", "release_memory", "memory_stats"]
 __version__ = "0.1.0"

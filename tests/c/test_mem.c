@@ -1,8 +1,8 @@
 /*
  * test_mem.c - cmocka tests of mem.c, the store's memory: contents survive
  * growth, freed large blocks are kept and reused for requests they fit and
- * not for much smaller ones, earl_mem_release and EARLC_KEEP_MEMORY=0 give
- * memory back.  Under AddressSanitizer every block comes from malloc, so the
+ * not for much smaller ones, earl_mem_release, EARLC_KEEP_MEMORY=0 and the
+ * expiry (by the reaper thread, without further calls) give memory back.  Under AddressSanitizer every block comes from malloc, so the
  * tests of keeping are skipped there.
  */
 #include <setjmp.h>
@@ -99,7 +99,7 @@ static void test_large_blocks_kept_and_reused(void **state)
     assert_int_equal(s3.kept_bytes, 0);
 }
 
-/* Run in a fresh process (the setting is read once per process). */
+/* Children run in a fresh process: the setting is read once per process. */
 static int keep_off_child(void)
 {
     void *p = earl_mem_alloc(8 * MB);
@@ -107,15 +107,25 @@ static int keep_off_child(void)
     return p && earl_mem_get_stats().kept_blocks == 0 ? 0 : 1;
 }
 
-static void test_keeping_can_be_turned_off(void **state)
+/* Kept for 0.2 s: gone half a second later without any further call (the
+ * reaper thread), and reading the statistics expires nothing itself. */
+static int keep_briefly_child(void)
 {
-    (void)state;
-    SKIP_UNDER_ASAN();
+    void *p = earl_mem_alloc(8 * MB);
+    earl_mem_free(p);
+    if (!p || earl_mem_get_stats().kept_blocks != 1)
+        return 1;
+    usleep(600 * 1000);
+    return earl_mem_get_stats().kept_blocks == 0 ? 0 : 1;
+}
+
+static void run_child(const char *keep, const char *role)
+{
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        setenv("EARLC_KEEP_MEMORY", "0", 1);
-        execl("/proc/self/exe", "test_mem", "--keep-off-child", (char *)NULL);
+        setenv("EARLC_KEEP_MEMORY", keep, 1);
+        execl("/proc/self/exe", "test_mem", role, (char *)NULL);
         _exit(2);
     }
     int status = 0;
@@ -124,14 +134,32 @@ static void test_keeping_can_be_turned_off(void **state)
     assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+static void test_keeping_can_be_turned_off(void **state)
+{
+    (void)state;
+    SKIP_UNDER_ASAN();
+    run_child("0", "--keep-off-child");
+    run_child("no", "--keep-off-child");
+}
+
+static void test_kept_blocks_expire_without_calls(void **state)
+{
+    (void)state;
+    SKIP_UNDER_ASAN();
+    run_child("0.2", "--keep-briefly-child");
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--keep-off-child") == 0)
         return keep_off_child();
+    if (argc > 1 && strcmp(argv[1], "--keep-briefly-child") == 0)
+        return keep_briefly_child();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_growth_keeps_contents),
         cmocka_unit_test(test_large_blocks_kept_and_reused),
         cmocka_unit_test(test_keeping_can_be_turned_off),
+        cmocka_unit_test(test_kept_blocks_expire_without_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,9 +24,33 @@ PyObject *earlc_raise(const earl_error *err)
     return NULL;
 }
 
+/* release_memory(): earl_mem_release; returns the bytes that were kept. */
+static PyObject *release_memory(PyObject *module, PyObject *unused)
+{
+    (void)module; (void)unused;
+    size_t kept = earl_mem_get_stats().kept_bytes;
+    earl_mem_release();
+    return PyLong_FromSize_t(kept);
+}
+
+/* memory_stats() -> dict of earl_mem_get_stats. */
+static PyObject *memory_stats(PyObject *module, PyObject *unused)
+{
+    (void)module; (void)unused;
+    earl_mem_stats s = earl_mem_get_stats();
+    return Py_BuildValue("{s:K,s:K,s:n,s:n}", "mapped", (unsigned long long)s.mapped,
+                         "reused", (unsigned long long)s.reused,
+                         "kept_blocks", (Py_ssize_t)s.kept_blocks,
+                         "kept_bytes", (Py_ssize_t)s.kept_bytes);
+}
+
 static PyMethodDef module_methods[] = {
     {"open", (PyCFunction)(void (*)(void))earlc_open, METH_VARARGS | METH_KEYWORDS,
      "open(path, threads=0, progress=None) -> Trace"},
+    {"release_memory", release_memory, METH_NOARGS,
+     "release_memory() -> bytes: give the memory kept for the next trace back now"},
+    {"memory_stats", memory_stats, METH_NOARGS,
+     "memory_stats() -> dict: large blocks mapped, reused and kept"},
     {NULL, NULL, 0, NULL},
 };
 
