@@ -132,6 +132,23 @@ def _sent_before_own_call(ctx, msgs, calls: np.ndarray, source=None) -> np.ndarr
     return np.searchsorted(keys, q, side="right") - np.searchsorted(keys, q, side="left")
 
 
+def _by_pair_then_send(pair: np.ndarray, send: np.ndarray, n: int) -> np.ndarray:
+    """Row order by (pair, send).  Rows come in receive order, which usually is
+    send order within a pair: then a stable sort by pair alone (a radix sort when
+    pairs fit in 16 bits) is that order."""
+    if len(pair) == 0:
+        return np.empty(0, dtype=np.int64)
+    top = int(pair.max())
+    if top < 1 << 16:
+        order = np.argsort(pair.astype(np.uint16), kind="stable")
+        p, s = pair[order], send[order]
+        if not np.any((p[1:] == p[:-1]) & (s[1:] < s[:-1])):
+            return order
+    if top < (1 << 62) // n:
+        return np.argsort(pair * np.int64(n) + send)  # unique keys, one sort
+    return np.lexsort((send, pair))
+
+
 class _LateSenderWrongOrder(Property):
     parent = subscribes = "late_sender"
     same_source = True
@@ -206,11 +223,7 @@ class MessagesInWrongOrder(Property):
         dst = ev.location[recv].astype(np.int64)
         pair = src * (ctx.n_locations + 1) + dst
         call = msgs["recv_call"].astype(np.int64)
-        n = np.int64(len(ev) + 1)
-        if len(pair) and int(pair.max()) < (1 << 62) // int(n):
-            order = np.argsort(pair * n + send)  # unique keys, one sort: faster than lexsort
-        else:
-            order = np.lexsort((send, pair))
+        order = _by_pair_then_send(pair, send, len(ev) + 1)
         # latest receive call among the older messages of the same pair
         older = exclusive_running_max(pair[order], call[order], -1)
         wrong = np.zeros(len(send), dtype=bool)

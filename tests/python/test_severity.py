@@ -68,3 +68,23 @@ def test_first_of_groups_fast_path_equals_sorting():
         want = perm[first_of_groups(keys[perm], vals[perm])]
         assert sorted(zip(keys[want].tolist(), vals[want].tolist())) == \
             list(zip(keys[got].tolist(), vals[got].tolist()))
+
+
+def test_largest_equals_stable_sort():
+    from earlc.analysis.engine import largest
+    rng = np.random.default_rng(11)
+    for n, k in ((0, 5), (3, 5), (50, 5), (1000, 10), (1000, 1)):
+        v = rng.integers(0, 20, n).astype(np.int64)  # many ties
+        assert largest(v, k).tolist() == np.argsort(-v, kind="stable")[:k].tolist()
+
+
+def test_pair_then_send_order():
+    from earlc.properties.mpi_p2p import _by_pair_then_send
+    rng = np.random.default_rng(5)
+    for shuffled in (False, True):
+        pair = rng.integers(0, 6, 400).astype(np.int64)
+        send = np.arange(400, dtype=np.int64) * 3  # receive order = send order ...
+        if shuffled:
+            send = rng.permutation(send)  # ... or not: the sorting path
+        want = np.lexsort((send, pair))
+        assert _by_pair_then_send(pair, send, 10 ** 6).tolist() == want.tolist()

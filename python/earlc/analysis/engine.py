@@ -83,14 +83,25 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
         where_cnode, where_loc = ctx.cnode[inst.where], ctx.events.location[inst.where]
         store.add(p.name, where_cnode, where_loc, inst.severity)
         counts.add(p.name, where_cnode, where_loc, np.ones(len(inst), dtype=np.int64))
-        if len(inst) and top:
-            idx = np.argsort(-inst.severity, kind="stable")[:top]
-            worst[p.name] = inst.select(idx)
-        else:
-            worst[p.name] = inst.select(np.empty(0, dtype=np.int64))
+        worst[p.name] = inst.select(largest(inst.severity, top))
     if progress:
         progress("done", len(order), len(order))
     return Report(trace, ctx, order, store, worst, counts)
+
+
+def largest(values: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the k largest values, largest first, ties in index order: the
+    first k of a stable descending sort, without sorting all of them."""
+    n = len(values)
+    if k <= 0 or n == 0:
+        return np.empty(0, dtype=np.int64)
+    if n <= 4 * k:
+        return np.argsort(-values, kind="stable")[:k]
+    threshold = values[np.argpartition(-values, k - 1)[:k]].min()
+    above = np.nonzero(values > threshold)[0]
+    at = np.nonzero(values == threshold)[0][:k - len(above)]
+    cand = np.concatenate((above, at))
+    return cand[np.lexsort((cand, -values[cand]))]
 
 
 def _class_time(ctx: AnalysisContext, classes):
