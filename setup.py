@@ -29,10 +29,18 @@ extra_compile = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
 if os.environ.get("EARLC_SANITIZE"):
     extra_compile += ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-O1", "-g"]
 
+def numpy_include():
+    try:
+        import numpy
+    except ImportError as exc:  # make deps installs it before building
+        raise SystemExit("earlc builds against numpy's C headers (pip install numpy): %s" % exc)
+    return numpy.get_include()
+
+
 core = Extension(
     "earlc._core",
     sources=sorted(glob.glob("csrc/*.c")) + sorted(glob.glob("python/earlc/_ext/*.c")),
-    include_dirs=["csrc"],
+    include_dirs=["csrc", numpy_include()],
     depends=sorted(glob.glob("csrc/*.h")) + sorted(glob.glob("python/earlc/_ext/*.h")),
     extra_compile_args=extra_compile,
     extra_link_args=libs + ["-pthread"],

@@ -240,15 +240,32 @@ static void *take_fitting(size_t bytes, int growing)
     return block;
 }
 
+/* Map a new block after a miss.  Kept blocks that fit nothing are unmapped
+ * first, oldest first, as many bytes as the new block needs: the kernel
+ * hands pages freed a moment ago to the next mapping, and those are still
+ * warm, while kept blocks that no request fits would leave the new mapping
+ * to pages nobody touched for long. */
+static void *map_after_miss(size_t bytes)
+{
+    pthread_mutex_lock(&pool.lock);
+    pool.stats.mapped++;
+    size_t freed = 0;
+    while (freed < bytes && pool.n_kept) {
+        int oldest = 0;
+        for (int k = 1; k < pool.n_kept; k++)
+            if (pool.kept[k].since < pool.kept[oldest].since)
+                oldest = k;
+        freed += pool.kept[oldest].capacity;
+        unmap_block(take_kept_locked(oldest));
+    }
+    pthread_mutex_unlock(&pool.lock);
+    return map_block(bytes);
+}
+
 static void *alloc_large(size_t bytes)
 {
     void *block = take_fitting(bytes, 0);
-    if (block)
-        return block;
-    pthread_mutex_lock(&pool.lock);
-    pool.stats.mapped++;
-    pthread_mutex_unlock(&pool.lock);
-    return map_block(bytes);
+    return block ? block : map_after_miss(bytes);
 }
 
 static void free_large(void *block)
@@ -290,6 +307,27 @@ void *earl_mem_alloc(size_t bytes)
     h->map = NULL;
     h->map_bytes = 0;
     return h + 1;
+}
+
+void *earl_mem_calloc(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size)
+        return NULL;
+    size_t bytes = n * size;
+    if (bytes < MEM_LARGE) {
+        mem_header *h = calloc(1, sizeof *h + (bytes ? bytes : 1));
+        if (!h)
+            return NULL;
+        h->magic = MEM_MAGIC_SMALL;
+        h->capacity = bytes;
+        return h + 1;
+    }
+    void *block = take_fitting(bytes, 0);
+    if (block) {
+        memset(block, 0, bytes); /* a kept block: touched pages, cheaper than fresh ones */
+        return block;
+    }
+    return map_after_miss(bytes); /* fresh anonymous pages read as zero */
 }
 
 void earl_mem_free(void *p)

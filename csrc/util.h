@@ -43,6 +43,7 @@ void earl_advise_huge(void *p, size_t bytes);
 #define EARL_MEM_KEEP_SECONDS 10.0
 void *earl_mem_alloc(size_t bytes);
 void *earl_mem_realloc(void *p, size_t bytes);
+void *earl_mem_calloc(size_t n, size_t size);
 void earl_mem_free(void *p);
 
 /* Grow *p (an array of elem-byte items with *cap slots) to hold need items;

@@ -208,3 +208,40 @@ def test_memory_kept_for_the_next_trace_and_released(tmp_path):
     gc.collect()
     assert earlc.release_memory() > 0
     assert earlc.memory_stats()["kept_blocks"] == 0
+
+
+def _handler_name(arr=None):
+    try:
+        from numpy._core.multiarray import get_handler_name
+    except ImportError:  # numpy 1.x
+        from numpy.core.multiarray import get_handler_name
+    return get_handler_name() if arr is None else get_handler_name(arr)
+
+
+def test_analysis_arrays_use_store_memory_and_numpy_is_restored(tmp_path):
+    """During an analysis numpy allocates from earlc's kept memory (NEP 49); the
+    default allocator is back afterwards, also when a property fails, and arrays
+    made during the analysis stay valid after it."""
+    from earlc.analysis import Instances, Property
+
+    earlc.synth("ring", tmp_path / "r", ranks=2, events=50000)
+    t = earlc.open(tmp_path / "r")
+    before = _handler_name()
+    report = earlc.analyze(t)
+    assert _handler_name() == before
+    where = report._ctx.published["p2p_messages"].where
+    owner = where if where.base is None else where.base
+    assert _handler_name(owner) == "earlc_store_memory"
+    assert int(where.sum()) >= 0 and len(report.to_dataframe()) > 0
+
+    class Broken(Property):
+        name, title, parent, unit = "broken", "Broken", None, "sec"
+        description = diagnosis = "fails on purpose"
+
+        def detect(self, ctx, subscribed):
+            np.zeros(10 ** 6)  # allocated from the store, then an error
+            raise RuntimeError("on purpose")
+
+    with pytest.raises(RuntimeError):
+        earlc.analyze(t, properties=[Broken()])
+    assert _handler_name() == before

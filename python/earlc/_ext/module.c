@@ -105,6 +105,8 @@ PyMODINIT_FUNC PyInit__core(void)
         earlc_add_writer_type(m) < 0 || earlc_add_states_type(m) < 0 ||
         earlc_add_calltree_type(m) < 0)
         goto fail;
+    if (earlc_add_numpy_memory(m) < 0)
+        goto fail;
     if (earlc_add_synth(m) < 0)
         goto fail;
     return m;

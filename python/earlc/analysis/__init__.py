@@ -18,9 +18,15 @@ def analyze(trace, properties=None, top: int = 10, progress=None) -> Report:
     top: how many of the most severe occurrences each property keeps.
     progress: called as progress(phase, done, total).
     """
+    from .. import _core
     from .engine import run
 
-    return run(trace, properties=properties, top=top, progress=progress)
+    # numpy temporaries from earlc's kept memory (docs/model.md, "Memory")
+    previous = _core.use_store_memory()
+    try:
+        return run(trace, properties=properties, top=top, progress=progress)
+    finally:
+        _core.restore_numpy_memory(previous)
 
 
 __all__ = ["analyze", "Property", "Instances", "Report"]
