@@ -41,10 +41,13 @@
 /* Under AddressSanitizer every block comes from malloc, so that the
  * sanitizer still checks the bounds of the columns. */
 #if defined(__SANITIZE_ADDRESS__)
-#define MEM_LARGE SIZE_MAX
+#define MEM_KEEPS 0
 #else
-#define MEM_LARGE ((size_t)256 << 10)
+#define MEM_KEEPS 1
 #endif
+#define MEM_LARGE ((size_t)256 << 10)
+/* blocks of this size and more are mapped and kept */
+#define IS_LARGE(bytes) (MEM_KEEPS && (bytes) >= MEM_LARGE)
 #define MEM_ALIGN ((size_t)2 << 20)
 #define MEM_MAGIC_SMALL 0x6561726c736d6c6cULL
 #define MEM_MAGIC_LARGE 0x6561726c6c617267ULL
@@ -297,7 +300,7 @@ static void free_large(void *block)
 
 void *earl_mem_alloc(size_t bytes)
 {
-    if (bytes >= MEM_LARGE)
+    if (IS_LARGE(bytes))
         return alloc_large(bytes);
     mem_header *h = malloc(sizeof *h + (bytes ? bytes : 1));
     if (!h)
@@ -314,7 +317,7 @@ void *earl_mem_calloc(size_t n, size_t size)
     if (size && n > SIZE_MAX / size)
         return NULL;
     size_t bytes = n * size;
-    if (bytes < MEM_LARGE) {
+    if (!IS_LARGE(bytes)) {
         mem_header *h = calloc(1, sizeof *h + (bytes ? bytes : 1));
         if (!h)
             return NULL;
@@ -372,7 +375,7 @@ void *earl_mem_realloc(void *p, size_t bytes)
     mem_header *h = header_of(p);
     if (bytes <= h->capacity)
         return p;
-    if (h->magic == MEM_MAGIC_SMALL && bytes < MEM_LARGE) {
+    if (h->magic == MEM_MAGIC_SMALL && !IS_LARGE(bytes)) {
         mem_header *q = realloc(h, sizeof *q + bytes);
         if (!q)
             return NULL;
@@ -380,7 +383,7 @@ void *earl_mem_realloc(void *p, size_t bytes)
         return q + 1;
     }
     /* memory touched before beats fresh memory, even at the price of a copy */
-    void *q = bytes >= MEM_LARGE ? take_fitting(bytes, 1) : NULL;
+    void *q = IS_LARGE(bytes) ? take_fitting(bytes, 1) : NULL;
 #ifdef MREMAP_MAYMOVE
     if (!q && h->magic == MEM_MAGIC_LARGE)
         return grow_mapping(p, bytes);
