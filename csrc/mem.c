@@ -243,17 +243,19 @@ static void *take_fitting(size_t bytes, int growing)
     return block;
 }
 
-/* Map a new block after a miss.  Kept blocks that fit nothing are unmapped
- * first, oldest first, as many bytes as the new block needs: the kernel
- * hands pages freed a moment ago to the next mapping, and those are still
- * warm, while kept blocks that no request fits would leave the new mapping
- * to pages nobody touched for long. */
-static void *map_after_miss(size_t bytes)
+/* Map a new block after a miss.  For scratch arrays (recycle != 0), kept
+ * blocks are unmapped first, oldest first, as many bytes as the new block
+ * needs: the kernel hands pages freed a moment ago to the next mapping, and
+ * those are still warm, while kept blocks that no request of these
+ * unpredictable sizes fits would leave the new mapping to pages nobody
+ * touched for long.  The store's own requests repeat from one open to the
+ * next, so there a miss leaves the kept blocks to the requests they fit. */
+static void *map_after_miss(size_t bytes, int recycle)
 {
     pthread_mutex_lock(&pool.lock);
     pool.stats.mapped++;
     size_t freed = 0;
-    while (freed < bytes && pool.n_kept) {
+    while (recycle && freed < bytes && pool.n_kept) {
         int oldest = 0;
         for (int k = 1; k < pool.n_kept; k++)
             if (pool.kept[k].since < pool.kept[oldest].since)
@@ -265,10 +267,10 @@ static void *map_after_miss(size_t bytes)
     return map_block(bytes);
 }
 
-static void *alloc_large(size_t bytes)
+static void *alloc_large(size_t bytes, int recycle)
 {
     void *block = take_fitting(bytes, 0);
-    return block ? block : map_after_miss(bytes);
+    return block ? block : map_after_miss(bytes, recycle);
 }
 
 static void free_large(void *block)
@@ -298,10 +300,10 @@ static void free_large(void *block)
         unmap_block(block);
 }
 
-void *earl_mem_alloc(size_t bytes)
+static void *mem_alloc(size_t bytes, int recycle)
 {
     if (IS_LARGE(bytes))
-        return alloc_large(bytes);
+        return alloc_large(bytes, recycle);
     mem_header *h = malloc(sizeof *h + (bytes ? bytes : 1));
     if (!h)
         return NULL;
@@ -312,7 +314,7 @@ void *earl_mem_alloc(size_t bytes)
     return h + 1;
 }
 
-void *earl_mem_calloc(size_t n, size_t size)
+static void *mem_calloc(size_t n, size_t size, int recycle)
 {
     if (size && n > SIZE_MAX / size)
         return NULL;
@@ -330,8 +332,13 @@ void *earl_mem_calloc(size_t n, size_t size)
         memset(block, 0, bytes); /* a kept block: touched pages, cheaper than fresh ones */
         return block;
     }
-    return map_after_miss(bytes); /* fresh anonymous pages read as zero */
+    return map_after_miss(bytes, recycle); /* fresh anonymous pages read as zero */
 }
+
+void *earl_mem_alloc(size_t bytes) { return mem_alloc(bytes, 0); }
+void *earl_mem_calloc(size_t n, size_t size) { return mem_calloc(n, size, 0); }
+void *earl_mem_alloc_scratch(size_t bytes) { return mem_alloc(bytes, 1); }
+void *earl_mem_calloc_scratch(size_t n, size_t size) { return mem_calloc(n, size, 1); }
 
 void earl_mem_free(void *p)
 {

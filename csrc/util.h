@@ -44,6 +44,11 @@ void earl_advise_huge(void *p, size_t bytes);
 void *earl_mem_alloc(size_t bytes);
 void *earl_mem_realloc(void *p, size_t bytes);
 void *earl_mem_calloc(size_t n, size_t size);
+/* The same for short-lived arrays of unpredictable sizes (numpy's during an
+ * analysis): a request no kept block fits first gives kept blocks back, so
+ * that the kernel recycles their still-warm pages for it. */
+void *earl_mem_alloc_scratch(size_t bytes);
+void *earl_mem_calloc_scratch(size_t n, size_t size);
 void earl_mem_free(void *p);
 
 /* Grow *p (an array of elem-byte items with *cap slots) to hold need items;

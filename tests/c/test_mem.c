@@ -92,12 +92,29 @@ static void test_large_blocks_kept_and_reused(void **state)
     assert_true(same(c, 100 * 1000, 5));
     earl_mem_free(c);
 
-    /* a much smaller request does not pin it; the miss gives kept blocks back
-     * so that the kernel recycles their pages for the new mapping */
+    /* a much smaller request does not pin it, and a miss of the store leaves
+     * it kept for a request it fits */
     unsigned char *d = earl_mem_alloc(3 * MB);
     assert_ptr_not_equal(d, a);
+    assert_int_equal(earl_mem_get_stats().kept_blocks, 1);
+    /* a scratch array's miss gives kept blocks back, so that the kernel
+     * recycles their pages for the new mapping */
+    unsigned char *e = earl_mem_calloc_scratch(1, 3 * MB);
+    assert_ptr_not_equal(e, a);
     assert_int_equal(earl_mem_get_stats().kept_blocks, 0);
+    assert_int_equal(e[0] | e[3 * MB - 1], 0);
     earl_mem_free(d);
+    earl_mem_free(e);
+
+    /* calloc from a kept block is zeroed */
+    unsigned char *f = earl_mem_alloc(16 * MB);
+    fill(f, 16 * MB, 9);
+    earl_mem_free(f);
+    unsigned char *g = earl_mem_calloc(4, 4 * MB);
+    assert_ptr_equal(g, f);
+    for (size_t i = 0; i < 16 * MB; i += 4093)
+        assert_int_equal(g[i], 0);
+    earl_mem_free(g);
 
     earl_mem_release();
     earl_mem_stats s3 = earl_mem_get_stats();

@@ -22,13 +22,13 @@
 static void *np_malloc(void *ctx, size_t size)
 {
     (void)ctx;
-    return earl_mem_alloc(size);
+    return earl_mem_alloc_scratch(size);
 }
 
 static void *np_calloc(void *ctx, size_t nelem, size_t elsize)
 {
     (void)ctx;
-    return earl_mem_calloc(nelem, elsize);
+    return earl_mem_calloc_scratch(nelem, elsize);
 }
 
 static void *np_realloc(void *ctx, void *ptr, size_t new_size)
