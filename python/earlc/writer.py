@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 from typing import Dict, Iterable, Optional, Sequence, Tuple, Union
 
-from . import _core
+from . import _core, mpi_calls
 from .events import KINDS
 from .otf2names import (COLLECTIVE_OPS, GROUP_TYPES, LOCATION_GROUP_TYPES, LOCATION_TYPES,
                         PARADIGMS, REGION_ROLES, TYPE_DOUBLE, TYPE_INT64, TYPE_UINT64,
@@ -69,34 +69,6 @@ RMA_ATOMIC_TYPE = {
     "fetch_and_add": 5, "fetch_and_increment": 6, "fetch_and_accumulate": 7,
 }
 
-# MPI collectives: the region role Score-P gives them and the OTF2 operation.
-_MPI_COLLECTIVES = {
-    "barrier": ("BARRIER", "BARRIER"),
-    "bcast": ("COLL_ONE2ALL", "BCAST"),
-    "scatter": ("COLL_ONE2ALL", "SCATTER"),
-    "scatterv": ("COLL_ONE2ALL", "SCATTERV"),
-    "gather": ("COLL_ALL2ONE", "GATHER"),
-    "gatherv": ("COLL_ALL2ONE", "GATHERV"),
-    "reduce": ("COLL_ALL2ONE", "REDUCE"),
-    "allgather": ("COLL_ALL2ALL", "ALLGATHER"),
-    "allgatherv": ("COLL_ALL2ALL", "ALLGATHERV"),
-    "allreduce": ("COLL_ALL2ALL", "ALLREDUCE"),
-    "alltoall": ("COLL_ALL2ALL", "ALLTOALL"),
-    "alltoallv": ("COLL_ALL2ALL", "ALLTOALLV"),
-    "alltoallw": ("COLL_ALL2ALL", "ALLTOALLW"),
-    "reduce_scatter": ("COLL_ALL2ALL", "REDUCE_SCATTER"),
-    "reduce_scatter_block": ("COLL_ALL2ALL", "REDUCE_SCATTER_BLOCK"),
-    "scan": ("COLL_OTHER", "SCAN"),
-    "exscan": ("COLL_OTHER", "EXSCAN"),
-}
-_MPI_P2P = ("send", "recv", "isend", "irecv", "ssend", "bsend", "rsend", "issend", "ibsend",
-            "irsend", "sendrecv", "sendrecv_replace", "wait", "waitall", "waitany", "waitsome",
-            "test", "testall", "testany", "testsome", "probe", "iprobe", "mprobe", "improbe",
-            "mrecv", "imrecv", "start", "startall", "send_init", "recv_init", "cancel",
-            "request_free")
-_MPI_RMA = ("put", "get", "accumulate", "get_accumulate", "fetch_and_op", "compare_and_swap",
-            "rput", "rget", "raccumulate", "rget_accumulate")
-
 # OpenMP constructs as Score-P names them ("!$omp <construct> @file:line").
 _OMP_ROLES = {
     "parallel": "PARALLEL", "barrier": "BARRIER", "ibarrier": "IMPLICIT_BARRIER",
@@ -113,17 +85,9 @@ _OMP_ROLES = {
 
 def region_kind(name: str) -> Tuple[str, str]:
     """(paradigm, role) names that Score-P would give a region of this name."""
-    if name.startswith("MPI_"):
-        op = name[4:].lower()
-        if op in _MPI_COLLECTIVES:
-            return "MPI", _MPI_COLLECTIVES[op][0]
-        if op.startswith("i") and op[1:] in _MPI_COLLECTIVES:  # non-blocking collectives
-            return "MPI", _MPI_COLLECTIVES[op[1:]][0]
-        if op in _MPI_P2P:
-            return "MPI", "POINT2POINT"
-        if op in _MPI_RMA or op.startswith("win_"):
-            return "MPI", "RMA"
-        return "MPI", "FUNCTION"
+    call = mpi_calls.lookup(name)
+    if call is not None:
+        return "MPI", call.role
     lowered = name.lower()
     if lowered.startswith("!$omp"):
         construct = lowered[5:].split("@", 1)[0].strip()
@@ -140,12 +104,10 @@ def region_kind(name: str) -> Tuple[str, str]:
 
 def collective_op(name: str) -> int:
     """The OTF2 collective operation of an MPI collective region's name."""
-    op = name[4:].lower() if name.startswith("MPI_") else name.lower()
-    if op not in _MPI_COLLECTIVES and op.startswith("i") and op[1:] in _MPI_COLLECTIVES:
-        op = op[1:]
-    if op not in _MPI_COLLECTIVES:
+    call = mpi_calls.lookup(name if name.startswith("MPI_") else "MPI_" + name)
+    if call is None or call.op is None:
         raise ValueError("cannot infer the collective operation of %r; pass op=" % name)
-    return COLLECTIVE_OP[_MPI_COLLECTIVES[op][1]]
+    return COLLECTIVE_OP[call.op]
 
 
 def _enum(table: Dict[str, int], value, what: str) -> int:

@@ -1,27 +1,15 @@
 """Classes of regions and collective operations, as Scalasca classifies them.
 
 MPI calls are classified by name (Score-P gives MPI_Wait the role FUNCTION, so
-roles alone do not tell a point-to-point call); OpenMP constructs by role.
+roles alone do not tell a point-to-point call), through earlc.mpi_calls, the
+one table of MPI calls; OpenMP constructs by role.
 """
 from __future__ import annotations
 
 import numpy as np
 
-MPI_INIT_FINALIZE = {"MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Initialized",
-                     "MPI_Finalized"}
-MPI_BARRIER = {"MPI_Barrier", "MPI_Ibarrier"}
-MPI_COLLECTIVE = {
-    "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Gather", "MPI_Gatherv", "MPI_Scatter",
-    "MPI_Scatterv", "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall", "MPI_Alltoallv",
-    "MPI_Alltoallw", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block", "MPI_Scan", "MPI_Exscan",
-}
-MPI_P2P = {
-    "MPI_Send", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend", "MPI_Isend", "MPI_Ibsend", "MPI_Issend",
-    "MPI_Irsend", "MPI_Recv", "MPI_Irecv", "MPI_Sendrecv", "MPI_Sendrecv_replace", "MPI_Wait",
-    "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Test", "MPI_Testall", "MPI_Testany",
-    "MPI_Testsome", "MPI_Probe", "MPI_Iprobe", "MPI_Start", "MPI_Startall", "MPI_Mprobe",
-    "MPI_Mrecv", "MPI_Improbe", "MPI_Imrecv",
-}
+from .. import mpi_calls
+
 #: calls that block until a receive they complete has its message
 MPI_BLOCKING_RECEIVE = {"MPI_Recv", "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
                         "MPI_Sendrecv", "MPI_Sendrecv_replace", "MPI_Mrecv"}
@@ -53,11 +41,8 @@ _OMP_LOCK_NAMES = {"omp_set_lock", "omp_unset_lock", "omp_set_nest_lock", "omp_u
 def classify(region) -> str:
     """The class of one earlc Region."""
     if region.paradigm == "MPI":
-        for names, cls in ((MPI_INIT_FINALIZE, "mpi_init_finalize"), (MPI_BARRIER, "mpi_barrier"),
-                           (MPI_COLLECTIVE, "mpi_collective"), (MPI_P2P, "mpi_p2p")):
-            if region.name in names:
-                return cls
-        return "mpi_other"
+        call = mpi_calls.lookup(region.name)
+        return call.cls if call is not None else "mpi_other"
     if region.paradigm == "OPENMP":
         role = region.role
         if role == "BARRIER":
