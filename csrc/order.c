@@ -9,6 +9,12 @@
  * (location by location), turns every local index (side table event column,
  * request partners) into a global event id, and records each location's
  * own sequence (loc_start / loc_events).
+ *
+ * With P threads the time axis is cut into P slices of about equal event
+ * counts, merged concurrently; each slice's thread also copies a P-th of the
+ * side-table rows and, once all slices are merged, fixes up a P-th of the
+ * partners.  The heap is consulted once per run of one location's events,
+ * not once per event.
  */
 #include <pthread.h>
 #include <stdlib.h>

@@ -101,15 +101,6 @@ int earl_colset_reserve(const earl_colset *set, size_t *cap, size_t need)
     return 0;
 }
 
-void earl_colset_copy(const earl_colset *dst, size_t dst_count,
-                      const earl_colset *src, size_t count)
-{
-    for (int i = 0; i < dst->n && count; i++) {
-        size_t w = dst->col[i].width;
-        memcpy((char *)*dst->col[i].data + dst_count * w, *src->col[i].data, count * w);
-    }
-}
-
 void earl_colset_free(const earl_colset *set)
 {
     for (int i = 0; i < set->n; i++) {

@@ -72,9 +72,6 @@ typedef struct earl_colset {
 /* Make every column hold need items (capacity tracked in *cap).  Columns
  * are earl_mem blocks: free them with earl_colset_free. */
 int earl_colset_reserve(const earl_colset *set, size_t *cap, size_t need);
-/* Append src's count items after dst's dst_count items (dst must have room). */
-void earl_colset_copy(const earl_colset *dst, size_t dst_count,
-                      const earl_colset *src, size_t count);
 void earl_colset_free(const earl_colset *set);
 
 char *earl_strdup(const char *s);
