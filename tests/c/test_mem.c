@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -122,6 +123,55 @@ static void test_large_blocks_kept_and_reused(void **state)
     assert_int_equal(s3.kept_bytes, 0);
 }
 
+/* Threads allocating, growing and freeing blocks of many sizes at once, as
+ * reading threads and the merge do: every block keeps its own contents. */
+static void *churn(void *arg)
+{
+    unsigned seed = (unsigned)(uintptr_t)arg;
+    unsigned char *held[4] = {0};
+    size_t size[4] = {0};
+    unsigned tag[4] = {0}; /* the seed each block was filled with */
+    int bad = 0;
+    for (int round = 0; round < 300; round++) {
+        int k = round % 4;
+        if (held[k]) {
+            bad |= !same(held[k], size[k], tag[k]);
+            if (round % 3 == 0) {
+                size_t grown = size[k] + size[k] / 2;
+                held[k] = earl_mem_realloc(held[k], grown);
+                bad |= !held[k] || !same(held[k], size[k], tag[k]);
+                size[k] = grown;
+                fill(held[k], size[k], tag[k]);
+                continue;
+            }
+            earl_mem_free(held[k]);
+        }
+        seed = seed * 1103515245u + 12345u;
+        size[k] = (size_t)(seed >> 8) % (6 * MB) + 1000;
+        tag[k] = seed;
+        held[k] = (round & 1) ? earl_mem_alloc(size[k]) : earl_mem_calloc_scratch(1, size[k]);
+        bad |= !held[k];
+        fill(held[k], size[k], tag[k]);
+    }
+    for (int k = 0; k < 4; k++)
+        earl_mem_free(held[k]);
+    return (void *)(uintptr_t)bad;
+}
+
+static void test_threads_share_the_pool(void **state)
+{
+    (void)state;
+    pthread_t t[4];
+    for (uintptr_t k = 0; k < 4; k++)
+        assert_int_equal(pthread_create(&t[k], NULL, churn, (void *)(k + 1)), 0);
+    for (int k = 0; k < 4; k++) {
+        void *bad = NULL;
+        pthread_join(t[k], &bad);
+        assert_null(bad);
+    }
+    earl_mem_release();
+}
+
 /* Children run in a fresh process: the setting is read once per process. */
 static int keep_off_child(void)
 {
@@ -181,6 +231,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_growth_keeps_contents),
         cmocka_unit_test(test_large_blocks_kept_and_reused),
+        cmocka_unit_test(test_threads_share_the_pool),
         cmocka_unit_test(test_keeping_can_be_turned_off),
         cmocka_unit_test(test_kept_blocks_expire_without_calls),
     };
