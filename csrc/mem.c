@@ -11,19 +11,23 @@
  * than the decoding of the events itself (docs/benchmarks.md).
  *
  * So the store takes its columns from here.  Blocks of at least MEM_LARGE
- * bytes are mapped directly, aligned to and advised for transparent huge
- * pages; when freed they are kept, up to a total and for a limited time,
- * and handed to the next large request they fit, the way jemalloc and
- * tcmalloc keep freed pages for a while instead of returning them at once.
- * Smaller blocks come from malloc.  Every block carries a header, so
- * earl_mem_free and earl_mem_realloc need no size from the caller.
+ * bytes are mapped directly (from a huge page on, aligned to and advised
+ * for transparent huge pages); when freed they are kept, up to a total and
+ * for a limited time, and handed to the next large request they fit, the
+ * way jemalloc and tcmalloc keep freed pages for a while instead of
+ * returning them at once.  Smaller blocks come from malloc.  Every block
+ * carries a header, so earl_mem_free and earl_mem_realloc need no size from
+ * the caller.
  *
  * Policy (docs/model.md, "Memory"): a kept block serves a request of at least
- * two thirds of its capacity; blocks unused for EARL_MEM_KEEP_SECONDS are
- * unmapped, by the next call or by a reaper thread that runs only while
- * blocks are kept; at most a quarter of the physical memory is kept;
- * EARLC_KEEP_MEMORY in the environment sets the seconds (0 or "no": keep
- * nothing), and earl_mem_release returns every kept block at once.
+ * two thirds of its capacity, or a growing array up to MEM_GROW_REACH times
+ * its request; a scratch array (earl_mem_alloc_scratch: numpy's) that no
+ * kept block fits first unmaps kept blocks so that the kernel recycles their
+ * pages; blocks unused for EARL_MEM_KEEP_SECONDS are unmapped, by the next
+ * call or by a reaper thread that runs only while blocks are kept; at most a
+ * quarter of the physical memory is kept; EARLC_KEEP_MEMORY in the
+ * environment sets the seconds (0 or "no": keep nothing), and
+ * earl_mem_release returns every kept block at once.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* mremap */
@@ -54,8 +58,8 @@
 #define MEM_MAX_KEPT 256                 /* blocks, not bytes */
 #define MEM_GROW_REACH 8                 /* see take_fitting */
 
-/* Sits right before every block handed out; 32 bytes keep malloc's 16-byte
- * alignment for small blocks. */
+/* Sits right before every block handed out; its 32 bytes keep malloc's
+ * 16-byte alignment for small blocks. */
 typedef struct mem_header {
     uint64_t magic;
     size_t capacity;   /* usable bytes from the block's start */
@@ -78,7 +82,7 @@ static struct {
     int disabled;
     double keep_seconds;
     int reaper_running;    /* the reaper thread exists */
-    pthread_cond_t wake;   /* signalled when the reaper should look again */
+    pthread_cond_t wake;   /* the reaper sleeps on it; earl_mem_release wakes it */
     earl_mem_stats stats;
 } pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
@@ -409,6 +413,7 @@ void earl_mem_release(void)
     pthread_mutex_lock(&pool.lock);
     while (pool.n_kept)
         unmap_block(take_kept_locked(pool.n_kept - 1));
+    pthread_cond_signal(&pool.wake); /* the reaper sees nothing is kept and ends */
     pthread_mutex_unlock(&pool.lock);
 }
 
