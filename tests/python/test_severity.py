@@ -3,6 +3,7 @@ the sorting path of sum_by_key agree and stay exact beyond float precision,
 SeverityStore tables drop zero rows, first_of_groups picks the same rows with
 and without its sort."""
 import numpy as np
+import pytest
 
 from earlc.analysis import severity
 from earlc.analysis.severity import SeverityStore, sum_by_key
@@ -88,3 +89,18 @@ def test_pair_then_send_order():
             send = rng.permutation(send)  # ... or not: the sorting path
         want = np.lexsort((send, pair))
         assert _by_pair_then_send(pair, send, 10 ** 6).tolist() == want.tolist()
+
+
+def test_selected_columns_are_gathered_lazily_and_settable():
+    from earlc.analysis import Instances
+    base = Instances(np.arange(6), np.arange(6) * 10, {"a": np.arange(6) + 100,
+                                                        "b": np.arange(6) + 200})
+    sel = base.select(np.array([True, False, True, False, True, True])).select([1, 3])
+    assert sel.where.tolist() == [2, 5] and sel.severity.tolist() == [20, 50]
+    assert sel["a"].tolist() == [102, 105] and sel["b"].tolist() == [202, 205]
+    sel.columns["c"] = np.array([7, 8])  # a plugin adds its own column
+    assert dict(sel.columns)["c"].tolist() == [7, 8] and len(sel.columns) == 3
+    with pytest.raises(ValueError):
+        sel.columns["d"] = np.arange(3)
+    again = Instances(sel.where, sel.severity, sel.columns)
+    assert again["a"].tolist() == [102, 105]

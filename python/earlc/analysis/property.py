@@ -20,7 +20,7 @@ do, and are passed to `earlc.analyze(trace, properties=[...])`.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
@@ -29,17 +29,17 @@ import numpy as np
 UNITS = ("sec", "occ", "bytes")
 
 
-class Columns(Mapping):
+class Columns(MutableMapping):
     """The further columns of a selection of Instances: the parent's columns and
     the selected rows, each column gathered on first access.  Properties refine
     what they subscribe to step by step (select, then select again), and most
     columns are never read on the way, so a selection costs one index array
-    instead of a copy of every column."""
+    instead of a copy of every column.  Columns set on a selection are its own."""
 
     def __init__(self, base: Mapping, rows: Optional[np.ndarray] = None):
         self._base = base
         self._rows = rows
-        self._gathered: Dict[str, np.ndarray] = {}
+        self._gathered: Dict[str, np.ndarray] = {}  # and the columns set here
 
     def __getitem__(self, name: str) -> np.ndarray:
         col = self._gathered.get(name)
@@ -50,11 +50,22 @@ class Columns(Mapping):
             self._gathered[name] = col
         return col
 
+    def __setitem__(self, name: str, value) -> None:
+        value = np.asarray(value)
+        if self._rows is not None and value.shape[:1] != self._rows.shape:
+            raise ValueError("column %r has %d rows, expected %d"
+                             % (name, len(value), len(self._rows)))
+        self._gathered[name] = value
+
+    def __delitem__(self, name: str) -> None:
+        raise TypeError("columns of a selection cannot be removed; build new Instances")
+
     def __iter__(self):
-        return iter(self._base)
+        yield from self._base
+        yield from (k for k in self._gathered if k not in self._base)
 
     def __len__(self) -> int:
-        return len(self._base)
+        return len(self._base) + sum(1 for k in self._gathered if k not in self._base)
 
     def rows_of(self, rows: np.ndarray) -> "Columns":
         """These rows (integer positions) of this selection."""
