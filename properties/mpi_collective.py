@@ -75,6 +75,17 @@ def _completion(m):
     return m["leave_time"] - group_min(m["instance"], m["leave_time"])
 
 
+def _wait_for_latest_of(m, counted, waiting):
+    """For the `waiting` members: the latest enter among the `counted` members of
+    the instance minus their own enter; 0 elsewhere, and where none is counted."""
+    none = np.iinfo(np.int64).min
+    latest = group_max(m["instance"], np.where(counted, m["enter_time"], none))
+    sel = waiting & (latest != none)  # no subtraction from the sentinel: it would wrap
+    wait = np.zeros(len(sel), dtype=np.int64)
+    wait[sel] = latest[sel] - m["enter_time"][sel]
+    return wait
+
+
 class WaitAtBarrier(_CollectiveWait):
     name, title, parent = "wait_at_barrier", "Wait at Barrier", "mpi_synchronization"
     ops = (rc.OP_BARRIER,)
@@ -125,13 +136,7 @@ class LateBroadcast(_CollectiveWait):
 
     def waits(self, m):
         is_root = m["location"] == m["root"]
-        none = np.iinfo(np.int64).min
-        root_enter = group_max(m["instance"], np.where(is_root, m["enter_time"], none))
-        has_root = root_enter != none  # no subtraction from the sentinel: it would wrap
-        wait = np.zeros(len(is_root), dtype=np.int64)
-        sel = ~is_root & has_root
-        wait[sel] = root_enter[sel] - m["enter_time"][sel]
-        return wait
+        return _wait_for_latest_of(m, counted=is_root, waiting=~is_root)
 
 
 class EarlyReduce(_CollectiveWait):
@@ -144,12 +149,8 @@ class EarlyReduce(_CollectiveWait):
 
     def waits(self, m):
         is_root = m["location"] == m["root"]
-        none = np.iinfo(np.int64).min
-        last_other = group_max(m["instance"], np.where(is_root, none, m["enter_time"]))
-        sel = is_root & (last_other != none)  # a root alone in its communicator waits for nobody
-        wait = np.zeros(len(is_root), dtype=np.int64)
-        wait[sel] = last_other[sel] - m["enter_time"][sel]
-        return wait
+        # a root alone in its communicator waits for nobody
+        return _wait_for_latest_of(m, counted=~is_root, waiting=is_root)
 
 
 class EarlyScan(_CollectiveWait):

@@ -261,7 +261,10 @@ static PyObject *Writer_group(WriterObject *self, PyObject *args, PyObject *kwar
     return ref_result(st, &err, ref);
 }
 
-static PyObject *Writer_comm_world(WriterObject *self, PyObject *args, PyObject *kwargs)
+/* comm_world(name=None) and comm_self(name=None): the predefined communicators. */
+static PyObject *predefined_comm(WriterObject *self, PyObject *args, PyObject *kwargs,
+                                 earl_status (*define)(earl_writer *, const char *, uint32_t *,
+                                                       earl_error *))
 {
     static char *kwlist[] = { "name", NULL };
     const char *name = NULL;
@@ -269,20 +272,18 @@ static PyObject *Writer_comm_world(WriterObject *self, PyObject *args, PyObject 
         return NULL;
     earl_error err = { 0 };
     uint32_t ref = 0;
-    earl_status st = earl_writer_comm_world(self->w, name, &ref, &err);
+    earl_status st = define(self->w, name, &ref, &err);
     return ref_result(st, &err, ref);
+}
+
+static PyObject *Writer_comm_world(WriterObject *self, PyObject *args, PyObject *kwargs)
+{
+    return predefined_comm(self, args, kwargs, earl_writer_comm_world);
 }
 
 static PyObject *Writer_comm_self(WriterObject *self, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = { "name", NULL };
-    const char *name = NULL;
-    if (check_open(self) || !PyArg_ParseTupleAndKeywords(args, kwargs, "|z", kwlist, &name))
-        return NULL;
-    earl_error err = { 0 };
-    uint32_t ref = 0;
-    earl_status st = earl_writer_comm_self(self->w, name, &ref, &err);
-    return ref_result(st, &err, ref);
+    return predefined_comm(self, args, kwargs, earl_writer_comm_self);
 }
 
 static PyObject *Writer_comm(WriterObject *self, PyObject *args, PyObject *kwargs)
