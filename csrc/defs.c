@@ -350,14 +350,7 @@ earl_loc earl_defs_location_index(const earl_defs *defs, uint64_t id)
 {
     /* defs is the view embedded first in defs_store */
     const defs_store *st = (const defs_store *)defs;
-    size_t lo = 0, hi = st->n_locations;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (st->loc_ids_sorted[mid] < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = earl_u64_lower_bound(st->loc_ids_sorted, 0, st->n_locations, id);
     return lo < st->n_locations && st->loc_ids_sorted[lo] == id ? st->loc_index_sorted[lo]
                                                                  : EARL_NONE;
 }

@@ -229,15 +229,7 @@ static void *merge_slice(void *arg)
 /* Events of b with time < t. */
 static size_t count_before(const loc_events *b, earl_time t)
 {
-    size_t lo = 0, hi = b->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (b->time[mid] < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return earl_u64_lower_bound(b->time, 0, b->n, t);
 }
 
 /* A time t such that about `want` events lie before it. */
