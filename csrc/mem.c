@@ -135,6 +135,16 @@ static void *take_kept_locked(int k)
     return block;
 }
 
+/* The kept block freed longest ago (pool.n_kept > 0). */
+static int oldest_kept_locked(void)
+{
+    int oldest = 0;
+    for (int k = 1; k < pool.n_kept; k++)
+        if (pool.kept[k].since < pool.kept[oldest].since)
+            oldest = k;
+    return oldest;
+}
+
 static void expire_locked(double now)
 {
     for (int k = pool.n_kept - 1; k >= 0; k--)
@@ -150,11 +160,7 @@ static void *reap(void *unused)
     (void)unused;
     pthread_mutex_lock(&pool.lock);
     while (pool.n_kept) {
-        double oldest = pool.kept[0].since;
-        for (int k = 1; k < pool.n_kept; k++)
-            if (pool.kept[k].since < oldest)
-                oldest = pool.kept[k].since;
-        double due = oldest + pool.keep_seconds + 0.01;
+        double due = pool.kept[oldest_kept_locked()].since + pool.keep_seconds + 0.01;
         /* sleep on CLOCK_REALTIME, which pthread_cond_timedwait uses */
         struct timespec at;
         clock_gettime(CLOCK_REALTIME, &at);
@@ -260,10 +266,7 @@ static void *map_after_miss(size_t bytes, int recycle)
     pool.stats.mapped++;
     size_t freed = 0;
     while (recycle && freed < bytes && pool.n_kept) {
-        int oldest = 0;
-        for (int k = 1; k < pool.n_kept; k++)
-            if (pool.kept[k].since < pool.kept[oldest].since)
-                oldest = k;
+        int oldest = oldest_kept_locked();
         freed += pool.kept[oldest].capacity;
         unmap_block(take_kept_locked(oldest));
     }
@@ -288,11 +291,7 @@ static void free_large(void *block)
     /* make room: the oldest kept blocks go first */
     while (keep && (pool.n_kept == MEM_MAX_KEPT ||
                     pool.kept_bytes + capacity > pool.max_kept_bytes)) {
-        int oldest = 0;
-        for (int k = 1; k < pool.n_kept; k++)
-            if (pool.kept[k].since < pool.kept[oldest].since)
-                oldest = k;
-        unmap_block(take_kept_locked(oldest));
+        unmap_block(take_kept_locked(oldest_kept_locked()));
     }
     if (keep) {
         pool.kept[pool.n_kept++] = (kept_block){block, capacity, now};
@@ -304,11 +303,9 @@ static void free_large(void *block)
         unmap_block(block);
 }
 
-static void *mem_alloc(size_t bytes, int recycle)
+/* A block from malloc or calloc (h, NULL when out of memory) with its header. */
+static void *small_block(mem_header *h, size_t bytes)
 {
-    if (IS_LARGE(bytes))
-        return alloc_large(bytes, recycle);
-    mem_header *h = malloc(sizeof *h + (bytes ? bytes : 1));
     if (!h)
         return NULL;
     h->magic = MEM_MAGIC_SMALL;
@@ -318,19 +315,20 @@ static void *mem_alloc(size_t bytes, int recycle)
     return h + 1;
 }
 
+static void *mem_alloc(size_t bytes, int recycle)
+{
+    if (IS_LARGE(bytes))
+        return alloc_large(bytes, recycle);
+    return small_block(malloc(sizeof(mem_header) + (bytes ? bytes : 1)), bytes);
+}
+
 static void *mem_calloc(size_t n, size_t size, int recycle)
 {
     if (size && n > SIZE_MAX / size)
         return NULL;
     size_t bytes = n * size;
-    if (!IS_LARGE(bytes)) {
-        mem_header *h = calloc(1, sizeof *h + (bytes ? bytes : 1));
-        if (!h)
-            return NULL;
-        h->magic = MEM_MAGIC_SMALL;
-        h->capacity = bytes;
-        return h + 1;
-    }
+    if (!IS_LARGE(bytes))
+        return small_block(calloc(1, sizeof(mem_header) + (bytes ? bytes : 1)), bytes);
     void *block = take_fitting(bytes, 0);
     if (block) {
         memset(block, 0, bytes); /* a kept block: touched pages, cheaper than fresh ones */
