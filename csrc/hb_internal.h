@@ -51,6 +51,7 @@ typedef struct hb_rules {
     earl_eid *member_begin;     /* per entry of view->coll_members */
     uint8_t *keep;              /* bit per event: a collective begin or the last
                                    event of a team run (its clock is saved) */
+    uint8_t *member;            /* bit per event: a member of a collective instance */
     earl_eid *join_event;       /* joins sorted by event, with their forks */
     earl_eid *join_fork;
     size_t n_joins;

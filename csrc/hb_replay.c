@@ -39,6 +39,8 @@ typedef struct replay {
     size_t *cursor;          /* per location: positions replayed so far */
     uint8_t *done;           /* bit per event: replayed */
     uint8_t *stamped;        /* bit per event: to be stamped */
+    size_t *stamp_next;      /* per location: its next stamp in stamp_order */
+    size_t *stamp_order;     /* stamp indices grouped by location, in program order */
     earl_eid *waiting_on;    /* per location: the event it waits for, -1 */
     earl_loc *next_waiter;   /* per location: the next location waiting on the same event */
     hb_event_map waiters;    /* awaited event -> first waiting location */
@@ -223,7 +225,7 @@ static int replay_next(replay *rp, earl_loc l, int forced)
     }
     if (BIT_GET(rp->stamped, e)) {
         earl_hb *hb = rp->hb;
-        size_t k = earl_eid_lower_bound(hb->events, 0, hb->n, e);
+        size_t k = rp->stamp_order[rp->stamp_next[l]++];
         hb_clock_copy(hb->stamps + k * hb->width, c, hb->width);
         hb->location[k] = l;
         hb->position[k] = (uint32_t)pos;
@@ -241,7 +243,8 @@ static int replay_next(replay *rp, earl_loc l, int forced)
     }
     BIT_SET(rp->done, e);
     rp->cursor[l] = pos + 1;
-    wake_waiters(rp, e);
+    if (rp->waiters.count)
+        wake_waiters(rp, e);
     if (++rp->replayed % PROGRESS_EVERY == 0 && rp->opt && rp->opt->progress)
         rp->opt->progress(rp->opt->progress_data, "clocks", rp->replayed, rp->ev->count);
     return 1;
@@ -271,6 +274,8 @@ earl_status hb_replay(earl_hb *hb, const earl_trace *trace, hb_rules *rules,
     rp.cursor = calloc(nl, sizeof *rp.cursor);
     rp.done = calloc(ev->count / 8 + 1, 1);
     rp.stamped = calloc(ev->count / 8 + 1, 1);
+    rp.stamp_next = calloc(nl + 1, sizeof *rp.stamp_next);
+    rp.stamp_order = malloc((hb->n ? hb->n : 1) * sizeof *rp.stamp_order);
     rp.waiting_on = malloc(nl * sizeof *rp.waiting_on);
     rp.next_waiter = malloc(nl * sizeof *rp.next_waiter);
     /* a location is on the stack at most once: it is pushed when it starts
@@ -281,7 +286,8 @@ earl_status hb_replay(earl_hb *hb, const earl_trace *trace, hb_rules *rules,
     hb_event_map_init(&rp.saved);
     hb_event_map_init(&rp.waiters);
     hb_event_map_init(&rp.instance_max);
-    if (!rp.clock || !rp.cursor || !rp.done || !rp.stamped || !rp.waiting_on ||
+    if (!rp.clock || !rp.cursor || !rp.done || !rp.stamped || !rp.stamp_next ||
+        !rp.stamp_order || !rp.waiting_on ||
         !rp.next_waiter || !rp.work || !rp.instance_done) {
         rc = earl_fail(err, EARL_ERR_NOMEM, "out of memory for the vector clocks of %zu locations",
                        rp.nl);
@@ -289,16 +295,27 @@ earl_status hb_replay(earl_hb *hb, const earl_trace *trace, hb_rules *rules,
     }
     for (size_t l = 0; l < nl; l++)
         rp.waiting_on[l] = rp.next_waiter[l] = EARL_NONE;
-    for (size_t k = 0; k < hb->n; k++)
+    /* stamps grouped by location (a counting sort): a location meets its
+     * stamped events in program order, so each takes the next of its group */
+    for (size_t k = 0; k < hb->n; k++) {
         BIT_SET(rp.stamped, hb->events[k]);
+        rp.stamp_next[ev->location[hb->events[k]] + 1]++;
+    }
+    for (size_t l = 0; l < nl; l++)
+        rp.stamp_next[l + 1] += rp.stamp_next[l];
+    for (size_t k = 0; k < hb->n; k++)
+        rp.stamp_order[rp.stamp_next[ev->location[hb->events[k]]]++] = k;
+    for (size_t l = nl; l > 0; l--)
+        rp.stamp_next[l] = rp.stamp_next[l - 1];
+    rp.stamp_next[0] = 0;
 
     /* the total order drives; waiting locations catch up when woken */
     for (size_t e = 0; e < ev->count && !rp.nomem; e++) {
         earl_loc l = ev->location[e];
         if (BIT_GET(rp.done, e) || rp.waiting_on[l] >= 0)
             continue;
-        rp.work[rp.n_work++] = l;
-        drain(&rp, (earl_eid)e);
+        if (replay_next(&rp, l, 0) && rp.n_work) /* woke some: they catch up */
+            drain(&rp, (earl_eid)e);
     }
     /* what still waits, waits in a cycle: break it at the earliest event */
     for (;;) {
@@ -328,6 +345,8 @@ done:
     free(rp.cursor);
     free(rp.done);
     free(rp.stamped);
+    free(rp.stamp_next);
+    free(rp.stamp_order);
     free(rp.waiting_on);
     free(rp.next_waiter);
     free(rp.work);

@@ -156,13 +156,15 @@ earl_status hb_rules_init(hb_rules *r, const earl_trace *trace, earl_states *sta
     const earl_states_view *v = r->view;
     size_t n_members = v->coll_member_start ? v->coll_member_start[v->n_colls] : 0;
     r->keep = calloc(r->ev->count / 8 + 1, 1);
+    r->member = calloc(r->ev->count / 8 + 1, 1);
     r->member_begin = malloc((n_members ? n_members : 1) * sizeof *r->member_begin);
-    if (!r->keep || !r->member_begin)
+    if (!r->keep || !r->member || !r->member_begin)
         return earl_fail(err, EARL_ERR_NOMEM, "out of memory for the happened-before rules");
     for (size_t k = 0; k < v->n_colls; k++)
         for (size_t j = v->coll_member_start[k]; j < v->coll_member_start[k + 1]; j++) {
             earl_eid b = member_begin(r, v->coll_members[j], v->coll_type[k]);
             r->member_begin[j] = b;
+            BIT_SET(r->member, v->coll_members[j]);
             if (b >= 0)
                 BIT_SET(r->keep, b);
         }
@@ -173,6 +175,7 @@ void hb_rules_free(hb_rules *r)
 {
     free(r->member_begin);
     free(r->keep);
+    free(r->member);
     free(r->join_event);
     free(r->join_fork);
     free(r->run_fork);
@@ -185,7 +188,7 @@ size_t hb_rules_bytes(const hb_rules *r)
 {
     const earl_states_view *v = r->view;
     size_t n_members = v && v->coll_member_start ? v->coll_member_start[v->n_colls] : 0;
-    return r->ev->count / 8 + 1 + n_members * sizeof(earl_eid) +
+    return 2 * (r->ev->count / 8 + 1) + n_members * sizeof(earl_eid) +
            2 * (r->n_joins + r->n_runs) * sizeof(earl_eid) + r->cap_deps * sizeof(earl_eid);
 }
 
@@ -286,7 +289,7 @@ size_t hb_rules_deps(hb_rules *r, earl_eid e, earl_eid prev, const earl_eid **de
         earl_eid s = earl_states_ptr(r->states, EARL_PTR_SEND, e);
         if (s >= 0 && push_dep(r, &n, s) != 0)
             return SIZE_MAX;
-    } else if (kind == EARL_MPI_COLLECTIVE_END || (kind == EARL_LEAVE && r->view->n_colls)) {
+    } else if (BIT_GET(r->member, e)) { /* an MPI_COLLECTIVE_END, a team barrier's LEAVE */
         int32_t k = earl_states_instance_of(r->states, e);
         if (k >= 0) {
             *instance = k;
