@@ -3,52 +3,93 @@
 Commands:
     analyze TRACE   the performance properties of a trace: what is wrong, where, and
                     how much time it costs (docs/cli.md, docs/properties.md)
+    properties      the properties available: built-in, from installed packages, from
+                    --plugin files
     info TRACE      summary of a trace: creator, OTF2 version, processes and threads,
                     events per kind, duration, regions by paradigm, warnings
     synth KIND -o DIR
                     generate a program's trace with known inefficiencies and its
                     expected.json (docs/generator.md)
 
-Errors in the input exit with status 2 and one line naming the file and the problem.
+Every user error is one line on standard error and exit status 2, found before any
+long work starts (earlc.cliargs: the rule every subcommand follows).
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from typing import List, Optional
 
-from . import TraceError
+from . import cliargs
+from .cliargs import Parser, count, output_file, write_output
 from .progress import ProgressBar
 from .summary import format_info, info_data
 from .trace import open as open_trace
 
 
 def _write(args, text: str) -> None:
-    if args.output:
-        with open(args.output, "w") as f:
-            f.write(text + "\n")
-    else:
-        print(text)
+    write_output(args.output, text)
+
+
+def _catalog(args):
+    """Built-ins, installed packages and --plugin files; the names of
+    --properties checked against them.  Before the trace is read."""
+    from .analysis.catalog import assemble
+
+    catalog = assemble(files=args.plugin or (), strict=args.strict)
+    if getattr(args, "properties", None):
+        catalog.select(args.properties)
+    return catalog
 
 
 def cmd_analyze(args) -> int:
     from .analysis import analyze
 
+    catalog = _catalog(args)
+    plugins = [p for p in catalog.properties if p.source != "built-in"]
     bar = ProgressBar()
-    trace = open_trace(args.trace, threads=args.threads, progress=bar)
-    props = [p.strip() for p in args.properties.split(",") if p.strip()] if args.properties else None
     try:
-        report = analyze(trace, properties=props, top=max(args.top, 1), progress=bar)
-    except ValueError as exc:  # an unknown property name
-        print("earlc: error: %s" % exc, file=sys.stderr)
-        return 2
+        trace = open_trace(args.trace, threads=args.threads, progress=bar)
+        report = analyze(trace, properties=args.properties, top=max(args.top, 1),
+                         progress=bar, plugins=plugins, strict=args.strict, packages=False)
     finally:
         bar.close()
+    report.package_problems = catalog.problems
     if args.format == "json":
         _write(args, report.to_json(indent=1))
     else:
         _write(args, report.to_text(top=args.top, rows=args.rows))
+    return 0
+
+
+def cmd_properties(args) -> int:
+    from .analysis.catalog import ordered
+    from .analysis.report import _tree_order
+
+    catalog = _catalog(args)
+    props = ordered(catalog.properties)
+    metrics = _tree_order([p for p in props if p.metric])
+    rows = metrics + [p for p in props if not p.metric]
+    data = [{"name": p.name, "title": p.title, "parent": p.parent, "unit": p.unit,
+             "subscribes": p.subscribes, "metric": p.metric, "source": p.source,
+             "replaces": p.replaces} for p in rows]
+    if args.format == "json":
+        _write(args, json.dumps({"properties": data, "problems": catalog.problems}, indent=1))
+        return 0
+    depth = {}
+    for p in metrics:
+        depth[p.name] = depth[p.parent] + 1 if p.parent in depth else 0
+    table = [("  " * depth.get(p.name, 0) + p.name if p.metric else p.name + " (event)",
+              p.title, p.parent or "-", p.unit, p.subscribes or "-", p.source or "")
+             for p in rows]
+    heads = ("name", "title", "parent", "unit", "subscribes to", "from")
+    widths = [max(len(h), *(len(r[i]) for r in table)) for i, h in enumerate(heads)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(heads, widths)).rstrip(),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in table]
+    for problem in catalog.problems:
+        lines.append("warning: %s" % problem)
+    _write(args, "\n".join(lines))
     return 0
 
 
@@ -81,28 +122,52 @@ def cmd_synth(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="earlc", description=__doc__.split("\n")[0])
+def _plugin_options(parser) -> None:
+    parser.add_argument("--plugin", action="append", metavar="FILE", type=cliargs.existing_file,
+                        help="load every Property class of this Python file (repeatable)")
+    parser.add_argument("--strict", action="store_true",
+                        help="a property that raises, or an installed package that fails to "
+                             "load, is an error (default: switched off, listed in the warnings)")
+
+
+def build_parser() -> Parser:
+    p = Parser(prog="earlc", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     an = sub.add_parser("analyze", help="find and quantify inefficiencies",
                         description="Detect the performance properties of a trace and report "
                                     "the time they cost per call path and location.")
     an.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
-    an.add_argument("--properties", help="comma-separated property names (default: all; "
-                                         "their parents and publishers are added)")
+    an.add_argument("--properties", type=cliargs.name_list, metavar="A,B,...",
+                    help="comma-separated property names (default: all; "
+                         "their parents and publishers are added)")
+    _plugin_options(an)
     an.add_argument("--format", choices=["text", "json"], default="text")
-    an.add_argument("-o", "--output", help="write to FILE instead of standard output")
-    an.add_argument("--top", type=int, default=5,
+    an.add_argument("-o", "--output", type=output_file, metavar="FILE",
+                    help="write to FILE instead of standard output")
+    an.add_argument("--top", type=count(0), default=5,
                     help="properties detailed in the text report, occurrences kept each (5)")
-    an.add_argument("--rows", type=int, default=5, help="call paths and locations shown (5)")
-    an.add_argument("--threads", type=int, default=0, help="reading threads (default: one per core)")
+    an.add_argument("--rows", type=count(1), default=5,
+                    help="call paths, locations and occurrences shown (5)")
+    an.add_argument("--threads", type=cliargs.threads, default=0,
+                    help="reading threads (default: one per core)")
     an.set_defaults(func=cmd_analyze)
+
+    pr = sub.add_parser("properties", help="list the properties available",
+                        description="List the built-in properties, those of installed packages "
+                                    "(entry-point group earlc.properties) and of --plugin "
+                                    "files, with title, parent, unit and subscription.")
+    _plugin_options(pr)
+    pr.add_argument("--format", choices=["text", "json"], default="text")
+    pr.add_argument("-o", "--output", type=output_file, metavar="FILE",
+                    help="write to FILE instead of standard output")
+    pr.set_defaults(func=cmd_properties)
 
     info = sub.add_parser("info", help="summarise a trace")
     info.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
     info.add_argument("--format", choices=["text", "json"], default="text")
-    info.add_argument("-o", "--output", help="write to FILE instead of standard output")
-    info.add_argument("--threads", type=int, default=0,
+    info.add_argument("-o", "--output", type=output_file, metavar="FILE",
+                      help="write to FILE instead of standard output")
+    info.add_argument("--threads", type=cliargs.threads, default=0,
                       help="reading threads (default: one per core)")
     info.set_defaults(func=cmd_info)
 
@@ -124,15 +189,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    from .analysis import PropertyError
+
+    cliargs.user_error_types(PropertyError)
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
-        parser.print_help(sys.stderr)
-        return 2
-    try:
-        return args.func(args)
-    except TraceError as exc:
-        print("earlc: error: %s" % exc.args[0], file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        return 0
+        parser.error("name a command: %s" % ", ".join(
+            parser._subparsers._group_actions[0].choices))
+    return cliargs.run_command(args.func, args)

@@ -163,9 +163,12 @@ def test_bad_plugins_and_names(tmp_path):
     class Orphan(Property):
         name, parent = "orphan", "no_such_parent"
 
+        def detect(self, ctx, subscribed):
+            return None
+
     with pytest.raises(ValueError, match="parent"):
         earlc.analyze(trace, properties=[Orphan()])
-    with pytest.raises(ValueError, match="unknown properties"):
+    with pytest.raises(ValueError, match="unknown property no_such_property"):
         earlc.analyze(trace, properties=["no_such_property"])
 
 
@@ -187,7 +190,7 @@ def test_cli_analyze(tmp_path):
                                                    "mpi_point2point", "late_sender"}
     assert sum(m["value"] for m in data["metrics"] if m["name"] == "late_sender") > 0
     r = run_cli("analyze", demo, "--properties", "bogus")
-    assert r.returncode == 2 and "unknown properties" in r.stderr
+    assert r.returncode == 2 and "unknown property bogus" in r.stderr
     r = run_cli("analyze", str(tmp_path / "missing"))
     assert r.returncode == 2 and "missing" in r.stderr
 

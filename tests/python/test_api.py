@@ -242,6 +242,8 @@ def test_analysis_arrays_use_store_memory_and_numpy_is_restored(tmp_path):
             np.zeros(10 ** 6)  # allocated from the store, then an error
             raise RuntimeError("on purpose")
 
-    with pytest.raises(RuntimeError):
-        earlc.analyze(t, properties=[Broken()])
+    with pytest.raises(earlc.analysis.PropertyError, match="on purpose"):
+        earlc.analyze(t, properties=[Broken()], strict=True)
+    assert _handler_name() == before
+    assert [s.name for s in earlc.analyze(t, properties=[Broken()]).switched_off] == ["broken"]
     assert _handler_name() == before

@@ -11,13 +11,18 @@ PyObject *earlc_open(PyObject *module, PyObject *args, PyObject *kwargs); /* tra
 
 PyObject *earlc_raise(const earl_error *err)
 {
-    PyObject *exc = PyObject_CallFunction(earlc_TraceError, "si", err->message, (int)err->code);
+    /* the message is the only argument, so str(exc) is the message; the
+     * category travels as attributes (status: its name, code: its number) */
+    PyObject *exc = PyObject_CallFunction(earlc_TraceError, "s", err->message);
     if (exc) {
         PyObject *status = PyUnicode_FromString(earl_status_name(err->code));
-        if (status) {
+        PyObject *code = PyLong_FromLong((long)err->code);
+        if (status)
             PyObject_SetAttrString(exc, "status", status);
-            Py_DECREF(status);
-        }
+        if (code)
+            PyObject_SetAttrString(exc, "code", code);
+        Py_XDECREF(status);
+        Py_XDECREF(code);
         PyErr_SetObject(earlc_TraceError, exc);
         Py_DECREF(exc);
     }

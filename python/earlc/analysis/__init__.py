@@ -7,15 +7,24 @@ quantify the time they cost per call path and location.
 
 Plugins subclass `Property` (see docs/plugins.md).
 """
-from .property import Instances, Property
+from .catalog import PluginError, load_file
+from .compound import CompoundEvent, Fraction
+from .property import Instances, MissingColumn, Property
 from .report import Report
+from .validate import PropertyError
 
 
-def analyze(trace, properties=None, top: int = 10, progress=None) -> Report:
-    """Evaluate the built-in catalog (or the named properties, with what they
-    need, plus any Property instances given) on trace.
+def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
+            strict: bool = False, packages: bool = True) -> Report:
+    """Evaluate the catalog on trace: the built-ins, the properties of installed
+    packages (entry-point group earlc.properties, unless packages=False) and the
+    Property instances in plugins.
 
+    properties: names and/or Property instances; then only those are evaluated,
+        with what they need (parents, publishers, Time).
     top: how many of the most severe occurrences each property keeps.
+    strict: a property that raises stops the analysis (PropertyError) instead of
+        being switched off and listed in report.switched_off.
     progress: called as progress(phase, done, total).
     """
     from .. import _core
@@ -24,9 +33,11 @@ def analyze(trace, properties=None, top: int = 10, progress=None) -> Report:
     # numpy temporaries from earlc's kept memory (docs/model.md, "Memory")
     previous = _core.use_store_memory()
     try:
-        return run(trace, properties=properties, top=top, progress=progress)
+        return run(trace, properties=properties, top=top, progress=progress, plugins=plugins,
+                   strict=strict, packages=packages)
     finally:
         _core.restore_numpy_memory(previous)
 
 
-__all__ = ["analyze", "Property", "Instances", "Report"]
+__all__ = ["analyze", "Property", "Instances", "Report", "CompoundEvent", "Fraction",
+           "PropertyError", "PluginError", "MissingColumn", "load_file"]

@@ -5,7 +5,7 @@ catalog's documentation and its code never disagree.
 """
 from __future__ import annotations
 
-from .engine import builtin_properties
+from .catalog import builtin_properties
 from .report import _tree_order
 
 HEADER = """# The property catalog

@@ -7,86 +7,182 @@ take the exclusive time of their region classes from the call tree.
 """
 from __future__ import annotations
 
+import inspect
+import os
+import traceback
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
 from . import regions as rc
+from .catalog import assemble, ordered
 from .context import AnalysisContext
-from .property import Instances, Property, check_catalog
+from .property import Instances, Property
 from .severity import SeverityStore
+from .validate import PropertyError, check_instances, check_totals, describe
 
 
-def builtin_properties() -> List[Property]:
-    from ..properties import catalog
+@dataclass
+class SwitchedOff:
+    """A property the analysis left out because it raised (or returned something
+    unusable), or because what it subscribes to was left out."""
 
-    return catalog()
+    name: str
+    source: str
+    exception: str        #: the exception's type ("" when left out for a publisher)
+    message: str
+    file: Optional[str]   #: the property's own file and the line that failed there
+    line: Optional[int]
+
+    def __str__(self) -> str:
+        at = " at %s:%d" % (self.file, self.line) if self.file and self.line else ""
+        what = "%s: %s" % (self.exception, self.message) if self.exception else self.message
+        return "property %s (%s) switched off%s: %s" % (self.name, self.source, at, what)
 
 
-def select(catalog: List[Property], names: Sequence[str]) -> List[Property]:
-    """The named properties with everything they need: their ancestors in the
-    metric tree and their publishers."""
-    by_name = {p.name: p for p in catalog}
-    unknown = [n for n in names if n not in by_name]
-    if unknown:
-        raise ValueError("unknown properties: %s (known: %s)"
-                         % (", ".join(unknown), ", ".join(sorted(by_name))))
-    keep = set()
-    todo = list(names)
-    while todo:
-        n = todo.pop()
-        if n in keep:
-            continue
-        keep.add(n)
-        p = by_name[n]
-        # a dependency outside the catalog is reported by check_catalog
-        todo += [d for d in (p.parent, p.subscribes) if d and d in by_name]
-    return [p for p in catalog if p.name in keep]
+@dataclass
+class ExceedsParent:
+    """A metric whose value exceeds its parent's in some (call path, location)
+    cells: the metric tree is then no tree of parts, and percentages mislead."""
+
+    parent: str
+    cells: int
+    callpath: int       #: the cell where it exceeds most
+    location: int
+    value: int
+    parent_value: int
+
+
+def _own_line(p: Property, exc: BaseException):
+    """The property's file and the last line of it in the traceback (else the
+    line of its detect/totals, else of its class)."""
+    cls = type(p)
+    try:
+        path = os.path.abspath(inspect.getsourcefile(cls))
+    except (TypeError, OSError):
+        return None, None
+    line = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if os.path.abspath(frame.filename) == path:
+            line = frame.lineno
+    if line is None:
+        for attr in ("detect", "totals"):
+            fn = getattr(cls, attr)
+            if getattr(fn, "__code__", None) is not None and \
+                    os.path.abspath(fn.__code__.co_filename) == path:
+                line = fn.__code__.co_firstlineno
+                break
+    if line is None:
+        try:
+            line = inspect.getsourcelines(cls)[1]
+        except (TypeError, OSError):
+            pass
+    return path, line
 
 
 def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top: int = 10,
-        progress=None):
+        progress=None, plugins: Sequence = (), strict: bool = False, packages: bool = True):
     from .report import Report
 
-    catalog = builtin_properties()
+    given = [p for p in properties or () if isinstance(p, Property)]
+    catalog = assemble(plugins=list(plugins) + given, packages=packages, strict=strict)
     if properties:
-        # plugins replace built-ins of the same name; the analysis keeps what the
-        # named properties and plugins need
-        plugins = [p for p in properties if isinstance(p, Property)]
-        replaced = {p.name for p in plugins}
-        wanted = [p for p in properties if isinstance(p, str)] + [p.name for p in plugins]
-        catalog = select([p for p in catalog if p.name not in replaced] + plugins, wanted)
-    order = check_catalog(catalog)
+        # named properties and plugins given among them: those, with what they need
+        names = [p.name if isinstance(p, Property) else p for p in properties]
+        chosen = catalog.select(names)
+    else:
+        chosen = catalog.properties
+    order = ordered(chosen)
     ctx = AnalysisContext(trace)
     store = SeverityStore(ctx.n_locations)
     counts = SeverityStore(ctx.n_locations)  # occurrences, for detected properties
     published: Dict[str, Instances] = ctx.published  # readable by every later property
     worst: Dict[str, Instances] = {}
+    switched_off: List[SwitchedOff] = []
+    off = set()
     for k, p in enumerate(order):
         if progress:
             progress("analysing", k, len(order))
-        if p.region_class is not None:
-            cnode, loc, value = _class_time(ctx, p.region_class)
-            store.add(p.name, cnode, loc, value)
-            continue
-        totals = p.totals(ctx)
-        if totals is not None:
-            store.add(p.name, *totals)
-            continue
-        inst = p.detect(ctx, published.get(p.subscribes) if p.subscribes else None)
-        if inst is None:
+        if p.subscribes in off:
+            off.add(p.name)
             store.declare(p.name)
+            switched_off.append(SwitchedOff(p.name, p.source or "", "", "it subscribes to %s, "
+                                            "which was switched off" % p.subscribes, None, None))
             continue
-        published[p.name] = inst
-        if not p.metric:
-            continue
-        where_cnode, where_loc = ctx.cnode[inst.where], ctx.events.location[inst.where]
-        store.add(p.name, where_cnode, where_loc, inst.severity)
-        counts.add(p.name, where_cnode, where_loc, np.ones(len(inst), dtype=np.int64))
-        worst[p.name] = inst.select(largest(inst.severity, top))
+        try:
+            _evaluate(p, ctx, store, counts, published, worst, top)
+        except Exception as exc:
+            if strict:
+                path, line = _own_line(p, exc)
+                raise PropertyError("%s%s raised %s: %s" % (
+                    describe(p), " at %s:%d" % (path, line) if line else "",
+                    type(exc).__name__, exc)) from exc
+            path, line = _own_line(p, exc)
+            off.add(p.name)
+            store.declare(p.name)
+            published.pop(p.name, None)
+            switched_off.append(SwitchedOff(p.name, p.source or "", type(exc).__name__,
+                                            str(exc), path, line))
     if progress:
         progress("done", len(order), len(order))
-    return Report(trace, ctx, order, store, worst, counts)
+    exceeding = _exceeding_parents(order, store, off)
+    return Report(trace, ctx, order, store, worst, counts, switched_off=switched_off,
+                  exceeding=exceeding, package_problems=catalog.problems)
+
+
+def _evaluate(p: Property, ctx, store, counts, published, worst, top) -> None:
+    """One property's values into the stores (nothing added if it fails)."""
+    if p.region_class is not None:
+        cnode, loc, value = _class_time(ctx, p.region_class)
+        store.add(p.name, cnode, loc, value)
+        return
+    totals = p.totals(ctx)
+    if totals is not None:
+        store.add(p.name, *check_totals(p, totals, len(ctx.calltree), ctx.n_locations))
+        return
+    subscribed = published.get(p.subscribes) if p.subscribes else None
+    inst = check_instances(p, p.detect(ctx, subscribed), ctx.n_events)
+    if inst is None:
+        store.declare(p.name)
+        return
+    inst.published_by = p.name
+    published[p.name] = inst
+    if not p.metric:
+        return
+    where_cnode, where_loc = ctx.cnode[inst.where], ctx.events.location[inst.where]
+    store.add(p.name, where_cnode, where_loc, inst.severity)
+    counts.add(p.name, where_cnode, where_loc, np.ones(len(inst), dtype=np.int64))
+    worst[p.name] = inst.select(largest(inst.severity, top))
+
+
+def _exceeding_parents(order: List[Property], store: SeverityStore, off) -> Dict[str, ExceedsParent]:
+    """Metrics whose value exceeds their parent's in a (call path, location) cell
+    (both in the same unit; switched-off ones aside)."""
+    by_name = {p.name: p for p in order}
+    out = {}
+    n = np.int64(store.n_locations)
+    for p in order:
+        q = by_name.get(p.parent)
+        if not p.metric or q is None or q.unit != p.unit or p.name in off or q.name in off:
+            continue
+        c, l, v = store.table(p.name)
+        if not len(c):
+            continue
+        pc, pl, pv = store.table(q.name)
+        key, pkey = c * n + l, pc * n + pl  # both sorted
+        pos = np.searchsorted(pkey, key)
+        hit = (pos < len(pkey)) & (pkey[np.minimum(pos, max(len(pkey) - 1, 0))] == key) \
+            if len(pkey) else np.zeros(len(key), dtype=bool)
+        parent_v = np.zeros(len(key), dtype=np.int64)
+        parent_v[hit] = pv[pos[hit]]
+        excess = v - parent_v
+        bad = excess > 0
+        if bad.any():
+            i = int(np.argmax(excess))
+            out[p.name] = ExceedsParent(q.name, int(bad.sum()), int(c[i]), int(l[i]),
+                                        int(v[i]), int(parent_v[i]))
+    return out
 
 
 def largest(values: np.ndarray, k: int) -> np.ndarray:

@@ -44,6 +44,8 @@ class Columns(MutableMapping):
     def __getitem__(self, name: str) -> np.ndarray:
         col = self._gathered.get(name)
         if col is None:
+            if name not in self._base:
+                raise MissingColumn(name, list(self))
             col = self._base[name]
             if self._rows is not None:
                 col = col[self._rows]
@@ -72,6 +74,31 @@ class Columns(MutableMapping):
         return Columns(self._base, rows if self._rows is None else self._rows[rows])
 
 
+class MissingColumn(KeyError):
+    """A column asked for that the instances do not have: says which they have."""
+
+    def __init__(self, name: str, available, publisher: Optional[str] = None):
+        super().__init__(name)
+        self.column, self.available, self.publisher = name, list(available), publisher
+
+    def __str__(self) -> str:
+        where = "%s publishes" % self.publisher if self.publisher else "the instances have"
+        return ("no column %r: %s %s" % (self.column, where, ", ".join(
+            ["where", "severity"] + [c for c in self.available])))
+
+
+def _as_integers(values, what: str) -> np.ndarray:
+    """values as int64, refusing what would be truncated or reinterpreted."""
+    arr = np.asarray(values)
+    if arr.size and arr.dtype.kind not in "iu":
+        raise TypeError("%s holds %s values; it must hold integers (ticks, counts or "
+                        "bytes): floats are refused, not truncated; convert on purpose, "
+                        "e.g. np.rint(x).astype(np.int64)" % (what, arr.dtype))
+    if arr.dtype.kind == "u" and arr.size and int(arr.max()) >= 1 << 63:
+        raise ValueError("%s holds values beyond 2**63-1" % what)
+    return arr.astype(np.int64, copy=False)
+
+
 @dataclass
 class Instances:
     """Occurrences of a compound event, as columns of equal length.
@@ -86,11 +113,15 @@ class Instances:
     severity: np.ndarray
     columns: Dict[str, np.ndarray] = field(default_factory=dict)
 
+    #: the property that published these instances (set by the analysis), for messages
+    published_by = None
+
     def __post_init__(self):
-        self.where = np.asarray(self.where, dtype=np.int64)
-        self.severity = np.asarray(self.severity, dtype=np.int64)
+        self.where = _as_integers(self.where, "where")
+        self.severity = _as_integers(self.severity, "severity")
         if self.where.shape != self.severity.shape:
-            raise ValueError("where and severity must have the same length")
+            raise ValueError("severity has %d entries but where has %d: give one per "
+                             "occurrence" % (len(self.severity), len(self.where)))
         if isinstance(self.columns, Columns):
             if self.columns._rows is not None and len(self.columns._rows) != len(self.where):
                 raise ValueError("columns select %d rows, expected %d"
@@ -111,14 +142,21 @@ class Instances:
             return self.where
         if name == "severity":
             return self.severity
+        if name not in self.columns:
+            raise MissingColumn(name, list(self.columns), self.published_by)
         return self.columns[name]
+
+    def __contains__(self, name: str) -> bool:
+        return name in ("where", "severity") or name in self.columns
 
     def select(self, mask) -> "Instances":
         """The occurrences where mask holds (boolean array or indices)."""
         mask = np.asarray(mask)
         rows = np.nonzero(mask)[0] if mask.dtype == bool else mask.astype(np.int64, copy=False)
         columns = self.columns if isinstance(self.columns, Columns) else Columns(self.columns)
-        return Instances(self.where[rows], self.severity[rows], columns.rows_of(rows))
+        out = Instances(self.where[rows], self.severity[rows], columns.rows_of(rows))
+        out.published_by = self.published_by
+        return out
 
     def charged(self, severity: np.ndarray, mask=None) -> "Instances":
         """These occurrences with a new severity, keeping those where it is positive
@@ -127,7 +165,9 @@ class Instances:
         if mask is not None:
             keep &= mask
         sel = self.select(keep)
-        return Instances(sel.where, np.asarray(severity)[keep], sel.columns)
+        out = Instances(sel.where, np.asarray(severity)[keep], sel.columns)
+        out.published_by = self.published_by
+        return out
 
     @staticmethod
     def empty(**column_dtypes) -> "Instances":
@@ -157,6 +197,12 @@ class Property:
     #: for grouping nodes: the region classes (earlc.analysis.regions.CLASSES)
     #: whose exclusive time is this metric; "*" for all regions
     region_class: Optional[tuple] = None
+    #: for plugins: the name of the built-in property this one replaces (its
+    #: subscribers and children then use this one)
+    replaces: Optional[str] = None
+    #: where the property comes from ("built-in", "plugin FILE", "package NAME"),
+    #: set when the catalog is assembled; shown by `earlc properties` and in messages
+    source: Optional[str] = None
 
     def detect(self, ctx, subscribed: Optional[Instances]) -> Optional[Instances]:
         """The occurrences of this property (None: it has none of its own)."""
@@ -169,45 +215,3 @@ class Property:
 
     def __repr__(self) -> str:
         return "<Property %s>" % self.name
-
-
-def check_catalog(properties: List[Property]) -> List[Property]:
-    """Validate names, parents and subscriptions; return the properties in an order
-    where every publisher comes before its subscribers (and parents before children)."""
-    by_name: Dict[str, Property] = {}
-    for p in properties:
-        if not p.name or not p.name.replace("_", "").isalnum():
-            raise ValueError("property %r needs a name made of letters, digits and _" % p)
-        if p.name in by_name:
-            raise ValueError("two properties are named %r" % p.name)
-        if p.unit not in UNITS:
-            raise ValueError("property %s: unit must be one of %s" % (p.name, UNITS))
-        by_name[p.name] = p
-    for p in properties:
-        if not p.metric and (p.parent is not None or p.region_class is not None):
-            raise ValueError("property %s: a compound event that is no metric has no parent"
-                             % p.name)
-        if p.parent is not None and p.parent not in by_name:
-            raise ValueError("property %s: parent %r is not in the catalog" % (p.name, p.parent))
-        if p.subscribes is not None and p.subscribes not in by_name:
-            raise ValueError("property %s subscribes to %r, which is not in the catalog"
-                             % (p.name, p.subscribes))
-    order: List[Property] = []
-    state: Dict[str, int] = {}
-
-    def visit(p: Property, path):
-        s = state.get(p.name, 0)
-        if s == 2:
-            return
-        if s == 1:
-            raise ValueError("cycle in the property graph: %s" % " -> ".join(path + [p.name]))
-        state[p.name] = 1
-        for dep in (p.subscribes, p.parent):
-            if dep is not None:
-                visit(by_name[dep], path + [p.name])
-        state[p.name] = 2
-        order.append(p)
-
-    for p in properties:
-        visit(p, [])
-    return order

@@ -24,8 +24,16 @@ SCHEMA = "earlc-report/1"
 
 class Report:
     def __init__(self, trace, ctx, properties: List[Property], store, worst: Dict[str, Instances],
-                 counts=None):
+                 counts=None, switched_off=(), exceeding=None, package_problems=()):
         self.trace = trace
+        #: properties left out because they raised or returned something unusable
+        #: (engine.SwitchedOff: name, source, exception, message, file, line)
+        self.switched_off = list(switched_off)
+        #: metrics whose value exceeds their parent's in some (call path, location)
+        #: cell, by name (engine.ExceedsParent)
+        self.exceeding = dict(exceeding or {})
+        #: installed packages whose properties could not be loaded
+        self.package_problems = list(package_problems)
         self._ctx = ctx
         self._store = store
         self.worst = worst
@@ -50,6 +58,31 @@ class Report:
         out = {k: v for k, v in self.trace.warnings.counts.items()
                if v and k != "other_record"}
         out.update({k: v for k, v in self._ctx.states.warnings.counts.items() if v})
+        return out
+
+    @property
+    def warning_details(self) -> List[dict]:
+        """The first trace inconsistencies of each code (reading and EARL layer),
+        then every property switched off, metric exceeding its parent and package
+        that failed to load: one dict each, with a `code`."""
+        out = []
+        for c, l, pos, e, d in self.trace.warnings.details:
+            if c != "other_record":
+                out.append({"code": c, "location": l, "event": e, "detail": d})
+        for c, l, e, d in self._ctx.states.warnings.details:
+            out.append({"code": c, "location": l, "event": e, "detail": d})
+        for s in self.switched_off:
+            out.append({"code": "property_switched_off", "property": s.name,
+                        "source": s.source, "exception": s.exception, "detail": s.message,
+                        "file": s.file, "line": s.line})
+        for name, x in self.exceeding.items():
+            out.append({"code": "metric_exceeds_parent", "property": name, "parent": x.parent,
+                        "cells": x.cells, "callpath": x.callpath, "location": x.location,
+                        "value": x.value, "parent_value": x.parent_value,
+                        "detail": "%s exceeds its parent %s in %d (call path, location) cells"
+                                  % (name, x.parent, x.cells)})
+        for msg in self.package_problems:
+            out.append({"code": "package_not_loaded", "detail": msg})
         return out
 
     # -- totals -----------------------------------------------------------------------
@@ -141,9 +174,12 @@ class Report:
         out = {
             "schema": SCHEMA,
             "trace": {"path": self.trace.path, "timer_resolution": self.resolution,
-                      "events": len(self.trace), "duration_ticks": self.trace.duration_ticks},
+                      "events": len(self.trace), "start_time": self.trace.start_time,
+                      "duration_ticks": self.trace.duration_ticks},
             "total_time_ticks": self.total_time,
             "warnings": self.warnings,
+            "warning_details": self.warning_details,
+            "switched_off": [s.name for s in self.switched_off],
             "metrics": [], "callpaths": [], "locations": [], "severities": [], "instances": {},
         }
         for p in self.properties:
@@ -151,7 +187,8 @@ class Report:
                 "name": p.name, "title": p.title, "parent": p.parent, "unit": p.unit,
                 "description": p.description, "diagnosis": p.diagnosis,
                 "value": self.total(p.name), "occurrences": self.occurrences(p.name),
-                "percent_of_time": round(self.percent(p.name), 6)})
+                "percent_of_time": round(self.percent(p.name), 6),
+                "exceeds_parent": self._exceeds_dict(p.name)})
         for c, path in enumerate(self.callpaths):
             out["callpaths"].append({"id": c, "parent": int(ct.parent[c]),
                                      "region": int(ct.region[c]), "path": path})
@@ -173,6 +210,13 @@ class Report:
                 rows.append(row)
             out["instances"][name] = rows
         return out
+
+    def _exceeds_dict(self, name: str):
+        x = self.exceeding.get(name)
+        if x is None:
+            return None
+        return {"cells": x.cells, "callpath": x.callpath, "location": x.location,
+                "value": x.value, "parent_value": x.parent_value}
 
     def to_json(self, indent=None) -> str:
         return json.dumps(self.to_dict(), indent=indent)

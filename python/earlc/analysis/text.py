@@ -34,8 +34,9 @@ def render(report, top: int = 5, rows: int = 5) -> str:
                % (len(tr.locations), len(tr), tr.duration,
                   _fmt_value(report, "sec", report.total_time)))
     out.append("")
-    width = max(len("  " * report.depth(p.name) + p.title) for p in report.properties)
-    width = max(width, len("Metric"))
+    width = max([len("  " * report.depth(p.name) + p.title) for p in report.properties]
+                + [len("Metric")])
+    off = {s.name for s in report.switched_off}
     out.append("  %-*s  %14s  %7s" % (width, "Metric", "value", "% time"))
     out.append("  %s  %s  %s" % ("-" * width, "-" * 14, "-" * 7))
     for p in report.properties:
@@ -43,11 +44,20 @@ def render(report, top: int = 5, rows: int = 5) -> str:
         if v == 0 and p.parent is not None and report.total(p.parent) == 0:
             continue  # a zero below a zero says nothing
         label = "  " * report.depth(p.name) + p.title
+        if p.name in off:
+            out.append("  %-*s  %14s  %7s  switched off (see warnings)" % (width, label, "-", ""))
+            continue
         if v == 0:
             out.append("  %-*s  %14s  %7s" % (width, label, "-", ""))
             continue
         pct = "%6.2f%%" % report.percent(p.name) if p.unit == "sec" else ""
-        out.append("  %-*s  %14s  %7s" % (width, label, _fmt_value(report, p.unit, v), pct))
+        note = ""
+        x = report.exceeding.get(p.name)
+        if x is not None:
+            note = "  exceeds its parent in %d cell%s (see warnings)" % (
+                x.cells, "" if x.cells == 1 else "s")
+        out.append(("  %-*s  %14s  %7s" % (width, label, _fmt_value(report, p.unit, v), pct))
+                   + note)
     detected = [p for p in report.properties
                 if p.region_class is None and p.unit == "sec" and p.name in report.worst
                 and report.total(p.name) > 0]
@@ -78,10 +88,44 @@ def render(report, top: int = 5, rows: int = 5) -> str:
     if not detected:
         out.append("")
         out.append("No inefficiency found by the selected properties.")
-    warnings = report.warnings
-    if warnings:
+    out += _warnings(report)
+    return "\n".join(out)
+
+
+def _warnings(report) -> list:
+    """Everything that makes the numbers above less than complete, said in the
+    report itself (the EARL layer's inconsistencies are nowhere else)."""
+    out = []
+    counts = report.warnings
+    if counts:
         out.append("")
         out.append("Warning: the trace is inconsistent (%s); severities around those events may "
-                   "be incomplete. Details: earlc info." % ", ".join(
-                       "%s %d" % (k, v) for k, v in sorted(warnings.items())))
-    return "\n".join(out)
+                   "be incomplete." % ", ".join("%s %d" % (k, v) for k, v in sorted(counts.items())))
+        details = [d for d in report.warning_details if d["code"] in counts]
+        for d in details[:10]:
+            loc = d["location"]
+            where = _location_name(report, loc) if 0 <= loc < len(report.trace.locations) else "?"
+            out.append("  - %s: %s, event %d: %s" % (d["code"], where, d["event"], d["detail"]))
+        if len(details) > 10:
+            out.append("  ... %d more (--format json: warning_details)" % (len(details) - 10))
+    for s in report.switched_off:
+        out.append("")
+        out.append("Warning: %s. The rest of the analysis is complete; --strict makes this an "
+                   "error." % s)
+    by_name = {p.name: p for p in report.properties}
+    for name, x in report.exceeding.items():
+        parent = by_name.get(x.parent)
+        unit = by_name[name].unit
+        out.append("")
+        out.append("Warning: %s exceeds its parent %s in %d (call path, location) cell%s, the "
+                   "most at %s on %s: %s against %s. A child of the metric tree is a part of its "
+                   "parent: choose a parent whose time contains this property's, or none "
+                   "(docs/plugins.md, \"Choosing the parent\")." % (
+                       name, parent.name if parent else x.parent, x.cells,
+                       "" if x.cells == 1 else "s", report.callpaths[x.callpath] or "?",
+                       _location_name(report, x.location), _fmt_value(report, unit, x.value),
+                       _fmt_value(report, unit, x.parent_value)))
+    for problem in report.package_problems:
+        out.append("")
+        out.append("Warning: %s; its properties are left out." % problem)
+    return out

@@ -1,0 +1,174 @@
+"""The rule every `earlc` subcommand follows: a user error is one line on standard
+error and exit status 2, found before any long work starts, never a traceback.
+
+Three pieces give a subcommand that rule without code of its own:
+
+- `Parser`, the argument parser of `earlc` and (through `add_subparsers`) of every
+  subcommand: its errors are one line, `earlc COMMAND: error: MESSAGE`, and help
+  texts may contain a plain `%`;
+- argument types that check a value while the command line is parsed, so nothing
+  is read or computed before the user's mistake is reported: `count(low, high)`,
+  `output_file`, `existing_file`, `property_names`;
+- `run_command`, which calls the subcommand and turns the exceptions that are the
+  user's doing (`UsageError`, `earlc.TraceError`, a faulty plugin) into that one
+  line; anything else is earlc's fault and says so on one line too (set
+  EARLC_TRACEBACK=1 to see the traceback).
+
+docs/cli.md states the rule for users.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from typing import Callable, Tuple, Type
+
+#: exit status of every user error (argparse's own, too)
+USAGE_STATUS = 2
+
+
+class UsageError(Exception):
+    """Something the user asked for cannot be done: the message says what to change."""
+
+
+#: exception types whose message is shown as a user error; modules that define
+#: their own (a plugin loader, a pattern parser) add theirs with `user_error_types`
+_USER_ERRORS: Tuple[Type[BaseException], ...] = (UsageError,)
+
+
+def user_error_types(*types: Type[BaseException]) -> None:
+    """Declare exception types as user errors (reported on one line, status 2)."""
+    global _USER_ERRORS
+    _USER_ERRORS = tuple(dict.fromkeys(_USER_ERRORS + types))
+
+
+def one_line(text: str) -> str:
+    """Collapse a message to one line (exception texts may span several)."""
+    return " ".join(str(text).split())
+
+
+# -- the parser -----------------------------------------------------------------------
+
+_LONE_PERCENT = re.compile(r"(?<!%)%(?![(%])")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors; subparsers are of the same class."""
+
+    def error(self, message: str):  # noqa: D401 - argparse's name
+        sys.stderr.write("%s: error: %s (see %s --help)\n" % (self.prog, one_line(message),
+                                                              self.prog))
+        sys.exit(USAGE_STATUS)
+
+    def add_argument(self, *args, **kwargs):
+        # argparse formats help texts with %: a percent sign meant literally
+        # ("imbalance in %") would break --help
+        if isinstance(kwargs.get("help"), str):
+            kwargs["help"] = _LONE_PERCENT.sub("%%", kwargs["help"])
+        return super().add_argument(*args, **kwargs)
+
+
+# -- argument types: checked while parsing ------------------------------------------------
+
+def count(low: int = 0, high: int = 1 << 31, what: str = "") -> Callable[[str], int]:
+    """An integer in [low, high]."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text, 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError("%r is not a whole number" % text) from None
+        if value < low or value > high:
+            if high >= 1 << 31:
+                need = "at least %d" % low
+            else:
+                need = "from %d to %d" % (low, high)
+            raise argparse.ArgumentTypeError("must be %s%s, not %d"
+                                             % (need, " (%s)" % what if what else "", value))
+        return value
+    parse.__name__ = "count"  # argparse names the type in some messages
+    return parse
+
+
+#: --threads: 0 means one per core
+threads = count(0, 4096, "0: one per core")
+
+
+def output_file(text: str) -> str:
+    """A file the command can create or replace: its folder exists and is
+    writable, and it is no folder itself.  Checked before the work that fills it."""
+    if not text:
+        raise argparse.ArgumentTypeError("the output file name is empty")
+    if os.path.isdir(text):
+        raise argparse.ArgumentTypeError("%s is a folder; give a file name" % text)
+    folder = os.path.dirname(os.path.abspath(text))
+    if not os.path.isdir(folder):
+        raise argparse.ArgumentTypeError("folder %s does not exist; create it first" % folder)
+    if os.path.exists(text):
+        if not os.access(text, os.W_OK):
+            raise argparse.ArgumentTypeError("%s cannot be written (permission denied)" % text)
+    elif not os.access(folder, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError("cannot create files in %s (permission denied)" % folder)
+    return text
+
+
+def existing_file(text: str) -> str:
+    """A file that exists and can be read."""
+    if not os.path.exists(text):
+        raise argparse.ArgumentTypeError("%s: no such file" % text)
+    if os.path.isdir(text):
+        raise argparse.ArgumentTypeError("%s is a folder, not a file" % text)
+    if not os.access(text, os.R_OK):
+        raise argparse.ArgumentTypeError("%s cannot be read (permission denied)" % text)
+    return text
+
+
+def name_list(text: str) -> list:
+    """Comma-separated names; at least one."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("%r names nothing; give comma-separated names" % text)
+    return names
+
+
+def write_output(path, text: str) -> None:
+    """The command's result to path (None: standard output)."""
+    if path:
+        try:
+            with open(path, "w") as f:
+                f.write(text + "\n")
+        except OSError as exc:  # the folder vanished or filled up meanwhile
+            raise UsageError("%s: %s" % (path, exc.strerror or exc)) from None
+    else:
+        sys.stdout.write(text + "\n")
+
+
+# -- running a command ------------------------------------------------------------------
+
+def run_command(func, args) -> int:
+    """func(args), with every user error reported on one line (status 2)."""
+    from . import TraceError
+
+    prog = "earlc"
+    try:
+        return func(args)
+    except _USER_ERRORS + (TraceError,) as exc:
+        sys.stderr.write("%s: error: %s\n" % (prog, one_line(exc)))
+        return USAGE_STATUS
+    except KeyboardInterrupt:
+        sys.stderr.write("%s: interrupted\n" % prog)
+        return 130
+    except BrokenPipeError:
+        # the reader of our output went away (earlc ... | head): not an error
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 0
+    except Exception as exc:  # earlc's own fault: still one line, and how to see more
+        if os.environ.get("EARLC_TRACEBACK"):
+            raise
+        sys.stderr.write("%s: internal error: %s: %s (this is a bug in earlc; "
+                         "EARLC_TRACEBACK=1 shows where)\n"
+                         % (prog, type(exc).__name__, one_line(exc)))
+        return 1
