@@ -170,7 +170,7 @@ def test_cli_usage_errors():
     r = run_cli()
     assert r.returncode == 2
     r = run_cli("info")
-    assert r.returncode == 2 and "usage" in r.stderr
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "required: trace" in r.stderr
 
 
 def test_parallel_read_and_merge_equal_a_single_thread(tmp_path):
