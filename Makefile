@@ -4,6 +4,7 @@
 #   make test        set up (if needed) and run every C and Python test
 #   make test-asan   the same tests under AddressSanitizer and UBSan
 #   make bench       benchmarks: ratios against a bare libotf2 read
+#   make fuzz        10,000 damaged archives opened and analysed under a watchdog
 #   make demo-traces regenerate the example traces in traces/ (earlc synth)
 #   make lib         the C core as a static library (build/libearl.a)
 #   make clean
@@ -34,7 +35,7 @@ BENCH_BIN   = $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 APT_PACKAGES = libotf2-trace-dev otf2-tools libcmocka-dev pkg-config gcc make
 PIP_PACKAGES = numpy pandas pytest setuptools wheel
 
-.PHONY: all deps build lib demo demo-traces test test-c test-python test-asan bench clean docs
+.PHONY: all deps build lib demo demo-traces test test-c test-python test-asan bench fuzz clean docs
 
 all: build
 
@@ -110,6 +111,13 @@ test-asan: deps
 
 bench: build $(BENCH_BIN)
 	@$(PYTHON) tests/bench/run.py
+
+# FUZZ_CASES / FUZZ_SECONDS / FUZZ_SEED bound the run (make test runs a few dozen cases)
+FUZZ_CASES ?= 10000
+FUZZ_SECONDS ?= 1800
+FUZZ_SEED ?= 1
+fuzz: build
+	@$(PYTHON) tests/fuzz/fuzz_archives.py --cases $(FUZZ_CASES) --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED)
 
 clean:
 	rm -rf $(BUILD) python/earlc/*.so python/*.egg-info

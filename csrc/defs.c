@@ -548,6 +548,11 @@ earl_status defs_read(defs_store *st, OTF2_Reader *reader, const char *anchor, e
     if (st->n_locations == 0)
         return earl_fail(err, EARL_ERR_CORRUPT,
                          "%s: the global definitions define no location", file);
+    /* every time in seconds divides by it: a trace without one has no time scale */
+    if (st->view.clock.resolution == 0)
+        return earl_fail(err, EARL_ERR_CORRUPT,
+                         "%s: the global definitions give no timer resolution "
+                         "(ClockProperties missing or zero)", file);
     return defs_finish(st, anchor, err);
 }
 

@@ -11,6 +11,7 @@
  * buffer, and the merge is deterministic.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -153,6 +154,56 @@ static void report_progress(void *p, uint64_t got)
         pr->fn(pr->data, "reading", done < pr->total ? done : pr->total, pr->total);
         pthread_mutex_unlock(&pr->lock);
     }
+}
+
+/* The anchor's layout up to its property count, as libotf2 reads it: chunk
+ * header and endianness bytes, "OTF2\0", the anchor format, 38 bytes of fixed
+ * fields (trace format, version, chunk sizes, substrate, compression, counts),
+ * machine, creator and description as NUL-terminated strings, then (format 2
+ * and later) a 32-bit property count.  libotf2 trusts that count and reads that
+ * many string pairs past the end of a damaged file, which can take hours; each
+ * pair needs at least two bytes, so a count above half the bytes left is
+ * corrupt. */
+static earl_status check_anchor(const char *anchor, earl_error *err)
+{
+    FILE *f = fopen(anchor, "rb");
+    if (!f)
+        return EARL_OK; /* libotf2 reports what is wrong with it */
+    unsigned char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    if (n < 8 + 38 || memcmp(buf + 2, "OTF2", 5) != 0 || buf[7] < 2)
+        return EARL_OK;
+    /* the byte order: the one under which the event chunk size is sensible */
+    uint64_t le = 0, be = 0;
+    for (int i = 0; i < 8; i++) {
+        le |= (uint64_t)buf[12 + i] << (8 * i);
+        be = (be << 8) | buf[12 + i];
+    }
+    int little = le > 0 && le <= ((uint64_t)1 << 40);
+    (void)be;
+    size_t pos = 8 + 38;
+    for (int s = 0; s < 3; s++) {
+        unsigned char *end = memchr(buf + pos, 0, n - pos);
+        if (!end)
+            return earl_fail(err, EARL_ERR_CORRUPT,
+                             "%s: the anchor file is corrupt or truncated (its strings end "
+                             "nowhere)", anchor);
+        pos = (size_t)(end - buf) + 1;
+    }
+    if (n - pos < 4)
+        return earl_fail(err, EARL_ERR_CORRUPT,
+                         "%s: the anchor file is truncated (no property count)", anchor);
+    uint32_t count = 0;
+    for (int i = 0; i < 4; i++)
+        count = little ? count | (uint32_t)buf[pos + i] << (8 * i)
+                       : (count << 8) | buf[pos + i];
+    size_t left = n - pos - 4;
+    if (count > left / 2)
+        return earl_fail(err, EARL_ERR_CORRUPT,
+                         "%s: the anchor file is corrupt: it announces %u properties in %zu "
+                         "bytes", anchor, count, left);
+    return EARL_OK;
 }
 
 static earl_status open_reader(const char *anchor, OTF2_Reader **out, earl_error *err)
@@ -429,11 +480,20 @@ earl_status earl_trace_open(const char *path, const earl_open_options *options,
     loc_events *bufs = NULL;
     size_t n_locs = 0;
     if (st == EARL_OK)
+        st = check_anchor(tr->anchor, err);
+    /* libotf2 reads past the end of a truncated definition file into its
+     * buffer's uninitialised tail, and whether it then stops depends on what
+     * that memory held before (a trace opened earlier): zero-filled
+     * allocations make the outcome the same in every process.  Only while the
+     * small anchor and global definitions are read. */
+    mallopt(M_PERTURB, 0xff);
+    if (st == EARL_OK)
         st = open_reader(tr->anchor, &reader, err);
     if (st == EARL_OK) {
         st = defs_read(&tr->defs, reader, tr->anchor, err);
         OTF2_Reader_Close(reader);
     }
+    mallopt(M_PERTURB, 0);
     if (st == EARL_OK)
         st = check_event_files(tr->anchor, &tr->defs, err);
     if (st == EARL_OK) {

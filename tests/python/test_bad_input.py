@@ -111,3 +111,19 @@ def test_cli_exits_nonzero_with_the_message(archive):
     assert r.returncode == 2
     assert "earlc: error:" in r.stderr and "2.evt" in r.stderr and "missing" in r.stderr
     assert r.stdout == ""
+
+
+def test_anchor_announcing_more_properties_than_it_holds(tmp_path):
+    """libotf2 would read billions of property pairs past the end of the file;
+    earlc refuses the anchor first."""
+    dst = tmp_path / "a"
+    shutil.copytree(ROOT / "traces" / "demo-ring", dst)
+    anchor = dst / "traces.otf2"
+    data = bytearray(anchor.read_bytes())
+    pos = 8 + 38
+    for _ in range(3):  # machine, creator, description
+        pos = data.index(0, pos) + 1
+    data[pos:pos + 4] = (0x60000000).to_bytes(4, "little")
+    anchor.write_bytes(bytes(data))
+    e = error_of(dst)
+    assert "traces.otf2" in str(e) and "anchor file is corrupt" in str(e)
