@@ -73,7 +73,12 @@ def _instance(cls, source: str) -> Property:
     if not p.name:
         raise PluginError("%s: class %s has no name; set name = \"...\", or start the class "
                           "name with _ if it is only a base of others" % (source, cls.__name__))
-    check_declaration(p)
+    try:
+        check_declaration(p)
+    except PluginError:
+        raise
+    except PropertyError as exc:
+        raise PluginError(str(exc)) from None
     return p
 
 
