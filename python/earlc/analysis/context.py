@@ -119,6 +119,32 @@ class AnalysisContext:
     def finalize_region(self) -> np.ndarray:
         return self._region_tables[4]
 
+    def in_regions(self, enters: np.ndarray, *names: str) -> np.ndarray:
+        """Whether each ENTER (or -1) opens a region of one of these names
+        (ctx.in_regions(msgs["recv_call"], "MPI_Recv", "MPI_Wait"))."""
+        spare = len(self.region_class) - 1
+        table = np.zeros(spare + 1, dtype=bool)
+        wanted = set(names)
+        for r in self.trace.regions:
+            if r.name in wanted and r.id < spare:
+                table[r.id] = True
+        return self.is_region(np.asarray(enters, dtype=np.int64), table)
+
+    def collective_ops(self, *names: str) -> np.ndarray:
+        """The operation codes of MPI collectives by name ("BCAST" or "MPI_Bcast"),
+        for comparing with the `op` column of mpi_collectives."""
+        from ..otf2names import COLLECTIVE_OPS
+
+        code = {n: k for k, n in COLLECTIVE_OPS.items()}
+        out = []
+        for n in names:
+            key = n.upper()[4:] if n.upper().startswith("MPI_") else n.upper()
+            if key not in code:
+                raise ValueError("no collective operation %r (operations: %s)"
+                                 % (n, ", ".join(sorted(code))))
+            out.append(code[key])
+        return np.array(out, dtype=np.int64)
+
     # -- times ------------------------------------------------------------------------
     @cached_property
     def _time(self) -> np.ndarray:
