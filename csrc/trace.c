@@ -481,11 +481,13 @@ earl_status earl_trace_open(const char *path, const earl_open_options *options,
     size_t n_locs = 0;
     if (st == EARL_OK)
         st = check_anchor(tr->anchor, err);
-    /* libotf2 reads past the end of a truncated definition file into its
-     * buffer's uninitialised tail, and whether it then stops depends on what
-     * that memory held before (a trace opened earlier): zero-filled
-     * allocations make the outcome the same in every process.  Only while the
-     * small anchor and global definitions are read. */
+    /* libotf2 reads past the end of a damaged definition or event file into
+     * its chunk buffer's uninitialised tail, and whether it then stops depends
+     * on what that memory held before (a trace opened earlier in the process):
+     * it was seen to loop for good.  Zero-filled allocations make the outcome
+     * the one of a fresh process (an error).  Only while libotf2 reads: its
+     * buffers are the only large malloc'd blocks then (earlc's columns come
+     * from earl_mem), so the fill costs little. */
     mallopt(M_PERTURB, 0xff);
     if (st == EARL_OK)
         st = open_reader(tr->anchor, &reader, err);
@@ -493,7 +495,6 @@ earl_status earl_trace_open(const char *path, const earl_open_options *options,
         st = defs_read(&tr->defs, reader, tr->anchor, err);
         OTF2_Reader_Close(reader);
     }
-    mallopt(M_PERTURB, 0);
     if (st == EARL_OK)
         st = check_event_files(tr->anchor, &tr->defs, err);
     if (st == EARL_OK) {
@@ -510,6 +511,7 @@ earl_status earl_trace_open(const char *path, const earl_open_options *options,
         pr.total += tr->defs.locations[l].declared_events;
     if (st == EARL_OK)
         st = read_all(tr->anchor, &tr->defs, bufs, options->threads, &pr, err);
+    mallopt(M_PERTURB, 0);
     if (st == EARL_OK)
         st = check_counts(tr->anchor, &tr->defs, bufs, err);
     if (st == EARL_OK) {
