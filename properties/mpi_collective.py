@@ -144,7 +144,7 @@ class EarlyReduce(_CollectiveWait):
     ops = rc.OPS_ALL_TO_ONE
     description = ("In an all-to-one operation (Reduce, Gather, Gatherv): the root waits "
                    "max(enter of the other members) - own enter. (Scalasca uses the first "
-                   "sender's enter instead; earlc follows DESIGN.md and waits for the last.)")
+                   "sender's enter instead; earlc waits for the last.)")
     diagnosis = "The root arrives before the data it collects: it could compute meanwhile."
 
     def waits(self, m):

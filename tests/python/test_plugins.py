@@ -430,3 +430,24 @@ def test_properties_lists_builtins_and_plugin_files(tmp_path):
     row = next(l for l in lines if l.strip().startswith("late_sender "))
     assert "p2p_messages" in row and "built-in" in row
     assert any(l.startswith("p2p_messages (event)") for l in lines)
+
+
+def test_json_and_text_say_the_same_about_each_occurrence():
+    trace = earlc.open(ROOT / "traces" / "ring-late-sender")
+    r = earlc.analyze(trace, packages=False)
+    data = json.loads(r.to_json())
+    assert data["trace"]["start_time"] == trace.start_time
+    text = r.to_text()
+    res = data["trace"]["timer_resolution"]
+    locs = {l["index"]: l for l in data["locations"]}
+    paths = {c["id"]: c["path"] for c in data["callpaths"]}
+    from earlc.analysis.text import _fmt_value
+
+    assert res == trace.timer_resolution
+    for occ in data["instances"]["late_sender"][:5]:
+        since_start = occ["time"] - data["trace"]["start_time"]  # ticks: no trace needed
+        loc = locs[occ["location"]]
+        shown = "%s  event %d at %s on rank %d in %s" % (
+            _fmt_value(r, "sec", occ["severity"]), occ["event"],
+            _fmt_value(r, "sec", since_start), loc["rank"], paths[occ["callpath"]])
+        assert shown in text, shown

@@ -20,8 +20,8 @@ open (a worker thread between parallel regions is idle, not in its master's call
 Compound events that are no metric (marked *published*) are computed once and shared by
 the properties that subscribe to them, as in EXPERT.
 
-Decisions where sources differ: Early Reduce waits for the *last* other member
-(DESIGN.md), where Scalasca uses the first; Messages in Wrong Order follows the paper
+Decisions where sources differ: Early Reduce waits for the *last* other member,
+where Scalasca uses the first; Messages in Wrong Order follows the paper
 (section 6.3: an older message of the same sender still queued when a message is
 received) and takes the receives one call completes (MPI_Waitall) as one, unordered;
 Late Sender's wrong-order refinements count a message as waiting only if it was sent

@@ -4,6 +4,13 @@ Properties run in an order where every publisher precedes its subscribers; each
 property's occurrences are published once and its severities are added per
 (call path, location) in the SeverityStore.  Grouping nodes of the metric tree
 take the exclusive time of their region classes from the call tree.
+
+What a property returns is checked (validate.py) before anything of it is stored.
+A property that raises or fails a check is switched off: the report names it,
+the exception and the line of its own file, and the properties subscribing to it
+are switched off too; the rest of the analysis completes (strict=True raises
+instead).  Last, every metric is compared with its parent cell by cell: a child
+that exceeds its parent is reported, since the tree then misleads.
 """
 from __future__ import annotations
 

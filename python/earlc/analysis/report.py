@@ -52,12 +52,25 @@ class Report:
         return self.callpaths[c] if c >= 0 else ""
 
     @property
-    def warnings(self) -> Dict[str, int]:
+    def trace_warnings(self) -> Dict[str, int]:
         """Inconsistencies found while reading the trace and building the EARL layer,
         by code: severities near them may be incomplete."""
         out = {k: v for k, v in self.trace.warnings.counts.items()
                if v and k != "other_record"}
         out.update({k: v for k, v in self._ctx.states.warnings.counts.items() if v})
+        return out
+
+    @property
+    def warnings(self) -> Dict[str, int]:
+        """Everything that makes the numbers less than complete, by code: the
+        trace's inconsistencies, properties switched off, metrics exceeding their
+        parent, packages not loaded (details: warning_details)."""
+        out = self.trace_warnings
+        for code, n in (("property_switched_off", len(self.switched_off)),
+                        ("metric_exceeds_parent", len(self.exceeding)),
+                        ("package_not_loaded", len(self.package_problems))):
+            if n:
+                out[code] = n
         return out
 
     @property

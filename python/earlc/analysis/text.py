@@ -96,7 +96,7 @@ def _warnings(report) -> list:
     """Everything that makes the numbers above less than complete, said in the
     report itself (the EARL layer's inconsistencies are nowhere else)."""
     out = []
-    counts = report.warnings
+    counts = report.trace_warnings
     if counts:
         out.append("")
         out.append("Warning: the trace is inconsistent (%s); severities around those events may "
