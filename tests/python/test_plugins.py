@@ -451,3 +451,10 @@ def test_json_and_text_say_the_same_about_each_occurrence():
             _fmt_value(r, "sec", occ["severity"]), occ["event"],
             _fmt_value(r, "sec", since_start), loc["rank"], paths[occ["callpath"]])
         assert shown in text, shown
+
+
+@pytest.mark.parametrize("name", ["sstmacro-mpi-coverage", "casita-jacobi-hybrid",
+                                  "casita-ompt-nested", "casita-cuda-simple"])
+def test_the_builtin_catalog_is_a_tree_on_reference_traces(name):
+    r = earlc.analyze(earlc.open(reference_trace(name)), packages=False)
+    assert r.exceeding == {} and r.switched_off == []

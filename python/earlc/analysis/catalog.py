@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import inspect
 import os
 import sys
 import traceback
@@ -139,7 +140,7 @@ def load_packages() -> (List[Property], List[str]):
             obj = ep.load()
             if isinstance(obj, type) and issubclass(obj, Property):
                 found = [_instance(obj, source)]
-            elif hasattr(obj, "__dict__") and type(obj).__name__ == "module":
+            elif inspect.ismodule(obj):
                 found = properties_of_module(obj, source)
             elif isinstance(obj, (list, tuple)):
                 found = [_instance(c, source) for c in obj]
