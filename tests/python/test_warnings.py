@@ -129,3 +129,22 @@ def test_time_going_backwards_is_clamped_and_counted(tmp_path):
     t = trace.events.time
     assert (t[1:] >= t[:-1]).all()
     assert len(trace) == 6
+
+
+def test_the_report_details_its_warnings_itself(tmp_path):
+    """The EARL layer's inconsistencies are not in `earlc info`: the report
+    lists them (and does not send the reader elsewhere)."""
+    def build(w):
+        w.enter(0, 10, "main"); w.enter(0, 20, "MPI_Recv")
+        w.recv(0, 30, source=1, tag=1, bytes=8)        # no send anywhere
+        w.leave(0, 40, "MPI_Recv"); w.leave(0, 50, "main")
+        w.enter(1, 10, "main"); w.leave(1, 50, "main")
+    trace = write(tmp_path / "t", build)
+    report = earlc.analyze(trace, packages=False)
+    assert report.trace_warnings
+    text = report.to_text()
+    assert "earlc info" not in text
+    for code in report.trace_warnings:
+        assert "  - %s: " % code in text
+    codes = {d["code"] for d in report.warning_details}
+    assert set(report.trace_warnings) <= codes
