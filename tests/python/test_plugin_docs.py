@@ -88,3 +88,16 @@ def test_slow_receive_counts_a_call_once_on_sstmacro(plugin_files):
     # the page's earlier example charged a call once per message it completed:
     # 769.8 ms under a parent of 321.0 ms here
     assert 0 < metrics["slow_receive"]["value"] <= metrics["mpi_point2point"]["value"]
+
+
+def test_the_set_fraction_example_equals_wait_at_barrier(traces):
+    block = next(b for b in re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
+                 if "class WaitAtBarrierPaper" in b)
+    scope = {}
+    exec("from earlc.analysis import CompoundEvent, Fraction\n"
+         "from earlc.analysis.compound import Root\n" + block, scope)
+    trace = earlc.open(traces[0])
+    r = earlc.analyze(trace, plugins=[scope["WaitAtBarrierPaper"]()], packages=False)
+    assert r.total("wait_at_barrier") > 0 and not r.switched_off
+    assert r.total("wait_at_barrier_paper") == r.total("wait_at_barrier")
+    assert r.occurrences("wait_at_barrier_paper") == r.occurrences("wait_at_barrier")
