@@ -14,8 +14,8 @@ queries, conditions, and a severity expression.
 
 The paper's algorithm walks the events and evaluates the fractions of each root
 candidate in turn; here every step is done for all candidates at once with numpy
-(a pointer step is one gather over the candidates), so a compound event in this
-form costs about what the same property written by hand with numpy costs.
+(a pointer step is one gather over the candidates): Late Sender in this form
+costs about 2.5 times the hand-written built-in, a small part of an analysis.
 
 A fraction is one event per candidate, or a set (the members of a collective:
 `coll(root)`); a set fraction's pointer steps apply to each member.  A candidate
