@@ -221,3 +221,18 @@ def test_an_internal_error_is_one_line_too(tmp_path):
 
 def test_one_line_helper():
     assert cliargs.one_line("a\n  b\tc ") == "a b c"
+
+
+@pytest.mark.parametrize("cmd", ["analyze", "properties"])
+def test_a_plugin_that_cannot_be_loaded(tmp_path, cmd):
+    bad = tmp_path / "bad.py"
+    bad.write_text("from earlc.analysis import Property\nclass X(Property):\n    name = 'x'\n"
+                   "    def detect(self, ctx, s)\n        return None\n")
+    args = [MISSING] if cmd == "analyze" else []
+    assert_one_line_error(run(cmd, *args, "--plugin", str(bad)), str(bad), "line 4",
+                          "syntax error")
+    taken = tmp_path / "taken.py"
+    taken.write_text("from earlc.analysis import Property\nclass X(Property):\n"
+                     "    name = 'late_sender'\n    def detect(self, ctx, s):\n        return None\n")
+    assert_one_line_error(run(cmd, *args, "--plugin", str(taken)), "taken by the built-in",
+                          "replaces")
