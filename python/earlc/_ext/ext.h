@@ -27,11 +27,24 @@ PyObject *earlc_column_new(PyObject *owner, const void *data, size_t length,
 /* The C trace behind a _core.Trace, or NULL with TypeError set. */
 earl_trace *earlc_trace_of(PyObject *obj);
 
+/* The states behind a _core.States, or NULL with TypeError set. */
+struct earl_states *earlc_states_of(PyObject *obj);
+
+/* A Python progress callback called from C work that runs without the GIL:
+ * earlc_call_progress (an earl_progress_fn) takes the GIL for the call; an
+ * exception from the callback is dropped and further calls skipped. */
+typedef struct earlc_progress_bridge {
+    PyObject *callback;
+    int failed;
+} earlc_progress_bridge;
+void earlc_call_progress(void *data, const char *phase, uint64_t done, uint64_t total);
+
 int earlc_add_trace_type(PyObject *module);   /* trace.c */
 int earlc_add_states_type(PyObject *module);  /* states.c */
 int earlc_add_column_type(PyObject *module);  /* column.c */
 int earlc_add_writer_type(PyObject *module);  /* writer.c */
 int earlc_add_calltree_type(PyObject *module); /* calltree.c */
+int earlc_add_races_type(PyObject *module);   /* races.c */
 
 int earlc_add_synth(PyObject *module);       /* synth.c */
 int earlc_add_numpy_memory(PyObject *module); /* numpy_memory.c */

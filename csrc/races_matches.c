@@ -1,0 +1,468 @@
+/*
+ * races_matches.c - the potential-match test of the race analysis
+ * (Theorem 5.5 of Vo's dissertation over the clocks of races_replay.c) and
+ * the result table it fills.
+ *
+ * The sends are grouped by channel (destination, communicator, source, tag),
+ * each group in send order.  MPI's non-overtaking rule makes a channel's
+ * sends taken in that order by receives posted in order, so "taken by a
+ * receive posted after r, or never taken" is a suffix of each group, found
+ * by binary search over the running maximum of the posting event of each
+ * send's receive (the maximum makes the search right even on a trace that
+ * breaks the rule).  For a wildcard receive r, the first send of that suffix
+ * is the only one of its channel r could take; over the tags r accepts, the
+ * earliest per source.  It is an alternative when it is late for r
+ * (docs/races.md).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "races_internal.h"
+#include "util.h"
+
+/* One channel's sends: slots [start, start + n) of the send arrays. */
+typedef struct channel {
+    earl_loc dest;
+    uint32_t comm;
+    earl_loc source;
+    uint32_t tag;
+    size_t start, n;
+} channel;
+
+/* Channel lookup while grouping: open addressing over channel ids. */
+typedef struct channel_index {
+    uint32_t *ids; /* UINT32_MAX: empty */
+    size_t cap;
+} channel_index;
+
+static uint64_t channel_hash(earl_loc d, uint32_t c, earl_loc s, uint32_t t)
+{
+    uint64_t h = (uint64_t)(uint32_t)d * 0x9E3779B97F4A7C15ull;
+    h = (h ^ c) * 0xC2B2AE3D27D4EB4Full;
+    h = (h ^ (uint32_t)s) * 0x165667B19E3779F9ull;
+    h = (h ^ t) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+}
+
+static int same_channel(const channel *ch, earl_loc d, uint32_t c, earl_loc s, uint32_t t)
+{
+    return ch->dest == d && ch->comm == c && ch->source == s && ch->tag == t;
+}
+
+static int index_grow(channel_index *ix, const channel *chans, size_t n_chans)
+{
+    size_t cap = ix->cap ? ix->cap * 2 : 256;
+    uint32_t *ids = malloc(cap * sizeof *ids);
+    if (!ids)
+        return -1;
+    memset(ids, 0xff, cap * sizeof *ids);
+    for (size_t k = 0; k < n_chans; k++) {
+        const channel *ch = &chans[k];
+        size_t i = channel_hash(ch->dest, ch->comm, ch->source, ch->tag) & (cap - 1);
+        while (ids[i] != UINT32_MAX)
+            i = (i + 1) & (cap - 1);
+        ids[i] = (uint32_t)k;
+    }
+    free(ix->ids);
+    ix->ids = ids;
+    ix->cap = cap;
+    return 0;
+}
+
+/* The sends grouped by channel. */
+typedef struct send_groups {
+    channel *chans;
+    size_t n_chans, cap_chans;
+    size_t *sorted;     /* channel ids by (dest, comm, source, tag) */
+    earl_eid *send;     /* per slot: the send event */
+    earl_eid *key_max;  /* per slot: running max of the posting of the sends' receives */
+    size_t n_sends;
+} send_groups;
+
+static void groups_free(send_groups *g)
+{
+    free(g->chans);
+    free(g->sorted);
+    free(g->send);
+    free(g->key_max);
+    memset(g, 0, sizeof *g);
+}
+
+static int is_send(uint8_t kind)
+{
+    return kind == EARL_MPI_SEND || kind == EARL_MPI_ISEND;
+}
+
+/* Where the receive of record r was posted: itself, or its MPI_IRECV_REQUEST. */
+static earl_eid posted_at(const earl_events *ev, earl_eid r)
+{
+    if (ev->kind[r] == EARL_MPI_IRECV && ev->ref[r] >= 0 && ev->msg.partner[ev->ref[r]] >= 0)
+        return ev->msg.partner[ev->ref[r]];
+    return r;
+}
+
+static int cmp_channel(const void *a, const void *b, void *chans)
+{
+    const channel *c = chans;
+    const channel *x = &c[*(const size_t *)a], *y = &c[*(const size_t *)b];
+    if (x->dest != y->dest)
+        return x->dest < y->dest ? -1 : 1;
+    if (x->comm != y->comm)
+        return x->comm < y->comm ? -1 : 1;
+    if (x->source != y->source)
+        return x->source < y->source ? -1 : 1;
+    if (x->tag != y->tag)
+        return x->tag < y->tag ? -1 : 1;
+    return 0;
+}
+
+typedef struct slot_pair {
+    earl_eid send, key;
+} slot_pair;
+
+static int cmp_pair(const void *a, const void *b)
+{
+    earl_eid x = ((const slot_pair *)a)->send, y = ((const slot_pair *)b)->send;
+    return x < y ? -1 : x > y;
+}
+
+static earl_status group_sends(const earl_events *ev, earl_states *states, send_groups *g,
+                               earl_error *err, const char *path)
+{
+    const earl_msg_table *msg = &ev->msg;
+    uint32_t *chan_of = malloc((msg->count ? msg->count : 1) * sizeof *chan_of);
+    channel_index ix = {NULL, 0};
+    earl_status st = EARL_OK;
+    if (!chan_of || index_grow(&ix, NULL, 0) != 0)
+        goto nomem;
+    for (size_t m = 0; m < msg->count; m++) {
+        chan_of[m] = UINT32_MAX;
+        if (!is_send(ev->kind[msg->event[m]]) || msg->peer[m] < 0)
+            continue;
+        earl_loc d = msg->peer[m], s = ev->location[msg->event[m]];
+        uint32_t c = msg->comm[m], t = msg->tag[m];
+        size_t i = channel_hash(d, c, s, t) & (ix.cap - 1);
+        while (ix.ids[i] != UINT32_MAX && !same_channel(&g->chans[ix.ids[i]], d, c, s, t))
+            i = (i + 1) & (ix.cap - 1);
+        if (ix.ids[i] == UINT32_MAX) {
+            if (EARL_GROW(g->chans, g->cap_chans, g->n_chans + 1) != 0)
+                goto nomem;
+            channel *ch = &g->chans[g->n_chans];
+            ch->dest = d;
+            ch->comm = c;
+            ch->source = s;
+            ch->tag = t;
+            ch->start = ch->n = 0;
+            ix.ids[i] = (uint32_t)g->n_chans++;
+            if (g->n_chans * 2 > ix.cap && index_grow(&ix, g->chans, g->n_chans) != 0)
+                goto nomem;
+            /* find it again in the grown index */
+            i = channel_hash(d, c, s, t) & (ix.cap - 1);
+            while (!same_channel(&g->chans[ix.ids[i]], d, c, s, t))
+                i = (i + 1) & (ix.cap - 1);
+        }
+        chan_of[m] = ix.ids[i];
+        g->chans[ix.ids[i]].n++;
+        g->n_sends++;
+    }
+    size_t at = 0;
+    for (size_t k = 0; k < g->n_chans; k++) {
+        g->chans[k].start = at;
+        at += g->chans[k].n;
+        g->chans[k].n = 0;
+    }
+    size_t ns = g->n_sends ? g->n_sends : 1;
+    slot_pair *pairs = malloc(ns * sizeof *pairs);
+    g->send = malloc(ns * sizeof *g->send);
+    g->key_max = malloc(ns * sizeof *g->key_max);
+    g->sorted = malloc((g->n_chans ? g->n_chans : 1) * sizeof *g->sorted);
+    if (!pairs || !g->send || !g->key_max || !g->sorted) {
+        free(pairs);
+        goto nomem;
+    }
+    for (size_t m = 0; m < msg->count; m++) {
+        if (chan_of[m] == UINT32_MAX)
+            continue;
+        channel *ch = &g->chans[chan_of[m]];
+        earl_eid s = msg->event[m];
+        earl_eid r = earl_states_ptr(states, EARL_PTR_RECV, s);
+        slot_pair *p = &pairs[ch->start + ch->n++];
+        p->send = s;
+        p->key = r >= 0 ? posted_at(ev, r) : INT64_MAX;
+    }
+    for (size_t k = 0; k < g->n_chans; k++) {
+        slot_pair *p = pairs + g->chans[k].start;
+        size_t n = g->chans[k].n;
+        for (size_t j = 1; j < n; j++)
+            if (p[j].send < p[j - 1].send) { /* rows out of event order: sort this one */
+                qsort(p, n, sizeof *p, cmp_pair);
+                break;
+            }
+        earl_eid run = -1;
+        for (size_t j = 0; j < n; j++) {
+            run = p[j].key > run ? p[j].key : run;
+            g->send[g->chans[k].start + j] = p[j].send;
+            g->key_max[g->chans[k].start + j] = run;
+        }
+    }
+    free(pairs);
+    for (size_t k = 0; k < g->n_chans; k++)
+        g->sorted[k] = k;
+    qsort_r(g->sorted, g->n_chans, sizeof *g->sorted, cmp_channel, g->chans);
+    goto done;
+nomem:
+    st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory grouping the sends", path);
+done:
+    free(chan_of);
+    free(ix.ids);
+    return st;
+}
+
+/* The first sorted channel with (dest, comm) >= (d, c). */
+static size_t first_channel(const send_groups *g, earl_loc d, uint32_t c)
+{
+    size_t lo = 0, hi = g->n_chans;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const channel *ch = &g->chans[g->sorted[mid]];
+        if (ch->dest < d || (ch->dest == d && ch->comm < c))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The first send of channel ch whose receive was posted after `posted` (or
+ * that was never received), -1. */
+static earl_eid first_after(const send_groups *g, const channel *ch, earl_eid posted)
+{
+    const earl_eid *key = g->key_max + ch->start;
+    size_t lo = 0, hi = ch->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (key[mid] > posted)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo < ch->n ? g->send[ch->start + lo] : -1;
+}
+
+/* ---- the table ------------------------------------------------------------------- */
+
+static int add_receive(races_table *t)
+{
+    if (t->n_receives + 1 < t->cap_receives)
+        return 0;
+    size_t cap = t->cap_receives;
+    size_t need = t->n_receives + 2;
+    if (EARL_GROW(t->recv, cap, need) != 0)
+        return -1;
+    size_t c2 = t->cap_receives;
+    if (EARL_GROW(t->recv_posted, c2, need) != 0)
+        return -1;
+    c2 = t->cap_receives;
+    if (EARL_GROW(t->recv_send, c2, need) != 0)
+        return -1;
+    c2 = t->cap_receives;
+    if (EARL_GROW(t->recv_any_tag, c2, need) != 0)
+        return -1;
+    c2 = t->cap_receives;
+    if (EARL_GROW(t->alt_start, c2, need) != 0)
+        return -1;
+    t->cap_receives = cap;
+    return 0;
+}
+
+static int add_pair(races_table *t, earl_eid send, uint8_t lamport)
+{
+    if (t->n_pairs == t->cap_pairs) {
+        size_t cap = t->cap_pairs, c2 = t->cap_pairs;
+        if (EARL_GROW(t->alt_send, cap, t->n_pairs + 1) != 0 ||
+            EARL_GROW(t->alt_lamport, c2, t->n_pairs + 1) != 0)
+            return -1;
+        t->cap_pairs = cap < c2 ? cap : c2;
+    }
+    t->alt_send[t->n_pairs] = send;
+    t->alt_lamport[t->n_pairs++] = lamport;
+    return 0;
+}
+
+/* Most alternatives first, ties in event order (the receives were added in
+ * event order: a stable counting sort by count keeps it). */
+static earl_status order_receives(races_table *t, earl_error *err, const char *path)
+{
+    size_t n = t->n_receives, max = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t c = t->alt_start[k + 1] - t->alt_start[k];
+        max = c > max ? c : max;
+    }
+    size_t *bucket = calloc(max + 2, sizeof *bucket);
+    size_t *perm = malloc((n ? n : 1) * sizeof *perm);
+    earl_eid *recv = malloc((n ? n : 1) * sizeof *recv);
+    earl_eid *posted = malloc((n ? n : 1) * sizeof *posted);
+    earl_eid *sent = malloc((n ? n : 1) * sizeof *sent);
+    uint8_t *any = malloc(n ? n : 1);
+    size_t *start = malloc((n + 1) * sizeof *start);
+    earl_eid *alt = malloc((t->n_pairs ? t->n_pairs : 1) * sizeof *alt);
+    uint8_t *lam = malloc(t->n_pairs ? t->n_pairs : 1);
+    earl_status st = EARL_OK;
+    if (!bucket || !perm || !recv || !posted || !sent || !any || !start || !alt || !lam) {
+        st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory ordering the races", path);
+        goto done;
+    }
+    for (size_t k = 0; k < n; k++)
+        bucket[max - (t->alt_start[k + 1] - t->alt_start[k]) + 1]++;
+    for (size_t b = 1; b <= max + 1; b++)
+        bucket[b] += bucket[b - 1];
+    for (size_t k = 0; k < n; k++)
+        perm[bucket[max - (t->alt_start[k + 1] - t->alt_start[k])]++] = k;
+    size_t at = 0;
+    for (size_t j = 0; j < n; j++) {
+        size_t k = perm[j];
+        recv[j] = t->recv[k];
+        posted[j] = t->recv_posted[k];
+        sent[j] = t->recv_send[k];
+        any[j] = t->recv_any_tag[k];
+        start[j] = at;
+        size_t c = t->alt_start[k + 1] - t->alt_start[k];
+        memcpy(alt + at, t->alt_send + t->alt_start[k], c * sizeof *alt);
+        memcpy(lam + at, t->alt_lamport + t->alt_start[k], c);
+        at += c;
+    }
+    start[n] = at;
+#define SWAP(field, fresh) do { free(t->field); t->field = fresh; fresh = NULL; } while (0)
+    SWAP(recv, recv);
+    SWAP(recv_posted, posted);
+    SWAP(recv_send, sent);
+    SWAP(recv_any_tag, any);
+    SWAP(alt_start, start);
+    SWAP(alt_send, alt);
+    SWAP(alt_lamport, lam);
+#undef SWAP
+    t->cap_receives = n + 1;
+    t->cap_pairs = t->n_pairs;
+done:
+    free(bucket);
+    free(perm);
+    free(recv);
+    free(posted);
+    free(sent);
+    free(any);
+    free(start);
+    free(alt);
+    free(lam);
+    return st;
+}
+
+earl_status races_find_matches(const earl_trace *trace, earl_states *states,
+                               const earl_races_options *opts, const uint8_t *flags,
+                               const races_clocks *clocks, races_table *out, earl_error *err)
+{
+    const earl_events *ev = earl_trace_events(trace);
+    const earl_msg_table *msg = &ev->msg;
+    const char *path = earl_trace_path(trace);
+    int vector = opts->clocks == EARL_RACES_VECTOR;
+    memset(out, 0, sizeof *out);
+    send_groups g;
+    memset(&g, 0, sizeof g);
+    earl_status st = group_sends(ev, states, &g, err, path);
+    if (st != EARL_OK)
+        return st;
+    size_t done = 0;
+    for (size_t q = 0; q < msg->count && st == EARL_OK; q++) {
+        earl_eid r = msg->event[q];
+        uint8_t kind = ev->kind[r];
+        if ((kind != EARL_MPI_RECV && kind != EARL_MPI_IRECV) || !(flags[q] & RACES_CLOCKED))
+            continue;
+        if (opts->progress && (++done & 0xffff) == 0)
+            opts->progress(opts->progress_data, "matches", q, msg->count);
+        if (add_receive(out) != 0)
+            goto nomem;
+        size_t k = out->n_receives++;
+        earl_eid posted = posted_at(ev, r);
+        int any_tag = (flags[q] & RACES_ANY_TAG) != 0;
+        out->recv[k] = r;
+        out->recv_posted[k] = posted;
+        out->recv_send[k] = earl_states_ptr(states, EARL_PTR_SEND, r);
+        out->recv_any_tag[k] = (uint8_t)any_tag;
+        out->alt_start[k] = out->n_pairs;
+        if (out->recv_send[k] < 0)
+            out->recv_without_send++;
+        earl_loc here = ev->location[r];
+        uint32_t comm = msg->comm[q], tag = msg->tag[q];
+        size_t c = first_channel(&g, here, comm);
+        while (c < g.n_chans) {
+            const channel *ch = &g.chans[g.sorted[c]];
+            if (ch->dest != here || ch->comm != comm)
+                break;
+            /* the channels of one source are adjacent: the earliest candidate over
+               the tags r accepts */
+            earl_loc source = ch->source;
+            earl_eid best = -1;
+            for (; c < g.n_chans; c++) {
+                ch = &g.chans[g.sorted[c]];
+                if (ch->dest != here || ch->comm != comm || ch->source != source)
+                    break;
+                if (!any_tag && ch->tag != tag)
+                    continue;
+                earl_eid s = first_after(&g, ch, posted);
+                if (s >= 0 && (best < 0 || s < best))
+                    best = s;
+            }
+            if (best < 0)
+                continue;
+            size_t srow = (size_t)ev->ref[best];
+            int lamport_late = clocks->lamport[srow] <= clocks->lamport[q];
+            int late = vector ? clocks->own[srow] <= clocks->own[q] : lamport_late;
+            if (late && add_pair(out, best, (uint8_t)lamport_late) != 0)
+                goto nomem;
+            if (late && !lamport_late)
+                out->lamport_missed++;
+        }
+        /* the alternatives in event order (sources came in location order) */
+        for (size_t a = out->alt_start[k] + 1; a < out->n_pairs; a++) {
+            earl_eid s = out->alt_send[a];
+            uint8_t l = out->alt_lamport[a];
+            size_t b = a;
+            for (; b > out->alt_start[k] && out->alt_send[b - 1] > s; b--) {
+                out->alt_send[b] = out->alt_send[b - 1];
+                out->alt_lamport[b] = out->alt_lamport[b - 1];
+            }
+            out->alt_send[b] = s;
+            out->alt_lamport[b] = l;
+        }
+        out->alt_start[k + 1] = out->n_pairs;
+    }
+    if (st == EARL_OK && out->n_receives == 0) {
+        if (add_receive(out) != 0)
+            goto nomem;
+        out->alt_start[0] = 0;
+    }
+    if (st == EARL_OK)
+        st = order_receives(out, err, path);
+    out->bytes = out->cap_receives * (4 * sizeof(earl_eid) + 1) +
+                 out->cap_pairs * (sizeof(earl_eid) + 1);
+    out->bytes += g.n_chans * (sizeof(channel) + sizeof(size_t)) +
+                  g.n_sends * 2 * sizeof(earl_eid);
+    groups_free(&g);
+    if (opts->progress)
+        opts->progress(opts->progress_data, "matches", msg->count, msg->count);
+    return st;
+nomem:
+    groups_free(&g);
+    return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory listing the races", path);
+}
+
+void races_table_free(races_table *t)
+{
+    free(t->recv);
+    free(t->recv_posted);
+    free(t->recv_send);
+    free(t->recv_any_tag);
+    free(t->alt_start);
+    free(t->alt_send);
+    free(t->alt_lamport);
+    memset(t, 0, sizeof *t);
+}
