@@ -5,14 +5,14 @@
  *
  * The sends are grouped by channel (destination, communicator, source, tag),
  * each group in send order.  MPI's non-overtaking rule makes a channel's
- * sends taken in that order by receives posted in order, so "taken by a
- * receive posted after r, or never taken" is a suffix of each group, found
+ * sends taken in that order by receives posted in order, so "taken by r or
+ * a receive posted after it, or never taken" is a suffix of each group, found
  * by binary search over the running maximum of the posting event of each
  * send's receive (the maximum makes the search right even on a trace that
  * breaks the rule).  For a wildcard receive r, the first send of that suffix
  * is the only one of its channel r could take; over the tags r accepts, the
- * earliest per source.  It is an alternative when it is late for r
- * (docs/races.md).
+ * earliest per source.  Unless it is the send r took, it is an alternative
+ * when it is late for r (docs/races.md).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -233,15 +233,15 @@ static size_t first_channel(const send_groups *g, earl_loc d, uint32_t c)
     return lo;
 }
 
-/* The first send of channel ch whose receive was posted after `posted` (or
- * that was never received), -1. */
+/* The first send of channel ch whose receive was posted at or after
+ * `posted` (or that was never received), -1. */
 static earl_eid first_after(const send_groups *g, const channel *ch, earl_eid posted)
 {
     const earl_eid *key = g->key_max + ch->start;
     size_t lo = 0, hi = ch->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (key[mid] > posted)
+        if (key[mid] >= posted)
             hi = mid;
         else
             lo = mid + 1;
@@ -411,7 +411,8 @@ earl_status races_find_matches(const earl_trace *trace, earl_states *states,
                 if (s >= 0 && (best < 0 || s < best))
                     best = s;
             }
-            if (best < 0)
+            /* r's own message first: its sender had nothing else for r */
+            if (best < 0 || best == out->recv_send[k])
                 continue;
             size_t srow = (size_t)ev->ref[best];
             int lamport_late = clocks->lamport[srow] <= clocks->lamport[q];

@@ -96,8 +96,8 @@ def _select(trace, wildcard) -> tuple:
         if not recorded:
             raise ValueError(
                 "this trace does not record which receives asked for any source (OTF2 has no "
-                "field for it; `earlc record` adds one): choose wildcard='all', a region name, "
-                "a list of ranks or a predicate")
+                "field for it; `earlc record` adds one): choose which receives to take as "
+                "wildcards ('all', a region name, a list of ranks or a predicate)")
         return source, tags, {"wildcard": "recorded",
                               "description": "the requested sources and tags the trace recorded"}
     rows = _receive_rows(trace)
@@ -139,6 +139,26 @@ def _select(trace, wildcard) -> tuple:
     requested = np.full(len(trace.events.messages), NOT_RECORDED, dtype=np.int32)
     requested[rows[chosen]] = WILDCARD
     return requested, tags, assumption
+
+
+def parse_wildcard(text: Optional[str]) -> Wildcard:
+    """The command line's --wildcard: None, "all", "recorded", ranks ("0,2-4") or a
+    region name (anything else)."""
+    if text is None or text in ("all", "recorded"):
+        return text
+    t = text.replace(" ", "")
+    if t and all(c.isdigit() or c in ",-" for c in t):
+        ranks = []
+        for part in t.split(","):
+            lo, dash, hi = part.partition("-")
+            if not lo.isdigit() or (dash and not hi.isdigit()):
+                raise ValueError("bad rank list %r (write ranks as 0,2-4)" % text)
+            a, b = int(lo), int(hi) if dash else int(lo)
+            if b < a:
+                raise ValueError("bad rank range %r in %r" % (part, text))
+            ranks.extend(range(a, b + 1))
+        return ranks
+    return text
 
 
 def races(trace, wildcard: Wildcard = None, clocks: str = "vector",

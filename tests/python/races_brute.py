@@ -3,9 +3,9 @@ matches computed from the matches-before rules of Vo's chapter 3 written out as 
 explicit relation (rules C1 to C5 and C10, closed transitively), without clocks.
 
 A potential match of a wildcard receive r on process i is a send s to i with r's tag that
-  - was taken by a receive posted after r, or by none,
-  - is neither matches-before r nor after it,
-  - and is the first such send of its source (non-overtaking).
+  - is the first send of its source not taken by a receive posted before r
+    (non-overtaking), and not the send r took,
+  - and is neither matches-before r nor after it.
 """
 from __future__ import annotations
 
@@ -219,14 +219,16 @@ def brute_force_pairs(run: Run) -> set:
         name = nr.name if nr.kind == "recv" else nr.record
         first = {}
         for s, ns in enumerate(nodes):
-            if ns.kind != "send" or ns.peer != nr.proc or ns.tag != nr.tag or s == nr.match:
+            if ns.kind != "send" or ns.peer != nr.proc or ns.tag != nr.tag:
                 continue
             taker = ns.match
-            if taker is not None and position[taker] <= position[r]:
-                continue      # taken by a receive posted before r (or by r)
+            if taker is not None and position[taker] < position[r]:
+                continue      # taken by a receive posted before r
             if ns.proc not in first:
                 first[ns.proc] = s
         for s in first.values():
+            if s == nr.match:
+                continue      # r's own sender had nothing else for it
             if not (succ[r] >> s & 1) and not (succ[s] >> r & 1):
                 out.add((name, nodes[s].name))
     return out

@@ -376,8 +376,10 @@ def test_any_tag(tmp_path):
 
 def test_unmatched_and_hung(tmp_path):
     # a send nobody received (the run hung) is a candidate like any other
+    # (the second message of r's own sender is none: r had to take the first)
     s = Script(3)
     s.send(1, 0, name="s1")
+    s.send(1, 0, name="s1b")
     s.send(2, 0, name="s2")
     s.recv(0, 1, name="r")
     st = s.write(tmp_path / "hung")
