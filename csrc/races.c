@@ -57,7 +57,7 @@ earl_status earl_races_build(const earl_trace *trace, earl_states *states,
     const earl_events *ev = earl_trace_events(trace);
     earl_races *r = calloc(1, sizeof *r);
     uint8_t *calls = races_classify_regions(trace);
-    uint8_t *flags = malloc(ev->msg.count ? ev->msg.count : 1);
+    uint8_t *flags = earl_mem_alloc(ev->msg.count ? ev->msg.count : 1);
     races_clocks clocks = {0};
     earl_status st = EARL_OK;
     if (!r || !calls || !flags) {
@@ -102,7 +102,7 @@ earl_status earl_races_build(const earl_trace *trace, earl_states *states,
 done:
     races_clocks_free(&clocks);
     free(calls);
-    free(flags);
+    earl_mem_free(flags);
     if (r)
         earl_races_free(r);
     return st;

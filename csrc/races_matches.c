@@ -83,8 +83,8 @@ static void groups_free(send_groups *g)
 {
     free(g->chans);
     free(g->sorted);
-    free(g->send);
-    free(g->key_max);
+    earl_mem_free(g->send);
+    earl_mem_free(g->key_max);
     memset(g, 0, sizeof *g);
 }
 
@@ -101,10 +101,8 @@ static earl_eid posted_at(const earl_events *ev, earl_eid r)
     return r;
 }
 
-static int cmp_channel(const void *a, const void *b, void *chans)
+static int cmp_key(const channel *x, const channel *y)
 {
-    const channel *c = chans;
-    const channel *x = &c[*(const size_t *)a], *y = &c[*(const size_t *)b];
     if (x->dest != y->dest)
         return x->dest < y->dest ? -1 : 1;
     if (x->comm != y->comm)
@@ -114,6 +112,12 @@ static int cmp_channel(const void *a, const void *b, void *chans)
     if (x->tag != y->tag)
         return x->tag < y->tag ? -1 : 1;
     return 0;
+}
+
+static int cmp_channel(const void *a, const void *b, void *chans)
+{
+    const channel *c = chans;
+    return cmp_key(&c[*(const size_t *)a], &c[*(const size_t *)b]);
 }
 
 typedef struct slot_pair {
@@ -126,43 +130,50 @@ static int cmp_pair(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The channel of send row m in the index, inserting it when new (then
+ * counted in g); UINT32_MAX when out of memory. */
+static uint32_t channel_of(const earl_events *ev, size_t m, send_groups *g, channel_index *ix)
+{
+    const earl_msg_table *msg = &ev->msg;
+    earl_loc d = msg->peer[m], s = ev->location[msg->event[m]];
+    uint32_t c = msg->comm[m], t = msg->tag[m];
+    size_t i = channel_hash(d, c, s, t) & (ix->cap - 1);
+    while (ix->ids[i] != UINT32_MAX && !same_channel(&g->chans[ix->ids[i]], d, c, s, t))
+        i = (i + 1) & (ix->cap - 1);
+    if (ix->ids[i] != UINT32_MAX)
+        return ix->ids[i];
+    if (EARL_GROW(g->chans, g->cap_chans, g->n_chans + 1) != 0)
+        return UINT32_MAX;
+    g->chans[g->n_chans] = (channel){d, c, s, t, 0, 0};
+    uint32_t id = (uint32_t)g->n_chans++;
+    ix->ids[i] = id;
+    if (g->n_chans * 2 > ix->cap && index_grow(ix, g->chans, g->n_chans) != 0)
+        return UINT32_MAX;
+    return id;
+}
+
+static int is_grouped(const earl_events *ev, size_t m)
+{
+    return is_send(ev->kind[ev->msg.event[m]]) && ev->msg.peer[m] >= 0;
+}
+
+/* Two passes over the message table, looking each send's channel up twice
+ * rather than keeping it: the second lookup is cheaper than the fresh pages
+ * of one more array per row. */
 static earl_status group_sends(const earl_events *ev, earl_states *states, send_groups *g,
                                earl_error *err, const char *path)
 {
     const earl_msg_table *msg = &ev->msg;
-    uint32_t *chan_of = malloc((msg->count ? msg->count : 1) * sizeof *chan_of);
     channel_index ix = {NULL, 0};
-    earl_status st = EARL_OK;
-    if (!chan_of || index_grow(&ix, NULL, 0) != 0)
+    if (index_grow(&ix, NULL, 0) != 0)
         goto nomem;
     for (size_t m = 0; m < msg->count; m++) {
-        chan_of[m] = UINT32_MAX;
-        if (!is_send(ev->kind[msg->event[m]]) || msg->peer[m] < 0)
+        if (!is_grouped(ev, m))
             continue;
-        earl_loc d = msg->peer[m], s = ev->location[msg->event[m]];
-        uint32_t c = msg->comm[m], t = msg->tag[m];
-        size_t i = channel_hash(d, c, s, t) & (ix.cap - 1);
-        while (ix.ids[i] != UINT32_MAX && !same_channel(&g->chans[ix.ids[i]], d, c, s, t))
-            i = (i + 1) & (ix.cap - 1);
-        if (ix.ids[i] == UINT32_MAX) {
-            if (EARL_GROW(g->chans, g->cap_chans, g->n_chans + 1) != 0)
-                goto nomem;
-            channel *ch = &g->chans[g->n_chans];
-            ch->dest = d;
-            ch->comm = c;
-            ch->source = s;
-            ch->tag = t;
-            ch->start = ch->n = 0;
-            ix.ids[i] = (uint32_t)g->n_chans++;
-            if (g->n_chans * 2 > ix.cap && index_grow(&ix, g->chans, g->n_chans) != 0)
-                goto nomem;
-            /* find it again in the grown index */
-            i = channel_hash(d, c, s, t) & (ix.cap - 1);
-            while (!same_channel(&g->chans[ix.ids[i]], d, c, s, t))
-                i = (i + 1) & (ix.cap - 1);
-        }
-        chan_of[m] = ix.ids[i];
-        g->chans[ix.ids[i]].n++;
+        uint32_t id = channel_of(ev, m, g, &ix);
+        if (id == UINT32_MAX)
+            goto nomem;
+        g->chans[id].n++;
         g->n_sends++;
     }
     size_t at = 0;
@@ -172,60 +183,60 @@ static earl_status group_sends(const earl_events *ev, earl_states *states, send_
         g->chans[k].n = 0;
     }
     size_t ns = g->n_sends ? g->n_sends : 1;
-    slot_pair *pairs = malloc(ns * sizeof *pairs);
-    g->send = malloc(ns * sizeof *g->send);
-    g->key_max = malloc(ns * sizeof *g->key_max);
+    g->send = earl_mem_alloc(ns * sizeof *g->send);
+    g->key_max = earl_mem_alloc(ns * sizeof *g->key_max);
     g->sorted = malloc((g->n_chans ? g->n_chans : 1) * sizeof *g->sorted);
-    if (!pairs || !g->send || !g->key_max || !g->sorted) {
-        free(pairs);
+    if (!g->send || !g->key_max || !g->sorted)
         goto nomem;
-    }
     for (size_t m = 0; m < msg->count; m++) {
-        if (chan_of[m] == UINT32_MAX)
+        if (!is_grouped(ev, m))
             continue;
-        channel *ch = &g->chans[chan_of[m]];
+        channel *ch = &g->chans[channel_of(ev, m, g, &ix)];
         earl_eid s = msg->event[m];
         earl_eid r = earl_states_ptr(states, EARL_PTR_RECV, s);
-        slot_pair *p = &pairs[ch->start + ch->n++];
-        p->send = s;
-        p->key = r >= 0 ? posted_at(ev, r) : INT64_MAX;
+        size_t at = ch->start + ch->n++;
+        g->send[at] = s;
+        g->key_max[at] = r >= 0 ? posted_at(ev, r) : INT64_MAX;
     }
     for (size_t k = 0; k < g->n_chans; k++) {
-        slot_pair *p = pairs + g->chans[k].start;
+        earl_eid *send = g->send + g->chans[k].start, *key = g->key_max + g->chans[k].start;
         size_t n = g->chans[k].n;
         for (size_t j = 1; j < n; j++)
-            if (p[j].send < p[j - 1].send) { /* rows out of event order: sort this one */
+            if (send[j] < send[j - 1]) { /* rows out of event order: sort this channel */
+                slot_pair *p = malloc(n * sizeof *p);
+                if (!p)
+                    goto nomem;
+                for (size_t i = 0; i < n; i++)
+                    p[i] = (slot_pair){send[i], key[i]};
                 qsort(p, n, sizeof *p, cmp_pair);
+                for (size_t i = 0; i < n; i++) {
+                    send[i] = p[i].send;
+                    key[i] = p[i].key;
+                }
+                free(p);
                 break;
             }
-        earl_eid run = -1;
-        for (size_t j = 0; j < n; j++) {
-            run = p[j].key > run ? p[j].key : run;
-            g->send[g->chans[k].start + j] = p[j].send;
-            g->key_max[g->chans[k].start + j] = run;
-        }
+        for (size_t j = 1; j < n; j++)
+            key[j] = key[j] > key[j - 1] ? key[j] : key[j - 1];
     }
-    free(pairs);
     for (size_t k = 0; k < g->n_chans; k++)
         g->sorted[k] = k;
     qsort_r(g->sorted, g->n_chans, sizeof *g->sorted, cmp_channel, g->chans);
-    goto done;
-nomem:
-    st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory grouping the sends", path);
-done:
-    free(chan_of);
     free(ix.ids);
-    return st;
+    return EARL_OK;
+nomem:
+    free(ix.ids);
+    return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory grouping the sends", path);
 }
 
-/* The first sorted channel with (dest, comm) >= (d, c). */
-static size_t first_channel(const send_groups *g, earl_loc d, uint32_t c)
+/* The first sorted channel whose (dest, comm, source, tag) >= (d, c, s, t). */
+static size_t lower_channel(const send_groups *g, earl_loc d, uint32_t c, earl_loc s, uint32_t t)
 {
+    channel key = {d, c, s, t, 0, 0};
     size_t lo = 0, hi = g->n_chans;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const channel *ch = &g->chans[g->sorted[mid]];
-        if (ch->dest < d || (ch->dest == d && ch->comm < c))
+        if (cmp_key(&g->chans[g->sorted[mid]], &key) < 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -251,28 +262,17 @@ static earl_eid first_after(const send_groups *g, const channel *ch, earl_eid po
 
 /* ---- the table ------------------------------------------------------------------- */
 
-static int add_receive(races_table *t)
+/* The receive arrays for n receives, from the store's warm blocks (the
+ * table has a row for every wildcard receive: millions on large traces). */
+static int alloc_receives(races_table *t, size_t n)
 {
-    if (t->n_receives + 1 < t->cap_receives)
-        return 0;
-    size_t cap = t->cap_receives;
-    size_t need = t->n_receives + 2;
-    if (EARL_GROW(t->recv, cap, need) != 0)
-        return -1;
-    size_t c2 = t->cap_receives;
-    if (EARL_GROW(t->recv_posted, c2, need) != 0)
-        return -1;
-    c2 = t->cap_receives;
-    if (EARL_GROW(t->recv_send, c2, need) != 0)
-        return -1;
-    c2 = t->cap_receives;
-    if (EARL_GROW(t->recv_any_tag, c2, need) != 0)
-        return -1;
-    c2 = t->cap_receives;
-    if (EARL_GROW(t->alt_start, c2, need) != 0)
-        return -1;
-    t->cap_receives = cap;
-    return 0;
+    t->cap_receives = n + 1;
+    t->recv = earl_mem_alloc(t->cap_receives * sizeof *t->recv);
+    t->recv_posted = earl_mem_alloc(t->cap_receives * sizeof *t->recv_posted);
+    t->recv_send = earl_mem_alloc(t->cap_receives * sizeof *t->recv_send);
+    t->recv_any_tag = earl_mem_alloc(t->cap_receives);
+    t->alt_start = earl_mem_alloc(t->cap_receives * sizeof *t->alt_start);
+    return t->recv && t->recv_posted && t->recv_send && t->recv_any_tag && t->alt_start ? 0 : -1;
 }
 
 static int add_pair(races_table *t, earl_eid send, uint8_t lamport)
@@ -294,21 +294,22 @@ static int add_pair(races_table *t, earl_eid send, uint8_t lamport)
 static earl_status order_receives(races_table *t, earl_error *err, const char *path)
 {
     size_t n = t->n_receives, max = 0;
+    int ordered = 1;
     for (size_t k = 0; k < n; k++) {
         size_t c = t->alt_start[k + 1] - t->alt_start[k];
+        if (k && c > t->alt_start[k] - t->alt_start[k - 1])
+            ordered = 0;
         max = c > max ? c : max;
     }
+    if (ordered)
+        return EARL_OK;
     size_t *bucket = calloc(max + 2, sizeof *bucket);
-    size_t *perm = malloc((n ? n : 1) * sizeof *perm);
-    earl_eid *recv = malloc((n ? n : 1) * sizeof *recv);
-    earl_eid *posted = malloc((n ? n : 1) * sizeof *posted);
-    earl_eid *sent = malloc((n ? n : 1) * sizeof *sent);
-    uint8_t *any = malloc(n ? n : 1);
-    size_t *start = malloc((n + 1) * sizeof *start);
+    size_t *perm = malloc(n * sizeof *perm);
+    races_table o = {0};
     earl_eid *alt = malloc((t->n_pairs ? t->n_pairs : 1) * sizeof *alt);
     uint8_t *lam = malloc(t->n_pairs ? t->n_pairs : 1);
     earl_status st = EARL_OK;
-    if (!bucket || !perm || !recv || !posted || !sent || !any || !start || !alt || !lam) {
+    if (!bucket || !perm || alloc_receives(&o, n) != 0 || !alt || !lam) {
         st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory ordering the races", path);
         goto done;
     }
@@ -321,36 +322,33 @@ static earl_status order_receives(races_table *t, earl_error *err, const char *p
     size_t at = 0;
     for (size_t j = 0; j < n; j++) {
         size_t k = perm[j];
-        recv[j] = t->recv[k];
-        posted[j] = t->recv_posted[k];
-        sent[j] = t->recv_send[k];
-        any[j] = t->recv_any_tag[k];
-        start[j] = at;
+        o.recv[j] = t->recv[k];
+        o.recv_posted[j] = t->recv_posted[k];
+        o.recv_send[j] = t->recv_send[k];
+        o.recv_any_tag[j] = t->recv_any_tag[k];
+        o.alt_start[j] = at;
         size_t c = t->alt_start[k + 1] - t->alt_start[k];
         memcpy(alt + at, t->alt_send + t->alt_start[k], c * sizeof *alt);
         memcpy(lam + at, t->alt_lamport + t->alt_start[k], c);
         at += c;
     }
-    start[n] = at;
-#define SWAP(field, fresh) do { free(t->field); t->field = fresh; fresh = NULL; } while (0)
-    SWAP(recv, recv);
-    SWAP(recv_posted, posted);
-    SWAP(recv_send, sent);
-    SWAP(recv_any_tag, any);
-    SWAP(alt_start, start);
-    SWAP(alt_send, alt);
-    SWAP(alt_lamport, lam);
-#undef SWAP
-    t->cap_receives = n + 1;
-    t->cap_pairs = t->n_pairs;
+    o.alt_start[n] = at;
+    o.n_receives = n;
+    o.n_pairs = t->n_pairs;
+    o.cap_pairs = t->n_pairs;
+    o.alt_send = alt;
+    o.alt_lamport = lam;
+    o.lamport_missed = t->lamport_missed;
+    o.recv_without_send = t->recv_without_send;
+    alt = NULL;
+    lam = NULL;
+    races_table_free(t);
+    *t = o;
+    memset(&o, 0, sizeof o);
 done:
+    races_table_free(&o);
     free(bucket);
     free(perm);
-    free(recv);
-    free(posted);
-    free(sent);
-    free(any);
-    free(start);
     free(alt);
     free(lam);
     return st;
@@ -370,7 +368,12 @@ earl_status races_find_matches(const earl_trace *trace, earl_states *states,
     earl_status st = group_sends(ev, states, &g, err, path);
     if (st != EARL_OK)
         return st;
-    size_t done = 0;
+    size_t done = 0, n_wild = 0;
+    for (size_t q = 0; q < msg->count; q++)
+        n_wild += (flags[q] & RACES_CLOCKED) != 0;
+    if (alloc_receives(out, n_wild) != 0)
+        goto nomem;
+    out->alt_start[0] = 0;
     for (size_t q = 0; q < msg->count && st == EARL_OK; q++) {
         earl_eid r = msg->event[q];
         uint8_t kind = ev->kind[r];
@@ -378,8 +381,6 @@ earl_status races_find_matches(const earl_trace *trace, earl_states *states,
             continue;
         if (opts->progress && (++done & 0xffff) == 0)
             opts->progress(opts->progress_data, "matches", q, msg->count);
-        if (add_receive(out) != 0)
-            goto nomem;
         size_t k = out->n_receives++;
         earl_eid posted = posted_at(ev, r);
         int any_tag = (flags[q] & RACES_ANY_TAG) != 0;
@@ -392,24 +393,31 @@ earl_status races_find_matches(const earl_trace *trace, earl_states *states,
             out->recv_without_send++;
         earl_loc here = ev->location[r];
         uint32_t comm = msg->comm[q], tag = msg->tag[q];
-        size_t c = first_channel(&g, here, comm);
+        size_t c = lower_channel(&g, here, comm, INT32_MIN, 0);
         while (c < g.n_chans) {
             const channel *ch = &g.chans[g.sorted[c]];
             if (ch->dest != here || ch->comm != comm)
                 break;
-            /* the channels of one source are adjacent: the earliest candidate over
-               the tags r accepts */
+            /* the channels of one source are adjacent, by tag: the earliest candidate
+               over the tags r accepts */
             earl_loc source = ch->source;
             earl_eid best = -1;
-            for (; c < g.n_chans; c++) {
-                ch = &g.chans[g.sorted[c]];
-                if (ch->dest != here || ch->comm != comm || ch->source != source)
-                    break;
-                if (!any_tag && ch->tag != tag)
-                    continue;
-                earl_eid s = first_after(&g, ch, posted);
-                if (s >= 0 && (best < 0 || s < best))
-                    best = s;
+            if (!any_tag) {
+                size_t t = lower_channel(&g, here, comm, source, tag);
+                ch = t < g.n_chans ? &g.chans[g.sorted[t]] : NULL;
+                if (ch && same_channel(ch, here, comm, source, tag))
+                    best = first_after(&g, ch, posted);
+                c = source == INT32_MAX ? g.n_chans
+                                        : lower_channel(&g, here, comm, source + 1, 0);
+            } else {
+                for (; c < g.n_chans; c++) {
+                    ch = &g.chans[g.sorted[c]];
+                    if (ch->dest != here || ch->comm != comm || ch->source != source)
+                        break;
+                    earl_eid s = first_after(&g, ch, posted);
+                    if (s >= 0 && (best < 0 || s < best))
+                        best = s;
+                }
             }
             /* r's own message first: its sender had nothing else for r */
             if (best < 0 || best == out->recv_send[k])
@@ -436,11 +444,6 @@ earl_status races_find_matches(const earl_trace *trace, earl_states *states,
         }
         out->alt_start[k + 1] = out->n_pairs;
     }
-    if (st == EARL_OK && out->n_receives == 0) {
-        if (add_receive(out) != 0)
-            goto nomem;
-        out->alt_start[0] = 0;
-    }
     if (st == EARL_OK)
         st = order_receives(out, err, path);
     out->bytes = out->cap_receives * (4 * sizeof(earl_eid) + 1) +
@@ -453,16 +456,17 @@ earl_status races_find_matches(const earl_trace *trace, earl_states *states,
     return st;
 nomem:
     groups_free(&g);
+    races_table_free(out);
     return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory listing the races", path);
 }
 
 void races_table_free(races_table *t)
 {
-    free(t->recv);
-    free(t->recv_posted);
-    free(t->recv_send);
-    free(t->recv_any_tag);
-    free(t->alt_start);
+    earl_mem_free(t->recv);
+    earl_mem_free(t->recv_posted);
+    earl_mem_free(t->recv_send);
+    earl_mem_free(t->recv_any_tag);
+    earl_mem_free(t->alt_start);
     free(t->alt_send);
     free(t->alt_lamport);
     memset(t, 0, sizeof *t);

@@ -668,8 +668,9 @@ earl_status races_replay(const earl_trace *trace, earl_states *states,
     R.opts = opts;
     R.vector = opts->clocks == EARL_RACES_VECTOR;
     size_t rows = R.ev->msg.count ? R.ev->msg.count : 1;
-    out->lamport = calloc(rows, sizeof *out->lamport);
-    out->own = R.vector ? calloc(rows, sizeof *out->own) : NULL;
+    /* per-row arrays from the store's warm blocks (the open's reading buffers) */
+    out->lamport = earl_mem_calloc(rows, sizeof *out->lamport);
+    out->own = R.vector ? earl_mem_calloc(rows, sizeof *out->own) : NULL;
     earl_status st = EARL_OK;
     if (!out->lamport || (R.vector && !out->own))
         st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory for the message clocks",
@@ -713,7 +714,7 @@ earl_status races_replay(const earl_trace *trace, earl_states *states,
 
 void races_clocks_free(races_clocks *c)
 {
-    free(c->own);
-    free(c->lamport);
+    earl_mem_free(c->own);
+    earl_mem_free(c->lamport);
     c->own = c->lamport = NULL;
 }
