@@ -385,3 +385,42 @@ def test_unmatched_and_hung(tmp_path):
     st = s.write(tmp_path / "hung")
     r = earlc.races(st.trace, wildcard="all")
     assert pairs(st, r) == {("r", "s2")}
+
+
+# -- the command line ------------------------------------------------------------------------
+
+
+def test_cli(tmp_path, capsys):
+    from earlc.cli import main
+
+    st = crooked_barrier(tmp_path)
+    path = st.trace.path
+    assert main(["races", path, "--wildcard", "all", "--format", "json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["summary"]["alternatives"] == 1
+    assert main(["races", path, "--wildcard", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "receives of ranks 1" in out and "could also have taken" in out
+    out_file = tmp_path / "r.txt"
+    assert main(["races", path, "--wildcard", "MPI_Recv", "-o", str(out_file)]) == 0
+    assert "inside MPI_Recv" in out_file.read_text()
+    for bad, words in ((["--wildcard", "3-1"], "bad rank range"),
+                       (["--wildcard", "0,9"], "no MPI rank 9"),
+                       (["--wildcard", "nowhere"], "no region named"),
+                       ([], "does not record")):
+        assert main(["races", path] + bad) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and words in err and err.startswith("earlc: error: ")
+    assert main(["races", str(tmp_path / "missing"), "--wildcard", "all"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_parse_wildcard():
+    from earlc.races import parse_wildcard
+
+    assert parse_wildcard(None) is None
+    assert parse_wildcard("all") == "all"
+    assert parse_wildcard("0,2-4") == [0, 2, 3, 4]
+    assert parse_wildcard("main") == "main"
+    with pytest.raises(ValueError):
+        parse_wildcard("1-")
