@@ -172,6 +172,30 @@ def test_issend_with_irecv(tmp_path):
     assert pairs(st, r) == {("irecv", "s0"), ("rb", "s0")}
 
 
+# -- collectives order by their shape ------------------------------------------------------
+
+
+@pytest.mark.parametrize("region,root,race", [
+    ("MPI_Barrier", None, False),
+    ("MPI_Allreduce", None, False),
+    ("MPI_Bcast", 1, False),    # the root P1's past reaches every member's end
+    ("MPI_Bcast", 0, True),     # P1's past does not reach the root's end
+    ("MPI_Reduce", 0, False),   # every member's past reaches the root's end
+    ("MPI_Reduce", 1, True),    # nothing reaches a member's end
+    ("MPI_Scan", None, True),   # rank 0's end waits for nobody
+])
+def test_collective_shapes(tmp_path, region, root, race):
+    s = Script(3)
+    s.send(2, 1, name="s2")
+    s.recv(1, 2, name="r")          # P1's recv(*) before the collective
+    s.collective(region, root=root)
+    s.send(0, 1, name="s0")         # P0's send after it
+    s.recv(1, 0, name="r2")
+    st = s.write(tmp_path / "coll")
+    r = earlc.races(st.trace, wildcard=[1])
+    assert pairs(st, r) == ({("r", "s0")} if race else set())
+
+
 # -- generated master-worker runs ------------------------------------------------------------
 
 
@@ -289,6 +313,9 @@ def test_dataframe_json_text(tmp_path):
     assert "every receive taken as asking for any source" in text
     assert "#%d" % st.id("isend2") in text
     assert r.memory["peak"] > 0
+    phases = set()
+    earlc.races(st.trace, wildcard="all", progress=lambda p, d, t: phases.add(p))
+    assert phases == {"races", "matches"}
 
 
 def test_findings(tmp_path):
