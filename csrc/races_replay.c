@@ -75,8 +75,10 @@ typedef struct loc_state {
 
 /* The begins of one collective instance, kept until every member ended. */
 typedef struct coll_state {
-    uint32_t *slot;  /* per member: saved clock at its begin, UINT32_MAX before */
-    uint32_t n_ended;
+    uint32_t *slot;   /* per member: saved clock at its begin, UINT32_MAX before */
+    uint32_t n_begun, n_ended;
+    uint32_t joined;  /* the join of every member's begin, made once all began (an
+                         all-to-all end merges one clock, not one per member) */
 } coll_state;
 
 typedef struct replay {
@@ -402,8 +404,13 @@ static void on_coll_begin(replay *R, int32_t l)
         for (size_t k = 0; k < n; k++)
             slot[k] = UINT32_MAX;
         cs->slot = slot;
+        cs->joined = UINT32_MAX;
         R->colls[inst] = cs;
     }
+    if (cs->slot[mi] == UINT32_MAX)
+        cs->n_begun++;
+    else
+        hb_clock_release(&R->pool, cs->slot[mi]);
     cs->slot[mi] = save(R, clock_of(R, l));
     st->coll_inst = inst;
     st->coll_member = (uint32_t)mi;
@@ -423,29 +430,47 @@ static uint32_t comm_rank(const replay *R, int32_t inst, earl_loc loc)
     return 0;
 }
 
-/* Does the end of member mi wait for the begin of member j? */
-static int depends(const replay *R, int32_t inst, const earl_eid *members, size_t mi, size_t j)
+/* What the end of a member waits for, by the operation's shape. */
+typedef enum coll_shape {
+    SHAPE_ALL,          /* every member's begin (barrier, all-to-all, communicators) */
+    SHAPE_FROM_ROOT,    /* the root's begin (Bcast, Scatter) */
+    SHAPE_TO_ROOT,      /* at the root every member's begin, elsewhere none (Reduce, Gather) */
+    SHAPE_SCAN,         /* the begins of lower or equal rank */
+    SHAPE_EXSCAN        /* the begins of lower rank */
+} coll_shape;
+
+static coll_shape shape_of(uint8_t op)
+{
+    switch (op) {
+    case OTF2_COLLECTIVE_OP_BCAST:
+    case OTF2_COLLECTIVE_OP_SCATTER:
+    case OTF2_COLLECTIVE_OP_SCATTERV:
+        return SHAPE_FROM_ROOT;
+    case OTF2_COLLECTIVE_OP_GATHER:
+    case OTF2_COLLECTIVE_OP_GATHERV:
+    case OTF2_COLLECTIVE_OP_REDUCE:
+        return SHAPE_TO_ROOT;
+    case OTF2_COLLECTIVE_OP_SCAN:
+        return SHAPE_SCAN;
+    case OTF2_COLLECTIVE_OP_EXSCAN:
+        return SHAPE_EXSCAN;
+    default:
+        return SHAPE_ALL;
+    }
+}
+
+/* Does the end of member mi wait for the begin of member j (the shapes that
+ * name single members)? */
+static int depends(const replay *R, int32_t inst, coll_shape shape, const earl_eid *members,
+                   size_t mi, size_t j)
 {
     if (j == mi)
         return 0;
     const earl_loc *loc = R->ev->location;
-    earl_loc root = R->view->coll_root[inst];
-    switch (R->view->coll_op[inst]) {
-    case OTF2_COLLECTIVE_OP_BCAST:
-    case OTF2_COLLECTIVE_OP_SCATTER:
-    case OTF2_COLLECTIVE_OP_SCATTERV:
-        return loc[members[j]] == root;
-    case OTF2_COLLECTIVE_OP_GATHER:
-    case OTF2_COLLECTIVE_OP_GATHERV:
-    case OTF2_COLLECTIVE_OP_REDUCE:
-        return loc[members[mi]] == root;
-    case OTF2_COLLECTIVE_OP_SCAN:
-        return comm_rank(R, inst, loc[members[j]]) <= comm_rank(R, inst, loc[members[mi]]);
-    case OTF2_COLLECTIVE_OP_EXSCAN:
-        return comm_rank(R, inst, loc[members[j]]) < comm_rank(R, inst, loc[members[mi]]);
-    default: /* barrier, all-to-all, communicator creation and release */
-        return 1;
-    }
+    if (shape == SHAPE_FROM_ROOT)
+        return loc[members[j]] == R->view->coll_root[inst];
+    uint32_t rj = comm_rank(R, inst, loc[members[j]]), ri = comm_rank(R, inst, loc[members[mi]]);
+    return shape == SHAPE_SCAN ? rj <= ri : rj < ri;
 }
 
 static void release_coll(replay *R, int32_t inst, size_t n)
@@ -454,9 +479,25 @@ static void release_coll(replay *R, int32_t inst, size_t n)
     for (size_t k = 0; k < n; k++)
         if (cs->slot[k] != UINT32_MAX)
             hb_clock_release(&R->pool, cs->slot[k]);
+    if (cs->joined != UINT32_MAX)
+        hb_clock_release(&R->pool, cs->joined);
     free(cs->slot);
     free(cs);
     R->colls[inst] = NULL;
+}
+
+/* The join of every member's begin, made on first need once all began. */
+static const uint32_t *joined_begins(replay *R, coll_state *cs, size_t n)
+{
+    if (cs->joined == UINT32_MAX) {
+        cs->joined = save(R, NULL);
+        if (cs->joined == UINT32_MAX)
+            return NULL;
+        for (size_t j = 0; j < n; j++)
+            hb_clock_max(hb_clock_at(&R->pool, cs->joined), hb_clock_at(&R->pool, cs->slot[j]),
+                         R->w1);
+    }
+    return hb_clock_at(&R->pool, cs->joined);
 }
 
 static int on_coll_end(replay *R, int32_t l, int force, int64_t *key)
@@ -468,10 +509,15 @@ static int on_coll_end(replay *R, int32_t l, int force, int64_t *key)
     coll_state *cs = R->colls[inst];
     const earl_eid *members;
     size_t n = members_of(R, inst, &members), mi = st->coll_member;
+    coll_shape shape = shape_of(R->view->coll_op[inst]);
+    int at_root = R->ev->location[members[mi]] == R->view->coll_root[inst];
+    int all = shape == SHAPE_ALL || (shape == SHAPE_TO_ROOT && at_root);
     int missing = 0;
-    for (size_t j = 0; j < n; j++)
-        if (cs->slot[j] == UINT32_MAX && depends(R, inst, members, mi, j))
-            missing = 1;
+    if (all)
+        missing = cs->n_begun < n;
+    else if (shape != SHAPE_TO_ROOT)
+        for (size_t j = 0; j < n && !missing; j++)
+            missing = cs->slot[j] == UINT32_MAX && depends(R, inst, shape, members, mi, j);
     if (missing && !force) {
         *key = KEY_COLL(inst);
         return 1;
@@ -479,9 +525,15 @@ static int on_coll_end(replay *R, int32_t l, int force, int64_t *key)
     if (missing)
         R->out->cycles_broken++;
     uint32_t *clk = clock_of(R, l);
-    for (size_t j = 0; j < n; j++)
-        if (cs->slot[j] != UINT32_MAX && depends(R, inst, members, mi, j))
-            hb_clock_max(clk, hb_clock_at(&R->pool, cs->slot[j]), R->w1);
+    if (all && !missing) {
+        const uint32_t *join = joined_begins(R, cs, n);
+        if (join)
+            hb_clock_max(clock_of(R, l), join, R->w1);
+    } else if (all || shape != SHAPE_TO_ROOT) {
+        for (size_t j = 0; j < n; j++)
+            if (cs->slot[j] != UINT32_MAX && (all || depends(R, inst, shape, members, mi, j)))
+                hb_clock_max(clk, hb_clock_at(&R->pool, cs->slot[j]), R->w1);
+    }
     st->coll_inst = -1;
     if (++cs->n_ended == n)
         release_coll(R, inst, n);
