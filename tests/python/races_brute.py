@@ -17,7 +17,7 @@ from mpi_script import Script
 
 @dataclass
 class Node:
-    kind: str                 # send, recv, post, wait, barrier
+    kind: str                 # send, recv, post, wait, barrier (any collective)
     proc: int
     name: str                 # the script name of its record
     peer: int = -1            # dst of a send, actual source of a receive
@@ -41,9 +41,28 @@ class Run:
         return "\n".join(self.log)
 
 
+COLLECTIVES = ("MPI_Barrier", "MPI_Allreduce", "MPI_Bcast", "MPI_Reduce", "MPI_Scan",
+               "MPI_Exscan")
+ROOTED = ("MPI_Bcast", "MPI_Reduce")
+
+
+def waits_for(region, root, member, other) -> bool:
+    """Does the collective's end on process `member` wait for the begin on `other`?
+    (The shapes of docs/races.md: world ranks are processes here.)"""
+    if region == "MPI_Bcast":
+        return other == root
+    if region == "MPI_Reduce":
+        return member == root
+    if region == "MPI_Scan":
+        return other <= member
+    if region == "MPI_Exscan":
+        return other < member
+    return True
+
+
 def random_run(rng, path, max_steps=None) -> Run:
     """A random run of 2 to 4 processes: sends (some synchronous, some non-blocking),
-    blocking receives, posted receives completed later, barriers."""
+    blocking receives, posted receives completed later, collectives of every shape."""
     n = rng.randint(2, 4)
     steps = max_steps or rng.randint(10, 40)
     s = Script(n)
@@ -128,12 +147,14 @@ def random_run(rng, path, max_steps=None) -> Run:
             add(Node("wait", p, rec, post=post))
             log.append("%s: P%d wait <- P%d (post %s)" % (rec, p, nodes[k].proc,
                                                          nodes[post].name))
-        else:                                       # a barrier
-            name = s.barrier()
+        else:                                       # a collective of every process
+            region, root = rng.choice(COLLECTIVES), rng.randrange(n)
+            name = s.collective(region, root=root if region in ROOTED else None)
             for q in range(n):
-                add(Node("barrier", q, name, instance=barriers))
+                add(Node("barrier", q, name, peer=root if region in ROOTED else -1,
+                         instance=barriers, record=region))
             barriers += 1
-            log.append("%s: barrier" % name)
+            log.append("%s: %s root %d" % (name, region, root))
     # posted receives never completed are left out of the analysis: drop them here too
     keep = [k for k, nd in enumerate(nodes) if not (nd.kind == "post" and nd.record is None)]
     remap = {old: new for new, old in enumerate(keep)}
@@ -195,13 +216,14 @@ def matches_before(nodes: List[Node]) -> List[int]:
             if nodes[s].sync:                                                        # C10
                 succ[r] |= succ[s]
                 succ[s] |= succ[r]
-        for members in barrier_members.values():
-            after = 0
-            for b in members:
-                after |= succ[b]
-            for e1 in range(n):
-                if any(succ[e1] >> b & 1 for b in members):
-                    succ[e1] |= after
+        for members in barrier_members.values():                                    # C5
+            for m in members:
+                nm = nodes[m]
+                sources = [j for j in members if j != m and
+                           waits_for(nm.record, nm.peer, nm.proc, nodes[j].proc)]
+                for e1 in range(n):
+                    if any(succ[e1] >> j & 1 for j in sources):
+                        succ[e1] |= succ[m]
         if succ == before:
             return succ
 
