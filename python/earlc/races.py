@@ -258,6 +258,12 @@ class Races:
             self._paths[e] = prefix
         return self._paths.get(enter, "")
 
+    def _tags(self, events: np.ndarray) -> np.ndarray:
+        """The message tags of point-to-point records (read from the message table, not
+        the trace-wide event-aligned copy)."""
+        ev = self.trace.events
+        return ev.messages.tag[ev.ref[events]].astype(np.int64)
+
     # -- tables ------------------------------------------------------------------------
     def _pair_arrays(self):
         counts = self.n_alternatives
@@ -276,13 +282,12 @@ class Races:
         ev = self.trace.events
         ranks = np.array([l.rank if l.rank is not None else -1 for l in self.trace.locations],
                          dtype=np.int64)
-        tag = ev.tag
         posted = np.repeat(self.recv_posted, self.n_alternatives)
         return pd.DataFrame({
             "recv": recv, "send": send,
             "recv_location": ev.location[recv], "send_location": ev.location[send],
             "recv_rank": ranks[ev.location[recv]], "send_rank": ranks[ev.location[send]],
-            "recv_tag": tag[recv], "send_tag": tag[send],
+            "recv_tag": self._tags(recv), "send_tag": self._tags(send),
             "recv_time": ev.time[recv], "send_time": ev.time[send],
             "recv_callpath": [self.callpath(int(e)) for e in recv],
             "send_callpath": [self.callpath(int(e)) for e in send],
@@ -310,7 +315,8 @@ class Races:
     def _event_dict(self, e: int) -> dict:
         ev = self.trace.events
         loc = self.trace.locations[int(ev.location[e])]
-        return {"event": int(e), "location": loc.name, "rank": loc.rank, "tag": int(ev.tag[e]),
+        tag = int(self._tags(np.array([e]))[0]) if ev.ref[e] >= 0 else None
+        return {"event": int(e), "location": loc.name, "rank": loc.rank, "tag": tag,
                 "time": int(ev.time[e]), "callpath": self.callpath(int(e))}
 
     def to_dict(self, limit: Optional[int] = None) -> dict:
