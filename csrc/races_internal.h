@@ -41,7 +41,8 @@ enum {
     RACES_ANY_TAG = 1 << 1,     /* receive record: asked for any tag */
     RACES_SYNC_SEND = 1 << 2,   /* send record: a synchronous send */
     RACES_REPLAYED = 1 << 3,    /* send record: the replay passed it (its clock is saved) */
-    RACES_CLOCKED = 1 << 4      /* wildcard receive record: its clocks were assigned */
+    RACES_CLOCKED = 1 << 4,     /* wildcard receive record: its clocks were assigned */
+    RACES_MATCHED = 1 << 5      /* receive record: the replay matched it */
 };
 
 /* flags[row] for every row of the message table: wildcard flags on the

@@ -232,6 +232,7 @@ static int is_sync(const replay *R, earl_eid send)
 /* The receive is matched: its clock, then its message's past. */
 static void finish(replay *R, int32_t l, const pending_recv *r)
 {
+    R->flags[r->row] |= RACES_MATCHED;
     if (!r->assigned)
         assign(R, l, r->row);
     if (r->send < 0)
@@ -342,6 +343,7 @@ static int complete(replay *R, int32_t l, pending_recv *r, size_t n_before, int 
     return 0;
 }
 
+/* A blocking receive, or a completion whose posting the trace lacks. */
 static int on_recv(replay *R, int32_t l, earl_eid e, size_t row, int force, int64_t *key)
 {
     const earl_msg_table *msg = &R->ev->msg;
@@ -351,13 +353,16 @@ static int on_recv(replay *R, int32_t l, earl_eid e, size_t row, int force, int6
     return complete(R, l, &r, R->locs[l].n_pending, force, key);
 }
 
-static int on_irecv(replay *R, int32_t l, earl_eid e, int force, int64_t *key)
+static int on_irecv(replay *R, int32_t l, earl_eid e, size_t row, int force, int64_t *key)
 {
     loc_state *st = &R->locs[l];
     for (size_t k = 0; k < st->n_pending; k++)
         if (st->pending[k].completion == e)
             return complete(R, l, &st->pending[k], k, force, key);
-    return 0; /* matched already (CompleteNow), or posted nowhere */
+    if (R->flags[row] & RACES_MATCHED)
+        return 0; /* matched already (CompleteNow) */
+    /* no posting record (a request the trace model could not pair): matched here */
+    return on_recv(R, l, e, row, force, key);
 }
 
 /* ---- collectives ------------------------------------------------------------------- */
@@ -566,7 +571,7 @@ static int handle(replay *R, int32_t l, earl_eid e, int force, int64_t *key)
     case EARL_MPI_RECV:
         return ref >= 0 ? on_recv(R, l, e, (size_t)ref, force, key) : 0;
     case EARL_MPI_IRECV:
-        return on_irecv(R, l, e, force, key);
+        return ref >= 0 ? on_irecv(R, l, e, (size_t)ref, force, key) : 0;
     case EARL_MPI_COLLECTIVE_BEGIN:
         on_coll_begin(R, l);
         return 0;

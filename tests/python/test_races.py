@@ -451,3 +451,16 @@ def test_parse_wildcard():
     assert parse_wildcard("main") == "main"
     with pytest.raises(ValueError):
         parse_wildcard("1-")
+
+
+def test_completion_without_posting(tmp_path):
+    # an MPI_IRECV whose request the trace never posted is matched where it completes
+    s = Script(3)
+    s.send(0, 1, name="s0")
+    s.send(2, 1, name="s2")
+    s.wait_recv(1, 77, 0, name="irecv")
+    s.recv(1, 2, name="r")
+    st = s.write(tmp_path / "unposted")
+    assert st.trace.warnings.counts["request_unknown"] == 1
+    r = earlc.races(st.trace, wildcard="all")
+    assert pairs(st, r) == {("irecv", "s2")}
