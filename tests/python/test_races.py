@@ -464,3 +464,59 @@ def test_completion_without_posting(tmp_path):
     assert st.trace.warnings.counts["request_unknown"] == 1
     r = earlc.races(st.trace, wildcard="all")
     assert pairs(st, r) == {("irecv", "s2")}
+
+
+def _garbage_run(rng, path):
+    """Random MPI records with no regard for consistency: receives before or without
+    their sends, requests completed twice or never, members missing from collectives."""
+    n = rng.randint(2, 4)
+    with earlc.TraceWriter(path, ranks=n) as w:
+        t = [0] * n
+        for _ in range(rng.randint(5, 60)):
+            p, q, tag = rng.randrange(n), rng.randrange(n), rng.randrange(2)
+            t[p] += rng.randint(1, 5)
+            a = rng.random()
+            if a < 0.25:
+                w.send(p, t[p], dest=q, tag=tag)
+            elif a < 0.45:
+                w.recv(p, t[p], source=q, tag=tag)
+            elif a < 0.55:
+                w.isend(p, t[p], dest=q, request=rng.randint(1, 5), tag=tag)
+            elif a < 0.62:
+                w.irecv_request(p, t[p], request=rng.randint(1, 5))
+            elif a < 0.72:
+                w.irecv(p, t[p], source=q, request=rng.randint(1, 5), tag=tag)
+            elif a < 0.78:
+                w.isend_complete(p, t[p], request=rng.randint(1, 5))
+            elif a < 0.9:
+                region = rng.choice(["MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Scan"])
+                root = rng.randrange(n) if region in ("MPI_Bcast", "MPI_Reduce") else None
+                w.collective(p, t[p], t[p] + 2, region, root=root)
+                t[p] += 2
+            else:
+                region = rng.choice(["MPI_Ssend", "MPI_Issend"])
+                w.enter(p, t[p], region)
+                if region == "MPI_Ssend":
+                    w.send(p, t[p] + 1, dest=q, tag=tag)
+                else:
+                    w.isend(p, t[p] + 1, dest=q, request=9, tag=tag)
+                w.leave(p, t[p] + 2, region)
+                t[p] += 2
+    return earlc.open(path)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_inconsistent_traces(tmp_path, seed):
+    """Whatever the records, the analysis ends (cycles broken with a counted warning) and
+    every pair is a receive record and a send to its location."""
+    t = _garbage_run(random.Random(seed), tmp_path / "g")
+    kinds = earlc.events.KINDS
+    ev = t.events
+    for clocks in ("vector", "lamport"):
+        r = earlc.races(t, wildcard="all", clocks=clocks)
+        df = r.to_dataframe()
+        assert set(ev.kind[df["recv"]]) <= {kinds["MPI_RECV"], kinds["MPI_IRECV"]}
+        assert set(ev.kind[df["send"]]) <= {kinds["MPI_SEND"], kinds["MPI_ISEND"]}
+        assert (ev.messages.peer[ev.ref[df["send"]]] == ev.location[df["recv"]]).all()
+        assert set(r.warnings) == {"cycle_broken", "recv_without_send"}
+        json.loads(r.to_json())
