@@ -55,7 +55,7 @@ static PyObject *races_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
                                      &source_obj, &tag_obj, &lamport, &progress))
         return NULL;
     earl_trace *tr = earlc_trace_of(trace_obj);
-    earl_states *st = tr ? earlc_states_of(states_obj) : NULL;
+    earl_states *st = tr ? earlc_states_of(states_obj, NULL) : NULL;
     if (!st)
         return NULL;
     size_t rows = earl_trace_events(tr)->msg.count;

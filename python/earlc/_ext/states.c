@@ -345,13 +345,15 @@ static PyTypeObject StatesType = {
     .tp_new = states_new,
 };
 
-earl_states *earlc_states_of(PyObject *obj)
+earl_states *earlc_states_of(PyObject *obj, PyObject **trace_obj)
 {
     if (!PyObject_TypeCheck(obj, &StatesType)) {
         PyErr_Format(PyExc_TypeError, "expected an earlc._core.States, not %.100s",
                      Py_TYPE(obj)->tp_name);
         return NULL;
     }
+    if (trace_obj)
+        *trace_obj = ((StatesObject *)obj)->trace_obj;
     return ((StatesObject *)obj)->states;
 }
 
