@@ -94,8 +94,7 @@ def test_the_set_fraction_example_equals_wait_at_barrier(traces):
     block = next(b for b in re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
                  if "class WaitAtBarrierPaper" in b)
     scope = {}
-    exec("from earlc.analysis import CompoundEvent, Fraction\n"
-         "from earlc.analysis.compound import Root\n" + block, scope)
+    exec("from earlc.analysis import CompoundEvent, Fraction, Root\n" + block, scope)
     trace = earlc.open(traces[0])
     r = earlc.analyze(trace, plugins=[scope["WaitAtBarrierPaper"]()], packages=False)
     assert r.total("wait_at_barrier") > 0 and not r.switched_off

@@ -8,7 +8,7 @@ quantify the time they cost per call path and location.
 Plugins subclass `Property` (see docs/plugins.md).
 """
 from .catalog import PluginError, load_file
-from .compound import CompoundEvent, Fraction
+from .compound import CompoundEvent, Fraction, Root
 from .property import Instances, MissingColumn, Property
 from .report import Report
 from .validate import PropertyError
@@ -39,5 +39,5 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
         _core.restore_numpy_memory(previous)
 
 
-__all__ = ["analyze", "Property", "Instances", "Report", "CompoundEvent", "Fraction",
+__all__ = ["analyze", "Property", "Instances", "Report", "CompoundEvent", "Fraction", "Root",
            "PropertyError", "PluginError", "MissingColumn", "load_file"]
