@@ -212,7 +212,8 @@ class MessagesInWrongOrder(Property):
     description = ("A receive of a message while an older message from the same sender to the "
                    "same receiver is still in transfer (sent earlier, received later by a later "
                    "call; paper section 6.3). Messages completed by one call (MPI_Waitall) are "
-                   "taken together, in no order. Severity: the duration of that receive call.")
+                   "taken together, in no order. Severity: the duration of that receive call, "
+                   "once per call.")
     diagnosis = ("Messages are consumed in another order than sent; buffering them costs time "
                  "and memory.")
 
@@ -229,6 +230,8 @@ class MessagesInWrongOrder(Property):
         wrong = np.zeros(len(send), dtype=bool)
         wrong[order] = older > call[order]
         inst = msgs.select(wrong)
+        # a call completing several such messages (MPI_Waitall) is one occurrence
+        inst = inst.select(first_of_groups(inst["recv_call"], inst["send"]))
         call = inst["recv_call"]
         leave = ctx.leave_of(call)
         dur = np.where(leave >= 0, ctx.time_of(np.maximum(leave, 0)) - ctx.time_of(call), 0)

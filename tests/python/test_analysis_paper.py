@@ -265,3 +265,26 @@ def test_inconsistent_traces_are_analysed_with_a_warning(tmp_path):
     assert r.warnings["send_not_received"] == 1
     assert "Warning: the trace is inconsistent" in r.to_text()
     assert json.loads(r.to_json())["warnings"]["send_not_received"] == 1
+
+
+def test_wrong_order_counts_a_waitall_once(tmp_path):
+    """Two messages overtaking an older one and completed by one MPI_Waitall:
+    one occurrence, the call's duration once (not once per message)."""
+    def build(w):
+        for t, tag in ((5, 1), (10, 2), (15, 3)):      # A, then B and C
+            w.enter(0, t, "MPI_Send"); w.send(0, t + 1, dest=1, tag=tag, bytes=8)
+            w.leave(0, t + 2, "MPI_Send")
+        for t, req in ((20, 1), (22, 2)):
+            w.enter(1, t, "MPI_Irecv"); w.irecv_request(1, t, request=req)
+            w.leave(1, t + 1, "MPI_Irecv")
+        w.enter(1, 30, "MPI_Waitall")
+        w.irecv(1, 40, source=0, request=1, tag=2, bytes=8)
+        w.irecv(1, 41, source=0, request=2, tag=3, bytes=8)
+        w.leave(1, 50, "MPI_Waitall")
+        w.enter(1, 60, "MPI_Recv"); w.recv(1, 61, source=0, tag=1, bytes=8)
+        w.leave(1, 62, "MPI_Recv")
+        return 100
+    r = earlc.analyze(scenario(tmp_path, build), packages=False)
+    assert r.total("messages_in_wrong_order") == 20
+    assert r.occurrences("messages_in_wrong_order") == 1
+    assert not r.exceeding
