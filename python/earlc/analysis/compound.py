@@ -137,7 +137,6 @@ class CompoundEvent(Property):
         if self.root.region is not None:
             cand = cand[_region_in(ctx, ev.region[cand].astype(np.int64), self.root.region)]
         env: Dict[str, _Value] = {"root": _Value(cand.astype(np.int64))}
-        sets: Dict[str, int] = {}      # set fraction -> layout id
         alive = np.ones(len(cand), dtype=bool)
         for name, fr in self.fractions().items():
             if name in env or name in FUNCTIONS or name in ATTRIBUTES:
@@ -151,8 +150,7 @@ class CompoundEvent(Property):
                 if base.owner is not None:
                     raise ValueError("%s: coll() of a set fraction" % self.name)
                 val, ok = _coll(ctx, base.data)
-                val.layout = name
-                sets[name] = 1
+                val.layout = name  # values of this set combine member by member
             else:
                 val, ok = _Value(base.data.copy(), base.owner, base.layout), None
             for step in fr.steps:
