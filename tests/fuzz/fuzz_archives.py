@@ -4,7 +4,7 @@
 Each case damages one file of an archive (the anchor, the global or a local
 definition file, or an event file) by flipping bits, overwriting a run of bytes
 or cutting the file short, then opens and analyses the archive in a worker
-process.  The outcome must be a trace (perhaps with warnings) or an
+process (one reading thread; two in every fourth case).  The outcome must be a trace (perhaps with warnings) or an
 earlc.TraceError; a crash of the worker (a signal), another exception, or no
 answer within the watchdog's time are failures.  The worker serves many cases,
 so a case costs the read and the analysis, not a Python start-up; it is
@@ -44,11 +44,11 @@ sys.path.insert(0, sys.argv[1])
 import faulthandler
 import earlc
 for line in sys.stdin:
-    path, _, limit = line.strip().rpartition(" ")
+    path, limit, threads = line.strip().rsplit(" ", 2)
     # the Python stacks go to the worker's log shortly before the watchdog fires
     faulthandler.dump_traceback_later(max(float(limit) * 0.8, 1.0), exit=False)
     try:
-        t = earlc.open(path, threads=1)
+        t = earlc.open(path, threads=int(threads))
         r = earlc.analyze(t, packages=False)
         r.to_text(); r.to_json()
         out = "opened"
@@ -76,11 +76,11 @@ class Worker:
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=err, text=True, bufsize=1)
 
-    def ask(self, path: str, timeout: float) -> str:
+    def ask(self, path: str, timeout: float, threads: int = 1) -> str:
         if self.proc is None or self.proc.poll() is not None:
             self.start()
         try:
-            self.proc.stdin.write("%s %g\n" % (path, timeout))
+            self.proc.stdin.write("%s %g %d\n" % (path, timeout, threads))
             self.proc.stdin.flush()
         except BrokenPipeError:
             return self._crashed()
@@ -203,10 +203,12 @@ def main(argv=None) -> int:
             archive = rng.choice(sources)
             target_kind, target = rng.choice(files[archive])
             how = rng.choice(MUTATIONS)
+            # every fourth case reads with two threads: a failing reader among others
+            threads = 2 if case % 4 == 3 else 1
             original = target.read_bytes()
             target.write_bytes(mutate(original, how, rng))
             try:
-                outcome = worker.ask(str(archive), args.timeout)
+                outcome = worker.ask(str(archive), args.timeout, threads)
             finally:
                 damaged = target.read_bytes()
                 target.write_bytes(original)
@@ -222,7 +224,7 @@ def main(argv=None) -> int:
                 if kind == "hang":
                     (keep / "hang-stacks.txt").write_text(
                         worker.log.read_text(errors="replace") + "\n" + worker.stacks)
-                failures.append({"case": case, "archive": archive.name,
+                failures.append({"case": case, "archive": archive.name, "threads": threads,
                                  "file": str(target.relative_to(archive)), "mutation": how,
                                  "outcome": outcome, "kept": str(keep)})
                 print("FAIL case %d: %s %s of %s: %s (kept in %s)"
