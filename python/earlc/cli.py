@@ -64,6 +64,12 @@ def cmd_analyze(args) -> int:
     return 0
 
 
+def _root_kinds(p):
+    """The root event kinds of a property in the paper's form (else None)."""
+    root = getattr(p, "root", None)
+    return list(getattr(root, "kinds", ())) or None
+
+
 def cmd_properties(args) -> int:
     from .analysis.catalog import ordered
     from .analysis.report import _tree_order
@@ -73,8 +79,8 @@ def cmd_properties(args) -> int:
     metrics = _tree_order([p for p in props if p.metric])
     rows = metrics + [p for p in props if not p.metric]
     data = [{"name": p.name, "title": p.title, "parent": p.parent, "unit": p.unit,
-             "subscribes": p.subscribes, "metric": p.metric, "source": p.source,
-             "replaces": p.replaces} for p in rows]
+             "subscribes": p.subscribes, "root": _root_kinds(p), "metric": p.metric,
+             "source": p.source, "replaces": p.replaces} for p in rows]
     if args.format == "json":
         _write(args, json.dumps({"properties": data, "problems": catalog.problems}, indent=1))
         return 0
@@ -82,7 +88,9 @@ def cmd_properties(args) -> int:
     for p in metrics:
         depth[p.name] = depth[p.parent] + 1 if p.parent in depth else 0
     table = [("  " * depth.get(p.name, 0) + p.name if p.metric else p.name + " (event)",
-              p.title, p.parent or "-", p.unit, p.subscribes or "-", p.source or "")
+              p.title, p.parent or "-", p.unit,
+              p.subscribes or ("root " + ",".join(_root_kinds(p)) if _root_kinds(p) else "-"),
+              p.source or "")
              for p in rows]
     heads = ("name", "title", "parent", "unit", "subscribes to", "from")
     widths = [max(len(h), *(len(r[i]) for r in table)) for i, h in enumerate(heads)]

@@ -458,3 +458,19 @@ def test_json_and_text_say_the_same_about_each_occurrence():
 def test_the_builtin_catalog_is_a_tree_on_reference_traces(name):
     r = earlc.analyze(earlc.open(reference_trace(name)), packages=False)
     assert r.exceeding == {} and r.switched_off == []
+
+
+def test_properties_shows_the_root_of_the_paper_form(tmp_path):
+    path = write(tmp_path, "paper.py", """
+        from earlc.analysis import CompoundEvent, Fraction, Root
+
+        class Paper(CompoundEvent):
+            name, title, parent = "paper", "Paper", "mpi_point2point"
+            root = Root("MPI_RECV", "MPI_IRECV")
+            e1 = Fraction("root.enterptr")
+            severity = "root.time - e1.time"
+    """)
+    r = earlc_cli("properties", "--plugin", str(path), "--format", "json")
+    rows = {p["name"]: p for p in json.loads(r.stdout)["properties"]}
+    assert rows["paper"]["root"] == ["MPI_RECV", "MPI_IRECV"]
+    assert rows["late_sender"]["root"] is None
