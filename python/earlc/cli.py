@@ -35,6 +35,10 @@ def _write(args, text: str) -> None:
 def cmd_analyze(args) -> int:
     from .analysis import analyze
 
+    if args.format == "cube" and not args.output:
+        print("earlc: error: --format cube writes a binary file: give it with -o FILE.cubex",
+              file=sys.stderr)
+        return 2
     bar = ProgressBar()
     trace = open_trace(args.trace, threads=args.threads, progress=bar)
     props = [p.strip() for p in args.properties.split(",") if p.strip()] if args.properties else None
@@ -47,6 +51,8 @@ def cmd_analyze(args) -> int:
         bar.close()
     if args.format == "json":
         _write(args, report.to_json(indent=1))
+    elif args.format == "cube":
+        report.to_cube(args.output)
     else:
         _write(args, report.to_text(top=args.top, rows=args.rows))
     return 0
@@ -90,7 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
     an.add_argument("--properties", help="comma-separated property names (default: all; "
                                          "their parents and publishers are added)")
-    an.add_argument("--format", choices=["text", "json"], default="text")
+    an.add_argument("--format", choices=["text", "json", "cube"], default="text",
+                    help="cube: a CUBE4 file for Cube and Scalasca (needs -o)")
     an.add_argument("-o", "--output", help="write to FILE instead of standard output")
     an.add_argument("--top", type=int, default=5,
                     help="properties detailed in the text report, occurrences kept each (5)")
