@@ -5,6 +5,8 @@ Commands:
                     how much time it costs (docs/cli.md, docs/properties.md)
     info TRACE      summary of a trace: creator, OTF2 version, processes and threads,
                     events per kind, duration, regions by paradigm, warnings
+    export TRACE --format perfetto -o FILE
+                    a time window as trace-event JSON for Perfetto (docs/exports.md)
     synth KIND -o DIR
                     generate a program's trace with known inefficiencies and its
                     expected.json (docs/generator.md)
@@ -65,6 +67,34 @@ def cmd_info(args) -> int:
     return 0
 
 
+def cmd_export(args) -> int:
+    from .export.perfetto import write_perfetto
+    from .timeline import parse_locations, parse_seconds
+
+    try:
+        start = parse_seconds(args.start) if args.start is not None else None
+        end = parse_seconds(args.end) if args.end is not None else None
+        locations = parse_locations(args.locations) if args.locations is not None else None
+        if start is not None and end is not None and end < start:
+            raise ValueError("--to %s is before --from %s" % (args.end, args.start))
+    except ValueError as exc:
+        print("earlc: error: %s" % exc, file=sys.stderr)
+        return 2
+    bar = ProgressBar()
+    trace = open_trace(args.trace, threads=args.threads, progress=bar)
+    try:
+        written = write_perfetto(trace, args.output, start=start, end=end, locations=locations,
+                                 wait_states=not args.no_wait_states, progress=bar)
+    except ValueError as exc:  # a location the trace does not have
+        print("earlc: error: %s" % exc, file=sys.stderr)
+        return 2
+    finally:
+        bar.close()
+    print("earlc export: %(slices)d region slices, %(wait_states)d wait states, %(flows)d "
+          "messages on %(tracks)d tracks -> " % written + args.output)
+    return 0
+
+
 def cmd_synth(args) -> int:
     from .synth import OPTIONS, synth
 
@@ -112,6 +142,23 @@ def build_parser() -> argparse.ArgumentParser:
     info.add_argument("--threads", type=int, default=0,
                       help="reading threads (default: one per core)")
     info.set_defaults(func=cmd_info)
+
+    ex = sub.add_parser("export", help="write a trace window for a timeline viewer",
+                        description="Write a time window of the trace as Chrome trace-event "
+                                    "JSON for Perfetto: regions, wait states and messages "
+                                    "(docs/exports.md).")
+    ex.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
+    ex.add_argument("--format", choices=["perfetto"], default="perfetto")
+    ex.add_argument("-o", "--output", required=True, help="the JSON file to write")
+    ex.add_argument("--from", dest="start", metavar="T",
+                    help="window start from the trace start: seconds, or 20ms, 300us, 40ns")
+    ex.add_argument("--to", dest="end", metavar="T", help="window end, as --from")
+    ex.add_argument("--locations", metavar="LIST",
+                    help="location indices (earlc info lists them), e.g. 0,2-5 (default: all)")
+    ex.add_argument("--no-wait-states", action="store_true",
+                    help="skip the analysis: regions and messages only")
+    ex.add_argument("--threads", type=int, default=0, help="reading threads (default: one per core)")
+    ex.set_defaults(func=cmd_export)
 
     from .synth import KINDS, OPTIONS
     syn = sub.add_parser("synth", help="generate a trace with known inefficiencies",

@@ -96,6 +96,16 @@ class Trace:
         """The locks changed up to event i, with their state just after it."""
         return self.states.locks(i)
 
+    # -- exports (python/earlc/export/) ------------------------------------------------
+    def to_perfetto(self, path, start=None, end=None, locations=None, report=None,
+                    wait_states: bool = True) -> dict:
+        """Write a window (seconds from the trace start) as trace-event JSON for
+        Perfetto: regions, wait states, messages (docs/exports.md)."""
+        from .export.perfetto import write_perfetto
+
+        return write_perfetto(self, path, start=start, end=end, locations=locations,
+                              report=report, wait_states=wait_states)
+
     # -- happened-before order (python/earlc/clocks.py) ------------------------------
     def vector_clocks(self, ids, threads: Optional[int] = None, progress=None):
         """Vector timestamps of the events ids (see earlc.VectorClocks)."""

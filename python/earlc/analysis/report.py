@@ -85,6 +85,11 @@ class Report:
         return (np.asarray(c, dtype=np.int64), np.asarray(l, dtype=np.int64),
                 np.asarray(v, dtype=np.int64))
 
+    def instances(self, metric: str):
+        """Every occurrence of a detected property (Instances: `where`, `severity`
+        and its columns), not only the `worst`; None for plain metrics."""
+        return self._ctx.published.get(metric)
+
     @property
     def callpath_parents(self) -> np.ndarray:
         """Parent call path id of every call path (-1 for roots); parents come first."""
