@@ -7,6 +7,8 @@ Commands:
                     events per kind, duration, regions by paradigm, warnings
     export TRACE --format perfetto -o FILE
                     a time window as trace-event JSON for Perfetto (docs/exports.md)
+    plot timeline|report|comm TRACE -o FILE
+                    pictures of a window, of the analysis, of the communication
     synth KIND -o DIR
                     generate a program's trace with known inefficiencies and its
                     expected.json (docs/generator.md)
@@ -95,6 +97,49 @@ def cmd_export(args) -> int:
     return 0
 
 
+def cmd_plot(args) -> int:
+    from .plot import MissingDependency, require_matplotlib
+    from .plot.style import check_path
+    from .timeline import parse_locations, parse_seconds
+
+    try:
+        check_path(args.output)
+        require_matplotlib()
+        if args.what != "timeline" and (args.start or args.end or args.locations):
+            raise ValueError("--from, --to and --locations apply to plot timeline only")
+        start = parse_seconds(args.start) if args.start is not None else None
+        end = parse_seconds(args.end) if args.end is not None else None
+        locations = parse_locations(args.locations) if args.locations is not None else None
+        if start is not None and end is not None and end < start:
+            raise ValueError("--to %s is before --from %s" % (args.end, args.start))
+    except (ValueError, MissingDependency) as exc:
+        print("earlc: error: %s" % exc, file=sys.stderr)
+        return 2
+    from .analysis import analyze
+    from .plot import plot_comm, plot_report, plot_timeline
+
+    bar = ProgressBar()
+    trace = open_trace(args.trace, threads=args.threads, progress=bar)
+    try:
+        if args.what == "comm":
+            plot_comm(trace, args.output, output=args.value, by=args.by)
+        else:
+            report = None if args.what == "timeline" and args.no_wait_states else \
+                analyze(trace, progress=bar)
+            if args.what == "report":
+                plot_report(report, args.output)
+            else:
+                plot_timeline(trace, args.output, start=start, end=end, locations=locations,
+                              report=report, wait_states=not args.no_wait_states)
+    except ValueError as exc:  # a location the trace does not have
+        print("earlc: error: %s" % exc, file=sys.stderr)
+        return 2
+    finally:
+        bar.close()
+    print("earlc plot %s -> %s" % (args.what, args.output))
+    return 0
+
+
 def cmd_synth(args) -> int:
     from .synth import OPTIONS, synth
 
@@ -159,6 +204,28 @@ def build_parser() -> argparse.ArgumentParser:
                     help="skip the analysis: regions and messages only")
     ex.add_argument("--threads", type=int, default=0, help="reading threads (default: one per core)")
     ex.set_defaults(func=cmd_export)
+
+    pl = sub.add_parser("plot", help="draw a picture (needs matplotlib)",
+                        description="Draw a timeline of a window, the analysis (metric tree and "
+                                    "heat maps) or the communication matrix as PNG, SVG or PDF "
+                                    "(docs/exports.md).")
+    pl.add_argument("what", choices=["timeline", "report", "comm"], help="the picture")
+    pl.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
+    pl.add_argument("-o", "--output", required=True,
+                    help="the picture file; .png, .svg or .pdf chooses the format")
+    pl.add_argument("--from", dest="start", metavar="T",
+                    help="timeline: window start from the trace start (seconds, or 20ms, 300us)")
+    pl.add_argument("--to", dest="end", metavar="T", help="timeline: window end, as --from")
+    pl.add_argument("--locations", metavar="LIST",
+                    help="timeline: location indices, e.g. 0,2-5 (default: all)")
+    pl.add_argument("--no-wait-states", action="store_true",
+                    help="timeline: skip the analysis, draw regions and messages only")
+    pl.add_argument("--value", choices=["bytes", "count"], default="bytes",
+                    help="comm: bytes or messages (bytes)")
+    pl.add_argument("--by", choices=["location", "rank"], default="location",
+                    help="comm: between locations or MPI ranks (location)")
+    pl.add_argument("--threads", type=int, default=0, help="reading threads (default: one per core)")
+    pl.set_defaults(func=cmd_plot)
 
     from .synth import KINDS, OPTIONS
     syn = sub.add_parser("synth", help="generate a trace with known inefficiencies",
