@@ -9,6 +9,8 @@ Commands:
                     a time window as trace-event JSON for Perfetto (docs/exports.md)
     plot timeline|report|comm TRACE -o FILE
                     pictures of a window, of the analysis, of the communication
+    report TRACE -o FILE.html
+                    the analysis as one self-contained HTML page
     synth KIND -o DIR
                     generate a program's trace with known inefficiencies and its
                     expected.json (docs/generator.md)
@@ -140,6 +142,24 @@ def cmd_plot(args) -> int:
     return 0
 
 
+def cmd_report(args) -> int:
+    from .analysis import analyze
+
+    if not args.output.lower().endswith((".html", ".htm")):
+        print("earlc: error: the report is an HTML page: give -o a name ending in .html",
+              file=sys.stderr)
+        return 2
+    bar = ProgressBar()
+    trace = open_trace(args.trace, threads=args.threads, progress=bar)
+    try:
+        report = analyze(trace, top=max(args.top, 1), progress=bar)
+    finally:
+        bar.close()
+    report.to_html(args.output, top=args.top, rows=args.rows, pictures=not args.no_pictures)
+    print("earlc report -> %s" % args.output)
+    return 0
+
+
 def cmd_synth(args) -> int:
     from .synth import OPTIONS, synth
 
@@ -226,6 +246,18 @@ def build_parser() -> argparse.ArgumentParser:
                     help="comm: between locations or MPI ranks (location)")
     pl.add_argument("--threads", type=int, default=0, help="reading threads (default: one per core)")
     pl.set_defaults(func=cmd_plot)
+
+    rp = sub.add_parser("report", help="write the analysis as one HTML page",
+                        description="Analyse the trace and write one self-contained HTML page: "
+                                    "the metric tree, the worst call paths and locations, the "
+                                    "pictures and the warnings (docs/exports.md).")
+    rp.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
+    rp.add_argument("-o", "--output", required=True, help="the page to write (.html)")
+    rp.add_argument("--top", type=int, default=5, help="properties detailed (5)")
+    rp.add_argument("--rows", type=int, default=5, help="call paths, locations, occurrences (5)")
+    rp.add_argument("--no-pictures", action="store_true", help="leave the pictures out")
+    rp.add_argument("--threads", type=int, default=0, help="reading threads (default: one per core)")
+    rp.set_defaults(func=cmd_report)
 
     from .synth import KINDS, OPTIONS
     syn = sub.add_parser("synth", help="generate a trace with known inefficiencies",

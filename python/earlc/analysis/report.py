@@ -206,6 +206,15 @@ class Report:
 
         return write_cube(self, path)
 
+    def to_html(self, path=None, top: int = 5, rows: int = 5, pictures: bool = True) -> str:
+        """One self-contained HTML page (metric tree, worst places, pictures when
+        matplotlib is installed); written to path if given, else returned."""
+        from ..export.html import render_html, write_html
+
+        if path is not None:
+            return write_html(self, path, top=top, rows=rows, pictures=pictures)
+        return render_html(self, top=top, rows=rows, pictures=pictures)
+
     def to_text(self, top: int = 5, rows: int = 5) -> str:
         from .text import render
 
