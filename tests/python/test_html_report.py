@@ -88,7 +88,7 @@ def test_without_matplotlib(tmp_path):
     r = subprocess.run([sys.executable, "-c", code, str(HYBRID), str(out)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    assert "No pictures: earlc's pictures need matplotlib" in html.unescape(out.read_text())
+    assert "No pictures: drawing pictures needs matplotlib" in html.unescape(out.read_text())
 
 
 def test_cli_report(tmp_path):

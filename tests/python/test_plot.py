@@ -114,5 +114,5 @@ def test_cli_plot_without_matplotlib(tmp_path):
     r = run_cli("plot", "timeline", HYBRID, "-o", tmp_path / "t.png",
                 python_prefix="import sys; sys.modules['matplotlib'] = None")
     assert r.returncode == 2
-    assert r.stderr == ("earlc: error: earlc's pictures need matplotlib, which is not "
+    assert r.stderr == ("earlc: error: drawing pictures needs matplotlib, which is not "
                         "installed: pip install matplotlib\n")

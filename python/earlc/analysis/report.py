@@ -206,6 +206,13 @@ class Report:
 
         return write_cube(self, path)
 
+    def to_hatchet(self):
+        """A hatchet GraphFrame: the call tree, one row per (call path, location),
+        one column per metric (needs `pip install llnl-hatchet`; docs/exports.md)."""
+        from ..export.hatchet import to_hatchet
+
+        return to_hatchet(self)
+
     def to_html(self, path=None, top: int = 5, rows: int = 5, pictures: bool = True) -> str:
         """One self-contained HTML page (metric tree, worst places, pictures when
         matplotlib is installed); written to path if given, else returned."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+from ..optional import MissingDependency, require  # noqa: F401 (re-exported)
+
 #: region kinds (earlc.timeline.DISPLAY_KINDS) as a timeline paints them
 KIND_COLOURS = {"computation": "#5aae61", "mpi_p2p": "#d6404e", "mpi_collective": "#f28e2b",
                 "mpi_other": "#9c6ade", "openmp": "#4e79a7", "other": "#bab0ac"}
@@ -17,18 +19,9 @@ PROPERTY_COLOURS = ("#000000", "#e7298a", "#1b9e77", "#7570b3", "#e6ab02", "#a67
 SAVE_FORMATS = ("png", "svg", "pdf")
 
 
-class MissingDependency(ImportError):
-    """An optional package is not installed; the message says how to get it."""
-
-
 def require_matplotlib():
     """The matplotlib module, or MissingDependency with the one-line remedy."""
-    try:
-        import matplotlib
-    except ImportError:
-        raise MissingDependency("earlc's pictures need matplotlib, which is not installed: "
-                                "pip install matplotlib") from None
-    return matplotlib
+    return require("matplotlib", "drawing pictures", "matplotlib")
 
 
 def new_figure(width: float, height: float):

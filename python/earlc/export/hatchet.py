@@ -1,0 +1,105 @@
+"""A Report as a hatchet GraphFrame, so that Hatchet and Thicket users can query,
+filter and compare earlc's results with their other profiles.
+
+The graph is earlc's call tree (one hatchet Node per call path, its frame named
+by the region); the DataFrame has one row per (call path, location), zeros
+included, indexed by ("node", "rank", "thread") as hatchet's multi-process readers
+do (see hatchet_ids), with "name", "location" (earlc's index) and two columns per
+metric (seconds for time metrics, counts and bytes as integers): NAME, the call
+path's own (exclusive) value as earlc charges it, and "NAME (inc)", with its
+subtree's.
+
+hatchet is an optional dependency: `pip install llnl-hatchet`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..optional import require
+
+
+def require_hatchet():
+    return require("hatchet", "report.to_hatchet()", "llnl-hatchet")
+
+
+def hatchet_ids(trace):
+    """(rank, thread) of every location, unique as hatchet's index needs: the MPI
+    rank (the process number for a process without one) and the thread number;
+    locations that are no CPU thread (accelerator streams, metric locations) count
+    -1, -2, ... within their process."""
+    rank = np.empty(len(trace.locations), dtype=np.int64)
+    thread = np.empty(len(trace.locations), dtype=np.int64)
+    others = {}
+    for loc in trace.locations:
+        rank[loc.index] = loc.rank if loc.rank >= 0 else loc.process.id
+        if loc.thread >= 0:
+            thread[loc.index] = loc.thread
+        else:
+            others[loc.process.id] = others.get(loc.process.id, 0) - 1
+            thread[loc.index] = others[loc.process.id]
+    return rank, thread
+
+
+def to_hatchet(report):
+    """The GraphFrame of report (see the module doc)."""
+    require_hatchet()
+    import pandas as pd
+    from hatchet import GraphFrame
+    from hatchet.frame import Frame
+    from hatchet.graph import Graph
+    from hatchet.node import Node
+
+    trace = report.trace
+    parents = np.asarray(report.callpath_parents, dtype=np.int64)
+    regions = np.asarray(report.callpath_regions, dtype=np.int64)
+    names = trace._region_name_array()
+    nodes = []
+    roots = []
+    for c in range(len(parents)):  # parents come before their children
+        ref = int(regions[c])
+        name = names[ref] if 0 <= ref < len(names) and names[ref] is not None else "?"
+        parent = nodes[parents[c]] if parents[c] >= 0 else None
+        node = Node(Frame({"name": name, "type": "function"}), parent)
+        if parent is None:
+            roots.append(node)
+        else:
+            parent.add_child(node)
+        nodes.append(node)
+    graph = Graph(roots)
+    graph.enumerate_traverse()
+
+    n_loc = len(trace.locations)
+    columns = {}
+    for p in report.properties:
+        c, l, v = report.cells(p.name)
+        columns[p.name] = (c * n_loc + l, v)
+    # every (call path, location): hatchet's inclusive sums and renderers look up
+    # each node's children for every (rank, thread) the node has
+    cell = np.arange(len(parents) * n_loc, dtype=np.int64)
+    cnode, loc = cell // n_loc, cell % n_loc
+    rank_of, thread_of = hatchet_ids(trace)
+    data = {"node": [nodes[k] for k in cnode.tolist()], "rank": rank_of[loc],
+            "thread": thread_of[loc], "name": [nodes[k].frame["name"] for k in cnode.tolist()],
+            "location": loc}
+    metrics, inclusive = [], []
+    for p in report.properties:
+        key, v = columns[p.name]
+        own = np.zeros(len(cell), dtype=np.int64)
+        own[key] = v
+        # inclusive: each call path with its subtree, per location (children have
+        # larger ids than their parents, so one backward sweep adds them up)
+        inc = own.reshape(len(parents), n_loc).copy()
+        for c in range(len(parents) - 1, 0, -1):
+            if parents[c] >= 0:
+                inc[parents[c]] += inc[c]
+        scale = 1.0 / report.resolution if p.unit == "sec" else None
+        data[p.name] = own * scale if scale else own
+        data[p.name + " (inc)"] = inc.ravel() * scale if scale else inc.ravel()
+        metrics.append(p.name)
+        inclusive.append(p.name + " (inc)")
+    df = pd.DataFrame(data).set_index(["node", "rank", "thread"]).sort_index()
+    default = "time" if "time" in metrics else (metrics[0] if metrics else "time")
+    return GraphFrame(graph, df, exc_metrics=metrics, inc_metrics=inclusive,
+                      default_metric=default,
+                      metadata={"earlc_trace": trace.path,
+                                "timer_resolution": trace.timer_resolution})
