@@ -100,14 +100,17 @@ def write_perfetto(trace, path, start: Optional[float] = None, end: Optional[flo
         # regions, outer before inner, then the wait states inside them
         order = np.lexsort((slices.depth, slices.start, slices.location))
         reg = np.minimum(slices.region[order], spare)
-        names = [json.dumps(n if n is not None else "?") for n in region_names[
-            np.minimum(reg, len(region_names) - 1)].tolist()]
-        cats = [DISPLAY_KINDS[k] for k in kinds[reg].tolist()]
+        # name and category per region ref, encoded once: a window has few regions
+        # but many slices
+        head = np.array(['"name":%s,"cat":"%s"}' % (
+            json.dumps(region_names[r] if r < len(region_names) and region_names[r] is not None
+                       else "?"), DISPLAY_KINDS[kinds[r]]) for r in range(len(kinds))],
+            dtype=object)
+        names = head[reg].tolist()
         loc = slices.location[order]
         rows = zip(pid_of[loc].tolist(), tid_of[loc].tolist(), ts(slices.start[order]),
-                   ts(slices.end[order] - slices.start[order] + t0), names, cats)
-        out.write_rows(('{"ph":"X","pid":%d,"tid":%d,"ts":%s,"dur":%s,"name":%s,"cat":"%s"}'
-                        % r for r in rows))
+                   ts(slices.end[order] - slices.start[order] + t0), names)
+        out.write_rows(('{"ph":"X","pid":%d,"tid":%d,"ts":%s,"dur":%s,%s' % r for r in rows))
         n_waits = 0
         if waits is not None and len(waits):
             titles = [json.dumps(t) for t in waits.titles]
