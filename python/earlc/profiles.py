@@ -117,7 +117,6 @@ def _exclusive_segments(trace):
     """Each stretch of a location's time between two of its events, with the region
     the location itself has innermost open there: (region ref, start, end)."""
     ev = trace.events
-    ct = _calltree(trace)
     time = ev.time.view(np.int64)
     regions, starts, ends = [], [], []
     enter_k, leave_k = KINDS["ENTER"], KINDS["LEAVE"]

@@ -179,7 +179,8 @@ def _timeline_window(report):
 
 
 def _pictures(report) -> str:
-    from ..plot.style import MissingDependency, require_matplotlib
+    from ..optional import MissingDependency
+    from ..plot.style import require_matplotlib
 
     try:
         require_matplotlib()

@@ -13,7 +13,8 @@ global state, so plotting works in scripts, servers and notebooks alike.
 """
 from __future__ import annotations
 
-from .style import MissingDependency, require_matplotlib
+from ..optional import MissingDependency
+from .style import require_matplotlib
 
 
 def plot_timeline(trace, path=None, **options):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from ..optional import MissingDependency, require  # noqa: F401 (re-exported)
+from ..optional import require
 
 #: region kinds (earlc.timeline.DISPLAY_KINDS) as a timeline paints them
 KIND_COLOURS = {"computation": "#5aae61", "mpi_p2p": "#d6404e", "mpi_collective": "#f28e2b",
