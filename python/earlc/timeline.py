@@ -49,7 +49,10 @@ def window_ticks(trace, start: Optional[float] = None, end: Optional[float] = No
     last = t0 + trace.duration_ticks if end is None else \
         t0 + int(round(end * trace.timer_resolution))
     if last < first:
-        raise ValueError("the window ends (%s s) before it starts (%s s)" % (end, start))
+        if end is None:
+            raise ValueError("the window starts at %.9g s, after the trace's end (%.9g s)"
+                             % (start, trace.duration))
+        raise ValueError("the window ends (%.9g s) before it starts (%.9g s)" % (end, start))
     return first, last
 
 

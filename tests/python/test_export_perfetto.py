@@ -211,10 +211,25 @@ def test_cli_export_window(tmp_path):
     (["--locations", "0,x"], "location"),
     (["--locations", "3-1"], "empty"),
     (["--locations", "99"], "does not exist"),
+    (["--from", "5"], "after the trace's end"),
 ])
-def test_cli_export_bad_values(tmp_path, args, words):
-    r = subprocess.run([sys.executable, "-m", "earlc", "export", str(ROOT / "traces" / "hybrid"),
-                        "-o", str(tmp_path / "t.json")] + args, capture_output=True, text=True)
-    assert r.returncode == 2
-    assert r.stderr.count("\n") == 1 and r.stderr.startswith("earlc: error:") and words in r.stderr
+def test_cli_export_bad_values(tmp_path, capsys, args, words):
+    from earlc.cli import main
+
+    code = main(["export", str(ROOT / "traces" / "hybrid"), "-o", str(tmp_path / "t.json")]
+                + args)
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("earlc: error:") and words in err
     assert not (tmp_path / "t.json").exists()
+
+
+def test_empty_windows_are_valid_files(tmp_path):
+    trace = earlc.open(ROOT / "traces" / "hybrid")
+    out = tmp_path / "t.json"
+    assert trace.to_perfetto(out, locations=[])["tracks"] == 0
+    assert json.loads(out.read_text())["traceEvents"] == []
+    written = trace.to_perfetto(out, start=2e-6, end=2e-6, wait_states=False)
+    doc, _, regions, _, flows = read_back(trace, out)
+    assert written["flows"] == 0 and not flows
+    assert all(s == e for rows in regions.values() for _, s, e in rows)

@@ -101,11 +101,14 @@ def test_cli_plot(tmp_path, what):
     (["timeline", HYBRID, "-o", "x.png", "--from", "later"], "no time"),
     (["timeline", HYBRID, "-o", "x.png", "--locations", "0-99"], "does not exist"),
 ])
-def test_cli_plot_bad_values(tmp_path, args, words):
-    r = subprocess.run([sys.executable, "-m", "earlc", "plot"] + [str(a) for a in args],
-                       capture_output=True, text=True, cwd=tmp_path)
-    assert r.returncode == 2
-    assert r.stderr.count("\n") == 1 and words in r.stderr, r.stderr
+def test_cli_plot_bad_values(tmp_path, capsys, monkeypatch, args, words):
+    from earlc.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    code = main(["plot"] + [str(a) for a in args])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and words in err, err
     assert not list(tmp_path.iterdir())
 
 

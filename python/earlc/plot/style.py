@@ -14,7 +14,8 @@ KIND_LABELS = {"computation": "computation", "mpi_p2p": "MPI point-to-point",
                "openmp": "OpenMP", "other": "other"}
 #: wait states: one colour per property, in the order they appear
 PROPERTY_COLOURS = ("#000000", "#e7298a", "#1b9e77", "#7570b3", "#e6ab02", "#a6761d",
-                    "#66a61e", "#d95f02", "#666666", "#17becf")
+                    "#66a61e", "#d95f02", "#666666", "#17becf", "#8c564b", "#bcbd22",
+                    "#9467bd", "#ff7f0e", "#2ca02c", "#1f77b4")
 
 SAVE_FORMATS = ("png", "svg", "pdf")
 
