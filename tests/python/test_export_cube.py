@@ -77,7 +77,10 @@ class CubeFile:
             self.system_classes.append(el.findtext("class"))
             for g in el.findall("locationgroup"):
                 rank = int(g.findtext("rank"))
-                for loc in g.findall("location"):
+                members = g.findall("location")
+                ranks = [int(loc.findtext("rank")) for loc in members]
+                assert len(set(ranks)) == len(ranks)  # a location's rank names it in its group
+                for loc in members:
                     self.location_key[int(loc.get("Id"))] = (rank, loc.findtext("name"))
             for c in el.findall("systemtreenode"):
                 walk_system(c)

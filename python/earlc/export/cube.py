@@ -251,11 +251,18 @@ def _anchor(report, metrics, calls, system) -> str:
             rank = proc.rank if proc.rank >= 0 else gid
             out.extend([_text("name", proc.name or "process %d" % rank), _text("rank", rank),
                     _text("type", _GROUP_TYPES.get(proc.type, "process"))])
-            for pos, index in enumerate(system["groups"][gid]):
+            members = system["groups"][gid]
+            # CPU threads by their number, other locations (streams) after the threads
+            after = max([locations[i].thread for i in members] + [-1]) + 1
+            for index in members:
                 loc = locations[index]
+                if loc.thread >= 0:
+                    rank_in_group = loc.thread
+                else:
+                    rank_in_group, after = after, after + 1
                 out.append('<location Id="%d">' % system["location_id"][index])
                 out.extend([_text("name", loc.name or "location %d" % index),
-                        _text("rank", loc.thread if loc.thread >= 0 else pos),
+                        _text("rank", rank_in_group),
                         _text("type", _LOCATION_TYPES.get(loc.type, "thread"))])
                 out.append("</location>")
             out.append("</locationgroup>")
