@@ -38,7 +38,13 @@ def plot_report(report, path=None, top: int = 4, width: float = 12.0):
     metrics = [p for p in report.properties if p.unit == "sec"
                and (report.total(p.name) > 0 or p.parent is None)]
     worst = detected_properties(report, top)
-    bar_height = 0.6 + 0.28 * max(len(metrics), 1)
+    if not metrics:  # an analysis restricted to counts and bytes: nothing to draw here
+        fig = new_figure(6.0, 1.5)
+        fig.text(0.5, 0.5, plain("%s: no time metric in this report" % report.trace.path),
+                 ha="center", va="center", fontsize=9)
+        save(fig, path)
+        return fig
+    bar_height = 1.4 + 0.28 * max(len(metrics), 1)
     heat_height = 3.2 * ((len(worst) + 1) // 2)
     fig = new_figure(width, bar_height + heat_height)
     grid = fig.add_gridspec(1 + (len(worst) + 1) // 2, 2,
@@ -78,6 +84,8 @@ def plot_report(report, path=None, top: int = 4, width: float = 12.0):
     return fig
 
 
-def _tail(path: str, keep: int = 3) -> str:
+def _tail(path: str, keep: int = 3, width: int = 48) -> str:
+    """The end of a call path, short enough to leave the heat map its room."""
     parts = path.split("/")
-    return path if len(parts) <= keep else ".../" + "/".join(parts[-keep:])
+    tail = path if len(parts) <= keep else ".../" + "/".join(parts[-keep:])
+    return tail if len(tail) <= width else "..." + tail[-(width - 3):]
