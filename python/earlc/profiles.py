@@ -117,36 +117,32 @@ def _exclusive_segments(trace):
     """Each stretch of a location's time between two of its events, with the region
     the location itself has innermost open there: (region ref, start, end)."""
     ev = trace.events
+    st = trace.states
     time = ev.time.view(np.int64)
-    regions, starts, ends = [], [], []
-    enter_k, leave_k = KINDS["ENTER"], KINDS["LEAVE"]
-    for loc in range(len(trace.locations)):
-        ids = ev.of_location(loc)
-        if len(ids) < 2:
-            continue
-        kind = ev.kind[ids]
-        step = np.where(kind == enter_k, 1, np.where(kind == leave_k, -1, 0))
-        depth = np.cumsum(step)  # depth after each event, the location's own regions
-        # the innermost own region after event k is the last ENTER up to k that
-        # left the location at k's depth
-        enter_pos = np.nonzero(kind == enter_k)[0]
-        level = depth[enter_pos]
-        top = np.full(len(ids), -1, dtype=np.int64)
-        for d in np.unique(level[level > 0]).tolist():
-            at = enter_pos[level == d]
-            here = np.nonzero(depth == d)[0]
-            idx = np.searchsorted(at, here, side="right") - 1
-            top[here] = np.where(idx >= 0, at[np.maximum(idx, 0)], -1)
-        seg_region = np.where(top >= 0, ev.region[ids[np.maximum(top, 0)]].astype(np.int64), -1)
-        t = time[ids]
-        keep = (seg_region[:-1] >= 0) & (t[1:] > t[:-1])
-        regions.append(seg_region[:-1][keep])
-        starts.append(t[:-1][keep])
-        ends.append(t[1:][keep])
-    if not regions:
-        z = np.empty(0, dtype=np.int64)
-        return z, z, z
-    return np.concatenate(regions), np.concatenate(starts), np.concatenate(ends)
+    kind = ev.kind
+    # the ENTER of the innermost own region open just after each event: the event
+    # itself for an ENTER, the enclosing one of its own ENTER for a LEAVE, else the
+    # enclosing instance; a master's frame (inherited by a worker thread) is none
+    enterptr = st.enterptr
+    active = enterptr.copy()
+    is_enter = kind == KINDS["ENTER"]
+    active[is_enter] = np.nonzero(is_enter)[0]
+    leaves = np.nonzero(kind == KINDS["LEAVE"])[0]
+    own = enterptr[leaves]
+    active[leaves] = np.where(own >= 0, enterptr[np.maximum(own, 0)], -1)
+    loc = ev.location
+    has = active >= 0
+    has[has] = loc[active[has]] == loc[has]
+    # consecutive events of one location: ev.loc_events lists them location by location
+    ids = ev.loc_events
+    same = loc[ids[1:]] == loc[ids[:-1]]
+    first, second = ids[:-1][same], ids[1:][same]
+    keep = has[first]
+    first, second = first[keep], second[keep]
+    start, end = time[first], time[second]
+    nonempty = end > start
+    first, start, end = first[nonempty], start[nonempty], end[nonempty]
+    return ev.region[active[first]].astype(np.int64), start, end
 
 
 def time_profile(trace, bins: int = 50, normalized: bool = False):
@@ -159,19 +155,32 @@ def time_profile(trace, bins: int = 50, normalized: bool = False):
         raise ValueError("bins must be at least 1")
     region, start, end = _exclusive_segments(trace)
     t0, span = trace.start_time, max(trace.duration_ticks, 1)
-    start, end = start - t0, end - t0  # relative: the products below stay far from 2**63
+    start, end = start - t0, end - t0
     edges = (np.arange(bins + 1, dtype=np.int64) * span) // bins
+    b0 = np.clip(np.searchsorted(edges, start, side="right") - 1, 0, bins - 1)
+    b1 = np.clip(np.searchsorted(edges, end, side="left") - 1, 0, bins - 1)
+    width = int(region.max(initial=-1)) + 1
+    totals = np.zeros(width * bins)
+    inside = b0 >= b1  # most stretches lie in one bin
+    totals += np.bincount(region[inside] * bins + b0[inside],
+                          weights=(end[inside] - start[inside]).astype(np.float64),
+                          minlength=width * bins)
+    # the few that cross bin edges: one piece per bin they touch
+    cross = np.nonzero(~inside)[0]
+    if len(cross):
+        count = b1[cross] - b0[cross] + 1
+        seg = np.repeat(cross, count)
+        offset = np.arange(len(seg)) - np.repeat(np.cumsum(count) - count, count)
+        b = b0[seg] + offset
+        piece = np.minimum(end[seg], edges[b + 1]) - np.maximum(start[seg], edges[b])
+        totals += np.bincount(region[seg] * bins + b, weights=piece.astype(np.float64),
+                              minlength=width * bins)
+    # bincount adds in float64: exact while a bin's total stays below 2**53 ticks
+    totals = totals.reshape(width, bins).astype(np.int64)
     out = {"bin_start": edges[:-1] + t0, "bin_end": edges[1:] + t0}
-    names = _region_names(trace, np.unique(region)) if len(region) else []
-    for ref, name in zip(np.unique(region).tolist(), names):
-        m = region == ref
-        s, e = np.sort(start[m]), np.sort(end[m])
-        cs, ce = np.concatenate(([0], np.cumsum(s))), np.concatenate(([0], np.cumsum(e)))
-        # time of this region before each edge x: sum over stretches of clip(x - s, 0, e - s)
-        ks = np.searchsorted(s, edges, side="left")
-        ke = np.searchsorted(e, edges, side="left")
-        before = (edges * ks - cs[ks]) - (edges * ke - ce[ke])
-        out[name] = out.get(name, 0) + np.diff(before)
+    present = np.unique(region)
+    for ref, name in zip(present.tolist(), _region_names(trace, present)):
+        out[name] = out.get(name, 0) + totals[ref]
     df = pd.DataFrame(out)
     if normalized:
         cols = [c for c in df.columns if c not in ("bin_start", "bin_end")]
