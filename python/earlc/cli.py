@@ -58,7 +58,11 @@ def cmd_analyze(args) -> int:
     if args.format == "json":
         _write(args, report.to_json(indent=1))
     elif args.format == "cube":
-        report.to_cube(args.output)
+        try:
+            report.to_cube(args.output)
+        except OSError as exc:
+            print("earlc: error: %s: %s" % (args.output, exc.strerror or exc), file=sys.stderr)
+            return 2
     else:
         _write(args, report.to_text(top=args.top, rows=args.rows))
     return 0
@@ -91,6 +95,9 @@ def cmd_export(args) -> int:
                                  wait_states=not args.no_wait_states, progress=bar)
     except ValueError as exc:  # a location the trace does not have
         print("earlc: error: %s" % exc, file=sys.stderr)
+        return 2
+    except OSError as exc:  # the output cannot be written
+        print("earlc: error: %s: %s" % (args.output, exc.strerror or exc), file=sys.stderr)
         return 2
     finally:
         bar.close()
@@ -136,6 +143,9 @@ def cmd_plot(args) -> int:
     except ValueError as exc:  # a location the trace does not have
         print("earlc: error: %s" % exc, file=sys.stderr)
         return 2
+    except OSError as exc:  # the output cannot be written
+        print("earlc: error: %s: %s" % (args.output, exc.strerror or exc), file=sys.stderr)
+        return 2
     finally:
         bar.close()
     print("earlc plot %s -> %s" % (args.what, args.output))
@@ -155,7 +165,11 @@ def cmd_report(args) -> int:
         report = analyze(trace, top=max(args.top, 1), progress=bar)
     finally:
         bar.close()
-    report.to_html(args.output, top=args.top, rows=args.rows, pictures=not args.no_pictures)
+    try:
+        report.to_html(args.output, top=args.top, rows=args.rows, pictures=not args.no_pictures)
+    except OSError as exc:
+        print("earlc: error: %s: %s" % (args.output, exc.strerror or exc), file=sys.stderr)
+        return 2
     print("earlc report -> %s" % args.output)
     return 0
 
