@@ -64,3 +64,21 @@ def test_graphframe_equals_the_json_report(report):
     assert set(zip(df["rank"], df["thread"])) == ranks
     assert "late_sender" in gf.exc_metrics and "late_sender (inc)" in gf.inc_metrics
     assert "MPI_Waitall" in gf.tree(metric_column="time (inc)")
+
+
+def test_thicket_compares_runs():
+    """Thicket stacks the GraphFrames of two runs; each run's values stay its own."""
+    pytest.importorskip("hatchet")
+    thicket = pytest.importorskip("thicket")
+    reports = {name: earlc.analyze(earlc.open(ROOT / "traces" / name))
+               for name in ("ring-late-sender", "demo-ring")}
+    runs = [thicket.Thicket.thicketize_graphframe(r.to_hatchet(), name)
+            for name, r in reports.items()]
+    tk = thicket.Thicket.concat_thickets(runs, disable_tqdm=True)
+    assert list(tk.dataframe.index.names) == ["node", "profile", "rank", "thread"]
+    by_trace = dict(zip(tk.metadata["earlc_trace"], tk.metadata.index))
+    for name, r in reports.items():
+        profile = by_trace[r.trace.path]
+        rows = tk.dataframe.xs(profile, level="profile")
+        assert round(rows["late_sender"].sum() * r.resolution) == r.total("late_sender")
+        assert int(rows["visits"].sum()) == r.total("visits")
