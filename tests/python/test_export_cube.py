@@ -17,6 +17,7 @@ import earlc
 from conftest import reference_trace
 
 ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "traces" / "demo-ring"
 TRACES = {
     "demo-ring": lambda: ROOT / "traces" / "demo-ring",
     "hybrid": lambda: ROOT / "traces" / "hybrid",
@@ -229,14 +230,14 @@ def test_third_party_reader_reads_it(tmp_path):
 
 def test_cli_writes_cube(tmp_path):
     out = tmp_path / "r.cubex"
-    r = subprocess.run([sys.executable, "-m", "earlc", "analyze", str(ROOT / "traces" / "demo-ring"),
+    r = subprocess.run([sys.executable, "-m", "earlc", "analyze", str(DEMO),
                         "--format", "cube", "-o", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert CubeFile(out).metrics
 
 
 def test_cli_cube_needs_an_output_file():
-    r = subprocess.run([sys.executable, "-m", "earlc", "analyze", str(ROOT / "traces" / "demo-ring"),
+    r = subprocess.run([sys.executable, "-m", "earlc", "analyze", str(DEMO),
                         "--format", "cube"], capture_output=True, text=True)
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "-o" in r.stderr

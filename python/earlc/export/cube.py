@@ -63,20 +63,23 @@ def write_cube(report, path) -> str:
         entry["own"] = _own_cells(report, entry, metrics)
     calls = _call_tree(report)
     system = _system_tree(report.trace)
-    members = [("anchor.xml", _anchor(report, metrics, calls, system).encode("utf-8"))]
-    for m in metrics:
-        files = _metric_files(report, m, calls, system)
-        if files is not None:
-            members += [("%d.index" % m["id"], files[0]), ("%d.data" % m["id"], files[1])]
     tmp = path + ".part"
     with tarfile.open(tmp, "w", format=tarfile.USTAR_FORMAT) as tar:
-        for name, payload in members:
-            info = tarfile.TarInfo(name)
-            info.size = len(payload)
-            info.mode = 0o644
-            tar.addfile(info, io.BytesIO(payload))
+        _add(tar, "anchor.xml", _anchor(report, metrics, calls, system).encode("utf-8"))
+        for m in metrics:  # one metric at a time: only its own table is in memory
+            files = _metric_files(report, m, calls, system)
+            if files is not None:
+                _add(tar, "%d.index" % m["id"], files[0])
+                _add(tar, "%d.data" % m["id"], files[1])
     os.replace(tmp, path)  # never leave half a file under the real name
     return path
+
+
+def _add(tar, name: str, payload: bytes) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = len(payload)
+    info.mode = 0o644
+    tar.addfile(info, io.BytesIO(payload))
 
 
 # -- the three trees -------------------------------------------------------------------
@@ -197,8 +200,8 @@ def _anchor(report, metrics, calls, system) -> str:
         own = _dtype_name(p.unit, entry["own"][2])
         out.append('<metric id="%d" type="EXCLUSIVE">' % entry["id"])
         out.extend([_text("disp_name", p.title or p.name), _text("uniq_name", cube_name(p)),
-                _text("dtype", own), _text("uom", p.unit), "<url></url>",
-                _text("descr", " ".join(x for x in (p.description, p.diagnosis) if x))])
+                    _text("dtype", own), _text("uom", p.unit), "<url></url>",
+                    _text("descr", " ".join(x for x in (p.description, p.diagnosis) if x))])
         for c in entry["children"]:
             metric_xml(metrics[c])
         out.append("</metric>")
@@ -217,9 +220,9 @@ def _anchor(report, metrics, calls, system) -> str:
         out.append('<region id="%d" mod=%s begin="%d" end="%d">' % (
             k, quoteattr(r.source_file or ""), _line(r.begin_line), _line(r.end_line)))
         out.extend([_text("name", r.name), _text("mangled_name", r.canonical_name or r.name),
-                _text("paradigm", _PARADIGMS.get(r.paradigm, r.paradigm.lower())),
-                _text("role", r.role.lower().replace("_", " ")), "<url></url>",
-                _text("descr", r.description or "")])
+                    _text("paradigm", _PARADIGMS.get(r.paradigm, r.paradigm.lower())),
+                    _text("role", r.role.lower().replace("_", " ")), "<url></url>",
+                    _text("descr", r.description or "")])
         out.append("</region>")
     if any(ref not in region_index for ref in used):
         out.append('<region id="%d" mod="" begin="-1" end="-1"><name>?</name>'
@@ -250,7 +253,7 @@ def _anchor(report, metrics, calls, system) -> str:
             counters["group"] += 1
             rank = proc.rank if proc.rank >= 0 else gid
             out.extend([_text("name", proc.name or "process %d" % rank), _text("rank", rank),
-                    _text("type", _GROUP_TYPES.get(proc.type, "process"))])
+                        _text("type", _GROUP_TYPES.get(proc.type, "process"))])
             members = system["groups"][gid]
             # CPU threads by their number, other locations (streams) after the threads
             after = max([locations[i].thread for i in members] + [-1]) + 1
@@ -262,8 +265,8 @@ def _anchor(report, metrics, calls, system) -> str:
                     rank_in_group, after = after, after + 1
                 out.append('<location Id="%d">' % system["location_id"][index])
                 out.extend([_text("name", loc.name or "location %d" % index),
-                        _text("rank", rank_in_group),
-                        _text("type", _LOCATION_TYPES.get(loc.type, "thread"))])
+                            _text("rank", rank_in_group),
+                            _text("type", _LOCATION_TYPES.get(loc.type, "thread"))])
                 out.append("</location>")
             out.append("</locationgroup>")
 

@@ -59,7 +59,8 @@ def plot_report(report, path=None, top: int = 4, width: float = 12.0):
     ax.set_yticklabels([plain(t) for t in labels], fontsize=8, family="monospace")
     ax.invert_yaxis()
     ax.set_xlim(0, 105)
-    ax.set_xlabel("%% of total time (%.6g s over all locations)" % report.seconds(report.total_time))
+    ax.set_xlabel("%% of total time (%.6g s over all locations)"
+                  % report.seconds(report.total_time))
     for y, s, p in zip(ypos, shares, metrics):
         ax.text(min(s, 100) + 0.5, y, "%.2f%%" % s, va="center", fontsize=7)
     ax.set_title(plain("%s: metric tree (red: detected inefficiencies)" % report.trace.path),
