@@ -38,8 +38,6 @@ def test_graphframe_equals_the_json_report(report):
     assert paths == sorted(c["path"] for c in rep["callpaths"])
     df = gf.dataframe.reset_index()
     assert list(gf.dataframe.index.names) == ["node", "rank", "thread"]
-    n_loc = len(rep["locations"])
-    assert len(df) == len(rep["callpaths"]) * n_loc
     df["path"] = ["/".join(f.frame["name"] for f in n.path()) for n in df["node"]]
     units = {m["name"]: m["unit"] for m in rep["metrics"]}
     want = defaultdict(dict)
@@ -60,6 +58,14 @@ def test_graphframe_equals_the_json_report(report):
                 inc[key] = inc.get(key, 0) + v
         got = {k: round(v * scale) for k, v in zip(cells, df[name + " (inc)"]) if v}
         assert got == inc, name
+    # rows: exactly the cells with a value, own or of the subtree
+    rows = set()
+    for name in units:
+        rows |= set(want[name])
+        for (path, loc) in want[name]:
+            parts = path.split("/")
+            rows |= {("/".join(parts[:k]), loc) for k in range(1, len(parts))}
+    assert sorted(zip(df["path"], df["location"])) == sorted(rows)
     ranks = {(l["rank"], l["thread"]) for l in rep["locations"]}
     assert set(zip(df["rank"], df["thread"])) == ranks
     assert "late_sender" in gf.exc_metrics and "late_sender (inc)" in gf.inc_metrics

@@ -2,10 +2,10 @@
 filter and compare earlc's results with their other profiles.
 
 The graph is earlc's call tree (one hatchet Node per call path, its frame named
-by the region); the DataFrame has one row per (call path, location), zeros
-included, indexed by ("node", "rank", "thread") as hatchet's multi-process readers
-do (see hatchet_ids), with "name", "location" (earlc's index) and two columns per
-metric (seconds for time metrics, counts and bytes as integers): NAME, the call
+by the region); the DataFrame has one row per (call path, location) with any
+value (own or of its subtree), indexed by ("node", "rank", "thread") as
+hatchet's multi-process readers do (see hatchet_ids), with "name", "location"
+(earlc's index) and two columns per metric (seconds for time metrics, counts and bytes as integers): NAME, the call
 path's own (exclusive) value as earlc charges it, and "NAME (inc)", with its
 subtree's.
 
@@ -69,13 +69,29 @@ def to_hatchet(report):
     graph.enumerate_traverse()
 
     n_loc = len(trace.locations)
-    columns = {}
+    n_cells = len(parents) * n_loc
+
+    def own_and_inclusive(name):
+        """Dense (call path x location) arrays of one metric: its own values, and
+        with each call path's subtree added (children have larger ids than their
+        parents, so one backward sweep adds them up)."""
+        c, l, v = report.cells(name)
+        own = np.zeros(n_cells, dtype=np.int64)
+        own[c * n_loc + l] = v
+        inc = own.reshape(len(parents), n_loc).copy()
+        for k in range(len(parents) - 1, 0, -1):
+            if parents[k] >= 0:
+                inc[parents[k]] += inc[k]
+        return own, inc.ravel()
+
+    # rows: the cells where any metric, own or inclusive, is not zero (a worker
+    # thread has inclusive time below its master's frames it never entered itself);
+    # one metric at a time, so no dense table of all metrics is ever held
+    keep = np.zeros(n_cells, dtype=bool)
     for p in report.properties:
-        c, l, v = report.cells(p.name)
-        columns[p.name] = (c * n_loc + l, v)
-    # every (call path, location): hatchet's inclusive sums and renderers look up
-    # each node's children for every (rank, thread) the node has
-    cell = np.arange(len(parents) * n_loc, dtype=np.int64)
+        own, inc = own_and_inclusive(p.name)
+        keep |= (own != 0) | (inc != 0)
+    cell = np.nonzero(keep)[0]
     cnode, loc = cell // n_loc, cell % n_loc
     rank_of, thread_of = hatchet_ids(trace)
     data = {"node": [nodes[k] for k in cnode.tolist()], "rank": rank_of[loc],
@@ -83,18 +99,12 @@ def to_hatchet(report):
             "location": loc}
     metrics, inclusive = [], []
     for p in report.properties:
-        key, v = columns[p.name]
-        own = np.zeros(len(cell), dtype=np.int64)
-        own[key] = v
-        # inclusive: each call path with its subtree, per location (children have
-        # larger ids than their parents, so one backward sweep adds them up)
-        inc = own.reshape(len(parents), n_loc).copy()
-        for c in range(len(parents) - 1, 0, -1):
-            if parents[c] >= 0:
-                inc[parents[c]] += inc[c]
-        scale = 1.0 / report.resolution if p.unit == "sec" else None
-        data[p.name] = own * scale if scale else own
-        data[p.name + " (inc)"] = inc.ravel() * scale if scale else inc.ravel()
+        own, inc = own_and_inclusive(p.name)
+        own, inc = own[cell], inc[cell]
+        if p.unit == "sec":
+            own, inc = own / report.resolution, inc / report.resolution
+        data[p.name] = own
+        data[p.name + " (inc)"] = inc
         metrics.append(p.name)
         inclusive.append(p.name + " (inc)")
     df = pd.DataFrame(data).set_index(["node", "rank", "thread"]).sort_index()
