@@ -5,9 +5,9 @@ The graph is earlc's call tree (one hatchet Node per call path, its frame named
 by the region); the DataFrame has one row per (call path, location) with any
 value (own or of its subtree), indexed by ("node", "rank", "thread") as
 hatchet's multi-process readers do (see hatchet_ids), with "name", "location"
-(earlc's index) and two columns per metric (seconds for time metrics, counts and bytes as integers): NAME, the call
-path's own (exclusive) value as earlc charges it, and "NAME (inc)", with its
-subtree's.
+(earlc's index) and two columns per metric (seconds for time metrics, counts
+and bytes as integers): NAME, the call path's own (exclusive) value as earlc
+charges it, and "NAME (inc)", with its subtree's.
 
 hatchet is an optional dependency: `pip install llnl-hatchet`.
 """
