@@ -71,8 +71,9 @@ def selected_locations(trace, locations: Optional[Sequence[int]]) -> np.ndarray:
 @dataclass
 class Slices:
     """Region instances overlapping a window, one row each: the ENTER event, its
-    location and region ref, start and end in ticks (clipped to the window) and
-    the nesting depth on its location (0: outermost)."""
+    location and region ref, start and end in ticks (clipped to the window), the
+    nesting depth on its location (0: outermost) and the row of the enclosing
+    instance on the same location (-1 for none)."""
 
     enter: np.ndarray
     location: np.ndarray
@@ -80,6 +81,7 @@ class Slices:
     start: np.ndarray
     end: np.ndarray
     depth: np.ndarray
+    parent: np.ndarray
 
     def __len__(self) -> int:
         return len(self.enter)
@@ -149,9 +151,10 @@ class Window:
         ev = trace.events
         st = trace.states
         enterptr, leaveptr = st.enterptr, st.leaveptr
-        enters = [self._in_window(["ENTER"])]
-        enters.append(self._open_at_start(enterptr))
-        enter = np.unique(np.concatenate(enters))
+        # regions open at the start come before the window's own ENTERs (which are
+        # ascending and distinct already): no sort of the big part
+        enter = np.concatenate((np.unique(self._open_at_start(enterptr)),
+                                self._in_window(["ENTER"])))
         time = ev.time.view(np.int64)
         start = np.maximum(time[enter], self.first)
         leave = leaveptr[enter]
@@ -177,7 +180,7 @@ class Window:
             depth += cur >= 0
             cur = np.where(cur >= 0, up[np.maximum(cur, 0)], -1)
         region = ev.region[enter].astype(np.int64)
-        return Slices(enter, location, region, start, end, depth)
+        return Slices(enter, location, region, start, end, depth, up)
 
     def _open_at_start(self, enterptr) -> np.ndarray:
         """ENTERs of the regions open on each selected location when the window

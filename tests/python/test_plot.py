@@ -119,3 +119,49 @@ def test_cli_plot_without_matplotlib(tmp_path):
     assert r.returncode == 2
     assert r.stderr == ("earlc: error: drawing pictures needs matplotlib, which is not "
                         "installed: pip install matplotlib\n")
+
+
+def test_big_windows_paint_the_dominant_kind(hybrid, monkeypatch):
+    """Past RASTER_ABOVE instances the bars become an image; each pixel has the colour
+    of the kind that took most of the location's own time in it (computed here from
+    each location's ENTER/LEAVE walk)."""
+    import earlc.plot.timeline as drawing
+    from matplotlib.colors import to_rgba
+
+    from earlc.plot.style import KIND_COLOURS
+    from earlc.timeline import DISPLAY_KINDS, display_kinds
+
+    trace, report = hybrid
+    monkeypatch.setattr(drawing, "RASTER_ABOVE", 10)
+    fig = plot_timeline(trace, None, report=report)
+    image = fig.axes[0].images[0].get_array()
+    n_rows, pixels = len(trace.locations), image.shape[1]
+    assert image.shape[0] == 5 * n_rows
+    assert "no messages at this zoom" in fig.axes[0].get_title()
+    kinds = display_kinds(trace)
+    first, span = trace.start_time, trace.duration_ticks
+    ev = trace.events
+    checked = 0
+    for loc in range(n_rows):
+        per_pixel = np.zeros((pixels, len(DISPLAY_KINDS)))
+        stack, prev = [], None
+        for i in ev.of_location(loc).tolist():
+            t = int(ev.time[i])
+            if stack and prev is not None and t > prev:  # [prev, t) belongs to the top
+                a, b = (prev - first) * pixels / span, (t - first) * pixels / span
+                for p in range(int(a), min(int(np.ceil(b)), pixels)):
+                    per_pixel[p, kinds[stack[-1]]] += min(b, p + 1) - max(a, p)
+            if int(ev.kind[i]) == earlc.KINDS["ENTER"]:
+                stack.append(int(ev.region[i]))
+            elif int(ev.kind[i]) == earlc.KINDS["LEAVE"] and stack:
+                stack.pop()
+            prev = t
+        for p in range(pixels):
+            ranked = np.sort(per_pixel[p])
+            if ranked[-1] < 1e-9 or ranked[-1] - ranked[-2] < 0.01:
+                continue  # empty, or too close a call between two kinds
+            want = to_rgba(KIND_COLOURS[DISPLAY_KINDS[int(np.argmax(per_pixel[p]))]])
+            assert np.allclose(image[5 * loc + 2, p], want), (loc, p)
+            assert image[5 * loc, p][3] == 0  # the gap between rows
+            checked += 1
+    assert checked > pixels * n_rows // 2
