@@ -15,8 +15,9 @@ from .clocks import VectorClocks
 from .writer import TraceWriter
 from .synth import SynthResult, synth
 from .analysis import Instances, Property, Report, analyze
+from .races import Races, races
 
 __all__ = ["open", "Trace", "TraceError", "TraceWriter", "Events", "Event", "Warnings",
            "KIND_NAMES", "KINDS", "synth", "SynthResult", "analyze", "Report", "Property",
-           "Instances", "release_memory", "memory_stats", "VectorClocks"]
+           "Instances", "races", "Races", "release_memory", "memory_stats", "VectorClocks"]
 __version__ = "0.1.0"
