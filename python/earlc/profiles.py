@@ -29,6 +29,31 @@ def _calltree(trace):
     return tree
 
 
+def depth_first_order(parents) -> np.ndarray:
+    """Call path ids in depth-first order, each parent before its children, children
+    in id order; whatever order the ids were given in (a program root, say, may be
+    numbered after the paths it holds)."""
+    parents = np.asarray(parents, dtype=np.int64)
+    kids = [[] for _ in range(len(parents))]
+    roots = []
+    for c, p in enumerate(parents.tolist()):
+        (kids[p] if p >= 0 else roots).append(c)
+    order = []
+    stack = list(reversed(roots))
+    while stack:  # iterative: call trees can be deeper than Python's recursion limit
+        c = stack.pop()
+        order.append(c)
+        stack.extend(reversed(kids[c]))
+    return np.asarray(order, dtype=np.int64)
+
+
+def frame_names(paths, parents) -> list:
+    """The last frame of every call path, cut from its path after its parent's: a
+    region's name, or the name of a node that is no region (the program)."""
+    return [path if p < 0 else path[len(paths[p]) + 1:]
+            for path, p in zip(paths, np.asarray(parents).tolist())]
+
+
 def _region_names(trace, refs: np.ndarray) -> list:
     names = trace._region_name_array()
     refs = np.minimum(np.asarray(refs, dtype=np.int64), len(names) - 1)
@@ -98,17 +123,19 @@ def call_tree(trace):
     exc = np.bincount(cn, weights=ct.row_time.astype(np.float64), minlength=n).astype(np.int64)
     visits = np.bincount(cn, weights=ct.row_visits.astype(np.float64), minlength=n).astype(np.int64)
     parent = ct.parent.astype(np.int64)
+    order = depth_first_order(parent)
     inc = exc.copy()
-    for c in range(n - 1, -1, -1):  # children have larger ids than their parents
+    for c in order[::-1].tolist():  # children before their parents
         if parent[c] >= 0:
             inc[parent[c]] += inc[c]
     depth = np.zeros(n, dtype=np.int64)
-    for c in range(n):
+    for c in order.tolist():  # parents before their children
         if parent[c] >= 0:
             depth[c] = depth[parent[c]] + 1
+    paths = ct.paths()
     res = trace.timer_resolution
     return pd.DataFrame({"id": np.arange(n), "parent": parent, "depth": depth,
-                         "region": _region_names(trace, ct.region), "path": ct.paths(),
+                         "region": frame_names(paths, parent), "path": paths,
                          "time_exc": exc, "time_inc": inc, "visits": visits,
                          "seconds_exc": exc / res, "seconds_inc": inc / res})
 

@@ -92,7 +92,7 @@ class Report:
 
     @property
     def callpath_parents(self) -> np.ndarray:
-        """Parent call path id of every call path (-1 for roots); parents come first."""
+        """Parent call path id of every call path (-1 for roots)."""
         return self._ctx.calltree.parent
 
     @property

@@ -112,23 +112,32 @@ def _metric_tree(report) -> List[dict]:
 
 
 def _call_tree(report) -> dict:
-    """Cube ids of earlc's call paths (depth first) and the regions they call."""
+    """Cube ids of earlc's call paths (depth first), their children, and the region
+    each calls: its Cube region index, regions first in the trace's order, then one
+    per frame that is no region of the trace (the program at the root, say)."""
+    from ..profiles import depth_first_order, frame_names
+
     parent = np.asarray(report.callpath_parents, dtype=np.int64)
     n = len(parent)
+    order = depth_first_order(parent)
     kids: List[List[int]] = [[] for _ in range(n)]
     roots = []
-    for c in range(n):  # ids grow with creation: children keep their first-seen order
+    for c in range(n):
         (kids[parent[c]] if parent[c] >= 0 else roots).append(c)
-    order: List[int] = []
-    stack = list(reversed(roots))
-    while stack:
-        c = stack.pop()
-        order.append(c)
-        stack.extend(reversed(kids[c]))
     cube_id = np.empty(n, dtype=np.int64)
-    cube_id[np.asarray(order, dtype=np.int64)] = np.arange(n)
-    return {"cube_id": cube_id, "order": order, "kids": kids, "roots": roots,
-            "region": np.asarray(report.callpath_regions, dtype=np.int64)}
+    cube_id[order] = np.arange(n)
+    regions = list(report.trace.regions)
+    index_of = {r.id: k for k, r in enumerate(regions)}
+    names = frame_names(report.callpaths, parent)
+    refs = np.asarray(report.callpath_regions, dtype=np.int64).tolist()
+    region, extra = [], {}
+    for c in range(n):
+        k = index_of.get(refs[c])
+        if k is None or regions[k].name != names[c]:
+            k = extra.setdefault(names[c], len(regions) + len(extra))
+        region.append(k)
+    return {"cube_id": cube_id, "kids": kids, "roots": roots,
+            "region": np.asarray(region, dtype=np.int64), "extra_regions": extra}
 
 
 def _system_tree(trace) -> dict:
@@ -212,11 +221,7 @@ def _anchor(report, metrics, calls, system) -> str:
     out.append("</metrics>")
 
     out.append("<program>")
-    regions = list(trace.regions)
-    region_index = {r.id: k for k, r in enumerate(regions)}
-    used = set(calls["region"].tolist())
-    unknown = len(regions)  # a call path whose region is not defined
-    for k, r in enumerate(regions):
+    for k, r in enumerate(trace.regions):
         out.append('<region id="%d" mod=%s begin="%d" end="%d">' % (
             k, quoteattr(r.source_file or ""), _line(r.begin_line), _line(r.end_line)))
         out.extend([_text("name", r.name), _text("mangled_name", r.canonical_name or r.name),
@@ -224,11 +229,10 @@ def _anchor(report, metrics, calls, system) -> str:
                     _text("role", r.role.lower().replace("_", " ")), "<url></url>",
                     _text("descr", r.description or "")])
         out.append("</region>")
-    if any(ref not in region_index for ref in used):
-        out.append('<region id="%d" mod="" begin="-1" end="-1"><name>?</name>'
-                   '<mangled_name>?</mangled_name><paradigm>unknown</paradigm>'
-                   '<role>unknown</role><url></url><descr>region not defined in the trace'
-                   '</descr></region>' % unknown)
+    for name, k in calls["extra_regions"].items():  # frames that are no OTF2 region
+        out.append('<region id="%d" mod="" begin="-1" end="-1">%s%s<paradigm>user</paradigm>'
+                   '<role>artificial</role><url></url><descr></descr></region>'
+                   % (k, _text("name", name), _text("mangled_name", name)))
     cube_id, kids, region = calls["cube_id"], calls["kids"], calls["region"]
     stack = [("open", c) for c in reversed(calls["roots"])]
     while stack:  # iterative: call trees can be deeper than Python's recursion limit
@@ -236,8 +240,7 @@ def _anchor(report, metrics, calls, system) -> str:
         if action == "close":
             out.append("</cnode>")
             continue
-        out.append('<cnode id="%d" calleeId="%d">' % (
-            cube_id[c], region_index.get(int(region[c]), unknown)))
+        out.append('<cnode id="%d" calleeId="%d">' % (cube_id[c], region[c]))
         stack.append(("close", c))
         stack.extend(("open", k) for k in reversed(kids[c]))
     out.append("</program>")

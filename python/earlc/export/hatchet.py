@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..optional import require
+from ..profiles import depth_first_order, frame_names
 
 
 def require_hatchet():
@@ -51,20 +52,18 @@ def to_hatchet(report):
 
     trace = report.trace
     parents = np.asarray(report.callpath_parents, dtype=np.int64)
-    regions = np.asarray(report.callpath_regions, dtype=np.int64)
-    names = trace._region_name_array()
-    nodes = []
+    names = frame_names(report.callpaths, parents)
+    order = depth_first_order(parents)
+    nodes = [None] * len(parents)
     roots = []
-    for c in range(len(parents)):  # parents come before their children
-        ref = int(regions[c])
-        name = names[ref] if 0 <= ref < len(names) and names[ref] is not None else "?"
+    for c in order.tolist():  # parents before their children
         parent = nodes[parents[c]] if parents[c] >= 0 else None
-        node = Node(Frame({"name": name, "type": "function"}), parent)
+        node = Node(Frame({"name": names[c], "type": "function"}), parent)
         if parent is None:
             roots.append(node)
         else:
             parent.add_child(node)
-        nodes.append(node)
+        nodes[c] = node
     graph = Graph(roots)
     graph.enumerate_traverse()
 
@@ -73,13 +72,12 @@ def to_hatchet(report):
 
     def own_and_inclusive(name):
         """Dense (call path x location) arrays of one metric: its own values, and
-        with each call path's subtree added (children have larger ids than their
-        parents, so one backward sweep adds them up)."""
+        with each call path's subtree added (one sweep, children first)."""
         c, l, v = report.cells(name)
         own = np.zeros(n_cells, dtype=np.int64)
         own[c * n_loc + l] = v
         inc = own.reshape(len(parents), n_loc).copy()
-        for k in range(len(parents) - 1, 0, -1):
+        for k in order[::-1].tolist():  # children before their parents
             if parents[k] >= 0:
                 inc[parents[k]] += inc[k]
         return own, inc.ravel()
