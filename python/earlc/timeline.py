@@ -23,9 +23,21 @@ DISPLAY_KINDS = ("computation", "mpi_p2p", "mpi_collective", "mpi_other", "openm
 _DISPLAY_OF_CLASS = {
     "user": "computation", "mpi_init_finalize": "mpi_other", "mpi_barrier": "mpi_collective",
     "mpi_collective": "mpi_collective", "mpi_p2p": "mpi_p2p", "mpi_other": "mpi_other",
-    "omp_parallel": "openmp", "omp_barrier_explicit": "openmp", "omp_barrier_implicit": "openmp",
-    "omp_critical": "openmp", "omp_lock": "openmp", "omp_other": "openmp",
     "other_paradigm": "other"}
+
+
+def display_kind(region_class: str) -> str:
+    """The kind a timeline colours a region class (analysis.regions.CLASSES) by;
+    classes added later fall in by their prefix (mpi_..., omp_...)."""
+    kind = _DISPLAY_OF_CLASS.get(region_class)
+    if kind is not None:
+        return kind
+    if region_class.startswith("mpi"):
+        return "mpi_other"
+    if region_class.startswith("omp"):
+        return "openmp"
+    return "other"
+
 
 #: properties whose waiting sits at the end of the call (the time after the first
 #: process left), all others wait from the start of the call
@@ -37,7 +49,7 @@ def display_kinds(trace) -> np.ndarray:
     n = max((r.id for r in trace.regions), default=-1) + 2
     out = np.full(n, DISPLAY_KINDS.index("other"), dtype=np.int8)
     for r in trace.regions:
-        out[r.id] = DISPLAY_KINDS.index(_DISPLAY_OF_CLASS[rc.classify(r)])
+        out[r.id] = DISPLAY_KINDS.index(display_kind(rc.classify(r)))
     return out
 
 
