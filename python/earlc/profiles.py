@@ -54,6 +54,19 @@ def frame_names(paths, parents) -> list:
             for path, p in zip(paths, np.asarray(parents).tolist())]
 
 
+def _region_rows(trace, ct):
+    """(mask of the call tree's rows whose call path is an OTF2 region, their region
+    refs): profiles are about regions; a call path that is none (the program at
+    the root of the call tree) is left out of them."""
+    region = ct.region[ct.row_cnode].astype(np.int64)
+    defined = np.zeros(max((r.id for r in trace.regions), default=-1) + 1, dtype=bool)
+    for r in trace.regions:
+        defined[r.id] = True
+    mask = (region >= 0) & (region < len(defined))
+    mask[mask] = defined[region[mask]]
+    return mask, region
+
+
 def _region_names(trace, refs: np.ndarray) -> list:
     names = trace._region_name_array()
     refs = np.minimum(np.asarray(refs, dtype=np.int64), len(names) - 1)
@@ -86,14 +99,15 @@ def flat_profile(trace, per_location: bool = False):
     import pandas as pd
 
     ct = _calltree(trace)
-    region = ct.region[ct.row_cnode].astype(np.int64)
-    loc = ct.row_location.astype(np.int64)
+    rows, region = _region_rows(trace, ct)
+    region = region[rows]
+    loc = ct.row_location[rows].astype(np.int64)
     n_loc = len(trace.locations)
-    width = int(max(region.max(initial=0), max((r.id for r in trace.regions), default=0))) + 1
+    width = max((r.id for r in trace.regions), default=0) + 1
     key = region * n_loc + loc if per_location else region
     size = width * n_loc if per_location else width
-    exc = np.bincount(key, weights=ct.row_time.astype(np.float64), minlength=size)
-    visits = np.bincount(key, weights=ct.row_visits.astype(np.float64), minlength=size)
+    exc = np.bincount(key, weights=ct.row_time[rows].astype(np.float64), minlength=size)
+    visits = np.bincount(key, weights=ct.row_visits[rows].astype(np.float64), minlength=size)
     ireg, iticks, iloc = _inclusive_by_region(trace)
     ikey = ireg * n_loc + iloc if per_location else ireg
     inc = np.bincount(ikey, weights=iticks.astype(np.float64), minlength=size)
@@ -256,20 +270,21 @@ def idle_time(trace, mpi: bool = False, regions: Optional[Sequence[str]] = None)
     t0, t1 = trace.start_time, trace.start_time + trace.duration_ticks
     ct = _calltree(trace)
     n = len(trace.locations)
-    busy = np.bincount(ct.row_location.astype(np.int64), weights=ct.row_time.astype(np.float64),
-                       minlength=n)
+    rows, reg = _region_rows(trace, ct)
+    busy = np.bincount(ct.row_location[rows].astype(np.int64),
+                       weights=ct.row_time[rows].astype(np.float64), minlength=n)
     # exclusive time covers the stretches between a location's events inside its own
     # regions; the rest of [t0, t1] is outside all of them
     idle = (t1 - t0) - busy
     extra = np.zeros(n)
     names = set(regions or ())
     if mpi or names:
-        reg = ct.region[ct.row_cnode].astype(np.int64)
-        wanted = np.zeros(int(reg.max(initial=0)) + 1, dtype=bool)
+        wanted = np.zeros(max((r.id for r in trace.regions), default=-1) + 1, dtype=bool)
         for r in trace.regions:
-            if r.id < len(wanted) and ((mpi and r.paradigm == "MPI") or r.name in names):
+            if (mpi and r.paradigm == "MPI") or r.name in names:
                 wanted[r.id] = True
-        m = wanted[reg]
+        m = rows.copy()
+        m[m] = wanted[reg[m]]
         extra = np.bincount(ct.row_location[m].astype(np.int64),
                             weights=ct.row_time[m].astype(np.float64), minlength=n)
     total = (idle + extra).astype(np.int64)
