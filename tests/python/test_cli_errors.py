@@ -56,11 +56,26 @@ def type_name(action):
     return getattr(t, "__name__", None) if t is not None else None
 
 
+def placeholder_output(action):
+    """A file the option may write, with the ending its help asks for."""
+    text = action.help or ""
+    ending = next((e for e in (".html", ".png", ".cubex", ".json") if e in text), ".txt")
+    return os.path.join(PLACEHOLDER_FOLDER, "out" + ending)
+
+
+PLACEHOLDER_FOLDER = "/tmp"
+
+
 def placeholder_args(sub):
-    """Valid values for the positionals of a subcommand, so that errors come from
-    the option under test."""
+    """Valid values for the positionals and required options of a subcommand, so
+    that errors come from the option under test."""
     out = []
     for a in sub._actions:
+        if a.option_strings and a.required:
+            value = placeholder_output(a) if type_name(a) == "output_file" else \
+                (sorted(a.choices)[0] if a.choices else "x")
+            out += [a.option_strings[-1], value]
+            continue
         if a.option_strings or a.nargs == argparse.REMAINDER:
             continue
         if a.dest == "trace":
