@@ -35,6 +35,12 @@ typedef struct defs_store {
     /* (OTF2 location id, dense index) sorted by id, for lookups */
     uint64_t *loc_ids_sorted; earl_loc *loc_index_sorted;
 
+    /* OTF2 refs + 1 of the attributes `earlc record` writes (0: absent) */
+    uint32_t attr_requested_source, attr_requested_tag;
+    /* locations marked EARL_PROPERTY_INCOMPLETE, by OTF2 id */
+    struct incomplete_mark { uint64_t id; uint32_t reason; } *incomplete;
+    size_t n_incomplete, cap_incomplete;
+
     uint32_t n_defs_read;
     char *creator;
     int failed;                /* out of memory inside a callback */

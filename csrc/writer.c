@@ -244,6 +244,10 @@ static void free_writer(earl_writer *w)
         free(w->comms.v[i].threads);
     free(w->comms.v);
     free(w->wins.v);
+    free(w->attrs.v);
+    free(w->lprops.v);
+    if (w->attr_list)
+        OTF2_AttributeList_Delete(w->attr_list);
     free(w->members.v);
     for (uint32_t i = 0; i < w->classes.n; i++) {
         free(w->classes.v[i].members);
@@ -652,6 +656,18 @@ static earl_status write_global_defs(earl_writer *w, const close_plan *p, earl_e
         const wloc *L = &w->locs.v[i];
         TRY(OTF2_GlobalDefWriter_WriteLocation(g, L->id, L->name, L->type, L->n_events, L->group),
             "write a location");
+    }
+    for (uint32_t i = 0; i < w->lprops.n; i++) {
+        const wlprop *lp = &w->lprops.v[i];
+        OTF2_AttributeValue v = { .stringRef = lp->value };
+        TRY(OTF2_GlobalDefWriter_WriteLocationProperty(g, w->locs.v[lp->loc].id, lp->name,
+                                                       OTF2_TYPE_STRING, v),
+            "write a location property");
+    }
+    for (uint32_t i = 0; i < w->attrs.n; i++) {
+        const wattr *a = &w->attrs.v[i];
+        TRY(OTF2_GlobalDefWriter_WriteAttribute(g, i, a->name, a->description, a->type),
+            "write an attribute definition");
     }
     for (uint32_t i = 0; i < w->regions.n; i++) {
         const wregion *r = &w->regions.v[i];

@@ -41,6 +41,16 @@ Where = Union[int, Tuple[int, int]]
 Ref = Union[int, str, None]
 
 
+#: OTF2 attribute and property names of docs/record.md (earl.h EARL_ATTR_*)
+ATTR_REQUESTED_SOURCE = "earlc::requested_source"
+ATTR_REQUESTED_TAG = "earlc::requested_tag"
+ATTR_REQUEST_INDEX = "earlc::request_index"
+PROPERTY_INCOMPLETE = "earlc::incomplete"
+#: wildcards in requested_source / requested_tag, and "not recorded"
+REQUESTED_ANY, REQUESTED_UNKNOWN = -1, -2
+TYPE_INT32 = 7  # OTF2_TYPE_INT32
+
+
 def _reverse(table):
     return {name: value for value, name in table.items()}
 
@@ -151,6 +161,7 @@ class TraceWriter:
         self._classes: Dict[Union[int, str], Tuple[int, ...]] = {}
         self._member_types: Dict[int, int] = {}
         self._strings: Dict[str, int] = {}
+        self._attributes: Dict[str, int] = {}
         self._locs: Dict[Tuple[int, int], int] = {}
         self._procs: Dict[int, int] = {}
         self.world: Optional[int] = None
@@ -384,25 +395,71 @@ class TraceWriter:
                       peer=dest, tag=tag, bytes=bytes)
 
     def recv(self, where: Where, time: int, source: int, tag: int = 0, bytes: int = 0,
-             comm: Ref = None) -> None:
+             comm: Ref = None, *, requested_source: Optional[int] = None,
+             requested_tag: Optional[int] = None) -> None:
+        """``requested_source``/``requested_tag``: what the receive asked for
+        (a rank in ``comm``, a tag, or ANY (-1) for the wildcards), written as
+        the attributes of docs/record.md; omitted: not recorded."""
         self._w.event(KINDS["MPI_RECV"], self.loc(where), int(time), ref=self._comm(comm),
-                      peer=source, tag=tag, bytes=bytes)
+                      peer=source, tag=tag, bytes=bytes,
+                      attributes=self._requested(requested_source, requested_tag))
 
     def isend(self, where: Where, time: int, dest: int, request: int, tag: int = 0,
               bytes: int = 0, comm: Ref = None) -> None:
         self._w.event(KINDS["MPI_ISEND"], self.loc(where), int(time), ref=self._comm(comm),
                       peer=dest, tag=tag, bytes=bytes, id=request)
 
-    def isend_complete(self, where: Where, time: int, request: int) -> None:
-        self._w.event(KINDS["MPI_ISEND_COMPLETE"], self.loc(where), int(time), id=request)
+    def isend_complete(self, where: Where, time: int, request: int, *,
+                       request_index: Optional[int] = None) -> None:
+        """``request_index``: the request's position in the array of the
+        MPI_Waitany/-some or MPI_Testany/-some that completed it."""
+        self._w.event(KINDS["MPI_ISEND_COMPLETE"], self.loc(where), int(time), id=request,
+                      attributes=self._request_index(request_index))
 
-    def irecv_request(self, where: Where, time: int, request: int) -> None:
-        self._w.event(KINDS["MPI_IRECV_REQUEST"], self.loc(where), int(time), id=request)
+    def irecv_request(self, where: Where, time: int, request: int, *,
+                      requested_source: Optional[int] = None,
+                      requested_tag: Optional[int] = None) -> None:
+        self._w.event(KINDS["MPI_IRECV_REQUEST"], self.loc(where), int(time), id=request,
+                      attributes=self._requested(requested_source, requested_tag))
 
     def irecv(self, where: Where, time: int, source: int, request: int, tag: int = 0,
-              bytes: int = 0, comm: Ref = None) -> None:
+              bytes: int = 0, comm: Ref = None, *, request_index: Optional[int] = None) -> None:
         self._w.event(KINDS["MPI_IRECV"], self.loc(where), int(time), ref=self._comm(comm),
-                      peer=source, tag=tag, bytes=bytes, id=request)
+                      peer=source, tag=tag, bytes=bytes, id=request,
+                      attributes=self._request_index(request_index))
+
+    # -- what Score-P leaves out (docs/record.md) -----------------------------
+    def attribute(self, name: str, description: str = "", type: int = TYPE_INT32) -> int:
+        """An OTF2 attribute (defined once per name) that events can carry
+        through ``event(..., attributes=[(ref, value)])``."""
+        if name not in self._attributes:
+            self._attributes[name] = self._w.attribute(name, description, type)
+        return self._attributes[name]
+
+    def location_property(self, where: Where, name: str, value: str) -> None:
+        """A string-valued OTF2 location property."""
+        self._w.location_property(self.loc(where), name, value)
+
+    def mark_incomplete(self, where: Where, reason: str) -> None:
+        """Say that this location's record ends early (earlc.open counts a
+        ``location_incomplete`` warning naming it)."""
+        self.location_property(where, PROPERTY_INCOMPLETE, reason)
+
+    def _requested(self, source: Optional[int], tag: Optional[int]):
+        out = []
+        if source is not None:
+            out.append((self.attribute(ATTR_REQUESTED_SOURCE, "source the receive asked for "
+                                       "(rank in its communicator; -1: MPI_ANY_SOURCE)"), source))
+        if tag is not None:
+            out.append((self.attribute(ATTR_REQUESTED_TAG, "tag the receive asked for "
+                                       "(-1: MPI_ANY_TAG)"), tag))
+        return out or None
+
+    def _request_index(self, index: Optional[int]):
+        if index is None:
+            return None
+        return [(self.attribute(ATTR_REQUEST_INDEX, "position of the completed request in "
+                                "the array of MPI_Waitany/-some, MPI_Testany/-some"), index)]
 
     def request_test(self, where: Where, time: int, request: int) -> None:
         self._w.event(KINDS["MPI_REQUEST_TEST"], self.loc(where), int(time), id=request)

@@ -342,6 +342,63 @@ static PyObject *Writer_rma_win(WriterObject *self, PyObject *args, PyObject *kw
     return ref_result(st, &err, ref);
 }
 
+static PyObject *Writer_attribute(WriterObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = { "name", "description", "type", NULL };
+    const char *name, *description;
+    unsigned char type;
+    if (check_open(self) || !PyArg_ParseTupleAndKeywords(args, kwargs, "szb", kwlist, &name,
+                                                         &description, &type))
+        return NULL;
+    earl_error err = { 0 };
+    uint32_t ref = 0;
+    earl_status st = earl_writer_attribute(self->w, name, description, type, &ref, &err);
+    return ref_result(st, &err, ref);
+}
+
+static PyObject *Writer_location_property(WriterObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = { "loc", "name", "value", NULL };
+    int loc;
+    const char *name, *value;
+    if (check_open(self) || !PyArg_ParseTupleAndKeywords(args, kwargs, "iss", kwlist, &loc, &name,
+                                                         &value))
+        return NULL;
+    earl_error err = { 0 };
+    if (earl_writer_location_property(self->w, loc, name, value, &err) != EARL_OK)
+        return earlc_raise(&err);
+    Py_RETURN_NONE;
+}
+
+/* attributes=[(ref, value), ...] of event(): a PyMem array, NULL with an
+ * exception set. */
+static earl_writer_attr_value *attribute_array(PyObject *obj, uint32_t *n_out)
+{
+    PyObject *fast = PySequence_Fast(obj, "attributes must be a sequence of (ref, value)");
+    if (!fast)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    earl_writer_attr_value *a = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *a);
+    if (!a) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned int ref;
+        long long value;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, i), "IL", &ref, &value)) {
+            Py_DECREF(fast);
+            PyMem_Free(a);
+            return NULL;
+        }
+        a[i] = (earl_writer_attr_value){ ref, (uint64_t)value };
+    }
+    Py_DECREF(fast);
+    *n_out = (uint32_t)n;
+    return a;
+}
+
 static PyObject *Writer_metric_member(WriterObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = { "name", "description", "unit", "metric_type", "mode", "value_type",
@@ -387,18 +444,24 @@ static PyObject *Writer_event(WriterObject *self, PyObject *args, PyObject *kwar
 {
     static char *kwlist[] = { "kind", "loc", "time", "ref", "peer", "tag", "count", "bytes",
                               "bytes2", "id", "op", "sync_level", "model", "exit_status",
-                              "values", "args", NULL };
+                              "values", "args", "attributes", NULL };
     int kind, loc;
     unsigned long long time, bytes = 0, bytes2 = 0, id = 0;
     earl_writer_record r = { 0 };
     long long exit_status = 0;
-    PyObject *values_obj = Py_None, *args_obj = Py_None;
+    PyObject *values_obj = Py_None, *args_obj = Py_None, *attrs_obj = Py_None;
     if (check_open(self) ||
-        !PyArg_ParseTupleAndKeywords(args, kwargs, "iiK|O&O&IIKKKbbbLOO", kwlist, &kind, &loc, &time,
+        !PyArg_ParseTupleAndKeywords(args, kwargs, "iiK|O&O&IIKKKbbbLOOO", kwlist, &kind, &loc, &time,
                                      ref_converter, &r.ref, ref_converter, &r.peer, &r.tag, &r.count,
                                      &bytes, &bytes2, &id, &r.op, &r.sync_level, &r.model,
-                                     &exit_status, &values_obj, &args_obj))
+                                     &exit_status, &values_obj, &args_obj, &attrs_obj))
         return NULL;
+    earl_writer_attr_value *attrs = NULL;
+    if (attrs_obj != Py_None) {
+        if (!(attrs = attribute_array(attrs_obj, &r.n_attributes)))
+            return NULL;
+        r.attributes = attrs;
+    }
     r.bytes = bytes;
     r.bytes2 = bytes2;
     r.id = id;
@@ -413,6 +476,7 @@ static PyObject *Writer_event(WriterObject *self, PyObject *args, PyObject *kwar
         values = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *values);
         if (!values) {
             Py_DECREF(fast);
+            PyMem_Free(attrs);
             return PyErr_NoMemory();
         }
         for (Py_ssize_t i = 0; i < n; i++) {
@@ -430,6 +494,7 @@ static PyObject *Writer_event(WriterObject *self, PyObject *args, PyObject *kwar
                 if (PyErr_Occurred()) {
                     Py_DECREF(fast);
                     PyMem_Free(values);
+                    PyMem_Free(attrs);
                     return NULL;
                 }
             }
@@ -442,6 +507,7 @@ static PyObject *Writer_event(WriterObject *self, PyObject *args, PyObject *kwar
         strs = int_array(args_obj, 4, 0, &r.n_args, "args");
         if (!strs) {
             PyMem_Free(values);
+            PyMem_Free(attrs);
             return NULL;
         }
         r.args = strs;
@@ -450,6 +516,7 @@ static PyObject *Writer_event(WriterObject *self, PyObject *args, PyObject *kwar
     earl_status st = earl_writer_event(self->w, (earl_kind)kind, loc, time, &r, &err);
     PyMem_Free(values);
     PyMem_Free(strs);
+    PyMem_Free(attrs);
     if (st != EARL_OK)
         return earlc_raise(&err);
     Py_RETURN_NONE;
@@ -592,7 +659,10 @@ static PyMethodDef Writer_methods[] = {
       "metric_class(members, occurrence=0, recorder_kind=0) -> ref" },
     { "event", FN(Writer_event), KW,
       "event(kind, loc, time, ref=0, peer=0, tag=0, count=0, bytes=0, bytes2=0, id=0, op=0, "
-      "sync_level=0, model=0, exit_status=0, values=None, args=None)" },
+      "sync_level=0, model=0, exit_status=0, values=None, args=None, attributes=None)" },
+    { "attribute", FN(Writer_attribute), KW, "attribute(name, description, type) -> ref" },
+    { "location_property", FN(Writer_location_property), KW,
+      "location_property(loc, name, value): a string-valued location property" },
     { "enter", FN(Writer_enter), METH_FASTCALL, "enter(loc, time, region)" },
     { "leave", FN(Writer_leave), METH_FASTCALL, "leave(loc, time, region)" },
     { "set_creator", FN(Writer_set_creator), METH_VARARGS, "set_creator(text)" },
