@@ -8,6 +8,9 @@ Commands:
     synth KIND -o DIR
                     generate a program's trace with known inefficiencies and its
                     expected.json (docs/generator.md)
+    record [-o DIR] COMMAND...
+                    run an MPI program with earlc's recorder and write its trace
+                    (docs/record.md)
 
 Errors in the input exit with status 2 and one line naming the file and the problem.
 """
@@ -81,6 +84,24 @@ def cmd_synth(args) -> int:
     return 0
 
 
+def cmd_record(args) -> int:
+    from .record import RecordError, run_and_assemble
+
+    command = args.command_line[1:] if args.command_line[:1] == ["--"] else args.command_line
+    try:
+        trace, run = run_and_assemble(command, args.output, args.timeout, args.force)
+    except RecordError as exc:
+        print("earlc: error: %s" % exc, file=sys.stderr)
+        return 2
+    how = " (ended after the %g s timeout)" % args.timeout if run.timed_out else ""
+    incomplete = trace.warnings.counts.get("location_incomplete", 0)
+    print("earlc record: %d events of %d processes in %.2f s%s -> %s%s"
+          % (len(trace), len(trace.locations), run.seconds, how, trace.path,
+             "; %d incomplete (earlc analyze says where they stopped)" % incomplete
+             if incomplete else ""), file=sys.stderr)
+    return run.status
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="earlc", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -120,6 +141,17 @@ def build_parser() -> argparse.ArgumentParser:
         else:
             syn.add_argument(flag, type=int, dest=name, help=text)
     syn.set_defaults(func=cmd_synth)
+
+    rec = sub.add_parser("record", help="record an MPI program's trace",
+                         description="Run COMMAND (e.g. mpiexec -n 4 ./prog) with earlc's MPI "
+                                     "recorder and write DIR/traces.otf2 (docs/record.md). "
+                                     "The exit status is the command's.")
+    rec.add_argument("-o", "--output", help="archive folder (default: earlc-DATE-TIME)")
+    rec.add_argument("--timeout", type=float, help="end the run after SECONDS "
+                     "(SIGTERM, then SIGKILL) and keep what it recorded")
+    rec.add_argument("--force", action="store_true", help="replace an archive at DIR")
+    rec.add_argument("command_line", nargs=argparse.REMAINDER, metavar="COMMAND ...")
+    rec.set_defaults(func=cmd_record)
     return p
 
 

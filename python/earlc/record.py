@@ -1,0 +1,419 @@
+"""Recording MPI programs: `earlc record` and `earlc.record(argv, out=...)`.
+
+The command runs with earlc's recorder (libearlc_record.so, csrc/record/)
+preloaded into every process.  Each MPI process writes its records to two
+files of a private folder while it runs (csrc/record/earlc_record.h); when the
+command has ended, however it ended, this module assembles them into an OTF2
+archive with earlc's writer (earlc.TraceWriter), marks the locations whose
+record ends early, and removes the private folder.  docs/record.md tells users
+what is recorded.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .writer import REQUESTED_ANY, TraceWriter
+
+#: one record of rank-R.events (struct record_event of earlc_record.h)
+RECORD_DTYPE = np.dtype([
+    ("time", "<u8"), ("bytes", "<u8"), ("bytes2", "<u8"), ("call_site", "<u8"),
+    ("comm", "<u4"), ("peer", "<i4"), ("tag", "<i4"), ("request", "<u4"),
+    ("requested_source", "<i4"), ("requested_tag", "<i4"), ("index", "<i4"),
+    ("call", "<u2"), ("op", "u1"), ("type", "u1")])
+assert RECORD_DTYPE.itemsize == 64
+
+# enum record_type of earlc_record.h
+(END, ENTER, LEAVE, SEND, ISEND, ISEND_COMPLETE, IRECV_REQUEST, IRECV, RECV, REQUEST_TEST,
+ REQUEST_CANCELLED, COLLECTIVE_BEGIN, COLLECTIVE_END, PROBE) = range(14)
+RECORD_NONE = -2
+COMM_UNKNOWN = 0xFFFFFFFF
+
+LIBRARY_NAME = "libearlc_record.so"
+BUILT_FOR = "MPICH (libmpich.so.12)"
+TERM_GRACE_SECONDS = 3.0
+
+
+class RecordError(Exception):
+    """Bad input to `earlc record`: a one-line message for the user."""
+
+
+def recorder_library() -> str:
+    """Path of the recorder library: $EARLC_RECORDER, or the one built into the
+    package (make build), or build/ of a source tree."""
+    env = os.environ.get("EARLC_RECORDER")
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates = [env] if env else [
+        os.path.join(here, LIBRARY_NAME),
+        os.path.join(os.path.dirname(os.path.dirname(here)), "build", LIBRARY_NAME)]
+    for path in candidates:
+        if path and os.path.isfile(path):
+            return path
+    raise RecordError("the recorder library %s is not built (run `make build`, which needs "
+                      "mpicc from libmpich-dev)" % LIBRARY_NAME)
+
+
+# -- the command -----------------------------------------------------------------------
+
+def _program_of(argv: Sequence[str]) -> Optional[str]:
+    """The MPI program a command runs: itself, or for mpiexec/mpirun the first
+    argument that is an executable ELF file."""
+    launcher = os.path.basename(argv[0]).startswith(("mpiexec", "mpirun"))
+    for arg in (argv[1:] if launcher else argv[:1]):
+        if arg.startswith("-"):
+            continue
+        path = shutil.which(arg) if os.sep not in arg else (arg if os.access(arg, os.X_OK) else None)
+        if path and os.path.isfile(path):
+            with open(path, "rb") as f:
+                if f.read(4) == b"\x7fELF":
+                    return path
+    return None
+
+
+def _check_mpi_library(program: str) -> None:
+    """Refuse a program linked against another MPI than the recorder's: its
+    handles would mean other things to the recorder."""
+    try:
+        out = subprocess.run(["ldd", program], capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.SubprocessError):
+        return
+    libs = re.findall(r"^\s*(\S+\.so[.\d]*)\s", out, re.M)
+    if any(lib.startswith("libmpich") for lib in libs):
+        return
+    for lib in libs:
+        m = re.match(r"libmpi\.so\.(\d+)", lib)
+        if m and m.group(1) != "12":  # 12: the MPICH ABI (MPICH, Intel MPI, MVAPICH)
+            which = "Open MPI" if m.group(1) == "40" else "another MPI library"
+            raise RecordError("%s is linked against %s (%s); the recorder was built for %s"
+                              % (program, which, lib, BUILT_FOR))
+
+
+def _prepare_output(out: str, force: bool) -> bool:
+    """Whether an existing archive at out is to be replaced."""
+    if not os.path.exists(out):
+        return False
+    if not os.path.isdir(out):
+        raise RecordError("%s exists and is not a folder" % out)
+    if not os.listdir(out):
+        return False
+    if not force:
+        raise RecordError("%s exists and is not empty (--force replaces an archive there)" % out)
+    if not os.path.exists(os.path.join(out, "traces.otf2")):
+        raise RecordError("%s holds files but no trace archive; not replacing it even with --force"
+                          % out)
+    return True
+
+
+@dataclass
+class RunResult:
+    status: int            # the command's exit status (128 + signal when killed)
+    timed_out: bool
+    interrupted: bool
+    seconds: float
+
+
+def _run(argv: Sequence[str], env: Dict[str, str], timeout: Optional[float]) -> RunResult:
+    """Run argv in a process group of its own; at the timeout (or Ctrl-C) send
+    the whole group SIGTERM, then SIGKILL after a grace period."""
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(list(argv), env=env, start_new_session=True)
+    except OSError as exc:
+        raise RecordError("%s: %s" % (argv[0], exc.strerror or exc))
+    timed_out = interrupted = False
+    try:
+        status = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    except KeyboardInterrupt:
+        interrupted = True
+    if timed_out or interrupted:
+        _signal_group(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=TERM_GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            pass
+        _signal_group(proc.pid, signal.SIGKILL)
+        status = proc.wait()
+    # ranks the launcher left behind in the group end with it
+    _signal_group(proc.pid, signal.SIGKILL)
+    if status < 0:
+        status = 128 - status
+    return RunResult(status, timed_out, interrupted, time.monotonic() - start)
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+# -- reading the recorder's files -------------------------------------------------------
+
+@dataclass
+class RankRecord:
+    """What one process left: its defs lines and its events."""
+    rank: int
+    size: int = 0
+    host: str = ""
+    library: str = ""
+    mismatch: bool = False
+    calls: Dict[int, str] = field(default_factory=dict)
+    comms: Dict[int, Tuple] = field(default_factory=dict)  # id -> ("self",) or (members, seq)
+    clock: List[Tuple[int, int]] = field(default_factory=list)
+    finalized: bool = False
+    abort: Optional[Tuple[int, int]] = None
+    lost: Dict[str, int] = field(default_factory=dict)
+    events: np.ndarray = field(default_factory=lambda: np.empty(0, RECORD_DTYPE))
+
+
+def read_rank(folder: str, rank: int) -> RankRecord:
+    r = RankRecord(rank)
+    with open(os.path.join(folder, "rank-%d.defs" % rank), errors="replace") as f:
+        for line in f:
+            key, _, rest = line.rstrip("\n").partition(" ")
+            fields = rest.split()
+            if key == "rank":
+                r.size, r.host = int(fields[1]), " ".join(fields[3:])
+            elif key == "library":
+                r.library = rest
+            elif key == "library-mismatch":
+                r.mismatch = True
+            elif key == "call":
+                r.calls[int(fields[0])] = fields[1]
+            elif key == "comm" and len(fields) >= 2:
+                cid = int(fields[0])
+                if fields[1] == "self":
+                    r.comms[cid] = ("self",)
+                else:
+                    seq, n = int(fields[1]), int(fields[2])
+                    r.comms[cid] = (tuple(int(x) for x in fields[3:3 + n]), seq)
+            elif key == "clock":
+                r.clock.append((int(fields[0]), int(fields[1])))
+            elif key == "finalized":
+                r.finalized = True
+            elif key == "abort":
+                r.abort = (int(fields[0]), int(fields[1]))
+            elif key in ("lost-request", "lost-comm") and fields and fields[0].isdigit():
+                r.lost[key] = int(fields[0])
+    path = os.path.join(folder, "rank-%d.events" % rank)
+    if os.path.exists(path):
+        events = np.fromfile(path, dtype=RECORD_DTYPE, count=os.path.getsize(path) // 64)
+        # the written part ends at the first record whose type is 0
+        ends = np.flatnonzero(events["type"] == END)
+        r.events = events[:ends[0]] if len(ends) else events
+    return r
+
+
+def _rank_files(folder: str) -> List[int]:
+    ranks = []
+    for name in os.listdir(folder):
+        m = re.fullmatch(r"rank-(\d+)\.defs", name)
+        if m:
+            ranks.append(int(m.group(1)))
+    return sorted(ranks)
+
+
+def _corrected_times(r: RankRecord) -> np.ndarray:
+    """Event times on rank 0's clock: the offsets measured at MPI_Init and
+    MPI_Finalize (processes on other machines only), interpolated linearly."""
+    t = r.events["time"].astype(np.int64)
+    if r.clock:
+        when = np.array([c[0] for c in r.clock], dtype=np.float64)
+        offset = np.array([c[1] for c in r.clock], dtype=np.float64)
+        t = t + np.round(np.interp(t.astype(np.float64), when, offset)).astype(np.int64)
+    # one location's times never go backwards (threads of an
+    # MPI_THREAD_MULTIPLE process share it)
+    return np.maximum.accumulate(t)
+
+
+# -- assembling the archive -------------------------------------------------------------
+
+def _ended_how(r: RankRecord, run: RunResult, aborts: List[RankRecord]) -> str:
+    if aborts:
+        a = aborts[0]
+        return "rank %d called MPI_Abort (error code %d)" % (a.rank, a.abort[1])
+    if run.timed_out:
+        return "the run did not finish within the timeout and was ended"
+    if run.interrupted:
+        return "the run was interrupted"
+    return "the process ended without MPI_Finalize (command exit status %d)" % run.status
+
+
+def assemble(folder: str, out: str, run: RunResult, overwrite: bool = False,
+             command: Sequence[str] = ()) -> Dict[str, int]:
+    """Write the OTF2 archive `out` from the recorder's files in `folder`;
+    returns counts of what was dropped."""
+    ranks = _rank_files(folder)
+    records = [read_rank(folder, r) for r in ranks]
+    if not records:
+        raise RecordError(
+            "%s recorded nothing: no process called MPI_Init, so it is not an MPI program "
+            "(or one linked statically); exit status %d" % (" ".join(command[:1]) or "the command",
+                                                          run.status))
+    mismatched = [r for r in records if r.mismatch]
+    if mismatched:
+        raise RecordError("the program uses %s; the recorder was built for %s"
+                          % (mismatched[0].library or "another MPI library", BUILT_FOR))
+    size = max(r.size for r in records)
+    by_rank = {r.rank: r for r in records}
+    aborts = [r for r in records if r.abort]
+    dropped = {"unknown communicator": 0}
+    with TraceWriter(out, ranks=size, overwrite=overwrite,
+                     creator="earlc record (%s)" % " ".join(records[0].library.split())) as w:
+        comm_refs = _define_comms(w, records, size)
+        for rank in range(size):
+            r = by_rank.get(rank)
+            if r is None:
+                w.mark_incomplete(rank, "no record: the process ended before MPI_Init returned")
+                continue
+            dropped["unknown communicator"] += _write_rank(w, r, comm_refs[rank])
+            if not r.finalized:
+                w.mark_incomplete(rank, _ended_how(r, run, aborts))
+    return dropped
+
+
+def _define_comms(w: TraceWriter, records: List[RankRecord], size: int) -> Dict[int, Dict[int, int]]:
+    """Writer references of every process's communicator ids: a communicator
+    is named alike by all its members, by (members, seq)."""
+    world = (tuple(range(size)), 0)
+    refs: Dict[Tuple, int] = {world: w.world}
+    out: Dict[int, Dict[int, int]] = {}
+    for r in records:
+        mine = out.setdefault(r.rank, {})
+        for cid, key in sorted(r.comms.items()):
+            if key == ("self",):
+                mine[cid] = w.self_comm
+                continue
+            if key not in refs:
+                members, seq = key
+                refs[key] = w.comm("MPI communicator %d" % (len(refs)), list(members))
+            mine[cid] = refs[key]
+    return out
+
+
+def _write_rank(w: TraceWriter, r: RankRecord, comms: Dict[int, int]) -> int:
+    """Write one process's events; returns the records dropped because their
+    communicator is unknown."""
+    ev = r.events
+    times = _corrected_times(r).tolist()
+    rows = ev.tolist()  # one tuple per record: field order of RECORD_DTYPE
+    names = r.calls
+    loc = r.rank
+    dropped = 0
+    probe_attributes = None
+    for t, rec in zip(times, rows):
+        (_, nbytes, bytes2, _site, comm, peer, tag, request, req_source, req_tag, index, call,
+         op, kind) = rec
+        if kind == ENTER:
+            w.enter(loc, t, names.get(call, "MPI call %d" % call))
+            continue
+        if kind == LEAVE:
+            name = names.get(call, "MPI call %d" % call)
+            if probe_attributes:
+                w.event("LEAVE", loc, t, ref=w._region(name), attributes=probe_attributes)
+                probe_attributes = None
+            else:
+                w.leave(loc, t, name)
+            continue
+        if kind in (SEND, ISEND, RECV, IRECV, COLLECTIVE_END, PROBE):
+            if comm not in comms:
+                dropped += 1
+                continue
+            ref = comms[comm]
+        req = _requested(req_source, req_tag)
+        idx = index if index >= 0 else None
+        if kind == SEND or (kind == ISEND and not request):
+            w.send(loc, t, dest=peer, tag=tag, bytes=nbytes, comm=ref)
+        elif kind == ISEND:
+            w.isend(loc, t, dest=peer, request=request, tag=tag, bytes=nbytes, comm=ref)
+        elif kind == RECV:
+            w.recv(loc, t, source=peer, tag=tag, bytes=nbytes, comm=ref, **req)
+        elif kind == IRECV:
+            w.irecv(loc, t, source=peer, request=request, tag=tag, bytes=nbytes, comm=ref,
+                    request_index=idx)
+        elif kind == IRECV_REQUEST:
+            w.irecv_request(loc, t, request=request, **req)
+        elif kind == ISEND_COMPLETE:
+            w.isend_complete(loc, t, request=request, request_index=idx)
+        elif kind == REQUEST_TEST:
+            w.request_test(loc, t, request=request)
+        elif kind == REQUEST_CANCELLED:
+            w.request_cancelled(loc, t, request=request)
+        elif kind == COLLECTIVE_BEGIN:
+            w.collective_begin(loc, t)
+        elif kind == COLLECTIVE_END:
+            w.collective_end(loc, t, op=op, comm=ref, root=None if peer == RECORD_NONE else peer,
+                             sent=nbytes, received=bytes2)
+        elif kind == PROBE:
+            # a probe has no OTF2 record: what it asked for rides on its LEAVE
+            probe_attributes = w._requested(req_source, req_tag)
+    return dropped
+
+
+def _requested(source: int, tag: int) -> dict:
+    if source == RECORD_NONE and tag == RECORD_NONE:
+        return {}
+    return {"requested_source": source, "requested_tag": tag}
+
+
+# -- the whole -----------------------------------------------------------------------------
+
+def default_output() -> str:
+    return time.strftime("earlc-%Y%m%d-%H%M%S")
+
+
+def record(argv: Sequence[str], out: Optional[str] = None, timeout: Optional[float] = None,
+           force: bool = False):
+    """Run ``argv`` (normally ``["mpiexec", "-n", "4", "./prog", ...]``) with the
+    recorder and return the opened trace of ``out``/traces.otf2.  The command's
+    exit status is ``trace.record_status``.  Raises RecordError for bad input
+    (command not found, not an MPI program, output folder in the way, another
+    MPI library)."""
+    trace, _status = run_and_assemble(argv, out, timeout, force)
+    return trace
+
+
+def run_and_assemble(argv: Sequence[str], out: Optional[str], timeout: Optional[float],
+                     force: bool):
+    from .trace import open as open_trace
+
+    argv = list(argv)
+    if not argv:
+        raise RecordError("no command to record")
+    if timeout is not None and timeout <= 0:
+        raise RecordError("--timeout must be positive, not %s" % timeout)
+    out = os.path.abspath(out or default_output())
+    overwrite = _prepare_output(out, force)
+    if shutil.which(argv[0]) is None:
+        raise RecordError("%s: command not found" % argv[0])
+    program = _program_of(argv)
+    if program:
+        _check_mpi_library(program)
+    library = recorder_library()
+    parent = os.path.dirname(out)
+    os.makedirs(parent, exist_ok=True)
+    raw = tempfile.mkdtemp(prefix=".earlc-record-", dir=parent)
+    try:
+        env = dict(os.environ)
+        env["EARLC_RECORD_DIR"] = raw
+        env["LD_PRELOAD"] = library + (":" + env["LD_PRELOAD"] if env.get("LD_PRELOAD") else "")
+        run = _run(argv, env, timeout)
+        assemble(raw, out, run, overwrite=overwrite, command=argv)
+    finally:
+        if not os.environ.get("EARLC_KEEP_RECORD_FILES"):
+            shutil.rmtree(raw, ignore_errors=True)
+    trace = open_trace(out)
+    trace.record_status = run.status
+    trace.record_timed_out = run.timed_out
+    return trace, run
