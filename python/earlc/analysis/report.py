@@ -52,6 +52,16 @@ class Report:
         out.update({k: v for k, v in self._ctx.states.warnings.counts.items() if v})
         return out
 
+    @property
+    def stopped(self):
+        """Where every location stopped, for a trace whose records end early
+        (stopped.py); None for a complete trace."""
+        if not hasattr(self, "_stopped"):
+            from .stopped import stop_report
+
+            self._stopped = stop_report(self.trace, callpath_of=self.callpath_of)
+        return self._stopped
+
     # -- totals -----------------------------------------------------------------------
     def total(self, metric: str) -> int:
         """Sum over all call paths and locations (exact)."""
@@ -172,6 +182,8 @@ class Report:
                     row[col] = arr[k].item() if hasattr(arr[k], "item") else arr[k]
                 rows.append(row)
             out["instances"][name] = rows
+        if self.stopped:
+            out["stopped"] = self.stopped
         return out
 
     def to_json(self, indent=None) -> str:

@@ -33,6 +33,10 @@ def render(report, top: int = 5, rows: int = 5) -> str:
     out.append("  %d locations, %d events, %.6f s traced, total time %s over all locations"
                % (len(tr.locations), len(tr), tr.duration,
                   _fmt_value(report, "sec", report.total_time)))
+    if report.stopped:
+        from .stopped import format_stop_report
+
+        out += ["", format_stop_report(tr, report.stopped)]
     out.append("")
     width = max(len("  " * report.depth(p.name) + p.title) for p in report.properties)
     width = max(width, len("Metric"))
