@@ -14,8 +14,9 @@ from .trace import Trace, Warnings, open  # noqa: A004
 from .writer import TraceWriter
 from .synth import SynthResult, synth
 from .analysis import Instances, Property, Report, analyze
+from .record import RecordError, record
 
 __all__ = ["open", "Trace", "TraceError", "TraceWriter", "Events", "Event", "Warnings",
            "KIND_NAMES", "KINDS", "synth", "SynthResult", "analyze", "Report", "Property",
-           "Instances", "release_memory", "memory_stats"]
+           "Instances", "release_memory", "memory_stats", "record", "RecordError"]
 __version__ = "0.1.0"
