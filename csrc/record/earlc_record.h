@@ -43,21 +43,23 @@ extern "C" {
  * in zeroed windows and a record's type is stored last. */
 typedef enum record_type {
     RECORD_END = 0,
-    RECORD_ENTER,             /* call = the MPI function, call_site */
-    RECORD_LEAVE,             /* call */
+    RECORD_ENTER,             /* comm = the call (enum record_call) */
+    RECORD_LEAVE,             /* comm = the call */
     RECORD_SEND,              /* comm, peer = destination, tag, bytes */
     RECORD_ISEND,             /* the same and request */
-    RECORD_ISEND_COMPLETE,    /* request, index */
-    RECORD_IRECV_REQUEST,     /* request, requested_source, requested_tag */
-    RECORD_IRECV,             /* comm, peer = actual source, tag, bytes, request, index */
-    RECORD_RECV,              /* comm, peer, tag, bytes, requested_source, requested_tag */
+    RECORD_ISEND_COMPLETE,    /* request (index in RECORD_EXTRA) */
+    RECORD_IRECV_REQUEST,     /* request (requested source and tag in RECORD_EXTRA) */
+    RECORD_IRECV,             /* comm, peer = actual source, tag, bytes, request (index) */
+    RECORD_RECV,              /* comm, peer, tag, bytes (requested source and tag) */
     RECORD_REQUEST_TEST,      /* request */
-    RECORD_REQUEST_CANCELLED, /* request, index */
+    RECORD_REQUEST_CANCELLED, /* request (index) */
     RECORD_COLLECTIVE_BEGIN,  /* - */
-    RECORD_COLLECTIVE_END,    /* op, comm, peer = root or RECORD_NONE, bytes = sent,
-                                 bytes2 = received */
-    RECORD_PROBE,             /* comm, requested_source, requested_tag; peer and tag
-                                 as found (RECORD_NONE when Iprobe found nothing) */
+    RECORD_COLLECTIVE_END,    /* comm, peer = root or RECORD_NONE, bytes = sent
+                                 (received and operation in RECORD_EXTRA) */
+    RECORD_PROBE,             /* comm, peer and tag as found (RECORD_NONE when
+                                 Iprobe found nothing; requested source and tag) */
+    RECORD_EXTRA,             /* the fields of the next record that most records
+                                 lack: see record_extra */
     RECORD_TYPE_COUNT
 } record_type;
 
@@ -66,25 +68,35 @@ typedef enum record_type {
 #define RECORD_ANY (-1)
 #define RECORD_NONE (-2)
 
-/* One record: 64 bytes, a cache line.  Times are CLOCK_MONOTONIC
- * nanoseconds of the machine; ranks and peers are ranks in the record's
- * communicator (comm: the process's communicator id, rank-R.defs). */
+/* One record: 32 bytes, so that a recorded call (ENTER, its MPI record,
+ * LEAVE) writes 96 bytes: the cost of recording is mostly the fresh page
+ * cache pages the records fill.  Times are CLOCK_MONOTONIC nanoseconds of
+ * the machine; ranks and peers are ranks in the record's communicator
+ * (comm: the process's communicator id, rank-R.defs).  The type shares the
+ * last 64-bit word with the size, so that one 8-byte store publishes
+ * both. */
 typedef struct record_event {
     uint64_t time;
-    uint64_t bytes;           /* message size; collective: bytes sent */
-    uint64_t bytes2;          /* collective: bytes received */
-    uint64_t call_site;       /* ENTER: return address into the caller, 0 */
-    uint32_t comm;
+    uint32_t comm;            /* communicator id; ENTER/LEAVE: the call */
     int32_t peer;
     int32_t tag;
     uint32_t request;         /* the process's request id (1, 2, ...), 0: none */
-    int32_t requested_source; /* receives and probes */
-    int32_t requested_tag;
-    int32_t index;            /* completion: position in the request array, -1 */
-    uint16_t call;            /* ENTER/LEAVE: enum record_call */
-    uint8_t op;               /* COLLECTIVE_END: OTF2_CollectiveOp value */
-    uint8_t type;             /* record_type, stored last */
+    uint64_t bytes_type;      /* bytes << 8 | type */
 } record_event;
+
+#define RECORD_TYPE_OF(word) ((record_type)((word) & 0xff))
+#define RECORD_BYTES_OF(word) ((word) >> 8)
+
+/* RECORD_EXTRA, laid over record_event, holds for the record after it: */
+typedef struct record_extra {
+    int32_t requested_source; /* receives and probes, else RECORD_NONE */
+    int32_t requested_tag;
+    int32_t index;            /* completion in an *any / *some call: position in
+                                 the request array, else -1 */
+    int32_t op;               /* COLLECTIVE_END: OTF2_CollectiveOp value */
+    uint32_t unused[2];
+    uint64_t bytes2_type;     /* COLLECTIVE_END: bytes received << 8 | RECORD_EXTRA */
+} record_extra;
 
 #define RECORD_WINDOW_BYTES ((size_t)1 << 20)
 #define RECORD_MAX_REQUESTS 16384
@@ -161,7 +173,8 @@ record_status record_log_open(const char *dir, int rank, record_log **out, char 
  * record_log_commit.  NULL when the log could not grow (then nothing more
  * is recorded). */
 record_event *record_log_next(record_log *log);
-void record_log_commit(record_event *slot, record_type type);
+/* Store bytes and type last: a reader sees the record whole or not at all. */
+void record_log_commit(record_event *slot, record_type type, uint64_t bytes);
 /* Append one line to the defs file (printf format; a newline is added). */
 void record_log_def(record_log *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Trim the events file to what was written and release the mapping. */

@@ -19,28 +19,35 @@ void rec_unlock(void)
         pthread_mutex_unlock(&rec.mutex);
 }
 
-/* A zeroed slot with the fields every record has, or NULL when the log
- * could not grow. */
+/* A zeroed slot stamped with time, or NULL when the log could not grow. */
 static inline record_event *slot_at(uint64_t time)
 {
     record_event *e = record_log_next(rec.log);
-    if (e) {
+    if (e)
         e->time = time;
-        e->requested_source = e->requested_tag = RECORD_NONE;
-        e->peer = e->tag = RECORD_NONE;
-        e->index = -1;
-    }
     return e;
 }
 
-void rec_enter(record_call call, uint64_t time, void *call_site)
+/* A RECORD_EXTRA before the record that needs one of its fields. */
+static void extra(int requested_source, int requested_tag, int index, int op, uint64_t bytes2)
+{
+    record_extra *x = (record_extra *)record_log_next(rec.log);
+    if (!x)
+        return;
+    x->requested_source = requested_source;
+    x->requested_tag = requested_tag;
+    x->index = index;
+    x->op = op;
+    __atomic_store_n(&x->bytes2_type, bytes2 << 8 | RECORD_EXTRA, __ATOMIC_RELEASE);
+}
+
+void rec_enter(record_call call, uint64_t time)
 {
     record_event *e = slot_at(time);
     if (!e)
         return;
-    e->call = (uint16_t)call;
-    e->call_site = (uint64_t)(uintptr_t)call_site;
-    record_log_commit(e, RECORD_ENTER);
+    e->comm = (uint32_t)call;
+    record_log_commit(e, RECORD_ENTER, 0);
 }
 
 void rec_leave(record_call call)
@@ -48,72 +55,66 @@ void rec_leave(record_call call)
     record_event *e = slot_at(record_now());
     if (!e)
         return;
-    e->call = (uint16_t)call;
-    record_log_commit(e, RECORD_LEAVE);
+    e->comm = (uint32_t)call;
+    record_log_commit(e, RECORD_LEAVE, 0);
 }
 
 void rec_message(record_type type, uint32_t comm, int peer, int tag, uint64_t bytes,
                  uint32_t request, int requested_source, int requested_tag, int index)
 {
+    if (requested_source != RECORD_NONE || requested_tag != RECORD_NONE || index >= 0)
+        extra(requested_source, requested_tag, index, 0, 0);
     record_event *e = slot_at(record_now());
     if (!e)
         return;
     e->comm = comm;
     e->peer = peer;
     e->tag = tag;
-    e->bytes = bytes;
     e->request = request;
-    e->requested_source = requested_source;
-    e->requested_tag = requested_tag;
-    e->index = index;
-    record_log_commit(e, type);
+    record_log_commit(e, type, bytes);
 }
 
 void rec_request_record(record_type type, uint32_t request, int requested_source,
                         int requested_tag, int index)
 {
+    if (requested_source != RECORD_NONE || requested_tag != RECORD_NONE || index >= 0)
+        extra(requested_source, requested_tag, index, 0, 0);
     record_event *e = slot_at(record_now());
     if (!e)
         return;
     e->request = request;
-    e->requested_source = requested_source;
-    e->requested_tag = requested_tag;
-    e->index = index;
-    record_log_commit(e, type);
+    record_log_commit(e, type, 0);
 }
 
 void rec_collective_begin(void)
 {
     record_event *e = slot_at(record_now());
     if (e)
-        record_log_commit(e, RECORD_COLLECTIVE_BEGIN);
+        record_log_commit(e, RECORD_COLLECTIVE_BEGIN, 0);
 }
 
 void rec_collective_end(uint8_t op, uint32_t comm, int root, uint64_t sent, uint64_t received)
 {
+    extra(RECORD_NONE, RECORD_NONE, -1, op, received);
     record_event *e = slot_at(record_now());
     if (!e)
         return;
-    e->op = op;
     e->comm = comm;
     e->peer = root;
-    e->bytes = sent;
-    e->bytes2 = received;
-    record_log_commit(e, RECORD_COLLECTIVE_END);
+    record_log_commit(e, RECORD_COLLECTIVE_END, sent);
 }
 
 void rec_probe(uint32_t comm, int requested_source, int requested_tag, int found_source,
                int found_tag)
 {
+    extra(requested_source, requested_tag, -1, 0, 0);
     record_event *e = slot_at(record_now());
     if (!e)
         return;
     e->comm = comm;
-    e->requested_source = requested_source;
-    e->requested_tag = requested_tag;
     e->peer = found_source;
     e->tag = found_tag;
-    record_log_commit(e, RECORD_PROBE);
+    record_log_commit(e, RECORD_PROBE, 0);
 }
 
 int rec_requested_source(int source)

@@ -12,8 +12,6 @@
 
 #include "record_internal.h"
 
-#define CALLER __builtin_return_address(0)
-
 static const char *const call_names[RECORD_CALL_COUNT] = {
 #define RECORD_CALL_NAME(name) #name,
     RECORD_CALLS(RECORD_CALL_NAME)
@@ -80,7 +78,7 @@ static void find_machine(const char *host)
 }
 
 /* After PMPI_Init: open the files and describe the process. */
-static void start(record_call call, uint64_t t_enter, void *site, int thread_level)
+static void start(record_call call, uint64_t t_enter, int thread_level)
 {
     const char *dir = getenv("EARLC_RECORD_DIR");
     if (!dir || !*dir)
@@ -116,7 +114,7 @@ static void start(record_call call, uint64_t t_enter, void *site, int thread_lev
     PMPI_Comm_dup(MPI_COMM_WORLD, &clock_comm);
     find_machine(host);
     measure_clock_offsets();
-    rec_enter(call, t_enter, site);
+    rec_enter(call, t_enter);
     rec_leave(call);
 }
 
@@ -125,7 +123,7 @@ int MPI_Init(int *argc, char ***argv)
     uint64_t t = record_now();
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
-        start(RECORD_CALL_MPI_Init, t, CALLER, MPI_THREAD_SINGLE);
+        start(RECORD_CALL_MPI_Init, t, MPI_THREAD_SINGLE);
     return rc;
 }
 
@@ -134,7 +132,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     uint64_t t = record_now();
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
-        start(RECORD_CALL_MPI_Init_thread, t, CALLER, *provided);
+        start(RECORD_CALL_MPI_Init_thread, t, *provided);
     return rc;
 }
 
@@ -143,7 +141,7 @@ int MPI_Finalize(void)
     if (!rec_on())
         return PMPI_Finalize();
     rec_lock();
-    rec_enter(RECORD_CALL_MPI_Finalize, record_now(), CALLER);
+    rec_enter(RECORD_CALL_MPI_Finalize, record_now());
     rec_unlock();
     measure_clock_offsets();
     PMPI_Comm_free(&clock_comm);
@@ -167,7 +165,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
     if (rec_on()) {
         uint64_t t = record_now();
         rec_lock();
-        rec_enter(RECORD_CALL_MPI_Abort, t, CALLER);
+        rec_enter(RECORD_CALL_MPI_Abort, t);
         record_log_def(rec.log, "abort %llu %d", (unsigned long long)t, errorcode);
         rec_unlock();
         /* no LEAVE: the library ends the job; the open region says where */

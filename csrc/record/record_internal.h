@@ -34,7 +34,7 @@ void rec_unlock(void);
 
 /* ---- emitting records (record_emit.c); call between rec_lock/unlock --------- */
 
-void rec_enter(record_call call, uint64_t time, void *call_site);
+void rec_enter(record_call call, uint64_t time);
 void rec_leave(record_call call);
 /* A SEND/ISEND/RECV/IRECV record: peer and tag as given, bytes. */
 void rec_message(record_type type, uint32_t comm, int peer, int tag, uint64_t bytes,

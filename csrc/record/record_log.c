@@ -8,7 +8,7 @@
  * any way (SIGKILL included), with no flush on the recording path.  The
  * file grows by whole windows (ftruncate fills them with zeros); when a
  * window is full the next one is mapped, so memory stays one window however
- * long the run.  A record's type byte is stored last: a reader stops at the
+ * long the run.  A record's type is stored last: a reader stops at the
  * first record whose type is 0, which is either the end or a record the
  * process was killed in the middle of writing.
  */
@@ -109,9 +109,9 @@ record_event *record_log_next(record_log *log)
     return slot; /* zero: the file grew with zeros and slots are used once */
 }
 
-void record_log_commit(record_event *slot, record_type type)
+void record_log_commit(record_event *slot, record_type type, uint64_t bytes)
 {
-    __atomic_store_n(&slot->type, (uint8_t)type, __ATOMIC_RELEASE);
+    __atomic_store_n(&slot->bytes_type, bytes << 8 | (uint64_t)type, __ATOMIC_RELEASE);
 }
 
 void record_log_def(record_log *log, const char *fmt, ...)

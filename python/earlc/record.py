@@ -24,17 +24,18 @@ import numpy as np
 
 from .writer import REQUESTED_ANY, TraceWriter
 
-#: one record of rank-R.events (struct record_event of earlc_record.h)
-RECORD_DTYPE = np.dtype([
-    ("time", "<u8"), ("bytes", "<u8"), ("bytes2", "<u8"), ("call_site", "<u8"),
-    ("comm", "<u4"), ("peer", "<i4"), ("tag", "<i4"), ("request", "<u4"),
-    ("requested_source", "<i4"), ("requested_tag", "<i4"), ("index", "<i4"),
-    ("call", "<u2"), ("op", "u1"), ("type", "u1")])
-assert RECORD_DTYPE.itemsize == 64
+#: one record of rank-R.events (struct record_event of earlc_record.h): the type in
+#: the low byte of bytes_type, the size above it
+RECORD_DTYPE = np.dtype([("time", "<u8"), ("comm", "<u4"), ("peer", "<i4"), ("tag", "<i4"),
+                         ("request", "<u4"), ("bytes_type", "<u8")])
+#: the same 32 bytes read as a RECORD_EXTRA (struct record_extra)
+EXTRA_DTYPE = np.dtype([("requested_source", "<i4"), ("requested_tag", "<i4"), ("index", "<i4"),
+                        ("op", "<i4"), ("unused", "<u8"), ("bytes2_type", "<u8")])
+assert RECORD_DTYPE.itemsize == EXTRA_DTYPE.itemsize == 32
 
 # enum record_type of earlc_record.h
 (END, ENTER, LEAVE, SEND, ISEND, ISEND_COMPLETE, IRECV_REQUEST, IRECV, RECV, REQUEST_TEST,
- REQUEST_CANCELLED, COLLECTIVE_BEGIN, COLLECTIVE_END, PROBE) = range(14)
+ REQUEST_CANCELLED, COLLECTIVE_BEGIN, COLLECTIVE_END, PROBE, EXTRA) = range(15)
 RECORD_NONE = -2
 COMM_UNKNOWN = 0xFFFFFFFF
 
@@ -208,9 +209,10 @@ def read_rank(folder: str, rank: int) -> RankRecord:
                 r.lost[key] = int(fields[0])
     path = os.path.join(folder, "rank-%d.events" % rank)
     if os.path.exists(path):
-        events = np.fromfile(path, dtype=RECORD_DTYPE, count=os.path.getsize(path) // 64)
+        events = np.fromfile(path, dtype=RECORD_DTYPE,
+                             count=os.path.getsize(path) // RECORD_DTYPE.itemsize)
         # the written part ends at the first record whose type is 0
-        ends = np.flatnonzero(events["type"] == END)
+        ends = np.flatnonzero((events["bytes_type"] & 0xFF) == END)
         r.events = events[:ends[0]] if len(ends) else events
     return r
 
@@ -226,8 +228,12 @@ def _rank_files(folder: str) -> List[int]:
 
 def _corrected_times(r: RankRecord) -> np.ndarray:
     """Event times on rank 0's clock: the offsets measured at MPI_Init and
-    MPI_Finalize (processes on other machines only), interpolated linearly."""
+    MPI_Finalize (processes on other machines only), interpolated linearly.
+    A RECORD_EXTRA takes the time of the record it belongs to."""
     t = r.events["time"].astype(np.int64)
+    extras = np.flatnonzero((r.events["bytes_type"] & 0xFF) == EXTRA)
+    extras = extras[extras + 1 < len(t)]
+    t[extras] = t[extras + 1]
     if r.clock:
         when = np.array([c[0] for c in r.clock], dtype=np.float64)
         offset = np.array([c[1] for c in r.clock], dtype=np.float64)
@@ -307,19 +313,31 @@ def _write_rank(w: TraceWriter, r: RankRecord, comms: Dict[int, int]) -> int:
     communicator is unknown."""
     ev = r.events
     times = _corrected_times(r).tolist()
-    rows = ev.tolist()  # one tuple per record: field order of RECORD_DTYPE
+    words = ev["bytes_type"]
+    kinds = (words & 0xFF).astype(np.uint8).tolist()
+    sizes = (words >> 8).tolist()
+    x = ev.view(EXTRA_DTYPE)
+    extras = list(zip(x["requested_source"].tolist(), x["requested_tag"].tolist(),
+                      x["index"].tolist(), x["op"].tolist(), (x["bytes2_type"] >> 8).tolist()))
+    rows = zip(times, kinds, sizes, ev["comm"].tolist(), ev["peer"].tolist(), ev["tag"].tolist(),
+               ev["request"].tolist(), extras)
     names = r.calls
     loc = r.rank
     dropped = 0
     probe_attributes = None
-    for t, rec in zip(times, rows):
-        (_, nbytes, bytes2, _site, comm, peer, tag, request, req_source, req_tag, index, call,
-         op, kind) = rec
+    no_extra = (RECORD_NONE, RECORD_NONE, -1, 0, 0)
+    extra = no_extra
+    for t, kind, nbytes, comm, peer, tag, request, this_extra in rows:
+        if kind == EXTRA:  # fields of the next record
+            extra = this_extra
+            continue
+        req_source, req_tag, index, op, bytes2 = extra
+        extra = no_extra
         if kind == ENTER:
-            w.enter(loc, t, names.get(call, "MPI call %d" % call))
+            w.enter(loc, t, names.get(comm, "MPI call %d" % comm))
             continue
         if kind == LEAVE:
-            name = names.get(call, "MPI call %d" % call)
+            name = names.get(comm, "MPI call %d" % comm)
             if probe_attributes:
                 w.event("LEAVE", loc, t, ref=w._region(name), attributes=probe_attributes)
                 probe_attributes = None
@@ -403,7 +421,8 @@ def run_and_assemble(argv: Sequence[str], out: Optional[str], timeout: Optional[
     library = recorder_library()
     parent = os.path.dirname(out)
     os.makedirs(parent, exist_ok=True)
-    raw = tempfile.mkdtemp(prefix=".earlc-record-", dir=parent)
+    # beside the archive by default: every process must see it, on every machine
+    raw = tempfile.mkdtemp(prefix=".earlc-record-", dir=os.environ.get("EARLC_RECORD_TMPDIR") or parent)
     try:
         env = dict(os.environ)
         env["EARLC_RECORD_DIR"] = raw
