@@ -192,6 +192,15 @@ earl_status earl_writer_metric_class(earl_writer *w, uint32_t n, const uint32_t 
 earl_status earl_writer_attribute(earl_writer *w, const char *name, const char *description,
                                   uint8_t type, uint32_t *ref, earl_error *err);
 
+/* A clock offset of location loc (an OTF2 ClockOffset, in its local
+ * definitions): at time (in the location's own ticks) the global clock read
+ * the location's time + offset.  Readers correct the location's timestamps by
+ * the offsets interpolated linearly between them, held constant outside
+ * (libotf2 does so for earl_trace_open, for a location with at least two).
+ * Give a location's offsets in increasing time. */
+earl_status earl_writer_clock_offset(earl_writer *w, earl_loc loc, uint64_t time, int64_t offset,
+                                     double stddev, earl_error *err);
+
 /* A location property with a string value, e.g. EARL_PROPERTY_INCOMPLETE. */
 earl_status earl_writer_location_property(earl_writer *w, earl_loc loc, const char *name,
                                           const char *value, earl_error *err);

@@ -482,6 +482,27 @@ earl_status earl_writer_attribute(earl_writer *w, const char *name, const char *
     return EARL_OK;
 }
 
+earl_status earl_writer_clock_offset(earl_writer *w, earl_loc loc, uint64_t time, int64_t offset,
+                                     double stddev, earl_error *err)
+{
+    if (loc < 0 || (uint32_t)loc >= w->locs.n)
+        return wr_fail(w, err, EARL_ERR_INVALID, "clock offset: location %d is not defined", (int)loc);
+    for (uint32_t i = w->clocks.n; i > 0; i--)
+        if (w->clocks.v[i - 1].loc == loc) {
+            if (w->clocks.v[i - 1].time >= time)
+                return wr_fail(w, err, EARL_ERR_INVALID,
+                               "clock offset of location %d at time %llu: not after its previous "
+                               "one at %llu", (int)loc, (unsigned long long)time,
+                               (unsigned long long)w->clocks.v[i - 1].time);
+            break;
+        }
+    wclock *slot = VEC_PUSH(w->clocks);
+    if (!slot)
+        return wr_nomem(w, err);
+    *slot = (wclock){ loc, time, offset, stddev };
+    return EARL_OK;
+}
+
 earl_status earl_writer_location_property(earl_writer *w, earl_loc loc, const char *name,
                                           const char *value, earl_error *err)
 {

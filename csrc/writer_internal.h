@@ -84,6 +84,14 @@ typedef struct wlprop {
     uint32_t name, value; /* string refs */
 } wlprop;
 
+/* A clock offset of a location: global time minus its own at time. */
+typedef struct wclock {
+    earl_loc loc;
+    uint64_t time;
+    int64_t offset;
+    double stddev;
+} wclock;
+
 typedef struct wmember {
     uint32_t name, description, unit;
     uint8_t metric_type, mode, value_type, base;
@@ -131,6 +139,7 @@ struct earl_writer {
     VEC(wclass) classes;
     VEC(wattr) attrs;
     VEC(wlprop) lprops;
+    VEC(wclock) clocks;       /* in the order given, per location by time */
     OTF2_AttributeList *attr_list; /* reused by every event with attributes */
     VEC(int32_t) rank_group; /* location group of each world rank, -1 */
     uint32_t world;          /* MPI_COMM_WORLD comm ref or undefined */

@@ -226,21 +226,27 @@ def _rank_files(folder: str) -> List[int]:
     return sorted(ranks)
 
 
-def _corrected_times(r: RankRecord) -> np.ndarray:
-    """Event times on rank 0's clock: the offsets measured at MPI_Init and
-    MPI_Finalize (processes on other machines only), interpolated linearly.
-    A RECORD_EXTRA takes the time of the record it belongs to."""
+def _times(r: RankRecord) -> np.ndarray:
+    """The records' times on the process's clock, never going backwards (the
+    threads of an MPI_THREAD_MULTIPLE process share one location); a
+    RECORD_EXTRA takes the time of the record it belongs to."""
     t = r.events["time"].astype(np.int64)
     extras = np.flatnonzero((r.events["bytes_type"] & 0xFF) == EXTRA)
     extras = extras[extras + 1 < len(t)]
     t[extras] = t[extras + 1]
-    if r.clock:
-        when = np.array([c[0] for c in r.clock], dtype=np.float64)
-        offset = np.array([c[1] for c in r.clock], dtype=np.float64)
-        t = t + np.round(np.interp(t.astype(np.float64), when, offset)).astype(np.int64)
-    # one location's times never go backwards (threads of an
-    # MPI_THREAD_MULTIPLE process share it)
-    return np.maximum.accumulate(t)
+    return np.maximum.accumulate(t) if len(t) else t
+
+
+def _clock_offsets(w: TraceWriter, r: RankRecord, times: np.ndarray) -> None:
+    """The offsets to rank 0's clock that a process on another machine measured
+    (MPI_Init, MPI_Finalize), as OTF2 clock offsets: readers correct its times.
+    A process that ended before MPI_Finalize keeps its one offset constant."""
+    clock = sorted(r.clock)
+    if len(clock) == 1 and len(times) and int(times[-1]) > clock[0][0]:
+        clock.append((int(times[-1]), clock[0][1]))
+    if len(clock) >= 2:
+        for when, offset in clock:
+            w.clock_offset(r.rank, when, offset)
 
 
 # -- assembling the archive -------------------------------------------------------------
@@ -312,7 +318,9 @@ def _write_rank(w: TraceWriter, r: RankRecord, comms: Dict[int, int]) -> int:
     """Write one process's events; returns the records dropped because their
     communicator is unknown."""
     ev = r.events
-    times = _corrected_times(r).tolist()
+    times = _times(r)
+    _clock_offsets(w, r, times)
+    times = times.tolist()
     words = ev["bytes_type"]
     kinds = (words & 0xFF).astype(np.uint8).tolist()
     sizes = (words >> 8).tolist()

@@ -440,6 +440,13 @@ class TraceWriter:
         """A string-valued OTF2 location property."""
         self._w.location_property(self.loc(where), name, value)
 
+    def clock_offset(self, where: Where, time: int, offset: int, stddev: float = 0.0) -> None:
+        """An OTF2 clock offset of a location: at ``time`` (its own ticks) the
+        global clock read ``time + offset``.  Readers, earlc.open among them,
+        correct the location's times by the offsets interpolated linearly
+        (a location needs two or more: libotf2 ignores a single one)."""
+        self._w.clock_offset(self.loc(where), int(time), int(offset), float(stddev))
+
     def mark_incomplete(self, where: Where, reason: str) -> None:
         """Say that this location's record ends early (earlc.open counts a
         ``location_incomplete`` warning naming it)."""

@@ -3,6 +3,7 @@ their traces compared with what each program prints about itself; traces
 of runs that hang, abort or lose a rank; bad input; and the model columns
 the recorder fills (requested source and tag), written without MPI too.
 """
+import importlib
 import json
 import os
 import re
@@ -11,6 +12,7 @@ import subprocess
 import sys
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from conftest import ROOT
@@ -361,3 +363,57 @@ def test_stop_report_of_a_written_trace(tmp_path):
     # a complete trace has no stop report
     assert earlc.analyze(earlc.open(ROOT / "traces" / "demo-ring")).stopped is None
     assert "stopped" not in json.loads(earlc.analyze(earlc.open(ROOT / "traces" / "demo-ring")).to_json())
+
+
+# -- clocks and the recorder's files, without MPI -------------------------------------------
+
+def test_clock_offsets_are_applied_by_open(tmp_path):
+    with earlc.TraceWriter(tmp_path / "t", ranks=2) as w:
+        w.enter(0, 1000, "MPI_Send"); w.send(0, 1100, dest=1, tag=1, bytes=4); w.leave(0, 1200, "MPI_Send")
+        w.enter(1, 100, "MPI_Recv"); w.recv(1, 300, source=0, tag=1, bytes=4); w.leave(1, 400, "MPI_Recv")
+        w.clock_offset(1, 0, 1000)
+        w.clock_offset(1, 10000, 2000)  # drifting: +0.1 tick per tick
+        with pytest.raises(earlc.TraceError):
+            w.clock_offset(1, 5000, 0)   # not after the previous one
+    t = earlc.open(tmp_path / "t")
+    rank1 = t.events.time[t.events.of_location(1)].tolist()
+    assert rank1 == [1110, 1330, 1440]
+    assert t.start_time == 1000 and not t.warnings
+
+
+def _fake_rank(folder, rank, size, records, finalized=True, clock=()):
+    """Files as the recorder writes them (csrc/record/earlc_record.h)."""
+    rec = importlib.import_module("earlc.record")  # earlc.record is the function
+    lines = ["earlc-record 1", "rank %d %d 1 host%d" % (rank, size, rank),
+             "library MPICH Version:\t4.0.2", "built-for MPICH 4.0.2", "thread-level 0",
+             "call 0 MPI_Init", "call 1 MPI_Recv", "call 2 MPI_Send",
+             "comm 0 0 %d %s" % (size, " ".join(str(r) for r in range(size))), "comm 1 self"]
+    lines += ["clock %d %d" % c for c in clock]
+    if finalized:
+        lines.append("finalized 99999")
+    (folder / ("rank-%d.defs" % rank)).write_text("\n".join(lines) + "\n")
+    ev = np.zeros(len(records) + 5, dtype=rec.RECORD_DTYPE)  # zeros after: the end
+    for i, (t, kind, comm, peer, tag, nbytes) in enumerate(records):
+        ev[i] = (t, comm, peer, tag, 0, nbytes << 8 | kind)
+    ev.tofile(str(folder / ("rank-%d.events" % rank)))
+
+
+def test_assembly_of_recorder_files(tmp_path):
+    """Rank 1 is on another machine (clock offsets) and was killed while in
+    MPI_Recv; what it wrote is assembled, marked incomplete, times corrected."""
+    rec = importlib.import_module("earlc.record")  # earlc.record is the function
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    _fake_rank(raw, 0, 2, [(1000, rec.ENTER, 2, 0, 0, 0), (1001, rec.SEND, 0, 1, 7, 8),
+                           (1002, rec.LEAVE, 2, 0, 0, 0)])
+    _fake_rank(raw, 1, 2, [(10, rec.ENTER, 1, 0, 0, 0)], finalized=False, clock=[(5, 950)])
+    run = rec.RunResult(status=137, timed_out=False, interrupted=False, seconds=1.0)
+    rec.assemble(str(raw), str(tmp_path / "out"), run)
+    t = earlc.open(tmp_path / "out")
+    assert t.warnings.counts["location_incomplete"] == 1
+    assert t.warnings.counts["region_not_left"] == 1
+    # one offset measured (no MPI_Finalize): held constant
+    assert t.events.time[t.events.of_location(1)].tolist() == [960]
+    stop = earlc.analyze(t).stopped
+    assert stop["groups"][0]["callpath"] == "MPI_Recv" and stop["groups"][0]["ranks"] == [1]
+    assert "exit status 137" in stop["locations"][1]["reason"]

@@ -356,6 +356,22 @@ static PyObject *Writer_attribute(WriterObject *self, PyObject *args, PyObject *
     return ref_result(st, &err, ref);
 }
 
+static PyObject *Writer_clock_offset(WriterObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = { "loc", "time", "offset", "stddev", NULL };
+    int loc;
+    unsigned long long time;
+    long long offset;
+    double stddev = 0.0;
+    if (check_open(self) || !PyArg_ParseTupleAndKeywords(args, kwargs, "iKL|d", kwlist, &loc, &time,
+                                                         &offset, &stddev))
+        return NULL;
+    earl_error err = { 0 };
+    if (earl_writer_clock_offset(self->w, loc, time, offset, stddev, &err) != EARL_OK)
+        return earlc_raise(&err);
+    Py_RETURN_NONE;
+}
+
 static PyObject *Writer_location_property(WriterObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = { "loc", "name", "value", NULL };
@@ -661,6 +677,8 @@ static PyMethodDef Writer_methods[] = {
       "event(kind, loc, time, ref=0, peer=0, tag=0, count=0, bytes=0, bytes2=0, id=0, op=0, "
       "sync_level=0, model=0, exit_status=0, values=None, args=None, attributes=None)" },
     { "attribute", FN(Writer_attribute), KW, "attribute(name, description, type) -> ref" },
+    { "clock_offset", FN(Writer_clock_offset), KW,
+      "clock_offset(loc, time, offset, stddev=0.0): global minus local time at time" },
     { "location_property", FN(Writer_location_property), KW,
       "location_property(loc, name, value): a string-valued location property" },
     { "enter", FN(Writer_enter), METH_FASTCALL, "enter(loc, time, region)" },
