@@ -23,7 +23,8 @@
  *
  * Memory per process is bounded whatever the run's length: one mapped
  * window of RECORD_WINDOW_BYTES of the events file, RECORD_MAX_REQUESTS
- * pending requests and RECORD_MAX_COMMS live communicators.
+ * pending requests (24 bytes each) and RECORD_MAX_COMMS live communicators:
+ * about 1.5 MB.
  */
 #ifndef EARLC_RECORD_H
 #define EARLC_RECORD_H
@@ -147,8 +148,9 @@ typedef enum record_call {
  *                                TIME (MPI_Init and MPI_Finalize; only
  *                                measured when the process is on another
  *                                machine than rank 0)
- *   lost-comm N / lost-request N  records whose communicator or request the
- *                                bounded tables had no room for
+ *   lost-request first / lost-comm first   the first time the bounded tables
+ *                                had no room for a request / communicator
+ *   lost-request N / lost-comm N how many, written by MPI_Finalize
  *   abort TIME CODE              MPI_Abort was called
  *   finalized TIME               MPI_Finalize returned: the record is whole
  */

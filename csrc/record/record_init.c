@@ -6,6 +6,7 @@
  * the library ends the job.  Both ends measure the clock offset to rank 0
  * when the process runs on another machine than rank 0.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -91,8 +92,10 @@ static void start(record_call call, uint64_t t_enter, int thread_level)
     PMPI_Comm_size(MPI_COMM_WORLD, &rec.size);
     char message[512];
     record_log *log;
-    if (record_log_open(dir, rec.rank, &log, message, sizeof message) != RECORD_OK)
-        return; /* earlc record reports the missing files */
+    if (record_log_open(dir, rec.rank, &log, message, sizeof message) != RECORD_OK) {
+        fprintf(stderr, "earlc record: rank %d records nothing: %s\n", rec.rank, message);
+        return;
+    }
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     record_log_def(log, "earlc-record 1");

@@ -56,13 +56,11 @@ uint64_t rec_bytes(int count, MPI_Datatype type);
 /* ---- requests and communicators (record_handles.c) ---------------------------- */
 
 /* A non-blocking point-to-point request the recorder follows until it
- * completes. */
+ * completes: what its completion record needs (a receive's peer, tag and
+ * size come from the status). */
 typedef struct rec_request {
     uint32_t id;
     uint32_t comm;
-    int32_t peer, tag;          /* as posted (a receive's may be wildcards) */
-    int32_t requested_source, requested_tag;
-    uint64_t bytes;
     uint8_t is_recv;
 } rec_request;
 

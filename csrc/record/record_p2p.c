@@ -70,10 +70,10 @@ static int nonblocking_send(record_call call, isend_fn pmpi, const void *buf,
     int rc = pmpi(buf, count, type, dest, tag, comm, request);
     rec_lock();
     if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL) {
-        rec_request r = { .comm = rec_comm(comm), .peer = dest, .tag = tag,
-                          .bytes = rec_bytes(count, type) };
+        rec_request r = { .comm = rec_comm(comm) };
         uint32_t id = rec_request_add(*request, &r);
-        rec_message(RECORD_ISEND, r.comm, dest, tag, r.bytes, id, RECORD_NONE, RECORD_NONE, -1);
+        rec_message(RECORD_ISEND, r.comm, dest, tag, rec_bytes(count, type), id, RECORD_NONE,
+                    RECORD_NONE, -1);
     }
     rec_leave(call);
     rec_unlock();
@@ -140,13 +140,11 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
     int rc = PMPI_Irecv(buf, count, type, source, tag, comm, request);
     rec_lock();
     if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) {
-        rec_request r = { .comm = rec_comm(comm), .peer = source, .tag = tag,
-                          .requested_source = rec_requested_source(source),
-                          .requested_tag = rec_requested_tag(tag),
-                          .bytes = rec_bytes(count, type), .is_recv = 1 };
+        rec_request r = { .comm = rec_comm(comm), .is_recv = 1 };
         uint32_t id = rec_request_add(*request, &r);
         if (id)
-            rec_request_record(RECORD_IRECV_REQUEST, id, r.requested_source, r.requested_tag, -1);
+            rec_request_record(RECORD_IRECV_REQUEST, id, rec_requested_source(source),
+                               rec_requested_tag(tag), -1);
     }
     rec_leave(RECORD_CALL_MPI_Irecv);
     rec_unlock();

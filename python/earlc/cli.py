@@ -99,6 +99,8 @@ def cmd_record(args) -> int:
           % (len(trace), len(trace.locations), run.seconds, how, trace.path,
              "; %d incomplete (earlc analyze says where they stopped)" % incomplete
              if incomplete else ""), file=sys.stderr)
+    for what, n in run.dropped.items():
+        print("earlc record: warning: %d %s" % (n, what), file=sys.stderr)
     return run.status
 
 

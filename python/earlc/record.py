@@ -120,6 +120,7 @@ class RunResult:
     timed_out: bool
     interrupted: bool
     seconds: float
+    dropped: Dict[str, int] = field(default_factory=dict)  # what could not be recorded
 
 
 def _run(argv: Sequence[str], env: Dict[str, str], timeout: Optional[float]) -> RunResult:
@@ -166,7 +167,6 @@ class RankRecord:
     """What one process left: its defs lines and its events."""
     rank: int
     size: int = 0
-    host: str = ""
     library: str = ""
     mismatch: bool = False
     calls: Dict[int, str] = field(default_factory=dict)
@@ -185,7 +185,7 @@ def read_rank(folder: str, rank: int) -> RankRecord:
             key, _, rest = line.rstrip("\n").partition(" ")
             fields = rest.split()
             if key == "rank":
-                r.size, r.host = int(fields[1]), " ".join(fields[3:])
+                r.size = int(fields[1])
             elif key == "library":
                 r.library = rest
             elif key == "library-mismatch":
@@ -265,7 +265,7 @@ def _ended_how(r: RankRecord, run: RunResult, aborts: List[RankRecord]) -> str:
 def assemble(folder: str, out: str, run: RunResult, overwrite: bool = False,
              command: Sequence[str] = ()) -> Dict[str, int]:
     """Write the OTF2 archive `out` from the recorder's files in `folder`;
-    returns counts of what was dropped."""
+    returns what could not be recorded or written, counted (empty when all was)."""
     ranks = _rank_files(folder)
     records = [read_rank(folder, r) for r in ranks]
     if not records:
@@ -280,7 +280,11 @@ def assemble(folder: str, out: str, run: RunResult, overwrite: bool = False,
     size = max(r.size for r in records)
     by_rank = {r.rank: r for r in records}
     aborts = [r for r in records if r.abort]
-    dropped = {"unknown communicator": 0}
+    dropped = {"records on a communicator the recorder had no room for": 0,
+               "requests the recorder had no room for": sum(r.lost.get("lost-request", 0)
+                                                            for r in records),
+               "communicators the recorder had no room for": sum(r.lost.get("lost-comm", 0)
+                                                                 for r in records)}
     with TraceWriter(out, ranks=size, overwrite=overwrite,
                      creator="earlc record (%s)" % " ".join(records[0].library.split())) as w:
         comm_refs = _define_comms(w, records, size)
@@ -289,10 +293,11 @@ def assemble(folder: str, out: str, run: RunResult, overwrite: bool = False,
             if r is None:
                 w.mark_incomplete(rank, "no record: the process ended before MPI_Init returned")
                 continue
-            dropped["unknown communicator"] += _write_rank(w, r, comm_refs[rank])
+            dropped["records on a communicator the recorder had no room for"] += \
+                _write_rank(w, r, comm_refs[rank])
             if not r.finalized:
                 w.mark_incomplete(rank, _ended_how(r, run, aborts))
-    return dropped
+    return {k: v for k, v in dropped.items() if v}
 
 
 def _define_comms(w: TraceWriter, records: List[RankRecord], size: int) -> Dict[int, Dict[int, int]]:
@@ -332,7 +337,7 @@ def _write_rank(w: TraceWriter, r: RankRecord, comms: Dict[int, int]) -> int:
     names = r.calls
     loc = r.rank
     dropped = 0
-    probe_attributes = None
+    probe_asked = {}
     no_extra = (RECORD_NONE, RECORD_NONE, -1, 0, 0)
     extra = no_extra
     for t, kind, nbytes, comm, peer, tag, request, this_extra in rows:
@@ -345,12 +350,8 @@ def _write_rank(w: TraceWriter, r: RankRecord, comms: Dict[int, int]) -> int:
             w.enter(loc, t, names.get(comm, "MPI call %d" % comm))
             continue
         if kind == LEAVE:
-            name = names.get(comm, "MPI call %d" % comm)
-            if probe_attributes:
-                w.event("LEAVE", loc, t, ref=w._region(name), attributes=probe_attributes)
-                probe_attributes = None
-            else:
-                w.leave(loc, t, name)
+            w.leave(loc, t, names.get(comm, "MPI call %d" % comm), **probe_asked)
+            probe_asked = {}
             continue
         if kind in (SEND, ISEND, RECV, IRECV, COLLECTIVE_END, PROBE):
             if comm not in comms:
@@ -383,7 +384,7 @@ def _write_rank(w: TraceWriter, r: RankRecord, comms: Dict[int, int]) -> int:
                              sent=nbytes, received=bytes2)
         elif kind == PROBE:
             # a probe has no OTF2 record: what it asked for rides on its LEAVE
-            probe_attributes = w._requested(req_source, req_tag)
+            probe_asked = req
     return dropped
 
 
@@ -436,7 +437,7 @@ def run_and_assemble(argv: Sequence[str], out: Optional[str], timeout: Optional[
         env["EARLC_RECORD_DIR"] = raw
         env["LD_PRELOAD"] = library + (":" + env["LD_PRELOAD"] if env.get("LD_PRELOAD") else "")
         run = _run(argv, env, timeout)
-        assemble(raw, out, run, overwrite=overwrite, command=argv)
+        run.dropped = assemble(raw, out, run, overwrite=overwrite, command=argv)
     finally:
         if not os.environ.get("EARLC_KEEP_RECORD_FILES"):
             shutil.rmtree(raw, ignore_errors=True)

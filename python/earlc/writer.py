@@ -380,8 +380,16 @@ class TraceWriter:
     def enter(self, where: Where, time: int, region: Union[int, str]) -> None:
         self._w.enter(self.loc(where), int(time), self._region(region))
 
-    def leave(self, where: Where, time: int, region: Union[int, str]) -> None:
-        self._w.leave(self.loc(where), int(time), self._region(region))
+    def leave(self, where: Where, time: int, region: Union[int, str], *,
+              requested_source: Optional[int] = None, requested_tag: Optional[int] = None) -> None:
+        """``requested_source``/``requested_tag``: on the LEAVE of MPI_Probe or
+        MPI_Iprobe, what the probe asked for (docs/record.md)."""
+        attributes = self._requested(requested_source, requested_tag)
+        if attributes:
+            self._w.event(KINDS["LEAVE"], self.loc(where), int(time), ref=self._region(region),
+                          attributes=attributes)
+        else:
+            self._w.leave(self.loc(where), int(time), self._region(region))
 
     def region_span(self, where: Where, t_enter: int, t_leave: int, region: Union[int, str]) -> None:
         """ENTER and LEAVE of a region with nothing inside."""
