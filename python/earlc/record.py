@@ -435,7 +435,9 @@ def run_and_assemble(argv: Sequence[str], out: Optional[str], timeout: Optional[
     try:
         env = dict(os.environ)
         env["EARLC_RECORD_DIR"] = raw
-        env["LD_PRELOAD"] = library + (":" + env["LD_PRELOAD"] if env.get("LD_PRELOAD") else "")
+        # after what is preloaded already (a sanitizer's runtime must stay first); any
+        # preloaded library still comes before the program's MPI library
+        env["LD_PRELOAD"] = (env["LD_PRELOAD"] + ":" if env.get("LD_PRELOAD") else "") + library
         run = _run(argv, env, timeout)
         run.dropped = assemble(raw, out, run, overwrite=overwrite, command=argv)
     finally:

@@ -354,6 +354,7 @@ def test_stop_report_of_a_written_trace(tmp_path):
     assert trace.warnings.counts["location_incomplete"] == 2
     details = [d for d in trace.warnings.details if d[0] == "location_incomplete"]
     assert [d[1] for d in details] == [0, 1] and "ended by the test" in details[0][4]
+    assert [l.incomplete for l in trace.locations] == ["ended by the test"] * 2 + [None]
     report = earlc.analyze(trace)
     groups = {g["callpath"]: g for g in report.stopped["groups"]}
     assert sorted(groups["main/MPI_Recv"]["ranks"]) == [0, 1]

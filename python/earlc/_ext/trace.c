@@ -212,15 +212,16 @@ static PyObject *build_definitions(const earl_trace *tr)
                                               d->location_groups[i].system_parent,
                                               d->location_groups[i].creator,
                                               d->location_groups[i].rank)));
-    /* (id, name, type, group, declared, events, other, thread) */
+    /* (id, name, type, group, declared, events, other, thread, incomplete, reason) */
     PUT("locations", LIST(d->n_locations,
-                          Py_BuildValue("(KIiIKKKi)", (unsigned long long)d->locations[i].id,
+                          Py_BuildValue("(KIiIKKKiiI)", (unsigned long long)d->locations[i].id,
                                         d->locations[i].name, d->locations[i].type,
                                         d->locations[i].group,
                                         (unsigned long long)d->locations[i].declared_events,
                                         (unsigned long long)d->locations[i].events,
                                         (unsigned long long)d->locations[i].other_records,
-                                        d->locations[i].thread)));
+                                        d->locations[i].thread, d->locations[i].incomplete,
+                                        d->locations[i].incomplete_reason)));
     /* (defined, name, type, paradigm, flags, members) */
     PUT("groups", LIST(d->n_groups,
                        Py_BuildValue("(iIiiIN)", d->groups[i].defined, d->groups[i].name,

@@ -54,10 +54,7 @@ def stop_report(trace, callpath_of: Optional[Callable[[int], str]] = None) -> Op
     """Where every location stopped, or None when no location's record ends
     early.  callpath_of(event) names an ENTER's call path (the analysis's call
     tree); by default the open regions' names joined by '/'."""
-    reasons: Dict[int, str] = {}
-    for code, loc, _pos, _event, detail in trace.warnings.details:
-        if code == "location_incomplete":
-            reasons[int(loc)] = detail.replace("the record ends early: ", "", 1)
+    reasons = {loc.index: loc.incomplete for loc in trace.locations if loc.incomplete is not None}
     if not reasons:
         return None
     ev = trace.events
