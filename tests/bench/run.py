@@ -35,6 +35,8 @@ TARGET_OPENN = 1.0
 TARGET_CORE_BYTES = 32
 TARGET_STATES = 1.3  # issue 4: open + states pass <= 1.3 x open
 TARGET_CATALOG = 1.5  # issue 5: the whole catalog <= 1.5 x the open time, single-threaded
+TARGET_RACES = 2.0  # issue 11: EARL layer + race analysis, every receive a wildcard <= 2 x open
+TARGET_HB_RATE = 20e6  # vector timestamps: at least 20 M trace events/s replayed
 
 
 def main() -> int:
@@ -91,10 +93,50 @@ def main() -> int:
           % (m["faults_bare"], m["faults_open1_first"], m["faults_open1_best"]))
     states_section(trace)
     catalog_section(trace)
+    clocks_section(trace)
+    races_section(trace)
     # the MPI recorder of `earlc record` (issue 16): a run of its own, not a trace
     subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "record_bench.py"), REPEATS],
                    check=True)
     return 0
+
+
+def races_section(trace) -> None:
+    """The message-race analysis (issue 11), every receive a wildcard, against the open."""
+    out = subprocess.run([str(BUILD / "bench" / "races_bench"), str(trace), REPEATS],
+                         check=True, capture_output=True, text=True).stdout
+    m = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+    n = m["events"]
+    work = m["states_seconds"] + m["races_seconds"]
+    print("earlc races benchmark (EARL layer + race analysis, every receive a wildcard)")
+    print("  %-30s %10s %18s" % ("earlc open, all cores", "%.3f s" % m["open_seconds"],
+                                 "%.1f M events/s" % (n / m["open_seconds"] / 1e6)))
+    print("  %-30s %10s %18s   ratio to open %.2f (target <= %.1f)"
+          % ("states + races (vector)", "%.3f s" % work, "%.1f M events/s" % (n / work / 1e6),
+             work / m["open_seconds"], TARGET_RACES))
+    print("  %-30s %10s   (Lamport clocks alone, after the states)"
+          % ("races (lamport)", "%.3f s" % m["lamport_seconds"]))
+    print("  %d wildcard receives, %d alternatives (%d missed by Lamport clocks); working memory "
+          "%.1f bytes/event at its peak, result %.1f bytes/event, process peak %.0f MB"
+          % (m["receives"], m["pairs"], m["lamport_missed"], m["peak_bytes"] / n,
+             m["result_bytes"] / n, m["max_rss_bytes"] / 1e6))
+
+
+def clocks_section(trace) -> None:
+    """Vector timestamps of two classes (every send, every receive) against the open."""
+    out = subprocess.run([str(BUILD / "bench" / "hb_bench"), str(trace), REPEATS],
+                         check=True, capture_output=True, text=True).stdout
+    m = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+    n, k = m["events"], m["stamped"]
+    print("earlc happened-before benchmark (vector timestamps of every send and receive)")
+    print("  %-30s %10s %18s" % ("earlc open, all cores", "%.3f s" % m["open_seconds"],
+                                 "%.1f M events/s" % (n / m["open_seconds"] / 1e6)))
+    print("  %-30s %10s %18s   (target >= %.0f M events/s); ratio to open %.2f"
+          % ("timestamps (1 thread)", "%.3f s" % m["hb_seconds"],
+             "%.1f M events/s" % (n / m["hb_seconds"] / 1e6), TARGET_HB_RATE / 1e6,
+             m["hb_seconds"] / m["open_seconds"]))
+    print("  %d events stamped, %.1f MB: %.1f bytes per stamped event"
+          % (k, m["hb_bytes"] / 1e6, m["hb_bytes"] / max(k, 1)))
 
 
 def catalog_section(trace) -> None:

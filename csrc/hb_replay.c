@@ -1,0 +1,464 @@
+/*
+ * hb_replay.c - the replay that computes vector timestamps: every event of
+ * the trace is visited once, in an order where each event comes after the
+ * events it depends on (hb_rules.c), and the running clock of its location
+ * takes in theirs.
+ *
+ * The replay follows the total order (timestamps) as long as that order
+ * respects the dependencies, which keeps the saved clocks few (only messages
+ * and collectives in flight).  When an event depends on one not replayed yet
+ * (a receive whose clock ran ahead of its send's, a collective member whose
+ * begin carries a later timestamp), its location waits for that event and
+ * the total order goes on with the other locations; when the awaited event is
+ * replayed, the waiting location catches up to where the total order is.
+ * Locations that still wait at the end wait in a cycle, which only an
+ * inconsistent trace has: the earliest waiting event is replayed without the
+ * dependency it lacks, and a warning counts it.
+ *
+ * Clocks: entry l of a location's clock is the number of events of location
+ * l that happened before the current event or are it.  An event increments
+ * its own entry and takes the maximum with its dependencies' saved clocks.
+ *
+ * Threads: the schedule (which event comes next, who waits, which cycle is
+ * broken) depends only on the trace, so several threads replay the same
+ * schedule, each for its own range of clock entries.  Merging clocks, which
+ * dominates with many locations, is divided among them, and the stamps are
+ * the same for any number of threads.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hb_internal.h"
+#include "util.h"
+
+#define BIT_SET(a, i) ((a)[(size_t)(i) >> 3] |= (uint8_t)(1u << ((size_t)(i) & 7)))
+#define BIT_GET(a, i) (((a)[(size_t)(i) >> 3] >> ((size_t)(i) & 7)) & 1u)
+#define PROGRESS_EVERY ((uint64_t)1 << 20)
+
+typedef struct replay {
+    const earl_events *ev;
+    hb_rules *rules;
+    earl_hb *hb;
+    uint32_t first;          /* the clock entries this replay computes: */
+    uint32_t width;          /* [first, first + width) */
+    size_t nl;
+    hb_deps deps;
+    int leader;              /* the replay that writes places, warnings, progress */
+    uint32_t index, n_threads;
+    uint32_t *clock;         /* nl x width: the running clock of each location */
+    size_t *cursor;          /* per location: positions replayed so far */
+    uint8_t *done;           /* bit per event: replayed */
+    uint8_t *stamped;        /* bit per event: to be stamped */
+    size_t *stamp_next;      /* per location: its next stamp in stamp_order */
+    size_t *stamp_order;     /* stamp indices grouped by location, in program order */
+    earl_eid *waiting_on;    /* per location: the event it waits for, -1 */
+    earl_loc *next_waiter;   /* per location: the next location waiting on the same event */
+    hb_event_map waiters;    /* awaited event -> first waiting location */
+    hb_clock_pool pool;      /* saved clocks */
+    hb_event_map saved;      /* event -> slot of its saved clock */
+    uint32_t *refs;          /* per slot: takers left, HB_REFS_HELD */
+    size_t cap_refs;
+    hb_event_map instance_max; /* all-to-all instance -> slot of its members' max begin */
+    uint32_t *instance_done; /* per collective instance: member ends replayed */
+    earl_loc *work;          /* locations to advance */
+    size_t n_work;
+    uint64_t replayed;
+    const earl_hb_options *opt;
+    int nomem;
+} replay;
+
+static uint32_t *clock_of(replay *rp, earl_loc l)
+{
+    return rp->clock + (size_t)l * rp->width;
+}
+
+static earl_eid event_at(const replay *rp, earl_loc l, size_t pos)
+{
+    return rp->ev->loc_events[rp->ev->loc_start[l] + pos];
+}
+
+static size_t events_of(const replay *rp, earl_loc l)
+{
+    return rp->ev->loc_start[l + 1] - rp->ev->loc_start[l];
+}
+
+static void save_clock(replay *rp, earl_eid e, const uint32_t *c, uint32_t refs)
+{
+    uint32_t slot = hb_clock_take(&rp->pool, c);
+    if (slot == UINT32_MAX || EARL_GROW(rp->refs, rp->cap_refs, (size_t)slot + 1) != 0 ||
+        hb_event_map_put(&rp->saved, e, slot) != 0) {
+        rp->nomem = 1;
+        return;
+    }
+    rp->refs[slot] = refs;
+}
+
+static void drop_saved(replay *rp, earl_eid e)
+{
+    uint32_t slot = hb_event_map_take(&rp->saved, e);
+    if (slot != UINT32_MAX)
+        hb_clock_release(&rp->pool, slot);
+}
+
+/* Take in the saved clock of dependency d; the last taker frees it. */
+static void take_in(replay *rp, uint32_t *c, earl_eid d)
+{
+    uint32_t slot = hb_event_map_get(&rp->saved, d);
+    if (slot == UINT32_MAX)
+        return;
+    hb_clock_max(c, hb_clock_at(&rp->pool, slot), rp->width);
+    if (rp->refs[slot] != HB_REFS_HELD && --rp->refs[slot] == 0)
+        drop_saved(rp, d);
+}
+
+static int all_done(const replay *rp, const earl_eid *deps, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!BIT_GET(rp->done, deps[k]))
+            return 0;
+    return 1;
+}
+
+/* The maximum of an all-to-all instance's begins, computed once. */
+static void take_in_instance(replay *rp, uint32_t *c, int32_t k, const earl_eid *deps, size_t n)
+{
+    uint32_t slot = hb_event_map_get(&rp->instance_max, k);
+    if (slot == UINT32_MAX) {
+        if (!all_done(rp, deps, n)) { /* a broken cycle: take what there is */
+            for (size_t j = 0; j < n; j++)
+                take_in(rp, c, deps[j]);
+            return;
+        }
+        slot = hb_clock_take(&rp->pool, NULL);
+        if (slot == UINT32_MAX || hb_event_map_put(&rp->instance_max, k, slot) != 0) {
+            rp->nomem = 1;
+            return;
+        }
+        for (size_t j = 0; j < n; j++) {
+            uint32_t b = hb_event_map_get(&rp->saved, deps[j]);
+            if (b != UINT32_MAX) /* the pool may have moved: take both pointers now */
+                hb_clock_max(hb_clock_at(&rp->pool, slot), hb_clock_at(&rp->pool, b), rp->width);
+        }
+    }
+    hb_clock_max(c, hb_clock_at(&rp->pool, slot), rp->width);
+}
+
+/* Member k's ends are all replayed: its saved begins are of no further use. */
+static void instance_finished(replay *rp, int32_t k)
+{
+    const earl_states_view *v = rp->rules->view;
+    size_t first = v->coll_member_start[k], last = v->coll_member_start[k + 1];
+    if (++rp->instance_done[k] < last - first)
+        return;
+    for (size_t j = first; j < last; j++)
+        if (rp->rules->member_begin[j] >= 0)
+            drop_saved(rp, rp->rules->member_begin[j]);
+    uint32_t slot = hb_event_map_take(&rp->instance_max, k);
+    if (slot != UINT32_MAX)
+        hb_clock_release(&rp->pool, slot);
+}
+
+static void wake_waiters(replay *rp, earl_eid e)
+{
+    uint32_t first = hb_event_map_take(&rp->waiters, e);
+    for (earl_loc w = first == UINT32_MAX ? EARL_NONE : (earl_loc)first; w >= 0;) {
+        earl_loc next = rp->next_waiter[w];
+        rp->waiting_on[w] = EARL_NONE;
+        rp->next_waiter[w] = EARL_NONE;
+        rp->work[rp->n_work++] = w;
+        w = next;
+    }
+}
+
+static void wait_for(replay *rp, earl_loc l, earl_eid d)
+{
+    uint32_t first = hb_event_map_get(&rp->waiters, d);
+    rp->next_waiter[l] = first == UINT32_MAX ? EARL_NONE : (earl_loc)first;
+    rp->waiting_on[l] = d;
+    if (hb_event_map_put(&rp->waiters, d, (uint32_t)l) != 0)
+        rp->nomem = 1;
+}
+
+/* Stop location l waiting (its wait is being broken). */
+static void unwait(replay *rp, earl_loc l)
+{
+    earl_eid d = rp->waiting_on[l];
+    uint32_t first = hb_event_map_get(&rp->waiters, d);
+    if (first == (uint32_t)l) {
+        if (rp->next_waiter[l] >= 0)
+            hb_event_map_put(&rp->waiters, d, (uint32_t)rp->next_waiter[l]);
+        else
+            hb_event_map_take(&rp->waiters, d);
+    } else {
+        for (earl_loc w = (earl_loc)first; w >= 0; w = rp->next_waiter[w])
+            if (rp->next_waiter[w] == l) {
+                rp->next_waiter[w] = rp->next_waiter[l];
+                break;
+            }
+    }
+    rp->waiting_on[l] = EARL_NONE;
+    rp->next_waiter[l] = EARL_NONE;
+}
+
+/* Replay the next event of location l.  Unless forced, returns 0 without
+ * replaying when a dependency is not replayed yet (l then waits for it). */
+static int replay_next(replay *rp, earl_loc l, int forced)
+{
+    size_t pos = rp->cursor[l];
+    earl_eid e = event_at(rp, l, pos);
+    earl_eid prev = pos ? event_at(rp, l, pos - 1) : EARL_NONE;
+    hb_merge merge;
+    int32_t instance;
+    size_t n = hb_rules_deps(rp->rules, e, prev, &rp->deps, &merge, &instance);
+    const earl_eid *deps = rp->deps.ids;
+    if (n == SIZE_MAX) {
+        rp->nomem = 1;
+        return 0;
+    }
+    if (!forced) {
+        for (size_t k = 0; k < n; k++)
+            if (!BIT_GET(rp->done, deps[k])) {
+                wait_for(rp, l, deps[k]);
+                return 0;
+            }
+    } else if (rp->leader) {
+        rp->hb->warnings[EARL_HBW_CYCLE_BROKEN]++;
+    }
+    uint32_t *c = clock_of(rp, l);
+    if ((uint32_t)l - rp->first < rp->width)
+        c[l - rp->first]++;
+    if (merge == HB_MERGE_INSTANCE) {
+        take_in_instance(rp, c, instance, deps, n);
+    } else {
+        for (size_t k = 0; k < n; k++)
+            if (BIT_GET(rp->done, deps[k]))
+                take_in(rp, c, deps[k]);
+    }
+    if (BIT_GET(rp->stamped, e)) {
+        earl_hb *hb = rp->hb;
+        size_t k = rp->stamp_order[rp->stamp_next[l]++];
+        hb_clock_copy(hb->stamps + k * hb->width + rp->first, c, rp->width);
+        if (rp->leader) {
+            hb->location[k] = l;
+            hb->position[k] = (uint32_t)pos;
+        }
+    }
+    uint32_t refs = hb_rules_saves(rp->rules, e);
+    if (refs)
+        save_clock(rp, e, c, refs);
+    if (instance >= 0)
+        instance_finished(rp, instance);
+    uint8_t kind = rp->ev->kind[e];
+    if (kind == EARL_OMP_JOIN || kind == EARL_THREAD_JOIN) {
+        earl_eid f = hb_rules_join_fork(rp->rules, e);
+        if (f >= 0)
+            drop_saved(rp, f); /* every run of the team took it before the join */
+    }
+    BIT_SET(rp->done, e);
+    rp->cursor[l] = pos + 1;
+    if (rp->waiters.count)
+        wake_waiters(rp, e);
+    if (++rp->replayed % PROGRESS_EVERY == 0 && rp->leader && rp->opt && rp->opt->progress)
+        rp->opt->progress(rp->opt->progress_data, "clocks", rp->replayed, rp->ev->count);
+    return 1;
+}
+
+/* Replay the locations on the work stack up to event id limit each. */
+static void drain(replay *rp, earl_eid limit)
+{
+    while (rp->n_work && !rp->nomem) {
+        earl_loc l = rp->work[--rp->n_work];
+        while (rp->waiting_on[l] < 0 && rp->cursor[l] < events_of(rp, l) &&
+               event_at(rp, l, rp->cursor[l]) <= limit && !rp->nomem)
+            if (!replay_next(rp, l, 0))
+                break;
+    }
+}
+
+/* One replay over the clock entries [rp->first, rp->first + rp->width):
+ * 0, or -1 when out of memory. */
+static int replay_columns(replay *base)
+{
+    replay rp = *base;
+    const earl_events *ev = rp.ev;
+    earl_hb *hb = rp.hb;
+    size_t nl = rp.nl ? rp.nl : 1;
+    int rc = 0;
+    rp.clock = calloc(nl * (size_t)rp.width + 1, sizeof *rp.clock);
+    rp.cursor = calloc(nl, sizeof *rp.cursor);
+    rp.done = calloc(ev->count / 8 + 1, 1);
+    rp.stamped = calloc(ev->count / 8 + 1, 1);
+    rp.stamp_next = calloc(nl + 1, sizeof *rp.stamp_next);
+    rp.stamp_order = malloc((hb->n ? hb->n : 1) * sizeof *rp.stamp_order);
+    rp.waiting_on = malloc(nl * sizeof *rp.waiting_on);
+    rp.next_waiter = malloc(nl * sizeof *rp.next_waiter);
+    /* a location is on the stack at most once: it is pushed when it starts
+     * or stops waiting, and popped before either happens again */
+    rp.work = malloc((nl + 1) * sizeof *rp.work);
+    rp.instance_done = calloc(rp.rules->view->n_colls + 1, sizeof *rp.instance_done);
+    hb_clock_pool_init(&rp.pool, rp.width);
+    hb_event_map_init(&rp.saved);
+    hb_event_map_init(&rp.waiters);
+    hb_event_map_init(&rp.instance_max);
+    if (!rp.clock || !rp.cursor || !rp.done || !rp.stamped || !rp.stamp_next ||
+        !rp.stamp_order || !rp.waiting_on ||
+        !rp.next_waiter || !rp.work || !rp.instance_done) {
+        rc = -1;
+        goto done;
+    }
+    for (size_t l = 0; l < nl; l++)
+        rp.waiting_on[l] = rp.next_waiter[l] = EARL_NONE;
+    /* stamps grouped by location (a counting sort): a location meets its
+     * stamped events in program order, so each takes the next of its group */
+    for (size_t k = 0; k < hb->n; k++) {
+        BIT_SET(rp.stamped, hb->events[k]);
+        rp.stamp_next[ev->location[hb->events[k]] + 1]++;
+    }
+    for (size_t l = 0; l < nl; l++)
+        rp.stamp_next[l + 1] += rp.stamp_next[l];
+    for (size_t k = 0; k < hb->n; k++)
+        rp.stamp_order[rp.stamp_next[ev->location[hb->events[k]]]++] = k;
+    for (size_t l = nl; l > 0; l--)
+        rp.stamp_next[l] = rp.stamp_next[l - 1];
+    rp.stamp_next[0] = 0;
+
+    /* the total order drives; waiting locations catch up when woken */
+    for (size_t e = 0; e < ev->count && !rp.nomem; e++) {
+        earl_loc l = ev->location[e];
+        if (BIT_GET(rp.done, e) || rp.waiting_on[l] >= 0)
+            continue;
+        if (replay_next(&rp, l, 0) && rp.n_work) /* woke some: they catch up */
+            drain(&rp, (earl_eid)e);
+    }
+    /* what still waits, waits in a cycle: break it at the earliest event */
+    for (;;) {
+        earl_loc pick = EARL_NONE;
+        earl_eid first = EARL_NONE;
+        for (size_t l = 0; l < rp.nl; l++)
+            if (rp.waiting_on[l] >= 0) {
+                earl_eid x = event_at(&rp, (earl_loc)l, rp.cursor[l]);
+                if (first < 0 || x < first) {
+                    first = x;
+                    pick = (earl_loc)l;
+                }
+            }
+        if (pick < 0 || rp.nomem)
+            break;
+        unwait(&rp, pick);
+        replay_next(&rp, pick, 1);
+        rp.work[rp.n_work++] = pick;
+        drain(&rp, (earl_eid)ev->count);
+    }
+    if (rp.nomem)
+        rc = -1;
+done:
+    free(rp.clock);
+    free(rp.cursor);
+    free(rp.done);
+    free(rp.stamped);
+    free(rp.stamp_next);
+    free(rp.stamp_order);
+    free(rp.waiting_on);
+    free(rp.next_waiter);
+    free(rp.work);
+    free(rp.instance_done);
+    free(rp.refs);
+    free(rp.deps.ids);
+    hb_clock_pool_free(&rp.pool);
+    hb_event_map_free(&rp.saved);
+    hb_event_map_free(&rp.waiters);
+    hb_event_map_free(&rp.instance_max);
+    return rc;
+}
+
+static void *replay_thread(void *arg)
+{
+    replay *rp = arg;
+    rp->nomem = replay_columns(rp) != 0;
+    return NULL;
+}
+
+/* Fault in one thread's share of the stamps' rows.  Every replay writes into
+ * every row, and pages faulted by one thread at a time would serialise the
+ * threads on the kernel's page zeroing. */
+static void *fault_rows(void *arg)
+{
+    replay *rp = arg;
+    earl_hb *hb = rp->hb;
+    size_t rows = hb->n / rp->n_threads, from = rows * rp->index;
+    if (rp->index + 1 == rp->n_threads)
+        rows = hb->n - from;
+    memset(hb->stamps + from * hb->width, 0, rows * hb->width * sizeof *hb->stamps);
+    return NULL;
+}
+
+/* Run fn on every part, one thread each; a part whose thread cannot be
+ * started runs on the caller. */
+static void run_parts(void *(*fn)(void *), replay *parts, uint32_t n, pthread_t *tids)
+{
+    uint8_t started[n];
+    for (uint32_t t = 1; t < n; t++)
+        started[t] = pthread_create(&tids[t], NULL, fn, &parts[t]) == 0;
+    fn(&parts[0]);
+    for (uint32_t t = 1; t < n; t++) {
+        if (started[t])
+            pthread_join(tids[t], NULL);
+        else
+            fn(&parts[t]);
+    }
+}
+
+/* Threads for the replay: as asked (0: one per core), never more than
+ * locations, and when chosen automatically at least 256 entries each, below
+ * which a thread's share of the merging does not pay for its scheduling. */
+static uint32_t replay_threads(const earl_hb_options *options, uint32_t width)
+{
+    long asked = options ? options->threads : 0;
+    if (asked <= 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        asked = cores > 0 ? cores : 1;
+        if (asked > (long)(width / 256))
+            asked = (long)(width / 256);
+    }
+    if (asked > (long)width)
+        asked = (long)width;
+    return asked < 1 ? 1 : (uint32_t)asked;
+}
+
+earl_status hb_replay(earl_hb *hb, const earl_trace *trace, hb_rules *rules,
+                      const earl_hb_options *options, earl_error *err)
+{
+    uint32_t nt = replay_threads(options, hb->width);
+    replay *parts = calloc(nt, sizeof *parts);
+    pthread_t *tids = calloc(nt, sizeof *tids);
+    if (!parts || !tids) {
+        free(parts);
+        free(tids);
+        return earl_fail(err, EARL_ERR_NOMEM, "out of memory for the vector clock threads");
+    }
+    uint32_t first = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        uint32_t w = hb->width / nt + (t < hb->width % nt);
+        parts[t] = (replay){.ev = earl_trace_events(trace), .rules = rules, .hb = hb,
+                            .first = first, .width = w, .nl = earl_trace_defs(trace)->n_locations,
+                            .leader = t == 0, .index = t, .n_threads = nt, .opt = options};
+        first += w;
+    }
+    if (nt > 1)
+        run_parts(fault_rows, parts, nt, tids);
+    run_parts(replay_thread, parts, nt, tids);
+    int nomem = 0;
+    for (uint32_t t = 0; t < nt; t++)
+        nomem |= parts[t].nomem;
+    free(parts);
+    free(tids);
+    if (nomem)
+        return earl_fail(err, EARL_ERR_NOMEM, "out of memory for the vector clocks of %u locations",
+                         (unsigned)hb->width);
+    if (options && options->progress)
+        options->progress(options->progress_data, "clocks", earl_trace_events(trace)->count,
+                          earl_trace_events(trace)->count);
+    return EARL_OK;
+}
