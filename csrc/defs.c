@@ -265,22 +265,21 @@ static OTF2_CallbackCode on_attribute(void *ud, OTF2_AttributeRef self, OTF2_Str
     return OTF2_CALLBACK_SUCCESS;
 }
 
-/* Location properties: EARL_PROPERTY_INCOMPLETE is kept, by location id,
- * until defs_finish has the dense location order. */
+/* Location properties with a string value are kept, by location id, until
+ * defs_finish has the dense location order; others are counted. */
 static OTF2_CallbackCode on_location_property(void *ud, OTF2_LocationRef location,
                                               OTF2_StringRef name, OTF2_Type type,
                                               OTF2_AttributeValue value)
 {
     defs_store *st = ud;
+    if (type != OTF2_TYPE_STRING)
+        return on_other(ud);
     st->n_defs_read++;
-    if (!string_is(st, name, EARL_PROPERTY_INCOMPLETE))
-        return OTF2_CALLBACK_SUCCESS;
-    if (EARL_GROW(st->incomplete, st->cap_incomplete, st->n_incomplete + 1) != 0) {
+    if (EARL_GROW(st->props, st->cap_props, st->n_props + 1) != 0) {
         st->failed = 1;
         return OTF2_CALLBACK_INTERRUPT;
     }
-    st->incomplete[st->n_incomplete++] = (struct incomplete_mark){
-        location, type == OTF2_TYPE_STRING ? value.stringRef : EARL_UNDEFINED_REF};
+    st->props[st->n_props++] = (struct property_mark){ location, name, value.stringRef };
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -536,11 +535,20 @@ static earl_status defs_finish(defs_store *st, const char *anchor, earl_error *e
 
     for (size_t i = 0; i < n; i++)
         st->locations[i].incomplete_reason = EARL_UNDEFINED_REF;
-    for (size_t i = 0; i < st->n_incomplete; i++) {
-        earl_loc l = earl_defs_location_index(&st->view, st->incomplete[i].id);
-        if (l >= 0) {
+    st->location_properties = malloc((st->n_props ? st->n_props : 1) *
+                                     sizeof *st->location_properties);
+    if (!st->location_properties)
+        return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", anchor);
+    size_t n_props = 0;
+    for (size_t i = 0; i < st->n_props; i++) {
+        earl_loc l = earl_defs_location_index(&st->view, st->props[i].id);
+        if (l < 0)
+            continue;
+        st->location_properties[n_props++] = (earl_location_property){
+            l, st->props[i].name, st->props[i].value};
+        if (string_is(st, st->props[i].name, EARL_PROPERTY_INCOMPLETE)) {
             st->locations[l].incomplete = 1;
-            st->locations[l].incomplete_reason = st->incomplete[i].reason;
+            st->locations[l].incomplete_reason = st->props[i].value;
         }
     }
 
@@ -559,6 +567,8 @@ static earl_status defs_finish(defs_store *st, const char *anchor, earl_error *e
     v->n_metric_members = (uint32_t)st->n_mmembers; v->metric_members = st->mmembers;
     v->n_metric_classes = (uint32_t)st->n_mclasses; v->metric_classes = st->mclasses;
     v->n_paradigms = (uint32_t)st->n_paradigms; v->paradigm_names = st->paradigm_names;
+    v->n_location_properties = (uint32_t)n_props;
+    v->location_properties = st->location_properties;
     v->n_defs_read = st->n_defs_read;
     v->creator = st->creator ? st->creator : empty_string;
     return EARL_OK;
@@ -620,7 +630,8 @@ void defs_free(defs_store *st)
     free(st->groups); free(st->comms); free(st->mmembers); free(st->mclasses);
     free(st->paradigm_names); free(st->lgroup_order);
     free(st->loc_ids_sorted); free(st->loc_index_sorted);
-    free(st->incomplete);
+    free(st->props);
+    free(st->location_properties);
     free(st->creator);
     memset(st, 0, sizeof *st);
 }

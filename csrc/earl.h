@@ -251,6 +251,14 @@ typedef struct earl_metric_class {
     const uint32_t *members;
 } earl_metric_class;
 
+/* A location property with a string value (OTF2 LocationProperty), e.g.
+ * EARL_PROPERTY_INCOMPLETE or EARL_PROPERTY_CALL_SITES. */
+typedef struct earl_location_property {
+    earl_loc location;
+    uint32_t name;           /* string refs */
+    uint32_t value;
+} earl_location_property;
+
 typedef struct earl_defs {
     earl_string_table strings;
     uint32_t n_regions;            const earl_region *regions;
@@ -262,6 +270,7 @@ typedef struct earl_defs {
     uint32_t n_metric_members;     const earl_metric_member *metric_members;
     uint32_t n_metric_classes;     const earl_metric_class *metric_classes;
     uint32_t n_paradigms;          const uint32_t *paradigm_names; /* string ref per OTF2_Paradigm */
+    uint32_t n_location_properties; const earl_location_property *location_properties;
     earl_clock clock;
     const char *creator;           /* e.g. "Score-P 7.1" */
     uint8_t version[3];            /* OTF2 version of the archive */
@@ -313,6 +322,10 @@ typedef struct earl_msg_table {
 #define EARL_ATTR_REQUEST_INDEX "earlc::request_index"
 /* Location property (STRING) marking a location whose record ends early. */
 #define EARL_PROPERTY_INCOMPLETE "earlc::incomplete"
+/* Location property (STRING): where in the program each call still open at
+ * the end of an incomplete location was made, innermost last, "; "
+ * between calls: "MPI_Recv from main (prog.c:31)". */
+#define EARL_PROPERTY_CALL_SITES "earlc::call_sites"
 
 typedef struct earl_coll_table {
     size_t count;

@@ -37,9 +37,11 @@ typedef struct defs_store {
 
     /* OTF2 refs + 1 of the attributes `earlc record` writes (0: absent) */
     uint32_t attr_requested_source, attr_requested_tag;
-    /* locations marked EARL_PROPERTY_INCOMPLETE, by OTF2 id */
-    struct incomplete_mark { uint64_t id; uint32_t reason; } *incomplete;
-    size_t n_incomplete, cap_incomplete;
+    /* string-valued location properties, by OTF2 location id until
+     * defs_finish turns them into view.location_properties */
+    struct property_mark { uint64_t id; uint32_t name, value; } *props;
+    size_t n_props, cap_props;
+    earl_location_property *location_properties;
 
     uint32_t n_defs_read;
     char *creator;

@@ -44,7 +44,9 @@ extern "C" {
  * in zeroed windows and a record's type is stored last. */
 typedef enum record_type {
     RECORD_END = 0,
-    RECORD_ENTER,             /* comm = the call (enum record_call) */
+    RECORD_ENTER,             /* comm = the call (enum record_call); peer and tag:
+                                 the low and high 32 bits of the call site, the
+                                 return address into the calling code */
     RECORD_LEAVE,             /* comm = the call */
     RECORD_SEND,              /* comm, peer = destination, tag, bytes */
     RECORD_ISEND,             /* the same and request */
@@ -139,6 +141,8 @@ typedef enum record_call {
  *   built-for TEXT               the library the recorder was compiled with
  *   thread-level LEVEL           provided by MPI_Init_thread
  *   call ID NAME                 one per record_call
+ *   object START END BIAS PATH   an executable segment of the program or a
+ *                                library loaded at MPI_Init (call sites)
  *   comm ID SEQ SIZE W0 W1 ...   a communicator: the world ranks of its
  *                                members; SEQ counts the communicators with
  *                                the same members this process made before

@@ -16,11 +16,11 @@
 
 #include "record_internal.h"
 
-static void coll_enter(record_call call)
+static void coll_enter(record_call call, void *site)
 {
     uint64_t t = record_now();
     rec_lock();
-    rec_enter(call, t);
+    rec_enter(call, t, site);
     rec_collective_begin();
     rec_unlock();
 }
@@ -61,7 +61,7 @@ int MPI_Barrier(MPI_Comm comm)
 {
     if (!rec_on())
         return PMPI_Barrier(comm);
-    coll_enter(RECORD_CALL_MPI_Barrier);
+    coll_enter(RECORD_CALL_MPI_Barrier, CALLER);
     int rc = PMPI_Barrier(comm);
     coll_leave(RECORD_CALL_MPI_Barrier, OTF2_COLLECTIVE_OP_BARRIER, comm, RECORD_NONE, 0, 0);
     return rc;
@@ -71,7 +71,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
     if (!rec_on())
         return PMPI_Bcast(buf, count, type, root, comm);
-    coll_enter(RECORD_CALL_MPI_Bcast);
+    coll_enter(RECORD_CALL_MPI_Bcast, CALLER);
     int rc = PMPI_Bcast(buf, count, type, root, comm);
     uint64_t b = rec_bytes(count, type);
     int is_root = comm_rank(comm) == root;
@@ -85,7 +85,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
 {
     if (!rec_on())
         return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
-    coll_enter(RECORD_CALL_MPI_Reduce);
+    coll_enter(RECORD_CALL_MPI_Reduce, CALLER);
     int rc = PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
     uint64_t b = rec_bytes(count, type);
     int is_root = comm_rank(comm) == root;
@@ -99,7 +99,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
 {
     if (!rec_on())
         return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
-    coll_enter(RECORD_CALL_MPI_Allreduce);
+    coll_enter(RECORD_CALL_MPI_Allreduce, CALLER);
     int rc = PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
     uint64_t b = rec_bytes(count, type);
     coll_leave(RECORD_CALL_MPI_Allreduce, OTF2_COLLECTIVE_OP_ALLREDUCE, comm, RECORD_NONE, b, b);
@@ -111,7 +111,7 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 {
     if (!rec_on())
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    coll_enter(RECORD_CALL_MPI_Gather);
+    coll_enter(RECORD_CALL_MPI_Gather, CALLER);
     int rc = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     int is_root = comm_rank(comm) == root;
     uint64_t block = is_root ? rec_bytes(recvcount, recvtype) : 0;
@@ -128,7 +128,7 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     if (!rec_on())
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                             root, comm);
-    coll_enter(RECORD_CALL_MPI_Gatherv);
+    coll_enter(RECORD_CALL_MPI_Gatherv, CALLER);
     int rc = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                           root, comm);
     int rank = comm_rank(comm), is_root = rank == root;
@@ -144,7 +144,7 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 {
     if (!rec_on())
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    coll_enter(RECORD_CALL_MPI_Scatter);
+    coll_enter(RECORD_CALL_MPI_Scatter, CALLER);
     int rc = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     int is_root = comm_rank(comm) == root;
     uint64_t sent = is_root ? rec_bytes(sendcount, sendtype) * (uint64_t)comm_size(comm) : 0;
@@ -161,7 +161,7 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
     if (!rec_on())
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
                              root, comm);
-    coll_enter(RECORD_CALL_MPI_Scatterv);
+    coll_enter(RECORD_CALL_MPI_Scatterv, CALLER);
     int rc = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
                            root, comm);
     int rank = comm_rank(comm), is_root = rank == root;
@@ -177,7 +177,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     if (!rec_on())
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    coll_enter(RECORD_CALL_MPI_Allgather);
+    coll_enter(RECORD_CALL_MPI_Allgather, CALLER);
     int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     uint64_t block = rec_bytes(recvcount, recvtype);
     uint64_t sent = sendbuf == MPI_IN_PLACE ? block : rec_bytes(sendcount, sendtype);
@@ -193,7 +193,7 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     if (!rec_on())
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                recvtype, comm);
-    coll_enter(RECORD_CALL_MPI_Allgatherv);
+    coll_enter(RECORD_CALL_MPI_Allgatherv, CALLER);
     int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                              comm);
     uint64_t sent = sendbuf == MPI_IN_PLACE ? rec_bytes(recvcounts[comm_rank(comm)], recvtype)
@@ -208,7 +208,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     if (!rec_on())
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    coll_enter(RECORD_CALL_MPI_Alltoall);
+    coll_enter(RECORD_CALL_MPI_Alltoall, CALLER);
     int rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     uint64_t n = (uint64_t)comm_size(comm);
     uint64_t received = rec_bytes(recvcount, recvtype) * n;
@@ -225,7 +225,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
     if (!rec_on())
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                               rdispls, recvtype, comm);
-    coll_enter(RECORD_CALL_MPI_Alltoallv);
+    coll_enter(RECORD_CALL_MPI_Alltoallv, CALLER);
     int rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                             recvtype, comm);
     int n = comm_size(comm);
@@ -241,7 +241,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 {
     if (!rec_on())
         return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm);
-    coll_enter(RECORD_CALL_MPI_Reduce_scatter);
+    coll_enter(RECORD_CALL_MPI_Reduce_scatter, CALLER);
     int rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm);
     coll_leave(RECORD_CALL_MPI_Reduce_scatter, OTF2_COLLECTIVE_OP_REDUCE_SCATTER, comm,
                RECORD_NONE, sum_bytes(recvcounts, comm_size(comm), type),
@@ -254,7 +254,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 {
     if (!rec_on())
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
-    coll_enter(RECORD_CALL_MPI_Reduce_scatter_block);
+    coll_enter(RECORD_CALL_MPI_Reduce_scatter_block, CALLER);
     int rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
     uint64_t b = rec_bytes(recvcount, type);
     coll_leave(RECORD_CALL_MPI_Reduce_scatter_block, OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK,
@@ -267,7 +267,7 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, M
 {
     if (!rec_on())
         return PMPI_Scan(sendbuf, recvbuf, count, type, op, comm);
-    coll_enter(RECORD_CALL_MPI_Scan);
+    coll_enter(RECORD_CALL_MPI_Scan, CALLER);
     int rc = PMPI_Scan(sendbuf, recvbuf, count, type, op, comm);
     uint64_t b = rec_bytes(count, type);
     coll_leave(RECORD_CALL_MPI_Scan, OTF2_COLLECTIVE_OP_SCAN, comm, RECORD_NONE, b, b);
@@ -279,7 +279,7 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
 {
     if (!rec_on())
         return PMPI_Exscan(sendbuf, recvbuf, count, type, op, comm);
-    coll_enter(RECORD_CALL_MPI_Exscan);
+    coll_enter(RECORD_CALL_MPI_Exscan, CALLER);
     int rc = PMPI_Exscan(sendbuf, recvbuf, count, type, op, comm);
     uint64_t b = rec_bytes(count, type);
     coll_leave(RECORD_CALL_MPI_Exscan, OTF2_COLLECTIVE_OP_EXSCAN, comm, RECORD_NONE, b, b);
@@ -288,11 +288,11 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
 
 /* ---- communicators -------------------------------------------------------------- */
 
-static void plain_enter(record_call call)
+static void plain_enter(record_call call, void *site)
 {
     uint64_t t = record_now();
     rec_lock();
-    rec_enter(call, t);
+    rec_enter(call, t, site);
     rec_unlock();
 }
 
@@ -310,7 +310,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     if (!rec_on())
         return PMPI_Comm_dup(comm, newcomm);
-    plain_enter(RECORD_CALL_MPI_Comm_dup);
+    plain_enter(RECORD_CALL_MPI_Comm_dup, CALLER);
     int rc = PMPI_Comm_dup(comm, newcomm);
     created(RECORD_CALL_MPI_Comm_dup, rc, *newcomm);
     return rc;
@@ -320,7 +320,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     if (!rec_on())
         return PMPI_Comm_split(comm, color, key, newcomm);
-    plain_enter(RECORD_CALL_MPI_Comm_split);
+    plain_enter(RECORD_CALL_MPI_Comm_split, CALLER);
     int rc = PMPI_Comm_split(comm, color, key, newcomm);
     created(RECORD_CALL_MPI_Comm_split, rc, *newcomm);
     return rc;
@@ -330,7 +330,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     if (!rec_on())
         return PMPI_Comm_create(comm, group, newcomm);
-    plain_enter(RECORD_CALL_MPI_Comm_create);
+    plain_enter(RECORD_CALL_MPI_Comm_create, CALLER);
     int rc = PMPI_Comm_create(comm, group, newcomm);
     created(RECORD_CALL_MPI_Comm_create, rc, *newcomm);
     return rc;
@@ -340,7 +340,7 @@ int MPI_Comm_free(MPI_Comm *comm)
 {
     if (!rec_on())
         return PMPI_Comm_free(comm);
-    plain_enter(RECORD_CALL_MPI_Comm_free);
+    plain_enter(RECORD_CALL_MPI_Comm_free, CALLER);
     rec_lock();
     rec_comm_freed(*comm);
     rec_unlock();

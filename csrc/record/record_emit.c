@@ -41,12 +41,15 @@ static void extra(int requested_source, int requested_tag, int index, int op, ui
     __atomic_store_n(&x->bytes2_type, bytes2 << 8 | RECORD_EXTRA, __ATOMIC_RELEASE);
 }
 
-void rec_enter(record_call call, uint64_t time)
+void rec_enter(record_call call, uint64_t time, void *site)
 {
     record_event *e = slot_at(time);
     if (!e)
         return;
     e->comm = (uint32_t)call;
+    uint64_t address = (uint64_t)(uintptr_t)site;
+    e->peer = (int32_t)(uint32_t)address;
+    e->tag = (int32_t)(uint32_t)(address >> 32);
     record_log_commit(e, RECORD_ENTER, 0);
 }
 

@@ -6,6 +6,7 @@
  * the library ends the job.  Both ends measure the clock offset to rank 0
  * when the process runs on another machine than rank 0.
  */
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,8 +79,36 @@ static void find_machine(const char *host)
     clock_remote = strcmp(root_host, host) != 0;
 }
 
+/* "object START END BIAS PATH" for every executable segment of the program
+ * and its shared libraries: `earlc record` turns a call site (an address)
+ * into a function and source line with them after the run. */
+static int note_object(struct dl_phdr_info *info, size_t size, void *log)
+{
+    (void)size;
+    char exe[4096];
+    const char *path = info->dlpi_name;
+    if (!path || !*path) {
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n <= 0)
+            return 0;
+        exe[n] = 0;
+        path = exe;
+    }
+    if (path[0] != '/')
+        return 0; /* the vDSO: no file */
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
+            record_log_def(log, "object %llu %llu %llu %s",
+                           (unsigned long long)(info->dlpi_addr + ph->p_vaddr),
+                           (unsigned long long)(info->dlpi_addr + ph->p_vaddr + ph->p_memsz),
+                           (unsigned long long)info->dlpi_addr, path);
+    }
+    return 0;
+}
+
 /* After PMPI_Init: open the files and describe the process. */
-static void start(record_call call, uint64_t t_enter, int thread_level)
+static void start(record_call call, uint64_t t_enter, void *site, int thread_level)
 {
     const char *dir = getenv("EARLC_RECORD_DIR");
     if (!dir || !*dir)
@@ -111,13 +140,14 @@ static void start(record_call call, uint64_t t_enter, int thread_level)
     record_log_def(log, "thread-level %d", thread_level);
     for (int i = 0; i < RECORD_CALL_COUNT; i++)
         record_log_def(log, "call %d %s", i, call_names[i]);
+    dl_iterate_phdr(note_object, log);
     rec.locked = thread_level == MPI_THREAD_MULTIPLE;
     rec.log = log;
     rec_comms_init();
     PMPI_Comm_dup(MPI_COMM_WORLD, &clock_comm);
     find_machine(host);
     measure_clock_offsets();
-    rec_enter(call, t_enter);
+    rec_enter(call, t_enter, site);
     rec_leave(call);
 }
 
@@ -126,7 +156,7 @@ int MPI_Init(int *argc, char ***argv)
     uint64_t t = record_now();
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
-        start(RECORD_CALL_MPI_Init, t, MPI_THREAD_SINGLE);
+        start(RECORD_CALL_MPI_Init, t, CALLER, MPI_THREAD_SINGLE);
     return rc;
 }
 
@@ -135,7 +165,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     uint64_t t = record_now();
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
-        start(RECORD_CALL_MPI_Init_thread, t, *provided);
+        start(RECORD_CALL_MPI_Init_thread, t, CALLER, *provided);
     return rc;
 }
 
@@ -144,7 +174,7 @@ int MPI_Finalize(void)
     if (!rec_on())
         return PMPI_Finalize();
     rec_lock();
-    rec_enter(RECORD_CALL_MPI_Finalize, record_now());
+    rec_enter(RECORD_CALL_MPI_Finalize, record_now(), CALLER);
     rec_unlock();
     measure_clock_offsets();
     PMPI_Comm_free(&clock_comm);
@@ -168,7 +198,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
     if (rec_on()) {
         uint64_t t = record_now();
         rec_lock();
-        rec_enter(RECORD_CALL_MPI_Abort, t);
+        rec_enter(RECORD_CALL_MPI_Abort, t, CALLER);
         record_log_def(rec.log, "abort %llu %d", (unsigned long long)t, errorcode);
         rec_unlock();
         /* no LEAVE: the library ends the job; the open region says where */

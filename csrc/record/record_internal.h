@@ -29,12 +29,17 @@ extern recorder rec;
 
 static inline int rec_on(void) { return rec.log != NULL; }
 
+/* In an exported MPI function: where in the program it was called from. */
+#define CALLER __builtin_return_address(0)
+
 void rec_lock(void);
 void rec_unlock(void);
 
 /* ---- emitting records (record_emit.c); call between rec_lock/unlock --------- */
 
-void rec_enter(record_call call, uint64_t time);
+/* site: the return address into the program's code that made the call
+ * (CALLER in the exported wrapper), for the call site of a stopped process. */
+void rec_enter(record_call call, uint64_t time, void *site);
 void rec_leave(record_call call);
 /* A SEND/ISEND/RECV/IRECV record: peer and tag as given, bytes. */
 void rec_message(record_type type, uint32_t comm, int peer, int tag, uint64_t bytes,

@@ -23,11 +23,11 @@ static uint64_t status_bytes(const MPI_Status *status)
     return (uint64_t)n;
 }
 
-static void enter(record_call call)
+static void enter(record_call call, void *site)
 {
     uint64_t t = record_now();
     rec_lock();
-    rec_enter(call, t);
+    rec_enter(call, t, site);
     rec_unlock();
 }
 
@@ -43,14 +43,14 @@ static void leave(record_call call)
 typedef int (*send_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
 typedef int (*isend_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 
-static int blocking_send(record_call call, send_fn pmpi, const void *buf, int count,
+static int blocking_send(record_call call, send_fn pmpi, void *site, const void *buf, int count,
                          MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
     if (!rec_on())
         return pmpi(buf, count, type, dest, tag, comm);
     uint64_t t = record_now();
     rec_lock();
-    rec_enter(call, t);
+    rec_enter(call, t, site);
     if (dest != MPI_PROC_NULL)
         rec_message(RECORD_SEND, rec_comm(comm), dest, tag, rec_bytes(count, type), 0,
                     RECORD_NONE, RECORD_NONE, -1);
@@ -60,13 +60,13 @@ static int blocking_send(record_call call, send_fn pmpi, const void *buf, int co
     return rc;
 }
 
-static int nonblocking_send(record_call call, isend_fn pmpi, const void *buf,
+static int nonblocking_send(record_call call, isend_fn pmpi, void *site, const void *buf,
                             int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                             MPI_Request *request)
 {
     if (!rec_on())
         return pmpi(buf, count, type, dest, tag, comm, request);
-    enter(call);
+    enter(call, site);
     int rc = pmpi(buf, count, type, dest, tag, comm, request);
     rec_lock();
     if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL) {
@@ -81,26 +81,26 @@ static int nonblocking_send(record_call call, isend_fn pmpi, const void *buf,
 }
 
 int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
-{ return blocking_send(RECORD_CALL_MPI_Send, PMPI_Send, buf, count, type, dest, tag, comm); }
+{ return blocking_send(RECORD_CALL_MPI_Send, PMPI_Send, CALLER, buf, count, type, dest, tag, comm); }
 int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
-{ return blocking_send(RECORD_CALL_MPI_Ssend, PMPI_Ssend, buf, count, type, dest, tag, comm); }
+{ return blocking_send(RECORD_CALL_MPI_Ssend, PMPI_Ssend, CALLER, buf, count, type, dest, tag, comm); }
 int MPI_Bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
-{ return blocking_send(RECORD_CALL_MPI_Bsend, PMPI_Bsend, buf, count, type, dest, tag, comm); }
+{ return blocking_send(RECORD_CALL_MPI_Bsend, PMPI_Bsend, CALLER, buf, count, type, dest, tag, comm); }
 int MPI_Rsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
-{ return blocking_send(RECORD_CALL_MPI_Rsend, PMPI_Rsend, buf, count, type, dest, tag, comm); }
+{ return blocking_send(RECORD_CALL_MPI_Rsend, PMPI_Rsend, CALLER, buf, count, type, dest, tag, comm); }
 
 int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
               MPI_Request *request)
-{ return nonblocking_send(RECORD_CALL_MPI_Isend, PMPI_Isend, buf, count, type, dest, tag, comm, request); }
+{ return nonblocking_send(RECORD_CALL_MPI_Isend, PMPI_Isend, CALLER, buf, count, type, dest, tag, comm, request); }
 int MPI_Issend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
-{ return nonblocking_send(RECORD_CALL_MPI_Issend, PMPI_Issend, buf, count, type, dest, tag, comm, request); }
+{ return nonblocking_send(RECORD_CALL_MPI_Issend, PMPI_Issend, CALLER, buf, count, type, dest, tag, comm, request); }
 int MPI_Ibsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
-{ return nonblocking_send(RECORD_CALL_MPI_Ibsend, PMPI_Ibsend, buf, count, type, dest, tag, comm, request); }
+{ return nonblocking_send(RECORD_CALL_MPI_Ibsend, PMPI_Ibsend, CALLER, buf, count, type, dest, tag, comm, request); }
 int MPI_Irsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
-{ return nonblocking_send(RECORD_CALL_MPI_Irsend, PMPI_Irsend, buf, count, type, dest, tag, comm, request); }
+{ return nonblocking_send(RECORD_CALL_MPI_Irsend, PMPI_Irsend, CALLER, buf, count, type, dest, tag, comm, request); }
 
 /* ---- receives ------------------------------------------------------------------- */
 
@@ -121,7 +121,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     MPI_Status own;
     if (status == MPI_STATUS_IGNORE)
         status = &own;
-    enter(RECORD_CALL_MPI_Recv);
+    enter(RECORD_CALL_MPI_Recv, CALLER);
     int rc = PMPI_Recv(buf, count, type, source, tag, comm, status);
     rec_lock();
     if (rc == MPI_SUCCESS)
@@ -136,7 +136,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
 {
     if (!rec_on())
         return PMPI_Irecv(buf, count, type, source, tag, comm, request);
-    enter(RECORD_CALL_MPI_Irecv);
+    enter(RECORD_CALL_MPI_Irecv, CALLER);
     int rc = PMPI_Irecv(buf, count, type, source, tag, comm, request);
     rec_lock();
     if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) {
@@ -163,7 +163,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
         status = &own;
     uint64_t t = record_now();
     rec_lock();
-    rec_enter(RECORD_CALL_MPI_Sendrecv, t);
+    rec_enter(RECORD_CALL_MPI_Sendrecv, t, CALLER);
     if (dest != MPI_PROC_NULL)
         rec_message(RECORD_SEND, rec_comm(comm), dest, sendtag, rec_bytes(sendcount, sendtype),
                     0, RECORD_NONE, RECORD_NONE, -1);
@@ -189,7 +189,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
         status = &own;
     uint64_t t = record_now();
     rec_lock();
-    rec_enter(RECORD_CALL_MPI_Sendrecv_replace, t);
+    rec_enter(RECORD_CALL_MPI_Sendrecv_replace, t, CALLER);
     if (dest != MPI_PROC_NULL)
         rec_message(RECORD_SEND, rec_comm(comm), dest, sendtag, rec_bytes(count, type), 0,
                     RECORD_NONE, RECORD_NONE, -1);
@@ -271,7 +271,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
     if (status == MPI_STATUS_IGNORE)
         status = &own;
     MPI_Request handle = *request;
-    enter(RECORD_CALL_MPI_Wait);
+    enter(RECORD_CALL_MPI_Wait, CALLER);
     int rc = PMPI_Wait(request, status);
     rec_lock();
     if (rc == MPI_SUCCESS)
@@ -289,7 +289,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     if (status == MPI_STATUS_IGNORE)
         status = &own;
     MPI_Request handle = *request;
-    enter(RECORD_CALL_MPI_Test);
+    enter(RECORD_CALL_MPI_Test, CALLER);
     int rc = PMPI_Test(request, flag, status);
     rec_lock();
     if (rc == MPI_SUCCESS && *flag)
@@ -302,7 +302,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 }
 
 /* Waitall and Testall: every request completed, or (Testall) none. */
-static int all_call(record_call call, int n, MPI_Request *requests, int *flag,
+static int all_call(record_call call, void *site, int n, MPI_Request *requests, int *flag,
                     MPI_Status *statuses)
 {
     scratch s;
@@ -310,7 +310,7 @@ static int all_call(record_call call, int n, MPI_Request *requests, int *flag,
         scratch_release(&s, statuses);
         return flag ? PMPI_Testall(n, requests, flag, statuses) : PMPI_Waitall(n, requests, statuses);
     }
-    enter(call);
+    enter(call, site);
     int done = 1;
     int rc = flag ? PMPI_Testall(n, requests, flag, s.statuses)
                   : PMPI_Waitall(n, requests, s.statuses);
@@ -332,18 +332,18 @@ int MPI_Waitall(int n, MPI_Request requests[], MPI_Status statuses[])
 {
     if (!rec_on())
         return PMPI_Waitall(n, requests, statuses);
-    return all_call(RECORD_CALL_MPI_Waitall, n, requests, NULL, statuses);
+    return all_call(RECORD_CALL_MPI_Waitall, CALLER, n, requests, NULL, statuses);
 }
 
 int MPI_Testall(int n, MPI_Request requests[], int *flag, MPI_Status statuses[])
 {
     if (!rec_on())
         return PMPI_Testall(n, requests, flag, statuses);
-    return all_call(RECORD_CALL_MPI_Testall, n, requests, flag, statuses);
+    return all_call(RECORD_CALL_MPI_Testall, CALLER, n, requests, flag, statuses);
 }
 
 /* Waitany and Testany: at most one completed, at *index. */
-static int any_call(record_call call, int n, MPI_Request *requests, int *index,
+static int any_call(record_call call, void *site, int n, MPI_Request *requests, int *index,
                     int *flag, MPI_Status *status)
 {
     MPI_Status own;
@@ -355,7 +355,7 @@ static int any_call(record_call call, int n, MPI_Request *requests, int *index,
         return flag ? PMPI_Testany(n, requests, index, flag, status)
                     : PMPI_Waitany(n, requests, index, status);
     }
-    enter(call);
+    enter(call, site);
     int rc = flag ? PMPI_Testany(n, requests, index, flag, status)
                   : PMPI_Waitany(n, requests, index, status);
     int done = flag ? *flag : 1;
@@ -374,18 +374,18 @@ int MPI_Waitany(int n, MPI_Request requests[], int *index, MPI_Status *status)
 {
     if (!rec_on())
         return PMPI_Waitany(n, requests, index, status);
-    return any_call(RECORD_CALL_MPI_Waitany, n, requests, index, NULL, status);
+    return any_call(RECORD_CALL_MPI_Waitany, CALLER, n, requests, index, NULL, status);
 }
 
 int MPI_Testany(int n, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
 {
     if (!rec_on())
         return PMPI_Testany(n, requests, index, flag, status);
-    return any_call(RECORD_CALL_MPI_Testany, n, requests, index, flag, status);
+    return any_call(RECORD_CALL_MPI_Testany, CALLER, n, requests, index, flag, status);
 }
 
 /* Waitsome and Testsome: *outcount completed, at indices[]. */
-static int some_call(record_call call, int n, MPI_Request *requests, int *outcount,
+static int some_call(record_call call, void *site, int n, MPI_Request *requests, int *outcount,
                      int *indices, MPI_Status *statuses, int test)
 {
     scratch s;
@@ -394,7 +394,7 @@ static int some_call(record_call call, int n, MPI_Request *requests, int *outcou
         return test ? PMPI_Testsome(n, requests, outcount, indices, statuses)
                     : PMPI_Waitsome(n, requests, outcount, indices, statuses);
     }
-    enter(call);
+    enter(call, site);
     int rc = test ? PMPI_Testsome(n, requests, outcount, indices, s.statuses)
                   : PMPI_Waitsome(n, requests, outcount, indices, s.statuses);
     rec_lock();
@@ -415,7 +415,7 @@ int MPI_Waitsome(int n, MPI_Request requests[], int *outcount, int indices[],
 {
     if (!rec_on())
         return PMPI_Waitsome(n, requests, outcount, indices, statuses);
-    return some_call(RECORD_CALL_MPI_Waitsome, n, requests, outcount, indices, statuses, 0);
+    return some_call(RECORD_CALL_MPI_Waitsome, CALLER, n, requests, outcount, indices, statuses, 0);
 }
 
 int MPI_Testsome(int n, MPI_Request requests[], int *outcount, int indices[],
@@ -423,7 +423,7 @@ int MPI_Testsome(int n, MPI_Request requests[], int *outcount, int indices[],
 {
     if (!rec_on())
         return PMPI_Testsome(n, requests, outcount, indices, statuses);
-    return some_call(RECORD_CALL_MPI_Testsome, n, requests, outcount, indices, statuses, 1);
+    return some_call(RECORD_CALL_MPI_Testsome, CALLER, n, requests, outcount, indices, statuses, 1);
 }
 
 /* ---- probes --------------------------------------------------------------------- */
@@ -435,7 +435,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     MPI_Status own;
     if (status == MPI_STATUS_IGNORE)
         status = &own;
-    enter(RECORD_CALL_MPI_Probe);
+    enter(RECORD_CALL_MPI_Probe, CALLER);
     int rc = PMPI_Probe(source, tag, comm, status);
     rec_lock();
     if (rc == MPI_SUCCESS)
@@ -453,7 +453,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
     MPI_Status own;
     if (status == MPI_STATUS_IGNORE)
         status = &own;
-    enter(RECORD_CALL_MPI_Iprobe);
+    enter(RECORD_CALL_MPI_Iprobe, CALLER);
     int rc = PMPI_Iprobe(source, tag, comm, flag, status);
     rec_lock();
     if (rc == MPI_SUCCESS)

@@ -22,7 +22,11 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .writer import REQUESTED_ANY, TraceWriter
+from .writer import TraceWriter
+
+#: location property (string) of an incomplete location: the calls still open at its
+#: end with where the program made them (earl.h EARL_PROPERTY_CALL_SITES)
+PROPERTY_CALL_SITES = "earlc::call_sites"
 
 #: one record of rank-R.events (struct record_event of earlc_record.h): the type in
 #: the low byte of bytes_type, the size above it
@@ -170,6 +174,7 @@ class RankRecord:
     library: str = ""
     mismatch: bool = False
     calls: Dict[int, str] = field(default_factory=dict)
+    objects: List[Tuple[int, int, int, str]] = field(default_factory=list)  # start, end, bias, path
     comms: Dict[int, Tuple] = field(default_factory=dict)  # id -> ("self",) or (members, seq)
     clock: List[Tuple[int, int]] = field(default_factory=list)
     finalized: bool = False
@@ -192,6 +197,9 @@ def read_rank(folder: str, rank: int) -> RankRecord:
                 r.mismatch = True
             elif key == "call":
                 r.calls[int(fields[0])] = fields[1]
+            elif key == "object" and len(fields) >= 4:
+                r.objects.append((int(fields[0]), int(fields[1]), int(fields[2]),
+                                  rest.split(" ", 3)[3]))
             elif key == "comm" and len(fields) >= 2:
                 cid = int(fields[0])
                 if fields[1] == "self":
@@ -297,7 +305,64 @@ def assemble(folder: str, out: str, run: RunResult, overwrite: bool = False,
                 _write_rank(w, r, comm_refs[rank])
             if not r.finalized:
                 w.mark_incomplete(rank, _ended_how(r, run, aborts))
+                sites = _open_call_sites(r)
+                if sites:
+                    w.location_property(rank, PROPERTY_CALL_SITES, sites)
     return {k: v for k, v in dropped.items() if v}
+
+
+def _open_call_sites(r: RankRecord) -> str:
+    """For a process whose record ends early: each call still open at its end,
+    outermost first, with the place in the program that made it, e.g.
+    "MPI_Recv from main (prog.c:31)" (docs/record.md)."""
+    kinds = (r.events["bytes_type"] & 0xFF).tolist()
+    stack = []
+    for i, kind in enumerate(kinds):
+        if kind == ENTER:
+            stack.append(i)
+        elif kind == LEAVE and stack:
+            stack.pop()
+    if not stack:
+        return ""
+    ev = r.events[stack]
+    addresses = [(int(lo) & 0xFFFFFFFF) | (int(hi) & 0xFFFFFFFF) << 32
+                 for lo, hi in zip(ev["peer"].tolist(), ev["tag"].tolist())]
+    places = resolve_addresses(r.objects, addresses)
+    out = []
+    for call, address in zip(ev["comm"].tolist(), addresses):
+        name = r.calls.get(call, "MPI call %d" % call)
+        out.append("%s from %s" % (name, places[address]) if address in places else name)
+    return "; ".join(out)
+
+
+def resolve_addresses(objects: Sequence[Tuple[int, int, int, str]],
+                      addresses: Sequence[int]) -> Dict[int, str]:
+    """'function (file:line)' of return addresses, through the program's
+    executable segments and addr2line (binutils); what cannot be resolved is
+    left out, or named by its object and offset."""
+    by_object: Dict[Tuple[str, int], List[int]] = {}
+    for a in set(addresses):
+        for start, end, bias, path in objects:
+            if start <= a < end:
+                by_object.setdefault((path, bias), []).append(a)
+                break
+    out = {}
+    for (path, bias), found in by_object.items():
+        # a return address is just after its call: look up the call's byte
+        offsets = ["0x%x" % (a - bias - 1) for a in found]
+        try:
+            lines = subprocess.run(["addr2line", "-f", "-C", "-e", path, *offsets],
+                                   capture_output=True, text=True, timeout=30).stdout.splitlines()
+        except (OSError, subprocess.SubprocessError):
+            lines = []
+        for k, a in enumerate(found):
+            func = lines[2 * k] if 2 * k < len(lines) else "??"
+            where = lines[2 * k + 1].split(" ")[0] if 2 * k + 1 < len(lines) else "??"
+            text = func if func != "??" else "%s+0x%x" % (os.path.basename(path), a - bias)
+            if not where.startswith("??"):
+                text += " (%s)" % os.path.basename(where)
+            out[a] = text
+    return out
 
 
 def _define_comms(w: TraceWriter, records: List[RankRecord], size: int) -> Dict[int, Dict[int, int]]:

@@ -1118,6 +1118,10 @@ static void test_attributes_and_incomplete_locations(void **state)
             found++;
         }
     assert_int_equal(found, 1);
+    const earl_defs *defs = earl_trace_defs(t);
+    assert_int_equal(defs->n_location_properties, 1);
+    assert_string_equal(defs->strings.text[defs->location_properties[0].name], EARL_PROPERTY_INCOMPLETE);
+    assert_string_equal(defs->strings.text[defs->location_properties[0].value], "killed");
     earl_trace_close(t);
     wtu_remove_tree(root);
     free(root);

@@ -46,8 +46,8 @@ def programs(tmp_path_factory):
     progs = {}
     for src in sorted(MPI_SOURCES.glob("*.c")):
         exe = out / src.stem
-        subprocess.run(["mpicc", "-O1", "-Wall", "-Wextra", "-Werror", str(src), "-o", str(exe)],
-                       check=True)
+        subprocess.run(["mpicc", "-g", "-O1", "-Wall", "-Wextra", "-Werror", str(src), "-o",
+                        str(exe)], check=True)
         progs[src.stem] = str(exe)
     return progs
 
@@ -221,6 +221,13 @@ def _groups(report):
     return {g["callpath"]: sorted(g["ranks"]) for g in report.stopped["groups"]}
 
 
+def _line_of(call, nth=1):
+    """'stop.c:N', the line of tests/mpi/stop.c holding the nth call of `call`."""
+    lines = [i + 1 for i, text in enumerate((MPI_SOURCES / "stop.c").read_text().splitlines())
+             if call + "(" in text]
+    return "stop.c:%d" % lines[nth - 1]
+
+
 @needs_mpi
 def test_deadlock_with_timeout_names_the_blocked_calls(programs, tmp_path):
     status, _, stderr = run_record(tmp_path / "d", ["mpiexec", "-n", "4", programs["stop"],
@@ -232,8 +239,9 @@ def test_deadlock_with_timeout_names_the_blocked_calls(programs, tmp_path):
     report = earlc.analyze(trace)
     assert _groups(report) == {"MPI_Recv": [0, 1, 2], "MPI_Barrier": [3]}
     text = report.to_text()
-    assert re.search(r"ranks 0-2\s+in MPI_Recv since", text)
-    assert re.search(r"rank 3\s+in MPI_Barrier since", text)
+    assert re.search(r"ranks 0-2\s+in MPI_Recv from main \(%s\) since" % _line_of("MPI_Recv"), text)
+    assert re.search(r"rank 3\s+in MPI_Barrier from main \(%s\) since" % _line_of("MPI_Barrier", 2),
+                     text)
     assert "did not finish within the timeout" in text
     data = json.loads(report.to_json())
     assert data["stopped"]["incomplete"] == 4
@@ -252,7 +260,13 @@ def test_abort_leaves_a_readable_trace(programs, tmp_path):
     trace = earlc.open(tmp_path / "a")
     report = earlc.analyze(trace)
     assert _groups(report) == {"MPI_Abort": [1], "MPI_Recv": [0], "MPI_Barrier": [2]}
-    assert "rank 1 called MPI_Abort (error code 3)" in report.to_text()
+    text = report.to_text()
+    assert "rank 1 called MPI_Abort (error code 3)" in text
+    # where in the program each rank stopped: rank 0 in its second MPI_Recv
+    assert "rank 0         in MPI_Recv from main (%s)" % _line_of("MPI_Recv", 3) in text
+    assert "rank 1         in MPI_Abort from main (%s)" % _line_of("MPI_Abort") in text
+    assert trace.locations[1].properties["earlc::call_sites"] == \
+        "MPI_Abort from main (%s)" % _line_of("MPI_Abort")
     # what happened before the abort is there: rank 1's first message
     assert earlc.KINDS["MPI_SEND"] in set(trace.events.kind[trace.events.of_location(1)].tolist())
     otf2_print(trace.path)

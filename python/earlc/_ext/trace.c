@@ -222,6 +222,11 @@ static PyObject *build_definitions(const earl_trace *tr)
                                         (unsigned long long)d->locations[i].other_records,
                                         d->locations[i].thread, d->locations[i].incomplete,
                                         d->locations[i].incomplete_reason)));
+    /* (location, name, value): string-valued location properties */
+    PUT("location_properties", LIST(d->n_location_properties,
+                                    Py_BuildValue("(iII)", d->location_properties[i].location,
+                                                  d->location_properties[i].name,
+                                                  d->location_properties[i].value)));
     /* (defined, name, type, paradigm, flags, members) */
     PUT("groups", LIST(d->n_groups,
                        Py_BuildValue("(iIiiIN)", d->groups[i].defined, d->groups[i].name,

@@ -6,7 +6,10 @@ process to a signal marks the locations whose record ends early (the
 says, for every location, the call it was in when its record ended, the call
 path of that call and since when it was there; locations stopped at the same
 call path form one group, as STAT groups the stacks of a hung job, so that
-a hang reads as "ranks 0-2 in MPI_Recv, rank 3 in MPI_Barrier".
+a hang reads as "ranks 0-2 in MPI_Recv, rank 3 in MPI_Barrier".  When the
+recorder could say where in the program the innermost call was made (the
+`earlc::call_sites` location property), that place is part of the group's
+key and of its line: "ranks 0-2 in MPI_Recv from main (prog.c:31)".
 
 The open regions of a location are those ENTERs that no later LEAVE closes:
 with depth[i] the nesting depth after event i, the ENTER at i is still open
@@ -20,6 +23,7 @@ import numpy as np
 
 from ..events import KINDS
 
+CALL_SITES = "earlc::call_sites"  # location property written by `earlc record`
 FINISHED = "(finished)"             # a whole record: it left every region
 OUTSIDE = "(outside recorded calls)"  # ended early, but in none of the recorded regions
 
@@ -50,6 +54,16 @@ def _ranks_text(ranks: List[int]) -> str:
     return ("rank " if len(ranks) == 1 else "ranks ") + ",".join(parts)
 
 
+def _innermost_site(sites: Optional[str], call: str) -> Optional[str]:
+    """Where the innermost open call was made, from the call-sites property
+    ("MPI_Recv from main (prog.c:31)"; several calls separated by "; ")."""
+    if not sites:
+        return None
+    last = sites.split("; ")[-1]
+    name, sep, place = last.partition(" from ")
+    return place if sep and name == call else None
+
+
 def stop_report(trace, callpath_of: Optional[Callable[[int], str]] = None) -> Optional[dict]:
     """Where every location stopped, or None when no location's record ends
     early.  callpath_of(event) names an ENTER's call path (the analysis's call
@@ -64,12 +78,14 @@ def stop_report(trace, callpath_of: Optional[Callable[[int], str]] = None) -> Op
     for loc in trace.locations:
         ids = ev.of_location(loc.index)
         open_ids = ids[_open_enters(ev.kind[ids])] if len(ids) else ids
+        site = None
         if len(open_ids):
             innermost = int(open_ids[-1])
             names = [trace.regions[int(ev.region[e])].name for e in open_ids]
             path = callpath_of(innermost) if callpath_of else "/".join(names)
             since = int(ev.time[innermost])
             call = names[-1]
+            site = _innermost_site(loc.properties.get(CALL_SITES), call)
         else:
             path, call = (OUTSIDE if loc.index in reasons else FINISHED), None
             since = int(ev.time[ids[-1]]) if len(ids) and loc.index in reasons else None
@@ -77,14 +93,15 @@ def stop_report(trace, callpath_of: Optional[Callable[[int], str]] = None) -> Op
         locations.append({
             "location": loc.index, "name": str(loc), "rank": loc.rank,
             "incomplete": loc.index in reasons, "reason": reasons.get(loc.index),
-            "call": call, "callpath": path,
+            "call": call, "callpath": path, "call_site": site,
             "since_ticks": since,
             "since_seconds": None if since is None else (since - t0) / resolution,
             "last_event_ticks": last})
-    groups: Dict[str, dict] = {}
+    groups: Dict[tuple, dict] = {}
     for s in locations:
-        g = groups.setdefault(s["callpath"], {"callpath": s["callpath"], "call": s["call"],
-                                              "locations": [], "ranks": [], "reasons": []})
+        g = groups.setdefault((s["callpath"], s["call_site"]), {
+            "callpath": s["callpath"], "call": s["call"], "call_site": s["call_site"],
+            "locations": [], "ranks": [], "reasons": []})
         g["locations"].append(s["location"])
         if s["rank"] >= 0:
             g["ranks"].append(s["rank"])
@@ -118,7 +135,8 @@ def format_stop_report(trace, stop: dict) -> str:
         if g["callpath"] == OUTSIDE:
             lines.append("  %-14s %s; its last record at %s" % (who, g["callpath"], since))
         else:
-            lines.append("  %-14s in %s since %s" % (who, g["callpath"], since))
+            where = g["callpath"] + (" from " + g["call_site"] if g["call_site"] else "")
+            lines.append("  %-14s in %s since %s" % (who, where, since))
     reasons = sorted({r for g in stop["groups"] for r in g["reasons"]})
     for r in reasons:
         lines.append("  why: %s" % r)
