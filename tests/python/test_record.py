@@ -3,7 +3,6 @@ their traces compared with what each program prints about itself; traces
 of runs that hang, abort or lose a rank; bad input; and the model columns
 the recorder fills (requested source and tag), written without MPI too.
 """
-import importlib
 import json
 import os
 import re
@@ -18,6 +17,7 @@ import pytest
 from conftest import ROOT
 
 import earlc
+from earlc import record_files as rec
 from earlc.otf2names import COLLECTIVE_OPS
 
 MPI_SOURCES = ROOT / "tests" / "mpi"
@@ -398,7 +398,6 @@ def test_clock_offsets_are_applied_by_open(tmp_path):
 
 def _fake_rank(folder, rank, size, records, finalized=True, clock=()):
     """Files as the recorder writes them (csrc/record/earlc_record.h)."""
-    rec = importlib.import_module("earlc.record")  # earlc.record is the function
     lines = ["earlc-record 1", "rank %d %d 1 host%d" % (rank, size, rank),
              "library MPICH Version:\t4.0.2", "built-for MPICH 4.0.2", "thread-level 0",
              "call 0 MPI_Init", "call 1 MPI_Recv", "call 2 MPI_Send",
@@ -416,7 +415,6 @@ def _fake_rank(folder, rank, size, records, finalized=True, clock=()):
 def test_assembly_of_recorder_files(tmp_path):
     """Rank 1 is on another machine (clock offsets) and was killed while in
     MPI_Recv; what it wrote is assembled, marked incomplete, times corrected."""
-    rec = importlib.import_module("earlc.record")  # earlc.record is the function
     raw = tmp_path / "raw"
     raw.mkdir()
     _fake_rank(raw, 0, 2, [(1000, rec.ENTER, 2, 0, 0, 0), (1001, rec.SEND, 0, 1, 7, 8),
