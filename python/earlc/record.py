@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -107,6 +108,8 @@ def _run(argv: Sequence[str], env: Dict[str, str], timeout: Optional[float]) -> 
         timed_out = True
     except KeyboardInterrupt:
         interrupted = True
+    # CLOCK_MONOTONIC, the clock of the records of the processes on this machine
+    ended_ns = time.monotonic_ns()
     if timed_out or interrupted:
         _signal_group(proc.pid, signal.SIGTERM)
         try:
@@ -119,7 +122,8 @@ def _run(argv: Sequence[str], env: Dict[str, str], timeout: Optional[float]) -> 
     _signal_group(proc.pid, signal.SIGKILL)
     if status < 0:
         status = 128 - status
-    return RunResult(status, timed_out, interrupted, time.monotonic() - start)
+    return RunResult(status, timed_out, interrupted, time.monotonic() - start, ended_ns,
+                     socket.gethostname())
 
 
 def _signal_group(pgid: int, sig: int) -> None:

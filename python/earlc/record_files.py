@@ -23,6 +23,9 @@ from .writer import TraceWriter
 #: location property (string) of an incomplete location: the calls still open at its
 #: end with where the program made them (earl.h EARL_PROPERTY_CALL_SITES)
 PROPERTY_CALL_SITES = "earlc::call_sites"
+#: location property (string, ticks of the location's clock) of a location whose run
+#: was ended (--timeout, Ctrl-C): when `earlc record` ended it
+PROPERTY_RUN_ENDED = "earlc::run_ended"
 
 #: one record of rank-R.events (struct record_event of earlc_record.h): the type in
 #: the low byte of bytes_type, the size above it
@@ -51,6 +54,8 @@ class RunResult:
     timed_out: bool
     interrupted: bool
     seconds: float
+    ended_ns: int = 0      # when it ended or was told to, on CLOCK_MONOTONIC of `host`
+    host: str = ""
     dropped: Dict[str, int] = field(default_factory=dict)  # what could not be recorded
 
 
@@ -61,6 +66,7 @@ class RankRecord:
     """What one process left: its defs lines and its events."""
     rank: int
     size: int = 0
+    host: str = ""
     library: str = ""
     mismatch: bool = False
     calls: Dict[int, str] = field(default_factory=dict)
@@ -80,7 +86,7 @@ def read_rank(folder: str, rank: int) -> RankRecord:
             key, _, rest = line.rstrip("\n").partition(" ")
             fields = rest.split()
             if key == "rank":
-                r.size = int(fields[1])
+                r.size, r.host = int(fields[1]), " ".join(fields[3:])
             elif key == "library":
                 r.library = rest
             elif key == "library-mismatch":
@@ -198,6 +204,9 @@ def assemble(folder: str, out: str, run: RunResult, overwrite: bool = False,
                 sites = _open_call_sites(r)
                 if sites:
                     w.location_property(rank, PROPERTY_CALL_SITES, sites)
+                if (run.timed_out or run.interrupted) and run.ended_ns and r.host == run.host:
+                    # the same clock as the process's records: when it was ended
+                    w.location_property(rank, PROPERTY_RUN_ENDED, str(run.ended_ns))
     return {k: v for k, v in dropped.items() if v}
 
 

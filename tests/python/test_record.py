@@ -243,6 +243,7 @@ def test_deadlock_with_timeout_names_the_blocked_calls(programs, tmp_path):
     assert re.search(r"rank 3\s+in MPI_Barrier from main \(%s\) since" % _line_of("MPI_Barrier", 2),
                      text)
     assert "did not finish within the timeout" in text
+    assert re.search(r"since [\d.-]+ s until the run was ended at (\d+\.\d+) s", text)
     data = json.loads(report.to_json())
     assert data["stopped"]["incomplete"] == 4
     assert {s["call"] for s in data["stopped"]["locations"]} == {"MPI_Recv", "MPI_Barrier"}

@@ -23,7 +23,8 @@ import numpy as np
 
 from ..events import KINDS
 
-CALL_SITES = "earlc::call_sites"  # location property written by `earlc record`
+CALL_SITES = "earlc::call_sites"  # location properties written by `earlc record`
+RUN_ENDED = "earlc::run_ended"
 FINISHED = "(finished)"             # a whole record: it left every region
 OUTSIDE = "(outside recorded calls)"  # ended early, but in none of the recorded regions
 
@@ -90,13 +91,15 @@ def stop_report(trace, callpath_of: Optional[Callable[[int], str]] = None) -> Op
             path, call = (OUTSIDE if loc.index in reasons else FINISHED), None
             since = int(ev.time[ids[-1]]) if len(ids) and loc.index in reasons else None
         last = int(ev.time[ids[-1]]) if len(ids) else None
+        ended = loc.properties.get(RUN_ENDED)
+        ended = int(ended) if ended and ended.isdigit() else None
         locations.append({
             "location": loc.index, "name": str(loc), "rank": loc.rank,
             "incomplete": loc.index in reasons, "reason": reasons.get(loc.index),
             "call": call, "callpath": path, "call_site": site,
             "since_ticks": since,
             "since_seconds": None if since is None else (since - t0) / resolution,
-            "last_event_ticks": last})
+            "last_event_ticks": last, "run_ended_ticks": ended})
     groups: Dict[tuple, dict] = {}
     for s in locations:
         g = groups.setdefault((s["callpath"], s["call_site"]), {
@@ -107,6 +110,8 @@ def stop_report(trace, callpath_of: Optional[Callable[[int], str]] = None) -> Op
             g["ranks"].append(s["rank"])
         if s["reason"] and s["reason"] not in g["reasons"]:
             g["reasons"].append(s["reason"])
+        if s["run_ended_ticks"] is not None:
+            g["run_ended_ticks"] = max(g.get("run_ended_ticks", 0), s["run_ended_ticks"])
         if s["since_ticks"] is not None:
             g["since_first_ticks"] = min(g.get("since_first_ticks", s["since_ticks"]), s["since_ticks"])
             g["since_last_ticks"] = max(g.get("since_last_ticks", s["since_ticks"]), s["since_ticks"])
@@ -132,6 +137,8 @@ def format_stop_report(trace, stop: dict) -> str:
             continue
         first, last = (g["since_first_ticks"] - t0) / res, (g["since_last_ticks"] - t0) / res
         since = "%.6f s" % first if first == last else "%.6f-%.6f s" % (first, last)
+        if "run_ended_ticks" in g:
+            since += " until the run was ended at %.3f s" % ((g["run_ended_ticks"] - t0) / res)
         if g["callpath"] == OUTSIDE:
             lines.append("  %-14s %s; its last record at %s" % (who, g["callpath"], since))
         else:
