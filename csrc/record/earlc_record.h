@@ -12,13 +12,13 @@
  *                  shared memory mapping of the file: what a process wrote
  *                  is in the kernel's page cache at once, so it survives the
  *                  process being killed, hanging until ended, or aborting;
- *   rank-R.defs    text lines (record_defs_*), each written with one
+ *   rank-R.defs    text lines (record_log_def), each written with one
  *                  write(2): the rank, the MPI library, the call names, the
  *                  communicators with their members, clock offsets and how
  *                  the process ended.
  *
  * `earlc record` turns these files into an OTF2 archive once the command
- * has ended (python/earlc/record.py, with earlc's OTF2 writer); the layout
+ * has ended (python/earlc/record_files.py, with earlc's OTF2 writer); the layout
  * below is what it reads, and docs/record.md describes both.
  *
  * Memory per process is bounded whatever the run's length: one mapped
