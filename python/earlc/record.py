@@ -122,6 +122,12 @@ def _run(argv: Sequence[str], env: Dict[str, str], timeout: Optional[float]) -> 
     _signal_group(proc.pid, signal.SIGKILL)
     if status < 0:
         status = 128 - status
+    # what an ended launcher returns varies (MPICH's mpiexec may even say 0):
+    # a run that was ended says so, as timeout(1) and a shell do
+    if timed_out:
+        status = 124
+    elif interrupted:
+        status = 130
     return RunResult(status, timed_out, interrupted, time.monotonic() - start, ended_ns,
                      socket.gethostname())
 

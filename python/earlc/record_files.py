@@ -50,7 +50,8 @@ class RecordError(Exception):
 
 @dataclass
 class RunResult:
-    status: int            # the command's exit status (128 + signal when killed)
+    status: int            # the command's exit status (128 + signal when killed;
+                           # 124 when the timeout ended it, 130 after Ctrl-C)
     timed_out: bool
     interrupted: bool
     seconds: float
