@@ -137,7 +137,7 @@ def test_every_call_matches_what_the_program_did(programs, tmp_path, ranks):
 
 @needs_mpi
 def test_late_sender_severity_is_the_sleep(programs, tmp_path):
-    sleep, iterations = 0.2, 2
+    sleep, iterations = 0.3, 2
     trace = earlc.record(["mpiexec", "-n", "2", programs["late_sender"], str(sleep),
                           str(iterations)], out=tmp_path / "late")
     assert isinstance(trace, earlc.Trace) and trace.record_status == 0
