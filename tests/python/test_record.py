@@ -14,7 +14,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, reference_trace
 
 import earlc
 from earlc import record_files as rec
@@ -191,6 +191,11 @@ def test_wildcard_receives_carry_what_they_asked_for(programs, tmp_path, ranks):
     assert len(said_any) == 3 * (ranks - 1)
     for source, tag, index in said_any:
         assert index == ranks - 1 - source  # request i-1 was posted for rank n-i
+
+
+def test_score_p_traces_did_not_record_what_receives_asked_for():
+    m = earlc.open(reference_trace("pipit-ping-pong")).events.messages
+    assert len(m.event) and (m.requested_source == -2).all() and (m.requested_tag == -2).all()
 
 
 def test_requested_columns_without_mpi(tmp_path):
