@@ -4,6 +4,8 @@
  * it) and live communicators (the recorder's id of each, and its members
  * written to the defs file once).
  *
+ * A request the program frees (MPI_Request_free) is forgotten.
+ *
  * Both tables are fixed-size (RECORD_MAX_REQUESTS, RECORD_MAX_COMMS) so the
  * recorder's memory is bounded; what does not fit is counted in the defs
  * file ("lost-request", "lost-comm") and recorded without it.
@@ -48,19 +50,22 @@ static size_t find_slot(uint64_t key)
     return j;
 }
 
+/* Several pending requests may share a handle: MPICH gives every send that
+ * completed at once the same pre-completed request.  So a handle is a key
+ * that may repeat; a completion takes the first entry of its handle. */
 uint32_t rec_request_add(MPI_Request handle, const rec_request *r)
 {
     uint64_t key = handle_key(handle);
-    size_t j = find_slot(key);
-    if (!requests[j].used) {
-        /* keep probe chains short: at most three quarters full */
-        if (n_requests + 1 > RECORD_MAX_REQUESTS / 4 * 3) {
-            if (!rec.lost_requests++)
-                record_log_def(rec.log, "lost-request first");
-            return 0;
-        }
-        n_requests++;
+    /* keep probe chains short: at most three quarters full */
+    if (n_requests + 1 > RECORD_MAX_REQUESTS / 4 * 3) {
+        if (!rec.lost_requests++)
+            record_log_def(rec.log, "lost-request first");
+        return 0;
     }
+    size_t j = home_of(key);
+    while (requests[j].used)
+        j = (j + 1) & (RECORD_MAX_REQUESTS - 1);
+    n_requests++;
     requests[j].used = 1;
     requests[j].key = key;
     requests[j].r = *r;

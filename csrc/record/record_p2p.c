@@ -426,6 +426,19 @@ int MPI_Testsome(int n, MPI_Request requests[], int *outcount, int indices[],
     return some_call(RECORD_CALL_MPI_Testsome, CALLER, n, requests, outcount, indices, statuses, 1);
 }
 
+/* Not recorded: the recorder only forgets the request, which no Wait or Test
+ * will complete, so that its slot is free again. */
+int MPI_Request_free(MPI_Request *request)
+{
+    if (rec_on()) {
+        rec_request r;
+        rec_lock();
+        rec_request_find(*request, &r, 1);
+        rec_unlock();
+    }
+    return PMPI_Request_free(request);
+}
+
 /* ---- probes --------------------------------------------------------------------- */
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)

@@ -18,6 +18,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .events import KINDS
 from .writer import TraceWriter
 
 #: location property (string) of an incomplete location: the calls still open at its
@@ -284,76 +285,86 @@ def _define_comms(w: TraceWriter, records: List[RankRecord], size: int) -> Dict[
     return out
 
 
+# the event kind (earlc.KINDS) each record type is written as; PROBE and EXTRA
+# write none (their fields go to other records), an ISEND without a request id
+# (the request table was full) is written as an MPI_SEND
+_WRITTEN_AS = {ENTER: "ENTER", LEAVE: "LEAVE", SEND: "MPI_SEND", ISEND: "MPI_ISEND",
+               ISEND_COMPLETE: "MPI_ISEND_COMPLETE", IRECV_REQUEST: "MPI_IRECV_REQUEST",
+               IRECV: "MPI_IRECV", RECV: "MPI_RECV", REQUEST_TEST: "MPI_REQUEST_TEST",
+               REQUEST_CANCELLED: "MPI_REQUEST_CANCELLED", COLLECTIVE_BEGIN: "MPI_COLLECTIVE_BEGIN",
+               COLLECTIVE_END: "MPI_COLLECTIVE_END"}
+_KIND_OF = np.zeros(EXTRA + 1, dtype=np.uint8)
+for _type, _name in _WRITTEN_AS.items():
+    _KIND_OF[_type] = KINDS[_name]
+_ON_COMM = [SEND, ISEND, RECV, IRECV, COLLECTIVE_END, PROBE]
+UNDEFINED = 0xFFFFFFFF
+
+
 def _write_rank(w: TraceWriter, r: RankRecord, comms: Dict[int, int]) -> int:
-    """Write one process's events; returns the records dropped because their
-    communicator is unknown."""
+    """Write one process's events, all columns at once; returns the records
+    dropped because the recorder had no room for their communicator."""
     ev = r.events
+    n = len(ev)
     times = _times(r)
     _clock_offsets(w, r, times)
-    times = times.tolist()
-    words = ev["bytes_type"]
-    kinds = (words & 0xFF).astype(np.uint8).tolist()
-    sizes = (words >> 8).tolist()
+    rtype = (ev["bytes_type"] & 0xFF).astype(np.int64)
+    absent = TraceWriter.ABSENT
+
+    # a RECORD_EXTRA holds fields of the record after it
     x = ev.view(EXTRA_DTYPE)
-    extras = list(zip(x["requested_source"].tolist(), x["requested_tag"].tolist(),
-                      x["index"].tolist(), x["op"].tolist(), (x["bytes2_type"] >> 8).tolist()))
-    rows = zip(times, kinds, sizes, ev["comm"].tolist(), ev["peer"].tolist(), ev["tag"].tolist(),
-               ev["request"].tolist(), extras)
-    names = r.calls
-    loc = r.rank
-    dropped = 0
-    probe_asked = {}
-    no_extra = (RECORD_NONE, RECORD_NONE, -1, 0, 0)
-    extra = no_extra
-    for t, kind, nbytes, comm, peer, tag, request, this_extra in rows:
-        if kind == EXTRA:  # fields of the next record
-            extra = this_extra
-            continue
-        req_source, req_tag, index, op, bytes2 = extra
-        extra = no_extra
-        if kind == ENTER:
-            w.enter(loc, t, names.get(comm, "MPI call %d" % comm))
-            continue
-        if kind == LEAVE:
-            w.leave(loc, t, names.get(comm, "MPI call %d" % comm), **probe_asked)
-            probe_asked = {}
-            continue
-        if kind in (SEND, ISEND, RECV, IRECV, COLLECTIVE_END, PROBE):
-            if comm not in comms:
-                dropped += 1
-                continue
-            ref = comms[comm]
-        req = _requested(req_source, req_tag)
-        idx = index if index >= 0 else None
-        if kind == SEND or (kind == ISEND and not request):
-            w.send(loc, t, dest=peer, tag=tag, bytes=nbytes, comm=ref)
-        elif kind == ISEND:
-            w.isend(loc, t, dest=peer, request=request, tag=tag, bytes=nbytes, comm=ref)
-        elif kind == RECV:
-            w.recv(loc, t, source=peer, tag=tag, bytes=nbytes, comm=ref, **req)
-        elif kind == IRECV:
-            w.irecv(loc, t, source=peer, request=request, tag=tag, bytes=nbytes, comm=ref,
-                    request_index=idx)
-        elif kind == IRECV_REQUEST:
-            w.irecv_request(loc, t, request=request, **req)
-        elif kind == ISEND_COMPLETE:
-            w.isend_complete(loc, t, request=request, request_index=idx)
-        elif kind == REQUEST_TEST:
-            w.request_test(loc, t, request=request)
-        elif kind == REQUEST_CANCELLED:
-            w.request_cancelled(loc, t, request=request)
-        elif kind == COLLECTIVE_BEGIN:
-            w.collective_begin(loc, t)
-        elif kind == COLLECTIVE_END:
-            w.collective_end(loc, t, op=op, comm=ref, root=None if peer == RECORD_NONE else peer,
-                             sent=nbytes, received=bytes2)
-        elif kind == PROBE:
-            # a probe has no OTF2 record: what it asked for rides on its LEAVE
-            probe_asked = req
-    return dropped
+    extra = np.flatnonzero(rtype == EXTRA)
+    extra = extra[extra + 1 < n]
+    target = extra + 1
+    req_source = np.full(n, absent, dtype=np.int64)
+    req_tag = np.full(n, absent, dtype=np.int64)
+    index = np.full(n, absent, dtype=np.int64)
+    asked = (x["requested_source"][extra] != RECORD_NONE) | (x["requested_tag"][extra] != RECORD_NONE)
+    req_source[target[asked]] = x["requested_source"][extra[asked]]
+    req_tag[target[asked]] = x["requested_tag"][extra[asked]]
+    completed = x["index"][extra] >= 0
+    index[target[completed]] = x["index"][extra[completed]]
+    op = np.zeros(n, dtype=np.uint8)
+    op[target] = x["op"][extra]
+    bytes2 = np.zeros(n, dtype=np.uint64)
+    bytes2[target] = x["bytes2_type"][extra] >> 8
+    # a probe has no OTF2 record: what it asked for rides on its LEAVE, next
+    probe = np.flatnonzero(rtype == PROBE)
+    probe = probe[probe + 1 < n]
+    probe = probe[rtype[probe + 1] == LEAVE]
+    req_source[probe + 1] = req_source[probe]
+    req_tag[probe + 1] = req_tag[probe]
 
+    # references: communicators of the MPI records, regions of ENTER/LEAVE
+    # (whose comm field is the call)
+    ids = ev["comm"]
+    ref = np.zeros(n, dtype=np.uint32)
+    on_comm = np.isin(rtype, _ON_COMM)
+    known = np.zeros(n, dtype=bool)
+    for cid, cref in comms.items():
+        mine = on_comm & (ids == cid)
+        ref[mine] = cref
+        known |= mine
+    lost = on_comm & ~known
+    region_records = (rtype == ENTER) | (rtype == LEAVE)
+    for call in np.unique(ids[region_records]).tolist():
+        ref[region_records & (ids == call)] = w.region_ref(r.calls.get(call, "MPI call %d" % call))
 
-def _requested(source: int, tag: int) -> dict:
-    if source == RECORD_NONE and tag == RECORD_NONE:
-        return {}
-    return {"requested_source": source, "requested_tag": tag}
+    kind = _KIND_OF[np.minimum(rtype, EXTRA)]
+    kind[(rtype == ISEND) & (ev["request"] == 0)] = KINDS["MPI_SEND"]
+    peer = ev["peer"].view(np.uint32).copy()
+    peer[(rtype == COLLECTIVE_END) & (ev["peer"] == RECORD_NONE)] = UNDEFINED  # no root
+    keep = np.isin(rtype, list(_WRITTEN_AS)) & ~lost
+
+    attributes = {}
+    asks = np.isin(rtype, [RECV, IRECV_REQUEST, LEAVE]) & (req_source != absent)
+    if asks[keep].any():
+        source_ref, tag_ref = w.requested_attributes()
+        attributes[source_ref] = np.where(asks, req_source, absent)[keep]
+        attributes[tag_ref] = np.where(asks, req_tag, absent)[keep]
+    tells = np.isin(rtype, [ISEND_COMPLETE, IRECV, REQUEST_CANCELLED]) & (index != absent)
+    if tells[keep].any():
+        attributes[w.request_index_attribute()] = np.where(tells, index, absent)[keep]
+    w.events(r.rank, kind[keep], times[keep], ref=ref[keep], peer=peer[keep],
+             tag=ev["tag"].view(np.uint32)[keep], bytes=(ev["bytes_type"] >> 8)[keep],
+             bytes2=bytes2[keep], id=ev["request"][keep], op=op[keep], attributes=attributes)
+    return int((lost & (rtype != PROBE)).sum())

@@ -29,6 +29,8 @@ from __future__ import annotations
 import os
 from typing import Dict, Iterable, Optional, Sequence, Tuple, Union
 
+import numpy as np
+
 from . import _core, mpi_calls
 from .events import KINDS
 from .otf2names import (COLLECTIVE_OPS, GROUP_TYPES, LOCATION_GROUP_TYPES, LOCATION_TYPES,
@@ -49,6 +51,10 @@ PROPERTY_INCOMPLETE = "earlc::incomplete"
 #: wildcards in requested_source / requested_tag, and "not recorded"
 REQUESTED_ANY, REQUESTED_UNKNOWN = -1, -2
 TYPE_INT32 = 7  # OTF2_TYPE_INT32
+_REQUESTED_SOURCE_TEXT = "source the receive asked for (rank in its communicator; -1: MPI_ANY_SOURCE)"
+_REQUESTED_TAG_TEXT = "tag the receive asked for (-1: MPI_ANY_TAG)"
+_REQUEST_INDEX_TEXT = ("position of the completed request in the array of MPI_Waitany/-some, "
+                       "MPI_Testany/-some")
 
 
 def _reverse(table):
@@ -267,6 +273,10 @@ class TraceWriter:
         self._regions[name] = ref
         return ref
 
+    def region_ref(self, name: str) -> int:
+        """The reference of a region, defined on first use as for enter()."""
+        return self._region(name)
+
     def _region(self, region: Union[int, str]) -> int:
         if isinstance(region, str):
             return self._regions.get(region) if region in self._regions else self.region(region)
@@ -377,6 +387,29 @@ class TraceWriter:
         k = KINDS[kind] if isinstance(kind, str) else int(kind)
         self._w.event(k, self.loc(where), int(time), **fields)
 
+    #: in an attribute column of events(): this event has no such attribute
+    ABSENT = np.iinfo(np.int64).min
+
+    def events(self, where: Where, kind, time, *, ref=None, peer=None, tag=None, bytes=None,
+               bytes2=None, id=None, op=None, attributes=None) -> None:
+        """Many events of one location at once, from arrays of one entry per
+        event: ``kind`` (numbers of earlc.KINDS), ``time`` (ticks), and the fields
+        of earl_writer_record by name (None: zeros); ``attributes``: {attribute
+        ref: int64 array}, ``TraceWriter.ABSENT`` where an event has none.  The
+        same checks as event(); far faster than one call per event."""
+        n = len(kind)
+
+        def column(values, dtype):
+            if values is None:
+                return np.zeros(n, dtype=dtype)
+            return np.ascontiguousarray(np.asarray(values).astype(dtype, copy=False))
+
+        self._w.events(self.loc(where), column(kind, np.uint8), column(time, np.uint64),
+                       column(ref, np.uint32), column(peer, np.uint32), column(tag, np.uint32),
+                       column(bytes, np.uint64), column(bytes2, np.uint64), column(id, np.uint64),
+                       column(op, np.uint8),
+                       [(int(a), column(v, np.int64)) for a, v in (attributes or {}).items()])
+
     def enter(self, where: Where, time: int, region: Union[int, str]) -> None:
         self._w.enter(self.loc(where), int(time), self._region(region))
 
@@ -444,6 +477,15 @@ class TraceWriter:
             self._attributes[name] = self._w.attribute(name, description, type)
         return self._attributes[name]
 
+    def requested_attributes(self) -> Tuple[int, int]:
+        """The references of the requested-source and -tag attributes."""
+        return (self.attribute(ATTR_REQUESTED_SOURCE, _REQUESTED_SOURCE_TEXT),
+                self.attribute(ATTR_REQUESTED_TAG, _REQUESTED_TAG_TEXT))
+
+    def request_index_attribute(self) -> int:
+        """The reference of the request-index attribute."""
+        return self.attribute(ATTR_REQUEST_INDEX, _REQUEST_INDEX_TEXT)
+
     def location_property(self, where: Where, name: str, value: str) -> None:
         """A string-valued OTF2 location property."""
         self._w.location_property(self.loc(where), name, value)
@@ -463,18 +505,15 @@ class TraceWriter:
     def _requested(self, source: Optional[int], tag: Optional[int]):
         out = []
         if source is not None:
-            out.append((self.attribute(ATTR_REQUESTED_SOURCE, "source the receive asked for "
-                                       "(rank in its communicator; -1: MPI_ANY_SOURCE)"), source))
+            out.append((self.attribute(ATTR_REQUESTED_SOURCE, _REQUESTED_SOURCE_TEXT), source))
         if tag is not None:
-            out.append((self.attribute(ATTR_REQUESTED_TAG, "tag the receive asked for "
-                                       "(-1: MPI_ANY_TAG)"), tag))
+            out.append((self.attribute(ATTR_REQUESTED_TAG, _REQUESTED_TAG_TEXT), tag))
         return out or None
 
     def _request_index(self, index: Optional[int]):
         if index is None:
             return None
-        return [(self.attribute(ATTR_REQUEST_INDEX, "position of the completed request in "
-                                "the array of MPI_Waitany/-some, MPI_Testany/-some"), index)]
+        return [(self.request_index_attribute(), index)]
 
     def request_test(self, where: Where, time: int, request: int) -> None:
         self._w.event(KINDS["MPI_REQUEST_TEST"], self.loc(where), int(time), id=request)

@@ -122,6 +122,21 @@ int main(int argc, char **argv)
     say_msg("send", world, next, 21, 16);
     say_msg("recv", world, prev, 21, 16);
 
+    /* two sends that complete at once: MPICH gives both the same pre-completed
+     * request, yet each has its own completion */
+    MPI_Request four[4];
+    MPI_Status four_st[4];
+    int s1 = r, s2 = r, r1, r2;
+    MPI_Irecv(&r1, 1, MPI_INT, prev, 22, world, &four[0]);
+    MPI_Irecv(&r2, 1, MPI_INT, prev, 23, world, &four[1]);
+    MPI_Isend(&s1, 1, MPI_INT, next, 22, world, &four[2]);
+    MPI_Isend(&s2, 1, MPI_INT, next, 23, world, &four[3]);
+    MPI_Waitall(4, four, four_st);
+    for (int t = 22; t <= 23; t++) {
+        say_msg("send", world, next, t, 4);
+        say_msg("recv", world, prev, t, 4);
+    }
+
     /* Bsend with an attached buffer, Rsend after the receive is posted
      * (a barrier orders them), Test until done, Iprobe until found */
     int bufsize = 1024 + MPI_BSEND_OVERHEAD;

@@ -538,6 +538,92 @@ static PyObject *Writer_event(WriterObject *self, PyObject *args, PyObject *kwar
     Py_RETURN_NONE;
 }
 
+/* events(loc, kind, time, ref, peer, tag, bytes, bytes2, id, op, attributes=()):
+ * many events of one location at once, from contiguous arrays of n entries
+ * (numpy's uint8 kind and op, uint64 time, bytes, bytes2 and id, uint32 ref,
+ * peer and tag); attributes: (attribute ref, int64 array) pairs, where
+ * INT64_MIN means "not on this event".  Stops at the first rejected event
+ * with its error (the events before it are written). */
+enum { BULK_COLUMNS = 9, BULK_MAX_ATTRIBUTES = 8 };
+
+static PyObject *Writer_events(WriterObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = { "loc", "kind", "time", "ref", "peer", "tag", "bytes", "bytes2",
+                              "id", "op", "attributes", NULL };
+    static const size_t item[BULK_COLUMNS] = { 1, 8, 4, 4, 4, 8, 8, 8, 1 };
+    int loc;
+    PyObject *cols[BULK_COLUMNS], *attrs_obj = NULL;
+    if (check_open(self) ||
+        !PyArg_ParseTupleAndKeywords(args, kwargs, "iOOOOOOOOO|O", kwlist, &loc, &cols[0], &cols[1],
+                                     &cols[2], &cols[3], &cols[4], &cols[5], &cols[6], &cols[7],
+                                     &cols[8], &attrs_obj))
+        return NULL;
+    Py_buffer buf[BULK_COLUMNS + BULK_MAX_ATTRIBUTES];
+    uint32_t attr_ref[BULK_MAX_ATTRIBUTES];
+    int held = 0, n_attrs = 0;
+    PyObject *result = NULL, *fast = NULL;
+    Py_ssize_t n = -1;
+    for (; held < BULK_COLUMNS; held++) {
+        if (PyObject_GetBuffer(cols[held], &buf[held], PyBUF_C_CONTIGUOUS) != 0)
+            goto out;
+        Py_ssize_t len = buf[held].len / (Py_ssize_t)item[held];
+        if (buf[held].len % (Py_ssize_t)item[held] || (n >= 0 && len != n)) {
+            held++;
+            PyErr_SetString(PyExc_ValueError, "events(): columns of different lengths or types");
+            goto out;
+        }
+        n = len;
+    }
+    if (attrs_obj) {
+        fast = PySequence_Fast(attrs_obj, "attributes must be a sequence of (ref, int64 array)");
+        if (!fast)
+            goto out;
+        if (PySequence_Fast_GET_SIZE(fast) > BULK_MAX_ATTRIBUTES) {
+            PyErr_SetString(PyExc_ValueError, "events(): too many attribute columns");
+            goto out;
+        }
+        for (; n_attrs < PySequence_Fast_GET_SIZE(fast); n_attrs++) {
+            PyObject *column;
+            unsigned int ref;
+            if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, n_attrs), "IO", &ref, &column) ||
+                PyObject_GetBuffer(column, &buf[held], PyBUF_C_CONTIGUOUS) != 0)
+                goto out;
+            held++;
+            if (buf[held - 1].len != n * 8) {
+                PyErr_SetString(PyExc_ValueError, "events(): an attribute column's length differs");
+                goto out;
+            }
+            attr_ref[n_attrs] = ref;
+        }
+    }
+    const uint8_t *kind = buf[0].buf, *op = buf[8].buf;
+    const uint64_t *time = buf[1].buf, *bytes = buf[5].buf, *bytes2 = buf[6].buf, *id = buf[7].buf;
+    const uint32_t *ref = buf[2].buf, *peer = buf[3].buf, *tag = buf[4].buf;
+    earl_error err = { 0 };
+    earl_writer_attr_value attrs[BULK_MAX_ATTRIBUTES];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        earl_writer_record r = { .ref = ref[i], .peer = peer[i], .tag = tag[i], .bytes = bytes[i],
+                                 .bytes2 = bytes2[i], .id = id[i], .op = op[i],
+                                 .attributes = attrs };
+        for (int a = 0; a < n_attrs; a++) {
+            int64_t v = ((const int64_t *)buf[BULK_COLUMNS + a].buf)[i];
+            if (v != INT64_MIN)
+                attrs[r.n_attributes++] = (earl_writer_attr_value){ attr_ref[a], (uint64_t)v };
+        }
+        if (earl_writer_event(self->w, (earl_kind)kind[i], loc, time[i], &r, &err) != EARL_OK) {
+            earlc_raise(&err);
+            goto out;
+        }
+    }
+    Py_INCREF(Py_None);
+    result = Py_None;
+out:
+    Py_XDECREF(fast);
+    for (int k = 0; k < held; k++)
+        PyBuffer_Release(&buf[k]);
+    return result;
+}
+
 /* enter(loc, time, region) and leave(...): the frequent pair, positional. */
 static PyObject *enter_leave(WriterObject *self, PyObject *const *args, Py_ssize_t nargs, int enter)
 {
@@ -676,6 +762,9 @@ static PyMethodDef Writer_methods[] = {
     { "event", FN(Writer_event), KW,
       "event(kind, loc, time, ref=0, peer=0, tag=0, count=0, bytes=0, bytes2=0, id=0, op=0, "
       "sync_level=0, model=0, exit_status=0, values=None, args=None, attributes=None)" },
+    { "events", FN(Writer_events), KW,
+      "events(loc, kind, time, ref, peer, tag, bytes, bytes2, id, op, attributes=()): many "
+      "events of one location from arrays" },
     { "attribute", FN(Writer_attribute), KW, "attribute(name, description, type) -> ref" },
     { "clock_offset", FN(Writer_clock_offset), KW,
       "clock_offset(loc, time, offset, stddev=0.0): global minus local time at time" },
