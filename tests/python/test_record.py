@@ -388,6 +388,26 @@ def test_stop_report_of_a_written_trace(tmp_path):
 
 # -- clocks and the recorder's files, without MPI -------------------------------------------
 
+def test_many_events_at_once(tmp_path):
+    k = earlc.KINDS
+    with earlc.TraceWriter(tmp_path / "t", ranks=2) as w:
+        send, recv = w.region_ref("MPI_Send"), w.region_ref("MPI_Recv")
+        source_ref, tag_ref = w.requested_attributes()
+        w.events(0, [k["ENTER"], k["MPI_SEND"], k["LEAVE"]], [10, 11, 12], ref=[send, w.world, send],
+                 peer=[0, 1, 0], tag=[0, 9, 0], bytes=[0, 64, 0])
+        w.events(1, [k["ENTER"], k["MPI_RECV"], k["LEAVE"]], [5, 20, 21], ref=[recv, w.world, recv],
+                 peer=[0, 0, 0], tag=[0, 9, 0], bytes=[0, 64, 0],
+                 attributes={source_ref: [w.ABSENT, -1, w.ABSENT], tag_ref: [w.ABSENT, 9, w.ABSENT]})
+        with pytest.raises(ValueError):
+            w.events(1, [k["ENTER"]], [30, 31], ref=[recv])
+        with pytest.raises(earlc.TraceError):  # rank 5 is outside the communicator
+            w.events(1, [k["MPI_SEND"]], [40], ref=[w.world], peer=[5])
+    t = earlc.open(tmp_path / "t")
+    m = t.events.messages
+    assert m.bytes.tolist() == [64, 64] and m.requested_source.tolist() == [-2, -1]
+    assert m.requested_tag.tolist() == [-2, 9] and not t.warnings
+
+
 def test_clock_offsets_are_applied_by_open(tmp_path):
     with earlc.TraceWriter(tmp_path / "t", ranks=2) as w:
         w.enter(0, 1000, "MPI_Send"); w.send(0, 1100, dest=1, tag=1, bytes=4); w.leave(0, 1200, "MPI_Send")
