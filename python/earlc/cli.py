@@ -121,8 +121,9 @@ def cmd_record(args) -> int:
         return 2
     how = " (ended after the %g s timeout)" % args.timeout if run.timed_out else ""
     incomplete = trace.warnings.counts.get("location_incomplete", 0)
-    print("earlc record: %d events of %d processes in %.2f s%s -> %s%s"
-          % (len(trace), len(trace.locations), run.seconds, how, trace.path,
+    n = len(trace.locations)
+    print("earlc record: %d events of %d process%s in %.2f s%s -> %s%s"
+          % (len(trace), n, "" if n == 1 else "es", run.seconds, how, trace.path,
              "; %d incomplete (earlc analyze says where they stopped)" % incomplete
              if incomplete else ""), file=sys.stderr)
     for what, n in run.dropped.items():
