@@ -3,10 +3,12 @@
  *
  * A collective is ENTER, MPI_COLLECTIVE_BEGIN, the call, MPI_COLLECTIVE_END
  * (operation, communicator, root, bytes sent and received by this process),
- * LEAVE, as Score-P records it.  Bytes count what this process's buffers
- * hold: a root that scatters n blocks sends n blocks, a process that
- * gathers n blocks receives n blocks (a process's own block included),
- * reductions send and receive one vector.
+ * LEAVE, as Score-P records it.  Bytes are counted as Score-P counts them:
+ * data a process sends to every member counts once per member (itself
+ * included), so an Allreduce or Allgather of one block sends and receives n
+ * blocks, a Bcast root sends n blocks and every member receives one, a
+ * Reduce or Gather root receives n and every member sends one, a Scatter the
+ * reverse.
  *
  * MPI_Comm_dup, _split and _create are recorded as their ENTER/LEAVE and
  * define the new communicator with its members (record_handles.c);
@@ -101,7 +103,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
         return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
     coll_enter(RECORD_CALL_MPI_Allreduce, CALLER);
     int rc = PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
-    uint64_t b = rec_bytes(count, type);
+    uint64_t b = rec_bytes(count, type) * (uint64_t)comm_size(comm);
     coll_leave(RECORD_CALL_MPI_Allreduce, OTF2_COLLECTIVE_OP_ALLREDUCE, comm, RECORD_NONE, b, b);
     return rc;
 }
@@ -179,10 +181,10 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     coll_enter(RECORD_CALL_MPI_Allgather, CALLER);
     int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    uint64_t block = rec_bytes(recvcount, recvtype);
+    uint64_t n = (uint64_t)comm_size(comm), block = rec_bytes(recvcount, recvtype);
     uint64_t sent = sendbuf == MPI_IN_PLACE ? block : rec_bytes(sendcount, sendtype);
-    coll_leave(RECORD_CALL_MPI_Allgather, OTF2_COLLECTIVE_OP_ALLGATHER, comm, RECORD_NONE, sent,
-               block * (uint64_t)comm_size(comm));
+    coll_leave(RECORD_CALL_MPI_Allgather, OTF2_COLLECTIVE_OP_ALLGATHER, comm, RECORD_NONE,
+               sent * n, block * n);
     return rc;
 }
 
@@ -198,8 +200,8 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                              comm);
     uint64_t sent = sendbuf == MPI_IN_PLACE ? rec_bytes(recvcounts[comm_rank(comm)], recvtype)
                                             : rec_bytes(sendcount, sendtype);
-    coll_leave(RECORD_CALL_MPI_Allgatherv, OTF2_COLLECTIVE_OP_ALLGATHERV, comm, RECORD_NONE, sent,
-               sum_bytes(recvcounts, comm_size(comm), recvtype));
+    coll_leave(RECORD_CALL_MPI_Allgatherv, OTF2_COLLECTIVE_OP_ALLGATHERV, comm, RECORD_NONE,
+               sent * (uint64_t)comm_size(comm), sum_bytes(recvcounts, comm_size(comm), recvtype));
     return rc;
 }
 

@@ -109,6 +109,16 @@ def test_every_call_matches_what_the_program_did(programs, tmp_path, ranks):
         seen_colls[(rank, COLLECTIVE_OPS[int(c.op[row])], comm_members(trace, c.comm[row]),
                     -1 if root == UNDEFINED else root)] += 1
     assert seen_colls == said_colls
+    # bytes as Score-P counts them (the programs reduce and broadcast one int)
+    for row in range(len(c.event)):
+        op, size = COLLECTIVE_OPS[int(c.op[row])], trace.communicators[int(c.comm[row])].size
+        is_root = int(c.root[row]) == int(ev.location[int(c.event[row])])
+        if op == "ALLREDUCE":
+            assert int(c.sent[row]) == int(c.received[row]) == 4 * size
+        elif op == "BCAST":
+            assert (int(c.sent[row]), int(c.received[row])) == (4 * size if is_root else 0, 4)
+        elif op == "REDUCE":
+            assert (int(c.sent[row]), int(c.received[row])) == (4, 4 * size if is_root else 0)
 
     # every non-blocking request is paired with its completion
     kinds = [earlc.KIND_NAMES[int(ev.kind[int(e)])] for e in m.event]
