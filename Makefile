@@ -34,6 +34,12 @@ BENCH_BIN   = $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 
 APT_PACKAGES = libotf2-trace-dev otf2-tools libcmocka-dev pkg-config gcc make mpich libmpich-dev
 PIP_PACKAGES = numpy pandas pytest setuptools wheel
+# optional at run time, needed by the tests of pictures and exports: matplotlib
+# (pictures), llnl-hatchet and llnl-thicket (report.to_hatchet), pycubexr (a
+# second reader of the .cubex files), selenium with Debian's chromium and its
+# driver (the HTML report in a real browser)
+PIP_EXTRAS   = matplotlib llnl-hatchet llnl-thicket pycubexr selenium
+APT_BROWSER  = chromium chromium-driver
 
 .PHONY: all deps build lib recorder demo demo-traces test test-c test-python test-asan bench clean docs
 
@@ -53,6 +59,14 @@ deps:
 	fi
 	@$(PYTHON) -c "import numpy, pandas, pytest" 2>/dev/null || \
 	  { echo "earlc: installing Python packages"; $(PYTHON) -m pip install -q $(PIP_PACKAGES); }
+	@$(PYTHON) -c "import matplotlib, hatchet, thicket, pycubexr, selenium" 2>/dev/null || \
+	  { echo "earlc: installing Python packages for pictures and exports"; \
+	    $(PYTHON) -m pip install -q $(PIP_EXTRAS); }
+	@if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then \
+	  echo "earlc: installing Debian packages: $(APT_BROWSER)"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(APT_BROWSER) >/dev/null; \
+	fi
 
 # The extension is built in place (python/earlc/_core*.so) and the package is
 # installed in editable mode so that `earlc` is on PATH.

@@ -88,6 +88,28 @@ class Report:
             d, p = d + 1, self._by_name[p].parent
         return d
 
+    def cells(self, metric: str):
+        """(call path ids, location indices, values): the non-zero cells of a metric
+        as int64 arrays, each value including the metric's children's."""
+        c, l, v = self._tables[metric]
+        return (np.asarray(c, dtype=np.int64), np.asarray(l, dtype=np.int64),
+                np.asarray(v, dtype=np.int64))
+
+    def instances(self, metric: str):
+        """Every occurrence of a detected property (Instances: `where`, `severity`
+        and its columns), not only the `worst`; None for plain metrics."""
+        return self._ctx.published.get(metric)
+
+    @property
+    def callpath_parents(self) -> np.ndarray:
+        """Parent call path id of every call path (-1 for roots)."""
+        return self._ctx.calltree.parent
+
+    @property
+    def callpath_regions(self) -> np.ndarray:
+        """Region reference of every call path."""
+        return self._ctx.calltree.region
+
     def by_callpath(self, metric: str):
         """[(callpath, value)] summed over locations, largest first."""
         c, _, v = self._tables[metric]
@@ -188,6 +210,29 @@ class Report:
 
     def to_json(self, indent=None) -> str:
         return json.dumps(self.to_dict(), indent=indent)
+
+    def to_cube(self, path) -> str:
+        """Write a CUBE4 file (.cubex) for Cube and Scalasca users; returns the path
+        (docs/exports.md)."""
+        from ..export.cube import write_cube
+
+        return write_cube(self, path)
+
+    def to_hatchet(self):
+        """A hatchet GraphFrame: the call tree, one row per (call path, location),
+        one column per metric (needs `pip install llnl-hatchet`; docs/exports.md)."""
+        from ..export.hatchet import to_hatchet
+
+        return to_hatchet(self)
+
+    def to_html(self, path=None, top: int = 5, rows: int = 5, pictures: bool = True) -> str:
+        """One self-contained HTML page (metric tree, worst places, pictures when
+        matplotlib is installed); written to path if given, else returned."""
+        from ..export.html import render_html, write_html
+
+        if path is not None:
+            return write_html(self, path, top=top, rows=rows, pictures=pictures)
+        return render_html(self, top=top, rows=rows, pictures=pictures)
 
     def to_text(self, top: int = 5, rows: int = 5) -> str:
         from .text import render
