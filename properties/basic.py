@@ -12,6 +12,7 @@ OMP_CLASSES = ("omp_parallel", "omp_other") + OMP_SYNC_CLASSES
 
 class Time(Property):
     name, title, parent, region_class = "time", "Time", None, "*"
+    cube_id = "time"
     description = "Time spent in the program's regions, summed over all locations."
     diagnosis = "The reference for every percentage in this report."
 
@@ -95,6 +96,7 @@ class IdleThreads(Property):
 
 class Visits(Property):
     name, title, unit = "visits", "Visits", "occ"
+    cube_id = "visits"
     description = "Number of times each call path was entered."
     diagnosis = "Many short visits of an MPI call suggest aggregating messages."
 
@@ -137,6 +139,7 @@ class MessagesSent(Property):
 
 class BytesSent(Property):
     name, title, unit = "bytes_sent", "Bytes sent", "bytes"
+    cube_id = "bytes_sent"
     description = "Bytes sent in point-to-point messages."
     diagnosis = "The communication volume per call path and process."
 
@@ -147,6 +150,7 @@ class BytesSent(Property):
 
 class BytesReceived(Property):
     name, title, unit = "bytes_received", "Bytes received", "bytes"
+    cube_id = "bytes_rcvd"
     description = "Bytes received in point-to-point messages."
     diagnosis = "The communication volume per call path and process."
 

@@ -88,6 +88,7 @@ def _wait_for_latest_of(m, counted, waiting):
 
 class WaitAtBarrier(_CollectiveWait):
     name, title, parent = "wait_at_barrier", "Wait at Barrier", "mpi_synchronization"
+    cube_id = "mpi_barrier_wait"
     ops = (rc.OP_BARRIER,)
     description = "In an MPI_Barrier instance: max(enter of the members) - own enter."
     diagnosis = "Processes reach the barrier at different times: balance the work before it."
@@ -98,6 +99,7 @@ class WaitAtBarrier(_CollectiveWait):
 
 class BarrierCompletion(_CollectiveWait):
     name, title, parent = "barrier_completion", "Barrier Completion", "mpi_synchronization"
+    cube_id = "mpi_barrier_completion"
     ops = (rc.OP_BARRIER,)
     description = "In an MPI_Barrier instance: own leave - min(leave of the members)."
     diagnosis = "Time to leave the barrier after the first process could: the barrier's own cost."
@@ -108,6 +110,7 @@ class BarrierCompletion(_CollectiveWait):
 
 class WaitAtNxN(_CollectiveWait):
     name, title, parent = "wait_at_nxn", "Wait at N x N", "mpi_collective"
+    cube_id = "mpi_wait_nxn"
     ops = rc.OPS_NXN
     description = ("In an all-to-all operation (Allreduce, Allgather[v], Alltoall[v,w], "
                    "Reduce_scatter[_block]): max(enter of the members) - own enter.")
@@ -119,6 +122,7 @@ class WaitAtNxN(_CollectiveWait):
 
 class NxNCompletion(_CollectiveWait):
     name, title, parent = "nxn_completion", "N x N Completion", "mpi_collective"
+    cube_id = "mpi_nxn_completion"
     ops = rc.OPS_NXN
     description = "In an all-to-all operation: own leave - min(leave of the members)."
     diagnosis = "The time to complete the operation once the first member could leave."
@@ -129,6 +133,7 @@ class NxNCompletion(_CollectiveWait):
 
 class LateBroadcast(_CollectiveWait):
     name, title, parent = "late_broadcast", "Late Broadcast", "mpi_collective"
+    cube_id = "mpi_latebroadcast"
     ops = rc.OPS_ONE_TO_ALL
     description = ("In a one-to-all operation (Bcast, Scatter, Scatterv): a member other than the "
                    "root waits enter(root) - own enter.")
@@ -141,6 +146,7 @@ class LateBroadcast(_CollectiveWait):
 
 class EarlyReduce(_CollectiveWait):
     name, title, parent = "early_reduce", "Early Reduce", "mpi_collective"
+    cube_id = "mpi_earlyreduce"
     ops = rc.OPS_ALL_TO_ONE
     description = ("In an all-to-one operation (Reduce, Gather, Gatherv): the root waits "
                    "max(enter of the other members) - own enter. (Scalasca uses the first "
@@ -155,6 +161,7 @@ class EarlyReduce(_CollectiveWait):
 
 class EarlyScan(_CollectiveWait):
     name, title, parent = "early_scan", "Early Scan", "mpi_collective"
+    cube_id = "mpi_earlyscan"
     ops = rc.OPS_SCAN
     description = ("In MPI_Scan / MPI_Exscan: the member of rank n waits max(enter of ranks "
                    "0..n-1) - own enter.")
@@ -175,6 +182,7 @@ class EarlyScan(_CollectiveWait):
 
 class WaitAtFinalize(Property):
     name, title, parent = "wait_at_finalize", "Wait at Finalize", "mpi_init_finalize"
+    cube_id = "mpi_finalize_wait"
     description = "In MPI_Finalize: max(enter of all processes) - own enter."
     diagnosis = "Processes finish at different times; the early ones wait in MPI_Finalize."
 

@@ -38,6 +38,7 @@ class P2PMessages(Property):
 
 class LateSender(Property):
     name, title, parent, subscribes = "late_sender", "Late Sender", "mpi_point2point", "p2p_messages"
+    cube_id = "mpi_latesender"
     description = ("A blocking receive (MPI_Recv, or MPI_Wait/Waitall/Waitany/Waitsome completing "
                    "receives) entered before the matching send call: the receiver waits "
                    "enter(send call) - enter(receive call); for a call completing several "
@@ -189,6 +190,7 @@ class LateSenderWrongOrderDifferentSource(_LateSenderWrongOrder):
 
 class LateReceiver(Property):
     name, title, parent, subscribes = "late_receiver", "Late Receiver", "mpi_point2point", "p2p_messages"
+    cube_id = "mpi_latereceiver"
     description = ("A blocking send (MPI_Send, MPI_Ssend, MPI_Rsend) whose receive call is "
                    "entered later while the send call is still running (it blocks until the "
                    "receive starts): enter(receive call) - enter(send call). Charged to the send.")

@@ -43,12 +43,14 @@ class _OmpBarrierWait(Property):
 
 class OmpBarrierWaitExplicit(_OmpBarrierWait):
     name, title = "omp_barrier_wait_explicit", "Wait at explicit barrier"
+    cube_id = "omp_ebarrier_wait"
     description = "In an explicit OpenMP barrier instance: max(enter of the team) - own enter."
     diagnosis = "Threads reach the barrier at different times: balance the work before it."
 
 
 class OmpBarrierWaitImplicit(_OmpBarrierWait):
     name, title = "omp_barrier_wait_implicit", "Wait at implicit barrier"
+    cube_id = "omp_ibarrier_wait"
     explicit = False
     description = ("At the implicit barrier ending a worksharing construct or parallel region: "
                    "max(enter of the team) - own enter.")
@@ -94,12 +96,14 @@ class _LockContentionKind(Property):
 
 class CriticalContention(_LockContentionKind):
     name, title = "lock_contention_critical", "Critical section contention"
+    cube_id = "omp_lock_contention_critical"
     description = "Lock contention at the entry of an OpenMP critical section."
     diagnosis = "Threads queue for a critical section: shorten it, or use atomics or reductions."
 
 
 class LockApiContention(_LockContentionKind):
     name, title = "lock_contention_api", "Lock API contention"
+    cube_id = "omp_lock_contention_api"
     critical = False
     description = "Lock contention in omp_set_lock / omp_set_nest_lock."
     diagnosis = "Threads queue for an OpenMP lock: hold it shorter or use finer-grained locks."
@@ -107,6 +111,7 @@ class LockApiContention(_LockContentionKind):
 
 class OmpManagement(Property):
     name, title = "omp_management", "Thread management"
+    cube_id = "omp_management"
     description = ("Fork and join of thread teams as the master experiences them: from its "
                    "fork to the last team member's THREAD_TEAM_BEGIN, and from the last "
                    "member's THREAD_TEAM_END to its join. Charged to the fork's call path on "

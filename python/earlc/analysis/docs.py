@@ -37,12 +37,15 @@ def render() -> str:
     depth = {}
     for p in metrics:
         depth[p.name] = depth[p.parent] + 1 if p.parent in depth else 0
-        out.append("%s- %s (`%s`, %s)" % ("  " * depth[p.name], p.title, p.name, p.unit))
+        cube = ", Scalasca `%s`" % p.cube_id if p.cube_id else ""
+        out.append("%s- %s (`%s`, %s%s)" % ("  " * depth[p.name], p.title, p.name, p.unit, cube))
     out += ["", "## Properties", ""]
     for p in metrics + [p for p in props if not p.metric]:
         out.append("### %s (`%s`)" % (p.title, p.name))
         out.append("")
         facts = ["unit: %s" % p.unit]
+        if p.cube_id:
+            facts.append("Scalasca: `%s`" % p.cube_id)
         if p.parent:
             facts.append("parent: %s" % by_name[p.parent].title)
         if p.subscribes:

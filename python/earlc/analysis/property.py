@@ -149,6 +149,9 @@ class Property:
     unit: str = "sec"
     description: str = ""
     diagnosis: str = ""
+    #: the id of the same metric in Scalasca's reports (CUBE), when its value is
+    #: Scalasca's; None for metrics of earlc's own
+    cube_id: Optional[str] = None
     #: name of the property whose instances `detect` receives, or None
     subscribes: Optional[str] = None
     #: False for compound events that others subscribe to but that are no metric

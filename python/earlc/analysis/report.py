@@ -148,8 +148,8 @@ class Report:
         }
         for p in self.properties:
             out["metrics"].append({
-                "name": p.name, "title": p.title, "parent": p.parent, "unit": p.unit,
-                "description": p.description, "diagnosis": p.diagnosis,
+                "name": p.name, "cube_id": p.cube_id, "title": p.title, "parent": p.parent,
+                "unit": p.unit, "description": p.description, "diagnosis": p.diagnosis,
                 "value": self.total(p.name), "occurrences": self.occurrences(p.name),
                 "percent_of_time": round(self.percent(p.name), 6)})
         for c, path in enumerate(self.callpaths):
