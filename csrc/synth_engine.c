@@ -645,24 +645,22 @@ static void finish_messages(sim *s)
         const msg *first = &s->msgs[s->call_msgs[rc->first_msg]];
         uint32_t dst = (uint32_t)first->dst;
         if (rc->late > 0) {
+            /* wrong order (Scalasca): a later call on this location receives a message
+             * sent before the late one; the first such receive tells the source */
             const msg *m = &s->msgs[rc->late_msg];
-            int same = 0, diff = 0;
+            const msg *first_wo = NULL;
             for (int32_t i = s->dst_head[dst]; i >= 0; i = s->msgs[i].next) {
                 const msg *p = &s->msgs[i];
-                /* in the queue at the receive call's ENTER: its send event comes first in
-                 * the total order (time, then location) and a later call receives it */
-                int sent = p->send_ev < rc->enter || (p->send_ev == rc->enter && p->src < m->dst);
-                if (i == rc->late_msg || !sent || p->recv_enter <= rc->enter)
+                if (!p->matched || p->recv_enter <= rc->enter || p->send_ev >= m->send_ev)
                     continue;
-                if (p->src == m->src)
-                    same = 1;
-                else
-                    diff = 1;
+                if (!first_wo || p->recv_ev < first_wo->recv_ev ||
+                    (p->recv_ev == first_wo->recv_ev && p->recv_enter < first_wo->recv_enter))
+                    first_wo = p;
             }
             add(s, SX_LATE_SENDER, rc->path, rc->loc, rc->late);
-            if (same)
+            if (first_wo && first_wo->src == m->src)
                 add(s, SX_LS_WO_SAME, rc->path, rc->loc, rc->late);
-            else if (diff)
+            else if (first_wo)
                 add(s, SX_LS_WO_DIFF, rc->path, rc->loc, rc->late);
         }
         int wrong = 0;

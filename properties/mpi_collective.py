@@ -149,8 +149,7 @@ class EarlyReduce(_CollectiveWait):
     cube_id = "mpi_earlyreduce"
     ops = rc.OPS_ALL_TO_ONE
     description = ("In an all-to-one operation (Reduce, Gather, Gatherv): the root waits "
-                   "max(enter of the other members) - own enter. (Scalasca uses the first "
-                   "sender's enter instead; earlc follows DESIGN.md and waits for the last.)")
+                   "max(enter of the other members) - own enter.")
     diagnosis = "The root arrives before the data it collects: it could compute meanwhile."
 
     def waits(self, m):

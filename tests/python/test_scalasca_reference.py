@@ -20,32 +20,28 @@ from conftest import SHARED_TRACES, reference_trace
 TRACES = ["sstmacro-mpi-coverage", "pipit-ping-pong", "casita-jacobi-hybrid"]
 TOLERANCE_SECONDS = 1e-9
 
-#: (trace, Scalasca metric id) that earlc does not reproduce yet
-KNOWN_GAPS = {
-    ("sstmacro-mpi-coverage", m) for m in (
-        "bytes_cin", "bytes_cout", "comms_cdst", "comms_csrc", "comms_cxch", "comms_recv",
-        "comms_send", "critical_imbalance_impact", "critical_path", "critical_path_activities",
-        "delay_12n", "delay_12n_longterm", "delay_latereceiver", "delay_latereceiver_longterm",
-        "delay_latesender", "delay_latesender_longterm", "delay_n21", "delay_n21_longterm",
-        "delay_n2n", "delay_n2n_longterm", "mpi_latereceiver", "mpi_clr_count",
-        "mpi_cls_count", "mpi_clswo_count", "mpi_init_completion", "mpi_latesender_wo",
-        "mpi_lswo_different", "mpi_wait_indirect_latereceiver", "mpi_wait_indirect_latesender",
-        "mpi_wait_propagating_lr", "mpi_wait_propagating_ls", "non_critical_path_activities",
-        "mpi_nxn_completion")
-} | {
-    ("pipit-ping-pong", m) for m in (
-        "comms_recv", "comms_send", "critical_imbalance_impact", "critical_path",
-        "critical_path_activities", "delay_latereceiver", "delay_latesender", "mpi_clr_count",
-        "mpi_cls_count", "mpi_init_completion", "non_critical_path_activities", "time",
-        "visits")
-} | {
-    ("casita-jacobi-hybrid", m) for m in (
-        "bytes_cin", "bytes_cout", "comms_cxch", "comms_recv", "comms_send",
-        "critical_imbalance_impact", "critical_path", "critical_path_activities",
-        "delay_barrier", "delay_barrier_longterm", "delay_latesender", "delay_n2n",
-        "delay_n2n_longterm", "delay_ompbarrier", "delay_ompidle", "delay_ompidle_longterm",
-        "mpi_cls_count", "mpi_init_completion", "non_critical_path_activities", "omp_fork",
-        "omp_management", "syncs_coll", "time")
+#: root cause metrics (delays, indirect and propagating waits, the critical path)
+ROOT_CAUSE = ("critical_imbalance_impact", "critical_path", "critical_path_activities",
+              "non_critical_path_activities", "delay_latesender", "delay_latesender_longterm",
+              "delay_latereceiver", "delay_latereceiver_longterm", "delay_barrier",
+              "delay_barrier_longterm", "delay_n2n", "delay_n2n_longterm", "delay_12n",
+              "delay_12n_longterm", "delay_n21", "delay_n21_longterm", "delay_ompbarrier",
+              "delay_ompidle", "delay_ompidle_longterm", "mpi_wait_indirect_latesender",
+              "mpi_wait_indirect_latereceiver", "mpi_wait_propagating_ls",
+              "mpi_wait_propagating_lr")
+
+#: (trace, Scalasca metric id) that earlc does not reproduce yet: the one list of
+#: known differences (root cause metrics count only where the trace has data)
+KNOWN_GAPS = {(t, m) for t in TRACES for m in ROOT_CAUSE} | {
+    ("sstmacro-mpi-coverage", "mpi_init_completion"),
+    ("sstmacro-mpi-coverage", "mpi_nxn_completion"),
+    ("pipit-ping-pong", "mpi_init_completion"),
+    ("pipit-ping-pong", "time"),
+    ("pipit-ping-pong", "visits"),
+    ("casita-jacobi-hybrid", "mpi_init_completion"),
+    ("casita-jacobi-hybrid", "omp_fork"),
+    ("casita-jacobi-hybrid", "omp_management"),
+    ("casita-jacobi-hybrid", "time"),
 }
 
 
@@ -103,7 +99,8 @@ def compare(name):
 def test_same_values_as_scalasca(name):
     differences, missing = compare(name)
     wrong = {m for m, d in differences.items() if d > TOLERANCE_SECONDS}
-    gaps = {m for t, m in KNOWN_GAPS if t == name}
+    with_data = set(differences) | missing
+    gaps = {m for t, m in KNOWN_GAPS if t == name and (m in with_data or m not in ROOT_CAUSE)}
     unexpected = (wrong | missing) - gaps
     assert not unexpected, "differ from Scalasca: %s" % sorted(
         (m, differences.get(m, "missing")) for m in unexpected)

@@ -20,12 +20,15 @@ open (a worker thread between parallel regions is idle, not in its master's call
 Compound events that are no metric (marked *published*) are computed once and shared by
 the properties that subscribe to them, as in EXPERT.
 
-Decisions where sources differ: Early Reduce waits for the *last* other member
-(DESIGN.md), where Scalasca uses the first; Messages in Wrong Order follows the paper
-(section 6.3: an older message of the same sender still queued when a message is
-received) and takes the receives one call completes (MPI_Waitall) as one, unordered;
-Late Sender's wrong-order refinements count a message as waiting only if it was sent
-before the receive call was entered and is received by another call.
+Metrics that compute Scalasca's value carry Scalasca's metric id (`cube_id` in the JSON
+report) and give the values Scalasca 2.6 gives; metrics without one are earlc's own.  Where the definitions differ:
+- Messages in Wrong Order follows the paper (section 6.3: an older message of the same
+  sender still queued when a message is received) and takes the receives one call
+  completes (MPI_Waitall) as one, unordered.  Late Sender, wrong order is Scalasca's: a
+  Late Sender whose message was sent after a message the same location receives later
+  (the first such later receive tells same or different source).  Scalasca remembers
+  only the last 100 Late Senders of a location when it looks for wrong order; earlc
+  remembers all, so it can find more on traces with long runs of unmatched Late Senders.
 """
 
 
