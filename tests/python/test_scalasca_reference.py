@@ -34,7 +34,6 @@ ROOT_CAUSE = ("critical_imbalance_impact", "critical_path", "critical_path_activ
 #: known differences (root cause metrics count only where the trace has data)
 KNOWN_GAPS = {(t, m) for t in TRACES for m in ROOT_CAUSE} | {
     ("sstmacro-mpi-coverage", "mpi_init_completion"),
-    ("sstmacro-mpi-coverage", "mpi_nxn_completion"),
     ("pipit-ping-pong", "mpi_init_completion"),
     ("pipit-ping-pong", "time"),
     ("pipit-ping-pong", "visits"),
