@@ -13,7 +13,10 @@ OMP_CLASSES = ("omp_parallel", "omp_other") + OMP_SYNC_CLASSES
 class Time(Property):
     name, title, parent, region_class = "time", "Time", None, "*"
     cube_id = "time"
-    description = "Time spent in the program's regions, summed over all locations."
+    description = ("Time spent in the program's regions, summed over all locations. Where a "
+                   "location records PROGRAM_BEGIN and PROGRAM_END, its time runs from the one "
+                   "to the other: the program (named after the executable) is the root of "
+                   "the call tree, visited once, and holds the time no region covers.")
     diagnosis = "The reference for every percentage in this report."
 
 

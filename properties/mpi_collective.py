@@ -231,5 +231,29 @@ class WaitAtFinalize(Property):
         return Instances(fin[keep], wait[keep])
 
 
-PROPERTIES = (MpiCollectives, WaitAtFinalize, WaitAtBarrier, BarrierCompletion, WaitAtNxN,
+class MpiInitCompletion(Property):
+    name, title, parent = "mpi_init_completion", "Initialization Completion", "mpi_init_finalize"
+    cube_id = "mpi_init_completion"
+    description = ("In MPI_Init / MPI_Init_thread, taken as one collective of all processes: "
+                   "own leave - the first process's leave (but not before the last process "
+                   "entered).")
+    diagnosis = ("The MPI library's start-up after the processes could proceed: usually a "
+                 "fixed cost, large only on many processes or a slow launcher.")
+
+    def detect(self, ctx, subscribed):
+        init = ctx.enters_of(np.isin(ctx._region_tables[1], ["MPI_Init", "MPI_Init_thread"]))
+        if len(init) == 0:
+            return Instances.empty()
+        leave = ctx.leave_of(init)
+        init, leave = init[leave >= 0], leave[leave >= 0]
+        if len(init) == 0:
+            return Instances.empty()
+        t_enter, t_leave = ctx.time_of(init), ctx.time_of(leave)
+        first_end = np.maximum(t_leave.min(), np.minimum(t_enter.max(), t_leave))
+        completion = t_leave - first_end
+        keep = completion > 0
+        return Instances(init[keep], completion[keep])
+
+
+PROPERTIES = (MpiCollectives, MpiInitCompletion, WaitAtFinalize, WaitAtBarrier, BarrierCompletion, WaitAtNxN,
               NxNCompletion, LateBroadcast, EarlyReduce, EarlyScan)

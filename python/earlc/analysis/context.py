@@ -11,6 +11,7 @@ import numpy as np
 from .. import _core
 from ..events import KINDS, column
 from . import regions as rc
+from .severity import sum_by_key
 
 
 class CallTree:
@@ -29,6 +30,58 @@ class CallTree:
         self.row_visits = column(core, "row_visits", "Q")
         self.row_idle = column(core, "row_idle", "Q")
         self._trace = trace
+        #: names of cnodes that are no OTF2 region (the program, see _add_program)
+        self.extra_names = {}
+        self._add_program(trace)
+
+    def _add_program(self, trace) -> None:
+        """A location that records PROGRAM_BEGIN and PROGRAM_END runs its regions
+        inside the program: as Scalasca does, the call tree gets the program as
+        its root (named after the program), visited once and holding the time
+        from PROGRAM_BEGIN to PROGRAM_END that no region covers."""
+        ev = trace.events
+        prog = ev.programs
+        if len(prog) == 0:
+            return
+        kinds = ev.kind[prog.event]
+        begin, end = {}, {}
+        for e, k, name in zip(prog.event.tolist(), kinds.tolist(), prog.name.tolist()):
+            loc = int(ev.location[e])
+            if k == KINDS["PROGRAM_BEGIN"]:
+                begin.setdefault(loc, (e, name))
+            elif k == KINDS["PROGRAM_END"]:
+                end[loc] = e
+        locs = sorted(l for l in begin if l in end and ev.time[end[l]] >= ev.time[begin[l][0]])
+        if not locs:
+            return
+        on = np.isin(self.row_location, locs)
+        roots = np.unique(self.row_cnode[on][self.parent[self.row_cnode[on]] < 0])
+        program = len(self.parent)
+        self.parent = np.append(self.parent, np.int32(-1))
+        self.parent[roots] = program
+        self.region = np.append(self.region, np.uint32(0xFFFFFFFF))
+        # the program's name without its directory: '/' separates a path's frames
+        name = (trace._string(int(begin[locs[0]][1])) or "").rstrip("/").rsplit("/", 1)[-1]
+        self.extra_names[program] = name or "program"
+        # the time the regions cover on each location, summed exactly
+        loc_keys, covered = sum_by_key(self.row_location.astype(np.int64),
+                                       self.row_time.astype(np.int64))
+        own = dict(zip(loc_keys.tolist(), covered.tolist()))
+        rest = [max(int(ev.time[end[l]]) - int(ev.time[begin[l][0]]) - own.get(l, 0), 0)
+                for l in locs]
+        n = len(locs)
+        self.row_cnode = np.append(self.row_cnode, np.full(n, program, np.int32))
+        self.row_location = np.append(self.row_location, np.asarray(locs, np.int32))
+        self.row_time = np.append(self.row_time, np.asarray(rest, np.uint64))
+        self.row_visits = np.append(self.row_visits, np.ones(n, np.uint64))
+        self.row_idle = np.append(self.row_idle, np.zeros(n, np.uint64))
+
+    def _name(self, cnode: int) -> str:
+        extra = self.extra_names.get(cnode)
+        if extra is not None:
+            return extra
+        region = self._trace.regions.get(int(self.region[cnode]))
+        return region.name if region else "?"
 
     def __len__(self) -> int:
         return len(self.parent)
@@ -37,19 +90,21 @@ class CallTree:
         """'main/solve/MPI_Recv' for a cnode."""
         parts = []
         while cnode >= 0:
-            region = self._trace.regions.get(int(self.region[cnode]))
-            parts.append(region.name if region else "?")
+            parts.append(self._name(cnode))
             cnode = int(self.parent[cnode])
         return "/".join(reversed(parts))
 
     def paths(self) -> list:
         """The path of every cnode, computed parents first."""
-        out = [""] * len(self)
-        for c in range(len(self)):  # parents have smaller ids: created first
-            region = self._trace.regions.get(int(self.region[c]))
-            name = region.name if region else "?"
-            p = int(self.parent[c])
-            out[c] = name if p < 0 else out[p] + "/" + name
+        out = [None] * len(self)
+        for c in range(len(self)):
+            todo = []
+            while c >= 0 and out[c] is None:  # parents usually have smaller ids
+                todo.append(c)
+                c = int(self.parent[c])
+            for t in reversed(todo):
+                p = int(self.parent[t])
+                out[t] = self._name(t) if p < 0 else out[p] + "/" + self._name(t)
         return out
 
 
