@@ -152,6 +152,16 @@ static void lock_rounds(sim *s, uint32_t r, int api)
     }
 }
 
+/* Add to the expected exclusive time of (path, loc) without counting an instance. */
+static void mgmt_time(sim *s, uint32_t path, uint32_t loc, int64_t ticks)
+{
+    if (sx_add(&s->book, SX_TIME, path, loc, ticks) < 0) {
+        fail_internal(s, "out of memory");
+        return;
+    }
+    s->book.cells[(size_t)path * SX_PROP_COUNT + SX_TIME][loc].instances--;
+}
+
 /* Runs a parallel region forked by rank r's master at time t0; returns the
  * master's time after the join. */
 static uint64_t omp_region(sim *s, uint32_t r, uint64_t t0, unsigned constructs)
@@ -204,6 +214,16 @@ static uint64_t omp_region(sim *s, uint32_t r, uint64_t t0, unsigned constructs)
         ev(s, EARL_THREAD_TEAM_END, loc, end, &team);
     }
     ev(s, EARL_THREAD_JOIN, master, end + 1, &fork);
+    /* thread management as the analysis charges it (Scalasca's rule): every thread
+     * of the team, fork to its enter (1 tick) and its leave to the join (1 tick), in
+     * the parallel region's time; on the master it was the forking path's own time */
+    uint32_t par = sx_child(&s->book, base, R_OMP_PARALLEL);
+    if (par != UINT32_MAX) {
+        for (uint32_t i = 0; i < T; i++)
+            mgmt_time(s, par, master + i, 2);
+        if (base)
+            mgmt_time(s, base, master, -2);
+    }
     return end + 1;
 }
 

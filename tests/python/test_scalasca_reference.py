@@ -32,11 +32,7 @@ ROOT_CAUSE = ("critical_imbalance_impact", "critical_path", "critical_path_activ
 
 #: (trace, Scalasca metric id) that earlc does not reproduce yet: the one list of
 #: known differences (root cause metrics count only where the trace has data)
-KNOWN_GAPS = {(t, m) for t in TRACES for m in ROOT_CAUSE} | {
-    ("casita-jacobi-hybrid", "omp_fork"),
-    ("casita-jacobi-hybrid", "omp_management"),
-    ("casita-jacobi-hybrid", "time"),
-}
+KNOWN_GAPS = {(t, m) for t in TRACES for m in ROOT_CAUSE}
 
 
 def _reference(name):

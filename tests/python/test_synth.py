@@ -241,6 +241,27 @@ def independent(trace, exp):
     for key, c in child.items():
         if key in got["time"]:
             got["time"][key] -= c
+    # thread management (Scalasca's rule): every thread of a team, the team's fork to
+    # its enter of the parallel region and its leave to the join, in the parallel
+    # region's time; on the master it was the forking path's own time
+    T = exp["threads_per_rank"]
+    teams = {}
+    for loc in range(0, len(rp.by_loc), T):
+        ids = rp.by_loc[loc].tolist()
+        forks = [int(rp.time[i]) for i in ids if rp.kind[i] == KIND["THREAD_FORK"]]
+        joins = [int(rp.time[i]) for i in ids if rp.kind[i] == KIND["THREAD_JOIN"]]
+        teams[loc // T] = list(zip(forks, joins))
+    seen = defaultdict(int)
+    for (path, loc, enter, leave, name) in sorted(rp.instances, key=lambda x: (x[1], x[2])):
+        if name != "!$omp parallel":
+            continue
+        fork, join = teams[loc // T][seen[loc]]
+        seen[loc] += 1
+        cost = (enter - fork) + (join - leave)
+        got["time"][(path, loc)] = got["time"].get((path, loc), 0) + cost
+        if loc % T == 0 and "/" in path:
+            parent = (path.rsplit("/", 1)[0], loc)
+            got["time"][parent] = got["time"].get(parent, 0) - cost
     got["time"] = {k: v for k, v in got["time"].items() if v}
     return got, rp
 

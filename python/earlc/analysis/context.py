@@ -76,6 +76,34 @@ class CallTree:
         self.row_visits = np.append(self.row_visits, np.ones(n, np.uint64))
         self.row_idle = np.append(self.row_idle, np.zeros(n, np.uint64))
 
+    def charge_thread_management(self, ctx, enters: np.ndarray, cost: np.ndarray) -> None:
+        """Count thread management (cost per ENTER of a parallel region) in the
+        parallel region's exclusive time, as Scalasca does: on the master the time
+        moves there from the call path that forked; on a worker, whose own regions
+        do not cover it, it is added."""
+        cnode = self.event_cnode[enters].astype(np.int64)
+        loc = ctx.events.location[enters].astype(np.int64)
+        ok = (cnode >= 0) & (cost > 0)
+        cnode, loc, cost = cnode[ok], loc[ok], cost[ok]
+        if not len(cnode):
+            return
+        L = np.int64(ctx.n_locations + 1)
+        keys = self.row_cnode.astype(np.int64) * L + self.row_location
+        order = np.argsort(keys)
+        time = self.row_time.astype(np.int64)
+
+        def add(c, l, v):
+            k = c * L + l
+            pos = order[np.minimum(np.searchsorted(keys, k, sorter=order), len(keys) - 1)]
+            hit = keys[pos] == k
+            np.add.at(time, pos[hit], v[hit])
+
+        add(cnode, loc, cost)
+        # the master's part was the forking call path's own time
+        master = (self.parent[cnode] >= 0) & (ctx.events.location[ctx.enter_of(enters[ok])] == loc)
+        add(self.parent[cnode[master]].astype(np.int64), loc[master], -cost[master])
+        self.row_time = np.maximum(time, 0).astype(np.uint64)
+
     def _name(self, cnode: int) -> str:
         extra = self.extra_names.get(cnode)
         if extra is not None:
@@ -132,7 +160,45 @@ class AnalysisContext:
 
     @cached_property
     def calltree(self) -> CallTree:
-        return CallTree(self.trace, self.states.enterptr)
+        ct = CallTree(self.trace, self.states.enterptr)
+        enters, fork_part, join_part = self.thread_management()
+        if len(enters):
+            ct.charge_thread_management(self, enters, fork_part + join_part)
+        return ct
+
+    def thread_management(self):
+        """Per ENTER of an OpenMP parallel region on any thread of the team: (enter,
+        fork part, join part) as Scalasca charges thread management: from the team's
+        fork to the thread's enter, and from the thread's leave to the team's join
+        (each at least 0).  Shared with the call tree, which counts this time in the
+        parallel region (see calltree)."""
+        def compute():
+            none = np.empty(0, np.int64)
+            if not self.count_of_kind("THREAD_FORK", "OMP_FORK"):
+                return none, none, none
+            table = self.region_class == rc.CLASS_CODE["omp_parallel"]
+            table[-1] = False
+            enters = self.enters_of(table)
+            fork = self.pointer("forkptr", enters)
+            ev = self.events
+            forks = self.events_of_kind("THREAD_FORK", "OMP_FORK")
+            joins = self.events_of_kind("THREAD_JOIN", "OMP_JOIN")
+            join_of = pair_forks_and_joins(ev, forks, joins)
+            ok = fork >= 0
+            enters, fork = enters[ok], fork[ok]
+            pos = np.searchsorted(forks, fork)
+            ok = (pos < len(forks)) & (forks[np.minimum(pos, len(forks) - 1)] == fork)
+            enters, fork, pos = enters[ok], fork[ok], pos[ok]
+            join = join_of[pos]
+            leave = self.leave_of(enters)
+            t_enter = self.time_of(enters)
+            fork_part = np.maximum(t_enter - self.time_of(fork), 0)
+            has_end = (join >= 0) & (leave >= 0)
+            join_part = np.zeros(len(enters), dtype=np.int64)
+            join_part[has_end] = np.maximum(self.time_of(join[has_end]) -
+                                            self.time_of(leave[has_end]), 0)
+            return enters, fork_part, join_part
+        return self.memo("omp_thread_management", compute)
 
     @cached_property
     def cnode(self) -> np.ndarray:
@@ -215,3 +281,21 @@ class AnalysisContext:
         for n in names:
             mask |= self.events.kind == KINDS[n]
         return np.nonzero(mask)[0]
+
+
+def pair_forks_and_joins(ev, forks: np.ndarray, joins: np.ndarray) -> np.ndarray:
+    """The join closing each fork: forks and joins nest per location like brackets."""
+    out = np.full(len(forks), -1, dtype=np.int64)
+    pos_of = {int(f): k for k, f in enumerate(forks)}
+    marks = np.concatenate((forks, joins))
+    is_fork = np.concatenate((np.ones(len(forks), bool), np.zeros(len(joins), bool)))
+    order = np.lexsort((marks, ev.location[marks]))
+    open_forks = {}
+    for m, f in zip(marks[order].tolist(), is_fork[order].tolist()):
+        loc = int(ev.location[m])
+        stack = open_forks.setdefault(loc, [])
+        if f:
+            stack.append(m)
+        elif stack:
+            out[pos_of[stack.pop()]] = m
+    return out

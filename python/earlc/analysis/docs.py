@@ -16,7 +16,9 @@ Generated from the declarations in `properties/` by `python -m earlc.analysis.do
 Severities are integer ticks of the trace's timer (unit `sec`), counts (`occ`) or bytes,
 summed per (call path, location).  A metric's value includes its children's.  Time
 counts, on each location, the intervals during which the location itself has a region
-open (a worker thread between parallel regions is idle, not in its master's call path).
+open (a worker thread between parallel regions is idle, not in its master's call path),
+the thread management of each parallel region on every thread of its team, and, where
+the trace records PROGRAM_BEGIN and PROGRAM_END, the rest of the program's run.
 Compound events that are no metric (marked *published*) are computed once and shared by
 the properties that subscribe to them, as in EXPERT.
 
