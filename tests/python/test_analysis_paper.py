@@ -151,7 +151,7 @@ def test_user_plugin_subscribes_to_a_builtin_compound_event(tmp_path):
     trace = scenario(tmp_path, build)
     r = earlc.analyze(trace, properties=[SlowReceive()])
     assert r.total("slow_receive") == 70
-    assert [p.name for p in r.properties] == ["time", "mpi", "mpi_communication",
+    assert [p.name for p in r.properties] == ["time", "execution", "mpi", "mpi_communication",
                                               "mpi_point2point", "slow_receive"]
     r = earlc.analyze(trace, properties=["late_sender", SlowReceive()])
     assert r.total("slow_receive") == 70 and r.total("late_sender") == 40
@@ -183,8 +183,9 @@ def test_cli_analyze(tmp_path):
     r = run_cli("analyze", demo, "--format", "json", "-o", str(out), "--properties", "late_sender")
     assert r.returncode == 0, r.stderr
     data = json.loads(out.read_text())
-    assert {m["name"] for m in data["metrics"]} == {"time", "mpi", "mpi_communication",
-                                                   "mpi_point2point", "late_sender"}
+    assert {m["name"] for m in data["metrics"]} == {"time", "execution", "mpi",
+                                                   "mpi_communication", "mpi_point2point",
+                                                   "late_sender"}
     assert sum(m["value"] for m in data["metrics"] if m["name"] == "late_sender") > 0
     r = run_cli("analyze", demo, "--properties", "bogus")
     assert r.returncode == 2 and "unknown properties" in r.stderr

@@ -107,3 +107,23 @@ def test_scalasca_ids_are_unique_and_documented():
     doc = render()
     for cube_id in ids:
         assert "`%s`" % cube_id in doc
+
+
+@pytest.mark.parametrize("name", TRACES)
+def test_time_tree_adds_up_per_location(name):
+    """As Cube shows it: Time = Execution + Overhead, Execution = Computation + MPI +
+    OpenMP, per location and exactly; accelerator streams hold no CPU time."""
+    trace = earlc.open(reference_trace(name))
+    report = earlc.analyze(trace)
+
+    def per(metric):
+        _, loc, val = report._tables[metric]
+        out = np.zeros(len(trace.locations), dtype=np.int64)
+        np.add.at(out, loc, val)
+        return out
+
+    assert np.array_equal(per("time"), per("execution") + per("overhead"))
+    assert np.array_equal(per("execution"), per("comp") + per("mpi") + per("omp"))
+    assert np.all(per("omp_management") <= per("omp"))
+    gpu = [l.index for l in trace.locations if l.type != "CPU_THREAD"]
+    assert not per("time")[gpu].any()

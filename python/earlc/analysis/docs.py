@@ -22,6 +22,12 @@ the trace records PROGRAM_BEGIN and PROGRAM_END, the rest of the program's run.
 Compound events that are no metric (marked *published*) are computed once and shared by
 the properties that subscribe to them, as in EXPERT.
 
+The time tree is the one Scalasca's reports show in Cube: Time splits into Execution and
+the measurement system's Overhead; Execution into Computation (user code and the bodies
+of parallel regions and worksharing constructs), MPI and OpenMP (the runtime's own time:
+thread management and synchronisation).  Accelerator streams hold no CPU time.  Idle
+threads, earlc's own metric, stays outside Time, as Time counts what the locations run.
+
 Metrics that compute Scalasca's value carry Scalasca's metric id (`cube_id` in the JSON
 report) and give the values Scalasca 2.6 gives; metrics without one are earlc's own.  Where the definitions differ:
 - Messages in Wrong Order follows the paper (section 6.3: an older message of the same
