@@ -28,6 +28,10 @@ of parallel regions and worksharing constructs), MPI and OpenMP (the runtime's o
 thread management and synchronisation).  Accelerator streams hold no CPU time.  Idle
 threads, earlc's own metric, stays outside Time, as Time counts what the locations run.
 
+Hardware counters the trace records with its ENTER and LEAVE events (PAPI and the like)
+become one metric each, `hwc_` and the counter's name: the counter's increase while a call
+path is the innermost one on a location, as Score-P profiles show it.
+
 Metrics that compute Scalasca's value carry Scalasca's metric id (`cube_id` in the JSON
 report) and give the values Scalasca 2.6 gives; metrics without one are earlc's own.  Where the definitions differ:
 - Messages in Wrong Order follows the paper (section 6.3: an older message of the same

@@ -58,6 +58,9 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
         catalog = select([p for p in catalog if p.name not in replaced] + plugins, wanted)
     order = check_catalog(catalog)
     ctx = AnalysisContext(trace)
+    extra = [q for p in order for q in p.expand(ctx)]  # metrics the trace defines
+    if extra:
+        order = check_catalog(order + extra)
     store = SeverityStore(ctx.n_locations)
     counts = SeverityStore(ctx.n_locations)  # occurrences, for detected properties
     published: Dict[str, Instances] = ctx.published  # readable by every later property

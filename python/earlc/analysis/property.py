@@ -165,6 +165,11 @@ class Property:
         """The occurrences of this property (None: it has none of its own)."""
         return None
 
+    def expand(self, ctx) -> List["Property"]:
+        """Further properties that depend on the trace (one metric per hardware
+        counter it records): evaluated with the catalog.  None by default."""
+        return []
+
     def totals(self, ctx):
         """For metrics that are not made of occurrences (visits, message counts):
         (cnode, location, value) arrays, or None to use `detect`."""
