@@ -213,14 +213,33 @@ def _placed(ctx, sends: bool):
     return ctx.memo("message_places_%s" % ("send" if sends else "recv"), compute)
 
 
+def p2p_sums(ctx, sends: bool):
+    """Per (call path, location) of the send (or receive) records: (cnode, location,
+    records, records with a payload, bytes), summed once for every message metric."""
+    def compute():
+        from earlc.analysis.severity import sum_by_key
+
+        cnode, loc, rows = _placed(ctx, sends)
+        size = ctx.events.messages.bytes[rows].view(np.int64)
+        L = np.int64(ctx.n_locations + 1)
+        keys = cnode.astype(np.int64) * L + loc
+        keep = cnode >= 0
+        keys, size = keys[keep], size[keep]
+        k, records = sum_by_key(keys, np.ones(len(keys), dtype=np.int64))
+        _, payload = sum_by_key(keys, (size != 0).astype(np.int64))
+        _, total = sum_by_key(keys, size)
+        return k // L, k % L, records, payload, total
+    return ctx.memo("p2p_sums_%s" % ("send" if sends else "recv"), compute)
+
+
 class MessagesSent(Property):
     name, title, unit = "messages_sent", "Messages sent", "occ"
     description = "Point-to-point messages sent (MPI_SEND and MPI_ISEND records)."
     diagnosis = "Compare with bytes sent: many small messages cost latency."
 
     def totals(self, ctx):
-        cnode, loc, _ = _placed(ctx, sends=True)
-        return cnode, loc, np.ones(len(cnode), dtype=np.int64)
+        cnode, loc, records, _, _ = p2p_sums(ctx, sends=True)
+        return cnode, loc, records
 
 
 class BytesSent(Property):
@@ -230,8 +249,8 @@ class BytesSent(Property):
     diagnosis = "The communication volume per call path and process."
 
     def totals(self, ctx):
-        cnode, loc, rows = _placed(ctx, sends=True)
-        return cnode, loc, ctx.events.messages.bytes[rows].view(np.int64)
+        cnode, loc, _, _, total = p2p_sums(ctx, sends=True)
+        return cnode, loc, total
 
 
 class BytesReceived(Property):
@@ -241,8 +260,8 @@ class BytesReceived(Property):
     diagnosis = "The communication volume per call path and process."
 
     def totals(self, ctx):
-        cnode, loc, rows = _placed(ctx, sends=False)
-        return cnode, loc, ctx.events.messages.bytes[rows].view(np.int64)
+        cnode, loc, _, _, total = p2p_sums(ctx, sends=False)
+        return cnode, loc, total
 
 
 PROPERTIES = (Time, Execution, Computation, Mpi, MpiInitFinalize, MpiSynchronization,

@@ -113,7 +113,12 @@ def _wrong_order(ctx, ls):
     ev = ctx.events
     recv = msgs["recv"].astype(np.int64)
     loc = ev.location[recv].astype(np.int64)
-    order = np.lexsort((recv, loc))
+    if len(recv) > 1 and bool(np.all(recv[1:] > recv[:-1])):
+        # receives in the total order (the usual case): a stable sort by location
+        # keeps each location's receives in its order
+        order = np.argsort(loc, kind="stable")
+    else:
+        order = np.lexsort((recv, loc))
     recv, loc = recv[order], loc[order]
     sent = ctx.time_of(msgs["send"][order])
     source = ev.location[msgs["send"][order]].astype(np.int64)
@@ -178,6 +183,14 @@ class LateSenderWrongOrderDifferentSource(_LateSenderWrongOrderSource):
     diagnosis = "Receiving from whichever sender is ready (MPI_ANY_SOURCE) would avoid the wait."
 
 
+def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """Whether each value is in sorted_set (ascending): one binary search each."""
+    if not len(sorted_set):
+        return np.zeros(len(values), dtype=bool)
+    pos = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
+    return sorted_set[pos] == values
+
+
 def _region_named(ctx, names) -> np.ndarray:
     """Per region ref (spare slot last): whether its name is one of names."""
     return np.isin(ctx._region_tables[1], list(names))
@@ -229,8 +242,12 @@ class LateReceiver(Property):
         single = ctx.is_region(cmp_call, _region_named(ctx, _SINGLE_COMPLETION))
         multi = ctx.is_region(cmp_call, _region_named(ctx, _MULTI_COMPLETION))
         cand = np.nonzero(ok & (single | multi) & (t_req > t_cmp))[0]
-        leave = ctx.leave_of(cmp_call[cand])  # only for the candidates: the walk is not free
-        covers = (leave >= 0) & (ctx.time_of(np.maximum(leave, 0)) > t_req[cand])
+        # the leave of each candidate call, once per call (a MPI_Waitall completes
+        # many sends): only for the candidates, the walk is not free
+        calls, which = np.unique(cmp_call[cand], return_inverse=True)
+        leave = ctx.leave_of(calls)
+        t_leave = np.where(leave >= 0, ctx.time_of(np.maximum(leave, 0)), -1)[which]
+        covers = t_leave > t_req[cand]
         cand = cand[covers]
         wait = (t_req - t_cmp)[cand]
         is_multi = multi[cand]
@@ -238,9 +255,9 @@ class LateReceiver(Property):
             # a multi-completion call that also completes a Late Sender's receive is
             # charged there; otherwise once, with its largest wait
             ls = ctx.published.get("late_sender")
-            late_calls = ls["recv_call"] if ls is not None else np.empty(0, np.int64)
+            late_calls = np.sort(ls["recv_call"]) if ls is not None else np.empty(0, np.int64)
             calls = cmp_call[cand]
-            drop = is_multi & np.isin(calls, late_calls)
+            drop = is_multi & _member(calls, late_calls)
             m = np.nonzero(is_multi & ~drop)[0]
             best = m[first_of_groups(calls[m], wait[m])] if len(m) else m
             keep = np.sort(np.concatenate((np.nonzero(~is_multi)[0], best)))

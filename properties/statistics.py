@@ -6,34 +6,18 @@ Late Receiver instances among them.
 Each count is charged to the call path of the record that Scalasca charges: the
 send record for sends, the receive record (MPI_RECV, or the MPI_IRECV in the call
 completing the request) for receives, the MPI_COLLECTIVE_END for collectives, and
-the waiting call for Late Sender and Late Receiver instances.  A receive's size is
-its send's.
+the waiting call for Late Sender and Late Receiver instances.
 """
 import numpy as np
 
 from earlc.analysis import Property
 
-from .basic import message_rows
+from .basic import p2p_sums
 
 
 def _message_bytes(ctx, events: np.ndarray) -> np.ndarray:
     """Bytes of the message records events (sends or receives)."""
     return ctx.events.messages.bytes[ctx.events.ref[events]].view(np.int64)
-
-
-def _p2p(ctx, sends: bool):
-    """(event, bytes) of every send, or of every receive with its send's size."""
-    def compute():
-        m, is_send, is_recv = message_rows(ctx)
-        if sends:
-            return m.event[is_send].astype(np.int64), m.bytes[is_send].view(np.int64)
-        recv = m.event[is_recv].astype(np.int64)
-        send = ctx.pointer("sendptr", recv)
-        size = m.bytes[is_recv].view(np.int64).copy()
-        ok = send >= 0
-        size[ok] = _message_bytes(ctx, send[ok])
-        return recv, size
-    return ctx.memo("p2p_sizes_%s" % ("send" if sends else "recv"), compute)
 
 
 def _collective_ends(ctx):
@@ -56,9 +40,8 @@ class _P2PCount(Property):
     payload = True
 
     def totals(self, ctx):
-        events, size = _p2p(ctx, self.sends)
-        keep = (size != 0) == self.payload
-        return _count(ctx, events[keep])
+        cnode, loc, records, payload, _ = p2p_sums(ctx, self.sends)
+        return cnode, loc, payload if self.payload else records - payload
 
 
 class CommsSend(_P2PCount):
