@@ -1,0 +1,533 @@
+"""Root causes of wait states: delay costs (Böhme et al., "Identifying the root
+causes of wait states in large-scale parallel applications"), as Scalasca
+computes them.
+
+A wait state (a Late Sender, a Late Receiver) happens at a *synchronisation
+point* of the waiting location with the location it waits for.  Both locations
+met before, at their previous synchronisation point with each other; since then
+the late one has spent more time in some call paths than the waiting one: those
+excess times are the *delays* that caused the wait.  The short-term delay cost
+charges the waiting time to them (scaled down when they exceed it, and shared
+with the waiting time that the late location itself spent at synchronisation
+points in between, which propagates from elsewhere).
+
+Synchronisation points, per location (the events where two or more locations
+are known to meet):
+- a Late Sender's receive and the matched send; a Late Receiver's send
+  completion and the receive's posting event;
+- MPI collectives where someone waits (MPI_COLLECTIVE_END: every member of a
+  barrier; N x N members overlapping the latest sender; the root and the
+  receivers waiting for it in 1-to-N; the root and the latest sender in N-to-1);
+- the leaves of MPI_Init and MPI_Finalize (everybody).
+Each carries its waiting time, its call's duration and its completion time; the
+time of a synchronisation interval is the exclusive time per call path between
+two of them (counted at ENTER and LEAVE events), without the waiting time spent
+at the synchronisation points in between, and without the part of the first
+one's call before its completion.
+"""
+import numpy as np
+
+from earlc.analysis import Property
+from earlc.analysis.severity import sum_by_key
+
+from .groups import group_max, group_min
+from .mpi_p2p import _request_half
+
+_NONE = np.iinfo(np.int64).min
+
+
+def _published(ctx, name):
+    """The instances a property published, computed now if the analysis did not
+    select it (root causes need every wait state)."""
+    if name not in ctx.published:
+        from earlc.analysis.engine import builtin_properties
+
+        prop = next(p for p in builtin_properties() if p.name == name)
+        sub = _published(ctx, prop.subscribes) if prop.subscribes else None
+        ctx.published[name] = prop.detect(ctx, sub)
+    return ctx.published[name]
+
+
+def _leave_times(ctx, calls: np.ndarray) -> np.ndarray:
+    """Leave time of each call (ENTER ids), once per distinct call."""
+    if not len(calls):
+        return np.empty(0, np.int64)
+    u, which = np.unique(calls, return_inverse=True)
+    leave = ctx.leave_of(u)
+    return np.where(leave >= 0, ctx.time_of(np.maximum(leave, 0)), _NONE)[which]
+
+
+class _Rows:
+    """Columns appended in pieces: synchronisation points and their partners."""
+
+    def __init__(self):
+        self.parts = []
+
+    def add(self, **cols):
+        n = len(next(iter(cols.values())))
+        if n:
+            self.parts.append({k: np.broadcast_to(np.asarray(v), (n,)).astype(
+                np.float64 if k in ("wait", "total", "compl") else np.int64) for k, v in cols.items()})
+
+    def columns(self, names):
+        if not self.parts:
+            return {k: np.empty(0, np.float64 if k in ("wait", "total", "compl") else np.int64)
+                    for k in names}
+        return {k: np.concatenate([p[k] for p in self.parts]) for k in names}
+
+
+def _p2p_waits(ctx):
+    """The Late Sender and Late Receiver wait states as synchronisation points:
+    (ls, lr) dicts of arrays, each with the waiter's and the delayer's event."""
+    ls = _published(ctx, "late_sender")
+    rcall, scall = ls["recv_call"], ls["send_call"]
+    r_leave = _leave_times(ctx, rcall)
+    s_leave = _leave_times(ctx, scall)
+    # Scalasca's waiting time: the send's enter, but not after the receive's leave
+    idle = np.minimum(ctx.time_of(scall), r_leave) - ctx.time_of(rcall)
+    keep = idle > 0
+    out_ls = {"recv": ls["recv"][keep], "send": ls["send"][keep], "wait": idle[keep],
+              "r_total": (r_leave - ctx.time_of(rcall))[keep],
+              "r_compl": np.maximum(r_leave - s_leave, 0)[keep],
+              "s_total": (s_leave - ctx.time_of(scall))[keep],
+              "s_compl": np.maximum(s_leave - r_leave, 0)[keep]}
+    lr = _published(ctx, "late_receiver")
+    send, recv, ccall = lr["send"], lr["recv"], lr["send_completion"]
+    cmp_ev = _request_half(ctx, send, "MPI_ISEND")
+    req_ev = _request_half(ctx, recv, "MPI_IRECV")
+    qcall = ctx.enter_of(req_ev)
+    c_leave, q_leave = _leave_times(ctx, ccall), _leave_times(ctx, qcall)
+    out_lr = {"cmp": cmp_ev, "req": req_ev, "wait": lr.severity.astype(np.float64),
+              "c_total": c_leave - ctx.time_of(ccall),
+              "c_compl": np.where(c_leave > q_leave, 0, c_leave - q_leave),
+              "q_total": q_leave - ctx.time_of(qcall),
+              "q_compl": np.maximum(q_leave - c_leave, 0)}
+    return out_ls, out_lr
+
+
+def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows):
+    """Synchronisation points of the MPI collectives, as Scalasca finds them."""
+    from earlc.analysis import regions as rc
+
+    coll = _published(ctx, "mpi_collectives")
+    if not len(coll):
+        return
+    ev = ctx.events
+    inst = coll["instance"]
+    end = coll["end"]
+    op = coll["op"]
+    loc = coll["location"]
+    b, e = coll["begin_time"], coll["end_time"]
+    total = coll["leave_time"] - coll["enter_time"]
+    c = ev.collectives
+    row = ev.ref[end]
+    sent = c.sent[row].view(np.int64)
+    received = c.received[row].view(np.int64)
+    _, which, count = np.unique(inst, return_inverse=True, return_counts=True)
+    size = count[which]
+    is_root = loc == coll["root"]
+    big = np.iinfo(np.int64).max
+
+    comm_of = ctx.states.coll_comm[inst].astype(np.int64)
+
+    def record(sel, latest, earliest_end, partner_rows=None):
+        """Members sel (bool) are synchronisation points; partner_rows: for each
+        member row, the rows it synchronises with (pairs of row indices), or None:
+        with every member of its communicator (a group point)."""
+        lb = np.minimum(latest, e)
+        wait = np.maximum(lb - b, 0)
+        compl = np.maximum(e - np.maximum(earliest_end, lb), 0)
+        idx = np.nonzero(sel)[0]
+        points.add(event=end[idx], loc=loc[idx], wait=wait[idx], total=total[idx],
+                   compl=compl[idx])
+        if partner_rows is None:
+            groups.add(event=end[idx], group=comm_of[idx])
+        else:
+            a, p = partner_rows
+            partners.add(event=end[a], partner=loc[p])
+
+    def pairs(rows_a, rows_b_of_instance):
+        """All (a, b) with a in rows_a and b in the rows of a's instance selected by
+        rows_b_of_instance, a != b."""
+        sel_b = np.nonzero(rows_b_of_instance)[0]
+        if not len(rows_a) or not len(sel_b):
+            return np.empty(0, np.int64), np.empty(0, np.int64)
+        ib = inst[sel_b]
+        order = np.argsort(ib, kind="stable")
+        sel_b, ib = sel_b[order], ib[order]
+        lo = np.searchsorted(ib, inst[rows_a], side="left")
+        hi = np.searchsorted(ib, inst[rows_a], side="right")
+        n = hi - lo
+        a = np.repeat(rows_a, n)
+        starts = np.repeat(lo - np.concatenate(([0], np.cumsum(n)[:-1])), n)
+        bb = sel_b[np.arange(len(a)) + starts]
+        keep = a != bb
+        return a[keep], bb[keep]
+
+    ok = size > 1
+    # barriers: everybody synchronises
+    barrier = ok & (op == rc.OP_BARRIER)
+    if barrier.any():
+        latest = group_max(inst, np.where(barrier, b, _NONE))
+        first_end = group_min(inst, np.where(barrier, e, big))
+        record(barrier, latest, first_end)
+    # N x N (not Alltoallv/w): full overlap, or the receivers overlapping the latest sender
+    nxn = ok & np.isin(op, [rc.OP_ALLGATHER, rc.OP_ALLGATHERV, rc.OP_ALLTOALL, rc.OP_ALLREDUCE,
+                            rc.OP_REDUCE_SCATTER, rc.OP_REDUCE_SCATTER_BLOCK])
+    payload = group_max(inst, ((sent != 0) | (received != 0)).astype(np.int64)) > 0
+    nxn &= payload
+    if nxn.any():
+        latest_all = group_max(inst, np.where(nxn, b, _NONE))
+        first_end_all = group_min(inst, np.where(nxn, e, big))
+        full = first_end_all > latest_all
+        s_begin = np.where(nxn & (sent != 0), b, _NONE)
+        latest_s = group_max(inst, s_begin)
+        # the latest sender: the first (lowest row) among the senders with that begin
+        is_latest = nxn & (sent != 0) & (b == latest_s)
+        first_latest = group_min(inst, np.where(is_latest, np.arange(len(b)), big))
+        sync = nxn & (full | ((received > 0) & (b < latest_s)) |
+                      ((sent != 0) & (np.arange(len(b)) == first_latest)))
+        latest = np.where(full, latest_all, latest_s)
+        first_end = np.where(full, first_end_all, group_min(inst, np.where(sync, e, big)))
+        # with full overlap everybody synchronises with everybody: a group point
+        record(sync & full, latest, first_end)
+        part = sync & ~full
+        if part.any():
+            record(part, latest, first_end, pairs(np.nonzero(part)[0], part))
+    # 1-to-N with payload: the receivers waiting for the root, and the root
+    one = ok & np.isin(op, rc.OPS_ONE_TO_ALL)
+    root_b = group_max(inst, np.where(one & is_root, b, _NONE))
+    root_pay = group_max(inst, np.where(one & is_root & (sent != 0), 1, 0)) > 0
+    one &= root_pay & (root_b != _NONE)
+    if one.any():
+        waits = one & ~is_root & (received > 0) & (b < root_b)
+        first_end = group_min(inst, np.where(waits, e, big))
+        root = one & is_root & (first_end < big)
+        sync = waits | root
+        record(sync, root_b, first_end,
+               tuple(np.concatenate(x) for x in zip(pairs(np.nonzero(waits)[0], root),
+                                                    pairs(np.nonzero(root)[0], waits))))
+    # N-to-1 with payload at the root: the root and the latest sender
+    n21 = ok & np.isin(op, rc.OPS_ALL_TO_ONE)
+    root_pay = group_max(inst, np.where(n21 & is_root & (received != 0), 1, 0)) > 0
+    n21 &= root_pay
+    if n21.any():
+        latest_s = group_max(inst, np.where(n21 & (sent != 0), b, _NONE))
+        is_latest = n21 & (sent != 0) & (b == latest_s)
+        first_latest = group_min(inst, np.where(is_latest, np.arange(len(b)), big))
+        root_b = group_max(inst, np.where(n21 & is_root, b, _NONE))
+        syncing = n21 & (root_b < latest_s) & (root_b != _NONE)
+        root = syncing & is_root
+        last = syncing & (np.arange(len(b)) == first_latest)
+        sync = root | last
+        first_end = group_min(inst, np.where(sync, e, big))
+        record(sync, latest_s, first_end,
+               tuple(np.concatenate(x) for x in zip(pairs(np.nonzero(root)[0], last),
+                                                    pairs(np.nonzero(last)[0], root))))
+
+
+def _init_finalize_points(ctx, points: _Rows, groups: _Rows):
+    """The leaves of MPI_Init and MPI_Finalize: everybody synchronises."""
+    for names in (("MPI_Init", "MPI_Init_thread"), ("MPI_Finalize",)):
+        enters = ctx.enters_of(np.isin(ctx._region_tables[1], list(names)))
+        if not len(enters):
+            continue
+        leave = ctx.leave_of(enters)
+        enters, leave = enters[leave >= 0], leave[leave >= 0]
+        if len(enters) < 1:
+            continue
+        te, tl = ctx.time_of(enters), ctx.time_of(leave)
+        lb = np.minimum(te.max(), tl)
+        loc = ctx.events.location[leave].astype(np.int64)
+        points.add(event=leave, loc=loc, wait=np.maximum(lb - te, 0), total=tl - te,
+                   compl=np.maximum(tl - np.maximum(tl.min(), lb), 0))
+        groups.add(event=leave, group=np.full(len(leave), -1))
+
+
+def sync_points(ctx):
+    """Every synchronisation point: (points, partner keys, group keys, Late Sender
+    and Late Receiver waits); points sorted by event id with event, loc, wait,
+    total, compl, cnode columns; partners as sorted (location, partner, event)
+    keys; group points (everybody with everybody in a communicator) as (member
+    mask, sorted (location, event) keys) per communicator."""
+    def compute():
+        ev = ctx.events
+        ls, lr = _p2p_waits(ctx)
+        points, partners, groups = _Rows(), _Rows(), _Rows()
+        loc = ev.location
+        # the forward replay's points first: the first record of an event wins
+        points.add(event=ls["recv"], loc=loc[ls["recv"]], wait=ls["wait"], total=ls["r_total"],
+                   compl=ls["r_compl"])
+        partners.add(event=ls["recv"], partner=loc[ls["send"]])
+        _collective_points(ctx, points, partners, groups)
+        _init_finalize_points(ctx, points, groups)
+        points.add(event=lr["cmp"], loc=loc[lr["cmp"]], wait=lr["wait"], total=lr["c_total"],
+                   compl=lr["c_compl"])
+        partners.add(event=lr["cmp"], partner=loc[lr["req"]])
+        points.add(event=ls["send"], loc=loc[ls["send"]], wait=0.0, total=ls["s_total"],
+                   compl=ls["s_compl"])
+        partners.add(event=ls["send"], partner=loc[ls["recv"]])
+        points.add(event=lr["req"], loc=loc[lr["req"]], wait=0.0, total=lr["q_total"],
+                   compl=lr["q_compl"])
+        partners.add(event=lr["req"], partner=loc[lr["cmp"]])
+        p = points.columns(("event", "loc", "wait", "total", "compl"))
+        _, first = np.unique(p["event"], return_index=True)  # sorted by event, first wins
+        p = {k: v[first] for k, v in p.items()}
+        p["cnode"] = ctx.cnode[p["event"]].astype(np.int64)
+        q = partners.columns(("event", "partner"))
+        L = np.int64(ctx.n_locations + 1)
+        n = np.int64(ctx.n_events + 1)
+        key = np.sort((ev.location[q["event"]].astype(np.int64) * L + q["partner"]) * n
+                      + q["event"])
+        # group points: per communicator (-1: every MPI process), its members and
+        # the sorted (location, event) keys of its points
+        g = groups.columns(("event", "group"))
+        group_keys = []
+        mpi_locs = np.unique(ev.location[p["event"]]) if len(p["event"]) else np.empty(0, np.int64)
+        for gid in np.unique(g["group"]).tolist():
+            sel = g["event"][g["group"] == gid]
+            members = np.zeros(ctx.n_locations + 1, dtype=bool)
+            if gid < 0:
+                members[mpi_locs] = True
+            else:
+                cm = ctx.trace.communicators.get(int(gid))
+                locs = np.asarray(cm.locations if cm is not None else [], dtype=np.int64)
+                members[locs[locs >= 0]] = True
+            group_keys.append((members, np.sort(ev.location[sel].astype(np.int64) * n + sel)))
+        return p, key, group_keys, ls, lr
+    return ctx.memo("sync_points", compute)
+
+
+def _chunks(ctx):
+    """Exclusive time as Scalasca's replay counts it, in chunks at ENTER and LEAVE
+    events: the time since the location's previous ENTER or LEAVE, charged at an
+    ENTER to the caller and at a LEAVE to the region left.  Sorted by (location,
+    event): (key = location * (n+1) + event, cnode, ticks)."""
+    def compute():
+        ev = ctx.events
+        seq = ev.loc_events  # every location's events in its order
+        k = ev.kind[seq]
+        keep = (k == ctx.kinds["ENTER"]) | (k == ctx.kinds["LEAVE"])
+        enter = k[keep] == ctx.kinds["ENTER"]
+        del k
+        ids = seq[keep]
+        counts = np.diff(ev.loc_start.astype(np.int64))
+        loc = np.repeat(np.arange(len(counts), dtype=np.int64), counts)[keep]
+        del keep
+        t = ctx.time_of(ids)
+        dt = np.empty(len(ids), dtype=np.int64)
+        dt[0:1] = 0
+        np.subtract(t[1:], t[:-1], out=dt[1:])
+        del t
+        first = np.ones(len(ids), dtype=bool)
+        first[1:] = loc[1:] != loc[:-1]
+        cnode = ctx.cnode[ids].astype(np.int64)
+        has = enter & (cnode >= 0)
+        cnode[has] = ctx.calltree.parent[cnode[has]]
+        ok = ~first & (cnode >= 0)
+        n = np.int64(ctx.n_events + 1)
+        key = loc[ok] * n + ids[ok]
+        return key, cnode[ok], dt[ok]
+    return compute()
+
+
+def _search(keys: np.ndarray, needles: np.ndarray, side: str = "left") -> np.ndarray:
+    """np.searchsorted with the needles sorted first: far fewer cache misses on
+    large key arrays."""
+    if len(needles) < 1024:
+        return np.searchsorted(keys, needles, side=side)
+    order = np.argsort(needles, kind="stable")
+    out = np.empty(len(needles), dtype=np.int64)
+    out[order] = np.searchsorted(keys, needles[order], side=side)
+    return out
+
+
+def _ranges(lo: np.ndarray, hi: np.ndarray):
+    """(query of each element, element index) for the ranges [lo, hi) of each query."""
+    n = np.maximum(hi - lo, 0)
+    q = np.repeat(np.arange(len(lo)), n)
+    offs = np.repeat(lo - np.concatenate(([0], np.cumsum(n)[:-1])), n)
+    return q, np.arange(len(q)) + offs
+
+
+def _interval_times(ctx, chunks, loc, prev, at):
+    """Per query (location, previous synchronisation point or -1, synchronisation
+    point): Scalasca's pruned time map of the interval, as (query, cnode, ticks as
+    float) rows with positive time, and the waiting time at the synchronisation
+    points strictly in between, as (query, cnode, ticks) rows and per-query sums."""
+    p = sync_points(ctx)[0]
+    ckey, ccnode, cval = chunks
+    n = np.int64(ctx.n_events + 1)
+    start = np.where(prev >= 0, prev, -1)
+    lo = _search(ckey, loc * n + start)
+    hi = _search(ckey, loc * n + at)
+    q, idx = _ranges(lo, hi)
+    NC = np.int64(len(ctx.calltree) + 1)
+    keys, times = sum_by_key(q * NC + ccnode[idx], cval[idx])
+    # waiting time at the synchronisation points in between
+    pkey = p["loc"] * n + p["event"]
+    order = np.argsort(pkey, kind="stable")
+    pkey_s = pkey[order]
+    lo = _search(pkey_s, loc * n + start, side="right")
+    hi = _search(pkey_s, loc * n + at, side="left")
+    q2, idx2 = _ranges(lo, hi)
+    rows = order[idx2]
+    w = p["wait"][rows]
+    pos = w > 0
+    q2, rows, w = q2[pos], rows[pos], w[pos]
+    wsum = np.bincount(q2, weights=w, minlength=len(loc))
+    wkeys = q2 * NC + p["cnode"][rows]
+    # time minus waits, positive part (waits in call paths without time vanish)
+    allk = np.concatenate((keys, wkeys))
+    allv = np.concatenate((times.astype(np.float64), -w))
+    uk, inv = np.unique(allk, return_inverse=True)
+    val = np.zeros(len(uk))
+    np.add.at(val, inv, allv)
+    in_time = np.zeros(len(uk), dtype=bool)
+    in_time[np.searchsorted(uk, keys)] = True
+    keep = in_time & (val > 0)
+    uk, val = uk[keep], val[keep]
+    # prune the first synchronisation point's own call before its completion
+    has_prev = np.nonzero(prev >= 0)[0]
+    if len(has_prev):
+        prow = np.searchsorted(p["event"], prev[has_prev])
+        cut = p["total"][prow] - p["compl"][prow]
+        pk = has_prev * NC + p["cnode"][prow]
+        at_k = np.searchsorted(uk, pk)
+        hit = (at_k < len(uk)) & (uk[np.minimum(at_k, len(uk) - 1)] == pk)
+        val[at_k[hit]] = np.maximum(val[at_k[hit]] - cut[hit], 0.0)
+        keep = val > 0
+        uk, val = uk[keep], val[keep]
+    return uk // NC, uk % NC, val, wsum
+
+
+def _previous_point(ctx, loc, partner, at):
+    """Per query: the last synchronisation point of loc with partner before event
+    `at` (-1 when none)."""
+    _, pkeys, group_keys, _, _ = sync_points(ctx)
+    L = np.int64(ctx.n_locations + 1)
+    n = np.int64(ctx.n_events + 1)
+    out = np.full(len(loc), -1, dtype=np.int64)
+    if len(pkeys):
+        group = (loc * L + partner) * n
+        i = _search(pkeys, group + at) - 1
+        ok = (i >= 0) & (pkeys[np.maximum(i, 0)] >= group)
+        out = np.where(ok, pkeys[np.maximum(i, 0)] - group, -1)
+    for members, keys in group_keys:
+        sel = np.nonzero(members[loc] & members[partner])[0]
+        if not len(sel) or not len(keys):
+            continue
+        base = loc[sel] * n
+        i = _search(keys, base + at[sel]) - 1
+        ok = (i >= 0) & (keys[np.maximum(i, 0)] >= base)
+        found = np.where(ok, keys[np.maximum(i, 0)] - base, -1)
+        out[sel] = np.maximum(out[sel], found)
+    return out
+
+
+def delay_costs(ctx, chunks, waiter_loc, waiter_at, delayer_loc, delayer_at, wait):
+    """Short-term delay costs of wait states (as float ticks): (location, cnode,
+    cost) of the delays on the late side, per Scalasca's rule."""
+    NC = np.int64(len(ctx.calltree) + 1)
+    wq, wc, wv, _ = _interval_times(
+        ctx, chunks, waiter_loc, _previous_point(ctx, waiter_loc, delayer_loc, waiter_at), waiter_at)
+    dq, dc, dv, wsum = _interval_times(
+        ctx, chunks, delayer_loc, _previous_point(ctx, delayer_loc, waiter_loc, delayer_at), delayer_at)
+    # the late side's excess per call path
+    allk = np.concatenate((dq * NC + dc, wq * NC + wc))
+    allv = np.concatenate((dv, -wv))
+    uk, inv = np.unique(allk, return_inverse=True)
+    val = np.zeros(len(uk))
+    np.add.at(val, inv, allv)
+    in_d = np.zeros(len(uk), dtype=bool)
+    in_d[np.searchsorted(uk, dq * NC + dc)] = True
+    keep = in_d & (val > 0)
+    uk, val = uk[keep], val[keep]
+    q, c = uk // NC, uk % NC
+    dsum = np.bincount(q, weights=val, minlength=len(wait))
+    denom = dsum + wsum
+    scale = np.where(denom > 0, np.minimum(wait / np.where(denom > 0, denom, 1), 1.0), 0.0)
+    return delayer_loc[q], c, val * scale[q]
+
+
+def to_ticks(n_locations, loc, cnode, value):
+    """Float tick values summed per (call path, location) and rounded so that every
+    location's total is its exact sum rounded (largest remainders get the ticks)."""
+    if not len(loc):
+        e = np.empty(0, np.int64)
+        return e, e, e
+    key = cnode.astype(np.int64) * (n_locations + 1) + loc
+    uk, inv = np.unique(key, return_inverse=True)
+    val = np.zeros(len(uk))
+    np.add.at(val, inv, value)
+    c, l = uk // (n_locations + 1), uk % (n_locations + 1)
+    base = np.floor(val)
+    frac = val - base
+    out = base.astype(np.int64)
+    want = np.rint(np.bincount(l, weights=val, minlength=n_locations + 1)).astype(np.int64)
+    have = np.bincount(l, weights=out, minlength=n_locations + 1).astype(np.int64)
+    extra = want - have  # ticks still to give, per location
+    order = np.lexsort((-frac, l))
+    rank = np.arange(len(order)) - np.searchsorted(l[order], l[order])
+    give = rank < extra[l[order]]
+    out[order[give]] += 1
+    return c, l, out
+
+
+def _delays(ctx):
+    """The short-term delay costs of every kind of wait state, computed together
+    so that the time chunks of the replay are built once and freed after."""
+    def compute():
+        ls, lr = sync_points(ctx)[3:5]
+        loc = ctx.events.location
+        queries = {
+            "ls": (ls["recv"], ls["send"], ls["wait"].astype(np.float64)),
+            "lr": (lr["cmp"], lr["req"], lr["wait"]),
+        }
+        out = {}
+        chunks = None
+        for kind, (waiter, delayer, wait) in queries.items():
+            if not len(waiter):
+                e = np.empty(0, np.int64)
+                out[kind] = (e, e, e)
+                continue
+            if chunks is None:
+                chunks = _chunks(ctx)
+            l, c, v = delay_costs(ctx, chunks, loc[waiter].astype(np.int64), waiter,
+                                  loc[delayer].astype(np.int64), delayer, wait)
+            out[kind] = to_ticks(ctx.n_locations, l, c, v)
+        return out
+    return ctx.memo("delay_costs", compute)
+
+
+class _Delay(Property):
+    unit = "sec"
+    kind = "ls"
+
+    def totals(self, ctx):
+        return _delays(ctx)[self.kind]
+
+
+class DelayLateSender(_Delay):
+    name, title = "delay_latesender", "Late Sender delay costs (short-term)"
+    cube_id = "delay_latesender"
+    description = ("The call paths that made senders late, and by how much: for each Late "
+                   "Sender, the sender's excess time per call path over the receiver's since "
+                   "their previous synchronisation point, scaled to the waiting time it caused "
+                   "(Scalasca's short-term delay costs). Charged to the sender's call paths.")
+    diagnosis = ("Shift work in these call paths from the delaying processes to the waiting "
+                 "ones, or reduce it.")
+
+
+class DelayLateReceiver(_Delay):
+    name, title = "delay_latereceiver", "Late Receiver delay costs (short-term)"
+    kind = "lr"
+    cube_id = "delay_latereceiver"
+    description = ("The call paths that made receivers late: for each Late Receiver, the "
+                   "receiver's excess time per call path over the sender's since their previous "
+                   "synchronisation point, scaled to the waiting time it caused. Charged to the "
+                   "receiver's call paths.")
+    diagnosis = "Post the receives earlier, or move work out of these call paths."
+
+
+PROPERTIES = (DelayLateSender, DelayLateReceiver)
