@@ -511,6 +511,7 @@ class _Delay(Property):
 class DelayLateSender(_Delay):
     name, title = "delay_latesender", "Late Sender delay costs (short-term)"
     cube_id = "delay_latesender"
+    explains = "late_sender"
     description = ("The call paths that made senders late, and by how much: for each Late "
                    "Sender, the sender's excess time per call path over the receiver's since "
                    "their previous synchronisation point, scaled to the waiting time it caused "
@@ -523,6 +524,7 @@ class DelayLateReceiver(_Delay):
     name, title = "delay_latereceiver", "Late Receiver delay costs (short-term)"
     kind = "lr"
     cube_id = "delay_latereceiver"
+    explains = "late_receiver"
     description = ("The call paths that made receivers late: for each Late Receiver, the "
                    "receiver's excess time per call path over the sender's since their previous "
                    "synchronisation point, scaled to the waiting time it caused. Charged to the "

@@ -127,3 +127,16 @@ def test_time_tree_adds_up_per_location(name):
     assert np.all(per("omp_management") <= per("omp"))
     gpu = [l.index for l in trace.locations if l.type != "CPU_THREAD"]
     assert not per("time")[gpu].any()
+
+
+def test_text_report_shows_what_causes_each_wait():
+    trace = earlc.open(reference_trace("pipit-ping-pong"))
+    report = earlc.analyze(trace)
+    text = report.to_text()
+    for wait, cause in (("Late Sender", "Late Sender delay costs"),
+                        ("Late Receiver", "Late Receiver delay costs")):
+        section = text[text.index("\n%s:" % wait):]
+        section = section[:section.find("\n\n", 1)]
+        assert "caused by (%s" % cause in section
+    rows = report.by_callpath_and_location("delay_latereceiver")
+    assert rows and rows[0][2] == max(v for _, _, v in rows)
