@@ -105,7 +105,11 @@ def _p2p_waits(ctx):
     return out_ls, out_lr
 
 
-def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows):
+#: kinds of collective wait states, for their delay costs
+COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21 = 0, 1, 2, 3
+
+
+def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows, delays: _Rows):
     """Synchronisation points of the MPI collectives, as Scalasca finds them."""
     from earlc.analysis import regions as rc
 
@@ -129,6 +133,22 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows):
     big = np.iinfo(np.int64).max
 
     comm_of = ctx.states.coll_comm[inst].astype(np.int64)
+    rows = np.arange(len(b), dtype=np.int64)
+    nrows = np.int64(len(b) + 1)
+    rank = np.maximum(coll["rank"], 0)
+
+    def lowest_rank(mask):
+        """Per row: the row of lowest communicator rank among the masked rows of its
+        instance (MPI_MAXLOC's choice among equal times); len(b) when none."""
+        v = group_min(inst, np.where(mask, rank * nrows + rows, big))
+        return np.where(v < big, v % nrows, len(b))
+
+    def delayed(sel, delayer, kind):
+        """The members sel wait for the member `delayer` (row per row)."""
+        idx = np.nonzero(sel & (delayer < len(b)))[0]
+        d = delayer[idx]
+        delays.add(event=end[idx], loc=loc[idx], delayer=end[d], delayer_loc=loc[d],
+                  kind=np.full(len(idx), kind), instance=inst[idx], comm=comm_of[idx])
 
     def record(sel, latest, earliest_end, partner_rows=None):
         """Members sel (bool) are synchronisation points; partner_rows: for each
@@ -171,6 +191,7 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows):
         latest = group_max(inst, np.where(barrier, b, _NONE))
         first_end = group_min(inst, np.where(barrier, e, big))
         record(barrier, latest, first_end)
+        delayed(barrier, lowest_rank(barrier & (b == latest)), COLL_BARRIER)
     # N x N (not Alltoallv/w): full overlap, or the receivers overlapping the latest sender
     nxn = ok & np.isin(op, [rc.OP_ALLGATHER, rc.OP_ALLGATHERV, rc.OP_ALLTOALL, rc.OP_ALLREDUCE,
                             rc.OP_REDUCE_SCATTER, rc.OP_REDUCE_SCATTER_BLOCK])
@@ -184,9 +205,9 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows):
         latest_s = group_max(inst, s_begin)
         # the latest sender: the first (lowest row) among the senders with that begin
         is_latest = nxn & (sent != 0) & (b == latest_s)
-        first_latest = group_min(inst, np.where(is_latest, np.arange(len(b)), big))
+        first_latest = lowest_rank(is_latest)
         sync = nxn & (full | ((received > 0) & (b < latest_s)) |
-                      ((sent != 0) & (np.arange(len(b)) == first_latest)))
+                      ((sent != 0) & (rows == first_latest)))
         latest = np.where(full, latest_all, latest_s)
         first_end = np.where(full, first_end_all, group_min(inst, np.where(sync, e, big)))
         # with full overlap everybody synchronises with everybody: a group point
@@ -194,6 +215,8 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows):
         part = sync & ~full
         if part.any():
             record(part, latest, first_end, pairs(np.nonzero(part)[0], part))
+        delayer = np.where(full, lowest_rank(nxn & (b == latest_all)), first_latest)
+        delayed(sync, delayer, COLL_NXN)
     # 1-to-N with payload: the receivers waiting for the root, and the root
     one = ok & np.isin(op, rc.OPS_ONE_TO_ALL)
     root_b = group_max(inst, np.where(one & is_root, b, _NONE))
@@ -207,6 +230,7 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows):
         record(sync, root_b, first_end,
                tuple(np.concatenate(x) for x in zip(pairs(np.nonzero(waits)[0], root),
                                                     pairs(np.nonzero(root)[0], waits))))
+        delayed(sync, lowest_rank(one & is_root), COLL_12N)
     # N-to-1 with payload at the root: the root and the latest sender
     n21 = ok & np.isin(op, rc.OPS_ALL_TO_ONE)
     root_pay = group_max(inst, np.where(n21 & is_root & (received != 0), 1, 0)) > 0
@@ -214,16 +238,17 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows):
     if n21.any():
         latest_s = group_max(inst, np.where(n21 & (sent != 0), b, _NONE))
         is_latest = n21 & (sent != 0) & (b == latest_s)
-        first_latest = group_min(inst, np.where(is_latest, np.arange(len(b)), big))
+        first_latest = lowest_rank(is_latest)
         root_b = group_max(inst, np.where(n21 & is_root, b, _NONE))
         syncing = n21 & (root_b < latest_s) & (root_b != _NONE)
         root = syncing & is_root
-        last = syncing & (np.arange(len(b)) == first_latest)
+        last = syncing & (rows == first_latest)
         sync = root | last
         first_end = group_min(inst, np.where(sync, e, big))
         record(sync, latest_s, first_end,
                tuple(np.concatenate(x) for x in zip(pairs(np.nonzero(root)[0], last),
                                                     pairs(np.nonzero(last)[0], root))))
+        delayed(sync, first_latest, COLL_N21)
 
 
 def _init_finalize_points(ctx, points: _Rows, groups: _Rows):
@@ -244,6 +269,23 @@ def _init_finalize_points(ctx, points: _Rows, groups: _Rows):
         groups.add(event=leave, group=np.full(len(leave), -1))
 
 
+def _omp_barrier_points(ctx, points: _Rows):
+    """OpenMP barriers where a thread waits, at the barrier's LEAVE: no MPI partner,
+    but their waiting time counts between MPI synchronisation points."""
+    if not ctx.count_of_kind("THREAD_FORK", "OMP_FORK"):
+        return
+    b = _published(ctx, "omp_barriers")
+    if not len(b):
+        return
+    wait = group_max(b["instance"], b["enter_time"]) - b["enter_time"]
+    leave = b["leave"]
+    sel = (wait > 0) & (leave >= 0)
+    leave = leave[sel]
+    t_leave = ctx.time_of(leave)
+    points.add(event=leave, loc=ctx.events.location[leave], wait=wait[sel],
+               total=t_leave - b["enter_time"][sel], compl=0.0)
+
+
 def sync_points(ctx):
     """Every synchronisation point: (points, partner keys, group keys, Late Sender
     and Late Receiver waits); points sorted by event id with event, loc, wait,
@@ -253,13 +295,13 @@ def sync_points(ctx):
     def compute():
         ev = ctx.events
         ls, lr = _p2p_waits(ctx)
-        points, partners, groups = _Rows(), _Rows(), _Rows()
+        points, partners, groups, coll_waits = _Rows(), _Rows(), _Rows(), _Rows()
         loc = ev.location
         # the forward replay's points first: the first record of an event wins
         points.add(event=ls["recv"], loc=loc[ls["recv"]], wait=ls["wait"], total=ls["r_total"],
                    compl=ls["r_compl"])
         partners.add(event=ls["recv"], partner=loc[ls["send"]])
-        _collective_points(ctx, points, partners, groups)
+        _collective_points(ctx, points, partners, groups, coll_waits)
         _init_finalize_points(ctx, points, groups)
         points.add(event=lr["cmp"], loc=loc[lr["cmp"]], wait=lr["wait"], total=lr["c_total"],
                    compl=lr["c_compl"])
@@ -270,6 +312,8 @@ def sync_points(ctx):
         points.add(event=lr["req"], loc=loc[lr["req"]], wait=0.0, total=lr["q_total"],
                    compl=lr["q_compl"])
         partners.add(event=lr["req"], partner=loc[lr["cmp"]])
+        # OpenMP barriers: their waiting time, between the MPI points, propagates too
+        _omp_barrier_points(ctx, points)
         p = points.columns(("event", "loc", "wait", "total", "compl"))
         _, first = np.unique(p["event"], return_index=True)  # sorted by event, first wins
         p = {k: v[first] for k, v in p.items()}
@@ -294,7 +338,9 @@ def sync_points(ctx):
                 locs = np.asarray(cm.locations if cm is not None else [], dtype=np.int64)
                 members[locs[locs >= 0]] = True
             group_keys.append((members, np.sort(ev.location[sel].astype(np.int64) * n + sel)))
-        return p, key, group_keys, ls, lr
+        cw = coll_waits.columns(("event", "loc", "delayer", "delayer_loc", "kind", "instance",
+                                 "comm"))
+        return p, key, group_keys, ls, lr, cw
     return ctx.memo("sync_points", compute)
 
 
@@ -326,8 +372,31 @@ def _chunks(ctx):
         cnode[has] = ctx.calltree.parent[cnode[has]]
         ok = ~first & (cnode >= 0)
         n = np.int64(ctx.n_events + 1)
-        key = loc[ok] * n + ids[ok]
-        return key, cnode[ok], dt[ok]
+        key, cnode, dt = loc[ok] * n + ids[ok], cnode[ok], dt[ok]
+        # the master's thread management moves from the forking call path into the
+        # parallel region, as in the call tree: at the region's ENTER (fork part)
+        # and LEAVE (join part)
+        enters, fork_part, join_part = ctx.thread_management()
+        if len(enters):
+            c = ctx.cnode[enters].astype(np.int64)
+            mloc = ctx.events.location[enters].astype(np.int64)
+            master = (c >= 0) & (ctx.events.location[ctx.enter_of(enters)] == mloc)
+            master &= ctx.calltree.parent[np.maximum(c, 0)] >= 0
+            e, c, mloc = enters[master], c[master], mloc[master]
+            pc = ctx.calltree.parent[c].astype(np.int64)
+            leave = ctx.leave_of(e)
+            f, j = fork_part[master], join_part[master]
+            has = leave >= 0
+            extra_key = np.concatenate((mloc * n + e, mloc * n + e, (mloc * n + leave)[has],
+                                        (mloc * n + leave)[has]))
+            extra_c = np.concatenate((c, pc, c[has], pc[has]))
+            extra_v = np.concatenate((f, -f, j[has], -j[has]))
+            key = np.concatenate((key, extra_key))
+            cnode = np.concatenate((cnode, extra_c))
+            dt = np.concatenate((dt, extra_v))
+            order = np.argsort(key, kind="stable")
+            key, cnode, dt = key[order], cnode[order], dt[order]
+        return key, cnode, dt
     return compute()
 
 
@@ -404,7 +473,7 @@ def _interval_times(ctx, chunks, loc, prev, at):
 def _previous_point(ctx, loc, partner, at):
     """Per query: the last synchronisation point of loc with partner before event
     `at` (-1 when none)."""
-    _, pkeys, group_keys, _, _ = sync_points(ctx)
+    _, pkeys, group_keys = sync_points(ctx)[:3]
     L = np.int64(ctx.n_locations + 1)
     n = np.int64(ctx.n_events + 1)
     out = np.full(len(loc), -1, dtype=np.int64)
@@ -474,6 +543,136 @@ def to_ticks(n_locations, loc, cnode, value):
     return c, l, out
 
 
+def _expand(rows_q: np.ndarray, want_q: np.ndarray):
+    """For rows sorted by query id rows_q and a list of wanted query ids: (index of
+    the wanted entry, row index) of every row of each wanted query."""
+    lo = np.searchsorted(rows_q, want_q, side="left")
+    hi = np.searchsorted(rows_q, want_q, side="right")
+    return _ranges(lo, hi)
+
+
+def _group_interval_starts(ctx, cw):
+    """Per collective wait instance (Scalasca's findPreviousMpiGroupSynchpoints):
+    walking back from the delayer's point over its synchronisation points, the
+    one where it last met every other member at once (or -1), and for members met
+    one by one after that, the point where each was met last.  Returns (instance
+    rows, start per instance, (instance row, member location, point) triples)."""
+    p, pkeys, group_keys = sync_points(ctx)[:3]
+    n = np.int64(ctx.n_events + 1)
+    L = np.int64(ctx.n_locations + 1)
+    partners = {}
+    if len(pkeys):
+        ev_of = (pkeys % n).tolist()
+        partner_of = ((pkeys // n) % L).tolist()
+        for e, r in zip(ev_of, partner_of):
+            partners.setdefault(e, set()).add(r)
+    for members, keys in group_keys:
+        mset = frozenset(np.nonzero(members)[0].tolist())
+        for e in (keys % n).tolist():
+            partners.setdefault(e, set()).update(mset)
+    loc_points = {}
+    order = np.lexsort((p["event"], p["loc"]))
+    pl, pe = p["loc"][order], p["event"][order]
+    bounds = np.searchsorted(pl, np.arange(ctx.n_locations + 1))
+    _, first = np.unique(cw["instance"], return_index=True)
+    starts, triples = [], []
+    comms = ctx.trace.communicators
+    for k, row in enumerate(first.tolist()):
+        d_loc, d_ev = int(cw["delayer_loc"][row]), int(cw["delayer"][row])
+        cm = comms.get(int(cw["comm"][row]))
+        remaining = set(x for x in (cm.locations if cm is not None else []) if x >= 0)
+        remaining.discard(d_loc)
+        seq = loc_points.get(d_loc)
+        if seq is None:
+            seq = loc_points[d_loc] = pe[bounds[d_loc]:bounds[d_loc + 1]]
+        j = int(np.searchsorted(seq, d_ev)) - 1
+        start = -1
+        while j >= 0 and remaining:
+            e = int(seq[j])
+            ranks = partners.get(e, ())
+            if remaining.issubset(ranks):
+                start = e
+                break
+            met = remaining.intersection(ranks)
+            for r in met:
+                triples.append((k, r, e))
+            remaining -= met
+            if not remaining:
+                start = e
+            j -= 1
+        starts.append(start)
+    return first, np.asarray(starts, dtype=np.int64), triples
+
+
+def _collective_delays(ctx, chunks):
+    """Short-term delay costs of the collective wait states, per kind: (location,
+    cnode, float ticks) on the delaying member (Scalasca's collective delay)."""
+    p, _, _, _, _, cw = sync_points(ctx)
+    empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
+    if not len(cw["event"]):
+        return {k: empty for k in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21)}
+    first, starts, triples = _group_interval_starts(ctx, cw)
+    ninst = len(first)
+    inst_of_row = np.searchsorted(np.unique(cw["instance"]), cw["instance"])
+    d_loc_i = cw["delayer_loc"][first]
+    d_ev_i = cw["delayer"][first]
+    # queries: one per instance, one per member met one by one, one per waiter
+    t_inst = np.asarray([t[0] for t in triples], dtype=np.int64)
+    t_loc = np.asarray([t[1] for t in triples], dtype=np.int64)
+    t_ev = np.asarray([t[2] for t in triples], dtype=np.int64)
+    waiter = np.nonzero(cw["event"] != cw["delayer"])[0]
+    w_loc, w_ev = cw["loc"][waiter], cw["event"][waiter]
+    w_dloc = cw["delayer_loc"][waiter]
+    w_prev = _previous_point(ctx, w_loc, w_dloc, w_ev)
+    q_loc = np.concatenate((d_loc_i, d_loc_i[t_inst], w_loc))
+    q_prev = np.concatenate((starts, t_ev, w_prev))
+    q_at = np.concatenate((d_ev_i, d_ev_i[t_inst], w_ev))
+    rq, rc, rv, wsum = _interval_times(ctx, chunks, q_loc, q_prev, q_at)
+    NC = np.int64(len(ctx.calltree) + 1)
+    # each waiter's source: its own meeting with the delayer since the group point,
+    # else the group interval
+    w_inst = inst_of_row[waiter]
+    src = w_inst.copy()
+    if len(t_inst):
+        tkey = t_inst * (ctx.n_locations + 1) + t_loc
+        torder = np.argsort(tkey)
+        wkey = w_inst * (ctx.n_locations + 1) + w_loc
+        pos = np.searchsorted(tkey[torder], wkey)
+        hit = (pos < len(tkey)) & (tkey[torder][np.minimum(pos, len(tkey) - 1)] == wkey)
+        src[hit] = ninst + torder[pos[hit]]
+    local = ninst + len(t_inst) + np.arange(len(waiter))
+    # the group interval's call paths restrict every source
+    gsel = rq < ninst
+    gkeys = np.sort(rq[gsel] * NC + rc[gsel])
+    k, r = _expand(rq, src)
+    sc, sv = rc[r], rv[r]
+    member = np.searchsorted(gkeys, w_inst[k] * NC + sc)
+    ok = (member < len(gkeys)) & (gkeys[np.minimum(member, len(gkeys) - 1)] == w_inst[k] * NC + sc)
+    k, sc, sv = k[ok], sc[ok], sv[ok]
+    k2, r2 = _expand(rq, local)
+    allk = np.concatenate((k * NC + sc, k2 * NC + rc[r2]))
+    allv = np.concatenate((sv, -rv[r2]))
+    uk, inv = np.unique(allk, return_inverse=True)
+    val = np.zeros(len(uk))
+    np.add.at(val, inv, allv)
+    in_src = np.zeros(len(uk), dtype=bool)
+    in_src[np.searchsorted(uk, k * NC + sc)] = True
+    keep = in_src & (val > 0)
+    uk, val = uk[keep], val[keep]
+    wk, c = uk // NC, uk % NC
+    dsum = np.bincount(wk, weights=val, minlength=len(waiter))
+    prop = wsum[src]
+    wait = p["wait"][np.searchsorted(p["event"], w_ev)]
+    denom = dsum + prop
+    scale = np.where(denom > 0, wait / np.where(denom > 0, denom, 1), 0.0)
+    kind = cw["kind"][waiter]
+    out = {}
+    for kd in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21):
+        sel = kind[wk] == kd
+        out[kd] = (w_dloc[wk[sel]], c[sel], val[sel] * scale[wk[sel]])
+    return out
+
+
 def _delays(ctx):
     """The short-term delay costs of every kind of wait state, computed together
     so that the time chunks of the replay are built once and freed after."""
@@ -486,6 +685,11 @@ def _delays(ctx):
         }
         out = {}
         chunks = None
+        cw = sync_points(ctx)[5]
+        if len(cw["event"]):
+            chunks = _chunks(ctx)
+            for kind, (l, c, v) in _collective_delays(ctx, chunks).items():
+                out[kind] = to_ticks(ctx.n_locations, l, c, v)
         for kind, (waiter, delayer, wait) in queries.items():
             if not len(waiter):
                 e = np.empty(0, np.int64)
@@ -496,6 +700,9 @@ def _delays(ctx):
             l, c, v = delay_costs(ctx, chunks, loc[waiter].astype(np.int64), waiter,
                                   loc[delayer].astype(np.int64), delayer, wait)
             out[kind] = to_ticks(ctx.n_locations, l, c, v)
+        e = np.empty(0, np.int64)
+        for kind in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21):
+            out.setdefault(kind, (e, e, e))
         return out
     return ctx.memo("delay_costs", compute)
 
@@ -532,4 +739,49 @@ class DelayLateReceiver(_Delay):
     diagnosis = "Post the receives earlier, or move work out of these call paths."
 
 
-PROPERTIES = (DelayLateSender, DelayLateReceiver)
+class DelayBarrier(_Delay):
+    name, title = "delay_barrier", "Barrier delay costs (short-term)"
+    kind = COLL_BARRIER
+    cube_id = "delay_barrier"
+    explains = "wait_at_barrier"
+    description = ("The call paths that made the last process late at an MPI_Barrier: per "
+                   "waiting process, the last one's excess time per call path since they last "
+                   "all met, scaled to that process's waiting time. Charged to the last one.")
+    diagnosis = "Balance the work in these call paths before the barrier."
+
+
+class DelayNxN(_Delay):
+    name, title = "delay_n2n", "N x N delay costs (short-term)"
+    kind = COLL_NXN
+    cube_id = "delay_n2n"
+    explains = "wait_at_nxn"
+    description = ("The call paths that made the latest member late at an N x N collective "
+                   "(Allreduce, Allgather, Alltoall, Reduce_scatter): its excess time per call "
+                   "path over each waiting member since they last met, scaled to the waiting "
+                   "time. Charged to the latest member.")
+    diagnosis = "Balance the work in these call paths before the collective."
+
+
+class Delay12N(_Delay):
+    name, title = "delay_12n", "1-to-N delay costs (short-term)"
+    kind = COLL_12N
+    cube_id = "delay_12n"
+    explains = "late_broadcast"
+    description = ("The call paths that made the root of a broadcast or scatter late: its "
+                   "excess time per call path over each waiting receiver since they last met, "
+                   "scaled to the waiting time. Charged to the root.")
+    diagnosis = "Reduce the root's work before the broadcast, or give it to others."
+
+
+class DelayN21(_Delay):
+    name, title = "delay_n21", "N-to-1 delay costs (short-term)"
+    kind = COLL_N21
+    cube_id = "delay_n21"
+    explains = "early_reduce"
+    description = ("The call paths that made the latest sender of a reduction or gather late "
+                   "for its root: its excess time per call path since they last met, scaled to "
+                   "the root's waiting time. Charged to the latest sender.")
+    diagnosis = "Balance the senders' work before the reduction."
+
+
+PROPERTIES = (DelayLateSender, DelayLateReceiver, DelayBarrier, DelayNxN, Delay12N, DelayN21)

@@ -23,9 +23,8 @@ TOLERANCE_SECONDS = 1e-9
 #: root cause metrics (delays, indirect and propagating waits, the critical path)
 ROOT_CAUSE = ("critical_imbalance_impact", "critical_path", "critical_path_activities",
               "non_critical_path_activities", "delay_latesender_longterm",
-              "delay_latereceiver_longterm", "delay_barrier",
-              "delay_barrier_longterm", "delay_n2n", "delay_n2n_longterm", "delay_12n",
-              "delay_12n_longterm", "delay_n21", "delay_n21_longterm", "delay_ompbarrier",
+              "delay_latereceiver_longterm", "delay_barrier_longterm", "delay_n2n_longterm",
+              "delay_12n_longterm", "delay_n21_longterm", "delay_ompbarrier",
               "delay_ompidle", "delay_ompidle_longterm", "mpi_wait_indirect_latesender",
               "mpi_wait_indirect_latereceiver", "mpi_wait_propagating_ls",
               "mpi_wait_propagating_lr")
