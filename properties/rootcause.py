@@ -560,36 +560,47 @@ def _group_interval_starts(ctx, cw):
     p, pkeys, group_keys = sync_points(ctx)[:3]
     n = np.int64(ctx.n_events + 1)
     L = np.int64(ctx.n_locations + 1)
+    # the partners of each point: a set per point-to-point point, one shared set per
+    # communicator for the group points
     partners = {}
     if len(pkeys):
-        ev_of = (pkeys % n).tolist()
-        partner_of = ((pkeys // n) % L).tolist()
-        for e, r in zip(ev_of, partner_of):
-            partners.setdefault(e, set()).add(r)
+        ev_of = pkeys % n
+        order = np.argsort(ev_of, kind="stable")
+        ev_s = ev_of[order]
+        partner_s = ((pkeys // n) % L)[order]
+        cut = np.concatenate(([0], np.nonzero(np.diff(ev_s))[0] + 1, [len(ev_s)]))
+        partners = dict(zip(ev_s[cut[:-1]].tolist(), zip(cut[:-1].tolist(), cut[1:].tolist())))
+        partner_list = partner_s.tolist()
+    group_of = {}
     for members, keys in group_keys:
         mset = frozenset(np.nonzero(members)[0].tolist())
-        for e in (keys % n).tolist():
-            partners.setdefault(e, set()).update(mset)
-    loc_points = {}
-    order = np.lexsort((p["event"], p["loc"]))
-    pl, pe = p["loc"][order], p["event"][order]
-    bounds = np.searchsorted(pl, np.arange(ctx.n_locations + 1))
+        group_of.update(dict.fromkeys((keys % n).tolist(), mset))
+    pkey = np.sort(p["loc"] * n + p["event"])
+    pe = (pkey % n).tolist()
     _, first = np.unique(cw["instance"], return_index=True)
+    d_loc_all, d_ev_all = cw["delayer_loc"][first], cw["delayer"][first]
+    at = _search(pkey, d_loc_all * n + d_ev_all) - 1
+    low = _search(pkey, d_loc_all * n)
     starts, triples = [], []
     comms = ctx.trace.communicators
-    for k, row in enumerate(first.tolist()):
-        d_loc, d_ev = int(cw["delayer_loc"][row]), int(cw["delayer"][row])
-        cm = comms.get(int(cw["comm"][row]))
-        remaining = set(x for x in (cm.locations if cm is not None else []) if x >= 0)
+    members_of = {}
+    for k, (comm, d_loc, j, j_low) in enumerate(zip(cw["comm"][first].tolist(), d_loc_all.tolist(),
+                                                  at.tolist(), low.tolist())):
+        members = members_of.get(comm)
+        if members is None:
+            cm = comms.get(int(comm))
+            members = members_of[comm] = frozenset(
+                x for x in (cm.locations if cm is not None else []) if x >= 0)
+        remaining = set(members)
         remaining.discard(d_loc)
-        seq = loc_points.get(d_loc)
-        if seq is None:
-            seq = loc_points[d_loc] = pe[bounds[d_loc]:bounds[d_loc + 1]]
-        j = int(np.searchsorted(seq, d_ev)) - 1
         start = -1
-        while j >= 0 and remaining:
-            e = int(seq[j])
-            ranks = partners.get(e, ())
+        while j >= j_low and remaining:
+            e = pe[j]
+            span = partners.get(e)
+            ranks = set(partner_list[span[0]:span[1]]) if span else ()
+            grp = group_of.get(e)
+            if grp is not None:
+                ranks = grp.union(ranks) if ranks else grp
             if remaining.issubset(ranks):
                 start = e
                 break
@@ -708,7 +719,7 @@ def _delays(ctx):
 
 
 class _Delay(Property):
-    unit = "sec"
+    unit, group = "sec", "root_cause"
     kind = "ls"
 
     def totals(self, ctx):

@@ -60,7 +60,7 @@ def compare(name):
     any location, and the ids with data that no earlc metric declares."""
     ref = _reference(name)
     trace = earlc.open(reference_trace(name))
-    report = earlc.analyze(trace)
+    report = earlc.analyze(trace, properties=["all"])  # root causes included
     twins = {}
     for p in report.properties:
         if p.cube_id:
@@ -130,7 +130,8 @@ def test_time_tree_adds_up_per_location(name):
 
 def test_text_report_shows_what_causes_each_wait():
     trace = earlc.open(reference_trace("pipit-ping-pong"))
-    report = earlc.analyze(trace)
+    assert "delay_latesender" not in {p.name for p in earlc.analyze(trace).properties}
+    report = earlc.analyze(trace, properties=["late_sender", "late_receiver", "root_cause"])
     text = report.to_text()
     for wait, cause in (("Late Sender", "Late Sender delay costs"),
                         ("Late Receiver", "Late Receiver delay costs")):

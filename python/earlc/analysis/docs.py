@@ -32,6 +32,11 @@ Hardware counters the trace records with its ENTER and LEAVE events (PAPI and th
 become one metric each, `hwc_` and the counter's name: the counter's increase while a call
 path is the innermost one on a location, as Score-P profiles show it.
 
+Root causes (the delay costs below, group `root_cause`) are computed when asked for:
+`earlc analyze TRACE --properties all` (or `root_cause`, or their names), or
+`earlc.analyze(trace, properties=["all"])`; the text report then lists under each wait
+state the call paths and locations whose delays cause most of it.
+
 Metrics that compute Scalasca's value carry Scalasca's metric id (`cube_id` in the JSON
 report) and give the values Scalasca 2.6 gives; metrics without one are earlc's own.  Where the definitions differ:
 - Messages in Wrong Order follows the paper (section 6.3: an older message of the same
@@ -61,6 +66,8 @@ def render() -> str:
         facts = ["unit: %s" % p.unit]
         if p.cube_id:
             facts.append("Scalasca: `%s`" % p.cube_id)
+        if p.group:
+            facts.append("computed when asked for (group `%s`)" % p.group)
         if p.parent:
             facts.append("parent: %s" % by_name[p.parent].title)
         if p.subscribes:

@@ -152,6 +152,9 @@ class Property:
     #: the id of the same metric in Scalasca's reports (CUBE), when its value is
     #: Scalasca's; None for metrics of earlc's own
     cube_id: Optional[str] = None
+    #: an optional group ("root_cause"): evaluated only when the analysis asks for
+    #: the group, the property, or "all" (they cost more than the default catalog)
+    group: Optional[str] = None
     #: name of the property whose instances `detect` receives, or None
     subscribes: Optional[str] = None
     #: False for compound events that others subscribe to but that are no metric
