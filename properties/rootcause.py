@@ -269,21 +269,33 @@ def _init_finalize_points(ctx, points: _Rows, groups: _Rows):
         groups.add(event=leave, group=np.full(len(leave), -1))
 
 
-def _omp_barrier_points(ctx, points: _Rows):
-    """OpenMP barriers where a thread waits, at the barrier's LEAVE: no MPI partner,
-    but their waiting time counts between MPI synchronisation points."""
+def _omp_points(ctx, points: _Rows):
+    """OpenMP synchronisation points of every thread: its ENTER of a parallel region
+    (waiting 0; its call's time the fork part, completed when the first thread of
+    the team entered) and the LEAVE of each team barrier (with its waiting time).
+    No MPI partner, but their waiting time counts between MPI points too."""
+    none = np.empty(0, np.int64)
     if not ctx.count_of_kind("THREAD_FORK", "OMP_FORK"):
-        return
+        return none
+    enters, fork_part, _ = ctx.thread_management()
+    loc = ctx.events.location
+    if len(enters):
+        fork = ctx.pointer("forkptr", enters)
+        t = ctx.time_of(enters)
+        order = np.argsort(fork, kind="stable")
+        first = np.empty(len(enters), dtype=np.int64)
+        first[order] = group_min(fork[order], t[order])
+        points.add(event=enters, loc=loc[enters], wait=0.0, total=fork_part,
+                   compl=t - first)
     b = _published(ctx, "omp_barriers")
-    if not len(b):
-        return
-    wait = group_max(b["instance"], b["enter_time"]) - b["enter_time"]
-    leave = b["leave"]
-    sel = (wait > 0) & (leave >= 0)
-    leave = leave[sel]
-    t_leave = ctx.time_of(leave)
-    points.add(event=leave, loc=ctx.events.location[leave], wait=wait[sel],
-               total=t_leave - b["enter_time"][sel], compl=0.0)
+    leave = b["leave"] if len(b) else none
+    if len(b):
+        wait = group_max(b["instance"], b["enter_time"]) - b["enter_time"]
+        points.add(event=leave, loc=loc[leave], wait=wait,
+                   total=ctx.time_of(leave) - b["enter_time"], compl=0.0)
+    n = np.int64(ctx.n_events + 1)
+    ev = np.concatenate((enters, leave))
+    return np.sort(loc[ev].astype(np.int64) * n + ev)
 
 
 def sync_points(ctx):
@@ -312,8 +324,8 @@ def sync_points(ctx):
         points.add(event=lr["req"], loc=loc[lr["req"]], wait=0.0, total=lr["q_total"],
                    compl=lr["q_compl"])
         partners.add(event=lr["req"], partner=loc[lr["cmp"]])
-        # OpenMP barriers: their waiting time, between the MPI points, propagates too
-        _omp_barrier_points(ctx, points)
+        # OpenMP points: their waiting time, between the MPI points, propagates too
+        omp_keys = _omp_points(ctx, points)
         p = points.columns(("event", "loc", "wait", "total", "compl"))
         _, first = np.unique(p["event"], return_index=True)  # sorted by event, first wins
         p = {k: v[first] for k, v in p.items()}
@@ -340,7 +352,7 @@ def sync_points(ctx):
             group_keys.append((members, np.sort(ev.location[sel].astype(np.int64) * n + sel)))
         cw = coll_waits.columns(("event", "loc", "delayer", "delayer_loc", "kind", "instance",
                                  "comm"))
-        return p, key, group_keys, ls, lr, cw
+        return p, key, group_keys, ls, lr, cw, omp_keys
     return ctx.memo("sync_points", compute)
 
 
@@ -372,25 +384,31 @@ def _chunks(ctx):
         cnode[has] = ctx.calltree.parent[cnode[has]]
         ok = ~first & (cnode >= 0)
         n = np.int64(ctx.n_events + 1)
-        key, cnode, dt = loc[ok] * n + ids[ok], cnode[ok], dt[ok]
-        # the master's thread management moves from the forking call path into the
-        # parallel region, as in the call tree: at the region's ENTER (fork part)
-        # and LEAVE (join part)
+        # keys 2 * (location * (n+1) + event) + 1 for time counted after a point at
+        # that event is recorded (at a LEAVE), + 0 before it (at an ENTER)
+        key = (loc[ok] * n + ids[ok]) * 2 + (~enter[ok]).astype(np.int64)
+        cnode, dt = cnode[ok], dt[ok]
+        # thread management counts in the parallel region, as in the call tree: on
+        # every thread the fork part after its ENTER; on the master it leaves the
+        # forking call path (before the ENTER), and so does the join part
         enters, fork_part, join_part = ctx.thread_management()
         if len(enters):
-            c = ctx.cnode[enters].astype(np.int64)
-            mloc = ctx.events.location[enters].astype(np.int64)
-            master = (c >= 0) & (ctx.events.location[ctx.enter_of(enters)] == mloc)
-            master &= ctx.calltree.parent[np.maximum(c, 0)] >= 0
-            e, c, mloc = enters[master], c[master], mloc[master]
+            c_all = ctx.cnode[enters].astype(np.int64)
+            loc_all = ctx.events.location[enters].astype(np.int64)
+            ok_all = c_all >= 0
+            master = ok_all & (ctx.events.location[ctx.enter_of(enters)] == loc_all)
+            master &= ctx.calltree.parent[np.maximum(c_all, 0)] >= 0
+            e, c, mloc = enters[master], c_all[master], loc_all[master]
             pc = ctx.calltree.parent[c].astype(np.int64)
             leave = ctx.leave_of(e)
             f, j = fork_part[master], join_part[master]
             has = leave >= 0
-            extra_key = np.concatenate((mloc * n + e, mloc * n + e, (mloc * n + leave)[has],
-                                        (mloc * n + leave)[has]))
-            extra_c = np.concatenate((c, pc, c[has], pc[has]))
-            extra_v = np.concatenate((f, -f, j[has], -j[has]))
+            ea, ca, la = enters[ok_all], c_all[ok_all], loc_all[ok_all]
+            extra_key = np.concatenate(((la * n + ea) * 2 + 1, (mloc * n + e) * 2,
+                                        ((mloc * n + leave) * 2 + 1)[has],
+                                        ((mloc * n + leave) * 2 + 1)[has]))
+            extra_c = np.concatenate((ca, pc, c[has], pc[has]))
+            extra_v = np.concatenate((fork_part[ok_all], -f, j[has], -j[has]))
             key = np.concatenate((key, extra_key))
             cnode = np.concatenate((cnode, extra_c))
             dt = np.concatenate((dt, extra_v))
@@ -428,8 +446,8 @@ def _interval_times(ctx, chunks, loc, prev, at):
     ckey, ccnode, cval = chunks
     n = np.int64(ctx.n_events + 1)
     start = np.where(prev >= 0, prev, -1)
-    lo = _search(ckey, loc * n + start)
-    hi = _search(ckey, loc * n + at)
+    lo = _search(ckey, (loc * n + start) * 2 + 1)
+    hi = _search(ckey, (loc * n + at) * 2 + 1)
     q, idx = _ranges(lo, hi)
     NC = np.int64(len(ctx.calltree) + 1)
     keys, times = sum_by_key(q * NC + ccnode[idx], cval[idx])
@@ -618,7 +636,7 @@ def _group_interval_starts(ctx, cw):
 def _collective_delays(ctx, chunks):
     """Short-term delay costs of the collective wait states, per kind: (location,
     cnode, float ticks) on the delaying member (Scalasca's collective delay)."""
-    p, _, _, _, _, cw = sync_points(ctx)
+    p, cw = sync_points(ctx)[0], sync_points(ctx)[5]
     empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
     if not len(cw["event"]):
         return {k: empty for k in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21)}
@@ -684,6 +702,49 @@ def _collective_delays(ctx, chunks):
     return out
 
 
+def _omp_barrier_delays(ctx, chunks):
+    """Short-term delay costs of OpenMP barrier waits (Scalasca's OpenMP barrier
+    delay): each waiting thread's interval since its previous OpenMP point against
+    the last thread's, charged to the last thread: (location, cnode, float ticks)."""
+    omp_keys = sync_points(ctx)[6]
+    empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
+    if not len(omp_keys):
+        return empty
+    b = _published(ctx, "omp_barriers")
+    if not len(b):
+        return empty
+    n = np.int64(ctx.n_events + 1)
+    inst, leave, t = b["instance"], b["leave"], b["enter_time"]
+    loc = ctx.events.location[leave].astype(np.int64)
+    i = _search(omp_keys, loc * n + leave) - 1
+    prev = np.where((i >= 0) & (omp_keys[np.maximum(i, 0)] >= loc * n),
+                    omp_keys[np.maximum(i, 0)] - loc * n, -1)
+    rq, rc, rv, wsum = _interval_times(ctx, chunks, loc, prev, leave)
+    NC = np.int64(len(ctx.calltree) + 1)
+    # the last thread to arrive (lowest location among equal times)
+    big = np.iinfo(np.int64).max
+    latest_t = group_max(inst, t)
+    nrows = np.int64(len(t) + 1)
+    last = group_min(inst, np.where(t == latest_t, loc * nrows + np.arange(len(t)), big)) % nrows
+    wait = (latest_t - t).astype(np.float64)
+    k, r = _expand(rq, last)
+    k2, r2 = _expand(rq, np.arange(len(t)))
+    allk = np.concatenate((k * NC + rc[r], k2 * NC + rc[r2]))
+    allv = np.concatenate((rv[r], -rv[r2]))
+    uk, inv = np.unique(allk, return_inverse=True)
+    val = np.zeros(len(uk))
+    np.add.at(val, inv, allv)
+    in_src = np.zeros(len(uk), dtype=bool)
+    in_src[np.searchsorted(uk, k * NC + rc[r])] = True
+    keep = in_src & (val > 0)
+    uk, val = uk[keep], val[keep]
+    wk, c = uk // NC, uk % NC
+    dsum = np.bincount(wk, weights=val, minlength=len(t))
+    denom = dsum + wsum[last]
+    scale = np.where(denom > 0, wait / np.where(denom > 0, denom, 1), 0.0)
+    return loc[last[wk]], c, val * scale[wk]
+
+
 def _delays(ctx):
     """The short-term delay costs of every kind of wait state, computed together
     so that the time chunks of the replay are built once and freed after."""
@@ -697,7 +758,11 @@ def _delays(ctx):
         out = {}
         chunks = None
         cw = sync_points(ctx)[5]
+        if len(sync_points(ctx)[6]):
+            chunks = _chunks(ctx)
+            out["omp_barrier"] = to_ticks(ctx.n_locations, *_omp_barrier_delays(ctx, chunks))
         if len(cw["event"]):
+            chunks = chunks if chunks is not None else _chunks(ctx)
             chunks = _chunks(ctx)
             for kind, (l, c, v) in _collective_delays(ctx, chunks).items():
                 out[kind] = to_ticks(ctx.n_locations, l, c, v)
@@ -712,7 +777,7 @@ def _delays(ctx):
                                   loc[delayer].astype(np.int64), delayer, wait)
             out[kind] = to_ticks(ctx.n_locations, l, c, v)
         e = np.empty(0, np.int64)
-        for kind in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21):
+        for kind in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21, "omp_barrier"):
             out.setdefault(kind, (e, e, e))
         return out
     return ctx.memo("delay_costs", compute)
@@ -795,4 +860,17 @@ class DelayN21(_Delay):
     diagnosis = "Balance the senders' work before the reduction."
 
 
-PROPERTIES = (DelayLateSender, DelayLateReceiver, DelayBarrier, DelayNxN, Delay12N, DelayN21)
+class DelayOmpBarrier(_Delay):
+    name, title = "delay_ompbarrier", "OpenMP barrier delay costs (short-term)"
+    kind = "omp_barrier"
+    cube_id = "delay_ompbarrier"
+    explains = "omp_barrier_wait_implicit"
+    description = ("The call paths that made the last thread late at an OpenMP barrier: its "
+                   "excess time per call path over each waiting thread since their previous "
+                   "OpenMP synchronisation point (the fork or the previous barrier), scaled to "
+                   "that thread's waiting time. Charged to the last thread.")
+    diagnosis = "Balance the loop iterations or tasks of these call paths across the threads."
+
+
+PROPERTIES = (DelayLateSender, DelayLateReceiver, DelayBarrier, DelayNxN, Delay12N, DelayN21,
+              DelayOmpBarrier)

@@ -24,7 +24,7 @@ TOLERANCE_SECONDS = 1e-9
 ROOT_CAUSE = ("critical_imbalance_impact", "critical_path", "critical_path_activities",
               "non_critical_path_activities", "delay_latesender_longterm",
               "delay_latereceiver_longterm", "delay_barrier_longterm", "delay_n2n_longterm",
-              "delay_12n_longterm", "delay_n21_longterm", "delay_ompbarrier",
+              "delay_12n_longterm", "delay_n21_longterm",
               "delay_ompidle", "delay_ompidle_longterm", "mpi_wait_indirect_latesender",
               "mpi_wait_indirect_latereceiver", "mpi_wait_propagating_ls",
               "mpi_wait_propagating_lr")
