@@ -485,7 +485,7 @@ def _interval_times(ctx, chunks, loc, prev, at):
         val[at_k[hit]] = np.maximum(val[at_k[hit]] - cut[hit], 0.0)
         keep = val > 0
         uk, val = uk[keep], val[keep]
-    return uk // NC, uk % NC, val, wsum
+    return uk // NC, uk % NC, val, wsum, (q2, rows)
 
 
 def _previous_point(ctx, loc, partner, at):
@@ -513,12 +513,14 @@ def _previous_point(ctx, loc, partner, at):
 
 
 def delay_costs(ctx, chunks, waiter_loc, waiter_at, delayer_loc, delayer_at, wait):
-    """Short-term delay costs of wait states (as float ticks): (location, cnode,
-    cost) of the delays on the late side, per Scalasca's rule."""
+    """Short-term delay costs of point-to-point wait states, per Scalasca's rule:
+    (location, cnode, float ticks) of the delays on the late side, and per wait
+    state the scale of its delays and the waiting time at the late side's points in
+    between (with the points themselves, as (wait state, point row) pairs)."""
     NC = np.int64(len(ctx.calltree) + 1)
-    wq, wc, wv, _ = _interval_times(
+    wq, wc, wv, _, _ = _interval_times(
         ctx, chunks, waiter_loc, _previous_point(ctx, waiter_loc, delayer_loc, waiter_at), waiter_at)
-    dq, dc, dv, wsum = _interval_times(
+    dq, dc, dv, wsum, between = _interval_times(
         ctx, chunks, delayer_loc, _previous_point(ctx, delayer_loc, waiter_loc, delayer_at), delayer_at)
     # the late side's excess per call path
     allk = np.concatenate((dq * NC + dc, wq * NC + wc))
@@ -534,7 +536,7 @@ def delay_costs(ctx, chunks, waiter_loc, waiter_at, delayer_loc, delayer_at, wai
     dsum = np.bincount(q, weights=val, minlength=len(wait))
     denom = dsum + wsum
     scale = np.where(denom > 0, np.minimum(wait / np.where(denom > 0, denom, 1), 1.0), 0.0)
-    return delayer_loc[q], c, val * scale[q]
+    return (delayer_loc[q], c, val * scale[q]), scale, wsum, between
 
 
 def to_ticks(n_locations, loc, cnode, value):
@@ -656,7 +658,7 @@ def _collective_delays(ctx, chunks):
     q_loc = np.concatenate((d_loc_i, d_loc_i[t_inst], w_loc))
     q_prev = np.concatenate((starts, t_ev, w_prev))
     q_at = np.concatenate((d_ev_i, d_ev_i[t_inst], w_ev))
-    rq, rc, rv, wsum = _interval_times(ctx, chunks, q_loc, q_prev, q_at)
+    rq, rc, rv, wsum, _ = _interval_times(ctx, chunks, q_loc, q_prev, q_at)
     NC = np.int64(len(ctx.calltree) + 1)
     # each waiter's source: its own meeting with the delayer since the group point,
     # else the group interval
@@ -719,7 +721,7 @@ def _omp_barrier_delays(ctx, chunks):
     i = _search(omp_keys, loc * n + leave) - 1
     prev = np.where((i >= 0) & (omp_keys[np.maximum(i, 0)] >= loc * n),
                     omp_keys[np.maximum(i, 0)] - loc * n, -1)
-    rq, rc, rv, wsum = _interval_times(ctx, chunks, loc, prev, leave)
+    rq, rc, rv, wsum, _ = _interval_times(ctx, chunks, loc, prev, leave)
     NC = np.int64(len(ctx.calltree) + 1)
     # the last thread to arrive (lowest location among equal times)
     big = np.iinfo(np.int64).max
@@ -763,21 +765,43 @@ def _delays(ctx):
             out["omp_barrier"] = to_ticks(ctx.n_locations, *_omp_barrier_delays(ctx, chunks))
         if len(cw["event"]):
             chunks = chunks if chunks is not None else _chunks(ctx)
-            chunks = _chunks(ctx)
             for kind, (l, c, v) in _collective_delays(ctx, chunks).items():
                 out[kind] = to_ticks(ctx.n_locations, l, c, v)
+        p = sync_points(ctx)[0]
+        prop_rows, prop_vals = [], []
         for kind, (waiter, delayer, wait) in queries.items():
             if not len(waiter):
-                e = np.empty(0, np.int64)
-                out[kind] = (e, e, e)
                 continue
             if chunks is None:
                 chunks = _chunks(ctx)
-            l, c, v = delay_costs(ctx, chunks, loc[waiter].astype(np.int64), waiter,
-                                  loc[delayer].astype(np.int64), delayer, wait)
-            out[kind] = to_ticks(ctx.n_locations, l, c, v)
+            wl = loc[waiter].astype(np.int64)
+            costs, scale, wsum, (bq, brow) = delay_costs(
+                ctx, chunks, wl, waiter, loc[delayer].astype(np.int64), delayer, wait)
+            out[kind] = to_ticks(ctx.n_locations, *costs)
+            # indirect: the part of each wait explained by waiting the late side did
+            # in between, charged to the waiting call
+            out["indirect_" + kind] = to_ticks(ctx.n_locations, wl, ctx.cnode[waiter],
+                                               np.where(wsum > 0, scale * wsum, 0.0))
+            # propagating: those waits in between, each as much as any later wait
+            # state it caused needs of it
+            use = (scale[bq] > 0) & (wsum[bq] > 0)
+            prop_rows.append(brow[use])
+            prop_vals.append(scale[bq[use]] * p["wait"][brow[use]])
+        if prop_rows:
+            rows = np.concatenate(prop_rows)
+            best = np.zeros(len(p["event"]))
+            np.maximum.at(best, rows, np.concatenate(prop_vals))
+            hit = np.nonzero(best > 0)[0]
+            k = ctx.events.kind[p["event"][hit]]
+            kinds = ctx.kinds
+            for name, sel in (("propagating_ls", (k == kinds["MPI_RECV"]) | (k == kinds["MPI_IRECV"])),
+                              ("propagating_lr", (k == kinds["MPI_SEND"]) |
+                               (k == kinds["MPI_ISEND_COMPLETE"]))):
+                r = hit[sel]
+                out[name] = to_ticks(ctx.n_locations, p["loc"][r], p["cnode"][r], best[r])
         e = np.empty(0, np.int64)
-        for kind in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21, "omp_barrier"):
+        for kind in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21, "omp_barrier", "ls", "lr",
+                     "indirect_ls", "indirect_lr", "propagating_ls", "propagating_lr"):
             out.setdefault(kind, (e, e, e))
         return out
     return ctx.memo("delay_costs", compute)
@@ -872,5 +896,47 @@ class DelayOmpBarrier(_Delay):
     diagnosis = "Balance the loop iterations or tasks of these call paths across the threads."
 
 
+class IndirectLateSender(_Delay):
+    name, title, parent = "late_sender_indirect", "Indirect (propagated) Late Sender", "late_sender"
+    kind = "indirect_ls"
+    cube_id = "mpi_wait_indirect_latesender"
+    description = ("The part of each Late Sender's waiting time that the sender itself spent "
+                   "waiting since the two last met (wait states propagating to this one), "
+                   "rather than in delays of its own. Charged to the waiting receive.")
+    diagnosis = "Look for the root cause further back: where the sender itself waited."
+
+
+class IndirectLateReceiver(_Delay):
+    name, title, parent = ("late_receiver_indirect", "Indirect (propagated) Late Receiver",
+                           "late_receiver")
+    kind = "indirect_lr"
+    cube_id = "mpi_wait_indirect_latereceiver"
+    description = ("The part of each Late Receiver's waiting time that the receiver itself "
+                   "spent waiting since the two last met. Charged to the waiting send.")
+    diagnosis = "Look for the root cause further back: where the receiver itself waited."
+
+
+class PropagatingLateSender(_Delay):
+    name, title, parent = ("late_sender_propagating", "Propagating Late Sender",
+                           "late_sender")
+    kind = "propagating_ls"
+    cube_id = "mpi_wait_propagating_ls"
+    description = ("Late Sender waiting time that propagates: the part of a Late Sender wait "
+                   "on a location that later makes another location wait for it (the largest "
+                   "such part over the wait states it causes).")
+    diagnosis = "Removing these waits removes more waiting elsewhere: fix their causes first."
+
+
+class PropagatingLateReceiver(_Delay):
+    name, title, parent = ("late_receiver_propagating", "Propagating Late Receiver",
+                           "late_receiver")
+    kind = "propagating_lr"
+    cube_id = "mpi_wait_propagating_lr"
+    description = ("Late Receiver waiting time that propagates: the part of a Late Receiver "
+                   "wait that later makes another location wait for the sender.")
+    diagnosis = "Removing these waits removes more waiting elsewhere: fix their causes first."
+
+
 PROPERTIES = (DelayLateSender, DelayLateReceiver, DelayBarrier, DelayNxN, Delay12N, DelayN21,
-              DelayOmpBarrier)
+              DelayOmpBarrier, IndirectLateSender, IndirectLateReceiver, PropagatingLateSender,
+              PropagatingLateReceiver)

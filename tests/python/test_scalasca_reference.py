@@ -25,9 +25,7 @@ ROOT_CAUSE = ("critical_imbalance_impact", "critical_path", "critical_path_activ
               "non_critical_path_activities", "delay_latesender_longterm",
               "delay_latereceiver_longterm", "delay_barrier_longterm", "delay_n2n_longterm",
               "delay_12n_longterm", "delay_n21_longterm",
-              "delay_ompidle", "delay_ompidle_longterm", "mpi_wait_indirect_latesender",
-              "mpi_wait_indirect_latereceiver", "mpi_wait_propagating_ls",
-              "mpi_wait_propagating_lr")
+              "delay_ompidle", "delay_ompidle_longterm")
 
 #: (trace, Scalasca metric id) that earlc does not reproduce yet: the one list of
 #: known differences (root cause metrics count only where the trace has data)
