@@ -536,7 +536,7 @@ def delay_costs(ctx, chunks, waiter_loc, waiter_at, delayer_loc, delayer_at, wai
     dsum = np.bincount(q, weights=val, minlength=len(wait))
     denom = dsum + wsum
     scale = np.where(denom > 0, np.minimum(wait / np.where(denom > 0, denom, 1), 1.0), 0.0)
-    return (delayer_loc[q], c, val * scale[q]), scale, wsum, between
+    return (delayer_loc[q], c, val * scale[q]), scale, wsum, between, (q, c, val, denom)
 
 
 def to_ticks(n_locations, loc, cnode, value):
@@ -747,6 +747,62 @@ def _omp_barrier_delays(ctx, chunks):
     return loc[last[wk]], c, val * scale[wk]
 
 
+def _long_term_costs(ctx, p, waits):
+    """Long-term delay costs of point-to-point wait states (Scalasca's backward
+    replay): the waiting time a wait state propagates to later ones is a cost that
+    flows back to the wait states in its late side's interval, and from there to
+    the delays that caused them.  Wait states are taken latest first, so that the
+    cost arriving at each is complete when it is passed on.  Costs are tracked per
+    kind of wait state they stem from."""
+    kinds = [w[0] for w in waits]
+    if not waits:
+        return {}
+    rows = []  # (waiter event, kind, index in its kind)
+    for kind, waiter, *_ in waits:
+        rows += [(int(e), kind, i) for i, e in enumerate(waiter.tolist())]
+    rows.sort(reverse=True)
+    per_kind = {}
+    for kind, waiter, dl, scale, denom, (dq, dc, dv), (bq, brow) in waits:
+        o = np.argsort(dq, kind="stable")
+        dq_s, dc_s, dv_s = dq[o], dc[o], dv[o]
+        ds = np.searchsorted(dq_s, np.arange(len(waiter) + 1))
+        ob = np.argsort(bq, kind="stable")
+        bq_s, brow_s = bq[ob], brow[ob]
+        bs = np.searchsorted(bq_s, np.arange(len(waiter) + 1))
+        per_kind[kind] = (dl.tolist(), scale.tolist(), denom.tolist(), dc_s.tolist(),
+                          dv_s.tolist(), ds.tolist(), brow_s.tolist(), bs.tolist())
+    p_event = p["event"].tolist()
+    p_wait = p["wait"].tolist()
+    costs = {k: {} for k in kinds}
+    severity = {k: {} for k in kinds}
+    for e, kind, i in rows:
+        dl, scale, denom, dc, dv, ds, brow, bs = per_kind[kind]
+        den = denom[i]
+        if not den > 0:
+            continue
+        for src in kinds:
+            sc = costs[src].get(e, 0.0) / den
+            if sc > 0:
+                sev = severity[src]
+                for j in range(ds[i], ds[i + 1]):
+                    key = (dl[i], dc[j])
+                    sev[key] = sev.get(key, 0.0) + sc * dv[j]
+            total = sc + (scale[i] if src == kind else 0.0)
+            if total > 0:
+                cm = costs[src]
+                for j in range(bs[i], bs[i + 1]):
+                    r = brow[j]
+                    cm[p_event[r]] = cm.get(p_event[r], 0.0) + total * p_wait[r]
+    out = {}
+    for src in kinds:
+        items = severity[src]
+        l = np.asarray([k[0] for k in items], dtype=np.int64)
+        c = np.asarray([k[1] for k in items], dtype=np.int64)
+        v = np.asarray(list(items.values()), dtype=np.float64)
+        out["longterm_" + src] = to_ticks(ctx.n_locations, l, c, v)
+    return out
+
+
 def _delays(ctx):
     """The short-term delay costs of every kind of wait state, computed together
     so that the time chunks of the replay are built once and freed after."""
@@ -769,14 +825,17 @@ def _delays(ctx):
                 out[kind] = to_ticks(ctx.n_locations, l, c, v)
         p = sync_points(ctx)[0]
         prop_rows, prop_vals = [], []
+        long_term = []
         for kind, (waiter, delayer, wait) in queries.items():
             if not len(waiter):
                 continue
             if chunks is None:
                 chunks = _chunks(ctx)
             wl = loc[waiter].astype(np.int64)
-            costs, scale, wsum, (bq, brow) = delay_costs(
-                ctx, chunks, wl, waiter, loc[delayer].astype(np.int64), delayer, wait)
+            dl = loc[delayer].astype(np.int64)
+            costs, scale, wsum, (bq, brow), (dq, dc, dv, denom) = delay_costs(
+                ctx, chunks, wl, waiter, dl, delayer, wait)
+            long_term.append((kind, waiter, dl, scale, denom, (dq, dc, dv), (bq, brow)))
             out[kind] = to_ticks(ctx.n_locations, *costs)
             # indirect: the part of each wait explained by waiting the late side did
             # in between, charged to the waiting call
@@ -787,6 +846,7 @@ def _delays(ctx):
             use = (scale[bq] > 0) & (wsum[bq] > 0)
             prop_rows.append(brow[use])
             prop_vals.append(scale[bq[use]] * p["wait"][brow[use]])
+        out.update(_long_term_costs(ctx, p, long_term))
         if prop_rows:
             rows = np.concatenate(prop_rows)
             best = np.zeros(len(p["event"]))
@@ -801,7 +861,8 @@ def _delays(ctx):
                 out[name] = to_ticks(ctx.n_locations, p["loc"][r], p["cnode"][r], best[r])
         e = np.empty(0, np.int64)
         for kind in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21, "omp_barrier", "ls", "lr",
-                     "indirect_ls", "indirect_lr", "propagating_ls", "propagating_lr"):
+                     "indirect_ls", "indirect_lr", "propagating_ls", "propagating_lr",
+                     "longterm_ls", "longterm_lr"):
             out.setdefault(kind, (e, e, e))
         return out
     return ctx.memo("delay_costs", compute)
@@ -896,6 +957,28 @@ class DelayOmpBarrier(_Delay):
     diagnosis = "Balance the loop iterations or tasks of these call paths across the threads."
 
 
+class DelayLateSenderLongTerm(_Delay):
+    name, title = "delay_latesender_longterm", "Late Sender delay costs (long-term)"
+    kind = "longterm_ls"
+    cube_id = "delay_latesender_longterm"
+    explains = "late_sender"
+    description = ("The call paths whose delays cause Late Sender waits indirectly: waiting "
+                   "time that propagated through other wait states (the indirect part of Late "
+                   "Sender) traced back to the delays at its origin.")
+    diagnosis = ("Delays with far-reaching effects: an imbalance here spreads along the "
+                 "communication chain. Fix it, or decouple with non-blocking communication.")
+
+
+class DelayLateReceiverLongTerm(_Delay):
+    name, title = "delay_latereceiver_longterm", "Late Receiver delay costs (long-term)"
+    kind = "longterm_lr"
+    cube_id = "delay_latereceiver_longterm"
+    explains = "late_receiver"
+    description = ("The call paths whose delays cause Late Receiver waits indirectly, through "
+                   "other wait states.")
+    diagnosis = "Delays with far-reaching effects: fix them, or post receives earlier."
+
+
 class IndirectLateSender(_Delay):
     name, title, parent = "late_sender_indirect", "Indirect (propagated) Late Sender", "late_sender"
     kind = "indirect_ls"
@@ -938,5 +1021,6 @@ class PropagatingLateReceiver(_Delay):
 
 
 PROPERTIES = (DelayLateSender, DelayLateReceiver, DelayBarrier, DelayNxN, Delay12N, DelayN21,
-              DelayOmpBarrier, IndirectLateSender, IndirectLateReceiver, PropagatingLateSender,
+              DelayOmpBarrier, DelayLateSenderLongTerm, DelayLateReceiverLongTerm,
+              IndirectLateSender, IndirectLateReceiver, PropagatingLateSender,
               PropagatingLateReceiver)

@@ -22,10 +22,9 @@ TOLERANCE_SECONDS = 1e-9
 
 #: root cause metrics (delays, indirect and propagating waits, the critical path)
 ROOT_CAUSE = ("critical_imbalance_impact", "critical_path", "critical_path_activities",
-              "non_critical_path_activities", "delay_latesender_longterm",
-              "delay_latereceiver_longterm", "delay_barrier_longterm", "delay_n2n_longterm",
-              "delay_12n_longterm", "delay_n21_longterm",
-              "delay_ompidle", "delay_ompidle_longterm")
+              "non_critical_path_activities", "delay_barrier_longterm", "delay_n2n_longterm",
+              "delay_12n_longterm", "delay_n21_longterm", "delay_ompidle",
+              "delay_ompidle_longterm")
 
 #: (trace, Scalasca metric id) that earlc does not reproduce yet: the one list of
 #: known differences (root cause metrics count only where the trace has data)
