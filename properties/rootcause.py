@@ -264,7 +264,9 @@ def _init_finalize_points(ctx, points: _Rows, groups: _Rows):
         te, tl = ctx.time_of(enters), ctx.time_of(leave)
         lb = np.minimum(te.max(), tl)
         loc = ctx.events.location[leave].astype(np.int64)
-        points.add(event=leave, loc=loc, wait=np.maximum(lb - te, 0), total=tl - te,
+        # Scalasca records no waiting time at MPI_Init, only at MPI_Finalize
+        wait = np.maximum(lb - te, 0) if names[0] == "MPI_Finalize" else np.zeros(len(te))
+        points.add(event=leave, loc=loc, wait=wait, total=tl - te,
                    compl=np.maximum(tl - np.maximum(tl.min(), lb), 0))
         groups.add(event=leave, group=np.full(len(leave), -1))
 
@@ -365,9 +367,16 @@ def _chunks(ctx):
         ev = ctx.events
         seq = ev.loc_events  # every location's events in its order
         k = ev.kind[seq]
-        keep = (k == ctx.kinds["ENTER"]) | (k == ctx.kinds["LEAVE"])
-        enter = k[keep] == ctx.kinds["ENTER"]
-        del k
+        # PROGRAM_BEGIN and PROGRAM_END open and close the program's call path
+        program = [c for c in ctx.calltree.extra_names]
+        kinds = [ctx.kinds["ENTER"], ctx.kinds["LEAVE"]]
+        if program:
+            kinds += [ctx.kinds["PROGRAM_BEGIN"], ctx.kinds["PROGRAM_END"]]
+        keep = np.isin(k, kinds)
+        kk = k[keep]
+        enter = (kk == ctx.kinds["ENTER"]) | (kk == kinds[-2] if program else False)
+        is_end = kk == ctx.kinds["PROGRAM_END"] if program else None
+        del k, kk
         ids = seq[keep]
         counts = np.diff(ev.loc_start.astype(np.int64))
         loc = np.repeat(np.arange(len(counts), dtype=np.int64), counts)[keep]
@@ -380,6 +389,8 @@ def _chunks(ctx):
         first = np.ones(len(ids), dtype=bool)
         first[1:] = loc[1:] != loc[:-1]
         cnode = ctx.cnode[ids].astype(np.int64)
+        if program:
+            cnode[is_end] = program[0]
         has = enter & (cnode >= 0)
         cnode[has] = ctx.calltree.parent[cnode[has]]
         ok = ~first & (cnode >= 0)
@@ -868,6 +879,162 @@ def _delays(ctx):
     return ctx.memo("delay_costs", compute)
 
 
+def _chunk_sums(ctx, chunks, loc, lo_ev, hi_ev):
+    """Raw exclusive time (float ticks) per query and call path between two events
+    of a location, as Scalasca's replay counts it: (query, cnode, ticks)."""
+    ckey, ccnode, cval = chunks
+    n = np.int64(ctx.n_events + 1)
+    lo = _search(ckey, (loc * n + lo_ev) * 2 + 1)
+    hi = _search(ckey, (loc * n + hi_ev) * 2 + 1)
+    q, idx = _ranges(lo, hi)
+    NC = np.int64(len(ctx.calltree) + 1)
+    keys, times = sum_by_key(q * NC + ccnode[idx], cval[idx])
+    return keys // NC, keys % NC, times.astype(np.float64)
+
+
+def _critical_path(ctx):
+    """Scalasca's critical path of an MPI program and its metrics, as float ticks
+    per (location, cnode): the path starts on the process entering MPI_Finalize
+    last and runs back in time; at each wait state on it, it moves to the process
+    waited for (the sender of a Late Sender, the receiver of a Late Receiver, the
+    latest member or the root of a collective), until MPI_Init.  Each stretch
+    counts the exclusive time per call path between its two ends, without the
+    waiting time at its start."""
+    def compute():
+        p, _, _, ls, lr, cw = sync_points(ctx)[:6]
+        ev = ctx.events
+        loc = ev.location
+        n = np.int64(ctx.n_events + 1)
+        # wait states on the path, and where the path continues from each
+        partner = {}
+        for a, b in ((ls["recv"], ls["send"]), (lr["cmp"], lr["req"])):
+            partner.update(zip(a.tolist(), b.tolist()))
+        wsel = cw["event"] != cw["delayer"]
+        partner.update(zip(cw["event"][wsel].tolist(), cw["delayer"][wsel].tolist()))
+        wait_of = dict(zip(p["event"].tolist(), p["wait"].tolist()))
+        cnode_of = dict(zip(p["event"].tolist(), p["cnode"].tolist()))
+        ws = np.asarray(sorted(e for e in partner if wait_of.get(e, 0.0) > 0), dtype=np.int64)
+        wkey = np.sort(loc[ws].astype(np.int64) * n + ws) if len(ws) else ws
+        # MPI_Init and MPI_Finalize
+        def leaves(names):
+            enters = ctx.enters_of(np.isin(ctx._region_tables[1], list(names)))
+            lv = ctx.leave_of(enters)
+            return enters[lv >= 0], lv[lv >= 0]
+        fin_enter, fin_leave = leaves(("MPI_Finalize",))
+        init_enter, init_leave = leaves(("MPI_Init", "MPI_Init_thread"))
+        if not len(fin_leave) or not len(init_leave):
+            return None
+        init_of = dict(zip(loc[init_leave].tolist(), init_leave.tolist()))
+        t = ctx.time_of(fin_enter)
+        start = np.lexsort((loc[fin_enter], -t))[0]
+        cur, end = int(loc[fin_leave[start]]), int(fin_leave[start])
+        stretches = []  # (location, from event, to event)
+        while True:
+            i = int(np.searchsorted(wkey, cur * n + end)) - 1
+            if i >= 0 and wkey[i] >= cur * n:
+                x = int(wkey[i] - cur * n)
+                stretches.append((cur, x, end))
+                nxt = partner[x]
+                cur, end = int(loc[nxt]), nxt
+                continue
+            if cur in init_of:
+                stretches.append((cur, init_of[cur], end))
+            break
+        sl = np.asarray([x[0] for x in stretches], dtype=np.int64)
+        sf = np.asarray([x[1] for x in stretches], dtype=np.int64)
+        st = np.asarray([x[2] for x in stretches], dtype=np.int64)
+        chunks = _chunks(ctx)
+        q, c, v = _chunk_sums(ctx, chunks, sl, sf, st)
+        NL = ctx.n_locations + 1
+        NC = len(ctx.calltree) + 1
+        cp = np.zeros((NL, NC))
+        np.add.at(cp, (sl[q], c), v)
+        # without the waiting time at the start of each stretch
+        for (l, f, _), k in zip(stretches, range(len(stretches))):
+            cn = cnode_of.get(f, int(ctx.cnode[f]))
+            if cn < 0:
+                continue
+            own = v[(q == k) & (c == cn)].sum()
+            cp[l, cn] -= min(wait_of.get(f, 0.0), own)
+        # every location's time without its waiting time
+        everything = _chunk_sums(ctx, chunks, np.arange(ctx.n_locations, dtype=np.int64),
+                                 np.full(ctx.n_locations, -1, dtype=np.int64),
+                                 np.full(ctx.n_locations, ctx.n_events, dtype=np.int64))
+        lt = np.zeros((NL, NC))
+        np.add.at(lt, (everything[0], everything[1]), everything[2])
+        wt = np.zeros((NL, NC))
+        ok = p["cnode"] >= 0
+        np.add.at(wt, (p["loc"][ok], p["cnode"][ok]), np.maximum(p["wait"][ok], 0))
+        ltimes = lt - np.minimum(lt, wt)
+        g = cp.sum(axis=0)
+        on = g > 0
+        activities = np.where(on[None, :], np.minimum(g[None, :], ltimes), 0.0)
+        non_critical = np.maximum(ltimes - g[None, :], 0.0)
+        cpu = np.zeros(NL, dtype=bool)
+        cpu[[l.index for l in ctx.trace.locations if l.type == "CPU_THREAD"]] = True
+        excess = np.maximum(g[None, :] - ltimes, 0.0)
+        aggr_wait = g.sum() - ltimes.sum(axis=1)
+        aggr_excess = excess.sum(axis=1)
+        factor = np.where(aggr_excess > 0, aggr_wait / np.where(aggr_excess > 0, aggr_excess, 1), 0.0)
+        global_costs = (excess * factor[:, None])[cpu].sum(axis=0)
+        share = np.where(on[None, :] & (cp > 0), cp / np.where(on, g, 1)[None, :], 0.0)
+        imbalance = np.maximum(share * global_costs[None, :], 0.0)
+
+        def rows(m):
+            l, c = np.nonzero(m)
+            return to_ticks(ctx.n_locations, l, c, m[l, c])
+        return {"critical_path": rows(cp), "critical_path_activities": rows(activities),
+                "non_critical_path_activities": rows(non_critical),
+                "critical_imbalance_impact": rows(imbalance)}
+    return ctx.memo("critical_path", compute)
+
+
+class _CriticalPath(Property):
+    unit, group = "sec", "root_cause"
+
+    def totals(self, ctx):
+        out = _critical_path(ctx)
+        if out is None:
+            e = np.empty(0, np.int64)
+            return e, e, e
+        return out[self.name]
+
+
+class CriticalPath(_CriticalPath):
+    name, title, cube_id = "critical_path", "Critical path", "critical_path"
+    description = ("The critical path: from the process that enters MPI_Finalize last back "
+                   "in time, moving at every wait state to the process waited for, until "
+                   "MPI_Init. Its time per call path and location, without waiting time: what "
+                   "determines the program's run time.")
+    diagnosis = ("Only call paths on the critical path shorten the run when optimised; a "
+                 "large share on one process points to imbalance or serial work.")
+
+
+class CriticalPathActivities(_CriticalPath):
+    name, title = "critical_path_activities", "Critical-path activities"
+    cube_id = "critical_path_activities"
+    description = ("Per location, the time (without waiting) in call paths that appear on the "
+                   "critical path, at most their time on the path.")
+    diagnosis = "The resources the critical path's activities consume everywhere."
+
+
+class CriticalImbalanceImpact(_CriticalPath):
+    name, title = "critical_imbalance_impact", "Critical-path imbalance impact"
+    cube_id = "critical_imbalance_impact"
+    description = ("The waiting time of all locations mapped onto the call paths that spend "
+                   "more time on the critical path than on a location (their excess), in "
+                   "proportion to their time on the path.")
+    diagnosis = "Imbalanced activities with a global effect on run time: balance them first."
+
+
+class NonCriticalPathActivities(_CriticalPath):
+    name, title = "non_critical_path_activities", "Non-critical-path activities"
+    cube_id = "non_critical_path_activities"
+    description = ("Per location, the time (without waiting) in call paths beyond their time "
+                   "on the critical path: optimising it does not shorten the run.")
+    diagnosis = "Work off the critical path: not worth optimising for run time."
+
+
 class _Delay(Property):
     unit, group = "sec", "root_cause"
     kind = "ls"
@@ -1023,4 +1190,5 @@ class PropagatingLateReceiver(_Delay):
 PROPERTIES = (DelayLateSender, DelayLateReceiver, DelayBarrier, DelayNxN, Delay12N, DelayN21,
               DelayOmpBarrier, DelayLateSenderLongTerm, DelayLateReceiverLongTerm,
               IndirectLateSender, IndirectLateReceiver, PropagatingLateSender,
-              PropagatingLateReceiver)
+              PropagatingLateReceiver, CriticalPath, CriticalPathActivities,
+              CriticalImbalanceImpact, NonCriticalPathActivities)
