@@ -372,10 +372,15 @@ def _chunks(ctx):
         kinds = [ctx.kinds["ENTER"], ctx.kinds["LEAVE"]]
         if program:
             kinds += [ctx.kinds["PROGRAM_BEGIN"], ctx.kinds["PROGRAM_END"]]
-        keep = np.isin(k, kinds)
+        # a team's join closes a stretch of the master's time (Scalasca's checkpoint)
+        joins = [ctx.kinds["THREAD_JOIN"], ctx.kinds["OMP_JOIN"]]
+        keep = np.isin(k, kinds + joins)
         kk = k[keep]
-        enter = (kk == ctx.kinds["ENTER"]) | (kk == kinds[-2] if program else False)
+        enter = (kk == ctx.kinds["ENTER"])
+        if program:
+            enter |= kk == ctx.kinds["PROGRAM_BEGIN"]
         is_end = kk == ctx.kinds["PROGRAM_END"] if program else None
+        pre = enter | np.isin(kk, joins)
         del k, kk
         ids = seq[keep]
         counts = np.diff(ev.loc_start.astype(np.int64))
@@ -397,7 +402,7 @@ def _chunks(ctx):
         n = np.int64(ctx.n_events + 1)
         # keys 2 * (location * (n+1) + event) + 1 for time counted after a point at
         # that event is recorded (at a LEAVE), + 0 before it (at an ENTER)
-        key = (loc[ok] * n + ids[ok]) * 2 + (~enter[ok]).astype(np.int64)
+        key = (loc[ok] * n + ids[ok]) * 2 + (~pre[ok]).astype(np.int64)
         cnode, dt = cnode[ok], dt[ok]
         # thread management counts in the parallel region, as in the call tree: on
         # every thread the fork part after its ENTER; on the master it leaves the
@@ -758,6 +763,64 @@ def _omp_barrier_delays(ctx, chunks):
     return loc[last[wk]], c, val * scale[wk]
 
 
+def _omp_idle_delays(ctx, chunks):
+    """Short-term delay costs of idle worker threads (Scalasca's OpenMP idleness
+    delay): the master's time outside parallel regions, from a team's join to the
+    next fork (or the end), per call path without the waiting time at the points in
+    between, times the number of worker threads left idle: (location, cnode, float
+    ticks) on the master."""
+    omp_keys = sync_points(ctx)[6]
+    empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
+    if not len(omp_keys):
+        return empty
+    enters = ctx.thread_management()[0]
+    ev = ctx.events
+    loc_of = ev.location
+    masters = enters[loc_of[ctx.enter_of(enters)] == loc_of[enters]]
+    if not len(masters):
+        return empty
+    n = np.int64(ctx.n_events + 1)
+    locs = ctx.trace.locations
+    threads = {}
+    for l in locs:
+        if l.type == "CPU_THREAD":
+            threads[l.rank] = threads.get(l.rank, 0) + 1
+    mloc_all = np.unique(loc_of[masters].astype(np.int64))
+    # the forks of each master, and the end of its trace
+    at = np.concatenate((masters, ev.loc_start[mloc_all + 1].astype(np.int64) * 0 + ctx.n_events))
+    loc = np.concatenate((loc_of[masters].astype(np.int64), mloc_all))
+    i = _search(omp_keys, loc * n + at) - 1
+    prev = np.where((i >= 0) & (omp_keys[np.maximum(i, 0)] >= loc * n),
+                    omp_keys[np.maximum(i, 0)] - loc * n, -1)
+    # the first join after the previous point (or the location's start)
+    jn = ctx.events_of_kind("THREAD_JOIN", "OMP_JOIN")
+    jkey = np.sort(loc_of[jn].astype(np.int64) * n + jn)
+    j = _search(jkey, loc * n + prev)
+    ok = (j < len(jkey)) & (jkey[np.minimum(j, len(jkey) - 1)] < loc * n + at)
+    start = np.where((prev >= 0) & ok, jkey[np.minimum(j, len(jkey) - 1)] - loc * n, -1)
+    start = np.where(prev >= 0, start, -1)
+    q, c, v = _chunk_sums(ctx, chunks, loc, start, at)
+    # waiting time at every point between the previous OpenMP point and the fork
+    _, _, _, wsum, (bq, brow) = _interval_times(ctx, chunks, loc, prev, at)
+    p = sync_points(ctx)[0]
+    NC = np.int64(len(ctx.calltree) + 1)
+    allk = np.concatenate((q * NC + c, bq * NC + p["cnode"][brow]))
+    allv = np.concatenate((v, -p["wait"][brow]))
+    uk, inv = np.unique(allk, return_inverse=True)
+    val = np.zeros(len(uk))
+    np.add.at(val, inv, allv)
+    in_t = np.zeros(len(uk), dtype=bool)
+    in_t[np.searchsorted(uk, q * NC + c)] = True
+    keep = in_t & (val > 0)
+    uk, val = uk[keep], val[keep]
+    qq, cc = uk // NC, uk % NC
+    dsum = np.bincount(qq, weights=val, minlength=len(at))
+    workers = np.asarray([max(threads.get(locs[int(l)].rank, 1) - 1, 0) for l in loc.tolist()],
+                         dtype=np.float64)
+    scale = np.where(dsum + wsum > 0, workers, 0.0)
+    return loc[qq], cc, val * scale[qq]
+
+
 def _long_term_costs(ctx, p, waits):
     """Long-term delay costs of point-to-point wait states (Scalasca's backward
     replay): the waiting time a wait state propagates to later ones is a cost that
@@ -830,6 +893,7 @@ def _delays(ctx):
         if len(sync_points(ctx)[6]):
             chunks = _chunks(ctx)
             out["omp_barrier"] = to_ticks(ctx.n_locations, *_omp_barrier_delays(ctx, chunks))
+            out["omp_idle"] = to_ticks(ctx.n_locations, *_omp_idle_delays(ctx, chunks))
         if len(cw["event"]):
             chunks = chunks if chunks is not None else _chunks(ctx)
             for kind, (l, c, v) in _collective_delays(ctx, chunks).items():
@@ -871,7 +935,8 @@ def _delays(ctx):
                 r = hit[sel]
                 out[name] = to_ticks(ctx.n_locations, p["loc"][r], p["cnode"][r], best[r])
         e = np.empty(0, np.int64)
-        for kind in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21, "omp_barrier", "ls", "lr",
+        for kind in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21, "omp_barrier", "omp_idle",
+                     "ls", "lr",
                      "indirect_ls", "indirect_lr", "propagating_ls", "propagating_lr",
                      "longterm_ls", "longterm_lr"):
             out.setdefault(kind, (e, e, e))
@@ -1124,6 +1189,17 @@ class DelayOmpBarrier(_Delay):
     diagnosis = "Balance the loop iterations or tasks of these call paths across the threads."
 
 
+class DelayOmpIdle(_Delay):
+    name, title = "delay_ompidle", "OpenMP idleness delay costs (short-term)"
+    kind = "omp_idle"
+    cube_id = "delay_ompidle"
+    explains = "idle_threads"
+    description = ("The master's call paths outside parallel regions that leave worker "
+                   "threads idle: its time from a team's join to the next fork (without "
+                   "waiting at synchronisation points), times the number of idle workers.")
+    diagnosis = "Parallelise these call paths, or run fewer threads per process."
+
+
 class DelayLateSenderLongTerm(_Delay):
     name, title = "delay_latesender_longterm", "Late Sender delay costs (long-term)"
     kind = "longterm_ls"
@@ -1188,7 +1264,7 @@ class PropagatingLateReceiver(_Delay):
 
 
 PROPERTIES = (DelayLateSender, DelayLateReceiver, DelayBarrier, DelayNxN, Delay12N, DelayN21,
-              DelayOmpBarrier, DelayLateSenderLongTerm, DelayLateReceiverLongTerm,
+              DelayOmpBarrier, DelayOmpIdle, DelayLateSenderLongTerm, DelayLateReceiverLongTerm,
               IndirectLateSender, IndirectLateReceiver, PropagatingLateSender,
               PropagatingLateReceiver, CriticalPath, CriticalPathActivities,
               CriticalImbalanceImpact, NonCriticalPathActivities)

@@ -29,8 +29,7 @@ KNOWN_GAPS = {
     ("sstmacro-mpi-coverage", "delay_n21_longterm"),
     ("casita-jacobi-hybrid", "delay_barrier_longterm"),
     ("casita-jacobi-hybrid", "delay_n2n_longterm"),
-    # OpenMP thread idleness caused by the master's serial work
-    ("casita-jacobi-hybrid", "delay_ompidle"),
+    # long-term costs of OpenMP thread idleness
     ("casita-jacobi-hybrid", "delay_ompidle_longterm"),
     # the critical path through OpenMP thread teams
     ("casita-jacobi-hybrid", "critical_path"),
