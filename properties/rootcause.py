@@ -992,19 +992,48 @@ def _critical_path(ctx):
         init_of = dict(zip(loc[init_leave].tolist(), init_leave.tolist()))
         t = ctx.time_of(fin_enter)
         start = np.lexsort((loc[fin_enter], -t))[0]
-        cur, end = int(loc[fin_leave[start]]), int(fin_leave[start])
+        # OpenMP: at a thread's fork point (its ENTER of a parallel region) the path
+        # moves to the master's fork point; at a team barrier it continues on the
+        # threads that did not wait there
+        omp_next = {}
+        omp_keys = sync_points(ctx)[6]
+        if len(omp_keys):
+            enters = ctx.thread_management()[0]
+            fork = ctx.pointer("forkptr", enters)
+            master = loc[ctx.enter_of(enters)] == loc[enters]
+            master_enter = dict(zip(fork[master].tolist(), enters[master].tolist()))
+            for e, f in zip(enters.tolist(), fork.tolist()):
+                if f in master_enter:
+                    omp_next[e] = [master_enter[f]]
+            b = _published(ctx, "omp_barriers")
+            if len(b):
+                bw = group_max(b["instance"], b["enter_time"]) - b["enter_time"]
+                inst, leave = b["instance"].tolist(), b["leave"].tolist()
+                free = {}
+                for k, i in enumerate(inst):
+                    if bw[k] <= 0:
+                        free.setdefault(i, []).append(leave[k])
+                for k, i in enumerate(inst):
+                    omp_next[leave[k]] = free.get(i, [])
+        mpi_keys = wkey
         stretches = []  # (location, from event, to event)
-        while True:
-            i = int(np.searchsorted(wkey, cur * n + end)) - 1
-            if i >= 0 and wkey[i] >= cur * n:
-                x = int(wkey[i] - cur * n)
-                stretches.append((cur, x, end))
-                nxt = partner[x]
-                cur, end = int(loc[nxt]), nxt
+        todo = {(int(loc[fin_leave[start]]), int(fin_leave[start]))}
+        while todo:
+            cur, end = max(todo, key=lambda x: x[1])  # latest first: paths merge at forks
+            todo.discard((cur, end))
+            i = int(np.searchsorted(mpi_keys, cur * n + end)) - 1
+            x_mpi = int(mpi_keys[i] - cur * n) if i >= 0 and mpi_keys[i] >= cur * n else -1
+            i = int(np.searchsorted(omp_keys, cur * n + end)) - 1 if len(omp_keys) else -1
+            x_omp = int(omp_keys[i] - cur * n) if i >= 0 and omp_keys[i] >= cur * n else -1
+            if x_mpi < 0 and x_omp < 0:
+                if cur in init_of:
+                    stretches.append((cur, init_of[cur], end))
                 continue
-            if cur in init_of:
-                stretches.append((cur, init_of[cur], end))
-            break
+            x = max(x_mpi, x_omp)
+            stretches.append((cur, x, end))
+            nxt = [partner[x]] if x == x_mpi else omp_next.get(x, [])
+            for e in nxt:
+                todo.add((int(loc[e]), int(e)))
         sl = np.asarray([x[0] for x in stretches], dtype=np.int64)
         sf = np.asarray([x[1] for x in stretches], dtype=np.int64)
         st = np.asarray([x[2] for x in stretches], dtype=np.int64)
@@ -1021,12 +1050,40 @@ def _critical_path(ctx):
                 continue
             own = v[(q == k) & (c == cn)].sum()
             cp[l, cn] -= min(wait_of.get(f, 0.0), own)
-        # every location's time without its waiting time
-        everything = _chunk_sums(ctx, chunks, np.arange(ctx.n_locations, dtype=np.int64),
-                                 np.full(ctx.n_locations, -1, dtype=np.int64),
-                                 np.full(ctx.n_locations, ctx.n_events, dtype=np.int64))
+        # every CPU location's time without its waiting time; a worker thread counts
+        # only from each fork of its team to its last OpenMP point before the next
+        # (Scalasca drops a worker's time outside its teams)
+        cpu_locs = np.asarray([l.index for l in ctx.trace.locations if l.type == "CPU_THREAD"],
+                              dtype=np.int64)
+        workers = np.empty(0, np.int64)
+        if len(omp_keys):
+            enters = ctx.thread_management()[0]
+            wsel = loc[ctx.enter_of(enters)] != loc[enters]
+            workers = np.unique(loc[enters[wsel]].astype(np.int64))
+        whole = np.setdiff1d(cpu_locs, workers)
+        r_loc = [whole]
+        r_lo = [np.full(len(whole), -1, dtype=np.int64)]
+        r_hi = [np.full(len(whole), ctx.n_events, dtype=np.int64)]
+        if len(workers):
+            fe = enters[wsel]
+            fl = loc[fe].astype(np.int64)
+            fkey = np.sort(fl * n + fe)
+            fl, fe = fkey // n, fkey % n
+            nxt_key = np.empty(len(fkey), dtype=np.int64)
+            nxt_key[:-1] = fkey[1:]
+            last_of_loc = np.ones(len(fkey), dtype=bool)
+            last_of_loc[:-1] = fl[1:] != fl[:-1]
+            nxt_key[last_of_loc] = fl[last_of_loc] * n + ctx.n_events
+            j = np.searchsorted(omp_keys, nxt_key) - 1
+            last = omp_keys[np.maximum(j, 0)] - fl * n
+            ok = (j >= 0) & (omp_keys[np.maximum(j, 0)] >= fl * n) & (last > fe)
+            r_loc.append(fl[ok])
+            r_lo.append(fe[ok])
+            r_hi.append(last[ok])
+        everything = _chunk_sums(ctx, chunks, np.concatenate(r_loc), np.concatenate(r_lo),
+                                 np.concatenate(r_hi))
         lt = np.zeros((NL, NC))
-        np.add.at(lt, (everything[0], everything[1]), everything[2])
+        np.add.at(lt, (np.concatenate(r_loc)[everything[0]], everything[1]), everything[2])
         wt = np.zeros((NL, NC))
         ok = p["cnode"] >= 0
         np.add.at(wt, (p["loc"][ok], p["cnode"][ok]), np.maximum(p["wait"][ok], 0))

@@ -31,11 +31,6 @@ KNOWN_GAPS = {
     ("casita-jacobi-hybrid", "delay_n2n_longterm"),
     # long-term costs of OpenMP thread idleness
     ("casita-jacobi-hybrid", "delay_ompidle_longterm"),
-    # the critical path through OpenMP thread teams
-    ("casita-jacobi-hybrid", "critical_path"),
-    ("casita-jacobi-hybrid", "critical_path_activities"),
-    ("casita-jacobi-hybrid", "critical_imbalance_impact"),
-    ("casita-jacobi-hybrid", "non_critical_path_activities"),
 }
 
 
