@@ -41,8 +41,9 @@ class LateSender(Property):
     cube_id = "mpi_latesender"
     description = ("A blocking receive (MPI_Recv, or MPI_Wait/Waitall/Waitany/Waitsome completing "
                    "receives) entered before the matching send call: the receiver waits "
-                   "enter(send call) - enter(receive call); for a call completing several "
-                   "receives, the maximum over them. Charged to the receive call.")
+                   "enter(send call) - enter(receive call), at most until the receive call is "
+                   "left; for a call completing several receives, the maximum over them. "
+                   "Charged to the receive call.")
     diagnosis = ("Receivers wait for senders that start late: balance the work before the "
                  "send, or post the receive later (non-blocking) and compute meanwhile.")
 
@@ -52,8 +53,17 @@ class LateSender(Property):
         wait = msgs["send_call_time"] - msgs["recv_call_time"]
         cand = msgs.select(blocking & (wait > 0))
         wait = wait[blocking & (wait > 0)]
+        if len(wait):
+            # no waiting past the receive's own leave (clocks of different processes
+            # may disagree a little): once per receive call
+            calls, which = np.unique(cand["recv_call"], return_inverse=True)
+            leave = ctx.leave_of(calls)
+            t_leave = np.where(leave >= 0, ctx.time_of(np.maximum(leave, 0)),
+                               np.iinfo(np.int64).max)[which]
+            wait = np.minimum(wait, t_leave - cand["recv_call_time"])
         # one occurrence per receive call: the largest wait among its receives
         keep = first_of_groups(cand["recv_call"], wait)
+        keep = keep[wait[keep] > 0]
         inst = cand.select(keep)
         return Instances(inst["recv_call"], wait[keep], inst.columns)
 

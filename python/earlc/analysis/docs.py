@@ -32,13 +32,21 @@ Hardware counters the trace records with its ENTER and LEAVE events (PAPI and th
 become one metric each, `hwc_` and the counter's name: the counter's increase while a call
 path is the innermost one on a location, as Score-P profiles show it.
 
-Root causes (the delay costs below, group `root_cause`) are computed when asked for:
+Root causes (group `root_cause`: the delay costs, the indirect and propagating waits, the
+critical path) follow Scalasca's definitions: every wait state happens at a
+synchronisation point; the late side's excess time per call path since the two last met is
+the delay that caused it (short-term costs); waiting time passed on through other wait
+states is traced back to its origin (long-term costs; computed for point-to-point wait
+states, not yet for costs passed through collectives or OpenMP idleness).  Costs are
+computed exactly and rounded to timer ticks once per location, so each location's value
+is within half a tick of the exact one.  They are computed when asked for:
 `earlc analyze TRACE --properties all` (or `root_cause`, or their names), or
 `earlc.analyze(trace, properties=["all"])`; the text report then lists under each wait
 state the call paths and locations whose delays cause most of it.
 
 Metrics that compute Scalasca's value carry Scalasca's metric id (`cube_id` in the JSON
-report) and give the values Scalasca 2.6 gives; metrics without one are earlc's own.  Where the definitions differ:
+report) and give the values Scalasca 2.6 gives; metrics without one are earlc's own.
+Where the definitions differ:
 - Messages in Wrong Order follows the paper (section 6.3: an older message of the same
   sender still queued when a message is received) and takes the receives one call
   completes (MPI_Waitall) as one, unordered.  Late Sender, wrong order is Scalasca's: a
