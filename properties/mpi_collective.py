@@ -55,22 +55,29 @@ class MpiCollectives(Property):
 
 def _begin_times(ctx, call: np.ndarray, end: np.ndarray) -> np.ndarray:
     """Per member: the time of its MPI_COLLECTIVE_BEGIN (the last one before its
-    MPI_COLLECTIVE_END on its location, inside its call), else its call's enter."""
-    t = ctx.time_of(call)
-    if not ctx.count_of_kind("MPI_COLLECTIVE_BEGIN"):
+    MPI_COLLECTIVE_END on its location, inside its call), else its call's enter.
+    The BEGIN is looked for among the few events before the END on its location
+    (each location's events are in order, so one binary search finds the END)."""
+    t = ctx.time_of(call).copy()
+    if not ctx.count_of_kind("MPI_COLLECTIVE_BEGIN") or not len(end):
         return t
-    begins = ctx.memo("mpi_collective_begins",
-                      lambda: ctx.events_of_kind("MPI_COLLECTIVE_BEGIN"))
-    loc = ctx.events.location
-    n = np.int64(ctx.n_events + 1)
-    key = ctx.memo("mpi_collective_begin_keys",
-                   lambda: np.sort(loc[begins].astype(np.int64) * n + begins))
-    pos = np.searchsorted(key, loc[end].astype(np.int64) * n + end) - 1
-    ok = pos >= 0
-    b = np.where(ok, key[np.maximum(pos, 0)] % n, -1)
-    ok &= (b > call) & (key[np.maximum(pos, 0)] // n == loc[end])
-    t = t.copy()
-    t[ok] = ctx.time_of(b[ok])
+    ev = ctx.events
+    begin_kind = ctx.kinds["MPI_COLLECTIVE_BEGIN"]
+    loc = ev.location[end].astype(np.int64)
+    for l in np.unique(loc).tolist():
+        sel = np.nonzero(loc == l)[0]
+        mine = ev.of_location(l)
+        pos = np.searchsorted(mine, end[sel])
+        found = np.full(len(sel), -1, dtype=np.int64)
+        for step in range(1, 5):  # ENTER, BEGIN, END: usually the event just before
+            todo = (found < 0) & (pos - step >= 0)
+            if not todo.any():
+                break
+            cand = mine[np.maximum(pos - step, 0)]
+            hit = todo & (ev.kind[cand] == begin_kind) & (cand > call[sel])
+            found[hit] = cand[hit]
+        ok = found >= 0
+        t[sel[ok]] = ctx.time_of(found[ok])
     return t
 
 

@@ -674,7 +674,7 @@ def _collective_delays(ctx, chunks):
     q_loc = np.concatenate((d_loc_i, d_loc_i[t_inst], w_loc))
     q_prev = np.concatenate((starts, t_ev, w_prev))
     q_at = np.concatenate((d_ev_i, d_ev_i[t_inst], w_ev))
-    rq, rc, rv, wsum, _ = _interval_times(ctx, chunks, q_loc, q_prev, q_at)
+    rq, rc, rv, wsum, (bq, brow) = _interval_times(ctx, chunks, q_loc, q_prev, q_at)
     NC = np.int64(len(ctx.calltree) + 1)
     # each waiter's source: its own meeting with the delayer since the group point,
     # else the group interval
@@ -717,7 +717,41 @@ def _collective_delays(ctx, chunks):
     for kd in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21):
         sel = kind[wk] == kd
         out[kd] = (w_dloc[wk[sel]], c[sel], val[sel] * scale[wk[sel]])
-    return out
+    # what the long-term costs need, per instance: its members (the delayer too, with
+    # the group interval's times as its delays), the waiting points in the
+    # delayer's interval, and the members met one by one
+    instances = []
+    w_order = np.argsort(wk, kind="stable")
+    wk_s, c_s, v_s = wk[w_order], c[w_order], val[w_order]
+    w_bounds = np.searchsorted(wk_s, np.arange(len(waiter) + 1))
+    g_order = np.argsort(rq, kind="stable")
+    rq_s, rc_s, rv_s = rq[g_order], rc[g_order], rv[g_order]
+    g_bounds = np.searchsorted(rq_s, np.arange(ninst + 1))
+    b_order = np.argsort(bq, kind="stable")
+    bq_s, brow_s = bq[b_order], brow[b_order]
+    b_bounds = np.searchsorted(bq_s, np.arange(ninst + 1))
+    inter = {}
+    for k_i, l_i, e_i in triples:
+        inter.setdefault(k_i, {})[l_i] = e_i
+    members_of = {}
+    for j, k_i in enumerate(w_inst.tolist()):
+        members_of.setdefault(k_i, []).append(j)
+    kinds_i = cw["kind"][first]
+    for k_i in range(ninst):
+        g0, g1 = g_bounds[k_i], g_bounds[k_i + 1]
+        gc, gv = rc_s[g0:g1], rv_s[g0:g1]
+        root = (int(d_ev_i[k_i]), 0.0, gc.tolist(), gv.tolist(), float(gv.sum()),
+                float(wsum[k_i]), None)
+        members = [root]
+        for j in members_of.get(k_i, []):
+            a, b_ = w_bounds[j], w_bounds[j + 1]
+            members.append((int(w_ev[j]), float(wait[j]), c_s[a:b_].tolist(), v_s[a:b_].tolist(),
+                            float(dsum[j]), float(prop[j]),
+                            inter.get(k_i, {}).get(int(w_loc[j]))))
+        rows = brow_s[b_bounds[k_i]:b_bounds[k_i + 1]]
+        rows = rows[np.argsort(p["event"][rows])].tolist()
+        instances.append((int(kinds_i[k_i]), int(d_loc_i[k_i]), members, rows))
+    return out, instances
 
 
 def _omp_barrier_delays(ctx, chunks):
@@ -821,20 +855,15 @@ def _omp_idle_delays(ctx, chunks):
     return loc[qq], cc, val * scale[qq]
 
 
-def _long_term_costs(ctx, p, waits):
-    """Long-term delay costs of point-to-point wait states (Scalasca's backward
-    replay): the waiting time a wait state propagates to later ones is a cost that
-    flows back to the wait states in its late side's interval, and from there to
-    the delays that caused them.  Wait states are taken latest first, so that the
-    cost arriving at each is complete when it is passed on.  Costs are tracked per
-    kind of wait state they stem from."""
-    kinds = [w[0] for w in waits]
-    if not waits:
-        return {}
-    rows = []  # (waiter event, kind, index in its kind)
-    for kind, waiter, *_ in waits:
-        rows += [(int(e), kind, i) for i, e in enumerate(waiter.tolist())]
-    rows.sort(reverse=True)
+def _long_term_costs(ctx, p, waits, collectives=()):
+    """Long-term delay costs (Scalasca's backward replay): the waiting time a wait
+    state propagates to later ones is a cost that flows back to the wait states in
+    its late side's interval, and from there to the delays that caused them.  Wait
+    states are taken latest first, so that the cost arriving at each is complete
+    when it is passed on.  Costs are tracked per kind of wait state they stem from
+    (point-to-point and collective wait states)."""
+    sources = ["ls", "lr", COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21]
+    items = []  # (processing key, type, index)
     per_kind = {}
     for kind, waiter, dl, scale, denom, (dq, dc, dv), (bq, brow) in waits:
         o = np.argsort(dq, kind="stable")
@@ -845,35 +874,83 @@ def _long_term_costs(ctx, p, waits):
         bs = np.searchsorted(bq_s, np.arange(len(waiter) + 1))
         per_kind[kind] = (dl.tolist(), scale.tolist(), denom.tolist(), dc_s.tolist(),
                           dv_s.tolist(), ds.tolist(), brow_s.tolist(), bs.tolist())
+        items += [(int(e), 0, kind, i) for i, e in enumerate(waiter.tolist())]
+    for k, (_, _, members, _) in enumerate(collectives):
+        items.append((max(m[0] for m in members), 1, None, k))
+    if not items:
+        return {}
+    items.sort(key=lambda x: (x[0], x[1]), reverse=True)
     p_event = p["event"].tolist()
     p_wait = p["wait"].tolist()
-    costs = {k: {} for k in kinds}
-    severity = {k: {} for k in kinds}
-    for e, kind, i in rows:
-        dl, scale, denom, dc, dv, ds, brow, bs = per_kind[kind]
-        den = denom[i]
-        if not den > 0:
+    costs = {k: {} for k in sources}
+    severity = {k: {} for k in sources}
+
+    def add_severity(src, loc, cs, vs, factor):
+        sev = severity[src]
+        for c, v in zip(cs, vs):
+            key = (loc, c)
+            sev[key] = sev.get(key, 0.0) + factor * v
+
+    for e, typ, kind, i in items:
+        if typ == 0:
+            dl, scale, denom, dc, dv, ds, brow, bs = per_kind[kind]
+            den = denom[i]
+            if not den > 0:
+                continue
+            for src in sources:
+                sc = costs[src].get(e, 0.0) / den
+                if sc > 0:
+                    add_severity(src, dl[i], dc[ds[i]:ds[i + 1]], dv[ds[i]:ds[i + 1]], sc)
+                total = sc + (scale[i] if src == kind else 0.0)
+                if total > 0:
+                    cm = costs[src]
+                    for j in range(bs[i], bs[i + 1]):
+                        r = brow[j]
+                        cm[p_event[r]] = cm.get(p_event[r], 0.0) + total * p_wait[r]
             continue
-        for src in kinds:
-            sc = costs[src].get(e, 0.0) / den
-            if sc > 0:
-                sev = severity[src]
-                for j in range(ds[i], ds[i + 1]):
-                    key = (dl[i], dc[j])
-                    sev[key] = sev.get(key, 0.0) + sc * dv[j]
-            total = sc + (scale[i] if src == kind else 0.0)
-            if total > 0:
+        kind, dloc, members, rows = collectives[i]
+        for src in sources:
+            inputs = [("cost", [costs[src].get(m[0], 0.0) for m in members])]
+            if src == kind:
+                inputs.append(("wait", [m[1] for m in members]))
+            for what, inp in inputs:
+                scales = []
+                for m, x in zip(members, inp):
+                    den = m[4] + m[5]
+                    scales.append(x / den if den > 0 else 0.0)
+                if what == "cost":
+                    for m, sc in zip(members, scales):
+                        if sc > 0:
+                            add_severity(src, dloc, m[2], m[3], sc)
+                # scales along the delayer's interval: members met one by one join
+                # at the point where they were met (Scalasca's scale map)
+                base = sum(scales)
+                inc = {}
+                for m, sc in zip(members, scales):
+                    if m[6] is not None:
+                        base -= sc
+                        inc[m[6]] = inc.get(m[6], 0.0) + sc
+                marks = sorted(inc)
+                values, run = [], base
+                for sp in marks:
+                    values.append(run)
+                    run += inc[sp]
                 cm = costs[src]
-                for j in range(bs[i], bs[i + 1]):
-                    r = brow[j]
-                    cm[p_event[r]] = cm.get(p_event[r], 0.0) + total * p_wait[r]
+                j, current = 0, base
+                for r in rows:
+                    ev_r = p_event[r]
+                    while j < len(marks) and marks[j] <= ev_r:
+                        current = values[j]
+                        j += 1
+                    if current > 0 and p_wait[r] > 0:
+                        cm[ev_r] = cm.get(ev_r, 0.0) + current * p_wait[r]
     out = {}
-    for src in kinds:
-        items = severity[src]
-        l = np.asarray([k[0] for k in items], dtype=np.int64)
-        c = np.asarray([k[1] for k in items], dtype=np.int64)
-        v = np.asarray(list(items.values()), dtype=np.float64)
-        out["longterm_" + src] = to_ticks(ctx.n_locations, l, c, v)
+    for src in sources:
+        items_ = severity[src]
+        l = np.asarray([k[0] for k in items_], dtype=np.int64)
+        c = np.asarray([k[1] for k in items_], dtype=np.int64)
+        v = np.asarray(list(items_.values()), dtype=np.float64)
+        out["longterm_%s" % src] = to_ticks(ctx.n_locations, l, c, v)
     return out
 
 
@@ -889,6 +966,7 @@ def _delays(ctx):
         }
         out = {}
         chunks = None
+        coll_instances = []
         cw = sync_points(ctx)[5]
         if len(sync_points(ctx)[6]):
             chunks = _chunks(ctx)
@@ -896,7 +974,8 @@ def _delays(ctx):
             out["omp_idle"] = to_ticks(ctx.n_locations, *_omp_idle_delays(ctx, chunks))
         if len(cw["event"]):
             chunks = chunks if chunks is not None else _chunks(ctx)
-            for kind, (l, c, v) in _collective_delays(ctx, chunks).items():
+            coll_out, coll_instances = _collective_delays(ctx, chunks)
+            for kind, (l, c, v) in coll_out.items():
                 out[kind] = to_ticks(ctx.n_locations, l, c, v)
         p = sync_points(ctx)[0]
         prop_rows, prop_vals = [], []
@@ -921,7 +1000,7 @@ def _delays(ctx):
             use = (scale[bq] > 0) & (wsum[bq] > 0)
             prop_rows.append(brow[use])
             prop_vals.append(scale[bq[use]] * p["wait"][brow[use]])
-        out.update(_long_term_costs(ctx, p, long_term))
+        out.update(_long_term_costs(ctx, p, long_term, coll_instances))
         if prop_rows:
             rows = np.concatenate(prop_rows)
             best = np.zeros(len(p["event"]))
@@ -936,7 +1015,8 @@ def _delays(ctx):
                 out[name] = to_ticks(ctx.n_locations, p["loc"][r], p["cnode"][r], best[r])
         e = np.empty(0, np.int64)
         for kind in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21, "omp_barrier", "omp_idle",
-                     "ls", "lr",
+                     "ls", "lr", "longterm_%d" % COLL_BARRIER, "longterm_%d" % COLL_NXN,
+                     "longterm_%d" % COLL_12N, "longterm_%d" % COLL_N21,
                      "indirect_ls", "indirect_lr", "propagating_ls", "propagating_lr",
                      "longterm_ls", "longterm_lr"):
             out.setdefault(kind, (e, e, e))
@@ -1257,6 +1337,35 @@ class DelayOmpIdle(_Delay):
     diagnosis = "Parallelise these call paths, or run fewer threads per process."
 
 
+class _DelayCollectiveLongTerm(_Delay):
+    diagnosis = ("Delays with far-reaching effects: an imbalance here spreads through "
+                 "collectives to other processes. Fix it, or decouple the processes.")
+
+
+class DelayBarrierLongTerm(_DelayCollectiveLongTerm):
+    name, title = "delay_barrier_longterm", "Barrier delay costs (long-term)"
+    kind, cube_id, explains = "longterm_%d" % COLL_BARRIER, "delay_barrier_longterm", "wait_at_barrier"
+    description = "The call paths whose delays cause waiting at MPI barriers indirectly."
+
+
+class DelayNxNLongTerm(_DelayCollectiveLongTerm):
+    name, title = "delay_n2n_longterm", "N x N delay costs (long-term)"
+    kind, cube_id, explains = "longterm_%d" % COLL_NXN, "delay_n2n_longterm", "wait_at_nxn"
+    description = "The call paths whose delays cause waiting at N x N collectives indirectly."
+
+
+class Delay12NLongTerm(_DelayCollectiveLongTerm):
+    name, title = "delay_12n_longterm", "1-to-N delay costs (long-term)"
+    kind, cube_id, explains = "longterm_%d" % COLL_12N, "delay_12n_longterm", "late_broadcast"
+    description = "The call paths whose delays cause waiting at broadcasts indirectly."
+
+
+class DelayN21LongTerm(_DelayCollectiveLongTerm):
+    name, title = "delay_n21_longterm", "N-to-1 delay costs (long-term)"
+    kind, cube_id, explains = "longterm_%d" % COLL_N21, "delay_n21_longterm", "early_reduce"
+    description = "The call paths whose delays cause waiting at reductions indirectly."
+
+
 class DelayLateSenderLongTerm(_Delay):
     name, title = "delay_latesender_longterm", "Late Sender delay costs (long-term)"
     kind = "longterm_ls"
@@ -1321,7 +1430,8 @@ class PropagatingLateReceiver(_Delay):
 
 
 PROPERTIES = (DelayLateSender, DelayLateReceiver, DelayBarrier, DelayNxN, Delay12N, DelayN21,
-              DelayOmpBarrier, DelayOmpIdle, DelayLateSenderLongTerm, DelayLateReceiverLongTerm,
+              DelayOmpBarrier, DelayOmpIdle, DelayLateSenderLongTerm, DelayBarrierLongTerm,
+              DelayNxNLongTerm, Delay12NLongTerm, DelayN21LongTerm, DelayLateReceiverLongTerm,
               IndirectLateSender, IndirectLateReceiver, PropagatingLateSender,
               PropagatingLateReceiver, CriticalPath, CriticalPathActivities,
               CriticalImbalanceImpact, NonCriticalPathActivities)

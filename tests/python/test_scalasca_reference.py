@@ -23,13 +23,9 @@ TOLERANCE_SECONDS = 1e-9
 #: (trace, Scalasca metric id) that earlc does not reproduce yet: the one list of
 #: known differences
 KNOWN_GAPS = {
-    # long-term delay costs of collective wait states (costs passed through collectives)
-    ("sstmacro-mpi-coverage", "delay_n2n_longterm"),
-    ("sstmacro-mpi-coverage", "delay_12n_longterm"),
-    ("sstmacro-mpi-coverage", "delay_n21_longterm"),
+    # long-term delay costs passed through OpenMP barriers and thread idleness
     ("casita-jacobi-hybrid", "delay_barrier_longterm"),
     ("casita-jacobi-hybrid", "delay_n2n_longterm"),
-    # long-term costs of OpenMP thread idleness
     ("casita-jacobi-hybrid", "delay_ompidle_longterm"),
 }
 
