@@ -374,13 +374,17 @@ def _chunks(ctx):
             kinds += [ctx.kinds["PROGRAM_BEGIN"], ctx.kinds["PROGRAM_END"]]
         # a team's join closes a stretch of the master's time (Scalasca's checkpoint)
         joins = [ctx.kinds["THREAD_JOIN"], ctx.kinds["OMP_JOIN"]]
-        keep = np.isin(k, kinds + joins)
+        table = np.zeros(256, dtype=bool)
+        table[kinds + joins] = True
+        keep = table[k]
         kk = k[keep]
         enter = (kk == ctx.kinds["ENTER"])
         if program:
             enter |= kk == ctx.kinds["PROGRAM_BEGIN"]
         is_end = kk == ctx.kinds["PROGRAM_END"] if program else None
-        pre = enter | np.isin(kk, joins)
+        table[:] = False
+        table[joins] = True
+        pre = enter | table[kk]
         del k, kk
         ids = seq[keep]
         counts = np.diff(ev.loc_start.astype(np.int64))
@@ -737,17 +741,18 @@ def _collective_delays(ctx, chunks):
     for j, k_i in enumerate(w_inst.tolist()):
         members_of.setdefault(k_i, []).append(j)
     kinds_i = cw["kind"][first]
+    w_ev_l, wait_l, dsum_l = w_ev.tolist(), wait.tolist(), dsum.tolist()
+    prop_l, w_loc_l = prop.tolist(), w_loc.tolist()
     for k_i in range(ninst):
         g0, g1 = g_bounds[k_i], g_bounds[k_i + 1]
         gc, gv = rc_s[g0:g1], rv_s[g0:g1]
-        root = (int(d_ev_i[k_i]), 0.0, gc.tolist(), gv.tolist(), float(gv.sum()),
-                float(wsum[k_i]), None)
+        root = (int(d_ev_i[k_i]), 0.0, gc, gv, float(gv.sum()), float(wsum[k_i]), None)
         members = [root]
+        ints = inter.get(k_i, {})
         for j in members_of.get(k_i, []):
             a, b_ = w_bounds[j], w_bounds[j + 1]
-            members.append((int(w_ev[j]), float(wait[j]), c_s[a:b_].tolist(), v_s[a:b_].tolist(),
-                            float(dsum[j]), float(prop[j]),
-                            inter.get(k_i, {}).get(int(w_loc[j]))))
+            members.append((w_ev_l[j], wait_l[j], c_s[a:b_], v_s[a:b_], dsum_l[j], prop_l[j],
+                            ints.get(w_loc_l[j])))
         rows = brow_s[b_bounds[k_i]:b_bounds[k_i + 1]]
         rows = rows[np.argsort(p["event"][rows])].tolist()
         instances.append((int(kinds_i[k_i]), int(d_loc_i[k_i]), members, rows))
@@ -887,7 +892,8 @@ def _long_term_costs(ctx, p, waits, collectives=()):
 
     def add_severity(src, loc, cs, vs, factor):
         sev = severity[src]
-        for c, v in zip(cs, vs):
+        for c, v in zip(cs.tolist() if hasattr(cs, "tolist") else cs,
+                        vs.tolist() if hasattr(vs, "tolist") else vs):
             key = (loc, c)
             sev[key] = sev.get(key, 0.0) + factor * v
 

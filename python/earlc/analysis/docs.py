@@ -36,8 +36,9 @@ Root causes (group `root_cause`: the delay costs, the indirect and propagating w
 critical path) follow Scalasca's definitions: every wait state happens at a
 synchronisation point; the late side's excess time per call path since the two last met is
 the delay that caused it (short-term costs); waiting time passed on through other wait
-states is traced back to its origin (long-term costs; computed for point-to-point wait
-states, not yet for costs passed through collectives or OpenMP idleness).  Costs are
+states is traced back to its origin (long-term costs, through point-to-point and MPI
+collective wait states; costs passed on through OpenMP barriers and thread idleness are
+not computed yet, so the long-term costs of hybrid programs can be incomplete).  Costs are
 computed exactly and rounded to timer ticks once per location, so each location's value
 is within half a tick of the exact one.  They are computed when asked for:
 `earlc analyze TRACE --properties all` (or `root_cause`, or their names), or
