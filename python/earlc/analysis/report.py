@@ -115,6 +115,12 @@ class Report:
         c, _, v = self._tables[metric]
         return [(self.callpaths[cn], val) for cn, val in _largest_first(*sum_by_key(c, v))]
 
+    def by_callpath_and_location(self, metric: str):
+        """[(callpath, location index, value)], largest first."""
+        c, l, v = self._tables[metric]
+        rows = sorted(zip(c.tolist(), l.tolist(), v.tolist()), key=lambda r: (-r[2], r[0], r[1]))
+        return [(self.callpaths[cn], loc, val) for cn, loc, val in rows]
+
     def by_location(self, metric: str):
         """[(location index, value)] summed over call paths, largest first."""
         _, l, v = self._tables[metric]
@@ -180,8 +186,8 @@ class Report:
         }
         for p in self.properties:
             out["metrics"].append({
-                "name": p.name, "title": p.title, "parent": p.parent, "unit": p.unit,
-                "description": p.description, "diagnosis": p.diagnosis,
+                "name": p.name, "cube_id": p.cube_id, "title": p.title, "parent": p.parent,
+                "unit": p.unit, "description": p.description, "diagnosis": p.diagnosis,
                 "value": self.total(p.name), "occurrences": self.occurrences(p.name),
                 "percent_of_time": round(self.percent(p.name), 6)})
         for c, path in enumerate(self.callpaths):

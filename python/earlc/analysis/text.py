@@ -68,6 +68,16 @@ def render(report, top: int = 5, rows: int = 5) -> str:
         out.append("  worst locations:")
         for loc, v in report.by_location(p.name)[:rows]:
             out.append("    %12s  %s" % (_fmt_value(report, p.unit, v), _location_name(report, loc)))
+        # root causes: the delay costs that explain this wait state (a property
+        # naming it in its `explains` attribute)
+        for cause in report.properties:
+            if getattr(cause, "explains", None) != p.name or report.total(cause.name) <= 0:
+                continue
+            out.append("  caused by (%s, %s):" % (
+                cause.title, _fmt_value(report, cause.unit, report.total(cause.name))))
+            for path, loc, v in report.by_callpath_and_location(cause.name)[:rows]:
+                out.append("    %12s  %s on %s" % (_fmt_value(report, cause.unit, v), path,
+                                                 _location_name(report, loc)))
         inst = report.worst.get(p.name)
         if inst is not None and len(inst):
             out.append("  worst occurrences:")
