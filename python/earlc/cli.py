@@ -18,12 +18,16 @@ Commands:
     synth KIND -o DIR
                     generate a program's trace with known inefficiencies and its
                     expected.json (docs/generator.md)
+    record [-o DIR] COMMAND...
+                    run an MPI program with earlc's recorder and write its trace
+                    (docs/record.md)
 
 Every user error is one line on standard error and exit status 2, found before any
 long work starts (earlc.cliargs: the rule every subcommand follows).
 """
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from typing import List, Optional
@@ -270,6 +274,27 @@ def cmd_synth(args) -> int:
     return 0
 
 
+def cmd_record(args) -> int:
+    from .record import RecordError, run_and_assemble
+
+    command = args.command_line[1:] if args.command_line[:1] == ["--"] else args.command_line
+    try:
+        trace, run = run_and_assemble(command, args.output, args.timeout, args.force)
+    except RecordError as exc:
+        print("earlc: error: %s" % exc, file=sys.stderr)
+        return 2
+    how = " (ended after the %g s timeout)" % args.timeout if run.timed_out else ""
+    incomplete = trace.warnings.counts.get("location_incomplete", 0)
+    n = len(trace.locations)
+    print("earlc record: %d events of %d process%s in %.2f s%s -> %s%s"
+          % (len(trace), n, "" if n == 1 else "es", run.seconds, how, trace.path,
+             "; %d incomplete (earlc analyze says where they stopped)" % incomplete
+             if incomplete else ""), file=sys.stderr)
+    for what, n in run.dropped.items():
+        print("earlc record: warning: %d %s" % (n, what), file=sys.stderr)
+    return run.status
+
+
 def _plugin_options(parser) -> None:
     parser.add_argument("--plugin", action="append", metavar="FILE", type=cliargs.existing_file,
                         help="load every Property class of this Python file (repeatable)")
@@ -411,6 +436,17 @@ def build_parser() -> Parser:
         else:
             syn.add_argument(flag, type=int, dest=name, help=text)
     syn.set_defaults(func=cmd_synth)
+
+    rec = sub.add_parser("record", help="record an MPI program's trace",
+                         description="Run COMMAND (e.g. mpiexec -n 4 ./prog) with earlc's MPI "
+                                     "recorder and write DIR/traces.otf2 (docs/record.md). "
+                                     "The exit status is the command's.")
+    rec.add_argument("-o", "--output", help="archive folder (default: earlc-DATE-TIME)")
+    rec.add_argument("--timeout", type=float, help="end the run after SECONDS "
+                     "(SIGTERM, then SIGKILL) and keep what it recorded")
+    rec.add_argument("--force", action="store_true", help="replace an archive at DIR")
+    rec.add_argument("command_line", nargs=argparse.REMAINDER, metavar="COMMAND ...")
+    rec.set_defaults(func=cmd_record)
     return p
 
 

@@ -131,8 +131,8 @@ def test_every_subcommand_refuses_unknown_options_and_missing_arguments(cmd):
     # any word there as its own
     if not any(a.nargs == argparse.REMAINDER for a in sub._actions):
         assert_one_line_error(run(cmd, *placeholder_args(sub), "--no-such-option"))
-    required = [a for a in sub._actions if a.required or (not a.option_strings and
-                                                          a.nargs not in ("?", "*", argparse.REMAINDER))]
+    required = [a for a in sub._actions if a.nargs != argparse.REMAINDER and (
+        a.required or (not a.option_strings and a.nargs not in ("?", "*")))]
     if required:
         assert_one_line_error(run(cmd), "earlc %s: error:" % cmd)
 

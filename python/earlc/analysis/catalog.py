@@ -170,15 +170,22 @@ class Catalog:
 
     def select(self, names: Sequence[str]) -> List[Property]:
         """The named properties with what they need: ancestors in the metric
-        tree, publishers, and Time (the base of every percentage)."""
+        tree, publishers, and Time (the base of every percentage).  A name may
+        also be a group of optional properties ("root_cause") or "all"."""
         by_name = self.by_name()
+        groups = {"all": [p.name for p in self.properties]}
+        for p in self.properties:
+            if p.group:
+                groups.setdefault(p.group, []).append(p.name)
+        asked = [n for n in names if n not in groups]
+        names = [m for n in names for m in groups.get(n, [n])]
         metrics = sorted(n for n, p in by_name.items() if p.metric)
         unknown = [n for n in names if n not in by_name]
         if unknown:
             raise PropertyError("unknown propert%s %s (known: %s; `earlc properties` lists them)"
                                 % ("y" if len(unknown) == 1 else "ies", ", ".join(unknown),
                                    ", ".join(metrics)))
-        events = [n for n in names if not by_name[n].metric]
+        events = [n for n in asked if not by_name[n].metric]
         if events:
             users = sorted(p.name for p in self.properties if p.subscribes in events)
             raise PropertyError("%s is a compound event that properties subscribe to, not a "

@@ -23,7 +23,7 @@ from typing import Dict, List, Optional, Sequence, Union
 import numpy as np
 
 from . import regions as rc
-from .catalog import assemble, ordered
+from .catalog import BUILTIN, assemble, ordered
 from .context import AnalysisContext
 from .property import Instances, Property
 from .severity import SeverityStore
@@ -95,13 +95,17 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
     given = [p for p in properties or () if isinstance(p, Property)]
     catalog = assemble(plugins=list(plugins) + given, packages=packages, strict=strict)
     if properties:
-        # named properties and plugins given among them: those, with what they need
+        # named properties (or groups) and plugins given among them: those, with
+        # what they need
         names = [p.name if isinstance(p, Property) else p for p in properties]
         chosen = catalog.select(names)
-    else:
-        chosen = catalog.properties
+    else:  # optional groups (root causes) only when asked for
+        chosen = [p for p in catalog.properties if not p.group]
     order = ordered(chosen)
     ctx = AnalysisContext(trace)
+    extra = [q for p in order for q in p.expand(ctx)]  # metrics the trace defines
+    if extra:
+        order = ordered(order + extra)
     store = SeverityStore(ctx.n_locations)
     counts = SeverityStore(ctx.n_locations)  # occurrences, for detected properties
     published: Dict[str, Instances] = ctx.published  # readable by every later property
@@ -133,7 +137,7 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
                                             str(exc), path, line))
     if progress:
         progress("done", len(order), len(order))
-    exceeding = _exceeding_parents(order, store, off)
+    exceeding = exceeding_parents(order, store, off)
     return Report(trace, ctx, order, store, worst, counts, switched_off=switched_off,
                   exceeding=exceeding, package_problems=catalog.problems)
 
@@ -163,15 +167,21 @@ def _evaluate(p: Property, ctx, store, counts, published, worst, top) -> None:
     worst[p.name] = inst.select(largest(inst.severity, top))
 
 
-def _exceeding_parents(order: List[Property], store: SeverityStore, off) -> Dict[str, ExceedsParent]:
+def exceeding_parents(order: List[Property], store: SeverityStore, off=(),
+                      builtins: bool = False) -> Dict[str, ExceedsParent]:
     """Metrics whose value exceeds their parent's in a (call path, location) cell
-    (both in the same unit; switched-off ones aside)."""
+    (both in the same unit; switched-off ones aside).  A built-in under a
+    built-in parent is left to the catalog's own tests unless builtins is set:
+    Scalasca's counts charge a Late Receiver to the call that waits (MPI_Waitall)
+    and a send to its send call, which a user cannot change."""
     by_name = {p.name: p for p in order}
     out = {}
     n = np.int64(store.n_locations)
     for p in order:
         q = by_name.get(p.parent)
         if not p.metric or q is None or q.unit != p.unit or p.name in off or q.name in off:
+            continue
+        if not builtins and p.source == q.source == BUILTIN:
             continue
         c, l, v = store.table(p.name)
         if not len(c):

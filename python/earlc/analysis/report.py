@@ -98,6 +98,16 @@ class Report:
             out.append({"code": "package_not_loaded", "detail": msg})
         return out
 
+    @property
+    def stopped(self):
+        """Where every location stopped, for a trace whose records end early
+        (stopped.py); None for a complete trace."""
+        if not hasattr(self, "_stopped"):
+            from .stopped import stop_report
+
+            self._stopped = stop_report(self.trace, callpath_of=self.callpath_of)
+        return self._stopped
+
     # -- totals -----------------------------------------------------------------------
     def total(self, metric: str) -> int:
         """Sum over all call paths and locations (exact)."""
@@ -150,6 +160,12 @@ class Report:
         """[(callpath, value)] summed over locations, largest first."""
         c, _, v = self._tables[metric]
         return [(self.callpaths[cn], val) for cn, val in _largest_first(*sum_by_key(c, v))]
+
+    def by_callpath_and_location(self, metric: str):
+        """[(callpath, location index, value)], largest first."""
+        c, l, v = self._tables[metric]
+        rows = sorted(zip(c.tolist(), l.tolist(), v.tolist()), key=lambda r: (-r[2], r[0], r[1]))
+        return [(self.callpaths[cn], loc, val) for cn, loc, val in rows]
 
     def by_location(self, metric: str):
         """[(location index, value)] summed over call paths, largest first."""
@@ -219,8 +235,8 @@ class Report:
         }
         for p in self.properties:
             out["metrics"].append({
-                "name": p.name, "title": p.title, "parent": p.parent, "unit": p.unit,
-                "description": p.description, "diagnosis": p.diagnosis,
+                "name": p.name, "cube_id": p.cube_id, "title": p.title, "parent": p.parent,
+                "unit": p.unit, "description": p.description, "diagnosis": p.diagnosis,
                 "value": self.total(p.name), "occurrences": self.occurrences(p.name),
                 "percent_of_time": round(self.percent(p.name), 6),
                 "exceeds_parent": self._exceeds_dict(p.name)})
@@ -244,6 +260,8 @@ class Report:
                     row[col] = arr[k].item() if hasattr(arr[k], "item") else arr[k]
                 rows.append(row)
             out["instances"][name] = rows
+        if self.stopped:
+            out["stopped"] = self.stopped
         return out
 
     def _exceeds_dict(self, name: str):

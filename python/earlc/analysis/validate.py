@@ -137,8 +137,15 @@ def check_totals(p: Property, totals, n_cnodes: int, n_locations: int):
         raise PropertyError("%s: totals names locations outside 0 to %d"
                             % (who, n_locations - 1))
     if len(value) and int(value.min()) < 0:
-        raise PropertyError("%s: totals has negative values; values are time, counts or "
-                            "bytes" % who)
+        # rows may correct others (time minus the part charged elsewhere); what
+        # each (call path, location) cell adds up to may not be negative
+        from .severity import sum_by_key
+
+        placed = cnode >= 0
+        _, sums = sum_by_key(cnode[placed] * np.int64(n_locations) + loc[placed], value[placed])
+        if len(sums) and int(sums.min()) < 0:
+            raise PropertyError("%s: totals adds up to a negative value in a (call path, "
+                                "location) cell; values are time, counts or bytes" % who)
     return cnode, loc, value
 
 
