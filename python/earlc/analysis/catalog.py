@@ -182,9 +182,10 @@ class Catalog:
         metrics = sorted(n for n, p in by_name.items() if p.metric)
         unknown = [n for n in names if n not in by_name]
         if unknown:
-            raise PropertyError("unknown propert%s %s (known: %s; `earlc properties` lists them)"
+            raise PropertyError("unknown propert%s %s (known: %s; groups: %s; `earlc "
+                                "properties` lists them)"
                                 % ("y" if len(unknown) == 1 else "ies", ", ".join(unknown),
-                                   ", ".join(metrics)))
+                                   ", ".join(metrics), ", ".join(sorted(groups))))
         events = [n for n in asked if not by_name[n].metric]
         if events:
             users = sorted(p.name for p in self.properties if p.subscribes in events)
