@@ -67,8 +67,11 @@ class CallTree:
         loc_keys, covered = sum_by_key(self.row_location.astype(np.int64),
                                        self.row_time.astype(np.int64))
         own = dict(zip(loc_keys.tolist(), covered.tolist()))
-        rest = [max(int(ev.time[end[l]]) - int(ev.time[begin[l][0]]) - own.get(l, 0), 0)
-                for l in locs]
+        # a damaged trace's timestamps can make these exceed what the int64
+        # columns hold: clamp rather than fail (its warnings say it is damaged)
+        top = (1 << 63) - 1
+        rest = [min(max(int(ev.time[end[l]]) - int(ev.time[begin[l][0]]) - own.get(l, 0), 0),
+                    top) for l in locs]
         n = len(locs)
         self.row_cnode = np.append(self.row_cnode, np.full(n, program, np.int32))
         self.row_location = np.append(self.row_location, np.asarray(locs, np.int32))
