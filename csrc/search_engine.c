@@ -1,0 +1,377 @@
+/*
+ * search_engine.c - the backtracking search of one compiled pattern (a
+ * search_solver of search_compile.c): a constraint satisfaction search over
+ * the variables' domains, in the spirit of chapter 3 of Ekpenyong's thesis.
+ *
+ * Variables are bound in search order: the $ variables (declaration order),
+ * then the ~ variables, then the * variables.
+ *   - $ variables enumerate their domains in ascending order; since the
+ *     values of every domain are sorted, the matches come out in canonical
+ *     order (ascending by their events, column by column) and a limit stops
+ *     the search at the K-th match.
+ *   - ~ variables are existential: once one binding of them satisfies the
+ *     pattern, the search returns to the last $ variable (each match once).
+ *   - * variables are universal: at the leaf, every assignment of them
+ *     (values distinct from each other and from the bound variables) must
+ *     satisfy the conjuncts that mention them.
+ * A top-level conjunct is checked at the depth where its last variable is
+ * bound.  Distinct variables never take the same value.
+ *
+ * Range pruning: when a variable's domain lies on one location, its values
+ * are in program order and, for a bound event x, the stamps V_y[loc(x)]
+ * grow along it; so "x --> y" selects a suffix, "y --> x" a prefix (pos(y) <
+ * V_x[loc(y)]), "x || y" the range between, and the negations of --> their
+ * complements.  Each is found by binary search (a time window) and only
+ * values inside are tried.
+ *
+ * The state of a search is explicit (engine.cur: the value index of every
+ * bound variable; the range of the next one), so a subtree - a prefix
+ * assignment plus a range of the next variable - can be handed to another
+ * thread as a task, and tasks over consecutive ranges of the first variable
+ * yield consecutive runs of the canonical order.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "search_internal.h"
+#include "util.h"
+
+typedef struct engine {
+    const search_solver *s;
+    uint32_t nv;
+    size_t cur[SEARCH_MAX_VARS];
+    /* the bound value of each variable: its events' columns */
+    const earl_eid *ev[SEARCH_MAX_VARS];
+    const earl_loc *loc[SEARCH_MAX_VARS];
+    const uint32_t *pos[SEARCH_MAX_VARS];
+    const uint32_t *const *stamp[SEARCH_MAX_VARS];
+    /* earlier variables whose values may equal a value of this one */
+    uint8_t n_clash[SEARCH_MAX_VARS];
+    uint8_t clash[SEARCH_MAX_VARS][SEARCH_MAX_VARS];
+    search_matches *out;
+    uint64_t limit;
+    int stop;
+    int failed;                /* out of memory while recording */
+    earl_search_stats st;
+    const search_run_options *opt;
+    uint64_t progress_total;
+} engine;
+
+static inline void bind(engine *e, uint32_t v, size_t i)
+{
+    const search_domain *d = e->s->vars[v].dom;
+    size_t at = i * d->arity;
+    e->cur[v] = i;
+    e->ev[v] = d->ev + at;
+    e->loc[v] = d->loc + at;
+    e->pos[v] = d->pos + at;
+    e->stamp[v] = d->stamp + at;
+}
+
+/* Would value i of variable v equal the value of an earlier bound variable? */
+static inline int clashes(const engine *e, uint32_t v, size_t i)
+{
+    const search_domain *d = e->s->vars[v].dom;
+    for (uint8_t k = 0; k < e->n_clash[v]; k++) {
+        uint32_t w = e->clash[v][k];
+        if (e->s->vars[w].dom == d) {
+            if (e->cur[w] == i)
+                return 1;
+        } else if (memcmp(e->ev[w], d->ev + i * d->arity, d->arity * sizeof(earl_eid)) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Some event of the values of variables L happened before some event of R. */
+static int before(const engine *e, const uint8_t *L, uint8_t nl, const uint8_t *R, uint8_t nr)
+{
+    for (uint8_t x = 0; x < nl; x++) {
+        uint32_t vx = L[x], ax = e->s->vars[vx].dom->arity;
+        for (uint32_t i = 0; i < ax; i++) {
+            earl_loc la = e->loc[vx][i];
+            uint32_t pa = e->pos[vx][i];
+            earl_eid ea = e->ev[vx][i];
+            for (uint8_t y = 0; y < nr; y++) {
+                uint32_t vy = R[y], ay = e->s->vars[vy].dom->arity;
+                for (uint32_t j = 0; j < ay; j++)
+                    if (e->stamp[vy][j][la] > pa && e->ev[vy][j] != ea)
+                        return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+static int share_event(const engine *e, const uint8_t *L, uint8_t nl, const uint8_t *R, uint8_t nr)
+{
+    for (uint8_t x = 0; x < nl; x++)
+        for (uint32_t i = 0; i < e->s->vars[L[x]].dom->arity; i++)
+            for (uint8_t y = 0; y < nr; y++)
+                for (uint32_t j = 0; j < e->s->vars[R[y]].dom->arity; j++)
+                    if (e->ev[L[x]][i] == e->ev[R[y]][j])
+                        return 1;
+    return 0;
+}
+
+static int eval(engine *e, int32_t n)
+{
+    const search_cnode *x = &e->s->nodes[n];
+    switch (x->type) {
+    case SN_AND:
+        return eval(e, x->a) && eval(e, x->b);
+    case SN_OR:
+        return eval(e, x->a) || eval(e, x->b);
+    case SN_REL: {
+        e->st.checks++;
+        int r;
+        if (x->rel == SR_BEFORE || x->rel == SR_NOT_BEFORE) {
+            r = before(e, x->left, x->n_left, x->right, x->n_right);
+            return x->rel == SR_BEFORE ? r : !r;
+        }
+        r = !before(e, x->left, x->n_left, x->right, x->n_right) &&
+            !before(e, x->right, x->n_right, x->left, x->n_left) &&
+            !share_event(e, x->left, x->n_left, x->right, x->n_right);
+        return x->rel == SR_CONCURRENT ? r : !r;
+    }
+    default:
+        return 1;
+    }
+}
+
+static inline int check(engine *e, const search_conjunct *k)
+{
+    if (!k->simple)
+        return eval(e, k->node);
+    e->st.checks++;
+    uint32_t a = k->y_is_left ? k->y : k->x, b = k->y_is_left ? k->x : k->y;
+    int ab = e->stamp[b][0][e->loc[a][0]] > e->pos[a][0];
+    switch (k->rel) {
+    case SR_BEFORE:
+        return ab; /* distinct variables: a != b */
+    case SR_NOT_BEFORE:
+        return !ab;
+    default: {
+        int conc = !ab && !(e->stamp[a][0][e->loc[b][0]] > e->pos[b][0]);
+        return k->rel == SR_CONCURRENT ? conc : !conc;
+    }
+    }
+}
+
+static inline int conjuncts_ok(engine *e, uint32_t d)
+{
+    const search_solver *s = e->s;
+    for (uint32_t k = s->ready_start[d]; k < s->ready_start[d + 1]; k++)
+        if (!check(e, &s->conj[s->ready_list[k]]))
+            return 0;
+    return 1;
+}
+
+/* ---- range pruning -------------------------------------------------------------- */
+
+/* First index in [lo, hi) whose stamp entry at location l exceeds p (the
+ * entries grow along a one-location domain), or hi. */
+static size_t first_after(const search_domain *d, size_t lo, size_t hi, earl_loc l, uint32_t p)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->stamp[mid][l] > p)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* First index in [lo, hi) with position >= p, or hi. */
+static size_t first_at(const search_domain *d, size_t lo, size_t hi, uint32_t p)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->pos[mid] >= p)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* Narrow [*lo, *hi) of variable v by the simple conjuncts ready at v whose
+ * other variable is bound. */
+static void prune(engine *e, uint32_t v, size_t *lo, size_t *hi)
+{
+    const search_solver *s = e->s;
+    const search_domain *d = s->vars[v].dom;
+    if (!d->single_location || d->n == 0)
+        return;
+    earl_loc L = d->loc[0];
+    for (uint32_t k = s->ready_start[v]; k < s->ready_start[v + 1] && *lo < *hi; k++) {
+        const search_conjunct *c = &s->conj[s->ready_list[k]];
+        if (!c->simple || c->y != v)
+            continue;
+        uint32_t x = c->x;
+        earl_loc lx = e->loc[x][0];
+        uint32_t px = e->pos[x][0];
+        /* y --> x  <=>  pos(y) < V_x[L]: the prefix before cut_before */
+        size_t cut_before = first_at(d, *lo, *hi, e->stamp[x][0][L]);
+        /* x --> y  <=>  V_y[loc x] > pos x: the suffix from cut_after */
+        size_t cut_after = first_after(d, *lo, *hi, lx, px);
+        size_t nlo = *lo, nhi = *hi;
+        switch (c->rel) {
+        case SR_BEFORE:
+            if (c->y_is_left)
+                nhi = cut_before;
+            else
+                nlo = cut_after;
+            break;
+        case SR_NOT_BEFORE:
+            if (c->y_is_left)
+                nlo = cut_before;
+            else
+                nhi = cut_after;
+            break;
+        case SR_CONCURRENT:
+            nlo = cut_before;
+            nhi = cut_after;
+            break;
+        default:
+            continue;
+        }
+        if (nhi < nlo)
+            nhi = nlo;
+        *lo = nlo > *lo ? nlo : *lo;
+        *hi = nhi < *hi ? nhi : *hi;
+        if (*hi < *lo)
+            *hi = *lo;
+    }
+}
+
+/* ---- the universal phase -------------------------------------------------------- */
+
+/* Is there any assignment of variables d.. (distinct values)? */
+static int completion_exists(engine *e, uint32_t d)
+{
+    if (d == e->nv)
+        return 1;
+    const search_domain *dom = e->s->vars[d].dom;
+    for (size_t i = 0; i < dom->n; i++) {
+        if (clashes(e, d, i))
+            continue;
+        bind(e, d, i);
+        if (completion_exists(e, d + 1))
+            return 1;
+    }
+    return 0;
+}
+
+/* Does every assignment of the * variables d.. satisfy their conjuncts? */
+static int forall_ok(engine *e, uint32_t d)
+{
+    if (d == e->nv)
+        return 1;
+    const search_domain *dom = e->s->vars[d].dom;
+    for (size_t i = 0; i < dom->n; i++) {
+        if (clashes(e, d, i))
+            continue;
+        bind(e, d, i);
+        e->st.nodes++;
+        if (!conjuncts_ok(e, d)) {
+            /* violated for every completion: a counterexample if one exists */
+            if (completion_exists(e, d + 1))
+                return 0;
+            continue;
+        }
+        if (!forall_ok(e, d + 1))
+            return 0;
+    }
+    return 1;
+}
+
+/* ---- the search ------------------------------------------------------------------ */
+
+static void record(engine *e)
+{
+    search_matches *m = e->out;
+    if (earl_grow((void **)&m->ev, &m->cap_rows, (m->rows + 1) * m->columns + 1,
+                  sizeof(earl_eid))) {
+        e->failed = e->stop = 1;
+        return;
+    }
+    earl_eid *row = m->ev + m->rows * m->columns;
+    for (uint32_t v = 0; v < e->s->n_returned; v++) {
+        uint32_t a = e->s->vars[v].dom->arity;
+        memcpy(row, e->ev[v], a * sizeof *row);
+        row += a;
+    }
+    m->rows++;
+    if (e->limit && m->rows >= e->limit)
+        e->stop = 1;
+}
+
+/* Search variables d.. over [lo, hi) of variable d's domain; returns 1 when a
+ * match was recorded below (an existential variable then stops). */
+static int search_range(engine *e, uint32_t d, size_t lo, size_t hi)
+{
+    const search_solver *s = e->s;
+    if (d == s->first_forall) {
+        if (!forall_ok(e, d))
+            return 0;
+        record(e);
+        return 1;
+    }
+    size_t n = hi - lo;
+    prune(e, d, &lo, &hi);
+    e->st.pruned += n - (hi - lo);
+    int existential = d >= s->n_returned;
+    for (size_t i = lo; i < hi && !e->stop; i++) {
+        if (d == 0 && e->opt->progress && ((i - lo) & 255) == 0)
+            e->opt->progress(e->opt->progress_data, e->opt->phase, i, e->progress_total);
+        if (clashes(e, d, i))
+            continue;
+        bind(e, d, i);
+        e->st.nodes++;
+        if (!conjuncts_ok(e, d))
+            continue;
+        size_t nn = d + 1 < e->nv ? s->vars[d + 1].dom->n : 0;
+        if (search_range(e, d + 1, 0, nn) && existential)
+            return 1;
+    }
+    return 0;
+}
+
+static void engine_init(engine *e, const search_solver *s)
+{
+    memset(e, 0, sizeof *e);
+    e->s = s;
+    e->nv = s->n_vars;
+    for (uint32_t v = 0; v < s->n_vars; v++)
+        for (uint32_t w = 0; w < v; w++)
+            if (s->vars[w].dom->arity == s->vars[v].dom->arity)
+                e->clash[v][e->n_clash[v]++] = (uint8_t)w;
+}
+
+earl_status search_solve(const search_solver *s, const search_run_options *opt,
+                         search_matches *out, int *truncated, earl_search_stats *stats,
+                         earl_error *err)
+{
+    engine *e = malloc(sizeof *e);
+    if (!e)
+        return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory");
+    engine_init(e, s);
+    e->out = out;
+    e->limit = opt->limit;
+    e->opt = opt;
+    size_t n0 = s->n_vars ? s->vars[0].dom->n : 0;
+    e->progress_total = n0;
+    search_range(e, 0, 0, n0);
+    if (opt->progress)
+        opt->progress(opt->progress_data, opt->phase, n0, n0);
+    *truncated = e->limit && out->rows >= e->limit && e->stop;
+    *stats = e->st;
+    int failed = e->failed;
+    free(e);
+    if (failed)
+        return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory recording matches");
+    return EARL_OK;
+}
