@@ -68,6 +68,7 @@ class Trace:
         self.warnings = Warnings(core_trace.warnings())
         self._region_names = None
         self._states = None
+        self._clocks = None  # the last VectorClocks of happened_before/concurrent
 
     # -- EARL states (python/earlc/states.py) ------------------------------------
     @property
@@ -94,6 +95,29 @@ class Trace:
     def locks(self, i: int):
         """The locks changed up to event i, with their state just after it."""
         return self.states.locks(i)
+
+    # -- happened-before order (python/earlc/clocks.py) ------------------------------
+    def vector_clocks(self, ids, threads: Optional[int] = None, progress=None):
+        """Vector timestamps of the events ids (see earlc.VectorClocks)."""
+        from .clocks import VectorClocks
+
+        return VectorClocks(self, ids, threads=threads, progress=progress)
+
+    def _clocks_for(self, a, b):
+        need = np.union1d(np.asarray(a, dtype=np.int64).ravel(),
+                          np.asarray(b, dtype=np.int64).ravel())
+        c = self._clocks
+        if c is None or len(np.setdiff1d(need, c.events, assume_unique=True)):
+            c = self._clocks = self.vector_clocks(need)
+        return c
+
+    def happened_before(self, a, b):
+        """a --> b for event ids a and b (scalars or numpy arrays that broadcast)."""
+        return self._clocks_for(a, b).happened_before(a, b)
+
+    def concurrent(self, a, b):
+        """a || b: distinct events of which neither happened before the other."""
+        return self._clocks_for(a, b).concurrent(a, b)
 
     # -- definitions --------------------------------------------------------------
     @property

@@ -24,10 +24,24 @@ PyObject *earlc_raise(const earl_error *err);
 PyObject *earlc_column_new(PyObject *owner, const void *data, size_t length,
                            size_t itemsize, const char *format);
 
+/* Progress of long C work reported to a Python callable(phase, done, total)
+ * from any thread (the GIL is taken for the call).  A callback that raises is
+ * not called again and does not stop the work. */
+typedef struct earlc_progress_bridge {
+    PyObject *callback;
+    int failed;
+} earlc_progress_bridge;
+void earlc_call_progress(void *bridge, const char *phase, uint64_t done, uint64_t total);
+
 /* The C trace behind a _core.Trace, or NULL with TypeError set. */
 earl_trace *earlc_trace_of(PyObject *obj);
 
+/* The EARL layer behind a _core.States and the _core.Trace it belongs to,
+ * or NULL with TypeError set. */
+struct earl_states *earlc_states_of(PyObject *obj, PyObject **trace_obj);
+
 int earlc_add_trace_type(PyObject *module);   /* trace.c */
+int earlc_add_hb_type(PyObject *module);      /* hb.c */
 int earlc_add_states_type(PyObject *module);  /* states.c */
 int earlc_add_column_type(PyObject *module);  /* column.c */
 int earlc_add_writer_type(PyObject *module);  /* writer.c */

@@ -345,6 +345,18 @@ static PyTypeObject StatesType = {
     .tp_new = states_new,
 };
 
+earl_states *earlc_states_of(PyObject *obj, PyObject **trace_obj)
+{
+    if (!PyObject_TypeCheck(obj, &StatesType)) {
+        PyErr_Format(PyExc_TypeError, "expected an earlc._core.States, not %.100s",
+                     Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    if (trace_obj)
+        *trace_obj = ((StatesObject *)obj)->trace_obj;
+    return ((StatesObject *)obj)->states;
+}
+
 int earlc_add_states_type(PyObject *module)
 {
     PyObject *names = PyTuple_New(EARL_STATES_WARNING_CODE_COUNT);

@@ -360,14 +360,9 @@ static PyTypeObject TraceType = {
 
 /* ---- opening ---------------------------------------------------------------------------- */
 
-typedef struct progress_bridge {
-    PyObject *callback;
-    int failed; /* the callback raised: reported after the read */
-} progress_bridge;
-
-static void call_progress(void *data, const char *phase, uint64_t done, uint64_t total)
+void earlc_call_progress(void *data, const char *phase, uint64_t done, uint64_t total)
 {
-    progress_bridge *b = data;
+    earlc_progress_bridge *b = data;
     PyGILState_STATE g = PyGILState_Ensure();
     if (!b->failed) {
         PyObject *r = PyObject_CallFunction(b->callback, "sKK", phase, (unsigned long long)done,
@@ -391,8 +386,8 @@ PyObject *earlc_open(PyObject *module, PyObject *args, PyObject *kwargs)
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|iO", kwlist, PyUnicode_FSConverter,
                                      &path_obj, &threads, &progress))
         return NULL;
-    progress_bridge bridge = {progress, 0};
-    earl_open_options opts = {threads, progress != Py_None ? call_progress : NULL, &bridge};
+    earlc_progress_bridge bridge = {progress, 0};
+    earl_open_options opts = {threads, progress != Py_None ? earlc_call_progress : NULL, &bridge};
     earl_trace *tr = NULL;
     earl_error err;
     earl_status st;

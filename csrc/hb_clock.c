@@ -1,0 +1,169 @@
+/*
+ * hb_clock.c - the store of saved vector clocks and the event-id map that
+ * finds them (hb_clock.h), shared by the causal-order replays.
+ */
+#include <stdlib.h>
+
+#include "hb_clock.h"
+#include "util.h"
+
+void hb_clock_pool_init(hb_clock_pool *pool, uint32_t width)
+{
+    memset(pool, 0, sizeof *pool);
+    pool->width = width;
+}
+
+void hb_clock_pool_free(hb_clock_pool *pool)
+{
+    free(pool->data);
+    free(pool->free_slots);
+    memset(pool, 0, sizeof *pool);
+}
+
+uint32_t hb_clock_take(hb_clock_pool *pool, const uint32_t *src)
+{
+    uint32_t slot;
+    if (pool->n_free) {
+        slot = pool->free_slots[--pool->n_free];
+    } else {
+        if (pool->used == pool->cap) {
+            uint32_t cap = pool->cap ? pool->cap * 2 : 64;
+            if (cap <= pool->cap) /* 2^32 slots: out of ids */
+                return UINT32_MAX;
+            size_t entries = (size_t)cap * (pool->width ? pool->width : 1);
+            uint32_t *data = realloc(pool->data, entries * sizeof *data);
+            if (!data)
+                return UINT32_MAX;
+            pool->data = data;
+            pool->cap = cap;
+        }
+        slot = pool->used++;
+    }
+    uint32_t *c = hb_clock_at(pool, slot);
+    if (src)
+        hb_clock_copy(c, src, pool->width);
+    else
+        memset(c, 0, (size_t)pool->width * sizeof *c);
+    return slot;
+}
+
+void hb_clock_release(hb_clock_pool *pool, uint32_t slot)
+{
+    if (pool->n_free == pool->cap_free) {
+        size_t cap = pool->cap_free;
+        /* the pool can hold its own cap slots, so one id per slot suffices */
+        if (EARL_GROW(pool->free_slots, cap, (size_t)pool->cap) != 0)
+            return; /* out of memory: the slot is lost, not corrupted */
+        pool->cap_free = (uint32_t)cap;
+    }
+    pool->free_slots[pool->n_free++] = slot;
+}
+
+/* ---- event map ------------------------------------------------------------- */
+
+static size_t home(const hb_event_map *map, earl_eid key)
+{
+    uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull; /* Fibonacci hashing */
+    return (size_t)(h >> 17) & (map->cap - 1);
+}
+
+void hb_event_map_init(hb_event_map *map)
+{
+    memset(map, 0, sizeof *map);
+}
+
+void hb_event_map_free(hb_event_map *map)
+{
+    free(map->keys);
+    free(map->values);
+    memset(map, 0, sizeof *map);
+}
+
+static int rehash(hb_event_map *map, size_t cap)
+{
+    earl_eid *keys = malloc(cap * sizeof *keys);
+    uint32_t *values = malloc(cap * sizeof *values);
+    if (!keys || !values) {
+        free(keys);
+        free(values);
+        return -1;
+    }
+    for (size_t k = 0; k < cap; k++)
+        keys[k] = -1;
+    hb_event_map old = *map;
+    map->keys = keys;
+    map->values = values;
+    map->cap = cap;
+    for (size_t k = 0; k < old.cap; k++) {
+        if (old.keys[k] < 0)
+            continue;
+        size_t i = home(map, old.keys[k]);
+        while (keys[i] >= 0)
+            i = (i + 1) & (cap - 1);
+        keys[i] = old.keys[k];
+        values[i] = old.values[k];
+    }
+    free(old.keys);
+    free(old.values);
+    return 0;
+}
+
+int hb_event_map_put(hb_event_map *map, earl_eid key, uint32_t value)
+{
+    if ((map->count + 1) * 4 > map->cap * 3 && rehash(map, map->cap ? map->cap * 2 : 64) != 0)
+        return -1;
+    size_t i = home(map, key);
+    while (map->keys[i] >= 0 && map->keys[i] != key)
+        i = (i + 1) & (map->cap - 1);
+    if (map->keys[i] < 0) {
+        map->keys[i] = key;
+        map->count++;
+    }
+    map->values[i] = value;
+    return 0;
+}
+
+static size_t find(const hb_event_map *map, earl_eid key)
+{
+    if (!map->cap)
+        return SIZE_MAX;
+    size_t i = home(map, key);
+    while (map->keys[i] >= 0) {
+        if (map->keys[i] == key)
+            return i;
+        i = (i + 1) & (map->cap - 1);
+    }
+    return SIZE_MAX;
+}
+
+uint32_t hb_event_map_get(const hb_event_map *map, earl_eid key)
+{
+    size_t i = find(map, key);
+    return i == SIZE_MAX ? UINT32_MAX : map->values[i];
+}
+
+uint32_t hb_event_map_take(hb_event_map *map, earl_eid key)
+{
+    size_t i = find(map, key);
+    if (i == SIZE_MAX)
+        return UINT32_MAX;
+    uint32_t value = map->values[i];
+    /* backward-shift deletion: pull later entries of the probe run into the
+     * hole when their home does not lie cyclically in (hole, their slot] */
+    size_t mask = map->cap - 1, hole = i, j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (map->keys[j] < 0)
+            break;
+        size_t h = home(map, map->keys[j]);
+        int stays = hole <= j ? (hole < h && h <= j) : (hole < h || h <= j);
+        if (stays)
+            continue;
+        map->keys[hole] = map->keys[j];
+        map->values[hole] = map->values[j];
+        hole = j;
+    }
+    map->keys[hole] = -1;
+    map->count--;
+    return value;
+}

@@ -1,0 +1,90 @@
+/*
+ * hb_internal.h - what the files of the happened-before subsystem share:
+ * the layout of the earl_hb handle (hb.c), the rules that say which events an
+ * event depends on (hb_rules.c) and the replay that turns them into vector
+ * timestamps (hb_replay.c).  Not part of the public API.
+ */
+#ifndef EARL_HB_INTERNAL_H
+#define EARL_HB_INTERNAL_H
+
+#include "earl_hb.h"
+#include "hb_clock.h"
+
+/* The stamps.  Stamped events are kept sorted by event id; stamp k holds
+ * width entries at stamps + k * width. */
+struct earl_hb {
+    uint32_t width;
+    size_t n;
+    earl_eid *events;
+    earl_loc *location;
+    uint32_t *position;
+    uint32_t *stamps;
+    uint64_t warnings[EARL_HB_WARNING_CODE_COUNT];
+    size_t bytes;
+};
+
+/* ---- rules (hb_rules.c) ----------------------------------------------------- */
+
+/* How an event takes in the clocks of the events it depends on. */
+typedef enum hb_merge {
+    HB_MERGE_EACH = 0,  /* the saved clock of every dependency */
+    HB_MERGE_INSTANCE   /* all members' begins of an all-to-all instance: their
+                           maximum is computed once per instance and shared */
+} hb_merge;
+
+/* What saving an event's clock is for: how many later events take it, or
+ * HB_REFS_HELD when the rules release it themselves (collective begins when
+ * their instance is complete, forks at their join). */
+#define HB_REFS_HELD UINT32_MAX
+
+/* The rules of docs/patterns.md over one trace, with what they need
+ * precomputed: the begin event of every collective member (the
+ * MPI_COLLECTIVE_BEGIN before an MPI_COLLECTIVE_END, the ENTER of an OpenMP
+ * barrier's LEAVE), the runs of events each thread spends in a team, and the
+ * fork each join closes. */
+typedef struct hb_rules {
+    const earl_events *ev;
+    const earl_defs *defs;
+    earl_states *states;
+    const earl_states_view *view;
+    const earl_eid *forkptr;    /* NULL when the trace has no thread teams */
+    earl_eid *member_begin;     /* per entry of view->coll_members */
+    uint8_t *keep;              /* bit per event: a collective begin or the last
+                                   event of a team run (its clock is saved) */
+    earl_eid *join_event;       /* joins sorted by event, with their forks */
+    earl_eid *join_fork;
+    size_t n_joins;
+    earl_eid *run_fork;         /* team runs on non-master threads, sorted by */
+    earl_eid *run_last;         /* fork: the last event of each run */
+    size_t n_runs;
+    earl_eid *deps;             /* scratch for hb_rules_deps */
+    size_t cap_deps;
+} hb_rules;
+
+earl_status hb_rules_init(hb_rules *r, const earl_trace *trace, earl_states *states,
+                          earl_error *err);
+void hb_rules_free(hb_rules *r);
+size_t hb_rules_bytes(const hb_rules *r);
+
+/* The events on other locations that e depends on directly (prev: the event
+ * before e on its location, -1).  *deps points into scratch storage valid
+ * until the next call; *instance is the collective instance of e or -1.
+ * Returns the count, or SIZE_MAX when out of memory. */
+size_t hb_rules_deps(hb_rules *r, earl_eid e, earl_eid prev, const earl_eid **deps,
+                     hb_merge *merge, int32_t *instance);
+
+/* 0 when no later event needs e's clock, else the references to keep it for
+ * (HB_REFS_HELD: until the rules release it). */
+uint32_t hb_rules_saves(const hb_rules *r, earl_eid e);
+
+/* The fork a join closes, -1. */
+earl_eid hb_rules_join_fork(const hb_rules *r, earl_eid join);
+
+/* ---- replay (hb_replay.c) ----------------------------------------------------- */
+
+/* Replay the trace in dependency order and fill hb's stamps (hb->events,
+ * n and width set, stamps allocated). */
+earl_status hb_replay(earl_hb *hb, const earl_trace *trace, hb_rules *rules,
+                      const earl_hb_options *options, earl_error *err);
+
+#endif /* EARL_HB_INTERNAL_H */
