@@ -119,6 +119,16 @@ class Trace:
         """a || b: distinct events of which neither happened before the other."""
         return self._clocks_for(a, b).concurrent(a, b)
 
+    # -- causal pattern search (python/earlc/search.py) --------------------------------
+    def search(self, pattern, name: Optional[str] = None, limit: Optional[int] = None,
+               progress=None):
+        """The matches of a pattern (docs/patterns.md) as an earlc.Matches, in
+        canonical order; limit: the first K of them; name: the pattern of the text to
+        search (default: the last one).  Raises earlc.PatternError for a bad pattern."""
+        from .search import search
+
+        return search(self, pattern, name=name, limit=limit, progress=progress)
+
     # -- definitions --------------------------------------------------------------
     @property
     def path(self) -> str:

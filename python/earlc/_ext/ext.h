@@ -48,5 +48,6 @@ int earlc_add_writer_type(PyObject *module);  /* writer.c */
 int earlc_add_calltree_type(PyObject *module); /* calltree.c */
 
 int earlc_add_synth(PyObject *module);       /* synth.c */
+int earlc_add_search(PyObject *module);      /* search.c */
 int earlc_add_numpy_memory(PyObject *module); /* numpy_memory.c */
 #endif
