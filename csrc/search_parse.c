@@ -8,7 +8,7 @@
  * only the trace-dependent checks (a class matching no event) are left to
  * earl_search_prepare.  The grammar (docs/patterns.md repeats it for users):
  *
- *   text     := { statement ";" }
+ *   text     := { statement ";" }          (the last ";" may be left out)
  *   statement:= NAME ":=" clause            a named class or pattern
  *             | NAME variable { "," variable }   declarations ($x, ~x, *x)
  *   clause   := conj { "|" conj }
@@ -695,6 +695,8 @@ earl_status earl_search_parse(const char *text, earl_search_program **out, earl_
                      "the name");
             break;
         }
+        if (ps.tok.type == T_END)
+            break; /* the last statement's ';' may be left out */
         if (ps.tok.type != T_SEMI) {
             expected(&ps, ps.tok.type == T_REL || ps.tok.type == T_MINUS
                               ? "';' (a relation has two operands: write (a --> b) & (b --> c) "

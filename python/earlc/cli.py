@@ -8,6 +8,8 @@ Commands:
     synth KIND -o DIR
                     generate a program's trace with known inefficiencies and its
                     expected.json (docs/generator.md)
+    search TRACE PATTERN
+                    the matches of a causal pattern (docs/patterns.md)
 
 Errors in the input exit with status 2 and one line naming the file and the problem.
 """
@@ -81,6 +83,53 @@ def cmd_synth(args) -> int:
     return 0
 
 
+def cmd_search(args) -> int:
+    import os
+
+    from .search import PatternError, search
+
+    text = args.pattern
+    if os.path.isfile(text):
+        with open(text) as f:
+            text = f.read()
+    if args.limit is not None and args.limit < 1:
+        print("earlc: error: --limit must be a positive integer, not %d" % args.limit,
+              file=sys.stderr)
+        return 2
+    bar = ProgressBar()
+    try:
+        trace = open_trace(args.trace, threads=args.threads, progress=bar)
+        m = search(trace, text, name=args.name, limit=args.limit, progress=bar)
+    except PatternError as exc:
+        print("earlc: error: %s" % " ".join(str(exc).split()), file=sys.stderr)
+        return 2
+    finally:
+        bar.close()
+    if args.format == "json":
+        _write(args, json.dumps(m.to_dict(), indent=1))
+        return 0
+    lines = ["%s: %d match%s%s (%s nodes, %s checks, %.3f s)" % (
+        m.pattern, len(m), "" if len(m) == 1 else "es",
+        ", stopped at the limit" if m.truncated else "", m.stats["nodes"],
+        m.stats["checks"], m.stats["seconds"])]
+    if len(m):
+        df = m.to_dataframe()
+        shown = []
+        for c in m.columns:
+            shown += [c, c + ".time", c + ".location", c + ".kind", c + ".region"]
+        lines.append(df[shown].to_string(index=False))
+    _write(args, "\n".join(lines))
+    return 0
+
+
+def _one_line_errors(parser: argparse.ArgumentParser) -> None:
+    """Report usage errors of parser on one line (status 2), without the usage text."""
+    def error(message: str):
+        print("earlc %s: error: %s" % (parser.prog.split()[-1], message), file=sys.stderr)
+        sys.exit(2)
+    parser.error = error
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="earlc", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -120,6 +169,19 @@ def build_parser() -> argparse.ArgumentParser:
         else:
             syn.add_argument(flag, type=int, dest=name, help=text)
     syn.set_defaults(func=cmd_synth)
+
+    se = sub.add_parser("search", help="find the matches of a causal pattern",
+                        description="Search the happened-before order of a trace for the "
+                                    "matches of a pattern (see docs/patterns.md).")
+    se.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
+    se.add_argument("pattern", help="a pattern file, or the pattern text itself")
+    se.add_argument("--name", help="the pattern of the text to search (default: the last one)")
+    se.add_argument("--limit", type=int, help="the first K matches in canonical order")
+    se.add_argument("--format", choices=["text", "json"], default="text")
+    se.add_argument("-o", "--output", help="write to FILE instead of standard output")
+    se.add_argument("--threads", type=int, default=0, help="reading threads (default: one per core)")
+    se.set_defaults(func=cmd_search)
+    _one_line_errors(se)
     return p
 
 
