@@ -104,8 +104,10 @@ static search_domain *new_domain(compiler *c)
 
 /* ---- domains of classes ------------------------------------------------------- */
 
-static earl_status class_domain(compiler *c, int32_t first, int32_t second, int line, int col,
-                                const char *what, search_domain **out)
+/* The domain of a class (first, second: class literals); an empty one is an
+ * error reported at the literal. */
+static earl_status class_domain(compiler *c, int32_t first, int32_t second, const char *what,
+                                search_domain **out)
 {
     size_t slot = (size_t)first * (c->prog->n_classes + 1) + (size_t)(second + 1);
     if (c->class_domain[slot]) {
@@ -143,7 +145,7 @@ static earl_status class_domain(compiler *c, int32_t first, int32_t second, int 
         const search_class *k = &c->prog->classes[first];
         return earl_fail(c->err, EARL_ERR_INVALID,
                          "pattern: line %d, column %d: the %s [\"%s\", \"%s\", \"%s\"]%s matches "
-                         "no %s of this trace", line, col, what, k->field[0], k->field[1],
+                         "no %s of this trace", k->line, k->col, what, k->field[0], k->field[1],
                          k->field[2], second >= 0 ? ".[...]" : "",
                          second >= 0 ? "pair of partner events" : "event");
     }
@@ -162,13 +164,13 @@ typedef struct var_map {
 static earl_status build_solver(compiler *c, int32_t def, search_solver **out);
 
 /* The domain of a variable typed by definition def (a class or a pattern). */
-static earl_status typed_domain(compiler *c, int32_t def, int line, int col, search_domain **out)
+static earl_status typed_domain(compiler *c, int32_t def, search_domain **out)
 {
     const search_def *d = &c->prog->defs[def];
     if (!d->is_pattern) {
         char what[160];
         snprintf(what, sizeof what, "class '%s'", d->name);
-        return class_domain(c, d->first, d->second, line, col, what, out);
+        return class_domain(c, d->first, d->second, what, out);
     }
     if (!c->def_domain[def]) {
         search_solver *sub;
@@ -440,7 +442,7 @@ static earl_status build_solver(compiler *c, int32_t def, search_solver **out)
             if (!used[v] || g->vars[v].quant != q)
                 continue;
             search_domain *dom;
-            if ((st = typed_domain(c, g->vars[v].def, g->vars[v].line, g->vars[v].col, &dom)))
+            if ((st = typed_domain(c, g->vars[v].def, &dom)))
                 goto done;
             if ((st = add_var(c, s, g->vars[v].name, q, dom, g->vars[v].line, g->vars[v].col,
                               &m.of_var[v])))
@@ -454,9 +456,9 @@ static earl_status build_solver(compiler *c, int32_t def, search_solver **out)
             const search_node *x = &g->nodes[anon[k]];
             search_domain *dom;
             if (x->type == SN_NAME)
-                st = typed_domain(c, x->ref, x->line, x->col, &dom);
+                st = typed_domain(c, x->ref, &dom);
             else
-                st = class_domain(c, x->ref, x->c, x->line, x->col, "class", &dom);
+                st = class_domain(c, x->ref, x->c, "class", &dom);
             if (st)
                 goto done;
             char name[24];
