@@ -224,6 +224,40 @@ def test_search_equals_brute_force(traces, name):
     assert informative, "%s matched nothing on any trace" % name
 
 
+PARTNERS = """
+Fork := ["", "THREAD_FORK", ""].["", "THREAD_TEAM_BEGIN", ""];
+Req := ["", "MPI_ISEND", ""].["", "MPI_ISEND_COMPLETE", ""];
+Posted := ["", "MPI_IRECV_REQUEST", ""].["", "MPI_IRECV", ""];
+Lock := ["", "THREAD_ACQUIRE_LOCK", ""];
+"""
+FORK = partner(cls(kind="THREAD_FORK"), cls(kind="THREAD_TEAM_BEGIN"))
+REQ = partner(cls(kind="MPI_ISEND"), cls(kind="MPI_ISEND_COMPLETE"))
+POSTED = partner(cls(kind="MPI_IRECV_REQUEST"), cls(kind="MPI_IRECV"))
+LOCK = cls(kind="THREAD_ACQUIRE_LOCK")
+
+
+@pytest.mark.parametrize("text, spec", [
+    ("Fork $f; Lock $l; P := $f --> $l & $l !--> $f;",
+     ([("f", "$", FORK), ("l", "$", LOCK)],
+      lambda v, m: m.before(v["f"], v["l"]) and not m.before(v["l"], v["f"]))),
+    ("Req $q; Posted $p; P := $q || $p;",
+     ([("q", "$", REQ), ("p", "$", POSTED)], lambda v, m: m.concurrent(v["q"], v["p"]))),
+    ("Lock $a, $b; P := $a || $b;",
+     ([("a", "$", LOCK), ("b", "$", LOCK)], lambda v, m: m.concurrent(v["a"], v["b"]))),
+])
+def test_thread_and_request_partners(traces, text, spec):
+    """Fork -> team begin and request partners, and the thread rules of the order,
+    on the hybrid trace (MPI ranks with OpenMP teams and locks)."""
+    trace, model = traces[-1]
+    m = trace.search(PARTNERS + text)
+    expected = evaluate(model, spec)
+    assert 0 < len(expected)
+    assert [tuple(r) for r in m.events.tolist()] == expected
+    if "Fork" in text:
+        # every fork is paired with the team begin of each of its threads
+        assert len(evaluate(model, ([("f", "$", FORK)], lambda v, m: True))) == 3 * 2
+
+
 def test_columns_and_statistics(traces):
     trace, _ = traces[0]
     m = run(trace, "Msg $m; Ent2 $e; Send $s; P := $m || $e & $s --> $m;")
