@@ -51,15 +51,21 @@ typedef struct hb_rules {
     earl_eid *member_begin;     /* per entry of view->coll_members */
     uint8_t *keep;              /* bit per event: a collective begin or the last
                                    event of a team run (its clock is saved) */
+    uint8_t *member;            /* bit per event: a member of a collective instance */
     earl_eid *join_event;       /* joins sorted by event, with their forks */
     earl_eid *join_fork;
     size_t n_joins;
     earl_eid *run_fork;         /* team runs on non-master threads, sorted by */
     earl_eid *run_last;         /* fork: the last event of each run */
     size_t n_runs;
-    earl_eid *deps;             /* scratch for hb_rules_deps */
-    size_t cap_deps;
 } hb_rules;
+
+/* Storage for the dependencies hb_rules_deps returns, one per replaying
+ * thread (the rules themselves are read-only once built). */
+typedef struct hb_deps {
+    earl_eid *ids;
+    size_t cap;
+} hb_deps;
 
 earl_status hb_rules_init(hb_rules *r, const earl_trace *trace, earl_states *states,
                           earl_error *err);
@@ -67,10 +73,9 @@ void hb_rules_free(hb_rules *r);
 size_t hb_rules_bytes(const hb_rules *r);
 
 /* The events on other locations that e depends on directly (prev: the event
- * before e on its location, -1).  *deps points into scratch storage valid
- * until the next call; *instance is the collective instance of e or -1.
- * Returns the count, or SIZE_MAX when out of memory. */
-size_t hb_rules_deps(hb_rules *r, earl_eid e, earl_eid prev, const earl_eid **deps,
+ * before e on its location, -1), in out->ids; *instance is the collective
+ * instance of e or -1.  Returns the count, or SIZE_MAX when out of memory. */
+size_t hb_rules_deps(const hb_rules *r, earl_eid e, earl_eid prev, hb_deps *out,
                      hb_merge *merge, int32_t *instance);
 
 /* 0 when no later event needs e's clock, else the references to keep it for
@@ -83,7 +88,9 @@ earl_eid hb_rules_join_fork(const hb_rules *r, earl_eid join);
 /* ---- replay (hb_replay.c) ----------------------------------------------------- */
 
 /* Replay the trace in dependency order and fill hb's stamps (hb->events,
- * n and width set, stamps allocated). */
+ * n and width set, stamps allocated).  With several threads each replays
+ * the same schedule for its own range of clock entries (locations), so the
+ * stamps do not depend on the thread count. */
 earl_status hb_replay(earl_hb *hb, const earl_trace *trace, hb_rules *rules,
                       const earl_hb_options *options, earl_error *err);
 

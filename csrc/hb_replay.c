@@ -18,9 +18,17 @@
  * Clocks: entry l of a location's clock is the number of events of location
  * l that happened before the current event or are it.  An event increments
  * its own entry and takes the maximum with its dependencies' saved clocks.
+ *
+ * Threads: the schedule (which event comes next, who waits, which cycle is
+ * broken) depends only on the trace, so several threads replay the same
+ * schedule, each for its own range of clock entries.  Merging clocks, which
+ * dominates with many locations, is divided among them, and the stamps are
+ * the same for any number of threads.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hb_internal.h"
 #include "util.h"
@@ -33,12 +41,18 @@ typedef struct replay {
     const earl_events *ev;
     hb_rules *rules;
     earl_hb *hb;
-    uint32_t width;
+    uint32_t first;          /* the clock entries this replay computes: */
+    uint32_t width;          /* [first, first + width) */
     size_t nl;
+    hb_deps deps;
+    int leader;              /* the replay that writes places, warnings, progress */
+    uint32_t index, n_threads;
     uint32_t *clock;         /* nl x width: the running clock of each location */
     size_t *cursor;          /* per location: positions replayed so far */
     uint8_t *done;           /* bit per event: replayed */
     uint8_t *stamped;        /* bit per event: to be stamped */
+    size_t *stamp_next;      /* per location: its next stamp in stamp_order */
+    size_t *stamp_order;     /* stamp indices grouped by location, in program order */
     earl_eid *waiting_on;    /* per location: the event it waits for, -1 */
     earl_loc *next_waiter;   /* per location: the next location waiting on the same event */
     hb_event_map waiters;    /* awaited event -> first waiting location */
@@ -195,10 +209,10 @@ static int replay_next(replay *rp, earl_loc l, int forced)
     size_t pos = rp->cursor[l];
     earl_eid e = event_at(rp, l, pos);
     earl_eid prev = pos ? event_at(rp, l, pos - 1) : EARL_NONE;
-    const earl_eid *deps;
     hb_merge merge;
     int32_t instance;
-    size_t n = hb_rules_deps(rp->rules, e, prev, &deps, &merge, &instance);
+    size_t n = hb_rules_deps(rp->rules, e, prev, &rp->deps, &merge, &instance);
+    const earl_eid *deps = rp->deps.ids;
     if (n == SIZE_MAX) {
         rp->nomem = 1;
         return 0;
@@ -209,11 +223,12 @@ static int replay_next(replay *rp, earl_loc l, int forced)
                 wait_for(rp, l, deps[k]);
                 return 0;
             }
-    } else {
+    } else if (rp->leader) {
         rp->hb->warnings[EARL_HBW_CYCLE_BROKEN]++;
     }
     uint32_t *c = clock_of(rp, l);
-    c[l]++;
+    if ((uint32_t)l - rp->first < rp->width)
+        c[l - rp->first]++;
     if (merge == HB_MERGE_INSTANCE) {
         take_in_instance(rp, c, instance, deps, n);
     } else {
@@ -223,10 +238,12 @@ static int replay_next(replay *rp, earl_loc l, int forced)
     }
     if (BIT_GET(rp->stamped, e)) {
         earl_hb *hb = rp->hb;
-        size_t k = earl_eid_lower_bound(hb->events, 0, hb->n, e);
-        hb_clock_copy(hb->stamps + k * hb->width, c, hb->width);
-        hb->location[k] = l;
-        hb->position[k] = (uint32_t)pos;
+        size_t k = rp->stamp_order[rp->stamp_next[l]++];
+        hb_clock_copy(hb->stamps + k * hb->width + rp->first, c, rp->width);
+        if (rp->leader) {
+            hb->location[k] = l;
+            hb->position[k] = (uint32_t)pos;
+        }
     }
     uint32_t refs = hb_rules_saves(rp->rules, e);
     if (refs)
@@ -241,8 +258,9 @@ static int replay_next(replay *rp, earl_loc l, int forced)
     }
     BIT_SET(rp->done, e);
     rp->cursor[l] = pos + 1;
-    wake_waiters(rp, e);
-    if (++rp->replayed % PROGRESS_EVERY == 0 && rp->opt && rp->opt->progress)
+    if (rp->waiters.count)
+        wake_waiters(rp, e);
+    if (++rp->replayed % PROGRESS_EVERY == 0 && rp->leader && rp->opt && rp->opt->progress)
         rp->opt->progress(rp->opt->progress_data, "clocks", rp->replayed, rp->ev->count);
     return 1;
 }
@@ -259,46 +277,60 @@ static void drain(replay *rp, earl_eid limit)
     }
 }
 
-earl_status hb_replay(earl_hb *hb, const earl_trace *trace, hb_rules *rules,
-                      const earl_hb_options *options, earl_error *err)
+/* One replay over the clock entries [rp->first, rp->first + rp->width):
+ * 0, or -1 when out of memory. */
+static int replay_columns(replay *base)
 {
-    const earl_events *ev = earl_trace_events(trace);
-    replay rp = {.ev = ev, .rules = rules, .hb = hb, .width = hb->width,
-                 .nl = earl_trace_defs(trace)->n_locations, .opt = options};
+    replay rp = *base;
+    const earl_events *ev = rp.ev;
+    earl_hb *hb = rp.hb;
     size_t nl = rp.nl ? rp.nl : 1;
-    earl_status rc = EARL_OK;
+    int rc = 0;
     rp.clock = calloc(nl * (size_t)rp.width + 1, sizeof *rp.clock);
     rp.cursor = calloc(nl, sizeof *rp.cursor);
     rp.done = calloc(ev->count / 8 + 1, 1);
     rp.stamped = calloc(ev->count / 8 + 1, 1);
+    rp.stamp_next = calloc(nl + 1, sizeof *rp.stamp_next);
+    rp.stamp_order = malloc((hb->n ? hb->n : 1) * sizeof *rp.stamp_order);
     rp.waiting_on = malloc(nl * sizeof *rp.waiting_on);
     rp.next_waiter = malloc(nl * sizeof *rp.next_waiter);
     /* a location is on the stack at most once: it is pushed when it starts
      * or stops waiting, and popped before either happens again */
     rp.work = malloc((nl + 1) * sizeof *rp.work);
-    rp.instance_done = calloc(rules->view->n_colls + 1, sizeof *rp.instance_done);
+    rp.instance_done = calloc(rp.rules->view->n_colls + 1, sizeof *rp.instance_done);
     hb_clock_pool_init(&rp.pool, rp.width);
     hb_event_map_init(&rp.saved);
     hb_event_map_init(&rp.waiters);
     hb_event_map_init(&rp.instance_max);
-    if (!rp.clock || !rp.cursor || !rp.done || !rp.stamped || !rp.waiting_on ||
+    if (!rp.clock || !rp.cursor || !rp.done || !rp.stamped || !rp.stamp_next ||
+        !rp.stamp_order || !rp.waiting_on ||
         !rp.next_waiter || !rp.work || !rp.instance_done) {
-        rc = earl_fail(err, EARL_ERR_NOMEM, "out of memory for the vector clocks of %zu locations",
-                       rp.nl);
+        rc = -1;
         goto done;
     }
     for (size_t l = 0; l < nl; l++)
         rp.waiting_on[l] = rp.next_waiter[l] = EARL_NONE;
-    for (size_t k = 0; k < hb->n; k++)
+    /* stamps grouped by location (a counting sort): a location meets its
+     * stamped events in program order, so each takes the next of its group */
+    for (size_t k = 0; k < hb->n; k++) {
         BIT_SET(rp.stamped, hb->events[k]);
+        rp.stamp_next[ev->location[hb->events[k]] + 1]++;
+    }
+    for (size_t l = 0; l < nl; l++)
+        rp.stamp_next[l + 1] += rp.stamp_next[l];
+    for (size_t k = 0; k < hb->n; k++)
+        rp.stamp_order[rp.stamp_next[ev->location[hb->events[k]]]++] = k;
+    for (size_t l = nl; l > 0; l--)
+        rp.stamp_next[l] = rp.stamp_next[l - 1];
+    rp.stamp_next[0] = 0;
 
     /* the total order drives; waiting locations catch up when woken */
     for (size_t e = 0; e < ev->count && !rp.nomem; e++) {
         earl_loc l = ev->location[e];
         if (BIT_GET(rp.done, e) || rp.waiting_on[l] >= 0)
             continue;
-        rp.work[rp.n_work++] = l;
-        drain(&rp, (earl_eid)e);
+        if (replay_next(&rp, l, 0) && rp.n_work) /* woke some: they catch up */
+            drain(&rp, (earl_eid)e);
     }
     /* what still waits, waits in a cycle: break it at the earliest event */
     for (;;) {
@@ -320,22 +352,113 @@ earl_status hb_replay(earl_hb *hb, const earl_trace *trace, hb_rules *rules,
         drain(&rp, (earl_eid)ev->count);
     }
     if (rp.nomem)
-        rc = earl_fail(err, EARL_ERR_NOMEM, "out of memory while computing vector clocks");
-    if (rc == EARL_OK && options && options->progress)
-        options->progress(options->progress_data, "clocks", ev->count, ev->count);
+        rc = -1;
 done:
     free(rp.clock);
     free(rp.cursor);
     free(rp.done);
     free(rp.stamped);
+    free(rp.stamp_next);
+    free(rp.stamp_order);
     free(rp.waiting_on);
     free(rp.next_waiter);
     free(rp.work);
     free(rp.instance_done);
     free(rp.refs);
+    free(rp.deps.ids);
     hb_clock_pool_free(&rp.pool);
     hb_event_map_free(&rp.saved);
     hb_event_map_free(&rp.waiters);
     hb_event_map_free(&rp.instance_max);
     return rc;
+}
+
+static void *replay_thread(void *arg)
+{
+    replay *rp = arg;
+    rp->nomem = replay_columns(rp) != 0;
+    return NULL;
+}
+
+/* Fault in one thread's share of the stamps' rows.  Every replay writes into
+ * every row, and pages faulted by one thread at a time would serialise the
+ * threads on the kernel's page zeroing. */
+static void *fault_rows(void *arg)
+{
+    replay *rp = arg;
+    earl_hb *hb = rp->hb;
+    size_t rows = hb->n / rp->n_threads, from = rows * rp->index;
+    if (rp->index + 1 == rp->n_threads)
+        rows = hb->n - from;
+    memset(hb->stamps + from * hb->width, 0, rows * hb->width * sizeof *hb->stamps);
+    return NULL;
+}
+
+/* Run fn on every part, one thread each; a part whose thread cannot be
+ * started runs on the caller. */
+static void run_parts(void *(*fn)(void *), replay *parts, uint32_t n, pthread_t *tids)
+{
+    uint8_t started[n];
+    for (uint32_t t = 1; t < n; t++)
+        started[t] = pthread_create(&tids[t], NULL, fn, &parts[t]) == 0;
+    fn(&parts[0]);
+    for (uint32_t t = 1; t < n; t++) {
+        if (started[t])
+            pthread_join(tids[t], NULL);
+        else
+            fn(&parts[t]);
+    }
+}
+
+/* Threads for the replay: as asked (0: one per core), never more than
+ * locations, and when chosen automatically at least 256 entries each, below
+ * which a thread's share of the merging does not pay for its scheduling. */
+static uint32_t replay_threads(const earl_hb_options *options, uint32_t width)
+{
+    long asked = options ? options->threads : 0;
+    if (asked <= 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        asked = cores > 0 ? cores : 1;
+        if (asked > (long)(width / 256))
+            asked = (long)(width / 256);
+    }
+    if (asked > (long)width)
+        asked = (long)width;
+    return asked < 1 ? 1 : (uint32_t)asked;
+}
+
+earl_status hb_replay(earl_hb *hb, const earl_trace *trace, hb_rules *rules,
+                      const earl_hb_options *options, earl_error *err)
+{
+    uint32_t nt = replay_threads(options, hb->width);
+    replay *parts = calloc(nt, sizeof *parts);
+    pthread_t *tids = calloc(nt, sizeof *tids);
+    if (!parts || !tids) {
+        free(parts);
+        free(tids);
+        return earl_fail(err, EARL_ERR_NOMEM, "out of memory for the vector clock threads");
+    }
+    uint32_t first = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        uint32_t w = hb->width / nt + (t < hb->width % nt);
+        parts[t] = (replay){.ev = earl_trace_events(trace), .rules = rules, .hb = hb,
+                            .first = first, .width = w, .nl = earl_trace_defs(trace)->n_locations,
+                            .leader = t == 0, .index = t, .n_threads = nt, .opt = options};
+        first += w;
+    }
+    if (nt > 1)
+        run_parts(fault_rows, parts, nt, tids);
+    run_parts(replay_thread, parts, nt, tids);
+    int nomem = 0;
+    for (uint32_t t = 0; t < nt; t++)
+        nomem |= parts[t].nomem;
+    free(parts);
+    free(tids);
+    if (nomem)
+        return earl_fail(err, EARL_ERR_NOMEM, "out of memory for the vector clocks of %u locations",
+                         (unsigned)hb->width);
+    if (options && options->progress)
+        options->progress(options->progress_data, "clocks", earl_trace_events(trace)->count,
+                          earl_trace_events(trace)->count);
+    return EARL_OK;
 }

@@ -156,13 +156,15 @@ earl_status hb_rules_init(hb_rules *r, const earl_trace *trace, earl_states *sta
     const earl_states_view *v = r->view;
     size_t n_members = v->coll_member_start ? v->coll_member_start[v->n_colls] : 0;
     r->keep = calloc(r->ev->count / 8 + 1, 1);
+    r->member = calloc(r->ev->count / 8 + 1, 1);
     r->member_begin = malloc((n_members ? n_members : 1) * sizeof *r->member_begin);
-    if (!r->keep || !r->member_begin)
+    if (!r->keep || !r->member || !r->member_begin)
         return earl_fail(err, EARL_ERR_NOMEM, "out of memory for the happened-before rules");
     for (size_t k = 0; k < v->n_colls; k++)
         for (size_t j = v->coll_member_start[k]; j < v->coll_member_start[k + 1]; j++) {
             earl_eid b = member_begin(r, v->coll_members[j], v->coll_type[k]);
             r->member_begin[j] = b;
+            BIT_SET(r->member, v->coll_members[j]);
             if (b >= 0)
                 BIT_SET(r->keep, b);
         }
@@ -173,11 +175,11 @@ void hb_rules_free(hb_rules *r)
 {
     free(r->member_begin);
     free(r->keep);
+    free(r->member);
     free(r->join_event);
     free(r->join_fork);
     free(r->run_fork);
     free(r->run_last);
-    free(r->deps);
     memset(r, 0, sizeof *r);
 }
 
@@ -185,8 +187,8 @@ size_t hb_rules_bytes(const hb_rules *r)
 {
     const earl_states_view *v = r->view;
     size_t n_members = v && v->coll_member_start ? v->coll_member_start[v->n_colls] : 0;
-    return r->ev->count / 8 + 1 + n_members * sizeof(earl_eid) +
-           2 * (r->n_joins + r->n_runs) * sizeof(earl_eid) + r->cap_deps * sizeof(earl_eid);
+    return 2 * (r->ev->count / 8 + 1) + n_members * sizeof(earl_eid) +
+           2 * (r->n_joins + r->n_runs) * sizeof(earl_eid);
 }
 
 earl_eid hb_rules_join_fork(const hb_rules *r, earl_eid join)
@@ -195,11 +197,11 @@ earl_eid hb_rules_join_fork(const hb_rules *r, earl_eid join)
     return k < r->n_joins && r->join_event[k] == join ? r->join_fork[k] : EARL_NONE;
 }
 
-static int push_dep(hb_rules *r, size_t *n, earl_eid d)
+static int push_dep(hb_deps *out, size_t *n, earl_eid d)
 {
-    if (EARL_GROW(r->deps, r->cap_deps, *n + 1) != 0)
+    if (EARL_GROW(out->ids, out->cap, *n + 1) != 0)
         return -1;
-    r->deps[(*n)++] = d;
+    out->ids[(*n)++] = d;
     return 0;
 }
 
@@ -240,7 +242,8 @@ static shape shape_of(uint8_t type, uint8_t op)
     }
 }
 
-static size_t collective_deps(hb_rules *r, earl_eid e, int32_t k, hb_merge *merge)
+static size_t collective_deps(const hb_rules *r, hb_deps *out, earl_eid e, int32_t k,
+                              hb_merge *merge)
 {
     const earl_states_view *v = r->view;
     earl_loc self = r->ev->location[e];
@@ -267,13 +270,13 @@ static size_t collective_deps(hb_rules *r, earl_eid e, int32_t k, hb_merge *merg
             if (rank < 0 || rank >= my_rank)
                 continue;
         }
-        if (push_dep(r, &n, b) != 0)
+        if (push_dep(out, &n, b) != 0)
             return SIZE_MAX;
     }
     return n;
 }
 
-size_t hb_rules_deps(hb_rules *r, earl_eid e, earl_eid prev, const earl_eid **deps,
+size_t hb_rules_deps(const hb_rules *r, earl_eid e, earl_eid prev, hb_deps *out,
                      hb_merge *merge, int32_t *instance)
 {
     const earl_events *ev = r->ev;
@@ -281,38 +284,36 @@ size_t hb_rules_deps(hb_rules *r, earl_eid e, earl_eid prev, const earl_eid **de
     size_t n = 0;
     *merge = HB_MERGE_EACH;
     *instance = -1;
-    *deps = r->deps;
     if (kind == EARL_MPI_RECV || kind == EARL_MPI_IRECV) {
         earl_eid s = earl_states_ptr(r->states, EARL_PTR_SEND, e);
-        if (s >= 0 && push_dep(r, &n, s) != 0)
+        if (s >= 0 && push_dep(out, &n, s) != 0)
             return SIZE_MAX;
-    } else if (kind == EARL_MPI_COLLECTIVE_END || (kind == EARL_LEAVE && r->view->n_colls)) {
+    } else if (BIT_GET(r->member, e)) { /* an MPI_COLLECTIVE_END, a team barrier's LEAVE */
         int32_t k = earl_states_instance_of(r->states, e);
         if (k >= 0) {
             *instance = k;
-            n = collective_deps(r, e, k, merge);
+            n = collective_deps(r, out, e, k, merge);
         }
     } else if (is_acquire(kind)) {
         earl_eid p = earl_states_ptr(r->states, EARL_PTR_LOCK, e);
         /* also on the same location: taking the saved clock frees it */
-        if (p >= 0 && is_release(ev->kind[p]) && push_dep(r, &n, p) != 0)
+        if (p >= 0 && is_release(ev->kind[p]) && push_dep(out, &n, p) != 0)
             return SIZE_MAX;
     } else if (is_join(kind) && r->forkptr) {
         earl_eid f = hb_rules_join_fork(r, e);
         size_t k = f >= 0 ? earl_eid_lower_bound(r->run_fork, 0, r->n_runs, f) : r->n_runs;
         for (; k < r->n_runs && r->run_fork[k] == f; k++)
             if (ev->location[r->run_last[k]] != ev->location[e] &&
-                push_dep(r, &n, r->run_last[k]) != 0)
+                push_dep(out, &n, r->run_last[k]) != 0)
                 return SIZE_MAX;
     }
     /* the first event of a run in a team opened by a fork elsewhere */
     if (r->forkptr) {
         earl_eid f = r->forkptr[e];
         if (f >= 0 && ev->location[f] != ev->location[e] && (prev < 0 || r->forkptr[prev] != f) &&
-            push_dep(r, &n, f) != 0)
+            push_dep(out, &n, f) != 0)
             return SIZE_MAX;
     }
-    *deps = r->deps;
     return n;
 }
 

@@ -35,6 +35,7 @@ TARGET_OPENN = 1.0
 TARGET_CORE_BYTES = 32
 TARGET_STATES = 1.3  # issue 4: open + states pass <= 1.3 x open
 TARGET_CATALOG = 1.5  # issue 5: the whole catalog <= 1.5 x the open time, single-threaded
+TARGET_HB_RATE = 20e6  # vector timestamps: at least 20 M trace events/s replayed
 
 
 def main() -> int:
@@ -91,7 +92,25 @@ def main() -> int:
           % (m["faults_bare"], m["faults_open1_first"], m["faults_open1_best"]))
     states_section(trace)
     catalog_section(trace)
+    clocks_section(trace)
     return 0
+
+
+def clocks_section(trace) -> None:
+    """Vector timestamps of two classes (every send, every receive) against the open."""
+    out = subprocess.run([str(BUILD / "bench" / "hb_bench"), str(trace), REPEATS],
+                         check=True, capture_output=True, text=True).stdout
+    m = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+    n, k = m["events"], m["stamped"]
+    print("earlc happened-before benchmark (vector timestamps of every send and receive)")
+    print("  %-30s %10s %18s" % ("earlc open, all cores", "%.3f s" % m["open_seconds"],
+                                 "%.1f M events/s" % (n / m["open_seconds"] / 1e6)))
+    print("  %-30s %10s %18s   (target >= %.0f M events/s); ratio to open %.2f"
+          % ("timestamps (1 thread)", "%.3f s" % m["hb_seconds"],
+             "%.1f M events/s" % (n / m["hb_seconds"] / 1e6), TARGET_HB_RATE / 1e6,
+             m["hb_seconds"] / m["open_seconds"]))
+    print("  %d events stamped, %.1f MB: %.1f bytes per stamped event"
+          % (k, m["hb_bytes"] / 1e6, m["hb_bytes"] / max(k, 1)))
 
 
 def catalog_section(trace) -> None:

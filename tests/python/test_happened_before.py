@@ -237,3 +237,16 @@ def test_bad_event_ids(tmp_path):
         c.happened_before(0, 2)
     assert t.happened_before(3, 3) is False and t.concurrent(3, 3) is False
     assert t.vector_clocks([]).stamps.shape == (0, 3)
+
+
+@pytest.mark.parametrize("threads", [2, 3, 8, 64])
+def test_stamps_do_not_depend_on_threads(tmp_path, threads):
+    earlc.synth("hybrid", tmp_path / "t", ranks=5, threads=2, iterations=2, seed=4)
+    t = earlc.open(tmp_path / "t")
+    every = np.arange(len(t))
+    one = t.vector_clocks(every, threads=1)
+    for _ in range(2):
+        many = t.vector_clocks(every, threads=threads)
+        assert np.array_equal(many.stamps, one.stamps)
+        assert np.array_equal(many.location, one.location)
+        assert np.array_equal(many.position, one.position)
