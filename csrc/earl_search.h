@@ -98,6 +98,11 @@ typedef struct earl_search_options {
     uint64_t limit;            /* 0: all matches; K: the first K in canonical order */
     earl_progress_fn progress; /* phase "search": values of the first variable done */
     void *progress_data;
+    /* Search only the values [first_begin, first_end) of the first variable
+     * (in search order; 0, 0: all of them).  The matches of consecutive
+     * ranges are consecutive runs of the canonical order: a range is a task
+     * that can be searched on its own. */
+    size_t first_begin, first_end;
 } earl_search_options;
 
 typedef struct earl_search_stats {

@@ -54,6 +54,7 @@ typedef struct engine {
     int failed;                /* out of memory while recording */
     earl_search_stats st;
     const search_run_options *opt;
+    size_t progress_lo;
     uint64_t progress_total;
 } engine;
 
@@ -326,7 +327,8 @@ static int search_range(engine *e, uint32_t d, size_t lo, size_t hi)
     int existential = d >= s->n_returned;
     for (size_t i = lo; i < hi && !e->stop; i++) {
         if (d == 0 && e->opt->progress && ((i - lo) & 255) == 0)
-            e->opt->progress(e->opt->progress_data, e->opt->phase, i, e->progress_total);
+            e->opt->progress(e->opt->progress_data, e->opt->phase, i - e->progress_lo,
+                             e->progress_total);
         if (clashes(e, d, i))
             continue;
         bind(e, d, i);
@@ -363,10 +365,21 @@ earl_status search_solve(const search_solver *s, const search_run_options *opt,
     e->limit = opt->limit;
     e->opt = opt;
     size_t n0 = s->n_vars ? s->vars[0].dom->n : 0;
-    e->progress_total = n0;
-    search_range(e, 0, 0, n0);
+    size_t lo = 0, hi = n0;
+    if (opt->first_begin || opt->first_end) {
+        lo = opt->first_begin < n0 ? opt->first_begin : n0;
+        hi = opt->first_end < n0 ? opt->first_end : n0;
+        if (hi < lo)
+            hi = lo;
+    }
+    e->progress_lo = lo;
+    e->progress_total = hi - lo;
+    if (s->n_vars == 0 || s->first_forall == 0) /* no variable to enumerate first */
+        search_range(e, 0, 0, n0);
+    else
+        search_range(e, 0, lo, hi);
     if (opt->progress)
-        opt->progress(opt->progress_data, opt->phase, n0, n0);
+        opt->progress(opt->progress_data, opt->phase, hi - lo, hi - lo);
     *truncated = e->limit && out->rows >= e->limit && e->stop;
     *stats = e->st;
     int failed = e->failed;

@@ -191,6 +191,7 @@ typedef struct search_matches {
 
 typedef struct search_run_options {
     uint64_t limit;
+    size_t first_begin, first_end; /* values of the first variable (0, 0: all) */
     earl_progress_fn progress;
     void *progress_data;
     const char *phase;

@@ -36,6 +36,7 @@ TARGET_CORE_BYTES = 32
 TARGET_STATES = 1.3  # issue 4: open + states pass <= 1.3 x open
 TARGET_CATALOG = 1.5  # issue 5: the whole catalog <= 1.5 x the open time, single-threaded
 TARGET_HB_RATE = 20e6  # vector timestamps: at least 20 M trace events/s replayed
+TARGET_SEARCH_CHECKS = 10e6  # pattern search: at least 10 M constraint checks/s, one thread
 
 
 def main() -> int:
@@ -93,7 +94,30 @@ def main() -> int:
     states_section(trace)
     catalog_section(trace)
     clocks_section(trace)
+    search_section(trace)
     return 0
+
+
+def search_section(trace) -> None:
+    """The pattern search: two variables with a || constraint (tests/bench/search_bench.c)."""
+    out = subprocess.run([str(BUILD / "bench" / "search_bench"), str(trace), "64", REPEATS],
+                         check=True, capture_output=True, text=True).stdout
+    m = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+    print("earlc pattern search benchmark (one thread; best of %s)" % REPEATS)
+    c = m["checks_checks"] / m["checks_seconds"]
+    print("  $a || $b, both every MPI_ISEND (%d values, no pruning), first 64 values of $a:"
+          % m["checks_domain_a"])
+    print("    %d checks, %d nodes in %.3f s: %.1f M checks/s (target >= %.0f M), %.1f M nodes/s"
+          % (m["checks_checks"], m["checks_nodes"], m["checks_seconds"], c / 1e6,
+             TARGET_SEARCH_CHECKS / 1e6, m["checks_nodes"] / m["checks_seconds"] / 1e6))
+    print("    prepare (classes, %d events stamped, %.1f MB): %.3f s"
+          % (m["checks_stamped"], m["checks_stamp_bytes"] / 1e6, m["checks_prepare_seconds"]))
+    pairs = m["pruned_domain_a"] * m["pruned_domain_b"]
+    print("  $a || $b, MPI_ISEND of rank 0 and of rank 1 (one location each: range pruning), "
+          "complete:")
+    print("    %.3g pairs, %d checks, %d matches in %.3f s (prepare %.3f s)"
+          % (pairs, m["pruned_checks"], m["pruned_matches"], m["pruned_seconds"],
+             m["pruned_prepare_seconds"]))
 
 
 def clocks_section(trace) -> None:
