@@ -103,6 +103,12 @@ typedef struct earl_search_options {
      * ranges are consecutive runs of the canonical order: a range is a task
      * that can be searched on its own. */
     size_t first_begin, first_end;
+    /* Searching threads: 0 one per core, 1 the caller alone.  The matches and
+     * their order do not depend on it. */
+    int threads;
+    /* Teams of threads (0 or 1: one team of all): the tasks are split
+     * statically between teams, work moves between threads of one team. */
+    int teams;
 } earl_search_options;
 
 typedef struct earl_search_stats {
@@ -110,7 +116,17 @@ typedef struct earl_search_stats {
     uint64_t checks;           /* relations evaluated (a --> b, a || b, ...) */
     uint64_t pruned;           /* values skipped by range pruning, never bound */
     double seconds;            /* wall time of the execution */
+    uint64_t tasks;            /* tasks made before the search (1 on one thread) */
+    uint64_t stolen;           /* tasks split off busy threads for idle ones */
 } earl_search_stats;
+
+/* The work of one searching thread. */
+typedef struct earl_search_thread_stats {
+    uint64_t nodes, checks;
+    uint64_t tasks;            /* tasks it ran */
+    double idle_seconds;       /* time it waited for work */
+    int team;
+} earl_search_thread_stats;
 
 typedef struct earl_search_result earl_search_result;
 
@@ -129,6 +145,9 @@ const earl_eid *earl_search_result_events(const earl_search_result *result);
 /* 1 when the search stopped at the limit (more matches may exist). */
 int earl_search_result_truncated(const earl_search_result *result);
 earl_search_stats earl_search_result_stats(const earl_search_result *result);
+/* The threads that searched and the work of each. */
+size_t earl_search_result_threads(const earl_search_result *result);
+earl_search_thread_stats earl_search_result_thread(const earl_search_result *result, size_t k);
 
 #ifdef __cplusplus
 }

@@ -748,6 +748,7 @@ void earl_search_result_free(earl_search_result *r)
             free(r->column_names[j]);
     free(r->column_names);
     free(r->events);
+    free(r->threads);
     free(r);
 }
 
@@ -778,8 +779,27 @@ earl_status earl_search_execute(const earl_search_query *q, const earl_search_op
                              .first_end = opt ? opt->first_end : 0,
                              .progress = opt ? opt->progress : NULL,
                              .progress_data = opt ? opt->progress_data : NULL, .phase = "search"};
+    int threads = opt ? opt->threads : 1;
+    if (threads <= 0)
+        threads = search_default_threads();
+    r->n_threads = (size_t)threads;
+    r->threads = calloc((size_t)threads, sizeof *r->threads);
+    if (!r->threads) {
+        earl_search_result_free(r);
+        return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory");
+    }
     double t0 = now_seconds();
-    earl_status st = search_solve(s, &ro, &mt, &r->truncated, &r->stats, err);
+    earl_status st;
+    if (threads == 1) {
+        st = search_solve(s, &ro, &mt, &r->truncated, &r->stats, err);
+        r->stats.tasks = 1;
+        r->threads[0].nodes = r->stats.nodes;
+        r->threads[0].checks = r->stats.checks;
+        r->threads[0].tasks = 1;
+    } else {
+        st = search_solve_parallel(s, &ro, threads, opt ? opt->teams : 1, &mt, &r->truncated,
+                                   &r->stats, r->threads, err);
+    }
     r->stats.seconds = now_seconds() - t0;
     if (st != EARL_OK) {
         free(mt.ev);
@@ -807,4 +827,15 @@ earl_search_stats earl_search_result_stats(const earl_search_result *r)
 {
     earl_search_stats z = {0};
     return r ? r->stats : z;
+}
+
+size_t earl_search_result_threads(const earl_search_result *r)
+{
+    return r ? r->n_threads : 0;
+}
+
+earl_search_thread_stats earl_search_result_thread(const earl_search_result *r, size_t k)
+{
+    earl_search_thread_stats z = {0};
+    return r && k < r->n_threads ? r->threads[k] : z;
 }

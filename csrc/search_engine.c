@@ -30,16 +30,20 @@
  * thread as a task, and tasks over consecutive ranges of the first variable
  * yield consecutive runs of the canonical order.
  */
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "search_internal.h"
 #include "util.h"
 
-typedef struct engine {
+struct search_engine {
     const search_solver *s;
     uint32_t nv;
     size_t cur[SEARCH_MAX_VARS];
+    /* the end of the range each depth is enumerating: a split lowers it */
+    size_t hi[SEARCH_MAX_VARS];
     /* the bound value of each variable: its events' columns */
     const earl_eid *ev[SEARCH_MAX_VARS];
     const earl_loc *loc[SEARCH_MAX_VARS];
@@ -48,15 +52,24 @@ typedef struct engine {
     /* earlier variables whose values may equal a value of this one */
     uint8_t n_clash[SEARCH_MAX_VARS];
     uint8_t clash[SEARCH_MAX_VARS][SEARCH_MAX_VARS];
+    /* per * variable, the value that last refuted a binding: tried first next
+     * time, as the next binding likely fails on it too (Nichols, section 4.4
+     * of the thesis); only the order of the checks changes, not the result */
+    size_t forall_hint[SEARCH_MAX_VARS];
     search_matches *out;
     uint64_t limit;
     int stop;
     int failed;                /* out of memory while recording */
     earl_search_stats st;
+    /* the task being run and the work-sharing hooks (NULL: none) */
+    uint32_t base;
+    const search_hooks *hooks;
+    uint32_t until_peek;
     const search_run_options *opt;
     size_t progress_lo;
     uint64_t progress_total;
-} engine;
+};
+typedef struct search_engine engine;
 
 static inline void bind(engine *e, uint32_t v, size_t i)
 {
@@ -266,25 +279,51 @@ static int completion_exists(engine *e, uint32_t d)
     return 0;
 }
 
+/* Is value i of * variable d, with d+1.. still to come, a counterexample?
+ * *failed_here tells whether d's own conjuncts failed (then d+1.. need no
+ * look: no completion exists, so the failure is vacuous). */
+static int refutes(engine *e, uint32_t d, size_t i, int *holds_below)
+{
+    bind(e, d, i);
+    e->st.nodes++;
+    if (!conjuncts_ok(e, d)) {
+        /* violated for every completion: a counterexample if one exists */
+        *holds_below = 1;
+        return completion_exists(e, d + 1);
+    }
+    *holds_below = 0;
+    return 0;
+}
+
+static int forall_ok(engine *e, uint32_t d);
+
 /* Does every assignment of the * variables d.. satisfy their conjuncts? */
 static int forall_ok(engine *e, uint32_t d)
 {
     if (d == e->nv)
         return 1;
     const search_domain *dom = e->s->vars[d].dom;
-    for (size_t i = 0; i < dom->n; i++) {
-        if (clashes(e, d, i))
-            continue;
-        bind(e, d, i);
-        e->st.nodes++;
-        if (!conjuncts_ok(e, d)) {
-            /* violated for every completion: a counterexample if one exists */
-            if (completion_exists(e, d + 1))
-                return 0;
-            continue;
-        }
-        if (!forall_ok(e, d + 1))
+    size_t hint = e->forall_hint[d];
+    int failed_here;
+    if (hint < dom->n && !clashes(e, d, hint)) {
+        if (refutes(e, d, hint, &failed_here))
             return 0;
+        if (!failed_here && !forall_ok(e, d + 1))
+            return 0;
+    } else {
+        hint = SIZE_MAX;
+    }
+    for (size_t i = 0; i < dom->n; i++) {
+        if (i == hint || clashes(e, d, i))
+            continue;
+        if (refutes(e, d, i, &failed_here)) {
+            e->forall_hint[d] = i;
+            return 0;
+        }
+        if (!failed_here && !forall_ok(e, d + 1)) {
+            e->forall_hint[d] = i;
+            return 0;
+        }
     }
     return 1;
 }
@@ -310,6 +349,30 @@ static void record(engine *e)
         e->stop = 1;
 }
 
+/* Give the upper half of the remaining values at the shallowest depth that
+ * has some away as a new task.  The shallowest: the giver then has nothing
+ * left above that depth, so everything it still finds comes before the
+ * given task in canonical order (its remaining work and the task are
+ * consecutive runs).  Only $ variables are split: a ~ variable stops at its
+ * first witness, which a split would duplicate. */
+static void split(engine *e, uint32_t depth_now)
+{
+    uint32_t top = depth_now < e->s->n_returned ? depth_now : e->s->n_returned - 1;
+    for (uint32_t p = e->base; p <= top && p < e->s->n_returned; p++) {
+        if (e->cur[p] + 1 >= e->hi[p])
+            continue;
+        size_t rest = e->hi[p] - e->cur[p] - 1;
+        search_task t;
+        t.depth = p;
+        memcpy(t.prefix, e->cur, p * sizeof *t.prefix);
+        t.lo = e->hi[p] - (rest + 1) / 2;
+        t.hi = e->hi[p];
+        e->hi[p] = t.lo;
+        e->hooks->give(e->hooks->ctx, &t);
+        return;
+    }
+}
+
 /* Search variables d.. over [lo, hi) of variable d's domain; returns 1 when a
  * match was recorded below (an existential variable then stops). */
 static int search_range(engine *e, uint32_t d, size_t lo, size_t hi)
@@ -324,15 +387,23 @@ static int search_range(engine *e, uint32_t d, size_t lo, size_t hi)
     size_t n = hi - lo;
     prune(e, d, &lo, &hi);
     e->st.pruned += n - (hi - lo);
+    e->hi[d] = hi;
     int existential = d >= s->n_returned;
-    for (size_t i = lo; i < hi && !e->stop; i++) {
-        if (d == 0 && e->opt->progress && ((i - lo) & 255) == 0)
+    for (size_t i = lo; i < e->hi[d] && !e->stop; i++) {
+        if (d == 0 && e->opt && e->opt->progress && ((i - lo) & 255) == 0)
             e->opt->progress(e->opt->progress_data, e->opt->phase, i - e->progress_lo,
                              e->progress_total);
         if (clashes(e, d, i))
             continue;
         bind(e, d, i);
         e->st.nodes++;
+        if (e->hooks && --e->until_peek == 0) {
+            e->until_peek = e->hooks->peek;
+            if (e->hooks->cancel && atomic_load_explicit(e->hooks->cancel, memory_order_relaxed))
+                e->stop = 1;
+            else if (e->hooks->want_work(e->hooks->ctx))
+                split(e, d);
+        }
         if (!conjuncts_ok(e, d))
             continue;
         size_t nn = d + 1 < e->nv ? s->vars[d + 1].dom->n : 0;
@@ -342,49 +413,99 @@ static int search_range(engine *e, uint32_t d, size_t lo, size_t hi)
     return 0;
 }
 
-static void engine_init(engine *e, const search_solver *s)
+search_engine *search_engine_new(const search_solver *s)
 {
-    memset(e, 0, sizeof *e);
+    engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
     e->s = s;
     e->nv = s->n_vars;
     for (uint32_t v = 0; v < s->n_vars; v++)
         for (uint32_t w = 0; w < v; w++)
             if (s->vars[w].dom->arity == s->vars[v].dom->arity)
                 e->clash[v][e->n_clash[v]++] = (uint8_t)w;
+    return e;
+}
+
+void search_engine_free(search_engine *e)
+{
+    free(e);
+}
+
+earl_search_stats search_engine_stats(const search_engine *e)
+{
+    return e->st;
+}
+
+int search_engine_run(search_engine *e, const search_task *t, uint64_t limit,
+                      search_matches *out, const search_hooks *hooks,
+                      const search_run_options *progress)
+{
+    const search_solver *s = e->s;
+    e->out = out;
+    e->limit = limit;
+    e->stop = 0;
+    e->failed = 0;
+    e->hooks = hooks;
+    e->until_peek = hooks ? hooks->peek : 0;
+    e->opt = progress;
+    e->base = t->depth;
+    e->progress_lo = t->lo;
+    e->progress_total = t->hi - t->lo;
+    /* the fixed prefix: bound and checked as the search would have */
+    for (uint32_t d = 0; d < t->depth; d++) {
+        if (clashes(e, d, t->prefix[d]))
+            return 0;
+        bind(e, d, t->prefix[d]);
+        e->st.nodes++;
+        if (!conjuncts_ok(e, d))
+            return 0;
+    }
+    if (t->depth >= s->first_forall) /* nothing to enumerate before the * variables */
+        search_range(e, t->depth, 0, 0);
+    else
+        search_range(e, t->depth, t->lo, t->hi);
+    return e->failed ? -1 : 0;
+}
+
+int search_task_compare(const search_task *a, const search_task *b)
+{
+    /* the lower bound of each task's region, as a sequence of value indices;
+     * a sequence that is a prefix of the other comes first */
+    uint32_t n = a->depth < b->depth ? a->depth : b->depth;
+    for (uint32_t k = 0; k < n; k++)
+        if (a->prefix[k] != b->prefix[k])
+            return a->prefix[k] < b->prefix[k] ? -1 : 1;
+    size_t an = a->depth == n ? a->lo : a->prefix[n];
+    size_t bn = b->depth == n ? b->lo : b->prefix[n];
+    if (an != bn)
+        return an < bn ? -1 : 1;
+    return (a->depth > b->depth) - (a->depth < b->depth);
 }
 
 earl_status search_solve(const search_solver *s, const search_run_options *opt,
                          search_matches *out, int *truncated, earl_search_stats *stats,
                          earl_error *err)
 {
-    engine *e = malloc(sizeof *e);
+    engine *e = search_engine_new(s);
     if (!e)
         return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory");
-    engine_init(e, s);
-    e->out = out;
-    e->limit = opt->limit;
-    e->opt = opt;
     size_t n0 = s->n_vars ? s->vars[0].dom->n : 0;
-    size_t lo = 0, hi = n0;
+    search_task t = {0};
+    t.hi = n0;
     if (opt->first_begin || opt->first_end) {
-        lo = opt->first_begin < n0 ? opt->first_begin : n0;
-        hi = opt->first_end < n0 ? opt->first_end : n0;
-        if (hi < lo)
-            hi = lo;
+        t.lo = opt->first_begin < n0 ? opt->first_begin : n0;
+        t.hi = opt->first_end < n0 ? opt->first_end : n0;
+        if (t.hi < t.lo)
+            t.hi = t.lo;
     }
-    e->progress_lo = lo;
-    e->progress_total = hi - lo;
-    if (s->n_vars == 0 || s->first_forall == 0) /* no variable to enumerate first */
-        search_range(e, 0, 0, n0);
-    else
-        search_range(e, 0, lo, hi);
+    int rc = search_engine_run(e, &t, opt->limit, out, NULL, opt);
     if (opt->progress)
-        opt->progress(opt->progress_data, opt->phase, hi - lo, hi - lo);
-    *truncated = e->limit && out->rows >= e->limit && e->stop;
+        opt->progress(opt->progress_data, opt->phase, t.hi - t.lo, t.hi - t.lo);
+    *truncated = opt->limit && out->rows >= opt->limit;
     *stats = e->st;
-    int failed = e->failed;
-    free(e);
-    if (failed)
+    search_engine_free(e);
+    if (rc)
         return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory recording matches");
     return EARL_OK;
 }

@@ -181,6 +181,8 @@ struct earl_search_result {
     char **column_names;        /* borrowed from the query's solver: copied */
     int truncated;
     earl_search_stats stats;
+    size_t n_threads;
+    earl_search_thread_stats *threads;
 };
 
 /* Run solver s (search_engine.c): matches into a growable row array. */
@@ -197,6 +199,55 @@ typedef struct search_run_options {
     const char *phase;
 } search_run_options;
 
+/* A task: a subtree of the search, the variables 0 .. depth-1 fixed to the
+ * value indices prefix[], variable `depth` enumerating [lo, hi).  Tasks over
+ * disjoint regions yield disjoint, consecutive runs of the canonical order;
+ * search_task_compare orders them as their matches are ordered. */
+typedef struct search_task {
+    uint32_t depth;
+    size_t prefix[SEARCH_MAX_VARS];
+    size_t lo, hi;
+} search_task;
+int search_task_compare(const search_task *a, const search_task *b);
+
+/* Work sharing while a task runs (search_parallel.c): every `peek` nodes the
+ * engine stops if *cancel is set, and when want_work says a thread is idle
+ * it splits off part of its remaining work as a new task for give. */
+typedef struct search_hooks {
+    uint32_t peek;
+    int (*want_work)(void *ctx);
+    void (*give)(void *ctx, const search_task *t);
+    const _Atomic int *cancel;
+    void *ctx;
+} search_hooks;
+
+/* One searching thread's state: reused from task to task. */
+typedef struct search_engine search_engine;
+search_engine *search_engine_new(const search_solver *s);
+void search_engine_free(search_engine *e);
+/* Run task t, appending its matches (at most limit when limit > 0) to out;
+ * 0, or -1 when out of memory.  progress (may be NULL) reports the values of
+ * the first variable when the task enumerates it. */
+int search_engine_run(search_engine *e, const search_task *t, uint64_t limit,
+                      search_matches *out, const search_hooks *hooks,
+                      const search_run_options *progress);
+earl_search_stats search_engine_stats(const search_engine *e);
+
+/* Grouped task generation over the first n_fixable variables (domain
+ * sizes sizes[], the first restricted to [lo, hi)): about `wanted` disjoint
+ * tasks covering the tree, in canonical order, into *out (free()).  Returns
+ * their number, (size_t)-1 when out of memory. */
+size_t search_make_tasks(const size_t *sizes, uint32_t n_fixable, size_t lo, size_t hi,
+                         size_t wanted, search_task **out);
+/* The parallel search (search_parallel.c): the same matches as search_solve;
+ * per_thread (may be NULL) receives `threads` entries. */
+earl_status search_solve_parallel(const search_solver *s, const search_run_options *opt,
+                                  int threads, int teams, search_matches *out, int *truncated,
+                                  earl_search_stats *stats, earl_search_thread_stats *per_thread,
+                                  earl_error *err);
+int search_default_threads(void);
+
+/* Sequential search of the whole tree (or of the first variable's range). */
 earl_status search_solve(const search_solver *s, const search_run_options *opt,
                          search_matches *out, int *truncated, earl_search_stats *stats,
                          earl_error *err);

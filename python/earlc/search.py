@@ -71,7 +71,9 @@ class Matches:
         #: True when the search stopped at the limit (more matches may exist)
         self.truncated: bool = raw["truncated"]
         #: nodes (bindings tried), checks (relations evaluated), pruned (values skipped
-        #: by range pruning), seconds, stamped events and the bytes of their stamps
+        #: by range pruning), seconds, stamped events and the bytes of their stamps,
+        #: tasks (made before the search), stolen (split off for idle threads) and
+        #: threads: per searching thread its nodes, checks, tasks, idle_seconds, team
         self.stats: Dict = raw["stats"]
         #: the variables in search order with their quantifier and domain size
         self.variables: List[Dict] = raw["variables"]
@@ -136,12 +138,16 @@ ProgressFn = Callable[[str, int, int], None]
 
 
 def search(trace, pattern, name: Optional[str] = None, limit: Optional[int] = None,
-           progress: Optional[ProgressFn] = None, threads: Optional[int] = None) -> Matches:
+           progress: Optional[ProgressFn] = None, threads: Optional[int] = None,
+           teams: int = 1) -> Matches:
     """The matches of a pattern in trace (see the module doc and docs/patterns.md).
 
     pattern: the text (or parse(text)); name: the pattern to search (default: the
     last defined); limit: the first K matches in canonical order; progress: called
-    as progress(phase, done, total).  Raises PatternError for a bad pattern."""
+    as progress(phase, done, total); threads: searching (and timestamping) threads,
+    0 one per core, default the trace's; teams: groups of threads that share work
+    (the answer never depends on threads or teams).  Raises PatternError for a bad
+    pattern."""
     program = parse(pattern)
     if limit is not None:
         if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
@@ -152,9 +158,12 @@ def search(trace, pattern, name: Optional[str] = None, limit: Optional[int] = No
                            % (name, ", ".join(names)))
     if threads is None:
         threads = trace.threads
+    for what, value, low in (("threads", threads, 0), ("teams", teams, 1)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise ValueError("%s must be an integer >= %d, not %r" % (what, low, value))
     try:
         raw = _core.search(trace.states._core, program, name=name, limit=int(limit or 0),
-                           threads=threads, progress=progress)
+                           threads=int(threads), progress=progress, teams=int(teams))
     except TraceError as exc:
         raise _pattern_error(exc) from None
     return Matches(trace, raw, name if name is not None else names[-1])

@@ -55,6 +55,7 @@ static void run(const char *key, const char *text, const earl_trace *t, earl_sta
     double prepare = now() - t0;
     earl_search_options xo = {0};
     xo.first_end = first_values;
+    xo.threads = 1;
     earl_search_stats best = {0};
     best.seconds = 1e30;
     size_t rows = 0;

@@ -4,8 +4,8 @@
  *
  * _core.SearchProgram(text) parses a pattern text (earlc.TraceError with the
  * line, column and what was expected when it is malformed).
- * _core.search(states, program, name=None, limit=0, threads=0, progress=None)
- * binds the program to the trace of a _core.States and runs the search with
+ * _core.search(states, program, name=None, limit=0, threads=0, progress=None,
+ * teams=1) binds the program to the trace of a _core.States and runs the search with
  * the GIL released; the matches come back as a dict holding the event ids
  * as int64 bytes (rows x columns), the column names and the statistics, for
  * python/earlc/search.py to wrap.
@@ -120,26 +120,50 @@ static PyObject *result_dict(const earl_search_query *q, const earl_search_resul
     }
     earl_search_stats st = earl_search_result_stats(r);
     size_t bytes = 0, stamped = earl_search_query_stamped(q, &bytes);
-    return Py_BuildValue("{s:N,s:N,s:n,s:O,s:N,s:{s:K,s:K,s:K,s:d,s:n,s:n}}", "columns", names,
-                         "events", events, "rows", (Py_ssize_t)rows, "truncated",
-                         earl_search_result_truncated(r) ? Py_True : Py_False, "variables", vars,
-                         "stats", "nodes", (unsigned long long)st.nodes, "checks",
-                         (unsigned long long)st.checks, "pruned", (unsigned long long)st.pruned,
-                         "seconds", st.seconds, "stamped", (Py_ssize_t)stamped, "stamp_bytes",
-                         (Py_ssize_t)bytes);
+    size_t nt = earl_search_result_threads(r);
+    PyObject *threads = PyList_New((Py_ssize_t)nt);
+    for (size_t k = 0; threads && k < nt; k++) {
+        earl_search_thread_stats ts = earl_search_result_thread(r, k);
+        PyObject *t = Py_BuildValue("{s:K,s:K,s:K,s:d,s:i}", "nodes",
+                                    (unsigned long long)ts.nodes, "checks",
+                                    (unsigned long long)ts.checks, "tasks",
+                                    (unsigned long long)ts.tasks, "idle_seconds",
+                                    ts.idle_seconds, "team", ts.team);
+        if (!t) {
+            Py_CLEAR(threads);
+            break;
+        }
+        PyList_SET_ITEM(threads, (Py_ssize_t)k, t);
+    }
+    if (!threads) {
+        Py_DECREF(names);
+        Py_DECREF(events);
+        Py_DECREF(vars);
+        return NULL;
+    }
+    return Py_BuildValue("{s:N,s:N,s:n,s:O,s:N,s:{s:K,s:K,s:K,s:d,s:n,s:n,s:K,s:K,s:N}}",
+                         "columns", names, "events", events, "rows", (Py_ssize_t)rows,
+                         "truncated", earl_search_result_truncated(r) ? Py_True : Py_False,
+                         "variables", vars, "stats", "nodes", (unsigned long long)st.nodes,
+                         "checks", (unsigned long long)st.checks, "pruned",
+                         (unsigned long long)st.pruned, "seconds", st.seconds, "stamped",
+                         (Py_ssize_t)stamped, "stamp_bytes", (Py_ssize_t)bytes, "tasks",
+                         (unsigned long long)st.tasks, "stolen", (unsigned long long)st.stolen,
+                         "threads", threads);
 }
 
 /* search(states, program, name=None, limit=0, threads=0, progress=None) -> dict */
 static PyObject *search_run(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     (void)module;
-    static char *kwlist[] = {"states", "program", "name", "limit", "threads", "progress", NULL};
+    static char *kwlist[] = {"states", "program", "name", "limit", "threads", "progress",
+                             "teams", NULL};
     PyObject *states_obj, *program_obj, *progress = Py_None;
     const char *name = NULL;
     unsigned long long limit = 0;
-    int threads = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!|zKiO", kwlist, &states_obj, &ProgramType,
-                                     &program_obj, &name, &limit, &threads, &progress))
+    int threads = 0, teams = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!|zKiOi", kwlist, &states_obj, &ProgramType,
+                                     &program_obj, &name, &limit, &threads, &progress, &teams))
         return NULL;
     PyObject *trace_obj;
     earl_states *st = earlc_states_of(states_obj, &trace_obj);
@@ -150,7 +174,7 @@ static PyObject *search_run(PyObject *module, PyObject *args, PyObject *kwargs)
     earlc_progress_bridge bridge = {progress, 0};
     earl_progress_fn fn = progress != Py_None ? earlc_call_progress : NULL;
     earl_search_prepare_options popt = {name, threads, fn, &bridge};
-    earl_search_options xopt = {limit, fn, &bridge};
+    earl_search_options xopt = {limit, fn, &bridge, 0, 0, threads, teams};
     earl_search_query *q = NULL;
     earl_search_result *r = NULL;
     earl_error err;
@@ -174,8 +198,8 @@ static PyObject *search_run(PyObject *module, PyObject *args, PyObject *kwargs)
 
 static PyMethodDef search_functions[] = {
     {"search", (PyCFunction)(void (*)(void))search_run, METH_VARARGS | METH_KEYWORDS,
-     "search(states, program, name=None, limit=0, threads=0, progress=None) -> dict of the "
-     "matches (see earlc.search)"},
+     "search(states, program, name=None, limit=0, threads=0, progress=None, teams=1) -> dict "
+     "of the matches (see earlc.search)"},
     {NULL, NULL, 0, NULL},
 };
 
