@@ -3,6 +3,7 @@
  * engine evaluates constraints.
  *
  *   search_bench ANCHOR [FIRST_VALUES] [REPEATS]
+ *   search_bench --parallel ANCHOR FIRST_VALUES THREADS...
  *
  * In one run: earl_trace_open, earl_states_build, then two searches of two
  * variables with a || constraint:
@@ -16,10 +17,23 @@
  *           first variable selects the window of concurrent values of the
  *           second by binary search.
  * Best of REPEATS (default 3) executions each, after one prepare (classes and
- * timestamps, timed too).  Prints "key value" lines for tests/bench/run.py.
+ * timestamps, timed too).
+ *
+ * --parallel runs the first search (FIRST_VALUES values of $a) once with each
+ * number of threads given: its time and, per thread count, the spread of the
+ * nodes the threads visited (max / mean), which predicts the efficiency on a
+ * machine with that many cores; the matches must equal the one-thread run.
+ * It first measures what the machine gives two threads: the speed-up of two
+ * copies of a plain arithmetic loop over one (2.0 on two free cores; less
+ * when the cores are shared with other work), the yardstick of the search's
+ * own speed-up.
+ *
+ * Prints "key value" lines for tests/bench/run.py.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "earl.h"
@@ -83,8 +97,104 @@ static void run(const char *key, const char *text, const earl_trace *t, earl_sta
     earl_search_program_free(p);
 }
 
+static const char *const PAIRS = "Isend := [\"\", \"MPI_ISEND\", \"\"]; Isend $a, $b; P := $a || $b;";
+
+static void *spin(void *arg)
+{
+    volatile uint64_t x = 0;
+    for (uint64_t i = 0; i < 400000000u; i++)
+        x += i;
+    (void)arg;
+    return NULL;
+}
+
+/* Seconds for `n` threads running spin() each. */
+static double spin_seconds(int n)
+{
+    pthread_t t[2];
+    double t0 = now();
+    for (int k = 0; k < n; k++)
+        pthread_create(&t[k], NULL, spin, NULL);
+    for (int k = 0; k < n; k++)
+        pthread_join(t[k], NULL);
+    return now() - t0;
+}
+
+static int parallel(int argc, char **argv)
+{
+    double one = 1e30, two = 1e30;
+    for (int r = 0; r < 3; r++) {
+        double a = spin_seconds(1), b = spin_seconds(2);
+        one = a < one ? a : one;
+        two = b < two ? b : two;
+    }
+    printf("machine_speedup2 %.4f\n", 2 * one / two);
+    earl_error err;
+    earl_trace *t = NULL;
+    earl_open_options o = {0, NULL, NULL};
+    if (earl_trace_open(argv[2], &o, &t, &err) != EARL_OK)
+        die(&err);
+    earl_states *s = NULL;
+    if (earl_states_build(t, NULL, &s, &err) != EARL_OK)
+        die(&err);
+    earl_search_program *p = NULL;
+    earl_search_query *q = NULL;
+    if (earl_search_parse(PAIRS, &p, &err) != EARL_OK)
+        die(&err);
+    if (earl_search_prepare(p, t, s, NULL, &q, &err) != EARL_OK)
+        die(&err);
+    size_t first_values = strtoull(argv[3], NULL, 10);
+    earl_search_result *ref = NULL;
+    for (int k = 4; k < argc; k++) {
+        earl_search_options xo = {0};
+        xo.first_end = first_values;
+        xo.threads = atoi(argv[k]);
+        earl_search_result *r = NULL;
+        if (earl_search_execute(q, &xo, &r, &err) != EARL_OK)
+            die(&err);
+        earl_search_stats st = earl_search_result_stats(r);
+        size_t n = earl_search_result_threads(r);
+        double mean = (double)st.nodes / (double)n, max = 0, idle = 0;
+        for (size_t j = 0; j < n; j++) {
+            earl_search_thread_stats ts = earl_search_result_thread(r, j);
+            if ((double)ts.nodes > max)
+                max = (double)ts.nodes;
+            idle += ts.idle_seconds;
+        }
+        int same = 1;
+        if (!ref) {
+            ref = r;
+        } else {
+            size_t rows = earl_search_result_rows(r), cols = earl_search_result_columns(r);
+            same = rows == earl_search_result_rows(ref) &&
+                   memcmp(earl_search_result_events(r), earl_search_result_events(ref),
+                          rows * cols * sizeof(earl_eid)) == 0;
+        }
+        printf("par%d_seconds %.6f\npar%d_nodes %llu\npar%d_spread %.4f\npar%d_tasks %llu\n"
+               "par%d_stolen %llu\npar%d_idle_seconds %.6f\npar%d_same %d\n",
+               xo.threads, st.seconds, xo.threads, (unsigned long long)st.nodes, xo.threads,
+               max / mean, xo.threads, (unsigned long long)st.tasks, xo.threads,
+               (unsigned long long)st.stolen, xo.threads, idle, xo.threads, same);
+        if (r != ref)
+            earl_search_result_free(r);
+    }
+    earl_search_result_free(ref);
+    earl_search_query_free(q);
+    earl_search_program_free(p);
+    earl_states_free(s);
+    earl_trace_close(t);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--parallel") == 0) {
+        if (argc < 5) {
+            fprintf(stderr, "usage: %s --parallel ANCHOR FIRST_VALUES THREADS...\n", argv[0]);
+            return 2;
+        }
+        return parallel(argc, argv);
+    }
     if (argc < 2) {
         fprintf(stderr, "usage: %s ANCHOR [FIRST_VALUES] [REPEATS]\n", argv[0]);
         return 2;
@@ -102,8 +212,7 @@ int main(int argc, char **argv)
     if (earl_states_build(t, NULL, &s, &err) != EARL_OK)
         die(&err);
     printf("events %zu\n", earl_trace_events(t)->count);
-    run("checks", "Isend := [\"\", \"MPI_ISEND\", \"\"]; Isend $a, $b; P := $a || $b;", t, s,
-        first_values, repeats);
+    run("checks", PAIRS, t, s, first_values, repeats);
     run("pruned", "A := [\"rank 0\", \"MPI_ISEND\", \"\"]; B := [\"rank 1\", \"MPI_ISEND\", \"\"];"
                   "A $a; B $b; P := $a || $b;", t, s, 0, repeats);
     earl_states_free(s);
