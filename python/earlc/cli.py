@@ -92,14 +92,17 @@ def cmd_search(args) -> int:
     if os.path.isfile(text):
         with open(text) as f:
             text = f.read()
-    if args.limit is not None and args.limit < 1:
-        print("earlc: error: --limit must be a positive integer, not %d" % args.limit,
-              file=sys.stderr)
-        return 2
+    for option, value, low in (("--limit", args.limit, 1), ("--threads", args.threads, 0),
+                               ("--teams", args.teams, 1)):
+        if value is not None and value < low:
+            print("earlc: error: %s must be an integer >= %d, not %d" % (option, low, value),
+                  file=sys.stderr)
+            return 2
     bar = ProgressBar()
     try:
         trace = open_trace(args.trace, threads=args.threads, progress=bar)
-        m = search(trace, text, name=args.name, limit=args.limit, progress=bar)
+        m = search(trace, text, name=args.name, limit=args.limit, progress=bar,
+                   threads=args.threads, teams=args.teams)
     except PatternError as exc:
         print("earlc: error: %s" % " ".join(str(exc).split()), file=sys.stderr)
         return 2
@@ -179,7 +182,11 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("--limit", type=int, help="the first K matches in canonical order")
     se.add_argument("--format", choices=["text", "json"], default="text")
     se.add_argument("-o", "--output", help="write to FILE instead of standard output")
-    se.add_argument("--threads", type=int, default=0, help="reading threads (default: one per core)")
+    se.add_argument("--threads", type=int, default=0,
+                    help="threads for reading, timestamps and the search (default: one per "
+                         "core); the matches do not depend on it")
+    se.add_argument("--teams", type=int, default=1,
+                    help="teams of threads sharing work (default: 1)")
     se.set_defaults(func=cmd_search)
     _one_line_errors(se)
     return p

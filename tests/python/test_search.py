@@ -454,14 +454,15 @@ def test_cli(tmp_path):
     assert out["pattern"] == "LastConnectionEstablished"
     assert out["matches"] == [list(conns[-1])]
     r = earlc_cli("search", tmp_path / "cs", FIGURE_2_8, "--name", "ConnectionEstablished",
-                  "--limit", "2")
+                  "--limit", "2", "--threads", "3", "--teams", "2")
     assert r.returncode == 0, r.stderr
     assert "ConnectionEstablished: 2 matches, stopped at the limit" in r.stdout
     assert str(sorted(conns)[1][0]) in r.stdout
     for args, message in [
         ((FIGURE_2_8 + "X := $ce -->;",), "line 10, column 13: expected a class"),
         ((FIGURE_2_8, "--name", "Nope"), "no pattern named 'Nope'"),
-        ((FIGURE_2_8, "--limit", "0"), "--limit must be a positive integer"),
+        ((FIGURE_2_8, "--limit", "0"), "--limit must be an integer >= 1"),
+        ((FIGURE_2_8, "--threads", "-2"), "--threads must be an integer >= 0"),
         ((FIGURE_2_8, "--limit", "many"), "invalid int value"),
         ((FIGURE_2_8, "--format", "xml"), "invalid choice"),
     ]:
