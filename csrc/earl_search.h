@@ -109,6 +109,9 @@ typedef struct earl_search_options {
     /* Teams of threads (0 or 1: one team of all): the tasks are split
      * statically between teams, work moves between threads of one team. */
     int teams;
+    /* Try every value of every variable instead of the ranges that range
+     * pruning selects (same matches; for benchmarks and tests). */
+    int no_pruning;
 } earl_search_options;
 
 typedef struct earl_search_stats {

@@ -53,6 +53,9 @@ static void domain_free(search_domain *d)
 {
     if (!d)
         return;
+    free(d->group_start);
+    free(d->group_loc);
+    free(d->by_loc);
     free(d->ev);
     free(d->loc);
     free(d->pos);
@@ -557,6 +560,44 @@ static int cmp_eid(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* The values of an arity-1 domain grouped by location (a counting sort:
+ * ascending inside each group, as the values are). */
+static earl_status group_by_location(compiler *c, search_domain *d)
+{
+    uint32_t n_locs = earl_trace_defs(c->trace)->n_locations;
+    size_t *count = calloc((size_t)n_locs + 1, sizeof *count);
+    d->by_loc = malloc((d->n ? d->n : 1) * sizeof *d->by_loc);
+    if (!count || !d->by_loc) {
+        free(count);
+        return nomem(c);
+    }
+    for (size_t k = 0; k < d->n; k++)
+        count[d->loc[k] + 1]++;
+    uint32_t groups = 0;
+    for (uint32_t l = 0; l < n_locs; l++)
+        groups += count[l + 1] > 0;
+    d->n_groups = groups;
+    d->group_start = malloc(((size_t)groups + 1) * sizeof *d->group_start);
+    d->group_loc = malloc(((size_t)groups + 1) * sizeof *d->group_loc);
+    if (!d->group_start || !d->group_loc) {
+        free(count);
+        return nomem(c);
+    }
+    uint32_t g = 0;
+    for (uint32_t l = 0; l < n_locs; l++) {
+        if (count[l + 1]) {
+            d->group_start[g] = count[l];
+            d->group_loc[g++] = (earl_loc)l;
+        }
+        count[l + 1] += count[l];
+    }
+    d->group_start[groups] = d->n;
+    for (size_t k = 0; k < d->n; k++)
+        d->by_loc[count[d->loc[k]]++] = k;
+    free(count);
+    return EARL_OK;
+}
+
 static earl_status fill_stamps(compiler *c, search_domain *d)
 {
     size_t m = d->n * d->arity;
@@ -580,7 +621,7 @@ static earl_status fill_stamps(compiler *c, search_domain *d)
         else if (d->loc[k] != first_loc)
             d->single_location = 0;
     }
-    return EARL_OK;
+    return d->arity == 1 ? group_by_location(c, d) : EARL_OK;
 }
 
 static earl_status build_stamps(compiler *c)
@@ -775,6 +816,7 @@ earl_status earl_search_execute(const earl_search_query *q, const earl_search_op
         }
     search_matches mt = {.columns = s->columns};
     search_run_options ro = {.limit = opt ? opt->limit : 0,
+                             .no_pruning = opt ? opt->no_pruning : 0,
                              .first_begin = opt ? opt->first_begin : 0,
                              .first_end = opt ? opt->first_end : 0,
                              .progress = opt ? opt->progress : NULL,

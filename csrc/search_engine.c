@@ -56,6 +56,9 @@ struct search_engine {
      * time, as the next binding likely fails on it too (Nichols, section 4.4
      * of the thesis); only the order of the checks changes, not the result */
     size_t forall_hint[SEARCH_MAX_VARS];
+    /* per variable, a buffer for the values that range pruning selects */
+    size_t *cand[SEARCH_MAX_VARS];
+    int no_pruning;
     search_matches *out;
     uint64_t limit;
     int stop;
@@ -184,81 +187,133 @@ static inline int conjuncts_ok(engine *e, uint32_t d)
 
 /* ---- range pruning -------------------------------------------------------------- */
 
-/* First index in [lo, hi) whose stamp entry at location l exceeds p (the
- * entries grow along a one-location domain), or hi. */
-static size_t first_after(const search_domain *d, size_t lo, size_t hi, earl_loc l, uint32_t p)
+/* Over positions [a, b) of a location group (values by_loc[k], in program
+ * order): the first whose stamp entry at location l exceeds p (the entries
+ * grow along the group), or b. */
+static size_t first_after(const search_domain *d, size_t a, size_t b, earl_loc l, uint32_t p)
 {
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (d->stamp[mid][l] > p)
-            hi = mid;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (d->stamp[d->by_loc[mid]][l] > p)
+            b = mid;
         else
-            lo = mid + 1;
+            a = mid + 1;
     }
-    return lo;
+    return a;
 }
 
-/* First index in [lo, hi) with position >= p, or hi. */
-static size_t first_at(const search_domain *d, size_t lo, size_t hi, uint32_t p)
+/* The first position in [a, b) whose value's position on its location is >= p. */
+static size_t first_at(const search_domain *d, size_t a, size_t b, uint32_t p)
 {
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (d->pos[mid] >= p)
-            hi = mid;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (d->pos[d->by_loc[mid]] >= p)
+            b = mid;
         else
-            lo = mid + 1;
+            a = mid + 1;
     }
-    return lo;
+    return a;
 }
 
-/* Narrow [*lo, *hi) of variable v by the simple conjuncts ready at v whose
- * other variable is bound. */
-static void prune(engine *e, uint32_t v, size_t *lo, size_t *hi)
+/* The first position in [a, b) whose value index is >= v. */
+static size_t first_value(const search_domain *d, size_t a, size_t b, size_t v)
+{
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (d->by_loc[mid] >= v)
+            b = mid;
+        else
+            a = mid + 1;
+    }
+    return a;
+}
+
+static int prunable(const search_conjunct *c, uint32_t v)
+{
+    return c->simple && c->y == v && c->rel != SR_NOT_CONCURRENT;
+}
+
+/* Narrow positions [*a, *b) of the group on location L of variable v's
+ * domain by the simple conjuncts ready at v whose other variable is bound. */
+static void narrow(const engine *e, const search_domain *d, earl_loc L, uint32_t v, size_t *a,
+                   size_t *b)
 {
     const search_solver *s = e->s;
-    const search_domain *d = s->vars[v].dom;
-    if (!d->single_location || d->n == 0)
-        return;
-    earl_loc L = d->loc[0];
-    for (uint32_t k = s->ready_start[v]; k < s->ready_start[v + 1] && *lo < *hi; k++) {
+    for (uint32_t k = s->ready_start[v]; k < s->ready_start[v + 1] && *a < *b; k++) {
         const search_conjunct *c = &s->conj[s->ready_list[k]];
-        if (!c->simple || c->y != v)
+        if (!prunable(c, v))
             continue;
         uint32_t x = c->x;
-        earl_loc lx = e->loc[x][0];
-        uint32_t px = e->pos[x][0];
-        /* y --> x  <=>  pos(y) < V_x[L]: the prefix before cut_before */
-        size_t cut_before = first_at(d, *lo, *hi, e->stamp[x][0][L]);
-        /* x --> y  <=>  V_y[loc x] > pos x: the suffix from cut_after */
-        size_t cut_after = first_after(d, *lo, *hi, lx, px);
-        size_t nlo = *lo, nhi = *hi;
+        /* y --> x  <=>  pos(y) < V_x[L]: the positions before cut_before */
+        size_t cut_before = first_at(d, *a, *b, e->stamp[x][0][L]);
+        /* x --> y  <=>  V_y[loc x] > pos x: the positions from cut_after */
+        size_t cut_after = first_after(d, *a, *b, e->loc[x][0], e->pos[x][0]);
+        size_t na = *a, nb = *b;
         switch (c->rel) {
         case SR_BEFORE:
             if (c->y_is_left)
-                nhi = cut_before;
+                nb = cut_before;
             else
-                nlo = cut_after;
+                na = cut_after;
             break;
         case SR_NOT_BEFORE:
             if (c->y_is_left)
-                nlo = cut_before;
+                na = cut_before;
             else
-                nhi = cut_after;
+                nb = cut_after;
             break;
-        case SR_CONCURRENT:
-            nlo = cut_before;
-            nhi = cut_after;
+        default: /* SR_CONCURRENT */
+            na = cut_before;
+            nb = cut_after;
             break;
-        default:
-            continue;
         }
-        if (nhi < nlo)
-            nhi = nlo;
-        *lo = nlo > *lo ? nlo : *lo;
-        *hi = nhi < *hi ? nhi : *hi;
-        if (*hi < *lo)
-            *hi = *lo;
+        *a = na > *a ? na : *a;
+        *b = nb < *b ? nb : *b;
+        if (*b < *a)
+            *b = *a;
     }
+}
+
+static int cmp_size(const void *x, const void *y)
+{
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The values of variable v in [*lo, *hi) worth trying.  Returns NULL when
+ * they are the whole (possibly narrowed) range [*lo, *hi), or a sorted list
+ * of *count value indices (a buffer of the engine) when the domain spans
+ * several locations and each location gave its own window. */
+static const size_t *prune(engine *e, uint32_t v, size_t *lo, size_t *hi, size_t *count)
+{
+    const search_solver *s = e->s;
+    const search_domain *d = s->vars[v].dom;
+    if (e->no_pruning || d->arity != 1 || d->n_groups == 0 || *lo >= *hi)
+        return NULL;
+    int any = 0;
+    for (uint32_t k = s->ready_start[v]; k < s->ready_start[v + 1] && !any; k++)
+        any = prunable(&s->conj[s->ready_list[k]], v);
+    if (!any)
+        return NULL;
+    if (d->n_groups == 1) { /* by_loc is the identity: positions are value indices */
+        narrow(e, d, d->group_loc[0], v, lo, hi);
+        return NULL;
+    }
+    if (!e->cand[v] && !(e->cand[v] = malloc(d->n * sizeof *e->cand[v])))
+        return NULL; /* out of memory: try the whole range, which is correct too */
+    size_t m = 0;
+    for (uint32_t g = 0; g < d->n_groups; g++) {
+        size_t a = first_value(d, d->group_start[g], d->group_start[g + 1], *lo);
+        size_t b = first_value(d, a, d->group_start[g + 1], *hi);
+        narrow(e, d, d->group_loc[g], v, &a, &b);
+        memcpy(e->cand[v] + m, d->by_loc + a, (b - a) * sizeof *e->cand[v]);
+        m += b - a;
+    }
+    if (m * 8 > *hi - *lo)
+        return NULL; /* little pruned: sorting would cost more than trying them all */
+    qsort(e->cand[v], m, sizeof *e->cand[v], cmp_size);
+    *count = m;
+    return e->cand[v];
 }
 
 /* ---- the universal phase -------------------------------------------------------- */
@@ -373,6 +428,33 @@ static void split(engine *e, uint32_t depth_now)
     }
 }
 
+static int search_range(engine *e, uint32_t d, size_t lo, size_t hi);
+
+/* Bind value i of variable d and search below; 1 when an existential
+ * variable found its witness (stop enumerating d). */
+static inline int visit(engine *e, uint32_t d, size_t i, size_t lo, int existential)
+{
+    const search_solver *s = e->s;
+    if (d == 0 && e->opt && e->opt->progress && ((i - lo) & 255) == 0)
+        e->opt->progress(e->opt->progress_data, e->opt->phase, i - e->progress_lo,
+                         e->progress_total);
+    if (clashes(e, d, i))
+        return 0;
+    bind(e, d, i);
+    e->st.nodes++;
+    if (e->hooks && --e->until_peek == 0) {
+        e->until_peek = e->hooks->peek;
+        if (e->hooks->cancel && atomic_load_explicit(e->hooks->cancel, memory_order_relaxed))
+            e->stop = 1;
+        else if (e->hooks->want_work(e->hooks->ctx))
+            split(e, d);
+    }
+    if (!conjuncts_ok(e, d))
+        return 0;
+    size_t nn = d + 1 < e->nv ? s->vars[d + 1].dom->n : 0;
+    return search_range(e, d + 1, 0, nn) && existential;
+}
+
 /* Search variables d.. over [lo, hi) of variable d's domain; returns 1 when a
  * match was recorded below (an existential variable then stops). */
 static int search_range(engine *e, uint32_t d, size_t lo, size_t hi)
@@ -384,31 +466,20 @@ static int search_range(engine *e, uint32_t d, size_t lo, size_t hi)
         record(e);
         return 1;
     }
-    size_t n = hi - lo;
-    prune(e, d, &lo, &hi);
-    e->st.pruned += n - (hi - lo);
+    size_t n = hi - lo, count = 0;
+    const size_t *list = prune(e, d, &lo, &hi, &count);
+    e->st.pruned += n - (list ? count : hi - lo);
+    /* e->hi[d] bounds the values still to try: a split lowers it */
     e->hi[d] = hi;
     int existential = d >= s->n_returned;
-    for (size_t i = lo; i < e->hi[d] && !e->stop; i++) {
-        if (d == 0 && e->opt && e->opt->progress && ((i - lo) & 255) == 0)
-            e->opt->progress(e->opt->progress_data, e->opt->phase, i - e->progress_lo,
-                             e->progress_total);
-        if (clashes(e, d, i))
-            continue;
-        bind(e, d, i);
-        e->st.nodes++;
-        if (e->hooks && --e->until_peek == 0) {
-            e->until_peek = e->hooks->peek;
-            if (e->hooks->cancel && atomic_load_explicit(e->hooks->cancel, memory_order_relaxed))
-                e->stop = 1;
-            else if (e->hooks->want_work(e->hooks->ctx))
-                split(e, d);
-        }
-        if (!conjuncts_ok(e, d))
-            continue;
-        size_t nn = d + 1 < e->nv ? s->vars[d + 1].dom->n : 0;
-        if (search_range(e, d + 1, 0, nn) && existential)
-            return 1;
+    if (list) {
+        for (size_t k = 0; k < count && !e->stop && list[k] < e->hi[d]; k++)
+            if (visit(e, d, list[k], lo, existential))
+                return 1;
+    } else {
+        for (size_t i = lo; i < e->hi[d] && !e->stop; i++)
+            if (visit(e, d, i, lo, existential))
+                return 1;
     }
     return 0;
 }
@@ -429,7 +500,16 @@ search_engine *search_engine_new(const search_solver *s)
 
 void search_engine_free(search_engine *e)
 {
+    if (!e)
+        return;
+    for (uint32_t v = 0; v < SEARCH_MAX_VARS; v++)
+        free(e->cand[v]);
     free(e);
+}
+
+void search_engine_set_pruning(search_engine *e, int on)
+{
+    e->no_pruning = !on;
 }
 
 earl_search_stats search_engine_stats(const search_engine *e)
@@ -490,6 +570,7 @@ earl_status search_solve(const search_solver *s, const search_run_options *opt,
     engine *e = search_engine_new(s);
     if (!e)
         return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory");
+    search_engine_set_pruning(e, !opt->no_pruning);
     size_t n0 = s->n_vars ? s->vars[0].dom->n : 0;
     search_task t = {0};
     t.hi = n0;

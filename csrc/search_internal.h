@@ -126,6 +126,13 @@ typedef struct search_domain {
     uint32_t *pos;
     const uint32_t **stamp;
     int single_location;        /* arity 1, all on one location: program order */
+    /* arity 1: the values grouped by location, each group ascending (in
+     * program order): group g is by_loc[group_start[g] .. group_start[g+1]),
+     * on location group_loc[g]; for range pruning over several locations */
+    uint32_t n_groups;
+    size_t *group_start;
+    earl_loc *group_loc;
+    size_t *by_loc;
 } search_domain;
 
 /* A top-level conjunct of the pattern: checked as soon as the last of its
@@ -193,6 +200,7 @@ typedef struct search_matches {
 
 typedef struct search_run_options {
     uint64_t limit;
+    int no_pruning;                /* try every value (benchmarks, tests) */
     size_t first_begin, first_end; /* values of the first variable (0, 0: all) */
     earl_progress_fn progress;
     void *progress_data;
@@ -232,6 +240,7 @@ int search_engine_run(search_engine *e, const search_task *t, uint64_t limit,
                       search_matches *out, const search_hooks *hooks,
                       const search_run_options *progress);
 earl_search_stats search_engine_stats(const search_engine *e);
+void search_engine_set_pruning(search_engine *e, int on);
 
 /* Grouped task generation over the first n_fixable variables (domain
  * sizes sizes[], the first restricted to [lo, hi)): about `wanted` disjoint

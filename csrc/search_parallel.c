@@ -373,6 +373,8 @@ earl_status search_solve_parallel(const search_solver *s, const search_run_optio
         w->index = k;
         w->team = (int)((long)k * teams / threads);
         w->e = search_engine_new(s);
+        if (w->e)
+            search_engine_set_pruning(w->e, !opt->no_pruning);
         /* peeks perturbed per thread, so that threads do not peek in lockstep */
         w->hooks.peek = SEARCH_PEEK / 2 + (uint32_t)(((uint64_t)k * 2654435761u) % SEARCH_PEEK);
         w->hooks.want_work = want_work;

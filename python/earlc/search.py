@@ -139,15 +139,16 @@ ProgressFn = Callable[[str, int, int], None]
 
 def search(trace, pattern, name: Optional[str] = None, limit: Optional[int] = None,
            progress: Optional[ProgressFn] = None, threads: Optional[int] = None,
-           teams: int = 1) -> Matches:
+           teams: int = 1, pruning: bool = True) -> Matches:
     """The matches of a pattern in trace (see the module doc and docs/patterns.md).
 
     pattern: the text (or parse(text)); name: the pattern to search (default: the
     last defined); limit: the first K matches in canonical order; progress: called
     as progress(phase, done, total); threads: searching (and timestamping) threads,
     0 one per core, default the trace's; teams: groups of threads that share work
-    (the answer never depends on threads or teams).  Raises PatternError for a bad
-    pattern."""
+    (the answer never depends on threads or teams); pruning=False tries every value
+    instead of the windows range pruning selects (the same answer, slower: for tests
+    and measurements).  Raises PatternError for a bad pattern."""
     program = parse(pattern)
     if limit is not None:
         if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
@@ -163,7 +164,8 @@ def search(trace, pattern, name: Optional[str] = None, limit: Optional[int] = No
             raise ValueError("%s must be an integer >= %d, not %r" % (what, low, value))
     try:
         raw = _core.search(trace.states._core, program, name=name, limit=int(limit or 0),
-                           threads=int(threads), progress=progress, teams=int(teams))
+                           threads=int(threads), progress=progress, teams=int(teams),
+                           pruning=bool(pruning))
     except TraceError as exc:
         raise _pattern_error(exc) from None
     return Matches(trace, raw, name if name is not None else names[-1])

@@ -108,13 +108,17 @@ def search_section(trace) -> None:
     m = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
     print("earlc pattern search benchmark (one thread; best of %s)" % REPEATS)
     c = m["checks_checks"] / m["checks_seconds"]
-    print("  $a || $b, both every MPI_ISEND (%d values, no pruning), first 64 values of $a:"
+    print("  $a || $b, both every MPI_ISEND (%d values), pruning off, first 64 values of $a:"
           % m["checks_domain_a"])
     print("    %d checks, %d nodes in %.3f s: %.1f M checks/s (target >= %.0f M), %.1f M nodes/s"
           % (m["checks_checks"], m["checks_nodes"], m["checks_seconds"], c / 1e6,
              TARGET_SEARCH_CHECKS / 1e6, m["checks_nodes"] / m["checks_seconds"] / 1e6))
     print("    prepare (classes, %d events stamped, %.1f MB): %.3f s"
           % (m["checks_stamped"], m["checks_stamp_bytes"] / 1e6, m["checks_prepare_seconds"]))
+    print("  the same search with range pruning (a window per location), complete:")
+    print("    %.3g pairs, %d nodes, %d checks, %d matches in %.3f s"
+          % (m["windows_domain_a"] * m["windows_domain_b"], m["windows_nodes"],
+             m["windows_checks"], m["windows_matches"], m["windows_seconds"]))
     pairs = m["pruned_domain_a"] * m["pruned_domain_b"]
     print("  $a || $b, MPI_ISEND of rank 0 and of rank 1 (one location each: range pruning), "
           "complete:")
@@ -145,7 +149,8 @@ def parallel_search_section() -> None:
         threads, key = k[3:].split("_", 1)
         runs.setdefault(int(threads), {}).setdefault(key, []).append(float(v))
     one, two = min(runs[1]["seconds"]), min(runs[2]["seconds"])
-    print("  parallel search: $a || $b over every MPI_ISEND of %s (%d nodes), best of 2"
+    print("  parallel search: $a || $b over every MPI_ISEND of %s, pruning off (%d nodes), "
+          "best of 2"
           % (trace.parent.name, runs[1]["nodes"][0]))
     print("    1 thread %.3f s, 2 threads %.3f s: speed-up %.2f (target >= %.1f); this machine "
           "gives two threads of plain arithmetic a speed-up of %.2f"

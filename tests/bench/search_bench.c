@@ -5,21 +5,23 @@
  *   search_bench ANCHOR [FIRST_VALUES] [REPEATS]
  *   search_bench --parallel ANCHOR FIRST_VALUES THREADS...
  *
- * In one run: earl_trace_open, earl_states_build, then two searches of two
+ * In one run: earl_trace_open, earl_states_build, then three searches of two
  * variables with a || constraint:
- *   checks  "every MPI_ISEND concurrent with an MPI_ISEND": both classes span
- *           every location, so nothing is pruned and every pair is checked;
- *           the first variable is limited to its first FIRST_VALUES values
- *           (default 64), a task of the whole search (the rest would take
- *           hours: the full search is quadratic);
+ *   checks  "every MPI_ISEND concurrent with an MPI_ISEND" with range pruning
+ *           off, so that every pair is checked: the constraint evaluation
+ *           itself; the first variable is limited to its first FIRST_VALUES
+ *           values (default 64), a task of the whole search (the rest would
+ *           take hours: without pruning the search is quadratic);
+ *   windows the same search, complete, with range pruning: each value of the
+ *           first variable selects, on each location, the window of concurrent
+ *           values of the second by binary search;
  *   pruned  "every MPI_ISEND of rank 0 concurrent with an MPI_ISEND of rank 1",
- *           complete: each class lies on one location, so each value of the
- *           first variable selects the window of concurrent values of the
- *           second by binary search.
+ *           complete, each class on one location.
  * Best of REPEATS (default 3) executions each, after one prepare (classes and
  * timestamps, timed too).
  *
- * --parallel runs the first search (FIRST_VALUES values of $a) once with each
+ * --parallel runs the first search (FIRST_VALUES values of $a, 0: all; no
+ * pruning, so that the work is the whole quadratic search) once with each
  * number of threads given: its time and, per thread count, the spread of the
  * nodes the threads visited (max / mean), which predicts the efficiency on a
  * machine with that many cores; the matches must equal the one-thread run.
@@ -55,7 +57,7 @@ static void die(const earl_error *err)
 
 /* Prepare once, execute `repeats` times; prints key_* lines. */
 static void run(const char *key, const char *text, const earl_trace *t, earl_states *s,
-                size_t first_values, int repeats)
+                size_t first_values, int no_pruning, int repeats)
 {
     earl_error err;
     earl_search_program *p = NULL;
@@ -70,6 +72,7 @@ static void run(const char *key, const char *text, const earl_trace *t, earl_sta
     earl_search_options xo = {0};
     xo.first_end = first_values;
     xo.threads = 1;
+    xo.no_pruning = no_pruning;
     earl_search_stats best = {0};
     best.seconds = 1e30;
     size_t rows = 0;
@@ -149,6 +152,7 @@ static int parallel(int argc, char **argv)
         earl_search_options xo = {0};
         xo.first_end = first_values;
         xo.threads = atoi(argv[k]);
+        xo.no_pruning = 1;
         earl_search_result *r = NULL;
         if (earl_search_execute(q, &xo, &r, &err) != EARL_OK)
             die(&err);
@@ -212,9 +216,10 @@ int main(int argc, char **argv)
     if (earl_states_build(t, NULL, &s, &err) != EARL_OK)
         die(&err);
     printf("events %zu\n", earl_trace_events(t)->count);
-    run("checks", PAIRS, t, s, first_values, repeats);
+    run("checks", PAIRS, t, s, first_values, 1, repeats);
+    run("windows", PAIRS, t, s, 0, 0, repeats);
     run("pruned", "A := [\"rank 0\", \"MPI_ISEND\", \"\"]; B := [\"rank 1\", \"MPI_ISEND\", \"\"];"
-                  "A $a; B $b; P := $a || $b;", t, s, 0, repeats);
+                  "A $a; B $b; P := $a || $b;", t, s, 0, 0, repeats);
     earl_states_free(s);
     earl_trace_close(t);
     return 0;

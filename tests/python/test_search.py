@@ -272,15 +272,24 @@ def test_columns_and_statistics(traces):
     assert single == {"e": True, "y": True}
 
 
-def test_pruning_changes_nothing(traces):
-    """A one-location class and the same class spelled so that it spans two
-    locations on the same events (pruning on, pruning off) give the same answer."""
-    for trace, _ in traces[:3]:
-        a = trace.search('E := ["rank 2", "ENTER", ""]; S := ["", "MPI_*SEND", ""];'
-                         "S $s; E $e; P := $s --> $e & $e !|| $s;")
-        b = trace.search('E := ["rank 2", "ENTER", ""]; F := ["rank 2*", "ENTER", ""];'
-                         'S := ["", "MPI_*SEND", ""]; S $s; F $e; P := $s --> $e & $e !|| $s;')
+@pytest.mark.parametrize("name", list(PATTERNS))
+def test_pruning_changes_nothing(traces, name):
+    """Range pruning (one window per location) against trying every value."""
+    text = PATTERNS[name][0]
+    for trace, _ in traces:
+        a = run(trace, text)
+        b = run(trace, text, pruning=False)
         assert np.array_equal(a.events, b.events)
+        assert b.stats["pruned"] == 0
+        assert a.stats["nodes"] <= b.stats["nodes"]
+
+
+def test_pruning_over_several_locations(traces):
+    """Classes spanning locations are pruned too: a window per location."""
+    trace, _ = traces[0]
+    m = run(trace, PATTERNS["concurrent pairs"][0])
+    assert m.stats["pruned"] > 0
+    assert not any(v["single_location"] for v in m.variables)
 
 
 def test_universal_variables_without_any_assignment(tmp_path):

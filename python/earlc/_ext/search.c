@@ -5,7 +5,7 @@
  * _core.SearchProgram(text) parses a pattern text (earlc.TraceError with the
  * line, column and what was expected when it is malformed).
  * _core.search(states, program, name=None, limit=0, threads=0, progress=None,
- * teams=1) binds the program to the trace of a _core.States and runs the search with
+ * teams=1, pruning=True) binds the program to the trace of a _core.States and runs the search with
  * the GIL released; the matches come back as a dict holding the event ids
  * as int64 bytes (rows x columns), the column names and the statistics, for
  * python/earlc/search.py to wrap.
@@ -157,13 +157,14 @@ static PyObject *search_run(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     (void)module;
     static char *kwlist[] = {"states", "program", "name", "limit", "threads", "progress",
-                             "teams", NULL};
+                             "teams", "pruning", NULL};
     PyObject *states_obj, *program_obj, *progress = Py_None;
     const char *name = NULL;
     unsigned long long limit = 0;
-    int threads = 0, teams = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!|zKiOi", kwlist, &states_obj, &ProgramType,
-                                     &program_obj, &name, &limit, &threads, &progress, &teams))
+    int threads = 0, teams = 1, pruning = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!|zKiOip", kwlist, &states_obj,
+                                     &ProgramType, &program_obj, &name, &limit, &threads,
+                                     &progress, &teams, &pruning))
         return NULL;
     PyObject *trace_obj;
     earl_states *st = earlc_states_of(states_obj, &trace_obj);
@@ -174,7 +175,7 @@ static PyObject *search_run(PyObject *module, PyObject *args, PyObject *kwargs)
     earlc_progress_bridge bridge = {progress, 0};
     earl_progress_fn fn = progress != Py_None ? earlc_call_progress : NULL;
     earl_search_prepare_options popt = {name, threads, fn, &bridge};
-    earl_search_options xopt = {limit, fn, &bridge, 0, 0, threads, teams};
+    earl_search_options xopt = {limit, fn, &bridge, 0, 0, threads, teams, !pruning};
     earl_search_query *q = NULL;
     earl_search_result *r = NULL;
     earl_error err;
@@ -198,8 +199,8 @@ static PyObject *search_run(PyObject *module, PyObject *args, PyObject *kwargs)
 
 static PyMethodDef search_functions[] = {
     {"search", (PyCFunction)(void (*)(void))search_run, METH_VARARGS | METH_KEYWORDS,
-     "search(states, program, name=None, limit=0, threads=0, progress=None, teams=1) -> dict "
-     "of the matches (see earlc.search)"},
+     "search(states, program, name=None, limit=0, threads=0, progress=None, teams=1, "
+     "pruning=True) -> dict of the matches (see earlc.search)"},
     {NULL, NULL, 0, NULL},
 };
 
