@@ -104,7 +104,8 @@ earl_status search_class_events(const search_class *cls, const earl_trace *trace
         }
     }
     free(region_ok);
-    qsort(ids, count, sizeof *ids, cmp_eid);
+    if (count)
+        qsort(ids, count, sizeof *ids, cmp_eid);
     *out = ids;
     *n = count;
     return EARL_OK;
@@ -189,7 +190,8 @@ earl_status search_partner_pairs(const earl_eid *first, size_t n_first, const ea
                 goto nomem;
         }
     }
-    qsort(pl.ev, pl.n, 2 * sizeof(earl_eid), cmp_pair);
+    if (pl.n)
+        qsort(pl.ev, pl.n, 2 * sizeof(earl_eid), cmp_pair);
     size_t kept = 0;
     for (size_t k = 0; k < pl.n; k++) {
         if (kept && pl.ev[2 * (kept - 1)] == pl.ev[2 * k] &&

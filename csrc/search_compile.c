@@ -640,7 +640,8 @@ static earl_status build_stamps(compiler *c)
             memcpy(all + n, q->domains[k]->ev, q->domains[k]->n * q->domains[k]->arity * sizeof *all);
             n += q->domains[k]->n * q->domains[k]->arity;
         }
-    qsort(all, n, sizeof *all, cmp_eid);
+    if (n)
+        qsort(all, n, sizeof *all, cmp_eid);
     size_t u = 0;
     for (size_t k = 0; k < n; k++)
         if (!u || all[u - 1] != all[k])

@@ -244,7 +244,8 @@ static void check_limit(pool *p)
 {
     if (!p->limit)
         return;
-    qsort(p->all, p->n_all, sizeof *p->all, cmp_ptask);
+    if (p->n_all)
+        qsort(p->all, p->n_all, sizeof *p->all, cmp_ptask);
     uint64_t rows = 0;
     for (size_t k = 0; k < p->n_all && p->all[k]->done; k++) {
         rows += p->all[k]->m.rows;
@@ -401,7 +402,8 @@ earl_status search_solve_parallel(const search_solver *s, const search_run_optio
         st = earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory during the search");
     if (st == EARL_OK) {
         /* the answer: the tasks in canonical order, their matches concatenated */
-        qsort(p.all, p.n_all, sizeof *p.all, cmp_ptask);
+        if (p.n_all)
+            qsort(p.all, p.n_all, sizeof *p.all, cmp_ptask);
         size_t rows = 0;
         for (size_t k = 0; k < p.n_all; k++)
             rows += p.all[k]->m.rows;
@@ -416,8 +418,9 @@ earl_status search_solve_parallel(const search_solver *s, const search_run_optio
                 size_t take = p.all[k]->m.rows;
                 if (take > rows - at)
                     take = rows - at;
-                memcpy(out->ev + at * s->columns, p.all[k]->m.ev,
-                       take * s->columns * sizeof(earl_eid));
+                if (take && s->columns)
+                    memcpy(out->ev + at * s->columns, p.all[k]->m.ev,
+                           take * s->columns * sizeof(earl_eid));
                 at += take;
             }
             out->rows = out->cap_rows = rows;
