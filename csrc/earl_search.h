@@ -18,7 +18,8 @@
  *                         program of the chosen pattern is ready.
  *   earl_search_execute   query -> earl_search_result: the matches, in the
  *                         canonical order (ascending by their event ids,
- *                         column by column), the first `limit` of them.
+ *                         column by column), the first `limit` of them, on
+ *                         one thread or several (the same answer).
  *
  * docs/patterns.md states the language and its semantics for users.
  * A query can be executed any number of times (a query is read-only while
@@ -59,7 +60,8 @@ typedef struct earl_search_query earl_search_query;
 
 typedef struct earl_search_prepare_options {
     const char *pattern;       /* the pattern to search; NULL: the last one defined */
-    int threads;               /* for the timestamps (earl_hb_options.threads) */
+    int threads;               /* for the timestamps (earl_hb_options.threads) and the
+                                  sub-patterns' searches: 0 one per core */
     earl_progress_fn progress; /* phases "clocks", "subpattern" */
     void *progress_data;
 } earl_search_prepare_options;

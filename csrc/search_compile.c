@@ -720,7 +720,11 @@ earl_status earl_search_prepare(const earl_search_program *prog, const earl_trac
         search_run_options ro = {.progress = opt ? opt->progress : NULL,
                                  .progress_data = opt ? opt->progress_data : NULL,
                                  .phase = "subpattern"};
-        if ((st = search_solve(s, &ro, &mt, &truncated, &stats, err)) != EARL_OK)
+        int threads = opt && opt->threads > 0 ? opt->threads : search_default_threads();
+        st = threads == 1 ? search_solve(s, &ro, &mt, &truncated, &stats, err)
+                          : search_solve_parallel(s, &ro, threads, 1, &mt, &truncated, &stats,
+                                                  NULL, err);
+        if (st != EARL_OK)
             goto done;
         search_domain *dom = c.def_domain[d];
         dom->ev = mt.ev;

@@ -17,18 +17,23 @@
  * A top-level conjunct is checked at the depth where its last variable is
  * bound.  Distinct variables never take the same value.
  *
- * Range pruning: when a variable's domain lies on one location, its values
- * are in program order and, for a bound event x, the stamps V_y[loc(x)]
- * grow along it; so "x --> y" selects a suffix, "y --> x" a prefix (pos(y) <
+ * The universal phase tries first, for each * variable, the value that
+ * refuted the previous binding (Nichols' reordering, section 4.4 of the
+ * thesis): consecutive bindings tend to fail on the same value.
+ *
+ * Range pruning: the values of a single-event domain on one location are in
+ * program order and, for a bound event x, the stamps V_y[loc(x)] grow along
+ * them; so "x --> y" selects a suffix, "y --> x" a prefix (pos(y) <
  * V_x[loc(y)]), "x || y" the range between, and the negations of --> their
- * complements.  Each is found by binary search (a time window) and only
- * values inside are tried.
+ * complements.  Each is found by binary search (a time window), per location
+ * of the domain (search_domain.by_loc), and only the values inside the
+ * windows are tried, in ascending order.
  *
  * The state of a search is explicit (engine.cur: the value index of every
- * bound variable; the range of the next one), so a subtree - a prefix
- * assignment plus a range of the next variable - can be handed to another
- * thread as a task, and tasks over consecutive ranges of the first variable
- * yield consecutive runs of the canonical order.
+ * bound variable; engine.hi: the end of each depth's range), so a subtree -
+ * a prefix assignment plus a range of the next variable (a search_task) - can
+ * be run on its own, and a running search can give the rest of a range away
+ * (split(), for search_parallel.c).
  */
 #include <stdatomic.h>
 #include <stdint.h>
