@@ -155,6 +155,10 @@ def parallel_search_section() -> None:
     print("    1 thread %.3f s, 2 threads %.3f s: speed-up %.2f (target >= %.1f); this machine "
           "gives two threads of plain arithmetic a speed-up of %.2f"
           % (one, two, one / two, TARGET_SEARCH_SPEEDUP, machine))
+    c1, c2 = min(runs[1]["cpu_seconds"]), min(runs[2]["cpu_seconds"])
+    print("    CPU time of the search: 1 thread %.3f s, 2 threads %.3f s together (%.0f%% of the "
+          "one-thread work: the rest of the wall time is the machine's)"
+          % (c1, c2, 100 * c2 / c1))
     for n in (16, 64):
         r = runs[n]
         print("    %2d threads (oversubscribed): %.3f s, %d tasks + %d split off, nodes per "

@@ -49,6 +49,14 @@ static double now(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* CPU time of the whole process (all threads). */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static void die(const earl_error *err)
 {
     fprintf(stderr, "search_bench: %s\n", err->message);
@@ -154,8 +162,10 @@ static int parallel(int argc, char **argv)
         xo.threads = atoi(argv[k]);
         xo.no_pruning = 1;
         earl_search_result *r = NULL;
+        double cpu0 = cpu_now();
         if (earl_search_execute(q, &xo, &r, &err) != EARL_OK)
             die(&err);
+        double cpu = cpu_now() - cpu0;
         earl_search_stats st = earl_search_result_stats(r);
         size_t n = earl_search_result_threads(r);
         double mean = (double)st.nodes / (double)n, max = 0, idle = 0;
@@ -174,6 +184,7 @@ static int parallel(int argc, char **argv)
                    memcmp(earl_search_result_events(r), earl_search_result_events(ref),
                           rows * cols * sizeof(earl_eid)) == 0;
         }
+        printf("par%d_cpu_seconds %.6f\n", xo.threads, cpu);
         printf("par%d_seconds %.6f\npar%d_nodes %llu\npar%d_spread %.4f\npar%d_tasks %llu\n"
                "par%d_stolen %llu\npar%d_idle_seconds %.6f\npar%d_same %d\n",
                xo.threads, st.seconds, xo.threads, (unsigned long long)st.nodes, xo.threads,
