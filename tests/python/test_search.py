@@ -483,3 +483,22 @@ def test_cli(tmp_path):
         assert "Traceback" not in r.stderr
     r = earlc_cli("search", tmp_path / "missing", FIGURE_2_8)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_progress_and_accessors(traces):
+    trace, _ = traces[0]
+    for threads in (1, 2):
+        seen = []
+        m = run(trace, PATTERNS["concurrent pairs"][0], threads=threads,
+                progress=lambda phase, done, total: seen.append((phase, done, total)))
+        phases = {p for p, _, _ in seen}
+        assert "search" in phases and "clocks" in phases
+        last = [x for x in seen if x[0] == "search"][-1]
+        assert last[1] == last[2] > 0
+        assert [tuple(r) for r in m] == [tuple(int(x) for x in r) for r in m.events]
+        assert list(m.column("b")) == list(m.events[:, 1])
+        d = m.to_dict()
+        assert d["columns"] == ["a", "b"] and d["matches"] == m.events.tolist()
+        assert "Q" in repr(m) and str(len(m)) in repr(m)
+    assert earlc.search.pattern_names(CLASSES + PATTERNS["sub-pattern variables"][0]) == [
+        "Latest", "First"]
