@@ -17,9 +17,10 @@
  * A top-level conjunct is checked at the depth where its last variable is
  * bound.  Distinct variables never take the same value.
  *
- * The universal phase tries first, for each * variable, the value that
- * refuted the previous binding (Nichols' reordering, section 4.4 of the
- * thesis): consecutive bindings tend to fail on the same value.
+ * The universal phase starts, for each * variable, at the value that
+ * refuted the previous binding (after Nichols' reordering, section 4.4 of
+ * the thesis) and goes on cyclically: consecutive bindings tend to fail on
+ * the same value or one near it.
  *
  * Range pruning: the values of a single-event domain on one location are in
  * program order and, for a bound event x, the stamps V_y[loc(x)] grow along
@@ -342,45 +343,35 @@ static int completion_exists(engine *e, uint32_t d)
 /* Is value i of * variable d, with d+1.. still to come, a counterexample?
  * *failed_here tells whether d's own conjuncts failed (then d+1.. need no
  * look: no completion exists, so the failure is vacuous). */
-static int refutes(engine *e, uint32_t d, size_t i, int *holds_below)
+static int refutes(engine *e, uint32_t d, size_t i, int *failed_here)
 {
     bind(e, d, i);
     e->st.nodes++;
     if (!conjuncts_ok(e, d)) {
         /* violated for every completion: a counterexample if one exists */
-        *holds_below = 1;
+        *failed_here = 1;
         return completion_exists(e, d + 1);
     }
-    *holds_below = 0;
+    *failed_here = 0;
     return 0;
 }
 
-static int forall_ok(engine *e, uint32_t d);
-
-/* Does every assignment of the * variables d.. satisfy their conjuncts? */
+/* Does every assignment of the * variables d.. satisfy their conjuncts?
+ * The values are tried cyclically from the one that refuted the previous
+ * binding (forall_hint): consecutive bindings of the earlier variables are
+ * close in time and tend to be refuted by the same value or one near it. */
 static int forall_ok(engine *e, uint32_t d)
 {
     if (d == e->nv)
         return 1;
     const search_domain *dom = e->s->vars[d].dom;
-    size_t hint = e->forall_hint[d];
+    size_t n = dom->n, start = e->forall_hint[d] < n ? e->forall_hint[d] : 0;
     int failed_here;
-    if (hint < dom->n && !clashes(e, d, hint)) {
-        if (refutes(e, d, hint, &failed_here))
-            return 0;
-        if (!failed_here && !forall_ok(e, d + 1))
-            return 0;
-    } else {
-        hint = SIZE_MAX;
-    }
-    for (size_t i = 0; i < dom->n; i++) {
-        if (i == hint || clashes(e, d, i))
+    for (size_t k = 0; k < n; k++) {
+        size_t i = start + k < n ? start + k : start + k - n;
+        if (clashes(e, d, i))
             continue;
-        if (refutes(e, d, i, &failed_here)) {
-            e->forall_hint[d] = i;
-            return 0;
-        }
-        if (!failed_here && !forall_ok(e, d + 1)) {
+        if (refutes(e, d, i, &failed_here) || (!failed_here && !forall_ok(e, d + 1))) {
             e->forall_hint[d] = i;
             return 0;
         }
