@@ -385,6 +385,29 @@ static void node_vars(const search_solver *s, int32_t n, uint64_t *mask)
     }
 }
 
+/* Collect the terms of a conjunct checkable by windows (see search_conjunct);
+ * 0 when it is not. */
+static int window_terms(const search_solver *s, int32_t n, uint32_t u, search_conjunct *k)
+{
+    const search_cnode *x = &s->nodes[n];
+    if (x->type == SN_OR)
+        return window_terms(s, x->a, u, k) && window_terms(s, x->b, u, k);
+    if (x->type != SN_REL || x->rel == SR_CONCURRENT || x->n_left != 1 || x->n_right != 1 ||
+        k->n_terms >= SEARCH_MAX_TERMS)
+        return 0;
+    uint8_t l = x->left[0], r = x->right[0];
+    if ((l == u) == (r == u))
+        return 0;
+    uint8_t w = l == u ? r : l;
+    if (w >= s->first_forall || s->vars[w].dom->arity != 1)
+        return 0;
+    k->term[k->n_terms].rel = x->rel;
+    k->term[k->n_terms].w = w;
+    k->term[k->n_terms].u_is_left = l == u;
+    k->n_terms++;
+    return 1;
+}
+
 static int add_conjuncts(search_solver *s, int32_t n)
 {
     if (s->nodes[n].type == SN_AND)
@@ -411,6 +434,10 @@ static int add_conjuncts(search_solver *s, int32_t n)
         k->y = k->y_is_left ? x->left[0] : x->right[0];
         k->x = k->y_is_left ? x->right[0] : x->left[0];
     }
+    uint32_t u = s->first_forall;
+    if (k->uses_forall && s->n_vars == u + 1 && s->vars[u].dom->arity == 1 &&
+        !window_terms(s, n, u, k))
+        k->n_terms = 0;
     return 0;
 }
 
@@ -479,6 +506,11 @@ static earl_status build_solver(compiler *c, int32_t def, search_solver **out)
         st = nomem(c);
         goto done;
     }
+    s->forall_windows = s->n_vars == s->first_forall + 1 &&
+                        s->vars[s->first_forall].dom->arity == 1;
+    for (size_t k = 0; k < s->n_conj; k++)
+        if (s->conj[k].uses_forall && s->conj[k].n_terms == 0)
+            s->forall_windows = 0;
     /* conjuncts per ready depth (CSR) */
     s->ready_start = calloc(s->n_vars + 2, sizeof *s->ready_start);
     s->ready_list = calloc(s->n_conj + 1, sizeof *s->ready_list);

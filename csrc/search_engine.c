@@ -356,6 +356,65 @@ static int refutes(engine *e, uint32_t d, size_t i, int *failed_here)
     return 0;
 }
 
+/* The universal phase by windows, when the pattern has one * variable u and
+ * each conjunct on it is an | of relations between u and bound single
+ * events (search_conjunct.term).  A conjunct is violated by the values of u
+ * for which every term is false; on one location, where u's values are in
+ * program order, each term is false on a contiguous range (the complement
+ * of the window range pruning would select), so the violating values are
+ * the intersection of those ranges: a few binary searches per location
+ * instead of a pass over the domain.  The values bound to other variables
+ * are not u's to take: a range holding only those is no counterexample. */
+static int forall_by_windows(engine *e, uint32_t u)
+{
+    const search_solver *s = e->s;
+    const search_domain *d = s->vars[u].dom;
+    for (uint32_t k = s->ready_start[u]; k < s->ready_start[u + 1]; k++) {
+        const search_conjunct *c = &s->conj[s->ready_list[k]];
+        for (uint32_t g = 0; g < d->n_groups; g++) {
+            earl_loc L = d->group_loc[g];
+            size_t a = d->group_start[g], b = d->group_start[g + 1];
+            for (uint32_t t = 0; t < c->n_terms && a < b; t++) {
+                uint32_t w = c->term[t].w;
+                e->st.checks++;
+                /* u --> w on the positions before cut_before, w --> u from cut_after */
+                size_t cut_before = first_at(d, a, b, e->stamp[w][0][L]);
+                size_t cut_after = first_after(d, a, b, e->loc[w][0], e->pos[w][0]);
+                size_t na = a, nb = b; /* where the term is false */
+                switch (c->term[t].rel) {
+                case SR_BEFORE:
+                    if (c->term[t].u_is_left)
+                        na = cut_before; /* u --> w false */
+                    else
+                        nb = cut_after;  /* w --> u false */
+                    break;
+                case SR_NOT_BEFORE:
+                    if (c->term[t].u_is_left)
+                        nb = cut_before; /* u !--> w false: u --> w */
+                    else
+                        na = cut_after;  /* w !--> u false: w --> u */
+                    break;
+                default: /* SR_NOT_CONCURRENT false: u || w, between the two */
+                    na = cut_before;
+                    nb = cut_after;
+                    break;
+                }
+                a = na > a ? na : a;
+                b = nb < b ? nb : b;
+            }
+            for (size_t p = a; p < b; p++) {
+                size_t i = d->by_loc[p];
+                if (clashes(e, u, i))
+                    continue;
+                bind(e, u, i);
+                e->st.nodes++;
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
 /* Does every assignment of the * variables d.. satisfy their conjuncts?
  * The values are tried cyclically from the one that refuted the previous
  * binding (forall_hint): consecutive bindings of the earlier variables are
@@ -364,6 +423,8 @@ static int forall_ok(engine *e, uint32_t d)
 {
     if (d == e->nv)
         return 1;
+    if (d == e->s->first_forall && e->s->forall_windows && !e->no_pruning)
+        return forall_by_windows(e, d);
     const search_domain *dom = e->s->vars[d].dom;
     size_t n = dom->n, start = e->forall_hint[d] < n ? e->forall_hint[d] : 0;
     int failed_here;

@@ -137,6 +137,8 @@ typedef struct search_domain {
 
 /* A top-level conjunct of the pattern: checked as soon as the last of its
  * variables (in search order) is bound. */
+#define SEARCH_MAX_TERMS 8
+
 typedef struct search_conjunct {
     int32_t node;               /* formula root */
     uint32_t ready;             /* search depth at which all its variables are bound */
@@ -147,6 +149,15 @@ typedef struct search_conjunct {
     uint8_t rel;
     uint8_t x, y;
     uint8_t y_is_left;          /* the relation reads y REL x */
+    /* checkable by windows in the universal phase: the conjunct is one
+     * relation, or an | of relations, each between the pattern's single *
+     * variable u (single events) and an earlier single-event variable w, and
+     * none of them ||.  Then the values of u that violate it form, on each
+     * location, one contiguous range (search_engine.c, forall_by_windows). */
+    uint8_t n_terms;            /* 0: not checkable by windows */
+    struct {
+        uint8_t rel, w, u_is_left;
+    } term[SEARCH_MAX_TERMS];
 } search_conjunct;
 
 #define SEARCH_MAX_VARS 64
@@ -164,6 +175,7 @@ typedef struct search_solver {
     search_qvar vars[SEARCH_MAX_VARS];
     uint32_t n_returned;        /* the $ variables, vars[0 .. n_returned) */
     uint32_t first_forall;      /* vars[first_forall ..) are * */
+    int forall_windows;         /* one * variable, every conjunct on it checkable by windows */
     search_cnode *nodes; size_t n_nodes, cap_nodes;
     search_conjunct *conj; size_t n_conj, cap_conj;
     /* per depth: conjuncts ready there, as indices into conj (CSR) */
