@@ -16,9 +16,10 @@ from .search import Matches, PatternError
 from .writer import TraceWriter
 from .synth import SynthResult, synth
 from .analysis import Instances, Property, Report, analyze
+from .races import Races, races
 
 __all__ = ["open", "Trace", "TraceError", "TraceWriter", "Events", "Event", "Warnings",
            "KIND_NAMES", "KINDS", "synth", "SynthResult", "analyze", "Report", "Property",
-           "Instances", "release_memory", "memory_stats", "VectorClocks",
+           "Instances", "races", "Races", "release_memory", "memory_stats", "VectorClocks",
            "Matches", "PatternError"]
 __version__ = "0.1.0"

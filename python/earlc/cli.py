@@ -5,6 +5,8 @@ Commands:
                     how much time it costs (docs/cli.md, docs/properties.md)
     info TRACE      summary of a trace: creator, OTF2 version, processes and threads,
                     events per kind, duration, regions by paradigm, warnings
+    races TRACE     message races: the sends each wildcard receive could have taken
+                    instead, other nondeterminism, resource leaks (docs/races.md)
     synth KIND -o DIR
                     generate a program's trace with known inefficiencies and its
                     expected.json (docs/generator.md)
@@ -58,6 +60,30 @@ def cmd_info(args) -> int:
     trace = open_trace(args.trace, threads=args.threads, progress=ProgressBar())
     data = info_data(trace)
     _write(args, json.dumps(data, indent=2) if args.format == "json" else format_info(trace, data))
+    return 0
+
+
+def cmd_races(args) -> int:
+    from .races import parse_wildcard, races
+
+    try:
+        wildcard = parse_wildcard(args.wildcard)
+    except ValueError as exc:
+        print("earlc: error: %s" % exc, file=sys.stderr)
+        return 2
+    bar = ProgressBar()
+    try:
+        trace = open_trace(args.trace, threads=args.threads, progress=bar)
+        result = races(trace, wildcard=wildcard, clocks=args.clocks, progress=bar)
+    except ValueError as exc:  # no recorded wildcards, unknown region or rank
+        print("earlc: error: %s" % exc, file=sys.stderr)
+        return 2
+    finally:
+        bar.close()
+    if args.format == "json":
+        _write(args, result.to_json(indent=1))
+    else:
+        _write(args, result.to_text(top=max(args.top, 0)))
     return 0
 
 
@@ -157,6 +183,23 @@ def build_parser() -> argparse.ArgumentParser:
     info.add_argument("--threads", type=int, default=0,
                       help="reading threads (default: one per core)")
     info.set_defaults(func=cmd_info)
+
+    rc = sub.add_parser("races", help="message races of wildcard receives",
+                        description="List, for every wildcard receive, the sends it could have "
+                                    "taken on another run (matches-before order, lazy vector "
+                                    "clocks), other nondeterministic calls and resource leaks.")
+    rc.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
+    rc.add_argument("--wildcard", metavar="all|recorded|REGION|RANKS",
+                    help="which receives asked for any source: every one (all), what the trace "
+                         "recorded (the default when it recorded it), those called inside "
+                         "REGION, or those of RANKS (0,2-4)")
+    rc.add_argument("--clocks", choices=["vector", "lamport"], default="vector",
+                    help="vector clocks find every race; lamport is cheaper and may miss some")
+    rc.add_argument("--format", choices=["text", "json"], default="text")
+    rc.add_argument("-o", "--output", help="write to FILE instead of standard output")
+    rc.add_argument("--top", type=int, default=10, help="receives detailed in the text report (10)")
+    rc.add_argument("--threads", type=int, default=0, help="reading threads (default: one per core)")
+    rc.set_defaults(func=cmd_races)
 
     from .synth import KINDS, OPTIONS
     syn = sub.add_parser("synth", help="generate a trace with known inefficiencies",

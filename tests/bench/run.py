@@ -35,6 +35,7 @@ TARGET_OPENN = 1.0
 TARGET_CORE_BYTES = 32
 TARGET_STATES = 1.3  # issue 4: open + states pass <= 1.3 x open
 TARGET_CATALOG = 1.5  # issue 5: the whole catalog <= 1.5 x the open time, single-threaded
+TARGET_RACES = 2.0  # issue 11: EARL layer + race analysis, every receive a wildcard <= 2 x open
 TARGET_HB_RATE = 20e6  # vector timestamps: at least 20 M trace events/s replayed
 TARGET_SEARCH_CHECKS = 10e6  # pattern search: at least 10 M constraint checks/s, one thread
 TARGET_SEARCH_SPEEDUP = 1.8  # parallel search: 2 threads against 1 on 2 cores
@@ -98,6 +99,7 @@ def main() -> int:
     catalog_section(trace)
     clocks_section(trace)
     search_section(trace)
+    races_section(trace)
     return 0
 
 
@@ -167,6 +169,27 @@ def parallel_search_section() -> None:
                  TARGET_SEARCH_SPREAD, r["idle_seconds"][0]))
     same = all(v == 1 for r in runs.values() for v in r["same"])
     print("    matches identical to the 1-thread run for every thread count: %s" % same)
+
+
+def races_section(trace) -> None:
+    """The message-race analysis (issue 11), every receive a wildcard, against the open."""
+    out = subprocess.run([str(BUILD / "bench" / "races_bench"), str(trace), REPEATS],
+                         check=True, capture_output=True, text=True).stdout
+    m = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+    n = m["events"]
+    work = m["states_seconds"] + m["races_seconds"]
+    print("earlc races benchmark (EARL layer + race analysis, every receive a wildcard)")
+    print("  %-30s %10s %18s" % ("earlc open, all cores", "%.3f s" % m["open_seconds"],
+                                 "%.1f M events/s" % (n / m["open_seconds"] / 1e6)))
+    print("  %-30s %10s %18s   ratio to open %.2f (target <= %.1f)"
+          % ("states + races (vector)", "%.3f s" % work, "%.1f M events/s" % (n / work / 1e6),
+             work / m["open_seconds"], TARGET_RACES))
+    print("  %-30s %10s   (Lamport clocks alone, after the states)"
+          % ("races (lamport)", "%.3f s" % m["lamport_seconds"]))
+    print("  %d wildcard receives, %d alternatives (%d missed by Lamport clocks); working memory "
+          "%.1f bytes/event at its peak, result %.1f bytes/event, process peak %.0f MB"
+          % (m["receives"], m["pairs"], m["lamport_missed"], m["peak_bytes"] / n,
+             m["result_bytes"] / n, m["max_rss_bytes"] / 1e6))
 
 
 def clocks_section(trace) -> None:

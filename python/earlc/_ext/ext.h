@@ -46,6 +46,7 @@ int earlc_add_states_type(PyObject *module);  /* states.c */
 int earlc_add_column_type(PyObject *module);  /* column.c */
 int earlc_add_writer_type(PyObject *module);  /* writer.c */
 int earlc_add_calltree_type(PyObject *module); /* calltree.c */
+int earlc_add_races_type(PyObject *module);   /* races.c */
 
 int earlc_add_synth(PyObject *module);       /* synth.c */
 int earlc_add_search(PyObject *module);      /* search.c */

@@ -103,7 +103,8 @@ PyMODINIT_FUNC PyInit__core(void)
     Py_INCREF(earlc_TraceError);
     if (add_names(m) < 0 || earlc_add_column_type(m) < 0 || earlc_add_trace_type(m) < 0 ||
         earlc_add_writer_type(m) < 0 || earlc_add_states_type(m) < 0 ||
-        earlc_add_calltree_type(m) < 0 || earlc_add_hb_type(m) < 0)
+        earlc_add_calltree_type(m) < 0 || earlc_add_hb_type(m) < 0 ||
+        earlc_add_races_type(m) < 0)
         goto fail;
     if (earlc_add_numpy_memory(m) < 0)
         goto fail;

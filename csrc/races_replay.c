@@ -1,0 +1,777 @@
+/*
+ * races_replay.c - the matches-before replay of the race analysis: lazy
+ * vector clocks (LVCP) and lazy Lamport clocks (LLCP) of Vo's dissertation,
+ * chapter 5, computed together in one replay of the trace.
+ *
+ * Each MPI location (one that has point-to-point or collective records) is a
+ * process with a running clock: `width` vector entries and, last, its
+ * Lamport value.  The clocks change only where matches-before orders:
+ *   - a receive, when it is matched: a wildcard receive takes the current
+ *     own entry and Lamport value as its clock and increments both (rules
+ *     R2/R4; other receives are not raced on and need no tick), then the
+ *     clock absorbs the clock its send had (the match-set's past, rule C5);
+ *   - a blocking receive matches at its record, a non-blocking one at its
+ *     completion (MPI_IRECV), or earlier when a receive posted after it
+ *     completes and non-overtaking orders it first (rule C4: same
+ *     communicator and tag, and it asked for any source or for the source of
+ *     the later one): the CompleteNow set of rule R4, matched first, in the
+ *     order they were posted;
+ *   - a synchronous send completes only once its receive matched (section
+ *     5.2.1): after MPI_Ssend (at the MPI_ISEND_COMPLETE of MPI_Issend) the
+ *     sender absorbs the receiver's clock just after that match.  The trace
+ *     does not say when a non-blocking receive started taking a synchronous
+ *     message, so such a receive is taken as matched where it was posted;
+ *   - a collective's end absorbs the clocks its members had at their begin,
+ *     by the operation's shape: all-to-all every member's, one-to-all the
+ *     root's, all-to-one every member's at the root, scan (exscan) those of
+ *     lower or equal (lower) rank.
+ * Sends change nothing: matches-before does not order what follows a send.
+ *
+ * Dependency order: a location runs until an event needs what another
+ * location has not replayed yet (the clock of a receive's send, the clock
+ * after the receive of a synchronous send, the begins of a collective), then
+ * waits on that key and is woken when it is published.  The result does not
+ * depend on the order the locations run in.  A trace whose dependencies form
+ * a cycle (inconsistent) has it broken at the earliest blocked event, which
+ * goes on without the missing clock: a counted warning.
+ *
+ * Saved clocks (a send's until its receive, a collective member's begin
+ * until every member ended, the clock a synchronous sender waits for) live in
+ * the shared slot pool of hb_clock.h, found by event id.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <otf2/otf2.h>
+
+#include "hb_clock.h"
+#include "races_internal.h"
+#include "util.h"
+
+/* A posted non-blocking receive not matched yet. */
+typedef struct pending_recv {
+    earl_eid completion; /* its MPI_IRECV event */
+    size_t row;          /* the message-table row of that event */
+    earl_eid send;       /* the send it takes, -1 */
+    earl_loc source;     /* actual source location */
+    uint32_t comm, tag;
+    uint8_t flags;       /* RACES_WILD_SOURCE, RACES_ANY_TAG */
+    uint8_t assigned;    /* its clock was taken already (matched by a synchronous send) */
+} pending_recv;
+
+/* The replay state of one location. */
+typedef struct loc_state {
+    size_t pos, end;        /* next position in loc_events, end of the location */
+    int32_t vidx;           /* row of the running clock, -1: no MPI records */
+    earl_eid await_ack;     /* a synchronous send waiting for its receive's clock, -1 */
+    int64_t waiting_key;    /* the key it waits on, -1 */
+    int32_t next_waiter;    /* the next location waiting on the same key, -1 */
+    int32_t coll_inst;      /* the collective instance between its BEGIN and END, -1 */
+    uint32_t coll_member;   /* its member index there */
+    uint8_t done;
+    pending_recv *pending;
+    size_t n_pending, cap_pending;
+} loc_state;
+
+/* The begins of one collective instance, kept until every member ended. */
+typedef struct coll_state {
+    uint32_t *slot;   /* per member: saved clock at its begin, UINT32_MAX before */
+    uint32_t n_begun, n_ended;
+    uint32_t joined;  /* the join of every member's begin, made once all began (an
+                         all-to-all end merges one clock, not one per member) */
+} coll_state;
+
+typedef struct replay {
+    const earl_events *ev;
+    const earl_defs *defs;
+    earl_states *states;
+    const earl_states_view *view;
+    uint8_t *flags;
+    races_clocks *out;
+    int vector;
+    uint32_t width;      /* vector entries (0 for Lamport only) */
+    uint32_t w1;         /* entries of a clock: width + the Lamport value */
+    int32_t *vidx;       /* per location, -1 */
+    uint32_t *clocks;    /* n_clocked x w1 running clocks */
+    loc_state *locs;
+    uint32_t n_locs;
+    hb_clock_pool pool;
+    hb_event_map saved;  /* send event -> slot of its clock */
+    hb_event_map acks;   /* synchronous send event -> slot of the clock after its receive */
+    hb_event_map waiters;/* key -> first waiting location */
+    coll_state **colls;  /* per collective instance, NULL when none is open */
+    int32_t *ready;
+    size_t n_ready;
+    uint8_t *mark;       /* scratch: CompleteNow membership */
+    size_t cap_mark;
+    int nomem;
+    uint64_t processed, next_report;
+    const earl_races_options *opts;
+} replay;
+
+/* Keys of the waits: a send's clock, a synchronous send's receive clock, a
+ * collective instance's begins. */
+#define KEY_SENT(e) ((int64_t)(e) * 4)
+#define KEY_ACK(e) ((int64_t)(e) * 4 + 1)
+#define KEY_COLL(k) ((int64_t)(k) * 4 + 2)
+
+static uint32_t *clock_of(replay *R, int32_t l)
+{
+    return R->clocks + (size_t)R->locs[l].vidx * R->w1;
+}
+
+static uint32_t save(replay *R, const uint32_t *clk)
+{
+    uint32_t slot = hb_clock_take(&R->pool, clk);
+    if (slot == UINT32_MAX)
+        R->nomem = 1;
+    return slot;
+}
+
+static void put(replay *R, hb_event_map *map, earl_eid key, uint32_t value)
+{
+    if (hb_event_map_put(map, key, value) != 0)
+        R->nomem = 1;
+}
+
+/* ---- waiting and waking ------------------------------------------------------- */
+
+static void wait_on(replay *R, int32_t l, int64_t key)
+{
+    uint32_t head = hb_event_map_get(&R->waiters, key);
+    R->locs[l].waiting_key = key;
+    R->locs[l].next_waiter = head == UINT32_MAX ? -1 : (int32_t)head;
+    put(R, &R->waiters, key, (uint32_t)l);
+}
+
+static void wake(replay *R, int64_t key)
+{
+    if (!R->waiters.count)
+        return;
+    uint32_t head = hb_event_map_take(&R->waiters, key);
+    int32_t l = head == UINT32_MAX ? -1 : (int32_t)head;
+    while (l >= 0) {
+        loc_state *st = &R->locs[l];
+        int32_t next = st->next_waiter;
+        st->waiting_key = -1;
+        st->next_waiter = -1;
+        R->ready[R->n_ready++] = l;
+        l = next;
+    }
+}
+
+/* Take l out of the list of the key it waits on (to force it on). */
+static void unlink_waiter(replay *R, int32_t l)
+{
+    loc_state *st = &R->locs[l];
+    int64_t key = st->waiting_key;
+    if (key < 0)
+        return;
+    uint32_t head = hb_event_map_get(&R->waiters, key);
+    if (head == (uint32_t)l) {
+        if (st->next_waiter < 0)
+            hb_event_map_take(&R->waiters, key);
+        else
+            put(R, &R->waiters, key, (uint32_t)st->next_waiter);
+    } else {
+        for (int32_t p = (int32_t)head; p >= 0; p = R->locs[p].next_waiter)
+            if (R->locs[p].next_waiter == l) {
+                R->locs[p].next_waiter = st->next_waiter;
+                break;
+            }
+    }
+    st->waiting_key = -1;
+    st->next_waiter = -1;
+}
+
+/* ---- point-to-point -------------------------------------------------------------- */
+
+static void on_send(replay *R, int32_t l, earl_eid e, size_t row)
+{
+    const earl_msg_table *msg = &R->ev->msg;
+    uint32_t *clk = clock_of(R, l);
+    earl_loc dest = msg->peer[row];
+    int32_t dv = dest >= 0 ? R->vidx[dest] : -1;
+    earl_eid recv = earl_states_ptr(R->states, EARL_PTR_RECV, e);
+    if (R->vector) {
+        R->out->own[row] = dv >= 0 ? clk[dv] : 0;
+        if (recv >= 0)
+            put(R, &R->saved, e, save(R, clk));
+    }
+    R->out->lamport[row] = clk[R->width];
+    R->flags[row] |= RACES_REPLAYED;
+    wake(R, KEY_SENT(e));
+    if (R->ev->kind[e] == EARL_MPI_SEND && (R->flags[row] & RACES_SYNC_SEND) && recv >= 0)
+        R->locs[l].await_ack = e;
+}
+
+/* A wildcard receive takes its clock (rule R4) and the process ticks. */
+static void assign(replay *R, int32_t l, size_t row)
+{
+    if (!(R->flags[row] & RACES_WILD_SOURCE))
+        return;
+    uint32_t *clk = clock_of(R, l);
+    int32_t v = R->locs[l].vidx;
+    if (R->vector)
+        R->out->own[row] = clk[v]++;
+    R->out->lamport[row] = clk[R->width]++;
+    R->flags[row] |= RACES_CLOCKED;
+}
+
+static void publish_ack(replay *R, int32_t l, earl_eid send)
+{
+    put(R, &R->acks, send, save(R, clock_of(R, l)));
+    wake(R, KEY_ACK(send));
+}
+
+static int is_sync(const replay *R, earl_eid send)
+{
+    return send >= 0 && (R->flags[R->ev->ref[send]] & RACES_SYNC_SEND);
+}
+
+/* The receive is matched: its clock, then its message's past. */
+static void finish(replay *R, int32_t l, const pending_recv *r)
+{
+    R->flags[r->row] |= RACES_MATCHED;
+    if (!r->assigned)
+        assign(R, l, r->row);
+    if (r->send < 0)
+        return;
+    uint32_t *clk = clock_of(R, l);
+    if (R->vector) {
+        uint32_t slot = hb_event_map_take(&R->saved, r->send);
+        if (slot != UINT32_MAX) {
+            hb_clock_max(clk, hb_clock_at(&R->pool, slot), R->w1);
+            hb_clock_release(&R->pool, slot);
+        }
+    } else {
+        uint32_t m = R->out->lamport[R->ev->ref[r->send]];
+        if (m > clk[R->width])
+            clk[R->width] = m;
+    }
+    if (!r->assigned && is_sync(R, r->send))
+        publish_ack(R, l, r->send);
+}
+
+static void on_post(replay *R, int32_t l, size_t row)
+{
+    const earl_events *ev = R->ev;
+    earl_eid c = ev->msg.partner[row];
+    if (c < 0 || ev->kind[c] != EARL_MPI_IRECV || ev->ref[c] < 0)
+        return; /* never completed: a resource error, not a receive */
+    loc_state *st = &R->locs[l];
+    if (st->n_pending == st->cap_pending &&
+        EARL_GROW(st->pending, st->cap_pending, st->n_pending + 1) != 0) {
+        R->nomem = 1;
+        return;
+    }
+    size_t crow = (size_t)ev->ref[c];
+    pending_recv *p = &st->pending[st->n_pending++];
+    p->completion = c;
+    p->row = crow;
+    p->send = earl_states_ptr(R->states, EARL_PTR_SEND, c);
+    p->source = ev->msg.peer[crow];
+    p->comm = ev->msg.comm[crow];
+    p->tag = ev->msg.tag[crow];
+    p->flags = R->flags[crow] & (RACES_WILD_SOURCE | RACES_ANY_TAG);
+    p->assigned = 0;
+    if (is_sync(R, p->send)) {
+        assign(R, l, crow);
+        p->assigned = 1;
+        publish_ack(R, l, p->send);
+    }
+}
+
+/* Rule C4 (with C4' once the later one is matched): a, posted before b,
+ * matches before b. */
+static int matches_before(const pending_recv *a, const pending_recv *b)
+{
+    return a->comm == b->comm && ((a->flags & RACES_ANY_TAG) || a->tag == b->tag) &&
+           ((a->flags & RACES_WILD_SOURCE) || a->source == b->source);
+}
+
+static int send_ready(const replay *R, earl_eid send)
+{
+    return send < 0 || (R->flags[R->ev->ref[send]] & RACES_REPLAYED);
+}
+
+/* Complete receive r on l, with the CompleteNow set among the first n_before
+ * pending receives (those posted before r).  Returns 1 with *key when a send
+ * is not replayed yet (nothing changed then); with force such sends are
+ * taken as missing. */
+static int complete(replay *R, int32_t l, pending_recv *r, size_t n_before, int force,
+                    int64_t *key)
+{
+    loc_state *st = &R->locs[l];
+    if (n_before > R->cap_mark && EARL_GROW(R->mark, R->cap_mark, n_before) != 0) {
+        R->nomem = 1;
+        return 0;
+    }
+    uint8_t *mark = R->mark;
+    for (size_t k = n_before; k-- > 0;) {
+        mark[k] = (uint8_t)matches_before(&st->pending[k], r);
+        for (size_t j = k + 1; !mark[k] && j < n_before; j++)
+            if (mark[j] && matches_before(&st->pending[k], &st->pending[j]))
+                mark[k] = 1;
+    }
+    int forced = 0;
+    for (size_t k = 0; k <= n_before; k++) {
+        pending_recv *p = k < n_before ? &st->pending[k] : r;
+        if ((k < n_before && !mark[k]) || send_ready(R, p->send))
+            continue;
+        if (!force) {
+            *key = KEY_SENT(p->send);
+            return 1;
+        }
+        p->send = -1;
+        forced = 1;
+    }
+    if (forced)
+        R->out->cycles_broken++;
+    for (size_t k = 0; k < n_before; k++)
+        if (mark[k])
+            finish(R, l, &st->pending[k]);
+    finish(R, l, r);
+    /* drop the matched ones from the pending list, keeping the order */
+    size_t w = 0;
+    for (size_t k = 0; k < st->n_pending; k++) {
+        int gone = (k < n_before && mark[k]) || &st->pending[k] == r;
+        if (!gone)
+            st->pending[w++] = st->pending[k];
+    }
+    st->n_pending = w;
+    return 0;
+}
+
+/* A blocking receive, or a completion whose posting the trace lacks. */
+static int on_recv(replay *R, int32_t l, earl_eid e, size_t row, int force, int64_t *key)
+{
+    const earl_msg_table *msg = &R->ev->msg;
+    pending_recv r = {e, row, earl_states_ptr(R->states, EARL_PTR_SEND, e), msg->peer[row],
+                      msg->comm[row], msg->tag[row],
+                      (uint8_t)(R->flags[row] & (RACES_WILD_SOURCE | RACES_ANY_TAG)), 0};
+    return complete(R, l, &r, R->locs[l].n_pending, force, key);
+}
+
+static int on_irecv(replay *R, int32_t l, earl_eid e, size_t row, int force, int64_t *key)
+{
+    loc_state *st = &R->locs[l];
+    for (size_t k = 0; k < st->n_pending; k++)
+        if (st->pending[k].completion == e)
+            return complete(R, l, &st->pending[k], k, force, key);
+    if (R->flags[row] & RACES_MATCHED)
+        return 0; /* matched already (CompleteNow) */
+    /* no posting record (a request the trace model could not pair): matched here */
+    return on_recv(R, l, e, row, force, key);
+}
+
+/* ---- collectives ------------------------------------------------------------------- */
+
+static size_t members_of(const replay *R, int32_t inst, const earl_eid **members)
+{
+    size_t a = R->view->coll_member_start[inst], b = R->view->coll_member_start[inst + 1];
+    *members = R->view->coll_members + a;
+    return b - a;
+}
+
+static void on_coll_begin(replay *R, int32_t l)
+{
+    loc_state *st = &R->locs[l];
+    const earl_events *ev = R->ev;
+    st->coll_inst = -1;
+    earl_eid end = -1;
+    for (size_t p = st->pos + 1; p < st->end; p++) {
+        uint8_t k = ev->kind[ev->loc_events[p]];
+        if (k == EARL_MPI_COLLECTIVE_END)
+            end = ev->loc_events[p];
+        if (k == EARL_MPI_COLLECTIVE_END || k == EARL_MPI_COLLECTIVE_BEGIN)
+            break;
+    }
+    if (end < 0)
+        return;
+    int32_t inst = earl_states_instance_of(R->states, end);
+    if (inst < 0 || R->view->coll_type[inst] != EARL_COLL_MPI)
+        return;
+    const earl_eid *members;
+    size_t n = members_of(R, inst, &members);
+    size_t mi = earl_eid_lower_bound(members, 0, n, end);
+    if (mi >= n || members[mi] != end)
+        return;
+    coll_state *cs = R->colls[inst];
+    if (!cs) {
+        cs = calloc(1, sizeof *cs);
+        uint32_t *slot = cs ? malloc(n * sizeof *slot) : NULL;
+        if (!slot) {
+            free(cs);
+            R->nomem = 1;
+            return;
+        }
+        for (size_t k = 0; k < n; k++)
+            slot[k] = UINT32_MAX;
+        cs->slot = slot;
+        cs->joined = UINT32_MAX;
+        R->colls[inst] = cs;
+    }
+    if (cs->slot[mi] == UINT32_MAX)
+        cs->n_begun++;
+    else
+        hb_clock_release(&R->pool, cs->slot[mi]);
+    cs->slot[mi] = save(R, clock_of(R, l));
+    st->coll_inst = inst;
+    st->coll_member = (uint32_t)mi;
+    wake(R, KEY_COLL(inst));
+}
+
+/* The rank of a member in the instance's communicator (scan order). */
+static uint32_t comm_rank(const replay *R, int32_t inst, earl_loc loc)
+{
+    uint32_t c = R->view->coll_comm[inst];
+    if (c >= R->defs->n_comms)
+        return 0;
+    const earl_comm *comm = &R->defs->comms[c];
+    for (uint32_t r = 0; r < comm->size; r++)
+        if (comm->member_locations[r] == loc)
+            return r;
+    return 0;
+}
+
+/* What the end of a member waits for, by the operation's shape. */
+typedef enum coll_shape {
+    SHAPE_ALL,          /* every member's begin (barrier, all-to-all, communicators) */
+    SHAPE_FROM_ROOT,    /* the root's begin (Bcast, Scatter) */
+    SHAPE_TO_ROOT,      /* at the root every member's begin, elsewhere none (Reduce, Gather) */
+    SHAPE_SCAN,         /* the begins of lower or equal rank */
+    SHAPE_EXSCAN        /* the begins of lower rank */
+} coll_shape;
+
+static coll_shape shape_of(uint8_t op)
+{
+    switch (op) {
+    case OTF2_COLLECTIVE_OP_BCAST:
+    case OTF2_COLLECTIVE_OP_SCATTER:
+    case OTF2_COLLECTIVE_OP_SCATTERV:
+        return SHAPE_FROM_ROOT;
+    case OTF2_COLLECTIVE_OP_GATHER:
+    case OTF2_COLLECTIVE_OP_GATHERV:
+    case OTF2_COLLECTIVE_OP_REDUCE:
+        return SHAPE_TO_ROOT;
+    case OTF2_COLLECTIVE_OP_SCAN:
+        return SHAPE_SCAN;
+    case OTF2_COLLECTIVE_OP_EXSCAN:
+        return SHAPE_EXSCAN;
+    default:
+        return SHAPE_ALL;
+    }
+}
+
+/* Does the end of member mi wait for the begin of member j (the shapes that
+ * name single members)? */
+static int depends(const replay *R, int32_t inst, coll_shape shape, const earl_eid *members,
+                   size_t mi, size_t j)
+{
+    if (j == mi)
+        return 0;
+    const earl_loc *loc = R->ev->location;
+    if (shape == SHAPE_FROM_ROOT)
+        return loc[members[j]] == R->view->coll_root[inst];
+    uint32_t rj = comm_rank(R, inst, loc[members[j]]), ri = comm_rank(R, inst, loc[members[mi]]);
+    return shape == SHAPE_SCAN ? rj <= ri : rj < ri;
+}
+
+static void release_coll(replay *R, int32_t inst, size_t n)
+{
+    coll_state *cs = R->colls[inst];
+    for (size_t k = 0; k < n; k++)
+        if (cs->slot[k] != UINT32_MAX)
+            hb_clock_release(&R->pool, cs->slot[k]);
+    if (cs->joined != UINT32_MAX)
+        hb_clock_release(&R->pool, cs->joined);
+    free(cs->slot);
+    free(cs);
+    R->colls[inst] = NULL;
+}
+
+/* The join of every member's begin, made on first need once all began. */
+static const uint32_t *joined_begins(replay *R, coll_state *cs, size_t n)
+{
+    if (cs->joined == UINT32_MAX) {
+        cs->joined = save(R, NULL);
+        if (cs->joined == UINT32_MAX)
+            return NULL;
+        for (size_t j = 0; j < n; j++)
+            hb_clock_max(hb_clock_at(&R->pool, cs->joined), hb_clock_at(&R->pool, cs->slot[j]),
+                         R->w1);
+    }
+    return hb_clock_at(&R->pool, cs->joined);
+}
+
+static int on_coll_end(replay *R, int32_t l, int force, int64_t *key)
+{
+    loc_state *st = &R->locs[l];
+    int32_t inst = st->coll_inst;
+    if (inst < 0 || !R->colls[inst])
+        return 0;
+    coll_state *cs = R->colls[inst];
+    const earl_eid *members;
+    size_t n = members_of(R, inst, &members), mi = st->coll_member;
+    coll_shape shape = shape_of(R->view->coll_op[inst]);
+    int at_root = R->ev->location[members[mi]] == R->view->coll_root[inst];
+    int all = shape == SHAPE_ALL || (shape == SHAPE_TO_ROOT && at_root);
+    int missing = 0;
+    if (all)
+        missing = cs->n_begun < n;
+    else if (shape != SHAPE_TO_ROOT)
+        for (size_t j = 0; j < n && !missing; j++)
+            missing = cs->slot[j] == UINT32_MAX && depends(R, inst, shape, members, mi, j);
+    if (missing && !force) {
+        *key = KEY_COLL(inst);
+        return 1;
+    }
+    if (missing)
+        R->out->cycles_broken++;
+    uint32_t *clk = clock_of(R, l);
+    if (all && !missing) {
+        const uint32_t *join = joined_begins(R, cs, n);
+        if (join)
+            hb_clock_max(clock_of(R, l), join, R->w1);
+    } else if (all || shape != SHAPE_TO_ROOT) {
+        for (size_t j = 0; j < n; j++)
+            if (cs->slot[j] != UINT32_MAX && (all || depends(R, inst, shape, members, mi, j)))
+                hb_clock_max(clk, hb_clock_at(&R->pool, cs->slot[j]), R->w1);
+    }
+    st->coll_inst = -1;
+    if (++cs->n_ended == n)
+        release_coll(R, inst, n);
+    return 0;
+}
+
+/* ---- the driver ------------------------------------------------------------------------ */
+
+/* Replay event e of location l; 1 with *key when it must wait. */
+static int handle(replay *R, int32_t l, earl_eid e, int force, int64_t *key)
+{
+    const earl_events *ev = R->ev;
+    int32_t ref = ev->ref[e];
+    switch (ev->kind[e]) {
+    case EARL_MPI_SEND:
+    case EARL_MPI_ISEND:
+        if (ref >= 0)
+            on_send(R, l, e, (size_t)ref);
+        return 0;
+    case EARL_MPI_ISEND_COMPLETE: {
+        earl_eid s = ref >= 0 ? ev->msg.partner[ref] : -1;
+        if (is_sync(R, s) && earl_states_ptr(R->states, EARL_PTR_RECV, s) >= 0)
+            R->locs[l].await_ack = s;
+        return 0;
+    }
+    case EARL_MPI_IRECV_REQUEST:
+        if (ref >= 0)
+            on_post(R, l, (size_t)ref);
+        return 0;
+    case EARL_MPI_RECV:
+        return ref >= 0 ? on_recv(R, l, e, (size_t)ref, force, key) : 0;
+    case EARL_MPI_IRECV:
+        return ref >= 0 ? on_irecv(R, l, e, (size_t)ref, force, key) : 0;
+    case EARL_MPI_COLLECTIVE_BEGIN:
+        on_coll_begin(R, l);
+        return 0;
+    case EARL_MPI_COLLECTIVE_END:
+        return on_coll_end(R, l, force, key);
+    default:
+        return 0;
+    }
+}
+
+static void report(replay *R)
+{
+    if (R->opts->progress && R->processed >= R->next_report) {
+        R->opts->progress(R->opts->progress_data, "races", R->processed, R->ev->count);
+        R->next_report = R->processed + (1u << 20);
+    }
+}
+
+/* Run l until it must wait or ends; force lets its first wait go. */
+static void run(replay *R, int32_t l, int force)
+{
+    loc_state *st = &R->locs[l];
+    const earl_eid *events = R->ev->loc_events;
+    while (!R->nomem) {
+        if (st->await_ack >= 0) {
+            uint32_t slot = hb_event_map_take(&R->acks, st->await_ack);
+            if (slot != UINT32_MAX) {
+                hb_clock_max(clock_of(R, l), hb_clock_at(&R->pool, slot), R->w1);
+                hb_clock_release(&R->pool, slot);
+            } else if (!force) {
+                wait_on(R, l, KEY_ACK(st->await_ack));
+                return;
+            } else {
+                R->out->cycles_broken++;
+                force = 0;
+            }
+            st->await_ack = -1;
+        }
+        if (st->pos == st->end) {
+            st->done = 1;
+            return;
+        }
+        int64_t key = -1;
+        if (handle(R, l, events[st->pos], force, &key)) {
+            wait_on(R, l, key);
+            return;
+        }
+        force = 0;
+        st->pos++;
+        if ((++R->processed & 0xffff) == 0)
+            report(R);
+    }
+}
+
+static earl_status setup(replay *R, const earl_trace *trace, earl_error *err)
+{
+    const earl_events *ev = R->ev;
+    R->n_locs = R->defs->n_locations;
+    R->vidx = malloc((R->n_locs ? R->n_locs : 1) * sizeof *R->vidx);
+    R->locs = calloc(R->n_locs ? R->n_locs : 1, sizeof *R->locs);
+    R->ready = malloc((R->n_locs ? R->n_locs : 1) * sizeof *R->ready);
+    R->colls = calloc(R->view->n_colls ? R->view->n_colls : 1, sizeof *R->colls);
+    if (!R->vidx || !R->locs || !R->ready || !R->colls)
+        return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory for the race replay",
+                         earl_trace_path(trace));
+    for (uint32_t l = 0; l < R->n_locs; l++)
+        R->vidx[l] = -1;
+    for (size_t m = 0; m < ev->msg.count; m++)
+        R->vidx[ev->location[ev->msg.event[m]]] = 0;
+    for (size_t m = 0; m < ev->coll.count; m++)
+        R->vidx[ev->location[ev->coll.event[m]]] = 0;
+    uint32_t n_clocked = 0;
+    for (uint32_t l = 0; l < R->n_locs; l++)
+        if (R->vidx[l] == 0)
+            R->vidx[l] = (int32_t)n_clocked++;
+    R->width = R->vector ? n_clocked : 0;
+    R->w1 = R->width + 1;
+    R->clocks = calloc((size_t)(n_clocked ? n_clocked : 1) * R->w1, sizeof *R->clocks);
+    if (!R->clocks)
+        return earl_fail(err, EARL_ERR_NOMEM,
+                         "%s: out of memory for %u vector clocks of %u entries",
+                         earl_trace_path(trace), n_clocked, R->w1);
+    for (uint32_t l = 0; l < R->n_locs; l++) {
+        loc_state *st = &R->locs[l];
+        st->pos = ev->loc_start[l];
+        st->end = ev->loc_start[l + 1];
+        st->vidx = R->vidx[l];
+        st->await_ack = -1;
+        st->waiting_key = -1;
+        st->next_waiter = -1;
+        st->coll_inst = -1;
+        st->done = st->vidx < 0;
+    }
+    hb_clock_pool_init(&R->pool, R->w1);
+    hb_event_map_init(&R->saved);
+    hb_event_map_init(&R->acks);
+    hb_event_map_init(&R->waiters);
+    return EARL_OK;
+}
+
+static size_t working_bytes(const replay *R)
+{
+    size_t b = hb_clock_pool_bytes(&R->pool) + hb_event_map_bytes(&R->saved) +
+               hb_event_map_bytes(&R->acks) + hb_event_map_bytes(&R->waiters);
+    b += (size_t)R->n_locs * (sizeof *R->locs + sizeof *R->vidx + sizeof *R->ready);
+    b += R->view->n_colls * sizeof *R->colls + R->cap_mark;
+    size_t n_clocked = 0;
+    for (uint32_t l = 0; l < R->n_locs; l++) {
+        n_clocked += R->locs[l].vidx >= 0;
+        b += R->locs[l].cap_pending * sizeof(pending_recv);
+    }
+    return b + n_clocked * R->w1 * sizeof(uint32_t);
+}
+
+static void teardown(replay *R)
+{
+    if (R->colls)
+        for (size_t k = 0; k < R->view->n_colls; k++)
+            if (R->colls[k]) {
+                free(R->colls[k]->slot);
+                free(R->colls[k]);
+            }
+    if (R->locs)
+        for (uint32_t l = 0; l < R->n_locs; l++)
+            free(R->locs[l].pending);
+    free(R->colls);
+    free(R->locs);
+    free(R->vidx);
+    free(R->ready);
+    free(R->clocks);
+    free(R->mark);
+    hb_clock_pool_free(&R->pool);
+    hb_event_map_free(&R->saved);
+    hb_event_map_free(&R->acks);
+    hb_event_map_free(&R->waiters);
+}
+
+earl_status races_replay(const earl_trace *trace, earl_states *states,
+                         const earl_races_options *opts, uint8_t *flags, races_clocks *out,
+                         earl_error *err)
+{
+    replay R;
+    memset(&R, 0, sizeof R);
+    memset(out, 0, sizeof *out);
+    R.ev = earl_trace_events(trace);
+    R.defs = earl_trace_defs(trace);
+    R.states = states;
+    R.view = earl_states_get_view(states);
+    R.flags = flags;
+    R.out = out;
+    R.opts = opts;
+    R.vector = opts->clocks == EARL_RACES_VECTOR;
+    size_t rows = R.ev->msg.count ? R.ev->msg.count : 1;
+    /* per-row arrays from the store's warm blocks (the open's reading buffers) */
+    out->lamport = earl_mem_calloc(rows, sizeof *out->lamport);
+    out->own = R.vector ? earl_mem_calloc(rows, sizeof *out->own) : NULL;
+    earl_status st = EARL_OK;
+    if (!out->lamport || (R.vector && !out->own))
+        st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory for the message clocks",
+                       earl_trace_path(trace));
+    if (st == EARL_OK)
+        st = setup(&R, trace, err);
+    if (st == EARL_OK) {
+        for (uint32_t l = R.n_locs; l-- > 0;)
+            if (!R.locs[l].done)
+                R.ready[R.n_ready++] = (int32_t)l;
+        for (;;) {
+            while (R.n_ready && !R.nomem)
+                run(&R, R.ready[--R.n_ready], 0);
+            if (R.nomem)
+                break;
+            /* everything left waits: a cycle; go on at the earliest blocked event */
+            int32_t first = -1;
+            for (uint32_t l = 0; l < R.n_locs; l++) {
+                const loc_state *s = &R.locs[l];
+                if (!s->done && (first < 0 || R.ev->loc_events[s->pos] <
+                                                  R.ev->loc_events[R.locs[first].pos]))
+                    first = (int32_t)l;
+            }
+            if (first < 0)
+                break;
+            unlink_waiter(&R, first);
+            run(&R, first, 1);
+        }
+        if (R.nomem)
+            st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory in the race replay",
+                           earl_trace_path(trace));
+        out->peak_bytes = working_bytes(&R);
+        if (opts->progress)
+            opts->progress(opts->progress_data, "races", R.ev->count, R.ev->count);
+    }
+    teardown(&R);
+    if (st != EARL_OK)
+        races_clocks_free(out);
+    return st;
+}
+
+void races_clocks_free(races_clocks *c)
+{
+    earl_mem_free(c->own);
+    earl_mem_free(c->lamport);
+    c->own = c->lamport = NULL;
+}
