@@ -114,6 +114,12 @@ typedef struct earl_search_options {
     /* Try every value of every variable instead of the ranges that range
      * pruning selects (same matches; for benchmarks and tests). */
     int no_pruning;
+    /* Polled every few thousand nodes by the searching threads (may be
+     * NULL): a nonzero return stops the search, which then fails with
+     * EARL_ERR_INVALID "search interrupted".  Called concurrently when
+     * several threads search. */
+    int (*interrupt)(void *data);
+    void *interrupt_data;
 } earl_search_options;
 
 typedef struct earl_search_stats {

@@ -854,6 +854,8 @@ earl_status earl_search_execute(const earl_search_query *q, const earl_search_op
     search_matches mt = {.columns = s->columns};
     search_run_options ro = {.limit = opt ? opt->limit : 0,
                              .no_pruning = opt ? opt->no_pruning : 0,
+                             .interrupt = opt ? opt->interrupt : NULL,
+                             .interrupt_data = opt ? opt->interrupt_data : NULL,
                              .first_begin = opt ? opt->first_begin : 0,
                              .first_end = opt ? opt->first_end : 0,
                              .progress = opt ? opt->progress : NULL,

@@ -69,6 +69,7 @@ struct search_engine {
     uint64_t limit;
     int stop;
     int failed;                /* out of memory while recording */
+    int interrupted;           /* stopped by hooks->interrupt */
     earl_search_stats st;
     /* the task being run and the work-sharing hooks (NULL: none) */
     uint32_t base;
@@ -501,7 +502,10 @@ static inline int visit(engine *e, uint32_t d, size_t i, size_t lo, int existent
     e->st.nodes++;
     if (e->hooks && --e->until_peek == 0) {
         e->until_peek = e->hooks->peek;
-        if (e->hooks->cancel && atomic_load_explicit(e->hooks->cancel, memory_order_relaxed))
+        if (e->hooks->interrupt && e->hooks->interrupt(e->hooks->interrupt_data))
+            e->stop = e->interrupted = 1;
+        else if (e->hooks->cancel &&
+                 atomic_load_explicit(e->hooks->cancel, memory_order_relaxed))
             e->stop = 1;
         else if (e->hooks->want_work(e->hooks->ctx))
             split(e, d);
@@ -583,6 +587,7 @@ int search_engine_run(search_engine *e, const search_task *t, uint64_t limit,
     e->limit = limit;
     e->stop = 0;
     e->failed = 0;
+    e->interrupted = 0;
     e->hooks = hooks;
     e->until_peek = hooks ? hooks->peek : 0;
     e->opt = progress;
@@ -602,7 +607,7 @@ int search_engine_run(search_engine *e, const search_task *t, uint64_t limit,
         search_range(e, t->depth, 0, 0);
     else
         search_range(e, t->depth, t->lo, t->hi);
-    return e->failed ? -1 : 0;
+    return e->failed ? -1 : e->interrupted ? -2 : 0;
 }
 
 int search_task_compare(const search_task *a, const search_task *b)
@@ -618,6 +623,12 @@ int search_task_compare(const search_task *a, const search_task *b)
     if (an != bn)
         return an < bn ? -1 : 1;
     return (a->depth > b->depth) - (a->depth < b->depth);
+}
+
+static int never(void *ctx)
+{
+    (void)ctx;
+    return 0;
 }
 
 earl_status search_solve(const search_solver *s, const search_run_options *opt,
@@ -637,13 +648,18 @@ earl_status search_solve(const search_solver *s, const search_run_options *opt,
         if (t.hi < t.lo)
             t.hi = t.lo;
     }
-    int rc = search_engine_run(e, &t, opt->limit, out, NULL, opt);
-    if (opt->progress)
+    /* one thread: the hooks only look for the caller's stop request */
+    search_hooks h = {.peek = SEARCH_PEEK, .want_work = never, .interrupt = opt->interrupt,
+                      .interrupt_data = opt->interrupt_data};
+    int rc = search_engine_run(e, &t, opt->limit, out, opt->interrupt ? &h : NULL, opt);
+    if (opt->progress && rc == 0)
         opt->progress(opt->progress_data, opt->phase, t.hi - t.lo, t.hi - t.lo);
     *truncated = opt->limit && out->rows >= opt->limit;
     *stats = e->st;
     search_engine_free(e);
-    if (rc)
+    if (rc == -1)
         return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory recording matches");
+    if (rc == -2)
+        return earl_fail(err, EARL_ERR_INVALID, "pattern: search interrupted");
     return EARL_OK;
 }

@@ -213,6 +213,8 @@ typedef struct search_matches {
 typedef struct search_run_options {
     uint64_t limit;
     int no_pruning;                /* try every value (benchmarks, tests) */
+    int (*interrupt)(void *data);  /* earl_search_options.interrupt */
+    void *interrupt_data;
     size_t first_begin, first_end; /* values of the first variable (0, 0: all) */
     earl_progress_fn progress;
     void *progress_data;
@@ -239,15 +241,21 @@ typedef struct search_hooks {
     void (*give)(void *ctx, const search_task *t);
     const _Atomic int *cancel;
     void *ctx;
+    int (*interrupt)(void *data); /* the caller's stop request (may be NULL) */
+    void *interrupt_data;
 } search_hooks;
+
+/* Nodes between two looks at the hooks. */
+#define SEARCH_PEEK 2048
 
 /* One searching thread's state: reused from task to task. */
 typedef struct search_engine search_engine;
 search_engine *search_engine_new(const search_solver *s);
 void search_engine_free(search_engine *e);
 /* Run task t, appending its matches (at most limit when limit > 0) to out;
- * 0, or -1 when out of memory.  progress (may be NULL) reports the values of
- * the first variable when the task enumerates it. */
+ * 0, -1 when out of memory, -2 when hooks->interrupt stopped it.  progress
+ * (may be NULL) reports the values of the first variable when the task
+ * enumerates it. */
 int search_engine_run(search_engine *e, const search_task *t, uint64_t limit,
                       search_matches *out, const search_hooks *hooks,
                       const search_run_options *progress);

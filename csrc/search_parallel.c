@@ -46,7 +46,6 @@
 
 #define SEARCH_LAMBDA 0.707
 #define SEARCH_TASKS_PER_THREAD 8
-#define SEARCH_PEEK 2048
 
 /* ---- task generation ------------------------------------------------------------- */
 
@@ -160,6 +159,7 @@ typedef struct pool {
     uint64_t limit;
     _Atomic int cancel;
     int failed;
+    int interrupted;
     uint64_t stolen;
     const search_run_options *opt;
 } pool;
@@ -277,7 +277,10 @@ static void *work(void *arg)
             pt->done = 1;
             p->n_done++;
             if (rc) {
-                p->failed = 1;
+                if (rc == -2)
+                    p->interrupted = 1;
+                else
+                    p->failed = 1;
                 atomic_store(&p->cancel, 1);
             }
             check_limit(p);
@@ -382,6 +385,8 @@ earl_status search_solve_parallel(const search_solver *s, const search_run_optio
         w->hooks.give = give;
         w->hooks.cancel = &p.cancel;
         w->hooks.ctx = w;
+        w->hooks.interrupt = opt->interrupt;
+        w->hooks.interrupt_data = opt->interrupt_data;
         if (!w->e) {
             st = earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory starting the search");
             break;
@@ -400,6 +405,8 @@ earl_status search_solve_parallel(const search_solver *s, const search_run_optio
     }
     if (st == EARL_OK && p.failed)
         st = earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory during the search");
+    if (st == EARL_OK && p.interrupted)
+        st = earl_fail(err, EARL_ERR_INVALID, "pattern: search interrupted");
     if (st == EARL_OK) {
         /* the answer: the tasks in canonical order, their matches concatenated */
         if (p.n_all)

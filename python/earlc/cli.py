@@ -132,6 +132,9 @@ def cmd_search(args) -> int:
     except PatternError as exc:
         print("earlc: error: %s" % " ".join(str(exc).split()), file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("earlc: search interrupted", file=sys.stderr)
+        return 130
     finally:
         bar.close()
     if args.format == "json":

@@ -64,3 +64,21 @@ def test_teams(trace):
         trace.search(PATTERNS["three"], teams=0)
     with pytest.raises(ValueError, match="threads"):
         trace.search(PATTERNS["three"], threads=-1)
+
+
+def test_ctrl_c_stops_a_search(tmp_path):
+    """A signal stops a running search (one or several threads) with its exception;
+    the search itself takes seconds here, the interrupt comes after 0.2 s."""
+    import _thread
+    import threading
+
+    earlc.synth("halo", tmp_path / "big", ranks=2, events=400000)
+    t = earlc.open(tmp_path / "big")
+    for threads in (1, 2):
+        timer = threading.Timer(0.2, _thread.interrupt_main)
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            t.search(PATTERNS["pairs"], threads=threads, pruning=False)
+        timer.join()
+    # the trace is still usable afterwards
+    assert len(t.search(PATTERNS["pairs"], threads=2)) > 0

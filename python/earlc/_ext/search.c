@@ -5,12 +5,19 @@
  * _core.SearchProgram(text) parses a pattern text (earlc.TraceError with the
  * line, column and what was expected when it is malformed).
  * _core.search(states, program, name=None, limit=0, threads=0, progress=None,
- * teams=1, pruning=True) binds the program to the trace of a _core.States and runs the search with
- * the GIL released; the matches come back as a dict holding the event ids
+ * teams=1, pruning=True) binds the program to the trace of a _core.States and
+ * runs the search with the GIL released, on a helper thread while the calling
+ * thread looks for Ctrl-C every 100 ms (a signal stops the search and its
+ * exception is raised); the matches come back as a dict holding the event ids
  * as int64 bytes (rows x columns), the column names and the statistics, for
  * python/earlc/search.py to wrap.
  */
 #include "ext.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
 
 #include "earl_search.h"
 
@@ -152,6 +159,85 @@ static PyObject *result_dict(const earl_search_query *q, const earl_search_resul
                          "threads", threads);
 }
 
+/* One search, run by a helper thread so that the calling thread can look
+ * for Ctrl-C (PyErr_CheckSignals works on the main thread only) while the
+ * search runs without the GIL. */
+typedef struct search_job {
+    const earl_search_program *prog;
+    const earl_trace *trace;
+    earl_states *states;
+    earl_search_prepare_options popt;
+    earl_search_options xopt;
+    earl_search_query *query;
+    earl_search_result *result;
+    earl_error err;
+    earl_status rc;
+    _Atomic int stop;
+    int done;
+    pthread_mutex_t lock;
+    pthread_cond_t finished;
+} search_job;
+
+static int job_interrupted(void *data)
+{
+    return atomic_load_explicit(&((search_job *)data)->stop, memory_order_relaxed);
+}
+
+static void job_run(search_job *j)
+{
+    j->rc = earl_search_prepare(j->prog, j->trace, j->states, &j->popt, &j->query, &j->err);
+    if (j->rc == EARL_OK)
+        j->rc = earl_search_execute(j->query, &j->xopt, &j->result, &j->err);
+}
+
+static void *job_thread(void *arg)
+{
+    search_job *j = arg;
+    job_run(j);
+    pthread_mutex_lock(&j->lock);
+    j->done = 1;
+    pthread_cond_signal(&j->finished);
+    pthread_mutex_unlock(&j->lock);
+    return NULL;
+}
+
+/* Run the job; returns -1 with KeyboardInterrupt (or the signal handler's
+ * exception) set when a signal stopped it.  Called with the GIL held. */
+static int job_run_interruptible(search_job *j)
+{
+    int interrupted = 0;
+    pthread_t thread;
+    Py_BEGIN_ALLOW_THREADS
+    if (pthread_create(&thread, NULL, job_thread, j) != 0) {
+        job_run(j); /* no thread: search here, without looking for signals */
+    } else {
+        pthread_mutex_lock(&j->lock);
+        while (!j->done) {
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_nsec += 100 * 1000 * 1000;
+            if (until.tv_nsec >= 1000000000) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000;
+            }
+            pthread_cond_timedwait(&j->finished, &j->lock, &until);
+            if (j->done || interrupted)
+                continue;
+            pthread_mutex_unlock(&j->lock);
+            Py_BLOCK_THREADS
+            interrupted = PyErr_CheckSignals() < 0;
+            Py_UNBLOCK_THREADS
+            if (interrupted)
+                atomic_store(&j->stop, 1);
+            pthread_mutex_lock(&j->lock);
+        }
+        pthread_mutex_unlock(&j->lock);
+        pthread_join(thread, NULL);
+    }
+    Py_END_ALLOW_THREADS
+    return interrupted ? -1 : 0;
+}
+
 /* search(states, program, name=None, limit=0, threads=0, progress=None) -> dict */
 static PyObject *search_run(PyObject *module, PyObject *args, PyObject *kwargs)
 {
@@ -171,29 +257,34 @@ static PyObject *search_run(PyObject *module, PyObject *args, PyObject *kwargs)
     earl_trace *tr = st ? earlc_trace_of(trace_obj) : NULL;
     if (!tr)
         return NULL;
-    const earl_search_program *prog = ((ProgramObject *)program_obj)->program;
     earlc_progress_bridge bridge = {progress, 0};
     earl_progress_fn fn = progress != Py_None ? earlc_call_progress : NULL;
-    earl_search_prepare_options popt = {name, threads, fn, &bridge};
-    earl_search_options xopt = {limit, fn, &bridge, 0, 0, threads, teams, !pruning};
-    earl_search_query *q = NULL;
-    earl_search_result *r = NULL;
-    earl_error err;
-    earl_status rc;
-    /* the states object (and through it the trace) outlives the call: we hold
-     * a reference through the arguments */
-    Py_BEGIN_ALLOW_THREADS
-    rc = earl_search_prepare(prog, tr, st, &popt, &q, &err);
-    if (rc == EARL_OK)
-        rc = earl_search_execute(q, &xopt, &r, &err);
-    Py_END_ALLOW_THREADS
-    if (rc != EARL_OK) {
-        earl_search_query_free(q);
-        return earlc_raise(&err);
+    search_job j;
+    memset(&j, 0, sizeof j);
+    j.prog = ((ProgramObject *)program_obj)->program;
+    j.trace = tr;
+    j.states = st;
+    j.popt = (earl_search_prepare_options){name, threads, fn, &bridge};
+    j.xopt = (earl_search_options){limit, fn, &bridge, 0, 0, threads, teams, !pruning,
+                                   job_interrupted, &j};
+    atomic_init(&j.stop, 0);
+    pthread_mutex_init(&j.lock, NULL);
+    pthread_cond_init(&j.finished, NULL);
+    /* the states object (and through it the trace) outlives the call: the
+     * arguments hold a reference */
+    int interrupted = job_run_interruptible(&j);
+    pthread_cond_destroy(&j.finished);
+    pthread_mutex_destroy(&j.lock);
+    PyObject *d = NULL;
+    if (interrupted) {
+        /* the exception of the signal is set */
+    } else if (j.rc != EARL_OK) {
+        earlc_raise(&j.err);
+    } else {
+        d = result_dict(j.query, j.result);
     }
-    PyObject *d = result_dict(q, r);
-    earl_search_result_free(r);
-    earl_search_query_free(q);
+    earl_search_result_free(j.result);
+    earl_search_query_free(j.query);
     return d;
 }
 
