@@ -87,7 +87,7 @@ typedef struct earl_search_variable_info {
     uint32_t arity;     /* events per value: 1, 2 for a partner class, or the
                            columns of a sub-pattern */
     size_t domain;      /* values it can take */
-    int single_location;/* arity 1 and all values on one location (range pruning) */
+    int single_location;/* arity 1 and all values on one location */
 } earl_search_variable_info;
 void earl_search_query_variable(const earl_search_query *query, size_t k,
                                 earl_search_variable_info *info);

@@ -116,8 +116,17 @@ def cmd_search(args) -> int:
 
     text = args.pattern
     if os.path.isfile(text):
-        with open(text) as f:
-            text = f.read()
+        try:
+            with open(text) as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            print("earlc: error: cannot read the pattern file %s: %s" % (args.pattern, exc),
+                  file=sys.stderr)
+            return 2
+    elif ":=" not in text:
+        print("earlc: error: %s is neither a pattern file nor a pattern text (a pattern text "
+              "defines Name := ...)" % args.pattern, file=sys.stderr)
+        return 2
     for option, value, low in (("--limit", args.limit, 1), ("--threads", args.threads, 0),
                                ("--teams", args.teams, 1)):
         if value is not None and value < low:

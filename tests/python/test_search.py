@@ -475,6 +475,7 @@ def test_cli(tmp_path):
         ((FIGURE_2_8, "--threads", "-2"), "--threads must be an integer >= 0"),
         ((FIGURE_2_8, "--limit", "many"), "invalid int value"),
         ((FIGURE_2_8, "--format", "xml"), "invalid choice"),
+        ((tmp_path / "missing.pat",), "neither a pattern file nor a pattern text"),
     ]:
         r = earlc_cli("search", tmp_path / "cs", *args)
         assert r.returncode == 2
