@@ -136,6 +136,7 @@ typedef struct earl_search_thread_stats {
     uint64_t nodes, checks;
     uint64_t tasks;            /* tasks it ran */
     double idle_seconds;       /* time it waited for work */
+    double cpu_seconds;        /* processor time it used */
     int team;
 } earl_search_thread_stats;
 

@@ -170,9 +170,17 @@ typedef struct worker {
     search_engine *e;
     search_hooks hooks;
     double idle_seconds;
+    double cpu_seconds;
     uint64_t tasks;
     pthread_t thread;
 } worker;
+
+static double thread_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static double now_seconds(void)
 {
@@ -261,6 +269,7 @@ static void *work(void *arg)
     worker *w = arg;
     pool *p = w->p;
     pteam *tm = &p->teams[w->team];
+    double cpu0 = thread_cpu_seconds();
     pthread_mutex_lock(&p->lock);
     for (;;) {
         if (atomic_load(&p->cancel))
@@ -305,6 +314,7 @@ static void *work(void *arg)
     }
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->lock);
+    w->cpu_seconds += thread_cpu_seconds() - cpu0;
     return NULL;
 }
 
@@ -449,6 +459,7 @@ earl_status search_solve_parallel(const search_solver *s, const search_run_optio
             per_thread[k].checks = es.checks;
             per_thread[k].tasks = ws ? ws[k].tasks : 0;
             per_thread[k].idle_seconds = ws ? ws[k].idle_seconds : 0;
+            per_thread[k].cpu_seconds = ws ? ws[k].cpu_seconds : 0;
             per_thread[k].team = ws ? ws[k].team : 0;
         }
     }

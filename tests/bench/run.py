@@ -164,9 +164,10 @@ def parallel_search_section() -> None:
     for n in (16, 64):
         r = runs[n]
         print("    %2d threads (oversubscribed): %.3f s, %d tasks + %d split off, nodes per "
-              "thread max/mean %.2f (target <= %.2f), idle %.2f thread-s"
+              "thread max/mean %.2f (target <= %.2f), processor time per thread max/mean "
+              "%.2f, idle %.2f thread-s"
               % (n, r["seconds"][0], r["tasks"][0], r["stolen"][0], r["spread"][0],
-                 TARGET_SEARCH_SPREAD, r["idle_seconds"][0]))
+                 TARGET_SEARCH_SPREAD, r["cpu_spread"][0], r["idle_seconds"][0]))
     same = all(v == 1 for r in runs.values() for v in r["same"])
     print("    matches identical to the 1-thread run for every thread count: %s" % same)
 

@@ -168,13 +168,18 @@ static int parallel(int argc, char **argv)
         double cpu = cpu_now() - cpu0;
         earl_search_stats st = earl_search_result_stats(r);
         size_t n = earl_search_result_threads(r);
-        double mean = (double)st.nodes / (double)n, max = 0, idle = 0;
+        double mean = (double)st.nodes / (double)n, max = 0, idle = 0, cpu_sum = 0, cpu_max = 0;
         for (size_t j = 0; j < n; j++) {
             earl_search_thread_stats ts = earl_search_result_thread(r, j);
             if ((double)ts.nodes > max)
                 max = (double)ts.nodes;
             idle += ts.idle_seconds;
+            cpu_sum += ts.cpu_seconds;
+            if (ts.cpu_seconds > cpu_max)
+                cpu_max = ts.cpu_seconds;
         }
+        printf("par%d_cpu_spread %.4f\n", xo.threads,
+               xo.threads > 1 && cpu_sum > 0 ? cpu_max / (cpu_sum / (double)n) : 1.0);
         int same = 1;
         if (!ref) {
             ref = r;

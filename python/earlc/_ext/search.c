@@ -131,11 +131,12 @@ static PyObject *result_dict(const earl_search_query *q, const earl_search_resul
     PyObject *threads = PyList_New((Py_ssize_t)nt);
     for (size_t k = 0; threads && k < nt; k++) {
         earl_search_thread_stats ts = earl_search_result_thread(r, k);
-        PyObject *t = Py_BuildValue("{s:K,s:K,s:K,s:d,s:i}", "nodes",
+        PyObject *t = Py_BuildValue("{s:K,s:K,s:K,s:d,s:d,s:i}", "nodes",
                                     (unsigned long long)ts.nodes, "checks",
                                     (unsigned long long)ts.checks, "tasks",
                                     (unsigned long long)ts.tasks, "idle_seconds",
-                                    ts.idle_seconds, "team", ts.team);
+                                    ts.idle_seconds, "cpu_seconds", ts.cpu_seconds, "team",
+                                    ts.team);
         if (!t) {
             Py_CLEAR(threads);
             break;
