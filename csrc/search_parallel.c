@@ -413,6 +413,9 @@ earl_status search_solve_parallel(const search_solver *s, const search_run_optio
         for (int k = started; k < threads; k++)
             work(&ws[k]);
     }
+    /* the workers' progress reports may arrive out of order: end with the total */
+    if (st == EARL_OK && opt->progress)
+        opt->progress(opt->progress_data, opt->phase, p.n_all, p.n_all);
     if (st == EARL_OK && p.failed)
         st = earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory during the search");
     if (st == EARL_OK && p.interrupted)
