@@ -7,6 +7,7 @@
 #   make bench       benchmarks: ratios against a bare libotf2 read
 #   make demo-traces regenerate the example traces in traces/ (earlc synth)
 #   make lib         the C core as a static library (build/libearl.a)
+#   make recorder    the MPI recorder of `earlc record` (python/earlc/libearlc_record.so)
 #   make clean
 #
 # `make deps` installs what is missing: Debian packages through apt-get and
@@ -33,10 +34,16 @@ CTEST_BIN   = $(CTEST_SRC:tests/c/%.c=$(BUILD)/tests/%)
 BENCH_SRC   = $(sort $(wildcard tests/bench/*.c))
 BENCH_BIN   = $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 
-APT_PACKAGES = libotf2-trace-dev otf2-tools libcmocka-dev pkg-config gcc make
+APT_PACKAGES = libotf2-trace-dev otf2-tools libcmocka-dev pkg-config gcc make mpich libmpich-dev
 PIP_PACKAGES = numpy pandas pytest setuptools wheel
+# optional at run time, needed by the tests of pictures and exports: matplotlib
+# (pictures), llnl-hatchet and llnl-thicket (report.to_hatchet), pycubexr (a
+# second reader of the .cubex files), selenium with Debian's chromium and its
+# driver (the HTML report in a real browser)
+PIP_EXTRAS   = matplotlib llnl-hatchet llnl-thicket pycubexr selenium
+APT_BROWSER  = chromium chromium-driver
 
-.PHONY: all deps build lib demo demo-traces test test-c test-python test-asan test-tsan bench clean docs
+.PHONY: all deps build lib recorder demo demo-traces test test-c test-python test-asan test-tsan bench clean docs
 
 all: build
 
@@ -46,6 +53,7 @@ deps:
 	command -v otf2-print >/dev/null 2>&1 || missing="$$missing otf2-tools"; \
 	[ -f /usr/include/cmocka.h ] || missing="$$missing libcmocka-dev"; \
 	command -v $(CC) >/dev/null 2>&1 || missing="$$missing gcc"; \
+	command -v mpicc >/dev/null 2>&1 && command -v mpiexec >/dev/null 2>&1 || missing="$$missing mpich libmpich-dev"; \
 	if [ -n "$$missing" ]; then \
 	  echo "earlc: installing Debian packages:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
@@ -53,15 +61,36 @@ deps:
 	fi
 	@$(PYTHON) -c "import numpy, pandas, pytest" 2>/dev/null || \
 	  { echo "earlc: installing Python packages"; $(PYTHON) -m pip install -q $(PIP_PACKAGES); }
+	@$(PYTHON) -c "import matplotlib, hatchet, thicket, pycubexr, selenium" 2>/dev/null || \
+	  { echo "earlc: installing Python packages for pictures and exports"; \
+	    $(PYTHON) -m pip install -q $(PIP_EXTRAS); }
+	@if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then \
+	  echo "earlc: installing Debian packages: $(APT_BROWSER)"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(APT_BROWSER) >/dev/null; \
+	fi
 
 # The extension is built in place (python/earlc/_core*.so) and the package is
 # installed in editable mode so that `earlc` is on PATH.
 build: deps
 	@$(PYTHON) setup.py -q build_ext --inplace
+	@$(MAKE) --no-print-directory recorder
 	@cd / && $(PYTHON) -c "import earlc, sys; sys.exit(not earlc.__file__.startswith('$(CURDIR)/python/'))" \
 	  2>/dev/null || $(PYTHON) -m pip install -q --no-build-isolation --no-deps -e $(CURDIR) >/dev/null
 
 lib: $(BUILD)/libearl.a
+
+# The MPI recorder of `earlc record` (csrc/record/, docs/record.md): its own
+# shared library, built with the MPI compiler wrapper and kept out of
+# libearl, and placed in the package so an editable install finds it.
+MPICC       ?= mpicc
+RECORD_SRC  = $(sort $(wildcard csrc/record/*.c))
+RECORDER    = python/earlc/libearlc_record.so
+recorder: $(RECORDER)
+
+$(RECORDER): $(RECORD_SRC) $(wildcard csrc/record/*.h)
+	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -fPIC -shared $(OTF2_CFLAGS) -Icsrc/record \
+	  $(RECORD_SRC) -o $@ -pthread
 
 $(BUILD)/obj/%.o: csrc/%.c $(CORE_HDR)
 	@mkdir -p $(dir $@)

@@ -238,13 +238,57 @@ static OTF2_CallbackCode on_other(void *ud)
 /* Stands for every string the archive leaves undefined. */
 static char empty_string[] = "";
 
+/* The text of a string already read, or NULL. */
+static const char *string_text(const defs_store *st, OTF2_StringRef ref)
+{
+    return ref < st->n_strings ? st->strings[ref] : NULL;
+}
+
+static int string_is(const defs_store *st, OTF2_StringRef ref, const char *text)
+{
+    const char *s = string_text(st, ref);
+    return s && strcmp(s, text) == 0;
+}
+
+/* Attributes: only those `earlc record` writes are kept (their refs), the
+ * reader then looks them up on the records that may carry them. */
+static OTF2_CallbackCode on_attribute(void *ud, OTF2_AttributeRef self, OTF2_StringRef name,
+                                      OTF2_StringRef description, OTF2_Type type)
+{
+    (void)description;
+    defs_store *st = ud;
+    st->n_defs_read++;
+    if (type == OTF2_TYPE_INT32 && string_is(st, name, EARL_ATTR_REQUESTED_SOURCE))
+        st->attr_requested_source = self + 1;
+    else if (type == OTF2_TYPE_INT32 && string_is(st, name, EARL_ATTR_REQUESTED_TAG))
+        st->attr_requested_tag = self + 1;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Location properties with a string value are kept, by location id, until
+ * defs_finish has the dense location order; others are counted. */
+static OTF2_CallbackCode on_location_property(void *ud, OTF2_LocationRef location,
+                                              OTF2_StringRef name, OTF2_Type type,
+                                              OTF2_AttributeValue value)
+{
+    defs_store *st = ud;
+    if (type != OTF2_TYPE_STRING)
+        return on_other(ud);
+    st->n_defs_read++;
+    if (EARL_GROW(st->props, st->cap_props, st->n_props + 1) != 0) {
+        st->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    st->props[st->n_props++] = (struct property_mark){ location, name, value.stringRef };
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 /* The generated callbacks ignore their definition's fields by design. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #define COUNT_ONLY(name, ...)                                                  \
     static OTF2_CallbackCode count_##name(void *ud, __VA_ARGS__) { return on_other(ud); }
 
-COUNT_ONLY(attribute, OTF2_AttributeRef a, OTF2_StringRef b, OTF2_StringRef c, OTF2_Type d)
 COUNT_ONLY(callpath, OTF2_CallpathRef a, OTF2_CallpathRef b, OTF2_RegionRef c)
 COUNT_ONLY(parameter, OTF2_ParameterRef a, OTF2_StringRef b, OTF2_ParameterType c)
 COUNT_ONLY(paradigm_property, OTF2_Paradigm a, OTF2_ParadigmProperty b, OTF2_Type c,
@@ -253,8 +297,6 @@ COUNT_ONLY(node_domain, OTF2_SystemTreeNodeRef a, OTF2_SystemTreeDomain b)
 COUNT_ONLY(node_property, OTF2_SystemTreeNodeRef a, OTF2_StringRef b, OTF2_Type c,
            OTF2_AttributeValue d)
 COUNT_ONLY(lgroup_property, OTF2_LocationGroupRef a, OTF2_StringRef b, OTF2_Type c,
-           OTF2_AttributeValue d)
-COUNT_ONLY(location_property, OTF2_LocationRef a, OTF2_StringRef b, OTF2_Type c,
            OTF2_AttributeValue d)
 COUNT_ONLY(rma_win, OTF2_RmaWinRef a, OTF2_StringRef b, OTF2_CommRef c, OTF2_RmaWinFlag d)
 COUNT_ONLY(source_code_location, OTF2_SourceCodeLocationRef a, OTF2_StringRef b, uint32_t c)
@@ -295,14 +337,14 @@ static void register_callbacks(OTF2_GlobalDefReaderCallbacks *cb)
     OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(cb, on_metric_member);
     OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(cb, on_metric_class);
     OTF2_GlobalDefReaderCallbacks_SetMetricInstanceCallback(cb, on_metric_instance);
-    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, count_attribute);
+    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, on_attribute);
     OTF2_GlobalDefReaderCallbacks_SetCallpathCallback(cb, count_callpath);
     OTF2_GlobalDefReaderCallbacks_SetParameterCallback(cb, count_parameter);
     OTF2_GlobalDefReaderCallbacks_SetParadigmPropertyCallback(cb, count_paradigm_property);
     OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeDomainCallback(cb, count_node_domain);
     OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodePropertyCallback(cb, count_node_property);
     OTF2_GlobalDefReaderCallbacks_SetLocationGroupPropertyCallback(cb, count_lgroup_property);
-    OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(cb, count_location_property);
+    OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(cb, on_location_property);
     OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(cb, count_rma_win);
     OTF2_GlobalDefReaderCallbacks_SetSourceCodeLocationCallback(cb, count_source_code_location);
     OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(cb, count_calling_context);
@@ -491,6 +533,25 @@ static earl_status defs_finish(defs_store *st, const char *anchor, earl_error *e
     if (s != EARL_OK)
         return s;
 
+    for (size_t i = 0; i < n; i++)
+        st->locations[i].incomplete_reason = EARL_UNDEFINED_REF;
+    st->location_properties = malloc((st->n_props ? st->n_props : 1) *
+                                     sizeof *st->location_properties);
+    if (!st->location_properties)
+        return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", anchor);
+    size_t n_props = 0;
+    for (size_t i = 0; i < st->n_props; i++) {
+        earl_loc l = earl_defs_location_index(&st->view, st->props[i].id);
+        if (l < 0)
+            continue;
+        st->location_properties[n_props++] = (earl_location_property){
+            l, st->props[i].name, st->props[i].value};
+        if (string_is(st, st->props[i].name, EARL_PROPERTY_INCOMPLETE)) {
+            st->locations[l].incomplete = 1;
+            st->locations[l].incomplete_reason = st->props[i].value;
+        }
+    }
+
     earl_defs *v = &st->view;
     v->strings.count = (uint32_t)st->n_strings;
     for (size_t i = 0; i < st->n_strings; i++)
@@ -506,6 +567,8 @@ static earl_status defs_finish(defs_store *st, const char *anchor, earl_error *e
     v->n_metric_members = (uint32_t)st->n_mmembers; v->metric_members = st->mmembers;
     v->n_metric_classes = (uint32_t)st->n_mclasses; v->metric_classes = st->mclasses;
     v->n_paradigms = (uint32_t)st->n_paradigms; v->paradigm_names = st->paradigm_names;
+    v->n_location_properties = (uint32_t)n_props;
+    v->location_properties = st->location_properties;
     v->n_defs_read = st->n_defs_read;
     v->creator = st->creator ? st->creator : empty_string;
     return EARL_OK;
@@ -567,6 +630,8 @@ void defs_free(defs_store *st)
     free(st->groups); free(st->comms); free(st->mmembers); free(st->mclasses);
     free(st->paradigm_names); free(st->lgroup_order);
     free(st->loc_ids_sorted); free(st->loc_index_sorted);
+    free(st->props);
+    free(st->location_properties);
     free(st->creator);
     memset(st, 0, sizeof *st);
 }

@@ -197,6 +197,11 @@ typedef struct earl_location {
     uint64_t events;         /* events earlc read and kept */
     uint64_t other_records;  /* records read but not kept (counted per type) */
     int32_t thread;          /* index among the CPU threads of its group */
+    /* The location's record ends early (its process hung and was ended, was
+     * killed, or aborted): the recorder marks it with the location property
+     * EARL_PROPERTY_INCOMPLETE, whose string says why.  0 / undefined ref. */
+    uint8_t incomplete;
+    uint32_t incomplete_reason; /* string ref, EARL_UNDEFINED_REF when complete */
 } earl_location;
 
 typedef struct earl_group {
@@ -246,6 +251,14 @@ typedef struct earl_metric_class {
     const uint32_t *members;
 } earl_metric_class;
 
+/* A location property with a string value (OTF2 LocationProperty), e.g.
+ * EARL_PROPERTY_INCOMPLETE or EARL_PROPERTY_CALL_SITES. */
+typedef struct earl_location_property {
+    earl_loc location;
+    uint32_t name;           /* string refs */
+    uint32_t value;
+} earl_location_property;
+
 typedef struct earl_defs {
     earl_string_table strings;
     uint32_t n_regions;            const earl_region *regions;
@@ -257,6 +270,7 @@ typedef struct earl_defs {
     uint32_t n_metric_members;     const earl_metric_member *metric_members;
     uint32_t n_metric_classes;     const earl_metric_class *metric_classes;
     uint32_t n_paradigms;          const uint32_t *paradigm_names; /* string ref per OTF2_Paradigm */
+    uint32_t n_location_properties; const earl_location_property *location_properties;
     earl_clock clock;
     const char *creator;           /* e.g. "Score-P 7.1" */
     uint8_t version[3];            /* OTF2 version of the archive */
@@ -282,7 +296,36 @@ typedef struct earl_msg_table {
     uint64_t *bytes;
     uint64_t *request;   /* request id, 0 for blocking calls */
     earl_eid *partner;   /* the other half of a non-blocking request, -1 */
+    /* What a receive asked for (MPI_RECV, MPI_IRECV_REQUEST, copied to the
+     * MPI_IRECV completion): the source as a rank in comm and the tag, or
+     * EARL_REQUESTED_ANY for MPI_ANY_SOURCE / MPI_ANY_TAG, or
+     * EARL_REQUESTED_UNKNOWN when the trace does not say (every other row,
+     * and every row of a trace without the EARL_ATTR_REQUESTED_* attributes,
+     * such as Score-P's). */
+    int32_t *requested_source;
+    int32_t *requested_tag;
 } earl_msg_table;
+
+#define EARL_REQUESTED_ANY (-1)
+#define EARL_REQUESTED_UNKNOWN (-2)
+
+/* OTF2 attribute names that carry what Score-P leaves out (written by
+ * `earlc record`, docs/record.md).  INT32 values; EARL_REQUESTED_ANY for the
+ * wildcards.  The requested source and tag ride on MPI_RECV and
+ * MPI_IRECV_REQUEST records (and on the ENTER of MPI_Probe / MPI_Iprobe);
+ * the request index on the completion records (MPI_ISEND_COMPLETE,
+ * MPI_IRECV, MPI_REQUEST_CANCELLED) inside MPI_Waitany, MPI_Waitsome,
+ * MPI_Testany and MPI_Testsome: the position of the completed request in the
+ * array the program passed. */
+#define EARL_ATTR_REQUESTED_SOURCE "earlc::requested_source"
+#define EARL_ATTR_REQUESTED_TAG "earlc::requested_tag"
+#define EARL_ATTR_REQUEST_INDEX "earlc::request_index"
+/* Location property (STRING) marking a location whose record ends early. */
+#define EARL_PROPERTY_INCOMPLETE "earlc::incomplete"
+/* Location property (STRING): where in the program each call still open at
+ * the end of an incomplete location was made, innermost last, "; "
+ * between calls: "MPI_Recv from main (prog.c:31)". */
+#define EARL_PROPERTY_CALL_SITES "earlc::call_sites"
 
 typedef struct earl_coll_table {
     size_t count;
@@ -382,6 +425,7 @@ typedef enum earl_warning_code {
     EARL_WARN_PEER_UNRESOLVED,    /* a rank that the communicator cannot map */
     EARL_WARN_UNDEFINED_REFERENCE,/* an event names an undefined region/comm */
     EARL_WARN_OTHER_RECORD,       /* a record type earlc does not keep */
+    EARL_WARN_LOCATION_INCOMPLETE,/* the location's record ends early (EARL_PROPERTY_INCOMPLETE) */
     EARL_WARNING_CODE_COUNT
 } earl_warning_code;
 

@@ -186,6 +186,25 @@ earl_status earl_writer_metric_class(earl_writer *w, uint32_t n, const uint32_t 
                                      uint8_t occurrence, uint8_t recorder_kind,
                                      uint32_t *ref, earl_error *err);
 
+/* An OTF2 attribute that events may carry (earl_writer_record.attributes),
+ * of type OTF2_TYPE_INT32, _UINT32, _INT64 or _UINT64; e.g. the
+ * EARL_ATTR_* attributes of earl.h. */
+earl_status earl_writer_attribute(earl_writer *w, const char *name, const char *description,
+                                  uint8_t type, uint32_t *ref, earl_error *err);
+
+/* A clock offset of location loc (an OTF2 ClockOffset, in its local
+ * definitions): at time (in the location's own ticks) the global clock read
+ * the location's time + offset.  Readers correct the location's timestamps by
+ * the offsets interpolated linearly between them, held constant outside
+ * (libotf2 does so for earl_trace_open, for a location with at least two).
+ * Give a location's offsets in increasing time. */
+earl_status earl_writer_clock_offset(earl_writer *w, earl_loc loc, uint64_t time, int64_t offset,
+                                     double stddev, earl_error *err);
+
+/* A location property with a string value, e.g. EARL_PROPERTY_INCOMPLETE. */
+earl_status earl_writer_location_property(earl_writer *w, earl_loc loc, const char *name,
+                                          const char *value, earl_error *err);
+
 /* ------------------------------------------------------------------------ */
 /* Events                                                                     */
 /* ------------------------------------------------------------------------ */
@@ -233,7 +252,16 @@ earl_status earl_writer_metric_class(earl_writer *w, uint32_t n, const uint32_t 
  *   RMA_OP_COMPLETE_REMOTE        ref = window, id = matching id
  *
  * RMA remotes are checked against the window's communicator unless
- * EARL_UNDEFINED_REF. */
+ * EARL_UNDEFINED_REF.
+ *
+ * Any event may carry n_attributes OTF2 attributes (earl_writer_attribute):
+ * value is the attribute's integer, converted to its type (an INT32 value of
+ * -1 is passed as (uint64_t)(int64_t)-1). */
+typedef struct earl_writer_attr_value {
+    uint32_t attribute;
+    uint64_t value;
+} earl_writer_attr_value;
+
 typedef struct earl_writer_record {
     uint32_t ref;
     uint32_t peer;
@@ -250,6 +278,8 @@ typedef struct earl_writer_record {
     const uint64_t *values;
     uint32_t n_args;
     const uint32_t *args;
+    uint32_t n_attributes;
+    const earl_writer_attr_value *attributes;
 } earl_writer_record;
 
 /* Write one event of any kind on location loc at time t.  Invalid input (an

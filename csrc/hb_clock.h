@@ -1,14 +1,18 @@
 /*
- * hb_clock.h - vector clocks and the store of saved clocks, shared by the
- * replays that compute causal orders over a trace: the happened-before
- * timestamps (hb_replay.c) and the matches-before clocks of the race
- * analysis (races_*).  Not part of the public API.
+ * hb_clock.h - the machinery shared by the replays that compute causal
+ * orders over a trace: the happened-before timestamps (hb_replay.c) and the
+ * matches-before clocks of the race analysis (races_*).  Not part of the
+ * public API.
  *
  * A replay keeps one running clock per location and must remember the clock
  * some events had until the events that depend on them are replayed: a send
  * until its receive, a collective's begin until the members' ends.  Those
  * saved clocks live in an hb_clock_pool (fixed-width slots, recycled through
- * a free list) and are found by event id through an hb_event_map.
+ * a free list) and are found by event id through an hb_event_map.  A
+ * location whose next event needs what another location has not replayed
+ * yet waits on a key in hb_waiters until that key is published.  Which
+ * members' begins a collective's end depends on follows the operation's
+ * hb_shape.
  */
 #ifndef EARL_HB_CLOCK_H
 #define EARL_HB_CLOCK_H
@@ -83,5 +87,51 @@ static inline size_t hb_event_map_bytes(const hb_event_map *map)
 {
     return map->cap * (sizeof(earl_eid) + sizeof(uint32_t));
 }
+
+/* ---- waiting in dependency order ---------------------------------------- */
+
+/* Locations waiting for keys (keys >= 0: an event id, or whatever a replay
+ * encodes in one).  Each location waits on at most one key at a time. */
+typedef struct hb_waiters {
+    hb_event_map heads;    /* key -> first location waiting on it */
+    int64_t *key;          /* per location: the key it waits on, -1 */
+    int32_t *next;         /* per location: the next one waiting on the same key, -1 */
+    size_t n;
+} hb_waiters;
+
+int hb_waiters_init(hb_waiters *w, size_t n_locations); /* 0, or -1 out of memory */
+void hb_waiters_free(hb_waiters *w);
+size_t hb_waiters_bytes(const hb_waiters *w);
+static inline int hb_waiting(const hb_waiters *w, int32_t l)
+{
+    return w->key[l] >= 0;
+}
+/* Location l waits on key from now: 0, or -1 when out of memory. */
+int hb_wait(hb_waiters *w, int32_t l, int64_t key);
+/* Key is published: every location waiting on it stops waiting and is
+ * appended to out (room for every location); returns how many. */
+size_t hb_wake(hb_waiters *w, int64_t key, int32_t *out);
+/* Location l stops waiting without its key (a cycle is broken there). */
+void hb_unwait(hb_waiters *w, int32_t l);
+/* Where to break a cycle when nothing can go on: the waiting location whose
+ * next event (next_event(ctx, l)) comes first in the total order, -1 when
+ * none waits. */
+int32_t hb_waiters_earliest(const hb_waiters *w, earl_eid (*next_event)(void *ctx, int32_t l),
+                            void *ctx);
+
+/* ---- collective shapes ---------------------------------------------------- */
+
+/* Which members' begins the end of a member depends on (docs/patterns.md). */
+typedef enum hb_shape {
+    HB_SHAPE_ALL,       /* every member's: barrier, all-to-all, communicator creation */
+    HB_SHAPE_FROM_ROOT, /* the root's: Bcast, Scatter(v) */
+    HB_SHAPE_TO_ROOT,   /* at the root every member's, elsewhere none: Reduce, Gather(v) */
+    HB_SHAPE_SCAN,      /* those of lower or equal rank: Scan */
+    HB_SHAPE_EXSCAN     /* those of lower rank: Exscan */
+} hb_shape;
+
+hb_shape hb_collective_shape(uint8_t op); /* an OTF2_CollectiveOp */
+/* Rank of location loc in communicator comm, -1 when it is not a member. */
+int64_t hb_comm_rank(const earl_defs *defs, uint32_t comm, earl_loc loc);
 
 #endif /* EARL_HB_CLOCK_H */

@@ -53,9 +53,7 @@ typedef struct replay {
     uint8_t *stamped;        /* bit per event: to be stamped */
     size_t *stamp_next;      /* per location: its next stamp in stamp_order */
     size_t *stamp_order;     /* stamp indices grouped by location, in program order */
-    earl_eid *waiting_on;    /* per location: the event it waits for, -1 */
-    earl_loc *next_waiter;   /* per location: the next location waiting on the same event */
-    hb_event_map waiters;    /* awaited event -> first waiting location */
+    hb_waiters waiters;      /* locations waiting for an event not replayed yet */
     hb_clock_pool pool;      /* saved clocks */
     hb_event_map saved;      /* event -> slot of its saved clock */
     uint32_t *refs;          /* per slot: takers left, HB_REFS_HELD */
@@ -82,6 +80,11 @@ static earl_eid event_at(const replay *rp, earl_loc l, size_t pos)
 static size_t events_of(const replay *rp, earl_loc l)
 {
     return rp->ev->loc_start[l + 1] - rp->ev->loc_start[l];
+}
+
+static earl_eid next_event(void *rp, int32_t l)
+{
+    return event_at(rp, l, ((replay *)rp)->cursor[l]);
 }
 
 static void save_clock(replay *rp, earl_eid e, const uint32_t *c, uint32_t refs)
@@ -160,48 +163,6 @@ static void instance_finished(replay *rp, int32_t k)
         hb_clock_release(&rp->pool, slot);
 }
 
-static void wake_waiters(replay *rp, earl_eid e)
-{
-    uint32_t first = hb_event_map_take(&rp->waiters, e);
-    for (earl_loc w = first == UINT32_MAX ? EARL_NONE : (earl_loc)first; w >= 0;) {
-        earl_loc next = rp->next_waiter[w];
-        rp->waiting_on[w] = EARL_NONE;
-        rp->next_waiter[w] = EARL_NONE;
-        rp->work[rp->n_work++] = w;
-        w = next;
-    }
-}
-
-static void wait_for(replay *rp, earl_loc l, earl_eid d)
-{
-    uint32_t first = hb_event_map_get(&rp->waiters, d);
-    rp->next_waiter[l] = first == UINT32_MAX ? EARL_NONE : (earl_loc)first;
-    rp->waiting_on[l] = d;
-    if (hb_event_map_put(&rp->waiters, d, (uint32_t)l) != 0)
-        rp->nomem = 1;
-}
-
-/* Stop location l waiting (its wait is being broken). */
-static void unwait(replay *rp, earl_loc l)
-{
-    earl_eid d = rp->waiting_on[l];
-    uint32_t first = hb_event_map_get(&rp->waiters, d);
-    if (first == (uint32_t)l) {
-        if (rp->next_waiter[l] >= 0)
-            hb_event_map_put(&rp->waiters, d, (uint32_t)rp->next_waiter[l]);
-        else
-            hb_event_map_take(&rp->waiters, d);
-    } else {
-        for (earl_loc w = (earl_loc)first; w >= 0; w = rp->next_waiter[w])
-            if (rp->next_waiter[w] == l) {
-                rp->next_waiter[w] = rp->next_waiter[l];
-                break;
-            }
-    }
-    rp->waiting_on[l] = EARL_NONE;
-    rp->next_waiter[l] = EARL_NONE;
-}
-
 /* Replay the next event of location l.  Unless forced, returns 0 without
  * replaying when a dependency is not replayed yet (l then waits for it). */
 static int replay_next(replay *rp, earl_loc l, int forced)
@@ -220,7 +181,8 @@ static int replay_next(replay *rp, earl_loc l, int forced)
     if (!forced) {
         for (size_t k = 0; k < n; k++)
             if (!BIT_GET(rp->done, deps[k])) {
-                wait_for(rp, l, deps[k]);
+                if (hb_wait(&rp->waiters, l, deps[k]) != 0)
+                    rp->nomem = 1;
                 return 0;
             }
     } else if (rp->leader) {
@@ -258,8 +220,7 @@ static int replay_next(replay *rp, earl_loc l, int forced)
     }
     BIT_SET(rp->done, e);
     rp->cursor[l] = pos + 1;
-    if (rp->waiters.count)
-        wake_waiters(rp, e);
+    rp->n_work += hb_wake(&rp->waiters, e, rp->work + rp->n_work);
     if (++rp->replayed % PROGRESS_EVERY == 0 && rp->leader && rp->opt && rp->opt->progress)
         rp->opt->progress(rp->opt->progress_data, "clocks", rp->replayed, rp->ev->count);
     return 1;
@@ -270,7 +231,7 @@ static void drain(replay *rp, earl_eid limit)
 {
     while (rp->n_work && !rp->nomem) {
         earl_loc l = rp->work[--rp->n_work];
-        while (rp->waiting_on[l] < 0 && rp->cursor[l] < events_of(rp, l) &&
+        while (!hb_waiting(&rp->waiters, l) && rp->cursor[l] < events_of(rp, l) &&
                event_at(rp, l, rp->cursor[l]) <= limit && !rp->nomem)
             if (!replay_next(rp, l, 0))
                 break;
@@ -292,24 +253,19 @@ static int replay_columns(replay *base)
     rp.stamped = calloc(ev->count / 8 + 1, 1);
     rp.stamp_next = calloc(nl + 1, sizeof *rp.stamp_next);
     rp.stamp_order = malloc((hb->n ? hb->n : 1) * sizeof *rp.stamp_order);
-    rp.waiting_on = malloc(nl * sizeof *rp.waiting_on);
-    rp.next_waiter = malloc(nl * sizeof *rp.next_waiter);
     /* a location is on the stack at most once: it is pushed when it starts
      * or stops waiting, and popped before either happens again */
     rp.work = malloc((nl + 1) * sizeof *rp.work);
     rp.instance_done = calloc(rp.rules->view->n_colls + 1, sizeof *rp.instance_done);
     hb_clock_pool_init(&rp.pool, rp.width);
     hb_event_map_init(&rp.saved);
-    hb_event_map_init(&rp.waiters);
     hb_event_map_init(&rp.instance_max);
     if (!rp.clock || !rp.cursor || !rp.done || !rp.stamped || !rp.stamp_next ||
-        !rp.stamp_order || !rp.waiting_on ||
-        !rp.next_waiter || !rp.work || !rp.instance_done) {
+        !rp.stamp_order || !rp.work || !rp.instance_done ||
+        hb_waiters_init(&rp.waiters, nl) != 0) {
         rc = -1;
         goto done;
     }
-    for (size_t l = 0; l < nl; l++)
-        rp.waiting_on[l] = rp.next_waiter[l] = EARL_NONE;
     /* stamps grouped by location (a counting sort): a location meets its
      * stamped events in program order, so each takes the next of its group */
     for (size_t k = 0; k < hb->n; k++) {
@@ -327,26 +283,17 @@ static int replay_columns(replay *base)
     /* the total order drives; waiting locations catch up when woken */
     for (size_t e = 0; e < ev->count && !rp.nomem; e++) {
         earl_loc l = ev->location[e];
-        if (BIT_GET(rp.done, e) || rp.waiting_on[l] >= 0)
+        if (BIT_GET(rp.done, e) || hb_waiting(&rp.waiters, l))
             continue;
         if (replay_next(&rp, l, 0) && rp.n_work) /* woke some: they catch up */
             drain(&rp, (earl_eid)e);
     }
     /* what still waits, waits in a cycle: break it at the earliest event */
     for (;;) {
-        earl_loc pick = EARL_NONE;
-        earl_eid first = EARL_NONE;
-        for (size_t l = 0; l < rp.nl; l++)
-            if (rp.waiting_on[l] >= 0) {
-                earl_eid x = event_at(&rp, (earl_loc)l, rp.cursor[l]);
-                if (first < 0 || x < first) {
-                    first = x;
-                    pick = (earl_loc)l;
-                }
-            }
+        earl_loc pick = hb_waiters_earliest(&rp.waiters, next_event, &rp);
         if (pick < 0 || rp.nomem)
             break;
-        unwait(&rp, pick);
+        hb_unwait(&rp.waiters, pick);
         replay_next(&rp, pick, 1);
         rp.work[rp.n_work++] = pick;
         drain(&rp, (earl_eid)ev->count);
@@ -360,15 +307,13 @@ done:
     free(rp.stamped);
     free(rp.stamp_next);
     free(rp.stamp_order);
-    free(rp.waiting_on);
-    free(rp.next_waiter);
     free(rp.work);
     free(rp.instance_done);
     free(rp.refs);
     free(rp.deps.ids);
     hb_clock_pool_free(&rp.pool);
     hb_event_map_free(&rp.saved);
-    hb_event_map_free(&rp.waiters);
+    hb_waiters_free(&rp.waiters);
     hb_event_map_free(&rp.instance_max);
     return rc;
 }

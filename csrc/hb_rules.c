@@ -14,7 +14,6 @@
  * The rules also say which events' clocks must be saved for those later
  * events (hb_rules_saves), so the replay keeps no clock it will not use.
  */
-#include <otf2/otf2.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -205,68 +204,35 @@ static int push_dep(hb_deps *out, size_t *n, earl_eid d)
     return 0;
 }
 
-/* Rank of location x in communicator comm, -1. */
-static int64_t comm_rank(const earl_defs *defs, uint32_t comm, earl_loc x)
-{
-    if (comm >= defs->n_comms || !defs->comms[comm].member_locations)
-        return -1;
-    const earl_comm *c = &defs->comms[comm];
-    for (uint32_t k = 0; k < c->size; k++)
-        if (c->member_locations[k] == x)
-            return k;
-    return -1;
-}
-
-typedef enum shape { ALL_TO_ALL, ONE_TO_ALL, ALL_TO_ONE, PREFIX } shape;
-
-static shape shape_of(uint8_t type, uint8_t op)
-{
-    if (type != EARL_COLL_MPI)
-        return ALL_TO_ALL; /* team barrier */
-    switch (op) {
-    case OTF2_COLLECTIVE_OP_BCAST:
-    case OTF2_COLLECTIVE_OP_SCATTER:
-    case OTF2_COLLECTIVE_OP_SCATTERV:
-        return ONE_TO_ALL;
-    case OTF2_COLLECTIVE_OP_REDUCE:
-    case OTF2_COLLECTIVE_OP_GATHER:
-    case OTF2_COLLECTIVE_OP_GATHERV:
-        return ALL_TO_ONE;
-    case OTF2_COLLECTIVE_OP_SCAN:
-    case OTF2_COLLECTIVE_OP_EXSCAN:
-        /* Scan: rank i's begin before the end of every rank >= i; Exscan: of
-         * every rank > i.  Rank i's own begin precedes its own end anyway. */
-        return PREFIX;
-    default:
-        return ALL_TO_ALL;
-    }
-}
-
 static size_t collective_deps(const hb_rules *r, hb_deps *out, earl_eid e, int32_t k,
                               hb_merge *merge)
 {
     const earl_states_view *v = r->view;
     earl_loc self = r->ev->location[e];
     size_t n = 0;
-    shape s = shape_of(v->coll_type[k], v->coll_op[k]);
+    /* a team barrier is an all-to-all; Scan and Exscan differ only in the
+     * member's own begin, which precedes its end on its location anyway */
+    hb_shape s = v->coll_type[k] == EARL_COLL_MPI ? hb_collective_shape(v->coll_op[k])
+                                                   : HB_SHAPE_ALL;
+    int prefix = s == HB_SHAPE_SCAN || s == HB_SHAPE_EXSCAN;
     earl_loc root = v->coll_root[k];
-    int64_t my_rank = s == PREFIX ? comm_rank(r->defs, v->coll_comm[k], self) : -1;
-    if ((s == ONE_TO_ALL && (root < 0 || root == self)) || (s == ALL_TO_ONE && root != self) ||
-        (s == PREFIX && my_rank < 0))
+    int64_t my_rank = prefix ? hb_comm_rank(r->defs, v->coll_comm[k], self) : -1;
+    if ((s == HB_SHAPE_FROM_ROOT && (root < 0 || root == self)) ||
+        (s == HB_SHAPE_TO_ROOT && root != self) || (prefix && my_rank < 0))
         return 0;
-    if (s == ALL_TO_ALL)
+    if (s == HB_SHAPE_ALL)
         *merge = HB_MERGE_INSTANCE;
     for (size_t j = v->coll_member_start[k]; j < v->coll_member_start[k + 1]; j++) {
         earl_eid b = r->member_begin[j];
         if (b < 0)
             continue;
         earl_loc l = r->ev->location[b];
-        if (s != ALL_TO_ALL && l == self)
+        if (s != HB_SHAPE_ALL && l == self)
             continue;
-        if (s == ONE_TO_ALL && l != root)
+        if (s == HB_SHAPE_FROM_ROOT && l != root)
             continue;
-        if (s == PREFIX) {
-            int64_t rank = comm_rank(r->defs, v->coll_comm[k], l);
+        if (prefix) {
+            int64_t rank = hb_comm_rank(r->defs, v->coll_comm[k], l);
             if (rank < 0 || rank >= my_rank)
                 continue;
         }

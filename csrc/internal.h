@@ -35,6 +35,14 @@ typedef struct defs_store {
     /* (OTF2 location id, dense index) sorted by id, for lookups */
     uint64_t *loc_ids_sorted; earl_loc *loc_index_sorted;
 
+    /* OTF2 refs + 1 of the attributes `earlc record` writes (0: absent) */
+    uint32_t attr_requested_source, attr_requested_tag;
+    /* string-valued location properties, by OTF2 location id until
+     * defs_finish turns them into view.location_properties */
+    struct property_mark { uint64_t id; uint32_t name, value; } *props;
+    size_t n_props, cap_props;
+    earl_location_property *location_properties;
+
     uint32_t n_defs_read;
     char *creator;
     int failed;                /* out of memory inside a callback */

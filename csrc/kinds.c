@@ -100,6 +100,7 @@ static const char *const warning_names[EARL_WARNING_CODE_COUNT] = {
     [EARL_WARN_PEER_UNRESOLVED] = "peer_unresolved",
     [EARL_WARN_UNDEFINED_REFERENCE] = "undefined_reference",
     [EARL_WARN_OTHER_RECORD] = "other_record",
+    [EARL_WARN_LOCATION_INCOMPLETE] = "location_incomplete",
 };
 
 const char *earl_warning_code_name(earl_warning_code code)

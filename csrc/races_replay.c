@@ -64,8 +64,6 @@ typedef struct loc_state {
     size_t pos, end;        /* next position in loc_events, end of the location */
     int32_t vidx;           /* row of the running clock, -1: no MPI records */
     earl_eid await_ack;     /* a synchronous send waiting for its receive's clock, -1 */
-    int64_t waiting_key;    /* the key it waits on, -1 */
-    int32_t next_waiter;    /* the next location waiting on the same key, -1 */
     int32_t coll_inst;      /* the collective instance between its BEGIN and END, -1 */
     uint32_t coll_member;   /* its member index there */
     uint8_t done;
@@ -98,7 +96,7 @@ typedef struct replay {
     hb_clock_pool pool;
     hb_event_map saved;  /* send event -> slot of its clock */
     hb_event_map acks;   /* synchronous send event -> slot of the clock after its receive */
-    hb_event_map waiters;/* key -> first waiting location */
+    hb_waiters waiters;  /* locations waiting on a key */
     coll_state **colls;  /* per collective instance, NULL when none is open */
     int32_t *ready;
     size_t n_ready;
@@ -138,50 +136,22 @@ static void put(replay *R, hb_event_map *map, earl_eid key, uint32_t value)
 
 static void wait_on(replay *R, int32_t l, int64_t key)
 {
-    uint32_t head = hb_event_map_get(&R->waiters, key);
-    R->locs[l].waiting_key = key;
-    R->locs[l].next_waiter = head == UINT32_MAX ? -1 : (int32_t)head;
-    put(R, &R->waiters, key, (uint32_t)l);
+    if (hb_wait(&R->waiters, l, key) != 0)
+        R->nomem = 1;
 }
 
 static void wake(replay *R, int64_t key)
 {
-    if (!R->waiters.count)
-        return;
-    uint32_t head = hb_event_map_take(&R->waiters, key);
-    int32_t l = head == UINT32_MAX ? -1 : (int32_t)head;
-    while (l >= 0) {
-        loc_state *st = &R->locs[l];
-        int32_t next = st->next_waiter;
-        st->waiting_key = -1;
-        st->next_waiter = -1;
-        R->ready[R->n_ready++] = l;
-        l = next;
-    }
+    R->n_ready += hb_wake(&R->waiters, key, R->ready + R->n_ready);
 }
 
-/* Take l out of the list of the key it waits on (to force it on). */
-static void unlink_waiter(replay *R, int32_t l)
+/* The event a waiting location goes on with: its next one, or for a
+ * synchronous send at its end that waits for its receive, the send. */
+static earl_eid next_event(void *ctx, int32_t l)
 {
-    loc_state *st = &R->locs[l];
-    int64_t key = st->waiting_key;
-    if (key < 0)
-        return;
-    uint32_t head = hb_event_map_get(&R->waiters, key);
-    if (head == (uint32_t)l) {
-        if (st->next_waiter < 0)
-            hb_event_map_take(&R->waiters, key);
-        else
-            put(R, &R->waiters, key, (uint32_t)st->next_waiter);
-    } else {
-        for (int32_t p = (int32_t)head; p >= 0; p = R->locs[p].next_waiter)
-            if (R->locs[p].next_waiter == l) {
-                R->locs[p].next_waiter = st->next_waiter;
-                break;
-            }
-    }
-    st->waiting_key = -1;
-    st->next_waiter = -1;
+    const replay *R = ctx;
+    const loc_state *st = &R->locs[l];
+    return R->ev->loc_events[st->pos < st->end ? st->pos : st->pos - 1];
 }
 
 /* ---- point-to-point -------------------------------------------------------------- */
@@ -422,60 +392,22 @@ static void on_coll_begin(replay *R, int32_t l)
     wake(R, KEY_COLL(inst));
 }
 
-/* The rank of a member in the instance's communicator (scan order). */
-static uint32_t comm_rank(const replay *R, int32_t inst, earl_loc loc)
-{
-    uint32_t c = R->view->coll_comm[inst];
-    if (c >= R->defs->n_comms)
-        return 0;
-    const earl_comm *comm = &R->defs->comms[c];
-    for (uint32_t r = 0; r < comm->size; r++)
-        if (comm->member_locations[r] == loc)
-            return r;
-    return 0;
-}
-
-/* What the end of a member waits for, by the operation's shape. */
-typedef enum coll_shape {
-    SHAPE_ALL,          /* every member's begin (barrier, all-to-all, communicators) */
-    SHAPE_FROM_ROOT,    /* the root's begin (Bcast, Scatter) */
-    SHAPE_TO_ROOT,      /* at the root every member's begin, elsewhere none (Reduce, Gather) */
-    SHAPE_SCAN,         /* the begins of lower or equal rank */
-    SHAPE_EXSCAN        /* the begins of lower rank */
-} coll_shape;
-
-static coll_shape shape_of(uint8_t op)
-{
-    switch (op) {
-    case OTF2_COLLECTIVE_OP_BCAST:
-    case OTF2_COLLECTIVE_OP_SCATTER:
-    case OTF2_COLLECTIVE_OP_SCATTERV:
-        return SHAPE_FROM_ROOT;
-    case OTF2_COLLECTIVE_OP_GATHER:
-    case OTF2_COLLECTIVE_OP_GATHERV:
-    case OTF2_COLLECTIVE_OP_REDUCE:
-        return SHAPE_TO_ROOT;
-    case OTF2_COLLECTIVE_OP_SCAN:
-        return SHAPE_SCAN;
-    case OTF2_COLLECTIVE_OP_EXSCAN:
-        return SHAPE_EXSCAN;
-    default:
-        return SHAPE_ALL;
-    }
-}
-
 /* Does the end of member mi wait for the begin of member j (the shapes that
  * name single members)? */
-static int depends(const replay *R, int32_t inst, coll_shape shape, const earl_eid *members,
+static int depends(const replay *R, int32_t inst, hb_shape shape, const earl_eid *members,
                    size_t mi, size_t j)
 {
     if (j == mi)
         return 0;
     const earl_loc *loc = R->ev->location;
-    if (shape == SHAPE_FROM_ROOT)
+    if (shape == HB_SHAPE_FROM_ROOT)
         return loc[members[j]] == R->view->coll_root[inst];
-    uint32_t rj = comm_rank(R, inst, loc[members[j]]), ri = comm_rank(R, inst, loc[members[mi]]);
-    return shape == SHAPE_SCAN ? rj <= ri : rj < ri;
+    uint32_t comm = R->view->coll_comm[inst];
+    int64_t rj = hb_comm_rank(R->defs, comm, loc[members[j]]);
+    int64_t ri = hb_comm_rank(R->defs, comm, loc[members[mi]]);
+    if (rj < 0 || ri < 0) /* not resolved: no order claimed */
+        return 0;
+    return shape == HB_SHAPE_SCAN ? rj <= ri : rj < ri;
 }
 
 static void release_coll(replay *R, int32_t inst, size_t n)
@@ -514,13 +446,13 @@ static int on_coll_end(replay *R, int32_t l, int force, int64_t *key)
     coll_state *cs = R->colls[inst];
     const earl_eid *members;
     size_t n = members_of(R, inst, &members), mi = st->coll_member;
-    coll_shape shape = shape_of(R->view->coll_op[inst]);
+    hb_shape shape = hb_collective_shape(R->view->coll_op[inst]);
     int at_root = R->ev->location[members[mi]] == R->view->coll_root[inst];
-    int all = shape == SHAPE_ALL || (shape == SHAPE_TO_ROOT && at_root);
+    int all = shape == HB_SHAPE_ALL || (shape == HB_SHAPE_TO_ROOT && at_root);
     int missing = 0;
     if (all)
         missing = cs->n_begun < n;
-    else if (shape != SHAPE_TO_ROOT)
+    else if (shape != HB_SHAPE_TO_ROOT)
         for (size_t j = 0; j < n && !missing; j++)
             missing = cs->slot[j] == UINT32_MAX && depends(R, inst, shape, members, mi, j);
     if (missing && !force) {
@@ -534,7 +466,7 @@ static int on_coll_end(replay *R, int32_t l, int force, int64_t *key)
         const uint32_t *join = joined_begins(R, cs, n);
         if (join)
             hb_clock_max(clock_of(R, l), join, R->w1);
-    } else if (all || shape != SHAPE_TO_ROOT) {
+    } else if (all || shape != HB_SHAPE_TO_ROOT) {
         for (size_t j = 0; j < n; j++)
             if (cs->slot[j] != UINT32_MAX && (all || depends(R, inst, shape, members, mi, j)))
                 hb_clock_max(clk, hb_clock_at(&R->pool, cs->slot[j]), R->w1);
@@ -660,22 +592,22 @@ static earl_status setup(replay *R, const earl_trace *trace, earl_error *err)
         st->end = ev->loc_start[l + 1];
         st->vidx = R->vidx[l];
         st->await_ack = -1;
-        st->waiting_key = -1;
-        st->next_waiter = -1;
         st->coll_inst = -1;
         st->done = st->vidx < 0;
     }
     hb_clock_pool_init(&R->pool, R->w1);
     hb_event_map_init(&R->saved);
     hb_event_map_init(&R->acks);
-    hb_event_map_init(&R->waiters);
+    if (hb_waiters_init(&R->waiters, R->n_locs) != 0)
+        return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory for the race replay",
+                         earl_trace_path(trace));
     return EARL_OK;
 }
 
 static size_t working_bytes(const replay *R)
 {
     size_t b = hb_clock_pool_bytes(&R->pool) + hb_event_map_bytes(&R->saved) +
-               hb_event_map_bytes(&R->acks) + hb_event_map_bytes(&R->waiters);
+               hb_event_map_bytes(&R->acks) + hb_waiters_bytes(&R->waiters);
     b += (size_t)R->n_locs * (sizeof *R->locs + sizeof *R->vidx + sizeof *R->ready);
     b += R->view->n_colls * sizeof *R->colls + R->cap_mark;
     size_t n_clocked = 0;
@@ -706,7 +638,7 @@ static void teardown(replay *R)
     hb_clock_pool_free(&R->pool);
     hb_event_map_free(&R->saved);
     hb_event_map_free(&R->acks);
-    hb_event_map_free(&R->waiters);
+    hb_waiters_free(&R->waiters);
 }
 
 earl_status races_replay(const earl_trace *trace, earl_states *states,
@@ -744,16 +676,10 @@ earl_status races_replay(const earl_trace *trace, earl_states *states,
             if (R.nomem)
                 break;
             /* everything left waits: a cycle; go on at the earliest blocked event */
-            int32_t first = -1;
-            for (uint32_t l = 0; l < R.n_locs; l++) {
-                const loc_state *s = &R.locs[l];
-                if (!s->done && (first < 0 || R.ev->loc_events[s->pos] <
-                                                  R.ev->loc_events[R.locs[first].pos]))
-                    first = (int32_t)l;
-            }
+            int32_t first = hb_waiters_earliest(&R.waiters, next_event, &R);
             if (first < 0)
                 break;
-            unlink_waiter(&R, first);
+            hb_unwait(&R.waiters, first);
             run(&R, first, 1);
         }
         if (R.nomem)

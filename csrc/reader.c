@@ -262,7 +262,30 @@ static OTF2_CallbackCode message(loc_events *b, OTF2_TimeStamp t, earl_kind kind
     m->bytes[r] = bytes;
     m->request[r] = request;
     m->partner[r] = EARL_NONE;
+    m->requested_source[r] = EARL_REQUESTED_UNKNOWN;
+    m->requested_tag[r] = EARL_REQUESTED_UNKNOWN;
     return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The INT32 attribute ref1 - 1 of a record, or EARL_REQUESTED_UNKNOWN. */
+static int32_t int32_attribute(OTF2_AttributeList *attributes, uint32_t ref1)
+{
+    int32_t value;
+    if (!ref1 || !attributes ||
+        OTF2_AttributeList_GetInt32(attributes, ref1 - 1, &value) != OTF2_SUCCESS)
+        return EARL_REQUESTED_UNKNOWN;
+    return value;
+}
+
+/* What the receive of the last event asked for, from the attributes that
+ * `earlc record` adds (Score-P's traces have none). */
+static void requested_from(loc_events *b, OTF2_AttributeList *attributes)
+{
+    if (!attributes || !OTF2_AttributeList_GetNumberOfElements(attributes))
+        return;
+    int64_t r = b->payload[b->n - 1];
+    b->tables.msg.requested_source[r] = int32_attribute(attributes, b->defs->attr_requested_source);
+    b->tables.msg.requested_tag[r] = int32_attribute(attributes, b->defs->attr_requested_tag);
 }
 
 static OTF2_CallbackCode on_send(OTF2_LocationRef location, OTF2_TimeStamp t, uint64_t pos,
@@ -280,9 +303,12 @@ static OTF2_CallbackCode on_recv(OTF2_LocationRef location, OTF2_TimeStamp t, ui
                                  uint32_t sender, OTF2_CommRef comm, uint32_t tag,
                                  uint64_t bytes)
 {
-    (void)location; (void)pos; (void)attributes;
+    (void)location; (void)pos;
     UD(b);
-    return message(b, t, EARL_MPI_RECV, sender, comm, tag, bytes, 0);
+    if (message(b, t, EARL_MPI_RECV, sender, comm, tag, bytes, 0) != OTF2_CALLBACK_SUCCESS)
+        return OTF2_CALLBACK_INTERRUPT;
+    requested_from(b, attributes);
+    return OTF2_CALLBACK_SUCCESS;
 }
 
 /* The start of a non-blocking request: remember it until it completes. */
@@ -312,6 +338,7 @@ static int64_t append_request_record(loc_events *b, OTF2_TimeStamp t, earl_kind 
     m->event[r] = i; m->peer[r] = EARL_NONE; m->peer_rank[r] = EARL_UNDEFINED_REF;
     m->comm[r] = EARL_UNDEFINED_REF; m->tag[r] = 0; m->bytes[r] = 0;
     m->request[r] = request; m->partner[r] = EARL_NONE;
+    m->requested_source[r] = m->requested_tag[r] = EARL_REQUESTED_UNKNOWN;
     return i;
 }
 
@@ -331,11 +358,14 @@ static OTF2_CallbackCode on_irecv_request(OTF2_LocationRef location, OTF2_TimeSt
                                           uint64_t pos, void *user_data,
                                           OTF2_AttributeList *attributes, uint64_t request)
 {
-    (void)location; (void)pos; (void)attributes;
+    (void)location; (void)pos;
     UD(b);
     /* peer, comm, tag and size are known when the receive completes */
     int64_t i = append_request_record(b, t, EARL_MPI_IRECV_REQUEST, request);
-    return i < 0 ? OTF2_CALLBACK_INTERRUPT : request_start(b, i, request);
+    if (i < 0)
+        return OTF2_CALLBACK_INTERRUPT;
+    requested_from(b, attributes);
+    return request_start(b, i, request);
 }
 
 /* Copy the message fields of row `from` into row `to`. */
@@ -372,6 +402,9 @@ static void link_request(loc_events *b, int64_t i, uint64_t request, int take,
         copy_message(m, sr, r);
     else
         copy_message(m, r, sr);
+    /* what was asked for is known where the request started */
+    m->requested_source[r] = m->requested_source[sr];
+    m->requested_tag[r] = m->requested_tag[sr];
 }
 
 /* A completion, test or cancel that carries nothing but its request id. */
@@ -768,6 +801,12 @@ static OTF2_EvtReaderCallbacks *make_callbacks(void)
  * completed. */
 static void finish_location(loc_events *b)
 {
+    const earl_location *l = &b->defs->view.locations[b->loc];
+    if (l->incomplete)
+        warning_add(&b->warnings, EARL_WARN_LOCATION_INCOMPLETE, b->loc, b->n,
+                    "the record ends early: %s",
+                    l->incomplete_reason < b->defs->view.strings.count
+                        ? b->defs->view.strings.text[l->incomplete_reason] : "no reason given");
     for (size_t d = b->depth; d > 0; d--)
         warning_add(&b->warnings, EARL_WARN_REGION_NOT_LEFT, b->loc, b->n,
                     "region %u still open at the end of the location", b->stack[d - 1]);

@@ -152,6 +152,16 @@ static void lock_rounds(sim *s, uint32_t r, int api)
     }
 }
 
+/* Add to the expected exclusive time of (path, loc) without counting an instance. */
+static void mgmt_time(sim *s, uint32_t path, uint32_t loc, int64_t ticks)
+{
+    if (sx_add(&s->book, SX_TIME, path, loc, ticks) < 0) {
+        fail_internal(s, "out of memory");
+        return;
+    }
+    s->book.cells[(size_t)path * SX_PROP_COUNT + SX_TIME][loc].instances--;
+}
+
 /* Runs a parallel region forked by rank r's master at time t0; returns the
  * master's time after the join. */
 static uint64_t omp_region(sim *s, uint32_t r, uint64_t t0, unsigned constructs)
@@ -204,6 +214,16 @@ static uint64_t omp_region(sim *s, uint32_t r, uint64_t t0, unsigned constructs)
         ev(s, EARL_THREAD_TEAM_END, loc, end, &team);
     }
     ev(s, EARL_THREAD_JOIN, master, end + 1, &fork);
+    /* thread management as the analysis charges it (Scalasca's rule): every thread
+     * of the team, fork to its enter (1 tick) and its leave to the join (1 tick), in
+     * the parallel region's time; on the master it was the forking path's own time */
+    uint32_t par = sx_child(&s->book, base, R_OMP_PARALLEL);
+    if (par != UINT32_MAX) {
+        for (uint32_t i = 0; i < T; i++)
+            mgmt_time(s, par, master + i, 2);
+        if (base)
+            mgmt_time(s, base, master, -2);
+    }
     return end + 1;
 }
 
@@ -645,24 +665,22 @@ static void finish_messages(sim *s)
         const msg *first = &s->msgs[s->call_msgs[rc->first_msg]];
         uint32_t dst = (uint32_t)first->dst;
         if (rc->late > 0) {
+            /* wrong order (Scalasca): a later call on this location receives a message
+             * sent before the late one; the first such receive tells the source */
             const msg *m = &s->msgs[rc->late_msg];
-            int same = 0, diff = 0;
+            const msg *first_wo = NULL;
             for (int32_t i = s->dst_head[dst]; i >= 0; i = s->msgs[i].next) {
                 const msg *p = &s->msgs[i];
-                /* in the queue at the receive call's ENTER: its send event comes first in
-                 * the total order (time, then location) and a later call receives it */
-                int sent = p->send_ev < rc->enter || (p->send_ev == rc->enter && p->src < m->dst);
-                if (i == rc->late_msg || !sent || p->recv_enter <= rc->enter)
+                if (!p->matched || p->recv_enter <= rc->enter || p->send_ev >= m->send_ev)
                     continue;
-                if (p->src == m->src)
-                    same = 1;
-                else
-                    diff = 1;
+                if (!first_wo || p->recv_ev < first_wo->recv_ev ||
+                    (p->recv_ev == first_wo->recv_ev && p->recv_enter < first_wo->recv_enter))
+                    first_wo = p;
             }
             add(s, SX_LATE_SENDER, rc->path, rc->loc, rc->late);
-            if (same)
+            if (first_wo && first_wo->src == m->src)
                 add(s, SX_LS_WO_SAME, rc->path, rc->loc, rc->late);
-            else if (diff)
+            else if (first_wo)
                 add(s, SX_LS_WO_DIFF, rc->path, rc->loc, rc->late);
         }
         int wrong = 0;

@@ -15,6 +15,7 @@ void msg_table_columns(earl_msg_table *t, earl_colset *s)
     s->n = 0;
     COL(s, t->event); COL(s, t->peer); COL(s, t->peer_rank); COL(s, t->comm);
     COL(s, t->tag); COL(s, t->bytes); COL(s, t->request); COL(s, t->partner);
+    COL(s, t->requested_source); COL(s, t->requested_tag);
 }
 
 void coll_table_columns(earl_coll_table *t, earl_colset *s)

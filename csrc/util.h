@@ -58,7 +58,7 @@ int earl_grow(void **p, size_t *cap, size_t need, size_t elem);
 
 /* A struct-of-arrays table described by its columns, so that reserving,
  * appending and freeing are written once for every side table. */
-#define EARL_MAX_COLUMNS 10
+#define EARL_MAX_COLUMNS 12
 typedef struct earl_colspec {
     void **data;  /* address of the column pointer */
     size_t width; /* bytes per item */

@@ -244,6 +244,11 @@ static void free_writer(earl_writer *w)
         free(w->comms.v[i].threads);
     free(w->comms.v);
     free(w->wins.v);
+    free(w->attrs.v);
+    free(w->lprops.v);
+    free(w->clocks.v);
+    if (w->attr_list)
+        OTF2_AttributeList_Delete(w->attr_list);
     free(w->members.v);
     for (uint32_t i = 0; i < w->classes.n; i++) {
         free(w->classes.v[i].members);
@@ -609,6 +614,33 @@ out:
             return wr_otf2_fail(w, err, rc_, what);         \
     } while (0)
 
+/* Time t of location l on the global clock as libotf2 corrects it: its
+ * clock offsets interpolated linearly, held constant before the first and
+ * after the last; a location with fewer than two is not corrected. */
+static uint64_t global_time(const earl_writer *w, earl_loc l, uint64_t t)
+{
+    const wclock *before = NULL, *after = NULL;
+    unsigned n = 0;
+    for (uint32_t i = 0; i < w->clocks.n; i++) {
+        const wclock *c = &w->clocks.v[i];
+        if (c->loc != l)
+            continue;
+        n++;
+        if (c->time <= t)
+            before = c;
+        else if (!after)
+            after = c;
+    }
+    if (n < 2)
+        return t;
+    double offset = !before ? (double)after->offset
+                    : !after ? (double)before->offset
+                             : (double)before->offset + (double)(after->offset - before->offset) *
+                                   (double)(t - before->time) / (double)(after->time - before->time);
+    double g = (double)t + offset;
+    return g < 0 ? 0 : (uint64_t)(g + 0.5);
+}
+
 static earl_status write_global_defs(earl_writer *w, const close_plan *p, earl_error *err)
 {
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(w->archive);
@@ -621,10 +653,12 @@ static earl_status write_global_defs(earl_writer *w, const close_plan *p, earl_e
         const wloc *L = &w->locs.v[l];
         if (!L->n_events)
             continue;
-        if (L->tmin < tmin)
-            tmin = L->tmin;
-        if (L->tmax > tmax)
-            tmax = L->tmax;
+        uint64_t first = global_time(w, (earl_loc)l, L->tmin);
+        uint64_t last = global_time(w, (earl_loc)l, L->tmax);
+        if (first < tmin)
+            tmin = first;
+        if (last > tmax)
+            tmax = last;
     }
     if (tmin == UINT64_MAX)
         tmin = tmax = 0;
@@ -652,6 +686,18 @@ static earl_status write_global_defs(earl_writer *w, const close_plan *p, earl_e
         const wloc *L = &w->locs.v[i];
         TRY(OTF2_GlobalDefWriter_WriteLocation(g, L->id, L->name, L->type, L->n_events, L->group),
             "write a location");
+    }
+    for (uint32_t i = 0; i < w->lprops.n; i++) {
+        const wlprop *lp = &w->lprops.v[i];
+        OTF2_AttributeValue v = { .stringRef = lp->value };
+        TRY(OTF2_GlobalDefWriter_WriteLocationProperty(g, w->locs.v[lp->loc].id, lp->name,
+                                                       OTF2_TYPE_STRING, v),
+            "write a location property");
+    }
+    for (uint32_t i = 0; i < w->attrs.n; i++) {
+        const wattr *a = &w->attrs.v[i];
+        TRY(OTF2_GlobalDefWriter_WriteAttribute(g, i, a->name, a->description, a->type),
+            "write an attribute definition");
     }
     for (uint32_t i = 0; i < w->regions.n; i++) {
         const wregion *r = &w->regions.v[i];
@@ -722,12 +768,20 @@ static earl_status finish_archive(earl_writer *w, earl_error *err)
     }
     if (!st) {
         OTF2_ErrorCode rc = OTF2_Archive_CloseEvtFiles(w->archive);
-        /* Empty local definition files: readers expect one per location. */
+        /* Local definition files, one per location (readers expect them):
+         * empty but for clock offsets. */
         if (rc == OTF2_SUCCESS)
             rc = OTF2_Archive_OpenDefFiles(w->archive);
         for (uint32_t l = 0; l < w->locs.n && rc == OTF2_SUCCESS; l++) {
             OTF2_DefWriter *d = OTF2_Archive_GetDefWriter(w->archive, w->locs.v[l].id);
-            rc = d ? OTF2_Archive_CloseDefWriter(w->archive, d) : OTF2_ERROR_MEM_ALLOC_FAILED;
+            if (!d)
+                rc = OTF2_ERROR_MEM_ALLOC_FAILED;
+            for (uint32_t i = 0; i < w->clocks.n && rc == OTF2_SUCCESS; i++)
+                if (w->clocks.v[i].loc == (earl_loc)l)
+                    rc = OTF2_DefWriter_WriteClockOffset(d, w->clocks.v[i].time, w->clocks.v[i].offset,
+                                                         w->clocks.v[i].stddev);
+            if (d && rc == OTF2_SUCCESS)
+                rc = OTF2_Archive_CloseDefWriter(w->archive, d);
         }
         if (rc == OTF2_SUCCESS)
             rc = OTF2_Archive_CloseDefFiles(w->archive);

@@ -455,6 +455,75 @@ earl_status earl_writer_rma_win(earl_writer *w, const char *name, uint32_t comm,
     return EARL_OK;
 }
 
+earl_status earl_writer_attribute(earl_writer *w, const char *name, const char *description,
+                                  uint8_t type, uint32_t *ref, earl_error *err)
+{
+    if (!name || !*name)
+        return wr_fail(w, err, EARL_ERR_INVALID, "an attribute needs a name");
+    switch (type) {
+    case OTF2_TYPE_INT32: case OTF2_TYPE_UINT32: case OTF2_TYPE_INT64: case OTF2_TYPE_UINT64:
+        break;
+    default:
+        return wr_fail(w, err, EARL_ERR_INVALID,
+                       "attribute '%s': type %u is not INT32, UINT32, INT64 or UINT64", name,
+                       (unsigned)type);
+    }
+    wattr a = { .type = type };
+    earl_status st = wr_intern(w, name, "", &a.name, err);
+    if (!st)
+        st = wr_intern(w, description, "", &a.description, err);
+    if (st)
+        return st;
+    wattr *slot = VEC_PUSH(w->attrs);
+    if (!slot)
+        return wr_nomem(w, err);
+    *slot = a;
+    *ref = w->attrs.n - 1;
+    return EARL_OK;
+}
+
+earl_status earl_writer_clock_offset(earl_writer *w, earl_loc loc, uint64_t time, int64_t offset,
+                                     double stddev, earl_error *err)
+{
+    if (loc < 0 || (uint32_t)loc >= w->locs.n)
+        return wr_fail(w, err, EARL_ERR_INVALID, "clock offset: location %d is not defined", (int)loc);
+    for (uint32_t i = w->clocks.n; i > 0; i--)
+        if (w->clocks.v[i - 1].loc == loc) {
+            if (w->clocks.v[i - 1].time >= time)
+                return wr_fail(w, err, EARL_ERR_INVALID,
+                               "clock offset of location %d at time %llu: not after its previous "
+                               "one at %llu", (int)loc, (unsigned long long)time,
+                               (unsigned long long)w->clocks.v[i - 1].time);
+            break;
+        }
+    wclock *slot = VEC_PUSH(w->clocks);
+    if (!slot)
+        return wr_nomem(w, err);
+    *slot = (wclock){ loc, time, offset, stddev };
+    return EARL_OK;
+}
+
+earl_status earl_writer_location_property(earl_writer *w, earl_loc loc, const char *name,
+                                          const char *value, earl_error *err)
+{
+    if (loc < 0 || (uint32_t)loc >= w->locs.n)
+        return wr_fail(w, err, EARL_ERR_INVALID, "location property '%s': location %d is not defined",
+                       name ? name : "", (int)loc);
+    if (!name || !*name)
+        return wr_fail(w, err, EARL_ERR_INVALID, "a location property needs a name");
+    wlprop p = { .loc = loc };
+    earl_status st = wr_intern(w, name, "", &p.name, err);
+    if (!st)
+        st = wr_intern(w, value, "", &p.value, err);
+    if (st)
+        return st;
+    wlprop *slot = VEC_PUSH(w->lprops);
+    if (!slot)
+        return wr_nomem(w, err);
+    *slot = p;
+    return EARL_OK;
+}
+
 earl_status earl_writer_metric_member(earl_writer *w, const earl_writer_metric_member_def *def,
                                       uint32_t *ref, earl_error *err)
 {

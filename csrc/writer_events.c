@@ -57,6 +57,35 @@ static earl_status check_win(earl_writer *w, earl_error *err, earl_kind kind, ea
     return EARL_OK;
 }
 
+/* The writer's attribute list filled with rec's attributes, checked. */
+static earl_status fill_attributes(earl_writer *w, earl_error *err, earl_kind kind, earl_loc loc,
+                                   earl_time t, const earl_writer_record *rec,
+                                   OTF2_AttributeList **out)
+{
+    if (!w->attr_list && !(w->attr_list = OTF2_AttributeList_New()))
+        return wr_nomem(w, err);
+    OTF2_AttributeList *al = w->attr_list;
+    OTF2_AttributeList_RemoveAllAttributes(al);
+    for (uint32_t i = 0; i < rec->n_attributes; i++) {
+        const earl_writer_attr_value *a = &rec->attributes[i];
+        if (a->attribute >= w->attrs.n)
+            return bad_ref(w, err, kind, loc, t, "attribute", a->attribute, w->attrs.n);
+        OTF2_ErrorCode rc;
+        switch (w->attrs.v[a->attribute].type) {
+        case OTF2_TYPE_INT32: rc = OTF2_AttributeList_AddInt32(al, a->attribute, (int32_t)a->value); break;
+        case OTF2_TYPE_UINT32: rc = OTF2_AttributeList_AddUint32(al, a->attribute, (uint32_t)a->value); break;
+        case OTF2_TYPE_INT64: rc = OTF2_AttributeList_AddInt64(al, a->attribute, (int64_t)a->value); break;
+        default: rc = OTF2_AttributeList_AddUint64(al, a->attribute, a->value); break;
+        }
+        if (rc != OTF2_SUCCESS)
+            return wr_fail(w, err, EARL_ERR_INVALID,
+                           "%s at time %llu on location %d: attribute %u given twice",
+                           earl_kind_name(kind), (unsigned long long)t, (int)loc, a->attribute);
+    }
+    *out = al;
+    return EARL_OK;
+}
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
@@ -81,91 +110,94 @@ earl_status earl_writer_event(earl_writer *w, earl_kind kind, earl_loc loc, earl
     OTF2_ErrorCode rc = OTF2_SUCCESS;
     earl_status st = EARL_OK;
     const uint32_t ref = rec->ref;
+    OTF2_AttributeList *al = NULL;
+    if (rec->n_attributes && (st = fill_attributes(w, err, kind, loc, t, rec, &al)))
+        return st;
 
     switch (kind) {
     case EARL_ENTER:
     case EARL_LEAVE:
         if (ref >= w->regions.n)
             return bad_ref(w, err, kind, loc, t, "region", ref, w->regions.n);
-        rc = kind == EARL_ENTER ? OTF2_EvtWriter_Enter(ew, NULL, t, ref)
-                                : OTF2_EvtWriter_Leave(ew, NULL, t, ref);
+        rc = kind == EARL_ENTER ? OTF2_EvtWriter_Enter(ew, al, t, ref)
+                                : OTF2_EvtWriter_Leave(ew, al, t, ref);
         break;
     case EARL_MPI_SEND:
     case EARL_MPI_ISEND:
         if ((st = check_comm(w, err, kind, loc, t, ref, 0, rec->peer, "destination rank", 0)))
             return st;
         rc = kind == EARL_MPI_SEND
-                 ? OTF2_EvtWriter_MpiSend(ew, NULL, t, rec->peer, ref, rec->tag, rec->bytes)
-                 : OTF2_EvtWriter_MpiIsend(ew, NULL, t, rec->peer, ref, rec->tag, rec->bytes, rec->id);
+                 ? OTF2_EvtWriter_MpiSend(ew, al, t, rec->peer, ref, rec->tag, rec->bytes)
+                 : OTF2_EvtWriter_MpiIsend(ew, al, t, rec->peer, ref, rec->tag, rec->bytes, rec->id);
         break;
     case EARL_MPI_RECV:
     case EARL_MPI_IRECV:
         if ((st = check_comm(w, err, kind, loc, t, ref, 0, rec->peer, "source rank", 0)))
             return st;
         rc = kind == EARL_MPI_RECV
-                 ? OTF2_EvtWriter_MpiRecv(ew, NULL, t, rec->peer, ref, rec->tag, rec->bytes)
-                 : OTF2_EvtWriter_MpiIrecv(ew, NULL, t, rec->peer, ref, rec->tag, rec->bytes, rec->id);
+                 ? OTF2_EvtWriter_MpiRecv(ew, al, t, rec->peer, ref, rec->tag, rec->bytes)
+                 : OTF2_EvtWriter_MpiIrecv(ew, al, t, rec->peer, ref, rec->tag, rec->bytes, rec->id);
         break;
     case EARL_MPI_ISEND_COMPLETE:
-        rc = OTF2_EvtWriter_MpiIsendComplete(ew, NULL, t, rec->id);
+        rc = OTF2_EvtWriter_MpiIsendComplete(ew, al, t, rec->id);
         break;
     case EARL_MPI_IRECV_REQUEST:
-        rc = OTF2_EvtWriter_MpiIrecvRequest(ew, NULL, t, rec->id);
+        rc = OTF2_EvtWriter_MpiIrecvRequest(ew, al, t, rec->id);
         break;
     case EARL_MPI_REQUEST_TEST:
-        rc = OTF2_EvtWriter_MpiRequestTest(ew, NULL, t, rec->id);
+        rc = OTF2_EvtWriter_MpiRequestTest(ew, al, t, rec->id);
         break;
     case EARL_MPI_REQUEST_CANCELLED:
-        rc = OTF2_EvtWriter_MpiRequestCancelled(ew, NULL, t, rec->id);
+        rc = OTF2_EvtWriter_MpiRequestCancelled(ew, al, t, rec->id);
         break;
     case EARL_MPI_COLLECTIVE_BEGIN:
-        rc = OTF2_EvtWriter_MpiCollectiveBegin(ew, NULL, t);
+        rc = OTF2_EvtWriter_MpiCollectiveBegin(ew, al, t);
         break;
     case EARL_MPI_COLLECTIVE_END:
         if ((st = check_comm(w, err, kind, loc, t, ref, 0, rec->peer, "root rank", 1)))
             return st;
-        rc = OTF2_EvtWriter_MpiCollectiveEnd(ew, NULL, t, rec->op, ref, rec->peer, rec->bytes,
+        rc = OTF2_EvtWriter_MpiCollectiveEnd(ew, al, t, rec->op, ref, rec->peer, rec->bytes,
                                              rec->bytes2);
         break;
     case EARL_OMP_FORK:
-        rc = OTF2_EvtWriter_OmpFork(ew, NULL, t, rec->count);
+        rc = OTF2_EvtWriter_OmpFork(ew, al, t, rec->count);
         break;
     case EARL_OMP_JOIN:
-        rc = OTF2_EvtWriter_OmpJoin(ew, NULL, t);
+        rc = OTF2_EvtWriter_OmpJoin(ew, al, t);
         break;
     case EARL_OMP_ACQUIRE_LOCK:
-        rc = OTF2_EvtWriter_OmpAcquireLock(ew, NULL, t, (uint32_t)rec->id, rec->count);
+        rc = OTF2_EvtWriter_OmpAcquireLock(ew, al, t, (uint32_t)rec->id, rec->count);
         break;
     case EARL_OMP_RELEASE_LOCK:
-        rc = OTF2_EvtWriter_OmpReleaseLock(ew, NULL, t, (uint32_t)rec->id, rec->count);
+        rc = OTF2_EvtWriter_OmpReleaseLock(ew, al, t, (uint32_t)rec->id, rec->count);
         break;
     case EARL_OMP_TASK_CREATE:
-        rc = OTF2_EvtWriter_OmpTaskCreate(ew, NULL, t, rec->id);
+        rc = OTF2_EvtWriter_OmpTaskCreate(ew, al, t, rec->id);
         break;
     case EARL_OMP_TASK_SWITCH:
-        rc = OTF2_EvtWriter_OmpTaskSwitch(ew, NULL, t, rec->id);
+        rc = OTF2_EvtWriter_OmpTaskSwitch(ew, al, t, rec->id);
         break;
     case EARL_OMP_TASK_COMPLETE:
-        rc = OTF2_EvtWriter_OmpTaskComplete(ew, NULL, t, rec->id);
+        rc = OTF2_EvtWriter_OmpTaskComplete(ew, al, t, rec->id);
         break;
     case EARL_THREAD_FORK:
-        rc = OTF2_EvtWriter_ThreadFork(ew, NULL, t, rec->model, rec->count);
+        rc = OTF2_EvtWriter_ThreadFork(ew, al, t, rec->model, rec->count);
         break;
     case EARL_THREAD_JOIN:
-        rc = OTF2_EvtWriter_ThreadJoin(ew, NULL, t, rec->model);
+        rc = OTF2_EvtWriter_ThreadJoin(ew, al, t, rec->model);
         break;
     case EARL_THREAD_TEAM_BEGIN:
     case EARL_THREAD_TEAM_END:
         if ((st = check_comm(w, err, kind, loc, t, ref, 1, 0, NULL, 0)))
             return st;
-        rc = kind == EARL_THREAD_TEAM_BEGIN ? OTF2_EvtWriter_ThreadTeamBegin(ew, NULL, t, ref)
-                                            : OTF2_EvtWriter_ThreadTeamEnd(ew, NULL, t, ref);
+        rc = kind == EARL_THREAD_TEAM_BEGIN ? OTF2_EvtWriter_ThreadTeamBegin(ew, al, t, ref)
+                                            : OTF2_EvtWriter_ThreadTeamEnd(ew, al, t, ref);
         break;
     case EARL_THREAD_ACQUIRE_LOCK:
-        rc = OTF2_EvtWriter_ThreadAcquireLock(ew, NULL, t, rec->model, (uint32_t)rec->id, rec->count);
+        rc = OTF2_EvtWriter_ThreadAcquireLock(ew, al, t, rec->model, (uint32_t)rec->id, rec->count);
         break;
     case EARL_THREAD_RELEASE_LOCK:
-        rc = OTF2_EvtWriter_ThreadReleaseLock(ew, NULL, t, rec->model, (uint32_t)rec->id, rec->count);
+        rc = OTF2_EvtWriter_ThreadReleaseLock(ew, al, t, rec->model, (uint32_t)rec->id, rec->count);
         break;
     case EARL_THREAD_TASK_CREATE:
     case EARL_THREAD_TASK_SWITCH:
@@ -173,10 +205,10 @@ earl_status earl_writer_event(earl_writer *w, earl_kind kind, earl_loc loc, earl
         if ((st = check_comm(w, err, kind, loc, t, ref, 1, rec->peer, "creating thread", 0)))
             return st;
         rc = kind == EARL_THREAD_TASK_CREATE
-                 ? OTF2_EvtWriter_ThreadTaskCreate(ew, NULL, t, ref, rec->peer, rec->count)
+                 ? OTF2_EvtWriter_ThreadTaskCreate(ew, al, t, ref, rec->peer, rec->count)
              : kind == EARL_THREAD_TASK_SWITCH
-                 ? OTF2_EvtWriter_ThreadTaskSwitch(ew, NULL, t, ref, rec->peer, rec->count)
-                 : OTF2_EvtWriter_ThreadTaskComplete(ew, NULL, t, ref, rec->peer, rec->count);
+                 ? OTF2_EvtWriter_ThreadTaskSwitch(ew, al, t, ref, rec->peer, rec->count)
+                 : OTF2_EvtWriter_ThreadTaskComplete(ew, al, t, ref, rec->peer, rec->count);
         break;
     case EARL_THREAD_CREATE:
     case EARL_THREAD_BEGIN:
@@ -184,10 +216,10 @@ earl_status earl_writer_event(earl_writer *w, earl_kind kind, earl_loc loc, earl
     case EARL_THREAD_END:
         if ((st = check_comm(w, err, kind, loc, t, ref, 1, 0, NULL, 0)))
             return st;
-        rc = kind == EARL_THREAD_CREATE  ? OTF2_EvtWriter_ThreadCreate(ew, NULL, t, ref, rec->id)
-             : kind == EARL_THREAD_BEGIN ? OTF2_EvtWriter_ThreadBegin(ew, NULL, t, ref, rec->id)
-             : kind == EARL_THREAD_WAIT  ? OTF2_EvtWriter_ThreadWait(ew, NULL, t, ref, rec->id)
-                                         : OTF2_EvtWriter_ThreadEnd(ew, NULL, t, ref, rec->id);
+        rc = kind == EARL_THREAD_CREATE  ? OTF2_EvtWriter_ThreadCreate(ew, al, t, ref, rec->id)
+             : kind == EARL_THREAD_BEGIN ? OTF2_EvtWriter_ThreadBegin(ew, al, t, ref, rec->id)
+             : kind == EARL_THREAD_WAIT  ? OTF2_EvtWriter_ThreadWait(ew, al, t, ref, rec->id)
+                                         : OTF2_EvtWriter_ThreadEnd(ew, al, t, ref, rec->id);
         break;
     case EARL_PROGRAM_BEGIN:
         if (ref >= w->strings.n)
@@ -198,10 +230,10 @@ earl_status earl_writer_event(earl_writer *w, earl_kind kind, earl_loc loc, earl
         for (uint32_t i = 0; i < rec->n_args; i++)
             if (rec->args[i] >= w->strings.n)
                 return bad_ref(w, err, kind, loc, t, "argument string", rec->args[i], w->strings.n);
-        rc = OTF2_EvtWriter_ProgramBegin(ew, NULL, t, ref, rec->n_args, rec->args);
+        rc = OTF2_EvtWriter_ProgramBegin(ew, al, t, ref, rec->n_args, rec->args);
         break;
     case EARL_PROGRAM_END:
-        rc = OTF2_EvtWriter_ProgramEnd(ew, NULL, t, rec->exit_status);
+        rc = OTF2_EvtWriter_ProgramEnd(ew, al, t, rec->exit_status);
         break;
     case EARL_METRIC: {
         if (ref >= w->classes.n)
@@ -215,7 +247,7 @@ earl_status earl_writer_event(earl_writer *w, earl_kind kind, earl_loc loc, earl
         OTF2_MetricValue values[255];
         for (uint32_t i = 0; i < c->n; i++)
             memcpy(&values[i], &rec->values[i], sizeof values[i]);
-        rc = OTF2_EvtWriter_Metric(ew, NULL, t, ref, (uint8_t)c->n, c->types, values);
+        rc = OTF2_EvtWriter_Metric(ew, al, t, ref, (uint8_t)c->n, c->types, values);
         break;
     }
     case EARL_RMA_WIN_CREATE:
@@ -223,17 +255,17 @@ earl_status earl_writer_event(earl_writer *w, earl_kind kind, earl_loc loc, earl
     case EARL_RMA_WAIT_CHANGE:
         if ((st = check_win(w, err, kind, loc, t, ref, 0, 0)))
             return st;
-        rc = kind == EARL_RMA_WIN_CREATE    ? OTF2_EvtWriter_RmaWinCreate(ew, NULL, t, ref)
-             : kind == EARL_RMA_WIN_DESTROY ? OTF2_EvtWriter_RmaWinDestroy(ew, NULL, t, ref)
-                                            : OTF2_EvtWriter_RmaWaitChange(ew, NULL, t, ref);
+        rc = kind == EARL_RMA_WIN_CREATE    ? OTF2_EvtWriter_RmaWinCreate(ew, al, t, ref)
+             : kind == EARL_RMA_WIN_DESTROY ? OTF2_EvtWriter_RmaWinDestroy(ew, al, t, ref)
+                                            : OTF2_EvtWriter_RmaWaitChange(ew, al, t, ref);
         break;
     case EARL_RMA_COLLECTIVE_BEGIN:
-        rc = OTF2_EvtWriter_RmaCollectiveBegin(ew, NULL, t);
+        rc = OTF2_EvtWriter_RmaCollectiveBegin(ew, al, t);
         break;
     case EARL_RMA_COLLECTIVE_END:
         if ((st = check_win(w, err, kind, loc, t, ref, rec->peer, 1)))
             return st;
-        rc = OTF2_EvtWriter_RmaCollectiveEnd(ew, NULL, t, rec->op, rec->sync_level, ref, rec->peer,
+        rc = OTF2_EvtWriter_RmaCollectiveEnd(ew, al, t, rec->op, rec->sync_level, ref, rec->peer,
                                              rec->bytes, rec->bytes2);
         break;
     case EARL_RMA_GROUP_SYNC:
@@ -241,7 +273,7 @@ earl_status earl_writer_event(earl_writer *w, earl_kind kind, earl_loc loc, earl
             return st;
         if (rec->peer >= w->groups.n)
             return bad_ref(w, err, kind, loc, t, "group", rec->peer, w->groups.n);
-        rc = OTF2_EvtWriter_RmaGroupSync(ew, NULL, t, rec->sync_level, ref, rec->peer);
+        rc = OTF2_EvtWriter_RmaGroupSync(ew, al, t, rec->sync_level, ref, rec->peer);
         break;
     case EARL_RMA_REQUEST_LOCK:
     case EARL_RMA_ACQUIRE_LOCK:
@@ -249,33 +281,33 @@ earl_status earl_writer_event(earl_writer *w, earl_kind kind, earl_loc loc, earl
         if ((st = check_win(w, err, kind, loc, t, ref, rec->peer, 1)))
             return st;
         rc = kind == EARL_RMA_REQUEST_LOCK
-                 ? OTF2_EvtWriter_RmaRequestLock(ew, NULL, t, ref, rec->peer, rec->id, rec->op)
+                 ? OTF2_EvtWriter_RmaRequestLock(ew, al, t, ref, rec->peer, rec->id, rec->op)
              : kind == EARL_RMA_ACQUIRE_LOCK
-                 ? OTF2_EvtWriter_RmaAcquireLock(ew, NULL, t, ref, rec->peer, rec->id, rec->op)
-                 : OTF2_EvtWriter_RmaTryLock(ew, NULL, t, ref, rec->peer, rec->id, rec->op);
+                 ? OTF2_EvtWriter_RmaAcquireLock(ew, al, t, ref, rec->peer, rec->id, rec->op)
+                 : OTF2_EvtWriter_RmaTryLock(ew, al, t, ref, rec->peer, rec->id, rec->op);
         break;
     case EARL_RMA_RELEASE_LOCK:
         if ((st = check_win(w, err, kind, loc, t, ref, rec->peer, 1)))
             return st;
-        rc = OTF2_EvtWriter_RmaReleaseLock(ew, NULL, t, ref, rec->peer, rec->id);
+        rc = OTF2_EvtWriter_RmaReleaseLock(ew, al, t, ref, rec->peer, rec->id);
         break;
     case EARL_RMA_SYNC:
         if ((st = check_win(w, err, kind, loc, t, ref, rec->peer, 1)))
             return st;
-        rc = OTF2_EvtWriter_RmaSync(ew, NULL, t, ref, rec->peer, rec->op);
+        rc = OTF2_EvtWriter_RmaSync(ew, al, t, ref, rec->peer, rec->op);
         break;
     case EARL_RMA_PUT:
     case EARL_RMA_GET:
         if ((st = check_win(w, err, kind, loc, t, ref, rec->peer, 1)))
             return st;
         rc = kind == EARL_RMA_PUT
-                 ? OTF2_EvtWriter_RmaPut(ew, NULL, t, ref, rec->peer, rec->bytes, rec->id)
-                 : OTF2_EvtWriter_RmaGet(ew, NULL, t, ref, rec->peer, rec->bytes, rec->id);
+                 ? OTF2_EvtWriter_RmaPut(ew, al, t, ref, rec->peer, rec->bytes, rec->id)
+                 : OTF2_EvtWriter_RmaGet(ew, al, t, ref, rec->peer, rec->bytes, rec->id);
         break;
     case EARL_RMA_ATOMIC:
         if ((st = check_win(w, err, kind, loc, t, ref, rec->peer, 1)))
             return st;
-        rc = OTF2_EvtWriter_RmaAtomic(ew, NULL, t, ref, rec->peer, rec->op, rec->bytes, rec->bytes2,
+        rc = OTF2_EvtWriter_RmaAtomic(ew, al, t, ref, rec->peer, rec->op, rec->bytes, rec->bytes2,
                                       rec->id);
         break;
     case EARL_RMA_OP_COMPLETE_BLOCKING:
@@ -285,12 +317,12 @@ earl_status earl_writer_event(earl_writer *w, earl_kind kind, earl_loc loc, earl
         if ((st = check_win(w, err, kind, loc, t, ref, 0, 0)))
             return st;
         rc = kind == EARL_RMA_OP_COMPLETE_BLOCKING
-                 ? OTF2_EvtWriter_RmaOpCompleteBlocking(ew, NULL, t, ref, rec->id)
+                 ? OTF2_EvtWriter_RmaOpCompleteBlocking(ew, al, t, ref, rec->id)
              : kind == EARL_RMA_OP_COMPLETE_NON_BLOCKING
-                 ? OTF2_EvtWriter_RmaOpCompleteNonBlocking(ew, NULL, t, ref, rec->id)
+                 ? OTF2_EvtWriter_RmaOpCompleteNonBlocking(ew, al, t, ref, rec->id)
              : kind == EARL_RMA_OP_TEST
-                 ? OTF2_EvtWriter_RmaOpTest(ew, NULL, t, ref, rec->id)
-                 : OTF2_EvtWriter_RmaOpCompleteRemote(ew, NULL, t, ref, rec->id);
+                 ? OTF2_EvtWriter_RmaOpTest(ew, al, t, ref, rec->id)
+                 : OTF2_EvtWriter_RmaOpCompleteRemote(ew, al, t, ref, rec->id);
         break;
     default:
         return wr_fail(w, err, EARL_ERR_INVALID, "event kind %d on location %d is not a known kind",

@@ -74,6 +74,24 @@ typedef struct wwin {
     uint32_t name, comm;
 } wwin;
 
+typedef struct wattr {
+    uint32_t name, description;
+    uint8_t type;      /* OTF2_Type */
+} wattr;
+
+typedef struct wlprop {
+    earl_loc loc;
+    uint32_t name, value; /* string refs */
+} wlprop;
+
+/* A clock offset of a location: global time minus its own at time. */
+typedef struct wclock {
+    earl_loc loc;
+    uint64_t time;
+    int64_t offset;
+    double stddev;
+} wclock;
+
 typedef struct wmember {
     uint32_t name, description, unit;
     uint8_t metric_type, mode, value_type, base;
@@ -119,6 +137,10 @@ struct earl_writer {
     VEC(wwin) wins;
     VEC(wmember) members;
     VEC(wclass) classes;
+    VEC(wattr) attrs;
+    VEC(wlprop) lprops;
+    VEC(wclock) clocks;       /* in the order given, per location by time */
+    OTF2_AttributeList *attr_list; /* reused by every event with attributes */
     VEC(int32_t) rank_group; /* location group of each world rank, -1 */
     uint32_t world;          /* MPI_COMM_WORLD comm ref or undefined */
 };

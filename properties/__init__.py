@@ -6,9 +6,9 @@ EXPERT and Scalasca: Time > MPI > Communication > Point-to-point > Late Sender >
 wrong order ..., with OpenMP beside MPI.  docs/properties.md is generated from
 these declarations.
 """
-from . import basic, mpi_collective, mpi_p2p, openmp
+from . import basic, counters, mpi_collective, mpi_p2p, openmp, rootcause, statistics
 
-MODULES = (basic, mpi_p2p, mpi_collective, openmp)
+MODULES = (basic, mpi_p2p, mpi_collective, openmp, statistics, rootcause, counters)
 
 
 def catalog():

@@ -4,20 +4,97 @@ per call path and location) and the message table, not from compound events."""
 import numpy as np
 
 from earlc.analysis import Property
+from earlc.analysis import regions as rc
 
 MPI_CLASSES = ("mpi_init_finalize", "mpi_barrier", "mpi_collective", "mpi_p2p", "mpi_other")
 OMP_SYNC_CLASSES = ("omp_barrier_explicit", "omp_barrier_implicit", "omp_critical", "omp_lock")
-OMP_CLASSES = ("omp_parallel", "omp_other") + OMP_SYNC_CLASSES
+#: the OpenMP runtime's own time (Scalasca's OpenMP time); thread management is added
+OMP_CLASSES = ("omp_other",) + OMP_SYNC_CLASSES
+#: the program's own work: user code, parallel region and worksharing bodies
+COMP_CLASSES = ("user", "omp_parallel", "omp_construct", "other_paradigm")
+
+
+def class_rows(ctx, classes=None, exclude=()):
+    """(cnode, location, time) of the call tree rows on CPU locations whose region
+    is of one of classes (None: any) and of none of exclude: accelerator streams
+    are no CPU time."""
+    ct = ctx.calltree
+    cnode = ct.row_cnode.astype(np.int64)
+    loc = ct.row_location.astype(np.int64)
+    cpu = np.array([l.type == "CPU_THREAD" for l in ctx.trace.locations] + [False])
+    keep = cpu[loc]
+    if classes is not None or exclude:
+        region = ct.region[cnode].astype(np.int64)
+        spare = len(ctx.region_class) - 1
+        region[region >= spare] = spare
+        cls = ctx.region_class[region]
+        if classes is not None:
+            keep &= np.isin(cls, [rc.CLASS_CODE[c] for c in classes])
+        if exclude:
+            keep &= ~np.isin(cls, [rc.CLASS_CODE[c] for c in exclude])
+    return cnode[keep], loc[keep], ct.row_time[keep].astype(np.int64)
+
+
+def _management(ctx):
+    """(cnode, location, ticks) of OpenMP thread management, by parallel region."""
+    enters, fork_part, join_part = ctx.thread_management()
+    return ctx.cnode[enters], ctx.events.location[enters], fork_part + join_part
 
 
 class Time(Property):
-    name, title, parent, region_class = "time", "Time", None, "*"
-    description = "Time spent in the program's regions, summed over all locations."
+    name, title, parent = "time", "Time", None
+    cube_id = "time"
+    description = ("Time spent in the program's regions on the CPU locations (processes and "
+                   "threads; accelerator streams are not CPU time), summed over all "
+                   "locations. Where a location records PROGRAM_BEGIN and PROGRAM_END, its "
+                   "time runs from the one to the other: the program (named after the "
+                   "executable) is the root of the call tree, visited once, and holds the "
+                   "time no region covers.")
     diagnosis = "The reference for every percentage in this report."
+
+    def totals(self, ctx):
+        return class_rows(ctx)
+
+
+class Execution(Property):
+    name, title, parent = "execution", "Execution", "time"
+    cube_id = "execution"
+    description = "Time, without the measurement system's own overhead."
+    diagnosis = "Splits into computation, MPI and OpenMP below."
+
+    def totals(self, ctx):
+        return class_rows(ctx, exclude=("overhead",))
+
+
+class Overhead(Property):
+    name, title, parent = "overhead", "Overhead", "time"
+    cube_id = "overhead"
+    description = ("Time in the measurement system's own regions (trace buffer flushes, "
+                   "measurement switched off).")
+    diagnosis = ("Buffer flushes during the run perturb it: give the tracer more memory or "
+                 "filter short, frequent functions.")
+
+    def totals(self, ctx):
+        return class_rows(ctx, ("overhead",))
+
+
+class Computation(Property):
+    name, title, parent = "comp", "Computation", "execution"
+    cube_id = "comp"
+    description = ("Time in the program's own work: user code, and the bodies of OpenMP "
+                   "parallel regions and worksharing constructs, without the thread "
+                   "management charged to the parallel regions.")
+    diagnosis = "Where the program computes: compare across locations for load imbalance."
+
+    def totals(self, ctx):
+        c, l, v = class_rows(ctx, COMP_CLASSES)
+        mc, ml, mv = _management(ctx)
+        return (np.concatenate((c, mc)), np.concatenate((l, ml)), np.concatenate((v, -mv)))
 
 
 class Mpi(Property):
-    name, title, parent, region_class = "mpi", "MPI", "time", MPI_CLASSES
+    name, title, parent, region_class = "mpi", "MPI", "execution", MPI_CLASSES
+    cube_id = "mpi"
     description = "Time spent in MPI calls."
     diagnosis = "A large share of MPI time points to communication or synchronisation costs; see its children."
 
@@ -54,9 +131,18 @@ class MpiCollective(Property):
 
 
 class OpenMP(Property):
-    name, title, parent, region_class = "omp", "OpenMP", "time", OMP_CLASSES
-    description = "Time in OpenMP constructs (parallel regions, barriers, critical sections, locks)."
-    diagnosis = "See synchronisation below."
+    name, title, parent = "omp", "OpenMP", "execution"
+    cube_id = "omp_time"
+    description = ("Time in the OpenMP runtime: thread management, barriers, critical "
+                   "sections, locks and other OpenMP API calls and constructs (flush, atomic, "
+                   "ordered, taskwait). The bodies of parallel regions and worksharing "
+                   "constructs are computation.")
+    diagnosis = "See thread management and synchronisation below."
+
+    def totals(self, ctx):
+        c, l, v = class_rows(ctx, OMP_CLASSES)
+        mc, ml, mv = _management(ctx)
+        return (np.concatenate((c, mc)), np.concatenate((l, ml)), np.concatenate((v, mv)))
 
 
 class OmpSynchronization(Property):
@@ -84,7 +170,8 @@ class IdleThreads(Property):
     description = ("Time a worker thread spends with no region of its own open while its "
                    "master's frames are inherited: between the parallel regions of its team, "
                    "waiting for work. Charged to the master's call path that forked the team, "
-                   "on the worker. Not part of Time, which counts the locations' own regions.")
+                   "on the worker. Not part of Time, which counts what the locations run "
+                   "(as Scalasca's Time on traces of thread teams does).")
     diagnosis = ("Worker threads wait while the master runs serial code (MPI calls included): "
                  "parallelise more of the program or use fewer threads.")
 
@@ -95,6 +182,7 @@ class IdleThreads(Property):
 
 class Visits(Property):
     name, title, unit = "visits", "Visits", "occ"
+    cube_id = "visits"
     description = "Number of times each call path was entered."
     diagnosis = "Many short visits of an MPI call suggest aggregating messages."
 
@@ -125,36 +213,58 @@ def _placed(ctx, sends: bool):
     return ctx.memo("message_places_%s" % ("send" if sends else "recv"), compute)
 
 
+def p2p_sums(ctx, sends: bool):
+    """Per (call path, location) of the send (or receive) records: (cnode, location,
+    records, records with a payload, bytes), summed once for every message metric."""
+    def compute():
+        from earlc.analysis.severity import sum_by_key
+
+        cnode, loc, rows = _placed(ctx, sends)
+        size = ctx.events.messages.bytes[rows].view(np.int64)
+        L = np.int64(ctx.n_locations + 1)
+        keys = cnode.astype(np.int64) * L + loc
+        keep = cnode >= 0
+        keys, size = keys[keep], size[keep]
+        k, records = sum_by_key(keys, np.ones(len(keys), dtype=np.int64))
+        _, payload = sum_by_key(keys, (size != 0).astype(np.int64))
+        _, total = sum_by_key(keys, size)
+        return k // L, k % L, records, payload, total
+    return ctx.memo("p2p_sums_%s" % ("send" if sends else "recv"), compute)
+
+
 class MessagesSent(Property):
     name, title, unit = "messages_sent", "Messages sent", "occ"
     description = "Point-to-point messages sent (MPI_SEND and MPI_ISEND records)."
     diagnosis = "Compare with bytes sent: many small messages cost latency."
 
     def totals(self, ctx):
-        cnode, loc, _ = _placed(ctx, sends=True)
-        return cnode, loc, np.ones(len(cnode), dtype=np.int64)
+        cnode, loc, records, _, _ = p2p_sums(ctx, sends=True)
+        return cnode, loc, records
 
 
 class BytesSent(Property):
     name, title, unit = "bytes_sent", "Bytes sent", "bytes"
+    cube_id = "bytes_sent"
     description = "Bytes sent in point-to-point messages."
     diagnosis = "The communication volume per call path and process."
 
     def totals(self, ctx):
-        cnode, loc, rows = _placed(ctx, sends=True)
-        return cnode, loc, ctx.events.messages.bytes[rows].view(np.int64)
+        cnode, loc, _, _, total = p2p_sums(ctx, sends=True)
+        return cnode, loc, total
 
 
 class BytesReceived(Property):
     name, title, unit = "bytes_received", "Bytes received", "bytes"
+    cube_id = "bytes_rcvd"
     description = "Bytes received in point-to-point messages."
     diagnosis = "The communication volume per call path and process."
 
     def totals(self, ctx):
-        cnode, loc, rows = _placed(ctx, sends=False)
-        return cnode, loc, ctx.events.messages.bytes[rows].view(np.int64)
+        cnode, loc, _, _, total = p2p_sums(ctx, sends=False)
+        return cnode, loc, total
 
 
-PROPERTIES = (Time, Mpi, MpiInitFinalize, MpiSynchronization, MpiCommunication, MpiPointToPoint,
-              MpiCollective, OpenMP, OmpSynchronization, OmpBarrier, OmpLocking, IdleThreads, Visits,
-              MessagesSent, BytesSent, BytesReceived)
+PROPERTIES = (Time, Execution, Computation, Mpi, MpiInitFinalize, MpiSynchronization,
+              MpiCommunication, MpiPointToPoint, MpiCollective, OpenMP, Overhead,
+              OmpSynchronization, OmpBarrier, OmpLocking, IdleThreads, Visits, MessagesSent,
+              BytesSent, BytesReceived)

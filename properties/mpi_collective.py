@@ -48,8 +48,38 @@ class MpiCollectives(Property):
             comm_rank[sel] = rank_of[loc[sel]]
         return Instances(call, np.zeros(len(call), np.int64), {
             "instance": inst, "end": end, "enter_time": ctx.time_of(call),
-            "leave_time": ctx.time_of(leave), "op": st.coll_op[inst].astype(np.int64),
+            "leave_time": ctx.time_of(leave), "begin_time": _begin_times(ctx, call, end),
+            "end_time": ctx.time_of(end), "op": st.coll_op[inst].astype(np.int64),
             "root": st.coll_root[inst].astype(np.int64), "location": loc, "rank": comm_rank})
+
+
+def _begin_times(ctx, call: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Per member: the time of its MPI_COLLECTIVE_BEGIN (the last one before its
+    MPI_COLLECTIVE_END on its location, inside its call), else its call's enter.
+    The BEGIN is looked for among the few events before the END on its location
+    (each location's events are in order, so one binary search finds the END)."""
+    t = ctx.time_of(call).copy()
+    if not ctx.count_of_kind("MPI_COLLECTIVE_BEGIN") or not len(end):
+        return t
+    ev = ctx.events
+    begin_kind = ctx.kinds["MPI_COLLECTIVE_BEGIN"]
+    loc = ev.location[end].astype(np.int64)
+    for l in np.unique(loc).tolist():
+        sel = np.nonzero(loc == l)[0]
+        sel = sel[np.argsort(end[sel], kind="stable")]  # sorted needles: cache-friendly
+        mine = ev.of_location(l)
+        pos = np.searchsorted(mine, end[sel])
+        found = np.full(len(sel), -1, dtype=np.int64)
+        for step in range(1, 5):  # ENTER, BEGIN, END: usually the event just before
+            todo = (found < 0) & (pos - step >= 0)
+            if not todo.any():
+                break
+            cand = mine[np.maximum(pos - step, 0)]
+            hit = todo & (ev.kind[cand] == begin_kind) & (cand > call[sel])
+            found[hit] = cand[hit]
+        ok = found >= 0
+        t[sel[ok]] = ctx.time_of(found[ok])
+    return t
 
 
 class _CollectiveWait(Property):
@@ -67,29 +97,41 @@ class _CollectiveWait(Property):
         return m.charged(self.waits(m))
 
 
+# As Scalasca: a member's operation runs from its MPI_COLLECTIVE_BEGIN to its
+# MPI_COLLECTIVE_END; waiting and completion times stay inside that interval.
+
 def _wait_for_last(m):
-    return group_max(m["instance"], m["enter_time"]) - m["enter_time"]
+    """max(0, min(latest begin, own end) - own begin)."""
+    latest = np.minimum(group_max(m["instance"], m["begin_time"]), m["end_time"])
+    return np.maximum(latest - m["begin_time"], 0)
 
 
 def _completion(m):
-    return m["leave_time"] - group_min(m["instance"], m["leave_time"])
+    """max(0, own end - max(earliest end, min(latest begin, own end)))."""
+    latest = np.minimum(group_max(m["instance"], m["begin_time"]), m["end_time"])
+    first_end = np.maximum(group_min(m["instance"], m["end_time"]), latest)
+    return np.maximum(m["end_time"] - first_end, 0)
 
 
 def _wait_for_latest_of(m, counted, waiting):
-    """For the `waiting` members: the latest enter among the `counted` members of
-    the instance minus their own enter; 0 elsewhere, and where none is counted."""
+    """For the `waiting` members: the latest begin among the `counted` members of
+    the instance (at most the own end) minus their own begin; 0 elsewhere, and
+    where none is counted."""
     none = np.iinfo(np.int64).min
-    latest = group_max(m["instance"], np.where(counted, m["enter_time"], none))
+    latest = group_max(m["instance"], np.where(counted, m["begin_time"], none))
     sel = waiting & (latest != none)  # no subtraction from the sentinel: it would wrap
     wait = np.zeros(len(sel), dtype=np.int64)
-    wait[sel] = latest[sel] - m["enter_time"][sel]
+    wait[sel] = np.minimum(latest[sel], m["end_time"][sel]) - m["begin_time"][sel]
     return wait
 
 
 class WaitAtBarrier(_CollectiveWait):
     name, title, parent = "wait_at_barrier", "Wait at Barrier", "mpi_synchronization"
+    cube_id = "mpi_barrier_wait"
     ops = (rc.OP_BARRIER,)
-    description = "In an MPI_Barrier instance: max(enter of the members) - own enter."
+    description = ("In an MPI_Barrier instance: max(begin of the members) - own begin, at most "
+                   "up to the own end (begin and end: the MPI_COLLECTIVE_BEGIN and _END "
+                   "records, else the call's enter and leave).")
     diagnosis = "Processes reach the barrier at different times: balance the work before it."
 
     def waits(self, m):
@@ -98,8 +140,10 @@ class WaitAtBarrier(_CollectiveWait):
 
 class BarrierCompletion(_CollectiveWait):
     name, title, parent = "barrier_completion", "Barrier Completion", "mpi_synchronization"
+    cube_id = "mpi_barrier_completion"
     ops = (rc.OP_BARRIER,)
-    description = "In an MPI_Barrier instance: own leave - min(leave of the members)."
+    description = ("In an MPI_Barrier instance: own end - the first member's end (but not before "
+                   "the last member began): the time to complete the barrier once it could.")
     diagnosis = "Time to leave the barrier after the first process could: the barrier's own cost."
 
     def waits(self, m):
@@ -108,9 +152,11 @@ class BarrierCompletion(_CollectiveWait):
 
 class WaitAtNxN(_CollectiveWait):
     name, title, parent = "wait_at_nxn", "Wait at N x N", "mpi_collective"
+    cube_id = "mpi_wait_nxn"
     ops = rc.OPS_NXN
     description = ("In an all-to-all operation (Allreduce, Allgather[v], Alltoall[v,w], "
-                   "Reduce_scatter[_block]): max(enter of the members) - own enter.")
+                   "Reduce_scatter[_block]): max(begin of the members) - own begin, at most up "
+                   "to the own end (MPI_COLLECTIVE_BEGIN and _END).")
     diagnosis = "Nobody leaves an N x N operation before the last member entered: balance the work before it."
 
     def waits(self, m):
@@ -119,8 +165,10 @@ class WaitAtNxN(_CollectiveWait):
 
 class NxNCompletion(_CollectiveWait):
     name, title, parent = "nxn_completion", "N x N Completion", "mpi_collective"
+    cube_id = "mpi_nxn_completion"
     ops = rc.OPS_NXN
-    description = "In an all-to-all operation: own leave - min(leave of the members)."
+    description = ("In an all-to-all operation: own end - the first member's end (but not before "
+                   "the last member began), from the MPI_COLLECTIVE_END records.")
     diagnosis = "The time to complete the operation once the first member could leave."
 
     def waits(self, m):
@@ -129,9 +177,10 @@ class NxNCompletion(_CollectiveWait):
 
 class LateBroadcast(_CollectiveWait):
     name, title, parent = "late_broadcast", "Late Broadcast", "mpi_collective"
+    cube_id = "mpi_latebroadcast"
     ops = rc.OPS_ONE_TO_ALL
     description = ("In a one-to-all operation (Bcast, Scatter, Scatterv): a member other than the "
-                   "root waits enter(root) - own enter.")
+                   "root waits begin(root) - own begin, at most up to its own end.")
     diagnosis = "The root arrives late: the others wait for its data."
 
     def waits(self, m):
@@ -141,10 +190,10 @@ class LateBroadcast(_CollectiveWait):
 
 class EarlyReduce(_CollectiveWait):
     name, title, parent = "early_reduce", "Early Reduce", "mpi_collective"
+    cube_id = "mpi_earlyreduce"
     ops = rc.OPS_ALL_TO_ONE
     description = ("In an all-to-one operation (Reduce, Gather, Gatherv): the root waits "
-                   "max(enter of the other members) - own enter. (Scalasca uses the first "
-                   "sender's enter instead; earlc follows DESIGN.md and waits for the last.)")
+                   "max(begin of the other members) - own begin, at most up to its own end.")
     diagnosis = "The root arrives before the data it collects: it could compute meanwhile."
 
     def waits(self, m):
@@ -155,19 +204,20 @@ class EarlyReduce(_CollectiveWait):
 
 class EarlyScan(_CollectiveWait):
     name, title, parent = "early_scan", "Early Scan", "mpi_collective"
+    cube_id = "mpi_earlyscan"
     ops = rc.OPS_SCAN
-    description = ("In MPI_Scan / MPI_Exscan: the member of rank n waits max(enter of ranks "
-                   "0..n-1) - own enter.")
+    description = ("In MPI_Scan / MPI_Exscan: the member of rank n waits max(begin of ranks "
+                   "0..n-1) - own begin, at most up to its own end.")
     diagnosis = "Higher ranks wait for lower ones in a prefix operation."
 
     def waits(self, m):
         order = np.lexsort((m["rank"], m["instance"]))
-        t = m["enter_time"][order]
+        t = m["begin_time"][order]
         floor = int(t.min()) if len(t) else 0
         before = exclusive_running_max(m["instance"][order], t, floor - 1)
         wait = np.zeros(len(t), dtype=np.int64)
         has = before >= floor
-        wait[has] = before[has] - t[has]
+        wait[has] = np.minimum(before[has], m["end_time"][order][has]) - t[has]
         out = np.zeros(len(t), dtype=np.int64)
         out[order] = wait
         return out
@@ -175,6 +225,7 @@ class EarlyScan(_CollectiveWait):
 
 class WaitAtFinalize(Property):
     name, title, parent = "wait_at_finalize", "Wait at Finalize", "mpi_init_finalize"
+    cube_id = "mpi_finalize_wait"
     description = "In MPI_Finalize: max(enter of all processes) - own enter."
     diagnosis = "Processes finish at different times; the early ones wait in MPI_Finalize."
 
@@ -188,5 +239,29 @@ class WaitAtFinalize(Property):
         return Instances(fin[keep], wait[keep])
 
 
-PROPERTIES = (MpiCollectives, WaitAtFinalize, WaitAtBarrier, BarrierCompletion, WaitAtNxN,
+class MpiInitCompletion(Property):
+    name, title, parent = "mpi_init_completion", "Initialization Completion", "mpi_init_finalize"
+    cube_id = "mpi_init_completion"
+    description = ("In MPI_Init / MPI_Init_thread, taken as one collective of all processes: "
+                   "own leave - the first process's leave (but not before the last process "
+                   "entered).")
+    diagnosis = ("The MPI library's start-up after the processes could proceed: usually a "
+                 "fixed cost, large only on many processes or a slow launcher.")
+
+    def detect(self, ctx, subscribed):
+        init = ctx.enters_of(np.isin(ctx._region_tables[1], ["MPI_Init", "MPI_Init_thread"]))
+        if len(init) == 0:
+            return Instances.empty()
+        leave = ctx.leave_of(init)
+        init, leave = init[leave >= 0], leave[leave >= 0]
+        if len(init) == 0:
+            return Instances.empty()
+        t_enter, t_leave = ctx.time_of(init), ctx.time_of(leave)
+        first_end = np.maximum(t_leave.min(), np.minimum(t_enter.max(), t_leave))
+        completion = t_leave - first_end
+        keep = completion > 0
+        return Instances(init[keep], completion[keep])
+
+
+PROPERTIES = (MpiCollectives, MpiInitCompletion, WaitAtFinalize, WaitAtBarrier, BarrierCompletion, WaitAtNxN,
               NxNCompletion, LateBroadcast, EarlyReduce, EarlyScan)

@@ -38,10 +38,12 @@ class P2PMessages(Property):
 
 class LateSender(Property):
     name, title, parent, subscribes = "late_sender", "Late Sender", "mpi_point2point", "p2p_messages"
+    cube_id = "mpi_latesender"
     description = ("A blocking receive (MPI_Recv, or MPI_Wait/Waitall/Waitany/Waitsome completing "
                    "receives) entered before the matching send call: the receiver waits "
-                   "enter(send call) - enter(receive call); for a call completing several "
-                   "receives, the maximum over them. Charged to the receive call.")
+                   "enter(send call) - enter(receive call), at most until the receive call is "
+                   "left; for a call completing several receives, the maximum over them. "
+                   "Charged to the receive call.")
     diagnosis = ("Receivers wait for senders that start late: balance the work before the "
                  "send, or post the receive later (non-blocking) and compute meanwhile.")
 
@@ -51,85 +53,19 @@ class LateSender(Property):
         wait = msgs["send_call_time"] - msgs["recv_call_time"]
         cand = msgs.select(blocking & (wait > 0))
         wait = wait[blocking & (wait > 0)]
+        if len(wait):
+            # no waiting past the receive's own leave (clocks of different processes
+            # may disagree a little): once per receive call
+            calls, which = np.unique(cand["recv_call"], return_inverse=True)
+            leave = ctx.leave_of(calls)
+            t_leave = np.where(leave >= 0, ctx.time_of(np.maximum(leave, 0)),
+                               np.iinfo(np.int64).max)[which]
+            wait = np.minimum(wait, t_leave - cand["recv_call_time"])
         # one occurrence per receive call: the largest wait among its receives
         keep = first_of_groups(cand["recv_call"], wait)
+        keep = keep[wait[keep] > 0]
         inst = cand.select(keep)
         return Instances(inst["recv_call"], wait[keep], inst.columns)
-
-
-def _message_keys(ctx):
-    """Sorted keys of all sends and receives, by destination and by (source,
-    destination), each followed by the event id: the prefix counts of messages
-    in transfer are binary searches in them.  Built in place: on a large trace
-    every temporary array costs fresh memory."""
-    from .basic import message_rows
-
-    ev = ctx.events
-    m, is_send, is_recv = message_rows(ctx)
-    n = np.int64(len(ev) + 1)
-    L = np.int64(ctx.n_locations + 1)
-    s_ev, r_ev = m.event[is_send], m.event[is_recv]
-
-    def keyed(group, ids):
-        group *= n
-        group += ids
-        group.sort()
-        return group
-
-    s_dest = m.peer[is_send].astype(np.int64)
-    r_dest = ev.location[r_ev].astype(np.int64)
-    s_pair = ev.location[s_ev].astype(np.int64)
-    s_pair *= L
-    s_pair += s_dest
-    r_pair = m.peer[is_recv].astype(np.int64)
-    r_pair *= L
-    r_pair += r_dest
-    return {"n": n, "L": L,
-            "send_dest": keyed(s_dest, s_ev), "recv_dest": keyed(r_dest, r_ev),
-            "send_pair": keyed(s_pair, s_ev), "recv_pair": keyed(r_pair, r_ev)}
-
-
-def _in_transfer(ctx, at: np.ndarray, dest: np.ndarray, source=None) -> np.ndarray:
-    """Messages to dest (from source, if given) sent before event `at` and not
-    received before it: sends before minus receives before (prefix counts)."""
-    k = ctx.memo("p2p_message_keys", lambda: _message_keys(ctx))
-    n = k["n"]
-    if source is None:
-        sk, rk, group = k["send_dest"], k["recv_dest"], dest.astype(np.int64)
-    else:
-        sk, rk = k["send_pair"], k["recv_pair"]
-        group = source.astype(np.int64) * k["L"] + dest
-    q = group * n + at
-    sent = np.searchsorted(sk, q) - _group_starts(sk, group, n)
-    received = np.searchsorted(rk, q) - _group_starts(rk, group, n)
-    return sent - received
-
-
-def _group_starts(keys: np.ndarray, group: np.ndarray, n) -> np.ndarray:
-    """Per row, the number of keys of groups below its group (keys = group * n +
-    event id, sorted): one binary search per possible group rather than per row
-    when the groups are few."""
-    top = int(group.max()) + 1 if len(group) else 0
-    if top > max(len(group), 1 << 16):
-        return np.searchsorted(keys, group * n)
-    return np.searchsorted(keys, np.arange(top, dtype=np.int64) * n)[group]
-
-
-def _sent_before_own_call(ctx, msgs, calls: np.ndarray, source=None) -> np.ndarray:
-    """Per call: messages the call itself receives whose send precedes the call
-    (from source, if given).  A call that completes several receives (MPI_Waitall)
-    takes them all at once, so they are no older message waiting in the queue."""
-    ev = ctx.events
-    early = msgs["send"] < msgs["recv_call"]
-    rc_ = msgs["recv_call"][early].astype(np.int64)
-    if source is None:
-        keys = np.sort(rc_)
-        q = calls.astype(np.int64)
-    else:
-        L = np.int64(ctx.n_locations + 1)
-        keys = np.sort(rc_ * L + ev.location[msgs["send"][early]])
-        q = calls.astype(np.int64) * L + source
-    return np.searchsorted(keys, q, side="right") - np.searchsorted(keys, q, side="left")
 
 
 def _by_pair_then_send(pair: np.ndarray, send: np.ndarray, n: int) -> np.ndarray:
@@ -149,61 +85,196 @@ def _by_pair_then_send(pair: np.ndarray, send: np.ndarray, n: int) -> np.ndarray
     return np.lexsort((send, pair))
 
 
-class _LateSenderWrongOrder(Property):
-    parent = subscribes = "late_sender"
-    same_source = True
+def _next_smaller(value: np.ndarray, group_end: np.ndarray) -> np.ndarray:
+    """Per row: the first later row of its group (rows grouped, group_end = one
+    past the group's last row) with a smaller value; group_end when none.
+    Pointer jumping: every round, a row whose candidate is not smaller jumps to
+    that candidate's own candidate (nothing between them is smaller), so the
+    rounds are about log2 of the longest run."""
+    n = len(value)
+    cur = np.arange(1, n + 1, dtype=np.int64)
+    todo = np.nonzero(cur < group_end)[0]
+    while len(todo):
+        c = cur[todo]
+        todo = todo[value[c] >= value[todo]]
+        cur[todo] = cur[cur[todo]]
+        todo = todo[cur[todo] < group_end[todo]]
+    return cur
+
+
+def _first_smaller_after(start, v, value, nxt, group_end) -> np.ndarray:
+    """Per query: the first row from `start` on (within start's group) whose value
+    is below v; group_end when none.  nxt = _next_smaller(value, group_end)."""
+    cur = start.copy()
+    todo = np.nonzero(cur < group_end)[0]
+    while len(todo):
+        c = cur[todo]
+        todo = todo[value[c] >= v[todo]]
+        cur[todo] = nxt[cur[todo]]
+        todo = todo[cur[todo] < group_end[todo]]
+    return cur
+
+
+def _wrong_order(ctx, ls):
+    """Per Late Sender: the source location of the first later receive on the
+    same location whose message was sent before the Late Sender's message was
+    (-1 when none), as Scalasca defines wrong order."""
+    msgs = ctx.published["p2p_messages"]
+    ev = ctx.events
+    recv = msgs["recv"].astype(np.int64)
+    loc = ev.location[recv].astype(np.int64)
+    if len(recv) > 1 and bool(np.all(recv[1:] > recv[:-1])):
+        # receives in the total order (the usual case): a stable sort by location
+        # keeps each location's receives in its order
+        order = np.argsort(loc, kind="stable")
+    else:
+        order = np.lexsort((recv, loc))
+    recv, loc = recv[order], loc[order]
+    sent = ctx.time_of(msgs["send"][order])
+    source = ev.location[msgs["send"][order]].astype(np.int64)
+    bounds = np.searchsorted(loc, np.arange(ctx.n_locations + 1), side="left")
+    group_end = bounds[loc + 1]
+    nxt = _next_smaller(sent, group_end)
+    # the search starts after the receives of the Late Sender's call (calls follow
+    # each other on a location, so the rows of one call are adjacent)
+    n = np.int64(len(ev) + 1)
+    key = loc * n + msgs["recv_call"][order]
+    ls_loc = ev.location[ls["recv_call"]].astype(np.int64)
+    after = np.searchsorted(key, ls_loc * n + ls["recv_call"], side="right")
+    end = bounds[ls_loc + 1]
+    found = _first_smaller_after(after, ctx.time_of(ls["send"]), sent, nxt, end)
+    hit = found < end
+    out = np.full(len(ls_loc), -1, dtype=np.int64)
+    out[hit] = source[found[hit]]
+    return out
+
+
+class LateSenderWrongOrder(Property):
+    name, title, parent, subscribes = ("late_sender_wrong_order", "Late Sender, wrong order",
+                                       "late_sender", "late_sender")
+    cube_id = "mpi_latesender_wo"
+    description = ("A Late Sender whose message was sent after a message that the same "
+                   "location receives later: had the receives come in the order of the sends, "
+                   "the earlier message could have been received first. (Scalasca's "
+                   "definition; Messages in Wrong Order below follows the paper.)")
+    diagnosis = ("The receiver asks for messages in another order than they are sent: receive "
+                 "in sending order, or from MPI_ANY_SOURCE.")
 
     def detect(self, ctx, ls):
-        same, other = ctx.memo("late_sender_waiting", lambda: self.waiting(ctx, ls))
-        return ls.select(same if self.same_source else (~same & other))
-
-    @staticmethod
-    def waiting(ctx, ls):
-        """Per Late Sender: whether older messages from the same sender, and from
-        other senders, were waiting when the receive call was entered."""
-        msgs = ctx.published["p2p_messages"]
-        at = ls["recv_call"]
-        dest = ctx.events.location[at]
-        source = ctx.events.location[ls["send"]].astype(np.int64)
-        waiting_same = (_in_transfer(ctx, at, dest, source)
-                        - _sent_before_own_call(ctx, msgs, at, source))
-        waiting_any = _in_transfer(ctx, at, dest) - _sent_before_own_call(ctx, msgs, at)
-        return waiting_same > 0, waiting_any - waiting_same > 0
+        trigger = ctx.memo("late_sender_wrong_order", lambda: _wrong_order(ctx, ls))
+        inst = ls.select(trigger >= 0)
+        inst.columns["later_source"] = trigger[trigger >= 0]
+        return inst
 
 
-class LateSenderWrongOrderSameSource(_LateSenderWrongOrder):
+class _LateSenderWrongOrderSource(Property):
+    parent = subscribes = "late_sender_wrong_order"
+    same_source = True
+
+    def detect(self, ctx, wo):
+        same = wo["later_source"] == ctx.events.location[wo["send"]]
+        return wo.select(same == self.same_source)
+
+
+class LateSenderWrongOrderSameSource(_LateSenderWrongOrderSource):
     name, title = "late_sender_wrong_order_same_source", "Wrong order, same source"
-    description = ("A Late Sender while an older message from the same sender to this receiver "
-                   "had already been sent and was not yet received.")
-    diagnosis = "The receiver asks for messages in another order than its sender sends them."
+    cube_id = "mpi_lswo_same"
+    description = ("A Late Sender, wrong order, where the earlier-sent message received later "
+                   "comes from the same sender.")
+    diagnosis = "The receiver asks for one sender's messages in another order than it sends them."
 
 
-class LateSenderWrongOrderDifferentSource(_LateSenderWrongOrder):
+class LateSenderWrongOrderDifferentSource(_LateSenderWrongOrderSource):
     name, title = "late_sender_wrong_order_different_source", "Wrong order, other source"
+    cube_id = "mpi_lswo_different"
     same_source = False
-    description = ("A Late Sender (not of the same-source kind) while an older message from "
-                   "another sender to this receiver had already been sent and was not yet "
-                   "received.")
+    description = ("A Late Sender, wrong order, where the earlier-sent message received later "
+                   "comes from another sender.")
     diagnosis = "Receiving from whichever sender is ready (MPI_ANY_SOURCE) would avoid the wait."
+
+
+def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """Whether each value is in sorted_set (ascending): one binary search each."""
+    if not len(sorted_set):
+        return np.zeros(len(values), dtype=bool)
+    pos = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
+    return sorted_set[pos] == values
+
+
+def _region_named(ctx, names) -> np.ndarray:
+    """Per region ref (spare slot last): whether its name is one of names."""
+    return np.isin(ctx._region_tables[1], list(names))
+
+
+def _request_half(ctx, events: np.ndarray, kind: str) -> np.ndarray:
+    """For events of `kind` (MPI_ISEND, MPI_IRECV): the other half of their
+    request (the MPI_ISEND_COMPLETE, the MPI_IRECV_REQUEST); other events and
+    requests without their other half: the event itself."""
+    ev = ctx.events
+    out = events.copy()
+    nb = np.nonzero(ev.kind[events] == ctx.kinds[kind])[0]
+    if len(nb):
+        half = ev.messages.partner[ev.ref[events[nb]]]
+        ok = half >= 0
+        out[nb[ok]] = half[ok]
+    return out
+
+
+#: calls that complete one send, and several
+_SINGLE_COMPLETION = ("MPI_Send", "MPI_Ssend", "MPI_Rsend", "MPI_Wait", "MPI_Waitany")
+_MULTI_COMPLETION = ("MPI_Waitall", "MPI_Waitsome")
 
 
 class LateReceiver(Property):
     name, title, parent, subscribes = "late_receiver", "Late Receiver", "mpi_point2point", "p2p_messages"
-    description = ("A blocking send (MPI_Send, MPI_Ssend, MPI_Rsend) whose receive call is "
-                   "entered later while the send call is still running (it blocks until the "
-                   "receive starts): enter(receive call) - enter(send call). Charged to the send.")
+    cube_id = "mpi_latereceiver"
+    description = ("A send whose completing call (MPI_Send, MPI_Ssend, MPI_Rsend, or the "
+                   "MPI_Wait, MPI_Waitany, MPI_Waitall, MPI_Waitsome completing an MPI_Isend) "
+                   "was entered before the receiver posted the receive (the MPI_Recv, or the "
+                   "MPI_Irecv starting the request) and is left after it: enter(receive "
+                   "posting call) - enter(completing call). For a call completing several "
+                   "sends, the largest over them, unless the call also waits for a Late "
+                   "Sender. Charged to the completing call.")
     diagnosis = ("The sender waits for a receiver that is late: the message is synchronous or "
                  "too large to buffer. Post receives earlier or send non-blocking.")
 
     def detect(self, ctx, msgs):
-        sc = msgs["send_call"]
-        t_recv, t_send = msgs["recv_call_time"], msgs["send_call_time"]
-        cand = np.nonzero(ctx.is_region(sc, ctx.blocking_send_region) & (t_recv > t_send))[0]
-        leave = ctx.leave_of(sc[cand])  # only for the candidates: the walk is not free
-        covers = (leave >= 0) & (ctx.time_of(np.maximum(leave, 0)) >= t_recv[cand])
-        keep = cand[covers]
-        inst = msgs.select(keep)
-        return Instances(inst["send_call"], (t_recv - t_send)[keep], inst.columns)
+        cmp_ev = _request_half(ctx, msgs["send"], "MPI_ISEND")
+        cmp_call = ctx.enter_of(cmp_ev)
+        req_call = msgs["recv_call"]
+        irecv = ctx.events.kind[msgs["recv"]] == ctx.kinds["MPI_IRECV"]
+        if irecv.any():
+            req_call = req_call.copy()
+            req_call[irecv] = ctx.enter_of(_request_half(ctx, msgs["recv"][irecv], "MPI_IRECV"))
+        ok = (cmp_call >= 0) & (req_call >= 0)
+        t_req = np.where(ok, ctx.time_of(np.maximum(req_call, 0)), 0)
+        t_cmp = np.where(ok, ctx.time_of(np.maximum(cmp_call, 0)), 0)
+        single = ctx.is_region(cmp_call, _region_named(ctx, _SINGLE_COMPLETION))
+        multi = ctx.is_region(cmp_call, _region_named(ctx, _MULTI_COMPLETION))
+        cand = np.nonzero(ok & (single | multi) & (t_req > t_cmp))[0]
+        # the leave of each candidate call, once per call (a MPI_Waitall completes
+        # many sends): only for the candidates, the walk is not free
+        calls, which = np.unique(cmp_call[cand], return_inverse=True)
+        leave = ctx.leave_of(calls)
+        t_leave = np.where(leave >= 0, ctx.time_of(np.maximum(leave, 0)), -1)[which]
+        covers = t_leave > t_req[cand]
+        cand = cand[covers]
+        wait = (t_req - t_cmp)[cand]
+        is_multi = multi[cand]
+        if is_multi.any():
+            # a multi-completion call that also completes a Late Sender's receive is
+            # charged there; otherwise once, with its largest wait
+            ls = ctx.published.get("late_sender")
+            late_calls = np.sort(ls["recv_call"]) if ls is not None else np.empty(0, np.int64)
+            calls = cmp_call[cand]
+            drop = is_multi & _member(calls, late_calls)
+            m = np.nonzero(is_multi & ~drop)[0]
+            best = m[first_of_groups(calls[m], wait[m])] if len(m) else m
+            keep = np.sort(np.concatenate((np.nonzero(~is_multi)[0], best)))
+            cand, wait = cand[keep], wait[keep]
+        inst = msgs.select(cand)
+        inst.columns["send_completion"] = cmp_call[cand]
+        return Instances(cmp_call[cand], wait, inst.columns)
 
 
 class MessagesInWrongOrder(Property):
@@ -235,5 +306,5 @@ class MessagesInWrongOrder(Property):
         return Instances(call, dur, inst.columns)
 
 
-PROPERTIES = (P2PMessages, LateSender, LateSenderWrongOrderSameSource,
+PROPERTIES = (P2PMessages, LateSender, LateSenderWrongOrder, LateSenderWrongOrderSameSource,
               LateSenderWrongOrderDifferentSource, LateReceiver, MessagesInWrongOrder)

@@ -43,12 +43,14 @@ class _OmpBarrierWait(Property):
 
 class OmpBarrierWaitExplicit(_OmpBarrierWait):
     name, title = "omp_barrier_wait_explicit", "Wait at explicit barrier"
+    cube_id = "omp_ebarrier_wait"
     description = "In an explicit OpenMP barrier instance: max(enter of the team) - own enter."
     diagnosis = "Threads reach the barrier at different times: balance the work before it."
 
 
 class OmpBarrierWaitImplicit(_OmpBarrierWait):
     name, title = "omp_barrier_wait_implicit", "Wait at implicit barrier"
+    cube_id = "omp_ibarrier_wait"
     explicit = False
     description = ("At the implicit barrier ending a worksharing construct or parallel region: "
                    "max(enter of the team) - own enter.")
@@ -94,74 +96,47 @@ class _LockContentionKind(Property):
 
 class CriticalContention(_LockContentionKind):
     name, title = "lock_contention_critical", "Critical section contention"
+    cube_id = "omp_lock_contention_critical"
     description = "Lock contention at the entry of an OpenMP critical section."
     diagnosis = "Threads queue for a critical section: shorten it, or use atomics or reductions."
 
 
 class LockApiContention(_LockContentionKind):
     name, title = "lock_contention_api", "Lock API contention"
+    cube_id = "omp_lock_contention_api"
     critical = False
     description = "Lock contention in omp_set_lock / omp_set_nest_lock."
     diagnosis = "Threads queue for an OpenMP lock: hold it shorter or use finer-grained locks."
 
 
 class OmpManagement(Property):
-    name, title = "omp_management", "Thread management"
-    description = ("Fork and join of thread teams as the master experiences them: from its "
-                   "fork to the last team member's THREAD_TEAM_BEGIN, and from the last "
-                   "member's THREAD_TEAM_END to its join. Charged to the fork's call path on "
-                   "the master. A root metric: this time lies inside the master's own regions "
-                   "and is part of Time there.")
-    diagnosis = "Many short parallel regions pay the team start-up each time: merge them."
+    name, title, parent = "omp_management", "Thread management", "omp"
+    cube_id = "omp_management"
+    description = ("Creating and ending thread teams, on every thread of the team: from the "
+                   "team's fork to the thread's enter of the parallel region, and from its "
+                   "leave of the region to the team's join. Charged to the parallel region's "
+                   "call path on each thread, whose time includes it (on a worker thread, "
+                   "this time lies outside its own regions).")
+    diagnosis = ("Many short parallel regions pay the team start-up and shut-down each time: "
+                 "merge them, or use fewer threads for small ones.")
 
     def detect(self, ctx, subscribed):
-        if not ctx.count_of_kind("THREAD_FORK", "OMP_FORK"):
-            return Instances.empty(join=np.int64)
-        ev = ctx.events
-        forks = ctx.events_of_kind("THREAD_FORK", "OMP_FORK")
-        joins = ctx.events_of_kind("THREAD_JOIN", "OMP_JOIN")
-        join_of = _pair_forks_and_joins(ev, forks, joins)
-        begins = ctx.events_of_kind("THREAD_TEAM_BEGIN")
-        ends = ctx.events_of_kind("THREAD_TEAM_END")
-        last_begin = _latest_per_fork(ctx, ctx.pointer("forkptr", begins), begins, forks)
-        last_end = _latest_per_fork(ctx, ctx.pointer("forkptr", ends), ends, forks)
-        t_fork = ctx.time_of(forks)
-        start = np.where(last_begin >= 0, last_begin - t_fork, 0)
-        has_join = join_of >= 0
-        stop = np.where(has_join & (last_end >= 0),
-                        ctx.time_of(np.maximum(join_of, 0)) - last_end, 0)
-        cost = np.maximum(start, 0) + np.maximum(stop, 0)
+        enters, fork_part, join_part = ctx.thread_management()
+        cost = fork_part + join_part
         keep = cost > 0
-        return Instances(forks[keep], cost[keep], {"join": join_of[keep]})
+        return Instances(enters[keep], cost[keep], {"fork_part": fork_part[keep]})
 
 
-def _latest_per_fork(ctx, fork_of: np.ndarray, events: np.ndarray, forks: np.ndarray) -> np.ndarray:
-    """Per fork (in the order of forks): the latest time among events whose
-    forkptr is that fork, -1 when none."""
-    out = np.full(len(forks), -1, dtype=np.int64)
-    ok = fork_of >= 0
-    pos = np.searchsorted(forks, fork_of[ok])
-    np.maximum.at(out, pos, ctx.time_of(events[ok]))
-    return out
+class OmpFork(Property):
+    name, title, parent, subscribes = "omp_fork", "Fork", "omp_management", "omp_management"
+    cube_id = "omp_fork"
+    description = ("The fork part of thread management: from the team's fork to each thread's "
+                   "enter of the parallel region.")
+    diagnosis = "Team start-up dominates: fewer, longer parallel regions amortise it."
 
-
-def _pair_forks_and_joins(ev, forks: np.ndarray, joins: np.ndarray) -> np.ndarray:
-    """The join closing each fork: forks and joins nest per location like brackets."""
-    out = np.full(len(forks), -1, dtype=np.int64)
-    pos_of = {int(f): k for k, f in enumerate(forks)}
-    marks = np.concatenate((forks, joins))
-    is_fork = np.concatenate((np.ones(len(forks), bool), np.zeros(len(joins), bool)))
-    order = np.lexsort((marks, ev.location[marks]))
-    open_forks = {}
-    for m, f in zip(marks[order].tolist(), is_fork[order].tolist()):
-        loc = int(ev.location[m])
-        stack = open_forks.setdefault(loc, [])
-        if f:
-            stack.append(m)
-        elif stack:
-            out[pos_of[stack.pop()]] = m
-    return out
+    def detect(self, ctx, mgmt):
+        return mgmt.charged(mgmt["fork_part"])
 
 
 PROPERTIES = (OmpBarriers, OmpBarrierWaitExplicit, OmpBarrierWaitImplicit, LockContention,
-              CriticalContention, LockApiContention, OmpManagement)
+              CriticalContention, LockApiContention, OmpManagement, OmpFork)

@@ -17,9 +17,10 @@ from .writer import TraceWriter
 from .synth import SynthResult, synth
 from .analysis import Instances, Property, Report, analyze
 from .races import Races, races
+from .record import RecordError, record
 
 __all__ = ["open", "Trace", "TraceError", "TraceWriter", "Events", "Event", "Warnings",
            "KIND_NAMES", "KINDS", "synth", "SynthResult", "analyze", "Report", "Property",
-           "Instances", "races", "Races", "release_memory", "memory_stats", "VectorClocks",
-           "Matches", "PatternError"]
+           "Instances", "races", "Races", "record", "RecordError", "release_memory",
+           "memory_stats", "VectorClocks", "Matches", "PatternError"]
 __version__ = "0.1.0"

@@ -7,11 +7,20 @@ Commands:
                     events per kind, duration, regions by paradigm, warnings
     races TRACE     message races: the sends each wildcard receive could have taken
                     instead, other nondeterminism, resource leaks (docs/races.md)
+    export TRACE --format perfetto -o FILE
+                    a time window as trace-event JSON for Perfetto (docs/exports.md)
+    plot timeline|report|comm TRACE -o FILE
+                    pictures of a window, of the analysis, of the communication
+    report TRACE -o FILE.html
+                    the analysis as one self-contained HTML page
     synth KIND -o DIR
                     generate a program's trace with known inefficiencies and its
                     expected.json (docs/generator.md)
     search TRACE PATTERN
                     the matches of a causal pattern (docs/patterns.md)
+    record [-o DIR] COMMAND...
+                    run an MPI program with earlc's recorder and write its trace
+                    (docs/record.md)
 
 Errors in the input exit with status 2 and one line naming the file and the problem.
 """
@@ -39,6 +48,10 @@ def _write(args, text: str) -> None:
 def cmd_analyze(args) -> int:
     from .analysis import analyze
 
+    if args.format == "cube" and not args.output:
+        print("earlc: error: --format cube writes a binary file: give it with -o FILE.cubex",
+              file=sys.stderr)
+        return 2
     bar = ProgressBar()
     trace = open_trace(args.trace, threads=args.threads, progress=bar)
     props = [p.strip() for p in args.properties.split(",") if p.strip()] if args.properties else None
@@ -51,6 +64,12 @@ def cmd_analyze(args) -> int:
         bar.close()
     if args.format == "json":
         _write(args, report.to_json(indent=1))
+    elif args.format == "cube":
+        try:
+            report.to_cube(args.output)
+        except OSError as exc:
+            print("earlc: error: %s: %s" % (args.output, exc.strerror or exc), file=sys.stderr)
+            return 2
     else:
         _write(args, report.to_text(top=args.top, rows=args.rows))
     return 0
@@ -84,6 +103,105 @@ def cmd_races(args) -> int:
         _write(args, result.to_json(indent=1))
     else:
         _write(args, result.to_text(top=max(args.top, 0)))
+    return 0
+
+
+def cmd_export(args) -> int:
+    from .export.perfetto import write_perfetto
+    from .timeline import parse_locations, parse_seconds
+
+    try:
+        start = parse_seconds(args.start) if args.start is not None else None
+        end = parse_seconds(args.end) if args.end is not None else None
+        locations = parse_locations(args.locations) if args.locations is not None else None
+        if start is not None and end is not None and end < start:
+            raise ValueError("--to %s is before --from %s" % (args.end, args.start))
+    except ValueError as exc:
+        print("earlc: error: %s" % exc, file=sys.stderr)
+        return 2
+    bar = ProgressBar()
+    trace = open_trace(args.trace, threads=args.threads, progress=bar)
+    try:
+        written = write_perfetto(trace, args.output, start=start, end=end, locations=locations,
+                                 wait_states=not args.no_wait_states, progress=bar)
+    except ValueError as exc:  # a location the trace does not have
+        print("earlc: error: %s" % exc, file=sys.stderr)
+        return 2
+    except OSError as exc:  # the output cannot be written
+        print("earlc: error: %s: %s" % (args.output, exc.strerror or exc), file=sys.stderr)
+        return 2
+    finally:
+        bar.close()
+    print("earlc export: %(slices)d region slices, %(wait_states)d wait states, %(flows)d "
+          "messages on %(tracks)d tracks -> " % written + args.output)
+    return 0
+
+
+def cmd_plot(args) -> int:
+    from .plot import MissingDependency, require_matplotlib
+    from .plot.style import check_path
+    from .timeline import parse_locations, parse_seconds
+
+    try:
+        check_path(args.output)
+        require_matplotlib()
+        if args.what != "timeline" and (args.start or args.end or args.locations):
+            raise ValueError("--from, --to and --locations apply to plot timeline only")
+        start = parse_seconds(args.start) if args.start is not None else None
+        end = parse_seconds(args.end) if args.end is not None else None
+        locations = parse_locations(args.locations) if args.locations is not None else None
+        if start is not None and end is not None and end < start:
+            raise ValueError("--to %s is before --from %s" % (args.end, args.start))
+    except (ValueError, MissingDependency) as exc:
+        print("earlc: error: %s" % exc, file=sys.stderr)
+        return 2
+    from .analysis import analyze
+    from .plot import plot_comm, plot_report, plot_timeline
+
+    bar = ProgressBar()
+    trace = open_trace(args.trace, threads=args.threads, progress=bar)
+    try:
+        if args.what == "comm":
+            plot_comm(trace, args.output, output=args.value, by=args.by)
+        else:
+            report = None if args.what == "timeline" and args.no_wait_states else \
+                analyze(trace, progress=bar)
+            if args.what == "report":
+                plot_report(report, args.output)
+            else:
+                plot_timeline(trace, args.output, start=start, end=end, locations=locations,
+                              report=report, wait_states=not args.no_wait_states)
+    except ValueError as exc:  # a location the trace does not have
+        print("earlc: error: %s" % exc, file=sys.stderr)
+        return 2
+    except OSError as exc:  # the output cannot be written
+        print("earlc: error: %s: %s" % (args.output, exc.strerror or exc), file=sys.stderr)
+        return 2
+    finally:
+        bar.close()
+    print("earlc plot %s -> %s" % (args.what, args.output))
+    return 0
+
+
+def cmd_report(args) -> int:
+    from .analysis import analyze
+
+    if not args.output.lower().endswith((".html", ".htm")):
+        print("earlc: error: the report is an HTML page: give -o a name ending in .html",
+              file=sys.stderr)
+        return 2
+    bar = ProgressBar()
+    trace = open_trace(args.trace, threads=args.threads, progress=bar)
+    try:
+        report = analyze(trace, top=max(args.top, 1), progress=bar)
+    finally:
+        bar.close()
+    try:
+        report.to_html(args.output, top=args.top, rows=args.rows, pictures=not args.no_pictures)
+    except OSError as exc:
+        print("earlc: error: %s: %s" % (args.output, exc.strerror or exc), file=sys.stderr)
+        return 2
+    print("earlc report -> %s" % args.output)
     return 0
 
 
@@ -171,6 +289,27 @@ def _one_line_errors(parser: argparse.ArgumentParser) -> None:
     parser.error = error
 
 
+def cmd_record(args) -> int:
+    from .record import RecordError, run_and_assemble
+
+    command = args.command_line[1:] if args.command_line[:1] == ["--"] else args.command_line
+    try:
+        trace, run = run_and_assemble(command, args.output, args.timeout, args.force)
+    except RecordError as exc:
+        print("earlc: error: %s" % exc, file=sys.stderr)
+        return 2
+    how = " (ended after the %g s timeout)" % args.timeout if run.timed_out else ""
+    incomplete = trace.warnings.counts.get("location_incomplete", 0)
+    n = len(trace.locations)
+    print("earlc record: %d events of %d process%s in %.2f s%s -> %s%s"
+          % (len(trace), n, "" if n == 1 else "es", run.seconds, how, trace.path,
+             "; %d incomplete (earlc analyze says where they stopped)" % incomplete
+             if incomplete else ""), file=sys.stderr)
+    for what, n in run.dropped.items():
+        print("earlc record: warning: %d %s" % (n, what), file=sys.stderr)
+    return run.status
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="earlc", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -180,7 +319,8 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
     an.add_argument("--properties", help="comma-separated property names (default: all; "
                                          "their parents and publishers are added)")
-    an.add_argument("--format", choices=["text", "json"], default="text")
+    an.add_argument("--format", choices=["text", "json", "cube"], default="text",
+                    help="cube: a CUBE4 file for Cube and Scalasca (needs -o)")
     an.add_argument("-o", "--output", help="write to FILE instead of standard output")
     an.add_argument("--top", type=int, default=5,
                     help="properties detailed in the text report, occurrences kept each (5)")
@@ -213,6 +353,57 @@ def build_parser() -> argparse.ArgumentParser:
     rc.add_argument("--threads", type=int, default=0, help="reading threads (default: one per core)")
     rc.set_defaults(func=cmd_races)
 
+    ex = sub.add_parser("export", help="write a trace window for a timeline viewer",
+                        description="Write a time window of the trace as Chrome trace-event "
+                                    "JSON for Perfetto: regions, wait states and messages "
+                                    "(docs/exports.md).")
+    ex.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
+    ex.add_argument("--format", choices=["perfetto"], default="perfetto")
+    ex.add_argument("-o", "--output", required=True, help="the JSON file to write")
+    ex.add_argument("--from", dest="start", metavar="T",
+                    help="window start from the trace start: seconds, or 20ms, 300us, 40ns")
+    ex.add_argument("--to", dest="end", metavar="T", help="window end, as --from")
+    ex.add_argument("--locations", metavar="LIST",
+                    help="location indices (earlc info lists them), e.g. 0,2-5 (default: all)")
+    ex.add_argument("--no-wait-states", action="store_true",
+                    help="skip the analysis: regions and messages only")
+    ex.add_argument("--threads", type=int, default=0, help="reading threads (default: one per core)")
+    ex.set_defaults(func=cmd_export)
+
+    pl = sub.add_parser("plot", help="draw a picture (needs matplotlib)",
+                        description="Draw a timeline of a window, the analysis (metric tree and "
+                                    "heat maps) or the communication matrix as PNG, SVG or PDF "
+                                    "(docs/exports.md).")
+    pl.add_argument("what", choices=["timeline", "report", "comm"], help="the picture")
+    pl.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
+    pl.add_argument("-o", "--output", required=True,
+                    help="the picture file; .png, .svg or .pdf chooses the format")
+    pl.add_argument("--from", dest="start", metavar="T",
+                    help="timeline: window start from the trace start (seconds, or 20ms, 300us)")
+    pl.add_argument("--to", dest="end", metavar="T", help="timeline: window end, as --from")
+    pl.add_argument("--locations", metavar="LIST",
+                    help="timeline: location indices, e.g. 0,2-5 (default: all)")
+    pl.add_argument("--no-wait-states", action="store_true",
+                    help="timeline: skip the analysis, draw regions and messages only")
+    pl.add_argument("--value", choices=["bytes", "count"], default="bytes",
+                    help="comm: bytes or messages (bytes)")
+    pl.add_argument("--by", choices=["location", "rank"], default="location",
+                    help="comm: between locations or MPI ranks (location)")
+    pl.add_argument("--threads", type=int, default=0, help="reading threads (default: one per core)")
+    pl.set_defaults(func=cmd_plot)
+
+    rp = sub.add_parser("report", help="write the analysis as one HTML page",
+                        description="Analyse the trace and write one self-contained HTML page: "
+                                    "the metric tree, the worst call paths and locations, the "
+                                    "pictures and the warnings (docs/exports.md).")
+    rp.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
+    rp.add_argument("-o", "--output", required=True, help="the page to write (.html)")
+    rp.add_argument("--top", type=int, default=5, help="properties detailed (5)")
+    rp.add_argument("--rows", type=int, default=5, help="call paths, locations, occurrences (5)")
+    rp.add_argument("--no-pictures", action="store_true", help="leave the pictures out")
+    rp.add_argument("--threads", type=int, default=0, help="reading threads (default: one per core)")
+    rp.set_defaults(func=cmd_report)
+
     from .synth import KINDS, OPTIONS
     syn = sub.add_parser("synth", help="generate a trace with known inefficiencies",
                          description="Simulate a program and write its trace plus expected.json "
@@ -244,6 +435,17 @@ def build_parser() -> argparse.ArgumentParser:
                     help="teams of threads sharing work (default: 1)")
     se.set_defaults(func=cmd_search)
     _one_line_errors(se)
+
+    rec = sub.add_parser("record", help="record an MPI program's trace",
+                         description="Run COMMAND (e.g. mpiexec -n 4 ./prog) with earlc's MPI "
+                                     "recorder and write DIR/traces.otf2 (docs/record.md). "
+                                     "The exit status is the command's.")
+    rec.add_argument("-o", "--output", help="archive folder (default: earlc-DATE-TIME)")
+    rec.add_argument("--timeout", type=float, help="end the run after SECONDS "
+                     "(SIGTERM, then SIGKILL) and keep what it recorded")
+    rec.add_argument("--force", action="store_true", help="replace an archive at DIR")
+    rec.add_argument("command_line", nargs=argparse.REMAINDER, metavar="COMMAND ...")
+    rec.set_defaults(func=cmd_record)
     return p
 
 

@@ -100,6 +100,10 @@ class Location:
     declared_events: int
     events: int
     other_records: int = field(default=0)
+    # why its record ends early (docs/record.md), None for a whole record
+    incomplete: Optional[str] = field(default=None)
+    # its string-valued OTF2 location properties, name: value
+    properties: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __str__(self) -> str:
         return "%s (rank %d)" % (self.name, self.rank) if self.rank >= 0 else self.name
@@ -187,11 +191,17 @@ class Definitions:
         self.processes = DefinitionList([
             Process(i, text(n), otf2names.name(otf2names.LOCATION_GROUP_TYPES, t), rank, _ref(sp))
             for i, (d, n, t, sp, cr, rank) in enumerate(raw["location_groups"]) if d])
+        properties: dict = {}
+        for loc, name, value in raw["location_properties"]:
+            properties.setdefault(loc, {})[text(name)] = text(value)
         locations = []
-        for index, (lid, n, t, g, declared, events, other, thread) in enumerate(raw["locations"]):
+        for index, (lid, n, t, g, declared, events, other, thread, incomplete,
+                    reason) in enumerate(raw["locations"]):
             proc = self.processes.get(g) or Process(g, "", "UNKNOWN", -1, None)
             locations.append(Location(index, lid, text(n), otf2names.name(otf2names.LOCATION_TYPES, t),
-                                      proc, proc.rank, thread, declared, events, other))
+                                      proc, proc.rank, thread, declared, events, other,
+                                      (text(reason) or "no reason given") if incomplete else None,
+                                      properties.get(index, {})))
         self.locations = DefinitionList(locations, key="index")
         self.regions = DefinitionList([
             Region(i, text(n), text(cn), text(desc), otf2names.name(otf2names.REGION_ROLES, role),

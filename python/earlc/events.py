@@ -38,7 +38,8 @@ _DTYPES = {"Q": np.uint64, "q": np.int64, "I": np.uint32, "i": np.int32, "B": np
 #: columns of each side table: (attribute, C column, struct format)
 _TABLES = {
     "messages": ("msg", [("event", "q"), ("peer", "i"), ("peer_rank", "I"), ("comm", "I"),
-                         ("tag", "I"), ("bytes", "Q"), ("request", "Q"), ("partner", "q")]),
+                         ("tag", "I"), ("bytes", "Q"), ("request", "Q"), ("partner", "q"),
+                         ("requested_source", "i"), ("requested_tag", "i")]),
     "collectives": ("coll", [("event", "q"), ("op", "B"), ("comm", "I"), ("root_rank", "I"),
                              ("root", "i"), ("sent", "Q"), ("received", "Q")]),
     "threading": ("sync", [("event", "q"), ("model", "B"), ("comm", "I"), ("id", "Q"),
@@ -219,7 +220,9 @@ def make_event(trace, i: int) -> Event:
                 peer_rank=_maybe(int(m.peer_rank[row])),
                 communicator=trace.communicators.get(comm) if comm != otf2names.UNDEFINED_UINT32 else None,
                 tag=int(m.tag[row]), bytes=int(m.bytes[row]), request=int(m.request[row]),
-                partner=int(m.partner[row]) if m.partner[row] >= 0 else None)
+                partner=int(m.partner[row]) if m.partner[row] >= 0 else None,
+                requested_source=int(m.requested_source[row]),
+                requested_tag=int(m.requested_tag[row]))
         elif family == FAMILY_COLL:
             c = ev.collectives
             root = int(c.root[row])

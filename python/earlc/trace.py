@@ -96,6 +96,59 @@ class Trace:
         """The locks changed up to event i, with their state just after it."""
         return self.states.locks(i)
 
+    # -- exports (python/earlc/export/) ------------------------------------------------
+    def to_perfetto(self, path, start=None, end=None, locations=None, report=None,
+                    wait_states: bool = True) -> dict:
+        """Write a window (seconds from the trace start) as trace-event JSON for
+        Perfetto: regions, wait states, messages (docs/exports.md)."""
+        from .export.perfetto import write_perfetto
+
+        return write_perfetto(self, path, start=start, end=end, locations=locations,
+                              report=report, wait_states=wait_states)
+
+    # -- profiles and communication, as pipit offers them (profiles.py, communication.py)
+    def flat_profile(self, per_location: bool = False):
+        """Per region: exclusive and inclusive ticks, visits (a DataFrame)."""
+        from .profiles import flat_profile
+
+        return flat_profile(self, per_location=per_location)
+
+    def call_tree(self):
+        """Per call path: parent, depth, path, exclusive and inclusive ticks, visits."""
+        from .profiles import call_tree
+
+        return call_tree(self)
+
+    def time_profile(self, bins: int = 50, normalized: bool = False):
+        """Exclusive ticks of every region in each of `bins` time bins."""
+        from .profiles import time_profile
+
+        return time_profile(self, bins=bins, normalized=normalized)
+
+    def load_imbalance(self, top: int = 1, by: str = "location"):
+        """Per region: mean, min, max over locations (or ranks), max / mean."""
+        from .profiles import load_imbalance
+
+        return load_imbalance(self, top=top, by=by)
+
+    def idle_time(self, mpi: bool = False, regions=None):
+        """Per location: ticks outside its own regions (+ MPI, + named regions)."""
+        from .profiles import idle_time
+
+        return idle_time(self, mpi=mpi, regions=regions)
+
+    def comm_matrix(self, output: str = "bytes", by: str = "location"):
+        """numpy matrix[sender, receiver] of bytes or message counts."""
+        from .communication import comm_matrix
+
+        return comm_matrix(self, output=output, by=by)
+
+    def message_histogram(self, bins=20):
+        """(counts, edges) of point-to-point message sizes."""
+        from .communication import message_histogram
+
+        return message_histogram(self, bins=bins)
+
     # -- happened-before order (python/earlc/clocks.py) ------------------------------
     def vector_clocks(self, ids, threads: Optional[int] = None, progress=None):
         """Vector timestamps of the events ids (see earlc.VectorClocks)."""

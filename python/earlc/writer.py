@@ -29,6 +29,8 @@ from __future__ import annotations
 import os
 from typing import Dict, Iterable, Optional, Sequence, Tuple, Union
 
+import numpy as np
+
 from . import _core, mpi_calls
 from .events import KINDS
 from .otf2names import (COLLECTIVE_OPS, GROUP_TYPES, LOCATION_GROUP_TYPES, LOCATION_TYPES,
@@ -39,6 +41,20 @@ __all__ = ["TraceWriter", "region_kind"]
 
 Where = Union[int, Tuple[int, int]]
 Ref = Union[int, str, None]
+
+
+#: OTF2 attribute and property names of docs/record.md (earl.h EARL_ATTR_*)
+ATTR_REQUESTED_SOURCE = "earlc::requested_source"
+ATTR_REQUESTED_TAG = "earlc::requested_tag"
+ATTR_REQUEST_INDEX = "earlc::request_index"
+PROPERTY_INCOMPLETE = "earlc::incomplete"
+#: wildcards in requested_source / requested_tag, and "not recorded"
+REQUESTED_ANY, REQUESTED_UNKNOWN = -1, -2
+TYPE_INT32 = 7  # OTF2_TYPE_INT32
+_REQUESTED_SOURCE_TEXT = "source the receive asked for (rank in its communicator; -1: MPI_ANY_SOURCE)"
+_REQUESTED_TAG_TEXT = "tag the receive asked for (-1: MPI_ANY_TAG)"
+_REQUEST_INDEX_TEXT = ("position of the completed request in the array of MPI_Waitany/-some, "
+                       "MPI_Testany/-some")
 
 
 def _reverse(table):
@@ -151,6 +167,7 @@ class TraceWriter:
         self._classes: Dict[Union[int, str], Tuple[int, ...]] = {}
         self._member_types: Dict[int, int] = {}
         self._strings: Dict[str, int] = {}
+        self._attributes: Dict[str, int] = {}
         self._locs: Dict[Tuple[int, int], int] = {}
         self._procs: Dict[int, int] = {}
         self.world: Optional[int] = None
@@ -255,6 +272,10 @@ class TraceWriter:
                              flags, begin_line, end_line)
         self._regions[name] = ref
         return ref
+
+    def region_ref(self, name: str) -> int:
+        """The reference of a region, defined on first use as for enter()."""
+        return self._region(name)
 
     def _region(self, region: Union[int, str]) -> int:
         if isinstance(region, str):
@@ -366,11 +387,42 @@ class TraceWriter:
         k = KINDS[kind] if isinstance(kind, str) else int(kind)
         self._w.event(k, self.loc(where), int(time), **fields)
 
+    #: in an attribute column of events(): this event has no such attribute
+    ABSENT = np.iinfo(np.int64).min
+
+    def events(self, where: Where, kind, time, *, ref=None, peer=None, tag=None, bytes=None,
+               bytes2=None, id=None, op=None, attributes=None) -> None:
+        """Many events of one location at once, from arrays of one entry per
+        event: ``kind`` (numbers of earlc.KINDS), ``time`` (ticks), and the fields
+        of earl_writer_record by name (None: zeros); ``attributes``: {attribute
+        ref: int64 array}, ``TraceWriter.ABSENT`` where an event has none.  The
+        same checks as event(); far faster than one call per event."""
+        n = len(kind)
+
+        def column(values, dtype):
+            if values is None:
+                return np.zeros(n, dtype=dtype)
+            return np.ascontiguousarray(np.asarray(values).astype(dtype, copy=False))
+
+        self._w.events(self.loc(where), column(kind, np.uint8), column(time, np.uint64),
+                       column(ref, np.uint32), column(peer, np.uint32), column(tag, np.uint32),
+                       column(bytes, np.uint64), column(bytes2, np.uint64), column(id, np.uint64),
+                       column(op, np.uint8),
+                       [(int(a), column(v, np.int64)) for a, v in (attributes or {}).items()])
+
     def enter(self, where: Where, time: int, region: Union[int, str]) -> None:
         self._w.enter(self.loc(where), int(time), self._region(region))
 
-    def leave(self, where: Where, time: int, region: Union[int, str]) -> None:
-        self._w.leave(self.loc(where), int(time), self._region(region))
+    def leave(self, where: Where, time: int, region: Union[int, str], *,
+              requested_source: Optional[int] = None, requested_tag: Optional[int] = None) -> None:
+        """``requested_source``/``requested_tag``: on the LEAVE of MPI_Probe or
+        MPI_Iprobe, what the probe asked for (docs/record.md)."""
+        attributes = self._requested(requested_source, requested_tag)
+        if attributes:
+            self._w.event(KINDS["LEAVE"], self.loc(where), int(time), ref=self._region(region),
+                          attributes=attributes)
+        else:
+            self._w.leave(self.loc(where), int(time), self._region(region))
 
     def region_span(self, where: Where, t_enter: int, t_leave: int, region: Union[int, str]) -> None:
         """ENTER and LEAVE of a region with nothing inside."""
@@ -384,25 +436,84 @@ class TraceWriter:
                       peer=dest, tag=tag, bytes=bytes)
 
     def recv(self, where: Where, time: int, source: int, tag: int = 0, bytes: int = 0,
-             comm: Ref = None) -> None:
+             comm: Ref = None, *, requested_source: Optional[int] = None,
+             requested_tag: Optional[int] = None) -> None:
+        """``requested_source``/``requested_tag``: what the receive asked for
+        (a rank in ``comm``, a tag, or ANY (-1) for the wildcards), written as
+        the attributes of docs/record.md; omitted: not recorded."""
         self._w.event(KINDS["MPI_RECV"], self.loc(where), int(time), ref=self._comm(comm),
-                      peer=source, tag=tag, bytes=bytes)
+                      peer=source, tag=tag, bytes=bytes,
+                      attributes=self._requested(requested_source, requested_tag))
 
     def isend(self, where: Where, time: int, dest: int, request: int, tag: int = 0,
               bytes: int = 0, comm: Ref = None) -> None:
         self._w.event(KINDS["MPI_ISEND"], self.loc(where), int(time), ref=self._comm(comm),
                       peer=dest, tag=tag, bytes=bytes, id=request)
 
-    def isend_complete(self, where: Where, time: int, request: int) -> None:
-        self._w.event(KINDS["MPI_ISEND_COMPLETE"], self.loc(where), int(time), id=request)
+    def isend_complete(self, where: Where, time: int, request: int, *,
+                       request_index: Optional[int] = None) -> None:
+        """``request_index``: the request's position in the array of the
+        MPI_Waitany/-some or MPI_Testany/-some that completed it."""
+        self._w.event(KINDS["MPI_ISEND_COMPLETE"], self.loc(where), int(time), id=request,
+                      attributes=self._request_index(request_index))
 
-    def irecv_request(self, where: Where, time: int, request: int) -> None:
-        self._w.event(KINDS["MPI_IRECV_REQUEST"], self.loc(where), int(time), id=request)
+    def irecv_request(self, where: Where, time: int, request: int, *,
+                      requested_source: Optional[int] = None,
+                      requested_tag: Optional[int] = None) -> None:
+        self._w.event(KINDS["MPI_IRECV_REQUEST"], self.loc(where), int(time), id=request,
+                      attributes=self._requested(requested_source, requested_tag))
 
     def irecv(self, where: Where, time: int, source: int, request: int, tag: int = 0,
-              bytes: int = 0, comm: Ref = None) -> None:
+              bytes: int = 0, comm: Ref = None, *, request_index: Optional[int] = None) -> None:
         self._w.event(KINDS["MPI_IRECV"], self.loc(where), int(time), ref=self._comm(comm),
-                      peer=source, tag=tag, bytes=bytes, id=request)
+                      peer=source, tag=tag, bytes=bytes, id=request,
+                      attributes=self._request_index(request_index))
+
+    # -- what Score-P leaves out (docs/record.md) -----------------------------
+    def attribute(self, name: str, description: str = "", type: int = TYPE_INT32) -> int:
+        """An OTF2 attribute (defined once per name) that events can carry
+        through ``event(..., attributes=[(ref, value)])``."""
+        if name not in self._attributes:
+            self._attributes[name] = self._w.attribute(name, description, type)
+        return self._attributes[name]
+
+    def requested_attributes(self) -> Tuple[int, int]:
+        """The references of the requested-source and -tag attributes."""
+        return (self.attribute(ATTR_REQUESTED_SOURCE, _REQUESTED_SOURCE_TEXT),
+                self.attribute(ATTR_REQUESTED_TAG, _REQUESTED_TAG_TEXT))
+
+    def request_index_attribute(self) -> int:
+        """The reference of the request-index attribute."""
+        return self.attribute(ATTR_REQUEST_INDEX, _REQUEST_INDEX_TEXT)
+
+    def location_property(self, where: Where, name: str, value: str) -> None:
+        """A string-valued OTF2 location property."""
+        self._w.location_property(self.loc(where), name, value)
+
+    def clock_offset(self, where: Where, time: int, offset: int, stddev: float = 0.0) -> None:
+        """An OTF2 clock offset of a location: at ``time`` (its own ticks) the
+        global clock read ``time + offset``.  Readers, earlc.open among them,
+        correct the location's times by the offsets interpolated linearly
+        (a location needs two or more: libotf2 ignores a single one)."""
+        self._w.clock_offset(self.loc(where), int(time), int(offset), float(stddev))
+
+    def mark_incomplete(self, where: Where, reason: str) -> None:
+        """Say that this location's record ends early (earlc.open counts a
+        ``location_incomplete`` warning naming it)."""
+        self.location_property(where, PROPERTY_INCOMPLETE, reason)
+
+    def _requested(self, source: Optional[int], tag: Optional[int]):
+        out = []
+        if source is not None:
+            out.append((self.attribute(ATTR_REQUESTED_SOURCE, _REQUESTED_SOURCE_TEXT), source))
+        if tag is not None:
+            out.append((self.attribute(ATTR_REQUESTED_TAG, _REQUESTED_TAG_TEXT), tag))
+        return out or None
+
+    def _request_index(self, index: Optional[int]):
+        if index is None:
+            return None
+        return [(self.request_index_attribute(), index)]
 
     def request_test(self, where: Where, time: int, request: int) -> None:
         self._w.event(KINDS["MPI_REQUEST_TEST"], self.loc(where), int(time), id=request)

@@ -41,6 +41,8 @@ TARGET_SEARCH_CHECKS = 10e6  # pattern search: at least 10 M constraint checks/s
 TARGET_SEARCH_SPEEDUP = 1.8  # parallel search: 2 threads against 1 on 2 cores
 TARGET_SEARCH_SPREAD = 1.15  # nodes per thread, max / mean, with 16 and 64 threads
 SEARCH_EVENTS = int(os.environ.get("EARLC_BENCH_SEARCH_EVENTS", "400000"))
+TARGET_PERFETTO = 1.0  # issue 14: Perfetto export of a 1% window < the open
+TARGET_TIMELINE_SECONDS = 2.0  # issue 14: a timeline PNG of 100,000 events
 
 
 def main() -> int:
@@ -100,6 +102,10 @@ def main() -> int:
     clocks_section(trace)
     search_section(trace)
     races_section(trace)
+    export_section(trace)
+    # the MPI recorder of `earlc record` (issue 16): a run of its own, not a trace
+    subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "record_bench.py"), REPEATS],
+                   check=True)
     return 0
 
 
@@ -191,6 +197,35 @@ def races_section(trace) -> None:
           "%.1f bytes/event at its peak, result %.1f bytes/event, process peak %.0f MB"
           % (m["receives"], m["pairs"], m["lamport_missed"], m["peak_bytes"] / n,
              m["result_bytes"] / n, m["max_rss_bytes"] / 1e6))
+
+
+def export_section(trace) -> None:
+    """Perfetto export of a 1% window and a timeline PNG of about 100,000 events."""
+    small = BENCH_DIR / "halo-8r-100k" / "traces.otf2"
+    if not small.exists():  # 8 ranks x 285 iterations of the halo: about 100,000 events
+        subprocess.run([sys.executable, "-m", "earlc", "synth", "halo", "-o", str(small.parent),
+                        "--overwrite", "--ranks", "8", "--iterations", "285"], check=True,
+                       capture_output=True, env=dict(os.environ, PYTHONPATH=str(ROOT / "python")))
+    out = subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "export_bench.py"),
+                          str(trace), str(small), REPEATS], check=True, capture_output=True,
+                         text=True).stdout
+    m = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+    n = m["events"]
+    print("earlc export benchmark (1%% window in the middle of the trace: %d region slices, "
+          "%d messages, %.1f MB of JSON)" % (m["perfetto_slices"], m["perfetto_flows"],
+                                             m["perfetto_bytes"] / 1e6))
+    print("  %-30s %10s %18s" % ("earlc open, all cores", "%.3f s" % m["open_seconds"],
+                                 "%.1f M events/s" % (n / m["open_seconds"] / 1e6)))
+    print("  %-30s %10s   ratio to open %.2f (target < %.1f; EARL layer included)"
+          % ("perfetto export", "%.3f s" % m["perfetto_seconds"],
+             m["perfetto_seconds"] / m["open_seconds"], TARGET_PERFETTO))
+    print("  %-30s %10s   ratio to open %.2f (the whole catalog for %d wait states)"
+          % ("perfetto export + wait states", "%.3f s" % m["perfetto_waits_seconds"],
+             m["perfetto_waits_seconds"] / m["open_seconds"], m["perfetto_wait_states"]))
+    print("  timeline PNG of %d events: %.3f s (target < %.1f s; first in the process, with "
+          "matplotlib's import: %.3f s; open + analysis + picture: %.3f s)"
+          % (m["small_events"], m["timeline_seconds"], TARGET_TIMELINE_SECONDS,
+             m["timeline_first_seconds"], m["timeline_open_analysis_plot_seconds"]))
 
 
 def clocks_section(trace) -> None:

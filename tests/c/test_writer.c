@@ -1062,6 +1062,71 @@ static void test_abort_leaves_nothing(void **state)
     free(root);
 }
 
+/* Attributes on events and a location property, read back by earl_trace_open
+ * into the requested_source / requested_tag columns and a
+ * location_incomplete warning (what `earlc record` writes, docs/record.md). */
+static void test_attributes_and_incomplete_locations(void **state)
+{
+    (void)state;
+    char *root = wtu_scratch();
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/attributes", root);
+    scenario s;
+    earl_writer *w = build_scenario(dir, &s, 0);
+    uint32_t src, tag;
+    OK(earl_writer_attribute(w, EARL_ATTR_REQUESTED_SOURCE, "asked for", OTF2_TYPE_INT32, &src, &err));
+    OK(earl_writer_attribute(w, EARL_ATTR_REQUESTED_TAG, "asked for", OTF2_TYPE_INT32, &tag, &err));
+    assert_int_equal(earl_writer_attribute(w, "bad", NULL, OTF2_TYPE_DOUBLE, &tag, &err),
+                     EARL_ERR_INVALID);
+    earl_writer_attr_value any_source[2] = { { src, (uint64_t)(int64_t)-1 }, { tag, 5 } };
+    earl_writer_attr_value any_tag[2] = { { src, 0 }, { tag, (uint64_t)(int64_t)-1 } };
+    earl_writer_attr_value undefined[1] = { { 99, 1 } };
+    OK(earl_writer_mpi_send(w, s.loc[0], 10, 1, s.world, 5, 8, &err));
+    OK(earl_writer_mpi_send(w, s.loc[0], 11, 1, s.world, 6, 8, &err));
+    earl_writer_record recv = { .ref = s.world, .peer = 0, .tag = 5, .bytes = 8,
+                                .n_attributes = 2, .attributes = any_source };
+    OK(earl_writer_event(w, EARL_MPI_RECV, s.loc[2], 20, &recv, &err));
+    earl_writer_record post = { .id = 77, .n_attributes = 2, .attributes = any_tag };
+    OK(earl_writer_event(w, EARL_MPI_IRECV_REQUEST, s.loc[2], 21, &post, &err));
+    earl_writer_record bad = { .id = 78, .n_attributes = 1, .attributes = undefined };
+    assert_int_equal(earl_writer_event(w, EARL_MPI_IRECV_REQUEST, s.loc[2], 21, &bad, &err),
+                     EARL_ERR_INVALID);
+    OK(earl_writer_mpi_irecv(w, s.loc[2], 22, 0, s.world, 6, 8, 77, &err));
+    OK(earl_writer_location_property(w, s.loc[2], EARL_PROPERTY_INCOMPLETE, "killed", &err));
+    OK(earl_writer_close(w, &err));
+
+    earl_trace *t = NULL;
+    OK(earl_trace_open(dir, NULL, &t, &err));
+    const earl_events *ev = earl_trace_events(t);
+    int seen = 0;
+    for (size_t r = 0; r < ev->msg.count; r++) {
+        earl_kind k = (earl_kind)ev->kind[ev->msg.event[r]];
+        int32_t want_src = k == EARL_MPI_RECV ? -1 : k == EARL_MPI_SEND ? EARL_REQUESTED_UNKNOWN : 0;
+        int32_t want_tag = k == EARL_MPI_RECV ? 5 : k == EARL_MPI_SEND ? EARL_REQUESTED_UNKNOWN : -1;
+        assert_int_equal(ev->msg.requested_source[r], want_src);
+        assert_int_equal(ev->msg.requested_tag[r], want_tag);
+        seen++;
+    }
+    assert_int_equal(seen, 5);
+    const earl_warnings *wn = earl_trace_warnings(t);
+    assert_int_equal(wn->counts[EARL_WARN_LOCATION_INCOMPLETE], 1);
+    int found = 0;
+    for (size_t i = 0; i < wn->n_details; i++)
+        if (wn->details[i].code == EARL_WARN_LOCATION_INCOMPLETE) {
+            assert_non_null(strstr(wn->details[i].detail, "killed"));
+            assert_true(earl_trace_defs(t)->locations[wn->details[i].location].incomplete);
+            found++;
+        }
+    assert_int_equal(found, 1);
+    const earl_defs *defs = earl_trace_defs(t);
+    assert_int_equal(defs->n_location_properties, 1);
+    assert_string_equal(defs->strings.text[defs->location_properties[0].name], EARL_PROPERTY_INCOMPLETE);
+    assert_string_equal(defs->strings.text[defs->location_properties[0].value], "killed");
+    earl_trace_close(t);
+    wtu_remove_tree(root);
+    free(root);
+}
+
 /* Events are flushed to disk while writing once the memory budget is used:
  * the event files grow before close, and the archive is whole. */
 static void test_bounded_memory(void **state)
@@ -1107,6 +1172,7 @@ int main(void)
         cmocka_unit_test(test_close_refuses_incomplete),
         cmocka_unit_test(test_folders),
         cmocka_unit_test(test_abort_leaves_nothing),
+        cmocka_unit_test(test_attributes_and_incomplete_locations),
         cmocka_unit_test(test_bounded_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -151,7 +151,7 @@ def test_user_plugin_subscribes_to_a_builtin_compound_event(tmp_path):
     trace = scenario(tmp_path, build)
     r = earlc.analyze(trace, properties=[SlowReceive()])
     assert r.total("slow_receive") == 70
-    assert [p.name for p in r.properties] == ["time", "mpi", "mpi_communication",
+    assert [p.name for p in r.properties] == ["time", "execution", "mpi", "mpi_communication",
                                               "mpi_point2point", "slow_receive"]
     r = earlc.analyze(trace, properties=["late_sender", SlowReceive()])
     assert r.total("slow_receive") == 70 and r.total("late_sender") == 40
@@ -183,8 +183,9 @@ def test_cli_analyze(tmp_path):
     r = run_cli("analyze", demo, "--format", "json", "-o", str(out), "--properties", "late_sender")
     assert r.returncode == 0, r.stderr
     data = json.loads(out.read_text())
-    assert {m["name"] for m in data["metrics"]} == {"time", "mpi", "mpi_communication",
-                                                   "mpi_point2point", "late_sender"}
+    assert {m["name"] for m in data["metrics"]} == {"time", "execution", "mpi",
+                                                   "mpi_communication", "mpi_point2point",
+                                                   "late_sender"}
     assert sum(m["value"] for m in data["metrics"] if m["name"] == "late_sender") > 0
     r = run_cli("analyze", demo, "--properties", "bogus")
     assert r.returncode == 2 and "unknown properties" in r.stderr
@@ -225,11 +226,18 @@ def test_idle_threads_and_thread_management_by_hand(tmp_path):
     assert r.total("idle_threads") == 2 + 1 + 71 + 1 + 1
     assert r.by_location("idle_threads") == [(1, 76)]
     assert r.by_callpath("idle_threads") == [("main", 76)]
-    # fork to the last team begin, last team end to the join: (20-10)+(60-52), (120-110)+(155-151)
-    assert r.total("omp_management") == 18 + 14 and r.occurrences("omp_management") == 2
-    assert r.by_location("omp_management") == [(0, 32)]
-    # Time counts the locations' own regions only: master 200, worker 26 + 28
-    assert r.total("time") == 200 + 26 + 28
+    # thread management as Scalasca charges it, on each thread of the team: fork to the
+    # thread's enter of the parallel region, its leave to the join
+    # master: (14-10)+(60-50), (112-110)+(155-150); worker: (22-10)+(60-48), (121-110)+(155-149)
+    assert r.total("omp_management") == 14 + 7 + 24 + 17
+    assert r.occurrences("omp_management") == 4
+    assert r.by_location("omp_management") == [(1, 41), (0, 21)]
+    assert r.total("omp_fork") == 4 + 2 + 12 + 11
+    assert r.by_callpath("omp_management") == [("main/!$omp parallel", 62)]
+    # Time: the master's 200 (its management moves from main to the parallel region);
+    # the worker's own regions, 26 + 28, and its management, 41
+    assert r.total("time") == 200 + 26 + 28 + 41
+    assert dict(r.by_callpath("time"))["main/!$omp parallel"] == 36 + 38 + 21 + 26 + 28 + 41
 
 
 def test_rooted_collectives_on_a_communicator_of_one(tmp_path):

@@ -11,8 +11,12 @@ the text otf2-print prints):
 - late sender: the blocking receive call (MPI_Recv, or the MPI_Wait/MPI_Waitall in
   which an MPI_IRECV completes) was entered before the send call: enter(send call)
   - enter(receive call), the largest over the receives one call completes;
-- late receiver: a blocking MPI_Send still running when the receive call was
-  entered: enter(receive call) - enter(send call);
+- late receiver (Scalasca's rule): the call completing the send (MPI_Send, or the
+  MPI_Wait/MPI_Waitall in which its MPI_ISEND_COMPLETE lies, matched by request
+  id) entered before, and left after, the call that posted the receive (MPI_Recv,
+  or the MPI_Irecv holding the MPI_IRECV_REQUEST): enter(posting call) -
+  enter(completing call); for an MPI_Waitall the largest over its sends, unless
+  it also completes a late sender's receive;
 - collectives: the k-th MPI_COLLECTIVE_END of a communicator on each location
   belongs to instance k (a communicator whose group is COMM_SELF, in
   `otf2-print -G`, is each location's own); for MPI_Bcast/Scatter a non-root waits enter(root) - own
@@ -31,6 +35,7 @@ LINE = re.compile(r"^([A-Z_]+)\s+(\d+)\s+(\d+)\s+(.*)$")
 REGION = re.compile(r'Region: "([^"]*)"')
 PEER = re.compile(r'(?:Receiver|Sender|Root): \d+ \("[^"]*" <(\d+)>\)')
 TAG = re.compile(r"Tag: (\d+)")
+REQUEST = re.compile(r"Request: (\d+)")
 COMM = re.compile(r'Communicator: "[^"]*" <(\d+)>')
 OP = re.compile(r"Operation: (\w+)")
 
@@ -44,6 +49,7 @@ def by_hand(anchor):
     calls = []                         # matched (recv call, send call) pairs
     leave_of = {}                      # (location, enter time, region) -> leave time
     coll = defaultdict(list)           # (comm, location) -> [(op, enter, root)]
+    requests = {}                      # (location, request id) -> send or posting call
     for line in out.splitlines():
         m = LINE.match(line)
         if not m:
@@ -56,23 +62,45 @@ def by_hand(anchor):
             leave_of[(loc, enter, region)] = t
         elif kind in ("MPI_SEND", "MPI_ISEND"):
             dst, tag = int(PEER.search(rest).group(1)), int(TAG.search(rest).group(1))
-            sends[(loc, dst, tag)].append((loc,) + stack[loc][-1])
+            send = {"call": (loc,) + stack[loc][-1]}
+            send["completion"] = send["call"]
+            if kind == "MPI_ISEND":
+                requests[(loc, int(REQUEST.search(rest).group(1)))] = send
+            sends[(loc, dst, tag)].append(send)
+        elif kind == "MPI_ISEND_COMPLETE":
+            requests.pop((loc, int(REQUEST.search(rest).group(1))))["completion"] = \
+                (loc,) + stack[loc][-1]
+        elif kind == "MPI_IRECV_REQUEST":
+            requests[(loc, int(REQUEST.search(rest).group(1)))] = (loc,) + stack[loc][-1]
         elif kind in ("MPI_RECV", "MPI_IRECV"):
             src, tag = int(PEER.search(rest).group(1)), int(TAG.search(rest).group(1))
-            calls.append(((loc,) + stack[loc][-1], sends[(src, loc, tag)].popleft()))
+            call = (loc,) + stack[loc][-1]
+            posted = requests.pop((loc, int(REQUEST.search(rest).group(1)))) \
+                if kind == "MPI_IRECV" else call
+            calls.append((call, sends[(src, loc, tag)].popleft(), posted))
         elif kind == "MPI_COLLECTIVE_END":
             root = PEER.search(rest)
             coll[(int(COMM.search(rest).group(1)), loc)].append(
                 (OP.search(rest).group(1), stack[loc][-1][1], int(root.group(1)) if root else None, loc))
     late_sender = late_receiver = 0
     worst_wait = defaultdict(int)  # receive call -> its largest wait for a sender
-    for (rloc, rregion, renter), (sloc, sregion, senter) in calls:
+    for (rloc, rregion, renter), send, _ in calls:
+        (sloc, sregion, senter) = send["call"]
         if rregion in ("MPI_Recv", "MPI_Wait", "MPI_Waitall") and senter > renter:
             key = (rloc, renter)
             worst_wait[key] = max(worst_wait[key], senter - renter)
-        if sregion == "MPI_Send" and renter > senter and leave_of[(sloc, senter, sregion)] >= renter:
-            late_receiver += renter - senter
     late_sender = sum(worst_wait.values())
+    worst_lr = defaultdict(int)  # MPI_Waitall -> its largest wait for a receiver
+    for _, send, (_, _, posted) in calls:
+        cloc, cregion, center = send["completion"]
+        wait = posted - center
+        if wait <= 0 or leave_of[(cloc, center, cregion)] <= posted:
+            continue
+        if cregion in ("MPI_Send", "MPI_Wait"):
+            late_receiver += wait
+        elif cregion == "MPI_Waitall" and (cloc, center) not in worst_wait:
+            worst_lr[(cloc, center)] = max(worst_lr[(cloc, center)], wait)
+    late_receiver += sum(worst_lr.values())
     late_bcast = wait_nxn = 0
     defs = subprocess.run(["otf2-print", "-G", str(anchor)], capture_output=True, text=True,
                           check=True).stdout

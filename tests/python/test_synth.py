@@ -128,7 +128,7 @@ def independent(trace, exp):
         spath, senter, sleave, sloc = rp.call[s]
         rpath, renter, rleave, rloc = rp.call[r]
         key = (rpath, rloc, renter)
-        m = (sloc, rloc, int(rp.comm[s]), senter, renter, s)
+        m = (sloc, rloc, int(rp.comm[s]), senter, renter, s, r)
         msgs.append(m)
         calls[key + (rleave,)].append(m)
         if senter - renter > late.get(key, 0):
@@ -144,14 +144,14 @@ def independent(trace, exp):
     for (path, loc, renter), v in late.items():
         add(got["late_sender"], (path, loc), v)
         m = late_msg[(path, loc, renter)]
-        # in the queue at the receive call's ENTER: the send event precedes it in the
-        # total order (time, then location) and a later call receives the message
-        pending = [p for p in msgs if p is not m and p[1] == loc and renter < p[4] and
-                   (int(rp.time[p[5]]), p[0]) < (renter, loc)]
-        if any(p[0] == m[0] for p in pending):
-            add(got["late_sender_wrong_order_same_source"], (path, loc), v)
-        elif pending:
-            add(got["late_sender_wrong_order_different_source"], (path, loc), v)
+        # wrong order (Scalasca): a later call on this location receives a message
+        # sent before this one; the first such receive tells the source
+        later = sorted(p[6] for p in msgs if p[1] == loc and renter < p[4] and
+                       int(rp.time[p[5]]) < int(rp.time[m[5]]))
+        if later:
+            first = next(p for p in msgs if p[6] == later[0])
+            add(got["late_sender_wrong_order_same_source" if first[0] == m[0] else
+                    "late_sender_wrong_order_different_source"], (path, loc), v)
     for (path, loc, renter, rleave), ms in calls.items():
         if any(p[0] == m[0] and p[1] == loc and p[2] == m[2] and p[3] < m[3] and
                renter < p[4] for m in ms for p in msgs):
@@ -241,6 +241,27 @@ def independent(trace, exp):
     for key, c in child.items():
         if key in got["time"]:
             got["time"][key] -= c
+    # thread management (Scalasca's rule): every thread of a team, the team's fork to
+    # its enter of the parallel region and its leave to the join, in the parallel
+    # region's time; on the master it was the forking path's own time
+    T = exp["threads_per_rank"]
+    teams = {}
+    for loc in range(0, len(rp.by_loc), T):
+        ids = rp.by_loc[loc].tolist()
+        forks = [int(rp.time[i]) for i in ids if rp.kind[i] == KIND["THREAD_FORK"]]
+        joins = [int(rp.time[i]) for i in ids if rp.kind[i] == KIND["THREAD_JOIN"]]
+        teams[loc // T] = list(zip(forks, joins))
+    seen = defaultdict(int)
+    for (path, loc, enter, leave, name) in sorted(rp.instances, key=lambda x: (x[1], x[2])):
+        if name != "!$omp parallel":
+            continue
+        fork, join = teams[loc // T][seen[loc]]
+        seen[loc] += 1
+        cost = (enter - fork) + (join - leave)
+        got["time"][(path, loc)] = got["time"].get((path, loc), 0) + cost
+        if loc % T == 0 and "/" in path:
+            parent = (path.rsplit("/", 1)[0], loc)
+            got["time"][parent] = got["time"].get(parent, 0) - cost
     got["time"] = {k: v for k, v in got["time"].items() if v}
     return got, rp
 

@@ -61,6 +61,8 @@ static int find_column(const earl_trace *tr, const char *name, const void **data
     C("msg.bytes", e->msg.bytes, e->msg.count, "Q")
     C("msg.request", e->msg.request, e->msg.count, "Q")
     C("msg.partner", e->msg.partner, e->msg.count, "q")
+    C("msg.requested_source", e->msg.requested_source, e->msg.count, "i")
+    C("msg.requested_tag", e->msg.requested_tag, e->msg.count, "i")
     C("coll.event", e->coll.event, e->coll.count, "q")
     C("coll.op", e->coll.op, e->coll.count, "B")
     C("coll.comm", e->coll.comm, e->coll.count, "I")
@@ -210,15 +212,21 @@ static PyObject *build_definitions(const earl_trace *tr)
                                               d->location_groups[i].system_parent,
                                               d->location_groups[i].creator,
                                               d->location_groups[i].rank)));
-    /* (id, name, type, group, declared, events, other, thread) */
+    /* (id, name, type, group, declared, events, other, thread, incomplete, reason) */
     PUT("locations", LIST(d->n_locations,
-                          Py_BuildValue("(KIiIKKKi)", (unsigned long long)d->locations[i].id,
+                          Py_BuildValue("(KIiIKKKiiI)", (unsigned long long)d->locations[i].id,
                                         d->locations[i].name, d->locations[i].type,
                                         d->locations[i].group,
                                         (unsigned long long)d->locations[i].declared_events,
                                         (unsigned long long)d->locations[i].events,
                                         (unsigned long long)d->locations[i].other_records,
-                                        d->locations[i].thread)));
+                                        d->locations[i].thread, d->locations[i].incomplete,
+                                        d->locations[i].incomplete_reason)));
+    /* (location, name, value): string-valued location properties */
+    PUT("location_properties", LIST(d->n_location_properties,
+                                    Py_BuildValue("(iII)", d->location_properties[i].location,
+                                                  d->location_properties[i].name,
+                                                  d->location_properties[i].value)));
     /* (defined, name, type, paradigm, flags, members) */
     PUT("groups", LIST(d->n_groups,
                        Py_BuildValue("(iIiiIN)", d->groups[i].defined, d->groups[i].name,

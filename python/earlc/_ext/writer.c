@@ -342,6 +342,79 @@ static PyObject *Writer_rma_win(WriterObject *self, PyObject *args, PyObject *kw
     return ref_result(st, &err, ref);
 }
 
+static PyObject *Writer_attribute(WriterObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = { "name", "description", "type", NULL };
+    const char *name, *description;
+    unsigned char type;
+    if (check_open(self) || !PyArg_ParseTupleAndKeywords(args, kwargs, "szb", kwlist, &name,
+                                                         &description, &type))
+        return NULL;
+    earl_error err = { 0 };
+    uint32_t ref = 0;
+    earl_status st = earl_writer_attribute(self->w, name, description, type, &ref, &err);
+    return ref_result(st, &err, ref);
+}
+
+static PyObject *Writer_clock_offset(WriterObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = { "loc", "time", "offset", "stddev", NULL };
+    int loc;
+    unsigned long long time;
+    long long offset;
+    double stddev = 0.0;
+    if (check_open(self) || !PyArg_ParseTupleAndKeywords(args, kwargs, "iKL|d", kwlist, &loc, &time,
+                                                         &offset, &stddev))
+        return NULL;
+    earl_error err = { 0 };
+    if (earl_writer_clock_offset(self->w, loc, time, offset, stddev, &err) != EARL_OK)
+        return earlc_raise(&err);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Writer_location_property(WriterObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = { "loc", "name", "value", NULL };
+    int loc;
+    const char *name, *value;
+    if (check_open(self) || !PyArg_ParseTupleAndKeywords(args, kwargs, "iss", kwlist, &loc, &name,
+                                                         &value))
+        return NULL;
+    earl_error err = { 0 };
+    if (earl_writer_location_property(self->w, loc, name, value, &err) != EARL_OK)
+        return earlc_raise(&err);
+    Py_RETURN_NONE;
+}
+
+/* attributes=[(ref, value), ...] of event(): a PyMem array, NULL with an
+ * exception set. */
+static earl_writer_attr_value *attribute_array(PyObject *obj, uint32_t *n_out)
+{
+    PyObject *fast = PySequence_Fast(obj, "attributes must be a sequence of (ref, value)");
+    if (!fast)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    earl_writer_attr_value *a = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *a);
+    if (!a) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned int ref;
+        long long value;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, i), "IL", &ref, &value)) {
+            Py_DECREF(fast);
+            PyMem_Free(a);
+            return NULL;
+        }
+        a[i] = (earl_writer_attr_value){ ref, (uint64_t)value };
+    }
+    Py_DECREF(fast);
+    *n_out = (uint32_t)n;
+    return a;
+}
+
 static PyObject *Writer_metric_member(WriterObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = { "name", "description", "unit", "metric_type", "mode", "value_type",
@@ -387,18 +460,24 @@ static PyObject *Writer_event(WriterObject *self, PyObject *args, PyObject *kwar
 {
     static char *kwlist[] = { "kind", "loc", "time", "ref", "peer", "tag", "count", "bytes",
                               "bytes2", "id", "op", "sync_level", "model", "exit_status",
-                              "values", "args", NULL };
+                              "values", "args", "attributes", NULL };
     int kind, loc;
     unsigned long long time, bytes = 0, bytes2 = 0, id = 0;
     earl_writer_record r = { 0 };
     long long exit_status = 0;
-    PyObject *values_obj = Py_None, *args_obj = Py_None;
+    PyObject *values_obj = Py_None, *args_obj = Py_None, *attrs_obj = Py_None;
     if (check_open(self) ||
-        !PyArg_ParseTupleAndKeywords(args, kwargs, "iiK|O&O&IIKKKbbbLOO", kwlist, &kind, &loc, &time,
+        !PyArg_ParseTupleAndKeywords(args, kwargs, "iiK|O&O&IIKKKbbbLOOO", kwlist, &kind, &loc, &time,
                                      ref_converter, &r.ref, ref_converter, &r.peer, &r.tag, &r.count,
                                      &bytes, &bytes2, &id, &r.op, &r.sync_level, &r.model,
-                                     &exit_status, &values_obj, &args_obj))
+                                     &exit_status, &values_obj, &args_obj, &attrs_obj))
         return NULL;
+    earl_writer_attr_value *attrs = NULL;
+    if (attrs_obj != Py_None) {
+        if (!(attrs = attribute_array(attrs_obj, &r.n_attributes)))
+            return NULL;
+        r.attributes = attrs;
+    }
     r.bytes = bytes;
     r.bytes2 = bytes2;
     r.id = id;
@@ -413,6 +492,7 @@ static PyObject *Writer_event(WriterObject *self, PyObject *args, PyObject *kwar
         values = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *values);
         if (!values) {
             Py_DECREF(fast);
+            PyMem_Free(attrs);
             return PyErr_NoMemory();
         }
         for (Py_ssize_t i = 0; i < n; i++) {
@@ -430,6 +510,7 @@ static PyObject *Writer_event(WriterObject *self, PyObject *args, PyObject *kwar
                 if (PyErr_Occurred()) {
                     Py_DECREF(fast);
                     PyMem_Free(values);
+                    PyMem_Free(attrs);
                     return NULL;
                 }
             }
@@ -442,6 +523,7 @@ static PyObject *Writer_event(WriterObject *self, PyObject *args, PyObject *kwar
         strs = int_array(args_obj, 4, 0, &r.n_args, "args");
         if (!strs) {
             PyMem_Free(values);
+            PyMem_Free(attrs);
             return NULL;
         }
         r.args = strs;
@@ -450,9 +532,96 @@ static PyObject *Writer_event(WriterObject *self, PyObject *args, PyObject *kwar
     earl_status st = earl_writer_event(self->w, (earl_kind)kind, loc, time, &r, &err);
     PyMem_Free(values);
     PyMem_Free(strs);
+    PyMem_Free(attrs);
     if (st != EARL_OK)
         return earlc_raise(&err);
     Py_RETURN_NONE;
+}
+
+/* events(loc, kind, time, ref, peer, tag, bytes, bytes2, id, op, attributes=()):
+ * many events of one location at once, from contiguous arrays of n entries
+ * (numpy's uint8 kind and op, uint64 time, bytes, bytes2 and id, uint32 ref,
+ * peer and tag); attributes: (attribute ref, int64 array) pairs, where
+ * INT64_MIN means "not on this event".  Stops at the first rejected event
+ * with its error (the events before it are written). */
+enum { BULK_COLUMNS = 9, BULK_MAX_ATTRIBUTES = 8 };
+
+static PyObject *Writer_events(WriterObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = { "loc", "kind", "time", "ref", "peer", "tag", "bytes", "bytes2",
+                              "id", "op", "attributes", NULL };
+    static const size_t item[BULK_COLUMNS] = { 1, 8, 4, 4, 4, 8, 8, 8, 1 };
+    int loc;
+    PyObject *cols[BULK_COLUMNS], *attrs_obj = NULL;
+    if (check_open(self) ||
+        !PyArg_ParseTupleAndKeywords(args, kwargs, "iOOOOOOOOO|O", kwlist, &loc, &cols[0], &cols[1],
+                                     &cols[2], &cols[3], &cols[4], &cols[5], &cols[6], &cols[7],
+                                     &cols[8], &attrs_obj))
+        return NULL;
+    Py_buffer buf[BULK_COLUMNS + BULK_MAX_ATTRIBUTES];
+    uint32_t attr_ref[BULK_MAX_ATTRIBUTES];
+    int held = 0, n_attrs = 0;
+    PyObject *result = NULL, *fast = NULL;
+    Py_ssize_t n = -1;
+    for (; held < BULK_COLUMNS; held++) {
+        if (PyObject_GetBuffer(cols[held], &buf[held], PyBUF_C_CONTIGUOUS) != 0)
+            goto out;
+        Py_ssize_t len = buf[held].len / (Py_ssize_t)item[held];
+        if (buf[held].len % (Py_ssize_t)item[held] || (n >= 0 && len != n)) {
+            held++;
+            PyErr_SetString(PyExc_ValueError, "events(): columns of different lengths or types");
+            goto out;
+        }
+        n = len;
+    }
+    if (attrs_obj) {
+        fast = PySequence_Fast(attrs_obj, "attributes must be a sequence of (ref, int64 array)");
+        if (!fast)
+            goto out;
+        if (PySequence_Fast_GET_SIZE(fast) > BULK_MAX_ATTRIBUTES) {
+            PyErr_SetString(PyExc_ValueError, "events(): too many attribute columns");
+            goto out;
+        }
+        for (; n_attrs < PySequence_Fast_GET_SIZE(fast); n_attrs++) {
+            PyObject *column;
+            unsigned int ref;
+            if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, n_attrs), "IO", &ref, &column) ||
+                PyObject_GetBuffer(column, &buf[held], PyBUF_C_CONTIGUOUS) != 0)
+                goto out;
+            held++;
+            if (buf[held - 1].len != n * 8) {
+                PyErr_SetString(PyExc_ValueError, "events(): an attribute column's length differs");
+                goto out;
+            }
+            attr_ref[n_attrs] = ref;
+        }
+    }
+    const uint8_t *kind = buf[0].buf, *op = buf[8].buf;
+    const uint64_t *time = buf[1].buf, *bytes = buf[5].buf, *bytes2 = buf[6].buf, *id = buf[7].buf;
+    const uint32_t *ref = buf[2].buf, *peer = buf[3].buf, *tag = buf[4].buf;
+    earl_error err = { 0 };
+    earl_writer_attr_value attrs[BULK_MAX_ATTRIBUTES];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        earl_writer_record r = { .ref = ref[i], .peer = peer[i], .tag = tag[i], .bytes = bytes[i],
+                                 .bytes2 = bytes2[i], .id = id[i], .op = op[i],
+                                 .attributes = attrs };
+        for (int a = 0; a < n_attrs; a++) {
+            int64_t v = ((const int64_t *)buf[BULK_COLUMNS + a].buf)[i];
+            if (v != INT64_MIN)
+                attrs[r.n_attributes++] = (earl_writer_attr_value){ attr_ref[a], (uint64_t)v };
+        }
+        if (earl_writer_event(self->w, (earl_kind)kind[i], loc, time[i], &r, &err) != EARL_OK) {
+            earlc_raise(&err);
+            goto out;
+        }
+    }
+    Py_INCREF(Py_None);
+    result = Py_None;
+out:
+    Py_XDECREF(fast);
+    for (int k = 0; k < held; k++)
+        PyBuffer_Release(&buf[k]);
+    return result;
 }
 
 /* enter(loc, time, region) and leave(...): the frequent pair, positional. */
@@ -592,7 +761,15 @@ static PyMethodDef Writer_methods[] = {
       "metric_class(members, occurrence=0, recorder_kind=0) -> ref" },
     { "event", FN(Writer_event), KW,
       "event(kind, loc, time, ref=0, peer=0, tag=0, count=0, bytes=0, bytes2=0, id=0, op=0, "
-      "sync_level=0, model=0, exit_status=0, values=None, args=None)" },
+      "sync_level=0, model=0, exit_status=0, values=None, args=None, attributes=None)" },
+    { "events", FN(Writer_events), KW,
+      "events(loc, kind, time, ref, peer, tag, bytes, bytes2, id, op, attributes=()): many "
+      "events of one location from arrays" },
+    { "attribute", FN(Writer_attribute), KW, "attribute(name, description, type) -> ref" },
+    { "clock_offset", FN(Writer_clock_offset), KW,
+      "clock_offset(loc, time, offset, stddev=0.0): global minus local time at time" },
+    { "location_property", FN(Writer_location_property), KW,
+      "location_property(loc, name, value): a string-valued location property" },
     { "enter", FN(Writer_enter), METH_FASTCALL, "enter(loc, time, region)" },
     { "leave", FN(Writer_leave), METH_FASTCALL, "leave(loc, time, region)" },
     { "set_creator", FN(Writer_set_creator), METH_VARARGS, "set_creator(text)" },

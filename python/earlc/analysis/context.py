@@ -11,6 +11,7 @@ import numpy as np
 from .. import _core
 from ..events import KINDS, column
 from . import regions as rc
+from .severity import sum_by_key
 
 
 class CallTree:
@@ -29,6 +30,86 @@ class CallTree:
         self.row_visits = column(core, "row_visits", "Q")
         self.row_idle = column(core, "row_idle", "Q")
         self._trace = trace
+        #: names of cnodes that are no OTF2 region (the program, see _add_program)
+        self.extra_names = {}
+        self._add_program(trace)
+
+    def _add_program(self, trace) -> None:
+        """A location that records PROGRAM_BEGIN and PROGRAM_END runs its regions
+        inside the program: as Scalasca does, the call tree gets the program as
+        its root (named after the program), visited once and holding the time
+        from PROGRAM_BEGIN to PROGRAM_END that no region covers."""
+        ev = trace.events
+        prog = ev.programs
+        if len(prog) == 0:
+            return
+        kinds = ev.kind[prog.event]
+        begin, end = {}, {}
+        for e, k, name in zip(prog.event.tolist(), kinds.tolist(), prog.name.tolist()):
+            loc = int(ev.location[e])
+            if k == KINDS["PROGRAM_BEGIN"]:
+                begin.setdefault(loc, (e, name))
+            elif k == KINDS["PROGRAM_END"]:
+                end[loc] = e
+        locs = sorted(l for l in begin if l in end and ev.time[end[l]] >= ev.time[begin[l][0]])
+        if not locs:
+            return
+        on = np.isin(self.row_location, locs)
+        roots = np.unique(self.row_cnode[on][self.parent[self.row_cnode[on]] < 0])
+        program = len(self.parent)
+        self.parent = np.append(self.parent, np.int32(-1))
+        self.parent[roots] = program
+        self.region = np.append(self.region, np.uint32(0xFFFFFFFF))
+        # the program's name without its directory: '/' separates a path's frames
+        name = (trace._string(int(begin[locs[0]][1])) or "").rstrip("/").rsplit("/", 1)[-1]
+        self.extra_names[program] = name or "program"
+        # the time the regions cover on each location, summed exactly
+        loc_keys, covered = sum_by_key(self.row_location.astype(np.int64),
+                                       self.row_time.astype(np.int64))
+        own = dict(zip(loc_keys.tolist(), covered.tolist()))
+        rest = [max(int(ev.time[end[l]]) - int(ev.time[begin[l][0]]) - own.get(l, 0), 0)
+                for l in locs]
+        n = len(locs)
+        self.row_cnode = np.append(self.row_cnode, np.full(n, program, np.int32))
+        self.row_location = np.append(self.row_location, np.asarray(locs, np.int32))
+        self.row_time = np.append(self.row_time, np.asarray(rest, np.uint64))
+        self.row_visits = np.append(self.row_visits, np.ones(n, np.uint64))
+        self.row_idle = np.append(self.row_idle, np.zeros(n, np.uint64))
+
+    def charge_thread_management(self, ctx, enters: np.ndarray, cost: np.ndarray) -> None:
+        """Count thread management (cost per ENTER of a parallel region) in the
+        parallel region's exclusive time, as Scalasca does: on the master the time
+        moves there from the call path that forked; on a worker, whose own regions
+        do not cover it, it is added."""
+        cnode = self.event_cnode[enters].astype(np.int64)
+        loc = ctx.events.location[enters].astype(np.int64)
+        ok = (cnode >= 0) & (cost > 0)
+        cnode, loc, cost = cnode[ok], loc[ok], cost[ok]
+        if not len(cnode):
+            return
+        L = np.int64(ctx.n_locations + 1)
+        keys = self.row_cnode.astype(np.int64) * L + self.row_location
+        order = np.argsort(keys)
+        time = self.row_time.astype(np.int64)
+
+        def add(c, l, v):
+            k = c * L + l
+            pos = order[np.minimum(np.searchsorted(keys, k, sorter=order), len(keys) - 1)]
+            hit = keys[pos] == k
+            np.add.at(time, pos[hit], v[hit])
+
+        add(cnode, loc, cost)
+        # the master's part was the forking call path's own time
+        master = (self.parent[cnode] >= 0) & (ctx.events.location[ctx.enter_of(enters[ok])] == loc)
+        add(self.parent[cnode[master]].astype(np.int64), loc[master], -cost[master])
+        self.row_time = np.maximum(time, 0).astype(np.uint64)
+
+    def _name(self, cnode: int) -> str:
+        extra = self.extra_names.get(cnode)
+        if extra is not None:
+            return extra
+        region = self._trace.regions.get(int(self.region[cnode]))
+        return region.name if region else "?"
 
     def __len__(self) -> int:
         return len(self.parent)
@@ -37,19 +118,21 @@ class CallTree:
         """'main/solve/MPI_Recv' for a cnode."""
         parts = []
         while cnode >= 0:
-            region = self._trace.regions.get(int(self.region[cnode]))
-            parts.append(region.name if region else "?")
+            parts.append(self._name(cnode))
             cnode = int(self.parent[cnode])
         return "/".join(reversed(parts))
 
     def paths(self) -> list:
         """The path of every cnode, computed parents first."""
-        out = [""] * len(self)
-        for c in range(len(self)):  # parents have smaller ids: created first
-            region = self._trace.regions.get(int(self.region[c]))
-            name = region.name if region else "?"
-            p = int(self.parent[c])
-            out[c] = name if p < 0 else out[p] + "/" + name
+        out = [None] * len(self)
+        for c in range(len(self)):
+            todo = []
+            while c >= 0 and out[c] is None:  # parents usually have smaller ids
+                todo.append(c)
+                c = int(self.parent[c])
+            for t in reversed(todo):
+                p = int(self.parent[t])
+                out[t] = self._name(t) if p < 0 else out[p] + "/" + self._name(t)
         return out
 
 
@@ -77,7 +160,45 @@ class AnalysisContext:
 
     @cached_property
     def calltree(self) -> CallTree:
-        return CallTree(self.trace, self.states.enterptr)
+        ct = CallTree(self.trace, self.states.enterptr)
+        enters, fork_part, join_part = self.thread_management()
+        if len(enters):
+            ct.charge_thread_management(self, enters, fork_part + join_part)
+        return ct
+
+    def thread_management(self):
+        """Per ENTER of an OpenMP parallel region on any thread of the team: (enter,
+        fork part, join part) as Scalasca charges thread management: from the team's
+        fork to the thread's enter, and from the thread's leave to the team's join
+        (each at least 0).  Shared with the call tree, which counts this time in the
+        parallel region (see calltree)."""
+        def compute():
+            none = np.empty(0, np.int64)
+            if not self.count_of_kind("THREAD_FORK", "OMP_FORK"):
+                return none, none, none
+            table = self.region_class == rc.CLASS_CODE["omp_parallel"]
+            table[-1] = False
+            enters = self.enters_of(table)
+            fork = self.pointer("forkptr", enters)
+            ev = self.events
+            forks = self.events_of_kind("THREAD_FORK", "OMP_FORK")
+            joins = self.events_of_kind("THREAD_JOIN", "OMP_JOIN")
+            join_of = pair_forks_and_joins(ev, forks, joins)
+            ok = fork >= 0
+            enters, fork = enters[ok], fork[ok]
+            pos = np.searchsorted(forks, fork)
+            ok = (pos < len(forks)) & (forks[np.minimum(pos, len(forks) - 1)] == fork)
+            enters, fork, pos = enters[ok], fork[ok], pos[ok]
+            join = join_of[pos]
+            leave = self.leave_of(enters)
+            t_enter = self.time_of(enters)
+            fork_part = np.maximum(t_enter - self.time_of(fork), 0)
+            has_end = (join >= 0) & (leave >= 0)
+            join_part = np.zeros(len(enters), dtype=np.int64)
+            join_part[has_end] = np.maximum(self.time_of(join[has_end]) -
+                                            self.time_of(leave[has_end]), 0)
+            return enters, fork_part, join_part
+        return self.memo("omp_thread_management", compute)
 
     @cached_property
     def cnode(self) -> np.ndarray:
@@ -160,3 +281,21 @@ class AnalysisContext:
         for n in names:
             mask |= self.events.kind == KINDS[n]
         return np.nonzero(mask)[0]
+
+
+def pair_forks_and_joins(ev, forks: np.ndarray, joins: np.ndarray) -> np.ndarray:
+    """The join closing each fork: forks and joins nest per location like brackets."""
+    out = np.full(len(forks), -1, dtype=np.int64)
+    pos_of = {int(f): k for k, f in enumerate(forks)}
+    marks = np.concatenate((forks, joins))
+    is_fork = np.concatenate((np.ones(len(forks), bool), np.zeros(len(joins), bool)))
+    order = np.lexsort((marks, ev.location[marks]))
+    open_forks = {}
+    for m, f in zip(marks[order].tolist(), is_fork[order].tolist()):
+        loc = int(ev.location[m])
+        stack = open_forks.setdefault(loc, [])
+        if f:
+            stack.append(m)
+        elif stack:
+            out[pos_of[stack.pop()]] = m
+    return out

@@ -16,16 +16,45 @@ Generated from the declarations in `properties/` by `python -m earlc.analysis.do
 Severities are integer ticks of the trace's timer (unit `sec`), counts (`occ`) or bytes,
 summed per (call path, location).  A metric's value includes its children's.  Time
 counts, on each location, the intervals during which the location itself has a region
-open (a worker thread between parallel regions is idle, not in its master's call path).
+open (a worker thread between parallel regions is idle, not in its master's call path),
+the thread management of each parallel region on every thread of its team, and, where
+the trace records PROGRAM_BEGIN and PROGRAM_END, the rest of the program's run.
 Compound events that are no metric (marked *published*) are computed once and shared by
 the properties that subscribe to them, as in EXPERT.
 
-Decisions where sources differ: Early Reduce waits for the *last* other member
-(DESIGN.md), where Scalasca uses the first; Messages in Wrong Order follows the paper
-(section 6.3: an older message of the same sender still queued when a message is
-received) and takes the receives one call completes (MPI_Waitall) as one, unordered;
-Late Sender's wrong-order refinements count a message as waiting only if it was sent
-before the receive call was entered and is received by another call.
+The time tree is the one Scalasca's reports show in Cube: Time splits into Execution and
+the measurement system's Overhead; Execution into Computation (user code and the bodies
+of parallel regions and worksharing constructs), MPI and OpenMP (the runtime's own time:
+thread management and synchronisation).  Accelerator streams hold no CPU time.  Idle
+threads, earlc's own metric, stays outside Time, as Time counts what the locations run.
+
+Hardware counters the trace records with its ENTER and LEAVE events (PAPI and the like)
+become one metric each, `hwc_` and the counter's name: the counter's increase while a call
+path is the innermost one on a location, as Score-P profiles show it.
+
+Root causes (group `root_cause`: the delay costs, the indirect and propagating waits, the
+critical path) follow Scalasca's definitions: every wait state happens at a
+synchronisation point; the late side's excess time per call path since the two last met is
+the delay that caused it (short-term costs); waiting time passed on through other wait
+states is traced back to its origin (long-term costs, through point-to-point and MPI
+collective wait states; costs passed on through OpenMP barriers and thread idleness are
+not computed yet, so the long-term costs of hybrid programs can be incomplete).  Costs are
+computed exactly and rounded to timer ticks once per location, so each location's value
+is within half a tick of the exact one.  They are computed when asked for:
+`earlc analyze TRACE --properties all` (or `root_cause`, or their names), or
+`earlc.analyze(trace, properties=["all"])`; the text report then lists under each wait
+state the call paths and locations whose delays cause most of it.
+
+Metrics that compute Scalasca's value carry Scalasca's metric id (`cube_id` in the JSON
+report) and give the values Scalasca 2.6 gives; metrics without one are earlc's own.
+Where the definitions differ:
+- Messages in Wrong Order follows the paper (section 6.3: an older message of the same
+  sender still queued when a message is received) and takes the receives one call
+  completes (MPI_Waitall) as one, unordered.  Late Sender, wrong order is Scalasca's: a
+  Late Sender whose message was sent after a message the same location receives later
+  (the first such later receive tells same or different source).  Scalasca remembers
+  only the last 100 Late Senders of a location when it looks for wrong order; earlc
+  remembers all, so it can find more on traces with long runs of unmatched Late Senders.
 """
 
 
@@ -37,12 +66,17 @@ def render() -> str:
     depth = {}
     for p in metrics:
         depth[p.name] = depth[p.parent] + 1 if p.parent in depth else 0
-        out.append("%s- %s (`%s`, %s)" % ("  " * depth[p.name], p.title, p.name, p.unit))
+        cube = ", Scalasca `%s`" % p.cube_id if p.cube_id else ""
+        out.append("%s- %s (`%s`, %s%s)" % ("  " * depth[p.name], p.title, p.name, p.unit, cube))
     out += ["", "## Properties", ""]
     for p in metrics + [p for p in props if not p.metric]:
         out.append("### %s (`%s`)" % (p.title, p.name))
         out.append("")
         facts = ["unit: %s" % p.unit]
+        if p.cube_id:
+            facts.append("Scalasca: `%s`" % p.cube_id)
+        if p.group:
+            facts.append("computed when asked for (group `%s`)" % p.group)
         if p.parent:
             facts.append("parent: %s" % by_name[p.parent].title)
         if p.subscribes:

@@ -25,8 +25,14 @@ def builtin_properties() -> List[Property]:
 
 def select(catalog: List[Property], names: Sequence[str]) -> List[Property]:
     """The named properties with everything they need: their ancestors in the
-    metric tree and their publishers."""
+    metric tree and their publishers.  A name may also be a group of optional
+    properties ("root_cause") or "all", every property of the catalog."""
     by_name = {p.name: p for p in catalog}
+    groups = {"all": [p.name for p in catalog]}
+    for p in catalog:
+        if p.group:
+            groups.setdefault(p.group, []).append(p.name)
+    names = [m for n in names for m in groups.get(n, [n])]
     unknown = [n for n in names if n not in by_name]
     if unknown:
         raise ValueError("unknown properties: %s (known: %s)"
@@ -49,7 +55,9 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
     from .report import Report
 
     catalog = builtin_properties()
-    if properties:
+    if not properties:  # optional groups (root causes) only when asked for
+        catalog = [p for p in catalog if not p.group]
+    else:
         # plugins replace built-ins of the same name; the analysis keeps what the
         # named properties and plugins need
         plugins = [p for p in properties if isinstance(p, Property)]
@@ -58,6 +66,9 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
         catalog = select([p for p in catalog if p.name not in replaced] + plugins, wanted)
     order = check_catalog(catalog)
     ctx = AnalysisContext(trace)
+    extra = [q for p in order for q in p.expand(ctx)]  # metrics the trace defines
+    if extra:
+        order = check_catalog(order + extra)
     store = SeverityStore(ctx.n_locations)
     counts = SeverityStore(ctx.n_locations)  # occurrences, for detected properties
     published: Dict[str, Instances] = ctx.published  # readable by every later property

@@ -149,6 +149,12 @@ class Property:
     unit: str = "sec"
     description: str = ""
     diagnosis: str = ""
+    #: the id of the same metric in Scalasca's reports (CUBE), when its value is
+    #: Scalasca's; None for metrics of earlc's own
+    cube_id: Optional[str] = None
+    #: an optional group ("root_cause"): evaluated only when the analysis asks for
+    #: the group, the property, or "all" (they cost more than the default catalog)
+    group: Optional[str] = None
     #: name of the property whose instances `detect` receives, or None
     subscribes: Optional[str] = None
     #: False for compound events that others subscribe to but that are no metric
@@ -161,6 +167,11 @@ class Property:
     def detect(self, ctx, subscribed: Optional[Instances]) -> Optional[Instances]:
         """The occurrences of this property (None: it has none of its own)."""
         return None
+
+    def expand(self, ctx) -> List["Property"]:
+        """Further properties that depend on the trace (one metric per hardware
+        counter it records): evaluated with the catalog.  None by default."""
+        return []
 
     def totals(self, ctx):
         """For metrics that are not made of occurrences (visits, message counts):

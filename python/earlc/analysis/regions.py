@@ -31,8 +31,14 @@ OPS_SCAN = (OP_SCAN, OP_EXSCAN)
 #: region classes, in the order of their codes
 CLASSES = ("user", "mpi_init_finalize", "mpi_barrier", "mpi_collective", "mpi_p2p", "mpi_other",
            "omp_parallel", "omp_barrier_explicit", "omp_barrier_implicit", "omp_critical",
-           "omp_lock", "omp_other", "other_paradigm")
+           "omp_lock", "omp_other", "other_paradigm", "omp_construct", "overhead")
 CLASS_CODE = {c: i for i, c in enumerate(CLASSES)}
+
+#: OpenMP constructs whose time is the program's own work (loop bodies, single,
+#: master, sections, tasks), as opposed to the runtime's (flush, atomic, ordered,
+#: taskwait, API calls)
+_OMP_WORK_ROLES = {"LOOP", "SECTIONS", "SECTION", "SINGLE", "SINGLE_SBLOCK", "MASTER",
+                   "WORKSHARE", "TASK", "TASK_UNTIED", "ORDERED_SBLOCK"}
 
 _OMP_LOCK_NAMES = {"omp_set_lock", "omp_unset_lock", "omp_set_nest_lock", "omp_unset_nest_lock",
                    "omp_test_lock", "omp_test_nest_lock"}
@@ -55,9 +61,12 @@ def classify(region) -> str:
             return "omp_lock"
         if role == "PARALLEL":
             return "omp_parallel"
+        if role in _OMP_WORK_ROLES:
+            return "omp_construct"
         return "omp_other"
-    if region.paradigm in ("USER", "COMPILER", "UNKNOWN", "MEASUREMENT_SYSTEM", "SAMPLING",
-                           "NONE"):
+    if region.paradigm == "MEASUREMENT_SYSTEM":
+        return "overhead"
+    if region.paradigm in ("USER", "COMPILER", "UNKNOWN", "SAMPLING", "NONE"):
         return "user"
     return "other_paradigm"
 

@@ -52,6 +52,16 @@ class Report:
         out.update({k: v for k, v in self._ctx.states.warnings.counts.items() if v})
         return out
 
+    @property
+    def stopped(self):
+        """Where every location stopped, for a trace whose records end early
+        (stopped.py); None for a complete trace."""
+        if not hasattr(self, "_stopped"):
+            from .stopped import stop_report
+
+            self._stopped = stop_report(self.trace, callpath_of=self.callpath_of)
+        return self._stopped
+
     # -- totals -----------------------------------------------------------------------
     def total(self, metric: str) -> int:
         """Sum over all call paths and locations (exact)."""
@@ -78,10 +88,38 @@ class Report:
             d, p = d + 1, self._by_name[p].parent
         return d
 
+    def cells(self, metric: str):
+        """(call path ids, location indices, values): the non-zero cells of a metric
+        as int64 arrays, each value including the metric's children's."""
+        c, l, v = self._tables[metric]
+        return (np.asarray(c, dtype=np.int64), np.asarray(l, dtype=np.int64),
+                np.asarray(v, dtype=np.int64))
+
+    def instances(self, metric: str):
+        """Every occurrence of a detected property (Instances: `where`, `severity`
+        and its columns), not only the `worst`; None for plain metrics."""
+        return self._ctx.published.get(metric)
+
+    @property
+    def callpath_parents(self) -> np.ndarray:
+        """Parent call path id of every call path (-1 for roots)."""
+        return self._ctx.calltree.parent
+
+    @property
+    def callpath_regions(self) -> np.ndarray:
+        """Region reference of every call path."""
+        return self._ctx.calltree.region
+
     def by_callpath(self, metric: str):
         """[(callpath, value)] summed over locations, largest first."""
         c, _, v = self._tables[metric]
         return [(self.callpaths[cn], val) for cn, val in _largest_first(*sum_by_key(c, v))]
+
+    def by_callpath_and_location(self, metric: str):
+        """[(callpath, location index, value)], largest first."""
+        c, l, v = self._tables[metric]
+        rows = sorted(zip(c.tolist(), l.tolist(), v.tolist()), key=lambda r: (-r[2], r[0], r[1]))
+        return [(self.callpaths[cn], loc, val) for cn, loc, val in rows]
 
     def by_location(self, metric: str):
         """[(location index, value)] summed over call paths, largest first."""
@@ -148,8 +186,8 @@ class Report:
         }
         for p in self.properties:
             out["metrics"].append({
-                "name": p.name, "title": p.title, "parent": p.parent, "unit": p.unit,
-                "description": p.description, "diagnosis": p.diagnosis,
+                "name": p.name, "cube_id": p.cube_id, "title": p.title, "parent": p.parent,
+                "unit": p.unit, "description": p.description, "diagnosis": p.diagnosis,
                 "value": self.total(p.name), "occurrences": self.occurrences(p.name),
                 "percent_of_time": round(self.percent(p.name), 6)})
         for c, path in enumerate(self.callpaths):
@@ -172,10 +210,35 @@ class Report:
                     row[col] = arr[k].item() if hasattr(arr[k], "item") else arr[k]
                 rows.append(row)
             out["instances"][name] = rows
+        if self.stopped:
+            out["stopped"] = self.stopped
         return out
 
     def to_json(self, indent=None) -> str:
         return json.dumps(self.to_dict(), indent=indent)
+
+    def to_cube(self, path) -> str:
+        """Write a CUBE4 file (.cubex) for Cube and Scalasca users; returns the path
+        (docs/exports.md)."""
+        from ..export.cube import write_cube
+
+        return write_cube(self, path)
+
+    def to_hatchet(self):
+        """A hatchet GraphFrame: the call tree, one row per (call path, location),
+        one column per metric (needs `pip install llnl-hatchet`; docs/exports.md)."""
+        from ..export.hatchet import to_hatchet
+
+        return to_hatchet(self)
+
+    def to_html(self, path=None, top: int = 5, rows: int = 5, pictures: bool = True) -> str:
+        """One self-contained HTML page (metric tree, worst places, pictures when
+        matplotlib is installed); written to path if given, else returned."""
+        from ..export.html import render_html, write_html
+
+        if path is not None:
+            return write_html(self, path, top=top, rows=rows, pictures=pictures)
+        return render_html(self, top=top, rows=rows, pictures=pictures)
 
     def to_text(self, top: int = 5, rows: int = 5) -> str:
         from .text import render

@@ -33,6 +33,10 @@ def render(report, top: int = 5, rows: int = 5) -> str:
     out.append("  %d locations, %d events, %.6f s traced, total time %s over all locations"
                % (len(tr.locations), len(tr), tr.duration,
                   _fmt_value(report, "sec", report.total_time)))
+    if report.stopped:
+        from .stopped import format_stop_report
+
+        out += ["", format_stop_report(tr, report.stopped)]
     out.append("")
     width = max(len("  " * report.depth(p.name) + p.title) for p in report.properties)
     width = max(width, len("Metric"))
@@ -64,6 +68,16 @@ def render(report, top: int = 5, rows: int = 5) -> str:
         out.append("  worst locations:")
         for loc, v in report.by_location(p.name)[:rows]:
             out.append("    %12s  %s" % (_fmt_value(report, p.unit, v), _location_name(report, loc)))
+        # root causes: the delay costs that explain this wait state (a property
+        # naming it in its `explains` attribute)
+        for cause in report.properties:
+            if getattr(cause, "explains", None) != p.name or report.total(cause.name) <= 0:
+                continue
+            out.append("  caused by (%s, %s):" % (
+                cause.title, _fmt_value(report, cause.unit, report.total(cause.name))))
+            for path, loc, v in report.by_callpath_and_location(cause.name)[:rows]:
+                out.append("    %12s  %s on %s" % (_fmt_value(report, cause.unit, v), path,
+                                                 _location_name(report, loc)))
         inst = report.worst.get(p.name)
         if inst is not None and len(inst):
             out.append("  worst occurrences:")

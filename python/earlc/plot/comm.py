@@ -1,0 +1,53 @@
+"""The communication matrix as a picture: sender rows, receiver columns, bytes or
+messages as colour, with the numbers written in when the matrix is small."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..communication import comm_matrix
+from .style import location_label, new_figure, plain, save
+
+#: beyond this many rows the cells are too small for their numbers
+LABELLED_CELLS = 16
+
+
+def plot_comm(trace, path=None, output: str = "bytes", by: str = "location"):
+    """Draw trace.comm_matrix(output, by); returns the Figure, saves it to path."""
+    matrix = comm_matrix(trace, output=output, by=by)
+    n = len(matrix)
+    if by == "rank":
+        labels = ["rank %d" % r for r in range(n)]
+    else:
+        labels = [plain(location_label(l)) for l in trace.locations]
+    side = min(4.0 + 0.35 * n, 20.0)
+    fig = new_figure(side + 1.5, side)
+    ax = fig.add_subplot(1, 1, 1)
+    shown = np.ma.masked_equal(matrix, 0)
+    image = ax.imshow(shown, cmap="viridis", interpolation="nearest", vmin=0,
+                      vmax=max(int(matrix.max(initial=0)), 1))
+    fig.colorbar(image, ax=ax, label="bytes sent" if output == "bytes" else "messages sent")
+    if n <= 40:
+        ax.set_xticks(range(n))
+        ax.set_xticklabels(labels, rotation=90, fontsize=7)
+        ax.set_yticks(range(n))
+        ax.set_yticklabels(labels, fontsize=7)
+    if n <= LABELLED_CELLS and matrix.max(initial=0) > 0:
+        top = matrix.max()
+        for i, j in zip(*np.nonzero(matrix)):
+            ax.text(j, i, _short(int(matrix[i, j])), ha="center", va="center", fontsize=7,
+                    color="black" if matrix[i, j] > top * 0.6 else "white")
+    ax.set_xlabel("receiver")
+    ax.set_ylabel("sender")
+    ax.set_title(plain("%s: %s, %d messages" % (
+        trace.path, "bytes" if output == "bytes" else "messages",
+        int(comm_matrix(trace, output="count", by=by).sum()))), fontsize=9)
+    fig.tight_layout()
+    save(fig, path)
+    return fig
+
+
+def _short(v: int) -> str:
+    for factor, suffix in ((1 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")):
+        if v >= factor:
+            return "%.3g%s" % (v / factor, suffix)
+    return str(v)

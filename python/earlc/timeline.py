@@ -1,0 +1,314 @@
+"""A time window of a trace as the pieces a timeline draws: region instances per
+location (clipped to the window), messages from send to receive, and the wait
+states the analysis found.  The Perfetto export and the timeline picture both read
+a window through here, so they agree on what is in it.
+
+Times are integer ticks (absolute, as in `trace.events.time`); windows are given
+as ticks by the functions here and as seconds from the trace start by users
+(`window_ticks` converts).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+
+from .events import KINDS
+from .analysis import regions as rc
+
+#: what a timeline colours a region by
+DISPLAY_KINDS = ("computation", "mpi_p2p", "mpi_collective", "mpi_other", "openmp", "other")
+_DISPLAY_OF_CLASS = {
+    "user": "computation", "mpi_init_finalize": "mpi_other", "mpi_barrier": "mpi_collective",
+    "mpi_collective": "mpi_collective", "mpi_p2p": "mpi_p2p", "mpi_other": "mpi_other",
+    "other_paradigm": "other"}
+
+
+def display_kind(region_class: str) -> str:
+    """The kind a timeline colours a region class (analysis.regions.CLASSES) by;
+    classes added later fall in by their prefix (mpi_..., omp_...)."""
+    kind = _DISPLAY_OF_CLASS.get(region_class)
+    if kind is not None:
+        return kind
+    if region_class.startswith("mpi"):
+        return "mpi_other"
+    if region_class.startswith("omp"):
+        return "openmp"
+    return "other"
+
+
+#: properties whose waiting sits at the end of the call (the time after the first
+#: process left), all others wait from the start of the call
+WAIT_AT_END = {"barrier_completion", "nxn_completion"}
+
+
+def display_kinds(trace) -> np.ndarray:
+    """Index into DISPLAY_KINDS per region ref (last slot: no region)."""
+    n = max((r.id for r in trace.regions), default=-1) + 2
+    out = np.full(n, DISPLAY_KINDS.index("other"), dtype=np.int8)
+    for r in trace.regions:
+        out[r.id] = DISPLAY_KINDS.index(display_kind(rc.classify(r)))
+    return out
+
+
+def window_ticks(trace, start: Optional[float] = None, end: Optional[float] = None):
+    """(first, last) absolute ticks of a window given in seconds from the trace start
+    (None: the trace's own start or end)."""
+    t0 = trace.start_time
+    first = t0 if start is None else t0 + int(round(start * trace.timer_resolution))
+    last = t0 + trace.duration_ticks if end is None else \
+        t0 + int(round(end * trace.timer_resolution))
+    if last < first:
+        if end is None:
+            raise ValueError("the window starts at %.9g s, after the trace's end (%.9g s)"
+                             % (start, trace.duration))
+        raise ValueError("the window ends (%.9g s) before it starts (%.9g s)" % (end, start))
+    return first, last
+
+
+def selected_locations(trace, locations: Optional[Sequence[int]]) -> np.ndarray:
+    """Location indices as a sorted array (all when None); unknown ones are an error."""
+    n = len(trace.locations)
+    if locations is None:
+        return np.arange(n)
+    sel = np.unique(np.asarray([int(getattr(l, "index", l)) for l in locations], dtype=np.int64))
+    if len(sel) and (sel[0] < 0 or sel[-1] >= n):
+        raise ValueError("location %d does not exist (the trace has %d: 0..%d)"
+                         % (sel[0] if sel[0] < 0 else sel[-1], n, n - 1))
+    return sel
+
+
+@dataclass
+class Slices:
+    """Region instances overlapping a window, one row each: the ENTER event, its
+    location and region ref, start and end in ticks (clipped to the window), the
+    nesting depth on its location (0: outermost) and the row of the enclosing
+    instance on the same location (-1 for none)."""
+
+    enter: np.ndarray
+    location: np.ndarray
+    region: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    depth: np.ndarray
+    parent: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.enter)
+
+
+@dataclass
+class Messages:
+    """Messages whose send and receive both lie in the window and on selected
+    locations: send and receive event ids, their locations and times, bytes."""
+
+    send: np.ndarray
+    recv: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    send_time: np.ndarray
+    recv_time: np.ndarray
+    bytes: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.send)
+
+
+@dataclass
+class WaitStates:
+    """Wait states in the window: the property, the waiting call's ENTER (or the
+    event charged), location, start and end in ticks, severity in ticks."""
+
+    prop: np.ndarray  # index into `names`
+    names: list
+    titles: list
+    where: np.ndarray
+    location: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    severity: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.where)
+
+
+class Window:
+    """Region instances, messages and (given a report) wait states of the events
+    between first and last (absolute ticks, inclusive) on the selected locations."""
+
+    def __init__(self, trace, first: int, last: int, locations: Optional[Sequence[int]] = None):
+        self.trace = trace
+        self.first, self.last = int(first), int(last)
+        self.locations = selected_locations(trace, locations)
+        time = trace.events.time
+        self.lo = int(np.searchsorted(time, np.uint64(self.first), side="left"))
+        self.hi = int(np.searchsorted(time, np.uint64(self.last), side="right"))
+        self._selected = np.zeros(len(trace.locations), dtype=bool)
+        self._selected[self.locations] = True
+
+    def _in_window(self, kinds) -> np.ndarray:
+        """Event ids of these kinds in the window on selected locations."""
+        ev = self.trace.events
+        k = ev.kind[self.lo:self.hi]
+        mask = np.zeros(len(k), dtype=bool)
+        for name in kinds:
+            mask |= k == KINDS[name]
+        mask &= self._selected[ev.location[self.lo:self.hi]]
+        return np.nonzero(mask)[0] + self.lo
+
+    def slices(self) -> Slices:
+        trace = self.trace
+        ev = trace.events
+        st = trace.states
+        enterptr, leaveptr = st.enterptr, st.leaveptr
+        # regions open at the start come before the window's own ENTERs (which are
+        # ascending and distinct already): no sort of the big part
+        enter = np.concatenate((np.unique(self._open_at_start(enterptr)),
+                                self._in_window(["ENTER"])))
+        time = ev.time.view(np.int64)
+        start = np.maximum(time[enter], self.first)
+        leave = leaveptr[enter]
+        end = np.where(leave >= 0, time[np.maximum(leave, 0)], self.last)
+        end = np.minimum(end, self.last)
+        keep = end >= start
+        keep &= ~((start == self.first) & (end == self.first) & (time[enter] < self.first))
+        enter, start, end = enter[keep], start[keep], end[keep]
+        location = ev.location[enter].astype(np.int64)
+        # depth: how many of the selected instances enclose each one on its location
+        parent = enterptr[enter]
+        pos = np.searchsorted(enter, parent)
+        pos_ok = (parent >= 0) & (pos < len(enter))
+        pos_ok[pos_ok] &= enter[pos[pos_ok]] == parent[pos_ok]
+        up = np.full(len(enter), -1, dtype=np.int64)
+        up[pos_ok] = pos[pos_ok]
+        linked = up >= 0
+        linked[linked] = location[up[linked]] == location[linked]
+        up[~linked] = -1  # a worker thread's outermost region hangs off its master
+        depth = np.zeros(len(enter), dtype=np.int64)
+        cur = up.copy()
+        while (cur >= 0).any():
+            depth += cur >= 0
+            cur = np.where(cur >= 0, up[np.maximum(cur, 0)], -1)
+        region = ev.region[enter].astype(np.int64)
+        return Slices(enter, location, region, start, end, depth, up)
+
+    def _open_at_start(self, enterptr) -> np.ndarray:
+        """ENTERs of the regions open on each selected location when the window
+        starts (before its first event there)."""
+        ev = self.trace.events
+        loc_of = ev.location
+        enter_kind, leave_kind = KINDS["ENTER"], KINDS["LEAVE"]
+        out = []
+        for loc in self.locations.tolist():
+            ids = ev.of_location(loc)
+            p = int(np.searchsorted(ids, self.lo))  # ids of a location grow with time
+            if p == 0:
+                continue
+            q = int(ids[p - 1])  # the location's last event before the window
+            k = int(ev.kind[q])
+            e = q if k == enter_kind else int(enterptr[q])
+            if k == leave_kind and e >= 0:
+                e = int(enterptr[e])  # a LEAVE's enterptr is its own, closed, ENTER
+            while e >= 0 and int(loc_of[e]) == loc:
+                out.append(e)
+                e = int(enterptr[e])
+        return np.asarray(out, dtype=np.int64)
+
+    def messages(self) -> Messages:
+        ev = self.trace.events
+        sends = self._in_window(["MPI_SEND", "MPI_ISEND"])
+        recv = self.trace.states.recvptr[sends]
+        ok = recv >= 0
+        sends, recv = sends[ok], recv[ok]
+        ok = (recv < self.hi) & self._selected[ev.location[recv]]
+        sends, recv = sends[ok], recv[ok]
+        time = ev.time.view(np.int64)
+        return Messages(sends, recv, ev.location[sends].astype(np.int64),
+                        ev.location[recv].astype(np.int64), time[sends], time[recv],
+                        ev.bytes[sends].astype(np.int64))
+
+    def wait_states(self, report) -> WaitStates:
+        """Every occurrence of the report's detected time properties charged to an
+        event in the window: the waiting span inside the call that waits."""
+        trace = self.trace
+        ev = trace.events
+        st = trace.states
+        time = ev.time.view(np.int64)
+        names, titles, parts = [], [], []
+        enter_kind = KINDS["ENTER"]
+        for p in report.properties:
+            if p.unit != "sec" or p.region_class is not None:
+                continue
+            inst = report.instances(p.name)
+            if inst is None or not len(inst):
+                continue
+            where = inst.where
+            mask = (where >= self.lo) & (where < self.hi) & self._selected[ev.location[where]]
+            where, sev = where[mask], inst.severity[mask]
+            if not len(where):
+                continue
+            call = np.where(ev.kind[where] == enter_kind, where, st.enterptr[where])
+            has_call = call >= 0
+            begin = np.where(has_call, time[np.maximum(call, 0)], time[where])
+            leave = np.where(has_call, st.leaveptr[np.maximum(call, 0)], -1)
+            finish = np.where(leave >= 0, time[np.maximum(leave, 0)], begin + sev)
+            if p.name in WAIT_AT_END:
+                s, e = np.maximum(finish - sev, begin), finish
+            else:
+                s, e = begin, np.minimum(begin + sev, finish)
+            s, e = np.maximum(s, self.first), np.minimum(e, self.last)
+            ok = e > s
+            parts.append((len(names), np.where(has_call, call, where)[ok],
+                          ev.location[where][ok].astype(np.int64), s[ok], e[ok], sev[ok]))
+            names.append(p.name)
+            titles.append(p.title)
+        if not parts:
+            z = np.empty(0, dtype=np.int64)
+            return WaitStates(z, names, titles, z, z, z, z, z)
+        return WaitStates(np.concatenate([np.full(len(x[1]), x[0]) for x in parts]), names, titles,
+                          *(np.concatenate([x[k] for x in parts]) for k in range(1, 6)))
+
+
+_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+
+
+def parse_seconds(text: str) -> float:
+    """'1.5', '1.5s', '20ms', '300us', '40ns' -> seconds (for --from / --to)."""
+    t = text.strip().lower()
+    for unit in ("ms", "us", "ns", "s"):
+        if t.endswith(unit):
+            number, factor = t[:-len(unit)], _UNITS[unit]
+            break
+    else:
+        number, factor = t, 1.0
+    try:
+        value = float(number) * factor
+    except ValueError:
+        raise ValueError("%r is no time: give seconds from the trace start, e.g. 0.5, 20ms, "
+                         "300us" % text) from None
+    if not math.isfinite(value) or value < 0:
+        raise ValueError("%r is no time from the trace start (it must be >= 0)" % text)
+    return value
+
+
+def parse_locations(text: str) -> list:
+    """'0,2-4' -> [0, 2, 3, 4] (location indices, as `earlc info` lists them)."""
+    out = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        lo, sep, hi = part.partition("-")
+        try:
+            a = int(lo)
+            b = int(hi) if sep else a
+        except ValueError:
+            raise ValueError("%r is no list of location indices (e.g. 0,2-5)" % text) from None
+        if b < a:
+            raise ValueError("location range %r is empty" % part)
+        out.extend(range(a, b + 1))
+    if not out:
+        raise ValueError("no location given in %r" % text)
+    return out

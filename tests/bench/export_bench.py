@@ -1,0 +1,88 @@
+"""Exports and pictures against opening the same trace (issue 14's targets: the
+Perfetto export of a 1% window takes less than the open; a timeline PNG of about
+100,000 events takes less than 2 s).
+
+    python3 tests/bench/export_bench.py TRACE SMALL_TRACE [REPEATS]
+
+TRACE is the large bench trace; SMALL_TRACE one of about 100,000 events for the
+timeline picture.  Prints "key value" lines for tests/bench/run.py; the best of
+the repetitions is kept for each phase.  Each export starts from a freshly opened
+trace, so the EARL layer it needs (message matching, enter/leave pointers) is
+counted in the export.
+"""
+import gc
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+import earlc  # noqa: E402
+
+
+def main() -> int:
+    path, small = sys.argv[1], sys.argv[2]
+    repeats = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+    out = tempfile.mkdtemp(prefix="earlc-export-bench-")
+    best = {"open": float("inf"), "perfetto": float("inf"), "perfetto_waits": float("inf")}
+    written = {}
+    for k in range(repeats):
+        t0 = time.perf_counter()
+        trace = earlc.open(path)
+        t1 = time.perf_counter()
+        d = trace.duration
+        written = trace.to_perfetto(os.path.join(out, "w.json"), start=0.5 * d, end=0.51 * d,
+                                    wait_states=False)
+        t2 = time.perf_counter()
+        best["open"] = min(best["open"], t1 - t0)
+        best["perfetto"] = min(best["perfetto"], t2 - t1)
+        if k == 0:  # the whole analysis for the wait states: once is enough to see it
+            del trace
+            gc.collect()
+            trace = earlc.open(path)
+            t3 = time.perf_counter()
+            written_waits = trace.to_perfetto(os.path.join(out, "w.json"), start=0.5 * d,
+                                              end=0.51 * d)
+            best["perfetto_waits"] = time.perf_counter() - t3
+        n = len(trace)
+        del trace
+        gc.collect()
+    size = os.path.getsize(os.path.join(out, "w.json"))
+
+    from earlc.plot import plot_timeline
+
+    small_trace = earlc.open(small)
+    report = earlc.analyze(small_trace)
+    first = steady = float("inf")
+    for k in range(repeats):
+        t0 = time.perf_counter()
+        plot_timeline(small_trace, os.path.join(out, "t.png"), report=report)
+        dt = time.perf_counter() - t0
+        if k == 0:
+            first = dt  # includes importing matplotlib
+        steady = min(steady, dt)
+    t0 = time.perf_counter()
+    small2 = earlc.open(small)
+    plot_timeline(small2, os.path.join(out, "t.png"))  # analysis included
+    whole = time.perf_counter() - t0
+    for name in ("w.json", "t.png"):
+        os.unlink(os.path.join(out, name))
+    os.rmdir(out)
+    print("events %d" % n)
+    print("open_seconds %.4f" % best["open"])
+    print("perfetto_seconds %.4f" % best["perfetto"])
+    print("perfetto_waits_seconds %.4f" % best["perfetto_waits"])
+    print("perfetto_slices %d" % written["slices"])
+    print("perfetto_flows %d" % written["flows"])
+    print("perfetto_wait_states %d" % written_waits["wait_states"])
+    print("perfetto_bytes %d" % size)
+    print("small_events %d" % len(small_trace))
+    print("timeline_first_seconds %.4f" % first)
+    print("timeline_seconds %.4f" % steady)
+    print("timeline_open_analysis_plot_seconds %.4f" % whole)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
