@@ -22,12 +22,15 @@ OTF2_CFLAGS := $(shell pkg-config --cflags otf2 2>/dev/null)
 OTF2_LIBS   := $(shell pkg-config --libs otf2 2>/dev/null)
 WARN        = -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS     ?= -O2 -g
-ALL_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(OTF2_CFLAGS) -Icsrc -pthread
+ALL_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(OTF2_CFLAGS) $(addprefix -I,$(CORE_DIRS)) -pthread
 SAN         = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 TSAN        = -fsanitize=thread -fno-omit-frame-pointer
 
-CORE_SRC    = $(sort $(wildcard csrc/*.c))
-CORE_HDR    = $(wildcard csrc/*.h)
+# csrc/ holds the trace model; each subsystem has a folder of its own
+# (csrc/states, csrc/hb, ...).  csrc/record is built apart: it links MPI.
+CORE_DIRS   = csrc $(filter-out csrc/record,$(patsubst %/,%,$(wildcard csrc/*/)))
+CORE_SRC    = $(sort $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.c)))
+CORE_HDR    = $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.h))
 CORE_OBJ    = $(CORE_SRC:csrc/%.c=$(BUILD)/obj/%.o)
 CTEST_SRC   = $(sort $(wildcard tests/c/test_*.c))
 CTEST_BIN   = $(CTEST_SRC:tests/c/%.c=$(BUILD)/tests/%)
