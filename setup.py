@@ -37,11 +37,22 @@ def numpy_include():
     return numpy.get_include()
 
 
+# csrc/ holds the trace model; each subsystem has a folder of its own
+# (csrc/states, csrc/hb, ...).  csrc/record is not part of the extension: it is
+# the MPI recorder, a library of its own built with mpicc (Makefile).
+CORE_DIRS = ["csrc"] + sorted(d.rstrip("/") for d in glob.glob("csrc/*/")
+                              if d.rstrip("/") != "csrc/record")
+
+
+def core_files(pattern):
+    return sorted(f for d in CORE_DIRS for f in glob.glob(os.path.join(d, pattern)))
+
+
 core = Extension(
     "earlc._core",
-    sources=sorted(glob.glob("csrc/*.c")) + sorted(glob.glob("python/earlc/_ext/*.c")),
-    include_dirs=["csrc", numpy_include()],
-    depends=sorted(glob.glob("csrc/*.h")) + sorted(glob.glob("python/earlc/_ext/*.h")),
+    sources=core_files("*.c") + sorted(glob.glob("python/earlc/_ext/*.c")),
+    include_dirs=CORE_DIRS + [numpy_include()],
+    depends=core_files("*.h") + sorted(glob.glob("python/earlc/_ext/*.h")),
     extra_compile_args=extra_compile,
     extra_link_args=libs + ["-pthread"],
 )

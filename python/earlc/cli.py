@@ -18,6 +18,8 @@ Commands:
     synth KIND -o DIR
                     generate a program's trace with known inefficiencies and its
                     expected.json (docs/generator.md)
+    search TRACE PATTERN
+                    the matches of a causal pattern (docs/patterns.md)
     record [-o DIR] COMMAND...
                     run an MPI program with earlc's recorder and write its trace
                     (docs/record.md)
@@ -274,6 +276,68 @@ def cmd_synth(args) -> int:
     return 0
 
 
+def cmd_search(args) -> int:
+    import os
+
+    from .search import PatternError, search
+
+    text = args.pattern
+    if os.path.isfile(text):
+        try:
+            with open(text) as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            print("earlc: error: cannot read the pattern file %s: %s" % (args.pattern, exc),
+                  file=sys.stderr)
+            return 2
+    elif ":=" not in text:
+        print("earlc: error: %s is neither a pattern file nor a pattern text (a pattern text "
+              "defines Name := ...)" % args.pattern, file=sys.stderr)
+        return 2
+    for option, value, low in (("--limit", args.limit, 1), ("--threads", args.threads, 0),
+                               ("--teams", args.teams, 1)):
+        if value is not None and value < low:
+            print("earlc: error: %s must be an integer >= %d, not %d" % (option, low, value),
+                  file=sys.stderr)
+            return 2
+    bar = ProgressBar()
+    try:
+        trace = open_trace(args.trace, threads=args.threads, progress=bar)
+        m = search(trace, text, name=args.name, limit=args.limit, progress=bar,
+                   threads=args.threads, teams=args.teams)
+    except PatternError as exc:
+        print("earlc: error: %s" % " ".join(str(exc).split()), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("earlc: search interrupted", file=sys.stderr)
+        return 130
+    finally:
+        bar.close()
+    if args.format == "json":
+        _write(args, json.dumps(m.to_dict(), indent=1))
+        return 0
+    lines = ["%s: %d match%s%s (%s nodes, %s checks, %.3f s)" % (
+        m.pattern, len(m), "" if len(m) == 1 else "es",
+        ", stopped at the limit" if m.truncated else "", m.stats["nodes"],
+        m.stats["checks"], m.stats["seconds"])]
+    if len(m):
+        df = m.to_dataframe()
+        shown = []
+        for c in m.columns:
+            shown += [c, c + ".time", c + ".location", c + ".kind", c + ".region"]
+        lines.append(df[shown].to_string(index=False))
+    _write(args, "\n".join(lines))
+    return 0
+
+
+def _one_line_errors(parser: argparse.ArgumentParser) -> None:
+    """Report usage errors of parser on one line (status 2), without the usage text."""
+    def error(message: str):
+        print("earlc %s: error: %s" % (parser.prog.split()[-1], message), file=sys.stderr)
+        sys.exit(2)
+    parser.error = error
+
+
 def cmd_record(args) -> int:
     from .record import RecordError, run_and_assemble
 
@@ -436,6 +500,23 @@ def build_parser() -> Parser:
         else:
             syn.add_argument(flag, type=int, dest=name, help=text)
     syn.set_defaults(func=cmd_synth)
+
+    se = sub.add_parser("search", help="find the matches of a causal pattern",
+                        description="Search the happened-before order of a trace for the "
+                                    "matches of a pattern (see docs/patterns.md).")
+    se.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
+    se.add_argument("pattern", help="a pattern file, or the pattern text itself")
+    se.add_argument("--name", help="the pattern of the text to search (default: the last one)")
+    se.add_argument("--limit", type=int, help="the first K matches in canonical order")
+    se.add_argument("--format", choices=["text", "json"], default="text")
+    se.add_argument("-o", "--output", help="write to FILE instead of standard output")
+    se.add_argument("--threads", type=int, default=0,
+                    help="threads for reading, timestamps and the search (default: one per "
+                         "core); the matches do not depend on it")
+    se.add_argument("--teams", type=int, default=1,
+                    help="teams of threads sharing work (default: 1)")
+    se.set_defaults(func=cmd_search)
+    _one_line_errors(se)
 
     rec = sub.add_parser("record", help="record an MPI program's trace",
                          description="Run COMMAND (e.g. mpiexec -n 4 ./prog) with earlc's MPI "

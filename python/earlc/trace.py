@@ -172,6 +172,19 @@ class Trace:
         """a || b: distinct events of which neither happened before the other."""
         return self._clocks_for(a, b).concurrent(a, b)
 
+    # -- causal pattern search (python/earlc/search.py) --------------------------------
+    def search(self, pattern, name: Optional[str] = None, limit: Optional[int] = None,
+               progress=None, threads: Optional[int] = None, teams: int = 1,
+               pruning: bool = True):
+        """The matches of a pattern (docs/patterns.md) as an earlc.Matches, in
+        canonical order; limit: the first K of them; name: the pattern of the text to
+        search (default: the last one); threads (default: the trace's) and teams do
+        not change the answer.  Raises earlc.PatternError for a bad pattern."""
+        from .search import search
+
+        return search(self, pattern, name=name, limit=limit, progress=progress,
+                      threads=threads, teams=teams, pruning=pruning)
+
     # -- definitions --------------------------------------------------------------
     @property
     def path(self) -> str:

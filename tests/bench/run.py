@@ -37,6 +37,10 @@ TARGET_STATES = 1.3  # issue 4: open + states pass <= 1.3 x open
 TARGET_CATALOG = 1.5  # issue 5: the whole catalog <= 1.5 x the open time, single-threaded
 TARGET_RACES = 2.0  # issue 11: EARL layer + race analysis, every receive a wildcard <= 2 x open
 TARGET_HB_RATE = 20e6  # vector timestamps: at least 20 M trace events/s replayed
+TARGET_SEARCH_CHECKS = 10e6  # pattern search: at least 10 M constraint checks/s, one thread
+TARGET_SEARCH_SPEEDUP = 1.8  # parallel search: 2 threads against 1 on 2 cores
+TARGET_SEARCH_SPREAD = 1.15  # nodes per thread, max / mean, with 16 and 64 threads
+SEARCH_EVENTS = int(os.environ.get("EARLC_BENCH_SEARCH_EVENTS", "400000"))
 TARGET_PERFETTO = 1.0  # issue 14: Perfetto export of a 1% window < the open
 TARGET_TIMELINE_SECONDS = 2.0  # issue 14: a timeline PNG of 100,000 events
 
@@ -96,12 +100,82 @@ def main() -> int:
     states_section(trace)
     catalog_section(trace)
     clocks_section(trace)
+    search_section(trace)
     races_section(trace)
     export_section(trace)
     # the MPI recorder of `earlc record` (issue 16): a run of its own, not a trace
     subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "record_bench.py"), REPEATS],
                    check=True)
     return 0
+
+
+def search_section(trace) -> None:
+    """The pattern search: two variables with a || constraint (tests/bench/search_bench.c)."""
+    out = subprocess.run([str(BUILD / "bench" / "search_bench"), str(trace), "64", REPEATS],
+                         check=True, capture_output=True, text=True).stdout
+    m = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+    print("earlc pattern search benchmark (one thread; best of %s)" % REPEATS)
+    c = m["checks_checks"] / m["checks_seconds"]
+    print("  $a || $b, both every MPI_ISEND (%d values), pruning off, first 64 values of $a:"
+          % m["checks_domain_a"])
+    print("    %d checks, %d nodes in %.3f s: %.1f M checks/s (target >= %.0f M), %.1f M nodes/s"
+          % (m["checks_checks"], m["checks_nodes"], m["checks_seconds"], c / 1e6,
+             TARGET_SEARCH_CHECKS / 1e6, m["checks_nodes"] / m["checks_seconds"] / 1e6))
+    print("    prepare (classes, %d events stamped, %.1f MB): %.3f s"
+          % (m["checks_stamped"], m["checks_stamp_bytes"] / 1e6, m["checks_prepare_seconds"]))
+    print("  the same search with range pruning (a window per location), complete:")
+    print("    %.3g pairs, %d nodes, %d checks, %d matches in %.3f s"
+          % (m["windows_domain_a"] * m["windows_domain_b"], m["windows_nodes"],
+             m["windows_checks"], m["windows_matches"], m["windows_seconds"]))
+    pairs = m["pruned_domain_a"] * m["pruned_domain_b"]
+    print("  $a || $b, MPI_ISEND of rank 0 and of rank 1 (one location each: range pruning), "
+          "complete:")
+    print("    %.3g pairs, %d checks, %d matches in %.3f s (prepare %.3f s)"
+          % (pairs, m["pruned_checks"], m["pruned_matches"], m["pruned_seconds"],
+             m["pruned_prepare_seconds"]))
+    parallel_search_section()
+
+
+def parallel_search_section() -> None:
+    """The parallel search (issue 10): a complete search of the concurrent pairs of
+    MPI_ISEND on a generated halo trace, with 1, 2, 16 and 64 threads."""
+    trace = BENCH_DIR / ("search-halo-2r-%dk" % (SEARCH_EVENTS // 1000)) / "traces.otf2"
+    if not trace.exists():
+        subprocess.run([sys.executable, "-m", "earlc", "synth", "halo", "-o", str(trace.parent),
+                        "--ranks", "2", "--events", str(SEARCH_EVENTS), "--overwrite"],
+                       check=True, capture_output=True, cwd=str(ROOT / "python"))
+    out = subprocess.run([str(BUILD / "bench" / "search_bench"), "--parallel", str(trace), "0",
+                          "1", "2", "1", "2", "16", "64"],
+                         check=True, capture_output=True, text=True).stdout
+    runs = {}
+    machine = None
+    for line in out.splitlines():
+        k, v = line.split()
+        if k == "machine_speedup2":
+            machine = float(v)
+            continue
+        threads, key = k[3:].split("_", 1)
+        runs.setdefault(int(threads), {}).setdefault(key, []).append(float(v))
+    one, two = min(runs[1]["seconds"]), min(runs[2]["seconds"])
+    print("  parallel search: $a || $b over every MPI_ISEND of %s, pruning off (%d nodes), "
+          "best of 2"
+          % (trace.parent.name, runs[1]["nodes"][0]))
+    print("    1 thread %.3f s, 2 threads %.3f s: speed-up %.2f (target >= %.1f); this machine "
+          "gives two threads of plain arithmetic a speed-up of %.2f"
+          % (one, two, one / two, TARGET_SEARCH_SPEEDUP, machine))
+    c1, c2 = min(runs[1]["cpu_seconds"]), min(runs[2]["cpu_seconds"])
+    print("    CPU time of the search: 1 thread %.3f s, 2 threads %.3f s together (%.0f%% of the "
+          "one-thread work: the rest of the wall time is the machine's)"
+          % (c1, c2, 100 * c2 / c1))
+    for n in (16, 64):
+        r = runs[n]
+        print("    %2d threads (oversubscribed): %.3f s, %d tasks + %d split off, nodes per "
+              "thread max/mean %.2f (target <= %.2f), processor time per thread max/mean "
+              "%.2f, idle %.2f thread-s"
+              % (n, r["seconds"][0], r["tasks"][0], r["stolen"][0], r["spread"][0],
+                 TARGET_SEARCH_SPREAD, r["cpu_spread"][0], r["idle_seconds"][0]))
+    same = all(v == 1 for r in runs.values() for v in r["same"])
+    print("    matches identical to the 1-thread run for every thread count: %s" % same)
 
 
 def races_section(trace) -> None:

@@ -1,0 +1,45 @@
+"""Root causes of wait states: delay costs (Böhme et al., "Identifying the root
+causes of wait states in large-scale parallel applications"), as Scalasca
+computes them.
+
+A wait state (a Late Sender, a Late Receiver) happens at a *synchronisation
+point* of the waiting location with the location it waits for.  Both locations
+met before, at their previous synchronisation point with each other; since then
+the late one has spent more time in some call paths than the waiting one: those
+excess times are the *delays* that caused the wait.  The short-term delay cost
+charges the waiting time to them (scaled down when they exceed it, and shared
+with the waiting time that the late location itself spent at synchronisation
+points in between, which propagates from elsewhere).
+
+Synchronisation points, per location (the events where two or more locations
+are known to meet):
+- a Late Sender's receive and the matched send; a Late Receiver's send
+  completion and the receive's posting event;
+- MPI collectives where someone waits (MPI_COLLECTIVE_END: every member of a
+  barrier; N x N members overlapping the latest sender; the root and the
+  receivers waiting for it in 1-to-N; the root and the latest sender in N-to-1);
+- the leaves of MPI_Init and MPI_Finalize (everybody).
+Each carries its waiting time, its call's duration and its completion time; the
+time of a synchronisation interval is the exclusive time per call path between
+two of them (counted at ENTER and LEAVE events), without the waiting time spent
+at the synchronisation points in between, and without the part of the first
+one's call before its completion.
+
+The package, by concept: points.py (the synchronisation points), intervals.py
+(the time between them per call path), delays.py (delay costs, indirect and
+propagating waits), critical_path.py (the critical path and its metrics).
+"""
+from .critical_path import (CriticalImbalanceImpact, CriticalPath, CriticalPathActivities,
+                            NonCriticalPathActivities)
+from .delays import (Delay12N, Delay12NLongTerm, DelayBarrier, DelayBarrierLongTerm,
+                     DelayLateReceiver, DelayLateReceiverLongTerm, DelayLateSender,
+                     DelayLateSenderLongTerm, DelayN21, DelayN21LongTerm, DelayNxN,
+                     DelayNxNLongTerm, DelayOmpBarrier, DelayOmpIdle, IndirectLateReceiver,
+                     IndirectLateSender, PropagatingLateReceiver, PropagatingLateSender)
+
+PROPERTIES = (DelayLateSender, DelayLateReceiver, DelayBarrier, DelayNxN, Delay12N, DelayN21,
+              DelayOmpBarrier, DelayOmpIdle, DelayLateSenderLongTerm, DelayBarrierLongTerm,
+              DelayNxNLongTerm, Delay12NLongTerm, DelayN21LongTerm, DelayLateReceiverLongTerm,
+              IndirectLateSender, IndirectLateReceiver, PropagatingLateSender,
+              PropagatingLateReceiver, CriticalPath, CriticalPathActivities,
+              CriticalImbalanceImpact, NonCriticalPathActivities)

@@ -1,0 +1,211 @@
+"""The critical path: the chain of activities, across locations and through
+their synchronisation points, that determines the run's length, and the
+metrics on it (critical path, its activities, the imbalance impact, the
+activities off the path)."""
+import numpy as np
+
+from earlc.analysis import Property
+
+from ..groups import group_max
+from .intervals import _chunk_sums, _chunks, to_ticks
+from .points import _published, sync_points
+
+
+def _critical_path(ctx):
+    """Scalasca's critical path of an MPI program and its metrics, as float ticks
+    per (location, cnode): the path starts on the process entering MPI_Finalize
+    last and runs back in time; at each wait state on it, it moves to the process
+    waited for (the sender of a Late Sender, the receiver of a Late Receiver, the
+    latest member or the root of a collective), until MPI_Init.  Each stretch
+    counts the exclusive time per call path between its two ends, without the
+    waiting time at its start."""
+    def compute():
+        p, _, _, ls, lr, cw = sync_points(ctx)[:6]
+        ev = ctx.events
+        loc = ev.location
+        n = np.int64(ctx.n_events + 1)
+        # wait states on the path, and where the path continues from each
+        partner = {}
+        for a, b in ((ls["recv"], ls["send"]), (lr["cmp"], lr["req"])):
+            partner.update(zip(a.tolist(), b.tolist()))
+        wsel = cw["event"] != cw["delayer"]
+        partner.update(zip(cw["event"][wsel].tolist(), cw["delayer"][wsel].tolist()))
+        wait_of = dict(zip(p["event"].tolist(), p["wait"].tolist()))
+        cnode_of = dict(zip(p["event"].tolist(), p["cnode"].tolist()))
+        ws = np.asarray(sorted(e for e in partner if wait_of.get(e, 0.0) > 0), dtype=np.int64)
+        wkey = np.sort(loc[ws].astype(np.int64) * n + ws) if len(ws) else ws
+        # MPI_Init and MPI_Finalize
+        def leaves(names):
+            enters = ctx.enters_of(np.isin(ctx._region_tables[1], list(names)))
+            lv = ctx.leave_of(enters)
+            return enters[lv >= 0], lv[lv >= 0]
+        fin_enter, fin_leave = leaves(("MPI_Finalize",))
+        init_enter, init_leave = leaves(("MPI_Init", "MPI_Init_thread"))
+        if not len(fin_leave) or not len(init_leave):
+            return None
+        init_of = dict(zip(loc[init_leave].tolist(), init_leave.tolist()))
+        t = ctx.time_of(fin_enter)
+        start = np.lexsort((loc[fin_enter], -t))[0]
+        # OpenMP: at a thread's fork point (its ENTER of a parallel region) the path
+        # moves to the master's fork point; at a team barrier it continues on the
+        # threads that did not wait there
+        omp_next = {}
+        omp_keys = sync_points(ctx)[6]
+        if len(omp_keys):
+            enters = ctx.thread_management()[0]
+            fork = ctx.pointer("forkptr", enters)
+            master = loc[ctx.enter_of(enters)] == loc[enters]
+            master_enter = dict(zip(fork[master].tolist(), enters[master].tolist()))
+            for e, f in zip(enters.tolist(), fork.tolist()):
+                if f in master_enter:
+                    omp_next[e] = [master_enter[f]]
+            b = _published(ctx, "omp_barriers")
+            if len(b):
+                bw = group_max(b["instance"], b["enter_time"]) - b["enter_time"]
+                inst, leave = b["instance"].tolist(), b["leave"].tolist()
+                free = {}
+                for k, i in enumerate(inst):
+                    if bw[k] <= 0:
+                        free.setdefault(i, []).append(leave[k])
+                for k, i in enumerate(inst):
+                    omp_next[leave[k]] = free.get(i, [])
+        mpi_keys = wkey
+        stretches = []  # (location, from event, to event)
+        todo = {(int(loc[fin_leave[start]]), int(fin_leave[start]))}
+        while todo:
+            cur, end = max(todo, key=lambda x: x[1])  # latest first: paths merge at forks
+            todo.discard((cur, end))
+            i = int(np.searchsorted(mpi_keys, cur * n + end)) - 1
+            x_mpi = int(mpi_keys[i] - cur * n) if i >= 0 and mpi_keys[i] >= cur * n else -1
+            i = int(np.searchsorted(omp_keys, cur * n + end)) - 1 if len(omp_keys) else -1
+            x_omp = int(omp_keys[i] - cur * n) if i >= 0 and omp_keys[i] >= cur * n else -1
+            if x_mpi < 0 and x_omp < 0:
+                if cur in init_of:
+                    stretches.append((cur, init_of[cur], end))
+                continue
+            x = max(x_mpi, x_omp)
+            stretches.append((cur, x, end))
+            nxt = [partner[x]] if x == x_mpi else omp_next.get(x, [])
+            for e in nxt:
+                todo.add((int(loc[e]), int(e)))
+        sl = np.asarray([x[0] for x in stretches], dtype=np.int64)
+        sf = np.asarray([x[1] for x in stretches], dtype=np.int64)
+        st = np.asarray([x[2] for x in stretches], dtype=np.int64)
+        chunks = _chunks(ctx)
+        q, c, v = _chunk_sums(ctx, chunks, sl, sf, st)
+        NL = ctx.n_locations + 1
+        NC = len(ctx.calltree) + 1
+        cp = np.zeros((NL, NC))
+        np.add.at(cp, (sl[q], c), v)
+        # without the waiting time at the start of each stretch
+        for (l, f, _), k in zip(stretches, range(len(stretches))):
+            cn = cnode_of.get(f, int(ctx.cnode[f]))
+            if cn < 0:
+                continue
+            own = v[(q == k) & (c == cn)].sum()
+            cp[l, cn] -= min(wait_of.get(f, 0.0), own)
+        # every CPU location's time without its waiting time; a worker thread counts
+        # only from each fork of its team to its last OpenMP point before the next
+        # (Scalasca drops a worker's time outside its teams)
+        cpu_locs = np.asarray([l.index for l in ctx.trace.locations if l.type == "CPU_THREAD"],
+                              dtype=np.int64)
+        workers = np.empty(0, np.int64)
+        if len(omp_keys):
+            enters = ctx.thread_management()[0]
+            wsel = loc[ctx.enter_of(enters)] != loc[enters]
+            workers = np.unique(loc[enters[wsel]].astype(np.int64))
+        whole = np.setdiff1d(cpu_locs, workers)
+        r_loc = [whole]
+        r_lo = [np.full(len(whole), -1, dtype=np.int64)]
+        r_hi = [np.full(len(whole), ctx.n_events, dtype=np.int64)]
+        if len(workers):
+            fe = enters[wsel]
+            fl = loc[fe].astype(np.int64)
+            fkey = np.sort(fl * n + fe)
+            fl, fe = fkey // n, fkey % n
+            nxt_key = np.empty(len(fkey), dtype=np.int64)
+            nxt_key[:-1] = fkey[1:]
+            last_of_loc = np.ones(len(fkey), dtype=bool)
+            last_of_loc[:-1] = fl[1:] != fl[:-1]
+            nxt_key[last_of_loc] = fl[last_of_loc] * n + ctx.n_events
+            j = np.searchsorted(omp_keys, nxt_key) - 1
+            last = omp_keys[np.maximum(j, 0)] - fl * n
+            ok = (j >= 0) & (omp_keys[np.maximum(j, 0)] >= fl * n) & (last > fe)
+            r_loc.append(fl[ok])
+            r_lo.append(fe[ok])
+            r_hi.append(last[ok])
+        everything = _chunk_sums(ctx, chunks, np.concatenate(r_loc), np.concatenate(r_lo),
+                                 np.concatenate(r_hi))
+        lt = np.zeros((NL, NC))
+        np.add.at(lt, (np.concatenate(r_loc)[everything[0]], everything[1]), everything[2])
+        wt = np.zeros((NL, NC))
+        ok = p["cnode"] >= 0
+        np.add.at(wt, (p["loc"][ok], p["cnode"][ok]), np.maximum(p["wait"][ok], 0))
+        ltimes = lt - np.minimum(lt, wt)
+        g = cp.sum(axis=0)
+        on = g > 0
+        activities = np.where(on[None, :], np.minimum(g[None, :], ltimes), 0.0)
+        non_critical = np.maximum(ltimes - g[None, :], 0.0)
+        cpu = np.zeros(NL, dtype=bool)
+        cpu[[l.index for l in ctx.trace.locations if l.type == "CPU_THREAD"]] = True
+        excess = np.maximum(g[None, :] - ltimes, 0.0)
+        aggr_wait = g.sum() - ltimes.sum(axis=1)
+        aggr_excess = excess.sum(axis=1)
+        factor = np.where(aggr_excess > 0, aggr_wait / np.where(aggr_excess > 0, aggr_excess, 1), 0.0)
+        global_costs = (excess * factor[:, None])[cpu].sum(axis=0)
+        share = np.where(on[None, :] & (cp > 0), cp / np.where(on, g, 1)[None, :], 0.0)
+        imbalance = np.maximum(share * global_costs[None, :], 0.0)
+
+        def rows(m):
+            l, c = np.nonzero(m)
+            return to_ticks(ctx.n_locations, l, c, m[l, c])
+        return {"critical_path": rows(cp), "critical_path_activities": rows(activities),
+                "non_critical_path_activities": rows(non_critical),
+                "critical_imbalance_impact": rows(imbalance)}
+    return ctx.memo("critical_path", compute)
+
+
+class _CriticalPath(Property):
+    unit, group = "sec", "root_cause"
+
+    def totals(self, ctx):
+        out = _critical_path(ctx)
+        if out is None:
+            e = np.empty(0, np.int64)
+            return e, e, e
+        return out[self.name]
+
+
+class CriticalPath(_CriticalPath):
+    name, title, cube_id = "critical_path", "Critical path", "critical_path"
+    description = ("The critical path: from the process that enters MPI_Finalize last back "
+                   "in time, moving at every wait state to the process waited for, until "
+                   "MPI_Init. Its time per call path and location, without waiting time: what "
+                   "determines the program's run time.")
+    diagnosis = ("Only call paths on the critical path shorten the run when optimised; a "
+                 "large share on one process points to imbalance or serial work.")
+
+
+class CriticalPathActivities(_CriticalPath):
+    name, title = "critical_path_activities", "Critical-path activities"
+    cube_id = "critical_path_activities"
+    description = ("Per location, the time (without waiting) in call paths that appear on the "
+                   "critical path, at most their time on the path.")
+    diagnosis = "The resources the critical path's activities consume everywhere."
+
+
+class CriticalImbalanceImpact(_CriticalPath):
+    name, title = "critical_imbalance_impact", "Critical-path imbalance impact"
+    cube_id = "critical_imbalance_impact"
+    description = ("The waiting time of all locations mapped onto the call paths that spend "
+                   "more time on the critical path than on a location (their excess), in "
+                   "proportion to their time on the path.")
+    diagnosis = "Imbalanced activities with a global effect on run time: balance them first."
+
+
+class NonCriticalPathActivities(_CriticalPath):
+    name, title = "non_critical_path_activities", "Non-critical-path activities"
+    cube_id = "non_critical_path_activities"
+    description = ("Per location, the time (without waiting) in call paths beyond their time "
+                   "on the critical path: optimising it does not shorten the run.")
+    diagnosis = "Work off the critical path: not worth optimising for run time."

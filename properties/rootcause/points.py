@@ -1,0 +1,336 @@
+"""Synchronisation points of the root-cause analysis: the events where two or
+more locations are known to meet (a Late Sender's receive and its send, a Late
+Receiver's send completion and the receive's posting, MPI collectives where
+someone waits, OpenMP parallel region entries and team barriers, the leaves of
+MPI_Init and MPI_Finalize), each with its waiting time, its call's duration and
+its completion time."""
+import numpy as np
+
+
+from ..groups import group_max, group_min
+from ..mpi_p2p import _request_half
+
+
+_NONE = np.iinfo(np.int64).min
+
+
+def _published(ctx, name):
+    """The instances a property published, computed now if the analysis did not
+    select it (root causes need every wait state)."""
+    if name not in ctx.published:
+        from earlc.analysis.catalog import builtin_properties
+
+        prop = next(p for p in builtin_properties() if p.name == name)
+        sub = _published(ctx, prop.subscribes) if prop.subscribes else None
+        ctx.published[name] = prop.detect(ctx, sub)
+    return ctx.published[name]
+
+
+def _leave_times(ctx, calls: np.ndarray) -> np.ndarray:
+    """Leave time of each call (ENTER ids), once per distinct call."""
+    if not len(calls):
+        return np.empty(0, np.int64)
+    u, which = np.unique(calls, return_inverse=True)
+    leave = ctx.leave_of(u)
+    return np.where(leave >= 0, ctx.time_of(np.maximum(leave, 0)), _NONE)[which]
+
+
+class _Rows:
+    """Columns appended in pieces: synchronisation points and their partners."""
+
+    def __init__(self):
+        self.parts = []
+
+    def add(self, **cols):
+        n = len(next(iter(cols.values())))
+        if n:
+            self.parts.append({k: np.broadcast_to(np.asarray(v), (n,)).astype(
+                np.float64 if k in ("wait", "total", "compl") else np.int64) for k, v in cols.items()})
+
+    def columns(self, names):
+        if not self.parts:
+            return {k: np.empty(0, np.float64 if k in ("wait", "total", "compl") else np.int64)
+                    for k in names}
+        return {k: np.concatenate([p[k] for p in self.parts]) for k in names}
+
+
+def _p2p_waits(ctx):
+    """The Late Sender and Late Receiver wait states as synchronisation points:
+    (ls, lr) dicts of arrays, each with the waiter's and the delayer's event."""
+    ls = _published(ctx, "late_sender")
+    rcall, scall = ls["recv_call"], ls["send_call"]
+    r_leave = _leave_times(ctx, rcall)
+    s_leave = _leave_times(ctx, scall)
+    # Scalasca's waiting time: the send's enter, but not after the receive's leave
+    idle = np.minimum(ctx.time_of(scall), r_leave) - ctx.time_of(rcall)
+    keep = idle > 0
+    out_ls = {"recv": ls["recv"][keep], "send": ls["send"][keep], "wait": idle[keep],
+              "r_total": (r_leave - ctx.time_of(rcall))[keep],
+              "r_compl": np.maximum(r_leave - s_leave, 0)[keep],
+              "s_total": (s_leave - ctx.time_of(scall))[keep],
+              "s_compl": np.maximum(s_leave - r_leave, 0)[keep]}
+    lr = _published(ctx, "late_receiver")
+    send, recv, ccall = lr["send"], lr["recv"], lr["send_completion"]
+    cmp_ev = _request_half(ctx, send, "MPI_ISEND")
+    req_ev = _request_half(ctx, recv, "MPI_IRECV")
+    qcall = ctx.enter_of(req_ev)
+    c_leave, q_leave = _leave_times(ctx, ccall), _leave_times(ctx, qcall)
+    out_lr = {"cmp": cmp_ev, "req": req_ev, "wait": lr.severity.astype(np.float64),
+              "c_total": c_leave - ctx.time_of(ccall),
+              "c_compl": np.where(c_leave > q_leave, 0, c_leave - q_leave),
+              "q_total": q_leave - ctx.time_of(qcall),
+              "q_compl": np.maximum(q_leave - c_leave, 0)}
+    return out_ls, out_lr
+
+
+#: kinds of collective wait states, for their delay costs
+COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21 = 0, 1, 2, 3
+
+
+def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows, delays: _Rows):
+    """Synchronisation points of the MPI collectives, as Scalasca finds them."""
+    from earlc.analysis import regions as rc
+
+    coll = _published(ctx, "mpi_collectives")
+    if not len(coll):
+        return
+    ev = ctx.events
+    inst = coll["instance"]
+    end = coll["end"]
+    op = coll["op"]
+    loc = coll["location"]
+    b, e = coll["begin_time"], coll["end_time"]
+    total = coll["leave_time"] - coll["enter_time"]
+    c = ev.collectives
+    row = ev.ref[end]
+    sent = c.sent[row].view(np.int64)
+    received = c.received[row].view(np.int64)
+    _, which, count = np.unique(inst, return_inverse=True, return_counts=True)
+    size = count[which]
+    is_root = loc == coll["root"]
+    big = np.iinfo(np.int64).max
+
+    comm_of = ctx.states.coll_comm[inst].astype(np.int64)
+    rows = np.arange(len(b), dtype=np.int64)
+    nrows = np.int64(len(b) + 1)
+    rank = np.maximum(coll["rank"], 0)
+
+    def lowest_rank(mask):
+        """Per row: the row of lowest communicator rank among the masked rows of its
+        instance (MPI_MAXLOC's choice among equal times); len(b) when none."""
+        v = group_min(inst, np.where(mask, rank * nrows + rows, big))
+        return np.where(v < big, v % nrows, len(b))
+
+    def delayed(sel, delayer, kind):
+        """The members sel wait for the member `delayer` (row per row)."""
+        idx = np.nonzero(sel & (delayer < len(b)))[0]
+        d = delayer[idx]
+        delays.add(event=end[idx], loc=loc[idx], delayer=end[d], delayer_loc=loc[d],
+                  kind=np.full(len(idx), kind), instance=inst[idx], comm=comm_of[idx])
+
+    def record(sel, latest, earliest_end, partner_rows=None):
+        """Members sel (bool) are synchronisation points; partner_rows: for each
+        member row, the rows it synchronises with (pairs of row indices), or None:
+        with every member of its communicator (a group point)."""
+        lb = np.minimum(latest, e)
+        wait = np.maximum(lb - b, 0)
+        compl = np.maximum(e - np.maximum(earliest_end, lb), 0)
+        idx = np.nonzero(sel)[0]
+        points.add(event=end[idx], loc=loc[idx], wait=wait[idx], total=total[idx],
+                   compl=compl[idx])
+        if partner_rows is None:
+            groups.add(event=end[idx], group=comm_of[idx])
+        else:
+            a, p = partner_rows
+            partners.add(event=end[a], partner=loc[p])
+
+    def pairs(rows_a, rows_b_of_instance):
+        """All (a, b) with a in rows_a and b in the rows of a's instance selected by
+        rows_b_of_instance, a != b."""
+        sel_b = np.nonzero(rows_b_of_instance)[0]
+        if not len(rows_a) or not len(sel_b):
+            return np.empty(0, np.int64), np.empty(0, np.int64)
+        ib = inst[sel_b]
+        order = np.argsort(ib, kind="stable")
+        sel_b, ib = sel_b[order], ib[order]
+        lo = np.searchsorted(ib, inst[rows_a], side="left")
+        hi = np.searchsorted(ib, inst[rows_a], side="right")
+        n = hi - lo
+        a = np.repeat(rows_a, n)
+        starts = np.repeat(lo - np.concatenate(([0], np.cumsum(n)[:-1])), n)
+        bb = sel_b[np.arange(len(a)) + starts]
+        keep = a != bb
+        return a[keep], bb[keep]
+
+    ok = size > 1
+    # barriers: everybody synchronises
+    barrier = ok & (op == rc.OP_BARRIER)
+    if barrier.any():
+        latest = group_max(inst, np.where(barrier, b, _NONE))
+        first_end = group_min(inst, np.where(barrier, e, big))
+        record(barrier, latest, first_end)
+        delayed(barrier, lowest_rank(barrier & (b == latest)), COLL_BARRIER)
+    # N x N (not Alltoallv/w): full overlap, or the receivers overlapping the latest sender
+    nxn = ok & np.isin(op, [rc.OP_ALLGATHER, rc.OP_ALLGATHERV, rc.OP_ALLTOALL, rc.OP_ALLREDUCE,
+                            rc.OP_REDUCE_SCATTER, rc.OP_REDUCE_SCATTER_BLOCK])
+    payload = group_max(inst, ((sent != 0) | (received != 0)).astype(np.int64)) > 0
+    nxn &= payload
+    if nxn.any():
+        latest_all = group_max(inst, np.where(nxn, b, _NONE))
+        first_end_all = group_min(inst, np.where(nxn, e, big))
+        full = first_end_all > latest_all
+        s_begin = np.where(nxn & (sent != 0), b, _NONE)
+        latest_s = group_max(inst, s_begin)
+        # the latest sender: the first (lowest row) among the senders with that begin
+        is_latest = nxn & (sent != 0) & (b == latest_s)
+        first_latest = lowest_rank(is_latest)
+        sync = nxn & (full | ((received > 0) & (b < latest_s)) |
+                      ((sent != 0) & (rows == first_latest)))
+        latest = np.where(full, latest_all, latest_s)
+        first_end = np.where(full, first_end_all, group_min(inst, np.where(sync, e, big)))
+        # with full overlap everybody synchronises with everybody: a group point
+        record(sync & full, latest, first_end)
+        part = sync & ~full
+        if part.any():
+            record(part, latest, first_end, pairs(np.nonzero(part)[0], part))
+        delayer = np.where(full, lowest_rank(nxn & (b == latest_all)), first_latest)
+        delayed(sync, delayer, COLL_NXN)
+    # 1-to-N with payload: the receivers waiting for the root, and the root
+    one = ok & np.isin(op, rc.OPS_ONE_TO_ALL)
+    root_b = group_max(inst, np.where(one & is_root, b, _NONE))
+    root_pay = group_max(inst, np.where(one & is_root & (sent != 0), 1, 0)) > 0
+    one &= root_pay & (root_b != _NONE)
+    if one.any():
+        waits = one & ~is_root & (received > 0) & (b < root_b)
+        first_end = group_min(inst, np.where(waits, e, big))
+        root = one & is_root & (first_end < big)
+        sync = waits | root
+        record(sync, root_b, first_end,
+               tuple(np.concatenate(x) for x in zip(pairs(np.nonzero(waits)[0], root),
+                                                    pairs(np.nonzero(root)[0], waits))))
+        delayed(sync, lowest_rank(one & is_root), COLL_12N)
+    # N-to-1 with payload at the root: the root and the latest sender
+    n21 = ok & np.isin(op, rc.OPS_ALL_TO_ONE)
+    root_pay = group_max(inst, np.where(n21 & is_root & (received != 0), 1, 0)) > 0
+    n21 &= root_pay
+    if n21.any():
+        latest_s = group_max(inst, np.where(n21 & (sent != 0), b, _NONE))
+        is_latest = n21 & (sent != 0) & (b == latest_s)
+        first_latest = lowest_rank(is_latest)
+        root_b = group_max(inst, np.where(n21 & is_root, b, _NONE))
+        syncing = n21 & (root_b < latest_s) & (root_b != _NONE)
+        root = syncing & is_root
+        last = syncing & (rows == first_latest)
+        sync = root | last
+        first_end = group_min(inst, np.where(sync, e, big))
+        record(sync, latest_s, first_end,
+               tuple(np.concatenate(x) for x in zip(pairs(np.nonzero(root)[0], last),
+                                                    pairs(np.nonzero(last)[0], root))))
+        delayed(sync, first_latest, COLL_N21)
+
+
+def _init_finalize_points(ctx, points: _Rows, groups: _Rows):
+    """The leaves of MPI_Init and MPI_Finalize: everybody synchronises."""
+    for names in (("MPI_Init", "MPI_Init_thread"), ("MPI_Finalize",)):
+        enters = ctx.enters_of(np.isin(ctx._region_tables[1], list(names)))
+        if not len(enters):
+            continue
+        leave = ctx.leave_of(enters)
+        enters, leave = enters[leave >= 0], leave[leave >= 0]
+        if len(enters) < 1:
+            continue
+        te, tl = ctx.time_of(enters), ctx.time_of(leave)
+        lb = np.minimum(te.max(), tl)
+        loc = ctx.events.location[leave].astype(np.int64)
+        # Scalasca records no waiting time at MPI_Init, only at MPI_Finalize
+        wait = np.maximum(lb - te, 0) if names[0] == "MPI_Finalize" else np.zeros(len(te))
+        points.add(event=leave, loc=loc, wait=wait, total=tl - te,
+                   compl=np.maximum(tl - np.maximum(tl.min(), lb), 0))
+        groups.add(event=leave, group=np.full(len(leave), -1))
+
+
+def _omp_points(ctx, points: _Rows):
+    """OpenMP synchronisation points of every thread: its ENTER of a parallel region
+    (waiting 0; its call's time the fork part, completed when the first thread of
+    the team entered) and the LEAVE of each team barrier (with its waiting time).
+    No MPI partner, but their waiting time counts between MPI points too."""
+    none = np.empty(0, np.int64)
+    if not ctx.count_of_kind("THREAD_FORK", "OMP_FORK"):
+        return none
+    enters, fork_part, _ = ctx.thread_management()
+    loc = ctx.events.location
+    if len(enters):
+        fork = ctx.pointer("forkptr", enters)
+        t = ctx.time_of(enters)
+        order = np.argsort(fork, kind="stable")
+        first = np.empty(len(enters), dtype=np.int64)
+        first[order] = group_min(fork[order], t[order])
+        points.add(event=enters, loc=loc[enters], wait=0.0, total=fork_part,
+                   compl=t - first)
+    b = _published(ctx, "omp_barriers")
+    leave = b["leave"] if len(b) else none
+    if len(b):
+        wait = group_max(b["instance"], b["enter_time"]) - b["enter_time"]
+        points.add(event=leave, loc=loc[leave], wait=wait,
+                   total=ctx.time_of(leave) - b["enter_time"], compl=0.0)
+    n = np.int64(ctx.n_events + 1)
+    ev = np.concatenate((enters, leave))
+    return np.sort(loc[ev].astype(np.int64) * n + ev)
+
+
+def sync_points(ctx):
+    """Every synchronisation point: (points, partner keys, group keys, Late Sender
+    and Late Receiver waits); points sorted by event id with event, loc, wait,
+    total, compl, cnode columns; partners as sorted (location, partner, event)
+    keys; group points (everybody with everybody in a communicator) as (member
+    mask, sorted (location, event) keys) per communicator."""
+    def compute():
+        ev = ctx.events
+        ls, lr = _p2p_waits(ctx)
+        points, partners, groups, coll_waits = _Rows(), _Rows(), _Rows(), _Rows()
+        loc = ev.location
+        # the forward replay's points first: the first record of an event wins
+        points.add(event=ls["recv"], loc=loc[ls["recv"]], wait=ls["wait"], total=ls["r_total"],
+                   compl=ls["r_compl"])
+        partners.add(event=ls["recv"], partner=loc[ls["send"]])
+        _collective_points(ctx, points, partners, groups, coll_waits)
+        _init_finalize_points(ctx, points, groups)
+        points.add(event=lr["cmp"], loc=loc[lr["cmp"]], wait=lr["wait"], total=lr["c_total"],
+                   compl=lr["c_compl"])
+        partners.add(event=lr["cmp"], partner=loc[lr["req"]])
+        points.add(event=ls["send"], loc=loc[ls["send"]], wait=0.0, total=ls["s_total"],
+                   compl=ls["s_compl"])
+        partners.add(event=ls["send"], partner=loc[ls["recv"]])
+        points.add(event=lr["req"], loc=loc[lr["req"]], wait=0.0, total=lr["q_total"],
+                   compl=lr["q_compl"])
+        partners.add(event=lr["req"], partner=loc[lr["cmp"]])
+        # OpenMP points: their waiting time, between the MPI points, propagates too
+        omp_keys = _omp_points(ctx, points)
+        p = points.columns(("event", "loc", "wait", "total", "compl"))
+        _, first = np.unique(p["event"], return_index=True)  # sorted by event, first wins
+        p = {k: v[first] for k, v in p.items()}
+        p["cnode"] = ctx.cnode[p["event"]].astype(np.int64)
+        q = partners.columns(("event", "partner"))
+        L = np.int64(ctx.n_locations + 1)
+        n = np.int64(ctx.n_events + 1)
+        key = np.sort((ev.location[q["event"]].astype(np.int64) * L + q["partner"]) * n
+                      + q["event"])
+        # group points: per communicator (-1: every MPI process), its members and
+        # the sorted (location, event) keys of its points
+        g = groups.columns(("event", "group"))
+        group_keys = []
+        mpi_locs = np.unique(ev.location[p["event"]]) if len(p["event"]) else np.empty(0, np.int64)
+        for gid in np.unique(g["group"]).tolist():
+            sel = g["event"][g["group"] == gid]
+            members = np.zeros(ctx.n_locations + 1, dtype=bool)
+            if gid < 0:
+                members[mpi_locs] = True
+            else:
+                cm = ctx.trace.communicators.get(int(gid))
+                locs = np.asarray(cm.locations if cm is not None else [], dtype=np.int64)
+                members[locs[locs >= 0]] = True
+            group_keys.append((members, np.sort(ev.location[sel].astype(np.int64) * n + sel)))
+        cw = coll_waits.columns(("event", "loc", "delayer", "delayer_loc", "kind", "instance",
+                                 "comm"))
+        return p, key, group_keys, ls, lr, cw, omp_keys
+    return ctx.memo("sync_points", compute)

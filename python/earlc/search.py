@@ -1,0 +1,171 @@
+"""Causal pattern search: find sets of events by how they are ordered.
+
+A pattern (docs/patterns.md) names event classes, declares variables over them
+and relates the variables by the happened-before order of the trace:
+
+    Send := ["", "MPI_*SEND", ""];
+    Send $a, $b;
+    Concurrent := $a || $b;
+
+    m = trace.search(text)            # the last pattern of the text
+    m = trace.search(text, name="Concurrent", limit=10)
+    len(m), m.columns, m.events       # events: int64 array (matches, columns)
+    m.to_dataframe()                  # ids, times, locations and regions
+
+The search itself runs in C (earlc._core.search) without the GIL.  Matches come
+in a canonical order (ascending by their event ids, column by column), so
+`limit=K` returns the first K of the complete answer.
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional
+
+import numpy as np
+
+from . import _core
+
+TraceError = _core.TraceError
+
+
+class PatternError(ValueError):
+    """A pattern that cannot be searched: a syntax error (with its line, column and
+    what was expected), an unknown name or kind, a class matching no event."""
+
+
+def _pattern_error(exc: Exception) -> Exception:
+    msg = exc.args[0] if exc.args else str(exc)
+    if getattr(exc, "status", None) == "invalid argument" and str(msg).startswith("pattern:"):
+        return PatternError(msg)
+    return exc
+
+
+def parse(text: str):
+    """Parse a pattern text (PatternError when it is malformed); the result can be
+    passed to search() in place of the text."""
+    if isinstance(text, _core.SearchProgram):
+        return text
+    if not isinstance(text, str):
+        raise TypeError("a pattern is a str, not %s" % type(text).__name__)
+    try:
+        return _core.SearchProgram(text)
+    except TraceError as exc:
+        raise _pattern_error(exc) from None
+
+
+def pattern_names(text) -> List[str]:
+    """The patterns a text defines, in text order (the last one is searched by default)."""
+    return list(parse(text).patterns())
+
+
+class Matches:
+    """The matches of a pattern: one row per match, one column per event of a $
+    variable (`a`; `m` and `m.partner` for a partner class; `ce.sc`, ... for a
+    variable whose type is a sub-pattern), rows in canonical order."""
+
+    def __init__(self, trace, raw: Dict, pattern: Optional[str]):
+        self._trace = trace
+        self.pattern = pattern
+        self.columns: List[str] = list(raw["columns"])
+        self.events = np.frombuffer(raw["events"], dtype=np.int64).reshape(
+            raw["rows"], len(self.columns))
+        #: True when the search stopped at the limit (more matches may exist)
+        self.truncated: bool = raw["truncated"]
+        #: nodes (bindings tried), checks (relations evaluated), pruned (values skipped
+        #: by range pruning), seconds, stamped events and the bytes of their stamps,
+        #: tasks (made before the search), stolen (split off for idle threads) and
+        #: threads: per searching thread its nodes, checks, tasks, idle_seconds, team
+        self.stats: Dict = raw["stats"]
+        #: the variables in search order with their quantifier and domain size
+        self.variables: List[Dict] = raw["variables"]
+
+    def __len__(self) -> int:
+        return self.events.shape[0]
+
+    def __iter__(self):
+        for row in self.events:
+            yield tuple(int(x) for x in row)
+
+    def __getitem__(self, k):
+        return self.events[k]
+
+    def column(self, name: str) -> np.ndarray:
+        return self.events[:, self.columns.index(name)]
+
+    def to_dataframe(self):
+        """One row per match; per column its event id, time (ticks), location (dense
+        index), location name, kind and region (an ENTER's or LEAVE's region, the
+        enclosing call's region for other events)."""
+        import pandas as pd
+
+        from .events import KIND_NAMES
+
+        tr = self._trace
+        ev = tr.events
+        names = tr._region_name_array()
+        enterptr = tr.states.enterptr
+        loc_names = np.array([l.name for l in tr.locations], dtype=object)
+        kinds = np.array(KIND_NAMES, dtype=object)
+        data = {}
+        for j, c in enumerate(self.columns):
+            ids = self.events[:, j]
+            kind = ev.kind[ids]
+            own = (kind == 0) | (kind == 1)  # ENTER, LEAVE
+            enc = enterptr[ids]
+            rid = np.where(own, ev.region[ids],
+                           np.where(enc >= 0, ev.region[np.maximum(enc, 0)], 0xFFFFFFFF))
+            rid = rid.astype(np.int64)
+            rid = np.where(rid < len(names) - 1, rid, len(names) - 1)  # last slot: None
+            data[c] = ids
+            data[c + ".time"] = ev.time[ids]
+            data[c + ".location"] = ev.location[ids]
+            data[c + ".location_name"] = loc_names[ev.location[ids]] if len(ids) else []
+            data[c + ".kind"] = kinds[kind] if len(ids) else []
+            data[c + ".region"] = names[rid] if len(ids) else []
+        return pd.DataFrame(data, columns=list(data))
+
+    def to_dict(self) -> Dict:
+        return {"pattern": self.pattern, "columns": self.columns,
+                "matches": self.events.tolist(), "truncated": self.truncated,
+                "stats": self.stats}
+
+    def __repr__(self) -> str:
+        return "<earlc.Matches %s: %d matches of (%s)%s>" % (
+            self.pattern, len(self), ", ".join(self.columns),
+            ", truncated" if self.truncated else "")
+
+
+ProgressFn = Callable[[str, int, int], None]
+
+
+def search(trace, pattern, name: Optional[str] = None, limit: Optional[int] = None,
+           progress: Optional[ProgressFn] = None, threads: Optional[int] = None,
+           teams: int = 1, pruning: bool = True) -> Matches:
+    """The matches of a pattern in trace (see the module doc and docs/patterns.md).
+
+    pattern: the text (or parse(text)); name: the pattern to search (default: the
+    last defined); limit: the first K matches in canonical order; progress: called
+    as progress(phase, done, total); threads: searching (and timestamping) threads,
+    0 one per core, default the trace's; teams: groups of threads that share work
+    (the answer never depends on threads or teams); pruning=False tries every value
+    instead of the windows range pruning selects (the same answer, slower: for tests
+    and measurements).  Raises PatternError for a bad pattern."""
+    program = parse(pattern)
+    if limit is not None:
+        if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+            raise ValueError("limit must be a positive integer, not %r" % (limit,))
+    names = program.patterns()
+    if name is not None and name not in names:
+        raise PatternError("pattern: no pattern named '%s' (the text defines: %s)"
+                           % (name, ", ".join(names)))
+    if threads is None:
+        threads = trace.threads
+    for what, value, low in (("threads", threads, 0), ("teams", teams, 1)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise ValueError("%s must be an integer >= %d, not %r" % (what, low, value))
+    try:
+        raw = _core.search(trace.states._core, program, name=name, limit=int(limit or 0),
+                           threads=int(threads), progress=progress, teams=int(teams),
+                           pruning=bool(pruning))
+    except TraceError as exc:
+        raise _pattern_error(exc) from None
+    return Matches(trace, raw, name if name is not None else names[-1])
