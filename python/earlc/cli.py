@@ -276,41 +276,31 @@ def cmd_synth(args) -> int:
     return 0
 
 
-def cmd_search(args) -> int:
+def _pattern_text(arg: str) -> str:
+    """The pattern given on the command line: a file's contents, or the text itself."""
     import os
 
-    from .search import PatternError, search
-
-    text = args.pattern
-    if os.path.isfile(text):
+    if os.path.isfile(arg):
         try:
-            with open(text) as f:
-                text = f.read()
+            with open(arg) as f:
+                return f.read()
         except (OSError, UnicodeDecodeError) as exc:
-            print("earlc: error: cannot read the pattern file %s: %s" % (args.pattern, exc),
-                  file=sys.stderr)
-            return 2
-    elif ":=" not in text:
-        print("earlc: error: %s is neither a pattern file nor a pattern text (a pattern text "
-              "defines Name := ...)" % args.pattern, file=sys.stderr)
-        return 2
-    for option, value, low in (("--limit", args.limit, 1), ("--threads", args.threads, 0),
-                               ("--teams", args.teams, 1)):
-        if value is not None and value < low:
-            print("earlc: error: %s must be an integer >= %d, not %d" % (option, low, value),
-                  file=sys.stderr)
-            return 2
+            raise cliargs.UsageError("cannot read the pattern file %s: %s" % (arg, exc)) from None
+    if ":=" not in arg:
+        raise cliargs.UsageError("%s is neither a pattern file nor a pattern text (a pattern "
+                                 "text defines Name := ...)" % arg)
+    return arg
+
+
+def cmd_search(args) -> int:
+    from .search import search
+
+    text = _pattern_text(args.pattern)
     bar = ProgressBar()
     try:
         trace = open_trace(args.trace, threads=args.threads, progress=bar)
         m = search(trace, text, name=args.name, limit=args.limit, progress=bar,
                    threads=args.threads, teams=args.teams)
-    except PatternError as exc:
-        print("earlc: error: %s" % " ".join(str(exc).split()), file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("earlc: search interrupted", file=sys.stderr)
-        return 130
     finally:
         bar.close()
     if args.format == "json":
@@ -328,14 +318,6 @@ def cmd_search(args) -> int:
         lines.append(df[shown].to_string(index=False))
     _write(args, "\n".join(lines))
     return 0
-
-
-def _one_line_errors(parser: argparse.ArgumentParser) -> None:
-    """Report usage errors of parser on one line (status 2), without the usage text."""
-    def error(message: str):
-        print("earlc %s: error: %s" % (parser.prog.split()[-1], message), file=sys.stderr)
-        sys.exit(2)
-    parser.error = error
 
 
 def cmd_record(args) -> int:
@@ -507,16 +489,16 @@ def build_parser() -> Parser:
     se.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
     se.add_argument("pattern", help="a pattern file, or the pattern text itself")
     se.add_argument("--name", help="the pattern of the text to search (default: the last one)")
-    se.add_argument("--limit", type=int, help="the first K matches in canonical order")
+    se.add_argument("--limit", type=count(1), help="the first K matches in canonical order")
     se.add_argument("--format", choices=["text", "json"], default="text")
-    se.add_argument("-o", "--output", help="write to FILE instead of standard output")
-    se.add_argument("--threads", type=int, default=0,
+    se.add_argument("-o", "--output", type=output_file, metavar="FILE",
+                    help="write to FILE instead of standard output")
+    se.add_argument("--threads", type=cliargs.threads, default=0,
                     help="threads for reading, timestamps and the search (default: one per "
                          "core); the matches do not depend on it")
-    se.add_argument("--teams", type=int, default=1,
+    se.add_argument("--teams", type=count(1, 4096), default=1,
                     help="teams of threads sharing work (default: 1)")
     se.set_defaults(func=cmd_search)
-    _one_line_errors(se)
 
     rec = sub.add_parser("record", help="record an MPI program's trace",
                          description="Run COMMAND (e.g. mpiexec -n 4 ./prog) with earlc's MPI "
@@ -533,8 +515,9 @@ def build_parser() -> Parser:
 
 def main(argv: Optional[List[str]] = None) -> int:
     from .analysis import PropertyError
+    from .search import PatternError
 
-    cliargs.user_error_types(PropertyError)
+    cliargs.user_error_types(PropertyError, PatternError)
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -471,9 +471,11 @@ def test_cli(tmp_path):
     for args, message in [
         ((FIGURE_2_8 + "X := $ce -->;",), "line 10, column 13: expected a class"),
         ((FIGURE_2_8, "--name", "Nope"), "no pattern named 'Nope'"),
-        ((FIGURE_2_8, "--limit", "0"), "--limit must be an integer >= 1"),
-        ((FIGURE_2_8, "--threads", "-2"), "--threads must be an integer >= 0"),
-        ((FIGURE_2_8, "--limit", "many"), "invalid int value"),
+        ((FIGURE_2_8, "--limit", "0"), "argument --limit: must be at least 1, not 0"),
+        ((FIGURE_2_8, "--threads", "-2"), "argument --threads: must be from 0 to 4096"),
+        ((FIGURE_2_8, "--teams", "0"), "argument --teams: must be from 1 to 4096"),
+        ((FIGURE_2_8, "--limit", "many"), "'many' is not a whole number"),
+        ((FIGURE_2_8, "-o", str(tmp_path / "nowhere" / "m.txt")), "does not exist"),
         ((FIGURE_2_8, "--format", "xml"), "invalid choice"),
         ((tmp_path / "missing.pat",), "neither a pattern file nor a pattern text"),
     ]:
