@@ -35,7 +35,8 @@ CORE_HDR    = $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.h))
 CORE_OBJ    = $(CORE_SRC:csrc/%.c=$(BUILD)/obj/%.o)
 CTEST_SRC   = $(sort $(wildcard tests/c/test_*.c))
 CTEST_BIN   = $(CTEST_SRC:tests/c/%.c=$(BUILD)/tests/%)
-BENCH_SRC   = $(sort $(wildcard tests/bench/*.c))
+# record_workloads.c is an MPI program: record_bench.py builds it with mpicc
+BENCH_SRC   = $(sort $(filter-out tests/bench/record_workloads.c,$(wildcard tests/bench/*.c)))
 BENCH_BIN   = $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 
 APT_PACKAGES = libotf2-trace-dev otf2-tools libcmocka-dev pkg-config gcc make mpich libmpich-dev
