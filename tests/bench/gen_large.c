@@ -21,6 +21,7 @@
 #include <otf2/otf2.h>
 
 #include "earl_writer.h"
+#include "bench.h"
 
 static earl_error err;
 
@@ -31,13 +32,6 @@ static earl_error err;
             exit(1);                                                   \
         }                                                              \
     } while (0)
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static uint64_t rng = 88172645463325252ull;
 static uint64_t jitter(uint64_t range) /* xorshift64 */
@@ -70,7 +64,7 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    double t0 = now();
+    double t0 = bench_now();
     earl_writer *w;
     TRY(earl_writer_open(dir, "traces", 1000000000u, EARL_WRITER_OVERWRITE, &w, &err));
     uint32_t machine, node, ref, world;
@@ -197,9 +191,9 @@ int main(int argc, char **argv)
                 (unsigned long long)written, (unsigned long long)n);
         return 1;
     }
-    double t_events = now();
+    double t_events = bench_now();
     TRY(earl_writer_close(w, &err));
-    double t1 = now();
+    double t1 = bench_now();
     printf("gen_large: %llu events on %u ranks written to %s/traces.otf2\n",
            (unsigned long long)n, ranks, dir);
     printf("gen_large: %.3f s (close %.3f s), %.2f million events/s\n", t1 - t0, t1 - t_events,

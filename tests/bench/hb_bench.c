@@ -17,13 +17,7 @@
 #include "earl.h"
 #include "earl_hb.h"
 #include "earl_states.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "bench.h"
 
 int main(int argc, char **argv)
 {
@@ -31,28 +25,26 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s ANCHOR [REPEATS] [THREADS]\n", argv[0]);
         return 2;
     }
-    int repeats = argc > 2 ? atoi(argv[2]) : 3;
+    int repeats = bench_repeats(argc, argv, 2, 3);
     int threads = argc > 3 ? atoi(argv[3]) : 0;
-    if (repeats < 1)
-        repeats = 1;
     earl_error err;
     earl_trace *t = NULL;
     earl_open_options o = {0, NULL, NULL};
     double best_open = 1e30, best_states = 1e30, best_hb = 1e30;
     size_t n = 0, bytes = 0;
     for (int r = 0; r < repeats; r++) {
-        double t0 = now();
+        double t0 = bench_now();
         if (earl_trace_open(argv[1], &o, &t, &err) != EARL_OK) {
             fprintf(stderr, "%s\n", err.message);
             return 1;
         }
-        double t1 = now();
+        double t1 = bench_now();
         earl_states *s = NULL;
         if (earl_states_build(t, NULL, &s, &err) != EARL_OK) {
             fprintf(stderr, "%s\n", err.message);
             return 1;
         }
-        double t2 = now();
+        double t2 = bench_now();
         const earl_events *ev = earl_trace_events(t);
         earl_eid *ids = malloc((ev->count + 1) * sizeof *ids);
         n = 0;
@@ -64,12 +56,12 @@ int main(int argc, char **argv)
         }
         earl_hb_options ho = {threads, NULL, NULL};
         earl_hb *hb = NULL;
-        double t3 = now();
+        double t3 = bench_now();
         if (earl_hb_build(t, s, ids, n, &ho, &hb, &err) != EARL_OK) {
             fprintf(stderr, "%s\n", err.message);
             return 1;
         }
-        double t4 = now();
+        double t4 = bench_now();
         bytes = earl_hb_bytes(hb);
         if (t1 - t0 < best_open)
             best_open = t1 - t0;

@@ -25,13 +25,7 @@
 #include <otf2/otf2.h>
 
 #include "earl.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "bench.h"
 
 static long resident_bytes(void)
 {
@@ -179,9 +173,9 @@ int main(int argc, char **argv)
     for (int k = 0; k < repeats; k++) {
         /* interleaved, so that drifting machine load hits all three alike */
         long f0 = minor_faults();
-        double t0 = now();
+        double t0 = bench_now();
         events = bare_read(anchor);
-        double t1 = now();
+        double t1 = bench_now();
         if (t1 - t0 < best_bare) {
             best_bare = t1 - t0;
             faults_bare = minor_faults() - f0;
@@ -189,9 +183,9 @@ int main(int argc, char **argv)
 
         long before = resident_bytes();
         f0 = minor_faults();
-        t0 = now();
+        t0 = bench_now();
         earl_trace *tr = earl_open(anchor, 1);
-        t1 = now();
+        t1 = bench_now();
         long faults = minor_faults() - f0;
         if (k == 0) {
             first_one = t1 - t0;
@@ -207,9 +201,9 @@ int main(int argc, char **argv)
         size_t n = earl_trace_events(tr)->count;
         earl_trace_close(tr);
 
-        t0 = now();
+        t0 = bench_now();
         tr = earl_open(anchor, (int)cores);
-        t1 = now();
+        t1 = bench_now();
         if (t1 - t0 < best_all) best_all = t1 - t0;
         if (earl_trace_events(tr)->count != n) {
             fprintf(stderr, "open_bench: thread counts disagree\n");

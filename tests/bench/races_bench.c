@@ -20,13 +20,7 @@
 #include "earl.h"
 #include "earl_races.h"
 #include "earl_states.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "bench.h"
 
 int main(int argc, char **argv)
 {
@@ -34,9 +28,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s ANCHOR [REPEATS]\n", argv[0]);
         return 2;
     }
-    int repeats = argc > 2 ? atoi(argv[2]) : 3;
-    if (repeats < 1)
-        repeats = 1;
+    int repeats = bench_repeats(argc, argv, 2, 3);
     earl_error err;
     double best_open = 1e30, best_states = 1e30, best_races = 1e30, best_lamport = 1e30;
     size_t events = 0, receives = 0, pairs = 0, peak = 0, result = 0;
@@ -44,33 +36,33 @@ int main(int argc, char **argv)
     for (int r = 0; r < repeats; r++) {
         earl_trace *t = NULL;
         earl_open_options o = {0, NULL, NULL};
-        double t0 = now();
+        double t0 = bench_now();
         if (earl_trace_open(argv[1], &o, &t, &err) != EARL_OK) {
             fprintf(stderr, "%s\n", err.message);
             return 1;
         }
-        double t1 = now();
+        double t1 = bench_now();
         earl_states *s = NULL;
         if (earl_states_build(t, NULL, &s, &err) != EARL_OK) {
             fprintf(stderr, "%s\n", err.message);
             earl_trace_close(t);
             return 1;
         }
-        double t2 = now();
+        double t2 = bench_now();
         earl_races_options ro = {.clocks = EARL_RACES_VECTOR};
         earl_races *races = NULL;
         if (earl_races_build(t, s, &ro, &races, &err) != EARL_OK) {
             fprintf(stderr, "%s\n", err.message);
             return 1;
         }
-        double t3 = now();
+        double t3 = bench_now();
         ro.clocks = EARL_RACES_LAMPORT;
         earl_races *lamport = NULL;
         if (earl_races_build(t, s, &ro, &lamport, &err) != EARL_OK) {
             fprintf(stderr, "%s\n", err.message);
             return 1;
         }
-        double t4 = now();
+        double t4 = bench_now();
         best_open = t1 - t0 < best_open ? t1 - t0 : best_open;
         best_states = t2 - t1 < best_states ? t2 - t1 : best_states;
         best_races = t3 - t2 < best_races ? t3 - t2 : best_races;

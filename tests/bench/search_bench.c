@@ -41,13 +41,7 @@
 #include "earl.h"
 #include "earl_search.h"
 #include "earl_states.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "bench.h"
 
 /* CPU time of the whole process (all threads). */
 static double cpu_now(void)
@@ -73,10 +67,10 @@ static void run(const char *key, const char *text, const earl_trace *t, earl_sta
         die(&err);
     earl_search_prepare_options po = {NULL, 1, NULL, NULL};
     earl_search_query *q = NULL;
-    double t0 = now();
+    double t0 = bench_now();
     if (earl_search_prepare(p, t, s, &po, &q, &err) != EARL_OK)
         die(&err);
-    double prepare = now() - t0;
+    double prepare = bench_now() - t0;
     earl_search_options xo = {0};
     xo.first_end = first_values;
     xo.threads = 1;
@@ -123,12 +117,12 @@ static void *spin(void *arg)
 static double spin_seconds(int n)
 {
     pthread_t t[2];
-    double t0 = now();
+    double t0 = bench_now();
     for (int k = 0; k < n; k++)
         pthread_create(&t[k], NULL, spin, NULL);
     for (int k = 0; k < n; k++)
         pthread_join(t[k], NULL);
-    return now() - t0;
+    return bench_now() - t0;
 }
 
 static int parallel(int argc, char **argv)
@@ -220,9 +214,7 @@ int main(int argc, char **argv)
         return 2;
     }
     size_t first_values = argc > 2 ? strtoull(argv[2], NULL, 10) : 64;
-    int repeats = argc > 3 ? atoi(argv[3]) : 3;
-    if (repeats < 1)
-        repeats = 1;
+    int repeats = bench_repeats(argc, argv, 3, 3);
     earl_error err;
     earl_trace *t = NULL;
     earl_open_options o = {0, NULL, NULL};

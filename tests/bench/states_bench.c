@@ -19,13 +19,7 @@
 
 #include "earl.h"
 #include "earl_states.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "bench.h"
 
 int main(int argc, char **argv)
 {
@@ -33,43 +27,41 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s ANCHOR [REPEATS]\n", argv[0]);
         return 2;
     }
-    int repeats = argc > 2 ? atoi(argv[2]) : 3;
-    if (repeats < 1)
-        repeats = 1;
+    int repeats = bench_repeats(argc, argv, 2, 3);
     earl_error err;
     double best_open = 1e30, best_states = 1e30, queue_seconds = 0, dense_seconds = 0;
     size_t events = 0, bytes = 0, pass_bytes = 0;
     for (int r = 0; r < repeats; r++) {
         earl_trace *t = NULL;
         earl_open_options o = {0, NULL, NULL};
-        double t0 = now();
+        double t0 = bench_now();
         if (earl_trace_open(argv[1], &o, &t, &err) != EARL_OK) {
             fprintf(stderr, "%s\n", err.message);
             return 1;
         }
-        double t1 = now();
+        double t1 = bench_now();
         earl_states *s = NULL;
         if (earl_states_build(t, NULL, &s, &err) != EARL_OK) {
             fprintf(stderr, "%s\n", err.message);
             earl_trace_close(t);
             return 1;
         }
-        double t2 = now();
+        double t2 = bench_now();
         if (t1 - t0 < best_open)
             best_open = t1 - t0;
         if (t2 - t1 < best_states)
             best_states = t2 - t1;
         events = earl_trace_events(t)->count;
         pass_bytes = earl_states_bytes(s);
-        double d0 = now();
+        double d0 = bench_now();
         for (int k = 1; k < EARL_POINTER_COUNT; k++)
             earl_states_pointer(s, (earl_pointer)k, &err);
         earl_states_coll_instances(s, &err);
-        dense_seconds = now() - d0;
+        dense_seconds = bench_now() - d0;
         size_t n = 0;
-        double q0 = now();
+        double q0 = bench_now();
         earl_states_queue(s, (earl_eid)events / 2, 0, 1, NULL, 0, &n, &err);
-        queue_seconds = now() - q0;
+        queue_seconds = bench_now() - q0;
         bytes = earl_states_bytes(s);
         earl_states_free(s);
         earl_trace_close(t);
