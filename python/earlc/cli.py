@@ -349,27 +349,39 @@ def _plugin_options(parser) -> None:
                              "load, is an error (default: switched off, listed in the warnings)")
 
 
+def _trace_argument(parser) -> None:
+    parser.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
+
+
+def _output_option(parser, required: bool = False,
+                   text: str = "write to FILE instead of standard output") -> None:
+    parser.add_argument("-o", "--output", type=output_file, metavar="FILE", required=required,
+                        help=text)
+
+
+def _threads_option(parser, text: str = "reading threads (default: one per core)") -> None:
+    parser.add_argument("--threads", type=cliargs.threads, default=0, help=text)
+
+
 def build_parser() -> Parser:
     p = Parser(prog="earlc", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     an = sub.add_parser("analyze", help="find and quantify inefficiencies",
                         description="Detect the performance properties of a trace and report "
                                     "the time they cost per call path and location.")
-    an.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
+    _trace_argument(an)
     an.add_argument("--properties", type=cliargs.name_list, metavar="A,B,...",
                     help="comma-separated property names (default: all; "
                          "their parents and publishers are added)")
     _plugin_options(an)
     an.add_argument("--format", choices=["text", "json", "cube"], default="text",
                     help="cube: a CUBE4 file for Cube and Scalasca (needs -o)")
-    an.add_argument("-o", "--output", type=output_file, metavar="FILE",
-                    help="write to FILE instead of standard output")
+    _output_option(an)
     an.add_argument("--top", type=count(0), default=5,
                     help="properties detailed in the text report, occurrences kept each (5)")
     an.add_argument("--rows", type=count(1), default=5,
                     help="call paths, locations and occurrences shown (5)")
-    an.add_argument("--threads", type=cliargs.threads, default=0,
-                    help="reading threads (default: one per core)")
+    _threads_option(an)
     an.set_defaults(func=cmd_analyze)
 
     pr = sub.add_parser("properties", help="list the properties available",
@@ -378,24 +390,21 @@ def build_parser() -> Parser:
                                     "files, with title, parent, unit and subscription.")
     _plugin_options(pr)
     pr.add_argument("--format", choices=["text", "json"], default="text")
-    pr.add_argument("-o", "--output", type=output_file, metavar="FILE",
-                    help="write to FILE instead of standard output")
+    _output_option(pr)
     pr.set_defaults(func=cmd_properties)
 
     info = sub.add_parser("info", help="summarise a trace")
-    info.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
+    _trace_argument(info)
     info.add_argument("--format", choices=["text", "json"], default="text")
-    info.add_argument("-o", "--output", type=output_file, metavar="FILE",
-                      help="write to FILE instead of standard output")
-    info.add_argument("--threads", type=cliargs.threads, default=0,
-                      help="reading threads (default: one per core)")
+    _output_option(info)
+    _threads_option(info)
     info.set_defaults(func=cmd_info)
 
     rc = sub.add_parser("races", help="message races of wildcard receives",
                         description="List, for every wildcard receive, the sends it could have "
                                     "taken on another run (matches-before order, lazy vector "
                                     "clocks), other nondeterministic calls and resource leaks.")
-    rc.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
+    _trace_argument(rc)
     rc.add_argument("--wildcard", metavar="all|recorded|REGION|RANKS",
                     help="which receives asked for any source: every one (all), what the trace "
                          "recorded (the default when it recorded it), those called inside "
@@ -403,22 +412,19 @@ def build_parser() -> Parser:
     rc.add_argument("--clocks", choices=["vector", "lamport"], default="vector",
                     help="vector clocks find every race; lamport is cheaper and may miss some")
     rc.add_argument("--format", choices=["text", "json"], default="text")
-    rc.add_argument("-o", "--output", type=output_file, metavar="FILE",
-                    help="write to FILE instead of standard output")
+    _output_option(rc)
     rc.add_argument("--top", type=count(0), default=10,
                     help="receives detailed in the text report (10)")
-    rc.add_argument("--threads", type=cliargs.threads, default=0,
-                    help="reading threads (default: one per core)")
+    _threads_option(rc)
     rc.set_defaults(func=cmd_races)
 
     ex = sub.add_parser("export", help="write a trace window for a timeline viewer",
                         description="Write a time window of the trace as Chrome trace-event "
                                     "JSON for Perfetto: regions, wait states and messages "
                                     "(docs/exports.md).")
-    ex.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
+    _trace_argument(ex)
     ex.add_argument("--format", choices=["perfetto"], default="perfetto")
-    ex.add_argument("-o", "--output", required=True, type=output_file, metavar="FILE",
-                    help="the JSON file to write")
+    _output_option(ex, required=True, text="the JSON file to write")
     ex.add_argument("--from", dest="start", metavar="T",
                     help="window start from the trace start: seconds, or 20ms, 300us, 40ns")
     ex.add_argument("--to", dest="end", metavar="T", help="window end, as --from")
@@ -426,8 +432,7 @@ def build_parser() -> Parser:
                     help="location indices (earlc info lists them), e.g. 0,2-5 (default: all)")
     ex.add_argument("--no-wait-states", action="store_true",
                     help="skip the analysis: regions and messages only")
-    ex.add_argument("--threads", type=cliargs.threads, default=0,
-                    help="reading threads (default: one per core)")
+    _threads_option(ex)
     ex.set_defaults(func=cmd_export)
 
     pl = sub.add_parser("plot", help="draw a picture (needs matplotlib)",
@@ -435,9 +440,9 @@ def build_parser() -> Parser:
                                     "heat maps) or the communication matrix as PNG, SVG or PDF "
                                     "(docs/exports.md).")
     pl.add_argument("what", choices=["timeline", "report", "comm"], help="the picture")
-    pl.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
-    pl.add_argument("-o", "--output", required=True, type=output_file, metavar="FILE",
-                    help="the picture file; .png, .svg or .pdf chooses the format")
+    _trace_argument(pl)
+    _output_option(pl, required=True,
+                   text="the picture file; .png, .svg or .pdf chooses the format")
     pl.add_argument("--from", dest="start", metavar="T",
                     help="timeline: window start from the trace start (seconds, or 20ms, 300us)")
     pl.add_argument("--to", dest="end", metavar="T", help="timeline: window end, as --from")
@@ -449,23 +454,20 @@ def build_parser() -> Parser:
                     help="comm: bytes or messages (bytes)")
     pl.add_argument("--by", choices=["location", "rank"], default="location",
                     help="comm: between locations or MPI ranks (location)")
-    pl.add_argument("--threads", type=cliargs.threads, default=0,
-                    help="reading threads (default: one per core)")
+    _threads_option(pl)
     pl.set_defaults(func=cmd_plot)
 
     rp = sub.add_parser("report", help="write the analysis as one HTML page",
                         description="Analyse the trace and write one self-contained HTML page: "
                                     "the metric tree, the worst call paths and locations, the "
                                     "pictures and the warnings (docs/exports.md).")
-    rp.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
-    rp.add_argument("-o", "--output", required=True, type=output_file, metavar="FILE",
-                    help="the page to write (.html)")
+    _trace_argument(rp)
+    _output_option(rp, required=True, text="the page to write (.html)")
     rp.add_argument("--top", type=count(0), default=5, help="properties detailed (5)")
     rp.add_argument("--rows", type=count(1), default=5,
                     help="call paths, locations, occurrences (5)")
     rp.add_argument("--no-pictures", action="store_true", help="leave the pictures out")
-    rp.add_argument("--threads", type=cliargs.threads, default=0,
-                    help="reading threads (default: one per core)")
+    _threads_option(rp)
     rp.set_defaults(func=cmd_report)
 
     from .synth import KINDS, OPTIONS
@@ -486,16 +488,14 @@ def build_parser() -> Parser:
     se = sub.add_parser("search", help="find the matches of a causal pattern",
                         description="Search the happened-before order of a trace for the "
                                     "matches of a pattern (see docs/patterns.md).")
-    se.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
+    _trace_argument(se)
     se.add_argument("pattern", help="a pattern file, or the pattern text itself")
     se.add_argument("--name", help="the pattern of the text to search (default: the last one)")
     se.add_argument("--limit", type=count(1), help="the first K matches in canonical order")
     se.add_argument("--format", choices=["text", "json"], default="text")
-    se.add_argument("-o", "--output", type=output_file, metavar="FILE",
-                    help="write to FILE instead of standard output")
-    se.add_argument("--threads", type=cliargs.threads, default=0,
-                    help="threads for reading, timestamps and the search (default: one per "
-                         "core); the matches do not depend on it")
+    _output_option(se)
+    _threads_option(se, "threads for reading, timestamps and the search (default: one per "
+                        "core); the matches do not depend on it")
     se.add_argument("--teams", type=count(1, 4096), default=1,
                     help="teams of threads sharing work (default: 1)")
     se.set_defaults(func=cmd_search)
