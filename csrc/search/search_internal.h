@@ -245,8 +245,11 @@ typedef struct search_hooks {
     void *interrupt_data;
 } search_hooks;
 
-/* Nodes between two looks at the hooks. */
-#define SEARCH_PEEK 2048
+/* Nodes between two looks at the hooks.  A look is one relaxed atomic load;
+ * looking often keeps idle team-mates supplied when threads outnumber cores
+ * (nodes per thread max/mean with 64 threads on 2 cores: 1.11-1.28 at 2048,
+ * 1.13 at 256), at no cost measurable on one thread. */
+#define SEARCH_PEEK 256
 
 /* One searching thread's state: reused from task to task. */
 typedef struct search_engine search_engine;
