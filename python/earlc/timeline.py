@@ -162,14 +162,15 @@ class Window:
         trace = self.trace
         ev = trace.events
         st = trace.states
-        enterptr, leaveptr = st.enterptr, st.leaveptr
+        enterptr = st.enterptr
         # regions open at the start come before the window's own ENTERs (which are
         # ascending and distinct already): no sort of the big part
         enter = np.concatenate((np.unique(self._open_at_start(enterptr)),
                                 self._in_window(["ENTER"])))
         time = ev.time.view(np.int64)
         start = np.maximum(time[enter], self.first)
-        leave = leaveptr[enter]
+        # the window's calls only: no pointer array over the whole trace
+        leave = st.gather("leaveptr", enter)
         end = np.where(leave >= 0, time[np.maximum(leave, 0)], self.last)
         end = np.minimum(end, self.last)
         keep = end >= start
@@ -219,7 +220,7 @@ class Window:
     def messages(self) -> Messages:
         ev = self.trace.events
         sends = self._in_window(["MPI_SEND", "MPI_ISEND"])
-        recv = self.trace.states.recvptr[sends]
+        recv = self.trace.states.gather("recvptr", sends)
         ok = recv >= 0
         sends, recv = sends[ok], recv[ok]
         ok = (recv < self.hi) & self._selected[ev.location[recv]]
@@ -227,7 +228,7 @@ class Window:
         time = ev.time.view(np.int64)
         return Messages(sends, recv, ev.location[sends].astype(np.int64),
                         ev.location[recv].astype(np.int64), time[sends], time[recv],
-                        ev.bytes[sends].astype(np.int64))
+                        ev.messages.bytes[ev.ref[sends]].astype(np.int64))
 
     def wait_states(self, report) -> WaitStates:
         """Every occurrence of the report's detected time properties charged to an
@@ -252,7 +253,7 @@ class Window:
             call = np.where(ev.kind[where] == enter_kind, where, st.enterptr[where])
             has_call = call >= 0
             begin = np.where(has_call, time[np.maximum(call, 0)], time[where])
-            leave = np.where(has_call, st.leaveptr[np.maximum(call, 0)], -1)
+            leave = np.where(has_call, st.gather("leaveptr", np.maximum(call, 0)), -1)
             finish = np.where(leave >= 0, time[np.maximum(leave, 0)], begin + sev)
             if p.name in WAIT_AT_END:
                 s, e = np.maximum(finish - sev, begin), finish
