@@ -66,12 +66,12 @@ class VectorClocks:
 
     def index(self, ids) -> np.ndarray:
         """Row of each event id among the stamped events; KeyError if one is not stamped."""
-        ids = _ids(ids)
+        ids = np.atleast_1d(_ids(ids))
         k = np.searchsorted(self.events, ids)
-        k = np.minimum(k, max(len(self.events) - 1, 0))
-        missing = (len(self.events) == 0) | (self.events[k] != ids) if ids.size else np.zeros(0, bool)
-        if np.any(missing):
-            raise KeyError("event %d is not stamped" % int(np.asarray(ids)[missing].flat[0]))
+        found = k < len(self.events)
+        found[found] = self.events[k[found]] == ids[found]
+        if not found.all():
+            raise KeyError("event %d is not stamped" % int(ids[~found].flat[0]))
         return k
 
     def _compare(self, a, b, concurrent: bool):

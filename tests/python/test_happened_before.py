@@ -233,10 +233,16 @@ def test_bad_event_ids(tmp_path):
     with pytest.raises(IndexError, match="not an event"):
         t.happened_before(-1, 0)
     c = t.vector_clocks([0, 1])
+    assert list(c.index(1)) == [1] and list(c.index([1, 0])) == [1, 0]
     with pytest.raises(KeyError, match="not stamped"):
         c.happened_before(0, 2)
     assert t.happened_before(3, 3) is False and t.concurrent(3, 3) is False
-    assert t.vector_clocks([]).stamps.shape == (0, 3)
+    empty = t.vector_clocks([])
+    assert empty.stamps.shape == (0, 3)
+    with pytest.raises(KeyError, match="not stamped"):
+        empty.happened_before(0, 1)
+    with pytest.raises(KeyError, match="not stamped"):
+        c.happened_before([0, 1], [len(t) - 1, 1])  # past the last stamped event
 
 
 @pytest.mark.parametrize("threads", [2, 3, 8, 64])
