@@ -70,7 +70,6 @@ typedef struct hb_deps {
 earl_status hb_rules_init(hb_rules *r, const earl_trace *trace, earl_states *states,
                           earl_error *err);
 void hb_rules_free(hb_rules *r);
-size_t hb_rules_bytes(const hb_rules *r);
 
 /* The events on other locations that e depends on directly (prev: the event
  * before e on its location, -1), in out->ids; *instance is the collective

@@ -182,14 +182,6 @@ void hb_rules_free(hb_rules *r)
     memset(r, 0, sizeof *r);
 }
 
-size_t hb_rules_bytes(const hb_rules *r)
-{
-    const earl_states_view *v = r->view;
-    size_t n_members = v && v->coll_member_start ? v->coll_member_start[v->n_colls] : 0;
-    return 2 * (r->ev->count / 8 + 1) + n_members * sizeof(earl_eid) +
-           2 * (r->n_joins + r->n_runs) * sizeof(earl_eid);
-}
-
 earl_eid hb_rules_join_fork(const hb_rules *r, earl_eid join)
 {
     size_t k = earl_eid_lower_bound(r->join_event, 0, r->n_joins, join);
