@@ -33,8 +33,6 @@
 #include "hb_internal.h"
 #include "util.h"
 
-#define BIT_SET(a, i) ((a)[(size_t)(i) >> 3] |= (uint8_t)(1u << ((size_t)(i) & 7)))
-#define BIT_GET(a, i) (((a)[(size_t)(i) >> 3] >> ((size_t)(i) & 7)) & 1u)
 #define PROGRESS_EVERY ((uint64_t)1 << 20)
 
 typedef struct replay {
@@ -119,7 +117,7 @@ static void take_in(replay *rp, uint32_t *c, earl_eid d)
 static int all_done(const replay *rp, const earl_eid *deps, size_t n)
 {
     for (size_t k = 0; k < n; k++)
-        if (!BIT_GET(rp->done, deps[k]))
+        if (!HB_BIT_GET(rp->done, deps[k]))
             return 0;
     return 1;
 }
@@ -180,7 +178,7 @@ static int replay_next(replay *rp, earl_loc l, int forced)
     }
     if (!forced) {
         for (size_t k = 0; k < n; k++)
-            if (!BIT_GET(rp->done, deps[k])) {
+            if (!HB_BIT_GET(rp->done, deps[k])) {
                 if (hb_wait(&rp->waiters, l, deps[k]) != 0)
                     rp->nomem = 1;
                 return 0;
@@ -195,10 +193,10 @@ static int replay_next(replay *rp, earl_loc l, int forced)
         take_in_instance(rp, c, instance, deps, n);
     } else {
         for (size_t k = 0; k < n; k++)
-            if (BIT_GET(rp->done, deps[k]))
+            if (HB_BIT_GET(rp->done, deps[k]))
                 take_in(rp, c, deps[k]);
     }
-    if (BIT_GET(rp->stamped, e)) {
+    if (HB_BIT_GET(rp->stamped, e)) {
         earl_hb *hb = rp->hb;
         size_t k = rp->stamp_order[rp->stamp_next[l]++];
         hb_clock_copy(hb->stamps + k * hb->width + rp->first, c, rp->width);
@@ -218,7 +216,7 @@ static int replay_next(replay *rp, earl_loc l, int forced)
         if (f >= 0)
             drop_saved(rp, f); /* every run of the team took it before the join */
     }
-    BIT_SET(rp->done, e);
+    HB_BIT_SET(rp->done, e);
     rp->cursor[l] = pos + 1;
     rp->n_work += hb_wake(&rp->waiters, e, rp->work + rp->n_work);
     if (++rp->replayed % PROGRESS_EVERY == 0 && rp->leader && rp->opt && rp->opt->progress)
@@ -269,7 +267,7 @@ static int replay_columns(replay *base)
     /* stamps grouped by location (a counting sort): a location meets its
      * stamped events in program order, so each takes the next of its group */
     for (size_t k = 0; k < hb->n; k++) {
-        BIT_SET(rp.stamped, hb->events[k]);
+        HB_BIT_SET(rp.stamped, hb->events[k]);
         rp.stamp_next[ev->location[hb->events[k]] + 1]++;
     }
     for (size_t l = 0; l < nl; l++)
@@ -283,7 +281,7 @@ static int replay_columns(replay *base)
     /* the total order drives; waiting locations catch up when woken */
     for (size_t e = 0; e < ev->count && !rp.nomem; e++) {
         earl_loc l = ev->location[e];
-        if (BIT_GET(rp.done, e) || hb_waiting(&rp.waiters, l))
+        if (HB_BIT_GET(rp.done, e) || hb_waiting(&rp.waiters, l))
             continue;
         if (replay_next(&rp, l, 0) && rp.n_work) /* woke some: they catch up */
             drain(&rp, (earl_eid)e);

@@ -20,8 +20,6 @@
 #include "hb_internal.h"
 #include "util.h"
 
-#define BIT_SET(a, i) ((a)[(size_t)(i) >> 3] |= (uint8_t)(1u << ((size_t)(i) & 7)))
-#define BIT_GET(a, i) (((a)[(size_t)(i) >> 3] >> ((size_t)(i) & 7)) & 1u)
 
 static int is_fork(uint8_t k) { return k == EARL_OMP_FORK || k == EARL_THREAD_FORK; }
 static int is_join(uint8_t k) { return k == EARL_OMP_JOIN || k == EARL_THREAD_JOIN; }
@@ -120,7 +118,7 @@ static earl_status teams_init(hb_rules *r, earl_error *err)
                     goto done;
                 }
                 runs[n_runs++] = (pair){run, last};
-                BIT_SET(r->keep, last);
+                HB_BIT_SET(r->keep, last);
             }
             if (e < 0)
                 break;
@@ -163,9 +161,9 @@ earl_status hb_rules_init(hb_rules *r, const earl_trace *trace, earl_states *sta
         for (size_t j = v->coll_member_start[k]; j < v->coll_member_start[k + 1]; j++) {
             earl_eid b = member_begin(r, v->coll_members[j], v->coll_type[k]);
             r->member_begin[j] = b;
-            BIT_SET(r->member, v->coll_members[j]);
+            HB_BIT_SET(r->member, v->coll_members[j]);
             if (b >= 0)
-                BIT_SET(r->keep, b);
+                HB_BIT_SET(r->keep, b);
         }
     return teams_init(r, err);
 }
@@ -246,7 +244,7 @@ size_t hb_rules_deps(const hb_rules *r, earl_eid e, earl_eid prev, hb_deps *out,
         earl_eid s = earl_states_ptr(r->states, EARL_PTR_SEND, e);
         if (s >= 0 && push_dep(out, &n, s) != 0)
             return SIZE_MAX;
-    } else if (BIT_GET(r->member, e)) { /* an MPI_COLLECTIVE_END, a team barrier's LEAVE */
+    } else if (HB_BIT_GET(r->member, e)) { /* an MPI_COLLECTIVE_END, a team barrier's LEAVE */
         int32_t k = earl_states_instance_of(r->states, e);
         if (k >= 0) {
             *instance = k;
@@ -284,7 +282,7 @@ uint32_t hb_rules_saves(const hb_rules *r, earl_eid e)
         return 1;
     if (is_fork(kind))
         return HB_REFS_HELD;
-    if (BIT_GET(r->keep, e)) /* a collective begin, or the last event of a team run */
+    if (HB_BIT_GET(r->keep, e)) /* a collective begin, or the last event of a team run */
         return kind == EARL_MPI_COLLECTIVE_BEGIN || kind == EARL_ENTER ? HB_REFS_HELD : 1;
     return 0;
 }
