@@ -92,6 +92,8 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
         progress=None, plugins: Sequence = (), strict: bool = False, packages: bool = True):
     from .report import Report
 
+    if isinstance(properties, (str, Property)):
+        properties = [properties]  # one name, group or property: not its characters
     given = [p for p in properties or () if isinstance(p, Property)]
     catalog = assemble(plugins=list(plugins) + given, packages=packages, strict=strict)
     if properties:
