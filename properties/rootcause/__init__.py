@@ -34,12 +34,14 @@ from .critical_path import (CriticalImbalanceImpact, CriticalPath, CriticalPathA
 from .delays import (Delay12N, Delay12NLongTerm, DelayBarrier, DelayBarrierLongTerm,
                      DelayLateReceiver, DelayLateReceiverLongTerm, DelayLateSender,
                      DelayLateSenderLongTerm, DelayN21, DelayN21LongTerm, DelayNxN,
-                     DelayNxNLongTerm, DelayOmpBarrier, DelayOmpIdle, IndirectLateReceiver,
+                     DelayNxNLongTerm, DelayOmpBarrier, DelayOmpBarrierLongTerm, DelayOmpIdle,
+                     DelayOmpIdleLongTerm, IndirectLateReceiver,
                      IndirectLateSender, PropagatingLateReceiver, PropagatingLateSender)
 
 PROPERTIES = (DelayLateSender, DelayLateReceiver, DelayBarrier, DelayNxN, Delay12N, DelayN21,
               DelayOmpBarrier, DelayOmpIdle, DelayLateSenderLongTerm, DelayBarrierLongTerm,
               DelayNxNLongTerm, Delay12NLongTerm, DelayN21LongTerm, DelayLateReceiverLongTerm,
+              DelayOmpBarrierLongTerm, DelayOmpIdleLongTerm,
               IndirectLateSender, IndirectLateReceiver, PropagatingLateSender,
               PropagatingLateReceiver, CriticalPath, CriticalPathActivities,
               CriticalImbalanceImpact, NonCriticalPathActivities)
