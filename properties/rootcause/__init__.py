@@ -25,6 +25,12 @@ two of them (counted at ENTER and LEAVE events), without the waiting time spent
 at the synchronisation points in between, and without the part of the first
 one's call before its completion.
 
+On hybrid MPI+OpenMP traces the OpenMP barriers are wait states too (the last
+thread delays the others), and so is the time worker threads idle while the master
+works outside parallel regions; long-term costs cross both: a cost on the master's
+barrier wait goes on to the last thread, and idle workers make every wait of the
+master between a join and the next fork cost that many times its waiting time.
+
 The package, by concept: points.py (the synchronisation points), intervals.py
 (the time between them per call path), delays.py (delay costs, indirect and
 propagating waits), critical_path.py (the critical path and its metrics).

@@ -668,7 +668,7 @@ class DelayLateSenderLongTerm(_Delay):
     explains = "late_sender"
     description = ("The call paths whose delays cause Late Sender waits indirectly: waiting "
                    "time that propagated through other wait states (the indirect part of Late "
-                   "Sender) traced back to the delays at its origin.")
+                   "Sender) traced back to the delays at its origin." + _THROUGH_OMP_BARRIERS)
     diagnosis = ("Delays with far-reaching effects: an imbalance here spreads along the "
                  "communication chain. Fix it, or decouple with non-blocking communication.")
 
@@ -679,7 +679,7 @@ class DelayLateReceiverLongTerm(_Delay):
     cube_id = "delay_latereceiver_longterm"
     explains = "late_receiver"
     description = ("The call paths whose delays cause Late Receiver waits indirectly, through "
-                   "other wait states.")
+                   "other wait states." + _THROUGH_OMP_BARRIERS)
     diagnosis = "Delays with far-reaching effects: fix them, or post receives earlier."
 
 
