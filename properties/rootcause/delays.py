@@ -207,7 +207,6 @@ def _omp_barrier_delays(ctx, chunks):
     # all meet at every barrier)
     d_bounds = np.searchsorted(wk, np.arange(len(t) + 1))  # wk is sorted
     p_bounds = np.searchsorted(bq, np.arange(len(t) + 1))  # so is bq
-    p_event = sync_points(ctx)[0]["event"]
     i_bounds = np.concatenate((np.nonzero(np.diff(inst))[0] + 1, [len(inst)]))
     leave_l, wait_l, dsum_l, prop_l = leave.tolist(), wait.tolist(), dsum.tolist(), prop.tolist()
     last_l, loc_l = last.tolist(), loc.tolist()
@@ -218,8 +217,8 @@ def _omp_barrier_delays(ctx, chunks):
                     val[d_bounds[j]:d_bounds[j + 1]], dsum_l[j], prop_l[j], None)
                    for j in range(lo, hi)]
         j_last = last_l[lo]
-        rows = brow[p_bounds[j_last]:p_bounds[j_last + 1]]
-        rows = rows[np.argsort(p_event[rows])].tolist()
+        # one location's points, already in event order
+        rows = brow[p_bounds[j_last]:p_bounds[j_last + 1]].tolist()
         instances.append((OMP_BARRIER, loc_l[j_last], members, rows))
         lo = hi
     return short_term, instances
@@ -374,6 +373,8 @@ def _long_term_costs(ctx, p, waits, collectives=(), idle_costs=None):
             inputs = [(what, [costs[src].get(m[0], 0.0) for m in members] if what == "cost"
                        else [m[1] for m in members]) for what in _collective_inputs(kind, src)]
             for what, inp in inputs:
+                if not any(inp):  # most instances carry no cost of most sources
+                    continue
                 scales = []
                 for m, x in zip(members, inp):
                     den = m[4] + m[5]
