@@ -213,8 +213,8 @@ def cmd_plot(args) -> int:
         if args.what == "comm":
             plot_comm(trace, args.output, output=args.value, by=args.by)
         else:
-            report = None if args.what == "timeline" and args.no_wait_states else \
-                analyze(trace, progress=bar)
+            # a timeline's wait states come from the window's own analysis
+            report = None if args.what == "timeline" else analyze(trace, progress=bar)
             if args.what == "report":
                 plot_report(report, args.output)
             else:
