@@ -226,6 +226,14 @@ def export_section(trace) -> None:
     print("  %-30s %10s   ratio to open %.2f (the same wait states from the whole analysis)"
           % ("  ... with the whole analysis", "%.3f s" % m["perfetto_whole_analysis_seconds"],
              m["perfetto_whole_analysis_seconds"] / m["open_seconds"]))
+    names = [k[len("profile_"):-len("_seconds")] for k in m
+             if k.startswith("profile_") and k != "profile_shared_seconds"]
+    print("  profiles (best of %s; after the EARL layer and call tree they share: %.3f s, "
+          "ratio %.2f):" % (REPEATS, m["profile_shared_seconds"],
+                            m["profile_shared_seconds"] / m["open_seconds"]))
+    print("    " + ", ".join("%s %.3f s (%.2f)" % (name, m["profile_%s_seconds" % name],
+                                                    m["profile_%s_seconds" % name]
+                                                    / m["open_seconds"]) for name in names))
     print("  timeline PNG of %d events: %.3f s (target < %.1f s; first in the process, with "
           "matplotlib's import: %.3f s; open + analysis + picture: %.3f s)"
           % (m["small_events"], m["timeline_seconds"], TARGET_TIMELINE_SECONDS,

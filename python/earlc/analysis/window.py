@@ -84,6 +84,23 @@ def open_regions(trace, locations: Sequence[int], before: int) -> Tuple[np.ndarr
     return np.asarray(out, dtype=np.int64), np.asarray(where, dtype=np.int64)
 
 
+def _in_flight(ev, st, stop: int, latest: int) -> np.ndarray:
+    """The receives at or after event `stop` of the messages sent before event
+    `latest`: found from the sends before `latest` or from the receives from
+    `stop` on, whichever part of the trace is smaller."""
+    m = ev.messages
+    recv_kinds = (KINDS["MPI_RECV"], KINDS["MPI_IRECV"])
+    if latest <= len(ev) - stop:
+        rows = np.nonzero(m.event < latest)[0]
+        rows = rows[np.isin(ev.kind[m.event[rows]], _SEND_KINDS)]
+        recv = st.gather("recvptr", m.event[rows].astype(np.int64))
+        return recv[recv >= stop]
+    rows = np.nonzero(m.event >= stop)[0]
+    recv = m.event[rows[np.isin(ev.kind[m.event[rows]], recv_kinds)]].astype(np.int64)
+    send = st.gather("sendptr", recv)
+    return recv[(send >= 0) & (send < latest)]
+
+
 class View:
     """The events a window's analysis sees: the id range [start, stop) and the
     sorted `partners` outside it (see the module doc)."""
@@ -128,10 +145,7 @@ class View:
         received = np.nonzero(np.isin(kind, recv_kinds))[0] + start
         sent = st.gather("sendptr", np.concatenate((received, parts[-1])))
         latest = max(stop, int(sent.max()) + 1 if len(sent) else 0)
-        rows = np.nonzero(m.event < latest)[0]
-        rows = rows[np.isin(ev.kind[m.event[rows]], _SEND_KINDS)]
-        later = st.gather("recvptr", m.event[rows].astype(np.int64))
-        parts.append(later[later >= stop])
+        parts.append(_in_flight(ev, st, stop, latest))
 
         ctx = AnalysisContext(trace)
         named = np.isin(ctx._region_tables[1], _INIT_FINALIZE)
