@@ -172,7 +172,7 @@ def cmd_export(args) -> int:
     trace = open_trace(args.trace, threads=args.threads, progress=bar)
     try:
         written = write_perfetto(trace, args.output, start=start, end=end, locations=locations,
-                                 wait_states=not args.no_wait_states, progress=bar)
+                                 wait_states=not args.no_wait_states)
     except ValueError as exc:  # a location the trace does not have
         print("earlc: error: %s" % exc, file=sys.stderr)
         return 2

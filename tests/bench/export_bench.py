@@ -103,7 +103,7 @@ def main() -> int:
         steady = min(steady, dt)
     t0 = time.perf_counter()
     small2 = earlc.open(small)
-    plot_timeline(small2, os.path.join(out, "t.png"))  # analysis included
+    plot_timeline(small2, os.path.join(out, "t.png"))  # its wait states included
     whole = time.perf_counter() - t0
     for name in ("w.json", "t.png"):
         os.unlink(os.path.join(out, name))

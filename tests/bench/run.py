@@ -235,7 +235,7 @@ def export_section(trace) -> None:
                                                     m["profile_%s_seconds" % name]
                                                     / m["open_seconds"]) for name in names))
     print("  timeline PNG of %d events: %.3f s (target < %.1f s; first in the process, with "
-          "matplotlib's import: %.3f s; open + analysis + picture: %.3f s)"
+          "matplotlib's import: %.3f s; open + its wait states + picture: %.3f s)"
           % (m["small_events"], m["timeline_seconds"], TARGET_TIMELINE_SECONDS,
              m["timeline_first_seconds"], m["timeline_open_analysis_plot_seconds"]))
 

@@ -32,16 +32,15 @@ def _location_label(loc) -> str:
 
 def write_perfetto(trace, path, start: Optional[float] = None, end: Optional[float] = None,
                    locations: Optional[Sequence[int]] = None, report=None,
-                   wait_states: bool = True, progress=None) -> dict:
+                   wait_states: bool = True) -> dict:
     """Write the window [start, end] (seconds from the trace start; None: the
     whole trace) of the selected locations (dense indices; None: all) to path.
 
     Wait states (those whose waiting call overlaps the window) come from report,
     or, when report is None and wait_states is true, from the built-in properties
     evaluated on the window and the events its events point to (the same
-    occurrences as the whole analysis, at the cost of the window).  progress is
-    kept for callers and not called.  Returns what was written: {"slices",
-    "wait_states", "flows", "tracks"}.
+    occurrences as the whole analysis, at the cost of the window).  Returns what
+    was written: {"slices", "wait_states", "flows", "tracks"}.
     """
     from .. import __version__
 
