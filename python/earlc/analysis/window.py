@@ -45,10 +45,10 @@ import numpy as np
 
 from ..events import KINDS
 from . import regions as rc
-from .catalog import builtin_properties, ordered
+from .catalog import builtin_properties
 from .context import AnalysisContext
 from .engine import detect, is_detected
-from .property import Instances, Property
+from .property import Property
 
 #: region classes whose instances are the program's own work: a window is not
 #: widened to them (a wait state is charged to a runtime call, or, for thread
@@ -56,6 +56,7 @@ from .property import Instances, Property
 _WORK_CLASSES = {rc.CLASS_CODE[c] for c in ("user", "omp_parallel", "omp_construct",
                                             "other_paradigm")}
 _SEND_KINDS = (KINDS["MPI_SEND"], KINDS["MPI_ISEND"])
+_RECV_KINDS = (KINDS["MPI_RECV"], KINDS["MPI_IRECV"])
 _INIT_FINALIZE = ("MPI_Init", "MPI_Init_thread", "MPI_Finalize")
 
 
@@ -89,14 +90,13 @@ def _in_flight(ev, st, stop: int, latest: int) -> np.ndarray:
     `latest`: found from the sends before `latest` or from the receives from
     `stop` on, whichever part of the trace is smaller."""
     m = ev.messages
-    recv_kinds = (KINDS["MPI_RECV"], KINDS["MPI_IRECV"])
     if latest <= len(ev) - stop:
         rows = np.nonzero(m.event < latest)[0]
         rows = rows[np.isin(ev.kind[m.event[rows]], _SEND_KINDS)]
         recv = st.gather("recvptr", m.event[rows].astype(np.int64))
         return recv[recv >= stop]
     rows = np.nonzero(m.event >= stop)[0]
-    recv = m.event[rows[np.isin(ev.kind[m.event[rows]], recv_kinds)]].astype(np.int64)
+    recv = m.event[rows[np.isin(ev.kind[m.event[rows]], _RECV_KINDS)]].astype(np.int64)
     send = st.gather("sendptr", recv)
     return recv[(send >= 0) & (send < latest)]
 
@@ -109,7 +109,8 @@ class View:
         ev = trace.events
         st = trace.states
         n = len(ev)
-        cls = rc.region_tables(trace)[0]
+        whole = AnalysisContext(trace)  # enumerates the whole trace
+        cls = whole.region_class
         spare = len(cls) - 1
 
         def runtime(enters):
@@ -141,21 +142,20 @@ class View:
         parts.append(recv[recv >= 0])
 
         # messages in flight at the range's end, sent before the latest send in view
-        recv_kinds = (KINDS["MPI_RECV"], KINDS["MPI_IRECV"])
-        received = np.nonzero(np.isin(kind, recv_kinds))[0] + start
+        received = np.nonzero(np.isin(kind, _RECV_KINDS))[0] + start
         sent = st.gather("sendptr", np.concatenate((received, parts[-1])))
         latest = max(stop, int(sent.max()) + 1 if len(sent) else 0)
         parts.append(_in_flight(ev, st, stop, latest))
 
-        ctx = AnalysisContext(trace)
-        named = np.isin(ctx._region_tables[1], _INIT_FINALIZE)
+        named = np.isin(whole._region_tables[1], _INIT_FINALIZE)
         named[-1] = False
         if named[:-1].any():
             enters = np.nonzero(kind == KINDS["ENTER"])[0] + start
             if named[np.minimum(ev.region[enters].astype(np.int64), spare)].any():
-                parts.append(ctx.enters_of(named))
-        if ctx.count_of_kind("THREAD_FORK", "OMP_FORK", "THREAD_JOIN", "OMP_JOIN"):
-            parts.append(ctx.events_of_kind("THREAD_FORK", "OMP_FORK", "THREAD_JOIN", "OMP_JOIN"))
+                parts.append(whole.enters_of(named))
+        teams = ("THREAD_FORK", "OMP_FORK", "THREAD_JOIN", "OMP_JOIN")
+        if whole.count_of_kind(*teams):
+            parts.append(whole.events_of_kind(*teams))
 
         partners = np.unique(np.concatenate([np.asarray(p, dtype=np.int64) for p in parts]))
         self.partners = partners[(partners < start) | (partners >= stop)]
@@ -199,30 +199,18 @@ def wait_state_properties(properties: Optional[Sequence[Property]] = None) -> Li
     with the compound events they subscribe to, in evaluation order."""
     catalog = list(properties) if properties is not None else builtin_properties()
     by_name = {p.name: p for p in catalog}
-    chosen = {}
+    chosen = {}  # in insertion order: every publisher before its subscribers
 
     def need(p):
-        if p.name in chosen:
-            return
-        if p.subscribes:
-            need(by_name[p.subscribes])
-        chosen[p.name] = p
+        if p.name not in chosen:
+            if p.subscribes:
+                need(by_name[p.subscribes])
+            chosen[p.name] = p
 
     for p in catalog:
         if p.unit == "sec" and p.metric and not p.group and is_detected(p):
             need(p)
-    # ordered() checks parents too: the parents of a window's properties are
-    # no part of it, so order by subscriptions alone
-    order, done = [], set()
-    for p in chosen.values():
-        chain = []
-        while p is not None and p.name not in done:
-            chain.append(p)
-            p = by_name.get(p.subscribes) if p.subscribes else None
-        for q in reversed(chain):
-            done.add(q.name)
-            order.append(q)
-    return order
+    return list(chosen.values())
 
 
 def analyze_window(trace, lo: int, hi: int, locations: Sequence[int]):
@@ -255,5 +243,4 @@ def analyze_window(trace, lo: int, hi: int, locations: Sequence[int]):
         _core.restore_numpy_memory(previous)
 
 
-__all__ = ["View", "WindowContext", "analyze_window", "open_regions", "wait_state_properties",
-           "Instances"]
+__all__ = ["View", "WindowContext", "analyze_window", "open_regions", "wait_state_properties"]
