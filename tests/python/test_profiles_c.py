@@ -54,6 +54,8 @@ def test_bad_arguments_are_clear_errors():
         _core.profile_inclusive(trace._core, b"\0" * 8, 3)
     enterptr = np.ascontiguousarray(trace.states.enterptr)
     with pytest.raises(earlc.TraceError, match="at least one bin"):
-        _core.profile_time(trace._core, enterptr, 0, 0, 5, 3)
+        _core.profile_time(trace._core, enterptr, 0, 0, 5, 3)  # a span of 0 ticks
+    with pytest.raises(ValueError, match="at least 1"):
+        _core.profile_time(trace._core, enterptr, 0, 10, 0, 3)
     with pytest.raises(ValueError, match="bins must be at least 1"):
         profiles.time_profile(trace, bins=0)

@@ -47,13 +47,17 @@ static PyObject *profile_time(PyObject *self, PyObject *args, PyObject *kwargs)
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oy*LLII", kwlist, &trace_obj, &enterptr,
                                      &t0, &span, &n_bins, &n_regions))
         return NULL;
+    if (n_bins == 0) {
+        PyBuffer_Release(&enterptr);
+        return PyErr_Format(PyExc_ValueError, "profile_time: bins must be at least 1");
+    }
     PyObject *totals = NULL, *present = NULL;
     earl_trace *trace = trace_and_pointers(trace_obj, &enterptr, "enterptr");
-    if (trace && n_bins > 0) {
+    if (trace) {
         totals = zeroed(((size_t)n_regions + 1) * n_bins, sizeof(int64_t));
         present = totals ? zeroed((size_t)n_regions + 1, 1) : NULL;
     }
-    if (!trace || (n_bins > 0 && !present)) {
+    if (!present) {
         Py_XDECREF(totals);
         PyBuffer_Release(&enterptr);
         return NULL;
@@ -63,8 +67,8 @@ static PyObject *profile_time(PyObject *self, PyObject *args, PyObject *kwargs)
     earl_status rc;
     Py_BEGIN_ALLOW_THREADS
     rc = earl_profile_time(trace, (const earl_eid *)enterptr.buf, &bins, n_regions,
-                           totals ? (int64_t *)PyBytes_AS_STRING(totals) : NULL,
-                           present ? (uint8_t *)PyBytes_AS_STRING(present) : NULL, &err);
+                           (int64_t *)PyBytes_AS_STRING(totals),
+                           (uint8_t *)PyBytes_AS_STRING(present), &err);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&enterptr);
     if (rc != EARL_OK) {
