@@ -199,6 +199,10 @@ def message_rows(ctx):
         kinds = ev.kind[m.event]
         sends = (kinds == ctx.kinds["MPI_SEND"]) | (kinds == ctx.kinds["MPI_ISEND"])
         recvs = (kinds == ctx.kinds["MPI_RECV"]) | (kinds == ctx.kinds["MPI_IRECV"])
+        if ctx.view is not None:  # a window's analysis: the rows of the events in view
+            seen = ctx.view.contains(m.event)
+            sends &= seen
+            recvs &= seen
         return m, sends, recvs
     return ctx.memo("message_rows", compute)
 
