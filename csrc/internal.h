@@ -78,8 +78,15 @@ typedef struct side_tables {
 } side_tables;
 
 void side_tables_columns(side_tables *t, earl_family family, earl_colset *s);
+/* The columns of a reading buffer's table: all but the event column (the
+ * event is the row's owner, which the buffer's payload column names; the
+ * merge writes the trace's event column). */
+void side_tables_row_columns(side_tables *t, earl_family family, earl_colset *s);
 size_t *side_tables_count(side_tables *t, earl_family family);
 void side_tables_free(side_tables *t);
+/* The same, never keeping the blocks (a reading buffer's tables, given back
+ * with earl_mem_discard while the merge copied them). */
+void side_tables_free_unkept(side_tables *t);
 
 /* ---- warnings ------------------------------------------------------------- */
 
@@ -138,7 +145,7 @@ typedef struct loc_events {
      * the side table for kinds with a payload family, EARL_UNDEFINED_REF
      * otherwise; order.c splits it into the trace's region and ref columns */
     uint32_t *payload;
-    side_tables tables;        /* event columns hold local indices */
+    side_tables tables;        /* without event columns (side_tables_row_columns) */
 
     earl_time last_time;
     uint32_t *stack; size_t depth, cap_stack;   /* open regions */

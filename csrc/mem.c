@@ -28,6 +28,13 @@
  * quarter of the physical memory is kept; EARLC_KEEP_MEMORY in the
  * environment sets the seconds (0 or "no": keep nothing), and
  * earl_mem_release returns every kept block at once.
+ *
+ * Blocks consumed front to back (an open's reading buffers, while the merge
+ * writes the trace's columns) give their pages back as they go
+ * (earl_mem_discard) and are unmapped when freed (earl_mem_free_unkept):
+ * the columns being written fault in the pages just given back, so the
+ * open's resident memory stays near the size of the finished trace instead
+ * of the reading buffers plus the trace.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* mremap */
@@ -35,6 +42,7 @@
 #include "util.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,6 +361,43 @@ void earl_mem_free(void *p)
         h->magic = 0;
         free(h);
     }
+}
+
+void earl_mem_free_unkept(void *p)
+{
+    if (p && header_of(p)->magic == MEM_MAGIC_LARGE)
+        unmap_block(p);
+    else
+        earl_mem_free(p);
+}
+
+static size_t page_bytes(void)
+{
+    static _Atomic size_t page;
+    size_t p = page;
+    if (!p) {
+        long s = sysconf(_SC_PAGESIZE);
+        p = s > 0 ? (size_t)s : 4096;
+        page = p;
+    }
+    return p;
+}
+
+size_t earl_mem_discard(void *p, size_t from, size_t to)
+{
+    if (!p || from >= to || header_of(p)->magic != MEM_MAGIC_LARGE)
+        return from; /* malloc's blocks go back whole, when freed */
+    uintptr_t page = page_bytes(), start = (uintptr_t)p;
+    /* whole pages only: the ones at the ends may hold bytes still in use */
+    uintptr_t lo = (start + from + page - 1) & ~(page - 1);
+    uintptr_t hi = (start + to) & ~(page - 1);
+    if (hi <= lo)
+        return from;
+    /* MADV_DONTNEED: the pages leave the resident set now, and the range
+     * reads as zeros if touched again */
+    if (madvise((void *)lo, hi - lo, MADV_DONTNEED) != 0)
+        return from;
+    return hi - start;
 }
 
 #ifdef MREMAP_MAYMOVE

@@ -109,6 +109,9 @@ typedef struct merge_part {
     earl_eid *event_col[N_FAMILIES];
     uint8_t family_of[256];
     heap_node *heap;
+    /* per location and input column: the byte offset up to which the pages
+     * this part consumed were given back (discard_consumed) */
+    size_t (*given_back)[3];
 } merge_part;
 
 /* Rows [lo, hi) of this part's share of n rows. */
@@ -119,7 +122,10 @@ static void share_of(const merge_part *p, size_t n, size_t *lo, size_t *hi)
 }
 
 /* Copy this part's share of every location's side-table rows to their
- * global place.  The event column is left out: the merge writes it. */
+ * global place, giving the copied pages of the reading buffers back at once
+ * (the trace's tables fault in those pages as the copy goes on).  The
+ * buffers have no event column (side_tables_row_columns): the merge writes
+ * the trace's. */
 static void copy_rows(merge_part *p)
 {
     for (int f = EARL_FAMILY_MSG; f < N_FAMILIES; f++) {
@@ -128,13 +134,14 @@ static void copy_rows(merge_part *p)
         for (size_t l = 0; l < p->n_locs; l++) {
             side_tables *local = (side_tables *)&p->bufs[l].tables;
             earl_colset src;
-            side_tables_columns(local, (earl_family)f, &src);
+            side_tables_row_columns(local, (earl_family)f, &src);
             size_t lo, hi, row0 = p->base[l * N_FAMILIES + f];
             share_of(p, *side_tables_count(local, (earl_family)f), &lo, &hi);
-            for (int c = 1; c < dst.n && hi > lo; c++) {
-                size_t w = dst.col[c].width;
-                memcpy((char *)*dst.col[c].data + (row0 + lo) * w,
+            for (int c = 0; c < src.n && hi > lo; c++) {
+                size_t w = src.col[c].width;
+                memcpy((char *)*dst.col[c + 1].data + (row0 + lo) * w,
                        (const char *)*src.col[c].data + lo * w, (hi - lo) * w);
+                earl_mem_discard(*src.col[c].data, lo * w, hi * w);
             }
         }
     }
@@ -163,6 +170,26 @@ static void *fix_rows(void *arg)
     return NULL;
 }
 
+/* Events merged between two give-backs of the consumed input: 2 MB of
+ * time stamps, few system calls and little input left over. */
+#define GIVE_BACK_STEP ((size_t)1 << 18)
+
+/* Give back the pages of the reading buffers that this part has consumed
+ * (its events [start, cursor) of every location): the trace's columns,
+ * written at the same pace, fault in those pages instead of fresh ones, so
+ * the merge needs little more memory than the finished trace.  Pages at the
+ * edges of the part's range may hold a neighbour part's events and stay. */
+static void discard_consumed(merge_part *p)
+{
+    for (size_t l = 0; l < p->n_locs; l++) {
+        const loc_events *b = &p->bufs[l];
+        size_t done = p->cursor[l], *back = p->given_back[l];
+        back[0] = earl_mem_discard(b->time, back[0], done * sizeof *b->time);
+        back[1] = earl_mem_discard(b->kind, back[1], done * sizeof *b->kind);
+        back[2] = earl_mem_discard(b->payload, back[2], done * sizeof *b->payload);
+    }
+}
+
 static void *merge_slice(void *arg)
 {
     merge_part *p = arg;
@@ -172,6 +199,12 @@ static void *merge_slice(void *arg)
     uint64_t *kind_counts = p->kind_counts;
     copy_rows(p);
     memcpy(cursor, p->start, p->n_locs * sizeof *cursor);
+    for (size_t l = 0; l < p->n_locs; l++) {
+        p->given_back[l][0] = p->start[l] * sizeof *bufs[l].time;
+        p->given_back[l][1] = p->start[l] * sizeof *bufs[l].kind;
+        p->given_back[l][2] = p->start[l] * sizeof *bufs[l].payload;
+    }
+    size_t next_give_back = p->first + GIVE_BACK_STEP;
     heap_node *heap = p->heap;
     size_t heap_n = 0;
     for (size_t l = 0; l < p->n_locs; l++)
@@ -222,7 +255,12 @@ static void *merge_slice(void *arg)
             if (heap_n)
                 sift_down(heap, heap_n, 0);
         }
+        if (g >= next_give_back) {
+            discard_consumed(p);
+            next_give_back = g + GIVE_BACK_STEP;
+        }
     }
+    discard_consumed(p);
     return NULL;
 }
 
@@ -293,10 +331,12 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
     size_t *cursors = calloc((P + 1) * (n_locs + 1), sizeof *cursors);
     size_t *positions = malloc(P * (n_locs + 1) * sizeof *positions);
     heap_node *heaps = malloc(P * (n_locs + 1) * sizeof *heaps);
+    size_t (*given_back)[3] = malloc(P * (n_locs + 1) * sizeof *given_back);
     pthread_t *tids = calloc(P, sizeof *tids);
     earl_status st = EARL_OK;
     if (!tr->time || !tr->location || !tr->kind || !tr->region || !tr->ref || !tr->loc_events ||
-        !tr->loc_start || !base || !value_base || !parts || !cursors || !positions || !heaps || !tids) {
+        !tr->loc_start || !base || !value_base || !parts || !cursors || !positions || !heaps ||
+        !given_back || !tids) {
         st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory ordering %zu events", tr->anchor, n);
         goto done;
     }
@@ -333,6 +373,7 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
         p->stop = cursors + (k + 1) * (n_locs + 1);
         p->cursor = positions + k * (n_locs + 1);
         p->heap = heaps + k * (n_locs + 1);
+        p->given_back = given_back + k * (n_locs + 1);
         for (size_t l = 0; l < n_locs; l++)
             p->first += p->start[l];
         p->share = k;
@@ -362,6 +403,7 @@ done:
     free(cursors);
     free(positions);
     free(heaps);
+    free(given_back);
     free(tids);
     return st;
 }

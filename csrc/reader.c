@@ -163,7 +163,7 @@ static int64_t add_row(loc_events *b, int64_t i, earl_family family)
     size_t *count = side_tables_count(&b->tables, family);
     if (EARL_UNLIKELY(*count == b->tables.cap[family])) {
         earl_colset s;
-        side_tables_columns(&b->tables, family, &s);
+        side_tables_row_columns(&b->tables, family, &s);
         if (earl_colset_reserve(&s, &b->tables.cap[family], *count + 1) != 0) {
             b->nomem = 1;
             return -1;
@@ -254,7 +254,6 @@ static OTF2_CallbackCode message(loc_events *b, OTF2_TimeStamp t, earl_kind kind
     if (r < 0)
         return OTF2_CALLBACK_INTERRUPT;
     earl_msg_table *m = &b->tables.msg;
-    m->event[r] = i;
     m->peer[r] = peer_location(b, i, comm, rank);
     m->peer_rank[r] = rank;
     m->comm[r] = comm;
@@ -335,7 +334,7 @@ static int64_t append_request_record(loc_events *b, OTF2_TimeStamp t, earl_kind 
     if (r < 0)
         return -1;
     earl_msg_table *m = &b->tables.msg;
-    m->event[r] = i; m->peer[r] = EARL_NONE; m->peer_rank[r] = EARL_UNDEFINED_REF;
+    m->peer[r] = EARL_NONE; m->peer_rank[r] = EARL_UNDEFINED_REF;
     m->comm[r] = EARL_UNDEFINED_REF; m->tag[r] = 0; m->bytes[r] = 0;
     m->request[r] = request; m->partner[r] = EARL_NONE;
     m->requested_source[r] = m->requested_tag[r] = EARL_REQUESTED_UNKNOWN;
@@ -483,7 +482,6 @@ static OTF2_CallbackCode on_coll_end(OTF2_LocationRef location, OTF2_TimeStamp t
     if (r < 0)
         return OTF2_CALLBACK_INTERRUPT;
     earl_coll_table *c = &b->tables.coll;
-    c->event[r] = i;
     c->op[r] = op;
     c->comm[r] = comm;
     c->root_rank[r] = root;
@@ -503,7 +501,7 @@ static OTF2_CallbackCode sync_event(loc_events *b, OTF2_TimeStamp t, earl_kind k
     if (r < 0)
         return OTF2_CALLBACK_INTERRUPT;
     earl_sync_table *s = &b->tables.sync;
-    s->event[r] = i; s->model[r] = model; s->comm[r] = comm; s->id[r] = id; s->count_[r] = count;
+    s->model[r] = model; s->comm[r] = comm; s->id[r] = id; s->count_[r] = count;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -562,7 +560,6 @@ static OTF2_CallbackCode program_event(loc_events *b, OTF2_TimeStamp t, earl_kin
     int64_t r = add_row(b, i, EARL_FAMILY_PROGRAM);
     if (r < 0)
         return OTF2_CALLBACK_INTERRUPT;
-    b->tables.program.event[r] = i;
     b->tables.program.name[r] = name;
     b->tables.program.exit_status[r] = exit_status;
     return OTF2_CALLBACK_SUCCESS;
@@ -588,7 +585,7 @@ static OTF2_CallbackCode on_metric(EVT_ARGS, OTF2_MetricRef metric, uint8_t n,
     cap = b->tables.cap_values;
     if (EARL_GROW(m->value_types, cap, m->n_values + n) != 0) { b->nomem = 1; return OTF2_CALLBACK_INTERRUPT; }
     b->tables.cap_values = cap;
-    m->event[r] = i; m->metric[r] = metric; m->first[r] = (uint32_t)m->n_values; m->n[r] = n;
+    m->metric[r] = metric; m->first[r] = (uint32_t)m->n_values; m->n[r] = n;
     for (uint8_t k = 0; k < n; k++) {
         memcpy(&m->values[m->n_values], &values[k], sizeof(uint64_t));
         m->value_types[m->n_values++] = types[k];
@@ -604,7 +601,7 @@ static OTF2_CallbackCode rma_event(loc_events *b, OTF2_TimeStamp t, earl_kind ki
     if (r < 0)
         return OTF2_CALLBACK_INTERRUPT;
     earl_rma_table *m = &b->tables.rma;
-    m->event[r] = i; m->win[r] = win; m->remote[r] = remote; m->bytes[r] = bytes;
+    m->win[r] = win; m->remote[r] = remote; m->bytes[r] = bytes;
     m->matching[r] = matching;
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -890,9 +887,11 @@ loc_events *loc_events_alloc(size_t n)
 
 void loc_events_free(loc_events *b)
 {
-    earl_mem_free(b->time); earl_mem_free(b->kind); earl_mem_free(b->payload);
+    /* not kept: the merge gave their pages back as it consumed them */
+    earl_mem_free_unkept(b->time); earl_mem_free_unkept(b->kind);
+    earl_mem_free_unkept(b->payload);
     b->time = NULL; b->kind = NULL; b->payload = NULL;
-    side_tables_free(&b->tables);
+    side_tables_free_unkept(&b->tables);
     free(b->stack); b->stack = NULL;
     free(b->requests.keys); free(b->requests.values); free(b->requests.used);
     memset(&b->requests, 0, sizeof b->requests);

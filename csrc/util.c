@@ -101,13 +101,16 @@ int earl_colset_reserve(const earl_colset *set, size_t *cap, size_t need)
     return 0;
 }
 
-void earl_colset_free(const earl_colset *set)
+static void colset_free_with(const earl_colset *set, void (*free_block)(void *))
 {
     for (int i = 0; i < set->n; i++) {
-        earl_mem_free(*set->col[i].data);
+        free_block(*set->col[i].data);
         *set->col[i].data = NULL;
     }
 }
+
+void earl_colset_free(const earl_colset *set) { colset_free_with(set, earl_mem_free); }
+void earl_colset_free_unkept(const earl_colset *set) { colset_free_with(set, earl_mem_free_unkept); }
 
 char *earl_strdup(const char *s)
 {
