@@ -268,17 +268,27 @@ static void *take_fitting(size_t bytes, int growing)
  * unpredictable sizes fits would leave the new mapping to pages nobody
  * touched for long.  The store's own requests repeat from one open to the
  * next, so there a miss leaves the kept blocks to the requests they fit. */
-static void *map_after_miss(size_t bytes, int recycle)
+/* Unmap kept blocks, oldest first, until at least bytes are given back or
+ * nothing is kept. */
+static void free_kept_bytes(size_t bytes)
 {
     pthread_mutex_lock(&pool.lock);
-    pool.stats.mapped++;
     size_t freed = 0;
-    while (recycle && freed < bytes && pool.n_kept) {
+    while (freed < bytes && pool.n_kept) {
         int oldest = oldest_kept_locked();
         freed += pool.kept[oldest].capacity;
         unmap_block(take_kept_locked(oldest));
     }
     pthread_mutex_unlock(&pool.lock);
+}
+
+static void *map_after_miss(size_t bytes, int recycle)
+{
+    pthread_mutex_lock(&pool.lock);
+    pool.stats.mapped++;
+    pthread_mutex_unlock(&pool.lock);
+    if (recycle)
+        free_kept_bytes(bytes);
     return map_block(bytes);
 }
 
@@ -422,10 +432,10 @@ static void *grow_mapping(void *block, size_t bytes)
 }
 #endif
 
-void *earl_mem_realloc(void *p, size_t bytes)
+static void *mem_realloc(void *p, size_t bytes, int recycle)
 {
     if (!p)
-        return earl_mem_alloc(bytes);
+        return mem_alloc(bytes, recycle);
     mem_header *h = header_of(p);
     if (bytes <= h->capacity)
         return p;
@@ -439,17 +449,23 @@ void *earl_mem_realloc(void *p, size_t bytes)
     /* memory touched before beats fresh memory, even at the price of a copy */
     void *q = IS_LARGE(bytes) ? take_fitting(bytes, 1) : NULL;
 #ifdef MREMAP_MAYMOVE
-    if (!q && h->magic == MEM_MAGIC_LARGE)
+    if (!q && h->magic == MEM_MAGIC_LARGE) {
+        if (recycle) /* the pages the block grows by: kept ones given back first */
+            free_kept_bytes(bytes - h->capacity);
         return grow_mapping(p, bytes);
+    }
 #endif
     if (!q)
-        q = earl_mem_alloc(bytes);
+        q = mem_alloc(bytes, recycle);
     if (!q)
         return NULL;
     memcpy(q, p, h->capacity);
     earl_mem_free(p);
     return q;
 }
+
+void *earl_mem_realloc(void *p, size_t bytes) { return mem_realloc(p, bytes, 0); }
+void *earl_mem_realloc_scratch(void *p, size_t bytes) { return mem_realloc(p, bytes, 1); }
 
 void earl_mem_release(void)
 {

@@ -129,7 +129,7 @@ static int reserve_core(loc_events *b, size_t need)
 {
     earl_colset s = {3, {{(void **)&b->time, sizeof *b->time}, {(void **)&b->kind, 1},
                          {(void **)&b->payload, sizeof *b->payload}}};
-    if (earl_colset_reserve(&s, &b->cap, need) != 0) {
+    if (earl_colset_reserve_scratch(&s, &b->cap, need) != 0) {
         b->nomem = 1;
         return -1;
     }
@@ -164,7 +164,7 @@ static int64_t add_row(loc_events *b, int64_t i, earl_family family)
     if (EARL_UNLIKELY(*count == b->tables.cap[family])) {
         earl_colset s;
         side_tables_row_columns(&b->tables, family, &s);
-        if (earl_colset_reserve(&s, &b->tables.cap[family], *count + 1) != 0) {
+        if (earl_colset_reserve_scratch(&s, &b->tables.cap[family], *count + 1) != 0) {
             b->nomem = 1;
             return -1;
         }

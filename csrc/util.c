@@ -83,7 +83,8 @@ int earl_grow(void **p, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-int earl_colset_reserve(const earl_colset *set, size_t *cap, size_t need)
+static int colset_reserve_with(const earl_colset *set, size_t *cap, size_t need,
+                               void *(*realloc_block)(void *, size_t))
 {
     if (need <= *cap)
         return 0;
@@ -92,13 +93,23 @@ int earl_colset_reserve(const earl_colset *set, size_t *cap, size_t need)
     while (n < need)
         n += n / 2 + 16;
     for (int i = 0; i < set->n; i++) {
-        void *q = earl_mem_realloc(*set->col[i].data, n * set->col[i].width);
+        void *q = realloc_block(*set->col[i].data, n * set->col[i].width);
         if (!q)
             return -1; /* columns already grown keep their larger blocks */
         *set->col[i].data = q;
     }
     *cap = n;
     return 0;
+}
+
+int earl_colset_reserve(const earl_colset *set, size_t *cap, size_t need)
+{
+    return colset_reserve_with(set, cap, need, earl_mem_realloc);
+}
+
+int earl_colset_reserve_scratch(const earl_colset *set, size_t *cap, size_t need)
+{
+    return colset_reserve_with(set, cap, need, earl_mem_realloc_scratch);
 }
 
 static void colset_free_with(const earl_colset *set, void (*free_block)(void *))
