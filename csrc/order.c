@@ -16,6 +16,7 @@
  * partners.  The heap is consulted once per run of one location's events,
  * not once per event.
  */
+#include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,7 @@ static earl_status plan_tables(earl_trace *tr, loc_events *bufs, size_t n_locs, 
             base[l * N_FAMILIES + f] = total;
             total += *side_tables_count(&bufs[l].tables, (earl_family)f);
         }
+        base[n_locs * N_FAMILIES + f] = total;
         earl_colset s;
         side_tables_columns(g, (earl_family)f, &s);
         if (total && earl_colset_reserve(&s, &g->cap[f], total) != 0)
@@ -126,8 +128,9 @@ static void share_of(const merge_part *p, size_t n, size_t *lo, size_t *hi)
  * (the trace's tables fault in those pages as the copy goes on).  The
  * buffers have no event column (side_tables_row_columns): the merge writes
  * the trace's. */
-static void copy_rows(merge_part *p)
+static void *copy_rows(void *arg)
 {
+    merge_part *p = arg;
     for (int f = EARL_FAMILY_MSG; f < N_FAMILIES; f++) {
         earl_colset dst;
         side_tables_columns(&p->tr->tables, (earl_family)f, &dst);
@@ -145,6 +148,13 @@ static void copy_rows(merge_part *p)
             }
         }
     }
+    return NULL;
+}
+
+/* Rows of location l in family f (base has a row for one location more). */
+static size_t rows_of(const size_t *base, size_t l, earl_family f)
+{
+    return base[(l + 1) * N_FAMILIES + f] - base[l * N_FAMILIES + f];
 }
 
 /* After every slice is merged: this part's share of the request partners
@@ -156,14 +166,14 @@ static void *fix_rows(void *arg)
     earl_trace *tr = p->tr;
     for (size_t l = 0; l < p->n_locs; l++) {
         size_t lo, hi, row0 = p->base[l * N_FAMILIES + EARL_FAMILY_MSG];
-        share_of(p, p->bufs[l].tables.msg.count, &lo, &hi);
+        share_of(p, rows_of(p->base, l, EARL_FAMILY_MSG), &lo, &hi);
         earl_eid *partner = tr->tables.msg.partner + row0;
         const earl_eid *seq = tr->loc_events + tr->loc_start[l];
         for (size_t r = lo; r < hi; r++)
             if (partner[r] >= 0)
                 partner[r] = seq[partner[r]];
         row0 = p->base[l * N_FAMILIES + EARL_FAMILY_METRIC];
-        share_of(p, p->bufs[l].tables.metric.count, &lo, &hi);
+        share_of(p, rows_of(p->base, l, EARL_FAMILY_METRIC), &lo, &hi);
         for (size_t r = lo; r < hi; r++)
             tr->tables.metric.first[row0 + r] += (uint32_t)p->value_base[l];
     }
@@ -183,10 +193,13 @@ static void discard_consumed(merge_part *p)
 {
     for (size_t l = 0; l < p->n_locs; l++) {
         const loc_events *b = &p->bufs[l];
-        size_t done = p->cursor[l], *back = p->given_back[l];
-        back[0] = earl_mem_discard(b->time, back[0], done * sizeof *b->time);
-        back[1] = earl_mem_discard(b->kind, back[1], done * sizeof *b->kind);
-        back[2] = earl_mem_discard(b->payload, back[2], done * sizeof *b->payload);
+        /* in shared slots, the blocks are the shared columns */
+        const reading_columns *c = b->shared;
+        size_t done = (c ? b->first_slot : 0) + p->cursor[l], *back = p->given_back[l];
+        back[0] = earl_mem_discard(c ? c->time : b->time, back[0], done * sizeof *b->time);
+        back[1] = earl_mem_discard(c ? c->kind : b->kind, back[1], done * sizeof *b->kind);
+        back[2] = earl_mem_discard(c ? c->payload : b->payload, back[2],
+                                   done * sizeof *b->payload);
     }
 }
 
@@ -197,12 +210,12 @@ static void *merge_slice(void *arg)
     const loc_events *bufs = p->bufs;
     size_t *cursor = p->cursor;
     uint64_t *kind_counts = p->kind_counts;
-    copy_rows(p);
     memcpy(cursor, p->start, p->n_locs * sizeof *cursor);
     for (size_t l = 0; l < p->n_locs; l++) {
-        p->given_back[l][0] = p->start[l] * sizeof *bufs[l].time;
-        p->given_back[l][1] = p->start[l] * sizeof *bufs[l].kind;
-        p->given_back[l][2] = p->start[l] * sizeof *bufs[l].payload;
+        size_t first = (bufs[l].shared ? bufs[l].first_slot : 0) + p->start[l];
+        p->given_back[l][0] = first * sizeof *bufs[l].time;
+        p->given_back[l][1] = first * sizeof *bufs[l].kind;
+        p->given_back[l][2] = first * sizeof *bufs[l].payload;
     }
     size_t next_give_back = p->first + GIVE_BACK_STEP;
     heap_node *heap = p->heap;
@@ -324,7 +337,7 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
     tr->ref = earl_mem_alloc(alloc * sizeof *tr->ref);
     tr->loc_events = earl_mem_alloc(alloc * sizeof *tr->loc_events);
     tr->loc_start = malloc((n_locs + 1) * sizeof *tr->loc_start);
-    size_t *base = calloc(n_locs * N_FAMILIES + 1, sizeof *base);
+    size_t *base = calloc((n_locs + 1) * N_FAMILIES, sizeof *base);
     size_t *value_base = calloc(n_locs + 1, sizeof *value_base);
     size_t P = (size_t)n_threads;
     merge_part *parts = calloc(P, sizeof *parts);
@@ -388,6 +401,12 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
         for (int kind = 0; kind < EARL_KIND_COUNT; kind++)
             p->family_of[kind] = (uint8_t)earl_kind_family((earl_kind)kind);
     }
+    /* the side-table rows first, so that the reading buffers' tables are
+     * gone before the core columns are written */
+    run_parts(copy_rows, parts, P, tids);
+    for (size_t l = 0; l < n_locs; l++)
+        side_tables_free_unkept(&bufs[l].tables);
+    malloc_trim(0); /* small locations' tables came from malloc's heap */
     run_parts(merge_slice, parts, P, tids);
     run_parts(fix_rows, parts, P, tids);
     memset(tr->view.kind_counts, 0, sizeof tr->view.kind_counts);
