@@ -411,6 +411,33 @@ size_t earl_mem_discard(void *p, size_t from, size_t to)
 }
 
 #ifdef MREMAP_MAYMOVE
+/* Move the mapping map (old_bytes) to a new place of new_bytes where
+ * map + offset, the block, starts on a huge-page boundary (MAP_FAILED when
+ * it cannot): the kernel backs the pages the block grows by with huge
+ * pages only in 2 MB ranges aligned in the address space, and a move to
+ * wherever there is room would leave most of them to 4 KB faults. */
+static void *move_aligned(void *map, size_t old_bytes, size_t new_bytes, size_t offset)
+{
+    size_t reserve = new_bytes + MEM_ALIGN;
+    char *room = mmap(NULL, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                      -1, 0);
+    if (room == MAP_FAILED)
+        return MAP_FAILED;
+    uintptr_t block = ((uintptr_t)room + offset + MEM_ALIGN - 1) & ~(MEM_ALIGN - 1);
+    char *dest = (char *)(block - offset);
+    void *moved = mremap(map, old_bytes, new_bytes, MREMAP_MAYMOVE | MREMAP_FIXED, dest);
+    if (moved == MAP_FAILED) {
+        munmap(room, reserve);
+        return MAP_FAILED;
+    }
+    /* the reservation around the moved mapping */
+    if (dest > room)
+        munmap(room, (size_t)(dest - room));
+    if (dest + new_bytes < room + reserve)
+        munmap(dest + new_bytes, (size_t)(room + reserve - (dest + new_bytes)));
+    return moved;
+}
+
 /* Grow a large block by moving its pages rather than copying them (as glibc
  * does for mapped chunks): side tables grow by half their size at a time,
  * and copying would cost a memcpy of every row once or twice over. */
@@ -420,7 +447,11 @@ static void *grow_mapping(void *block, size_t bytes)
     size_t offset = (uintptr_t)block - (uintptr_t)h->map;
     size_t align = bytes >= MEM_ALIGN ? MEM_ALIGN : (size_t)4096;
     size_t grown = offset + ((bytes + align - 1) & ~(align - 1));
-    void *map = mremap(h->map, h->map_bytes, grown, MREMAP_MAYMOVE);
+    void *map = mremap(h->map, h->map_bytes, grown, 0); /* in place, if there is room */
+    if (map == MAP_FAILED && align == MEM_ALIGN)
+        map = move_aligned(h->map, h->map_bytes, grown, offset);
+    if (map == MAP_FAILED)
+        map = mremap(h->map, h->map_bytes, grown, MREMAP_MAYMOVE);
     if (map == MAP_FAILED)
         return NULL;
     void *moved = (char *)map + offset;
