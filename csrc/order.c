@@ -11,10 +11,15 @@
  * own sequence (loc_start / loc_events).
  *
  * With P threads the time axis is cut into P slices of about equal event
- * counts, merged concurrently; each slice's thread also copies a P-th of the
- * side-table rows and, once all slices are merged, fixes up a P-th of the
- * partners.  The heap is consulted once per run of one location's events,
- * not once per event.
+ * counts, merged concurrently.  Before the merge, P threads copy a P-th of
+ * the side-table rows each, and the reading buffers' tables are freed; once
+ * all slices are merged, they fix up a P-th of the partners each.  The heap
+ * is consulted once per run of one location's events, not once per event.
+ *
+ * Memory: the reading buffers are consumed front to back, so both the row
+ * copy and the merge give their consumed pages back as they go
+ * (earl_mem_discard), and the trace's columns, written at the same pace,
+ * fault in those pages: the open needs little more than the finished trace.
  */
 #include <malloc.h>
 #include <pthread.h>
@@ -51,9 +56,10 @@ static void sift_down(heap_node *h, size_t n, size_t i)
 }
 
 /* Allocate the global side tables, location l's rows of family f to start
- * at base[l * N_FAMILIES + f] (location after location), and copy the
- * metric values.  The rows themselves are copied by the merge threads
- * (copy_rows), a share each. */
+ * at base[l * N_FAMILIES + f] (location after location; base has one
+ * location more, so that rows_of works for the last), and copy the metric
+ * values.  The rows themselves are copied by P threads (copy_rows), a share
+ * each. */
 static earl_status plan_tables(earl_trace *tr, loc_events *bufs, size_t n_locs, size_t *base,
                                size_t *value_base, earl_error *err)
 {
