@@ -186,8 +186,9 @@ static void *fix_rows(void *arg)
     return NULL;
 }
 
-/* Events merged between two give-backs of the consumed input: 2 MB of
- * time stamps, few system calls and little input left over. */
+/* Events merged between two give-backs of the consumed input: at most
+ * 3.4 MB of consumed input wait per merging thread, for a few thousand
+ * system calls per 10 M events. */
 #define GIVE_BACK_STEP ((size_t)1 << 18)
 
 /* Give back the pages of the reading buffers that this part has consumed
