@@ -35,7 +35,8 @@ del trace
 gc.collect()
 trace = earlc.open(sys.argv[1], threads=int(sys.argv[2]))
 second = status("VmHWM") - before
-print(json.dumps({"events": n, "store": store, "first": first, "second": second}))
+print(json.dumps({"events": n, "store": store, "first": first, "second": second,
+                  "mapped": earlc.memory_stats()["mapped"]}))
 """
 
 #: bytes per event the open may need beyond the finished store (measured on this trace:
@@ -62,6 +63,9 @@ def peak(path, threads):
 @pytest.mark.parametrize("threads", [1, 2])
 def test_open_peaks_near_the_finished_store(halo, threads):
     m = peak(halo.anchor, threads)
+    if m["mapped"] == 0:
+        pytest.skip("large blocks come from malloc (AddressSanitizer build): no pages to give "
+                    "back while merging")
     n = m["events"]
     assert n >= 4_000_000
     assert m["first"] <= m["store"] + ABOVE_STORE * n, \
