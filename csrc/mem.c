@@ -261,13 +261,6 @@ static void *take_fitting(size_t bytes, int growing)
     return block;
 }
 
-/* Map a new block after a miss.  For scratch arrays (recycle != 0), kept
- * blocks are unmapped first, oldest first, as many bytes as the new block
- * needs: the kernel hands pages freed a moment ago to the next mapping, and
- * those are still warm, while kept blocks that no request of these
- * unpredictable sizes fits would leave the new mapping to pages nobody
- * touched for long.  The store's own requests repeat from one open to the
- * next, so there a miss leaves the kept blocks to the requests they fit. */
 /* Unmap kept blocks, oldest first, until at least bytes are given back or
  * nothing is kept. */
 static void free_kept_bytes(size_t bytes)
@@ -282,6 +275,13 @@ static void free_kept_bytes(size_t bytes)
     pthread_mutex_unlock(&pool.lock);
 }
 
+/* Map a new block after a miss.  For scratch arrays (recycle != 0), kept
+ * blocks are unmapped first, oldest first, as many bytes as the new block
+ * needs: the kernel hands pages freed a moment ago to the next mapping, and
+ * those are still warm, while kept blocks that no request of these
+ * unpredictable sizes fits would leave the new mapping to pages nobody
+ * touched for long.  The store's own requests repeat from one open to the
+ * next, so there a miss leaves the kept blocks to the requests they fit. */
 static void *map_after_miss(size_t bytes, int recycle)
 {
     pthread_mutex_lock(&pool.lock);
