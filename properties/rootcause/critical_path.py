@@ -92,7 +92,7 @@ def _critical_path(ctx):
         sf = np.asarray([x[1] for x in stretches], dtype=np.int64)
         st = np.asarray([x[2] for x in stretches], dtype=np.int64)
         chunks = _chunks(ctx)
-        q, c, v = _chunk_sums(ctx, chunks, sl, sf, st)
+        q, c, v = _chunk_sums(ctx, chunks, sl, sf, st).columns()
         NL = ctx.n_locations + 1
         NC = len(ctx.calltree) + 1
         cp = np.zeros((NL, NC))
@@ -135,7 +135,7 @@ def _critical_path(ctx):
             r_lo.append(fe[ok])
             r_hi.append(last[ok])
         everything = _chunk_sums(ctx, chunks, np.concatenate(r_loc), np.concatenate(r_lo),
-                                 np.concatenate(r_hi))
+                                 np.concatenate(r_hi)).columns()
         lt = np.zeros((NL, NC))
         np.add.at(lt, (np.concatenate(r_loc)[everything[0]], everything[1]), everything[2])
         wt = np.zeros((NL, NC))

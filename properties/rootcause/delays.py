@@ -8,8 +8,8 @@ import numpy as np
 from earlc.analysis import Property
 
 from ..groups import group_max, group_min
-from .intervals import (_chunk_sums, _chunks, _expand, _group_interval_starts,
-                        _interval_times, _previous_point, _search, to_ticks)
+from .intervals import (_chunk_sums, _chunks, _excess, _group_interval_starts, _interval_times,
+                        _previous_point, _search, to_ticks)
 from .points import COLL_12N, COLL_BARRIER, COLL_N21, COLL_NXN, _published, sync_points
 
 
@@ -18,26 +18,19 @@ def delay_costs(ctx, chunks, waiter_loc, waiter_at, delayer_loc, delayer_at, wai
     (location, cnode, float ticks) of the delays on the late side, and per wait
     state the scale of its delays and the waiting time at the late side's points in
     between (with the points themselves, as (wait state, point row) pairs)."""
-    NC = np.int64(len(ctx.calltree) + 1)
-    wq, wc, wv, _, _ = _interval_times(
+    early = _interval_times(
         ctx, chunks, waiter_loc, _previous_point(ctx, waiter_loc, delayer_loc, waiter_at), waiter_at)
-    dq, dc, dv, wsum, between = _interval_times(
+    late = _interval_times(
         ctx, chunks, delayer_loc, _previous_point(ctx, delayer_loc, waiter_loc, delayer_at), delayer_at)
     # the late side's excess per call path
-    allk = np.concatenate((dq * NC + dc, wq * NC + wc))
-    allv = np.concatenate((dv, -wv))
-    uk, inv = np.unique(allk, return_inverse=True)
-    val = np.zeros(len(uk))
-    np.add.at(val, inv, allv)
-    in_d = np.zeros(len(uk), dtype=bool)
-    in_d[np.searchsorted(uk, dq * NC + dc)] = True
-    keep = in_d & (val > 0)
-    uk, val = uk[keep], val[keep]
-    q, c = uk // NC, uk % NC
-    dsum = np.bincount(q, weights=val, minlength=len(wait))
+    each = np.arange(len(wait), dtype=np.int64)
+    delays, dsum = _excess(late.time, each, early.time, each)
+    q, c, val = delays.columns()
+    wsum = late.wait_sum
     denom = dsum + wsum
     scale = np.where(denom > 0, np.minimum(wait / np.where(denom > 0, denom, 1), 1.0), 0.0)
-    return (delayer_loc[q], c, val * scale[q]), scale, wsum, between, (q, c, val, denom)
+    return ((delayer_loc[q], c, val * scale[q]), scale, wsum,
+            (late.between_query, late.between_row), (q, c, val, denom))
 
 
 def _collective_delays(ctx, chunks):
@@ -63,8 +56,8 @@ def _collective_delays(ctx, chunks):
     q_loc = np.concatenate((d_loc_i, d_loc_i[t_inst], w_loc))
     q_prev = np.concatenate((starts, t_ev, w_prev))
     q_at = np.concatenate((d_ev_i, d_ev_i[t_inst], w_ev))
-    rq, rc, rv, wsum, (bq, brow) = _interval_times(ctx, chunks, q_loc, q_prev, q_at)
-    NC = np.int64(len(ctx.calltree) + 1)
+    iv = _interval_times(ctx, chunks, q_loc, q_prev, q_at)
+    wsum = iv.wait_sum
     # each waiter's source: its own meeting with the delayer since the group point,
     # else the group interval
     w_inst = inst_of_row[waiter]
@@ -77,26 +70,10 @@ def _collective_delays(ctx, chunks):
         hit = (pos < len(tkey)) & (tkey[torder][np.minimum(pos, len(tkey) - 1)] == wkey)
         src[hit] = ninst + torder[pos[hit]]
     local = ninst + len(t_inst) + np.arange(len(waiter))
-    # the group interval's call paths restrict every source
-    gsel = rq < ninst
-    gkeys = np.sort(rq[gsel] * NC + rc[gsel])
-    k, r = _expand(rq, src)
-    sc, sv = rc[r], rv[r]
-    member = np.searchsorted(gkeys, w_inst[k] * NC + sc)
-    ok = (member < len(gkeys)) & (gkeys[np.minimum(member, len(gkeys) - 1)] == w_inst[k] * NC + sc)
-    k, sc, sv = k[ok], sc[ok], sv[ok]
-    k2, r2 = _expand(rq, local)
-    allk = np.concatenate((k * NC + sc, k2 * NC + rc[r2]))
-    allv = np.concatenate((sv, -rv[r2]))
-    uk, inv = np.unique(allk, return_inverse=True)
-    val = np.zeros(len(uk))
-    np.add.at(val, inv, allv)
-    in_src = np.zeros(len(uk), dtype=bool)
-    in_src[np.searchsorted(uk, k * NC + sc)] = True
-    keep = in_src & (val > 0)
-    uk, val = uk[keep], val[keep]
-    wk, c = uk // NC, uk % NC
-    dsum = np.bincount(wk, weights=val, minlength=len(waiter))
+    # the source's excess over the waiter's own interval, in the call paths of the
+    # group interval (which restricts every source)
+    delays, dsum = _excess(iv.time, src, iv.time, local, within=iv.time, within_q=w_inst)
+    wk, c, val = delays.columns()
     prop = wsum[src]
     wait = p["wait"][np.searchsorted(p["event"], w_ev)]
     denom = dsum + prop
@@ -110,15 +87,11 @@ def _collective_delays(ctx, chunks):
     # the group interval's times as its delays), the waiting points in the
     # delayer's interval, and the members met one by one
     instances = []
-    w_order = np.argsort(wk, kind="stable")
-    wk_s, c_s, v_s = wk[w_order], c[w_order], val[w_order]
-    w_bounds = np.searchsorted(wk_s, np.arange(len(waiter) + 1))
-    g_order = np.argsort(rq, kind="stable")
-    rq_s, rc_s, rv_s = rq[g_order], rc[g_order], rv[g_order]
-    g_bounds = np.searchsorted(rq_s, np.arange(ninst + 1))
-    b_order = np.argsort(bq, kind="stable")
-    bq_s, brow_s = bq[b_order], brow[b_order]
-    b_bounds = np.searchsorted(bq_s, np.arange(ninst + 1))
+    w_bounds = delays.offset
+    g_bounds = iv.time.offset
+    rc_s, rv_s = iv.time.cnode, iv.time.value
+    c_s, v_s = delays.cnode, delays.value
+    b_bounds, brow_s = iv.between_offset, iv.between_row
     inter = {}
     for k_i, l_i, e_i in triples:
         inter.setdefault(k_i, {})[l_i] = e_i
@@ -138,8 +111,8 @@ def _collective_delays(ctx, chunks):
             a, b_ = w_bounds[j], w_bounds[j + 1]
             members.append((w_ev_l[j], wait_l[j], c_s[a:b_], v_s[a:b_], dsum_l[j], prop_l[j],
                             ints.get(w_loc_l[j])))
-        rows = brow_s[b_bounds[k_i]:b_bounds[k_i + 1]]
-        rows = rows[np.argsort(p["event"][rows])].tolist()
+        # the delayer's waiting points, in event order
+        rows = brow_s[b_bounds[k_i]:b_bounds[k_i + 1]].tolist()
         instances.append((int(kinds_i[k_i]), int(d_loc_i[k_i]), members, rows))
     return out, instances
 
@@ -161,28 +134,16 @@ def _omp_barrier_delays(ctx, chunks):
     i = _search(omp_keys, loc * n + leave) - 1
     prev = np.where((i >= 0) & (omp_keys[np.maximum(i, 0)] >= loc * n),
                     omp_keys[np.maximum(i, 0)] - loc * n, -1)
-    rq, rc, rv, wsum, _ = _interval_times(ctx, chunks, loc, prev, leave)
-    NC = np.int64(len(ctx.calltree) + 1)
+    iv = _interval_times(ctx, chunks, loc, prev, leave)
     # the last thread to arrive (lowest location among equal times)
     big = np.iinfo(np.int64).max
     latest_t = group_max(inst, t)
     nrows = np.int64(len(t) + 1)
     last = group_min(inst, np.where(t == latest_t, loc * nrows + np.arange(len(t)), big)) % nrows
     wait = (latest_t - t).astype(np.float64)
-    k, r = _expand(rq, last)
-    k2, r2 = _expand(rq, np.arange(len(t)))
-    allk = np.concatenate((k * NC + rc[r], k2 * NC + rc[r2]))
-    allv = np.concatenate((rv[r], -rv[r2]))
-    uk, inv = np.unique(allk, return_inverse=True)
-    val = np.zeros(len(uk))
-    np.add.at(val, inv, allv)
-    in_src = np.zeros(len(uk), dtype=bool)
-    in_src[np.searchsorted(uk, k * NC + rc[r])] = True
-    keep = in_src & (val > 0)
-    uk, val = uk[keep], val[keep]
-    wk, c = uk // NC, uk % NC
-    dsum = np.bincount(wk, weights=val, minlength=len(t))
-    denom = dsum + wsum[last]
+    delays, dsum = _excess(iv.time, last, iv.time, np.arange(len(t)))
+    wk, c, val = delays.columns()
+    denom = dsum + iv.wait_sum[last]
     scale = np.where(denom > 0, wait / np.where(denom > 0, denom, 1), 0.0)
     return loc[last[wk]], c, val * scale[wk]
 
@@ -223,9 +184,10 @@ def _omp_idle_delays(ctx, chunks):
     ok = (j < len(jkey)) & (jkey[np.minimum(j, len(jkey) - 1)] < loc * n + at)
     start = np.where((prev >= 0) & ok, jkey[np.minimum(j, len(jkey) - 1)] - loc * n, -1)
     start = np.where(prev >= 0, start, -1)
-    q, c, v = _chunk_sums(ctx, chunks, loc, start, at)
+    q, c, v = _chunk_sums(ctx, chunks, loc, start, at).columns()
     # waiting time at every point between the previous OpenMP point and the fork
-    _, _, _, wsum, (bq, brow) = _interval_times(ctx, chunks, loc, prev, at)
+    iv = _interval_times(ctx, chunks, loc, prev, at)
+    wsum, bq, brow = iv.wait_sum, iv.between_query, iv.between_row
     p = sync_points(ctx)[0]
     NC = np.int64(len(ctx.calltree) + 1)
     allk = np.concatenate((q * NC + c, bq * NC + p["cnode"][brow]))

@@ -4,7 +4,7 @@ events), without the waiting time at the points in between; the building block
 of delay costs and of the critical path."""
 import numpy as np
 
-from earlc.analysis.severity import sum_by_key
+from earlc import _core
 
 from .points import sync_points
 
@@ -85,7 +85,7 @@ def _chunks(ctx):
             dt = np.concatenate((dt, extra_v))
             order = np.argsort(key, kind="stable")
             key, cnode, dt = key[order], cnode[order], dt[order]
-        return key, cnode, dt
+        return _i64(key), _i64(cnode), _i64(dt)
     return compute()
 
 
@@ -100,63 +100,85 @@ def _search(keys: np.ndarray, needles: np.ndarray, side: str = "left") -> np.nda
     return out
 
 
-def _ranges(lo: np.ndarray, hi: np.ndarray):
-    """(query of each element, element index) for the ranges [lo, hi) of each query."""
-    n = np.maximum(hi - lo, 0)
-    q = np.repeat(np.arange(len(lo)), n)
-    offs = np.repeat(lo - np.concatenate(([0], np.cumsum(n)[:-1])), n)
-    return q, np.arange(len(q)) + offs
+class CallPathMap:
+    """Per query, (cnode, value) entries ascending by cnode, in CSR form: the
+    entries of query q are [offset[q], offset[q + 1])."""
+
+    def __init__(self, offset, cnode, value):
+        self.offset = np.frombuffer(offset, np.int64) if isinstance(offset, bytes) else offset
+        self.cnode = np.frombuffer(cnode, np.int64) if isinstance(cnode, bytes) else cnode
+        self.value = np.frombuffer(value, np.float64) if isinstance(value, bytes) else value
+
+    @property
+    def query(self) -> np.ndarray:
+        """The query of each entry."""
+        return np.repeat(np.arange(len(self.offset) - 1, dtype=np.int64), np.diff(self.offset))
+
+    def columns(self):
+        """(query, cnode, value) of every entry."""
+        return self.query, self.cnode, self.value
+
+    def arrays(self):
+        return self.offset, self.cnode, self.value
 
 
-def _interval_times(ctx, chunks, loc, prev, at):
+class Intervals:
+    """Synchronisation intervals of a list of queries: their time map
+    (`time`), the waiting time at the synchronisation points in between per
+    query (`wait_sum`), and those points with waiting time (`between_query`,
+    `between_row`: rows of the synchronisation points, in event order)."""
+
+    def __init__(self, time, wait_sum, between_offset, between_row):
+        self.time = time
+        self.wait_sum = wait_sum
+        self.between_offset = between_offset
+        self.between_row = between_row
+
+    @property
+    def between_query(self) -> np.ndarray:
+        return np.repeat(np.arange(len(self.between_offset) - 1, dtype=np.int64),
+                         np.diff(self.between_offset))
+
+
+def _points_by_location(ctx):
+    """The synchronisation points as the C core reads them: sorted by
+    (location, event), with their rows in sync_points' table."""
+    def compute():
+        p = sync_points(ctx)[0]
+        n = np.int64(ctx.n_events + 1)
+        key = p["loc"] * n + p["event"]
+        order = np.argsort(key, kind="stable")
+        return (np.ascontiguousarray(key[order]), order.astype(np.int64),
+                np.ascontiguousarray(p["cnode"][order]),
+                np.ascontiguousarray(p["wait"][order], dtype=np.float64),
+                np.ascontiguousarray((p["total"] - p["compl"])[order], dtype=np.float64))
+    return ctx.memo("rc_points_by_location", compute)
+
+
+def _i64(a):
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def _interval_times(ctx, chunks, loc, prev, at) -> Intervals:
     """Per query (location, previous synchronisation point or -1, synchronisation
-    point): Scalasca's pruned time map of the interval, as (query, cnode, ticks as
-    float) rows with positive time, and the waiting time at the synchronisation
-    points strictly in between, as (query, cnode, ticks) rows and per-query sums."""
-    p = sync_points(ctx)[0]
-    ckey, ccnode, cval = chunks
-    n = np.int64(ctx.n_events + 1)
-    start = np.where(prev >= 0, prev, -1)
-    lo = _search(ckey, (loc * n + start) * 2 + 1)
-    hi = _search(ckey, (loc * n + at) * 2 + 1)
-    q, idx = _ranges(lo, hi)
-    NC = np.int64(len(ctx.calltree) + 1)
-    keys, times = sum_by_key(q * NC + ccnode[idx], cval[idx])
-    # waiting time at the synchronisation points in between
-    pkey = p["loc"] * n + p["event"]
-    order = np.argsort(pkey, kind="stable")
-    pkey_s = pkey[order]
-    lo = _search(pkey_s, loc * n + start, side="right")
-    hi = _search(pkey_s, loc * n + at, side="left")
-    q2, idx2 = _ranges(lo, hi)
-    rows = order[idx2]
-    w = p["wait"][rows]
-    pos = w > 0
-    q2, rows, w = q2[pos], rows[pos], w[pos]
-    wsum = np.bincount(q2, weights=w, minlength=len(loc))
-    wkeys = q2 * NC + p["cnode"][rows]
-    # time minus waits, positive part (waits in call paths without time vanish)
-    allk = np.concatenate((keys, wkeys))
-    allv = np.concatenate((times.astype(np.float64), -w))
-    uk, inv = np.unique(allk, return_inverse=True)
-    val = np.zeros(len(uk))
-    np.add.at(val, inv, allv)
-    in_time = np.zeros(len(uk), dtype=bool)
-    in_time[np.searchsorted(uk, keys)] = True
-    keep = in_time & (val > 0)
-    uk, val = uk[keep], val[keep]
-    # prune the first synchronisation point's own call before its completion
-    has_prev = np.nonzero(prev >= 0)[0]
-    if len(has_prev):
-        prow = np.searchsorted(p["event"], prev[has_prev])
-        cut = p["total"][prow] - p["compl"][prow]
-        pk = has_prev * NC + p["cnode"][prow]
-        at_k = np.searchsorted(uk, pk)
-        hit = (at_k < len(uk)) & (uk[np.minimum(at_k, len(uk) - 1)] == pk)
-        val[at_k[hit]] = np.maximum(val[at_k[hit]] - cut[hit], 0.0)
-        keep = val > 0
-        uk, val = uk[keep], val[keep]
-    return uk // NC, uk % NC, val, wsum, (q2, rows)
+    point): Scalasca's pruned time map of the interval (positive times only), and
+    the waiting time at the synchronisation points strictly in between."""
+    (tm_off, tm_c, tm_v), wsum, b_off, b_row = _core.rc_interval_times(
+        *chunks, *_points_by_location(ctx), ctx.n_events + 1, len(ctx.calltree) + 1,
+        _i64(loc), _i64(prev), _i64(at))
+    return Intervals(CallPathMap(tm_off, tm_c, tm_v), np.frombuffer(wsum, np.float64),
+                     np.frombuffer(b_off, np.int64), np.frombuffer(b_row, np.int64))
+
+
+def _excess(late: CallPathMap, late_q, early: CallPathMap, early_q, within=None, within_q=None):
+    """Per pair k: the positive excess per call path of late's query late_q[k]
+    over early's query early_q[k], restricted to the call paths of within's
+    query within_q[k] when given: (map with one query per pair, sum per pair)."""
+    (o, c, v), total = _core.rc_excess(
+        late.arrays(), _i64(late_q), early.arrays(), _i64(early_q),
+        within.arrays() if within is not None else None,
+        _i64(within_q) if within is not None else None)
+    return CallPathMap(o, c, v), np.frombuffer(total, np.float64)
 
 
 def _previous_point(ctx, loc, partner, at):
@@ -205,14 +227,6 @@ def to_ticks(n_locations, loc, cnode, value):
     give = rank < extra[l[order]]
     out[order[give]] += 1
     return c, l, out
-
-
-def _expand(rows_q: np.ndarray, want_q: np.ndarray):
-    """For rows sorted by query id rows_q and a list of wanted query ids: (index of
-    the wanted entry, row index) of every row of each wanted query."""
-    lo = np.searchsorted(rows_q, want_q, side="left")
-    hi = np.searchsorted(rows_q, want_q, side="right")
-    return _ranges(lo, hi)
 
 
 def _group_interval_starts(ctx, cw):
@@ -279,14 +293,10 @@ def _group_interval_starts(ctx, cw):
     return first, np.asarray(starts, dtype=np.int64), triples
 
 
-def _chunk_sums(ctx, chunks, loc, lo_ev, hi_ev):
+def _chunk_sums(ctx, chunks, loc, lo_ev, hi_ev) -> CallPathMap:
     """Raw exclusive time (float ticks) per query and call path between two events
-    of a location, as Scalasca's replay counts it: (query, cnode, ticks)."""
-    ckey, ccnode, cval = chunks
-    n = np.int64(ctx.n_events + 1)
-    lo = _search(ckey, (loc * n + lo_ev) * 2 + 1)
-    hi = _search(ckey, (loc * n + hi_ev) * 2 + 1)
-    q, idx = _ranges(lo, hi)
-    NC = np.int64(len(ctx.calltree) + 1)
-    keys, times = sum_by_key(q * NC + ccnode[idx], cval[idx])
-    return keys // NC, keys % NC, times.astype(np.float64)
+    of a location (after lo_ev's point, before hi_ev's), as Scalasca's replay
+    counts it."""
+    o, c, v = _core.rc_chunk_sums(*chunks, ctx.n_events + 1, len(ctx.calltree) + 1,
+                                  _i64(loc), _i64(lo_ev), _i64(hi_ev))
+    return CallPathMap(o, c, v)

@@ -1,0 +1,108 @@
+/*
+ * earl_rootcause.h - public API of the root-cause subsystem (earl_rc_*): the
+ * hot loops of Scalasca's root-cause analysis of wait states (delay costs,
+ * their long-term propagation, the critical path) over plain arrays.
+ *
+ * The caller (the Python properties of properties/rootcause/) finds the
+ * synchronisation points and the wait states; this subsystem measures the
+ * time between them and replays the costs backwards:
+ *
+ *   - time chunks: the exclusive time of each location as Scalasca's replay
+ *     counts it, one chunk per ENTER/LEAVE (and team join) event, keyed
+ *     2 * (location * stride + event) + (0: counted before the event's
+ *     synchronisation point, 1: after it), where stride = events + 1;
+ *   - synchronisation points sorted by location * stride + event, with the
+ *     waiting time at each and the part of its call before its completion;
+ *   - call-path maps: per query a list of (cnode, value) ascending by cnode,
+ *     in CSR form (earl_rc_map).
+ *
+ * Every sum is accumulated in the order Scalasca's definitions (and the
+ * reference implementation this replaced) add its terms, so the results are
+ * reproducible to the last bit.
+ */
+#ifndef EARL_ROOTCAUSE_H
+#define EARL_ROOTCAUSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "earl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Time chunks, ascending by key (see above); cnode >= 0. */
+typedef struct earl_rc_chunks {
+    size_t count;
+    const int64_t *key;
+    const int64_t *cnode;
+    const int64_t *ticks;
+} earl_rc_chunks;
+
+/* Synchronisation points, ascending by key = location * stride + event. */
+typedef struct earl_rc_points {
+    size_t count;
+    const int64_t *key;
+    const int64_t *row;   /* the point's row in the caller's table */
+    const int64_t *cnode; /* -1: outside every region */
+    const double *wait;   /* waiting time at the point */
+    const double *cut;    /* its call's time before its completion */
+} earl_rc_points;
+
+/* A call-path map per query: entries [offset[q], offset[q + 1]) of cnode and
+ * value, ascending by cnode.  Maps filled by this API own their arrays: free
+ * them with earl_rc_map_free. */
+typedef struct earl_rc_map {
+    size_t queries;
+    int64_t *offset; /* queries + 1 */
+    int64_t *cnode;
+    double *value;
+} earl_rc_map;
+
+void earl_rc_map_free(earl_rc_map *map);
+
+/* Raw exclusive time per call path of each query q on location loc[q]
+ * between events lo[q] (exclusive, after its point; -1: the location's
+ * start) and hi[q] (before its point): every call path with a chunk there,
+ * with its exact tick sum as a double (zero and negative sums included).
+ * EARL_ERR_INVALID for a cnode >= n_cnodes or a negative stride. */
+earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride, int64_t n_cnodes,
+                               const int64_t *loc, const int64_t *lo, const int64_t *hi,
+                               size_t queries, earl_rc_map *out, earl_error *err);
+
+/* Synchronisation intervals (Scalasca's pruned time maps): per query q, the
+ * time per call path of location loc[q] between its synchronisation points
+ * prev[q] (-1: the location's start) and at[q], without the waiting time at
+ * the points strictly in between (charged to their call paths; call paths
+ * left without positive time vanish), and without the part of prev's call
+ * before its completion. */
+typedef struct earl_rc_intervals {
+    earl_rc_map time;        /* positive values only */
+    double *wait_sum;        /* per query: the waiting time at the points in between */
+    int64_t *between_offset; /* queries + 1 */
+    int64_t *between_row;    /* the rows of those points with waiting time > 0, in event order */
+} earl_rc_intervals;
+
+earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_points *points,
+                                   int64_t stride, int64_t n_cnodes, const int64_t *loc,
+                                   const int64_t *prev, const int64_t *at, size_t queries,
+                                   earl_rc_intervals *out, earl_error *err);
+void earl_rc_intervals_free(earl_rc_intervals *intervals);
+
+/* The excess of a late side's map over an early side's: for each pair k, the
+ * entries of late's query late_q[k] whose cnode is also in within's query
+ * within_q[k] (within may be NULL: no restriction), minus early's value of
+ * that cnode in query early_q[k] (0 when absent), the positive differences
+ * only.  out gets one query per pair; sum[k] (pairs entries, caller's array)
+ * their total.  EARL_ERR_INVALID for a query index out of range. */
+earl_status earl_rc_excess(const earl_rc_map *late, const int64_t *late_q,
+                           const earl_rc_map *early, const int64_t *early_q,
+                           const earl_rc_map *within, const int64_t *within_q, size_t pairs,
+                           earl_rc_map *out, double *sum, earl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
