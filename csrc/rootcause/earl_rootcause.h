@@ -40,6 +40,41 @@ typedef struct earl_rc_chunks {
     const int64_t *ticks;
 } earl_rc_chunks;
 
+/* What an event contributes to the time chunks (Scalasca's replay counts time
+ * at ENTER and LEAVE events): indexed by earl_kind. */
+typedef enum earl_rc_chunk_role {
+    EARL_RC_CHUNK_NONE = 0,    /* no chunk; the time runs on to the next event */
+    EARL_RC_CHUNK_ENTER,       /* the time since the previous chunk, charged to the caller
+                                * (the parent of the event's cnode), before its point */
+    EARL_RC_CHUNK_LEAVE,       /* charged to the event's cnode, after its point */
+    EARL_RC_CHUNK_JOIN,        /* a team's join: charged to the event's cnode, before its point */
+    EARL_RC_CHUNK_PROGRAM_END  /* charged to the program's cnode, after its point */
+} earl_rc_chunk_role;
+
+/* Time chunks built by earl_rc_chunks_build: own their arrays. */
+typedef struct earl_rc_chunk_table {
+    size_t count;
+    int64_t *key;
+    int64_t *cnode;
+    int64_t *ticks;
+} earl_rc_chunk_table;
+
+/* The time chunks of every location: loc_events lists the events location by
+ * location (location l's are [loc_start[l], loc_start[l + 1])), kind, time
+ * and event_cnode are per event id (event_cnode -1 outside every region),
+ * parent per cnode (n_cnodes of them).  role[kind] says what an event
+ * contributes; a location's first such event only starts its time, and an
+ * event charged to no cnode (-1) gives no chunk.  program_cnode is charged
+ * at EARL_RC_CHUNK_PROGRAM_END.  EARL_ERR_INVALID for an event id, a cnode or
+ * location ranges out of range. */
+earl_status earl_rc_chunks_build(size_t n_locations, const uint64_t *loc_start,
+                                 const int64_t *loc_events, size_t n_events, const uint8_t *kind,
+                                 const uint64_t *time, const int32_t *event_cnode,
+                                 const int32_t *parent, size_t n_cnodes, const uint8_t role[256],
+                                 int64_t program_cnode, earl_rc_chunk_table *out,
+                                 earl_error *err);
+void earl_rc_chunk_table_free(earl_rc_chunk_table *table);
+
 /* Synchronisation points, ascending by key = location * stride + event. */
 typedef struct earl_rc_points {
     size_t count;

@@ -12,53 +12,29 @@ from .points import sync_points
 def _chunks(ctx):
     """Exclusive time as Scalasca's replay counts it, in chunks at ENTER and LEAVE
     events: the time since the location's previous ENTER or LEAVE, charged at an
-    ENTER to the caller and at a LEAVE to the region left.  Sorted by (location,
-    event): (key = location * (n+1) + event, cnode, ticks)."""
+    ENTER to the caller and at a LEAVE to the region left (the C core builds
+    them).  Sorted by (location, event): (key, cnode, ticks) with key =
+    2 * (location * (n+1) + event) + 1 for time counted after a point at that
+    event (at a LEAVE), + 0 before it (at an ENTER or a team's join)."""
     def compute():
         ev = ctx.events
-        seq = ev.loc_events  # every location's events in its order
-        k = ev.kind[seq]
+        kinds = ctx.kinds
+        roles = np.zeros(256, dtype=np.uint8)
+        roles[[kinds["ENTER"]]] = _core.RC_CHUNK_ENTER
+        roles[[kinds["LEAVE"]]] = _core.RC_CHUNK_LEAVE
+        # a team's join closes a stretch of the master's time (Scalasca's checkpoint)
+        roles[[kinds["THREAD_JOIN"], kinds["OMP_JOIN"]]] = _core.RC_CHUNK_JOIN
         # PROGRAM_BEGIN and PROGRAM_END open and close the program's call path
         program = [c for c in ctx.calltree.extra_names]
-        kinds = [ctx.kinds["ENTER"], ctx.kinds["LEAVE"]]
         if program:
-            kinds += [ctx.kinds["PROGRAM_BEGIN"], ctx.kinds["PROGRAM_END"]]
-        # a team's join closes a stretch of the master's time (Scalasca's checkpoint)
-        joins = [ctx.kinds["THREAD_JOIN"], ctx.kinds["OMP_JOIN"]]
-        table = np.zeros(256, dtype=bool)
-        table[kinds + joins] = True
-        keep = table[k]
-        kk = k[keep]
-        enter = (kk == ctx.kinds["ENTER"])
-        if program:
-            enter |= kk == ctx.kinds["PROGRAM_BEGIN"]
-        is_end = kk == ctx.kinds["PROGRAM_END"] if program else None
-        table[:] = False
-        table[joins] = True
-        pre = enter | table[kk]
-        del k, kk
-        ids = seq[keep]
-        counts = np.diff(ev.loc_start.astype(np.int64))
-        loc = np.repeat(np.arange(len(counts), dtype=np.int64), counts)[keep]
-        del keep
-        t = ctx.time_of(ids)
-        dt = np.empty(len(ids), dtype=np.int64)
-        dt[0:1] = 0
-        np.subtract(t[1:], t[:-1], out=dt[1:])
-        del t
-        first = np.ones(len(ids), dtype=bool)
-        first[1:] = loc[1:] != loc[:-1]
-        cnode = ctx.cnode[ids].astype(np.int64)
-        if program:
-            cnode[is_end] = program[0]
-        has = enter & (cnode >= 0)
-        cnode[has] = ctx.calltree.parent[cnode[has]]
-        ok = ~first & (cnode >= 0)
+            roles[[kinds["PROGRAM_BEGIN"]]] = _core.RC_CHUNK_ENTER
+            roles[[kinds["PROGRAM_END"]]] = _core.RC_CHUNK_PROGRAM_END
+        key, cnode, dt = (np.frombuffer(x, np.int64) for x in _core.rc_chunks(
+            ev.loc_start, ev.loc_events, ev.kind, ev.time,
+            np.ascontiguousarray(ctx.cnode, dtype=np.int32),
+            np.ascontiguousarray(ctx.calltree.parent, dtype=np.int32), roles.tobytes(),
+            program[0] if program else -1))
         n = np.int64(ctx.n_events + 1)
-        # keys 2 * (location * (n+1) + event) + 1 for time counted after a point at
-        # that event is recorded (at a LEAVE), + 0 before it (at an ENTER)
-        key = (loc[ok] * n + ids[ok]) * 2 + (~pre[ok]).astype(np.int64)
-        cnode, dt = cnode[ok], dt[ok]
         # thread management counts in the parallel region, as in the call tree: on
         # every thread the fork part after its ENTER; on the master it leaves the
         # forking call path (before the ENTER), and so does the join part

@@ -28,33 +28,63 @@ static void rc_args_release(rc_args *a)
     a->n = 0;
 }
 
-/* The items of obj, a contiguous array of 8-byte items of kind 'i' (int64)
- * or 'f' (float64); *count gets their number, or must equal it when it is
- * not (size_t)-1.  NULL with ValueError naming the argument otherwise. */
-static const void *rc_array(rc_args *a, PyObject *obj, char kind, size_t *count,
-                            const char *name)
+/* The format character of a buffer, with the native size/byte-order prefix
+ * dropped and C's long spelled as the fixed-size type it is. */
+static char item_format(const Py_buffer *b)
+{
+    const char *f = b->format ? b->format : "B";
+    if (*f == '<' || *f == '=' || *f == '@')
+        f++;
+    if (f[0] == '\0' || f[1] != '\0')
+        return '?';
+    if (*f == 'l' && b->itemsize == 8)
+        return 'q';
+    if (*f == 'L' && b->itemsize == 8)
+        return 'Q';
+    return *f;
+}
+
+static const char *format_name(char format)
+{
+    switch (format) {
+    case 'q': return "int64";
+    case 'Q': return "uint64";
+    case 'i': return "int32";
+    case 'B': return "uint8";
+    default: return "float64";
+    }
+}
+
+/* The items of obj, a contiguous array of the struct-module format `format`
+ * ('q' int64, 'Q' uint64, 'i' int32, 'B' uint8, 'd' float64); *count gets
+ * their number, or must equal it when it is not (size_t)-1.  NULL with
+ * ValueError naming the argument otherwise. */
+static const void *rc_typed_array(rc_args *a, PyObject *obj, char format, size_t *count,
+                                  const char *name)
 {
     Py_buffer *b = &a->buf[a->n];
     if (PyObject_GetBuffer(obj, b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
         return NULL;
     a->n++;
-    const char *f = b->format ? b->format : "B";
-    if (*f == '<' || *f == '=' || *f == '@')
-        f++;
-    int ok = b->itemsize == 8 &&
-             (kind == 'i' ? (*f == 'q' || *f == 'l') : *f == 'd') && f[1] == '\0';
-    size_t n = (size_t)b->len / 8;
-    if (!ok) {
+    if (item_format(b) != format) {
         PyErr_Format(PyExc_ValueError, "%s must be a contiguous %s array", name,
-                     kind == 'i' ? "int64" : "float64");
+                     format_name(format));
         return NULL;
     }
+    size_t n = (size_t)b->len / (size_t)b->itemsize;
     if (*count != (size_t)-1 && n != *count) {
         PyErr_Format(PyExc_ValueError, "%s holds %zu values, %zu expected", name, n, *count);
         return NULL;
     }
     *count = n;
     return b->buf;
+}
+
+/* int64 ('i') or float64 ('f') arrays, the common case. */
+static const void *rc_array(rc_args *a, PyObject *obj, char kind, size_t *count,
+                            const char *name)
+{
+    return rc_typed_array(a, obj, kind == 'i' ? 'q' : 'd', count, name);
 }
 
 static PyObject *rc_raise(const earl_error *err)
@@ -245,7 +275,67 @@ done:
     return r;
 }
 
+/* rc_chunks(loc_start, loc_events, kind, time, event_cnode, parent, roles,
+ * program_cnode) -> (key, cnode, ticks) */
+static PyObject *py_chunks(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *ls_o, *le_o, *kind_o, *time_o, *ec_o, *parent_o;
+    Py_buffer roles;
+    long long program;
+    if (!PyArg_ParseTuple(args, "OOOOOOy*L", &ls_o, &le_o, &kind_o, &time_o, &ec_o, &parent_o,
+                          &roles, &program))
+        return NULL;
+    rc_args a = {.n = 0};
+    PyObject *r = NULL;
+    size_t n_starts = (size_t)-1, n_listed = (size_t)-1, n_events = (size_t)-1,
+           n_cnodes = (size_t)-1;
+    const uint64_t *loc_start;
+    const int64_t *loc_events;
+    const uint8_t *kind;
+    const uint64_t *time;
+    const int32_t *event_cnode, *parent;
+    if (roles.len != 256) {
+        PyErr_SetString(PyExc_ValueError, "roles must hold 256 bytes, one per event kind");
+        goto done;
+    }
+    if (!(loc_start = rc_typed_array(&a, ls_o, 'Q', &n_starts, "loc_start")) ||
+        !(loc_events = rc_typed_array(&a, le_o, 'q', &n_listed, "loc_events")) ||
+        !(kind = rc_typed_array(&a, kind_o, 'B', &n_events, "kind")) ||
+        !(time = rc_typed_array(&a, time_o, 'Q', &n_events, "time")) ||
+        !(event_cnode = rc_typed_array(&a, ec_o, 'i', &n_events, "event_cnode")) ||
+        !(parent = rc_typed_array(&a, parent_o, 'i', &n_cnodes, "parent")))
+        goto done;
+    if (n_starts < 1 || loc_start[n_starts - 1] > n_listed) {
+        PyErr_SetString(PyExc_ValueError, "loc_start must end at most at len(loc_events)");
+        goto done;
+    }
+    earl_rc_chunk_table out;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_rc_chunks_build(n_starts - 1, loc_start, loc_events, n_events, kind, time,
+                              event_cnode, parent, n_cnodes, (const uint8_t *)roles.buf, program,
+                              &out, &err);
+    Py_END_ALLOW_THREADS
+    if (st != EARL_OK) {
+        rc_raise(&err);
+        goto done;
+    }
+    r = Py_BuildValue("(NNN)", bytes_of(out.key, out.count, sizeof(int64_t)),
+                      bytes_of(out.cnode, out.count, sizeof(int64_t)),
+                      bytes_of(out.ticks, out.count, sizeof(int64_t)));
+    earl_rc_chunk_table_free(&out);
+done:
+    PyBuffer_Release(&roles);
+    rc_args_release(&a);
+    return r;
+}
+
 static PyMethodDef rootcause_functions[] = {
+    {"rc_chunks", py_chunks, METH_VARARGS,
+     "rc_chunks(loc_start, loc_events, kind, time, event_cnode, parent, roles, program_cnode): "
+     "the time chunks of every location (key, cnode, ticks)."},
     {"rc_chunk_sums", py_chunk_sums, METH_VARARGS,
      "rc_chunk_sums(chunk_key, chunk_cnode, chunk_ticks, stride, n_cnodes, loc, lo, hi): raw "
      "time per call path between two events of a location, per query."},
@@ -260,5 +350,10 @@ static PyMethodDef rootcause_functions[] = {
 
 int earlc_add_rootcause(PyObject *module)
 {
+    if (PyModule_AddIntConstant(module, "RC_CHUNK_ENTER", EARL_RC_CHUNK_ENTER) < 0 ||
+        PyModule_AddIntConstant(module, "RC_CHUNK_LEAVE", EARL_RC_CHUNK_LEAVE) < 0 ||
+        PyModule_AddIntConstant(module, "RC_CHUNK_JOIN", EARL_RC_CHUNK_JOIN) < 0 ||
+        PyModule_AddIntConstant(module, "RC_CHUNK_PROGRAM_END", EARL_RC_CHUNK_PROGRAM_END) < 0)
+        return -1;
     return PyModule_AddFunctions(module, rootcause_functions);
 }
