@@ -136,6 +136,47 @@ earl_status earl_rc_excess(const earl_rc_map *late, const int64_t *late_q,
                            const earl_rc_map *within, const int64_t *within_q, size_t pairs,
                            earl_rc_map *out, double *sum, earl_error *err);
 
+/* Who meets whom at the synchronisation points: per point (in the order of
+ * point_key, location * stride + event ascending) the partner locations it
+ * synchronises with one by one, and the set it synchronises with as a group
+ * (everybody in a communicator), if any.  Location sets are rows of one CSR
+ * table (set_offset, set_location). */
+typedef struct earl_rc_meetings {
+    size_t n_points;
+    const int64_t *point_key;
+    const int64_t *partner_offset; /* n_points + 1 */
+    const int64_t *partner_location;
+    const int64_t *point_set;      /* per point: its group's set, or -1 */
+    size_t n_sets;
+    const int64_t *set_offset;     /* n_sets + 1 */
+    const int64_t *set_location;
+    size_t n_locations;            /* every location is below this */
+} earl_rc_meetings;
+
+/* Where the delayer of each collective wait state last met its
+ * communicator (Scalasca's previous group synchronisation point): walking
+ * back from the delayer's point over its earlier points, the first one where
+ * it meets every member it has not met yet at once (or where the last of them
+ * is met), -1 when none is; and each member met on the way, alone or with
+ * others but not all, with the point where it was met (earl_rc_group_starts
+ * lists them per instance, members in the order they are met). */
+typedef struct earl_rc_group_starts {
+    int64_t *start;        /* per instance: the event, or -1 */
+    size_t n_met;
+    int64_t *met_instance; /* n_met triples (instance, location, event) */
+    int64_t *met_location;
+    int64_t *met_event;
+} earl_rc_group_starts;
+
+/* delayer_location, delayer_event and member_set (the set of the
+ * instance's communicator) per instance.  EARL_ERR_INVALID for a set or a
+ * location out of range. */
+earl_status earl_rc_find_group_starts(const earl_rc_meetings *meetings, int64_t stride,
+                                      size_t instances, const int64_t *delayer_location,
+                                      const int64_t *delayer_event, const int64_t *member_set,
+                                      earl_rc_group_starts *out, earl_error *err);
+void earl_rc_group_starts_free(earl_rc_group_starts *starts);
+
 #ifdef __cplusplus
 }
 #endif

@@ -40,15 +40,12 @@ def _collective_delays(ctx, chunks):
     empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
     if not len(cw["event"]):
         return {k: empty for k in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21)}
-    first, starts, triples = _group_interval_starts(ctx, cw)
+    first, starts, (t_inst, t_loc, t_ev) = _group_interval_starts(ctx, cw)
     ninst = len(first)
     inst_of_row = np.searchsorted(np.unique(cw["instance"]), cw["instance"])
     d_loc_i = cw["delayer_loc"][first]
     d_ev_i = cw["delayer"][first]
     # queries: one per instance, one per member met one by one, one per waiter
-    t_inst = np.asarray([t[0] for t in triples], dtype=np.int64)
-    t_loc = np.asarray([t[1] for t in triples], dtype=np.int64)
-    t_ev = np.asarray([t[2] for t in triples], dtype=np.int64)
     waiter = np.nonzero(cw["event"] != cw["delayer"])[0]
     w_loc, w_ev = cw["loc"][waiter], cw["event"][waiter]
     w_dloc = cw["delayer_loc"][waiter]
@@ -93,7 +90,7 @@ def _collective_delays(ctx, chunks):
     c_s, v_s = delays.cnode, delays.value
     b_bounds, brow_s = iv.between_offset, iv.between_row
     inter = {}
-    for k_i, l_i, e_i in triples:
+    for k_i, l_i, e_i in zip(t_inst.tolist(), t_loc.tolist(), t_ev.tolist()):
         inter.setdefault(k_i, {})[l_i] = e_i
     members_of = {}
     for j, k_i in enumerate(w_inst.tolist()):

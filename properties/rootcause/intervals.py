@@ -205,68 +205,48 @@ def to_ticks(n_locations, loc, cnode, value):
     return c, l, out
 
 
+def _csr(owner: np.ndarray, values: np.ndarray, n: int):
+    """(offset, values) grouping values by their owner in 0..n-1, in their order."""
+    order = np.argsort(owner, kind="stable")
+    return _i64(np.searchsorted(owner[order], np.arange(n + 1))), _i64(values[order])
+
+
 def _group_interval_starts(ctx, cw):
     """Per collective wait instance (Scalasca's findPreviousMpiGroupSynchpoints):
     walking back from the delayer's point over its synchronisation points, the
     one where it last met every other member at once (or -1), and for members met
     one by one after that, the point where each was met last.  Returns (instance
-    rows, start per instance, (instance row, member location, point) triples)."""
-    p, pkeys, group_keys = sync_points(ctx)[:3]
+    rows, start per instance, (instance, member location, point) as three arrays)."""
+    _, pkeys, group_keys = sync_points(ctx)[:3]
+    point_key = _points_by_location(ctx)[0]
     n = np.int64(ctx.n_events + 1)
     L = np.int64(ctx.n_locations + 1)
-    # the partners of each point: a set per point-to-point point, one shared set per
-    # communicator for the group points
-    partners = {}
-    if len(pkeys):
-        ev_of = pkeys % n
-        order = np.argsort(ev_of, kind="stable")
-        ev_s = ev_of[order]
-        partner_s = ((pkeys // n) % L)[order]
-        cut = np.concatenate(([0], np.nonzero(np.diff(ev_s))[0] + 1, [len(ev_s)]))
-        partners = dict(zip(ev_s[cut[:-1]].tolist(), zip(cut[:-1].tolist(), cut[1:].tolist())))
-        partner_list = partner_s.tolist()
-    group_of = {}
+    # the partners of each point one by one, and the set it meets as a group
+    owner = np.searchsorted(point_key, (pkeys // n // L) * n + pkeys % n)
+    partner_offset, partner_location = _csr(owner, (pkeys // n) % L, len(point_key))
+    point_set = np.full(len(point_key), -1, dtype=np.int64)
+    sets = []
     for members, keys in group_keys:
-        mset = frozenset(np.nonzero(members)[0].tolist())
-        group_of.update(dict.fromkeys((keys % n).tolist(), mset))
-    pkey = np.sort(p["loc"] * n + p["event"])
-    pe = (pkey % n).tolist()
+        point_set[np.searchsorted(point_key, keys)] = len(sets)  # a later group wins
+        sets.append(np.nonzero(members)[0])
+    # the members of each instance's communicator
     _, first = np.unique(cw["instance"], return_index=True)
-    d_loc_all, d_ev_all = cw["delayer_loc"][first], cw["delayer"][first]
-    at = _search(pkey, d_loc_all * n + d_ev_all) - 1
-    low = _search(pkey, d_loc_all * n)
-    starts, triples = [], []
     comms = ctx.trace.communicators
-    members_of = {}
-    for k, (comm, d_loc, j, j_low) in enumerate(zip(cw["comm"][first].tolist(), d_loc_all.tolist(),
-                                                  at.tolist(), low.tolist())):
-        members = members_of.get(comm)
-        if members is None:
-            cm = comms.get(int(comm))
-            members = members_of[comm] = frozenset(
-                x for x in (cm.locations if cm is not None else []) if x >= 0)
-        remaining = set(members)
-        remaining.discard(d_loc)
-        start = -1
-        while j >= j_low and remaining:
-            e = pe[j]
-            span = partners.get(e)
-            ranks = set(partner_list[span[0]:span[1]]) if span else ()
-            grp = group_of.get(e)
-            if grp is not None:
-                ranks = grp.union(ranks) if ranks else grp
-            if remaining.issubset(ranks):
-                start = e
-                break
-            met = remaining.intersection(ranks)
-            for r in met:
-                triples.append((k, r, e))
-            remaining -= met
-            if not remaining:
-                start = e
-            j -= 1
-        starts.append(start)
-    return first, np.asarray(starts, dtype=np.int64), triples
+    set_of_comm = {}
+    for comm in np.unique(cw["comm"][first]).tolist():
+        cm = comms.get(int(comm))
+        locs = np.asarray(cm.locations if cm is not None else [], dtype=np.int64)
+        set_of_comm[comm] = len(sets)
+        sets.append(locs[locs >= 0])
+    member_set = np.asarray([set_of_comm[c] for c in cw["comm"][first].tolist()], dtype=np.int64)
+    sizes = np.asarray([len(x) for x in sets], dtype=np.int64)
+    set_offset = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    set_location = _i64(np.concatenate(sets)) if sets else np.empty(0, np.int64)
+    start, m_inst, m_loc, m_ev = (np.frombuffer(x, np.int64) for x in _core.rc_group_starts(
+        point_key, partner_offset, partner_location, point_set, set_offset, set_location,
+        ctx.n_locations + 1, n, _i64(cw["delayer_loc"][first]), _i64(cw["delayer"][first]),
+        member_set))
+    return first, start, (m_inst, m_loc, m_ev)
 
 
 def _chunk_sums(ctx, chunks, loc, lo_ev, hi_ev) -> CallPathMap:

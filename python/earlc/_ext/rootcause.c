@@ -332,7 +332,67 @@ done:
     return r;
 }
 
+/* rc_group_starts(point_key, partner_offset, partner_location, point_set,
+ * set_offset, set_location, n_locations, stride, delayer_location,
+ * delayer_event, member_set) -> (start, met_instance, met_location, met_event) */
+static PyObject *py_group_starts(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *pk, *po, *pl, *ps, *so, *sl, *dl_o, *de_o, *ms_o;
+    long long n_locations, stride;
+    if (!PyArg_ParseTuple(args, "OOOOOOLLOOO", &pk, &po, &pl, &ps, &so, &sl, &n_locations,
+                          &stride, &dl_o, &de_o, &ms_o))
+        return NULL;
+    rc_args a = {.n = 0};
+    PyObject *r = NULL;
+    earl_rc_meetings m;
+    size_t np_ = (size_t)-1, n_off = (size_t)-1, n_partner = (size_t)-1, n_set_off = (size_t)-1,
+           n_set_loc = (size_t)-1, ni = (size_t)-1;
+    const int64_t *d_loc, *d_ev, *member_set;
+    if (!(m.point_key = rc_array(&a, pk, 'i', &np_, "point_key")) ||
+        !(m.point_set = rc_array(&a, ps, 'i', &np_, "point_set")) ||
+        !(m.partner_offset = rc_array(&a, po, 'i', &n_off, "partner_offset")) ||
+        !(m.partner_location = rc_array(&a, pl, 'i', &n_partner, "partner_location")) ||
+        !(m.set_offset = rc_array(&a, so, 'i', &n_set_off, "set_offset")) ||
+        !(m.set_location = rc_array(&a, sl, 'i', &n_set_loc, "set_location")) ||
+        !(d_loc = rc_array(&a, dl_o, 'i', &ni, "delayer_location")) ||
+        !(d_ev = rc_array(&a, de_o, 'i', &ni, "delayer_event")) ||
+        !(member_set = rc_array(&a, ms_o, 'i', &ni, "member_set")))
+        goto done;
+    if (n_off != np_ + 1 || n_set_off < 1 || n_locations < 0 ||
+        (size_t)((const int64_t *)m.partner_offset)[np_] > n_partner ||
+        (size_t)((const int64_t *)m.set_offset)[n_set_off - 1] > n_set_loc) {
+        PyErr_SetString(PyExc_ValueError, "rc_group_starts: offsets do not fit their arrays");
+        goto done;
+    }
+    m.n_points = np_;
+    m.n_sets = n_set_off - 1;
+    m.n_locations = (size_t)n_locations;
+    earl_rc_group_starts out;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_rc_find_group_starts(&m, stride, ni, d_loc, d_ev, member_set, &out, &err);
+    Py_END_ALLOW_THREADS
+    if (st != EARL_OK) {
+        rc_raise(&err);
+        goto done;
+    }
+    r = Py_BuildValue("(NNNN)", bytes_of(out.start, ni, sizeof(int64_t)),
+                      bytes_of(out.met_instance, out.n_met, sizeof(int64_t)),
+                      bytes_of(out.met_location, out.n_met, sizeof(int64_t)),
+                      bytes_of(out.met_event, out.n_met, sizeof(int64_t)));
+    earl_rc_group_starts_free(&out);
+done:
+    rc_args_release(&a);
+    return r;
+}
+
 static PyMethodDef rootcause_functions[] = {
+    {"rc_group_starts", py_group_starts, METH_VARARGS,
+     "rc_group_starts(point_key, partner_offset, partner_location, point_set, set_offset, "
+     "set_location, n_locations, stride, delayer_location, delayer_event, member_set): where "
+     "each collective's delayer last met its communicator."},
     {"rc_chunks", py_chunks, METH_VARARGS,
      "rc_chunks(loc_start, loc_events, kind, time, event_cnode, parent, roles, program_cnode): "
      "the time chunks of every location (key, cnode, ticks)."},
