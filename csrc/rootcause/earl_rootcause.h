@@ -177,6 +177,43 @@ earl_status earl_rc_find_group_starts(const earl_rc_meetings *meetings, int64_t 
                                       earl_rc_group_starts *out, earl_error *err);
 void earl_rc_group_starts_free(earl_rc_group_starts *starts);
 
+/* The critical path's walk back in time (Scalasca's critical-path pass):
+ * from location start_location at event start_event, each step goes back to
+ * the location's latest wait state (wait_key, location * stride + event
+ * ascending; the path continues at wait_partner, the event waited for) or
+ * OpenMP point (omp_key; it continues at each of its omp_next events) before
+ * the current event, whichever is later; a location with neither ends at its
+ * init_event (-1: the path ends there).  Pending ends are taken latest event
+ * first, so that paths merging at a fork are walked once.  location gives
+ * every event's location. */
+typedef struct earl_rc_path_graph {
+    int64_t stride;
+    size_t n_events;
+    const int32_t *location;     /* per event */
+    size_t n_locations;
+    const int64_t *init_event;   /* per location */
+    size_t n_waits;
+    const int64_t *wait_key;
+    const int64_t *wait_partner;
+    size_t n_omp;
+    const int64_t *omp_key;
+    const int64_t *omp_next_offset; /* n_omp + 1 */
+    const int64_t *omp_next_event;
+} earl_rc_path_graph;
+
+/* The stretches of the path, in the order they are walked: location, the
+ * event it starts after and the event it ends at. */
+typedef struct earl_rc_stretches {
+    size_t count;
+    int64_t *location;
+    int64_t *from;
+    int64_t *to;
+} earl_rc_stretches;
+
+earl_status earl_rc_critical_walk(const earl_rc_path_graph *graph, int64_t start_event,
+                                  earl_rc_stretches *out, earl_error *err);
+void earl_rc_stretches_free(earl_rc_stretches *stretches);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,8 +7,19 @@ import numpy as np
 from earlc.analysis import Property
 
 from ..groups import group_max
-from .intervals import _chunk_sums, _chunks, to_ticks
+from earlc import _core
+
+from .intervals import _chunk_sums, _chunks, _i64, to_ticks
 from .points import _published, sync_points
+
+
+def _wait_at(p, events: np.ndarray) -> np.ndarray:
+    """The waiting time at each event: its synchronisation point's, 0.0 where it
+    is none (p: the points, sorted by event)."""
+    if not len(p["event"]):
+        return np.zeros(len(events))
+    row = np.minimum(np.searchsorted(p["event"], events), len(p["event"]) - 1)
+    return np.where(p["event"][row] == events, p["wait"][row], 0.0)
 
 
 def _critical_path(ctx):
@@ -24,16 +35,17 @@ def _critical_path(ctx):
         ev = ctx.events
         loc = ev.location
         n = np.int64(ctx.n_events + 1)
-        # wait states on the path, and where the path continues from each
-        partner = {}
-        for a, b in ((ls["recv"], ls["send"]), (lr["cmp"], lr["req"])):
-            partner.update(zip(a.tolist(), b.tolist()))
+        # wait states on the path, and where the path continues from each (a later
+        # record of the same waiting event wins)
         wsel = cw["event"] != cw["delayer"]
-        partner.update(zip(cw["event"][wsel].tolist(), cw["delayer"][wsel].tolist()))
-        wait_of = dict(zip(p["event"].tolist(), p["wait"].tolist()))
-        cnode_of = dict(zip(p["event"].tolist(), p["cnode"].tolist()))
-        ws = np.asarray(sorted(e for e in partner if wait_of.get(e, 0.0) > 0), dtype=np.int64)
-        wkey = np.sort(loc[ws].astype(np.int64) * n + ws) if len(ws) else ws
+        w_ev = np.concatenate((ls["recv"], lr["cmp"], cw["event"][wsel])).astype(np.int64)
+        w_to = np.concatenate((ls["send"], lr["req"], cw["delayer"][wsel])).astype(np.int64)
+        last = len(w_ev) - 1 - np.unique(w_ev[::-1], return_index=True)[1]
+        w_ev, w_to = w_ev[last], w_to[last]
+        waits = _wait_at(p, w_ev) > 0
+        w_key = loc[w_ev[waits]].astype(np.int64) * n + w_ev[waits]
+        order = np.argsort(w_key, kind="stable")
+        w_key, w_to = w_key[order], w_to[waits][order]
         # MPI_Init and MPI_Finalize
         def leaves(names):
             enters = ctx.enters_of(np.isin(ctx._region_tables[1], list(names)))
@@ -43,7 +55,9 @@ def _critical_path(ctx):
         init_enter, init_leave = leaves(("MPI_Init", "MPI_Init_thread"))
         if not len(fin_leave) or not len(init_leave):
             return None
-        init_of = dict(zip(loc[init_leave].tolist(), init_leave.tolist()))
+        init_of = np.full(ctx.n_locations, -1, dtype=np.int64)
+        for l, e in zip(loc[init_leave].tolist(), init_leave.tolist()):
+            init_of[l] = e
         t = ctx.time_of(fin_enter)
         start = np.lexsort((loc[fin_enter], -t))[0]
         # OpenMP: at a thread's fork point (its ENTER of a parallel region) the path
@@ -69,41 +83,29 @@ def _critical_path(ctx):
                         free.setdefault(i, []).append(leave[k])
                 for k, i in enumerate(inst):
                     omp_next[leave[k]] = free.get(i, [])
-        mpi_keys = wkey
-        stretches = []  # (location, from event, to event)
-        todo = {(int(loc[fin_leave[start]]), int(fin_leave[start]))}
-        while todo:
-            cur, end = max(todo, key=lambda x: x[1])  # latest first: paths merge at forks
-            todo.discard((cur, end))
-            i = int(np.searchsorted(mpi_keys, cur * n + end)) - 1
-            x_mpi = int(mpi_keys[i] - cur * n) if i >= 0 and mpi_keys[i] >= cur * n else -1
-            i = int(np.searchsorted(omp_keys, cur * n + end)) - 1 if len(omp_keys) else -1
-            x_omp = int(omp_keys[i] - cur * n) if i >= 0 and omp_keys[i] >= cur * n else -1
-            if x_mpi < 0 and x_omp < 0:
-                if cur in init_of:
-                    stretches.append((cur, init_of[cur], end))
-                continue
-            x = max(x_mpi, x_omp)
-            stretches.append((cur, x, end))
-            nxt = [partner[x]] if x == x_mpi else omp_next.get(x, [])
-            for e in nxt:
-                todo.add((int(loc[e]), int(e)))
-        sl = np.asarray([x[0] for x in stretches], dtype=np.int64)
-        sf = np.asarray([x[1] for x in stretches], dtype=np.int64)
-        st = np.asarray([x[2] for x in stretches], dtype=np.int64)
+        nexts = [omp_next.get(int(k % n), []) for k in omp_keys.tolist()]
+        next_offset = np.concatenate(([0], np.cumsum([len(x) for x in nexts]))).astype(np.int64)
+        next_event = np.asarray([e for x in nexts for e in x], dtype=np.int64)
+        sl, sf, st = (np.frombuffer(x, np.int64) for x in _core.rc_critical_walk(
+            np.ascontiguousarray(loc, dtype=np.int32), init_of, _i64(w_key), _i64(w_to),
+            _i64(omp_keys), next_offset, next_event, n, int(fin_leave[start])))
         chunks = _chunks(ctx)
-        q, c, v = _chunk_sums(ctx, chunks, sl, sf, st).columns()
+        path = _chunk_sums(ctx, chunks, sl, sf, st)
+        q, c, v = path.columns()
         NL = ctx.n_locations + 1
         NC = len(ctx.calltree) + 1
         cp = np.zeros((NL, NC))
         np.add.at(cp, (sl[q], c), v)
-        # without the waiting time at the start of each stretch
-        for (l, f, _), k in zip(stretches, range(len(stretches))):
-            cn = cnode_of.get(f, int(ctx.cnode[f]))
-            if cn < 0:
-                continue
-            own = v[(q == k) & (c == cn)].sum()
-            cp[l, cn] -= min(wait_of.get(f, 0.0), own)
+        # without the waiting time at the start of each stretch (at most the time
+        # its call path has on the stretch)
+        cn = ctx.cnode[sf].astype(np.int64)
+        k = np.nonzero(cn >= 0)[0]
+        entry = np.searchsorted(q * NC + c, k * NC + cn[k])
+        found = entry < len(q)
+        found[found] = (q[entry[found]] == k[found]) & (c[entry[found]] == cn[k][found])
+        own = np.zeros(len(k))
+        own[found] = v[entry[found]]
+        np.subtract.at(cp, (sl[k], cn[k]), np.minimum(_wait_at(p, sf[k]), own))
         # every CPU location's time without its waiting time; a worker thread counts
         # only from each fork of its team to its last OpenMP point before the next
         # (Scalasca drops a worker's time outside its teams)

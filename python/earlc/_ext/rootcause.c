@@ -388,7 +388,66 @@ done:
     return r;
 }
 
+/* rc_critical_walk(location, init_event, wait_key, wait_partner, omp_key,
+ * omp_next_offset, omp_next_event, stride, start_event) -> (location, from, to) */
+static PyObject *py_critical_walk(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *loc_o, *init_o, *wk, *wp, *ok, *oo, *oe;
+    long long stride, start;
+    if (!PyArg_ParseTuple(args, "OOOOOOOLL", &loc_o, &init_o, &wk, &wp, &ok, &oo, &oe, &stride,
+                          &start))
+        return NULL;
+    rc_args a = {.n = 0};
+    PyObject *r = NULL;
+    earl_rc_path_graph g = {.stride = stride};
+    size_t n_events = (size_t)-1, n_loc = (size_t)-1, n_waits = (size_t)-1, n_omp = (size_t)-1,
+           n_off = (size_t)-1, n_next = (size_t)-1;
+    if (!(g.location = rc_typed_array(&a, loc_o, 'i', &n_events, "location")) ||
+        !(g.init_event = rc_array(&a, init_o, 'i', &n_loc, "init_event")) ||
+        !(g.wait_key = rc_array(&a, wk, 'i', &n_waits, "wait_key")) ||
+        !(g.wait_partner = rc_array(&a, wp, 'i', &n_waits, "wait_partner")) ||
+        !(g.omp_key = rc_array(&a, ok, 'i', &n_omp, "omp_key")) ||
+        !(g.omp_next_offset = rc_array(&a, oo, 'i', &n_off, "omp_next_offset")) ||
+        !(g.omp_next_event = rc_array(&a, oe, 'i', &n_next, "omp_next_event")))
+        goto done;
+    if (n_off != n_omp + 1 || g.omp_next_offset[0] != 0 ||
+        (size_t)g.omp_next_offset[n_omp] > n_next) {
+        PyErr_SetString(PyExc_ValueError, "rc_critical_walk: omp_next_offset does not fit");
+        goto done;
+    }
+    for (size_t i = 0; i < n_omp; i++)
+        if (g.omp_next_offset[i] > g.omp_next_offset[i + 1]) {
+            PyErr_SetString(PyExc_ValueError, "rc_critical_walk: omp_next_offset not ascending");
+            goto done;
+        }
+    g.n_events = n_events;
+    g.n_locations = n_loc;
+    g.n_waits = n_waits;
+    g.n_omp = n_omp;
+    earl_rc_stretches out;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_rc_critical_walk(&g, start, &out, &err);
+    Py_END_ALLOW_THREADS
+    if (st != EARL_OK) {
+        rc_raise(&err);
+        goto done;
+    }
+    r = Py_BuildValue("(NNN)", bytes_of(out.location, out.count, sizeof(int64_t)),
+                      bytes_of(out.from, out.count, sizeof(int64_t)),
+                      bytes_of(out.to, out.count, sizeof(int64_t)));
+    earl_rc_stretches_free(&out);
+done:
+    rc_args_release(&a);
+    return r;
+}
+
 static PyMethodDef rootcause_functions[] = {
+    {"rc_critical_walk", py_critical_walk, METH_VARARGS,
+     "rc_critical_walk(location, init_event, wait_key, wait_partner, omp_key, omp_next_offset, "
+     "omp_next_event, stride, start_event): the critical path's stretches."},
     {"rc_group_starts", py_group_starts, METH_VARARGS,
      "rc_group_starts(point_key, partner_offset, partner_location, point_set, set_offset, "
      "set_location, n_locations, stride, delayer_location, delayer_event, member_set): where "
