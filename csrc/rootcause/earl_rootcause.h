@@ -214,6 +214,109 @@ earl_status earl_rc_critical_walk(const earl_rc_path_graph *graph, int64_t start
                                   earl_rc_stretches *out, earl_error *err);
 void earl_rc_stretches_free(earl_rc_stretches *stretches);
 
+/* ---- long-term delay costs (Scalasca's backward replay) --------------------
+ *
+ * The waiting time a wait state propagates to later ones is a cost that flows
+ * back to the wait states in its late side's interval, and from there to the
+ * delays that caused them.  Costs are tracked per source (the kind of wait
+ * state they stem from, 0..n_sources-1) and per synchronisation point (rows
+ * 0..n_points-1 of the caller's table).  The replay takes the wait states
+ * latest first (by their waiting event; a collective instance by its latest
+ * member's event, before the point-to-point wait states of that event), so
+ * that the cost arriving at each is complete when it is passed on:
+ *
+ *   - a point-to-point wait state of kind K with its delays (call paths of
+ *     the late side), their scale (waiting time / denominator), the
+ *     denominator (delays + waiting time of the late side in between) and
+ *     the late side's points in between: per source s, the cost arrived at
+ *     its waiting point over the denominator scales its delays into the
+ *     long-term severity of s, and (plus its own scale when s == K) the
+ *     waiting time at each point in between into their costs;
+ *   - a collective instance of kind K with its members (the delayer first,
+ *     its delays the time of its group interval): per source s, the inputs
+ *     the caller's rules name (the cost arrived at each member, the members'
+ *     own waiting time) scale each member's delays (costs only) into the
+ *     severity of s on the delayer, and their sum the waiting time at the
+ *     delayer's points in between into their costs; members the delayer met
+ *     one by one since the group point join the sum only after the point
+ *     where they were met (Scalasca's scale map).
+ *
+ * The handle copies what it is given. */
+typedef struct earl_rc_replay earl_rc_replay;
+
+/* Inputs of a collective's kind for a source (earl_rc_replay_set_input). */
+enum { EARL_RC_INPUT_COST = 1, EARL_RC_INPUT_WAIT = 2 };
+
+/* A replay over n_points synchronisation points (their events and waiting
+ * times) with n_sources sources; every collective kind takes by default the
+ * arriving cost for every source, and the members' own waiting time for the
+ * source of its own kind. */
+earl_status earl_rc_replay_new(size_t n_sources, size_t n_points, const int64_t *point_event,
+                               const double *point_wait, earl_rc_replay **out, earl_error *err);
+void earl_rc_replay_free(earl_rc_replay *replay);
+
+/* What collectives of kind `kind` take as input for source `source`. */
+earl_status earl_rc_replay_set_input(earl_rc_replay *replay, size_t kind, size_t source,
+                                     unsigned inputs, earl_error *err);
+
+/* Point-to-point wait states of kind `source`: per wait state its waiting
+ * event and point row (-1: no point, no cost arrives), the delaying
+ * location, scale and denominator, its delays (query k of delays) and the
+ * point rows in between ([between_offset[k], between_offset[k + 1]) of
+ * between_row). */
+earl_status earl_rc_replay_add_waits(earl_rc_replay *replay, size_t source, size_t n,
+                                     const int64_t *event, const int64_t *row,
+                                     const int64_t *delayer_location, const double *scale,
+                                     const double *denominator, const earl_rc_map *delays,
+                                     const int64_t *between_offset, const int64_t *between_row,
+                                     earl_error *err);
+
+/* Collective instances: per instance its kind (a source), the delaying
+ * location, its members [member_offset[k], member_offset[k + 1]) (the
+ * delayer first) and the delayer's point rows in between, in event order.
+ * Per member: its event and point row (-1: none), its waiting time, its
+ * delays (query m of member_delays) with their sum, the waiting time of the
+ * delayer in between that it shares its scale with (prop), and the event
+ * where the delayer met it alone (-1: at the group point). */
+typedef struct earl_rc_collectives {
+    size_t n;
+    const int64_t *kind;
+    const int64_t *delayer_location;
+    const int64_t *member_offset;
+    const int64_t *between_offset;
+    const int64_t *between_row;
+    size_t n_members;
+    const int64_t *member_event;
+    const int64_t *member_row;
+    const double *member_wait;
+    const double *member_delay_sum;
+    const double *member_prop;
+    const int64_t *member_met;
+    const earl_rc_map *member_delays;
+} earl_rc_collectives;
+
+earl_status earl_rc_replay_add_collectives(earl_rc_replay *replay,
+                                           const earl_rc_collectives *collectives,
+                                           earl_error *err);
+
+/* Costs known before the replay (they depend on nothing later): value on
+ * the point rows of source `source`, added in order. */
+earl_status earl_rc_replay_add_costs(earl_rc_replay *replay, size_t source, size_t n,
+                                     const int64_t *row, const double *value, earl_error *err);
+
+/* The long-term severities, per source: out[s] gets parallel arrays of
+ * (location, cnode, value) in first-touch order (free with
+ * earl_rc_severity_free). */
+typedef struct earl_rc_severity {
+    size_t count;
+    int64_t *location;
+    int64_t *cnode;
+    double *value;
+} earl_rc_severity;
+
+earl_status earl_rc_replay_run(earl_rc_replay *replay, earl_rc_severity *out, earl_error *err);
+void earl_rc_severity_free(earl_rc_severity *severity);
+
 #ifdef __cplusplus
 }
 #endif

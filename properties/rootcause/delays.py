@@ -8,8 +8,10 @@ import numpy as np
 from earlc.analysis import Property
 
 from ..groups import group_max, group_min
-from .intervals import (_chunk_sums, _chunks, _excess, _group_interval_starts, _interval_times,
-                        _previous_point, _search, to_ticks)
+from earlc import _core
+
+from .intervals import (_chunk_sums, _chunks, _concat_maps, _excess, _f64, _group_interval_starts,
+                        _i64, _interval_times, _previous_point, _search, _segment_sums, to_ticks)
 from .points import COLL_12N, COLL_BARRIER, COLL_N21, COLL_NXN, _published, sync_points
 
 
@@ -30,7 +32,7 @@ def delay_costs(ctx, chunks, waiter_loc, waiter_at, delayer_loc, delayer_at, wai
     denom = dsum + wsum
     scale = np.where(denom > 0, np.minimum(wait / np.where(denom > 0, denom, 1), 1.0), 0.0)
     return ((delayer_loc[q], c, val * scale[q]), scale, wsum,
-            (late.between_query, late.between_row), (q, c, val, denom))
+            (late.between_query, late.between_row), (delays, denom, late))
 
 
 def _collective_delays(ctx, chunks):
@@ -39,7 +41,7 @@ def _collective_delays(ctx, chunks):
     p, cw = sync_points(ctx)[0], sync_points(ctx)[5]
     empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
     if not len(cw["event"]):
-        return {k: empty for k in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21)}
+        return {k: empty for k in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21)}, None
     first, starts, (t_inst, t_loc, t_ev) = _group_interval_starts(ctx, cw)
     ninst = len(first)
     inst_of_row = np.searchsorted(np.unique(cw["instance"]), cw["instance"])
@@ -80,37 +82,36 @@ def _collective_delays(ctx, chunks):
     for kd in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21):
         sel = kind[wk] == kd
         out[kd] = (w_dloc[wk[sel]], c[sel], val[sel] * scale[wk[sel]])
-    # what the long-term costs need, per instance: its members (the delayer too, with
-    # the group interval's times as its delays), the waiting points in the
-    # delayer's interval, and the members met one by one
-    instances = []
-    w_bounds = delays.offset
-    g_bounds = iv.time.offset
-    rc_s, rv_s = iv.time.cnode, iv.time.value
-    c_s, v_s = delays.cnode, delays.value
-    b_bounds, brow_s = iv.between_offset, iv.between_row
-    inter = {}
-    for k_i, l_i, e_i in zip(t_inst.tolist(), t_loc.tolist(), t_ev.tolist()):
-        inter.setdefault(k_i, {})[l_i] = e_i
-    members_of = {}
-    for j, k_i in enumerate(w_inst.tolist()):
-        members_of.setdefault(k_i, []).append(j)
-    kinds_i = cw["kind"][first]
-    w_ev_l, wait_l, dsum_l = w_ev.tolist(), wait.tolist(), dsum.tolist()
-    prop_l, w_loc_l = prop.tolist(), w_loc.tolist()
-    for k_i in range(ninst):
-        g0, g1 = g_bounds[k_i], g_bounds[k_i + 1]
-        gc, gv = rc_s[g0:g1], rv_s[g0:g1]
-        root = (int(d_ev_i[k_i]), 0.0, gc, gv, float(gv.sum()), float(wsum[k_i]), None)
-        members = [root]
-        ints = inter.get(k_i, {})
-        for j in members_of.get(k_i, []):
-            a, b_ = w_bounds[j], w_bounds[j + 1]
-            members.append((w_ev_l[j], wait_l[j], c_s[a:b_], v_s[a:b_], dsum_l[j], prop_l[j],
-                            ints.get(w_loc_l[j])))
-        # the delayer's waiting points, in event order
-        rows = brow_s[b_bounds[k_i]:b_bounds[k_i + 1]].tolist()
-        instances.append((int(kinds_i[k_i]), int(d_loc_i[k_i]), members, rows))
+    # what the long-term costs need, per instance: its members (the delayer first,
+    # with the group interval's times as its delays, then the waiters in order), the
+    # waiting points in the delayer's interval, and where members were met alone
+    roots = np.arange(ninst, dtype=np.int64)
+    m_inst = np.concatenate((roots, w_inst))
+    m_waiter = np.concatenate((np.full(ninst, -1, np.int64), np.arange(len(waiter))))
+    order = np.lexsort((m_waiter, m_inst))
+    m_inst, m_waiter = m_inst[order], m_waiter[order]
+    is_root = m_waiter < 0
+    j = np.maximum(m_waiter, 0)
+    met = np.full(len(waiter), -1, dtype=np.int64)
+    if len(t_inst):
+        met[hit] = t_ev[torder[pos[hit]]]
+    group_time = iv.time
+    n_queries = len(group_time.offset) - 1
+    member_delays = _concat_maps(group_time, delays).take(
+        np.where(is_root, m_inst, n_queries + j))
+    root_sum = _segment_sums(group_time.value, group_time.offset[:ninst + 1])
+    instances = {
+        "kind": _i64(cw["kind"][first]), "delayer_location": _i64(d_loc_i),
+        "member_offset": _i64(np.searchsorted(m_inst, np.arange(ninst + 1))),
+        "between_offset": _i64(iv.between_offset[:ninst + 1]),
+        "between_row": _i64(iv.between_row[:iv.between_offset[ninst]]),
+        "member_event": _i64(np.where(is_root, d_ev_i[m_inst], w_ev[j])),
+        "member_wait": np.where(is_root, 0.0, wait[j]),
+        "member_delay_sum": np.where(is_root, root_sum[m_inst], dsum[j]),
+        "member_prop": np.where(is_root, wsum[m_inst], prop[j]),
+        "member_met": _i64(np.where(is_root, -1, met[j])),
+        "member_delays": member_delays,
+    }
     return out, instances
 
 
@@ -204,103 +205,51 @@ def _omp_idle_delays(ctx, chunks):
     return loc[qq], cc, val * scale[qq]
 
 
-def _long_term_costs(ctx, p, waits, collectives=()):
-    """Long-term delay costs (Scalasca's backward replay): the waiting time a wait
-    state propagates to later ones is a cost that flows back to the wait states in
-    its late side's interval, and from there to the delays that caused them.  Wait
-    states are taken latest first, so that the cost arriving at each is complete
-    when it is passed on.  Costs are tracked per kind of wait state they stem from
-    (point-to-point and collective wait states)."""
+def _point_rows(p, events: np.ndarray) -> np.ndarray:
+    """The row of each event among the synchronisation points (sorted by event),
+    -1 where it is none."""
+    if not len(p["event"]):
+        return np.full(len(events), -1, dtype=np.int64)
+    row = np.minimum(np.searchsorted(p["event"], events), len(p["event"]) - 1)
+    return _i64(np.where(p["event"][row] == events, row, -1))
+
+
+def _long_term_costs(ctx, p, waits, collectives=None):
+    """Long-term delay costs (Scalasca's backward replay, in the C core): the
+    waiting time a wait state propagates to later ones is a cost that flows back
+    to the wait states in its late side's interval, and from there to the delays
+    that caused them.  Costs are tracked per kind of wait state they stem from
+    (point-to-point and collective wait states).  `waits`: per point-to-point
+    kind (kind, waiting events, delaying locations, scale, denominator, delays
+    map, the late side's Intervals); `collectives`: the instances of
+    _collective_delays, or None."""
     sources = ["ls", "lr", COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21]
-    items = []  # (processing key, type, index)
-    per_kind = {}
-    for kind, waiter, dl, scale, denom, (dq, dc, dv), (bq, brow) in waits:
-        o = np.argsort(dq, kind="stable")
-        dq_s, dc_s, dv_s = dq[o], dc[o], dv[o]
-        ds = np.searchsorted(dq_s, np.arange(len(waiter) + 1))
-        ob = np.argsort(bq, kind="stable")
-        bq_s, brow_s = bq[ob], brow[ob]
-        bs = np.searchsorted(bq_s, np.arange(len(waiter) + 1))
-        per_kind[kind] = (dl.tolist(), scale.tolist(), denom.tolist(), dc_s.tolist(),
-                          dv_s.tolist(), ds.tolist(), brow_s.tolist(), bs.tolist())
-        items += [(int(e), 0, kind, i) for i, e in enumerate(waiter.tolist())]
-    for k, (_, _, members, _) in enumerate(collectives):
-        items.append((max(m[0] for m in members), 1, None, k))
-    if not items:
-        return {}
-    items.sort(key=lambda x: (x[0], x[1]), reverse=True)
-    p_event = p["event"].tolist()
-    p_wait = p["wait"].tolist()
-    costs = {k: {} for k in sources}
-    severity = {k: {} for k in sources}
-
-    def add_severity(src, loc, cs, vs, factor):
-        sev = severity[src]
-        for c, v in zip(cs.tolist() if hasattr(cs, "tolist") else cs,
-                        vs.tolist() if hasattr(vs, "tolist") else vs):
-            key = (loc, c)
-            sev[key] = sev.get(key, 0.0) + factor * v
-
-    for e, typ, kind, i in items:
-        if typ == 0:
-            dl, scale, denom, dc, dv, ds, brow, bs = per_kind[kind]
-            den = denom[i]
-            if not den > 0:
-                continue
-            for src in sources:
-                sc = costs[src].get(e, 0.0) / den
-                if sc > 0:
-                    add_severity(src, dl[i], dc[ds[i]:ds[i + 1]], dv[ds[i]:ds[i + 1]], sc)
-                total = sc + (scale[i] if src == kind else 0.0)
-                if total > 0:
-                    cm = costs[src]
-                    for j in range(bs[i], bs[i + 1]):
-                        r = brow[j]
-                        cm[p_event[r]] = cm.get(p_event[r], 0.0) + total * p_wait[r]
-            continue
-        kind, dloc, members, rows = collectives[i]
-        for src in sources:
-            inputs = [("cost", [costs[src].get(m[0], 0.0) for m in members])]
-            if src == kind:
-                inputs.append(("wait", [m[1] for m in members]))
-            for what, inp in inputs:
-                scales = []
-                for m, x in zip(members, inp):
-                    den = m[4] + m[5]
-                    scales.append(x / den if den > 0 else 0.0)
-                if what == "cost":
-                    for m, sc in zip(members, scales):
-                        if sc > 0:
-                            add_severity(src, dloc, m[2], m[3], sc)
-                # scales along the delayer's interval: members met one by one join
-                # at the point where they were met (Scalasca's scale map)
-                base = sum(scales)
-                inc = {}
-                for m, sc in zip(members, scales):
-                    if m[6] is not None:
-                        base -= sc
-                        inc[m[6]] = inc.get(m[6], 0.0) + sc
-                marks = sorted(inc)
-                values, run = [], base
-                for sp in marks:
-                    values.append(run)
-                    run += inc[sp]
-                cm = costs[src]
-                j, current = 0, base
-                for r in rows:
-                    ev_r = p_event[r]
-                    while j < len(marks) and marks[j] <= ev_r:
-                        current = values[j]
-                        j += 1
-                    if current > 0 and p_wait[r] > 0:
-                        cm[ev_r] = cm.get(ev_r, 0.0) + current * p_wait[r]
+    source_of = {s: i for i, s in enumerate(sources)}
+    n_sources = len(sources)
+    # a collective takes the cost arriving at its members for every source, and
+    # its members' own waiting time for the source of its kind
+    inputs = np.full((n_sources, n_sources), _core.RC_INPUT_COST, dtype=np.uint8)
+    inputs[np.diag_indices(n_sources)] |= _core.RC_INPUT_WAIT
+    batches = []
+    for kind, waiter, dl, scale, denom, delays, late in waits:
+        batches.append((source_of[kind], _i64(waiter), _point_rows(p, waiter), _i64(dl),
+                        _f64(scale), _f64(denom), delays.arrays(), _i64(late.between_offset),
+                        _i64(late.between_row)))
+    coll = None
+    if collectives is not None and len(collectives["kind"]):
+        c = collectives
+        coll = (_i64([source_of[k] for k in c["kind"].tolist()]), c["delayer_location"],
+                c["member_offset"], c["between_offset"], c["between_row"], c["member_event"],
+                _point_rows(p, c["member_event"]), _f64(c["member_wait"]),
+                _f64(c["member_delay_sum"]), _f64(c["member_prop"]), c["member_met"],
+                c["member_delays"].arrays())
+    severities = _core.rc_long_term(n_sources, _i64(p["event"]), _f64(p["wait"]),
+                                    inputs.tobytes(), batches, coll, [])
     out = {}
-    for src in sources:
-        items_ = severity[src]
-        l = np.asarray([k[0] for k in items_], dtype=np.int64)
-        c = np.asarray([k[1] for k in items_], dtype=np.int64)
-        v = np.asarray(list(items_.values()), dtype=np.float64)
-        out["longterm_%s" % src] = to_ticks(ctx.n_locations, l, c, v)
+    for src, (l, c, v) in zip(sources, severities):
+        out["longterm_%s" % src] = to_ticks(ctx.n_locations, np.frombuffer(l, np.int64),
+                                            np.frombuffer(c, np.int64),
+                                            np.frombuffer(v, np.float64))
     return out
 
 
@@ -316,7 +265,7 @@ def _delays(ctx):
         }
         out = {}
         chunks = None
-        coll_instances = []
+        coll_instances = None
         cw = sync_points(ctx)[5]
         if len(sync_points(ctx)[6]):
             chunks = _chunks(ctx)
@@ -337,9 +286,9 @@ def _delays(ctx):
                 chunks = _chunks(ctx)
             wl = loc[waiter].astype(np.int64)
             dl = loc[delayer].astype(np.int64)
-            costs, scale, wsum, (bq, brow), (dq, dc, dv, denom) = delay_costs(
+            costs, scale, wsum, (bq, brow), (delays, denom, late) = delay_costs(
                 ctx, chunks, wl, waiter, dl, delayer, wait)
-            long_term.append((kind, waiter, dl, scale, denom, (dq, dc, dv), (bq, brow)))
+            long_term.append((kind, waiter, dl, scale, denom, delays, late))
             out[kind] = to_ticks(ctx.n_locations, *costs)
             # indirect: the part of each wait explained by waiting the late side did
             # in between, charged to the waiting call

@@ -95,7 +95,41 @@ class CallPathMap:
         return self.query, self.cnode, self.value
 
     def arrays(self):
-        return self.offset, self.cnode, self.value
+        return _i64(self.offset), _i64(self.cnode), _f64(self.value)
+
+    def take(self, queries: np.ndarray) -> "CallPathMap":
+        """The map of the given queries, in that order."""
+        queries = np.asarray(queries, dtype=np.int64)
+        lo, hi = self.offset[queries], self.offset[queries + 1]
+        n = hi - lo
+        offset = np.concatenate(([0], np.cumsum(n))).astype(np.int64)
+        entry = np.repeat(lo - offset[:-1], n) + np.arange(offset[-1], dtype=np.int64)
+        return CallPathMap(offset, self.cnode[entry], self.value[entry])
+
+
+def _concat_maps(a: CallPathMap, b: CallPathMap) -> CallPathMap:
+    """One map with a's queries, then b's."""
+    return CallPathMap(np.concatenate((a.offset, a.offset[-1] + b.offset[1:])),
+                       np.concatenate((a.cnode, b.cnode)), np.concatenate((a.value, b.value)))
+
+
+#: numpy.sum adds fewer values than this one by one, more pairwise
+_NUMPY_SEQUENTIAL_SUM = 8
+
+
+def _segment_sums(values: np.ndarray, offset: np.ndarray) -> np.ndarray:
+    """numpy.sum of each segment [offset[k], offset[k + 1]) of values, to the bit:
+    short segments added one by one (as numpy.sum does; np.add.reduceat does
+    not), column by column over a zero-padded table; long ones by numpy.sum."""
+    size = np.diff(offset)
+    short = np.nonzero(size < _NUMPY_SEQUENTIAL_SUM)[0]
+    out = np.zeros(len(size))
+    for i in range(_NUMPY_SEQUENTIAL_SUM - 1):
+        has = short[size[short] > i]
+        out[has] += values[offset[has] + i]
+    for k in np.nonzero(size >= _NUMPY_SEQUENTIAL_SUM)[0].tolist():
+        out[k] = values[offset[k]:offset[k + 1]].sum()
+    return out
 
 
 class Intervals:
@@ -133,6 +167,10 @@ def _points_by_location(ctx):
 
 def _i64(a):
     return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def _f64(a):
+    return np.ascontiguousarray(a, dtype=np.float64)
 
 
 def _interval_times(ctx, chunks, loc, prev, at) -> Intervals:

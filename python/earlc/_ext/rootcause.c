@@ -62,6 +62,10 @@ static const char *format_name(char format)
 static const void *rc_typed_array(rc_args *a, PyObject *obj, char format, size_t *count,
                                   const char *name)
 {
+    if (a->n == RC_MAX_BUFFERS) {
+        PyErr_Format(PyExc_SystemError, "rootcause glue: more than %d arrays", RC_MAX_BUFFERS);
+        return NULL;
+    }
     Py_buffer *b = &a->buf[a->n];
     if (PyObject_GetBuffer(obj, b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
         return NULL;
@@ -444,7 +448,213 @@ done:
     return r;
 }
 
+/* One batch of point-to-point wait states: (source, event, row,
+ * delayer_location, scale, denominator, delays, between_offset, between_row). */
+static int add_wait_batch(earl_rc_replay *replay, PyObject *batch, earl_error *err, int *c_failed)
+{
+    PyObject *ev_o, *row_o, *dl_o, *sc_o, *den_o, *delays_o, *bo_o, *br_o;
+    Py_ssize_t source;
+    if (!PyArg_ParseTuple(batch, "nOOOOOOOO", &source, &ev_o, &row_o, &dl_o, &sc_o, &den_o,
+                          &delays_o, &bo_o, &br_o))
+        return -1;
+    rc_args a = {.n = 0};
+    size_t n = (size_t)-1, nb1 = (size_t)-1, nb = (size_t)-1;
+    const int64_t *ev, *row, *dl, *bo, *br;
+    const double *sc, *den;
+    earl_rc_map delays;
+    int rc = -1;
+    if (source < 0) {
+        PyErr_SetString(PyExc_ValueError, "rc_long_term: a negative source");
+        goto done;
+    }
+    if (!(ev = rc_array(&a, ev_o, 'i', &n, "event")) || !(row = rc_array(&a, row_o, 'i', &n, "row")) ||
+        !(dl = rc_array(&a, dl_o, 'i', &n, "delayer_location")) ||
+        !(sc = rc_array(&a, sc_o, 'f', &n, "scale")) ||
+        !(den = rc_array(&a, den_o, 'f', &n, "denominator")) ||
+        map_arg(&a, delays_o, &delays, "delays") < 0 ||
+        !(bo = rc_array(&a, bo_o, 'i', &nb1, "between_offset")) ||
+        !(br = rc_array(&a, br_o, 'i', &nb, "between_row")))
+        goto done;
+    if (nb1 != n + 1 || bo[n] < 0 || (size_t)bo[n] > nb) {
+        PyErr_SetString(PyExc_ValueError, "rc_long_term: between_offset does not fit");
+        goto done;
+    }
+    if (earl_rc_replay_add_waits(replay, (size_t)source, n, ev, row, dl, sc, den, &delays, bo, br,
+                                 err) != EARL_OK) {
+        *c_failed = 1;
+        goto done;
+    }
+    rc = 0;
+done:
+    rc_args_release(&a);
+    return rc;
+}
+
+/* The collective instances: (kind, delayer_location, member_offset,
+ * between_offset, between_row, member_event, member_row, member_wait,
+ * member_delay_sum, member_prop, member_met, member_delays). */
+static int add_collectives(earl_rc_replay *replay, PyObject *tuple, earl_error *err,
+                           int *c_failed)
+{
+    PyObject *o[12];
+    if (!PyArg_ParseTuple(tuple, "OOOOOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6],
+                          &o[7], &o[8], &o[9], &o[10], &o[11]))
+        return -1;
+    rc_args a = {.n = 0};
+    size_t n = (size_t)-1, n1 = (size_t)-1, nb = (size_t)-1, nm = (size_t)-1;
+    earl_rc_map delays;
+    earl_rc_collectives c;
+    int rc = -1;
+    if (!(c.kind = rc_array(&a, o[0], 'i', &n, "kind")) ||
+        !(c.delayer_location = rc_array(&a, o[1], 'i', &n, "delayer_location")) ||
+        !(c.member_offset = rc_array(&a, o[2], 'i', &n1, "member_offset")) ||
+        !(c.between_offset = rc_array(&a, o[3], 'i', &n1, "between_offset")) ||
+        !(c.between_row = rc_array(&a, o[4], 'i', &nb, "between_row")) ||
+        !(c.member_event = rc_array(&a, o[5], 'i', &nm, "member_event")) ||
+        !(c.member_row = rc_array(&a, o[6], 'i', &nm, "member_row")) ||
+        !(c.member_wait = rc_array(&a, o[7], 'f', &nm, "member_wait")) ||
+        !(c.member_delay_sum = rc_array(&a, o[8], 'f', &nm, "member_delay_sum")) ||
+        !(c.member_prop = rc_array(&a, o[9], 'f', &nm, "member_prop")) ||
+        !(c.member_met = rc_array(&a, o[10], 'i', &nm, "member_met")) ||
+        map_arg(&a, o[11], &delays, "member_delays") < 0)
+        goto done;
+    if (n1 != n + 1 || c.between_offset[n] < 0 || (size_t)c.between_offset[n] > nb ||
+        c.member_offset[n] < 0 || (size_t)c.member_offset[n] > nm) {
+        PyErr_SetString(PyExc_ValueError, "rc_long_term: collective offsets do not fit");
+        goto done;
+    }
+    c.n = n;
+    c.n_members = nm;
+    c.member_delays = &delays;
+    if (earl_rc_replay_add_collectives(replay, &c, err) != EARL_OK) {
+        *c_failed = 1;
+        goto done;
+    }
+    rc = 0;
+done:
+    rc_args_release(&a);
+    return rc;
+}
+
+/* Known costs: (source, row, value). */
+static int add_costs(earl_rc_replay *replay, PyObject *tuple, earl_error *err, int *c_failed)
+{
+    PyObject *row_o, *val_o;
+    Py_ssize_t source;
+    if (!PyArg_ParseTuple(tuple, "nOO", &source, &row_o, &val_o))
+        return -1;
+    rc_args a = {.n = 0};
+    size_t n = (size_t)-1;
+    const int64_t *row;
+    const double *val;
+    int rc = -1;
+    if (source < 0) {
+        PyErr_SetString(PyExc_ValueError, "rc_long_term: a negative source");
+        goto done;
+    }
+    if (!(row = rc_array(&a, row_o, 'i', &n, "row")) || !(val = rc_array(&a, val_o, 'f', &n, "value")))
+        goto done;
+    if (earl_rc_replay_add_costs(replay, (size_t)source, n, row, val, err) != EARL_OK) {
+        *c_failed = 1;
+        goto done;
+    }
+    rc = 0;
+done:
+    rc_args_release(&a);
+    return rc;
+}
+
+/* rc_long_term(n_sources, point_event, point_wait, inputs, waits, collectives,
+ * costs) -> [(location, cnode, value) per source]; inputs: n_sources**2 bytes
+ * ([kind * n_sources + source]: EARL_RC_INPUT_* bits), waits and costs lists
+ * of batches, collectives a tuple or None. */
+static PyObject *py_long_term(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_ssize_t n_sources;
+    PyObject *pe_o, *pw_o, *waits, *colls, *costs;
+    Py_buffer inputs;
+    if (!PyArg_ParseTuple(args, "nOOy*O!OO!", &n_sources, &pe_o, &pw_o, &inputs, &PyList_Type,
+                          &waits, &colls, &PyList_Type, &costs))
+        return NULL;
+    rc_args a = {.n = 0};
+    size_t np_ = (size_t)-1;
+    const int64_t *pe;
+    const double *pw;
+    earl_rc_replay *replay = NULL;
+    earl_rc_severity *sev = NULL;
+    earl_error err;
+    int c_failed = 0;
+    PyObject *r = NULL;
+    if (n_sources < 1 || inputs.len != n_sources * n_sources) {
+        PyErr_SetString(PyExc_ValueError, "rc_long_term: inputs must hold n_sources**2 bytes");
+        goto done;
+    }
+    if (!(pe = rc_array(&a, pe_o, 'i', &np_, "point_event")) ||
+        !(pw = rc_array(&a, pw_o, 'f', &np_, "point_wait")))
+        goto done;
+    if (earl_rc_replay_new((size_t)n_sources, np_, pe, pw, &replay, &err) != EARL_OK) {
+        c_failed = 1;
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n_sources; k++)
+        for (Py_ssize_t s = 0; s < n_sources; s++)
+            if (earl_rc_replay_set_input(replay, (size_t)k, (size_t)s,
+                                         ((const uint8_t *)inputs.buf)[k * n_sources + s],
+                                         &err) != EARL_OK) {
+                c_failed = 1;
+                goto done;
+            }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(waits); i++)
+        if (add_wait_batch(replay, PyList_GET_ITEM(waits, i), &err, &c_failed) < 0)
+            goto done;
+    if (colls != Py_None && add_collectives(replay, colls, &err, &c_failed) < 0)
+        goto done;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(costs); i++)
+        if (add_costs(replay, PyList_GET_ITEM(costs, i), &err, &c_failed) < 0)
+            goto done;
+    sev = calloc((size_t)n_sources, sizeof *sev);
+    if (!sev) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_rc_replay_run(replay, sev, &err);
+    Py_END_ALLOW_THREADS
+    if (st != EARL_OK) {
+        c_failed = 1;
+        goto done;
+    }
+    r = PyList_New(n_sources);
+    for (Py_ssize_t s = 0; r && s < n_sources; s++) {
+        PyObject *t = Py_BuildValue("(NNN)",
+                                    bytes_of(sev[s].location, sev[s].count, sizeof(int64_t)),
+                                    bytes_of(sev[s].cnode, sev[s].count, sizeof(int64_t)),
+                                    bytes_of(sev[s].value, sev[s].count, sizeof(double)));
+        if (!t) {
+            Py_CLEAR(r);
+            break;
+        }
+        PyList_SET_ITEM(r, s, t);
+    }
+done:
+    if (c_failed)
+        rc_raise(&err);
+    if (sev)
+        for (Py_ssize_t s = 0; s < n_sources; s++)
+            earl_rc_severity_free(&sev[s]);
+    free(sev);
+    earl_rc_replay_free(replay);
+    PyBuffer_Release(&inputs);
+    rc_args_release(&a);
+    return r;
+}
+
 static PyMethodDef rootcause_functions[] = {
+    {"rc_long_term", py_long_term, METH_VARARGS,
+     "rc_long_term(n_sources, point_event, point_wait, inputs, waits, collectives, costs): the "
+     "long-term delay costs per source, by Scalasca's backward replay."},
     {"rc_critical_walk", py_critical_walk, METH_VARARGS,
      "rc_critical_walk(location, init_event, wait_key, wait_partner, omp_key, omp_next_offset, "
      "omp_next_event, stride, start_event): the critical path's stretches."},
@@ -472,7 +682,9 @@ int earlc_add_rootcause(PyObject *module)
     if (PyModule_AddIntConstant(module, "RC_CHUNK_ENTER", EARL_RC_CHUNK_ENTER) < 0 ||
         PyModule_AddIntConstant(module, "RC_CHUNK_LEAVE", EARL_RC_CHUNK_LEAVE) < 0 ||
         PyModule_AddIntConstant(module, "RC_CHUNK_JOIN", EARL_RC_CHUNK_JOIN) < 0 ||
-        PyModule_AddIntConstant(module, "RC_CHUNK_PROGRAM_END", EARL_RC_CHUNK_PROGRAM_END) < 0)
+        PyModule_AddIntConstant(module, "RC_CHUNK_PROGRAM_END", EARL_RC_CHUNK_PROGRAM_END) < 0 ||
+        PyModule_AddIntConstant(module, "RC_INPUT_COST", EARL_RC_INPUT_COST) < 0 ||
+        PyModule_AddIntConstant(module, "RC_INPUT_WAIT", EARL_RC_INPUT_WAIT) < 0)
         return -1;
     return PyModule_AddFunctions(module, rootcause_functions);
 }
