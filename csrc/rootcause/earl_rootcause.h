@@ -59,16 +59,17 @@ typedef struct earl_rc_chunk_table {
     int64_t *ticks;
 } earl_rc_chunk_table;
 
-/* The time chunks of every location: loc_events lists the events location by
- * location (location l's are [loc_start[l], loc_start[l + 1])), kind, time
- * and event_cnode are per event id (event_cnode -1 outside every region),
+/* The time chunks of every location, from the per-event columns location,
+ * kind, time and event_cnode (-1 outside every region) in the trace's total
+ * order, in which each location's events keep their recorded order;
+ * loc_start[l + 1] - loc_start[l] is the number of events of location l.
  * parent per cnode (n_cnodes of them).  role[kind] says what an event
  * contributes; a location's first such event only starts its time, and an
  * event charged to no cnode (-1) gives no chunk.  program_cnode is charged
- * at EARL_RC_CHUNK_PROGRAM_END.  EARL_ERR_INVALID for an event id, a cnode or
- * location ranges out of range. */
-earl_status earl_rc_chunks_build(size_t n_locations, const uint64_t *loc_start,
-                                 const int64_t *loc_events, size_t n_events, const uint8_t *kind,
+ * at EARL_RC_CHUNK_PROGRAM_END.  EARL_ERR_INVALID for a location, a cnode or
+ * a location's event count out of range. */
+earl_status earl_rc_chunks_build(size_t n_locations, const uint64_t *loc_start, size_t n_events,
+                                 const int32_t *location, const uint8_t *kind,
                                  const uint64_t *time, const int32_t *event_cnode,
                                  const int32_t *parent, size_t n_cnodes, const uint8_t role[256],
                                  int64_t program_cnode, earl_rc_chunk_table *out,

@@ -71,4 +71,34 @@ static inline size_t rc_lower_bound(const int64_t *a, size_t lo, size_t hi, int6
     return lo;
 }
 
+/* The first k with a[k] >= x in a[0..n), searched outward from hint (the
+ * answer of a nearby earlier search): queries that move forward a little each
+ * time touch only the cache lines around their answers. */
+static inline size_t rc_gallop_lower_bound(const int64_t *a, size_t n, int64_t x, size_t hint)
+{
+    if (hint > n)
+        hint = n;
+    size_t lo, hi, step = 1;
+    if (hint < n && a[hint] < x) {
+        /* forward: a[lo] < x */
+        lo = hint;
+        hi = hint + 1;
+        while (hi < n && a[hi] < x) {
+            lo = hi;
+            step *= 2;
+            hi = hint + step < n ? hint + step : n;
+        }
+        return rc_lower_bound(a, lo + 1, hi, x);
+    }
+    /* backward: the answer is at most hint */
+    hi = hint;
+    lo = hint;
+    while (lo > 0 && a[lo - 1] >= x) {
+        hi = lo - 1;
+        lo = step <= hint ? hint - step : 0;
+        step *= 2;
+    }
+    return rc_lower_bound(a, lo, hi, x);
+}
+
 #endif

@@ -24,15 +24,54 @@ static earl_status check_chunks(const earl_rc_chunks *chunks, int64_t stride, in
     return EARL_OK;
 }
 
+/* Where the previous query of each location found its chunks and points:
+ * a location's queries mostly come in time order, so the next search starts
+ * there (rc_gallop_lower_bound). */
+typedef struct hints {
+    size_t *chunk, *point;
+    int64_t n_locations;
+} hints;
+
+static int hints_init(hints *h, const int64_t *loc, size_t queries)
+{
+    int64_t n = 0;
+    for (size_t q = 0; q < queries; q++)
+        if (loc[q] + 1 > n)
+            n = loc[q] + 1;
+    h->n_locations = n;
+    h->chunk = calloc(n ? (size_t)n : 1, sizeof *h->chunk);
+    h->point = calloc(n ? (size_t)n : 1, sizeof *h->point);
+    return h->chunk && h->point ? 0 : -1;
+}
+
+static void hints_free(hints *h)
+{
+    free(h->chunk);
+    free(h->point);
+}
+
+static earl_status check_locations(const int64_t *loc, size_t queries, const char *what,
+                                   earl_error *err)
+{
+    for (size_t q = 0; q < queries; q++)
+        if (loc[q] < 0)
+            return earl_fail(err, EARL_ERR_INVALID, "%s: query %zu has location %lld", what, q,
+                             (long long)loc[q]);
+    return EARL_OK;
+}
+
 /* Sum the chunks of location loc between events lo (exclusive: after its
  * point) and hi (before its point) into acc. */
 static void sum_chunks(const earl_rc_chunks *chunks, int64_t stride, int64_t loc, int64_t lo,
-                       int64_t hi, rc_accumulator *acc)
+                       int64_t hi, rc_accumulator *acc, size_t *hint)
 {
-    size_t first = rc_lower_bound(chunks->key, 0, chunks->count, (loc * stride + lo) * 2 + 1);
+    size_t first = rc_gallop_lower_bound(chunks->key, chunks->count, (loc * stride + lo) * 2 + 1,
+                                         *hint);
     int64_t end_key = (loc * stride + hi) * 2 + 1;
-    for (size_t i = first; i < chunks->count && chunks->key[i] < end_key; i++)
+    size_t i = first;
+    for (; i < chunks->count && chunks->key[i] < end_key; i++)
         rc_acc_add_ticks(acc, chunks->cnode[i], chunks->ticks[i]);
+    *hint = i;
 }
 
 earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride, int64_t n_cnodes,
@@ -41,16 +80,19 @@ earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride, int
 {
     memset(out, 0, sizeof *out);
     earl_status st = check_chunks(chunks, stride, n_cnodes, "root-cause chunk sums", err);
+    if (st == EARL_OK)
+        st = check_locations(loc, queries, "root-cause chunk sums", err);
     if (st != EARL_OK)
         return st;
     rc_accumulator acc;
     rc_map_builder b;
+    hints h;
     if (rc_acc_init(&acc, n_cnodes) < 0)
         return earl_fail(err, EARL_ERR_NOMEM, "root-cause chunk sums: out of memory");
-    if (rc_map_begin(&b, out, queries) < 0)
+    if (hints_init(&h, loc, queries) < 0 || rc_map_begin(&b, out, queries) < 0)
         goto nomem;
     for (size_t q = 0; q < queries; q++) {
-        sum_chunks(chunks, stride, loc[q], lo[q], hi[q], &acc);
+        sum_chunks(chunks, stride, loc[q], lo[q], hi[q], &acc, &h.chunk[loc[q]]);
         rc_acc_sort(&acc);
         for (size_t i = 0; i < acc.n_list; i++)
             if (rc_map_push(&b, acc.list[i], (double)acc.ticks[acc.list[i]]) < 0)
@@ -59,9 +101,11 @@ earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride, int
         rc_map_end_query(&b);
     }
     rc_acc_free(&acc);
+    hints_free(&h);
     return EARL_OK;
 nomem:
     rc_acc_free(&acc);
+    hints_free(&h);
     earl_rc_map_free(out);
     return earl_fail(err, EARL_ERR_NOMEM, "root-cause chunk sums: out of memory");
 }
@@ -84,6 +128,8 @@ earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_p
 {
     memset(out, 0, sizeof *out);
     earl_status st = check_chunks(chunks, stride, n_cnodes, "root-cause intervals", err);
+    if (st == EARL_OK)
+        st = check_locations(loc, queries, "root-cause intervals", err);
     if (st != EARL_OK)
         return st;
     for (size_t j = 0; j < points->count; j++)
@@ -93,23 +139,27 @@ earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_p
                              j, (long long)points->cnode[j], (long long)n_cnodes);
     rc_accumulator acc;
     rc_map_builder b;
+    hints h;
     size_t n_between = 0, cap_between = 0;
     if (rc_acc_init(&acc, n_cnodes) < 0)
         return earl_fail(err, EARL_ERR_NOMEM, "root-cause intervals: out of memory");
     out->wait_sum = calloc(queries + 1, sizeof *out->wait_sum);
     out->between_offset = calloc(queries + 1, sizeof *out->between_offset);
-    if (!out->wait_sum || !out->between_offset || rc_map_begin(&b, &out->time, queries) < 0)
+    if (hints_init(&h, loc, queries) < 0 || !out->wait_sum || !out->between_offset ||
+        rc_map_begin(&b, &out->time, queries) < 0)
         goto nomem;
     for (size_t q = 0; q < queries; q++) {
         int64_t start = prev[q] >= 0 ? prev[q] : -1;
         int64_t base = loc[q] * stride;
-        sum_chunks(chunks, stride, loc[q], start, at[q], &acc);
+        size_t *point_hint = &h.point[loc[q]];
+        sum_chunks(chunks, stride, loc[q], start, at[q], &acc, &h.chunk[loc[q]]);
         for (size_t i = 0; i < acc.n_list; i++)
             acc.value[acc.list[i]] = (double)acc.ticks[acc.list[i]];
         /* the points strictly in between: their waiting time is not the
          * location's own time (it propagates from elsewhere) */
-        size_t j = rc_lower_bound(points->key, 0, points->count, base + start + 1);
-        size_t j_end = rc_lower_bound(points->key, j, points->count, base + at[q]);
+        size_t j = rc_gallop_lower_bound(points->key, points->count, base + start + 1, *point_hint);
+        size_t j_end = rc_gallop_lower_bound(points->key, points->count, base + at[q], j);
+        *point_hint = j_end;
         double wait_sum = 0.0;
         for (; j < j_end; j++) {
             double w = points->wait[j];
@@ -129,7 +179,7 @@ earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_p
         double cut = 0.0;
         int64_t cut_cnode = -1;
         if (prev[q] >= 0) {
-            size_t p = rc_lower_bound(points->key, 0, points->count, base + prev[q]);
+            size_t p = rc_gallop_lower_bound(points->key, points->count, base + prev[q], j);
             if (p < points->count && points->key[p] == base + prev[q]) {
                 cut_cnode = points->cnode[p];
                 cut = points->cut[p];
@@ -153,9 +203,11 @@ earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_p
         rc_map_end_query(&b);
     }
     rc_acc_free(&acc);
+    hints_free(&h);
     return EARL_OK;
 nomem:
     rc_acc_free(&acc);
+    hints_free(&h);
     earl_rc_intervals_free(out);
     return earl_fail(err, EARL_ERR_NOMEM, "root-cause intervals: out of memory");
 }

@@ -30,7 +30,7 @@ def _chunks(ctx):
             roles[[kinds["PROGRAM_BEGIN"]]] = _core.RC_CHUNK_ENTER
             roles[[kinds["PROGRAM_END"]]] = _core.RC_CHUNK_PROGRAM_END
         key, cnode, dt = (np.frombuffer(x, np.int64) for x in _core.rc_chunks(
-            ev.loc_start, ev.loc_events, ev.kind, ev.time,
+            ev.loc_start, ev.location, ev.kind, ev.time,
             np.ascontiguousarray(ctx.cnode, dtype=np.int32),
             np.ascontiguousarray(ctx.calltree.parent, dtype=np.int32), roles.tobytes(),
             program[0] if program else -1))
@@ -81,9 +81,10 @@ class CallPathMap:
     entries of query q are [offset[q], offset[q + 1])."""
 
     def __init__(self, offset, cnode, value):
-        self.offset = np.frombuffer(offset, np.int64) if isinstance(offset, bytes) else offset
-        self.cnode = np.frombuffer(cnode, np.int64) if isinstance(cnode, bytes) else cnode
-        self.value = np.frombuffer(value, np.float64) if isinstance(value, bytes) else value
+        """From numpy arrays, or from the C core's buffers (viewed, not copied)."""
+        self.offset = _view(offset, np.int64)
+        self.cnode = _view(cnode, np.int64)
+        self.value = _view(value, np.float64)
 
     @property
     def query(self) -> np.ndarray:
@@ -163,6 +164,10 @@ def _points_by_location(ctx):
                 np.ascontiguousarray(p["wait"][order], dtype=np.float64),
                 np.ascontiguousarray((p["total"] - p["compl"])[order], dtype=np.float64))
     return ctx.memo("rc_points_by_location", compute)
+
+
+def _view(a, dtype) -> np.ndarray:
+    return a if isinstance(a, np.ndarray) else np.frombuffer(a, dtype)
 
 
 def _i64(a):

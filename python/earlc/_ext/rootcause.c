@@ -4,8 +4,10 @@
  *
  * The functions take C-contiguous int64 and float64 arrays (numpy arrays,
  * through the buffer protocol), run the C work with the GIL released and
- * return their results as tuples of bytes for properties/rootcause/ to view
- * with numpy.  A call-path map travels as a tuple (offset, cnode, value).
+ * return their results as buffers for properties/rootcause/ to view with
+ * numpy: the large ones (time chunks, call-path maps) as _core.Column over
+ * the C result itself, kept alive by a capsule that frees it; small ones as
+ * bytes.  A call-path map travels as a tuple (offset, cnode, value).
  */
 #include "ext.h"
 
@@ -101,13 +103,72 @@ static PyObject *bytes_of(const void *data, size_t n, size_t item)
     return PyBytes_FromStringAndSize(n ? (const char *)data : "", (Py_ssize_t)(n * item));
 }
 
-/* (offset, cnode, value) bytes of a map. */
-static PyObject *map_tuple(const earl_rc_map *m)
+/* ---- results handed over without a copy ------------------------------------ */
+
+typedef void (*result_free_fn)(void *result);
+
+static void result_capsule_free(PyObject *capsule)
 {
-    size_t entries = m->offset ? (size_t)m->offset[m->queries] : 0;
-    return Py_BuildValue("(NNN)", bytes_of(m->offset, m->queries + 1, sizeof(int64_t)),
-                         bytes_of(m->cnode, entries, sizeof(int64_t)),
-                         bytes_of(m->value, entries, sizeof(double)));
+    result_free_fn f = (result_free_fn)PyCapsule_GetContext(capsule);
+    f(PyCapsule_GetPointer(capsule, "earlc.rootcause.result"));
+}
+
+/* A capsule owning result (heap-allocated; freed with f when the last column
+ * over it goes); NULL, with result freed, on failure. */
+static PyObject *result_owner(void *result, result_free_fn f)
+{
+    PyObject *c = PyCapsule_New(result, "earlc.rootcause.result", result_capsule_free);
+    if (!c || PyCapsule_SetContext(c, (void *)f) < 0) {
+        if (c) {
+            PyCapsule_SetDestructor(c, NULL);
+            Py_DECREF(c);
+        }
+        f(result);
+        return NULL;
+    }
+    return c;
+}
+
+static PyObject *column_of(PyObject *owner, const void *data, size_t n, size_t item,
+                           const char *format)
+{
+    static const int64_t empty = 0;
+    return earlc_column_new(owner, n ? data : &empty, n, item, format);
+}
+
+static void map_result_free(void *p)
+{
+    earl_rc_map_free(p);
+    free(p);
+}
+
+/* (offset, cnode, value) columns of a map, which they take over (*m is
+ * emptied); NULL on failure (the map freed). */
+static PyObject *map_tuple(earl_rc_map *m)
+{
+    earl_rc_map *own = malloc(sizeof *own);
+    if (!own) {
+        earl_rc_map_free(m);
+        return PyErr_NoMemory();
+    }
+    *own = *m;
+    memset(m, 0, sizeof *m);
+    PyObject *owner = result_owner(own, map_result_free);
+    if (!owner)
+        return NULL;
+    size_t entries = (size_t)own->offset[own->queries];
+    PyObject *r = Py_BuildValue("(NNN)", column_of(owner, own->offset, own->queries + 1,
+                                                   sizeof(int64_t), "q"),
+                                column_of(owner, own->cnode, entries, sizeof(int64_t), "q"),
+                                column_of(owner, own->value, entries, sizeof(double), "d"));
+    Py_DECREF(owner);
+    return r;
+}
+
+static void chunk_result_free(void *p)
+{
+    earl_rc_chunk_table_free(p);
+    free(p);
 }
 
 /* A map from a tuple (offset, cnode, value); the arrays stay in a. */
@@ -180,7 +241,6 @@ static PyObject *py_chunk_sums(PyObject *self, PyObject *args)
         goto done;
     }
     r = map_tuple(&out);
-    earl_rc_map_free(&out);
 done:
     rc_args_release(&a);
     return r;
@@ -272,14 +332,13 @@ static PyObject *py_excess(PyObject *self, PyObject *args)
         goto done;
     }
     r = Py_BuildValue("(NN)", map_tuple(&out), bytes_of(sum, n, sizeof(double)));
-    earl_rc_map_free(&out);
 done:
     free(sum);
     rc_args_release(&a);
     return r;
 }
 
-/* rc_chunks(loc_start, loc_events, kind, time, event_cnode, parent, roles,
+/* rc_chunks(loc_start, location, kind, time, event_cnode, parent, roles,
  * program_cnode) -> (key, cnode, ticks) */
 static PyObject *py_chunks(PyObject *self, PyObject *args)
 {
@@ -292,10 +351,9 @@ static PyObject *py_chunks(PyObject *self, PyObject *args)
         return NULL;
     rc_args a = {.n = 0};
     PyObject *r = NULL;
-    size_t n_starts = (size_t)-1, n_listed = (size_t)-1, n_events = (size_t)-1,
-           n_cnodes = (size_t)-1;
+    size_t n_starts = (size_t)-1, n_events = (size_t)-1, n_cnodes = (size_t)-1;
     const uint64_t *loc_start;
-    const int64_t *loc_events;
+    const int32_t *location;
     const uint8_t *kind;
     const uint64_t *time;
     const int32_t *event_cnode, *parent;
@@ -304,21 +362,21 @@ static PyObject *py_chunks(PyObject *self, PyObject *args)
         goto done;
     }
     if (!(loc_start = rc_typed_array(&a, ls_o, 'Q', &n_starts, "loc_start")) ||
-        !(loc_events = rc_typed_array(&a, le_o, 'q', &n_listed, "loc_events")) ||
+        !(location = rc_typed_array(&a, le_o, 'i', &n_events, "location")) ||
         !(kind = rc_typed_array(&a, kind_o, 'B', &n_events, "kind")) ||
         !(time = rc_typed_array(&a, time_o, 'Q', &n_events, "time")) ||
         !(event_cnode = rc_typed_array(&a, ec_o, 'i', &n_events, "event_cnode")) ||
         !(parent = rc_typed_array(&a, parent_o, 'i', &n_cnodes, "parent")))
         goto done;
-    if (n_starts < 1 || loc_start[n_starts - 1] > n_listed) {
-        PyErr_SetString(PyExc_ValueError, "loc_start must end at most at len(loc_events)");
+    if (n_starts < 1) {
+        PyErr_SetString(PyExc_ValueError, "loc_start must hold locations + 1 values");
         goto done;
     }
     earl_rc_chunk_table out;
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = earl_rc_chunks_build(n_starts - 1, loc_start, loc_events, n_events, kind, time,
+    st = earl_rc_chunks_build(n_starts - 1, loc_start, n_events, location, kind, time,
                               event_cnode, parent, n_cnodes, (const uint8_t *)roles.buf, program,
                               &out, &err);
     Py_END_ALLOW_THREADS
@@ -326,10 +384,20 @@ static PyObject *py_chunks(PyObject *self, PyObject *args)
         rc_raise(&err);
         goto done;
     }
-    r = Py_BuildValue("(NNN)", bytes_of(out.key, out.count, sizeof(int64_t)),
-                      bytes_of(out.cnode, out.count, sizeof(int64_t)),
-                      bytes_of(out.ticks, out.count, sizeof(int64_t)));
-    earl_rc_chunk_table_free(&out);
+    earl_rc_chunk_table *table = malloc(sizeof *table);
+    if (!table) {
+        earl_rc_chunk_table_free(&out);
+        PyErr_NoMemory();
+        goto done;
+    }
+    *table = out;
+    PyObject *owner = result_owner(table, chunk_result_free);
+    if (!owner)
+        goto done;
+    r = Py_BuildValue("(NNN)", column_of(owner, table->key, table->count, sizeof(int64_t), "q"),
+                      column_of(owner, table->cnode, table->count, sizeof(int64_t), "q"),
+                      column_of(owner, table->ticks, table->count, sizeof(int64_t), "q"));
+    Py_DECREF(owner);
 done:
     PyBuffer_Release(&roles);
     rc_args_release(&a);
@@ -663,7 +731,7 @@ static PyMethodDef rootcause_functions[] = {
      "set_location, n_locations, stride, delayer_location, delayer_event, member_set): where "
      "each collective's delayer last met its communicator."},
     {"rc_chunks", py_chunks, METH_VARARGS,
-     "rc_chunks(loc_start, loc_events, kind, time, event_cnode, parent, roles, program_cnode): "
+     "rc_chunks(loc_start, location, kind, time, event_cnode, parent, roles, program_cnode): "
      "the time chunks of every location (key, cnode, ticks)."},
     {"rc_chunk_sums", py_chunk_sums, METH_VARARGS,
      "rc_chunk_sums(chunk_key, chunk_cnode, chunk_ticks, stride, n_cnodes, loc, lo, hi): raw "
