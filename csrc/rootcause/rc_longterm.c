@@ -478,15 +478,19 @@ static int replay_collective_input(earl_rc_replay *r, const earl_rc_collectives 
     int64_t m0 = c->member_offset[k], m1 = c->member_offset[k + 1];
     size_t nm = (size_t)(m1 - m0);
     double *costs = r->costs + src * r->n_points;
+    int any = 0;
     for (int64_t m = m0; m < m1; m++) {
         double x;
         if (input == EARL_RC_INPUT_COST)
             x = c->member_row[m] >= 0 ? costs[c->member_row[m]] : 0.0;
         else
             x = c->member_wait[m];
+        any |= x != 0;
         double den = c->member_delay_sum[m] + c->member_prop[m];
         s->scales[m - m0] = den > 0 ? x / den : 0.0;
     }
+    if (!any) /* most instances carry no cost of most sources: nothing to pass on */
+        return 0;
     if (input == EARL_RC_INPUT_COST)
         for (int64_t m = m0; m < m1; m++)
             if (s->scales[m - m0] > 0 &&

@@ -10,9 +10,13 @@ from earlc.analysis import Property
 from ..groups import group_max, group_min
 from earlc import _core
 
-from .intervals import (_chunk_sums, _chunks, _concat_maps, _excess, _f64, _group_interval_starts,
-                        _i64, _interval_times, _previous_point, _search, _segment_sums, to_ticks)
+from .intervals import (_chunk_sums, _chunks, _concat_maps, _excess, _f64, _gather,
+                        _group_interval_starts, _i64, _interval_times, _previous_point, _search,
+                        _segment_sums, to_ticks)
 from .points import COLL_12N, COLL_BARRIER, COLL_N21, COLL_NXN, _published, sync_points
+
+#: kinds of OpenMP wait states, for their delay costs (the MPI ones are COLL_*, "ls", "lr")
+OMP_BARRIER, OMP_IDLE = "omp_barrier", "omp_idle"
 
 
 def delay_costs(ctx, chunks, waiter_loc, waiter_at, delayer_loc, delayer_at, wait):
@@ -100,11 +104,24 @@ def _collective_delays(ctx, chunks):
     member_delays = _concat_maps(group_time, delays).take(
         np.where(is_root, m_inst, n_queries + j))
     root_sum = _segment_sums(group_time.value, group_time.offset[:ninst + 1])
+    # the delayer's waiting points in between; its OpenMP barrier waits take a
+    # collective's cost only when its interval starts at a collective (or at the
+    # start of the trace), not at a message's synchronisation point: so Scalasca's
+    # long-term costs come out
+    ls, lr = sync_points(ctx)[3:5]
+    message_points = np.concatenate((ls["recv"], ls["send"], lr["cmp"], lr["req"]))
+    keep_omp = (starts < 0) | ~np.isin(starts, message_points)
+    is_omp = np.isin(p["event"], sync_points(ctx)[6] % np.int64(ctx.n_events + 1))
+    b_end = iv.between_offset[ninst]
+    b_inst, b_row = iv.between_query[:b_end], iv.between_row[:b_end]
+    keep = keep_omp[b_inst] | ~is_omp[b_row]
+    between_offset = _i64(np.concatenate(([0], np.cumsum(np.bincount(b_inst[keep],
+                                                                     minlength=ninst)))))
+    between_row = _i64(b_row[keep])
     instances = {
         "kind": _i64(cw["kind"][first]), "delayer_location": _i64(d_loc_i),
         "member_offset": _i64(np.searchsorted(m_inst, np.arange(ninst + 1))),
-        "between_offset": _i64(iv.between_offset[:ninst + 1]),
-        "between_row": _i64(iv.between_row[:iv.between_offset[ninst]]),
+        "between_offset": between_offset, "between_row": between_row,
         "member_event": _i64(np.where(is_root, d_ev_i[m_inst], w_ev[j])),
         "member_wait": np.where(is_root, 0.0, wait[j]),
         "member_delay_sum": np.where(is_root, root_sum[m_inst], dsum[j]),
@@ -118,14 +135,18 @@ def _collective_delays(ctx, chunks):
 def _omp_barrier_delays(ctx, chunks):
     """Short-term delay costs of OpenMP barrier waits (Scalasca's OpenMP barrier
     delay): each waiting thread's interval since its previous OpenMP point against
-    the last thread's, charged to the last thread: (location, cnode, float ticks)."""
+    the last thread's, charged to the last thread: (location, cnode, float ticks);
+    and per barrier instance what its long-term costs need, in the form of the MPI
+    collectives' instances (see _long_term_costs): every thread as a member (the
+    last one with no delays of its own), and the waiting points in the last
+    thread's interval."""
     omp_keys = sync_points(ctx)[6]
     empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
     if not len(omp_keys):
-        return empty
+        return empty, None
     b = _published(ctx, "omp_barriers")
     if not len(b):
-        return empty
+        return empty, None
     n = np.int64(ctx.n_events + 1)
     inst, leave, t = b["instance"], b["leave"], b["enter_time"]
     loc = ctx.events.location[leave].astype(np.int64)
@@ -143,7 +164,24 @@ def _omp_barrier_delays(ctx, chunks):
     wk, c, val = delays.columns()
     denom = dsum + iv.wait_sum[last]
     scale = np.where(denom > 0, wait / np.where(denom > 0, denom, 1), 0.0)
-    return loc[last[wk]], c, val * scale[wk]
+    short_term = (loc[last[wk]], c, val * scale[wk])
+    # per barrier instance, in the form of the MPI collectives' instances (see
+    # _long_term_costs): every thread a member (its delays the excess of the last
+    # thread over it; the last one has none), the last thread the delayer, its
+    # waiting points in between (one location's, in event order); OpenMP threads
+    # all meet at every barrier, nobody is met alone
+    i_start = np.concatenate(([0], np.nonzero(np.diff(inst))[0] + 1))
+    j_last = last[i_start]
+    b_offset, (b_row,) = _gather(iv.between_offset, j_last, iv.between_row)
+    instances = {
+        "delayer_location": _i64(loc[j_last]),
+        "member_offset": _i64(np.concatenate((i_start, [len(inst)]))),
+        "between_offset": b_offset, "between_row": _i64(b_row),
+        "member_event": _i64(leave), "member_wait": wait, "member_delay_sum": dsum,
+        "member_prop": iv.wait_sum[last], "member_met": np.full(len(t), -1, dtype=np.int64),
+        "member_delays": delays,
+    }
+    return short_term, instances
 
 
 def _omp_idle_delays(ctx, chunks):
@@ -151,9 +189,12 @@ def _omp_idle_delays(ctx, chunks):
     delay): the master's time outside parallel regions, from a team's join to the
     next fork (or the end), per call path without the waiting time at the points in
     between, times the number of worker threads left idle: (location, cnode, float
-    ticks) on the master."""
+    ticks) on the master; and the long-term cost this puts on the waits in between,
+    as (point row, float ticks): the workers idle while the master waits too, so
+    each such wait costs its waiting time times the idle workers."""
     omp_keys = sync_points(ctx)[6]
-    empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
+    e = np.empty(0, np.int64)
+    empty = ((e, e, np.empty(0)), (e, np.empty(0)))
     if not len(omp_keys):
         return empty
     enters = ctx.thread_management()[0]
@@ -202,7 +243,10 @@ def _omp_idle_delays(ctx, chunks):
     workers = np.asarray([max(threads.get(locs[int(l)].rank, 1) - 1, 0) for l in loc.tolist()],
                          dtype=np.float64)
     scale = np.where(dsum + wsum > 0, workers, 0.0)
-    return loc[qq], cc, val * scale[qq]
+    # long-term: the workers also idle while the master waits in between, so each
+    # such wait carries the idle workers as its cost (Scalasca's idleness scale)
+    hit = scale[bq] > 0
+    return (loc[qq], cc, val * scale[qq]), (brow[hit], scale[bq[hit]] * p["wait"][brow[hit]])
 
 
 def _point_rows(p, events: np.ndarray) -> np.ndarray:
@@ -214,37 +258,68 @@ def _point_rows(p, events: np.ndarray) -> np.ndarray:
     return _i64(np.where(p["event"][row] == events, row, -1))
 
 
-def _long_term_costs(ctx, p, waits, collectives=None):
+def _collective_inputs(kind, src):
+    """What enters a collective wait state (an MPI collective or an OpenMP barrier)
+    of `kind` as the amount to explain, for the long-term costs of source `src`:
+    the cost that later wait states of that source put on each member, and the
+    members' own waiting time when the collective is of that source's kind.
+
+    Scalasca's OpenMP barrier is the exception: its long-term costs take only the
+    barrier's own waiting time there, never the cost arriving from later wait
+    states (its OpenMP barrier long-term pattern has no input at OpenMP barriers),
+    while the costs of every other source do pass through OpenMP barriers."""
+    if kind == OMP_BARRIER:
+        return ("wait",) if src == OMP_BARRIER else ("cost",)
+    return ("cost", "wait") if src == kind else ("cost",)
+
+
+def _long_term_costs(ctx, p, waits, collectives=(), idle_costs=None):
     """Long-term delay costs (Scalasca's backward replay, in the C core): the
     waiting time a wait state propagates to later ones is a cost that flows back
     to the wait states in its late side's interval, and from there to the delays
-    that caused them.  Costs are tracked per kind of wait state they stem from
-    (point-to-point and collective wait states).  `waits`: per point-to-point
-    kind (kind, waiting events, delaying locations, scale, denominator, delays
-    map, the late side's Intervals); `collectives`: the instances of
-    _collective_delays, or None."""
-    sources = ["ls", "lr", COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21]
+    that caused them.  Wait states are taken latest first, so that the cost
+    arriving at each is complete when it is passed on.  Costs are tracked per kind
+    of wait state they stem from (point-to-point and collective wait states,
+    OpenMP barriers and idle threads).
+
+    `waits`: per point-to-point kind (kind, waiting events, delaying locations,
+    scale, denominator, delays map, the late side's Intervals).  `collectives`:
+    (kind, instances) of MPI collectives and OpenMP barriers (the instances of
+    _collective_delays and _omp_barrier_delays): on a hybrid trace the costs of
+    MPI wait states reach the master's OpenMP barrier waits and go on from there
+    to the thread that was last at the barrier.  `idle_costs` (point rows, float
+    ticks) are the costs idle OpenMP workers put on the master's waits outside
+    parallel regions; they depend on nothing later, so they are there from the
+    start."""
+    sources = ["ls", "lr", COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21, OMP_BARRIER, OMP_IDLE]
     source_of = {s: i for i, s in enumerate(sources)}
     n_sources = len(sources)
-    # a collective takes the cost arriving at its members for every source, and
-    # its members' own waiting time for the source of its kind
-    inputs = np.full((n_sources, n_sources), _core.RC_INPUT_COST, dtype=np.uint8)
-    inputs[np.diag_indices(n_sources)] |= _core.RC_INPUT_WAIT
+    bits = {"cost": _core.RC_INPUT_COST, "wait": _core.RC_INPUT_WAIT}
+    inputs = np.zeros((n_sources, n_sources), dtype=np.uint8)
+    for k, kind in enumerate(sources):
+        for s_, src in enumerate(sources):
+            inputs[k, s_] = sum(bits[what] for what in _collective_inputs(kind, src))
     batches = []
     for kind, waiter, dl, scale, denom, delays, late in waits:
         batches.append((source_of[kind], _i64(waiter), _point_rows(p, waiter), _i64(dl),
                         _f64(scale), _f64(denom), delays.arrays(), _i64(late.between_offset),
                         _i64(late.between_row)))
-    coll = None
-    if collectives is not None and len(collectives["kind"]):
-        c = collectives
-        coll = (_i64([source_of[k] for k in c["kind"].tolist()]), c["delayer_location"],
-                c["member_offset"], c["between_offset"], c["between_row"], c["member_event"],
-                _point_rows(p, c["member_event"]), _f64(c["member_wait"]),
-                _f64(c["member_delay_sum"]), _f64(c["member_prop"]), c["member_met"],
-                c["member_delays"].arrays())
+    coll = []
+    for kind, c in collectives:
+        if c is None or not len(c["member_offset"]) > 1:
+            continue
+        kinds = (c["kind"].tolist() if kind is None else [kind] * (len(c["member_offset"]) - 1))
+        coll.append((_i64([source_of[k] for k in kinds]), _i64(c["delayer_location"]),
+                     _i64(c["member_offset"]), _i64(c["between_offset"]),
+                     _i64(c["between_row"]), _i64(c["member_event"]),
+                     _point_rows(p, c["member_event"]), _f64(c["member_wait"]),
+                     _f64(c["member_delay_sum"]), _f64(c["member_prop"]),
+                     _i64(c["member_met"]), c["member_delays"].arrays()))
+    known = []
+    if idle_costs is not None and len(idle_costs[0]):
+        known.append((source_of[OMP_IDLE], _i64(idle_costs[0]), _f64(idle_costs[1])))
     severities = _core.rc_long_term(n_sources, _i64(p["event"]), _f64(p["wait"]),
-                                    inputs.tobytes(), batches, coll, [])
+                                    inputs.tobytes(), batches, coll, known)
     out = {}
     for src, (l, c, v) in zip(sources, severities):
         out["longterm_%s" % src] = to_ticks(ctx.n_locations, np.frombuffer(l, np.int64),
@@ -267,10 +342,13 @@ def _delays(ctx):
         chunks = None
         coll_instances = None
         cw = sync_points(ctx)[5]
+        omp_instances, idle_costs = None, None
         if len(sync_points(ctx)[6]):
             chunks = _chunks(ctx)
-            out["omp_barrier"] = to_ticks(ctx.n_locations, *_omp_barrier_delays(ctx, chunks))
-            out["omp_idle"] = to_ticks(ctx.n_locations, *_omp_idle_delays(ctx, chunks))
+            short_term, omp_instances = _omp_barrier_delays(ctx, chunks)
+            out[OMP_BARRIER] = to_ticks(ctx.n_locations, *short_term)
+            short_term, idle_costs = _omp_idle_delays(ctx, chunks)
+            out[OMP_IDLE] = to_ticks(ctx.n_locations, *short_term)
         if len(cw["event"]):
             chunks = chunks if chunks is not None else _chunks(ctx)
             coll_out, coll_instances = _collective_delays(ctx, chunks)
@@ -299,7 +377,9 @@ def _delays(ctx):
             use = (scale[bq] > 0) & (wsum[bq] > 0)
             prop_rows.append(brow[use])
             prop_vals.append(scale[bq[use]] * p["wait"][brow[use]])
-        out.update(_long_term_costs(ctx, p, long_term, coll_instances))
+        out.update(_long_term_costs(ctx, p, long_term,
+                                    [(None, coll_instances), (OMP_BARRIER, omp_instances)],
+                                    idle_costs))
         if prop_rows:
             rows = np.concatenate(prop_rows)
             best = np.zeros(len(p["event"]))
@@ -313,14 +393,26 @@ def _delays(ctx):
                 r = hit[sel]
                 out[name] = to_ticks(ctx.n_locations, p["loc"][r], p["cnode"][r], best[r])
         e = np.empty(0, np.int64)
-        for kind in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21, "omp_barrier", "omp_idle",
+        for kind in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21, OMP_BARRIER, OMP_IDLE,
                      "ls", "lr", "longterm_%d" % COLL_BARRIER, "longterm_%d" % COLL_NXN,
                      "longterm_%d" % COLL_12N, "longterm_%d" % COLL_N21,
+                     "longterm_" + OMP_BARRIER, "longterm_" + OMP_IDLE,
                      "indirect_ls", "indirect_lr", "propagating_ls", "propagating_lr",
                      "longterm_ls", "longterm_lr"):
             out.setdefault(kind, (e, e, e))
         return out
     return ctx.memo("delay_costs", compute)
+
+
+#: how long-term costs cross OpenMP barriers, for the descriptions of the long-term metrics
+_THROUGH_OMP_BARRIERS = (
+    " On hybrid traces the cost also crosses OpenMP barriers: a cost on the master's wait "
+    "at a barrier goes to the thread that was last there, in proportion to its excess time "
+    "over the master.")
+_OMP_CROSSING_RULE = (
+    " As in Scalasca, an MPI collective passes its cost on to the barrier waits of the "
+    "delaying master only when its interval there begins at another collective (or "
+    "MPI_Init), not at a point-to-point synchronisation point.")
 
 
 class _Delay(Property):
@@ -423,6 +515,38 @@ class DelayOmpIdle(_Delay):
     diagnosis = "Parallelise these call paths, or run fewer threads per process."
 
 
+class DelayOmpBarrierLongTerm(_Delay):
+    name, title = "delay_ompbarrier_longterm", "OpenMP barrier delay costs (long-term)"
+    kind = "longterm_" + OMP_BARRIER
+    cube_id = "delay_ompbarrier_longterm"
+    explains = "omp_barrier_wait_implicit"
+    description = ("The call paths whose delays cause OpenMP barrier waits indirectly: the "
+                   "waiting time at a barrier is a cost on the waits of the last thread since "
+                   "its previous OpenMP point (MPI waits of the master inside the parallel "
+                   "region), passed on to the processes that delayed those, and from their "
+                   "waits on in turn. As in Scalasca, the cost stops at OpenMP barriers: only "
+                   "a barrier's own waiting time enters there.")
+    diagnosis = ("Delays with far-reaching effects: the threads wait at the barrier for "
+                 "communication that other processes delayed. Fix those delays first.")
+
+
+class DelayOmpIdleLongTerm(_Delay):
+    name, title = "delay_ompidle_longterm", "OpenMP idleness delay costs (long-term)"
+    kind = "longterm_" + OMP_IDLE
+    cube_id = "delay_ompidle_longterm"
+    explains = "idle_threads"
+    description = ("The call paths whose delays leave worker threads idle indirectly: while "
+                   "the master waits outside parallel regions (in MPI, between a team's join "
+                   "and the next fork), its workers idle too, so each such wait costs its "
+                   "waiting time times the idle workers. That cost goes to the delays that "
+                   "caused the wait on other processes, on through the waits in their "
+                   "intervals, and at OpenMP barriers on a master to the thread that was last "
+                   "there, in proportion to its excess time over the master." +
+                   _OMP_CROSSING_RULE)
+    diagnosis = ("Balance the MPI processes: their imbalance keeps the masters waiting and "
+                 "their worker threads idle.")
+
+
 class _DelayCollectiveLongTerm(_Delay):
     diagnosis = ("Delays with far-reaching effects: an imbalance here spreads through "
                  "collectives to other processes. Fix it, or decouple the processes.")
@@ -431,25 +555,25 @@ class _DelayCollectiveLongTerm(_Delay):
 class DelayBarrierLongTerm(_DelayCollectiveLongTerm):
     name, title = "delay_barrier_longterm", "Barrier delay costs (long-term)"
     kind, cube_id, explains = "longterm_%d" % COLL_BARRIER, "delay_barrier_longterm", "wait_at_barrier"
-    description = "The call paths whose delays cause waiting at MPI barriers indirectly."
+    description = "The call paths whose delays cause waiting at MPI barriers indirectly." + _THROUGH_OMP_BARRIERS + _OMP_CROSSING_RULE
 
 
 class DelayNxNLongTerm(_DelayCollectiveLongTerm):
     name, title = "delay_n2n_longterm", "N x N delay costs (long-term)"
     kind, cube_id, explains = "longterm_%d" % COLL_NXN, "delay_n2n_longterm", "wait_at_nxn"
-    description = "The call paths whose delays cause waiting at N x N collectives indirectly."
+    description = "The call paths whose delays cause waiting at N x N collectives indirectly." + _THROUGH_OMP_BARRIERS + _OMP_CROSSING_RULE
 
 
 class Delay12NLongTerm(_DelayCollectiveLongTerm):
     name, title = "delay_12n_longterm", "1-to-N delay costs (long-term)"
     kind, cube_id, explains = "longterm_%d" % COLL_12N, "delay_12n_longterm", "late_broadcast"
-    description = "The call paths whose delays cause waiting at broadcasts indirectly."
+    description = "The call paths whose delays cause waiting at broadcasts indirectly." + _THROUGH_OMP_BARRIERS + _OMP_CROSSING_RULE
 
 
 class DelayN21LongTerm(_DelayCollectiveLongTerm):
     name, title = "delay_n21_longterm", "N-to-1 delay costs (long-term)"
     kind, cube_id, explains = "longterm_%d" % COLL_N21, "delay_n21_longterm", "early_reduce"
-    description = "The call paths whose delays cause waiting at reductions indirectly."
+    description = "The call paths whose delays cause waiting at reductions indirectly." + _THROUGH_OMP_BARRIERS + _OMP_CROSSING_RULE
 
 
 class DelayLateSenderLongTerm(_Delay):
@@ -459,7 +583,7 @@ class DelayLateSenderLongTerm(_Delay):
     explains = "late_sender"
     description = ("The call paths whose delays cause Late Sender waits indirectly: waiting "
                    "time that propagated through other wait states (the indirect part of Late "
-                   "Sender) traced back to the delays at its origin.")
+                   "Sender) traced back to the delays at its origin." + _THROUGH_OMP_BARRIERS)
     diagnosis = ("Delays with far-reaching effects: an imbalance here spreads along the "
                  "communication chain. Fix it, or decouple with non-blocking communication.")
 
@@ -470,7 +594,7 @@ class DelayLateReceiverLongTerm(_Delay):
     cube_id = "delay_latereceiver_longterm"
     explains = "late_receiver"
     description = ("The call paths whose delays cause Late Receiver waits indirectly, through "
-                   "other wait states.")
+                   "other wait states." + _THROUGH_OMP_BARRIERS)
     diagnosis = "Delays with far-reaching effects: fix them, or post receives earlier."
 
 

@@ -100,12 +100,19 @@ class CallPathMap:
 
     def take(self, queries: np.ndarray) -> "CallPathMap":
         """The map of the given queries, in that order."""
-        queries = np.asarray(queries, dtype=np.int64)
-        lo, hi = self.offset[queries], self.offset[queries + 1]
-        n = hi - lo
-        offset = np.concatenate(([0], np.cumsum(n))).astype(np.int64)
-        entry = np.repeat(lo - offset[:-1], n) + np.arange(offset[-1], dtype=np.int64)
-        return CallPathMap(offset, self.cnode[entry], self.value[entry])
+        offset, (cnode, value) = _gather(self.offset, queries, self.cnode, self.value)
+        return CallPathMap(offset, cnode, value)
+
+
+def _gather(offset: np.ndarray, queries, *columns):
+    """The segments [offset[q], offset[q + 1]) of the columns for the given
+    queries, in that order: (new offsets, [gathered column, ...])."""
+    queries = np.asarray(queries, dtype=np.int64)
+    lo = offset[queries]
+    n = offset[queries + 1] - lo
+    new = np.concatenate(([0], np.cumsum(n))).astype(np.int64)
+    entry = np.repeat(lo - new[:-1], n) + np.arange(new[-1], dtype=np.int64)
+    return new, [c[entry] for c in columns]
 
 
 def _concat_maps(a: CallPathMap, b: CallPathMap) -> CallPathMap:

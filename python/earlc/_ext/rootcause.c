@@ -634,16 +634,16 @@ done:
 
 /* rc_long_term(n_sources, point_event, point_wait, inputs, waits, collectives,
  * costs) -> [(location, cnode, value) per source]; inputs: n_sources**2 bytes
- * ([kind * n_sources + source]: EARL_RC_INPUT_* bits), waits and costs lists
- * of batches, collectives a tuple or None. */
+ * ([kind * n_sources + source]: EARL_RC_INPUT_* bits), waits, collectives and
+ * costs lists of batches (taken in that order where the replay meets ties). */
 static PyObject *py_long_term(PyObject *self, PyObject *args)
 {
     (void)self;
     Py_ssize_t n_sources;
     PyObject *pe_o, *pw_o, *waits, *colls, *costs;
     Py_buffer inputs;
-    if (!PyArg_ParseTuple(args, "nOOy*O!OO!", &n_sources, &pe_o, &pw_o, &inputs, &PyList_Type,
-                          &waits, &colls, &PyList_Type, &costs))
+    if (!PyArg_ParseTuple(args, "nOOy*O!O!O!", &n_sources, &pe_o, &pw_o, &inputs, &PyList_Type,
+                          &waits, &PyList_Type, &colls, &PyList_Type, &costs))
         return NULL;
     rc_args a = {.n = 0};
     size_t np_ = (size_t)-1;
@@ -676,8 +676,9 @@ static PyObject *py_long_term(PyObject *self, PyObject *args)
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(waits); i++)
         if (add_wait_batch(replay, PyList_GET_ITEM(waits, i), &err, &c_failed) < 0)
             goto done;
-    if (colls != Py_None && add_collectives(replay, colls, &err, &c_failed) < 0)
-        goto done;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(colls); i++)
+        if (add_collectives(replay, PyList_GET_ITEM(colls, i), &err, &c_failed) < 0)
+            goto done;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(costs); i++)
         if (add_costs(replay, PyList_GET_ITEM(costs, i), &err, &c_failed) < 0)
             goto done;
