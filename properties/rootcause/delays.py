@@ -108,16 +108,25 @@ def _collective_delays(ctx, chunks):
     # collective's cost only when its interval starts at a collective (or at the
     # start of the trace), not at a message's synchronisation point: so Scalasca's
     # long-term costs come out
-    ls, lr = sync_points(ctx)[3:5]
-    message_points = np.concatenate((ls["recv"], ls["send"], lr["cmp"], lr["req"]))
-    keep_omp = (starts < 0) | ~np.isin(starts, message_points)
-    is_omp = np.isin(p["event"], sync_points(ctx)[6] % np.int64(ctx.n_events + 1))
     b_end = iv.between_offset[ninst]
-    b_inst, b_row = iv.between_query[:b_end], iv.between_row[:b_end]
-    keep = keep_omp[b_inst] | ~is_omp[b_row]
-    between_offset = _i64(np.concatenate(([0], np.cumsum(np.bincount(b_inst[keep],
-                                                                     minlength=ninst)))))
-    between_row = _i64(b_row[keep])
+    between_offset, between_row = iv.between_offset[:ninst + 1], iv.between_row[:b_end]
+    omp_keys = sync_points(ctx)[6]
+    if len(omp_keys):
+        is_omp = np.zeros(len(p["event"]), dtype=bool)
+        omp_rows = _point_rows(p, omp_keys % np.int64(ctx.n_events + 1))
+        is_omp[omp_rows[omp_rows >= 0]] = True
+        ls, lr = sync_points(ctx)[3:5]
+        message_points = np.sort(np.concatenate((ls["recv"], ls["send"], lr["cmp"], lr["req"])))
+        at = np.minimum(np.searchsorted(message_points, starts), max(len(message_points) - 1, 0))
+        at_message = (message_points[at] == starts) if len(message_points) else np.zeros(
+            len(starts), dtype=bool)
+        keep_omp = (starts < 0) | ~at_message
+        b_inst = iv.between_query[:b_end]
+        keep = keep_omp[b_inst] | ~is_omp[between_row]
+        between_offset = np.concatenate(([0], np.cumsum(np.bincount(b_inst[keep],
+                                                                    minlength=ninst))))
+        between_row = between_row[keep]
+    between_offset, between_row = _i64(between_offset), _i64(between_row)
     instances = {
         "kind": _i64(cw["kind"][first]), "delayer_location": _i64(d_loc_i),
         "member_offset": _i64(np.searchsorted(m_inst, np.arange(ninst + 1))),
