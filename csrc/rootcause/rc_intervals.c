@@ -10,18 +10,20 @@
 
 #include "rc_internal.h"
 
-static earl_status check_chunks(const earl_rc_chunks *chunks, int64_t stride, int64_t n_cnodes,
-                                const char *what, earl_error *err)
+static earl_status check_sizes(int64_t stride, int64_t n_cnodes, const char *what,
+                               earl_error *err)
 {
     if (stride <= 0 || n_cnodes < 0)
         return earl_fail(err, EARL_ERR_INVALID, "%s: stride %lld and %lld call paths are invalid",
                          what, (long long)stride, (long long)n_cnodes);
-    for (size_t i = 0; i < chunks->count; i++)
-        if (chunks->cnode[i] < 0 || chunks->cnode[i] >= n_cnodes)
-            return earl_fail(err, EARL_ERR_INVALID,
-                             "%s: time chunk %zu has call path %lld, not in 0..%lld", what, i,
-                             (long long)chunks->cnode[i], (long long)n_cnodes - 1);
     return EARL_OK;
+}
+
+static earl_status bad_chunk(const earl_rc_chunks *chunks, size_t i, int64_t n_cnodes,
+                             const char *what, earl_error *err)
+{
+    return earl_fail(err, EARL_ERR_INVALID, "%s: time chunk %zu has call path %lld, not in 0..%lld",
+                     what, i, (long long)chunks->cnode[i], (long long)n_cnodes - 1);
 }
 
 /* Where the previous query of each location found its chunks and points:
@@ -61,17 +63,25 @@ static earl_status check_locations(const int64_t *loc, size_t queries, const cha
 }
 
 /* Sum the chunks of location loc between events lo (exclusive: after its
- * point) and hi (before its point) into acc. */
-static void sum_chunks(const earl_rc_chunks *chunks, int64_t stride, int64_t loc, int64_t lo,
-                       int64_t hi, rc_accumulator *acc, size_t *hint)
+ * point) and hi (before its point) into acc.  Returns the index of a chunk
+ * whose call path is out of range, or (size_t)-1: chunks are checked as they
+ * are summed (most are, and a separate pass would read them all again). */
+static size_t sum_chunks(const earl_rc_chunks *chunks, int64_t stride, int64_t loc, int64_t lo,
+                         int64_t hi, rc_accumulator *acc, size_t *hint)
 {
     size_t first = rc_gallop_lower_bound(chunks->key, chunks->count, (loc * stride + lo) * 2 + 1,
                                          *hint);
-    int64_t end_key = (loc * stride + hi) * 2 + 1;
-    size_t i = first;
-    for (; i < chunks->count && chunks->key[i] < end_key; i++)
-        rc_acc_add_ticks(acc, chunks->cnode[i], chunks->ticks[i]);
-    *hint = i;
+    size_t end = rc_gallop_lower_bound(chunks->key, chunks->count, (loc * stride + hi) * 2 + 1,
+                                       first);
+    const uint64_t n_cnodes = (uint64_t)acc->n_cnodes;
+    for (size_t i = first; i < end; i++) {
+        int64_t c = chunks->cnode[i];
+        if ((uint64_t)c >= n_cnodes)
+            return i;
+        rc_acc_add_ticks(acc, c, chunks->ticks[i]);
+    }
+    *hint = end > first ? end : first;
+    return (size_t)-1;
 }
 
 earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride, int64_t n_cnodes,
@@ -79,7 +89,7 @@ earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride, int
                                size_t queries, earl_rc_map *out, earl_error *err)
 {
     memset(out, 0, sizeof *out);
-    earl_status st = check_chunks(chunks, stride, n_cnodes, "root-cause chunk sums", err);
+    earl_status st = check_sizes(stride, n_cnodes, "root-cause chunk sums", err);
     if (st == EARL_OK)
         st = check_locations(loc, queries, "root-cause chunk sums", err);
     if (st != EARL_OK)
@@ -92,7 +102,11 @@ earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride, int
     if (hints_init(&h, loc, queries) < 0 || rc_map_begin(&b, out, queries) < 0)
         goto nomem;
     for (size_t q = 0; q < queries; q++) {
-        sum_chunks(chunks, stride, loc[q], lo[q], hi[q], &acc, &h.chunk[loc[q]]);
+        size_t bad = sum_chunks(chunks, stride, loc[q], lo[q], hi[q], &acc, &h.chunk[loc[q]]);
+        if (bad != (size_t)-1) {
+            st = bad_chunk(chunks, bad, n_cnodes, "root-cause chunk sums", err);
+            goto fail;
+        }
         rc_acc_sort(&acc);
         for (size_t i = 0; i < acc.n_list; i++)
             if (rc_map_push(&b, acc.list[i], (double)acc.ticks[acc.list[i]]) < 0)
@@ -104,10 +118,12 @@ earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride, int
     hints_free(&h);
     return EARL_OK;
 nomem:
+    st = earl_fail(err, EARL_ERR_NOMEM, "root-cause chunk sums: out of memory");
+fail:
     rc_acc_free(&acc);
     hints_free(&h);
     earl_rc_map_free(out);
-    return earl_fail(err, EARL_ERR_NOMEM, "root-cause chunk sums: out of memory");
+    return st;
 }
 
 void earl_rc_intervals_free(earl_rc_intervals *iv)
@@ -127,7 +143,7 @@ earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_p
                                    earl_rc_intervals *out, earl_error *err)
 {
     memset(out, 0, sizeof *out);
-    earl_status st = check_chunks(chunks, stride, n_cnodes, "root-cause intervals", err);
+    earl_status st = check_sizes(stride, n_cnodes, "root-cause intervals", err);
     if (st == EARL_OK)
         st = check_locations(loc, queries, "root-cause intervals", err);
     if (st != EARL_OK)
@@ -152,7 +168,11 @@ earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_p
         int64_t start = prev[q] >= 0 ? prev[q] : -1;
         int64_t base = loc[q] * stride;
         size_t *point_hint = &h.point[loc[q]];
-        sum_chunks(chunks, stride, loc[q], start, at[q], &acc, &h.chunk[loc[q]]);
+        size_t bad = sum_chunks(chunks, stride, loc[q], start, at[q], &acc, &h.chunk[loc[q]]);
+        if (bad != (size_t)-1) {
+            st = bad_chunk(chunks, bad, n_cnodes, "root-cause intervals", err);
+            goto fail;
+        }
         for (size_t i = 0; i < acc.n_list; i++)
             acc.value[acc.list[i]] = (double)acc.ticks[acc.list[i]];
         /* the points strictly in between: their waiting time is not the
@@ -206,8 +226,10 @@ earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_p
     hints_free(&h);
     return EARL_OK;
 nomem:
+    st = earl_fail(err, EARL_ERR_NOMEM, "root-cause intervals: out of memory");
+fail:
     rc_acc_free(&acc);
     hints_free(&h);
     earl_rc_intervals_free(out);
-    return earl_fail(err, EARL_ERR_NOMEM, "root-cause intervals: out of memory");
+    return st;
 }
