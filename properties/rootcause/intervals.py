@@ -165,7 +165,10 @@ def _points_by_location(ctx):
         p = sync_points(ctx)[0]
         n = np.int64(ctx.n_events + 1)
         key = p["loc"] * n + p["event"]
-        order = np.argsort(key, kind="stable")
+        # the points are sorted by event: a stable sort by location finishes the
+        # job, and numpy sorts 16-bit keys stably by radix
+        loc = p["loc"].astype(np.uint16) if ctx.n_locations < 1 << 16 else p["loc"]
+        order = np.argsort(loc, kind="stable")
         return (np.ascontiguousarray(key[order]), order.astype(np.int64),
                 np.ascontiguousarray(p["cnode"][order]),
                 np.ascontiguousarray(p["wait"][order], dtype=np.float64),
