@@ -137,17 +137,19 @@ earl_status earl_rc_excess(const earl_rc_map *late, const int64_t *late_q,
                            const earl_rc_map *within, const int64_t *within_q, size_t pairs,
                            earl_rc_map *out, double *sum, earl_error *err);
 
-/* Who meets whom at the synchronisation points: per point (in the order of
- * point_key, location * stride + event ascending) the partner locations it
- * synchronises with one by one, and the set it synchronises with as a group
- * (everybody in a communicator), if any.  Location sets are rows of one CSR
- * table (set_offset, set_location). */
+/* Who meets whom at the synchronisation points: the points (point_key,
+ * location * stride + event ascending), the partner locations a point
+ * synchronises with one by one, as pairs (the point's key, the partner) in any
+ * order, and per point the set it synchronises with as a group (everybody in
+ * a communicator), if any.  Location sets are rows of one CSR table
+ * (set_offset, set_location). */
 typedef struct earl_rc_meetings {
     size_t n_points;
     const int64_t *point_key;
-    const int64_t *partner_offset; /* n_points + 1 */
-    const int64_t *partner_location;
     const int64_t *point_set;      /* per point: its group's set, or -1 */
+    size_t n_partners;
+    const int64_t *partner_key;    /* the key of the point the pair belongs to */
+    const int64_t *partner_location;
     size_t n_sets;
     const int64_t *set_offset;     /* n_sets + 1 */
     const int64_t *set_location;
@@ -171,7 +173,7 @@ typedef struct earl_rc_group_starts {
 
 /* delayer_location, delayer_event and member_set (the set of the
  * instance's communicator) per instance.  EARL_ERR_INVALID for a set or a
- * location out of range. */
+ * location out of range, or a partner pair of no point. */
 earl_status earl_rc_find_group_starts(const earl_rc_meetings *meetings, int64_t stride,
                                       size_t instances, const int64_t *delayer_location,
                                       const int64_t *delayer_event, const int64_t *member_set,

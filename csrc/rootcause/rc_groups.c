@@ -28,18 +28,60 @@ static earl_status check_meetings(const earl_rc_meetings *m, earl_error *err)
                 return earl_fail(err, EARL_ERR_INVALID,
                                  "root-cause group starts: set %zu holds location %lld", k,
                                  (long long)m->set_location[i]);
-    for (size_t j = 0; j < m->n_points; j++) {
+    for (size_t j = 0; j < m->n_points; j++)
         if (m->point_set[j] >= (int64_t)m->n_sets)
             return earl_fail(err, EARL_ERR_INVALID,
                              "root-cause group starts: point %zu names set %lld of %zu", j,
                              (long long)m->point_set[j], m->n_sets);
-        for (int64_t i = m->partner_offset[j]; i < m->partner_offset[j + 1]; i++)
-            if (m->partner_location[i] < 0 || (size_t)m->partner_location[i] >= m->n_locations)
-                return earl_fail(err, EARL_ERR_INVALID,
-                                 "root-cause group starts: point %zu has partner %lld", j,
-                                 (long long)m->partner_location[i]);
-    }
+    for (size_t i = 0; i < m->n_partners; i++)
+        if (m->partner_location[i] < 0 || (size_t)m->partner_location[i] >= m->n_locations)
+            return earl_fail(err, EARL_ERR_INVALID,
+                             "root-cause group starts: partner pair %zu names location %lld", i,
+                             (long long)m->partner_location[i]);
     return EARL_OK;
+}
+
+/* The partners of each point, grouped by point (a counting sort of the
+ * pairs, which keeps their order within a point): offset (n_points + 1) and
+ * location; -1 with *bad set to a pair of no point, or when out of memory. */
+static int group_partners(const earl_rc_meetings *m, int64_t **offset, int64_t **location,
+                          size_t *bad)
+{
+    int64_t *owner = malloc((m->n_partners ? m->n_partners : 1) * sizeof *owner);
+    *offset = calloc(m->n_points + 1, sizeof **offset);
+    *location = malloc((m->n_partners ? m->n_partners : 1) * sizeof **location);
+    *bad = (size_t)-1;
+    if (!owner || !*offset || !*location)
+        goto fail;
+    size_t hint = 0;
+    for (size_t i = 0; i < m->n_partners; i++) {
+        /* pairs come in runs of one location's points in event order: search
+         * from the previous answer */
+        size_t j = rc_gallop_lower_bound(m->point_key, m->n_points, m->partner_key[i], hint);
+        if (j == m->n_points || m->point_key[j] != m->partner_key[i]) {
+            *bad = i;
+            goto fail;
+        }
+        owner[i] = (int64_t)j;
+        (*offset)[j + 1]++;
+        hint = j;
+    }
+    for (size_t j = 0; j < m->n_points; j++)
+        (*offset)[j + 1] += (*offset)[j];
+    for (size_t i = 0; i < m->n_partners; i++)
+        (*location)[(*offset)[owner[i]]++] = m->partner_location[i];
+    /* the fill moved each start to the next point's: shift back */
+    for (size_t j = m->n_points; j > 0; j--)
+        (*offset)[j] = (*offset)[j - 1];
+    (*offset)[0] = 0;
+    free(owner);
+    return 0;
+fail:
+    free(owner);
+    free(*offset);
+    free(*location);
+    *offset = *location = NULL;
+    return -1;
 }
 
 /* Locations still to meet, and those counted at the current point: marks are
@@ -105,6 +147,14 @@ earl_status earl_rc_find_group_starts(const earl_rc_meetings *m, int64_t stride,
     earl_status st = check_meetings(m, err);
     if (st != EARL_OK)
         return st;
+    int64_t *partner_offset, *partner_location;
+    size_t bad;
+    if (group_partners(m, &partner_offset, &partner_location, &bad) < 0)
+        return bad != (size_t)-1
+                   ? earl_fail(err, EARL_ERR_INVALID,
+                               "root-cause group starts: partner pair %zu belongs to no point "
+                               "(key %lld)", bad, (long long)m->partner_key[bad])
+                   : earl_fail(err, EARL_ERR_NOMEM, "root-cause group starts: out of memory");
     size_t nl = m->n_locations ? m->n_locations : 1;
     walk w = {calloc(nl, sizeof(uint64_t)), calloc(nl, sizeof(uint64_t)), 0, 0, 0};
     met_list met = {0};
@@ -116,6 +166,8 @@ earl_status earl_rc_find_group_starts(const earl_rc_meetings *m, int64_t stride,
         if (set >= (int64_t)m->n_sets || d_loc < 0 || (size_t)d_loc >= m->n_locations) {
             free(w.remaining);
             free(w.counted);
+            free(partner_offset);
+            free(partner_location);
             free(met.instance);
             free(met.location);
             free(met.event);
@@ -144,8 +196,8 @@ earl_status earl_rc_find_group_starts(const earl_rc_meetings *m, int64_t stride,
             /* first count: does this point meet everybody left at once? */
             size_t count = 0;
             w.counted_gen++;
-            visit(&w, m->partner_location, m->partner_offset[j], m->partner_offset[j + 1], 0, NULL,
-                  0, 0, &count);
+            visit(&w, partner_location, partner_offset[j], partner_offset[j + 1], 0, NULL, 0, 0,
+                  &count);
             if (ps >= 0)
                 visit(&w, m->set_location, m->set_offset[ps], m->set_offset[ps + 1], 0, NULL, 0, 0,
                       &count);
@@ -158,8 +210,8 @@ earl_status earl_rc_find_group_starts(const earl_rc_meetings *m, int64_t stride,
             /* then record the members met here, one by one */
             w.counted_gen++;
             count = 0;
-            if (visit(&w, m->partner_location, m->partner_offset[j], m->partner_offset[j + 1], 1,
-                      &met, (int64_t)k, event, &count) < 0 ||
+            if (visit(&w, partner_location, partner_offset[j], partner_offset[j + 1], 1, &met,
+                      (int64_t)k, event, &count) < 0 ||
                 (ps >= 0 && visit(&w, m->set_location, m->set_offset[ps], m->set_offset[ps + 1], 1,
                                   &met, (int64_t)k, event, &count) < 0))
                 goto nomem;
@@ -171,6 +223,8 @@ earl_status earl_rc_find_group_starts(const earl_rc_meetings *m, int64_t stride,
     }
     free(w.remaining);
     free(w.counted);
+    free(partner_offset);
+    free(partner_location);
     out->n_met = met.n;
     out->met_instance = met.instance;
     out->met_location = met.location;
@@ -179,6 +233,8 @@ earl_status earl_rc_find_group_starts(const earl_rc_meetings *m, int64_t stride,
 nomem:
     free(w.remaining);
     free(w.counted);
+    free(partner_offset);
+    free(partner_location);
     free(met.instance);
     free(met.location);
     free(met.event);

@@ -258,12 +258,6 @@ def to_ticks(n_locations, loc, cnode, value):
     return c, l, out
 
 
-def _csr(owner: np.ndarray, values: np.ndarray, n: int):
-    """(offset, values) grouping values by their owner in 0..n-1, in their order."""
-    order = np.argsort(owner, kind="stable")
-    return _i64(np.searchsorted(owner[order], np.arange(n + 1))), _i64(values[order])
-
-
 def _group_interval_starts(ctx, cw):
     """Per collective wait instance (Scalasca's findPreviousMpiGroupSynchpoints):
     walking back from the delayer's point over its synchronisation points, the
@@ -274,9 +268,10 @@ def _group_interval_starts(ctx, cw):
     point_key = _points_by_location(ctx)[0]
     n = np.int64(ctx.n_events + 1)
     L = np.int64(ctx.n_locations + 1)
-    # the partners of each point one by one, and the set it meets as a group
-    owner = np.searchsorted(point_key, (pkeys // n // L) * n + pkeys % n)
-    partner_offset, partner_location = _csr(owner, (pkeys // n) % L, len(point_key))
+    # the partners of each point one by one (as (point key, partner) pairs), and
+    # the set it meets as a group
+    partner_key = _i64((pkeys // n // L) * n + pkeys % n)
+    partner_location = _i64((pkeys // n) % L)
     point_set = np.full(len(point_key), -1, dtype=np.int64)
     sets = []
     for members, keys in group_keys:
@@ -296,7 +291,7 @@ def _group_interval_starts(ctx, cw):
     set_offset = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
     set_location = _i64(np.concatenate(sets)) if sets else np.empty(0, np.int64)
     start, m_inst, m_loc, m_ev = (np.frombuffer(x, np.int64) for x in _core.rc_group_starts(
-        point_key, partner_offset, partner_location, point_set, set_offset, set_location,
+        point_key, point_set, partner_key, partner_location, set_offset, set_location,
         ctx.n_locations + 1, n, _i64(cw["delayer_loc"][first]), _i64(cw["delayer"][first]),
         member_set))
     return first, start, (m_inst, m_loc, m_ev)

@@ -216,10 +216,11 @@ static void test_group_starts(void **state)
      * Instance 1, delayer 0 at e7: e5 meets both: start 5.
      * Instance 2, delayer 1 at e20: e3 meets 0, nobody meets 2: start -1. */
     const int64_t point_key[] = {5, 8, 103};
-    const int64_t partner_offset[] = {0, 0, 1, 2}, partner_location[] = {1, 0};
     const int64_t point_set[] = {0, -1, -1};
+    /* the pairs in any order; e8 meets location 1 twice (counted once) */
+    const int64_t partner_key[] = {103, 8, 8}, partner_location[] = {0, 1, 1};
     const int64_t set_offset[] = {0, 3, 6}, set_location[] = {0, 1, 2, 0, 1, 2};
-    earl_rc_meetings m = {3, point_key, partner_offset, partner_location, point_set,
+    earl_rc_meetings m = {3, point_key, point_set, 3, partner_key, partner_location,
                           2, set_offset, set_location, 3};
     const int64_t d_loc[] = {0, 0, 1}, d_ev[] = {12, 7, 20}, member_set[] = {1, 1, 1};
     earl_rc_group_starts out;
@@ -240,6 +241,12 @@ static void test_group_starts(void **state)
     const int64_t bad_set[] = {1, 1, 5};
     assert_int_equal(earl_rc_find_group_starts(&m, 100, 3, d_loc, d_ev, bad_set, &out, &err),
                      EARL_ERR_INVALID);
+    /* a pair of no point */
+    const int64_t stray_key[] = {103, 9, 8};
+    m.partner_key = stray_key;
+    assert_int_equal(earl_rc_find_group_starts(&m, 100, 3, d_loc, d_ev, member_set, &out, &err),
+                     EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "pair 1"));
 }
 
 /* ---- critical path --------------------------------------------------------------- */

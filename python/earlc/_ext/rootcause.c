@@ -404,26 +404,26 @@ done:
     return r;
 }
 
-/* rc_group_starts(point_key, partner_offset, partner_location, point_set,
+/* rc_group_starts(point_key, point_set, partner_key, partner_location,
  * set_offset, set_location, n_locations, stride, delayer_location,
  * delayer_event, member_set) -> (start, met_instance, met_location, met_event) */
 static PyObject *py_group_starts(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *pk, *po, *pl, *ps, *so, *sl, *dl_o, *de_o, *ms_o;
+    PyObject *pk, *ps, *ptk, *pl, *so, *sl, *dl_o, *de_o, *ms_o;
     long long n_locations, stride;
-    if (!PyArg_ParseTuple(args, "OOOOOOLLOOO", &pk, &po, &pl, &ps, &so, &sl, &n_locations,
+    if (!PyArg_ParseTuple(args, "OOOOOOLLOOO", &pk, &ps, &ptk, &pl, &so, &sl, &n_locations,
                           &stride, &dl_o, &de_o, &ms_o))
         return NULL;
     rc_args a = {.n = 0};
     PyObject *r = NULL;
     earl_rc_meetings m;
-    size_t np_ = (size_t)-1, n_off = (size_t)-1, n_partner = (size_t)-1, n_set_off = (size_t)-1,
+    size_t np_ = (size_t)-1, n_partner = (size_t)-1, n_set_off = (size_t)-1,
            n_set_loc = (size_t)-1, ni = (size_t)-1;
     const int64_t *d_loc, *d_ev, *member_set;
     if (!(m.point_key = rc_array(&a, pk, 'i', &np_, "point_key")) ||
         !(m.point_set = rc_array(&a, ps, 'i', &np_, "point_set")) ||
-        !(m.partner_offset = rc_array(&a, po, 'i', &n_off, "partner_offset")) ||
+        !(m.partner_key = rc_array(&a, ptk, 'i', &n_partner, "partner_key")) ||
         !(m.partner_location = rc_array(&a, pl, 'i', &n_partner, "partner_location")) ||
         !(m.set_offset = rc_array(&a, so, 'i', &n_set_off, "set_offset")) ||
         !(m.set_location = rc_array(&a, sl, 'i', &n_set_loc, "set_location")) ||
@@ -431,13 +431,18 @@ static PyObject *py_group_starts(PyObject *self, PyObject *args)
         !(d_ev = rc_array(&a, de_o, 'i', &ni, "delayer_event")) ||
         !(member_set = rc_array(&a, ms_o, 'i', &ni, "member_set")))
         goto done;
-    if (n_off != np_ + 1 || n_set_off < 1 || n_locations < 0 ||
-        (size_t)((const int64_t *)m.partner_offset)[np_] > n_partner ||
-        (size_t)((const int64_t *)m.set_offset)[n_set_off - 1] > n_set_loc) {
-        PyErr_SetString(PyExc_ValueError, "rc_group_starts: offsets do not fit their arrays");
+    if (n_set_off < 1 || n_locations < 0 || m.set_offset[0] != 0 ||
+        (size_t)m.set_offset[n_set_off - 1] > n_set_loc) {
+        PyErr_SetString(PyExc_ValueError, "rc_group_starts: set_offset does not fit set_location");
         goto done;
     }
+    for (size_t k = 0; k + 1 < n_set_off; k++)
+        if (m.set_offset[k] > m.set_offset[k + 1]) {
+            PyErr_SetString(PyExc_ValueError, "rc_group_starts: set_offset is not ascending");
+            goto done;
+        }
     m.n_points = np_;
+    m.n_partners = n_partner;
     m.n_sets = n_set_off - 1;
     m.n_locations = (size_t)n_locations;
     earl_rc_group_starts out;
@@ -728,7 +733,7 @@ static PyMethodDef rootcause_functions[] = {
      "rc_critical_walk(location, init_event, wait_key, wait_partner, omp_key, omp_next_offset, "
      "omp_next_event, stride, start_event): the critical path's stretches."},
     {"rc_group_starts", py_group_starts, METH_VARARGS,
-     "rc_group_starts(point_key, partner_offset, partner_location, point_set, set_offset, "
+     "rc_group_starts(point_key, point_set, partner_key, partner_location, set_offset, "
      "set_location, n_locations, stride, delayer_location, delayer_event, member_set): where "
      "each collective's delayer last met its communicator."},
     {"rc_chunks", py_chunks, METH_VARARGS,
