@@ -137,6 +137,30 @@ earl_status earl_rc_excess(const earl_rc_map *late, const int64_t *late_q,
                            const earl_rc_map *within, const int64_t *within_q, size_t pairs,
                            earl_rc_map *out, double *sum, earl_error *err);
 
+/* The synchronisation points two locations share: those where they meet one
+ * by one (pair_key = (location * n_locations + partner) * stride + event,
+ * ascending), and the group points of sets of locations (per group: its
+ * members, rows of member_offset/member_location, and its points, rows of
+ * key_offset/group_key as location * stride + event ascending). */
+typedef struct earl_rc_pair_points {
+    size_t n_locations; /* every location is below it; the multiplier of pair_key */
+    size_t n_pairs;
+    const int64_t *pair_key;
+    size_t n_groups;
+    const int64_t *member_offset; /* n_groups + 1 */
+    const int64_t *member_location;
+    const int64_t *key_offset;    /* n_groups + 1 */
+    const int64_t *group_key;
+} earl_rc_pair_points;
+
+/* Per query: the last synchronisation point of location loc[q] with
+ * partner[q] before event at[q] (strictly), -1 when none, into out[q]; a
+ * group point counts when both are members.  EARL_ERR_INVALID for a
+ * location out of range. */
+earl_status earl_rc_previous_points(const earl_rc_pair_points *points, int64_t stride,
+                                    size_t queries, const int64_t *loc, const int64_t *partner,
+                                    const int64_t *at, int64_t *out, earl_error *err);
+
 /* Who meets whom at the synchronisation points: the points (point_key,
  * location * stride + event ascending), the partner locations a point
  * synchronises with one by one, as pairs (the point's key, the partner) in any

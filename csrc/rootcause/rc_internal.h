@@ -4,7 +4,12 @@
  * dense per-cnode accumulator that resets only what it touched.
  *
  *   rc_maps.c       building, freeing and subtracting call-path maps
+ *   rc_chunks.c     the time chunks of every location
  *   rc_intervals.c  time chunks summed between synchronisation points
+ *   rc_pairs.c      where two locations last met before an event
+ *   rc_groups.c     where a collective's delayer last met its communicator
+ *   rc_longterm.c   the backward replay of long-term delay costs
+ *   rc_critical.c   the critical path's walk
  *
  * Not part of the public API.
  */

@@ -96,6 +96,7 @@ class CallPathMap:
         return self.query, self.cnode, self.value
 
     def arrays(self):
+        """(offset, cnode, value) as the C core takes a map."""
         return _i64(self.offset), _i64(self.cnode), _f64(self.value)
 
     def take(self, queries: np.ndarray) -> "CallPathMap":
@@ -210,28 +211,27 @@ def _excess(late: CallPathMap, late_q, early: CallPathMap, early_q, within=None,
     return CallPathMap(o, c, v), np.frombuffer(total, np.float64)
 
 
+def _pair_points(ctx):
+    """The shared synchronisation points as the C core reads them: the pair keys,
+    and per group point set its members and its points (CSR rows)."""
+    def compute():
+        _, pkeys, group_keys = sync_points(ctx)[:3]
+        members = [np.nonzero(m)[0] for m, _ in group_keys]
+        keys = [k for _, k in group_keys]
+        def csr(rows):
+            offset = np.concatenate(([0], np.cumsum([len(x) for x in rows]))).astype(np.int64)
+            return offset, (_i64(np.concatenate(rows)) if rows else np.empty(0, np.int64))
+        return (_i64(pkeys),) + csr(members) + csr(keys)
+    return ctx.memo("rc_pair_points", compute)
+
+
 def _previous_point(ctx, loc, partner, at):
     """Per query: the last synchronisation point of loc with partner before event
     `at` (-1 when none)."""
-    _, pkeys, group_keys = sync_points(ctx)[:3]
-    L = np.int64(ctx.n_locations + 1)
-    n = np.int64(ctx.n_events + 1)
-    out = np.full(len(loc), -1, dtype=np.int64)
-    if len(pkeys):
-        group = (loc * L + partner) * n
-        i = _search(pkeys, group + at) - 1
-        ok = (i >= 0) & (pkeys[np.maximum(i, 0)] >= group)
-        out = np.where(ok, pkeys[np.maximum(i, 0)] - group, -1)
-    for members, keys in group_keys:
-        sel = np.nonzero(members[loc] & members[partner])[0]
-        if not len(sel) or not len(keys):
-            continue
-        base = loc[sel] * n
-        i = _search(keys, base + at[sel]) - 1
-        ok = (i >= 0) & (keys[np.maximum(i, 0)] >= base)
-        found = np.where(ok, keys[np.maximum(i, 0)] - base, -1)
-        out[sel] = np.maximum(out[sel], found)
-    return out
+    pair_key, member_offset, member_location, key_offset, group_key = _pair_points(ctx)
+    return np.frombuffer(_core.rc_previous_points(
+        ctx.n_locations + 1, pair_key, member_offset, member_location, key_offset, group_key,
+        ctx.n_events + 1, _i64(loc), _i64(partner), _i64(at)), np.int64)
 
 
 def to_ticks(n_locations, loc, cnode, value):

@@ -204,6 +204,34 @@ static void test_excess(void **state)
                      EARL_ERR_INVALID);
 }
 
+/* ---- previous points of a pair ------------------------------------------------- */
+
+static void test_previous_points(void **state)
+{
+    (void)state;
+    /* 3 locations (pair multiplier 3), stride 100.  Location 0 met location 1
+     * alone at e4 and e9; a group {0, 1} met at e6 (location 0's key 6, location
+     * 1's key 106); a group {1, 2} at e7 (keys 107, 207).
+     *   (0, 1) before e10: 9;  before e9: the group point 6;  before e4: -1.
+     *   (0, 2) before e10: no shared group, no pair: -1.
+     *   (1, 2) before e8: the group point 7. */
+    const int64_t pair_key[] = {(0 * 3 + 1) * 100 + 4, (0 * 3 + 1) * 100 + 9};
+    const int64_t member_offset[] = {0, 2, 4}, member_location[] = {0, 1, 1, 2};
+    const int64_t key_offset[] = {0, 2, 4}, group_key[] = {6, 106, 107, 207};
+    earl_rc_pair_points pp = {3, 2, pair_key, 2, member_offset, member_location, key_offset,
+                              group_key};
+    const int64_t loc[] = {0, 0, 0, 0, 1}, partner[] = {1, 1, 1, 2, 2}, at[] = {10, 9, 4, 10, 8};
+    int64_t out[5];
+    earl_error err;
+    assert_int_equal(earl_rc_previous_points(&pp, 100, 5, loc, partner, at, out, &err), EARL_OK);
+    const int64_t want[] = {9, 6, -1, -1, 7};
+    for (size_t q = 0; q < 5; q++)
+        assert_int_equal(out[q], want[q]);
+    const int64_t far[] = {3};
+    assert_int_equal(earl_rc_previous_points(&pp, 100, 1, loc, far, at, out, &err),
+                     EARL_ERR_INVALID);
+}
+
 /* ---- group interval starts ------------------------------------------------------ */
 
 static void test_group_starts(void **state)
@@ -391,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_interval_times),
         cmocka_unit_test(test_chunk_sums_keep_every_call_path),
         cmocka_unit_test(test_excess),
+        cmocka_unit_test(test_previous_points),
         cmocka_unit_test(test_group_starts),
         cmocka_unit_test(test_critical_walk),
         cmocka_unit_test(test_long_term_replay),

@@ -404,6 +404,66 @@ done:
     return r;
 }
 
+/* rc_previous_points(n_locations, pair_key, member_offset, member_location,
+ * key_offset, group_key, stride, loc, partner, at) -> prev (int64 bytes) */
+static PyObject *py_previous_points(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_ssize_t n_locations;
+    PyObject *pk_o, *mo_o, *ml_o, *ko_o, *gk_o, *loc_o, *partner_o, *at_o;
+    long long stride;
+    if (!PyArg_ParseTuple(args, "nOOOOOLOOO", &n_locations, &pk_o, &mo_o, &ml_o, &ko_o, &gk_o,
+                          &stride, &loc_o, &partner_o, &at_o))
+        return NULL;
+    rc_args a = {.n = 0};
+    PyObject *r = NULL;
+    int64_t *out = NULL;
+    earl_rc_pair_points pp;
+    size_t n_pairs = (size_t)-1, n_off = (size_t)-1, n_members = (size_t)-1, n_keys = (size_t)-1,
+           nq = (size_t)-1;
+    const int64_t *loc, *partner, *at;
+    if (!(pp.pair_key = rc_array(&a, pk_o, 'i', &n_pairs, "pair_key")) ||
+        !(pp.member_offset = rc_array(&a, mo_o, 'i', &n_off, "member_offset")) ||
+        !(pp.member_location = rc_array(&a, ml_o, 'i', &n_members, "member_location")) ||
+        !(pp.key_offset = rc_array(&a, ko_o, 'i', &n_off, "key_offset")) ||
+        !(pp.group_key = rc_array(&a, gk_o, 'i', &n_keys, "group_key")) ||
+        !(loc = rc_array(&a, loc_o, 'i', &nq, "loc")) ||
+        !(partner = rc_array(&a, partner_o, 'i', &nq, "partner")) ||
+        !(at = rc_array(&a, at_o, 'i', &nq, "at")))
+        goto done;
+    int ok = n_locations >= 0 && n_off >= 1 && pp.member_offset[0] == 0 && pp.key_offset[0] == 0;
+    for (size_t g = 0; ok && g + 1 < n_off; g++)
+        ok = pp.member_offset[g] <= pp.member_offset[g + 1] &&
+             pp.key_offset[g] <= pp.key_offset[g + 1];
+    if (!ok || (size_t)pp.member_offset[n_off - 1] > n_members ||
+        (size_t)pp.key_offset[n_off - 1] > n_keys) {
+        PyErr_SetString(PyExc_ValueError, "rc_previous_points: group offsets do not fit");
+        goto done;
+    }
+    pp.n_locations = (size_t)n_locations;
+    pp.n_pairs = n_pairs;
+    pp.n_groups = n_off - 1;
+    out = malloc((nq ? nq : 1) * sizeof *out);
+    if (!out) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_rc_previous_points(&pp, stride, nq, loc, partner, at, out, &err);
+    Py_END_ALLOW_THREADS
+    if (st != EARL_OK) {
+        rc_raise(&err);
+        goto done;
+    }
+    r = bytes_of(out, nq, sizeof(int64_t));
+done:
+    free(out);
+    rc_args_release(&a);
+    return r;
+}
+
 /* rc_group_starts(point_key, point_set, partner_key, partner_location,
  * set_offset, set_location, n_locations, stride, delayer_location,
  * delayer_event, member_set) -> (start, met_instance, met_location, met_event) */
@@ -726,6 +786,10 @@ done:
 }
 
 static PyMethodDef rootcause_functions[] = {
+    {"rc_previous_points", py_previous_points, METH_VARARGS,
+     "rc_previous_points(n_locations, pair_key, member_offset, member_location, key_offset, "
+     "group_key, stride, loc, partner, at): where each pair of locations last met before an "
+     "event."},
     {"rc_long_term", py_long_term, METH_VARARGS,
      "rc_long_term(n_sources, point_event, point_wait, inputs, waits, collectives, costs): the "
      "long-term delay costs per source, by Scalasca's backward replay."},
