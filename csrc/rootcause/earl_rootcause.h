@@ -302,7 +302,7 @@ earl_status earl_rc_replay_add_waits(earl_rc_replay *replay, size_t source, size
  * location, its members [member_offset[k], member_offset[k + 1]) (the
  * delayer first) and the delayer's point rows in between, in event order.
  * Per member: its event and point row (-1: none), its waiting time, its
- * delays (query m of member_delays) with their sum, the waiting time of the
+ * delays (query member_delay_query[m] of delays) with their sum, the waiting time of the
  * delayer in between that it shares its scale with (prop), and the event
  * where the delayer met it alone (-1: at the group point). */
 typedef struct earl_rc_collectives {
@@ -319,7 +319,8 @@ typedef struct earl_rc_collectives {
     const double *member_delay_sum;
     const double *member_prop;
     const int64_t *member_met;
-    const earl_rc_map *member_delays;
+    const int64_t *member_delay_query;
+    const earl_rc_map *delays;
 } earl_rc_collectives;
 
 earl_status earl_rc_replay_add_collectives(earl_rc_replay *replay,

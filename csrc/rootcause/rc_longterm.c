@@ -46,9 +46,9 @@ typedef struct wait_batch {
 typedef struct collective_batch {
     earl_rc_collectives c; /* pointers to the copies below */
     int64_t *kind, *delayer_location, *member_offset, *between_offset, *between_row;
-    int64_t *member_event, *member_row, *member_met;
+    int64_t *member_event, *member_row, *member_met, *member_delay_query;
     double *member_wait, *member_delay_sum, *member_prop;
-    earl_rc_map member_delays;
+    earl_rc_map delays;
 } collective_batch;
 
 /* ---- severities: (source, location, cnode) -> value, in first-touch order --- */
@@ -232,7 +232,8 @@ static void free_collective_batch(collective_batch *b)
     free(b->member_wait);
     free(b->member_delay_sum);
     free(b->member_prop);
-    earl_rc_map_free(&b->member_delays);
+    free(b->member_delay_query);
+    earl_rc_map_free(&b->delays);
 }
 
 void earl_rc_replay_free(earl_rc_replay *r)
@@ -328,16 +329,18 @@ earl_status earl_rc_replay_add_collectives(earl_rc_replay *r, const earl_rc_coll
 {
     size_t n = c->n, nm = c->n_members;
     int ok = c->member_offset[0] == 0 && (size_t)c->member_offset[n] == nm &&
-             c->member_delays->queries == nm && rows_ok(r, n, c->between_offset, c->between_row);
+             rows_ok(r, n, c->between_offset, c->between_row);
     for (size_t k = 0; ok && k < n; k++)
         ok = c->kind[k] >= 0 && (size_t)c->kind[k] < r->n_sources &&
              c->member_offset[k + 1] > c->member_offset[k];
     for (size_t m = 0; ok && m < nm; m++)
-        ok = row_ok(r, c->member_row[m], 1);
+        ok = row_ok(r, c->member_row[m], 1) && c->member_delay_query[m] >= 0 &&
+             (size_t)c->member_delay_query[m] < c->delays->queries;
     if (!ok)
         return earl_fail(err, EARL_ERR_INVALID,
-                         "long-term replay: collective instances do not fit (a kind, member list "
-                         "or point row out of range, or an instance without members)");
+                         "long-term replay: collective instances do not fit (a kind, member list, "
+                         "point row or delay query out of range, or an instance without "
+                         "members)");
     collective_batch *more =
         realloc(r->collectives, (r->n_collective_batches + 1) * sizeof *more);
     if (!more)
@@ -357,14 +360,16 @@ earl_status earl_rc_replay_add_collectives(earl_rc_replay *r, const earl_rc_coll
     b->member_wait = copy_of(c->member_wait, nm, sizeof(double), &failed);
     b->member_delay_sum = copy_of(c->member_delay_sum, nm, sizeof(double), &failed);
     b->member_prop = copy_of(c->member_prop, nm, sizeof(double), &failed);
-    if (failed || copy_map(&b->member_delays, c->member_delays) < 0) {
+    b->member_delay_query = copy_of(c->member_delay_query, nm, sizeof(int64_t), &failed);
+    if (failed || copy_map(&b->delays, c->delays) < 0) {
         free_collective_batch(b);
         return earl_fail(err, EARL_ERR_NOMEM, "long-term replay: out of memory");
     }
     b->c = (earl_rc_collectives){n, b->kind, b->delayer_location, b->member_offset,
                                  b->between_offset, b->between_row, nm, b->member_event,
                                  b->member_row, b->member_wait, b->member_delay_sum,
-                                 b->member_prop, b->member_met, &b->member_delays};
+                                 b->member_prop, b->member_met, b->member_delay_query,
+                                 &b->delays};
     r->n_collective_batches++;
     return EARL_OK;
 }
@@ -494,8 +499,8 @@ static int replay_collective_input(earl_rc_replay *r, const earl_rc_collectives 
     if (input == EARL_RC_INPUT_COST)
         for (int64_t m = m0; m < m1; m++)
             if (s->scales[m - m0] > 0 &&
-                severity_add_delays(sev, src, c->delayer_location[k], c->member_delays, m,
-                                    s->scales[m - m0]) < 0)
+                severity_add_delays(sev, src, c->delayer_location[k], c->delays,
+                                    c->member_delay_query[m], s->scales[m - m0]) < 0)
                 return -1;
     /* the scales along the delayer's interval: members met one by one join at
      * the point where they were met */

@@ -101,8 +101,8 @@ def _collective_delays(ctx, chunks):
         met[hit] = t_ev[torder[pos[hit]]]
     group_time = iv.time
     n_queries = len(group_time.offset) - 1
-    member_delays = _concat_maps(group_time, delays).take(
-        np.where(is_root, m_inst, n_queries + j))
+    member_delays = _concat_maps(group_time, delays)
+    member_delay_query = np.where(is_root, m_inst, n_queries + j)
     root_sum = _segment_sums(group_time.value, group_time.offset[:ninst + 1])
     # the delayer's waiting points in between; its OpenMP barrier waits take a
     # collective's cost only when its interval starts at a collective (or at the
@@ -136,7 +136,7 @@ def _collective_delays(ctx, chunks):
         "member_delay_sum": np.where(is_root, root_sum[m_inst], dsum[j]),
         "member_prop": np.where(is_root, wsum[m_inst], prop[j]),
         "member_met": _i64(np.where(is_root, -1, met[j])),
-        "member_delays": member_delays,
+        "member_delay_query": _i64(member_delay_query), "delays": member_delays,
     }
     return out, instances
 
@@ -188,7 +188,7 @@ def _omp_barrier_delays(ctx, chunks):
         "between_offset": b_offset, "between_row": _i64(b_row),
         "member_event": _i64(leave), "member_wait": wait, "member_delay_sum": dsum,
         "member_prop": iv.wait_sum[last], "member_met": np.full(len(t), -1, dtype=np.int64),
-        "member_delays": delays,
+        "member_delay_query": np.arange(len(t), dtype=np.int64), "delays": delays,
     }
     return short_term, instances
 
@@ -323,7 +323,8 @@ def _long_term_costs(ctx, p, waits, collectives=(), idle_costs=None):
                      _i64(c["between_row"]), _i64(c["member_event"]),
                      _point_rows(p, c["member_event"]), _f64(c["member_wait"]),
                      _f64(c["member_delay_sum"]), _f64(c["member_prop"]),
-                     _i64(c["member_met"]), c["member_delays"].arrays()))
+                     _i64(c["member_met"]), _i64(c["member_delay_query"]),
+                     c["delays"].arrays()))
     known = []
     if idle_costs is not None and len(idle_costs[0]):
         known.append((source_of[OMP_IDLE], _i64(idle_costs[0]), _f64(idle_costs[1])))

@@ -99,11 +99,6 @@ class CallPathMap:
         """(offset, cnode, value) as the C core takes a map."""
         return _i64(self.offset), _i64(self.cnode), _f64(self.value)
 
-    def take(self, queries: np.ndarray) -> "CallPathMap":
-        """The map of the given queries, in that order."""
-        offset, (cnode, value) = _gather(self.offset, queries, self.cnode, self.value)
-        return CallPathMap(offset, cnode, value)
-
 
 def _gather(offset: np.ndarray, queries, *columns):
     """The segments [offset[q], offset[q + 1]) of the columns for the given

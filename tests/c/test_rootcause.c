@@ -349,10 +349,11 @@ static void test_long_term_replay(void **state)
     double m_val[] = {5, 5};
     earl_rc_map member_delays = {2, m_off, m_cn, m_val};
     const int64_t kind[] = {1}, dloc[] = {3}, member_offset[] = {0, 2}, cb_off[] = {0, 1},
-                  cb_row[] = {3}, m_event[] = {40, 35}, m_row[] = {-1, -1}, m_met[] = {-1, -1};
+                  cb_row[] = {3}, m_event[] = {40, 35}, m_row[] = {-1, -1}, m_met[] = {-1, -1},
+                  m_query[] = {0, 1};
     const double m_wait[] = {0, 2.5}, m_sum[] = {5, 5}, m_prop[] = {0, 0};
     earl_rc_collectives c = {1, kind, dloc, member_offset, cb_off, cb_row, 2, m_event, m_row,
-                             m_wait, m_sum, m_prop, m_met, &member_delays};
+                             m_wait, m_sum, m_prop, m_met, m_query, &member_delays};
     assert_int_equal(earl_rc_replay_add_collectives(r, &c, &err), EARL_OK);
     earl_rc_severity sev[2];
     assert_int_equal(earl_rc_replay_run(r, sev, &err), EARL_OK);
@@ -381,8 +382,8 @@ static void test_known_costs_and_inputs(void **state)
     (void)state;
     /* One source; the collective kind takes only the arriving cost (no waits):
      * a cost of 3 known at its waiter's point (row 0) scales the waiter's
-     * delays {c2: 4} (sum 4, prop 2) by 3 / 6 = 0.5 onto the delayer (location
-     * 5): 2 ticks on c2. */
+     * delays {c2: 4} (sum 4, prop 2; query 1 of the map, the delayer's query 0
+     * is empty) by 3 / 6 = 0.5 onto the delayer (location 5): 2 ticks on c2. */
     const int64_t point_event[] = {7};
     const double point_wait[] = {1};
     earl_rc_replay *r;
@@ -396,10 +397,10 @@ static void test_known_costs_and_inputs(void **state)
     double m_val[] = {4};
     earl_rc_map member_delays = {2, m_off, m_cn, m_val};
     const int64_t kind[] = {0}, dloc[] = {5}, member_offset[] = {0, 2}, cb_off[] = {0, 0},
-                  m_event[] = {9, 7}, m_row[] = {-1, 0}, m_met[] = {-1, -1};
+                  m_event[] = {9, 7}, m_row[] = {-1, 0}, m_met[] = {-1, -1}, m_query[] = {0, 1};
     const double m_wait[] = {0, 100}, m_sum[] = {0, 4}, m_prop[] = {0, 2};
     earl_rc_collectives c = {1, kind, dloc, member_offset, cb_off, NULL, 2, m_event, m_row,
-                             m_wait, m_sum, m_prop, m_met, &member_delays};
+                             m_wait, m_sum, m_prop, m_met, m_query, &member_delays};
     assert_int_equal(earl_rc_replay_add_collectives(r, &c, &err), EARL_OK);
     earl_rc_severity sev[1];
     assert_int_equal(earl_rc_replay_run(r, sev, &err), EARL_OK);

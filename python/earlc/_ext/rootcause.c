@@ -625,13 +625,13 @@ done:
 
 /* The collective instances: (kind, delayer_location, member_offset,
  * between_offset, between_row, member_event, member_row, member_wait,
- * member_delay_sum, member_prop, member_met, member_delays). */
+ * member_delay_sum, member_prop, member_met, member_delay_query, delays). */
 static int add_collectives(earl_rc_replay *replay, PyObject *tuple, earl_error *err,
                            int *c_failed)
 {
-    PyObject *o[12];
-    if (!PyArg_ParseTuple(tuple, "OOOOOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6],
-                          &o[7], &o[8], &o[9], &o[10], &o[11]))
+    PyObject *o[13];
+    if (!PyArg_ParseTuple(tuple, "OOOOOOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12]))
         return -1;
     rc_args a = {.n = 0};
     size_t n = (size_t)-1, n1 = (size_t)-1, nb = (size_t)-1, nm = (size_t)-1;
@@ -649,7 +649,8 @@ static int add_collectives(earl_rc_replay *replay, PyObject *tuple, earl_error *
         !(c.member_delay_sum = rc_array(&a, o[8], 'f', &nm, "member_delay_sum")) ||
         !(c.member_prop = rc_array(&a, o[9], 'f', &nm, "member_prop")) ||
         !(c.member_met = rc_array(&a, o[10], 'i', &nm, "member_met")) ||
-        map_arg(&a, o[11], &delays, "member_delays") < 0)
+        !(c.member_delay_query = rc_array(&a, o[11], 'i', &nm, "member_delay_query")) ||
+        map_arg(&a, o[12], &delays, "delays") < 0)
         goto done;
     if (n1 != n + 1 || c.between_offset[n] < 0 || (size_t)c.between_offset[n] > nb ||
         c.member_offset[n] < 0 || (size_t)c.member_offset[n] > nm) {
@@ -658,7 +659,7 @@ static int add_collectives(earl_rc_replay *replay, PyObject *tuple, earl_error *
     }
     c.n = n;
     c.n_members = nm;
-    c.member_delays = &delays;
+    c.delays = &delays;
     if (earl_rc_replay_add_collectives(replay, &c, err) != EARL_OK) {
         *c_failed = 1;
         goto done;
