@@ -76,6 +76,11 @@ static inline size_t rc_lower_bound(const int64_t *a, size_t lo, size_t hi, int6
     return lo;
 }
 
+/* Answers this close to the hint are found by a plain scan: sequential reads
+ * and one mispredicted branch, where a galloping search mispredicts at every
+ * step. */
+#define RC_SCAN_NEAR 16
+
 /* The first k with a[k] >= x in a[0..n), searched outward from hint (the
  * answer of a nearby earlier search): queries that move forward a little each
  * time touch only the cache lines around their answers. */
@@ -86,16 +91,29 @@ static inline size_t rc_gallop_lower_bound(const int64_t *a, size_t n, int64_t x
     size_t lo, hi, step = 1;
     if (hint < n && a[hint] < x) {
         /* forward: a[lo] < x */
-        lo = hint;
-        hi = hint + 1;
+        size_t near = n - hint < RC_SCAN_NEAR ? n : hint + RC_SCAN_NEAR;
+        for (size_t i = hint + 1; i < near; i++)
+            if (a[i] >= x)
+                return i;
+        if (near == n)
+            return n;
+        lo = near - 1;
+        hi = near;
         while (hi < n && a[hi] < x) {
             lo = hi;
             step *= 2;
-            hi = hint + step < n ? hint + step : n;
+            hi = near + step < n ? near + step : n;
         }
         return rc_lower_bound(a, lo + 1, hi, x);
     }
     /* backward: the answer is at most hint */
+    size_t near = hint < RC_SCAN_NEAR ? 0 : hint - RC_SCAN_NEAR;
+    for (size_t i = hint; i > near; i--)
+        if (a[i - 1] < x)
+            return i;
+    if (near == 0)
+        return 0;
+    hint = near;
     hi = hint;
     lo = hint;
     while (lo > 0 && a[lo - 1] >= x) {
