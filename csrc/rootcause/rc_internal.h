@@ -79,7 +79,7 @@ static inline size_t rc_lower_bound(const int64_t *a, size_t lo, size_t hi, int6
 /* Answers this close to the hint are found by a plain scan: sequential reads
  * and one mispredicted branch, where a galloping search mispredicts at every
  * step. */
-#define RC_SCAN_NEAR 16
+#define RC_SCAN_NEAR 64
 
 /* The first k with a[k] >= x in a[0..n), searched outward from hint (the
  * answer of a nearby earlier search): queries that move forward a little each

@@ -80,7 +80,7 @@ static size_t sum_chunks(const earl_rc_chunks *chunks, int64_t stride, int64_t l
             return i;
         rc_acc_add_ticks(acc, c, chunks->ticks[i]);
     }
-    *hint = end > first ? end : first;
+    *hint = first; /* the location's next query starts near this one */
     return (size_t)-1;
 }
 

@@ -37,7 +37,7 @@ static void assert_query(const earl_rc_map *m, size_t q, size_t n, const int64_t
 static void test_gallop_matches_lower_bound(void **state)
 {
     (void)state;
-    enum { N = 700 };
+    enum { N = 1500 };
     int64_t a[N];
     srand(11);
     for (int round = 0; round < 20; round++) {
