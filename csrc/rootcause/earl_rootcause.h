@@ -16,9 +16,9 @@
  *   - call-path maps: per query a list of (cnode, value) ascending by cnode,
  *     in CSR form (earl_rc_map).
  *
- * Every sum is accumulated in the order Scalasca's definitions (and the
- * reference implementation this replaced) add its terms, so the results are
- * reproducible to the last bit.
+ * Every sum is accumulated in a fixed order (the one of the numpy version
+ * these functions replaced, value for value), so the results do not depend
+ * on how the work is split and are reproducible to the last bit.
  */
 #ifndef EARL_ROOTCAUSE_H
 #define EARL_ROOTCAUSE_H
@@ -32,7 +32,8 @@
 extern "C" {
 #endif
 
-/* Time chunks, ascending by key (see above); cnode >= 0. */
+/* Time chunks, ascending by key (see above).  A chunk whose cnode is not in
+ * 0..n_cnodes-1 makes the function summing it fail with EARL_ERR_INVALID. */
 typedef struct earl_rc_chunks {
     size_t count;
     const int64_t *key;

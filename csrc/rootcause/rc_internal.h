@@ -23,8 +23,8 @@
 
 typedef struct rc_map_builder {
     earl_rc_map *map;
-    size_t cap;  /* entries allocated in map->cnode / map->value */
-    size_t done; /* queries closed so far */
+    size_t cnode_cap, value_cap; /* entries allocated in map->cnode, map->value */
+    size_t done;                 /* queries closed so far */
 } rc_map_builder;
 
 /* Start out (zeroed first) for queries queries; -1 when out of memory. */

@@ -12,7 +12,7 @@ int rc_map_begin(rc_map_builder *b, earl_rc_map *out, size_t queries)
 {
     memset(out, 0, sizeof *out);
     b->map = out;
-    b->cap = 0;
+    b->cnode_cap = b->value_cap = 0;
     b->done = 0;
     out->queries = queries;
     out->offset = calloc(queries + 1, sizeof *out->offset);
@@ -23,15 +23,8 @@ int rc_map_push(rc_map_builder *b, int64_t cnode, double value)
 {
     earl_rc_map *m = b->map;
     size_t n = (size_t)m->offset[b->done + 1];
-    if (n == b->cap) {
-        size_t cap = b->cap;
-        if (EARL_GROW(m->cnode, cap, n + 1) < 0)
-            return -1;
-        cap = b->cap;
-        if (EARL_GROW(m->value, cap, n + 1) < 0)
-            return -1;
-        b->cap = cap;
-    }
+    if (EARL_GROW(m->cnode, b->cnode_cap, n + 1) < 0 || EARL_GROW(m->value, b->value_cap, n + 1) < 0)
+        return -1;
     m->cnode[n] = cnode;
     m->value[n] = value;
     m->offset[b->done + 1] = (int64_t)n + 1;
