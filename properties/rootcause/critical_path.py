@@ -40,12 +40,13 @@ def _critical_path(ctx):
         wsel = cw["event"] != cw["delayer"]
         w_ev = np.concatenate((ls["recv"], lr["cmp"], cw["event"][wsel])).astype(np.int64)
         w_to = np.concatenate((ls["send"], lr["req"], cw["delayer"][wsel])).astype(np.int64)
-        last = len(w_ev) - 1 - np.unique(w_ev[::-1], return_index=True)[1]
-        w_ev, w_to = w_ev[last], w_to[last]
         waits = _wait_at(p, w_ev) > 0
         w_key = loc[w_ev[waits]].astype(np.int64) * n + w_ev[waits]
         order = np.argsort(w_key, kind="stable")
         w_key, w_to = w_key[order], w_to[waits][order]
+        last = np.ones(len(w_key), dtype=bool)  # of each run of one event
+        last[:-1] = w_key[1:] != w_key[:-1]
+        w_key, w_to = w_key[last], w_to[last]
         # MPI_Init and MPI_Finalize
         def leaves(names):
             enters = ctx.enters_of(np.isin(ctx._region_tables[1], list(names)))

@@ -92,7 +92,7 @@ def _collective_delays(ctx, chunks):
     roots = np.arange(ninst, dtype=np.int64)
     m_inst = np.concatenate((roots, w_inst))
     m_waiter = np.concatenate((np.full(ninst, -1, np.int64), np.arange(len(waiter))))
-    order = np.lexsort((m_waiter, m_inst))
+    order = np.argsort(m_inst, kind="stable")  # the roots come first in each instance
     m_inst, m_waiter = m_inst[order], m_waiter[order]
     is_root = m_waiter < 0
     j = np.maximum(m_waiter, 0)
