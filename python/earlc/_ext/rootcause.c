@@ -93,11 +93,6 @@ static const void *rc_array(rc_args *a, PyObject *obj, char kind, size_t *count,
     return rc_typed_array(a, obj, kind == 'i' ? 'q' : 'd', count, name);
 }
 
-static PyObject *rc_raise(const earl_error *err)
-{
-    return earlc_raise(err);
-}
-
 static PyObject *bytes_of(const void *data, size_t n, size_t item)
 {
     return PyBytes_FromStringAndSize(n ? (const char *)data : "", (Py_ssize_t)(n * item));
@@ -107,25 +102,32 @@ static PyObject *bytes_of(const void *data, size_t n, size_t item)
 
 typedef void (*result_free_fn)(void *result);
 
+/* What a capsule owns: a C result and the function that frees it. */
+typedef struct owned_result {
+    void *result;
+    result_free_fn free_result;
+} owned_result;
+
 static void result_capsule_free(PyObject *capsule)
 {
-    result_free_fn f = (result_free_fn)PyCapsule_GetContext(capsule);
-    f(PyCapsule_GetPointer(capsule, "earlc.rootcause.result"));
+    owned_result *o = PyCapsule_GetPointer(capsule, "earlc.rootcause.result");
+    o->free_result(o->result);
+    free(o);
 }
 
 /* A capsule owning result (heap-allocated; freed with f when the last column
  * over it goes); NULL, with result freed, on failure. */
 static PyObject *result_owner(void *result, result_free_fn f)
 {
-    PyObject *c = PyCapsule_New(result, "earlc.rootcause.result", result_capsule_free);
-    if (!c || PyCapsule_SetContext(c, (void *)f) < 0) {
-        if (c) {
-            PyCapsule_SetDestructor(c, NULL);
-            Py_DECREF(c);
-        }
+    owned_result *o = malloc(sizeof *o);
+    PyObject *c = o ? PyCapsule_New(o, "earlc.rootcause.result", result_capsule_free) : NULL;
+    if (!c) {
+        free(o);
         f(result);
-        return NULL;
+        return o ? NULL : PyErr_NoMemory();
     }
+    o->result = result;
+    o->free_result = f;
     return c;
 }
 
@@ -237,7 +239,7 @@ static PyObject *py_chunk_sums(PyObject *self, PyObject *args)
     st = earl_rc_chunk_sums(&chunks, stride, n_cnodes, loc, lo, hi, nq, &out, &err);
     Py_END_ALLOW_THREADS
     if (st != EARL_OK) {
-        rc_raise(&err);
+        earlc_raise(&err);
         goto done;
     }
     r = map_tuple(&out);
@@ -281,7 +283,7 @@ static PyObject *py_interval_times(PyObject *self, PyObject *args)
     st = earl_rc_interval_times(&chunks, &points, stride, n_cnodes, loc, prev, at, nq, &out, &err);
     Py_END_ALLOW_THREADS
     if (st != EARL_OK) {
-        rc_raise(&err);
+        earlc_raise(&err);
         goto done;
     }
     size_t nb = (size_t)out.between_offset[nq];
@@ -328,7 +330,7 @@ static PyObject *py_excess(PyObject *self, PyObject *args)
     st = earl_rc_excess(&late, lq, &early, eq, wq ? &within : NULL, wq, n, &out, sum, &err);
     Py_END_ALLOW_THREADS
     if (st != EARL_OK) {
-        rc_raise(&err);
+        earlc_raise(&err);
         goto done;
     }
     r = Py_BuildValue("(NN)", map_tuple(&out), bytes_of(sum, n, sizeof(double)));
@@ -381,7 +383,7 @@ static PyObject *py_chunks(PyObject *self, PyObject *args)
                               &out, &err);
     Py_END_ALLOW_THREADS
     if (st != EARL_OK) {
-        rc_raise(&err);
+        earlc_raise(&err);
         goto done;
     }
     earl_rc_chunk_table *table = malloc(sizeof *table);
@@ -454,7 +456,7 @@ static PyObject *py_previous_points(PyObject *self, PyObject *args)
     st = earl_rc_previous_points(&pp, stride, nq, loc, partner, at, out, &err);
     Py_END_ALLOW_THREADS
     if (st != EARL_OK) {
-        rc_raise(&err);
+        earlc_raise(&err);
         goto done;
     }
     r = bytes_of(out, nq, sizeof(int64_t));
@@ -512,7 +514,7 @@ static PyObject *py_group_starts(PyObject *self, PyObject *args)
     st = earl_rc_find_group_starts(&m, stride, ni, d_loc, d_ev, member_set, &out, &err);
     Py_END_ALLOW_THREADS
     if (st != EARL_OK) {
-        rc_raise(&err);
+        earlc_raise(&err);
         goto done;
     }
     r = Py_BuildValue("(NNNN)", bytes_of(out.start, ni, sizeof(int64_t)),
@@ -569,7 +571,7 @@ static PyObject *py_critical_walk(PyObject *self, PyObject *args)
     st = earl_rc_critical_walk(&g, start, &out, &err);
     Py_END_ALLOW_THREADS
     if (st != EARL_OK) {
-        rc_raise(&err);
+        earlc_raise(&err);
         goto done;
     }
     r = Py_BuildValue("(NNN)", bytes_of(out.location, out.count, sizeof(int64_t)),
@@ -775,7 +777,7 @@ static PyObject *py_long_term(PyObject *self, PyObject *args)
     }
 done:
     if (c_failed)
-        rc_raise(&err);
+        earlc_raise(&err);
     if (sev)
         for (Py_ssize_t s = 0; s < n_sources; s++)
             earl_rc_severity_free(&sev[s]);
