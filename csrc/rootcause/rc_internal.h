@@ -34,6 +34,20 @@ int rc_map_push(rc_map_builder *b, int64_t cnode, double value);
 /* Close the current query. */
 void rc_map_end_query(rc_map_builder *b);
 
+/* The queries in the order to answer them: grouped by location (a stable
+ * counting sort; each location's queries keep their order, mostly ascending
+ * in time), so that a location's chunks and points are read front to back
+ * instead of in the interleaved order of the caller.  NULL when out of
+ * memory; locations are below n_locations. */
+size_t *rc_order_by_location(const int64_t *loc, size_t queries, int64_t n_locations);
+
+/* Reorder a CSR table built in the order `order` (its query r holds the
+ * rows of query order[r]) into query order: offset (queries + 1) and the
+ * n_columns arrays of 8-byte items are replaced by new ones.  -1 when out of
+ * memory (then nothing changed). */
+int rc_csr_unorder(size_t queries, const size_t *order, int64_t **offset, int n_columns,
+                   void **columns[]);
+
 /* ---- dense per-cnode accumulator ------------------------------------------ */
 
 typedef struct rc_accumulator {

@@ -97,11 +97,15 @@ earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride, int
     rc_accumulator acc;
     rc_map_builder b;
     hints h;
+    size_t *order = NULL;
     if (rc_acc_init(&acc, n_cnodes) < 0)
         return earl_fail(err, EARL_ERR_NOMEM, "root-cause chunk sums: out of memory");
-    if (hints_init(&h, loc, queries) < 0 || rc_map_begin(&b, out, queries) < 0)
+    if (hints_init(&h, loc, queries) < 0 ||
+        !(order = rc_order_by_location(loc, queries, h.n_locations)) ||
+        rc_map_begin(&b, out, queries) < 0)
         goto nomem;
-    for (size_t q = 0; q < queries; q++) {
+    for (size_t r = 0; r < queries; r++) {
+        size_t q = order[r];
         size_t bad = sum_chunks(chunks, stride, loc[q], lo[q], hi[q], &acc, &h.chunk[loc[q]]);
         if (bad != (size_t)-1) {
             st = bad_chunk(chunks, bad, n_cnodes, "root-cause chunk sums", err);
@@ -114,14 +118,19 @@ earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride, int
         rc_acc_clear(&acc);
         rc_map_end_query(&b);
     }
+    if (rc_csr_unorder(queries, order, &out->offset, 2,
+                       (void **[]){(void **)&out->cnode, (void **)&out->value}) < 0)
+        goto nomem;
     rc_acc_free(&acc);
     hints_free(&h);
+    free(order);
     return EARL_OK;
 nomem:
     st = earl_fail(err, EARL_ERR_NOMEM, "root-cause chunk sums: out of memory");
 fail:
     rc_acc_free(&acc);
     hints_free(&h);
+    free(order);
     earl_rc_map_free(out);
     return st;
 }
@@ -156,15 +165,19 @@ earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_p
     rc_accumulator acc;
     rc_map_builder b;
     hints h;
+    size_t *order = NULL;
     size_t n_between = 0, cap_between = 0;
     if (rc_acc_init(&acc, n_cnodes) < 0)
         return earl_fail(err, EARL_ERR_NOMEM, "root-cause intervals: out of memory");
     out->wait_sum = calloc(queries + 1, sizeof *out->wait_sum);
     out->between_offset = calloc(queries + 1, sizeof *out->between_offset);
     if (hints_init(&h, loc, queries) < 0 || !out->wait_sum || !out->between_offset ||
+        !(order = rc_order_by_location(loc, queries, h.n_locations)) ||
         rc_map_begin(&b, &out->time, queries) < 0)
         goto nomem;
-    for (size_t q = 0; q < queries; q++) {
+    /* answered location by location; the tables are put in query order after */
+    for (size_t r = 0; r < queries; r++) {
+        size_t q = order[r];
         int64_t start = prev[q] >= 0 ? prev[q] : -1;
         int64_t base = loc[q] * stride;
         size_t *point_hint = &h.point[loc[q]];
@@ -194,7 +207,7 @@ earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_p
                 acc.value[c] += -w;
         }
         out->wait_sum[q] = wait_sum;
-        out->between_offset[q + 1] = (int64_t)n_between;
+        out->between_offset[r + 1] = (int64_t)n_between;
         /* the first point's own call counts only from its completion on */
         double cut = 0.0;
         int64_t cut_cnode = -1;
@@ -222,14 +235,21 @@ earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_p
         rc_acc_clear(&acc);
         rc_map_end_query(&b);
     }
+    if (rc_csr_unorder(queries, order, &out->time.offset, 2,
+                       (void **[]){(void **)&out->time.cnode, (void **)&out->time.value}) < 0 ||
+        rc_csr_unorder(queries, order, &out->between_offset, 1,
+                       (void **[]){(void **)&out->between_row}) < 0)
+        goto nomem;
     rc_acc_free(&acc);
     hints_free(&h);
+    free(order);
     return EARL_OK;
 nomem:
     st = earl_fail(err, EARL_ERR_NOMEM, "root-cause intervals: out of memory");
 fail:
     rc_acc_free(&acc);
     hints_free(&h);
+    free(order);
     earl_rc_intervals_free(out);
     return st;
 }

@@ -105,6 +105,62 @@ void rc_acc_clear(rc_accumulator *a)
     a->n_list = 0;
 }
 
+size_t *rc_order_by_location(const int64_t *loc, size_t queries, int64_t n_locations)
+{
+    size_t *order = malloc((queries ? queries : 1) * sizeof *order);
+    size_t *next = calloc((size_t)n_locations + 1, sizeof *next);
+    if (!order || !next) {
+        free(order);
+        free(next);
+        return NULL;
+    }
+    for (size_t q = 0; q < queries; q++)
+        next[loc[q] + 1]++;
+    for (int64_t l = 0; l < n_locations; l++)
+        next[l + 1] += next[l];
+    for (size_t q = 0; q < queries; q++)
+        order[next[loc[q]]++] = q;
+    free(next);
+    return order;
+}
+
+int rc_csr_unorder(size_t queries, const size_t *order, int64_t **offset, int n_columns,
+                   void **columns[])
+{
+    const int64_t *built = *offset;
+    int64_t *by_query = malloc((queries + 1) * sizeof *by_query);
+    void *fresh[4] = {NULL, NULL, NULL, NULL};
+    size_t rows = (size_t)built[queries];
+    if (!by_query || n_columns > 4)
+        goto fail;
+    for (int c = 0; c < n_columns; c++)
+        if (!(fresh[c] = malloc(rows ? rows * 8 : 1)))
+            goto fail;
+    by_query[0] = 0;
+    for (size_t r = 0; r < queries; r++)
+        by_query[order[r] + 1] = built[r + 1] - built[r];
+    for (size_t q = 0; q < queries; q++)
+        by_query[q + 1] += by_query[q];
+    for (size_t r = 0; r < queries; r++) {
+        size_t n = (size_t)(built[r + 1] - built[r]);
+        for (int c = 0; c < n_columns && n; c++)
+            memcpy((char *)fresh[c] + 8 * (size_t)by_query[order[r]],
+                   (const char *)*columns[c] + 8 * (size_t)built[r], 8 * n);
+    }
+    free(*offset);
+    *offset = by_query;
+    for (int c = 0; c < n_columns; c++) {
+        free(*columns[c]);
+        *columns[c] = fresh[c];
+    }
+    return 0;
+fail:
+    free(by_query);
+    for (int c = 0; c < 4; c++)
+        free(fresh[c]);
+    return -1;
+}
+
 /* Whether query q of map holds cnode, walking its entries from *pos on (the
  * callers ask for ascending cnodes); the entry's index, or -1. */
 static int64_t find_ascending(const earl_rc_map *map, int64_t *pos, int64_t end, int64_t cnode)

@@ -103,6 +103,35 @@ static void test_chunks_of_two_locations(void **state)
     earl_rc_chunk_table_free(&t);
 }
 
+/* The chunk sums of queries of both locations, interleaved (they are answered
+ * location by location, and come back in query order):
+ *   q0 location 1 from its start to e8: key 29, c1 9
+ *   q1 location 0 from its start to e5: keys 4 and 9, c1 5 and c2 4
+ *   q2 location 1 after e4 to e8: key 29, c1 9
+ *   q3 location 0 after e4 to e7: keys 9 and 13, c1 3 and c2 4 */
+static void test_chunk_sums_of_interleaved_locations(void **state)
+{
+    (void)state;
+    uint8_t role[256];
+    chunk_roles(role);
+    earl_rc_chunk_table t;
+    earl_error err;
+    assert_int_equal(earl_rc_chunks_build(2, chunk_loc_start, 8, chunk_location, chunk_kind,
+                                          chunk_time, chunk_cnode, chunk_parent, 3, role, -1, &t,
+                                          &err),
+                     EARL_OK);
+    earl_rc_chunks chunks = {t.count, t.key, t.cnode, t.ticks};
+    const int64_t loc[] = {1, 0, 1, 0}, lo[] = {-1, -1, 4, 4}, hi[] = {8, 5, 8, 7};
+    earl_rc_map m;
+    assert_int_equal(earl_rc_chunk_sums(&chunks, 9, 3, loc, lo, hi, 4, &m, &err), EARL_OK);
+    assert_query(&m, 0, 1, (const int64_t[]){1}, (const double[]){9});
+    assert_query(&m, 1, 2, (const int64_t[]){1, 2}, (const double[]){5, 4});
+    assert_query(&m, 2, 1, (const int64_t[]){1}, (const double[]){9});
+    assert_query(&m, 3, 2, (const int64_t[]){1, 2}, (const double[]){3, 4});
+    earl_rc_map_free(&m);
+    earl_rc_chunk_table_free(&t);
+}
+
 static void test_chunks_reject_bad_input(void **state)
 {
     (void)state;
@@ -445,6 +474,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gallop_matches_lower_bound),
         cmocka_unit_test(test_chunks_of_two_locations),
+        cmocka_unit_test(test_chunk_sums_of_interleaved_locations),
         cmocka_unit_test(test_chunks_reject_bad_input),
         cmocka_unit_test(test_interval_times),
         cmocka_unit_test(test_chunk_sums_keep_every_call_path),
