@@ -269,7 +269,9 @@ void earl_rc_stretches_free(earl_rc_stretches *stretches);
  *     one by one since the group point join the sum only after the point
  *     where they were met (Scalasca's scale map).
  *
- * The handle copies what it is given. */
+ * The handle keeps pointers to the arrays it is given (and to the arrays of
+ * the maps, not the map structs): they must stay valid and unchanged until
+ * earl_rc_replay_free. */
 typedef struct earl_rc_replay earl_rc_replay;
 
 /* Inputs of a collective's kind for a source (earl_rc_replay_set_input). */

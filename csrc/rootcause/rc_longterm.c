@@ -10,45 +10,18 @@
 
 #include "rc_internal.h"
 
-/* ---- copies of the caller's arrays ----------------------------------------- */
-
-static void *copy_of(const void *src, size_t n, size_t item, int *failed)
-{
-    void *p = malloc(n ? n * item : 1);
-    if (!p) {
-        *failed = 1;
-        return NULL;
-    }
-    if (n)
-        memcpy(p, src, n * item);
-    return p;
-}
-
-/* A copied call-path map. */
-static int copy_map(earl_rc_map *dst, const earl_rc_map *src)
-{
-    int failed = 0;
-    size_t entries = (size_t)src->offset[src->queries];
-    dst->queries = src->queries;
-    dst->offset = copy_of(src->offset, src->queries + 1, sizeof(int64_t), &failed);
-    dst->cnode = copy_of(src->cnode, entries, sizeof(int64_t), &failed);
-    dst->value = copy_of(src->value, entries, sizeof(double), &failed);
-    return failed ? -1 : 0;
-}
+/* ---- what the replay is given (borrowed: see earl_rc_replay_new) ---------- */
 
 typedef struct wait_batch {
     size_t source, n;
-    int64_t *event, *row, *delayer_location, *between_offset, *between_row;
-    double *scale, *denominator;
-    earl_rc_map delays;
+    const int64_t *event, *row, *delayer_location, *between_offset, *between_row;
+    const double *scale, *denominator;
+    earl_rc_map delays; /* the caller's arrays */
 } wait_batch;
 
 typedef struct collective_batch {
-    earl_rc_collectives c; /* pointers to the copies below */
-    int64_t *kind, *delayer_location, *member_offset, *between_offset, *between_row;
-    int64_t *member_event, *member_row, *member_met, *member_delay_query;
-    double *member_wait, *member_delay_sum, *member_prop;
-    earl_rc_map delays;
+    earl_rc_collectives c;
+    earl_rc_map delays; /* c.delays points here */
 } collective_batch;
 
 /* ---- severities: (source, location, cnode) -> value, in first-touch order --- */
@@ -167,10 +140,10 @@ void earl_rc_severity_free(earl_rc_severity *s)
 
 struct earl_rc_replay {
     size_t n_sources, n_points;
-    int64_t *point_event;
-    double *point_wait;
+    const int64_t *point_event;
+    const double *point_wait;
     uint8_t *inputs; /* [kind * n_sources + source] */
-    double *costs;   /* [source * n_points + row] */
+    double **costs;  /* [source][row]; NULL until the source's first cost */
     wait_batch *waits;
     size_t n_wait_batches;
     collective_batch *collectives;
@@ -185,17 +158,15 @@ earl_status earl_rc_replay_new(size_t n_sources, size_t n_points, const int64_t 
         return earl_fail(err, EARL_ERR_INVALID, "long-term replay: %zu sources (1..255)",
                          n_sources);
     earl_rc_replay *r = calloc(1, sizeof *r);
-    int failed = !r;
     if (r) {
         r->n_sources = n_sources;
         r->n_points = n_points;
-        r->point_event = copy_of(point_event, n_points, sizeof(int64_t), &failed);
-        r->point_wait = copy_of(point_wait, n_points, sizeof(double), &failed);
+        r->point_event = point_event;
+        r->point_wait = point_wait;
         r->inputs = calloc(n_sources * n_sources, 1);
-        r->costs = calloc(n_sources * (n_points ? n_points : 1), sizeof(double));
-        failed |= !r->inputs || !r->costs;
+        r->costs = calloc(n_sources, sizeof *r->costs);
     }
-    if (failed) {
+    if (!r || !r->inputs || !r->costs) {
         earl_rc_replay_free(r);
         return earl_fail(err, EARL_ERR_NOMEM, "long-term replay: out of memory");
     }
@@ -207,47 +178,14 @@ earl_status earl_rc_replay_new(size_t n_sources, size_t n_points, const int64_t 
     return EARL_OK;
 }
 
-static void free_wait_batch(wait_batch *b)
-{
-    free(b->event);
-    free(b->row);
-    free(b->delayer_location);
-    free(b->between_offset);
-    free(b->between_row);
-    free(b->scale);
-    free(b->denominator);
-    earl_rc_map_free(&b->delays);
-}
-
-static void free_collective_batch(collective_batch *b)
-{
-    free(b->kind);
-    free(b->delayer_location);
-    free(b->member_offset);
-    free(b->between_offset);
-    free(b->between_row);
-    free(b->member_event);
-    free(b->member_row);
-    free(b->member_met);
-    free(b->member_wait);
-    free(b->member_delay_sum);
-    free(b->member_prop);
-    free(b->member_delay_query);
-    earl_rc_map_free(&b->delays);
-}
-
 void earl_rc_replay_free(earl_rc_replay *r)
 {
     if (!r)
         return;
-    for (size_t i = 0; i < r->n_wait_batches; i++)
-        free_wait_batch(&r->waits[i]);
-    for (size_t i = 0; i < r->n_collective_batches; i++)
-        free_collective_batch(&r->collectives[i]);
     free(r->waits);
     free(r->collectives);
-    free(r->point_event);
-    free(r->point_wait);
+    for (size_t s = 0; r->costs && s < r->n_sources; s++)
+        free(r->costs[s]);
     free(r->inputs);
     free(r->costs);
     free(r);
@@ -304,23 +242,9 @@ earl_status earl_rc_replay_add_waits(earl_rc_replay *r, size_t source, size_t n,
     if (!more)
         return earl_fail(err, EARL_ERR_NOMEM, "long-term replay: out of memory");
     r->waits = more;
-    wait_batch *b = &r->waits[r->n_wait_batches];
-    memset(b, 0, sizeof *b);
-    int failed = 0;
-    b->source = source;
-    b->n = n;
-    b->event = copy_of(event, n, sizeof(int64_t), &failed);
-    b->row = copy_of(row, n, sizeof(int64_t), &failed);
-    b->delayer_location = copy_of(delayer_location, n, sizeof(int64_t), &failed);
-    b->scale = copy_of(scale, n, sizeof(double), &failed);
-    b->denominator = copy_of(denominator, n, sizeof(double), &failed);
-    b->between_offset = copy_of(between_offset, n + 1, sizeof(int64_t), &failed);
-    b->between_row = copy_of(between_row, (size_t)between_offset[n], sizeof(int64_t), &failed);
-    if (failed || copy_map(&b->delays, delays) < 0) {
-        free_wait_batch(b);
-        return earl_fail(err, EARL_ERR_NOMEM, "long-term replay: out of memory");
-    }
-    r->n_wait_batches++;
+    r->waits[r->n_wait_batches++] = (wait_batch){source, n, event, row, delayer_location,
+                                                  between_offset, between_row, scale,
+                                                  denominator, *delays};
     return EARL_OK;
 }
 
@@ -346,32 +270,26 @@ earl_status earl_rc_replay_add_collectives(earl_rc_replay *r, const earl_rc_coll
     if (!more)
         return earl_fail(err, EARL_ERR_NOMEM, "long-term replay: out of memory");
     r->collectives = more;
-    collective_batch *b = &r->collectives[r->n_collective_batches];
-    memset(b, 0, sizeof *b);
-    int failed = 0;
-    b->kind = copy_of(c->kind, n, sizeof(int64_t), &failed);
-    b->delayer_location = copy_of(c->delayer_location, n, sizeof(int64_t), &failed);
-    b->member_offset = copy_of(c->member_offset, n + 1, sizeof(int64_t), &failed);
-    b->between_offset = copy_of(c->between_offset, n + 1, sizeof(int64_t), &failed);
-    b->between_row = copy_of(c->between_row, (size_t)c->between_offset[n], sizeof(int64_t), &failed);
-    b->member_event = copy_of(c->member_event, nm, sizeof(int64_t), &failed);
-    b->member_row = copy_of(c->member_row, nm, sizeof(int64_t), &failed);
-    b->member_met = copy_of(c->member_met, nm, sizeof(int64_t), &failed);
-    b->member_wait = copy_of(c->member_wait, nm, sizeof(double), &failed);
-    b->member_delay_sum = copy_of(c->member_delay_sum, nm, sizeof(double), &failed);
-    b->member_prop = copy_of(c->member_prop, nm, sizeof(double), &failed);
-    b->member_delay_query = copy_of(c->member_delay_query, nm, sizeof(int64_t), &failed);
-    if (failed || copy_map(&b->delays, c->delays) < 0) {
-        free_collective_batch(b);
-        return earl_fail(err, EARL_ERR_NOMEM, "long-term replay: out of memory");
-    }
-    b->c = (earl_rc_collectives){n, b->kind, b->delayer_location, b->member_offset,
-                                 b->between_offset, b->between_row, nm, b->member_event,
-                                 b->member_row, b->member_wait, b->member_delay_sum,
-                                 b->member_prop, b->member_met, b->member_delay_query,
-                                 &b->delays};
-    r->n_collective_batches++;
+    collective_batch *b = &r->collectives[r->n_collective_batches++];
+    b->c = *c;
+    b->delays = *c->delays;
+    b->c.delays = &b->delays;
     return EARL_OK;
+}
+
+/* The costs of a source, allocated (zero) at its first cost; NULL when out of
+ * memory. */
+static double *costs_of(earl_rc_replay *r, size_t source)
+{
+    if (!r->costs[source])
+        r->costs[source] = calloc(r->n_points ? r->n_points : 1, sizeof(double));
+    return r->costs[source];
+}
+
+/* The cost arrived at point row (-1: none) for source. */
+static double cost_at(const earl_rc_replay *r, size_t source, int64_t row)
+{
+    return row >= 0 && r->costs[source] ? r->costs[source][row] : 0.0;
 }
 
 earl_status earl_rc_replay_add_costs(earl_rc_replay *r, size_t source, size_t n,
@@ -384,7 +302,9 @@ earl_status earl_rc_replay_add_costs(earl_rc_replay *r, size_t source, size_t n,
         if (!row_ok(r, row[i], 0))
             return earl_fail(err, EARL_ERR_INVALID, "long-term replay: cost on point row %lld",
                              (long long)row[i]);
-    double *costs = r->costs + source * r->n_points;
+    double *costs = n ? costs_of(r, source) : NULL;
+    if (n && !costs)
+        return earl_fail(err, EARL_ERR_NOMEM, "long-term replay: out of memory");
     for (size_t i = 0; i < n; i++)
         costs[row[i]] += value[i];
     return EARL_OK;
@@ -418,18 +338,20 @@ static int replay_wait(earl_rc_replay *r, const wait_batch *b, size_t i, severit
     if (!(den > 0))
         return 0;
     for (size_t src = 0; src < r->n_sources; src++) {
-        double *costs = r->costs + src * r->n_points;
-        double arrived = b->row[i] >= 0 ? costs[b->row[i]] : 0.0;
-        double sc = arrived / den;
+        double sc = cost_at(r, src, b->row[i]) / den;
         if (sc > 0 && severity_add_delays(sev, src, b->delayer_location[i], &b->delays,
                                           (int64_t)i, sc) < 0)
             return -1;
         double total = sc + (src == b->source ? b->scale[i] : 0.0);
-        if (total > 0)
-            for (int64_t j = b->between_offset[i]; j < b->between_offset[i + 1]; j++) {
-                int64_t row = b->between_row[j];
-                costs[row] = costs[row] + total * r->point_wait[row];
-            }
+        if (!(total > 0) || b->between_offset[i] == b->between_offset[i + 1])
+            continue;
+        double *costs = costs_of(r, src);
+        if (!costs)
+            return -1;
+        for (int64_t j = b->between_offset[i]; j < b->between_offset[i + 1]; j++) {
+            int64_t row = b->between_row[j];
+            costs[row] = costs[row] + total * r->point_wait[row];
+        }
     }
     return 0;
 }
@@ -482,12 +404,11 @@ static int replay_collective_input(earl_rc_replay *r, const earl_rc_collectives 
 {
     int64_t m0 = c->member_offset[k], m1 = c->member_offset[k + 1];
     size_t nm = (size_t)(m1 - m0);
-    double *costs = r->costs + src * r->n_points;
     int any = 0;
     for (int64_t m = m0; m < m1; m++) {
         double x;
         if (input == EARL_RC_INPUT_COST)
-            x = c->member_row[m] >= 0 ? costs[c->member_row[m]] : 0.0;
+            x = cost_at(r, src, c->member_row[m]);
         else
             x = c->member_wait[m];
         any |= x != 0;
@@ -532,13 +453,17 @@ static int replay_collective_input(earl_rc_replay *r, const earl_rc_collectives 
     }
     double current = base;
     size_t j = 0;
+    double *costs = r->costs[src];
     for (int64_t b = c->between_offset[k]; b < c->between_offset[k + 1]; b++) {
         int64_t row = c->between_row[b];
         int64_t event = r->point_event[row];
         while (j < marks && s->met[j].event <= event)
             current = s->values[j++];
-        if (current > 0 && r->point_wait[row] > 0)
-            costs[row] = costs[row] + current * r->point_wait[row];
+        if (!(current > 0 && r->point_wait[row] > 0))
+            continue;
+        if (!costs && !(costs = costs_of(r, src)))
+            return -1;
+        costs[row] = costs[row] + current * r->point_wait[row];
     }
     return 0;
 }

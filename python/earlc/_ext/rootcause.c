@@ -584,95 +584,89 @@ done:
 }
 
 /* One batch of point-to-point wait states: (source, event, row,
- * delayer_location, scale, denominator, delays, between_offset, between_row). */
-static int add_wait_batch(earl_rc_replay *replay, PyObject *batch, earl_error *err, int *c_failed)
+ * delayer_location, scale, denominator, delays, between_offset, between_row).
+ * The replay keeps pointers into the arrays: their buffers stay in `held`
+ * until it is freed. */
+static int add_wait_batch(earl_rc_replay *replay, PyObject *batch, rc_args *held,
+                          earl_error *err, int *c_failed)
 {
     PyObject *ev_o, *row_o, *dl_o, *sc_o, *den_o, *delays_o, *bo_o, *br_o;
     Py_ssize_t source;
     if (!PyArg_ParseTuple(batch, "nOOOOOOOO", &source, &ev_o, &row_o, &dl_o, &sc_o, &den_o,
                           &delays_o, &bo_o, &br_o))
         return -1;
-    rc_args a = {.n = 0};
     size_t n = (size_t)-1, nb1 = (size_t)-1, nb = (size_t)-1;
     const int64_t *ev, *row, *dl, *bo, *br;
     const double *sc, *den;
     earl_rc_map delays;
-    int rc = -1;
     if (source < 0) {
         PyErr_SetString(PyExc_ValueError, "rc_long_term: a negative source");
-        goto done;
+        return -1;
     }
-    if (!(ev = rc_array(&a, ev_o, 'i', &n, "event")) || !(row = rc_array(&a, row_o, 'i', &n, "row")) ||
-        !(dl = rc_array(&a, dl_o, 'i', &n, "delayer_location")) ||
-        !(sc = rc_array(&a, sc_o, 'f', &n, "scale")) ||
-        !(den = rc_array(&a, den_o, 'f', &n, "denominator")) ||
-        map_arg(&a, delays_o, &delays, "delays") < 0 ||
-        !(bo = rc_array(&a, bo_o, 'i', &nb1, "between_offset")) ||
-        !(br = rc_array(&a, br_o, 'i', &nb, "between_row")))
-        goto done;
+    if (!(ev = rc_array(held, ev_o, 'i', &n, "event")) ||
+        !(row = rc_array(held, row_o, 'i', &n, "row")) ||
+        !(dl = rc_array(held, dl_o, 'i', &n, "delayer_location")) ||
+        !(sc = rc_array(held, sc_o, 'f', &n, "scale")) ||
+        !(den = rc_array(held, den_o, 'f', &n, "denominator")) ||
+        map_arg(held, delays_o, &delays, "delays") < 0 ||
+        !(bo = rc_array(held, bo_o, 'i', &nb1, "between_offset")) ||
+        !(br = rc_array(held, br_o, 'i', &nb, "between_row")))
+        return -1;
     if (nb1 != n + 1 || bo[n] < 0 || (size_t)bo[n] > nb) {
         PyErr_SetString(PyExc_ValueError, "rc_long_term: between_offset does not fit");
-        goto done;
+        return -1;
     }
     if (earl_rc_replay_add_waits(replay, (size_t)source, n, ev, row, dl, sc, den, &delays, bo, br,
                                  err) != EARL_OK) {
         *c_failed = 1;
-        goto done;
+        return -1;
     }
-    rc = 0;
-done:
-    rc_args_release(&a);
-    return rc;
+    return 0;
 }
 
 /* The collective instances: (kind, delayer_location, member_offset,
  * between_offset, between_row, member_event, member_row, member_wait,
  * member_delay_sum, member_prop, member_met, member_delay_query, delays). */
-static int add_collectives(earl_rc_replay *replay, PyObject *tuple, earl_error *err,
-                           int *c_failed)
+static int add_collectives(earl_rc_replay *replay, PyObject *tuple, rc_args *held,
+                           earl_error *err, int *c_failed)
 {
     PyObject *o[13];
     if (!PyArg_ParseTuple(tuple, "OOOOOOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
                           &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12]))
         return -1;
-    rc_args a = {.n = 0};
     size_t n = (size_t)-1, n1 = (size_t)-1, nb = (size_t)-1, nm = (size_t)-1;
     earl_rc_map delays;
     earl_rc_collectives c;
-    int rc = -1;
-    if (!(c.kind = rc_array(&a, o[0], 'i', &n, "kind")) ||
-        !(c.delayer_location = rc_array(&a, o[1], 'i', &n, "delayer_location")) ||
-        !(c.member_offset = rc_array(&a, o[2], 'i', &n1, "member_offset")) ||
-        !(c.between_offset = rc_array(&a, o[3], 'i', &n1, "between_offset")) ||
-        !(c.between_row = rc_array(&a, o[4], 'i', &nb, "between_row")) ||
-        !(c.member_event = rc_array(&a, o[5], 'i', &nm, "member_event")) ||
-        !(c.member_row = rc_array(&a, o[6], 'i', &nm, "member_row")) ||
-        !(c.member_wait = rc_array(&a, o[7], 'f', &nm, "member_wait")) ||
-        !(c.member_delay_sum = rc_array(&a, o[8], 'f', &nm, "member_delay_sum")) ||
-        !(c.member_prop = rc_array(&a, o[9], 'f', &nm, "member_prop")) ||
-        !(c.member_met = rc_array(&a, o[10], 'i', &nm, "member_met")) ||
-        !(c.member_delay_query = rc_array(&a, o[11], 'i', &nm, "member_delay_query")) ||
-        map_arg(&a, o[12], &delays, "delays") < 0)
-        goto done;
+    if (!(c.kind = rc_array(held, o[0], 'i', &n, "kind")) ||
+        !(c.delayer_location = rc_array(held, o[1], 'i', &n, "delayer_location")) ||
+        !(c.member_offset = rc_array(held, o[2], 'i', &n1, "member_offset")) ||
+        !(c.between_offset = rc_array(held, o[3], 'i', &n1, "between_offset")) ||
+        !(c.between_row = rc_array(held, o[4], 'i', &nb, "between_row")) ||
+        !(c.member_event = rc_array(held, o[5], 'i', &nm, "member_event")) ||
+        !(c.member_row = rc_array(held, o[6], 'i', &nm, "member_row")) ||
+        !(c.member_wait = rc_array(held, o[7], 'f', &nm, "member_wait")) ||
+        !(c.member_delay_sum = rc_array(held, o[8], 'f', &nm, "member_delay_sum")) ||
+        !(c.member_prop = rc_array(held, o[9], 'f', &nm, "member_prop")) ||
+        !(c.member_met = rc_array(held, o[10], 'i', &nm, "member_met")) ||
+        !(c.member_delay_query = rc_array(held, o[11], 'i', &nm, "member_delay_query")) ||
+        map_arg(held, o[12], &delays, "delays") < 0)
+        return -1;
     if (n1 != n + 1 || c.between_offset[n] < 0 || (size_t)c.between_offset[n] > nb ||
         c.member_offset[n] < 0 || (size_t)c.member_offset[n] > nm) {
         PyErr_SetString(PyExc_ValueError, "rc_long_term: collective offsets do not fit");
-        goto done;
+        return -1;
     }
     c.n = n;
     c.n_members = nm;
     c.delays = &delays;
     if (earl_rc_replay_add_collectives(replay, &c, err) != EARL_OK) {
         *c_failed = 1;
-        goto done;
+        return -1;
     }
-    rc = 0;
-done:
-    rc_args_release(&a);
-    return rc;
+    return 0;
 }
 
-/* Known costs: (source, row, value). */
+/* Known costs: (source, row, value); added (summed) at once. */
 static int add_costs(earl_rc_replay *replay, PyObject *tuple, earl_error *err, int *c_failed)
 {
     PyObject *row_o, *val_o;
@@ -688,7 +682,8 @@ static int add_costs(earl_rc_replay *replay, PyObject *tuple, earl_error *err, i
         PyErr_SetString(PyExc_ValueError, "rc_long_term: a negative source");
         goto done;
     }
-    if (!(row = rc_array(&a, row_o, 'i', &n, "row")) || !(val = rc_array(&a, val_o, 'f', &n, "value")))
+    if (!(row = rc_array(&a, row_o, 'i', &n, "row")) ||
+        !(val = rc_array(&a, val_o, 'f', &n, "value")))
         goto done;
     if (earl_rc_replay_add_costs(replay, (size_t)source, n, row, val, err) != EARL_OK) {
         *c_failed = 1;
@@ -713,7 +708,10 @@ static PyObject *py_long_term(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "nOOy*O!O!O!", &n_sources, &pe_o, &pw_o, &inputs, &PyList_Type,
                           &waits, &PyList_Type, &colls, &PyList_Type, &costs))
         return NULL;
-    rc_args a = {.n = 0};
+    /* the arrays the replay points into, held until it is freed: one set for
+     * the points, one per batch */
+    Py_ssize_t n_held = 1 + PyList_GET_SIZE(waits) + PyList_GET_SIZE(colls);
+    rc_args *held = calloc((size_t)n_held, sizeof *held);
     size_t np_ = (size_t)-1;
     const int64_t *pe;
     const double *pw;
@@ -722,12 +720,16 @@ static PyObject *py_long_term(PyObject *self, PyObject *args)
     earl_error err;
     int c_failed = 0;
     PyObject *r = NULL;
+    if (!held) {
+        PyErr_NoMemory();
+        goto done;
+    }
     if (n_sources < 1 || inputs.len != n_sources * n_sources) {
         PyErr_SetString(PyExc_ValueError, "rc_long_term: inputs must hold n_sources**2 bytes");
         goto done;
     }
-    if (!(pe = rc_array(&a, pe_o, 'i', &np_, "point_event")) ||
-        !(pw = rc_array(&a, pw_o, 'f', &np_, "point_wait")))
+    if (!(pe = rc_array(&held[0], pe_o, 'i', &np_, "point_event")) ||
+        !(pw = rc_array(&held[0], pw_o, 'f', &np_, "point_wait")))
         goto done;
     if (earl_rc_replay_new((size_t)n_sources, np_, pe, pw, &replay, &err) != EARL_OK) {
         c_failed = 1;
@@ -741,11 +743,12 @@ static PyObject *py_long_term(PyObject *self, PyObject *args)
                 c_failed = 1;
                 goto done;
             }
+    Py_ssize_t h = 1;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(waits); i++)
-        if (add_wait_batch(replay, PyList_GET_ITEM(waits, i), &err, &c_failed) < 0)
+        if (add_wait_batch(replay, PyList_GET_ITEM(waits, i), &held[h++], &err, &c_failed) < 0)
             goto done;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(colls); i++)
-        if (add_collectives(replay, PyList_GET_ITEM(colls, i), &err, &c_failed) < 0)
+        if (add_collectives(replay, PyList_GET_ITEM(colls, i), &held[h++], &err, &c_failed) < 0)
             goto done;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(costs); i++)
         if (add_costs(replay, PyList_GET_ITEM(costs, i), &err, &c_failed) < 0)
@@ -783,8 +786,10 @@ done:
             earl_rc_severity_free(&sev[s]);
     free(sev);
     earl_rc_replay_free(replay);
+    for (Py_ssize_t i = 0; held && i < n_held; i++)
+        rc_args_release(&held[i]);
+    free(held);
     PyBuffer_Release(&inputs);
-    rc_args_release(&a);
     return r;
 }
 
