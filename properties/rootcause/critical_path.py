@@ -22,6 +22,49 @@ def _wait_at(p, events: np.ndarray) -> np.ndarray:
     return np.where(p["event"][row] == events, p["wait"][row], 0.0)
 
 
+def _omp_successors(ctx, omp_keys: np.ndarray):
+    """Where the critical path goes on from each OpenMP point (omp_keys: sorted
+    location * (n+1) + event), as CSR rows (offset, events): from a thread's fork
+    point (its ENTER of a parallel region) to the master's, from a team barrier
+    to every thread that did not wait there (in their order in the barrier's
+    table)."""
+    n = np.int64(ctx.n_events + 1)
+    loc = ctx.events.location
+    e = np.empty(0, np.int64)
+    src, dst = [e], [e]
+    if len(omp_keys):
+        enters = ctx.thread_management()[0]
+        fork = ctx.pointer("forkptr", enters)
+        master = loc[ctx.enter_of(enters)] == loc[enters]
+        # the master's ENTER of each fork (the last one when a fork has several)
+        order = np.argsort(fork[master], kind="stable")
+        m_fork, m_enter = fork[master][order], enters[master][order]
+        at = np.searchsorted(m_fork, fork, side="right") - 1
+        has = (at >= 0) & (m_fork[np.maximum(at, 0)] == fork) if len(m_fork) else at >= 0
+        src.append(enters[has])
+        dst.append(m_enter[at[has]])
+        b = _published(ctx, "omp_barriers")
+        if len(b):
+            inst, leave = b["instance"], b["leave"]
+            free = np.nonzero(group_max(inst, b["enter_time"]) - b["enter_time"] <= 0)[0]
+            free = free[np.argsort(inst[free], kind="stable")]
+            lo = np.searchsorted(inst[free], inst, side="left")
+            count = np.searchsorted(inst[free], inst, side="right") - lo
+            rows = np.repeat(lo - np.concatenate(([0], np.cumsum(count)[:-1])), count)
+            src.append(np.repeat(leave, count))
+            dst.append(leave[free[rows + np.arange(count.sum())]])
+    src = np.concatenate(src).astype(np.int64)
+    dst = np.concatenate(dst).astype(np.int64)
+    key = loc[src].astype(np.int64) * n + src
+    owner = np.searchsorted(omp_keys, key)
+    known = owner < len(omp_keys)
+    known[known] = omp_keys[owner[known]] == key[known]
+    owner, dst = owner[known], dst[known]
+    order = np.argsort(owner, kind="stable")
+    offset = np.searchsorted(owner[order], np.arange(len(omp_keys) + 1)).astype(np.int64)
+    return offset, _i64(dst[order])
+
+
 def _critical_path(ctx):
     """Scalasca's critical path of an MPI program and its metrics, as float ticks
     per (location, cnode): the path starts on the process entering MPI_Finalize
@@ -64,29 +107,8 @@ def _critical_path(ctx):
         # OpenMP: at a thread's fork point (its ENTER of a parallel region) the path
         # moves to the master's fork point; at a team barrier it continues on the
         # threads that did not wait there
-        omp_next = {}
         omp_keys = sync_points(ctx)[6]
-        if len(omp_keys):
-            enters = ctx.thread_management()[0]
-            fork = ctx.pointer("forkptr", enters)
-            master = loc[ctx.enter_of(enters)] == loc[enters]
-            master_enter = dict(zip(fork[master].tolist(), enters[master].tolist()))
-            for e, f in zip(enters.tolist(), fork.tolist()):
-                if f in master_enter:
-                    omp_next[e] = [master_enter[f]]
-            b = _published(ctx, "omp_barriers")
-            if len(b):
-                bw = group_max(b["instance"], b["enter_time"]) - b["enter_time"]
-                inst, leave = b["instance"].tolist(), b["leave"].tolist()
-                free = {}
-                for k, i in enumerate(inst):
-                    if bw[k] <= 0:
-                        free.setdefault(i, []).append(leave[k])
-                for k, i in enumerate(inst):
-                    omp_next[leave[k]] = free.get(i, [])
-        nexts = [omp_next.get(int(k % n), []) for k in omp_keys.tolist()]
-        next_offset = np.concatenate(([0], np.cumsum([len(x) for x in nexts]))).astype(np.int64)
-        next_event = np.asarray([e for x in nexts for e in x], dtype=np.int64)
+        next_offset, next_event = _omp_successors(ctx, omp_keys)
         sl, sf, st = (np.frombuffer(x, np.int64) for x in _core.rc_critical_walk(
             np.ascontiguousarray(loc, dtype=np.int32), init_of, _i64(w_key), _i64(w_to),
             _i64(omp_keys), next_offset, next_event, n, int(fin_leave[start])))
