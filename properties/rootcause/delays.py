@@ -41,7 +41,11 @@ def delay_costs(ctx, chunks, waiter_loc, waiter_at, delayer_loc, delayer_at, wai
 
 def _collective_delays(ctx, chunks):
     """Short-term delay costs of the collective wait states, per kind: (location,
-    cnode, float ticks) on the delaying member (Scalasca's collective delay)."""
+    cnode, float ticks) on the delaying member (Scalasca's collective delay); and
+    what their long-term costs need, as the arrays of the C replay's collective
+    instances (see _long_term_costs; None without collective wait states): per
+    instance its kind, delayer and members (CSR), per member its event, waiting
+    time, delays (a query of one call-path map) and their sum."""
     p, cw = sync_points(ctx)[0], sync_points(ctx)[5]
     empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
     if not len(cw["event"]):
@@ -103,6 +107,7 @@ def _collective_delays(ctx, chunks):
     n_queries = len(group_time.offset) - 1
     member_delays = _concat_maps(group_time, delays)
     member_delay_query = np.where(is_root, m_inst, n_queries + j)
+    # the delayer's delays in total, added as numpy.sum adds them
     root_sum = _segment_sums(group_time.value, group_time.offset[:ninst + 1])
     # the delayer's waiting points in between; its OpenMP barrier waits take a
     # collective's cost only when its interval starts at a collective (or at the
