@@ -103,7 +103,8 @@ void earl_rc_map_free(earl_rc_map *map);
  * between events lo[q] (exclusive, after its point; -1: the location's
  * start) and hi[q] (before its point): every call path with a chunk there,
  * with its exact tick sum as a double (zero and negative sums included).
- * EARL_ERR_INVALID for a cnode >= n_cnodes or a negative stride. */
+ * EARL_ERR_INVALID for a chunk's cnode out of 0..n_cnodes-1, a negative
+ * location or a stride below 1. */
 earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride, int64_t n_cnodes,
                                const int64_t *loc, const int64_t *lo, const int64_t *hi,
                                size_t queries, earl_rc_map *out, earl_error *err);
@@ -113,7 +114,8 @@ earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride, int
  * prev[q] (-1: the location's start) and at[q], without the waiting time at
  * the points strictly in between (charged to their call paths; call paths
  * left without positive time vanish), and without the part of prev's call
- * before its completion. */
+ * before its completion.  EARL_ERR_INVALID as earl_rc_chunk_sums, and for a
+ * point's cnode of n_cnodes or more. */
 typedef struct earl_rc_intervals {
     earl_rc_map time;        /* positive values only */
     double *wait_sum;        /* per query: the waiting time at the points in between */
