@@ -33,7 +33,13 @@ master between a join and the next fork cost that many times its waiting time.
 
 The package, by concept: points.py (the synchronisation points), intervals.py
 (the time between them per call path), delays.py (delay costs, indirect and
-propagating waits), critical_path.py (the critical path and its metrics).
+propagating waits), critical_path.py (the critical path and its metrics).  The
+loops over every event, interval and wait state run in the C core
+(csrc/rootcause/earl_rootcause.h, reached through earlc._core.rc_*): the time
+chunks, the synchronisation intervals and the delays' excess, the group
+interval starts of collectives, the long-term backward replay and the critical
+path's walk; the package finds the points and wait states and keeps the rest in
+numpy.
 """
 from .critical_path import (CriticalImbalanceImpact, CriticalPath, CriticalPathActivities,
                             NonCriticalPathActivities)

@@ -7,8 +7,62 @@ import numpy as np
 from earlc.analysis import Property
 
 from ..groups import group_max
-from .intervals import _chunk_sums, _chunks, to_ticks
+from earlc import _core
+
+from .intervals import _chunk_sums, _chunks, _i64, to_ticks
 from .points import _published, sync_points
+
+
+def _wait_at(p, events: np.ndarray) -> np.ndarray:
+    """The waiting time at each event: its synchronisation point's, 0.0 where it
+    is none (p: the points, sorted by event)."""
+    if not len(p["event"]):
+        return np.zeros(len(events))
+    row = np.minimum(np.searchsorted(p["event"], events), len(p["event"]) - 1)
+    return np.where(p["event"][row] == events, p["wait"][row], 0.0)
+
+
+def _omp_successors(ctx, omp_keys: np.ndarray):
+    """Where the critical path goes on from each OpenMP point (omp_keys: sorted
+    location * (n+1) + event), as CSR rows (offset, events): from a thread's fork
+    point (its ENTER of a parallel region) to the master's, from a team barrier
+    to every thread that did not wait there (in their order in the barrier's
+    table)."""
+    n = np.int64(ctx.n_events + 1)
+    loc = ctx.events.location
+    e = np.empty(0, np.int64)
+    src, dst = [e], [e]
+    if len(omp_keys):
+        enters = ctx.thread_management()[0]
+        fork = ctx.pointer("forkptr", enters)
+        master = loc[ctx.enter_of(enters)] == loc[enters]
+        # the master's ENTER of each fork (the last one when a fork has several)
+        order = np.argsort(fork[master], kind="stable")
+        m_fork, m_enter = fork[master][order], enters[master][order]
+        at = np.searchsorted(m_fork, fork, side="right") - 1
+        has = (at >= 0) & (m_fork[np.maximum(at, 0)] == fork) if len(m_fork) else at >= 0
+        src.append(enters[has])
+        dst.append(m_enter[at[has]])
+        b = _published(ctx, "omp_barriers")
+        if len(b):
+            inst, leave = b["instance"], b["leave"]
+            free = np.nonzero(group_max(inst, b["enter_time"]) - b["enter_time"] <= 0)[0]
+            free = free[np.argsort(inst[free], kind="stable")]
+            lo = np.searchsorted(inst[free], inst, side="left")
+            count = np.searchsorted(inst[free], inst, side="right") - lo
+            rows = np.repeat(lo - np.concatenate(([0], np.cumsum(count)[:-1])), count)
+            src.append(np.repeat(leave, count))
+            dst.append(leave[free[rows + np.arange(count.sum())]])
+    src = np.concatenate(src).astype(np.int64)
+    dst = np.concatenate(dst).astype(np.int64)
+    key = loc[src].astype(np.int64) * n + src
+    owner = np.searchsorted(omp_keys, key)
+    known = owner < len(omp_keys)
+    known[known] = omp_keys[owner[known]] == key[known]
+    owner, dst = owner[known], dst[known]
+    order = np.argsort(owner, kind="stable")
+    offset = np.searchsorted(owner[order], np.arange(len(omp_keys) + 1)).astype(np.int64)
+    return offset, _i64(dst[order])
 
 
 def _critical_path(ctx):
@@ -24,16 +78,18 @@ def _critical_path(ctx):
         ev = ctx.events
         loc = ev.location
         n = np.int64(ctx.n_events + 1)
-        # wait states on the path, and where the path continues from each
-        partner = {}
-        for a, b in ((ls["recv"], ls["send"]), (lr["cmp"], lr["req"])):
-            partner.update(zip(a.tolist(), b.tolist()))
+        # wait states on the path, and where the path continues from each (a later
+        # record of the same waiting event wins)
         wsel = cw["event"] != cw["delayer"]
-        partner.update(zip(cw["event"][wsel].tolist(), cw["delayer"][wsel].tolist()))
-        wait_of = dict(zip(p["event"].tolist(), p["wait"].tolist()))
-        cnode_of = dict(zip(p["event"].tolist(), p["cnode"].tolist()))
-        ws = np.asarray(sorted(e for e in partner if wait_of.get(e, 0.0) > 0), dtype=np.int64)
-        wkey = np.sort(loc[ws].astype(np.int64) * n + ws) if len(ws) else ws
+        w_ev = np.concatenate((ls["recv"], lr["cmp"], cw["event"][wsel])).astype(np.int64)
+        w_to = np.concatenate((ls["send"], lr["req"], cw["delayer"][wsel])).astype(np.int64)
+        waits = _wait_at(p, w_ev) > 0
+        w_key = loc[w_ev[waits]].astype(np.int64) * n + w_ev[waits]
+        order = np.argsort(w_key, kind="stable")
+        w_key, w_to = w_key[order], w_to[waits][order]
+        last = np.ones(len(w_key), dtype=bool)  # of each run of one event
+        last[:-1] = w_key[1:] != w_key[:-1]
+        w_key, w_to = w_key[last], w_to[last]
         # MPI_Init and MPI_Finalize
         def leaves(names):
             enters = ctx.enters_of(np.isin(ctx._region_tables[1], list(names)))
@@ -43,67 +99,36 @@ def _critical_path(ctx):
         init_enter, init_leave = leaves(("MPI_Init", "MPI_Init_thread"))
         if not len(fin_leave) or not len(init_leave):
             return None
-        init_of = dict(zip(loc[init_leave].tolist(), init_leave.tolist()))
+        init_of = np.full(ctx.n_locations, -1, dtype=np.int64)
+        for l, e in zip(loc[init_leave].tolist(), init_leave.tolist()):
+            init_of[l] = e
         t = ctx.time_of(fin_enter)
         start = np.lexsort((loc[fin_enter], -t))[0]
         # OpenMP: at a thread's fork point (its ENTER of a parallel region) the path
         # moves to the master's fork point; at a team barrier it continues on the
         # threads that did not wait there
-        omp_next = {}
         omp_keys = sync_points(ctx)[6]
-        if len(omp_keys):
-            enters = ctx.thread_management()[0]
-            fork = ctx.pointer("forkptr", enters)
-            master = loc[ctx.enter_of(enters)] == loc[enters]
-            master_enter = dict(zip(fork[master].tolist(), enters[master].tolist()))
-            for e, f in zip(enters.tolist(), fork.tolist()):
-                if f in master_enter:
-                    omp_next[e] = [master_enter[f]]
-            b = _published(ctx, "omp_barriers")
-            if len(b):
-                bw = group_max(b["instance"], b["enter_time"]) - b["enter_time"]
-                inst, leave = b["instance"].tolist(), b["leave"].tolist()
-                free = {}
-                for k, i in enumerate(inst):
-                    if bw[k] <= 0:
-                        free.setdefault(i, []).append(leave[k])
-                for k, i in enumerate(inst):
-                    omp_next[leave[k]] = free.get(i, [])
-        mpi_keys = wkey
-        stretches = []  # (location, from event, to event)
-        todo = {(int(loc[fin_leave[start]]), int(fin_leave[start]))}
-        while todo:
-            cur, end = max(todo, key=lambda x: x[1])  # latest first: paths merge at forks
-            todo.discard((cur, end))
-            i = int(np.searchsorted(mpi_keys, cur * n + end)) - 1
-            x_mpi = int(mpi_keys[i] - cur * n) if i >= 0 and mpi_keys[i] >= cur * n else -1
-            i = int(np.searchsorted(omp_keys, cur * n + end)) - 1 if len(omp_keys) else -1
-            x_omp = int(omp_keys[i] - cur * n) if i >= 0 and omp_keys[i] >= cur * n else -1
-            if x_mpi < 0 and x_omp < 0:
-                if cur in init_of:
-                    stretches.append((cur, init_of[cur], end))
-                continue
-            x = max(x_mpi, x_omp)
-            stretches.append((cur, x, end))
-            nxt = [partner[x]] if x == x_mpi else omp_next.get(x, [])
-            for e in nxt:
-                todo.add((int(loc[e]), int(e)))
-        sl = np.asarray([x[0] for x in stretches], dtype=np.int64)
-        sf = np.asarray([x[1] for x in stretches], dtype=np.int64)
-        st = np.asarray([x[2] for x in stretches], dtype=np.int64)
+        next_offset, next_event = _omp_successors(ctx, omp_keys)
+        sl, sf, st = (np.frombuffer(x, np.int64) for x in _core.rc_critical_walk(
+            np.ascontiguousarray(loc, dtype=np.int32), init_of, _i64(w_key), _i64(w_to),
+            _i64(omp_keys), next_offset, next_event, n, int(fin_leave[start])))
         chunks = _chunks(ctx)
-        q, c, v = _chunk_sums(ctx, chunks, sl, sf, st)
+        path = _chunk_sums(ctx, chunks, sl, sf, st)
+        q, c, v = path.columns()
         NL = ctx.n_locations + 1
         NC = len(ctx.calltree) + 1
         cp = np.zeros((NL, NC))
         np.add.at(cp, (sl[q], c), v)
-        # without the waiting time at the start of each stretch
-        for (l, f, _), k in zip(stretches, range(len(stretches))):
-            cn = cnode_of.get(f, int(ctx.cnode[f]))
-            if cn < 0:
-                continue
-            own = v[(q == k) & (c == cn)].sum()
-            cp[l, cn] -= min(wait_of.get(f, 0.0), own)
+        # without the waiting time at the start of each stretch (at most the time
+        # its call path has on the stretch)
+        cn = ctx.cnode[sf].astype(np.int64)
+        k = np.nonzero(cn >= 0)[0]
+        entry = np.searchsorted(q * NC + c, k * NC + cn[k])
+        found = entry < len(q)
+        found[found] = (q[entry[found]] == k[found]) & (c[entry[found]] == cn[k][found])
+        own = np.zeros(len(k))
+        own[found] = v[entry[found]]
+        np.subtract.at(cp, (sl[k], cn[k]), np.minimum(_wait_at(p, sf[k]), own))
         # every CPU location's time without its waiting time; a worker thread counts
         # only from each fork of its team to its last OpenMP point before the next
         # (Scalasca drops a worker's time outside its teams)
@@ -135,7 +160,7 @@ def _critical_path(ctx):
             r_lo.append(fe[ok])
             r_hi.append(last[ok])
         everything = _chunk_sums(ctx, chunks, np.concatenate(r_loc), np.concatenate(r_lo),
-                                 np.concatenate(r_hi))
+                                 np.concatenate(r_hi)).columns()
         lt = np.zeros((NL, NC))
         np.add.at(lt, (np.concatenate(r_loc)[everything[0]], everything[1]), everything[2])
         wt = np.zeros((NL, NC))

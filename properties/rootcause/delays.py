@@ -8,8 +8,11 @@ import numpy as np
 from earlc.analysis import Property
 
 from ..groups import group_max, group_min
-from .intervals import (_chunk_sums, _chunks, _expand, _group_interval_starts,
-                        _interval_times, _previous_point, _search, to_ticks)
+from earlc import _core
+
+from .intervals import (_chunk_sums, _chunks, _concat_maps, _excess, _f64, _gather,
+                        _group_interval_starts, _i64, _interval_times, _previous_point, _search,
+                        _segment_sums, to_ticks)
 from .points import COLL_12N, COLL_BARRIER, COLL_N21, COLL_NXN, _published, sync_points
 
 #: kinds of OpenMP wait states, for their delay costs (the MPI ones are COLL_*, "ls", "lr")
@@ -21,44 +24,38 @@ def delay_costs(ctx, chunks, waiter_loc, waiter_at, delayer_loc, delayer_at, wai
     (location, cnode, float ticks) of the delays on the late side, and per wait
     state the scale of its delays and the waiting time at the late side's points in
     between (with the points themselves, as (wait state, point row) pairs)."""
-    NC = np.int64(len(ctx.calltree) + 1)
-    wq, wc, wv, _, _ = _interval_times(
+    early = _interval_times(
         ctx, chunks, waiter_loc, _previous_point(ctx, waiter_loc, delayer_loc, waiter_at), waiter_at)
-    dq, dc, dv, wsum, between = _interval_times(
+    late = _interval_times(
         ctx, chunks, delayer_loc, _previous_point(ctx, delayer_loc, waiter_loc, delayer_at), delayer_at)
     # the late side's excess per call path
-    allk = np.concatenate((dq * NC + dc, wq * NC + wc))
-    allv = np.concatenate((dv, -wv))
-    uk, inv = np.unique(allk, return_inverse=True)
-    val = np.zeros(len(uk))
-    np.add.at(val, inv, allv)
-    in_d = np.zeros(len(uk), dtype=bool)
-    in_d[np.searchsorted(uk, dq * NC + dc)] = True
-    keep = in_d & (val > 0)
-    uk, val = uk[keep], val[keep]
-    q, c = uk // NC, uk % NC
-    dsum = np.bincount(q, weights=val, minlength=len(wait))
+    each = np.arange(len(wait), dtype=np.int64)
+    delays, dsum = _excess(late.time, each, early.time, each)
+    q, c, val = delays.columns()
+    wsum = late.wait_sum
     denom = dsum + wsum
     scale = np.where(denom > 0, np.minimum(wait / np.where(denom > 0, denom, 1), 1.0), 0.0)
-    return (delayer_loc[q], c, val * scale[q]), scale, wsum, between, (q, c, val, denom)
+    return ((delayer_loc[q], c, val * scale[q]), scale, wsum,
+            (late.between_query, late.between_row), (delays, denom, late))
 
 
 def _collective_delays(ctx, chunks):
     """Short-term delay costs of the collective wait states, per kind: (location,
-    cnode, float ticks) on the delaying member (Scalasca's collective delay)."""
+    cnode, float ticks) on the delaying member (Scalasca's collective delay); and
+    what their long-term costs need, as the arrays of the C replay's collective
+    instances (see _long_term_costs; None without collective wait states): per
+    instance its kind, delayer and members (CSR), per member its event, waiting
+    time, delays (a query of one call-path map) and their sum."""
     p, cw = sync_points(ctx)[0], sync_points(ctx)[5]
     empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
     if not len(cw["event"]):
-        return {k: empty for k in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21)}
-    first, starts, triples = _group_interval_starts(ctx, cw)
+        return {k: empty for k in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21)}, None
+    first, starts, (t_inst, t_loc, t_ev) = _group_interval_starts(ctx, cw)
     ninst = len(first)
     inst_of_row = np.searchsorted(np.unique(cw["instance"]), cw["instance"])
     d_loc_i = cw["delayer_loc"][first]
     d_ev_i = cw["delayer"][first]
     # queries: one per instance, one per member met one by one, one per waiter
-    t_inst = np.asarray([t[0] for t in triples], dtype=np.int64)
-    t_loc = np.asarray([t[1] for t in triples], dtype=np.int64)
-    t_ev = np.asarray([t[2] for t in triples], dtype=np.int64)
     waiter = np.nonzero(cw["event"] != cw["delayer"])[0]
     w_loc, w_ev = cw["loc"][waiter], cw["event"][waiter]
     w_dloc = cw["delayer_loc"][waiter]
@@ -66,8 +63,8 @@ def _collective_delays(ctx, chunks):
     q_loc = np.concatenate((d_loc_i, d_loc_i[t_inst], w_loc))
     q_prev = np.concatenate((starts, t_ev, w_prev))
     q_at = np.concatenate((d_ev_i, d_ev_i[t_inst], w_ev))
-    rq, rc, rv, wsum, (bq, brow) = _interval_times(ctx, chunks, q_loc, q_prev, q_at)
-    NC = np.int64(len(ctx.calltree) + 1)
+    iv = _interval_times(ctx, chunks, q_loc, q_prev, q_at)
+    wsum = iv.wait_sum
     # each waiter's source: its own meeting with the delayer since the group point,
     # else the group interval
     w_inst = inst_of_row[waiter]
@@ -80,26 +77,10 @@ def _collective_delays(ctx, chunks):
         hit = (pos < len(tkey)) & (tkey[torder][np.minimum(pos, len(tkey) - 1)] == wkey)
         src[hit] = ninst + torder[pos[hit]]
     local = ninst + len(t_inst) + np.arange(len(waiter))
-    # the group interval's call paths restrict every source
-    gsel = rq < ninst
-    gkeys = np.sort(rq[gsel] * NC + rc[gsel])
-    k, r = _expand(rq, src)
-    sc, sv = rc[r], rv[r]
-    member = np.searchsorted(gkeys, w_inst[k] * NC + sc)
-    ok = (member < len(gkeys)) & (gkeys[np.minimum(member, len(gkeys) - 1)] == w_inst[k] * NC + sc)
-    k, sc, sv = k[ok], sc[ok], sv[ok]
-    k2, r2 = _expand(rq, local)
-    allk = np.concatenate((k * NC + sc, k2 * NC + rc[r2]))
-    allv = np.concatenate((sv, -rv[r2]))
-    uk, inv = np.unique(allk, return_inverse=True)
-    val = np.zeros(len(uk))
-    np.add.at(val, inv, allv)
-    in_src = np.zeros(len(uk), dtype=bool)
-    in_src[np.searchsorted(uk, k * NC + sc)] = True
-    keep = in_src & (val > 0)
-    uk, val = uk[keep], val[keep]
-    wk, c = uk // NC, uk % NC
-    dsum = np.bincount(wk, weights=val, minlength=len(waiter))
+    # the source's excess over the waiter's own interval, in the call paths of the
+    # group interval (which restricts every source)
+    delays, dsum = _excess(iv.time, src, iv.time, local, within=iv.time, within_q=w_inst)
+    wk, c, val = delays.columns()
     prop = wsum[src]
     wait = p["wait"][np.searchsorted(p["event"], w_ev)]
     denom = dsum + prop
@@ -109,49 +90,59 @@ def _collective_delays(ctx, chunks):
     for kd in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21):
         sel = kind[wk] == kd
         out[kd] = (w_dloc[wk[sel]], c[sel], val[sel] * scale[wk[sel]])
-    # what the long-term costs need, per instance: its members (the delayer too, with
-    # the group interval's times as its delays), the waiting points in the
-    # delayer's interval, and the members met one by one
-    instances = []
-    w_order = np.argsort(wk, kind="stable")
-    wk_s, c_s, v_s = wk[w_order], c[w_order], val[w_order]
-    w_bounds = np.searchsorted(wk_s, np.arange(len(waiter) + 1))
-    g_order = np.argsort(rq, kind="stable")
-    rq_s, rc_s, rv_s = rq[g_order], rc[g_order], rv[g_order]
-    g_bounds = np.searchsorted(rq_s, np.arange(ninst + 1))
-    b_order = np.argsort(bq, kind="stable")
-    bq_s, brow_s = bq[b_order], brow[b_order]
-    b_bounds = np.searchsorted(bq_s, np.arange(ninst + 1))
-    inter = {}
-    for k_i, l_i, e_i in triples:
-        inter.setdefault(k_i, {})[l_i] = e_i
-    members_of = {}
-    for j, k_i in enumerate(w_inst.tolist()):
-        members_of.setdefault(k_i, []).append(j)
-    kinds_i = cw["kind"][first]
-    # OpenMP barrier waits of the delayer take a collective's cost only when its
-    # interval starts at a collective (or at the start of the trace), not at a
-    # message's synchronisation point: so Scalasca's long-term costs come out
-    ls, lr = sync_points(ctx)[3:5]
-    message_points = np.concatenate((ls["recv"], ls["send"], lr["cmp"], lr["req"]))
-    keep_omp = (starts < 0) | ~np.isin(starts, message_points)
-    is_omp = np.isin(p["event"], sync_points(ctx)[6] % np.int64(ctx.n_events + 1))
-    w_ev_l, wait_l, dsum_l = w_ev.tolist(), wait.tolist(), dsum.tolist()
-    prop_l, w_loc_l = prop.tolist(), w_loc.tolist()
-    for k_i in range(ninst):
-        g0, g1 = g_bounds[k_i], g_bounds[k_i + 1]
-        gc, gv = rc_s[g0:g1], rv_s[g0:g1]
-        root = (int(d_ev_i[k_i]), 0.0, gc, gv, float(gv.sum()), float(wsum[k_i]), None)
-        members = [root]
-        ints = inter.get(k_i, {})
-        for j in members_of.get(k_i, []):
-            a, b_ = w_bounds[j], w_bounds[j + 1]
-            members.append((w_ev_l[j], wait_l[j], c_s[a:b_], v_s[a:b_], dsum_l[j], prop_l[j],
-                            ints.get(w_loc_l[j])))
-        rows = brow_s[b_bounds[k_i]:b_bounds[k_i + 1]]
-        rows = rows[np.argsort(p["event"][rows])]
-        rows = rows[keep_omp[k_i] | ~is_omp[rows]].tolist()
-        instances.append((int(kinds_i[k_i]), int(d_loc_i[k_i]), members, rows))
+    # what the long-term costs need, per instance: its members (the delayer first,
+    # with the group interval's times as its delays, then the waiters in order), the
+    # waiting points in the delayer's interval, and where members were met alone
+    roots = np.arange(ninst, dtype=np.int64)
+    m_inst = np.concatenate((roots, w_inst))
+    m_waiter = np.concatenate((np.full(ninst, -1, np.int64), np.arange(len(waiter))))
+    order = np.argsort(m_inst, kind="stable")  # the roots come first in each instance
+    m_inst, m_waiter = m_inst[order], m_waiter[order]
+    is_root = m_waiter < 0
+    j = np.maximum(m_waiter, 0)
+    met = np.full(len(waiter), -1, dtype=np.int64)
+    if len(t_inst):
+        met[hit] = t_ev[torder[pos[hit]]]
+    group_time = iv.time
+    n_queries = len(group_time.offset) - 1
+    member_delays = _concat_maps(group_time, delays)
+    member_delay_query = np.where(is_root, m_inst, n_queries + j)
+    # the delayer's delays in total, added as numpy.sum adds them
+    root_sum = _segment_sums(group_time.value, group_time.offset[:ninst + 1])
+    # the delayer's waiting points in between; its OpenMP barrier waits take a
+    # collective's cost only when its interval starts at a collective (or at the
+    # start of the trace), not at a message's synchronisation point: so Scalasca's
+    # long-term costs come out
+    b_end = iv.between_offset[ninst]
+    between_offset, between_row = iv.between_offset[:ninst + 1], iv.between_row[:b_end]
+    omp_keys = sync_points(ctx)[6]
+    if len(omp_keys):
+        is_omp = np.zeros(len(p["event"]), dtype=bool)
+        omp_rows = _point_rows(p, omp_keys % np.int64(ctx.n_events + 1))
+        is_omp[omp_rows[omp_rows >= 0]] = True
+        ls, lr = sync_points(ctx)[3:5]
+        message_points = np.sort(np.concatenate((ls["recv"], ls["send"], lr["cmp"], lr["req"])))
+        at = np.minimum(np.searchsorted(message_points, starts), max(len(message_points) - 1, 0))
+        at_message = (message_points[at] == starts) if len(message_points) else np.zeros(
+            len(starts), dtype=bool)
+        keep_omp = (starts < 0) | ~at_message
+        b_inst = iv.between_query[:b_end]
+        keep = keep_omp[b_inst] | ~is_omp[between_row]
+        between_offset = np.concatenate(([0], np.cumsum(np.bincount(b_inst[keep],
+                                                                    minlength=ninst))))
+        between_row = between_row[keep]
+    between_offset, between_row = _i64(between_offset), _i64(between_row)
+    instances = {
+        "kind": _i64(cw["kind"][first]), "delayer_location": _i64(d_loc_i),
+        "member_offset": _i64(np.searchsorted(m_inst, np.arange(ninst + 1))),
+        "between_offset": between_offset, "between_row": between_row,
+        "member_event": _i64(np.where(is_root, d_ev_i[m_inst], w_ev[j])),
+        "member_wait": np.where(is_root, 0.0, wait[j]),
+        "member_delay_sum": np.where(is_root, root_sum[m_inst], dsum[j]),
+        "member_prop": np.where(is_root, wsum[m_inst], prop[j]),
+        "member_met": _i64(np.where(is_root, -1, met[j])),
+        "member_delay_query": _i64(member_delay_query), "delays": member_delays,
+    }
     return out, instances
 
 
@@ -166,61 +157,44 @@ def _omp_barrier_delays(ctx, chunks):
     omp_keys = sync_points(ctx)[6]
     empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
     if not len(omp_keys):
-        return empty, []
+        return empty, None
     b = _published(ctx, "omp_barriers")
     if not len(b):
-        return empty, []
+        return empty, None
     n = np.int64(ctx.n_events + 1)
     inst, leave, t = b["instance"], b["leave"], b["enter_time"]
     loc = ctx.events.location[leave].astype(np.int64)
     i = _search(omp_keys, loc * n + leave) - 1
     prev = np.where((i >= 0) & (omp_keys[np.maximum(i, 0)] >= loc * n),
                     omp_keys[np.maximum(i, 0)] - loc * n, -1)
-    rq, rc, rv, wsum, (bq, brow) = _interval_times(ctx, chunks, loc, prev, leave)
-    NC = np.int64(len(ctx.calltree) + 1)
+    iv = _interval_times(ctx, chunks, loc, prev, leave)
     # the last thread to arrive (lowest location among equal times)
     big = np.iinfo(np.int64).max
     latest_t = group_max(inst, t)
     nrows = np.int64(len(t) + 1)
     last = group_min(inst, np.where(t == latest_t, loc * nrows + np.arange(len(t)), big)) % nrows
     wait = (latest_t - t).astype(np.float64)
-    k, r = _expand(rq, last)
-    k2, r2 = _expand(rq, np.arange(len(t)))
-    allk = np.concatenate((k * NC + rc[r], k2 * NC + rc[r2]))
-    allv = np.concatenate((rv[r], -rv[r2]))
-    uk, inv = np.unique(allk, return_inverse=True)
-    val = np.zeros(len(uk))
-    np.add.at(val, inv, allv)
-    in_src = np.zeros(len(uk), dtype=bool)
-    in_src[np.searchsorted(uk, k * NC + rc[r])] = True
-    keep = in_src & (val > 0)
-    uk, val = uk[keep], val[keep]
-    wk, c = uk // NC, uk % NC
-    dsum = np.bincount(wk, weights=val, minlength=len(t))
-    prop = wsum[last]
-    denom = dsum + prop
+    delays, dsum = _excess(iv.time, last, iv.time, np.arange(len(t)))
+    wk, c, val = delays.columns()
+    denom = dsum + iv.wait_sum[last]
     scale = np.where(denom > 0, wait / np.where(denom > 0, denom, 1), 0.0)
     short_term = (loc[last[wk]], c, val * scale[wk])
-    # per instance: (kind, last thread, members, waiting points in its interval);
-    # a member is (barrier leave, waiting time, its delays as call paths and ticks,
-    # their sum, the last thread's waiting time in between, None: OpenMP threads
-    # all meet at every barrier)
-    d_bounds = np.searchsorted(wk, np.arange(len(t) + 1))  # wk is sorted
-    p_bounds = np.searchsorted(bq, np.arange(len(t) + 1))  # so is bq
-    i_bounds = np.concatenate((np.nonzero(np.diff(inst))[0] + 1, [len(inst)]))
-    leave_l, wait_l, dsum_l, prop_l = leave.tolist(), wait.tolist(), dsum.tolist(), prop.tolist()
-    last_l, loc_l = last.tolist(), loc.tolist()
-    instances = []
-    lo = 0
-    for hi in i_bounds.tolist():
-        members = [(leave_l[j], wait_l[j], c[d_bounds[j]:d_bounds[j + 1]],
-                    val[d_bounds[j]:d_bounds[j + 1]], dsum_l[j], prop_l[j], None)
-                   for j in range(lo, hi)]
-        j_last = last_l[lo]
-        # one location's points, already in event order
-        rows = brow[p_bounds[j_last]:p_bounds[j_last + 1]].tolist()
-        instances.append((OMP_BARRIER, loc_l[j_last], members, rows))
-        lo = hi
+    # per barrier instance, in the form of the MPI collectives' instances (see
+    # _long_term_costs): every thread a member (its delays the excess of the last
+    # thread over it; the last one has none), the last thread the delayer, its
+    # waiting points in between (one location's, in event order); OpenMP threads
+    # all meet at every barrier, nobody is met alone
+    i_start = np.concatenate(([0], np.nonzero(np.diff(inst))[0] + 1))
+    j_last = last[i_start]
+    b_offset, (b_row,) = _gather(iv.between_offset, j_last, iv.between_row)
+    instances = {
+        "delayer_location": _i64(loc[j_last]),
+        "member_offset": _i64(np.concatenate((i_start, [len(inst)]))),
+        "between_offset": b_offset, "between_row": _i64(b_row),
+        "member_event": _i64(leave), "member_wait": wait, "member_delay_sum": dsum,
+        "member_prop": iv.wait_sum[last], "member_met": np.full(len(t), -1, dtype=np.int64),
+        "member_delay_query": np.arange(len(t), dtype=np.int64), "delays": delays,
+    }
     return short_term, instances
 
 
@@ -263,9 +237,10 @@ def _omp_idle_delays(ctx, chunks):
     ok = (j < len(jkey)) & (jkey[np.minimum(j, len(jkey) - 1)] < loc * n + at)
     start = np.where((prev >= 0) & ok, jkey[np.minimum(j, len(jkey) - 1)] - loc * n, -1)
     start = np.where(prev >= 0, start, -1)
-    q, c, v = _chunk_sums(ctx, chunks, loc, start, at)
+    q, c, v = _chunk_sums(ctx, chunks, loc, start, at).columns()
     # waiting time at every point between the previous OpenMP point and the fork
-    _, _, _, wsum, (bq, brow) = _interval_times(ctx, chunks, loc, prev, at)
+    iv = _interval_times(ctx, chunks, loc, prev, at)
+    wsum, bq, brow = iv.wait_sum, iv.between_query, iv.between_row
     p = sync_points(ctx)[0]
     NC = np.int64(len(ctx.calltree) + 1)
     allk = np.concatenate((q * NC + c, bq * NC + p["cnode"][brow]))
@@ -288,6 +263,15 @@ def _omp_idle_delays(ctx, chunks):
     return (loc[qq], cc, val * scale[qq]), (brow[hit], scale[bq[hit]] * p["wait"][brow[hit]])
 
 
+def _point_rows(p, events: np.ndarray) -> np.ndarray:
+    """The row of each event among the synchronisation points (sorted by event),
+    -1 where it is none."""
+    if not len(p["event"]):
+        return np.full(len(events), -1, dtype=np.int64)
+    row = np.minimum(np.searchsorted(p["event"], events), len(p["event"]) - 1)
+    return _i64(np.where(p["event"][row] == events, row, -1))
+
+
 def _collective_inputs(kind, src):
     """What enters a collective wait state (an MPI collective or an OpenMP barrier)
     of `kind` as the amount to explain, for the long-term costs of source `src`:
@@ -304,114 +288,58 @@ def _collective_inputs(kind, src):
 
 
 def _long_term_costs(ctx, p, waits, collectives=(), idle_costs=None):
-    """Long-term delay costs (Scalasca's backward replay): the waiting time a wait
-    state propagates to later ones is a cost that flows back to the wait states in
-    its late side's interval, and from there to the delays that caused them.  Wait
-    states are taken latest first, so that the cost arriving at each is complete
-    when it is passed on.  Costs are tracked per kind of wait state they stem from
-    (point-to-point and collective wait states, OpenMP barriers and idle threads).
+    """Long-term delay costs (Scalasca's backward replay, in the C core): the
+    waiting time a wait state propagates to later ones is a cost that flows back
+    to the wait states in its late side's interval, and from there to the delays
+    that caused them.  Wait states are taken latest first, so that the cost
+    arriving at each is complete when it is passed on.  Costs are tracked per kind
+    of wait state they stem from (point-to-point and collective wait states,
+    OpenMP barriers and idle threads).
 
-    `collectives` are MPI collective and OpenMP barrier instances: on a hybrid
-    trace the costs of MPI wait states reach the master's OpenMP barrier waits
-    and go on from there to the thread that was last at the barrier.
-    `idle_costs` (point rows, float ticks) are the costs idle OpenMP workers put
-    on the master's waits outside parallel regions; they depend on nothing later,
-    so they are there from the start."""
+    `waits`: per point-to-point kind (kind, waiting events, delaying locations,
+    scale, denominator, delays map, the late side's Intervals).  `collectives`:
+    (kind, instances) of MPI collectives and OpenMP barriers (the instances of
+    _collective_delays and _omp_barrier_delays): on a hybrid trace the costs of
+    MPI wait states reach the master's OpenMP barrier waits and go on from there
+    to the thread that was last at the barrier.  `idle_costs` (point rows, float
+    ticks) are the costs idle OpenMP workers put on the master's waits outside
+    parallel regions; they depend on nothing later, so they are there from the
+    start."""
     sources = ["ls", "lr", COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21, OMP_BARRIER, OMP_IDLE]
-    items = []  # (processing key, type, index)
-    per_kind = {}
-    for kind, waiter, dl, scale, denom, (dq, dc, dv), (bq, brow) in waits:
-        o = np.argsort(dq, kind="stable")
-        dq_s, dc_s, dv_s = dq[o], dc[o], dv[o]
-        ds = np.searchsorted(dq_s, np.arange(len(waiter) + 1))
-        ob = np.argsort(bq, kind="stable")
-        bq_s, brow_s = bq[ob], brow[ob]
-        bs = np.searchsorted(bq_s, np.arange(len(waiter) + 1))
-        per_kind[kind] = (dl.tolist(), scale.tolist(), denom.tolist(), dc_s.tolist(),
-                          dv_s.tolist(), ds.tolist(), brow_s.tolist(), bs.tolist())
-        items += [(int(e), 0, kind, i) for i, e in enumerate(waiter.tolist())]
-    for k, (_, _, members, _) in enumerate(collectives):
-        items.append((max(m[0] for m in members), 1, None, k))
-    if not items:
-        return {}
-    items.sort(key=lambda x: (x[0], x[1]), reverse=True)
-    p_event = p["event"].tolist()
-    p_wait = p["wait"].tolist()
-    costs = {k: {} for k in sources}
-    severity = {k: {} for k in sources}
-    if idle_costs is not None:
-        idle = costs[OMP_IDLE]
-        for r, v in zip(*(x.tolist() for x in idle_costs)):
-            idle[p_event[r]] = idle.get(p_event[r], 0.0) + v
-
-    def add_severity(src, loc, cs, vs, factor):
-        sev = severity[src]
-        for c, v in zip(cs.tolist() if hasattr(cs, "tolist") else cs,
-                        vs.tolist() if hasattr(vs, "tolist") else vs):
-            key = (loc, c)
-            sev[key] = sev.get(key, 0.0) + factor * v
-
-    for e, typ, kind, i in items:
-        if typ == 0:
-            dl, scale, denom, dc, dv, ds, brow, bs = per_kind[kind]
-            den = denom[i]
-            if not den > 0:
-                continue
-            for src in sources:
-                sc = costs[src].get(e, 0.0) / den
-                if sc > 0:
-                    add_severity(src, dl[i], dc[ds[i]:ds[i + 1]], dv[ds[i]:ds[i + 1]], sc)
-                total = sc + (scale[i] if src == kind else 0.0)
-                if total > 0:
-                    cm = costs[src]
-                    for j in range(bs[i], bs[i + 1]):
-                        r = brow[j]
-                        cm[p_event[r]] = cm.get(p_event[r], 0.0) + total * p_wait[r]
+    source_of = {s: i for i, s in enumerate(sources)}
+    n_sources = len(sources)
+    bits = {"cost": _core.RC_INPUT_COST, "wait": _core.RC_INPUT_WAIT}
+    inputs = np.zeros((n_sources, n_sources), dtype=np.uint8)
+    for k, kind in enumerate(sources):
+        for s_, src in enumerate(sources):
+            inputs[k, s_] = sum(bits[what] for what in _collective_inputs(kind, src))
+    batches = []
+    for kind, waiter, dl, scale, denom, delays, late in waits:
+        batches.append((source_of[kind], _i64(waiter), _point_rows(p, waiter), _i64(dl),
+                        _f64(scale), _f64(denom), delays.arrays(), _i64(late.between_offset),
+                        _i64(late.between_row)))
+    coll = []
+    for kind, c in collectives:
+        if c is None or not len(c["member_offset"]) > 1:
             continue
-        kind, dloc, members, rows = collectives[i]
-        for src in sources:
-            inputs = [(what, [costs[src].get(m[0], 0.0) for m in members] if what == "cost"
-                       else [m[1] for m in members]) for what in _collective_inputs(kind, src)]
-            for what, inp in inputs:
-                if not any(inp):  # most instances carry no cost of most sources
-                    continue
-                scales = []
-                for m, x in zip(members, inp):
-                    den = m[4] + m[5]
-                    scales.append(x / den if den > 0 else 0.0)
-                if what == "cost":
-                    for m, sc in zip(members, scales):
-                        if sc > 0:
-                            add_severity(src, dloc, m[2], m[3], sc)
-                # scales along the delayer's interval: members met one by one join
-                # at the point where they were met (Scalasca's scale map)
-                base = sum(scales)
-                inc = {}
-                for m, sc in zip(members, scales):
-                    if m[6] is not None:
-                        base -= sc
-                        inc[m[6]] = inc.get(m[6], 0.0) + sc
-                marks = sorted(inc)
-                values, run = [], base
-                for sp in marks:
-                    values.append(run)
-                    run += inc[sp]
-                cm = costs[src]
-                j, current = 0, base
-                for r in rows:
-                    ev_r = p_event[r]
-                    while j < len(marks) and marks[j] <= ev_r:
-                        current = values[j]
-                        j += 1
-                    if current > 0 and p_wait[r] > 0:
-                        cm[ev_r] = cm.get(ev_r, 0.0) + current * p_wait[r]
+        kinds = (c["kind"].tolist() if kind is None else [kind] * (len(c["member_offset"]) - 1))
+        coll.append((_i64([source_of[k] for k in kinds]), _i64(c["delayer_location"]),
+                     _i64(c["member_offset"]), _i64(c["between_offset"]),
+                     _i64(c["between_row"]), _i64(c["member_event"]),
+                     _point_rows(p, c["member_event"]), _f64(c["member_wait"]),
+                     _f64(c["member_delay_sum"]), _f64(c["member_prop"]),
+                     _i64(c["member_met"]), _i64(c["member_delay_query"]),
+                     c["delays"].arrays()))
+    known = []
+    if idle_costs is not None and len(idle_costs[0]):
+        known.append((source_of[OMP_IDLE], _i64(idle_costs[0]), _f64(idle_costs[1])))
+    severities = _core.rc_long_term(n_sources, _i64(p["event"]), _f64(p["wait"]),
+                                    inputs.tobytes(), batches, coll, known)
     out = {}
-    for src in sources:
-        items_ = severity[src]
-        l = np.asarray([k[0] for k in items_], dtype=np.int64)
-        c = np.asarray([k[1] for k in items_], dtype=np.int64)
-        v = np.asarray(list(items_.values()), dtype=np.float64)
-        out["longterm_%s" % src] = to_ticks(ctx.n_locations, l, c, v)
+    for src, (l, c, v) in zip(sources, severities):
+        out["longterm_%s" % src] = to_ticks(ctx.n_locations, np.frombuffer(l, np.int64),
+                                            np.frombuffer(c, np.int64),
+                                            np.frombuffer(v, np.float64))
     return out
 
 
@@ -427,9 +355,9 @@ def _delays(ctx):
         }
         out = {}
         chunks = None
-        coll_instances = []
+        coll_instances = None
         cw = sync_points(ctx)[5]
-        omp_instances, idle_costs = [], None
+        omp_instances, idle_costs = None, None
         if len(sync_points(ctx)[6]):
             chunks = _chunks(ctx)
             short_term, omp_instances = _omp_barrier_delays(ctx, chunks)
@@ -451,9 +379,9 @@ def _delays(ctx):
                 chunks = _chunks(ctx)
             wl = loc[waiter].astype(np.int64)
             dl = loc[delayer].astype(np.int64)
-            costs, scale, wsum, (bq, brow), (dq, dc, dv, denom) = delay_costs(
+            costs, scale, wsum, (bq, brow), (delays, denom, late) = delay_costs(
                 ctx, chunks, wl, waiter, dl, delayer, wait)
-            long_term.append((kind, waiter, dl, scale, denom, (dq, dc, dv), (bq, brow)))
+            long_term.append((kind, waiter, dl, scale, denom, delays, late))
             out[kind] = to_ticks(ctx.n_locations, *costs)
             # indirect: the part of each wait explained by waiting the late side did
             # in between, charged to the waiting call
@@ -464,7 +392,8 @@ def _delays(ctx):
             use = (scale[bq] > 0) & (wsum[bq] > 0)
             prop_rows.append(brow[use])
             prop_vals.append(scale[bq[use]] * p["wait"][brow[use]])
-        out.update(_long_term_costs(ctx, p, long_term, coll_instances + omp_instances,
+        out.update(_long_term_costs(ctx, p, long_term,
+                                    [(None, coll_instances), (OMP_BARRIER, omp_instances)],
                                     idle_costs))
         if prop_rows:
             rows = np.concatenate(prop_rows)

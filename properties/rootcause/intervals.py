@@ -4,7 +4,7 @@ events), without the waiting time at the points in between; the building block
 of delay costs and of the critical path."""
 import numpy as np
 
-from earlc.analysis.severity import sum_by_key
+from earlc import _core
 
 from .points import sync_points
 
@@ -12,53 +12,29 @@ from .points import sync_points
 def _chunks(ctx):
     """Exclusive time as Scalasca's replay counts it, in chunks at ENTER and LEAVE
     events: the time since the location's previous ENTER or LEAVE, charged at an
-    ENTER to the caller and at a LEAVE to the region left.  Sorted by (location,
-    event): (key = location * (n+1) + event, cnode, ticks)."""
+    ENTER to the caller and at a LEAVE to the region left (the C core builds
+    them).  Sorted by (location, event): (key, cnode, ticks) with key =
+    2 * (location * (n+1) + event) + 1 for time counted after a point at that
+    event (at a LEAVE), + 0 before it (at an ENTER or a team's join)."""
     def compute():
         ev = ctx.events
-        seq = ev.loc_events  # every location's events in its order
-        k = ev.kind[seq]
+        kinds = ctx.kinds
+        roles = np.zeros(256, dtype=np.uint8)
+        roles[[kinds["ENTER"]]] = _core.RC_CHUNK_ENTER
+        roles[[kinds["LEAVE"]]] = _core.RC_CHUNK_LEAVE
+        # a team's join closes a stretch of the master's time (Scalasca's checkpoint)
+        roles[[kinds["THREAD_JOIN"], kinds["OMP_JOIN"]]] = _core.RC_CHUNK_JOIN
         # PROGRAM_BEGIN and PROGRAM_END open and close the program's call path
         program = [c for c in ctx.calltree.extra_names]
-        kinds = [ctx.kinds["ENTER"], ctx.kinds["LEAVE"]]
         if program:
-            kinds += [ctx.kinds["PROGRAM_BEGIN"], ctx.kinds["PROGRAM_END"]]
-        # a team's join closes a stretch of the master's time (Scalasca's checkpoint)
-        joins = [ctx.kinds["THREAD_JOIN"], ctx.kinds["OMP_JOIN"]]
-        table = np.zeros(256, dtype=bool)
-        table[kinds + joins] = True
-        keep = table[k]
-        kk = k[keep]
-        enter = (kk == ctx.kinds["ENTER"])
-        if program:
-            enter |= kk == ctx.kinds["PROGRAM_BEGIN"]
-        is_end = kk == ctx.kinds["PROGRAM_END"] if program else None
-        table[:] = False
-        table[joins] = True
-        pre = enter | table[kk]
-        del k, kk
-        ids = seq[keep]
-        counts = np.diff(ev.loc_start.astype(np.int64))
-        loc = np.repeat(np.arange(len(counts), dtype=np.int64), counts)[keep]
-        del keep
-        t = ctx.time_of(ids)
-        dt = np.empty(len(ids), dtype=np.int64)
-        dt[0:1] = 0
-        np.subtract(t[1:], t[:-1], out=dt[1:])
-        del t
-        first = np.ones(len(ids), dtype=bool)
-        first[1:] = loc[1:] != loc[:-1]
-        cnode = ctx.cnode[ids].astype(np.int64)
-        if program:
-            cnode[is_end] = program[0]
-        has = enter & (cnode >= 0)
-        cnode[has] = ctx.calltree.parent[cnode[has]]
-        ok = ~first & (cnode >= 0)
+            roles[[kinds["PROGRAM_BEGIN"]]] = _core.RC_CHUNK_ENTER
+            roles[[kinds["PROGRAM_END"]]] = _core.RC_CHUNK_PROGRAM_END
+        key, cnode, dt = (np.frombuffer(x, np.int64) for x in _core.rc_chunks(
+            ev.loc_start, ev.location, ev.kind, ev.time,
+            np.ascontiguousarray(ctx.cnode, dtype=np.int32),
+            np.ascontiguousarray(ctx.calltree.parent, dtype=np.int32), roles.tobytes(),
+            program[0] if program else -1))
         n = np.int64(ctx.n_events + 1)
-        # keys 2 * (location * (n+1) + event) + 1 for time counted after a point at
-        # that event is recorded (at a LEAVE), + 0 before it (at an ENTER)
-        key = (loc[ok] * n + ids[ok]) * 2 + (~pre[ok]).astype(np.int64)
-        cnode, dt = cnode[ok], dt[ok]
         # thread management counts in the parallel region, as in the call tree: on
         # every thread the fork part after its ENTER; on the master it leaves the
         # forking call path (before the ENTER), and so does the join part
@@ -85,7 +61,7 @@ def _chunks(ctx):
             dt = np.concatenate((dt, extra_v))
             order = np.argsort(key, kind="stable")
             key, cnode, dt = key[order], cnode[order], dt[order]
-        return key, cnode, dt
+        return _i64(key), _i64(cnode), _i64(dt)
     return compute()
 
 
@@ -100,87 +76,157 @@ def _search(keys: np.ndarray, needles: np.ndarray, side: str = "left") -> np.nda
     return out
 
 
-def _ranges(lo: np.ndarray, hi: np.ndarray):
-    """(query of each element, element index) for the ranges [lo, hi) of each query."""
-    n = np.maximum(hi - lo, 0)
-    q = np.repeat(np.arange(len(lo)), n)
-    offs = np.repeat(lo - np.concatenate(([0], np.cumsum(n)[:-1])), n)
-    return q, np.arange(len(q)) + offs
+class CallPathMap:
+    """Per query, (cnode, value) entries ascending by cnode, in CSR form: the
+    entries of query q are [offset[q], offset[q + 1])."""
+
+    def __init__(self, offset, cnode, value):
+        """From numpy arrays, or from the C core's buffers (viewed, not copied)."""
+        self.offset = _view(offset, np.int64)
+        self.cnode = _view(cnode, np.int64)
+        self.value = _view(value, np.float64)
+
+    @property
+    def query(self) -> np.ndarray:
+        """The query of each entry."""
+        return np.repeat(np.arange(len(self.offset) - 1, dtype=np.int64), np.diff(self.offset))
+
+    def columns(self):
+        """(query, cnode, value) of every entry."""
+        return self.query, self.cnode, self.value
+
+    def arrays(self):
+        """(offset, cnode, value) as the C core takes a map."""
+        return _i64(self.offset), _i64(self.cnode), _f64(self.value)
 
 
-def _interval_times(ctx, chunks, loc, prev, at):
+def _gather(offset: np.ndarray, queries, *columns):
+    """The segments [offset[q], offset[q + 1]) of the columns for the given
+    queries, in that order: (new offsets, [gathered column, ...])."""
+    queries = np.asarray(queries, dtype=np.int64)
+    lo = offset[queries]
+    n = offset[queries + 1] - lo
+    new = np.concatenate(([0], np.cumsum(n))).astype(np.int64)
+    entry = np.repeat(lo - new[:-1], n) + np.arange(new[-1], dtype=np.int64)
+    return new, [c[entry] for c in columns]
+
+
+def _concat_maps(a: CallPathMap, b: CallPathMap) -> CallPathMap:
+    """One map with a's queries, then b's."""
+    return CallPathMap(np.concatenate((a.offset, a.offset[-1] + b.offset[1:])),
+                       np.concatenate((a.cnode, b.cnode)), np.concatenate((a.value, b.value)))
+
+
+#: numpy.sum adds fewer values than this one by one, more pairwise
+_NUMPY_SEQUENTIAL_SUM = 8
+
+
+def _segment_sums(values: np.ndarray, offset: np.ndarray) -> np.ndarray:
+    """numpy.sum of each segment [offset[k], offset[k + 1]) of values, to the bit:
+    short segments added one by one (as numpy.sum does; np.add.reduceat does
+    not), column by column over a zero-padded table; long ones by numpy.sum."""
+    size = np.diff(offset)
+    short = np.nonzero(size < _NUMPY_SEQUENTIAL_SUM)[0]
+    out = np.zeros(len(size))
+    for i in range(_NUMPY_SEQUENTIAL_SUM - 1):
+        has = short[size[short] > i]
+        out[has] += values[offset[has] + i]
+    for k in np.nonzero(size >= _NUMPY_SEQUENTIAL_SUM)[0].tolist():
+        out[k] = values[offset[k]:offset[k + 1]].sum()
+    return out
+
+
+class Intervals:
+    """Synchronisation intervals of a list of queries: their time map
+    (`time`), the waiting time at the synchronisation points in between per
+    query (`wait_sum`), and those points with waiting time (`between_query`,
+    `between_row`: rows of the synchronisation points, in event order)."""
+
+    def __init__(self, time, wait_sum, between_offset, between_row):
+        self.time = time
+        self.wait_sum = wait_sum
+        self.between_offset = between_offset
+        self.between_row = between_row
+
+    @property
+    def between_query(self) -> np.ndarray:
+        return np.repeat(np.arange(len(self.between_offset) - 1, dtype=np.int64),
+                         np.diff(self.between_offset))
+
+
+def _points_by_location(ctx):
+    """The synchronisation points as the C core reads them: sorted by
+    (location, event), with their rows in sync_points' table."""
+    def compute():
+        p = sync_points(ctx)[0]
+        n = np.int64(ctx.n_events + 1)
+        key = p["loc"] * n + p["event"]
+        # the points are sorted by event: a stable sort by location finishes the
+        # job, and numpy sorts 16-bit keys stably by radix
+        loc = p["loc"].astype(np.uint16) if ctx.n_locations < 1 << 16 else p["loc"]
+        order = np.argsort(loc, kind="stable")
+        return (np.ascontiguousarray(key[order]), order.astype(np.int64),
+                np.ascontiguousarray(p["cnode"][order]),
+                np.ascontiguousarray(p["wait"][order], dtype=np.float64),
+                np.ascontiguousarray((p["total"] - p["compl"])[order], dtype=np.float64))
+    return ctx.memo("rc_points_by_location", compute)
+
+
+def _view(a, dtype) -> np.ndarray:
+    return a if isinstance(a, np.ndarray) else np.frombuffer(a, dtype)
+
+
+def _i64(a):
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def _f64(a):
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def _interval_times(ctx, chunks, loc, prev, at) -> Intervals:
     """Per query (location, previous synchronisation point or -1, synchronisation
-    point): Scalasca's pruned time map of the interval, as (query, cnode, ticks as
-    float) rows with positive time, and the waiting time at the synchronisation
-    points strictly in between, as (query, cnode, ticks) rows and per-query sums."""
-    p = sync_points(ctx)[0]
-    ckey, ccnode, cval = chunks
-    n = np.int64(ctx.n_events + 1)
-    start = np.where(prev >= 0, prev, -1)
-    lo = _search(ckey, (loc * n + start) * 2 + 1)
-    hi = _search(ckey, (loc * n + at) * 2 + 1)
-    q, idx = _ranges(lo, hi)
-    NC = np.int64(len(ctx.calltree) + 1)
-    keys, times = sum_by_key(q * NC + ccnode[idx], cval[idx])
-    # waiting time at the synchronisation points in between
-    pkey = p["loc"] * n + p["event"]
-    order = np.argsort(pkey, kind="stable")
-    pkey_s = pkey[order]
-    lo = _search(pkey_s, loc * n + start, side="right")
-    hi = _search(pkey_s, loc * n + at, side="left")
-    q2, idx2 = _ranges(lo, hi)
-    rows = order[idx2]
-    w = p["wait"][rows]
-    pos = w > 0
-    q2, rows, w = q2[pos], rows[pos], w[pos]
-    wsum = np.bincount(q2, weights=w, minlength=len(loc))
-    wkeys = q2 * NC + p["cnode"][rows]
-    # time minus waits, positive part (waits in call paths without time vanish)
-    allk = np.concatenate((keys, wkeys))
-    allv = np.concatenate((times.astype(np.float64), -w))
-    uk, inv = np.unique(allk, return_inverse=True)
-    val = np.zeros(len(uk))
-    np.add.at(val, inv, allv)
-    in_time = np.zeros(len(uk), dtype=bool)
-    in_time[np.searchsorted(uk, keys)] = True
-    keep = in_time & (val > 0)
-    uk, val = uk[keep], val[keep]
-    # prune the first synchronisation point's own call before its completion
-    has_prev = np.nonzero(prev >= 0)[0]
-    if len(has_prev):
-        prow = np.searchsorted(p["event"], prev[has_prev])
-        cut = p["total"][prow] - p["compl"][prow]
-        pk = has_prev * NC + p["cnode"][prow]
-        at_k = np.searchsorted(uk, pk)
-        hit = (at_k < len(uk)) & (uk[np.minimum(at_k, len(uk) - 1)] == pk)
-        val[at_k[hit]] = np.maximum(val[at_k[hit]] - cut[hit], 0.0)
-        keep = val > 0
-        uk, val = uk[keep], val[keep]
-    return uk // NC, uk % NC, val, wsum, (q2, rows)
+    point): Scalasca's pruned time map of the interval (positive times only), and
+    the waiting time at the synchronisation points strictly in between."""
+    (tm_off, tm_c, tm_v), wsum, b_off, b_row = _core.rc_interval_times(
+        *chunks, *_points_by_location(ctx), ctx.n_events + 1, len(ctx.calltree) + 1,
+        _i64(loc), _i64(prev), _i64(at))
+    return Intervals(CallPathMap(tm_off, tm_c, tm_v), np.frombuffer(wsum, np.float64),
+                     np.frombuffer(b_off, np.int64), np.frombuffer(b_row, np.int64))
+
+
+def _excess(late: CallPathMap, late_q, early: CallPathMap, early_q, within=None, within_q=None):
+    """Per pair k: the positive excess per call path of late's query late_q[k]
+    over early's query early_q[k], restricted to the call paths of within's
+    query within_q[k] when given: (map with one query per pair, sum per pair)."""
+    (o, c, v), total = _core.rc_excess(
+        late.arrays(), _i64(late_q), early.arrays(), _i64(early_q),
+        within.arrays() if within is not None else None,
+        _i64(within_q) if within is not None else None)
+    return CallPathMap(o, c, v), np.frombuffer(total, np.float64)
+
+
+def _pair_points(ctx):
+    """The shared synchronisation points as the C core reads them: the pair keys,
+    and per group point set its members and its points (CSR rows)."""
+    def compute():
+        _, pkeys, group_keys = sync_points(ctx)[:3]
+        members = [np.nonzero(m)[0] for m, _ in group_keys]
+        keys = [k for _, k in group_keys]
+        def csr(rows):
+            offset = np.concatenate(([0], np.cumsum([len(x) for x in rows]))).astype(np.int64)
+            return offset, (_i64(np.concatenate(rows)) if rows else np.empty(0, np.int64))
+        return (_i64(pkeys),) + csr(members) + csr(keys)
+    return ctx.memo("rc_pair_points", compute)
 
 
 def _previous_point(ctx, loc, partner, at):
     """Per query: the last synchronisation point of loc with partner before event
     `at` (-1 when none)."""
-    _, pkeys, group_keys = sync_points(ctx)[:3]
-    L = np.int64(ctx.n_locations + 1)
-    n = np.int64(ctx.n_events + 1)
-    out = np.full(len(loc), -1, dtype=np.int64)
-    if len(pkeys):
-        group = (loc * L + partner) * n
-        i = _search(pkeys, group + at) - 1
-        ok = (i >= 0) & (pkeys[np.maximum(i, 0)] >= group)
-        out = np.where(ok, pkeys[np.maximum(i, 0)] - group, -1)
-    for members, keys in group_keys:
-        sel = np.nonzero(members[loc] & members[partner])[0]
-        if not len(sel) or not len(keys):
-            continue
-        base = loc[sel] * n
-        i = _search(keys, base + at[sel]) - 1
-        ok = (i >= 0) & (keys[np.maximum(i, 0)] >= base)
-        found = np.where(ok, keys[np.maximum(i, 0)] - base, -1)
-        out[sel] = np.maximum(out[sel], found)
-    return out
+    pair_key, member_offset, member_location, key_offset, group_key = _pair_points(ctx)
+    return np.frombuffer(_core.rc_previous_points(
+        ctx.n_locations + 1, pair_key, member_offset, member_location, key_offset, group_key,
+        ctx.n_events + 1, _i64(loc), _i64(partner), _i64(at)), np.int64)
 
 
 def to_ticks(n_locations, loc, cnode, value):
@@ -207,86 +253,49 @@ def to_ticks(n_locations, loc, cnode, value):
     return c, l, out
 
 
-def _expand(rows_q: np.ndarray, want_q: np.ndarray):
-    """For rows sorted by query id rows_q and a list of wanted query ids: (index of
-    the wanted entry, row index) of every row of each wanted query."""
-    lo = np.searchsorted(rows_q, want_q, side="left")
-    hi = np.searchsorted(rows_q, want_q, side="right")
-    return _ranges(lo, hi)
-
-
 def _group_interval_starts(ctx, cw):
     """Per collective wait instance (Scalasca's findPreviousMpiGroupSynchpoints):
     walking back from the delayer's point over its synchronisation points, the
     one where it last met every other member at once (or -1), and for members met
     one by one after that, the point where each was met last.  Returns (instance
-    rows, start per instance, (instance row, member location, point) triples)."""
-    p, pkeys, group_keys = sync_points(ctx)[:3]
+    rows, start per instance, (instance, member location, point) as three arrays)."""
+    _, pkeys, group_keys = sync_points(ctx)[:3]
+    point_key = _points_by_location(ctx)[0]
     n = np.int64(ctx.n_events + 1)
     L = np.int64(ctx.n_locations + 1)
-    # the partners of each point: a set per point-to-point point, one shared set per
-    # communicator for the group points
-    partners = {}
-    if len(pkeys):
-        ev_of = pkeys % n
-        order = np.argsort(ev_of, kind="stable")
-        ev_s = ev_of[order]
-        partner_s = ((pkeys // n) % L)[order]
-        cut = np.concatenate(([0], np.nonzero(np.diff(ev_s))[0] + 1, [len(ev_s)]))
-        partners = dict(zip(ev_s[cut[:-1]].tolist(), zip(cut[:-1].tolist(), cut[1:].tolist())))
-        partner_list = partner_s.tolist()
-    group_of = {}
+    # the partners of each point one by one (as (point key, partner) pairs), and
+    # the set it meets as a group
+    partner_key = _i64((pkeys // n // L) * n + pkeys % n)
+    partner_location = _i64((pkeys // n) % L)
+    point_set = np.full(len(point_key), -1, dtype=np.int64)
+    sets = []
     for members, keys in group_keys:
-        mset = frozenset(np.nonzero(members)[0].tolist())
-        group_of.update(dict.fromkeys((keys % n).tolist(), mset))
-    pkey = np.sort(p["loc"] * n + p["event"])
-    pe = (pkey % n).tolist()
+        point_set[np.searchsorted(point_key, keys)] = len(sets)  # a later group wins
+        sets.append(np.nonzero(members)[0])
+    # the members of each instance's communicator
     _, first = np.unique(cw["instance"], return_index=True)
-    d_loc_all, d_ev_all = cw["delayer_loc"][first], cw["delayer"][first]
-    at = _search(pkey, d_loc_all * n + d_ev_all) - 1
-    low = _search(pkey, d_loc_all * n)
-    starts, triples = [], []
     comms = ctx.trace.communicators
-    members_of = {}
-    for k, (comm, d_loc, j, j_low) in enumerate(zip(cw["comm"][first].tolist(), d_loc_all.tolist(),
-                                                  at.tolist(), low.tolist())):
-        members = members_of.get(comm)
-        if members is None:
-            cm = comms.get(int(comm))
-            members = members_of[comm] = frozenset(
-                x for x in (cm.locations if cm is not None else []) if x >= 0)
-        remaining = set(members)
-        remaining.discard(d_loc)
-        start = -1
-        while j >= j_low and remaining:
-            e = pe[j]
-            span = partners.get(e)
-            ranks = set(partner_list[span[0]:span[1]]) if span else ()
-            grp = group_of.get(e)
-            if grp is not None:
-                ranks = grp.union(ranks) if ranks else grp
-            if remaining.issubset(ranks):
-                start = e
-                break
-            met = remaining.intersection(ranks)
-            for r in met:
-                triples.append((k, r, e))
-            remaining -= met
-            if not remaining:
-                start = e
-            j -= 1
-        starts.append(start)
-    return first, np.asarray(starts, dtype=np.int64), triples
+    set_of_comm = {}
+    for comm in np.unique(cw["comm"][first]).tolist():
+        cm = comms.get(int(comm))
+        locs = np.asarray(cm.locations if cm is not None else [], dtype=np.int64)
+        set_of_comm[comm] = len(sets)
+        sets.append(locs[locs >= 0])
+    member_set = np.asarray([set_of_comm[c] for c in cw["comm"][first].tolist()], dtype=np.int64)
+    sizes = np.asarray([len(x) for x in sets], dtype=np.int64)
+    set_offset = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    set_location = _i64(np.concatenate(sets)) if sets else np.empty(0, np.int64)
+    start, m_inst, m_loc, m_ev = (np.frombuffer(x, np.int64) for x in _core.rc_group_starts(
+        point_key, point_set, partner_key, partner_location, set_offset, set_location,
+        ctx.n_locations + 1, n, _i64(cw["delayer_loc"][first]), _i64(cw["delayer"][first]),
+        member_set))
+    return first, start, (m_inst, m_loc, m_ev)
 
 
-def _chunk_sums(ctx, chunks, loc, lo_ev, hi_ev):
+def _chunk_sums(ctx, chunks, loc, lo_ev, hi_ev) -> CallPathMap:
     """Raw exclusive time (float ticks) per query and call path between two events
-    of a location, as Scalasca's replay counts it: (query, cnode, ticks)."""
-    ckey, ccnode, cval = chunks
-    n = np.int64(ctx.n_events + 1)
-    lo = _search(ckey, (loc * n + lo_ev) * 2 + 1)
-    hi = _search(ckey, (loc * n + hi_ev) * 2 + 1)
-    q, idx = _ranges(lo, hi)
-    NC = np.int64(len(ctx.calltree) + 1)
-    keys, times = sum_by_key(q * NC + ccnode[idx], cval[idx])
-    return keys // NC, keys % NC, times.astype(np.float64)
+    of a location (after lo_ev's point, before hi_ev's), as Scalasca's replay
+    counts it."""
+    o, c, v = _core.rc_chunk_sums(*chunks, ctx.n_events + 1, len(ctx.calltree) + 1,
+                                  _i64(loc), _i64(lo_ev), _i64(hi_ev))
+    return CallPathMap(o, c, v)

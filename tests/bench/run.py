@@ -35,6 +35,7 @@ TARGET_OPENN = 1.0
 TARGET_CORE_BYTES = 32
 TARGET_STATES = 1.3  # issue 4: open + states pass <= 1.3 x open
 TARGET_CATALOG = 1.5  # issue 5: the whole catalog <= 1.5 x the open time, single-threaded
+TARGET_ROOT_CAUSE = 2.0  # EARL layer + catalog + root causes <= 2 x the open time, single-threaded
 TARGET_RACES = 2.0  # issue 11: EARL layer + race analysis, every receive a wildcard <= 2 x open
 TARGET_HB_RATE = 20e6  # vector timestamps: at least 20 M trace events/s replayed
 TARGET_SEARCH_CHECKS = 10e6  # pattern search: at least 10 M constraint checks/s, one thread
@@ -319,6 +320,11 @@ def catalog_section(trace) -> None:
     print("  %-30s %10s %18s   ratio to open %.2f (target <= %.1f)"
           % ("states + catalog", "%.3f s" % work, "%.1f M events/s" % (n / work / 1e6),
              work / m["open_seconds"], TARGET_CATALOG))
+    whole = m["states_seconds"] + m["all_seconds"]
+    print("  %-30s %10s %18s   ratio to open %.2f (target <= %.1f)"
+          % ("states + catalog + root cause", "%.3f s" % whole,
+             "%.1f M events/s" % (n / whole / 1e6), whole / m["open_seconds"],
+             TARGET_ROOT_CAUSE))
     print("  peak resident %.1f bytes/event (trace, EARL layer, catalog)" % (m["peak_rss_bytes"] / n))
 
 

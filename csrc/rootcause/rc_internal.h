@@ -1,0 +1,141 @@
+/*
+ * rc_internal.h - what the files of the root-cause subsystem share: a
+ * call-path map under construction (earl_rc_map grown query by query) and a
+ * dense per-cnode accumulator that resets only what it touched.
+ *
+ *   rc_maps.c       building, freeing and subtracting call-path maps
+ *   rc_chunks.c     the time chunks of every location
+ *   rc_intervals.c  time chunks summed between synchronisation points
+ *   rc_pairs.c      where two locations last met before an event
+ *   rc_groups.c     where a collective's delayer last met its communicator
+ *   rc_longterm.c   the backward replay of long-term delay costs
+ *   rc_critical.c   the critical path's walk
+ *
+ * Not part of the public API.
+ */
+#ifndef EARL_RC_INTERNAL_H
+#define EARL_RC_INTERNAL_H
+
+#include "earl_rootcause.h"
+#include "util.h"
+
+/* ---- a map grown one query at a time -------------------------------------- */
+
+typedef struct rc_map_builder {
+    earl_rc_map *map;
+    size_t cnode_cap, value_cap; /* entries allocated in map->cnode, map->value */
+    size_t done;                 /* queries closed so far */
+} rc_map_builder;
+
+/* Start out (zeroed first) for queries queries; -1 when out of memory. */
+int rc_map_begin(rc_map_builder *b, earl_rc_map *out, size_t queries);
+/* Append (cnode, value) to the current query; -1 when out of memory. */
+int rc_map_push(rc_map_builder *b, int64_t cnode, double value);
+/* Close the current query. */
+void rc_map_end_query(rc_map_builder *b);
+
+/* The queries in the order to answer them: grouped by location (a stable
+ * counting sort; each location's queries keep their order, mostly ascending
+ * in time), so that a location's chunks and points are read front to back
+ * instead of in the interleaved order of the caller.  NULL when out of
+ * memory; locations are below n_locations. */
+size_t *rc_order_by_location(const int64_t *loc, size_t queries, int64_t n_locations);
+
+/* Reorder a CSR table built in the order `order` (its query r holds the
+ * rows of query order[r]) into query order: offset (queries + 1) and the
+ * n_columns arrays of 8-byte items are replaced by new ones.  -1 when out of
+ * memory (then nothing changed). */
+int rc_csr_unorder(size_t queries, const size_t *order, int64_t **offset, int n_columns,
+                   void **columns[]);
+
+/* ---- dense per-cnode accumulator ------------------------------------------ */
+
+typedef struct rc_accumulator {
+    int64_t n_cnodes;
+    int64_t *ticks;   /* exact tick sums */
+    double *value;    /* the sums as doubles, then corrected */
+    uint8_t *touched;
+    int64_t *list;    /* the touched cnodes, in first-touch order until sorted */
+    size_t n_list;
+} rc_accumulator;
+
+int rc_acc_init(rc_accumulator *a, int64_t n_cnodes);
+void rc_acc_free(rc_accumulator *a);
+static inline void rc_acc_add_ticks(rc_accumulator *a, int64_t cnode, int64_t ticks)
+{
+    if (!a->touched[cnode]) {
+        a->touched[cnode] = 1;
+        a->ticks[cnode] = 0;
+        a->list[a->n_list++] = cnode;
+    }
+    a->ticks[cnode] += ticks;
+}
+/* Sort the touched cnodes ascending. */
+void rc_acc_sort(rc_accumulator *a);
+/* Forget every touched cnode. */
+void rc_acc_clear(rc_accumulator *a);
+
+/* ---- sorted int64 keys ---------------------------------------------------- */
+
+/* The first k in [lo, hi) with a[k] >= x, or hi. */
+static inline size_t rc_lower_bound(const int64_t *a, size_t lo, size_t hi, int64_t x)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Answers this close to the hint are found by a plain scan: sequential reads
+ * and one mispredicted branch, where a galloping search mispredicts at every
+ * step. */
+#define RC_SCAN_NEAR 64
+
+/* The first k with a[k] >= x in a[0..n), searched outward from hint (the
+ * answer of a nearby earlier search): queries that move forward a little each
+ * time touch only the cache lines around their answers. */
+static inline size_t rc_gallop_lower_bound(const int64_t *a, size_t n, int64_t x, size_t hint)
+{
+    if (hint > n)
+        hint = n;
+    size_t lo, hi, step = 1;
+    if (hint < n && a[hint] < x) {
+        /* forward: a[lo] < x */
+        size_t near = n - hint < RC_SCAN_NEAR ? n : hint + RC_SCAN_NEAR;
+        for (size_t i = hint + 1; i < near; i++)
+            if (a[i] >= x)
+                return i;
+        if (near == n)
+            return n;
+        lo = near - 1;
+        hi = near;
+        while (hi < n && a[hi] < x) {
+            lo = hi;
+            step *= 2;
+            hi = near + step < n ? near + step : n;
+        }
+        return rc_lower_bound(a, lo + 1, hi, x);
+    }
+    /* backward: the answer is at most hint */
+    size_t near = hint < RC_SCAN_NEAR ? 0 : hint - RC_SCAN_NEAR;
+    for (size_t i = hint; i > near; i--)
+        if (a[i - 1] < x)
+            return i;
+    if (near == 0)
+        return 0;
+    hint = near;
+    hi = hint;
+    lo = hint;
+    while (lo > 0 && a[lo - 1] >= x) {
+        hi = lo - 1;
+        lo = step <= hint ? hint - step : 0;
+        step *= 2;
+    }
+    return rc_lower_bound(a, lo, hi, x);
+}
+
+#endif

@@ -1,0 +1,255 @@
+/*
+ * rc_intervals.c - the time a location spends between two of its
+ * synchronisation points, per call path: raw sums of its time chunks, and
+ * Scalasca's pruned time maps of synchronisation intervals (without the
+ * waiting time at the points in between and the first point's call before
+ * its completion).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rc_internal.h"
+
+static earl_status check_sizes(int64_t stride, int64_t n_cnodes, const char *what,
+                               earl_error *err)
+{
+    if (stride <= 0 || n_cnodes < 0)
+        return earl_fail(err, EARL_ERR_INVALID, "%s: stride %lld and %lld call paths are invalid",
+                         what, (long long)stride, (long long)n_cnodes);
+    return EARL_OK;
+}
+
+static earl_status bad_chunk(const earl_rc_chunks *chunks, size_t i, int64_t n_cnodes,
+                             const char *what, earl_error *err)
+{
+    return earl_fail(err, EARL_ERR_INVALID, "%s: time chunk %zu has call path %lld, not in 0..%lld",
+                     what, i, (long long)chunks->cnode[i], (long long)n_cnodes - 1);
+}
+
+/* Where the previous query of each location found its chunks and points:
+ * a location's queries mostly come in time order, so the next search starts
+ * there (rc_gallop_lower_bound). */
+typedef struct hints {
+    size_t *chunk, *point;
+    int64_t n_locations;
+} hints;
+
+static int hints_init(hints *h, const int64_t *loc, size_t queries)
+{
+    int64_t n = 0;
+    for (size_t q = 0; q < queries; q++)
+        if (loc[q] + 1 > n)
+            n = loc[q] + 1;
+    h->n_locations = n;
+    h->chunk = calloc(n ? (size_t)n : 1, sizeof *h->chunk);
+    h->point = calloc(n ? (size_t)n : 1, sizeof *h->point);
+    return h->chunk && h->point ? 0 : -1;
+}
+
+static void hints_free(hints *h)
+{
+    free(h->chunk);
+    free(h->point);
+}
+
+static earl_status check_locations(const int64_t *loc, size_t queries, const char *what,
+                                   earl_error *err)
+{
+    for (size_t q = 0; q < queries; q++)
+        if (loc[q] < 0)
+            return earl_fail(err, EARL_ERR_INVALID, "%s: query %zu has location %lld", what, q,
+                             (long long)loc[q]);
+    return EARL_OK;
+}
+
+/* Sum the chunks of location loc between events lo (exclusive: after its
+ * point) and hi (before its point) into acc.  Returns the index of a chunk
+ * whose call path is out of range, or (size_t)-1: chunks are checked as they
+ * are summed (most are, and a separate pass would read them all again). */
+static size_t sum_chunks(const earl_rc_chunks *chunks, int64_t stride, int64_t loc, int64_t lo,
+                         int64_t hi, rc_accumulator *acc, size_t *hint)
+{
+    size_t first = rc_gallop_lower_bound(chunks->key, chunks->count, (loc * stride + lo) * 2 + 1,
+                                         *hint);
+    size_t end = rc_gallop_lower_bound(chunks->key, chunks->count, (loc * stride + hi) * 2 + 1,
+                                       first);
+    const uint64_t n_cnodes = (uint64_t)acc->n_cnodes;
+    for (size_t i = first; i < end; i++) {
+        int64_t c = chunks->cnode[i];
+        if ((uint64_t)c >= n_cnodes)
+            return i;
+        rc_acc_add_ticks(acc, c, chunks->ticks[i]);
+    }
+    *hint = first; /* the location's next query starts near this one */
+    return (size_t)-1;
+}
+
+earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride, int64_t n_cnodes,
+                               const int64_t *loc, const int64_t *lo, const int64_t *hi,
+                               size_t queries, earl_rc_map *out, earl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    earl_status st = check_sizes(stride, n_cnodes, "root-cause chunk sums", err);
+    if (st == EARL_OK)
+        st = check_locations(loc, queries, "root-cause chunk sums", err);
+    if (st != EARL_OK)
+        return st;
+    rc_accumulator acc;
+    rc_map_builder b;
+    hints h;
+    size_t *order = NULL;
+    if (rc_acc_init(&acc, n_cnodes) < 0)
+        return earl_fail(err, EARL_ERR_NOMEM, "root-cause chunk sums: out of memory");
+    if (hints_init(&h, loc, queries) < 0 ||
+        !(order = rc_order_by_location(loc, queries, h.n_locations)) ||
+        rc_map_begin(&b, out, queries) < 0)
+        goto nomem;
+    for (size_t r = 0; r < queries; r++) {
+        size_t q = order[r];
+        size_t bad = sum_chunks(chunks, stride, loc[q], lo[q], hi[q], &acc, &h.chunk[loc[q]]);
+        if (bad != (size_t)-1) {
+            st = bad_chunk(chunks, bad, n_cnodes, "root-cause chunk sums", err);
+            goto fail;
+        }
+        rc_acc_sort(&acc);
+        for (size_t i = 0; i < acc.n_list; i++)
+            if (rc_map_push(&b, acc.list[i], (double)acc.ticks[acc.list[i]]) < 0)
+                goto nomem;
+        rc_acc_clear(&acc);
+        rc_map_end_query(&b);
+    }
+    if (rc_csr_unorder(queries, order, &out->offset, 2,
+                       (void **[]){(void **)&out->cnode, (void **)&out->value}) < 0)
+        goto nomem;
+    rc_acc_free(&acc);
+    hints_free(&h);
+    free(order);
+    return EARL_OK;
+nomem:
+    st = earl_fail(err, EARL_ERR_NOMEM, "root-cause chunk sums: out of memory");
+fail:
+    rc_acc_free(&acc);
+    hints_free(&h);
+    free(order);
+    earl_rc_map_free(out);
+    return st;
+}
+
+void earl_rc_intervals_free(earl_rc_intervals *iv)
+{
+    if (!iv)
+        return;
+    earl_rc_map_free(&iv->time);
+    free(iv->wait_sum);
+    free(iv->between_offset);
+    free(iv->between_row);
+    memset(iv, 0, sizeof *iv);
+}
+
+earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_points *points,
+                                   int64_t stride, int64_t n_cnodes, const int64_t *loc,
+                                   const int64_t *prev, const int64_t *at, size_t queries,
+                                   earl_rc_intervals *out, earl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    earl_status st = check_sizes(stride, n_cnodes, "root-cause intervals", err);
+    if (st == EARL_OK)
+        st = check_locations(loc, queries, "root-cause intervals", err);
+    if (st != EARL_OK)
+        return st;
+    for (size_t j = 0; j < points->count; j++)
+        if (points->cnode[j] >= n_cnodes)
+            return earl_fail(err, EARL_ERR_INVALID,
+                             "root-cause intervals: point %zu has call path %lld, not below %lld",
+                             j, (long long)points->cnode[j], (long long)n_cnodes);
+    rc_accumulator acc;
+    rc_map_builder b;
+    hints h;
+    size_t *order = NULL;
+    size_t n_between = 0, cap_between = 0;
+    if (rc_acc_init(&acc, n_cnodes) < 0)
+        return earl_fail(err, EARL_ERR_NOMEM, "root-cause intervals: out of memory");
+    out->wait_sum = calloc(queries + 1, sizeof *out->wait_sum);
+    out->between_offset = calloc(queries + 1, sizeof *out->between_offset);
+    if (hints_init(&h, loc, queries) < 0 || !out->wait_sum || !out->between_offset ||
+        !(order = rc_order_by_location(loc, queries, h.n_locations)) ||
+        rc_map_begin(&b, &out->time, queries) < 0)
+        goto nomem;
+    /* answered location by location; the tables are put in query order after */
+    for (size_t r = 0; r < queries; r++) {
+        size_t q = order[r];
+        int64_t start = prev[q] >= 0 ? prev[q] : -1;
+        int64_t base = loc[q] * stride;
+        size_t *point_hint = &h.point[loc[q]];
+        size_t bad = sum_chunks(chunks, stride, loc[q], start, at[q], &acc, &h.chunk[loc[q]]);
+        if (bad != (size_t)-1) {
+            st = bad_chunk(chunks, bad, n_cnodes, "root-cause intervals", err);
+            goto fail;
+        }
+        for (size_t i = 0; i < acc.n_list; i++)
+            acc.value[acc.list[i]] = (double)acc.ticks[acc.list[i]];
+        /* the points strictly in between: their waiting time is not the
+         * location's own time (it propagates from elsewhere) */
+        size_t j = rc_gallop_lower_bound(points->key, points->count, base + start + 1, *point_hint);
+        size_t j_end = rc_gallop_lower_bound(points->key, points->count, base + at[q], j);
+        *point_hint = j_end;
+        double wait_sum = 0.0;
+        for (; j < j_end; j++) {
+            double w = points->wait[j];
+            if (!(w > 0))
+                continue;
+            wait_sum += w;
+            if (EARL_GROW(out->between_row, cap_between, n_between + 1) < 0)
+                goto nomem;
+            out->between_row[n_between++] = points->row[j];
+            int64_t c = points->cnode[j];
+            if (c >= 0 && acc.touched[c])
+                acc.value[c] += -w;
+        }
+        out->wait_sum[q] = wait_sum;
+        out->between_offset[r + 1] = (int64_t)n_between;
+        /* the first point's own call counts only from its completion on */
+        double cut = 0.0;
+        int64_t cut_cnode = -1;
+        if (prev[q] >= 0) {
+            size_t p = rc_gallop_lower_bound(points->key, points->count, base + prev[q], j);
+            if (p < points->count && points->key[p] == base + prev[q]) {
+                cut_cnode = points->cnode[p];
+                cut = points->cut[p];
+            }
+        }
+        rc_acc_sort(&acc);
+        for (size_t i = 0; i < acc.n_list; i++) {
+            int64_t c = acc.list[i];
+            double v = acc.value[c];
+            if (!(v > 0))
+                continue;
+            if (c == cut_cnode) {
+                v = v - cut;
+                if (!(v > 0))
+                    continue;
+            }
+            if (rc_map_push(&b, c, v) < 0)
+                goto nomem;
+        }
+        rc_acc_clear(&acc);
+        rc_map_end_query(&b);
+    }
+    if (rc_csr_unorder(queries, order, &out->time.offset, 2,
+                       (void **[]){(void **)&out->time.cnode, (void **)&out->time.value}) < 0 ||
+        rc_csr_unorder(queries, order, &out->between_offset, 1,
+                       (void **[]){(void **)&out->between_row}) < 0)
+        goto nomem;
+    rc_acc_free(&acc);
+    hints_free(&h);
+    free(order);
+    return EARL_OK;
+nomem:
+    st = earl_fail(err, EARL_ERR_NOMEM, "root-cause intervals: out of memory");
+fail:
+    rc_acc_free(&acc);
+    hints_free(&h);
+    free(order);
+    earl_rc_intervals_free(out);
+    return st;
+}

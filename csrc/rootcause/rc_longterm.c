@@ -1,0 +1,547 @@
+/*
+ * rc_longterm.c - long-term delay costs: Scalasca's backward replay of the
+ * costs that wait states propagate (earl_rc_replay, see earl_rootcause.h).
+ * The wait states are taken latest first; each passes the cost that arrived
+ * at it to the delays that caused it (the long-term severity) and to the
+ * waiting points of its late side in between (their costs), per source.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rc_internal.h"
+
+/* ---- what the replay is given (borrowed: see earl_rc_replay_new) ---------- */
+
+typedef struct wait_batch {
+    size_t source, n;
+    const int64_t *event, *row, *delayer_location, *between_offset, *between_row;
+    const double *scale, *denominator;
+    earl_rc_map delays; /* the caller's arrays */
+} wait_batch;
+
+typedef struct collective_batch {
+    earl_rc_collectives c;
+    earl_rc_map delays; /* c.delays points here */
+} collective_batch;
+
+/* ---- severities: (source, location, cnode) -> value, in first-touch order --- */
+
+typedef struct severity_table {
+    uint64_t *slot_key1, *slot_key2; /* (source << 40 | location + 1), cnode + 1; 0: free */
+    int64_t *slot_entry;
+    size_t cap, used;
+    earl_rc_severity *per_source;
+    size_t *entry_cap;
+} severity_table;
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+    uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6) + (a >> 2));
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ull;
+    return h ^ (h >> 29);
+}
+
+static int severity_grow(severity_table *t)
+{
+    size_t cap = t->cap ? 2 * t->cap : 1024;
+    uint64_t *k1 = calloc(cap, sizeof *k1), *k2 = calloc(cap, sizeof *k2);
+    int64_t *e = malloc(cap * sizeof *e);
+    if (!k1 || !k2 || !e) {
+        free(k1);
+        free(k2);
+        free(e);
+        return -1;
+    }
+    for (size_t i = 0; i < t->cap; i++) {
+        if (!t->slot_key1[i])
+            continue;
+        size_t j = mix(t->slot_key1[i], t->slot_key2[i]) & (cap - 1);
+        while (k1[j])
+            j = (j + 1) & (cap - 1);
+        k1[j] = t->slot_key1[i];
+        k2[j] = t->slot_key2[i];
+        e[j] = t->slot_entry[i];
+    }
+    free(t->slot_key1);
+    free(t->slot_key2);
+    free(t->slot_entry);
+    t->slot_key1 = k1;
+    t->slot_key2 = k2;
+    t->slot_entry = e;
+    t->cap = cap;
+    return 0;
+}
+
+/* severity[source][(location, cnode)] += value */
+static int severity_add(severity_table *t, size_t source, int64_t location, int64_t cnode,
+                        double value)
+{
+    if (2 * (t->used + 1) > t->cap && severity_grow(t) < 0)
+        return -1;
+    uint64_t k1 = ((uint64_t)source << 40) | (uint64_t)(location + 1), k2 = (uint64_t)(cnode + 1);
+    size_t j = mix(k1, k2) & (t->cap - 1);
+    while (t->slot_key1[j]) {
+        if (t->slot_key1[j] == k1 && t->slot_key2[j] == k2) {
+            t->per_source[source].value[t->slot_entry[j]] += value;
+            return 0;
+        }
+        j = (j + 1) & (t->cap - 1);
+    }
+    earl_rc_severity *s = &t->per_source[source];
+    size_t n = s->count, cap = t->entry_cap[source];
+    if (n == cap) {
+        cap = cap ? 2 * cap : 256;
+        int64_t *a;
+        double *v;
+        if (!(a = realloc(s->location, cap * sizeof *a)))
+            return -1;
+        s->location = a;
+        if (!(a = realloc(s->cnode, cap * sizeof *a)))
+            return -1;
+        s->cnode = a;
+        if (!(v = realloc(s->value, cap * sizeof *v)))
+            return -1;
+        s->value = v;
+        t->entry_cap[source] = cap;
+    }
+    s->location[n] = location;
+    s->cnode[n] = cnode;
+    s->value[n] = 0.0 + value;
+    s->count = n + 1;
+    t->slot_key1[j] = k1;
+    t->slot_key2[j] = k2;
+    t->slot_entry[j] = (int64_t)n;
+    t->used++;
+    return 0;
+}
+
+/* The delays of query q of map, scaled by factor, into the severity. */
+static int severity_add_delays(severity_table *t, size_t source, int64_t location,
+                               const earl_rc_map *map, int64_t q, double factor)
+{
+    for (int64_t i = map->offset[q]; i < map->offset[q + 1]; i++)
+        if (severity_add(t, source, location, map->cnode[i], factor * map->value[i]) < 0)
+            return -1;
+    return 0;
+}
+
+void earl_rc_severity_free(earl_rc_severity *s)
+{
+    if (!s)
+        return;
+    free(s->location);
+    free(s->cnode);
+    free(s->value);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- the handle -------------------------------------------------------------- */
+
+struct earl_rc_replay {
+    size_t n_sources, n_points;
+    const int64_t *point_event;
+    const double *point_wait;
+    uint8_t *inputs; /* [kind * n_sources + source] */
+    double **costs;  /* [source][row]; NULL until the source's first cost */
+    wait_batch *waits;
+    size_t n_wait_batches;
+    collective_batch *collectives;
+    size_t n_collective_batches;
+};
+
+earl_status earl_rc_replay_new(size_t n_sources, size_t n_points, const int64_t *point_event,
+                               const double *point_wait, earl_rc_replay **out, earl_error *err)
+{
+    *out = NULL;
+    if (n_sources == 0 || n_sources > 255)
+        return earl_fail(err, EARL_ERR_INVALID, "long-term replay: %zu sources (1..255)",
+                         n_sources);
+    earl_rc_replay *r = calloc(1, sizeof *r);
+    if (r) {
+        r->n_sources = n_sources;
+        r->n_points = n_points;
+        r->point_event = point_event;
+        r->point_wait = point_wait;
+        r->inputs = calloc(n_sources * n_sources, 1);
+        r->costs = calloc(n_sources, sizeof *r->costs);
+    }
+    if (!r || !r->inputs || !r->costs) {
+        earl_rc_replay_free(r);
+        return earl_fail(err, EARL_ERR_NOMEM, "long-term replay: out of memory");
+    }
+    for (size_t k = 0; k < n_sources; k++)
+        for (size_t s = 0; s < n_sources; s++)
+            r->inputs[k * n_sources + s] =
+                EARL_RC_INPUT_COST | (k == s ? EARL_RC_INPUT_WAIT : 0);
+    *out = r;
+    return EARL_OK;
+}
+
+void earl_rc_replay_free(earl_rc_replay *r)
+{
+    if (!r)
+        return;
+    free(r->waits);
+    free(r->collectives);
+    for (size_t s = 0; r->costs && s < r->n_sources; s++)
+        free(r->costs[s]);
+    free(r->inputs);
+    free(r->costs);
+    free(r);
+}
+
+earl_status earl_rc_replay_set_input(earl_rc_replay *r, size_t kind, size_t source,
+                                     unsigned inputs, earl_error *err)
+{
+    if (kind >= r->n_sources || source >= r->n_sources ||
+        (inputs & ~(unsigned)(EARL_RC_INPUT_COST | EARL_RC_INPUT_WAIT)))
+        return earl_fail(err, EARL_ERR_INVALID,
+                         "long-term replay: input %u of kind %zu for source %zu is invalid", inputs,
+                         kind, source);
+    r->inputs[kind * r->n_sources + source] = (uint8_t)inputs;
+    return EARL_OK;
+}
+
+static int row_ok(const earl_rc_replay *r, int64_t row, int allow_none)
+{
+    return (allow_none && row == -1) || (row >= 0 && (size_t)row < r->n_points);
+}
+
+/* Every point row of a CSR list in range, offsets ascending. */
+static int rows_ok(const earl_rc_replay *r, size_t n, const int64_t *offset, const int64_t *row)
+{
+    if (offset[0] != 0)
+        return 0;
+    for (size_t k = 0; k < n; k++)
+        if (offset[k + 1] < offset[k])
+            return 0;
+    for (int64_t i = 0; i < offset[n]; i++)
+        if (!row_ok(r, row[i], 0))
+            return 0;
+    return 1;
+}
+
+earl_status earl_rc_replay_add_waits(earl_rc_replay *r, size_t source, size_t n,
+                                     const int64_t *event, const int64_t *row,
+                                     const int64_t *delayer_location, const double *scale,
+                                     const double *denominator, const earl_rc_map *delays,
+                                     const int64_t *between_offset, const int64_t *between_row,
+                                     earl_error *err)
+{
+    if (source >= r->n_sources || delays->queries != n || !rows_ok(r, n, between_offset, between_row))
+        return earl_fail(err, EARL_ERR_INVALID,
+                         "long-term replay: wait states of source %zu do not fit (%zu states, "
+                         "%zu delay queries)", source, n, delays->queries);
+    for (size_t i = 0; i < n; i++)
+        if (!row_ok(r, row[i], 1))
+            return earl_fail(err, EARL_ERR_INVALID,
+                             "long-term replay: wait state %zu has point row %lld", i,
+                             (long long)row[i]);
+    wait_batch *more = realloc(r->waits, (r->n_wait_batches + 1) * sizeof *more);
+    if (!more)
+        return earl_fail(err, EARL_ERR_NOMEM, "long-term replay: out of memory");
+    r->waits = more;
+    r->waits[r->n_wait_batches++] = (wait_batch){source, n, event, row, delayer_location,
+                                                  between_offset, between_row, scale,
+                                                  denominator, *delays};
+    return EARL_OK;
+}
+
+earl_status earl_rc_replay_add_collectives(earl_rc_replay *r, const earl_rc_collectives *c,
+                                           earl_error *err)
+{
+    size_t n = c->n, nm = c->n_members;
+    int ok = c->member_offset[0] == 0 && (size_t)c->member_offset[n] == nm &&
+             rows_ok(r, n, c->between_offset, c->between_row);
+    for (size_t k = 0; ok && k < n; k++)
+        ok = c->kind[k] >= 0 && (size_t)c->kind[k] < r->n_sources &&
+             c->member_offset[k + 1] > c->member_offset[k];
+    for (size_t m = 0; ok && m < nm; m++)
+        ok = row_ok(r, c->member_row[m], 1) && c->member_delay_query[m] >= 0 &&
+             (size_t)c->member_delay_query[m] < c->delays->queries;
+    if (!ok)
+        return earl_fail(err, EARL_ERR_INVALID,
+                         "long-term replay: collective instances do not fit (a kind, member list, "
+                         "point row or delay query out of range, or an instance without "
+                         "members)");
+    collective_batch *more =
+        realloc(r->collectives, (r->n_collective_batches + 1) * sizeof *more);
+    if (!more)
+        return earl_fail(err, EARL_ERR_NOMEM, "long-term replay: out of memory");
+    r->collectives = more;
+    collective_batch *b = &r->collectives[r->n_collective_batches++];
+    b->c = *c;
+    b->delays = *c->delays;
+    b->c.delays = &b->delays;
+    return EARL_OK;
+}
+
+/* The costs of a source, allocated (zero) at its first cost; NULL when out of
+ * memory. */
+static double *costs_of(earl_rc_replay *r, size_t source)
+{
+    if (!r->costs[source])
+        r->costs[source] = calloc(r->n_points ? r->n_points : 1, sizeof(double));
+    return r->costs[source];
+}
+
+/* The cost arrived at point row (-1: none) for source. */
+static double cost_at(const earl_rc_replay *r, size_t source, int64_t row)
+{
+    return row >= 0 && r->costs[source] ? r->costs[source][row] : 0.0;
+}
+
+earl_status earl_rc_replay_add_costs(earl_rc_replay *r, size_t source, size_t n,
+                                     const int64_t *row, const double *value, earl_error *err)
+{
+    if (source >= r->n_sources)
+        return earl_fail(err, EARL_ERR_INVALID, "long-term replay: source %zu of %zu", source,
+                         r->n_sources);
+    for (size_t i = 0; i < n; i++)
+        if (!row_ok(r, row[i], 0))
+            return earl_fail(err, EARL_ERR_INVALID, "long-term replay: cost on point row %lld",
+                             (long long)row[i]);
+    double *costs = n ? costs_of(r, source) : NULL;
+    if (n && !costs)
+        return earl_fail(err, EARL_ERR_NOMEM, "long-term replay: out of memory");
+    for (size_t i = 0; i < n; i++)
+        costs[row[i]] += value[i];
+    return EARL_OK;
+}
+
+/* ---- the replay ------------------------------------------------------------ */
+
+/* A wait state in processing order: later events first; at one event a
+ * collective before a point-to-point wait state; else in the order given. */
+typedef struct replay_item {
+    int64_t event;
+    uint32_t collective;
+    uint32_t batch;
+    uint64_t index; /* within its batch */
+    uint64_t order; /* position in the order given */
+} replay_item;
+
+static int item_order(const void *x, const void *y)
+{
+    const replay_item *a = x, *b = y;
+    if (a->event != b->event)
+        return a->event > b->event ? -1 : 1;
+    if (a->collective != b->collective)
+        return a->collective > b->collective ? -1 : 1;
+    return (a->order > b->order) - (a->order < b->order);
+}
+
+static int replay_wait(earl_rc_replay *r, const wait_batch *b, size_t i, severity_table *sev)
+{
+    double den = b->denominator[i];
+    if (!(den > 0))
+        return 0;
+    for (size_t src = 0; src < r->n_sources; src++) {
+        double sc = cost_at(r, src, b->row[i]) / den;
+        if (sc > 0 && severity_add_delays(sev, src, b->delayer_location[i], &b->delays,
+                                          (int64_t)i, sc) < 0)
+            return -1;
+        double total = sc + (src == b->source ? b->scale[i] : 0.0);
+        if (!(total > 0) || b->between_offset[i] == b->between_offset[i + 1])
+            continue;
+        double *costs = costs_of(r, src);
+        if (!costs)
+            return -1;
+        for (int64_t j = b->between_offset[i]; j < b->between_offset[i + 1]; j++) {
+            int64_t row = b->between_row[j];
+            costs[row] = costs[row] + total * r->point_wait[row];
+        }
+    }
+    return 0;
+}
+
+/* A member met alone and its scale, ordered by the event where it was met. */
+typedef struct met_scale {
+    int64_t event;
+    double scale;
+    size_t member;
+} met_scale;
+
+static int met_order(const void *x, const void *y)
+{
+    const met_scale *a = x, *b = y;
+    if (a->event != b->event)
+        return (a->event > b->event) - (a->event < b->event);
+    return (a->member > b->member) - (a->member < b->member);
+}
+
+typedef struct scratch {
+    double *scales;
+    met_scale *met;
+    double *values; /* the scale sum in force from each mark on */
+    size_t cap;
+} scratch;
+
+static int scratch_reserve(scratch *s, size_t n)
+{
+    if (n <= s->cap)
+        return 0;
+    double *a = realloc(s->scales, n * sizeof *a);
+    if (!a)
+        return -1;
+    s->scales = a;
+    met_scale *m = realloc(s->met, n * sizeof *m);
+    if (!m)
+        return -1;
+    s->met = m;
+    if (!(a = realloc(s->values, n * sizeof *a)))
+        return -1;
+    s->values = a;
+    s->cap = n;
+    return 0;
+}
+
+/* One input (the arriving costs or the members' waits) of collective k for
+ * source src. */
+static int replay_collective_input(earl_rc_replay *r, const earl_rc_collectives *c, size_t k,
+                                   size_t src, int input, severity_table *sev, scratch *s)
+{
+    int64_t m0 = c->member_offset[k], m1 = c->member_offset[k + 1];
+    size_t nm = (size_t)(m1 - m0);
+    int any = 0;
+    for (int64_t m = m0; m < m1; m++) {
+        double x;
+        if (input == EARL_RC_INPUT_COST)
+            x = cost_at(r, src, c->member_row[m]);
+        else
+            x = c->member_wait[m];
+        any |= x != 0;
+        double den = c->member_delay_sum[m] + c->member_prop[m];
+        s->scales[m - m0] = den > 0 ? x / den : 0.0;
+    }
+    if (!any) /* most instances carry no cost of most sources: nothing to pass on */
+        return 0;
+    if (input == EARL_RC_INPUT_COST)
+        for (int64_t m = m0; m < m1; m++)
+            if (s->scales[m - m0] > 0 &&
+                severity_add_delays(sev, src, c->delayer_location[k], c->delays,
+                                    c->member_delay_query[m], s->scales[m - m0]) < 0)
+                return -1;
+    /* the scales along the delayer's interval: members met one by one join at
+     * the point where they were met */
+    double base = 0.0;
+    for (size_t i = 0; i < nm; i++)
+        base += s->scales[i];
+    size_t n_met = 0;
+    for (int64_t m = m0; m < m1; m++)
+        if (c->member_met[m] >= 0) {
+            base -= s->scales[m - m0];
+            s->met[n_met++] = (met_scale){c->member_met[m], s->scales[m - m0], (size_t)(m - m0)};
+        }
+    qsort(s->met, n_met, sizeof *s->met, met_order);
+    /* merge the scales met at one event, in member order */
+    size_t marks = 0;
+    for (size_t i = 0; i < n_met; i++) {
+        if (marks && s->met[marks - 1].event == s->met[i].event) {
+            s->met[marks - 1].scale = s->met[marks - 1].scale + s->met[i].scale;
+        } else {
+            s->met[marks] = s->met[i];
+            s->met[marks].scale = 0.0 + s->met[i].scale;
+            marks++;
+        }
+    }
+    double run = base;
+    for (size_t i = 0; i < marks; i++) {
+        s->values[i] = run;
+        run += s->met[i].scale;
+    }
+    double current = base;
+    size_t j = 0;
+    double *costs = r->costs[src];
+    for (int64_t b = c->between_offset[k]; b < c->between_offset[k + 1]; b++) {
+        int64_t row = c->between_row[b];
+        int64_t event = r->point_event[row];
+        while (j < marks && s->met[j].event <= event)
+            current = s->values[j++];
+        if (!(current > 0 && r->point_wait[row] > 0))
+            continue;
+        if (!costs && !(costs = costs_of(r, src)))
+            return -1;
+        costs[row] = costs[row] + current * r->point_wait[row];
+    }
+    return 0;
+}
+
+static int replay_collective(earl_rc_replay *r, const earl_rc_collectives *c, size_t k,
+                             severity_table *sev, scratch *s)
+{
+    if (scratch_reserve(s, (size_t)(c->member_offset[k + 1] - c->member_offset[k])) < 0)
+        return -1;
+    for (size_t src = 0; src < r->n_sources; src++) {
+        unsigned inputs = r->inputs[(size_t)c->kind[k] * r->n_sources + src];
+        if ((inputs & EARL_RC_INPUT_COST) &&
+            replay_collective_input(r, c, k, src, EARL_RC_INPUT_COST, sev, s) < 0)
+            return -1;
+        if ((inputs & EARL_RC_INPUT_WAIT) &&
+            replay_collective_input(r, c, k, src, EARL_RC_INPUT_WAIT, sev, s) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+earl_status earl_rc_replay_run(earl_rc_replay *r, earl_rc_severity *out, earl_error *err)
+{
+    memset(out, 0, r->n_sources * sizeof *out);
+    size_t n_items = 0;
+    for (size_t b = 0; b < r->n_wait_batches; b++)
+        n_items += r->waits[b].n;
+    for (size_t b = 0; b < r->n_collective_batches; b++)
+        n_items += r->collectives[b].c.n;
+    replay_item *items = malloc((n_items ? n_items : 1) * sizeof *items);
+    severity_table sev = {0};
+    sev.per_source = out;
+    sev.entry_cap = calloc(r->n_sources, sizeof *sev.entry_cap);
+    scratch s = {0};
+    if (!items || !sev.entry_cap)
+        goto nomem;
+    size_t n = 0;
+    for (size_t b = 0; b < r->n_wait_batches; b++)
+        for (size_t i = 0; i < r->waits[b].n; i++, n++)
+            items[n] = (replay_item){r->waits[b].event[i], 0, (uint32_t)b, i, n};
+    for (size_t b = 0; b < r->n_collective_batches; b++) {
+        const earl_rc_collectives *c = &r->collectives[b].c;
+        for (size_t k = 0; k < c->n; k++, n++) {
+            int64_t latest = c->member_event[c->member_offset[k]];
+            for (int64_t m = c->member_offset[k] + 1; m < c->member_offset[k + 1]; m++)
+                if (c->member_event[m] > latest)
+                    latest = c->member_event[m];
+            items[n] = (replay_item){latest, 1, (uint32_t)b, k, n};
+        }
+    }
+    qsort(items, n_items, sizeof *items, item_order);
+    for (size_t i = 0; i < n_items; i++) {
+        int rc = items[i].collective
+                     ? replay_collective(r, &r->collectives[items[i].batch].c, items[i].index,
+                                         &sev, &s)
+                     : replay_wait(r, &r->waits[items[i].batch], items[i].index, &sev);
+        if (rc < 0)
+            goto nomem;
+    }
+    free(items);
+    free(sev.slot_key1);
+    free(sev.slot_key2);
+    free(sev.slot_entry);
+    free(sev.entry_cap);
+    free(s.scales);
+    free(s.met);
+    free(s.values);
+    return EARL_OK;
+nomem:
+    free(items);
+    free(sev.slot_key1);
+    free(sev.slot_key2);
+    free(sev.slot_entry);
+    free(sev.entry_cap);
+    free(s.scales);
+    free(s.met);
+    free(s.values);
+    for (size_t i = 0; i < r->n_sources; i++)
+        earl_rc_severity_free(&out[i]);
+    return earl_fail(err, EARL_ERR_NOMEM, "long-term replay: out of memory");
+}

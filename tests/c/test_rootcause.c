@@ -1,0 +1,489 @@
+/*
+ * test_rootcause.c - cmocka tests of the root-cause subsystem
+ * (csrc/rootcause/earl_rootcause.h) on small hand-built cases whose answers
+ * are worked out in the comments: the time chunks of two locations, the
+ * synchronisation intervals (waits in between, the first point's cut,
+ * positive times only), raw chunk sums, the excess of one map over another,
+ * the group interval starts of collectives, the critical path's walk and the
+ * long-term replay; and the errors for inputs out of range.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "earl_rootcause.h"
+#include "rc_internal.h"
+
+/* The entries of query q of map m are exactly (cnode[i], value[i]), i < n. */
+static void assert_query(const earl_rc_map *m, size_t q, size_t n, const int64_t *cnode,
+                         const double *value)
+{
+    assert_int_equal(m->offset[q + 1] - m->offset[q], n);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(m->cnode[m->offset[q] + (int64_t)i], cnode[i]);
+        assert_true(m->value[m->offset[q] + (int64_t)i] == value[i]);
+    }
+}
+
+/* ---- searches ------------------------------------------------------------------ */
+
+/* The search from a hint agrees with a plain lower bound for every hint, near
+ * and far, on sorted keys with runs of equal values. */
+static void test_gallop_matches_lower_bound(void **state)
+{
+    (void)state;
+    enum { N = 1500 };
+    int64_t a[N];
+    srand(11);
+    for (int round = 0; round < 20; round++) {
+        int64_t v = rand() % 5;
+        for (size_t i = 0; i < N; i++) {
+            a[i] = v;
+            v += rand() % 3 == 0 ? rand() % 4 : 0;
+        }
+        for (int probe = 0; probe < 2000; probe++) {
+            int64_t x = rand() % (v + 4) - 2;
+            size_t hint = (size_t)rand() % (N + 1), want = 0;
+            while (want < N && a[want] < x)
+                want++;
+            assert_int_equal(rc_gallop_lower_bound(a, N, x, hint), want);
+            assert_int_equal(rc_lower_bound(a, 0, N, x), want);
+        }
+    }
+}
+
+/* ---- time chunks --------------------------------------------------------------- */
+
+/* Two locations; events in the total order (stride 9):
+ *   e0 loc0 ENTER c1 t0    e1 loc1 ENTER c1 t1    e2 loc0 ENTER c2 t5
+ *   e3 loc1 MPI_SEND t6    e4 loc0 LEAVE c2 t9    e5 loc1 LEAVE c1 t10
+ *   e6 loc0 LEAVE c1 t12   e7 loc0 ENTER c0 t20 (c0 is a root: no caller)
+ * parent: c0 -> -1, c1 -> 0, c2 -> 1.  Chunks: loc0 starts at e0; e2 charges
+ * 5 to c1 (the caller) before its point, key 2*2+0; e4 4 to c2 after, key
+ * 2*4+1; e6 3 to c1, key 13; e7 has no caller.  loc1 starts at e1, skips the
+ * send, e5 charges 9 to c1, key 2*(9+5)+1. */
+static const int32_t chunk_location[] = {0, 1, 0, 1, 0, 1, 0, 0};
+static const uint8_t chunk_kind[] = {EARL_ENTER, EARL_ENTER, EARL_ENTER, EARL_MPI_SEND,
+                                     EARL_LEAVE, EARL_LEAVE, EARL_LEAVE, EARL_ENTER};
+static const uint64_t chunk_time[] = {0, 1, 5, 6, 9, 10, 12, 20};
+static const int32_t chunk_cnode[] = {1, 1, 2, -1, 2, 1, 1, 0};
+static const int32_t chunk_parent[] = {-1, 0, 1};
+static const uint64_t chunk_loc_start[] = {0, 5, 8};
+
+static void chunk_roles(uint8_t role[256])
+{
+    memset(role, EARL_RC_CHUNK_NONE, 256);
+    role[EARL_ENTER] = EARL_RC_CHUNK_ENTER;
+    role[EARL_LEAVE] = EARL_RC_CHUNK_LEAVE;
+}
+
+static void test_chunks_of_two_locations(void **state)
+{
+    (void)state;
+    uint8_t role[256];
+    chunk_roles(role);
+    earl_rc_chunk_table t;
+    earl_error err;
+    assert_int_equal(earl_rc_chunks_build(2, chunk_loc_start, 8, chunk_location, chunk_kind,
+                                          chunk_time, chunk_cnode, chunk_parent, 3, role, -1, &t,
+                                          &err),
+                     EARL_OK);
+    const int64_t key[] = {4, 9, 13, 29}, cnode[] = {1, 2, 1, 1}, ticks[] = {5, 4, 3, 9};
+    assert_int_equal(t.count, 4);
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(t.key[i], key[i]);
+        assert_int_equal(t.cnode[i], cnode[i]);
+        assert_int_equal(t.ticks[i], ticks[i]);
+    }
+    earl_rc_chunk_table_free(&t);
+}
+
+/* The chunk sums of queries of both locations, interleaved (they are answered
+ * location by location, and come back in query order):
+ *   q0 location 1 from its start to e8: key 29, c1 9
+ *   q1 location 0 from its start to e5: keys 4 and 9, c1 5 and c2 4
+ *   q2 location 1 after e4 to e8: key 29, c1 9
+ *   q3 location 0 after e4 to e7: keys 9 and 13, c1 3 and c2 4 */
+static void test_chunk_sums_of_interleaved_locations(void **state)
+{
+    (void)state;
+    uint8_t role[256];
+    chunk_roles(role);
+    earl_rc_chunk_table t;
+    earl_error err;
+    assert_int_equal(earl_rc_chunks_build(2, chunk_loc_start, 8, chunk_location, chunk_kind,
+                                          chunk_time, chunk_cnode, chunk_parent, 3, role, -1, &t,
+                                          &err),
+                     EARL_OK);
+    earl_rc_chunks chunks = {t.count, t.key, t.cnode, t.ticks};
+    const int64_t loc[] = {1, 0, 1, 0}, lo[] = {-1, -1, 4, 4}, hi[] = {8, 5, 8, 7};
+    earl_rc_map m;
+    assert_int_equal(earl_rc_chunk_sums(&chunks, 9, 3, loc, lo, hi, 4, &m, &err), EARL_OK);
+    assert_query(&m, 0, 1, (const int64_t[]){1}, (const double[]){9});
+    assert_query(&m, 1, 2, (const int64_t[]){1, 2}, (const double[]){5, 4});
+    assert_query(&m, 2, 1, (const int64_t[]){1}, (const double[]){9});
+    assert_query(&m, 3, 2, (const int64_t[]){1, 2}, (const double[]){3, 4});
+    earl_rc_map_free(&m);
+    earl_rc_chunk_table_free(&t);
+}
+
+static void test_chunks_reject_bad_input(void **state)
+{
+    (void)state;
+    uint8_t role[256];
+    chunk_roles(role);
+    earl_rc_chunk_table t;
+    earl_error err;
+    int32_t location[8];
+    memcpy(location, chunk_location, sizeof location);
+    location[4] = 7; /* no such location */
+    assert_int_equal(earl_rc_chunks_build(2, chunk_loc_start, 8, location, chunk_kind, chunk_time,
+                                          chunk_cnode, chunk_parent, 3, role, -1, &t, &err),
+                     EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "event 4"));
+    /* a cnode beyond the call tree */
+    assert_int_equal(earl_rc_chunks_build(2, chunk_loc_start, 8, chunk_location, chunk_kind,
+                                          chunk_time, chunk_cnode, chunk_parent, 2, role, -1, &t,
+                                          &err),
+                     EARL_ERR_INVALID);
+    /* event counts that do not add up to the events */
+    const uint64_t short_start[] = {0, 5, 7};
+    assert_int_equal(earl_rc_chunks_build(2, short_start, 8, chunk_location, chunk_kind,
+                                          chunk_time, chunk_cnode, chunk_parent, 3, role, -1, &t,
+                                          &err),
+                     EARL_ERR_INVALID);
+}
+
+/* ---- intervals ------------------------------------------------------------------ */
+
+/* Location 0, stride 100.  Chunks (key = 2 * event + after):
+ *   e11 after c1 10 | e12 before c2 5 | e13 after c2 7 | e15 before c1 4 |
+ *   e15 after c3 0  | e20 after c3 6
+ * Points: e10 (c1, wait 0, its call's time before completion 3), e14 (c2,
+ * wait 2), e16 (c3, wait 0.5), e20 (c3, wait 1). */
+static const int64_t iv_chunk_key[] = {23, 24, 27, 30, 31, 41};
+static const int64_t iv_chunk_cnode[] = {1, 2, 2, 1, 3, 3};
+static const int64_t iv_chunk_ticks[] = {10, 5, 7, 4, 0, 6};
+static const int64_t iv_point_key[] = {10, 14, 16, 20};
+static const int64_t iv_point_row[] = {100, 101, 102, 103};
+static const int64_t iv_point_cnode[] = {1, 2, 3, 3};
+static const double iv_point_wait[] = {0, 2, 0.5, 1};
+static const double iv_point_cut[] = {3, 0, 0, 0};
+
+static const earl_rc_chunks iv_chunks = {6, iv_chunk_key, iv_chunk_cnode, iv_chunk_ticks};
+static const earl_rc_points iv_points = {4,           iv_point_key,  iv_point_row,
+                                         iv_point_cnode, iv_point_wait, iv_point_cut};
+
+static void test_interval_times(void **state)
+{
+    (void)state;
+    /* q0: e10..e20: c1 10+4 = 14 minus the cut 3 of e10's call = 11; c2 5+7 = 12
+     *     minus the wait 2 at e14 = 10; c3 0 - 0.5 at e16 is not positive.  The
+     *     waits in between: 2.5 at rows 101, 102 (e20 itself is the end).
+     * q1: start..e14: c1 10, c2 12; e10 waits 0: nothing in between.
+     * q2: e10..e12 (after e10's point, before e12's): c1 10 - 3 = 7, c2 5. */
+    const int64_t loc[] = {0, 0, 0}, prev[] = {10, -1, 10}, at[] = {20, 14, 12};
+    earl_rc_intervals iv;
+    earl_error err;
+    assert_int_equal(earl_rc_interval_times(&iv_chunks, &iv_points, 100, 4, loc, prev, at, 3,
+                                            &iv, &err),
+                     EARL_OK);
+    assert_query(&iv.time, 0, 2, (const int64_t[]){1, 2}, (const double[]){11, 10});
+    assert_query(&iv.time, 1, 2, (const int64_t[]){1, 2}, (const double[]){10, 12});
+    assert_query(&iv.time, 2, 2, (const int64_t[]){1, 2}, (const double[]){7, 5});
+    assert_true(iv.wait_sum[0] == 2.5);
+    assert_true(iv.wait_sum[1] == 0.0);
+    assert_true(iv.wait_sum[2] == 0.0);
+    assert_int_equal(iv.between_offset[1], 2);
+    assert_int_equal(iv.between_offset[3], 2);
+    assert_int_equal(iv.between_row[0], 101);
+    assert_int_equal(iv.between_row[1], 102);
+    earl_rc_intervals_free(&iv);
+}
+
+static void test_chunk_sums_keep_every_call_path(void **state)
+{
+    (void)state;
+    /* e11..e16: c1 14, c2 12 and c3 with 0 ticks (raw sums keep it) */
+    const int64_t loc[] = {0}, lo[] = {11}, hi[] = {16};
+    earl_rc_map m;
+    earl_error err;
+    assert_int_equal(earl_rc_chunk_sums(&iv_chunks, 100, 4, loc, lo, hi, 1, &m, &err), EARL_OK);
+    assert_query(&m, 0, 3, (const int64_t[]){1, 2, 3}, (const double[]){14, 12, 0});
+    earl_rc_map_free(&m);
+    /* a chunk's call path beyond the call tree */
+    assert_int_equal(earl_rc_chunk_sums(&iv_chunks, 100, 3, loc, lo, hi, 1, &m, &err),
+                     EARL_ERR_INVALID);
+    const int64_t bad_loc[] = {-1};
+    assert_int_equal(earl_rc_chunk_sums(&iv_chunks, 100, 4, bad_loc, lo, hi, 1, &m, &err),
+                     EARL_ERR_INVALID);
+}
+
+/* ---- excess ------------------------------------------------------------------- */
+
+static void test_excess(void **state)
+{
+    (void)state;
+    /* late q0 {1: 5, 2: 3, 4: 1}, q1 {2: 2}; early q0 {1: 2, 2: 3}; within q0 {1, 2} */
+    int64_t l_off[] = {0, 3, 4}, l_cn[] = {1, 2, 4, 2};
+    double l_val[] = {5, 3, 1, 2};
+    int64_t e_off[] = {0, 2}, e_cn[] = {1, 2};
+    double e_val[] = {2, 3};
+    int64_t w_off[] = {0, 2}, w_cn[] = {1, 2};
+    double w_val[] = {1, 1};
+    earl_rc_map late = {2, l_off, l_cn, l_val}, early = {1, e_off, e_cn, e_val},
+                within = {1, w_off, w_cn, w_val};
+    const int64_t late_q[] = {0, 1, 0}, early_q[] = {0, 0, 0}, within_q[] = {0, 0, 0};
+    earl_rc_map out;
+    double sum[3];
+    earl_error err;
+    /* pair 0: {1: 3, 4: 1} (c2 gives 0); pair 1: 2 - 3 < 0: nothing */
+    assert_int_equal(earl_rc_excess(&late, late_q, &early, early_q, NULL, NULL, 2, &out, sum, &err),
+                     EARL_OK);
+    assert_query(&out, 0, 2, (const int64_t[]){1, 4}, (const double[]){3, 1});
+    assert_query(&out, 1, 0, NULL, NULL);
+    assert_true(sum[0] == 4 && sum[1] == 0);
+    earl_rc_map_free(&out);
+    /* within {1, 2}: only c1 */
+    assert_int_equal(
+        earl_rc_excess(&late, late_q, &early, early_q, &within, within_q, 1, &out, sum, &err),
+        EARL_OK);
+    assert_query(&out, 0, 1, (const int64_t[]){1}, (const double[]){3});
+    assert_true(sum[0] == 3);
+    earl_rc_map_free(&out);
+    const int64_t bad_q[] = {2};
+    assert_int_equal(earl_rc_excess(&late, bad_q, &early, early_q, NULL, NULL, 1, &out, sum, &err),
+                     EARL_ERR_INVALID);
+}
+
+/* ---- previous points of a pair ------------------------------------------------- */
+
+static void test_previous_points(void **state)
+{
+    (void)state;
+    /* 3 locations (pair multiplier 3), stride 100.  Location 0 met location 1
+     * alone at e4 and e9; a group {0, 1} met at e6 (location 0's key 6, location
+     * 1's key 106); a group {1, 2} at e7 (keys 107, 207).
+     *   (0, 1) before e10: 9;  before e9: the group point 6;  before e4: -1.
+     *   (0, 2) before e10: no shared group, no pair: -1.
+     *   (1, 2) before e8: the group point 7. */
+    const int64_t pair_key[] = {(0 * 3 + 1) * 100 + 4, (0 * 3 + 1) * 100 + 9};
+    const int64_t member_offset[] = {0, 2, 4}, member_location[] = {0, 1, 1, 2};
+    const int64_t key_offset[] = {0, 2, 4}, group_key[] = {6, 106, 107, 207};
+    earl_rc_pair_points pp = {3, 2, pair_key, 2, member_offset, member_location, key_offset,
+                              group_key};
+    const int64_t loc[] = {0, 0, 0, 0, 1}, partner[] = {1, 1, 1, 2, 2}, at[] = {10, 9, 4, 10, 8};
+    int64_t out[5];
+    earl_error err;
+    assert_int_equal(earl_rc_previous_points(&pp, 100, 5, loc, partner, at, out, &err), EARL_OK);
+    const int64_t want[] = {9, 6, -1, -1, 7};
+    for (size_t q = 0; q < 5; q++)
+        assert_int_equal(out[q], want[q]);
+    const int64_t far[] = {3};
+    assert_int_equal(earl_rc_previous_points(&pp, 100, 1, loc, far, at, out, &err),
+                     EARL_ERR_INVALID);
+}
+
+/* ---- group interval starts ------------------------------------------------------ */
+
+static void test_group_starts(void **state)
+{
+    (void)state;
+    /* stride 100.  Location 0's points: e5 (a group point of set 0, everybody)
+     * and e8 (with location 1 alone); location 1's: e3 (with location 0).
+     * Instance 0, delayer 0 at e12: e8 meets 1, then e5 the rest: start 5,
+     *   location 1 met at 8.
+     * Instance 1, delayer 0 at e7: e5 meets both: start 5.
+     * Instance 2, delayer 1 at e20: e3 meets 0, nobody meets 2: start -1. */
+    const int64_t point_key[] = {5, 8, 103};
+    const int64_t point_set[] = {0, -1, -1};
+    /* the pairs in any order; e8 meets location 1 twice (counted once) */
+    const int64_t partner_key[] = {103, 8, 8}, partner_location[] = {0, 1, 1};
+    const int64_t set_offset[] = {0, 3, 6}, set_location[] = {0, 1, 2, 0, 1, 2};
+    earl_rc_meetings m = {3, point_key, point_set, 3, partner_key, partner_location,
+                          2, set_offset, set_location, 3};
+    const int64_t d_loc[] = {0, 0, 1}, d_ev[] = {12, 7, 20}, member_set[] = {1, 1, 1};
+    earl_rc_group_starts out;
+    earl_error err;
+    assert_int_equal(earl_rc_find_group_starts(&m, 100, 3, d_loc, d_ev, member_set, &out, &err),
+                     EARL_OK);
+    assert_int_equal(out.start[0], 5);
+    assert_int_equal(out.start[1], 5);
+    assert_int_equal(out.start[2], -1);
+    assert_int_equal(out.n_met, 2);
+    assert_int_equal(out.met_instance[0], 0);
+    assert_int_equal(out.met_location[0], 1);
+    assert_int_equal(out.met_event[0], 8);
+    assert_int_equal(out.met_instance[1], 2);
+    assert_int_equal(out.met_location[1], 0);
+    assert_int_equal(out.met_event[1], 3);
+    earl_rc_group_starts_free(&out);
+    const int64_t bad_set[] = {1, 1, 5};
+    assert_int_equal(earl_rc_find_group_starts(&m, 100, 3, d_loc, d_ev, bad_set, &out, &err),
+                     EARL_ERR_INVALID);
+    /* a pair of no point */
+    const int64_t stray_key[] = {103, 9, 8};
+    m.partner_key = stray_key;
+    assert_int_equal(earl_rc_find_group_starts(&m, 100, 3, d_loc, d_ev, member_set, &out, &err),
+                     EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "pair 1"));
+}
+
+/* ---- critical path --------------------------------------------------------------- */
+
+static void test_critical_walk(void **state)
+{
+    (void)state;
+    /* Events 0..9 alternate between locations 0 and 1 (stride 100); MPI_Init
+     * ends at e0 and e1.  Location 0 waits at e6 for e3 of location 1; an
+     * OpenMP point at e4 of location 0 is earlier than that wait.  From e8:
+     * location 0 back to e6, then location 1 from e3 back to its init e1. */
+    const int32_t location[] = {0, 1, 0, 1, 0, 1, 0, 1, 0, 1};
+    const int64_t init_event[] = {0, 1};
+    const int64_t wait_key[] = {6}, wait_partner[] = {3};
+    const int64_t omp_key[] = {4}, omp_next_offset[] = {0, 1}, omp_next_event[] = {5};
+    earl_rc_path_graph g = {100, 10, location, 2, init_event, 1, wait_key, wait_partner,
+                            1, omp_key, omp_next_offset, omp_next_event};
+    earl_rc_stretches s;
+    earl_error err;
+    assert_int_equal(earl_rc_critical_walk(&g, 8, &s, &err), EARL_OK);
+    assert_int_equal(s.count, 2);
+    assert_int_equal(s.location[0], 0);
+    assert_int_equal(s.from[0], 6);
+    assert_int_equal(s.to[0], 8);
+    assert_int_equal(s.location[1], 1);
+    assert_int_equal(s.from[1], 1);
+    assert_int_equal(s.to[1], 3);
+    earl_rc_stretches_free(&s);
+    /* from e5 (location 1): back to the OpenMP point e4?  No: e4 is location
+     * 0's; location 1 has none before e5 and ends at its init */
+    assert_int_equal(earl_rc_critical_walk(&g, 5, &s, &err), EARL_OK);
+    assert_int_equal(s.count, 1);
+    assert_int_equal(s.from[0], 1);
+    earl_rc_stretches_free(&s);
+    assert_int_equal(earl_rc_critical_walk(&g, 10, &s, &err), EARL_ERR_INVALID);
+}
+
+/* ---- long-term replay ----------------------------------------------------------- */
+
+static void test_long_term_replay(void **state)
+{
+    (void)state;
+    /* Two sources: 0 point-to-point, 1 a collective kind.  Points (rows):
+     * e10 wait 0, e20 wait 4, e30 wait 6, e25 wait 1.
+     * Wait states of source 0:
+     *   W1 at e30 (row 2): scale 0.5, denominator 12, delays {c7: 12} on
+     *      location 1, the late side waited at row 1 (e20) in between;
+     *   W3 at e25 (row 3): scale 0, denominator 2, delays {c11: 2} on location 4;
+     *   W2 at e20 (row 1): scale 1, denominator 8, delays {c9: 8} on location 2.
+     * A collective of kind 1 ending at e40: delayer location 3 (delays {c5: 5},
+     * sum 5), one waiter (e35, waiting 2.5, delays {c5: 5}, sum 5); the delayer
+     * waited at row 3 (e25) in between.
+     * Latest first: the collective (source 1 takes the waits: scale 2.5 / 5 =
+     * 0.5, cost 0.5 * 1 at row 3); W1 (cost 0.5 * 4 = 2 at row 1 for source 0);
+     * W3 (source 1's cost 0.5 / 2 = 0.25 scales its delays: c11 on location 4
+     * gets 0.5); W2 (source 0's cost 2 / 8 = 0.25: c9 on location 2 gets 2). */
+    const int64_t point_event[] = {10, 20, 30, 25};
+    const double point_wait[] = {0, 4, 6, 1};
+    earl_rc_replay *r;
+    earl_error err;
+    assert_int_equal(earl_rc_replay_new(2, 4, point_event, point_wait, &r, &err), EARL_OK);
+    const int64_t w_event[] = {30, 25, 20}, w_row[] = {2, 3, 1}, w_loc[] = {1, 4, 2};
+    const double w_scale[] = {0.5, 0, 1}, w_den[] = {12, 2, 8};
+    int64_t d_off[] = {0, 1, 2, 3}, d_cn[] = {7, 11, 9};
+    double d_val[] = {12, 2, 8};
+    earl_rc_map delays = {3, d_off, d_cn, d_val};
+    const int64_t b_off[] = {0, 1, 1, 1}, b_row[] = {1};
+    assert_int_equal(earl_rc_replay_add_waits(r, 0, 3, w_event, w_row, w_loc, w_scale, w_den,
+                                              &delays, b_off, b_row, &err),
+                     EARL_OK);
+    int64_t m_off[] = {0, 1, 2}, m_cn[] = {5, 5};
+    double m_val[] = {5, 5};
+    earl_rc_map member_delays = {2, m_off, m_cn, m_val};
+    const int64_t kind[] = {1}, dloc[] = {3}, member_offset[] = {0, 2}, cb_off[] = {0, 1},
+                  cb_row[] = {3}, m_event[] = {40, 35}, m_row[] = {-1, -1}, m_met[] = {-1, -1},
+                  m_query[] = {0, 1};
+    const double m_wait[] = {0, 2.5}, m_sum[] = {5, 5}, m_prop[] = {0, 0};
+    earl_rc_collectives c = {1, kind, dloc, member_offset, cb_off, cb_row, 2, m_event, m_row,
+                             m_wait, m_sum, m_prop, m_met, m_query, &member_delays};
+    assert_int_equal(earl_rc_replay_add_collectives(r, &c, &err), EARL_OK);
+    earl_rc_severity sev[2];
+    assert_int_equal(earl_rc_replay_run(r, sev, &err), EARL_OK);
+    assert_int_equal(sev[0].count, 1);
+    assert_int_equal(sev[0].location[0], 2);
+    assert_int_equal(sev[0].cnode[0], 9);
+    assert_true(sev[0].value[0] == 2.0);
+    assert_int_equal(sev[1].count, 1);
+    assert_int_equal(sev[1].location[0], 4);
+    assert_int_equal(sev[1].cnode[0], 11);
+    assert_true(sev[1].value[0] == 0.5);
+    earl_rc_severity_free(&sev[0]);
+    earl_rc_severity_free(&sev[1]);
+    /* bad input: a kind beyond the sources, a point row out of range */
+    assert_int_equal(earl_rc_replay_set_input(r, 2, 0, EARL_RC_INPUT_COST, &err),
+                     EARL_ERR_INVALID);
+    const int64_t bad_row[] = {2, 9, 1};
+    assert_int_equal(earl_rc_replay_add_waits(r, 0, 3, w_event, bad_row, w_loc, w_scale, w_den,
+                                              &delays, b_off, b_row, &err),
+                     EARL_ERR_INVALID);
+    earl_rc_replay_free(r);
+}
+
+static void test_known_costs_and_inputs(void **state)
+{
+    (void)state;
+    /* One source; the collective kind takes only the arriving cost (no waits):
+     * a cost of 3 known at its waiter's point (row 0) scales the waiter's
+     * delays {c2: 4} (sum 4, prop 2; query 1 of the map, the delayer's query 0
+     * is empty) by 3 / 6 = 0.5 onto the delayer (location 5): 2 ticks on c2. */
+    const int64_t point_event[] = {7};
+    const double point_wait[] = {1};
+    earl_rc_replay *r;
+    earl_error err;
+    assert_int_equal(earl_rc_replay_new(1, 1, point_event, point_wait, &r, &err), EARL_OK);
+    assert_int_equal(earl_rc_replay_set_input(r, 0, 0, EARL_RC_INPUT_COST, &err), EARL_OK);
+    const int64_t cost_row[] = {0};
+    const double cost_value[] = {3};
+    assert_int_equal(earl_rc_replay_add_costs(r, 0, 1, cost_row, cost_value, &err), EARL_OK);
+    int64_t m_off[] = {0, 0, 1}, m_cn[] = {2};
+    double m_val[] = {4};
+    earl_rc_map member_delays = {2, m_off, m_cn, m_val};
+    const int64_t kind[] = {0}, dloc[] = {5}, member_offset[] = {0, 2}, cb_off[] = {0, 0},
+                  m_event[] = {9, 7}, m_row[] = {-1, 0}, m_met[] = {-1, -1}, m_query[] = {0, 1};
+    const double m_wait[] = {0, 100}, m_sum[] = {0, 4}, m_prop[] = {0, 2};
+    earl_rc_collectives c = {1, kind, dloc, member_offset, cb_off, NULL, 2, m_event, m_row,
+                             m_wait, m_sum, m_prop, m_met, m_query, &member_delays};
+    assert_int_equal(earl_rc_replay_add_collectives(r, &c, &err), EARL_OK);
+    earl_rc_severity sev[1];
+    assert_int_equal(earl_rc_replay_run(r, sev, &err), EARL_OK);
+    assert_int_equal(sev[0].count, 1);
+    assert_int_equal(sev[0].location[0], 5);
+    assert_int_equal(sev[0].cnode[0], 2);
+    assert_true(sev[0].value[0] == 2.0);
+    earl_rc_severity_free(&sev[0]);
+    earl_rc_replay_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gallop_matches_lower_bound),
+        cmocka_unit_test(test_chunks_of_two_locations),
+        cmocka_unit_test(test_chunk_sums_of_interleaved_locations),
+        cmocka_unit_test(test_chunks_reject_bad_input),
+        cmocka_unit_test(test_interval_times),
+        cmocka_unit_test(test_chunk_sums_keep_every_call_path),
+        cmocka_unit_test(test_excess),
+        cmocka_unit_test(test_previous_points),
+        cmocka_unit_test(test_group_starts),
+        cmocka_unit_test(test_critical_walk),
+        cmocka_unit_test(test_long_term_replay),
+        cmocka_unit_test(test_known_costs_and_inputs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
