@@ -7,6 +7,7 @@ wrong-order refinements of Late Sender subscribe to Late Sender.
 """
 import numpy as np
 
+from earlc import _core
 from earlc.analysis import Instances, Property
 
 from .groups import exclusive_running_max, first_of_groups
@@ -85,68 +86,18 @@ def _by_pair_then_send(pair: np.ndarray, send: np.ndarray, n: int) -> np.ndarray
     return np.lexsort((send, pair))
 
 
-def _next_smaller(value: np.ndarray, group_end: np.ndarray) -> np.ndarray:
-    """Per row: the first later row of its group (rows grouped, group_end = one
-    past the group's last row) with a smaller value; group_end when none.
-    Pointer jumping: every round, a row whose candidate is not smaller jumps to
-    that candidate's own candidate (nothing between them is smaller), so the
-    rounds are about log2 of the longest run."""
-    n = len(value)
-    cur = np.arange(1, n + 1, dtype=np.int64)
-    todo = np.nonzero(cur < group_end)[0]
-    while len(todo):
-        c = cur[todo]
-        todo = todo[value[c] >= value[todo]]
-        cur[todo] = cur[cur[todo]]
-        todo = todo[cur[todo] < group_end[todo]]
-    return cur
-
-
-def _first_smaller_after(start, v, value, nxt, group_end) -> np.ndarray:
-    """Per query: the first row from `start` on (within start's group) whose value
-    is below v; group_end when none.  nxt = _next_smaller(value, group_end)."""
-    cur = start.copy()
-    todo = np.nonzero(cur < group_end)[0]
-    while len(todo):
-        c = cur[todo]
-        todo = todo[value[c] >= v[todo]]
-        cur[todo] = nxt[cur[todo]]
-        todo = todo[cur[todo] < group_end[todo]]
-    return cur
+def _int64(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.int64)
 
 
 def _wrong_order(ctx, ls):
     """Per Late Sender: the source location of the first later receive on the
     same location whose message was sent before the Late Sender's message was
-    (-1 when none), as Scalasca defines wrong order."""
+    (-1 when none), as Scalasca defines wrong order (a search in C)."""
     msgs = ctx.published["p2p_messages"]
-    ev = ctx.events
-    recv = msgs["recv"].astype(np.int64)
-    loc = ev.location[recv].astype(np.int64)
-    if len(recv) > 1 and bool(np.all(recv[1:] > recv[:-1])):
-        # receives in the total order (the usual case): a stable sort by location
-        # keeps each location's receives in its order
-        order = np.argsort(loc, kind="stable")
-    else:
-        order = np.lexsort((recv, loc))
-    recv, loc = recv[order], loc[order]
-    sent = ctx.time_of(msgs["send"][order])
-    source = ev.location[msgs["send"][order]].astype(np.int64)
-    bounds = np.searchsorted(loc, np.arange(ctx.n_locations + 1), side="left")
-    group_end = bounds[loc + 1]
-    nxt = _next_smaller(sent, group_end)
-    # the search starts after the receives of the Late Sender's call (calls follow
-    # each other on a location, so the rows of one call are adjacent)
-    n = np.int64(len(ev) + 1)
-    key = loc * n + msgs["recv_call"][order]
-    ls_loc = ev.location[ls["recv_call"]].astype(np.int64)
-    after = np.searchsorted(key, ls_loc * n + ls["recv_call"], side="right")
-    end = bounds[ls_loc + 1]
-    found = _first_smaller_after(after, ctx.time_of(ls["send"]), sent, nxt, end)
-    hit = found < end
-    out = np.full(len(ls_loc), -1, dtype=np.int64)
-    out[hit] = source[found[hit]]
-    return out
+    found = _core.wrong_order(ctx.trace._core, _int64(msgs["recv"]), _int64(msgs["recv_call"]),
+                              _int64(msgs["send"]), _int64(ls["recv_call"]), _int64(ls["send"]))
+    return np.frombuffer(found, dtype=np.int64)
 
 
 class LateSenderWrongOrder(Property):

@@ -1,0 +1,155 @@
+/*
+ * catalog_p2p.c - the search behind Late Sender, wrong order
+ * (earl_wrong_order, earl_catalog.h).
+ *
+ * Every Late Sender asks: on my location, from the first receive after my
+ * call on, which is the first message sent before mine?  The messages are
+ * put in receive order per location (a counting sort: the receives usually
+ * come in the total order already), then each location is swept backwards
+ * keeping a stack of the messages that are sent earlier than everything
+ * between the sweep's position and them (the suffix minima of the send
+ * times, nearest on top).  The first message from position p on that was
+ * sent before time v is the nearest stack entry sent before v, found by a
+ * binary search in the stack when the sweep stands at p.  Each message is
+ * pushed and popped once: O(n log n) overall for any order of the sends
+ * (walking forward message by message would be quadratic on a location that
+ * receives in reverse sending order).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* qsort_r */
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+#include "earl_catalog.h"
+#include "util.h"
+
+static int ids_in_range(const earl_eid *ids, size_t n, size_t count)
+{
+    for (size_t k = 0; k < n; k++)
+        if (ids[k] < 0 || (size_t)ids[k] >= count)
+            return 0;
+    return 1;
+}
+
+static int by_event(const void *a, const void *b, void *recv)
+{
+    earl_eid x = ((const earl_eid *)recv)[*(const size_t *)a];
+    earl_eid y = ((const earl_eid *)recv)[*(const size_t *)b];
+    return (x > y) - (x < y);
+}
+
+/* The messages in receive order per location: row_msg[r] for rows
+ * row_start[l] .. row_start[l + 1] of location l. */
+static void order_by_receiver(const earl_events *ev, size_t n_locations, size_t n_msgs,
+                              const earl_eid *recv, size_t *row_start, size_t *row_msg)
+{
+    memset(row_start, 0, (n_locations + 1) * sizeof *row_start);
+    for (size_t k = 0; k < n_msgs; k++)
+        row_start[ev->location[recv[k]] + 1]++;
+    for (size_t l = 0; l < n_locations; l++)
+        row_start[l + 1] += row_start[l];
+    for (size_t k = 0; k < n_msgs; k++) /* row_start[l] advances to the end of l's rows */
+        row_msg[row_start[ev->location[recv[k]]]++] = k;
+    memmove(row_start + 1, row_start, n_locations * sizeof *row_start);
+    row_start[0] = 0;
+    for (size_t l = 0; l < n_locations; l++) {
+        size_t lo = row_start[l], hi = row_start[l + 1];
+        for (size_t r = lo + 1; r < hi; r++)
+            if (recv[row_msg[r]] < recv[row_msg[r - 1]]) {
+                qsort_r(row_msg + lo, hi - lo, sizeof *row_msg, by_event, (void *)recv);
+                break;
+            }
+    }
+}
+
+/* The first row in [lo, hi) whose call comes after `call` (rows of one call
+ * are adjacent and calls ascend along a location). */
+static size_t after_call(const earl_eid *recv_call, const size_t *row_msg, size_t lo, size_t hi,
+                         earl_eid call)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (recv_call[row_msg[mid]] <= call)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+earl_status earl_wrong_order(const earl_events *ev, size_t n_locations, size_t n_msgs,
+                             const earl_eid *recv, const earl_eid *recv_call,
+                             const earl_eid *send, size_t n_late, const earl_eid *late_call,
+                             const earl_eid *late_send, int64_t *later_source, earl_error *err)
+{
+    size_t n = ev->count;
+    if (!ids_in_range(recv, n_msgs, n) || !ids_in_range(recv_call, n_msgs, n) ||
+        !ids_in_range(send, n_msgs, n) || !ids_in_range(late_call, n_late, n) ||
+        !ids_in_range(late_send, n_late, n))
+        return earl_fail(err, EARL_ERR_INVALID,
+                         "wrong order: an event id is out of range (the trace has %zu events)", n);
+    for (size_t j = 0; j < n_late; j++)
+        later_source[j] = EARL_NONE;
+    if (!n_msgs || !n_late)
+        return EARL_OK;
+    size_t *row_start = malloc((n_locations + 1) * sizeof *row_start);
+    size_t *row_msg = malloc(n_msgs * sizeof *row_msg);
+    size_t *query_start = calloc(n_msgs + 2, sizeof *query_start);
+    size_t *query = malloc(n_late * sizeof *query);
+    size_t *query_row = malloc(n_late * sizeof *query_row);
+    size_t *stack = malloc(n_msgs * sizeof *stack);
+    int64_t *stack_sent = malloc(n_msgs * sizeof *stack_sent);
+    earl_status st = EARL_OK;
+    if (!row_start || !row_msg || !query_start || !query || !query_row || !stack || !stack_sent) {
+        st = earl_fail(err, EARL_ERR_NOMEM, "wrong order: out of memory for %zu messages", n_msgs);
+        goto done;
+    }
+    order_by_receiver(ev, n_locations, n_msgs, recv, row_start, row_msg);
+
+    /* each Late Sender's query starts at the first row after its call; rows
+     * past a location's end ask nothing (query_row = n_msgs) */
+    for (size_t j = 0; j < n_late; j++) {
+        earl_loc l = ev->location[late_call[j]];
+        size_t hi = row_start[l + 1];
+        size_t r = after_call(recv_call, row_msg, row_start[l], hi, late_call[j]);
+        query_row[j] = r < hi ? r : n_msgs;
+        query_start[query_row[j] + 1]++;
+    }
+    for (size_t r = 0; r <= n_msgs; r++)
+        query_start[r + 1] += query_start[r];
+    for (size_t j = 0; j < n_late; j++)
+        query[query_start[query_row[j]]++] = j;
+    memmove(query_start + 1, query_start, (n_msgs + 1) * sizeof *query_start);
+    query_start[0] = 0;
+
+    for (size_t l = 0; l < n_locations; l++) {
+        size_t depth = 0; /* stack_sent ascends from the bottom to the top */
+        for (size_t r = row_start[l + 1]; r-- > row_start[l];) {
+            size_t k = row_msg[r];
+            int64_t sent = (int64_t)ev->time[send[k]];
+            while (depth && stack_sent[depth - 1] >= sent)
+                depth--;
+            stack[depth] = k;
+            stack_sent[depth++] = sent;
+            for (size_t q = query_start[r]; q < query_start[r + 1]; q++) {
+                size_t j = query[q];
+                int64_t bound = (int64_t)ev->time[late_send[j]];
+                size_t lo = 0, hi = depth; /* entries sent before bound: [0, lo) */
+                while (lo < hi) {
+                    size_t mid = lo + (hi - lo) / 2;
+                    if (stack_sent[mid] < bound)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                if (lo)
+                    later_source[j] = ev->location[send[stack[lo - 1]]];
+            }
+        }
+    }
+done:
+    free(row_start); free(row_msg); free(query_start); free(query); free(query_row);
+    free(stack); free(stack_sent);
+    return st;
+}

@@ -1,0 +1,43 @@
+/*
+ * earl_catalog.h - kernels of the analysis catalog: the loops of built-in
+ * properties that need a sequential pass (a search, a running maximum) and
+ * would cost several full-size temporaries in numpy.  The properties stay
+ * declared in Python (properties/); they call these through earlc._core.
+ *
+ * Inputs are plain arrays of event ids into an earl_events (its time and
+ * location columns are read); ids out of range are an EARL_ERR_INVALID
+ * error.  Nothing here allocates more than a few arrays the size of the
+ * input.
+ */
+#ifndef EARL_CATALOG_H
+#define EARL_CATALOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "earl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Late Sender, wrong order, as Scalasca defines it.  The messages are the
+ * received point-to-point messages: receive event recv[k], the ENTER of the
+ * call around it recv_call[k], and its send send[k].  For each Late Sender j
+ * (late_call[j]: the receive call that waits, late_send[j]: the send of the
+ * message it waits for): the location of the sender of the first message
+ * received later on the same location, by a later call, and sent before
+ * late_send[j] was (smaller timestamp); -1 when there is none, into
+ * later_source[j].  "Later" is the order of the receive events on their
+ * location; the calls of one location must follow each other (the receives
+ * of one call are adjacent in that order), as MPI calls do.  O(n log n) for
+ * n messages and Late Senders, whatever the order of the sends. */
+earl_status earl_wrong_order(const earl_events *ev, size_t n_locations, size_t n_msgs,
+                             const earl_eid *recv, const earl_eid *recv_call,
+                             const earl_eid *send, size_t n_late, const earl_eid *late_call,
+                             const earl_eid *late_send, int64_t *later_source, earl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* EARL_CATALOG_H */

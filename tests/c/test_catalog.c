@@ -1,0 +1,94 @@
+/*
+ * test_catalog.c - cmocka tests of the analysis catalog's kernels
+ * (earl_catalog.h) on event columns written down by hand.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "earl.h"
+#include "earl_catalog.h"
+
+/* Location 0 receives four messages, sent by locations 1 and 2 in the
+ * reverse order of their receipt, in three calls (the third receives two):
+ *
+ *   id  loc  time  what
+ *    0   1    10   send A        5   0   51  receive D (call 4)
+ *    1   2    20   send B        6   0   52  ENTER call 6
+ *    2   1    30   send C        7   0   53  receive C (call 6)
+ *    3   2    40   send D        8   0   54  ENTER call 8
+ *    4   0    50   ENTER call 4  9   0   55  receive B (call 8)
+ *                               10   0   56  (other)
+ *                               11   0   57  receive A (call 8)
+ */
+static const earl_time wo_time[12] = {10, 20, 30, 40, 50, 51, 52, 53, 54, 55, 56, 57};
+static const earl_loc wo_loc[12] = {1, 2, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0};
+
+static earl_events wo_events(void)
+{
+    return (earl_events){.count = 12, .time = wo_time, .location = wo_loc};
+}
+
+static void test_wrong_order_finds_the_first_earlier_send(void **state)
+{
+    (void)state;
+    earl_events ev = wo_events();
+    /* the messages in another order than received: the kernel sorts them */
+    const earl_eid recv[4] = {9, 5, 11, 7}, call[4] = {8, 4, 8, 6}, send[4] = {1, 3, 0, 2};
+    /* Late Senders: (call, send waited for) */
+    const earl_eid late_call[6] = {4, 6, 8, 4, 6, 6};
+    const earl_eid late_send[6] = {3, 2, 1, 0, 0, 1};
+    int64_t found[6];
+    earl_error err;
+    assert_int_equal(earl_wrong_order(&ev, 3, 4, recv, call, send, 6, late_call, late_send,
+                                      found, &err), EARL_OK);
+    assert_int_equal(found[0], 1);  /* after call 4: C (30 < 40) from location 1 */
+    assert_int_equal(found[1], 2);  /* after call 6: B (20 < 30) from location 2 */
+    assert_int_equal(found[2], -1); /* nothing received after call 8 */
+    assert_int_equal(found[3], -1); /* nothing sent before A (10) */
+    assert_int_equal(found[4], -1); /* after call 6, nothing sent before A (10) */
+    /* bound 20 after call 6: B (20) is not earlier, A (10) is: the search
+     * passes over a message that is not earlier to a later one that is */
+    assert_int_equal(found[5], 1);
+}
+
+static void test_wrong_order_without_late_senders_or_messages(void **state)
+{
+    (void)state;
+    earl_events ev = wo_events();
+    const earl_eid recv[1] = {5}, call[1] = {4}, send[1] = {3};
+    const earl_eid late_call[1] = {4}, late_send[1] = {3};
+    int64_t found[1] = {7};
+    earl_error err;
+    assert_int_equal(earl_wrong_order(&ev, 3, 1, recv, call, send, 0, late_call, late_send,
+                                      found, &err), EARL_OK);
+    assert_int_equal(earl_wrong_order(&ev, 3, 0, recv, call, send, 1, late_call, late_send,
+                                      found, &err), EARL_OK);
+    assert_int_equal(found[0], -1);
+}
+
+static void test_wrong_order_rejects_ids_out_of_range(void **state)
+{
+    (void)state;
+    earl_events ev = wo_events();
+    const earl_eid recv[1] = {5}, call[1] = {4}, send[1] = {12};
+    const earl_eid late_call[1] = {4}, late_send[1] = {-1};
+    int64_t found[1];
+    earl_error err;
+    assert_int_equal(earl_wrong_order(&ev, 3, 1, recv, call, send, 1, late_call, late_send,
+                                      found, &err), EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "out of range"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_wrong_order_finds_the_first_earlier_send),
+        cmocka_unit_test(test_wrong_order_without_late_senders_or_messages),
+        cmocka_unit_test(test_wrong_order_rejects_ids_out_of_range),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
