@@ -39,18 +39,27 @@ static int by_event(const void *a, const void *b, void *recv)
     return (x > y) - (x < y);
 }
 
-/* The messages in receive order per location: row_msg[r] for rows
- * row_start[l] .. row_start[l + 1] of location l. */
+/* The messages in receive order per location, as rows: rows row_start[l] ..
+ * row_start[l + 1] are location l's; row r is message row_msg[r], received in
+ * call row_call[r], sent at row_sent[r].  The rows are scattered into place
+ * in one pass over the messages (few locations fill at a time, so the writes
+ * stay in cache), and later read front to back. */
 static void order_by_receiver(const earl_events *ev, size_t n_locations, size_t n_msgs,
-                              const earl_eid *recv, size_t *row_start, size_t *row_msg)
+                              const earl_eid *recv, const earl_eid *recv_call,
+                              const earl_eid *send, size_t *row_start, size_t *row_msg,
+                              earl_eid *row_call, int64_t *row_sent)
 {
     memset(row_start, 0, (n_locations + 1) * sizeof *row_start);
     for (size_t k = 0; k < n_msgs; k++)
         row_start[ev->location[recv[k]] + 1]++;
     for (size_t l = 0; l < n_locations; l++)
         row_start[l + 1] += row_start[l];
-    for (size_t k = 0; k < n_msgs; k++) /* row_start[l] advances to the end of l's rows */
-        row_msg[row_start[ev->location[recv[k]]]++] = k;
+    for (size_t k = 0; k < n_msgs; k++) { /* row_start[l] advances to the end of l's rows */
+        size_t r = row_start[ev->location[recv[k]]]++;
+        row_msg[r] = k;
+        row_call[r] = recv_call[k];
+        row_sent[r] = (int64_t)ev->time[send[k]];
+    }
     memmove(row_start + 1, row_start, n_locations * sizeof *row_start);
     row_start[0] = 0;
     for (size_t l = 0; l < n_locations; l++) {
@@ -58,6 +67,10 @@ static void order_by_receiver(const earl_events *ev, size_t n_locations, size_t 
         for (size_t r = lo + 1; r < hi; r++)
             if (recv[row_msg[r]] < recv[row_msg[r - 1]]) {
                 qsort_r(row_msg + lo, hi - lo, sizeof *row_msg, by_event, (void *)recv);
+                for (size_t q = lo; q < hi; q++) {
+                    row_call[q] = recv_call[row_msg[q]];
+                    row_sent[q] = (int64_t)ev->time[send[row_msg[q]]];
+                }
                 break;
             }
     }
@@ -65,12 +78,11 @@ static void order_by_receiver(const earl_events *ev, size_t n_locations, size_t 
 
 /* The first row in [lo, hi) whose call comes after `call` (rows of one call
  * are adjacent and calls ascend along a location). */
-static size_t after_call(const earl_eid *recv_call, const size_t *row_msg, size_t lo, size_t hi,
-                         earl_eid call)
+static size_t after_call(const earl_eid *row_call, size_t lo, size_t hi, earl_eid call)
 {
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (recv_call[row_msg[mid]] <= call)
+        if (row_call[mid] <= call)
             lo = mid + 1;
         else
             hi = mid;
@@ -93,26 +105,32 @@ earl_status earl_wrong_order(const earl_events *ev, size_t n_locations, size_t n
         later_source[j] = EARL_NONE;
     if (!n_msgs || !n_late)
         return EARL_OK;
-    size_t *row_start = malloc((n_locations + 1) * sizeof *row_start);
-    size_t *row_msg = malloc(n_msgs * sizeof *row_msg);
-    size_t *query_start = calloc(n_msgs + 2, sizeof *query_start);
-    size_t *query = malloc(n_late * sizeof *query);
-    size_t *query_row = malloc(n_late * sizeof *query_row);
-    size_t *stack = malloc(n_msgs * sizeof *stack);
-    int64_t *stack_sent = malloc(n_msgs * sizeof *stack_sent);
+    /* scratch from mem.c, whose freed blocks stay warm: fresh pages from
+     * malloc would be zeroed by the kernel first, which costs more than the
+     * search */
+    size_t *row_start = earl_mem_alloc_scratch((n_locations + 1) * sizeof *row_start);
+    size_t *row_msg = earl_mem_alloc_scratch(n_msgs * sizeof *row_msg);
+    earl_eid *row_call = earl_mem_alloc_scratch(n_msgs * sizeof *row_call);
+    int64_t *row_sent = earl_mem_alloc_scratch(n_msgs * sizeof *row_sent);
+    size_t *query_start = earl_mem_calloc_scratch(n_msgs + 2, sizeof *query_start);
+    size_t *query = earl_mem_alloc_scratch(n_late * sizeof *query);
+    size_t *query_row = earl_mem_alloc_scratch(n_late * sizeof *query_row);
+    size_t *stack = earl_mem_alloc_scratch(n_msgs * sizeof *stack); /* rows */
     earl_status st = EARL_OK;
-    if (!row_start || !row_msg || !query_start || !query || !query_row || !stack || !stack_sent) {
+    if (!row_start || !row_msg || !row_call || !row_sent || !query_start || !query ||
+        !query_row || !stack) {
         st = earl_fail(err, EARL_ERR_NOMEM, "wrong order: out of memory for %zu messages", n_msgs);
         goto done;
     }
-    order_by_receiver(ev, n_locations, n_msgs, recv, row_start, row_msg);
+    order_by_receiver(ev, n_locations, n_msgs, recv, recv_call, send, row_start, row_msg,
+                      row_call, row_sent);
 
     /* each Late Sender's query starts at the first row after its call; rows
      * past a location's end ask nothing (query_row = n_msgs) */
     for (size_t j = 0; j < n_late; j++) {
         earl_loc l = ev->location[late_call[j]];
         size_t hi = row_start[l + 1];
-        size_t r = after_call(recv_call, row_msg, row_start[l], hi, late_call[j]);
+        size_t r = after_call(row_call, row_start[l], hi, late_call[j]);
         query_row[j] = r < hi ? r : n_msgs;
         query_start[query_row[j] + 1]++;
     }
@@ -124,32 +142,30 @@ earl_status earl_wrong_order(const earl_events *ev, size_t n_locations, size_t n
     query_start[0] = 0;
 
     for (size_t l = 0; l < n_locations; l++) {
-        size_t depth = 0; /* stack_sent ascends from the bottom to the top */
+        size_t depth = 0; /* the send times of the stack's rows ascend from the bottom */
         for (size_t r = row_start[l + 1]; r-- > row_start[l];) {
-            size_t k = row_msg[r];
-            int64_t sent = (int64_t)ev->time[send[k]];
-            while (depth && stack_sent[depth - 1] >= sent)
+            while (depth && row_sent[stack[depth - 1]] >= row_sent[r])
                 depth--;
-            stack[depth] = k;
-            stack_sent[depth++] = sent;
+            stack[depth++] = r;
             for (size_t q = query_start[r]; q < query_start[r + 1]; q++) {
                 size_t j = query[q];
                 int64_t bound = (int64_t)ev->time[late_send[j]];
                 size_t lo = 0, hi = depth; /* entries sent before bound: [0, lo) */
                 while (lo < hi) {
                     size_t mid = lo + (hi - lo) / 2;
-                    if (stack_sent[mid] < bound)
+                    if (row_sent[stack[mid]] < bound)
                         lo = mid + 1;
                     else
                         hi = mid;
                 }
                 if (lo)
-                    later_source[j] = ev->location[send[stack[lo - 1]]];
+                    later_source[j] = ev->location[send[row_msg[stack[lo - 1]]]];
             }
         }
     }
 done:
-    free(row_start); free(row_msg); free(query_start); free(query); free(query_row);
-    free(stack); free(stack_sent);
+    earl_mem_free(row_start); earl_mem_free(row_msg); earl_mem_free(row_call);
+    earl_mem_free(row_sent); earl_mem_free(query_start); earl_mem_free(query);
+    earl_mem_free(query_row); earl_mem_free(stack);
     return st;
 }

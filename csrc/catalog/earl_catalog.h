@@ -37,6 +37,31 @@ earl_status earl_wrong_order(const earl_events *ev, size_t n_locations, size_t n
                              const earl_eid *send, size_t n_late, const earl_eid *late_call,
                              const earl_eid *late_send, int64_t *later_source, earl_error *err);
 
+/* The LEAVE of each ENTER ids[k] (the first later event of its location that
+ * is a LEAVE whose enterptr is ids[k]) into leave[k]; -1 when it is never
+ * left or ids[k] is no ENTER.  enterptr: the EARL layer's, one per event
+ * (earl_states_view.enterptr).  One pass over the events from the first id
+ * on, which reads the columns front to back instead of walking each call
+ * alone: for the calls of many receives or collectives, a fraction of the
+ * cost.  ids in any order, repeats allowed; an id of -1 gives -1. */
+earl_status earl_leaves(const earl_events *ev, const earl_eid *enterptr, const earl_eid *ids,
+                        size_t n, earl_eid *leave, earl_error *err);
+
+/* ---- groups of rows ------------------------------------------------------- */
+
+/* Rows come in groups: runs of equal keys[k] (usually sorted keys). */
+
+/* The row with the largest value in each group (the first of equal ones),
+ * in group order, into rows[]; returns their number.  keys must be sorted
+ * ascending: returns -1 when they are not (the caller sorts first). */
+ptrdiff_t earl_first_of_groups(size_t n, const int64_t *keys, const int64_t *values,
+                               int64_t *rows);
+
+/* Per row, the largest value among the earlier rows of its group, floor
+ * for the first row of a group, into out[]. */
+void earl_exclusive_running_max(size_t n, const int64_t *keys, const int64_t *values,
+                                int64_t floor, int64_t *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,6 @@
 /*
  * test_catalog.c - cmocka tests of the analysis catalog's kernels
- * (earl_catalog.h) on event columns written down by hand.
+ * (earl_catalog.h) on event columns and rows written down by hand.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -83,12 +83,71 @@ static void test_wrong_order_rejects_ids_out_of_range(void **state)
     assert_non_null(strstr(err.message, "out of range"));
 }
 
+/* Two locations, nested calls, a repeated query, an ENTER never left:
+ *
+ *   id  loc  kind      enterptr      id  loc  kind      enterptr
+ *    0   0   ENTER f     -1           5   0   LEAVE g     1
+ *    1   0   ENTER g      0           6   1   LEAVE h     2
+ *    2   1   ENTER h     -1           7   0   LEAVE f     0
+ *    3   0   (other)      1           8   1   ENTER k    -1   (never left)
+ *    4   1   (other)      2
+ */
+static void test_leaves_of_nested_and_open_calls(void **state)
+{
+    (void)state;
+    static const earl_loc loc[9] = {0, 0, 1, 0, 1, 0, 1, 0, 1};
+    static const uint8_t kind[9] = {EARL_ENTER, EARL_ENTER, EARL_ENTER, EARL_MPI_SEND,
+                                    EARL_MPI_SEND, EARL_LEAVE, EARL_LEAVE, EARL_LEAVE,
+                                    EARL_ENTER};
+    static const earl_eid enterptr[9] = {-1, 0, -1, 1, 2, 1, 2, 0, -1};
+    earl_events ev = {.count = 9, .location = loc, .kind = kind};
+    const earl_eid ids[8] = {7, 1, 0, 2, 8, -1, 1, 3}; /* any order, repeats, -1, a non-ENTER */
+    earl_eid leave[8];
+    earl_error err;
+    assert_int_equal(earl_leaves(&ev, enterptr, ids, 8, leave, &err), EARL_OK);
+    const earl_eid want[8] = {-1, 5, 7, 6, -1, -1, 5, -1};
+    for (int k = 0; k < 8; k++)
+        assert_int_equal(leave[k], want[k]);
+    const earl_eid bad[1] = {9};
+    assert_int_equal(earl_leaves(&ev, enterptr, bad, 1, leave, &err), EARL_ERR_INVALID);
+}
+
+static void test_first_of_groups_takes_the_first_largest(void **state)
+{
+    (void)state;
+    const int64_t keys[7] = {1, 1, 1, 4, 6, 6, 6};
+    const int64_t values[7] = {3, 5, 5, 0, -2, -1, -1};
+    int64_t rows[7];
+    assert_int_equal(earl_first_of_groups(7, keys, values, rows), 3);
+    assert_int_equal(rows[0], 1);
+    assert_int_equal(rows[1], 3);
+    assert_int_equal(rows[2], 5);
+    const int64_t unsorted[3] = {2, 1, 2};
+    assert_int_equal(earl_first_of_groups(3, unsorted, values, rows), -1);
+    assert_int_equal(earl_first_of_groups(0, keys, values, rows), 0);
+}
+
+static void test_exclusive_running_max_restarts_per_group(void **state)
+{
+    (void)state;
+    const int64_t keys[6] = {0, 0, 0, 3, 3, 5};
+    const int64_t values[6] = {4, 2, 7, 1, 9, 8};
+    int64_t out[6];
+    earl_exclusive_running_max(6, keys, values, -1, out);
+    const int64_t want[6] = {-1, 4, 4, -1, 1, -1};
+    for (int k = 0; k < 6; k++)
+        assert_int_equal(out[k], want[k]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wrong_order_finds_the_first_earlier_send),
         cmocka_unit_test(test_wrong_order_without_late_senders_or_messages),
         cmocka_unit_test(test_wrong_order_rejects_ids_out_of_range),
+        cmocka_unit_test(test_leaves_of_nested_and_open_calls),
+        cmocka_unit_test(test_first_of_groups_takes_the_first_largest),
+        cmocka_unit_test(test_exclusive_running_max_restarts_per_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

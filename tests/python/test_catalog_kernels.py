@@ -60,3 +60,44 @@ def test_wrong_order_rejects_event_ids_out_of_range(trace):
         _core.wrong_order(trace._core, ids, ids, ids, ids, ids)
     with pytest.raises(ValueError, match="one length"):
         _core.wrong_order(trace._core, ids, ids[:0], ids, ids, ids)
+
+
+def test_leaves_equal_the_states_leaveptr(trace):
+    rng = np.random.default_rng(7)
+    enters = np.nonzero(trace.events.kind == earlc.KINDS["ENTER"])[0]
+    ids = np.concatenate((rng.choice(enters, 500), rng.integers(0, len(trace), 50), [-1, -1]))
+    rng.shuffle(ids)
+    got = np.frombuffer(_core.leaves(trace._core, trace.states.enterptr, ids), dtype=np.int64)
+    want = trace.states.leaveptr[np.maximum(ids, 0)]
+    want = np.where(trace.events.kind[np.maximum(ids, 0)] == earlc.KINDS["ENTER"], want, -1)
+    want[ids < 0] = -1
+    assert got.tolist() == want.tolist()
+    assert (got >= 0).sum() >= 500
+
+
+def first_of_groups_by_definition(keys, values):
+    """Per key ascending: the row of its largest value, the first of equal ones."""
+    first = {}
+    for k, (key, v) in enumerate(zip(keys.tolist(), values.tolist())):
+        if key not in first or v > values[first[key]]:
+            first[key] = k
+    return [first[k] for k in sorted(first)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_group_kernels_follow_their_definitions(seed):
+    from earlc.properties.groups import exclusive_running_max, first_of_groups
+
+    rng = np.random.default_rng(seed)
+    keys = np.sort(rng.integers(0, 40, 400))
+    values = rng.integers(0, 6, 400)
+    assert first_of_groups(keys, values).tolist() == first_of_groups_by_definition(keys, values)
+    # unsorted keys take the sorting path, with the same meaning
+    perm = rng.permutation(400)
+    assert first_of_groups(keys[perm], values[perm]).tolist() == \
+        first_of_groups_by_definition(keys[perm], values[perm])
+    running, want = {}, []
+    for key, v in zip(keys.tolist(), values.tolist()):
+        want.append(running.get(key, -1))
+        running[key] = max(running.get(key, -1), v)
+    assert exclusive_running_max(keys, values, -1).tolist() == want

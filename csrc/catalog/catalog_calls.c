@@ -1,0 +1,101 @@
+/*
+ * catalog_calls.c - the LEAVEs of many ENTERs at once (earl_leaves,
+ * earl_catalog.h).
+ *
+ * The ENTERs asked about are visited in the total order; one pass over the
+ * events from the first of them on keeps, per location, the asked ENTERs
+ * still open (a stack, linked through the queries), and a LEAVE whose
+ * enterptr is on its location's stack answers that ENTER.  Region instances
+ * nest, so the answered ENTER is the top of the stack unless the trace has
+ * unmatched LEAVEs; the stack is then searched downwards.  The pass stops
+ * once no asked ENTER is open and none is ahead.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* qsort_r */
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+#include "earl_catalog.h"
+#include "util.h"
+
+/* Queries by event id, then by position (a stable order). */
+static int by_id(const void *a, const void *b, void *ids)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    earl_eid x = ((const earl_eid *)ids)[i], y = ((const earl_eid *)ids)[j];
+    if (x != y)
+        return (x > y) - (x < y);
+    return (i > j) - (i < j);
+}
+
+earl_status earl_leaves(const earl_events *ev, const earl_eid *enterptr, const earl_eid *ids,
+                        size_t n, earl_eid *leave, earl_error *err)
+{
+    size_t count = ev->count, n_locs = 0;
+    size_t n_asked = 0; /* ids other than -1 */
+    for (size_t k = 0; k < n; k++) {
+        if (ids[k] >= 0 && (size_t)ids[k] >= count)
+            return earl_fail(err, EARL_ERR_INVALID, "leaves: event id %lld is out of range "
+                             "(the trace has %zu events)", (long long)ids[k], count);
+        leave[k] = EARL_NONE;
+        if (ids[k] >= 0) {
+            n_asked++;
+            if ((size_t)ev->location[ids[k]] + 1 > n_locs)
+                n_locs = (size_t)ev->location[ids[k]] + 1;
+        }
+    }
+    if (!n_asked)
+        return EARL_OK;
+    /* the queries in id order (stable: repeated ids answer together) */
+    size_t *order = earl_mem_alloc_scratch(n * sizeof *order);
+    size_t *below = earl_mem_alloc_scratch(n * sizeof *below); /* next query down the stack */
+    size_t *top = earl_mem_alloc_scratch(n_locs * sizeof *top);
+    if (!order || !below || !top) {
+        earl_mem_free(order); earl_mem_free(below); earl_mem_free(top);
+        return earl_fail(err, EARL_ERR_NOMEM, "leaves: out of memory for %zu calls", n);
+    }
+    int sorted = 1;
+    for (size_t k = 0; k < n; k++) {
+        order[k] = k;
+        sorted &= k == 0 || ids[k] >= ids[k - 1];
+    }
+    if (!sorted)
+        qsort_r(order, n, sizeof *order, by_id, (void *)ids);
+    size_t next = n - n_asked; /* the -1 ids come first: skip them */
+    const size_t none = (size_t)-1;
+    for (size_t l = 0; l < n_locs; l++)
+        top[l] = none;
+
+    size_t open = 0; /* queries on the stacks; next: the next query ahead */
+    for (size_t x = (size_t)ids[order[next]]; x < count && (next < n || open); x++) {
+        if (next < n && (size_t)ids[order[next]] == x) {
+            earl_loc l = ev->location[x];
+            int is_enter = ev->kind[x] == EARL_ENTER;
+            for (; next < n && (size_t)ids[order[next]] == x; next++)
+                if (is_enter) {
+                    below[order[next]] = top[l];
+                    top[l] = order[next];
+                    open++;
+                }
+        }
+        if (ev->kind[x] != EARL_LEAVE) /* an asked id that is no ENTER may still be one */
+            continue;
+        earl_loc l = ev->location[x];
+        if ((size_t)l >= n_locs || top[l] == none)
+            continue;
+        earl_eid e = enterptr[x];
+        /* the queries of e: the top ones, or further down when LEAVEs were missing */
+        size_t *link = &top[l];
+        while (*link != none && ids[*link] != e)
+            link = &below[*link];
+        while (*link != none && ids[*link] == e) {
+            size_t q = *link;
+            leave[q] = (earl_eid)x;
+            *link = below[q];
+            open--;
+        }
+    }
+    earl_mem_free(order); earl_mem_free(below); earl_mem_free(top);
+    return EARL_OK;
+}
