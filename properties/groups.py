@@ -38,16 +38,18 @@ def group_min(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
 def exclusive_running_max(keys: np.ndarray, values: np.ndarray, floor: int) -> np.ndarray:
     """Per row, the maximum of values over the earlier rows of its group (floor for
     the first row of a group); rows sorted by key, values >= floor."""
-    return np.frombuffer(_core.exclusive_running_max(_int64(keys), _int64(values), int(floor)),
-                         dtype=np.int64)
+    out = np.empty(len(values), dtype=np.int64)
+    _core.exclusive_running_max(_int64(keys), _int64(values), out, int(floor))
+    return out
 
 
 def first_of_groups(keys: np.ndarray, order_within: np.ndarray) -> np.ndarray:
     """Indices of the row with the largest order_within per key (any row order;
     ties go to the first row), ascending by key."""
-    rows = _core.first_of_groups(_int64(keys), _int64(order_within))
-    if rows is not None:  # rows already grouped (the usual case): one pass
-        return np.frombuffer(rows, dtype=np.int64)
+    rows = np.empty(len(keys), dtype=np.int64)
+    found = _core.first_of_groups(_int64(keys), _int64(order_within), rows)
+    if found is not None:  # rows already grouped (the usual case): one pass
+        return rows[:found]
     idx = np.lexsort((-order_within, keys))
     k = keys[idx]
     keep = np.ones(len(idx), dtype=bool)

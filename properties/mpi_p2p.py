@@ -13,28 +13,26 @@ from earlc.analysis import Instances, Property
 from .groups import exclusive_running_max, first_of_groups
 
 
+#: the columns of p2p_messages, in the order _core.p2p_messages fills them
+_P2P_COLUMNS = ("recv", "send", "recv_call", "send_call", "recv_call_time", "send_call_time",
+                "completion_call", "request_call")
+
+
 class P2PMessages(Property):
     name, title, metric, unit = "p2p_messages", "Point-to-point messages", False, "occ"
     description = ("Every received message with its send: the receive event (MPI_RECV, or the "
-                   "MPI_IRECV completing a request), the send (MPI_SEND, MPI_ISEND), and the "
-                   "ENTERs of the calls around them.")
+                   "MPI_IRECV completing a request), the send (MPI_SEND, MPI_ISEND), the "
+                   "ENTERs of the calls around them and their times, the call completing the "
+                   "send (the send call, or the call completing an MPI_Isend) and the call "
+                   "posting the receive (the receive call, or the MPI_Irecv).")
 
     def detect(self, ctx, subscribed):
-        from .basic import message_rows
-
-        m, _, is_recv = message_rows(ctx)
-        recv = m.event[is_recv]
-        send = ctx.pointer("sendptr", recv)
-        ok = send >= 0
-        recv, send = recv[ok], send[ok]
-        recv_call, send_call = ctx.enter_of(recv), ctx.enter_of(send)
-        ok = (recv_call >= 0) & (send_call >= 0)
-        recv, send, recv_call, send_call = recv[ok], send[ok], recv_call[ok], send_call[ok]
-        # the enter times of both calls, read by late sender and late receiver alike
-        return Instances(recv, np.zeros(len(recv), np.int64),
-                         {"recv": recv, "send": send, "recv_call": recv_call,
-                          "send_call": send_call, "recv_call_time": ctx.time_of(recv_call),
-                          "send_call_time": ctx.time_of(send_call)})
+        # matched in C from the EARL layer's sendptr and enterptr (csrc/catalog)
+        cap = _core.p2p_capacity(ctx.trace._core)
+        cols = {name: np.empty(cap, dtype=np.int64) for name in _P2P_COLUMNS}
+        n = _core.p2p_messages(ctx.states._core, *(cols[name] for name in _P2P_COLUMNS))
+        cols = {name: col[:n] for name, col in cols.items()}
+        return Instances(cols["recv"], np.zeros(n, np.int64), cols)
 
 
 class LateSender(Property):
@@ -95,9 +93,10 @@ def _wrong_order(ctx, ls):
     same location whose message was sent before the Late Sender's message was
     (-1 when none), as Scalasca defines wrong order (a search in C)."""
     msgs = ctx.published["p2p_messages"]
-    found = _core.wrong_order(ctx.trace._core, _int64(msgs["recv"]), _int64(msgs["recv_call"]),
-                              _int64(msgs["send"]), _int64(ls["recv_call"]), _int64(ls["send"]))
-    return np.frombuffer(found, dtype=np.int64)
+    found = np.empty(len(ls), dtype=np.int64)
+    _core.wrong_order(ctx.trace._core, _int64(msgs["recv"]), _int64(msgs["recv_call"]),
+                      _int64(msgs["send"]), _int64(ls["recv_call"]), _int64(ls["send"]), found)
+    return found
 
 
 class LateSenderWrongOrder(Property):
@@ -190,34 +189,31 @@ class LateReceiver(Property):
                  "too large to buffer. Post receives earlier or send non-blocking.")
 
     def detect(self, ctx, msgs):
-        cmp_ev = _request_half(ctx, msgs["send"], "MPI_ISEND")
-        cmp_call = ctx.enter_of(cmp_ev)
-        req_call = msgs["recv_call"]
-        irecv = ctx.events.kind[msgs["recv"]] == ctx.kinds["MPI_IRECV"]
-        if irecv.any():
-            req_call = req_call.copy()
-            req_call[irecv] = ctx.enter_of(_request_half(ctx, msgs["recv"][irecv], "MPI_IRECV"))
-        ok = (cmp_call >= 0) & (req_call >= 0)
-        t_req = np.where(ok, ctx.time_of(np.maximum(req_call, 0)), 0)
-        t_cmp = np.where(ok, ctx.time_of(np.maximum(cmp_call, 0)), 0)
-        single = ctx.is_region(cmp_call, _region_named(ctx, _SINGLE_COMPLETION))
-        multi = ctx.is_region(cmp_call, _region_named(ctx, _MULTI_COMPLETION))
-        cand = np.nonzero(ok & (single | multi) & (t_req > t_cmp))[0]
+        cmp_call, req_call = msgs["completion_call"], msgs["request_call"]
+        # narrowed step by step: most messages are posted before their send completes
+        cand = np.nonzero((cmp_call >= 0) & (req_call >= 0))[0]
+        t_req, t_cmp = ctx.time_of(req_call[cand]), ctx.time_of(cmp_call[cand])
+        later = t_req > t_cmp
+        cand, t_req, t_cmp = cand[later], t_req[later], t_cmp[later]
+        calls = cmp_call[cand]
+        single = ctx.is_region(calls, _region_named(ctx, _SINGLE_COMPLETION))
+        multi = ctx.is_region(calls, _region_named(ctx, _MULTI_COMPLETION))
+        known = single | multi
+        cand, t_req, t_cmp, calls, multi = (cand[known], t_req[known], t_cmp[known],
+                                            calls[known], multi[known])
         # the leave of each candidate call, once per call (a MPI_Waitall completes
-        # many sends): only for the candidates, the walk is not free
-        calls, which = np.unique(cmp_call[cand], return_inverse=True)
-        leave = ctx.leave_of(calls)
+        # many sends)
+        distinct, which = np.unique(calls, return_inverse=True)
+        leave = ctx.leave_of(distinct)
         t_leave = np.where(leave >= 0, ctx.time_of(np.maximum(leave, 0)), -1)[which]
-        covers = t_leave > t_req[cand]
-        cand = cand[covers]
-        wait = (t_req - t_cmp)[cand]
-        is_multi = multi[cand]
+        covers = t_leave > t_req
+        cand, calls, is_multi = cand[covers], calls[covers], multi[covers]
+        wait = (t_req - t_cmp)[covers]
         if is_multi.any():
             # a multi-completion call that also completes a Late Sender's receive is
             # charged there; otherwise once, with its largest wait
             ls = ctx.published.get("late_sender")
             late_calls = np.sort(ls["recv_call"]) if ls is not None else np.empty(0, np.int64)
-            calls = cmp_call[cand]
             drop = is_multi & _member(calls, late_calls)
             m = np.nonzero(is_multi & ~drop)[0]
             best = m[first_of_groups(calls[m], wait[m])] if len(m) else m

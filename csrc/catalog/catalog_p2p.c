@@ -1,6 +1,10 @@
 /*
- * catalog_p2p.c - the search behind Late Sender, wrong order
- * (earl_wrong_order, earl_catalog.h).
+ * catalog_p2p.c - point-to-point messages for the catalog (earl_catalog.h):
+ * the received messages with the calls around them (earl_p2p_find), and the
+ * search behind Late Sender, wrong order (earl_wrong_order).
+ *
+ * earl_p2p_find reads each receive's pointers once and writes only the rows
+ * that are kept, where numpy needs a full-length temporary per step.
  *
  * Every Late Sender asks: on my location, from the first receive after my
  * call on, which is the first message sent before mine?  The messages are
@@ -23,6 +27,75 @@
 
 #include "earl_catalog.h"
 #include "util.h"
+
+size_t earl_p2p_capacity(const earl_trace *trace)
+{
+    const earl_events *ev = earl_trace_events(trace);
+    return ev->kind_counts[EARL_MPI_RECV] + ev->kind_counts[EARL_MPI_IRECV];
+}
+
+/* The other half of a non-blocking request (the MPI_ISEND_COMPLETE of an
+ * MPI_ISEND, the MPI_IRECV_REQUEST of an MPI_IRECV), else the event itself. */
+static earl_eid request_half(const earl_events *ev, earl_eid e, uint8_t kind)
+{
+    if (ev->kind[e] != kind)
+        return e;
+    earl_eid half = ev->msg.partner[ev->ref[e]];
+    return half >= 0 ? half : e;
+}
+
+earl_status earl_p2p_find(const earl_trace *trace, earl_states *states, earl_p2p_messages *out,
+                          earl_error *err)
+{
+    const earl_events *ev = earl_trace_events(trace);
+    const earl_eid *enterptr = earl_states_get_view(states)->enterptr;
+    size_t cap = earl_p2p_capacity(trace), n = 0;
+    /* Column by column, as numpy would, but in place: the loads of one pass
+     * do not depend on each other, so the processor overlaps their cache
+     * misses; one pass doing everything per message would wait for a chain
+     * of dependent misses (receive, its send, the send's call, ...) each time. */
+    for (size_t row = 0; row < ev->msg.count; row++) {
+        earl_eid recv = ev->msg.event[row];
+        if (ev->kind[recv] != EARL_MPI_RECV && ev->kind[recv] != EARL_MPI_IRECV)
+            continue;
+        if (n == cap) /* more receives than the kind counts say: a broken store */
+            return earl_fail(err, EARL_ERR_INVALID, "%s: more receive records than counted",
+                             earl_trace_path(trace));
+        out->recv[n++] = recv;
+    }
+    for (size_t k = 0; k < n; k++)
+        out->send[k] = earl_states_ptr(states, EARL_PTR_SEND, out->recv[k]);
+    for (size_t k = 0; k < n; k++) {
+        out->recv_call[k] = enterptr[out->recv[k]];
+        out->send_call[k] = out->send[k] >= 0 ? enterptr[out->send[k]] : EARL_NONE;
+    }
+    size_t kept = 0; /* messages with a send, received and sent inside calls */
+    for (size_t k = 0; k < n; k++)
+        if (out->recv_call[k] >= 0 && out->send_call[k] >= 0) {
+            out->recv[kept] = out->recv[k];
+            out->send[kept] = out->send[k];
+            out->recv_call[kept] = out->recv_call[k];
+            out->send_call[kept] = out->send_call[k];
+            kept++;
+        }
+    out->n = n = kept;
+    for (size_t k = 0; k < n; k++) {
+        out->recv_call_time[k] = (int64_t)ev->time[out->recv_call[k]];
+        out->send_call_time[k] = (int64_t)ev->time[out->send_call[k]];
+    }
+    /* the events completing the sends and posting the receives first, their
+     * calls in passes of their own */
+    for (size_t k = 0; k < n; k++) {
+        out->completion_call[k] = request_half(ev, out->send[k], EARL_MPI_ISEND);
+        out->request_call[k] = request_half(ev, out->recv[k], EARL_MPI_IRECV);
+    }
+    for (size_t k = 0; k < n; k++)
+        out->completion_call[k] = enterptr[out->completion_call[k]];
+    for (size_t k = 0; k < n; k++) /* an MPI_RECV posts itself: its call is recv_call */
+        out->request_call[k] = out->request_call[k] == out->recv[k]
+                                   ? out->recv_call[k] : enterptr[out->request_call[k]];
+    return EARL_OK;
+}
 
 static int ids_in_range(const earl_eid *ids, size_t n, size_t count)
 {

@@ -16,10 +16,42 @@
 #include <stdint.h>
 
 #include "earl.h"
+#include "earl_states.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The received point-to-point messages with the calls around them, the
+ * rows of the p2p_messages compound event: one per MPI_RECV or MPI_IRECV
+ * record (in the order of the message table) whose send is known and whose
+ * receive and send are inside calls. */
+typedef struct earl_p2p_messages {
+    size_t n;                  /* rows filled */
+    earl_eid *recv;            /* the receive record (MPI_RECV, or the MPI_IRECV
+                                  in the call completing the request) */
+    earl_eid *send;            /* its send (MPI_SEND, MPI_ISEND): sendptr */
+    earl_eid *recv_call;       /* the ENTER of the call around recv */
+    earl_eid *send_call;       /* the ENTER of the call around send */
+    int64_t *recv_call_time;   /* their enter times */
+    int64_t *send_call_time;
+    earl_eid *completion_call; /* the call completing the send: the send call, or
+                                  for an MPI_Isend the call of its
+                                  MPI_ISEND_COMPLETE (-1 outside every call) */
+    earl_eid *request_call;    /* the call posting the receive: the receive call,
+                                  or for an MPI_Irecv the call of its
+                                  MPI_IRECV_REQUEST (-1 outside every call) */
+} earl_p2p_messages;
+
+/* The most rows earl_p2p_find can fill for trace: its MPI_RECV and MPI_IRECV
+ * records. */
+size_t earl_p2p_capacity(const earl_trace *trace);
+
+/* Fill the columns of out (each with earl_p2p_capacity entries) and out->n.
+ * One pass over the message table; the pointers come from the EARL layer of
+ * trace. */
+earl_status earl_p2p_find(const earl_trace *trace, earl_states *states, earl_p2p_messages *out,
+                          earl_error *err);
 
 /* Late Sender, wrong order, as Scalasca defines it.  The messages are the
  * received point-to-point messages: receive event recv[k], the ENTER of the

@@ -47,8 +47,9 @@ def test_wrong_order_is_the_first_earlier_send_after_the_call(trace, seed):
     late_call = call[late]
     late_send = rng.integers(0, n, size=len(late)).astype(np.int64)
     shuffle = rng.permutation(len(recv))
-    got = np.frombuffer(_core.wrong_order(trace._core, recv[shuffle], call[shuffle],
-                                          send[shuffle], late_call, late_send), dtype=np.int64)
+    got = np.empty(len(late), dtype=np.int64)
+    _core.wrong_order(trace._core, recv[shuffle], call[shuffle], send[shuffle], late_call,
+                      late_send, got)
     want = wrong_order_by_definition(trace, recv, call, send, late_call, late_send)
     assert got.tolist() == want
     assert any(w >= 0 for w in want) and any(w < 0 for w in want)
@@ -56,10 +57,13 @@ def test_wrong_order_is_the_first_earlier_send_after_the_call(trace, seed):
 
 def test_wrong_order_rejects_event_ids_out_of_range(trace):
     ids = np.array([len(trace)], dtype=np.int64)
+    out = np.empty(1, dtype=np.int64)
     with pytest.raises(earlc.TraceError, match="out of range"):
-        _core.wrong_order(trace._core, ids, ids, ids, ids, ids)
-    with pytest.raises(ValueError, match="one length"):
-        _core.wrong_order(trace._core, ids, ids[:0], ids, ids, ids)
+        _core.wrong_order(trace._core, ids, ids, ids, ids, ids, out)
+    with pytest.raises(ValueError, match="length of recv"):
+        _core.wrong_order(trace._core, ids, ids[:0], ids, ids, ids, out)
+    with pytest.raises(ValueError, match="length of late_call"):
+        _core.wrong_order(trace._core, ids, ids, ids, ids, ids, out[:0])
 
 
 def test_leaves_equal_the_states_leaveptr(trace):
@@ -67,7 +71,8 @@ def test_leaves_equal_the_states_leaveptr(trace):
     enters = np.nonzero(trace.events.kind == earlc.KINDS["ENTER"])[0]
     ids = np.concatenate((rng.choice(enters, 500), rng.integers(0, len(trace), 50), [-1, -1]))
     rng.shuffle(ids)
-    got = np.frombuffer(_core.leaves(trace._core, trace.states.enterptr, ids), dtype=np.int64)
+    got = np.empty(len(ids), dtype=np.int64)
+    _core.leaves(trace._core, trace.states.enterptr, ids, got)
     want = trace.states.leaveptr[np.maximum(ids, 0)]
     want = np.where(trace.events.kind[np.maximum(ids, 0)] == earlc.KINDS["ENTER"], want, -1)
     want[ids < 0] = -1

@@ -1,16 +1,18 @@
 /*
  * catalog.c - the kernels of the analysis catalog (csrc/catalog,
- * earl_catalog.h) as functions of earlc._core.  Event ids come in as
- * buffers of int64 (numpy arrays), results go out as bytes of int64 for
- * numpy.frombuffer; the GIL is released while the kernels run.
+ * earl_catalog.h) as functions of earlc._core.  Event ids and values come in
+ * as buffers of int64 (numpy arrays); results go into int64 arrays the caller
+ * allocates (numpy's, which during an analysis come from earlc's warm memory:
+ * fresh pages would cost the kernel's zeroing).  The GIL is released while
+ * the kernels run.
  */
 #include "ext.h"
 
 #include "earl_catalog.h"
 
-/* Buffers of int64 given to a kernel, released together. */
+/* The buffers of one call, released together. */
 typedef struct int64_args {
-    Py_buffer view[8];
+    Py_buffer view[10];
     int n;
 } int64_args;
 
@@ -21,187 +23,244 @@ static void release_args(int64_args *a)
     a->n = 0;
 }
 
-/* The next argument as int64 items; -1 with ValueError when its size is no
- * multiple of 8 bytes or it is not contiguous. */
-static int take_int64(int64_args *a, PyObject *obj, const char *what, size_t *count)
+/* The next argument as a contiguous buffer of int64 items (writable for an
+ * output), its items in *count; NULL with an exception otherwise. */
+static int64_t *take(int64_args *a, PyObject *obj, const char *what, int writable, size_t *count)
 {
     Py_buffer *v = &a->view[a->n];
-    if (PyObject_GetBuffer(obj, v, PyBUF_C_CONTIGUOUS) < 0)
-        return -1;
+    if (PyObject_GetBuffer(obj, v, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) < 0)
+        return NULL;
     a->n++;
     if (v->len % (Py_ssize_t)sizeof(int64_t)) {
         PyErr_Format(PyExc_ValueError, "%s must hold int64 items", what);
-        return -1;
+        return NULL;
     }
     *count = (size_t)v->len / sizeof(int64_t);
+    return v->buf;
+}
+
+/* Take n_in inputs then n_out outputs of args (after `skip` other
+ * arguments), all of one length; -1 with an exception otherwise. */
+static int take_all(int64_args *a, PyObject *args, int skip, int n_in, int n_out,
+                    const char *const *names, int64_t **buf, size_t *n)
+{
+    if (PyTuple_GET_SIZE(args) != skip + n_in + n_out) {
+        PyErr_Format(PyExc_TypeError, "expected %d arguments", skip + n_in + n_out);
+        return -1;
+    }
+    for (int k = 0; k < n_in + n_out; k++) {
+        size_t count;
+        buf[k] = take(a, PyTuple_GET_ITEM(args, skip + k), names[k], k >= n_in, &count);
+        if (!buf[k])
+            return -1;
+        if (k == 0)
+            *n = count;
+        else if (count != *n) {
+            PyErr_Format(PyExc_ValueError, "%s must have the length of %s", names[k], names[0]);
+            return -1;
+        }
+    }
     return 0;
 }
 
-/* wrong_order(trace, recv, recv_call, send, late_call, late_send) -> bytes
- * of int64: per Late Sender, the location of the sender of the first message
- * its location receives later and that was sent before its own (-1: none). */
+static earl_trace *trace_arg(PyObject *args)
+{
+    if (PyTuple_GET_SIZE(args) < 1) {
+        PyErr_SetString(PyExc_TypeError, "expected a _core.Trace first");
+        return NULL;
+    }
+    return earlc_trace_of(PyTuple_GET_ITEM(args, 0));
+}
+
+static PyObject *status_result(earl_status st, const earl_error *err)
+{
+    if (st != EARL_OK)
+        return earlc_raise(err);
+    Py_RETURN_NONE;
+}
+
+/* p2p_capacity(trace) -> the most rows p2p_messages fills. */
+static PyObject *p2p_capacity(PyObject *module, PyObject *trace_obj)
+{
+    (void)module;
+    earl_trace *trace = earlc_trace_of(trace_obj);
+    return trace ? PyLong_FromSize_t(earl_p2p_capacity(trace)) : NULL;
+}
+
+/* p2p_messages(states, recv, send, recv_call, send_call, recv_call_time,
+ * send_call_time, completion_call, request_call) -> rows filled, each array
+ * of p2p_capacity(trace) items (earl_p2p_find). */
+static PyObject *p2p_messages(PyObject *module, PyObject *args)
+{
+    (void)module;
+    static const char *const names[8] = {"recv", "send", "recv_call", "send_call",
+                                         "recv_call_time", "send_call_time",
+                                         "completion_call", "request_call"};
+    PyObject *trace_obj;
+    earl_states *states = PyTuple_GET_SIZE(args) ? earlc_states_of(PyTuple_GET_ITEM(args, 0),
+                                                                    &trace_obj) : NULL;
+    earl_trace *trace = states ? earlc_trace_of(trace_obj) : NULL;
+    if (!trace)
+        return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_TypeError, "expected a _core.States");
+    int64_args a = {.n = 0};
+    int64_t *buf[8];
+    size_t n;
+    if (take_all(&a, args, 1, 0, 8, names, buf, &n) < 0) {
+        release_args(&a);
+        return NULL;
+    }
+    if (n < earl_p2p_capacity(trace)) {
+        release_args(&a);
+        return PyErr_Format(PyExc_ValueError, "p2p_messages: the columns need %zu items",
+                            earl_p2p_capacity(trace));
+    }
+    earl_p2p_messages m = {0, buf[0], buf[1], buf[2], buf[3], buf[4], buf[5], buf[6], buf[7]};
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_p2p_find(trace, states, &m, &err);
+    Py_END_ALLOW_THREADS
+    release_args(&a);
+    if (st != EARL_OK)
+        return earlc_raise(&err);
+    return PyLong_FromSize_t(m.n);
+}
+
+/* wrong_order(trace, recv, recv_call, send, late_call, late_send, out):
+ * per Late Sender, the location of the sender of the first message its
+ * location receives later and that was sent before its own (-1: none). */
 static PyObject *wrong_order(PyObject *module, PyObject *args)
 {
     (void)module;
-    PyObject *trace_obj, *obj[5];
-    if (!PyArg_ParseTuple(args, "OOOOOO", &trace_obj, &obj[0], &obj[1], &obj[2], &obj[3],
-                          &obj[4]))
-        return NULL;
-    earl_trace *trace = earlc_trace_of(trace_obj);
+    static const char *const msg_names[3] = {"recv", "recv_call", "send"};
+    static const char *const late_names[3] = {"late_call", "late_send", "out"};
+    earl_trace *trace = trace_arg(args);
     if (!trace)
         return NULL;
-    static const char *names[5] = {"recv", "recv_call", "send", "late_call", "late_send"};
+    if (PyTuple_GET_SIZE(args) != 7)
+        return PyErr_Format(PyExc_TypeError, "wrong_order takes 7 arguments");
     int64_args a = {.n = 0};
-    size_t count[5];
-    for (int k = 0; k < 5; k++)
-        if (take_int64(&a, obj[k], names[k], &count[k]) < 0) {
-            release_args(&a);
-            return NULL;
-        }
-    if (count[1] != count[0] || count[2] != count[0] || count[4] != count[3]) {
-        release_args(&a);
-        return PyErr_Format(PyExc_ValueError, "wrong_order: recv, recv_call and send must have "
-                            "one length, late_call and late_send another");
-    }
-    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(count[3] * sizeof(int64_t)));
-    if (!out) {
+    int64_t *msg[3], *late[3];
+    size_t n_msgs, n_late;
+    PyObject *msg_args = PyTuple_GetSlice(args, 0, 4), *late_args = PyTuple_GetSlice(args, 3, 7);
+    int ok = msg_args && late_args &&
+             take_all(&a, msg_args, 1, 3, 0, msg_names, msg, &n_msgs) == 0 &&
+             take_all(&a, late_args, 1, 2, 1, late_names, late, &n_late) == 0;
+    Py_XDECREF(msg_args);
+    Py_XDECREF(late_args);
+    if (!ok) {
         release_args(&a);
         return NULL;
     }
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = earl_wrong_order(earl_trace_events(trace), earl_trace_defs(trace)->n_locations,
-                          count[0], a.view[0].buf, a.view[1].buf, a.view[2].buf, count[3],
-                          a.view[3].buf, a.view[4].buf, (int64_t *)PyBytes_AS_STRING(out), &err);
+    st = earl_wrong_order(earl_trace_events(trace), earl_trace_defs(trace)->n_locations, n_msgs,
+                          msg[0], msg[1], msg[2], n_late, late[0], late[1], late[2], &err);
     Py_END_ALLOW_THREADS
     release_args(&a);
-    if (st != EARL_OK) {
-        Py_DECREF(out);
-        return earlc_raise(&err);
-    }
-    return out;
+    return status_result(st, &err);
 }
 
-/* leaves(trace, enterptr, ids) -> bytes of int64: the LEAVE of each ENTER. */
+/* leaves(trace, enterptr, ids, out): the LEAVE of each ENTER. */
 static PyObject *leaves(PyObject *module, PyObject *args)
 {
     (void)module;
-    PyObject *trace_obj, *enterptr_obj, *ids_obj;
-    if (!PyArg_ParseTuple(args, "OOO", &trace_obj, &enterptr_obj, &ids_obj))
-        return NULL;
-    earl_trace *trace = earlc_trace_of(trace_obj);
+    static const char *const names[2] = {"ids", "out"};
+    earl_trace *trace = trace_arg(args);
     if (!trace)
         return NULL;
+    if (PyTuple_GET_SIZE(args) != 4)
+        return PyErr_Format(PyExc_TypeError, "leaves takes 4 arguments");
     const earl_events *ev = earl_trace_events(trace);
     int64_args a = {.n = 0};
-    size_t n_enterptr, n;
-    if (take_int64(&a, enterptr_obj, "enterptr", &n_enterptr) < 0 ||
-        take_int64(&a, ids_obj, "ids", &n) < 0) {
-        release_args(&a);
-        return NULL;
+    int64_t *buf[2], *enterptr;
+    size_t n, n_enterptr;
+    PyObject *rest = PyTuple_GetSlice(args, 1, 4);
+    int ok = rest && (enterptr = take(&a, PyTuple_GET_ITEM(rest, 0), "enterptr", 0,
+                                      &n_enterptr)) != NULL &&
+             take_all(&a, rest, 1, 1, 1, names, buf, &n) == 0;
+    Py_XDECREF(rest);
+    if (ok && n_enterptr != ev->count) {
+        PyErr_Format(PyExc_ValueError, "leaves: enterptr must hold one id per event (%zu), "
+                     "not %zu", ev->count, n_enterptr);
+        ok = 0;
     }
-    if (n_enterptr != ev->count) {
-        release_args(&a);
-        return PyErr_Format(PyExc_ValueError, "leaves: enterptr must hold one id per event "
-                            "(%zu), not %zu", ev->count, n_enterptr);
-    }
-    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * sizeof(int64_t)));
-    if (!out) {
+    if (!ok) {
         release_args(&a);
         return NULL;
     }
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = earl_leaves(ev, a.view[0].buf, a.view[1].buf, n, (earl_eid *)PyBytes_AS_STRING(out),
-                     &err);
+    st = earl_leaves(ev, enterptr, buf[0], n, buf[1], &err);
     Py_END_ALLOW_THREADS
     release_args(&a);
-    if (st != EARL_OK) {
-        Py_DECREF(out);
-        return earlc_raise(&err);
-    }
-    return out;
+    return status_result(st, &err);
 }
 
-/* The keys and values of a group reduction, of one length. */
-static int take_groups(int64_args *a, PyObject *keys, PyObject *values, size_t *n)
-{
-    size_t n_values;
-    if (take_int64(a, keys, "keys", n) < 0 || take_int64(a, values, "values", &n_values) < 0)
-        return -1;
-    if (n_values != *n) {
-        PyErr_SetString(PyExc_ValueError, "keys and values must have one length");
-        return -1;
-    }
-    return 0;
-}
-
-/* first_of_groups(keys, values) -> bytes of int64 (row numbers), or None
- * when the keys are not sorted. */
+/* first_of_groups(keys, values, out) -> rows written to out, or None when
+ * the keys are not sorted. */
 static PyObject *first_of_groups(PyObject *module, PyObject *args)
 {
     (void)module;
-    PyObject *keys, *values;
-    if (!PyArg_ParseTuple(args, "OO", &keys, &values))
-        return NULL;
+    static const char *const names[3] = {"keys", "values", "out"};
     int64_args a = {.n = 0};
+    int64_t *buf[3];
     size_t n;
-    if (take_groups(&a, keys, values, &n) < 0) {
+    if (take_all(&a, args, 0, 2, 1, names, buf, &n) < 0) {
         release_args(&a);
         return NULL;
-    }
-    int64_t *rows = PyMem_RawMalloc((n ? n : 1) * sizeof *rows);
-    if (!rows) {
-        release_args(&a);
-        return PyErr_NoMemory();
     }
     ptrdiff_t found;
     Py_BEGIN_ALLOW_THREADS
-    found = earl_first_of_groups(n, a.view[0].buf, a.view[1].buf, rows);
+    found = earl_first_of_groups(n, buf[0], buf[1], buf[2]);
     Py_END_ALLOW_THREADS
     release_args(&a);
-    PyObject *out = found < 0 ? Py_NewRef(Py_None)
-                              : PyBytes_FromStringAndSize((const char *)rows,
-                                                          (Py_ssize_t)(found * sizeof *rows));
-    PyMem_RawFree(rows);
-    return out;
+    if (found < 0)
+        Py_RETURN_NONE;
+    return PyLong_FromSsize_t(found);
 }
 
-/* exclusive_running_max(keys, values, floor) -> bytes of int64. */
+/* exclusive_running_max(keys, values, out, floor). */
 static PyObject *exclusive_running_max(PyObject *module, PyObject *args)
 {
     (void)module;
-    PyObject *keys, *values;
-    long long floor;
-    if (!PyArg_ParseTuple(args, "OOL", &keys, &values, &floor))
+    static const char *const names[3] = {"keys", "values", "out"};
+    if (PyTuple_GET_SIZE(args) != 4)
+        return PyErr_Format(PyExc_TypeError, "exclusive_running_max takes 4 arguments");
+    long long floor = PyLong_AsLongLong(PyTuple_GET_ITEM(args, 3));
+    if (floor == -1 && PyErr_Occurred())
         return NULL;
     int64_args a = {.n = 0};
+    int64_t *buf[3];
     size_t n;
-    if (take_groups(&a, keys, values, &n) < 0) {
+    PyObject *arrays = PyTuple_GetSlice(args, 0, 3);
+    int ok = arrays && take_all(&a, arrays, 0, 2, 1, names, buf, &n) == 0;
+    Py_XDECREF(arrays);
+    if (!ok) {
         release_args(&a);
         return NULL;
     }
-    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * sizeof(int64_t)));
-    if (out) {
-        Py_BEGIN_ALLOW_THREADS
-        earl_exclusive_running_max(n, a.view[0].buf, a.view[1].buf, floor,
-                                   (int64_t *)PyBytes_AS_STRING(out));
-        Py_END_ALLOW_THREADS
-    }
+    Py_BEGIN_ALLOW_THREADS
+    earl_exclusive_running_max(n, buf[0], buf[1], floor, buf[2]);
+    Py_END_ALLOW_THREADS
     release_args(&a);
-    return out;
+    Py_RETURN_NONE;
 }
 
 static PyMethodDef catalog_functions[] = {
+    {"p2p_capacity", p2p_capacity, METH_O, "p2p_capacity(trace) -> rows p2p_messages may fill"},
+    {"p2p_messages", p2p_messages, METH_VARARGS,
+     "p2p_messages(states, recv, send, recv_call, send_call, recv_call_time, send_call_time, "
+     "completion_call, request_call) -> rows filled"},
     {"wrong_order", wrong_order, METH_VARARGS,
-     "wrong_order(trace, recv, recv_call, send, late_call, late_send) -> bytes of int64"},
-    {"leaves", leaves, METH_VARARGS, "leaves(trace, enterptr, ids) -> bytes of int64"},
+     "wrong_order(trace, recv, recv_call, send, late_call, late_send, out)"},
+    {"leaves", leaves, METH_VARARGS, "leaves(trace, enterptr, ids, out)"},
     {"first_of_groups", first_of_groups, METH_VARARGS,
-     "first_of_groups(keys, values) -> bytes of int64 row numbers, None for unsorted keys"},
+     "first_of_groups(keys, values, out) -> rows written, None for unsorted keys"},
     {"exclusive_running_max", exclusive_running_max, METH_VARARGS,
-     "exclusive_running_max(keys, values, floor) -> bytes of int64"},
+     "exclusive_running_max(keys, values, out, floor)"},
     {NULL, NULL, 0, NULL},
 };
 

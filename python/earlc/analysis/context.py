@@ -284,8 +284,9 @@ class AnalysisContext:
         over the events in C (csrc/catalog) answers them all, cheaper than
         walking each call when they are many."""
         enters = np.ascontiguousarray(enters, dtype=np.int64)
-        return np.frombuffer(_core.leaves(self.trace._core, self.states.enterptr, enters),
-                             dtype=np.int64)
+        out = np.empty(len(enters), dtype=np.int64)
+        _core.leaves(self.trace._core, self.states.enterptr, enters, out)
+        return out
 
     def pointer(self, name: str, ids: np.ndarray) -> np.ndarray:
         """Pointer attribute `name` (sendptr, lockptr, ...) of the events ids."""
