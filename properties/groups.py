@@ -46,11 +46,17 @@ def exclusive_running_max(keys: np.ndarray, values: np.ndarray, floor: int) -> n
 def first_of_groups(keys: np.ndarray, order_within: np.ndarray) -> np.ndarray:
     """Indices of the row with the largest order_within per key (any row order;
     ties go to the first row), ascending by key."""
+    # rows usually come grouped (each key in one run of rows): one pass in C
+    # over the runs, then the runs in key order
     rows = np.empty(len(keys), dtype=np.int64)
-    found = _core.first_of_groups(_int64(keys), _int64(order_within), rows)
-    if found is not None:  # rows already grouped (the usual case): one pass
-        return rows[:found]
-    idx = np.lexsort((-order_within, keys))
+    rows = rows[:_core.first_of_runs(_int64(keys), _int64(order_within), rows)]
+    run_keys = keys[rows]
+    if len(rows) > 1 and not bool(np.all(run_keys[1:] >= run_keys[:-1])):
+        by_key = np.argsort(run_keys, kind="stable")
+        rows, run_keys = rows[by_key], run_keys[by_key]
+    if not len(rows) or bool(np.all(run_keys[1:] != run_keys[:-1])):
+        return rows
+    idx = np.lexsort((-order_within, keys))  # a key in several runs
     k = keys[idx]
     keep = np.ones(len(idx), dtype=bool)
     keep[1:] = k[1:] != k[:-1]

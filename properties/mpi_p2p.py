@@ -10,7 +10,7 @@ import numpy as np
 from earlc import _core
 from earlc.analysis import Instances, Property
 
-from .groups import exclusive_running_max, first_of_groups
+from .groups import exclusive_running_max, first_of_groups, segments
 
 
 #: the columns of p2p_messages, in the order _core.p2p_messages fills them
@@ -55,10 +55,11 @@ class LateSender(Property):
         if len(wait):
             # no waiting past the receive's own leave (clocks of different processes
             # may disagree a little): once per receive call
-            calls, which = np.unique(cand["recv_call"], return_inverse=True)
-            leave = ctx.leave_of(calls)
+            # (the receives of one call are adjacent: one lookup per run of them)
+            starts, run = segments(cand["recv_call"])
+            leave = ctx.leave_of(cand["recv_call"][starts])
             t_leave = np.where(leave >= 0, ctx.time_of(np.maximum(leave, 0)),
-                               np.iinfo(np.int64).max)[which]
+                               np.iinfo(np.int64).max)[run]
             wait = np.minimum(wait, t_leave - cand["recv_call_time"])
         # one occurrence per receive call: the largest wait among its receives
         keep = first_of_groups(cand["recv_call"], wait)

@@ -1,6 +1,9 @@
 /*
- * catalog_calls.c - the LEAVEs of many ENTERs at once (earl_leaves,
- * earl_catalog.h).
+ * catalog_calls.c - what happens inside calls, for many calls at once
+ * (earl_catalog.h): their LEAVEs (earl_leaves), and the
+ * MPI_COLLECTIVE_BEGIN inside collective calls (earl_collective_begins).
+ * Both walk the events front to back once instead of searching each call's
+ * events on its location.
  *
  * The ENTERs asked about are visited in the total order; one pass over the
  * events from the first of them on keeps, per location, the asked ENTERs
@@ -97,5 +100,41 @@ earl_status earl_leaves(const earl_events *ev, const earl_eid *enterptr, const e
         }
     }
     earl_mem_free(order); earl_mem_free(below); earl_mem_free(top);
+    return EARL_OK;
+}
+
+earl_status earl_collective_begins(const earl_events *ev, size_t n_locations,
+                                   const earl_eid *ends, const earl_eid *calls, size_t n,
+                                   earl_eid *begin, earl_error *err)
+{
+    size_t count = ev->count, n_rows = ev->coll.count;
+    for (size_t k = 0; k < n; k++)
+        if (ends[k] < 0 || (size_t)ends[k] >= count)
+            return earl_fail(err, EARL_ERR_INVALID, "collective begins: event id %lld is out "
+                             "of range (the trace has %zu events)", (long long)ends[k], count);
+    /* the last BEGIN before each collective record (a row of ev->coll) */
+    earl_eid *last = earl_mem_alloc_scratch((n_locations ? n_locations : 1) * sizeof *last);
+    earl_eid *row_begin = earl_mem_alloc_scratch((n_rows ? n_rows : 1) * sizeof *row_begin);
+    if (!last || !row_begin) {
+        earl_mem_free(last); earl_mem_free(row_begin);
+        return earl_fail(err, EARL_ERR_NOMEM, "collective begins: out of memory");
+    }
+    for (size_t l = 0; l < n_locations; l++)
+        last[l] = EARL_NONE;
+    for (size_t x = 0; x < count; x++) {
+        uint8_t kind = ev->kind[x];
+        if (kind == EARL_MPI_COLLECTIVE_BEGIN)
+            last[ev->location[x]] = (earl_eid)x;
+        else if (kind == EARL_MPI_COLLECTIVE_END && ev->ref[x] >= 0 &&
+                 (size_t)ev->ref[x] < n_rows)
+            row_begin[ev->ref[x]] = last[ev->location[x]];
+    }
+    for (size_t k = 0; k < n; k++) {
+        earl_eid e = ends[k];
+        earl_eid b = ev->kind[e] == EARL_MPI_COLLECTIVE_END && ev->ref[e] >= 0 &&
+                             (size_t)ev->ref[e] < n_rows ? row_begin[ev->ref[e]] : EARL_NONE;
+        begin[k] = b > calls[k] ? b : EARL_NONE;
+    }
+    earl_mem_free(last); earl_mem_free(row_begin);
     return EARL_OK;
 }

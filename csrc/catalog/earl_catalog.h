@@ -79,15 +79,22 @@ earl_status earl_wrong_order(const earl_events *ev, size_t n_locations, size_t n
 earl_status earl_leaves(const earl_events *ev, const earl_eid *enterptr, const earl_eid *ids,
                         size_t n, earl_eid *leave, earl_error *err);
 
+/* The MPI_COLLECTIVE_BEGIN of each MPI_COLLECTIVE_END ends[k] inside the
+ * call calls[k] (the ENTER around it): the last BEGIN of its location before
+ * it and after the call, into begin[k]; -1 when there is none or ends[k] is
+ * no MPI_COLLECTIVE_END.  One pass over the events (the kinds column, and
+ * the locations of the collective records). */
+earl_status earl_collective_begins(const earl_events *ev, size_t n_locations,
+                                   const earl_eid *ends, const earl_eid *calls, size_t n,
+                                   earl_eid *begin, earl_error *err);
+
 /* ---- groups of rows ------------------------------------------------------- */
 
-/* Rows come in groups: runs of equal keys[k] (usually sorted keys). */
+/* Rows come in groups: runs of equal keys[k]. */
 
-/* The row with the largest value in each group (the first of equal ones),
- * in group order, into rows[]; returns their number.  keys must be sorted
- * ascending: returns -1 when they are not (the caller sorts first). */
-ptrdiff_t earl_first_of_groups(size_t n, const int64_t *keys, const int64_t *values,
-                               int64_t *rows);
+/* The row with the largest value in each run (the first of equal ones), in
+ * run order, into rows[]; returns the number of runs. */
+size_t earl_first_of_runs(size_t n, const int64_t *keys, const int64_t *values, int64_t *rows);
 
 /* Per row, the largest value among the earlier rows of its group, floor
  * for the first row of a group, into out[]. */

@@ -112,19 +112,55 @@ static void test_leaves_of_nested_and_open_calls(void **state)
     assert_int_equal(earl_leaves(&ev, enterptr, bad, 1, leave, &err), EARL_ERR_INVALID);
 }
 
-static void test_first_of_groups_takes_the_first_largest(void **state)
+/* Location 0 runs two collective calls, location 1 one whose BEGIN is not
+ * recorded:
+ *
+ *   id  loc  kind                 id  loc  kind
+ *    0   0   ENTER (call 0)        5   0   MPI_COLLECTIVE_END (row 1)
+ *    1   0   MPI_COLLECTIVE_BEGIN  6   0   ENTER (call 6)
+ *    2   1   ENTER (call 2)        7   0   MPI_COLLECTIVE_END (row 2)
+ *    3   1   MPI_COLLECTIVE_END    8   0   LEAVE
+ *            (row 0)
+ *    4   0   MPI_COLLECTIVE_BEGIN
+ */
+static void test_collective_begins_stay_inside_the_call(void **state)
 {
     (void)state;
-    const int64_t keys[7] = {1, 1, 1, 4, 6, 6, 6};
-    const int64_t values[7] = {3, 5, 5, 0, -2, -1, -1};
-    int64_t rows[7];
-    assert_int_equal(earl_first_of_groups(7, keys, values, rows), 3);
+    static const earl_loc loc[9] = {0, 0, 1, 1, 0, 0, 0, 0, 0};
+    static const uint8_t kind[9] = {EARL_ENTER, EARL_MPI_COLLECTIVE_BEGIN, EARL_ENTER,
+                                    EARL_MPI_COLLECTIVE_END, EARL_MPI_COLLECTIVE_BEGIN,
+                                    EARL_MPI_COLLECTIVE_END, EARL_ENTER,
+                                    EARL_MPI_COLLECTIVE_END, EARL_LEAVE};
+    static const int32_t ref[9] = {-1, -1, -1, 0, -1, 1, -1, 2, -1};
+    earl_events ev = {.count = 9, .location = loc, .kind = kind, .ref = ref,
+                      .coll = {.count = 3}};
+    /* END 3 on location 1 (no BEGIN there), END 5 after BEGIN 4 (call 0), END 7
+     * in call 6 after which location 0 recorded no BEGIN, and an ENTER */
+    const earl_eid ends[4] = {3, 5, 7, 0}, calls[4] = {2, 0, 6, 0};
+    earl_eid begin[4];
+    earl_error err;
+    assert_int_equal(earl_collective_begins(&ev, 2, ends, calls, 4, begin, &err), EARL_OK);
+    assert_int_equal(begin[0], -1);
+    assert_int_equal(begin[1], 4); /* the last BEGIN, not the first */
+    assert_int_equal(begin[2], -1);
+    assert_int_equal(begin[3], -1);
+    const earl_eid bad[1] = {9};
+    assert_int_equal(earl_collective_begins(&ev, 2, bad, calls, 1, begin, &err),
+                     EARL_ERR_INVALID);
+}
+
+static void test_first_of_runs_takes_the_first_largest(void **state)
+{
+    (void)state;
+    const int64_t keys[8] = {1, 1, 1, 4, 6, 6, 6, 1};
+    const int64_t values[8] = {3, 5, 5, 0, -2, -1, -1, 9};
+    int64_t rows[8];
+    assert_int_equal(earl_first_of_runs(8, keys, values, rows), 4);
     assert_int_equal(rows[0], 1);
     assert_int_equal(rows[1], 3);
     assert_int_equal(rows[2], 5);
-    const int64_t unsorted[3] = {2, 1, 2};
-    assert_int_equal(earl_first_of_groups(3, unsorted, values, rows), -1);
-    assert_int_equal(earl_first_of_groups(0, keys, values, rows), 0);
+    assert_int_equal(rows[3], 7); /* key 1 again: a run of its own */
+    assert_int_equal(earl_first_of_runs(0, keys, values, rows), 0);
 }
 
 static void test_exclusive_running_max_restarts_per_group(void **state)
@@ -146,7 +182,8 @@ int main(void)
         cmocka_unit_test(test_wrong_order_without_late_senders_or_messages),
         cmocka_unit_test(test_wrong_order_rejects_ids_out_of_range),
         cmocka_unit_test(test_leaves_of_nested_and_open_calls),
-        cmocka_unit_test(test_first_of_groups_takes_the_first_largest),
+        cmocka_unit_test(test_collective_begins_stay_inside_the_call),
+        cmocka_unit_test(test_first_of_runs_takes_the_first_largest),
         cmocka_unit_test(test_exclusive_running_max_restarts_per_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

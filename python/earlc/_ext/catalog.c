@@ -199,9 +199,34 @@ static PyObject *leaves(PyObject *module, PyObject *args)
     return status_result(st, &err);
 }
 
-/* first_of_groups(keys, values, out) -> rows written to out, or None when
- * the keys are not sorted. */
-static PyObject *first_of_groups(PyObject *module, PyObject *args)
+/* collective_begins(trace, ends, calls, out): the MPI_COLLECTIVE_BEGIN of
+ * each MPI_COLLECTIVE_END inside its call (-1: none). */
+static PyObject *collective_begins(PyObject *module, PyObject *args)
+{
+    (void)module;
+    static const char *const names[3] = {"ends", "calls", "out"};
+    earl_trace *trace = trace_arg(args);
+    if (!trace)
+        return NULL;
+    int64_args a = {.n = 0};
+    int64_t *buf[3];
+    size_t n;
+    if (take_all(&a, args, 1, 2, 1, names, buf, &n) < 0) {
+        release_args(&a);
+        return NULL;
+    }
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_collective_begins(earl_trace_events(trace), earl_trace_defs(trace)->n_locations,
+                                buf[0], buf[1], n, buf[2], &err);
+    Py_END_ALLOW_THREADS
+    release_args(&a);
+    return status_result(st, &err);
+}
+
+/* first_of_runs(keys, values, out) -> rows written to out. */
+static PyObject *first_of_runs(PyObject *module, PyObject *args)
 {
     (void)module;
     static const char *const names[3] = {"keys", "values", "out"};
@@ -212,14 +237,12 @@ static PyObject *first_of_groups(PyObject *module, PyObject *args)
         release_args(&a);
         return NULL;
     }
-    ptrdiff_t found;
+    size_t found;
     Py_BEGIN_ALLOW_THREADS
-    found = earl_first_of_groups(n, buf[0], buf[1], buf[2]);
+    found = earl_first_of_runs(n, buf[0], buf[1], buf[2]);
     Py_END_ALLOW_THREADS
     release_args(&a);
-    if (found < 0)
-        Py_RETURN_NONE;
-    return PyLong_FromSsize_t(found);
+    return PyLong_FromSize_t(found);
 }
 
 /* exclusive_running_max(keys, values, out, floor). */
@@ -257,8 +280,10 @@ static PyMethodDef catalog_functions[] = {
     {"wrong_order", wrong_order, METH_VARARGS,
      "wrong_order(trace, recv, recv_call, send, late_call, late_send, out)"},
     {"leaves", leaves, METH_VARARGS, "leaves(trace, enterptr, ids, out)"},
-    {"first_of_groups", first_of_groups, METH_VARARGS,
-     "first_of_groups(keys, values, out) -> rows written, None for unsorted keys"},
+    {"collective_begins", collective_begins, METH_VARARGS,
+     "collective_begins(trace, ends, calls, out)"},
+    {"first_of_runs", first_of_runs, METH_VARARGS,
+     "first_of_runs(keys, values, out) -> rows written (the first largest of each run)"},
     {"exclusive_running_max", exclusive_running_max, METH_VARARGS,
      "exclusive_running_max(keys, values, out, floor)"},
     {NULL, NULL, 0, NULL},
