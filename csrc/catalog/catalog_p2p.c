@@ -114,24 +114,31 @@ static int by_event(const void *a, const void *b, void *recv)
 
 /* The messages in receive order per location, as rows: rows row_start[l] ..
  * row_start[l + 1] are location l's; row r is message row_msg[r], received in
- * call row_call[r], sent at row_sent[r].  The rows are scattered into place
- * in one pass over the messages (few locations fill at a time, so the writes
- * stay in cache), and later read front to back. */
+ * call row_call[r], sent at row_sent[r].  The receivers' locations and the
+ * send times are gathered first, each in a pass of its own (independent
+ * loads, whose cache misses the processor overlaps; msg_loc and msg_sent
+ * are scratch), then the rows are scattered into place (few locations fill
+ * at a time, so the writes stay in cache) and later read front to back. */
 static void order_by_receiver(const earl_events *ev, size_t n_locations, size_t n_msgs,
                               const earl_eid *recv, const earl_eid *recv_call,
-                              const earl_eid *send, size_t *row_start, size_t *row_msg,
-                              earl_eid *row_call, int64_t *row_sent)
+                              const earl_eid *send, earl_loc *msg_loc, int64_t *msg_sent,
+                              size_t *row_start, size_t *row_msg, earl_eid *row_call,
+                              int64_t *row_sent)
 {
+    for (size_t k = 0; k < n_msgs; k++)
+        msg_loc[k] = ev->location[recv[k]];
+    for (size_t k = 0; k < n_msgs; k++)
+        msg_sent[k] = (int64_t)ev->time[send[k]];
     memset(row_start, 0, (n_locations + 1) * sizeof *row_start);
     for (size_t k = 0; k < n_msgs; k++)
-        row_start[ev->location[recv[k]] + 1]++;
+        row_start[msg_loc[k] + 1]++;
     for (size_t l = 0; l < n_locations; l++)
         row_start[l + 1] += row_start[l];
     for (size_t k = 0; k < n_msgs; k++) { /* row_start[l] advances to the end of l's rows */
-        size_t r = row_start[ev->location[recv[k]]]++;
+        size_t r = row_start[msg_loc[k]]++;
         row_msg[r] = k;
         row_call[r] = recv_call[k];
-        row_sent[r] = (int64_t)ev->time[send[k]];
+        row_sent[r] = msg_sent[k];
     }
     memmove(row_start + 1, row_start, n_locations * sizeof *row_start);
     row_start[0] = 0;
@@ -142,7 +149,7 @@ static void order_by_receiver(const earl_events *ev, size_t n_locations, size_t 
                 qsort_r(row_msg + lo, hi - lo, sizeof *row_msg, by_event, (void *)recv);
                 for (size_t q = lo; q < hi; q++) {
                     row_call[q] = recv_call[row_msg[q]];
-                    row_sent[q] = (int64_t)ev->time[send[row_msg[q]]];
+                    row_sent[q] = msg_sent[row_msg[q]];
                 }
                 break;
             }
@@ -150,9 +157,24 @@ static void order_by_receiver(const earl_events *ev, size_t n_locations, size_t 
 }
 
 /* The first row in [lo, hi) whose call comes after `call` (rows of one call
- * are adjacent and calls ascend along a location). */
-static size_t after_call(const earl_eid *row_call, size_t lo, size_t hi, earl_eid call)
+ * are adjacent and calls ascend along a location).  The Late Senders usually
+ * come in call order, so the search gallops forward from `from` (the previous
+ * answer on the location) when the answer lies beyond it: a few probes near
+ * the last answer instead of a binary search over the location's rows. */
+static size_t after_call(const earl_eid *row_call, size_t lo, size_t hi, size_t from,
+                         earl_eid call)
 {
+    if (from > lo && from <= hi && row_call[from - 1] <= call) {
+        lo = from;
+        for (size_t step = 1; lo + step - 1 < hi; step *= 2) {
+            size_t probe = lo + step - 1;
+            if (row_call[probe] > call) {
+                hi = probe;
+                break;
+            }
+            lo = probe + 1;
+        }
+    }
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (row_call[mid] <= call)
@@ -189,21 +211,31 @@ earl_status earl_wrong_order(const earl_events *ev, size_t n_locations, size_t n
     size_t *query = earl_mem_alloc_scratch(n_late * sizeof *query);
     size_t *query_row = earl_mem_alloc_scratch(n_late * sizeof *query_row);
     size_t *stack = earl_mem_alloc_scratch(n_msgs * sizeof *stack); /* rows */
+    size_t *last_answer = earl_mem_alloc_scratch((n_locations + 1) * sizeof *last_answer);
+    earl_loc *msg_loc = earl_mem_alloc_scratch(n_msgs * sizeof *msg_loc);
+    int64_t *msg_sent = earl_mem_alloc_scratch(n_msgs * sizeof *msg_sent);
+    int64_t *query_bound = earl_mem_alloc_scratch(n_late * sizeof *query_bound);
     earl_status st = EARL_OK;
     if (!row_start || !row_msg || !row_call || !row_sent || !query_start || !query ||
-        !query_row || !stack) {
+        !query_row || !stack || !last_answer || !msg_loc || !msg_sent || !query_bound) {
         st = earl_fail(err, EARL_ERR_NOMEM, "wrong order: out of memory for %zu messages", n_msgs);
         goto done;
     }
-    order_by_receiver(ev, n_locations, n_msgs, recv, recv_call, send, row_start, row_msg,
-                      row_call, row_sent);
+    order_by_receiver(ev, n_locations, n_msgs, recv, recv_call, send, msg_loc, msg_sent,
+                      row_start, row_msg, row_call, row_sent);
+    /* the bounds of the queries, likewise in a pass of their own */
+    for (size_t j = 0; j < n_late; j++)
+        query_bound[j] = (int64_t)ev->time[late_send[j]];
 
     /* each Late Sender's query starts at the first row after its call; rows
      * past a location's end ask nothing (query_row = n_msgs) */
+    for (size_t l = 0; l < n_locations; l++)
+        last_answer[l] = row_start[l];
     for (size_t j = 0; j < n_late; j++) {
         earl_loc l = ev->location[late_call[j]];
         size_t hi = row_start[l + 1];
-        size_t r = after_call(row_call, row_start[l], hi, late_call[j]);
+        size_t r = after_call(row_call, row_start[l], hi, last_answer[l], late_call[j]);
+        last_answer[l] = r;
         query_row[j] = r < hi ? r : n_msgs;
         query_start[query_row[j] + 1]++;
     }
@@ -222,7 +254,7 @@ earl_status earl_wrong_order(const earl_events *ev, size_t n_locations, size_t n
             stack[depth++] = r;
             for (size_t q = query_start[r]; q < query_start[r + 1]; q++) {
                 size_t j = query[q];
-                int64_t bound = (int64_t)ev->time[late_send[j]];
+                int64_t bound = query_bound[j];
                 size_t lo = 0, hi = depth; /* entries sent before bound: [0, lo) */
                 while (lo < hi) {
                     size_t mid = lo + (hi - lo) / 2;
@@ -239,6 +271,7 @@ earl_status earl_wrong_order(const earl_events *ev, size_t n_locations, size_t n
 done:
     earl_mem_free(row_start); earl_mem_free(row_msg); earl_mem_free(row_call);
     earl_mem_free(row_sent); earl_mem_free(query_start); earl_mem_free(query);
-    earl_mem_free(query_row); earl_mem_free(stack);
+    earl_mem_free(query_row); earl_mem_free(stack); earl_mem_free(last_answer);
+    earl_mem_free(msg_loc); earl_mem_free(msg_sent); earl_mem_free(query_bound);
     return st;
 }
