@@ -19,68 +19,6 @@
 #include "earl_calltree.h"
 #include "util.h"
 
-/* A map from 64-bit keys to small non-negative ints (open addressing): the
- * cnodes by (parent, region) and the metric rows by (location, cnode). */
-typedef struct key_map {
-    uint64_t *keys;
-    int32_t *slots; /* value + 1, 0 for an empty slot */
-    size_t n_slots, n_used;
-} key_map;
-
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 31; x *= 0x9e3779b97f4a7c15ULL; x ^= x >> 29;
-    return x;
-}
-
-static int key_map_grow(key_map *m)
-{
-    size_t n = m->n_slots ? 2 * m->n_slots : 1024;
-    uint64_t *keys = calloc(n, sizeof *keys);
-    int32_t *slots = calloc(n, sizeof *slots);
-    if (!keys || !slots) {
-        free(keys); free(slots);
-        return -1;
-    }
-    for (size_t i = 0; i < m->n_slots; i++) {
-        if (!m->slots[i])
-            continue;
-        size_t j = mix(m->keys[i]) & (n - 1);
-        while (slots[j])
-            j = (j + 1) & (n - 1);
-        keys[j] = m->keys[i];
-        slots[j] = m->slots[i];
-    }
-    free(m->keys); free(m->slots);
-    m->keys = keys; m->slots = slots; m->n_slots = n;
-    return 0;
-}
-
-/* The value of key; when absent, key gets the value `fresh` (*added = 1).
- * -1 when out of memory. */
-static int32_t key_map_get(key_map *m, uint64_t key, int32_t fresh, int *added)
-{
-    *added = 0;
-    if ((m->n_used + 1) * 2 > m->n_slots && key_map_grow(m) != 0)
-        return -1;
-    size_t j = mix(key) & (m->n_slots - 1);
-    while (m->slots[j]) {
-        if (m->keys[j] == key)
-            return m->slots[j] - 1;
-        j = (j + 1) & (m->n_slots - 1);
-    }
-    m->keys[j] = key;
-    m->slots[j] = fresh + 1;
-    m->n_used++;
-    *added = 1;
-    return fresh;
-}
-
-static void key_map_free(key_map *m)
-{
-    free(m->keys); free(m->slots);
-}
-
 /* The metric columns of earl_calltree_view, as a colset. */
 typedef struct rows {
     int32_t *cnode;
@@ -103,7 +41,7 @@ struct earl_calltree {
     int32_t *parent;
     uint32_t *region;
     size_t n_cnodes, cap_parent, cap_region;
-    key_map cnodes;     /* (parent + 1) << 32 | region -> cnode */
+    earl_keymap cnodes; /* (parent + 1) << 32 | region -> cnode */
     int32_t *event_cnode;
     rows rows;          /* grouped by location, see earl_calltree.h */
 };
@@ -116,7 +54,7 @@ static int32_t cnode_of(earl_calltree *t, int32_t parent, uint32_t region)
         EARL_GROW(t->region, t->cap_region, t->n_cnodes + 1) != 0)
         return -2;
     int added;
-    int32_t c = key_map_get(&t->cnodes, key, (int32_t)t->n_cnodes, &added);
+    int32_t c = earl_keymap_get(&t->cnodes, key, (int32_t)t->n_cnodes, &added);
     if (c < 0)
         return -2;
     if (added) {
@@ -170,14 +108,14 @@ typedef struct loc_state {
 /* The row of (location l, cnode c), appended on first use; -1 when out of
  * memory.  Most lookups ask for one of the location's last two call paths
  * (a call and its caller alternate), answered without the map. */
-static int32_t row_of(rows *r, key_map *index, loc_state *s, earl_loc l, int32_t c)
+static int32_t row_of(rows *r, earl_keymap *index, loc_state *s, earl_loc l, int32_t c)
 {
     if (s->row >= 0 && r->cnode[s->row] == c)
         return s->row;
     int32_t row = s->cached_row;
     if (s->cached_cnode != c) {
         int added;
-        row = key_map_get(index, ((uint64_t)l << 32) | (uint32_t)c, (int32_t)r->n, &added);
+        row = earl_keymap_get(index, ((uint64_t)l << 32) | (uint32_t)c, (int32_t)r->n, &added);
         if (row >= 0 && added) {
             earl_colset cols = rows_columns(r);
             if (earl_colset_reserve(&cols, &r->cap, r->n + 1) != 0)
@@ -233,7 +171,7 @@ static earl_status walk(earl_calltree *t, const earl_trace *trace, const earl_ei
     const earl_events *ev = earl_trace_events(trace);
     size_t n_locs = earl_trace_defs(trace)->n_locations;
     loc_state *locs = malloc((n_locs ? n_locs : 1) * sizeof *locs);
-    key_map index = {0};
+    earl_keymap index = {0};
     if (!locs)
         goto nomem;
     for (size_t l = 0; l < n_locs; l++)
@@ -271,14 +209,14 @@ static earl_status walk(earl_calltree *t, const earl_trace *trace, const earl_ei
             r->visits[row]++;
     }
     free(locs);
-    key_map_free(&index);
+    earl_keymap_free(&index);
     if (group_rows_by_location(r, n_locs) != 0)
         return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory building the call tree",
                          earl_trace_path(trace));
     return EARL_OK;
 nomem:
     free(locs);
-    key_map_free(&index);
+    earl_keymap_free(&index);
     return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory building the call tree",
                      earl_trace_path(trace));
 }
@@ -310,7 +248,7 @@ void earl_calltree_free(earl_calltree *t)
 {
     if (!t)
         return;
-    free(t->parent); free(t->region); key_map_free(&t->cnodes);
+    free(t->parent); free(t->region); earl_keymap_free(&t->cnodes);
     earl_mem_free(t->event_cnode);
     earl_colset cols = rows_columns(&t->rows);
     earl_colset_free(&cols);

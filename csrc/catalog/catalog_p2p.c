@@ -5,6 +5,8 @@
  *
  * earl_p2p_find reads each receive's pointers once and writes only the rows
  * that are kept, where numpy needs a full-length temporary per step.
+ * earl_message_sums_build adds the message records up per call path and
+ * location in one pass over the message table.
  *
  * Every Late Sender asks: on my location, from the first receive after my
  * call on, which is the first message sent before mine?  The messages are
@@ -27,6 +29,16 @@
 
 #include "earl_catalog.h"
 #include "util.h"
+
+static int is_send_kind(uint8_t kind)
+{
+    return kind == EARL_MPI_SEND || kind == EARL_MPI_ISEND;
+}
+
+static int is_recv_kind(uint8_t kind)
+{
+    return kind == EARL_MPI_RECV || kind == EARL_MPI_IRECV;
+}
 
 size_t earl_p2p_capacity(const earl_trace *trace)
 {
@@ -56,7 +68,7 @@ earl_status earl_p2p_find(const earl_trace *trace, earl_states *states, earl_p2p
      * of dependent misses (receive, its send, the send's call, ...) each time. */
     for (size_t row = 0; row < ev->msg.count; row++) {
         earl_eid recv = ev->msg.event[row];
-        if (ev->kind[recv] != EARL_MPI_RECV && ev->kind[recv] != EARL_MPI_IRECV)
+        if (!is_recv_kind(ev->kind[recv]))
             continue;
         if (n == cap) /* more receives than the kind counts say: a broken store */
             return earl_fail(err, EARL_ERR_INVALID, "%s: more receive records than counted",
@@ -95,6 +107,103 @@ earl_status earl_p2p_find(const earl_trace *trace, earl_states *states, earl_p2p
         out->request_call[k] = out->request_call[k] == out->recv[k]
                                    ? out->recv_call[k] : enterptr[out->request_call[k]];
     return EARL_OK;
+}
+
+/* The sums of one (cnode, location) of sends or receives, found through a
+ * keymap. */
+typedef struct cell_sum {
+    uint64_t key; /* cnode << 32 | location: ascending (cnode, location) */
+    int64_t records, payload;
+    uint64_t bytes; /* wraps like numpy's int64 sums, without signed overflow */
+} cell_sum;
+
+typedef struct cell_sums {
+    earl_keymap cells;
+    cell_sum *sum;
+    size_t n, cap;
+    uint64_t last_key; /* the table comes grouped by location: a run of rows */
+    int32_t last;      /* often hits one cell, found without the map */
+} cell_sums;
+
+static int by_key(const void *a, const void *b)
+{
+    uint64_t x = ((const cell_sum *)a)->key, y = ((const cell_sum *)b)->key;
+    return (x > y) - (x < y);
+}
+
+static int add_to_cell(cell_sums *c, uint64_t key, uint64_t bytes)
+{
+    int32_t k = c->last;
+    if (k < 0 || key != c->last_key) {
+        int added;
+        k = earl_keymap_get(&c->cells, key, (int32_t)c->n, &added);
+        if (k < 0 || (added && EARL_GROW(c->sum, c->cap, c->n + 1) != 0))
+            return -1;
+        if (added)
+            c->sum[c->n++] = (cell_sum){key, 0, 0, 0};
+        c->last_key = key;
+        c->last = k;
+    }
+    c->sum[k].records++;
+    c->sum[k].payload += bytes != 0;
+    c->sum[k].bytes += bytes;
+    return 0;
+}
+
+/* The cells in (cnode, location) order into out's columns. */
+static int finish_cells(cell_sums *c, earl_message_sums *out)
+{
+    size_t n = c->n;
+    if (n)
+        qsort(c->sum, n, sizeof *c->sum, by_key);
+    int64_t **col[5] = {&out->cnode, &out->location, &out->records, &out->payload, &out->bytes};
+    for (int j = 0; j < 5; j++)
+        if (!(*col[j] = malloc((n ? n : 1) * sizeof **col[j])))
+            return -1;
+    for (size_t k = 0; k < n; k++) {
+        out->cnode[k] = (int64_t)(c->sum[k].key >> 32);
+        out->location[k] = (int64_t)(uint32_t)c->sum[k].key;
+        out->records[k] = c->sum[k].records;
+        out->payload[k] = c->sum[k].payload;
+        out->bytes[k] = (int64_t)c->sum[k].bytes;
+    }
+    out->n = n;
+    return 0;
+}
+
+earl_status earl_message_sums_build(const earl_events *ev, const int32_t *event_cnode,
+                                    earl_message_sums *sends, earl_message_sums *recvs,
+                                    earl_error *err)
+{
+    *sends = *recvs = (earl_message_sums){0};
+    cell_sums c[2] = {{.last = -1}, {.last = -1}}; /* sends, receives */
+    int ok = 1;
+    for (size_t row = 0; row < ev->msg.count && ok; row++) {
+        earl_eid e = ev->msg.event[row];
+        uint8_t kind = ev->kind[e];
+        int side = is_send_kind(kind) ? 0 : is_recv_kind(kind) ? 1 : -1;
+        if (side < 0 || event_cnode[e] < 0)
+            continue;
+        uint64_t key = (uint64_t)(uint32_t)event_cnode[e] << 32 | (uint32_t)ev->location[e];
+        ok = add_to_cell(&c[side], key, ev->msg.bytes[row]) == 0;
+    }
+    ok = ok && finish_cells(&c[0], sends) == 0 && finish_cells(&c[1], recvs) == 0;
+    for (int side = 0; side < 2; side++) {
+        earl_keymap_free(&c[side].cells);
+        free(c[side].sum);
+    }
+    if (!ok) {
+        earl_message_sums_free(sends);
+        earl_message_sums_free(recvs);
+        return earl_fail(err, EARL_ERR_NOMEM, "message sums: out of memory");
+    }
+    return EARL_OK;
+}
+
+void earl_message_sums_free(earl_message_sums *s)
+{
+    free(s->cnode); free(s->location); free(s->records); free(s->payload); free(s->bytes);
+    *s = (earl_message_sums){0};
 }
 
 static int ids_in_range(const earl_eid *ids, size_t n, size_t count)

@@ -53,6 +53,23 @@ size_t earl_p2p_capacity(const earl_trace *trace);
 earl_status earl_p2p_find(const earl_trace *trace, earl_states *states, earl_p2p_messages *out,
                           earl_error *err);
 
+/* Per (call path, location) of the send records (MPI_SEND, MPI_ISEND), and
+ * of the receive records (MPI_RECV, MPI_IRECV): how many, how many with a
+ * payload, and their bytes.  Rows ascend by (cnode, location); records
+ * outside every call path (event_cnode -1) are left out. */
+typedef struct earl_message_sums {
+    size_t n;
+    int64_t *cnode, *location, *records, *payload, *bytes;
+} earl_message_sums;
+
+/* event_cnode: the call path of every event (earl_calltree_view).  One
+ * pass over the message table.  On success the columns of sends and recvs
+ * are allocated here: free them with earl_message_sums_free. */
+earl_status earl_message_sums_build(const earl_events *ev, const int32_t *event_cnode,
+                                    earl_message_sums *sends, earl_message_sums *recvs,
+                                    earl_error *err);
+void earl_message_sums_free(earl_message_sums *sums);
+
 /* Late Sender, wrong order, as Scalasca defines it.  The messages are the
  * received point-to-point messages: receive event recv[k], the ENTER of the
  * call around it recv_call[k], and its send send[k].  For each Late Sender j

@@ -106,3 +106,23 @@ def test_group_kernels_follow_their_definitions(seed):
         want.append(running.get(key, -1))
         running[key] = max(running.get(key, -1), v)
     assert exclusive_running_max(keys, values, -1).tolist() == want
+
+
+def test_message_sums_add_up_the_message_table(trace):
+    ev = trace.events
+    cnode = earlc.analyze(trace)._ctx.cnode
+    m = ev.messages
+    kinds = ev.kind[m.event]
+    sides = _core.message_sums(trace._core, cnode)
+    for side, names in zip(sides, (("MPI_SEND", "MPI_ISEND"), ("MPI_RECV", "MPI_IRECV"))):
+        want = {}
+        for e, size, k in zip(m.event.tolist(), m.bytes.tolist(), kinds.tolist()):
+            if earlc.KIND_NAMES[k] in names and cnode[e] >= 0:
+                cell = want.setdefault((int(cnode[e]), int(ev.location[e])), [0, 0, 0])
+                cell[0] += 1
+                cell[1] += size != 0
+                cell[2] += size
+        cols = [np.frombuffer(c, dtype=np.int64).tolist() for c in side]
+        got = {(c, l): [r, p, b] for c, l, r, p, b in zip(*cols)}
+        assert got == want and len(want) > 1
+        assert list(got) == sorted(got)

@@ -126,6 +126,51 @@ static PyObject *p2p_messages(PyObject *module, PyObject *args)
     return PyLong_FromSize_t(m.n);
 }
 
+/* The columns of one side of message_sums as a tuple of bytes of int64. */
+static PyObject *sums_tuple(const earl_message_sums *s)
+{
+    Py_ssize_t bytes = (Py_ssize_t)(s->n * sizeof(int64_t));
+    return Py_BuildValue("(y#y#y#y#y#)", (const char *)s->cnode, bytes,
+                         (const char *)s->location, bytes, (const char *)s->records, bytes,
+                         (const char *)s->payload, bytes, (const char *)s->bytes, bytes);
+}
+
+/* message_sums(trace, event_cnode) -> (sends, receives), each (cnode,
+ * location, records, payload, bytes) as bytes of int64, one item per (call
+ * path, location) (earl_message_sums_build; few rows). */
+static PyObject *message_sums(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *trace_obj;
+    Py_buffer cnode;
+    if (!PyArg_ParseTuple(args, "Oy*", &trace_obj, &cnode))
+        return NULL;
+    earl_trace *trace = earlc_trace_of(trace_obj);
+    if (!trace) {
+        PyBuffer_Release(&cnode);
+        return NULL;
+    }
+    const earl_events *ev = earl_trace_events(trace);
+    if ((size_t)cnode.len != ev->count * sizeof(int32_t)) {
+        PyBuffer_Release(&cnode);
+        return PyErr_Format(PyExc_ValueError, "message_sums: event_cnode must hold one int32 "
+                            "per event (%zu)", ev->count);
+    }
+    earl_message_sums sends, recvs;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_message_sums_build(ev, cnode.buf, &sends, &recvs, &err);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&cnode);
+    if (st != EARL_OK)
+        return earlc_raise(&err);
+    PyObject *out = Py_BuildValue("(NN)", sums_tuple(&sends), sums_tuple(&recvs));
+    earl_message_sums_free(&sends);
+    earl_message_sums_free(&recvs);
+    return out;
+}
+
 /* wrong_order(trace, recv, recv_call, send, late_call, late_send, out):
  * per Late Sender, the location of the sender of the first message its
  * location receives later and that was sent before its own (-1: none). */
@@ -277,6 +322,9 @@ static PyMethodDef catalog_functions[] = {
     {"p2p_messages", p2p_messages, METH_VARARGS,
      "p2p_messages(states, recv, send, recv_call, send_call, recv_call_time, send_call_time, "
      "completion_call, request_call) -> rows filled"},
+    {"message_sums", message_sums, METH_VARARGS,
+     "message_sums(trace, event_cnode) -> (sends, receives), each (cnode, location, records, "
+     "payload, bytes)"},
     {"wrong_order", wrong_order, METH_VARARGS,
      "wrong_order(trace, recv, recv_call, send, late_call, late_send, out)"},
     {"leaves", leaves, METH_VARARGS, "leaves(trace, enterptr, ids, out)"},

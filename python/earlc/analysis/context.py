@@ -221,10 +221,10 @@ class AnalysisContext:
     def region_of_enter(self, enters: np.ndarray) -> np.ndarray:
         """Region refs of ENTER events (spare slot for -1)."""
         spare = len(self.region_class) - 1
-        reg = np.full(len(enters), spare, dtype=np.int64)
-        ok = enters >= 0
-        reg[ok] = self.events.region[enters[ok]]
-        reg[reg >= spare] = spare
+        enters = np.asarray(enters)
+        reg = self.events.region[np.maximum(enters, 0)].astype(np.int64)
+        np.minimum(reg, spare, out=reg)
+        reg[enters < 0] = spare
         return reg
 
     def is_region(self, enters: np.ndarray, table: np.ndarray) -> np.ndarray:
