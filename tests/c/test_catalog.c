@@ -149,6 +149,37 @@ static void test_collective_begins_stay_inside_the_call(void **state)
                      EARL_ERR_INVALID);
 }
 
+/* Sends and receives of two locations in three call paths; one receive
+ * outside every call path, one request record that is no send or receive. */
+static void test_message_sums_per_call_path_and_location(void **state)
+{
+    (void)state;
+    static const earl_loc loc[6] = {0, 1, 0, 1, 0, 1};
+    static const uint8_t kind[6] = {EARL_MPI_SEND, EARL_MPI_RECV, EARL_MPI_ISEND,
+                                    EARL_MPI_IRECV, EARL_MPI_ISEND_COMPLETE, EARL_MPI_RECV};
+    static const int32_t cnode[6] = {2, 1, 2, 1, 2, -1};
+    earl_eid msg_event[6] = {0, 1, 2, 3, 4, 5};
+    uint64_t msg_bytes[6] = {8, 8, 0, 0, 0, 4};
+    earl_events ev = {.count = 6, .location = loc, .kind = kind,
+                      .msg = {.count = 6, .event = msg_event, .bytes = msg_bytes}};
+    earl_message_sums sends, recvs;
+    earl_error err;
+    assert_int_equal(earl_message_sums_build(&ev, cnode, &sends, &recvs, &err), EARL_OK);
+    assert_int_equal(sends.n, 1); /* cnode 2 on location 0: two sends, one with 8 bytes */
+    assert_int_equal(sends.cnode[0], 2);
+    assert_int_equal(sends.location[0], 0);
+    assert_int_equal(sends.records[0], 2);
+    assert_int_equal(sends.payload[0], 1);
+    assert_int_equal(sends.bytes[0], 8);
+    assert_int_equal(recvs.n, 1); /* the receive outside every call path is left out */
+    assert_int_equal(recvs.cnode[0], 1);
+    assert_int_equal(recvs.location[0], 1);
+    assert_int_equal(recvs.records[0], 2);
+    assert_int_equal(recvs.bytes[0], 8);
+    earl_message_sums_free(&sends);
+    earl_message_sums_free(&recvs);
+}
+
 static void test_first_of_runs_takes_the_first_largest(void **state)
 {
     (void)state;
@@ -183,6 +214,7 @@ int main(void)
         cmocka_unit_test(test_wrong_order_rejects_ids_out_of_range),
         cmocka_unit_test(test_leaves_of_nested_and_open_calls),
         cmocka_unit_test(test_collective_begins_stay_inside_the_call),
+        cmocka_unit_test(test_message_sums_per_call_path_and_location),
         cmocka_unit_test(test_first_of_runs_takes_the_first_largest),
         cmocka_unit_test(test_exclusive_running_max_restarts_per_group),
     };
