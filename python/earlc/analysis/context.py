@@ -285,6 +285,12 @@ class AnalysisContext:
         walking each call when they are many."""
         enters = np.ascontiguousarray(enters, dtype=np.int64)
         out = np.empty(len(enters), dtype=np.int64)
+        if len(enters) > 1 and not bool(np.all(enters[1:] >= enters[:-1])):
+            # the pass visits them in the total order: numpy sorts faster than C's qsort
+            order = np.argsort(enters)
+            _core.leaves(self.trace._core, self.states.enterptr, enters[order], out)
+            out[order] = out.copy()
+            return out
         _core.leaves(self.trace._core, self.states.enterptr, enters, out)
         return out
 
