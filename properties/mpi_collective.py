@@ -61,11 +61,12 @@ def _begin_times(ctx, call: np.ndarray, end: np.ndarray) -> np.ndarray:
     t = ctx.time_of(call)
     if not ctx.count_of_kind("MPI_COLLECTIVE_BEGIN") or not len(end):
         return t
+    order = np.argsort(end)  # the pass visits the ENDs in the total order
     begin = np.empty(len(end), dtype=np.int64)
-    _core.collective_begins(ctx.trace._core, np.ascontiguousarray(end, dtype=np.int64),
-                            np.ascontiguousarray(call, dtype=np.int64), begin)
+    _core.collective_begins(ctx.trace._core, np.ascontiguousarray(end[order], dtype=np.int64),
+                            np.ascontiguousarray(call[order], dtype=np.int64), begin)
     found = begin >= 0
-    t[found] = ctx.time_of(begin[found])
+    t[order[found]] = ctx.time_of(begin[found])
     return t
 
 

@@ -103,38 +103,53 @@ earl_status earl_leaves(const earl_events *ev, const earl_eid *enterptr, const e
     return EARL_OK;
 }
 
+/* Whether one of the 8 bytes of w is b (the zero-byte test on w ^ b...b). */
+static int has_byte(uint64_t w, uint8_t b)
+{
+    uint64_t x = w ^ (0x0101010101010101ULL * b);
+    return ((x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL) != 0;
+}
+
+/* Whether one of the 8 kinds from k on is an MPI_COLLECTIVE_BEGIN or _END. */
+static int has_collective_kind(const uint8_t *k)
+{
+    uint64_t w;
+    memcpy(&w, k, sizeof w);
+    return has_byte(w, EARL_MPI_COLLECTIVE_BEGIN) || has_byte(w, EARL_MPI_COLLECTIVE_END);
+}
+
 earl_status earl_collective_begins(const earl_events *ev, size_t n_locations,
                                    const earl_eid *ends, const earl_eid *calls, size_t n,
                                    earl_eid *begin, earl_error *err)
 {
-    size_t count = ev->count, n_rows = ev->coll.count;
+    size_t count = ev->count;
     for (size_t k = 0; k < n; k++)
-        if (ends[k] < 0 || (size_t)ends[k] >= count)
-            return earl_fail(err, EARL_ERR_INVALID, "collective begins: event id %lld is out "
-                             "of range (the trace has %zu events)", (long long)ends[k], count);
-    /* the last BEGIN before each collective record (a row of ev->coll) */
+        if (ends[k] < 0 || (size_t)ends[k] >= count || (k && ends[k] < ends[k - 1]))
+            return earl_fail(err, EARL_ERR_INVALID, "collective begins: the END ids must "
+                             "ascend within the %zu events of the trace", count);
+    if (!n)
+        return EARL_OK;
     earl_eid *last = earl_mem_alloc_scratch((n_locations ? n_locations : 1) * sizeof *last);
-    earl_eid *row_begin = earl_mem_alloc_scratch((n_rows ? n_rows : 1) * sizeof *row_begin);
-    if (!last || !row_begin) {
-        earl_mem_free(last); earl_mem_free(row_begin);
+    if (!last)
         return earl_fail(err, EARL_ERR_NOMEM, "collective begins: out of memory");
-    }
     for (size_t l = 0; l < n_locations; l++)
         last[l] = EARL_NONE;
-    for (size_t x = 0; x < count; x++) {
+    /* the events up to the last END asked about; per location its last BEGIN */
+    size_t next = 0;
+    for (size_t x = 0; next < n; x++) {
+        /* collective records are a few percent of the events: skip eight
+         * kinds at a time while none of them is one (never past the next
+         * END asked about) */
+        while (x + 8 <= (size_t)ends[next] && !has_collective_kind(ev->kind + x))
+            x += 8;
         uint8_t kind = ev->kind[x];
         if (kind == EARL_MPI_COLLECTIVE_BEGIN)
             last[ev->location[x]] = (earl_eid)x;
-        else if (kind == EARL_MPI_COLLECTIVE_END && ev->ref[x] >= 0 &&
-                 (size_t)ev->ref[x] < n_rows)
-            row_begin[ev->ref[x]] = last[ev->location[x]];
+        for (; next < n && (size_t)ends[next] == x; next++) {
+            earl_eid b = kind == EARL_MPI_COLLECTIVE_END ? last[ev->location[x]] : EARL_NONE;
+            begin[next] = b > calls[next] ? b : EARL_NONE;
+        }
     }
-    for (size_t k = 0; k < n; k++) {
-        earl_eid e = ends[k];
-        earl_eid b = ev->kind[e] == EARL_MPI_COLLECTIVE_END && ev->ref[e] >= 0 &&
-                             (size_t)ev->ref[e] < n_rows ? row_begin[ev->ref[e]] : EARL_NONE;
-        begin[k] = b > calls[k] ? b : EARL_NONE;
-    }
-    earl_mem_free(last); earl_mem_free(row_begin);
+    earl_mem_free(last);
     return EARL_OK;
 }

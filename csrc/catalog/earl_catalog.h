@@ -99,8 +99,9 @@ earl_status earl_leaves(const earl_events *ev, const earl_eid *enterptr, const e
 /* The MPI_COLLECTIVE_BEGIN of each MPI_COLLECTIVE_END ends[k] inside the
  * call calls[k] (the ENTER around it): the last BEGIN of its location before
  * it and after the call, into begin[k]; -1 when there is none or ends[k] is
- * no MPI_COLLECTIVE_END.  One pass over the events (the kinds column, and
- * the locations of the collective records). */
+ * no MPI_COLLECTIVE_END.  ends must ascend (an EARL_ERR_INVALID error
+ * otherwise).  One pass over the events up to the last END (the kinds
+ * column, and the locations of the collective records). */
 earl_status earl_collective_begins(const earl_events *ev, size_t n_locations,
                                    const earl_eid *ends, const earl_eid *calls, size_t n,
                                    earl_eid *begin, earl_error *err);

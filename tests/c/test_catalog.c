@@ -116,11 +116,10 @@ static void test_leaves_of_nested_and_open_calls(void **state)
  * recorded:
  *
  *   id  loc  kind                 id  loc  kind
- *    0   0   ENTER (call 0)        5   0   MPI_COLLECTIVE_END (row 1)
+ *    0   0   ENTER (call 0)        5   0   MPI_COLLECTIVE_END
  *    1   0   MPI_COLLECTIVE_BEGIN  6   0   ENTER (call 6)
- *    2   1   ENTER (call 2)        7   0   MPI_COLLECTIVE_END (row 2)
+ *    2   1   ENTER (call 2)        7   0   MPI_COLLECTIVE_END
  *    3   1   MPI_COLLECTIVE_END    8   0   LEAVE
- *            (row 0)
  *    4   0   MPI_COLLECTIVE_BEGIN
  */
 static void test_collective_begins_stay_inside_the_call(void **state)
@@ -131,21 +130,22 @@ static void test_collective_begins_stay_inside_the_call(void **state)
                                     EARL_MPI_COLLECTIVE_END, EARL_MPI_COLLECTIVE_BEGIN,
                                     EARL_MPI_COLLECTIVE_END, EARL_ENTER,
                                     EARL_MPI_COLLECTIVE_END, EARL_LEAVE};
-    static const int32_t ref[9] = {-1, -1, -1, 0, -1, 1, -1, 2, -1};
-    earl_events ev = {.count = 9, .location = loc, .kind = kind, .ref = ref,
-                      .coll = {.count = 3}};
-    /* END 3 on location 1 (no BEGIN there), END 5 after BEGIN 4 (call 0), END 7
-     * in call 6 after which location 0 recorded no BEGIN, and an ENTER */
-    const earl_eid ends[4] = {3, 5, 7, 0}, calls[4] = {2, 0, 6, 0};
-    earl_eid begin[4];
+    earl_events ev = {.count = 9, .location = loc, .kind = kind};
+    /* an ENTER, END 3 on location 1 (no BEGIN there), END 5 after BEGIN 4
+     * (call 0), END 7 in call 6 after which location 0 recorded no BEGIN */
+    const earl_eid ends[5] = {0, 3, 5, 5, 7}, calls[5] = {0, 2, 0, 0, 6};
+    earl_eid begin[5];
     earl_error err;
-    assert_int_equal(earl_collective_begins(&ev, 2, ends, calls, 4, begin, &err), EARL_OK);
+    assert_int_equal(earl_collective_begins(&ev, 2, ends, calls, 5, begin, &err), EARL_OK);
     assert_int_equal(begin[0], -1);
-    assert_int_equal(begin[1], 4); /* the last BEGIN, not the first */
-    assert_int_equal(begin[2], -1);
-    assert_int_equal(begin[3], -1);
-    const earl_eid bad[1] = {9};
+    assert_int_equal(begin[1], -1);
+    assert_int_equal(begin[2], 4); /* the last BEGIN, not the first */
+    assert_int_equal(begin[3], 4); /* an END asked twice */
+    assert_int_equal(begin[4], -1);
+    const earl_eid bad[1] = {9}, unsorted[2] = {5, 3};
     assert_int_equal(earl_collective_begins(&ev, 2, bad, calls, 1, begin, &err),
+                     EARL_ERR_INVALID);
+    assert_int_equal(earl_collective_begins(&ev, 2, unsorted, calls, 2, begin, &err),
                      EARL_ERR_INVALID);
 }
 
