@@ -6,7 +6,7 @@
  * earl_p2p_find reads each receive's pointers once and writes only the rows
  * that are kept, where numpy needs a full-length temporary per step.
  * earl_message_sums_build adds the message records up per call path and
- * location in one pass over the message table.
+ * location in one pass over the events.
  *
  * Every Late Sender asks: on my location, from the first receive after my
  * call on, which is the first message sent before mine?  The messages are
@@ -121,9 +121,14 @@ typedef struct cell_sums {
     earl_keymap cells;
     cell_sum *sum;
     size_t n, cap;
-    uint64_t last_key; /* the table comes grouped by location: a run of rows */
-    int32_t last;      /* often hits one cell, found without the map */
 } cell_sums;
+
+/* The cell a location added to last, per side: consecutive records of a
+ * location mostly fall into one call path. */
+typedef struct last_cell {
+    uint64_t key;
+    int32_t cell;
+} last_cell;
 
 static int by_key(const void *a, const void *b)
 {
@@ -131,18 +136,17 @@ static int by_key(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int add_to_cell(cell_sums *c, uint64_t key, uint64_t bytes)
+static int add_to_cell(cell_sums *c, last_cell *last, uint64_t key, uint64_t bytes)
 {
-    int32_t k = c->last;
-    if (k < 0 || key != c->last_key) {
+    int32_t k = last->cell;
+    if (k < 0 || key != last->key) {
         int added;
         k = earl_keymap_get(&c->cells, key, (int32_t)c->n, &added);
         if (k < 0 || (added && EARL_GROW(c->sum, c->cap, c->n + 1) != 0))
             return -1;
         if (added)
             c->sum[c->n++] = (cell_sum){key, 0, 0, 0};
-        c->last_key = key;
-        c->last = k;
+        *last = (last_cell){key, k};
     }
     c->sum[k].records++;
     c->sum[k].payload += bytes != 0;
@@ -172,26 +176,35 @@ static int finish_cells(cell_sums *c, earl_message_sums *out)
 }
 
 earl_status earl_message_sums_build(const earl_events *ev, const int32_t *event_cnode,
-                                    earl_message_sums *sends, earl_message_sums *recvs,
-                                    earl_error *err)
+                                    size_t n_locations, earl_message_sums *sends,
+                                    earl_message_sums *recvs, earl_error *err)
 {
     *sends = *recvs = (earl_message_sums){0};
-    cell_sums c[2] = {{.last = -1}, {.last = -1}}; /* sends, receives */
-    int ok = 1;
-    for (size_t row = 0; row < ev->msg.count && ok; row++) {
-        earl_eid e = ev->msg.event[row];
+    cell_sums c[2]; /* sends, receives */
+    memset(c, 0, sizeof c);
+    last_cell *last = malloc(2 * (n_locations ? n_locations : 1) * sizeof *last);
+    int ok = last != NULL;
+    for (size_t l = 0; ok && l < 2 * n_locations; l++)
+        last[l] = (last_cell){0, -1};
+    /* the events in the total order, not the message table's (grouped by
+     * location): the columns are read front to back instead of once per
+     * location, each time a few items of every cache line */
+    for (size_t e = 0; e < ev->count && ok; e++) {
         uint8_t kind = ev->kind[e];
         int side = is_send_kind(kind) ? 0 : is_recv_kind(kind) ? 1 : -1;
-        if (side < 0 || event_cnode[e] < 0)
+        if (side < 0 || event_cnode[e] < 0 || ev->ref[e] < 0)
             continue;
-        uint64_t key = (uint64_t)(uint32_t)event_cnode[e] << 32 | (uint32_t)ev->location[e];
-        ok = add_to_cell(&c[side], key, ev->msg.bytes[row]) == 0;
+        earl_loc l = ev->location[e];
+        uint64_t key = (uint64_t)(uint32_t)event_cnode[e] << 32 | (uint32_t)l;
+        ok = add_to_cell(&c[side], &last[2 * (size_t)l + (size_t)side], key,
+                         ev->msg.bytes[ev->ref[e]]) == 0;
     }
     ok = ok && finish_cells(&c[0], sends) == 0 && finish_cells(&c[1], recvs) == 0;
     for (int side = 0; side < 2; side++) {
         earl_keymap_free(&c[side].cells);
         free(c[side].sum);
     }
+    free(last);
     if (!ok) {
         earl_message_sums_free(sends);
         earl_message_sums_free(recvs);

@@ -63,11 +63,11 @@ typedef struct earl_message_sums {
 } earl_message_sums;
 
 /* event_cnode: the call path of every event (earl_calltree_view).  One
- * pass over the message table.  On success the columns of sends and recvs
- * are allocated here: free them with earl_message_sums_free. */
+ * pass over the events.  On success the columns of sends and recvs are
+ * allocated here: free them with earl_message_sums_free. */
 earl_status earl_message_sums_build(const earl_events *ev, const int32_t *event_cnode,
-                                    earl_message_sums *sends, earl_message_sums *recvs,
-                                    earl_error *err);
+                                    size_t n_locations, earl_message_sums *sends,
+                                    earl_message_sums *recvs, earl_error *err);
 void earl_message_sums_free(earl_message_sums *sums);
 
 /* Late Sender, wrong order, as Scalasca defines it.  The messages are the

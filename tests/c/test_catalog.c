@@ -158,13 +158,14 @@ static void test_message_sums_per_call_path_and_location(void **state)
     static const uint8_t kind[6] = {EARL_MPI_SEND, EARL_MPI_RECV, EARL_MPI_ISEND,
                                     EARL_MPI_IRECV, EARL_MPI_ISEND_COMPLETE, EARL_MPI_RECV};
     static const int32_t cnode[6] = {2, 1, 2, 1, 2, -1};
+    static const int32_t ref[6] = {0, 1, 2, 3, 4, 5};
     earl_eid msg_event[6] = {0, 1, 2, 3, 4, 5};
     uint64_t msg_bytes[6] = {8, 8, 0, 0, 0, 4};
-    earl_events ev = {.count = 6, .location = loc, .kind = kind,
+    earl_events ev = {.count = 6, .location = loc, .kind = kind, .ref = ref,
                       .msg = {.count = 6, .event = msg_event, .bytes = msg_bytes}};
     earl_message_sums sends, recvs;
     earl_error err;
-    assert_int_equal(earl_message_sums_build(&ev, cnode, &sends, &recvs, &err), EARL_OK);
+    assert_int_equal(earl_message_sums_build(&ev, cnode, 2, &sends, &recvs, &err), EARL_OK);
     assert_int_equal(sends.n, 1); /* cnode 2 on location 0: two sends, one with 8 bytes */
     assert_int_equal(sends.cnode[0], 2);
     assert_int_equal(sends.location[0], 0);

@@ -160,7 +160,8 @@ static PyObject *message_sums(PyObject *module, PyObject *args)
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = earl_message_sums_build(ev, cnode.buf, &sends, &recvs, &err);
+    st = earl_message_sums_build(ev, cnode.buf, earl_trace_defs(trace)->n_locations, &sends,
+                                 &recvs, &err);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&cnode);
     if (st != EARL_OK)
