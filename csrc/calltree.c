@@ -42,6 +42,12 @@ struct earl_calltree {
     uint32_t *region;
     size_t n_cnodes, cap_parent, cap_region;
     earl_keymap cnodes; /* (parent + 1) << 32 | region -> cnode */
+    /* the cnodes entered recently, by a hash of their key: most ENTERs repeat
+     * a call path of the last few iterations, found here without the map */
+    struct recent_cnode {
+        uint64_t key;
+        int32_t cnode;
+    } recent[256];
     int32_t *event_cnode;
     rows rows;          /* grouped by location, see earl_calltree.h */
 };
@@ -50,6 +56,9 @@ struct earl_calltree {
 static int32_t cnode_of(earl_calltree *t, int32_t parent, uint32_t region)
 {
     uint64_t key = ((uint64_t)(uint32_t)(parent + 1) << 32) | region;
+    struct recent_cnode *recent = &t->recent[(key * 0x9e3779b97f4a7c15ULL) >> 56];
+    if (recent->key == key)
+        return recent->cnode;
     if (EARL_GROW(t->parent, t->cap_parent, t->n_cnodes + 1) != 0 ||
         EARL_GROW(t->region, t->cap_region, t->n_cnodes + 1) != 0)
         return -2;
@@ -62,6 +71,7 @@ static int32_t cnode_of(earl_calltree *t, int32_t parent, uint32_t region)
         t->region[c] = region;
         t->n_cnodes++;
     }
+    *recent = (struct recent_cnode){key, c};
     return c;
 }
 
@@ -232,6 +242,8 @@ earl_status earl_calltree_build(const earl_trace *trace, const earl_eid *enterpt
         return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory building the call tree",
                          earl_trace_path(trace));
     }
+    for (size_t k = 0; k < sizeof t->recent / sizeof *t->recent; k++)
+        t->recent[k].key = UINT64_MAX; /* no key: parent + 1 stays below 2^32 - 1 */
     earl_status st = walk(t, trace, enterptr, err);
     if (st != EARL_OK) {
         earl_calltree_free(t);
