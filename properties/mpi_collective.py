@@ -27,7 +27,7 @@ class MpiCollectives(Property):
         call = ctx.enter_of(end)
         ok = call >= 0
         inst, end, call = inst[ok], end[ok], call[ok]
-        leave = ctx.leave_of(call)
+        leave = ctx.leave_of(call, inside=end)
         ok = leave >= 0
         inst, end, call, leave = inst[ok], end[ok], call[ok], leave[ok]
         order = np.lexsort((end, inst))

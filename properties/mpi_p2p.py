@@ -57,7 +57,8 @@ class LateSender(Property):
             # may disagree a little): once per receive call
             # (the receives of one call are adjacent: one lookup per run of them)
             starts, run = segments(cand["recv_call"])
-            leave = ctx.leave_of(cand["recv_call"][starts])
+            last = np.append(starts[1:], len(run)) - 1  # the last receive of each run
+            leave = ctx.leave_of(cand["recv_call"][starts], inside=cand["recv"][last])
             t_leave = np.where(leave >= 0, ctx.time_of(np.maximum(leave, 0)),
                                np.iinfo(np.int64).max)[run]
             wait = np.minimum(wait, t_leave - cand["recv_call_time"])

@@ -103,6 +103,57 @@ earl_status earl_leaves(const earl_events *ev, const earl_eid *enterptr, const e
     return EARL_OK;
 }
 
+/* How far earl_leaves_after looks from an event inside the call before it
+ * leaves the call to the pass of earl_leaves. */
+#define LEAVES_NEARBY 256
+
+earl_status earl_leaves_after(const earl_events *ev, const earl_eid *enterptr,
+                              const earl_eid *ids, const earl_eid *after, size_t n,
+                              earl_eid *leave, earl_error *err)
+{
+    size_t count = ev->count, n_far = 0;
+    for (size_t k = 0; k < n; k++) {
+        leave[k] = EARL_NONE;
+        if (ids[k] < 0)
+            continue;
+        if ((size_t)ids[k] >= count || after[k] < ids[k] || (size_t)after[k] >= count)
+            return earl_fail(err, EARL_ERR_INVALID, "leaves: event ids %lld (call) and %lld "
+                             "(inside it) are out of range or out of order (the trace has %zu "
+                             "events)", (long long)ids[k], (long long)after[k], count);
+        earl_loc l = ev->location[ids[k]];
+        size_t end = count - (size_t)after[k] > LEAVES_NEARBY ? (size_t)after[k] + LEAVES_NEARBY
+                                                              : count;
+        for (size_t x = (size_t)after[k] + 1; x < end; x++)
+            if (ev->kind[x] == EARL_LEAVE && ev->location[x] == l && enterptr[x] == ids[k]) {
+                leave[k] = (earl_eid)x;
+                break;
+            }
+        n_far += leave[k] < 0;
+    }
+    if (!n_far)
+        return EARL_OK;
+    /* the calls that last longer: one pass over the events for all of them */
+    earl_eid *far_ids = earl_mem_alloc_scratch(n_far * sizeof *far_ids);
+    earl_eid *far_leave = earl_mem_alloc_scratch(n_far * sizeof *far_leave);
+    earl_status st = EARL_OK;
+    if (!far_ids || !far_leave) {
+        st = earl_fail(err, EARL_ERR_NOMEM, "leaves: out of memory for %zu calls", n_far);
+    } else {
+        size_t j = 0;
+        for (size_t k = 0; k < n; k++)
+            if (ids[k] >= 0 && leave[k] < 0)
+                far_ids[j++] = ids[k];
+        st = earl_leaves(ev, enterptr, far_ids, n_far, far_leave, err);
+        j = 0;
+        for (size_t k = 0; st == EARL_OK && k < n; k++)
+            if (ids[k] >= 0 && leave[k] < 0)
+                leave[k] = far_leave[j++];
+    }
+    earl_mem_free(far_ids);
+    earl_mem_free(far_leave);
+    return st;
+}
+
 /* Whether one of the 8 bytes of w is b (the zero-byte test on w ^ b...b). */
 static int has_byte(uint64_t w, uint8_t b)
 {

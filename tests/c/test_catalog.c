@@ -110,6 +110,16 @@ static void test_leaves_of_nested_and_open_calls(void **state)
         assert_int_equal(leave[k], want[k]);
     const earl_eid bad[1] = {9};
     assert_int_equal(earl_leaves(&ev, enterptr, bad, 1, leave, &err), EARL_ERR_INVALID);
+    /* knowing an event inside each call (any event from the ENTER on, before
+     * the LEAVE): the same answers */
+    const earl_eid calls[5] = {1, 0, 2, 8, -1}, inside[5] = {3, 6, 2, 8, 0};
+    assert_int_equal(earl_leaves_after(&ev, enterptr, calls, inside, 5, leave, &err), EARL_OK);
+    const earl_eid want_after[5] = {5, 7, 6, -1, -1};
+    for (int k = 0; k < 5; k++)
+        assert_int_equal(leave[k], want_after[k]);
+    const earl_eid before[1] = {0};
+    assert_int_equal(earl_leaves_after(&ev, enterptr, calls, before, 1, leave, &err),
+                     EARL_ERR_INVALID); /* the event inside comes before the call */
 }
 
 /* Location 0 runs two collective calls, location 1 one whose BEGIN is not

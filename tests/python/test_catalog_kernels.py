@@ -78,6 +78,14 @@ def test_leaves_equal_the_states_leaveptr(trace):
     want[ids < 0] = -1
     assert got.tolist() == want.tolist()
     assert (got >= 0).sum() >= 500
+    # knowing an event inside each call: any one from the ENTER to before the LEAVE
+    left = enters[trace.states.leaveptr[enters] >= 0]
+    calls = rng.choice(left, 500)
+    leave = trace.states.leaveptr[calls]
+    inside = np.array([rng.integers(c, l) for c, l in zip(calls.tolist(), leave.tolist())])
+    got = np.empty(len(calls), dtype=np.int64)
+    _core.leaves_after(trace._core, trace.states.enterptr, calls, inside, got)
+    assert got.tolist() == leave.tolist()
 
 
 def first_of_groups_by_definition(keys, values):

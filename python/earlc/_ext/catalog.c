@@ -245,6 +245,44 @@ static PyObject *leaves(PyObject *module, PyObject *args)
     return status_result(st, &err);
 }
 
+/* leaves_after(trace, enterptr, ids, after, out): the LEAVE of each ENTER,
+ * knowing an event inside each call. */
+static PyObject *leaves_after(PyObject *module, PyObject *args)
+{
+    (void)module;
+    static const char *const names[3] = {"ids", "after", "out"};
+    earl_trace *trace = trace_arg(args);
+    if (!trace)
+        return NULL;
+    if (PyTuple_GET_SIZE(args) != 5)
+        return PyErr_Format(PyExc_TypeError, "leaves_after takes 5 arguments");
+    const earl_events *ev = earl_trace_events(trace);
+    int64_args a = {.n = 0};
+    int64_t *buf[3], *enterptr;
+    size_t n, n_enterptr;
+    PyObject *rest = PyTuple_GetSlice(args, 1, 5);
+    int ok = rest && (enterptr = take(&a, PyTuple_GET_ITEM(rest, 0), "enterptr", 0,
+                                      &n_enterptr)) != NULL &&
+             take_all(&a, rest, 1, 2, 1, names, buf, &n) == 0;
+    Py_XDECREF(rest);
+    if (ok && n_enterptr != ev->count) {
+        PyErr_Format(PyExc_ValueError, "leaves_after: enterptr must hold one id per event "
+                     "(%zu), not %zu", ev->count, n_enterptr);
+        ok = 0;
+    }
+    if (!ok) {
+        release_args(&a);
+        return NULL;
+    }
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_leaves_after(ev, enterptr, buf[0], buf[1], n, buf[2], &err);
+    Py_END_ALLOW_THREADS
+    release_args(&a);
+    return status_result(st, &err);
+}
+
 /* collective_begins(trace, ends, calls, out): the MPI_COLLECTIVE_BEGIN of
  * each MPI_COLLECTIVE_END inside its call (-1: none). */
 static PyObject *collective_begins(PyObject *module, PyObject *args)
@@ -329,6 +367,7 @@ static PyMethodDef catalog_functions[] = {
     {"wrong_order", wrong_order, METH_VARARGS,
      "wrong_order(trace, recv, recv_call, send, late_call, late_send, out)"},
     {"leaves", leaves, METH_VARARGS, "leaves(trace, enterptr, ids, out)"},
+    {"leaves_after", leaves_after, METH_VARARGS, "leaves_after(trace, enterptr, ids, after, out)"},
     {"collective_begins", collective_begins, METH_VARARGS,
      "collective_begins(trace, ends, calls, out)"},
     {"first_of_runs", first_of_runs, METH_VARARGS,

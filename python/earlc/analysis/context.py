@@ -279,12 +279,18 @@ class AnalysisContext:
         """Timestamps (int64 ticks) of event ids; ids must be >= 0."""
         return self._time[ids]
 
-    def leave_of(self, enters: np.ndarray) -> np.ndarray:
-        """The LEAVE of each ENTER (-1 when it never left, and for -1).  One pass
-        over the events in C (csrc/catalog) answers them all, cheaper than
-        walking each call when they are many."""
+    def leave_of(self, enters: np.ndarray, inside: np.ndarray = None) -> np.ndarray:
+        """The LEAVE of each ENTER (-1 when it never left, and for -1).  In C
+        (csrc/catalog): with `inside`, an event of each call before its LEAVE
+        (the MPI_COLLECTIVE_END of a collective call), the events right after
+        that are searched first; the rest in one pass over the events, cheaper
+        than walking each call when they are many."""
         enters = np.ascontiguousarray(enters, dtype=np.int64)
         out = np.empty(len(enters), dtype=np.int64)
+        if inside is not None:
+            _core.leaves_after(self.trace._core, self.states.enterptr, enters,
+                               np.ascontiguousarray(inside, dtype=np.int64), out)
+            return out
         if len(enters) > 1 and not bool(np.all(enters[1:] >= enters[:-1])):
             # the pass visits them in the total order: numpy sorts faster than C's qsort
             order = np.argsort(enters)
