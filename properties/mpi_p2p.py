@@ -215,7 +215,9 @@ class LateReceiver(Property):
             # a multi-completion call that also completes a Late Sender's receive is
             # charged there; otherwise once, with its largest wait
             ls = ctx.published.get("late_sender")
-            late_calls = np.sort(ls["recv_call"]) if ls is not None else np.empty(0, np.int64)
+            late_calls = ls["recv_call"] if ls is not None else np.empty(0, np.int64)
+            if len(late_calls) > 1 and not bool(np.all(late_calls[1:] >= late_calls[:-1])):
+                late_calls = np.sort(late_calls)  # Late Senders come in call order
             drop = is_multi & _member(calls, late_calls)
             m = np.nonzero(is_multi & ~drop)[0]
             best = m[first_of_groups(calls[m], wait[m])] if len(m) else m
