@@ -1,13 +1,17 @@
 /*
- * earl_catalog.h - kernels of the analysis catalog: the loops of built-in
- * properties that need a sequential pass (a search, a running maximum) and
- * would cost several full-size temporaries in numpy.  The properties stay
- * declared in Python (properties/); they call these through earlc._core.
+ * earl_catalog.h - kernels of the analysis catalog: what the built-in
+ * properties need that numpy does slowly or only with several full-size
+ * temporaries: the received messages with their calls (shared by Late
+ * Sender, Late Receiver and the wrong-order properties), sums per call path
+ * and location, the LEAVEs of many calls, searches and running maxima.  The
+ * properties stay declared in Python (properties/); they call these through
+ * earlc._core.
  *
- * Inputs are plain arrays of event ids into an earl_events (its time and
- * location columns are read); ids out of range are an EARL_ERR_INVALID
- * error.  Nothing here allocates more than a few arrays the size of the
- * input.
+ * Inputs are plain arrays of event ids into an earl_events (its columns are
+ * read, never written); ids out of range are an EARL_ERR_INVALID error.
+ * Passes over the events go in the total order, which reads the columns
+ * front to back.  Nothing here allocates more than a few arrays the size of
+ * the input.
  */
 #ifndef EARL_CATALOG_H
 #define EARL_CATALOG_H
@@ -47,9 +51,8 @@ typedef struct earl_p2p_messages {
  * records. */
 size_t earl_p2p_capacity(const earl_trace *trace);
 
-/* Fill the columns of out (each with earl_p2p_capacity entries) and out->n.
- * One pass over the message table; the pointers come from the EARL layer of
- * trace. */
+/* Fill the columns of out (each with earl_p2p_capacity entries) and out->n,
+ * column by column; the pointers come from the EARL layer of trace. */
 earl_status earl_p2p_find(const earl_trace *trace, earl_states *states, earl_p2p_messages *out,
                           earl_error *err);
 
@@ -123,8 +126,8 @@ earl_status earl_collective_begins(const earl_events *ev, size_t n_locations,
  * run order, into rows[]; returns the number of runs. */
 size_t earl_first_of_runs(size_t n, const int64_t *keys, const int64_t *values, int64_t *rows);
 
-/* Per row, the largest value among the earlier rows of its group, floor
- * for the first row of a group, into out[]. */
+/* Per row, the largest value among the earlier rows of its run, floor for
+ * the first row of a run, into out[]. */
 void earl_exclusive_running_max(size_t n, const int64_t *keys, const int64_t *values,
                                 int64_t floor, int64_t *out);
 

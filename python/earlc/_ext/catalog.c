@@ -8,6 +8,8 @@
  */
 #include "ext.h"
 
+#include <string.h>
+
 #include "earl_catalog.h"
 
 /* The buffers of one call, released together. */
@@ -23,20 +25,33 @@ static void release_args(int64_args *a)
     a->n = 0;
 }
 
+/* Whether a buffer holds signed 64-bit integers (numpy's int64: "l" or
+ * "q", maybe with a byte-order prefix). */
+static int is_int64(const Py_buffer *v)
+{
+    const char *f = v->format ? v->format : "B";
+    if (*f == '<' || *f == '=' || *f == '@')
+        f++;
+    return v->itemsize == (Py_ssize_t)sizeof(int64_t) && (strcmp(f, "l") == 0 ||
+                                                          strcmp(f, "q") == 0);
+}
+
 /* The next argument as a contiguous buffer of int64 items (writable for an
  * output), its items in *count; NULL with an exception otherwise. */
 static int64_t *take(int64_args *a, PyObject *obj, const char *what, int writable, size_t *count)
 {
+    static int64_t no_items; /* the address of an empty buffer without one */
     Py_buffer *v = &a->view[a->n];
-    if (PyObject_GetBuffer(obj, v, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) < 0)
+    if (PyObject_GetBuffer(obj, v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT |
+                                       (writable ? PyBUF_WRITABLE : 0)) < 0)
         return NULL;
     a->n++;
-    if (v->len % (Py_ssize_t)sizeof(int64_t)) {
-        PyErr_Format(PyExc_ValueError, "%s must hold int64 items", what);
+    if (!is_int64(v)) {
+        PyErr_Format(PyExc_ValueError, "%s must be an array of int64", what);
         return NULL;
     }
     *count = (size_t)v->len / sizeof(int64_t);
-    return v->buf;
+    return v->buf ? v->buf : &no_items;
 }
 
 /* Take n_in inputs then n_out outputs of args (after `skip` other
