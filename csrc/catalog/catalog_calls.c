@@ -104,14 +104,17 @@ earl_status earl_leaves(const earl_events *ev, const earl_eid *enterptr, const e
 }
 
 /* How far earl_leaves_after looks from an event inside the call before it
- * leaves the call to the pass of earl_leaves. */
+ * leaves the call to the pass of earl_leaves, and after how many calls it
+ * judges whether looking pays: when most calls end further away (many
+ * locations interleave, or the calls are long), the pass answers the rest. */
 #define LEAVES_NEARBY 256
+#define LEAVES_TRIAL 256
 
 earl_status earl_leaves_after(const earl_events *ev, const earl_eid *enterptr,
                               const earl_eid *ids, const earl_eid *after, size_t n,
                               earl_eid *leave, earl_error *err)
 {
-    size_t count = ev->count, n_far = 0;
+    size_t count = ev->count, n_far = 0, tried = 0;
     for (size_t k = 0; k < n; k++) {
         leave[k] = EARL_NONE;
         if (ids[k] < 0)
@@ -120,6 +123,11 @@ earl_status earl_leaves_after(const earl_events *ev, const earl_eid *enterptr,
             return earl_fail(err, EARL_ERR_INVALID, "leaves: event ids %lld (call) and %lld "
                              "(inside it) are out of range or out of order (the trace has %zu "
                              "events)", (long long)ids[k], (long long)after[k], count);
+        if (tried >= LEAVES_TRIAL && 2 * n_far > tried) { /* looking does not pay */
+            n_far++;
+            continue;
+        }
+        tried++;
         earl_loc l = ev->location[ids[k]];
         size_t end = count - (size_t)after[k] > LEAVES_NEARBY ? (size_t)after[k] + LEAVES_NEARBY
                                                               : count;

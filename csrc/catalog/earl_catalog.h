@@ -99,11 +99,12 @@ earl_status earl_wrong_order(const earl_events *ev, size_t n_locations, size_t n
 earl_status earl_leaves(const earl_events *ev, const earl_eid *enterptr, const earl_eid *ids,
                         size_t n, earl_eid *leave, earl_error *err);
 
-/* The same, knowing an event inside each call, after[k] (ids[k] <= after[k],
- * before the LEAVE: the MPI_COLLECTIVE_END of a collective call, the last
- * receive of a receive call): the LEAVE is looked for in the events right
- * after it first, where the calls of MPI operations end, and earl_leaves
- * finds the rest. */
+/* The same, knowing an event of each call before its LEAVE, after[k]
+ * (ids[k] <= after[k]: the ENTER itself, the MPI_COLLECTIVE_END of a
+ * collective call, the last receive of a receive call): the LEAVE is looked
+ * for in the events right after it first, where short calls end, and
+ * earl_leaves finds the rest; when most of the first calls end further away,
+ * earl_leaves finds all the others. */
 earl_status earl_leaves_after(const earl_events *ev, const earl_eid *enterptr,
                               const earl_eid *ids, const earl_eid *after, size_t n,
                               earl_eid *leave, earl_error *err);

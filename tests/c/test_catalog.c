@@ -122,6 +122,30 @@ static void test_leaves_of_nested_and_open_calls(void **state)
                      EARL_ERR_INVALID); /* the event inside comes before the call */
 }
 
+/* 300 nested calls on one location, left in reverse order at the end: most
+ * LEAVEs are further than the look after each ENTER reaches, so the kernel
+ * turns to the pass over the events for the rest; the answers are the same. */
+static void test_leaves_after_turns_to_the_pass_for_long_calls(void **state)
+{
+    (void)state;
+    enum { CALLS = 300, EVENTS = 2 * CALLS };
+    static earl_loc loc[EVENTS];
+    static uint8_t kind[EVENTS];
+    static earl_eid enterptr[EVENTS], ids[CALLS], leave[CALLS];
+    for (int q = 0; q < CALLS; q++) {
+        kind[q] = EARL_ENTER;
+        enterptr[q] = q - 1;
+        kind[EVENTS - 1 - q] = EARL_LEAVE;
+        enterptr[EVENTS - 1 - q] = q;
+        ids[q] = q;
+    }
+    earl_events ev = {.count = EVENTS, .location = loc, .kind = kind};
+    earl_error err;
+    assert_int_equal(earl_leaves_after(&ev, enterptr, ids, ids, CALLS, leave, &err), EARL_OK);
+    for (int q = 0; q < CALLS; q++)
+        assert_int_equal(leave[q], EVENTS - 1 - q);
+}
+
 /* Location 0 runs two collective calls, location 1 one whose BEGIN is not
  * recorded:
  *
@@ -224,6 +248,7 @@ int main(void)
         cmocka_unit_test(test_wrong_order_without_late_senders_or_messages),
         cmocka_unit_test(test_wrong_order_rejects_ids_out_of_range),
         cmocka_unit_test(test_leaves_of_nested_and_open_calls),
+        cmocka_unit_test(test_leaves_after_turns_to_the_pass_for_long_calls),
         cmocka_unit_test(test_collective_begins_stay_inside_the_call),
         cmocka_unit_test(test_message_sums_per_call_path_and_location),
         cmocka_unit_test(test_first_of_runs_takes_the_first_largest),

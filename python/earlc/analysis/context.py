@@ -280,24 +280,22 @@ class AnalysisContext:
         return self._time[ids]
 
     def leave_of(self, enters: np.ndarray, inside: np.ndarray = None) -> np.ndarray:
-        """The LEAVE of each ENTER (-1 when it never left, and for -1).  In C
-        (csrc/catalog): with `inside`, an event of each call before its LEAVE
-        (the MPI_COLLECTIVE_END of a collective call), the events right after
-        that are searched first; the rest in one pass over the events, cheaper
-        than walking each call when they are many."""
+        """The LEAVE of each ENTER (-1 when it never left, and for -1), in C
+        (csrc/catalog): looked for right after `inside`, an event of each call
+        before its LEAVE (default: the ENTER; the MPI_COLLECTIVE_END of a
+        collective call is closer), and where that does not find them, in one
+        pass over the events for all at once."""
         enters = np.ascontiguousarray(enters, dtype=np.int64)
+        inside = enters if inside is None else np.ascontiguousarray(inside, dtype=np.int64)
         out = np.empty(len(enters), dtype=np.int64)
-        if inside is not None:
-            _core.leaves_after(self.trace._core, self.states.enterptr, enters,
-                               np.ascontiguousarray(inside, dtype=np.int64), out)
-            return out
         if len(enters) > 1 and not bool(np.all(enters[1:] >= enters[:-1])):
             # the pass visits them in the total order: numpy sorts faster than C's qsort
             order = np.argsort(enters)
-            _core.leaves(self.trace._core, self.states.enterptr, enters[order], out)
+            _core.leaves_after(self.trace._core, self.states.enterptr, enters[order],
+                               inside[order], out)
             out[order] = out.copy()
             return out
-        _core.leaves(self.trace._core, self.states.enterptr, enters, out)
+        _core.leaves_after(self.trace._core, self.states.enterptr, enters, inside, out)
         return out
 
     def pointer(self, name: str, ids: np.ndarray) -> np.ndarray:
