@@ -195,7 +195,7 @@ class Visits(Property):
 def p2p_sums(ctx, sends: bool):
     """Per (call path, location) of the send (or receive) records: (cnode, location,
     records, records with a payload, bytes), summed once for every message metric
-    (in C, one pass over the message table)."""
+    (in C, one pass over the events)."""
     def compute():
         return [tuple(np.frombuffer(col, dtype=np.int64) for col in side)
                 for side in _core.message_sums(ctx.trace._core, ctx.cnode)]

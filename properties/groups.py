@@ -7,7 +7,9 @@ import numpy as np
 from earlc import _core
 
 
-def _int64(a: np.ndarray) -> np.ndarray:
+def int64_array(a: np.ndarray) -> np.ndarray:
+    """a as a contiguous int64 array, as the C kernels take them (no copy when
+    it is one already)."""
     return np.ascontiguousarray(a, dtype=np.int64)
 
 
@@ -39,7 +41,7 @@ def exclusive_running_max(keys: np.ndarray, values: np.ndarray, floor: int) -> n
     """Per row, the maximum of values over the earlier rows of its group (floor for
     the first row of a group); rows sorted by key, values >= floor."""
     out = np.empty(len(values), dtype=np.int64)
-    _core.exclusive_running_max(_int64(keys), _int64(values), out, int(floor))
+    _core.exclusive_running_max(int64_array(keys), int64_array(values), out, int(floor))
     return out
 
 
@@ -49,7 +51,7 @@ def first_of_groups(keys: np.ndarray, order_within: np.ndarray) -> np.ndarray:
     # rows usually come grouped (each key in one run of rows): one pass in C
     # over the runs, then the runs in key order
     rows = np.empty(len(keys), dtype=np.int64)
-    rows = rows[:_core.first_of_runs(_int64(keys), _int64(order_within), rows)]
+    rows = rows[:_core.first_of_runs(int64_array(keys), int64_array(order_within), rows)]
     run_keys = keys[rows]
     if len(rows) > 1 and not bool(np.all(run_keys[1:] >= run_keys[:-1])):
         by_key = np.argsort(run_keys, kind="stable")

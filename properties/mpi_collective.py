@@ -12,7 +12,8 @@ from earlc import _core
 from earlc.analysis import Instances, Property
 from earlc.analysis import regions as rc
 
-from .groups import exclusive_running_max, group_max, group_min, instance_members
+from .groups import (exclusive_running_max, group_max, group_min, instance_members,
+                     int64_array)
 
 COLL_MPI = 0
 
@@ -63,8 +64,8 @@ def _begin_times(ctx, call: np.ndarray, end: np.ndarray) -> np.ndarray:
         return t
     order = np.argsort(end)  # the pass visits the ENDs in the total order
     begin = np.empty(len(end), dtype=np.int64)
-    _core.collective_begins(ctx.trace._core, np.ascontiguousarray(end[order], dtype=np.int64),
-                            np.ascontiguousarray(call[order], dtype=np.int64), begin)
+    _core.collective_begins(ctx.trace._core, int64_array(end[order]), int64_array(call[order]),
+                            begin)
     found = begin >= 0
     t[order[found]] = ctx.time_of(begin[found])
     return t

@@ -10,7 +10,7 @@ import numpy as np
 from earlc import _core
 from earlc.analysis import Instances, Property
 
-from .groups import exclusive_running_max, first_of_groups, segments
+from .groups import exclusive_running_max, first_of_groups, int64_array, segments
 
 
 #: the columns of p2p_messages, in the order _core.p2p_messages fills them
@@ -86,18 +86,15 @@ def _by_pair_then_send(pair: np.ndarray, send: np.ndarray, n: int) -> np.ndarray
     return np.lexsort((send, pair))
 
 
-def _int64(a: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(a, dtype=np.int64)
-
-
 def _wrong_order(ctx, ls):
     """Per Late Sender: the source location of the first later receive on the
     same location whose message was sent before the Late Sender's message was
     (-1 when none), as Scalasca defines wrong order (a search in C)."""
     msgs = ctx.published["p2p_messages"]
     found = np.empty(len(ls), dtype=np.int64)
-    _core.wrong_order(ctx.trace._core, _int64(msgs["recv"]), _int64(msgs["recv_call"]),
-                      _int64(msgs["send"]), _int64(ls["recv_call"]), _int64(ls["send"]), found)
+    _core.wrong_order(ctx.trace._core, int64_array(msgs["recv"]),
+                      int64_array(msgs["recv_call"]), int64_array(msgs["send"]),
+                      int64_array(ls["recv_call"]), int64_array(ls["send"]), found)
     return found
 
 
