@@ -78,8 +78,15 @@ typedef struct side_tables {
 } side_tables;
 
 void side_tables_columns(side_tables *t, earl_family family, earl_colset *s);
+/* The columns of a reading buffer's table: all but the event column (the
+ * event is the row's owner, which the buffer's payload column names; the
+ * merge writes the trace's event column). */
+void side_tables_row_columns(side_tables *t, earl_family family, earl_colset *s);
 size_t *side_tables_count(side_tables *t, earl_family family);
 void side_tables_free(side_tables *t);
+/* The same, never keeping the blocks (a reading buffer's tables, given back
+ * with earl_mem_discard while the merge copied them). */
+void side_tables_free_unkept(side_tables *t);
 
 /* ---- warnings ------------------------------------------------------------- */
 
@@ -128,17 +135,42 @@ typedef struct request_map {
  * loc_events_alloc): two threads writing neighbours in one line would make
  * the line bounce between cores. */
 #define EARL_CACHE_LINE 64
+
+/* The core columns of all reading buffers: one block per column, sized by
+ * the event counts the definitions announce, location after location.  One
+ * block each rather than one per location: the merge gives back the pages
+ * it has consumed of many small locations as well as of a few large ones,
+ * and a later open reuses the kept columns of an earlier trace, which have
+ * the same sizes. */
+typedef struct reading_columns {
+    earl_time *time;
+    uint8_t *kind;
+    uint32_t *payload;
+    size_t slots;
+} reading_columns;
+
+/* Blocks of reading_columns for the given locations (first_slot[l]: where
+ * location l's slots start); 0, or -1 when they cannot be had (a corrupt
+ * count too large to map, out of memory: the buffers then grow on their
+ * own). */
+int reading_columns_alloc(reading_columns *c, const defs_store *defs, size_t *first_slot);
+void reading_columns_free(reading_columns *c);
+
 typedef struct loc_events {
     _Alignas(EARL_CACHE_LINE) earl_loc loc;
     const defs_store *defs;
     size_t n, cap;             /* events kept */
+    /* the core columns are slots of shared (from first_slot on, cap of them)
+     * until they outgrow them, then blocks of their own (shared NULL) */
+    const reading_columns *shared;
+    size_t first_slot;
     earl_time *time;
     uint8_t *kind;
     /* one column for both: the region ref of ENTER/LEAVE, the local row in
      * the side table for kinds with a payload family, EARL_UNDEFINED_REF
      * otherwise; order.c splits it into the trace's region and ref columns */
     uint32_t *payload;
-    side_tables tables;        /* event columns hold local indices */
+    side_tables tables;        /* without event columns (side_tables_row_columns) */
 
     earl_time last_time;
     uint32_t *stack; size_t depth, cap_stack;   /* open regions */
@@ -154,6 +186,9 @@ earl_status read_locations(OTF2_Reader *reader, const char *anchor,
                            const defs_store *defs, loc_events *bufs, size_t n,
                            void (*on_progress)(void *, uint64_t), void *progress_data,
                            earl_error *err);
+/* Place b's core columns in its slots of shared (cap: how many). */
+void loc_events_use_shared(loc_events *b, const reading_columns *shared, size_t first_slot,
+                           size_t cap);
 void loc_events_free(loc_events *b);
 /* A zeroed array of n buffers, cache-line aligned; free() it. */
 loc_events *loc_events_alloc(size_t n);

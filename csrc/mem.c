@@ -28,6 +28,13 @@
  * quarter of the physical memory is kept; EARLC_KEEP_MEMORY in the
  * environment sets the seconds (0 or "no": keep nothing), and
  * earl_mem_release returns every kept block at once.
+ *
+ * Blocks consumed front to back (an open's reading buffers, while the merge
+ * writes the trace's columns) give their pages back as they go
+ * (earl_mem_discard) and are unmapped when freed (earl_mem_free_unkept):
+ * the columns being written fault in the pages just given back, so the
+ * open's resident memory stays near the size of the finished trace instead
+ * of the reading buffers plus the trace.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* mremap */
@@ -35,6 +42,7 @@
 #include "util.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,6 +261,20 @@ static void *take_fitting(size_t bytes, int growing)
     return block;
 }
 
+/* Unmap kept blocks, oldest first, until at least bytes are given back or
+ * nothing is kept. */
+static void free_kept_bytes(size_t bytes)
+{
+    pthread_mutex_lock(&pool.lock);
+    size_t freed = 0;
+    while (freed < bytes && pool.n_kept) {
+        int oldest = oldest_kept_locked();
+        freed += pool.kept[oldest].capacity;
+        unmap_block(take_kept_locked(oldest));
+    }
+    pthread_mutex_unlock(&pool.lock);
+}
+
 /* Map a new block after a miss.  For scratch arrays (recycle != 0), kept
  * blocks are unmapped first, oldest first, as many bytes as the new block
  * needs: the kernel hands pages freed a moment ago to the next mapping, and
@@ -264,13 +286,9 @@ static void *map_after_miss(size_t bytes, int recycle)
 {
     pthread_mutex_lock(&pool.lock);
     pool.stats.mapped++;
-    size_t freed = 0;
-    while (recycle && freed < bytes && pool.n_kept) {
-        int oldest = oldest_kept_locked();
-        freed += pool.kept[oldest].capacity;
-        unmap_block(take_kept_locked(oldest));
-    }
     pthread_mutex_unlock(&pool.lock);
+    if (recycle)
+        free_kept_bytes(bytes);
     return map_block(bytes);
 }
 
@@ -355,7 +373,71 @@ void earl_mem_free(void *p)
     }
 }
 
+void earl_mem_free_unkept(void *p)
+{
+    if (p && header_of(p)->magic == MEM_MAGIC_LARGE)
+        unmap_block(p);
+    else
+        earl_mem_free(p);
+}
+
+static size_t page_bytes(void)
+{
+    static _Atomic size_t page;
+    size_t p = page;
+    if (!p) {
+        long s = sysconf(_SC_PAGESIZE);
+        p = s > 0 ? (size_t)s : 4096;
+        page = p;
+    }
+    return p;
+}
+
+size_t earl_mem_discard(void *p, size_t from, size_t to)
+{
+    if (!p || from >= to || header_of(p)->magic != MEM_MAGIC_LARGE)
+        return from; /* malloc's blocks go back whole, when freed */
+    uintptr_t page = page_bytes(), start = (uintptr_t)p;
+    /* whole pages only: the ones at the ends may hold bytes still in use */
+    uintptr_t lo = (start + from + page - 1) & ~(page - 1);
+    uintptr_t hi = (start + to) & ~(page - 1);
+    if (hi <= lo)
+        return from;
+    /* MADV_DONTNEED: the pages leave the resident set now, and the range
+     * reads as zeros if touched again */
+    if (madvise((void *)lo, hi - lo, MADV_DONTNEED) != 0)
+        return from;
+    return hi - start;
+}
+
 #ifdef MREMAP_MAYMOVE
+/* Move the mapping map (old_bytes) to a new place of new_bytes where
+ * map + offset, the block, starts on a huge-page boundary (MAP_FAILED when
+ * it cannot): the kernel backs the pages the block grows by with huge
+ * pages only in 2 MB ranges aligned in the address space, and a move to
+ * wherever there is room would leave most of them to 4 KB faults. */
+static void *move_aligned(void *map, size_t old_bytes, size_t new_bytes, size_t offset)
+{
+    size_t reserve = new_bytes + MEM_ALIGN;
+    char *room = mmap(NULL, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                      -1, 0);
+    if (room == MAP_FAILED)
+        return MAP_FAILED;
+    uintptr_t block = ((uintptr_t)room + offset + MEM_ALIGN - 1) & ~(MEM_ALIGN - 1);
+    char *dest = (char *)(block - offset);
+    void *moved = mremap(map, old_bytes, new_bytes, MREMAP_MAYMOVE | MREMAP_FIXED, dest);
+    if (moved == MAP_FAILED) {
+        munmap(room, reserve);
+        return MAP_FAILED;
+    }
+    /* the reservation around the moved mapping */
+    if (dest > room)
+        munmap(room, (size_t)(dest - room));
+    if (dest + new_bytes < room + reserve)
+        munmap(dest + new_bytes, (size_t)(room + reserve - (dest + new_bytes)));
+    return moved;
+}
+
 /* Grow a large block by moving its pages rather than copying them (as glibc
  * does for mapped chunks): side tables grow by half their size at a time,
  * and copying would cost a memcpy of every row once or twice over. */
@@ -365,7 +447,11 @@ static void *grow_mapping(void *block, size_t bytes)
     size_t offset = (uintptr_t)block - (uintptr_t)h->map;
     size_t align = bytes >= MEM_ALIGN ? MEM_ALIGN : (size_t)4096;
     size_t grown = offset + ((bytes + align - 1) & ~(align - 1));
-    void *map = mremap(h->map, h->map_bytes, grown, MREMAP_MAYMOVE);
+    void *map = mremap(h->map, h->map_bytes, grown, 0); /* in place, if there is room */
+    if (map == MAP_FAILED && align == MEM_ALIGN)
+        map = move_aligned(h->map, h->map_bytes, grown, offset);
+    if (map == MAP_FAILED)
+        map = mremap(h->map, h->map_bytes, grown, MREMAP_MAYMOVE);
     if (map == MAP_FAILED)
         return NULL;
     void *moved = (char *)map + offset;
@@ -377,10 +463,10 @@ static void *grow_mapping(void *block, size_t bytes)
 }
 #endif
 
-void *earl_mem_realloc(void *p, size_t bytes)
+static void *mem_realloc(void *p, size_t bytes, int recycle)
 {
     if (!p)
-        return earl_mem_alloc(bytes);
+        return mem_alloc(bytes, recycle);
     mem_header *h = header_of(p);
     if (bytes <= h->capacity)
         return p;
@@ -394,17 +480,23 @@ void *earl_mem_realloc(void *p, size_t bytes)
     /* memory touched before beats fresh memory, even at the price of a copy */
     void *q = IS_LARGE(bytes) ? take_fitting(bytes, 1) : NULL;
 #ifdef MREMAP_MAYMOVE
-    if (!q && h->magic == MEM_MAGIC_LARGE)
+    if (!q && h->magic == MEM_MAGIC_LARGE) {
+        if (recycle) /* the pages the block grows by: kept ones given back first */
+            free_kept_bytes(bytes - h->capacity);
         return grow_mapping(p, bytes);
+    }
 #endif
     if (!q)
-        q = earl_mem_alloc(bytes);
+        q = mem_alloc(bytes, recycle);
     if (!q)
         return NULL;
     memcpy(q, p, h->capacity);
     earl_mem_free(p);
     return q;
 }
+
+void *earl_mem_realloc(void *p, size_t bytes) { return mem_realloc(p, bytes, 0); }
+void *earl_mem_realloc_scratch(void *p, size_t bytes) { return mem_realloc(p, bytes, 1); }
 
 void earl_mem_release(void)
 {

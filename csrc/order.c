@@ -11,11 +11,17 @@
  * own sequence (loc_start / loc_events).
  *
  * With P threads the time axis is cut into P slices of about equal event
- * counts, merged concurrently; each slice's thread also copies a P-th of the
- * side-table rows and, once all slices are merged, fixes up a P-th of the
- * partners.  The heap is consulted once per run of one location's events,
- * not once per event.
+ * counts, merged concurrently.  Before the merge, P threads copy a P-th of
+ * the side-table rows each, and the reading buffers' tables are freed; once
+ * all slices are merged, they fix up a P-th of the partners each.  The heap
+ * is consulted once per run of one location's events, not once per event.
+ *
+ * Memory: the reading buffers are consumed front to back, so both the row
+ * copy and the merge give their consumed pages back as they go
+ * (earl_mem_discard), and the trace's columns, written at the same pace,
+ * fault in those pages: the open needs little more than the finished trace.
  */
+#include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,9 +56,10 @@ static void sift_down(heap_node *h, size_t n, size_t i)
 }
 
 /* Allocate the global side tables, location l's rows of family f to start
- * at base[l * N_FAMILIES + f] (location after location), and copy the
- * metric values.  The rows themselves are copied by the merge threads
- * (copy_rows), a share each. */
+ * at base[l * N_FAMILIES + f] (location after location; base has one
+ * location more, so that rows_of works for the last), and copy the metric
+ * values.  The rows themselves are copied by P threads (copy_rows), a share
+ * each. */
 static earl_status plan_tables(earl_trace *tr, loc_events *bufs, size_t n_locs, size_t *base,
                                size_t *value_base, earl_error *err)
 {
@@ -63,6 +70,7 @@ static earl_status plan_tables(earl_trace *tr, loc_events *bufs, size_t n_locs, 
             base[l * N_FAMILIES + f] = total;
             total += *side_tables_count(&bufs[l].tables, (earl_family)f);
         }
+        base[n_locs * N_FAMILIES + f] = total;
         earl_colset s;
         side_tables_columns(g, (earl_family)f, &s);
         if (total && earl_colset_reserve(&s, &g->cap[f], total) != 0)
@@ -109,6 +117,9 @@ typedef struct merge_part {
     earl_eid *event_col[N_FAMILIES];
     uint8_t family_of[256];
     heap_node *heap;
+    /* per location and input column: the byte offset up to which the pages
+     * this part consumed were given back (discard_consumed) */
+    size_t (*given_back)[3];
 } merge_part;
 
 /* Rows [lo, hi) of this part's share of n rows. */
@@ -119,25 +130,37 @@ static void share_of(const merge_part *p, size_t n, size_t *lo, size_t *hi)
 }
 
 /* Copy this part's share of every location's side-table rows to their
- * global place.  The event column is left out: the merge writes it. */
-static void copy_rows(merge_part *p)
+ * global place, giving the copied pages of the reading buffers back at once
+ * (the trace's tables fault in those pages as the copy goes on).  The
+ * buffers have no event column (side_tables_row_columns): the merge writes
+ * the trace's. */
+static void *copy_rows(void *arg)
 {
+    merge_part *p = arg;
     for (int f = EARL_FAMILY_MSG; f < N_FAMILIES; f++) {
         earl_colset dst;
         side_tables_columns(&p->tr->tables, (earl_family)f, &dst);
         for (size_t l = 0; l < p->n_locs; l++) {
             side_tables *local = (side_tables *)&p->bufs[l].tables;
             earl_colset src;
-            side_tables_columns(local, (earl_family)f, &src);
+            side_tables_row_columns(local, (earl_family)f, &src);
             size_t lo, hi, row0 = p->base[l * N_FAMILIES + f];
             share_of(p, *side_tables_count(local, (earl_family)f), &lo, &hi);
-            for (int c = 1; c < dst.n && hi > lo; c++) {
-                size_t w = dst.col[c].width;
-                memcpy((char *)*dst.col[c].data + (row0 + lo) * w,
+            for (int c = 0; c < src.n && hi > lo; c++) {
+                size_t w = src.col[c].width;
+                memcpy((char *)*dst.col[c + 1].data + (row0 + lo) * w,
                        (const char *)*src.col[c].data + lo * w, (hi - lo) * w);
+                earl_mem_discard(*src.col[c].data, lo * w, hi * w);
             }
         }
     }
+    return NULL;
+}
+
+/* Rows of location l in family f (base has a row for one location more). */
+static size_t rows_of(const size_t *base, size_t l, earl_family f)
+{
+    return base[(l + 1) * N_FAMILIES + f] - base[l * N_FAMILIES + f];
 }
 
 /* After every slice is merged: this part's share of the request partners
@@ -149,18 +172,42 @@ static void *fix_rows(void *arg)
     earl_trace *tr = p->tr;
     for (size_t l = 0; l < p->n_locs; l++) {
         size_t lo, hi, row0 = p->base[l * N_FAMILIES + EARL_FAMILY_MSG];
-        share_of(p, p->bufs[l].tables.msg.count, &lo, &hi);
+        share_of(p, rows_of(p->base, l, EARL_FAMILY_MSG), &lo, &hi);
         earl_eid *partner = tr->tables.msg.partner + row0;
         const earl_eid *seq = tr->loc_events + tr->loc_start[l];
         for (size_t r = lo; r < hi; r++)
             if (partner[r] >= 0)
                 partner[r] = seq[partner[r]];
         row0 = p->base[l * N_FAMILIES + EARL_FAMILY_METRIC];
-        share_of(p, p->bufs[l].tables.metric.count, &lo, &hi);
+        share_of(p, rows_of(p->base, l, EARL_FAMILY_METRIC), &lo, &hi);
         for (size_t r = lo; r < hi; r++)
             tr->tables.metric.first[row0 + r] += (uint32_t)p->value_base[l];
     }
     return NULL;
+}
+
+/* Events merged between two give-backs of the consumed input: at most
+ * 3.4 MB of consumed input wait per merging thread, for a few thousand
+ * system calls per 10 M events. */
+#define GIVE_BACK_STEP ((size_t)1 << 18)
+
+/* Give back the pages of the reading buffers that this part has consumed
+ * (its events [start, cursor) of every location): the trace's columns,
+ * written at the same pace, fault in those pages instead of fresh ones, so
+ * the merge needs little more memory than the finished trace.  Pages at the
+ * edges of the part's range may hold a neighbour part's events and stay. */
+static void discard_consumed(merge_part *p)
+{
+    for (size_t l = 0; l < p->n_locs; l++) {
+        const loc_events *b = &p->bufs[l];
+        /* in shared slots, the blocks are the shared columns */
+        const reading_columns *c = b->shared;
+        size_t done = (c ? b->first_slot : 0) + p->cursor[l], *back = p->given_back[l];
+        back[0] = earl_mem_discard(c ? c->time : b->time, back[0], done * sizeof *b->time);
+        back[1] = earl_mem_discard(c ? c->kind : b->kind, back[1], done * sizeof *b->kind);
+        back[2] = earl_mem_discard(c ? c->payload : b->payload, back[2],
+                                   done * sizeof *b->payload);
+    }
 }
 
 static void *merge_slice(void *arg)
@@ -170,8 +217,14 @@ static void *merge_slice(void *arg)
     const loc_events *bufs = p->bufs;
     size_t *cursor = p->cursor;
     uint64_t *kind_counts = p->kind_counts;
-    copy_rows(p);
     memcpy(cursor, p->start, p->n_locs * sizeof *cursor);
+    for (size_t l = 0; l < p->n_locs; l++) {
+        size_t first = (bufs[l].shared ? bufs[l].first_slot : 0) + p->start[l];
+        p->given_back[l][0] = first * sizeof *bufs[l].time;
+        p->given_back[l][1] = first * sizeof *bufs[l].kind;
+        p->given_back[l][2] = first * sizeof *bufs[l].payload;
+    }
+    size_t next_give_back = p->first + GIVE_BACK_STEP;
     heap_node *heap = p->heap;
     size_t heap_n = 0;
     for (size_t l = 0; l < p->n_locs; l++)
@@ -222,7 +275,12 @@ static void *merge_slice(void *arg)
             if (heap_n)
                 sift_down(heap, heap_n, 0);
         }
+        if (g >= next_give_back) {
+            discard_consumed(p);
+            next_give_back = g + GIVE_BACK_STEP;
+        }
     }
+    discard_consumed(p);
     return NULL;
 }
 
@@ -286,17 +344,19 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
     tr->ref = earl_mem_alloc(alloc * sizeof *tr->ref);
     tr->loc_events = earl_mem_alloc(alloc * sizeof *tr->loc_events);
     tr->loc_start = malloc((n_locs + 1) * sizeof *tr->loc_start);
-    size_t *base = calloc(n_locs * N_FAMILIES + 1, sizeof *base);
+    size_t *base = calloc((n_locs + 1) * N_FAMILIES, sizeof *base);
     size_t *value_base = calloc(n_locs + 1, sizeof *value_base);
     size_t P = (size_t)n_threads;
     merge_part *parts = calloc(P, sizeof *parts);
     size_t *cursors = calloc((P + 1) * (n_locs + 1), sizeof *cursors);
     size_t *positions = malloc(P * (n_locs + 1) * sizeof *positions);
     heap_node *heaps = malloc(P * (n_locs + 1) * sizeof *heaps);
+    size_t (*given_back)[3] = malloc(P * (n_locs + 1) * sizeof *given_back);
     pthread_t *tids = calloc(P, sizeof *tids);
     earl_status st = EARL_OK;
     if (!tr->time || !tr->location || !tr->kind || !tr->region || !tr->ref || !tr->loc_events ||
-        !tr->loc_start || !base || !value_base || !parts || !cursors || !positions || !heaps || !tids) {
+        !tr->loc_start || !base || !value_base || !parts || !cursors || !positions || !heaps ||
+        !given_back || !tids) {
         st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory ordering %zu events", tr->anchor, n);
         goto done;
     }
@@ -333,6 +393,7 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
         p->stop = cursors + (k + 1) * (n_locs + 1);
         p->cursor = positions + k * (n_locs + 1);
         p->heap = heaps + k * (n_locs + 1);
+        p->given_back = given_back + k * (n_locs + 1);
         for (size_t l = 0; l < n_locs; l++)
             p->first += p->start[l];
         p->share = k;
@@ -347,6 +408,12 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
         for (int kind = 0; kind < EARL_KIND_COUNT; kind++)
             p->family_of[kind] = (uint8_t)earl_kind_family((earl_kind)kind);
     }
+    /* the side-table rows first, so that the reading buffers' tables are
+     * gone before the core columns are written */
+    run_parts(copy_rows, parts, P, tids);
+    for (size_t l = 0; l < n_locs; l++)
+        side_tables_free_unkept(&bufs[l].tables);
+    malloc_trim(0); /* small locations' tables came from malloc's heap */
     run_parts(merge_slice, parts, P, tids);
     run_parts(fix_rows, parts, P, tids);
     memset(tr->view.kind_counts, 0, sizeof tr->view.kind_counts);
@@ -362,6 +429,7 @@ done:
     free(cursors);
     free(positions);
     free(heaps);
+    free(given_back);
     free(tids);
     return st;
 }

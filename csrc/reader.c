@@ -124,16 +124,88 @@ static int64_t request_take(request_map *m, uint64_t key)
 
 #define UD(b) loc_events *b = (loc_events *)user_data
 
-/* Make the core columns of b hold need events. */
+/* Make the core columns of b hold need events.  Columns in shared slots
+ * move to blocks of their own first: the slots after them are the next
+ * location's. */
 static int reserve_core(loc_events *b, size_t need)
 {
     earl_colset s = {3, {{(void **)&b->time, sizeof *b->time}, {(void **)&b->kind, 1},
                          {(void **)&b->payload, sizeof *b->payload}}};
-    if (earl_colset_reserve(&s, &b->cap, need) != 0) {
+    if (b->shared) {
+        loc_events slots = *b;
+        size_t cap = 0;
+        b->time = NULL; b->kind = NULL; b->payload = NULL;
+        if (earl_colset_reserve_scratch(&s, &cap, need) != 0) {
+            earl_mem_free_unkept(b->time); earl_mem_free_unkept(b->kind);
+            earl_mem_free_unkept(b->payload);
+            b->time = slots.time; b->kind = slots.kind; b->payload = slots.payload;
+            b->nomem = 1;
+            return -1;
+        }
+        memcpy(b->time, slots.time, b->n * sizeof *b->time);
+        memcpy(b->kind, slots.kind, b->n * sizeof *b->kind);
+        memcpy(b->payload, slots.payload, b->n * sizeof *b->payload);
+        b->cap = cap;
+        b->shared = NULL;
+        b->first_slot = 0;
+        return 0;
+    }
+    if (earl_colset_reserve_scratch(&s, &b->cap, need) != 0) {
         b->nomem = 1;
         return -1;
     }
     return 0;
+}
+
+/* What a location's buffer reserves: the count its definition announces
+ * (records not kept included, so at least the events), within reason for a
+ * count that may be corrupt. */
+static size_t announced_slots(const earl_location *l)
+{
+    return l->declared_events < (1u << 26) ? (size_t)l->declared_events : (1u << 26);
+}
+
+int reading_columns_alloc(reading_columns *c, const defs_store *defs, size_t *first_slot)
+{
+    memset(c, 0, sizeof *c);
+    size_t slots = 0;
+    for (size_t l = 0; l < defs->n_locations; l++) {
+        first_slot[l] = slots;
+        slots += announced_slots(&defs->locations[l]);
+    }
+    if (!slots)
+        return 0;
+    /* short-lived: a miss gives kept blocks back first (earl_mem_alloc_scratch) */
+    c->time = earl_mem_alloc_scratch(slots * sizeof *c->time);
+    c->kind = earl_mem_alloc_scratch(slots * sizeof *c->kind);
+    c->payload = earl_mem_alloc_scratch(slots * sizeof *c->payload);
+    c->slots = slots;
+    if (!c->time || !c->kind || !c->payload) {
+        reading_columns_free(c);
+        return -1;
+    }
+    return 0;
+}
+
+void reading_columns_free(reading_columns *c)
+{
+    /* not kept: the merge gave their pages back as it consumed them */
+    earl_mem_free_unkept(c->time); earl_mem_free_unkept(c->kind);
+    earl_mem_free_unkept(c->payload);
+    memset(c, 0, sizeof *c);
+}
+
+void loc_events_use_shared(loc_events *b, const reading_columns *shared, size_t first_slot,
+                           size_t cap)
+{
+    if (!cap)
+        return; /* nothing announced: the columns grow on their own */
+    b->shared = shared;
+    b->first_slot = first_slot;
+    b->time = shared->time + first_slot;
+    b->kind = shared->kind + first_slot;
+    b->payload = shared->payload + first_slot;
+    b->cap = cap;
 }
 
 /* Append an event; returns its local index or -1 when out of memory. */
@@ -163,8 +235,8 @@ static int64_t add_row(loc_events *b, int64_t i, earl_family family)
     size_t *count = side_tables_count(&b->tables, family);
     if (EARL_UNLIKELY(*count == b->tables.cap[family])) {
         earl_colset s;
-        side_tables_columns(&b->tables, family, &s);
-        if (earl_colset_reserve(&s, &b->tables.cap[family], *count + 1) != 0) {
+        side_tables_row_columns(&b->tables, family, &s);
+        if (earl_colset_reserve_scratch(&s, &b->tables.cap[family], *count + 1) != 0) {
             b->nomem = 1;
             return -1;
         }
@@ -254,7 +326,6 @@ static OTF2_CallbackCode message(loc_events *b, OTF2_TimeStamp t, earl_kind kind
     if (r < 0)
         return OTF2_CALLBACK_INTERRUPT;
     earl_msg_table *m = &b->tables.msg;
-    m->event[r] = i;
     m->peer[r] = peer_location(b, i, comm, rank);
     m->peer_rank[r] = rank;
     m->comm[r] = comm;
@@ -335,7 +406,7 @@ static int64_t append_request_record(loc_events *b, OTF2_TimeStamp t, earl_kind 
     if (r < 0)
         return -1;
     earl_msg_table *m = &b->tables.msg;
-    m->event[r] = i; m->peer[r] = EARL_NONE; m->peer_rank[r] = EARL_UNDEFINED_REF;
+    m->peer[r] = EARL_NONE; m->peer_rank[r] = EARL_UNDEFINED_REF;
     m->comm[r] = EARL_UNDEFINED_REF; m->tag[r] = 0; m->bytes[r] = 0;
     m->request[r] = request; m->partner[r] = EARL_NONE;
     m->requested_source[r] = m->requested_tag[r] = EARL_REQUESTED_UNKNOWN;
@@ -483,7 +554,6 @@ static OTF2_CallbackCode on_coll_end(OTF2_LocationRef location, OTF2_TimeStamp t
     if (r < 0)
         return OTF2_CALLBACK_INTERRUPT;
     earl_coll_table *c = &b->tables.coll;
-    c->event[r] = i;
     c->op[r] = op;
     c->comm[r] = comm;
     c->root_rank[r] = root;
@@ -503,7 +573,7 @@ static OTF2_CallbackCode sync_event(loc_events *b, OTF2_TimeStamp t, earl_kind k
     if (r < 0)
         return OTF2_CALLBACK_INTERRUPT;
     earl_sync_table *s = &b->tables.sync;
-    s->event[r] = i; s->model[r] = model; s->comm[r] = comm; s->id[r] = id; s->count_[r] = count;
+    s->model[r] = model; s->comm[r] = comm; s->id[r] = id; s->count_[r] = count;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -562,7 +632,6 @@ static OTF2_CallbackCode program_event(loc_events *b, OTF2_TimeStamp t, earl_kin
     int64_t r = add_row(b, i, EARL_FAMILY_PROGRAM);
     if (r < 0)
         return OTF2_CALLBACK_INTERRUPT;
-    b->tables.program.event[r] = i;
     b->tables.program.name[r] = name;
     b->tables.program.exit_status[r] = exit_status;
     return OTF2_CALLBACK_SUCCESS;
@@ -588,7 +657,7 @@ static OTF2_CallbackCode on_metric(EVT_ARGS, OTF2_MetricRef metric, uint8_t n,
     cap = b->tables.cap_values;
     if (EARL_GROW(m->value_types, cap, m->n_values + n) != 0) { b->nomem = 1; return OTF2_CALLBACK_INTERRUPT; }
     b->tables.cap_values = cap;
-    m->event[r] = i; m->metric[r] = metric; m->first[r] = (uint32_t)m->n_values; m->n[r] = n;
+    m->metric[r] = metric; m->first[r] = (uint32_t)m->n_values; m->n[r] = n;
     for (uint8_t k = 0; k < n; k++) {
         memcpy(&m->values[m->n_values], &values[k], sizeof(uint64_t));
         m->value_types[m->n_values++] = types[k];
@@ -604,7 +673,7 @@ static OTF2_CallbackCode rma_event(loc_events *b, OTF2_TimeStamp t, earl_kind ki
     if (r < 0)
         return OTF2_CALLBACK_INTERRUPT;
     earl_rma_table *m = &b->tables.rma;
-    m->event[r] = i; m->win[r] = win; m->remote[r] = remote; m->bytes[r] = bytes;
+    m->win[r] = win; m->remote[r] = remote; m->bytes[r] = bytes;
     m->matching[r] = matching;
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -837,10 +906,10 @@ earl_status read_locations(OTF2_Reader *reader, const char *anchor, const defs_s
         loc_events *b = &bufs[k];
         const earl_location *l = &defs->locations[b->loc];
         b->defs = defs;
-        /* the definitions announce the count: reserve it, within reason for
-         * a count that may be corrupt */
-        size_t want = l->declared_events < (1u << 26) ? (size_t)l->declared_events : (1u << 26);
-        if (want)
+        /* the definitions announce the count: reserve it (the caller may
+         * have placed the columns in shared slots of that size already) */
+        size_t want = announced_slots(l);
+        if (want > b->cap)
             reserve_core(b, want); /* on failure nomem stops the loop below */
 
         char file[4096];
@@ -890,9 +959,14 @@ loc_events *loc_events_alloc(size_t n)
 
 void loc_events_free(loc_events *b)
 {
-    earl_mem_free(b->time); earl_mem_free(b->kind); earl_mem_free(b->payload);
+    /* not kept: the merge gave their pages back as it consumed them */
+    if (!b->shared) {
+        earl_mem_free_unkept(b->time); earl_mem_free_unkept(b->kind);
+        earl_mem_free_unkept(b->payload);
+    }
+    b->shared = NULL;
     b->time = NULL; b->kind = NULL; b->payload = NULL;
-    side_tables_free(&b->tables);
+    side_tables_free_unkept(&b->tables);
     free(b->stack); b->stack = NULL;
     free(b->requests.keys); free(b->requests.values); free(b->requests.used);
     memset(&b->requests, 0, sizeof b->requests);

@@ -63,6 +63,17 @@ void side_tables_columns(side_tables *t, earl_family family, earl_colset *s)
     }
 }
 
+void side_tables_row_columns(side_tables *t, earl_family family, earl_colset *s)
+{
+    side_tables_columns(t, family, s);
+    if (s->n == 0)
+        return;
+    /* every table lists its event column first */
+    for (int c = 1; c < s->n; c++)
+        s->col[c - 1] = s->col[c];
+    s->n--;
+}
+
 size_t *side_tables_count(side_tables *t, earl_family family)
 {
     switch (family) {
@@ -77,12 +88,12 @@ size_t *side_tables_count(side_tables *t, earl_family family)
     return NULL;
 }
 
-void side_tables_free(side_tables *t)
+static void side_tables_free_with(side_tables *t, void (*free_set)(const earl_colset *))
 {
     for (int f = EARL_FAMILY_MSG; f < N_FAMILIES; f++) {
         earl_colset s;
         side_tables_columns(t, (earl_family)f, &s);
-        earl_colset_free(&s);
+        free_set(&s);
         *side_tables_count(t, (earl_family)f) = 0;
         t->cap[f] = 0;
     }
@@ -93,3 +104,6 @@ void side_tables_free(side_tables *t)
     t->metric.n_values = 0;
     t->cap_values = 0;
 }
+
+void side_tables_free(side_tables *t) { side_tables_free_with(t, earl_colset_free); }
+void side_tables_free_unkept(side_tables *t) { side_tables_free_with(t, earl_colset_free_unkept); }

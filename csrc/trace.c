@@ -478,6 +478,7 @@ earl_status earl_trace_open(const char *path, const earl_open_options *options,
     earl_status st = find_anchor(path, &tr->anchor, err);
     OTF2_Reader *reader = NULL;
     loc_events *bufs = NULL;
+    reading_columns columns = {0};
     size_t n_locs = 0;
     if (st == EARL_OK)
         st = check_anchor(tr->anchor, err);
@@ -504,6 +505,14 @@ earl_status earl_trace_open(const char *path, const earl_open_options *options,
             st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", tr->anchor);
         for (size_t l = 0; bufs && l < n_locs; l++)
             bufs[l].loc = (earl_loc)l;
+        size_t *first_slot = malloc((n_locs + 1) * sizeof *first_slot);
+        if (bufs && first_slot && reading_columns_alloc(&columns, &tr->defs, first_slot) == 0) {
+            for (size_t l = 0; l < n_locs; l++) {
+                size_t end = l + 1 < n_locs ? first_slot[l + 1] : columns.slots;
+                loc_events_use_shared(&bufs[l], &columns, first_slot[l], end - first_slot[l]);
+            }
+        }
+        free(first_slot);
     }
     progress pr = {options->progress, options->progress_data, 0, 0,
                    PTHREAD_MUTEX_INITIALIZER};
@@ -525,6 +534,10 @@ earl_status earl_trace_open(const char *path, const earl_open_options *options,
     for (size_t l = 0; l < n_locs && bufs; l++)
         loc_events_free(&bufs[l]);
     free(bufs);
+    reading_columns_free(&columns);
+    /* what the reading left in malloc's heap (small locations' side tables,
+     * region stacks, request maps) goes back to the system too */
+    malloc_trim(0);
     if (st != EARL_OK) {
         earl_trace_close(tr);
         return st;

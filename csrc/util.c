@@ -83,7 +83,8 @@ int earl_grow(void **p, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-int earl_colset_reserve(const earl_colset *set, size_t *cap, size_t need)
+static int colset_reserve_with(const earl_colset *set, size_t *cap, size_t need,
+                               void *(*realloc_block)(void *, size_t))
 {
     if (need <= *cap)
         return 0;
@@ -92,7 +93,7 @@ int earl_colset_reserve(const earl_colset *set, size_t *cap, size_t need)
     while (n < need)
         n += n / 2 + 16;
     for (int i = 0; i < set->n; i++) {
-        void *q = earl_mem_realloc(*set->col[i].data, n * set->col[i].width);
+        void *q = realloc_block(*set->col[i].data, n * set->col[i].width);
         if (!q)
             return -1; /* columns already grown keep their larger blocks */
         *set->col[i].data = q;
@@ -101,13 +102,26 @@ int earl_colset_reserve(const earl_colset *set, size_t *cap, size_t need)
     return 0;
 }
 
-void earl_colset_free(const earl_colset *set)
+int earl_colset_reserve(const earl_colset *set, size_t *cap, size_t need)
+{
+    return colset_reserve_with(set, cap, need, earl_mem_realloc);
+}
+
+int earl_colset_reserve_scratch(const earl_colset *set, size_t *cap, size_t need)
+{
+    return colset_reserve_with(set, cap, need, earl_mem_realloc_scratch);
+}
+
+static void colset_free_with(const earl_colset *set, void (*free_block)(void *))
 {
     for (int i = 0; i < set->n; i++) {
-        earl_mem_free(*set->col[i].data);
+        free_block(*set->col[i].data);
         *set->col[i].data = NULL;
     }
 }
+
+void earl_colset_free(const earl_colset *set) { colset_free_with(set, earl_mem_free); }
+void earl_colset_free_unkept(const earl_colset *set) { colset_free_with(set, earl_mem_free_unkept); }
 
 char *earl_strdup(const char *s)
 {

@@ -48,8 +48,19 @@ void *earl_mem_calloc(size_t n, size_t size);
  * analysis): a request no kept block fits first gives kept blocks back, so
  * that the kernel recycles their still-warm pages for it. */
 void *earl_mem_alloc_scratch(size_t bytes);
+void *earl_mem_realloc_scratch(void *p, size_t bytes);
 void *earl_mem_calloc_scratch(size_t n, size_t size);
 void earl_mem_free(void *p);
+/* Give back the whole pages of bytes [from, to) of block p (the pages at the
+ * ends, partly outside the range, stay), for a block read front to back whose
+ * consumed part is no longer needed; the range reads as zeros afterwards.
+ * Returns the offset up to which pages were given back (page-aligned), or
+ * from when none was: a later call continues from there.  Blocks that came
+ * from malloc (small ones) are left alone. */
+size_t earl_mem_discard(void *p, size_t from, size_t to);
+/* Free a block without keeping it for reuse: for blocks whose pages were
+ * given back with earl_mem_discard, which a later request would find cold. */
+void earl_mem_free_unkept(void *p);
 
 /* Grow *p (an array of elem-byte items with *cap slots) to hold need items;
  * returns 0, or -1 when out of memory (then *p is unchanged). */
@@ -72,7 +83,12 @@ typedef struct earl_colset {
 /* Make every column hold need items (capacity tracked in *cap).  Columns
  * are earl_mem blocks: free them with earl_colset_free. */
 int earl_colset_reserve(const earl_colset *set, size_t *cap, size_t need);
+/* The same for short-lived tables (an open's reading buffers), with
+ * earl_mem_realloc_scratch. */
+int earl_colset_reserve_scratch(const earl_colset *set, size_t *cap, size_t need);
 void earl_colset_free(const earl_colset *set);
+/* The same with earl_mem_free_unkept. */
+void earl_colset_free_unkept(const earl_colset *set);
 
 /* A map from 64-bit keys to small non-negative ints (keymap.c); zero-
  * initialised it is empty. */

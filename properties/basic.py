@@ -195,7 +195,8 @@ class Visits(Property):
 def p2p_sums(ctx, sends: bool):
     """Per (call path, location) of the send (or receive) records: (cnode, location,
     records, records with a payload, bytes), summed once for every message metric
-    (in C, one pass over the events)."""
+    (in C, one pass over the events; over the whole trace, also in a window's
+    analysis, which evaluates wait states only)."""
     def compute():
         return [tuple(np.frombuffer(col, dtype=np.int64) for col in side)
                 for side in _core.message_sums(ctx.trace._core, ctx.cnode)]

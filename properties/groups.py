@@ -75,4 +75,8 @@ def instance_members(ctx, coll_type: int, complete_only: bool = False):
     keep = st.coll_type[inst] == coll_type
     if complete_only:
         keep &= st.coll_complete[inst] >= 0
+    if ctx.view is not None:  # a window's analysis: the instances with a member in view
+        touched = np.zeros(len(start), dtype=bool)
+        touched[inst[ctx.view.contains(members)]] = True
+        keep &= touched[inst]
     return inst[keep], members[keep]

@@ -32,7 +32,10 @@ class P2PMessages(Property):
         cols = {name: np.empty(cap, dtype=np.int64) for name in _P2P_COLUMNS}
         n = _core.p2p_messages(ctx.states._core, *(cols[name] for name in _P2P_COLUMNS))
         cols = {name: col[:n] for name, col in cols.items()}
-        return Instances(cols["recv"], np.zeros(n, np.int64), cols)
+        if ctx.view is not None:  # a window's analysis: the receives in view
+            seen = ctx.view.contains(cols["recv"])
+            cols = {name: col[seen] for name, col in cols.items()}
+        return Instances(cols["recv"], np.zeros(len(cols["recv"]), np.int64), cols)
 
 
 class LateSender(Property):

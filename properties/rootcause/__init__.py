@@ -25,6 +25,12 @@ two of them (counted at ENTER and LEAVE events), without the waiting time spent
 at the synchronisation points in between, and without the part of the first
 one's call before its completion.
 
+On hybrid MPI+OpenMP traces the OpenMP barriers are wait states too (the last
+thread delays the others), and so is the time worker threads idle while the master
+works outside parallel regions; long-term costs cross both: a cost on the master's
+barrier wait goes on to the last thread, and idle workers make every wait of the
+master between a join and the next fork cost that many times its waiting time.
+
 The package, by concept: points.py (the synchronisation points), intervals.py
 (the time between them per call path), delays.py (delay costs, indirect and
 propagating waits), critical_path.py (the critical path and its metrics).
@@ -34,12 +40,14 @@ from .critical_path import (CriticalImbalanceImpact, CriticalPath, CriticalPathA
 from .delays import (Delay12N, Delay12NLongTerm, DelayBarrier, DelayBarrierLongTerm,
                      DelayLateReceiver, DelayLateReceiverLongTerm, DelayLateSender,
                      DelayLateSenderLongTerm, DelayN21, DelayN21LongTerm, DelayNxN,
-                     DelayNxNLongTerm, DelayOmpBarrier, DelayOmpIdle, IndirectLateReceiver,
+                     DelayNxNLongTerm, DelayOmpBarrier, DelayOmpBarrierLongTerm, DelayOmpIdle,
+                     DelayOmpIdleLongTerm, IndirectLateReceiver,
                      IndirectLateSender, PropagatingLateReceiver, PropagatingLateSender)
 
 PROPERTIES = (DelayLateSender, DelayLateReceiver, DelayBarrier, DelayNxN, Delay12N, DelayN21,
               DelayOmpBarrier, DelayOmpIdle, DelayLateSenderLongTerm, DelayBarrierLongTerm,
               DelayNxNLongTerm, Delay12NLongTerm, DelayN21LongTerm, DelayLateReceiverLongTerm,
+              DelayOmpBarrierLongTerm, DelayOmpIdleLongTerm,
               IndirectLateSender, IndirectLateReceiver, PropagatingLateSender,
               PropagatingLateReceiver, CriticalPath, CriticalPathActivities,
               CriticalImbalanceImpact, NonCriticalPathActivities)

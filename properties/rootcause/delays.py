@@ -12,6 +12,9 @@ from .intervals import (_chunk_sums, _chunks, _expand, _group_interval_starts,
                         _interval_times, _previous_point, _search, to_ticks)
 from .points import COLL_12N, COLL_BARRIER, COLL_N21, COLL_NXN, _published, sync_points
 
+#: kinds of OpenMP wait states, for their delay costs (the MPI ones are COLL_*, "ls", "lr")
+OMP_BARRIER, OMP_IDLE = "omp_barrier", "omp_idle"
+
 
 def delay_costs(ctx, chunks, waiter_loc, waiter_at, delayer_loc, delayer_at, wait):
     """Short-term delay costs of point-to-point wait states, per Scalasca's rule:
@@ -126,6 +129,13 @@ def _collective_delays(ctx, chunks):
     for j, k_i in enumerate(w_inst.tolist()):
         members_of.setdefault(k_i, []).append(j)
     kinds_i = cw["kind"][first]
+    # OpenMP barrier waits of the delayer take a collective's cost only when its
+    # interval starts at a collective (or at the start of the trace), not at a
+    # message's synchronisation point: so Scalasca's long-term costs come out
+    ls, lr = sync_points(ctx)[3:5]
+    message_points = np.concatenate((ls["recv"], ls["send"], lr["cmp"], lr["req"]))
+    keep_omp = (starts < 0) | ~np.isin(starts, message_points)
+    is_omp = np.isin(p["event"], sync_points(ctx)[6] % np.int64(ctx.n_events + 1))
     w_ev_l, wait_l, dsum_l = w_ev.tolist(), wait.tolist(), dsum.tolist()
     prop_l, w_loc_l = prop.tolist(), w_loc.tolist()
     for k_i in range(ninst):
@@ -139,7 +149,8 @@ def _collective_delays(ctx, chunks):
             members.append((w_ev_l[j], wait_l[j], c_s[a:b_], v_s[a:b_], dsum_l[j], prop_l[j],
                             ints.get(w_loc_l[j])))
         rows = brow_s[b_bounds[k_i]:b_bounds[k_i + 1]]
-        rows = rows[np.argsort(p["event"][rows])].tolist()
+        rows = rows[np.argsort(p["event"][rows])]
+        rows = rows[keep_omp[k_i] | ~is_omp[rows]].tolist()
         instances.append((int(kinds_i[k_i]), int(d_loc_i[k_i]), members, rows))
     return out, instances
 
@@ -147,21 +158,25 @@ def _collective_delays(ctx, chunks):
 def _omp_barrier_delays(ctx, chunks):
     """Short-term delay costs of OpenMP barrier waits (Scalasca's OpenMP barrier
     delay): each waiting thread's interval since its previous OpenMP point against
-    the last thread's, charged to the last thread: (location, cnode, float ticks)."""
+    the last thread's, charged to the last thread: (location, cnode, float ticks);
+    and per barrier instance what its long-term costs need, in the form of the MPI
+    collectives' instances (see _long_term_costs): every thread as a member (the
+    last one with no delays of its own), and the waiting points in the last
+    thread's interval."""
     omp_keys = sync_points(ctx)[6]
     empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
     if not len(omp_keys):
-        return empty
+        return empty, []
     b = _published(ctx, "omp_barriers")
     if not len(b):
-        return empty
+        return empty, []
     n = np.int64(ctx.n_events + 1)
     inst, leave, t = b["instance"], b["leave"], b["enter_time"]
     loc = ctx.events.location[leave].astype(np.int64)
     i = _search(omp_keys, loc * n + leave) - 1
     prev = np.where((i >= 0) & (omp_keys[np.maximum(i, 0)] >= loc * n),
                     omp_keys[np.maximum(i, 0)] - loc * n, -1)
-    rq, rc, rv, wsum, _ = _interval_times(ctx, chunks, loc, prev, leave)
+    rq, rc, rv, wsum, (bq, brow) = _interval_times(ctx, chunks, loc, prev, leave)
     NC = np.int64(len(ctx.calltree) + 1)
     # the last thread to arrive (lowest location among equal times)
     big = np.iinfo(np.int64).max
@@ -182,9 +197,31 @@ def _omp_barrier_delays(ctx, chunks):
     uk, val = uk[keep], val[keep]
     wk, c = uk // NC, uk % NC
     dsum = np.bincount(wk, weights=val, minlength=len(t))
-    denom = dsum + wsum[last]
+    prop = wsum[last]
+    denom = dsum + prop
     scale = np.where(denom > 0, wait / np.where(denom > 0, denom, 1), 0.0)
-    return loc[last[wk]], c, val * scale[wk]
+    short_term = (loc[last[wk]], c, val * scale[wk])
+    # per instance: (kind, last thread, members, waiting points in its interval);
+    # a member is (barrier leave, waiting time, its delays as call paths and ticks,
+    # their sum, the last thread's waiting time in between, None: OpenMP threads
+    # all meet at every barrier)
+    d_bounds = np.searchsorted(wk, np.arange(len(t) + 1))  # wk is sorted
+    p_bounds = np.searchsorted(bq, np.arange(len(t) + 1))  # so is bq
+    i_bounds = np.concatenate((np.nonzero(np.diff(inst))[0] + 1, [len(inst)]))
+    leave_l, wait_l, dsum_l, prop_l = leave.tolist(), wait.tolist(), dsum.tolist(), prop.tolist()
+    last_l, loc_l = last.tolist(), loc.tolist()
+    instances = []
+    lo = 0
+    for hi in i_bounds.tolist():
+        members = [(leave_l[j], wait_l[j], c[d_bounds[j]:d_bounds[j + 1]],
+                    val[d_bounds[j]:d_bounds[j + 1]], dsum_l[j], prop_l[j], None)
+                   for j in range(lo, hi)]
+        j_last = last_l[lo]
+        # one location's points, already in event order
+        rows = brow[p_bounds[j_last]:p_bounds[j_last + 1]].tolist()
+        instances.append((OMP_BARRIER, loc_l[j_last], members, rows))
+        lo = hi
+    return short_term, instances
 
 
 def _omp_idle_delays(ctx, chunks):
@@ -192,9 +229,12 @@ def _omp_idle_delays(ctx, chunks):
     delay): the master's time outside parallel regions, from a team's join to the
     next fork (or the end), per call path without the waiting time at the points in
     between, times the number of worker threads left idle: (location, cnode, float
-    ticks) on the master."""
+    ticks) on the master; and the long-term cost this puts on the waits in between,
+    as (point row, float ticks): the workers idle while the master waits too, so
+    each such wait costs its waiting time times the idle workers."""
     omp_keys = sync_points(ctx)[6]
-    empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
+    e = np.empty(0, np.int64)
+    empty = ((e, e, np.empty(0)), (e, np.empty(0)))
     if not len(omp_keys):
         return empty
     enters = ctx.thread_management()[0]
@@ -242,17 +282,42 @@ def _omp_idle_delays(ctx, chunks):
     workers = np.asarray([max(threads.get(locs[int(l)].rank, 1) - 1, 0) for l in loc.tolist()],
                          dtype=np.float64)
     scale = np.where(dsum + wsum > 0, workers, 0.0)
-    return loc[qq], cc, val * scale[qq]
+    # long-term: the workers also idle while the master waits in between, so each
+    # such wait carries the idle workers as its cost (Scalasca's idleness scale)
+    hit = scale[bq] > 0
+    return (loc[qq], cc, val * scale[qq]), (brow[hit], scale[bq[hit]] * p["wait"][brow[hit]])
 
 
-def _long_term_costs(ctx, p, waits, collectives=()):
+def _collective_inputs(kind, src):
+    """What enters a collective wait state (an MPI collective or an OpenMP barrier)
+    of `kind` as the amount to explain, for the long-term costs of source `src`:
+    the cost that later wait states of that source put on each member, and the
+    members' own waiting time when the collective is of that source's kind.
+
+    Scalasca's OpenMP barrier is the exception: its long-term costs take only the
+    barrier's own waiting time there, never the cost arriving from later wait
+    states (its OpenMP barrier long-term pattern has no input at OpenMP barriers),
+    while the costs of every other source do pass through OpenMP barriers."""
+    if kind == OMP_BARRIER:
+        return ("wait",) if src == OMP_BARRIER else ("cost",)
+    return ("cost", "wait") if src == kind else ("cost",)
+
+
+def _long_term_costs(ctx, p, waits, collectives=(), idle_costs=None):
     """Long-term delay costs (Scalasca's backward replay): the waiting time a wait
     state propagates to later ones is a cost that flows back to the wait states in
     its late side's interval, and from there to the delays that caused them.  Wait
     states are taken latest first, so that the cost arriving at each is complete
     when it is passed on.  Costs are tracked per kind of wait state they stem from
-    (point-to-point and collective wait states)."""
-    sources = ["ls", "lr", COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21]
+    (point-to-point and collective wait states, OpenMP barriers and idle threads).
+
+    `collectives` are MPI collective and OpenMP barrier instances: on a hybrid
+    trace the costs of MPI wait states reach the master's OpenMP barrier waits
+    and go on from there to the thread that was last at the barrier.
+    `idle_costs` (point rows, float ticks) are the costs idle OpenMP workers put
+    on the master's waits outside parallel regions; they depend on nothing later,
+    so they are there from the start."""
+    sources = ["ls", "lr", COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21, OMP_BARRIER, OMP_IDLE]
     items = []  # (processing key, type, index)
     per_kind = {}
     for kind, waiter, dl, scale, denom, (dq, dc, dv), (bq, brow) in waits:
@@ -274,6 +339,10 @@ def _long_term_costs(ctx, p, waits, collectives=()):
     p_wait = p["wait"].tolist()
     costs = {k: {} for k in sources}
     severity = {k: {} for k in sources}
+    if idle_costs is not None:
+        idle = costs[OMP_IDLE]
+        for r, v in zip(*(x.tolist() for x in idle_costs)):
+            idle[p_event[r]] = idle.get(p_event[r], 0.0) + v
 
     def add_severity(src, loc, cs, vs, factor):
         sev = severity[src]
@@ -301,10 +370,11 @@ def _long_term_costs(ctx, p, waits, collectives=()):
             continue
         kind, dloc, members, rows = collectives[i]
         for src in sources:
-            inputs = [("cost", [costs[src].get(m[0], 0.0) for m in members])]
-            if src == kind:
-                inputs.append(("wait", [m[1] for m in members]))
+            inputs = [(what, [costs[src].get(m[0], 0.0) for m in members] if what == "cost"
+                       else [m[1] for m in members]) for what in _collective_inputs(kind, src)]
             for what, inp in inputs:
+                if not any(inp):  # most instances carry no cost of most sources
+                    continue
                 scales = []
                 for m, x in zip(members, inp):
                     den = m[4] + m[5]
@@ -359,10 +429,13 @@ def _delays(ctx):
         chunks = None
         coll_instances = []
         cw = sync_points(ctx)[5]
+        omp_instances, idle_costs = [], None
         if len(sync_points(ctx)[6]):
             chunks = _chunks(ctx)
-            out["omp_barrier"] = to_ticks(ctx.n_locations, *_omp_barrier_delays(ctx, chunks))
-            out["omp_idle"] = to_ticks(ctx.n_locations, *_omp_idle_delays(ctx, chunks))
+            short_term, omp_instances = _omp_barrier_delays(ctx, chunks)
+            out[OMP_BARRIER] = to_ticks(ctx.n_locations, *short_term)
+            short_term, idle_costs = _omp_idle_delays(ctx, chunks)
+            out[OMP_IDLE] = to_ticks(ctx.n_locations, *short_term)
         if len(cw["event"]):
             chunks = chunks if chunks is not None else _chunks(ctx)
             coll_out, coll_instances = _collective_delays(ctx, chunks)
@@ -391,7 +464,8 @@ def _delays(ctx):
             use = (scale[bq] > 0) & (wsum[bq] > 0)
             prop_rows.append(brow[use])
             prop_vals.append(scale[bq[use]] * p["wait"][brow[use]])
-        out.update(_long_term_costs(ctx, p, long_term, coll_instances))
+        out.update(_long_term_costs(ctx, p, long_term, coll_instances + omp_instances,
+                                    idle_costs))
         if prop_rows:
             rows = np.concatenate(prop_rows)
             best = np.zeros(len(p["event"]))
@@ -405,14 +479,26 @@ def _delays(ctx):
                 r = hit[sel]
                 out[name] = to_ticks(ctx.n_locations, p["loc"][r], p["cnode"][r], best[r])
         e = np.empty(0, np.int64)
-        for kind in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21, "omp_barrier", "omp_idle",
+        for kind in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21, OMP_BARRIER, OMP_IDLE,
                      "ls", "lr", "longterm_%d" % COLL_BARRIER, "longterm_%d" % COLL_NXN,
                      "longterm_%d" % COLL_12N, "longterm_%d" % COLL_N21,
+                     "longterm_" + OMP_BARRIER, "longterm_" + OMP_IDLE,
                      "indirect_ls", "indirect_lr", "propagating_ls", "propagating_lr",
                      "longterm_ls", "longterm_lr"):
             out.setdefault(kind, (e, e, e))
         return out
     return ctx.memo("delay_costs", compute)
+
+
+#: how long-term costs cross OpenMP barriers, for the descriptions of the long-term metrics
+_THROUGH_OMP_BARRIERS = (
+    " On hybrid traces the cost also crosses OpenMP barriers: a cost on the master's wait "
+    "at a barrier goes to the thread that was last there, in proportion to its excess time "
+    "over the master.")
+_OMP_CROSSING_RULE = (
+    " As in Scalasca, an MPI collective passes its cost on to the barrier waits of the "
+    "delaying master only when its interval there begins at another collective (or "
+    "MPI_Init), not at a point-to-point synchronisation point.")
 
 
 class _Delay(Property):
@@ -515,6 +601,38 @@ class DelayOmpIdle(_Delay):
     diagnosis = "Parallelise these call paths, or run fewer threads per process."
 
 
+class DelayOmpBarrierLongTerm(_Delay):
+    name, title = "delay_ompbarrier_longterm", "OpenMP barrier delay costs (long-term)"
+    kind = "longterm_" + OMP_BARRIER
+    cube_id = "delay_ompbarrier_longterm"
+    explains = "omp_barrier_wait_implicit"
+    description = ("The call paths whose delays cause OpenMP barrier waits indirectly: the "
+                   "waiting time at a barrier is a cost on the waits of the last thread since "
+                   "its previous OpenMP point (MPI waits of the master inside the parallel "
+                   "region), passed on to the processes that delayed those, and from their "
+                   "waits on in turn. As in Scalasca, the cost stops at OpenMP barriers: only "
+                   "a barrier's own waiting time enters there.")
+    diagnosis = ("Delays with far-reaching effects: the threads wait at the barrier for "
+                 "communication that other processes delayed. Fix those delays first.")
+
+
+class DelayOmpIdleLongTerm(_Delay):
+    name, title = "delay_ompidle_longterm", "OpenMP idleness delay costs (long-term)"
+    kind = "longterm_" + OMP_IDLE
+    cube_id = "delay_ompidle_longterm"
+    explains = "idle_threads"
+    description = ("The call paths whose delays leave worker threads idle indirectly: while "
+                   "the master waits outside parallel regions (in MPI, between a team's join "
+                   "and the next fork), its workers idle too, so each such wait costs its "
+                   "waiting time times the idle workers. That cost goes to the delays that "
+                   "caused the wait on other processes, on through the waits in their "
+                   "intervals, and at OpenMP barriers on a master to the thread that was last "
+                   "there, in proportion to its excess time over the master." +
+                   _OMP_CROSSING_RULE)
+    diagnosis = ("Balance the MPI processes: their imbalance keeps the masters waiting and "
+                 "their worker threads idle.")
+
+
 class _DelayCollectiveLongTerm(_Delay):
     diagnosis = ("Delays with far-reaching effects: an imbalance here spreads through "
                  "collectives to other processes. Fix it, or decouple the processes.")
@@ -523,25 +641,25 @@ class _DelayCollectiveLongTerm(_Delay):
 class DelayBarrierLongTerm(_DelayCollectiveLongTerm):
     name, title = "delay_barrier_longterm", "Barrier delay costs (long-term)"
     kind, cube_id, explains = "longterm_%d" % COLL_BARRIER, "delay_barrier_longterm", "wait_at_barrier"
-    description = "The call paths whose delays cause waiting at MPI barriers indirectly."
+    description = "The call paths whose delays cause waiting at MPI barriers indirectly." + _THROUGH_OMP_BARRIERS + _OMP_CROSSING_RULE
 
 
 class DelayNxNLongTerm(_DelayCollectiveLongTerm):
     name, title = "delay_n2n_longterm", "N x N delay costs (long-term)"
     kind, cube_id, explains = "longterm_%d" % COLL_NXN, "delay_n2n_longterm", "wait_at_nxn"
-    description = "The call paths whose delays cause waiting at N x N collectives indirectly."
+    description = "The call paths whose delays cause waiting at N x N collectives indirectly." + _THROUGH_OMP_BARRIERS + _OMP_CROSSING_RULE
 
 
 class Delay12NLongTerm(_DelayCollectiveLongTerm):
     name, title = "delay_12n_longterm", "1-to-N delay costs (long-term)"
     kind, cube_id, explains = "longterm_%d" % COLL_12N, "delay_12n_longterm", "late_broadcast"
-    description = "The call paths whose delays cause waiting at broadcasts indirectly."
+    description = "The call paths whose delays cause waiting at broadcasts indirectly." + _THROUGH_OMP_BARRIERS + _OMP_CROSSING_RULE
 
 
 class DelayN21LongTerm(_DelayCollectiveLongTerm):
     name, title = "delay_n21_longterm", "N-to-1 delay costs (long-term)"
     kind, cube_id, explains = "longterm_%d" % COLL_N21, "delay_n21_longterm", "early_reduce"
-    description = "The call paths whose delays cause waiting at reductions indirectly."
+    description = "The call paths whose delays cause waiting at reductions indirectly." + _THROUGH_OMP_BARRIERS + _OMP_CROSSING_RULE
 
 
 class DelayLateSenderLongTerm(_Delay):
@@ -551,7 +669,7 @@ class DelayLateSenderLongTerm(_Delay):
     explains = "late_sender"
     description = ("The call paths whose delays cause Late Sender waits indirectly: waiting "
                    "time that propagated through other wait states (the indirect part of Late "
-                   "Sender) traced back to the delays at its origin.")
+                   "Sender) traced back to the delays at its origin." + _THROUGH_OMP_BARRIERS)
     diagnosis = ("Delays with far-reaching effects: an imbalance here spreads along the "
                  "communication chain. Fix it, or decouple with non-blocking communication.")
 
@@ -562,7 +680,7 @@ class DelayLateReceiverLongTerm(_Delay):
     cube_id = "delay_latereceiver_longterm"
     explains = "late_receiver"
     description = ("The call paths whose delays cause Late Receiver waits indirectly, through "
-                   "other wait states.")
+                   "other wait states." + _THROUGH_OMP_BARRIERS)
     diagnosis = "Delays with far-reaching effects: fix them, or post receives earlier."
 
 

@@ -172,7 +172,7 @@ def cmd_export(args) -> int:
     trace = open_trace(args.trace, threads=args.threads, progress=bar)
     try:
         written = write_perfetto(trace, args.output, start=start, end=end, locations=locations,
-                                 wait_states=not args.no_wait_states, progress=bar)
+                                 wait_states=not args.no_wait_states)
     except ValueError as exc:  # a location the trace does not have
         print("earlc: error: %s" % exc, file=sys.stderr)
         return 2
@@ -213,8 +213,8 @@ def cmd_plot(args) -> int:
         if args.what == "comm":
             plot_comm(trace, args.output, output=args.value, by=args.by)
         else:
-            report = None if args.what == "timeline" and args.no_wait_states else \
-                analyze(trace, progress=bar)
+            # a timeline's wait states come from the window's own analysis
+            report = None if args.what == "timeline" else analyze(trace, progress=bar)
             if args.what == "report":
                 plot_report(report, args.output)
             else:

@@ -1,9 +1,11 @@
 """Profiles of a trace in a line each, as pipit users know them: the flat profile,
 the call tree, the time profile, load imbalance and idle time.
 
-All of them start from the call tree the C core builds in one pass (earl_calltree.h:
-exclusive ticks and visits per call path and location) and from the EARL layer's
-enter/leave pointers; what is left here is grouping with numpy.  Times are exact
+All of them start from what the C core computes in a pass over the events: the
+call tree (earl_calltree.h: exclusive ticks and visits per call path and
+location), the time profile and the inclusive time per region (earl_profile.h,
+from the EARL layer's enter and leave pointers); what is left here is grouping
+the small results with numpy and building the DataFrames.  Times are exact
 integer ticks, with a seconds column beside them for reading.
 
 The Trace methods of the same names call these (docs/python.md shows each beside
@@ -15,7 +17,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from .events import KINDS
+from . import _core
 
 
 def _calltree(trace):
@@ -73,21 +75,19 @@ def _region_names(trace, refs: np.ndarray) -> list:
     return [n if n is not None else "?" for n in names[refs].tolist()]
 
 
-def _inclusive_by_region(trace):
-    """(region refs of all ENTERs, their inclusive ticks; a region never left ends at
-    the location's last event)."""
-    ev = trace.events
-    enters = np.nonzero(ev.kind == KINDS["ENTER"])[0]
-    leave = trace.states.leaveptr[enters]
-    time = ev.time.view(np.int64)
-    end = np.empty(len(enters), dtype=np.int64)
-    closed = leave >= 0
-    end[closed] = time[leave[closed]]
-    if (~closed).any():
-        last_of = np.array([time[ev.of_location(l)[-1]] if len(ev.of_location(l)) else 0
-                            for l in range(len(trace.locations))], dtype=np.int64)
-        end[~closed] = last_of[ev.location[enters[~closed]]]
-    return ev.region[enters].astype(np.int64), end - time[enters], ev.location[enters]
+def _region_width(trace) -> int:
+    """One more than the largest defined region ref: the profiles' region rows."""
+    return max((r.id for r in trace.regions), default=0) + 1
+
+
+def _inclusive(trace, per_location: bool) -> np.ndarray:
+    """Inclusive ticks of all region instances (a region never left ends at its
+    location's last event) per region ref, or per region ref * n_locations +
+    location, from the C core (earl_profile_inclusive)."""
+    leaveptr = np.ascontiguousarray(trace.states.leaveptr, dtype=np.int64)
+    raw = _core.profile_inclusive(trace._core, leaveptr, _region_width(trace),
+                                  per_location=per_location)
+    return np.frombuffer(raw, dtype=np.int64)
 
 
 def flat_profile(trace, per_location: bool = False):
@@ -103,16 +103,15 @@ def flat_profile(trace, per_location: bool = False):
     region = region[rows]
     loc = ct.row_location[rows].astype(np.int64)
     n_loc = len(trace.locations)
-    width = max((r.id for r in trace.regions), default=0) + 1
+    width = _region_width(trace)
     key = region * n_loc + loc if per_location else region
     size = width * n_loc if per_location else width
     exc = np.bincount(key, weights=ct.row_time[rows].astype(np.float64), minlength=size)
     visits = np.bincount(key, weights=ct.row_visits[rows].astype(np.float64), minlength=size)
-    ireg, iticks, iloc = _inclusive_by_region(trace)
-    ikey = ireg * n_loc + iloc if per_location else ireg
-    inc = np.bincount(ikey, weights=iticks.astype(np.float64), minlength=size)
+    inc = _inclusive(trace, per_location)
     present = np.nonzero(visits > 0)[0]
-    # bincount adds in float64: exact while every sum stays below 2**53 ticks
+    # bincount adds in float64: exact while every sum stays below 2**53 ticks (call
+    # tree rows are few); the inclusive sums come exact from the C core
     df = pd.DataFrame({
         "region": _region_names(trace, present // n_loc if per_location else present),
         "time_exc": exc[present].astype(np.int64), "time_inc": inc[present].astype(np.int64),
@@ -154,72 +153,26 @@ def call_tree(trace):
                          "seconds_exc": exc / res, "seconds_inc": inc / res})
 
 
-def _exclusive_segments(trace):
-    """Each stretch of a location's time between two of its events, with the region
-    the location itself has innermost open there: (region ref, start, end)."""
-    ev = trace.events
-    st = trace.states
-    time = ev.time.view(np.int64)
-    kind = ev.kind
-    # the ENTER of the innermost own region open just after each event: the event
-    # itself for an ENTER, the enclosing one of its own ENTER for a LEAVE, else the
-    # enclosing instance; a master's frame (inherited by a worker thread) is none
-    enterptr = st.enterptr
-    active = enterptr.copy()
-    is_enter = kind == KINDS["ENTER"]
-    active[is_enter] = np.nonzero(is_enter)[0]
-    leaves = np.nonzero(kind == KINDS["LEAVE"])[0]
-    own = enterptr[leaves]
-    active[leaves] = np.where(own >= 0, enterptr[np.maximum(own, 0)], -1)
-    loc = ev.location
-    has = active >= 0
-    has[has] = loc[active[has]] == loc[has]
-    # consecutive events of one location: ev.loc_events lists them location by location
-    ids = ev.loc_events
-    same = loc[ids[1:]] == loc[ids[:-1]]
-    first, second = ids[:-1][same], ids[1:][same]
-    keep = has[first]
-    first, second = first[keep], second[keep]
-    start, end = time[first], time[second]
-    nonempty = end > start
-    first, start, end = first[nonempty], start[nonempty], end[nonempty]
-    return ev.region[active[first]].astype(np.int64), start, end
-
-
 def time_profile(trace, bins: int = 50, normalized: bool = False):
     """Exclusive time of each region in each of `bins` equal time bins over the
     trace, summed over locations: a DataFrame with bin_start, bin_end (ticks) and
-    one column per region (ticks; with normalized, fractions of the bin's total)."""
+    one column per region (ticks; with normalized, fractions of the bin's total).
+
+    Between two consecutive events of a location, the time belongs to the region
+    the location itself has innermost open; a stretch crossing bin edges is split
+    at them (earl_profile_time in the C core does the pass over the events)."""
     import pandas as pd
 
     if bins < 1:
         raise ValueError("bins must be at least 1")
-    region, start, end = _exclusive_segments(trace)
     t0, span = trace.start_time, max(trace.duration_ticks, 1)
-    start, end = start - t0, end - t0
+    width = _region_width(trace)
+    enterptr = np.ascontiguousarray(trace.states.enterptr, dtype=np.int64)
+    raw, seen = _core.profile_time(trace._core, enterptr, t0, span, bins, width)
+    totals = np.frombuffer(raw, dtype=np.int64).reshape(width + 1, bins)
     edges = (np.arange(bins + 1, dtype=np.int64) * span) // bins
-    b0 = np.clip(np.searchsorted(edges, start, side="right") - 1, 0, bins - 1)
-    b1 = np.clip(np.searchsorted(edges, end, side="left") - 1, 0, bins - 1)
-    width = int(region.max(initial=-1)) + 1
-    totals = np.zeros(width * bins)
-    inside = b0 >= b1  # most stretches lie in one bin
-    totals += np.bincount(region[inside] * bins + b0[inside],
-                          weights=(end[inside] - start[inside]).astype(np.float64),
-                          minlength=width * bins)
-    # the few that cross bin edges: one piece per bin they touch
-    cross = np.nonzero(~inside)[0]
-    if len(cross):
-        count = b1[cross] - b0[cross] + 1
-        seg = np.repeat(cross, count)
-        offset = np.arange(len(seg)) - np.repeat(np.cumsum(count) - count, count)
-        b = b0[seg] + offset
-        piece = np.minimum(end[seg], edges[b + 1]) - np.maximum(start[seg], edges[b])
-        totals += np.bincount(region[seg] * bins + b, weights=piece.astype(np.float64),
-                              minlength=width * bins)
-    # bincount adds in float64: exact while a bin's total stays below 2**53 ticks
-    totals = totals.reshape(width, bins).astype(np.int64)
     out = {"bin_start": edges[:-1] + t0, "bin_end": edges[1:] + t0}
-    present = np.unique(region)
+    present = np.nonzero(np.frombuffer(seen, dtype=np.uint8))[0]  # the last row: undefined
     for ref, name in zip(present.tolist(), _region_names(trace, present)):
         out[name] = out.get(name, 0) + totals[ref]
     df = pd.DataFrame(out)

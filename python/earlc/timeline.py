@@ -17,6 +17,7 @@ import numpy as np
 
 from .events import KINDS
 from .analysis import regions as rc
+from .analysis.window import open_regions
 
 #: what a timeline colours a region by
 DISPLAY_KINDS = ("computation", "mpi_p2p", "mpi_collective", "mpi_other", "openmp", "other")
@@ -165,7 +166,8 @@ class Window:
         enterptr = st.enterptr
         # regions open at the start come before the window's own ENTERs (which are
         # ascending and distinct already): no sort of the big part
-        enter = np.concatenate((np.unique(self._open_at_start(enterptr)),
+        open_at_start = open_regions(trace, self.locations.tolist(), self.lo)[0]
+        enter = np.concatenate((np.unique(open_at_start),
                                 self._in_window(["ENTER"])))
         time = ev.time.view(np.int64)
         start = np.maximum(time[enter], self.first)
@@ -195,28 +197,6 @@ class Window:
         region = ev.region[enter].astype(np.int64)
         return Slices(enter, location, region, start, end, depth, up)
 
-    def _open_at_start(self, enterptr) -> np.ndarray:
-        """ENTERs of the regions open on each selected location when the window
-        starts (before its first event there)."""
-        ev = self.trace.events
-        loc_of = ev.location
-        enter_kind, leave_kind = KINDS["ENTER"], KINDS["LEAVE"]
-        out = []
-        for loc in self.locations.tolist():
-            ids = ev.of_location(loc)
-            p = int(np.searchsorted(ids, self.lo))  # ids of a location grow with time
-            if p == 0:
-                continue
-            q = int(ids[p - 1])  # the location's last event before the window
-            k = int(ev.kind[q])
-            e = q if k == enter_kind else int(enterptr[q])
-            if k == leave_kind and e >= 0:
-                e = int(enterptr[e])  # a LEAVE's enterptr is its own, closed, ENTER
-            while e >= 0 and int(loc_of[e]) == loc:
-                out.append(e)
-                e = int(enterptr[e])
-        return np.asarray(out, dtype=np.int64)
-
     def messages(self) -> Messages:
         ev = self.trace.events
         sends = self._in_window(["MPI_SEND", "MPI_ISEND"])
@@ -230,39 +210,28 @@ class Window:
                         ev.location[recv].astype(np.int64), time[sends], time[recv],
                         ev.messages.bytes[ev.ref[sends]].astype(np.int64))
 
-    def wait_states(self, report) -> WaitStates:
-        """Every occurrence of the report's detected time properties charged to an
-        event in the window: the waiting span inside the call that waits."""
-        trace = self.trace
-        ev = trace.events
-        st = trace.states
-        time = ev.time.view(np.int64)
+    def wait_states(self, report=None) -> WaitStates:
+        """Every occurrence of a detected time property whose waiting call overlaps
+        the window, on a selected location: the waiting span inside that call,
+        cut at the window's edges (spans left empty are dropped).  The occurrences
+        come from report (a whole analysis) or, without one, from the built-in
+        properties evaluated on the window alone (analysis.window: the same
+        occurrences, found at the cost of the window)."""
+        if report is None:
+            from .analysis.window import analyze_window
+
+            found = analyze_window(self.trace, self.lo, self.hi, self.locations)
+        else:
+            found = [(p, report.instances(p.name)) for p in report.properties
+                     if p.unit == "sec" and p.region_class is None]
         names, titles, parts = [], [], []
-        enter_kind = KINDS["ENTER"]
-        for p in report.properties:
-            if p.unit != "sec" or p.region_class is not None:
-                continue
-            inst = report.instances(p.name)
+        for p, inst in found:
             if inst is None or not len(inst):
                 continue
-            where = inst.where
-            mask = (where >= self.lo) & (where < self.hi) & self._selected[ev.location[where]]
-            where, sev = where[mask], inst.severity[mask]
-            if not len(where):
+            span = self.waiting_spans(p.name, inst.where, inst.severity)
+            if span is None:
                 continue
-            call = np.where(ev.kind[where] == enter_kind, where, st.enterptr[where])
-            has_call = call >= 0
-            begin = np.where(has_call, time[np.maximum(call, 0)], time[where])
-            leave = np.where(has_call, st.gather("leaveptr", np.maximum(call, 0)), -1)
-            finish = np.where(leave >= 0, time[np.maximum(leave, 0)], begin + sev)
-            if p.name in WAIT_AT_END:
-                s, e = np.maximum(finish - sev, begin), finish
-            else:
-                s, e = begin, np.minimum(begin + sev, finish)
-            s, e = np.maximum(s, self.first), np.minimum(e, self.last)
-            ok = e > s
-            parts.append((len(names), np.where(has_call, call, where)[ok],
-                          ev.location[where][ok].astype(np.int64), s[ok], e[ok], sev[ok]))
+            parts.append((len(names),) + span)
             names.append(p.name)
             titles.append(p.title)
         if not parts:
@@ -270,6 +239,52 @@ class Window:
             return WaitStates(z, names, titles, z, z, z, z, z)
         return WaitStates(np.concatenate([np.full(len(x[1]), x[0]) for x in parts]), names, titles,
                           *(np.concatenate([x[k] for x in parts]) for k in range(1, 6)))
+
+    def waiting_calls(self, where: np.ndarray):
+        """For occurrences charged to the events `where`: (call: the waiting call's
+        ENTER or, outside every call, the event itself; its start and end in ticks,
+        the end -1 for a call never left; which of them overlap the window on a
+        selected location)."""
+        ev = self.trace.events
+        st = self.trace.states
+        time = ev.time.view(np.int64)
+        where = np.asarray(where, dtype=np.int64)
+        call = np.where(ev.kind[where] == KINDS["ENTER"], where, st.enterptr[where])
+        # outside every call of its own location (a worker thread's frame hangs off
+        # its master's): the event itself
+        loc = ev.location[where]
+        own = call >= 0
+        own[own] = ev.location[call[own]] == loc[own]
+        call = np.where(own, call, where)
+        begin = time[call]
+        # only the calls entered by the window's end can reach into it
+        end = np.full(len(call), -1, dtype=np.int64)
+        maybe = np.nonzero(begin <= self.last)[0]
+        leave = st.gather("leaveptr", call[maybe])
+        end[maybe] = np.where(leave >= 0, time[np.maximum(leave, 0)], -1)
+        overlaps = (begin <= self.last) & ((end >= self.first) | (end < 0))
+        overlaps &= self._selected[loc]
+        return call, begin, end, overlaps
+
+    def waiting_spans(self, name: str, where: np.ndarray, severity: np.ndarray):
+        """(call, location, start, end, severity) of the occurrences of property
+        `name` drawn in the window, None when none is."""
+        call, begin, end, overlaps = self.waiting_calls(where)
+        keep = np.nonzero(overlaps)[0]
+        if not len(keep):
+            return None
+        call, begin, end, sev = call[keep], begin[keep], end[keep], severity[keep]
+        finish = np.where(end >= 0, end, begin + sev)
+        if name in WAIT_AT_END:
+            s, e = np.maximum(finish - sev, begin), finish
+        else:
+            s, e = begin, np.minimum(begin + sev, finish)
+        s, e = np.maximum(s, self.first), np.minimum(e, self.last)
+        ok = e > s
+        if not ok.any():
+            return None
+        loc = self.trace.events.location[call[ok]].astype(np.int64)
+        return call[ok], loc, s[ok], e[ok], sev[ok]
 
 
 _UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}

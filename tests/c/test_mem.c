@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -121,6 +122,77 @@ static void test_large_blocks_kept_and_reused(void **state)
     earl_mem_stats s3 = earl_mem_get_stats();
     assert_int_equal(s3.kept_blocks, 0);
     assert_int_equal(s3.kept_bytes, 0);
+}
+
+/* Resident pages of [p, p + bytes), by mincore. */
+static size_t resident_pages(const void *p, size_t bytes)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = (uintptr_t)p & ~(page - 1), hi = ((uintptr_t)p + bytes + page - 1) & ~(page - 1);
+    size_t n = (hi - lo) / page, resident = 0;
+    unsigned char *vec = malloc(n);
+    assert_non_null(vec);
+    assert_int_equal(mincore((void *)lo, hi - lo, vec), 0);
+    for (size_t k = 0; k < n; k++)
+        resident += vec[k] & 1;
+    free(vec);
+    return resident;
+}
+
+/* A block read front to back gives back the whole pages of what was
+ * consumed, never the pages at the ends of the range, and is then freed
+ * without being kept. */
+static void test_discard_gives_back_whole_pages(void **state)
+{
+    (void)state;
+    SKIP_UNDER_ASAN();
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    earl_mem_release();
+    unsigned char *a = earl_mem_alloc(8 * MB);
+    assert_non_null(a);
+    memset(a, 0x5a, 8 * MB);
+    assert_int_equal(resident_pages(a, 8 * MB), 8 * MB / page);
+    /* [100, 3 MB + 100): the pages holding bytes 0..99 and 3 MB..3 MB+99 stay */
+    size_t upto = earl_mem_discard(a, 100, 3 * MB + 100);
+    assert_int_equal(upto, 3 * MB);
+    assert_int_equal(a[99], 0x5a);
+    assert_int_equal(a[page - 1], 0x5a);   /* the first page is kept whole */
+    assert_int_equal(a[3 * MB], 0x5a);
+    assert_int_equal(resident_pages(a + page, 3 * MB - page), 0);
+    assert_int_equal(a[page], 0);          /* a page given back reads as zeros */
+    /* continuing from where it stopped: nothing below it twice, no gap */
+    assert_int_equal(earl_mem_discard(a, upto, upto + page / 2), upto); /* less than a page */
+    assert_int_equal(earl_mem_discard(a, upto, 5 * MB), 5 * MB);
+    assert_int_equal(resident_pages(a + 3 * MB, 2 * MB), 0);
+    assert_int_equal(a[5 * MB], 0x5a);
+    earl_mem_free_unkept(a);
+    assert_int_equal(earl_mem_get_stats().kept_blocks, 0);
+
+    /* small blocks come from malloc and are left alone */
+    unsigned char *s = earl_mem_alloc(64 * 1024);
+    memset(s, 1, 64 * 1024);
+    assert_int_equal(earl_mem_discard(s, 0, 64 * 1024), 0);
+    assert_int_equal(s[32 * 1024], 1);
+    earl_mem_free_unkept(s);
+    earl_mem_free_unkept(NULL);
+}
+
+/* A scratch array growing past its block gives kept blocks back first. */
+static void test_scratch_growth_recycles_kept_blocks(void **state)
+{
+    (void)state;
+    SKIP_UNDER_ASAN();
+    earl_mem_release();
+    unsigned char *p = earl_mem_alloc(1 * MB);
+    fill(p, 1 * MB, 4);
+    unsigned char *k = earl_mem_alloc(40 * MB);
+    earl_mem_free(k);
+    assert_int_equal(earl_mem_get_stats().kept_blocks, 1);
+    p = earl_mem_realloc_scratch(p, 2 * MB); /* far below the kept block: a miss */
+    assert_true(same(p, 1 * MB, 4));
+    assert_int_equal(earl_mem_get_stats().kept_blocks, 0);
+    earl_mem_free(p);
+    earl_mem_release();
 }
 
 /* Threads allocating, growing and freeing blocks of many sizes at once, as
@@ -236,6 +308,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_growth_keeps_contents),
         cmocka_unit_test(test_large_blocks_kept_and_reused),
+        cmocka_unit_test(test_discard_gives_back_whole_pages),
+        cmocka_unit_test(test_scratch_growth_recycles_kept_blocks),
         cmocka_unit_test(test_threads_share_the_pool),
         cmocka_unit_test(test_keeping_can_be_turned_off),
         cmocka_unit_test(test_kept_blocks_expire_without_calls),

@@ -170,6 +170,11 @@ def test_bad_plugins_and_names(tmp_path):
         earlc.analyze(trace, properties=[Orphan()])
     with pytest.raises(ValueError, match="unknown property no_such_property"):
         earlc.analyze(trace, properties=["no_such_property"])
+    with pytest.raises(ValueError, match="unknown property no_such_property"):
+        earlc.analyze(trace, properties="no_such_property")  # one name, not its letters
+    one = earlc.analyze(trace, properties="late_sender")
+    assert [p.name for p in one.properties] == [p.name for p in earlc.analyze(
+        trace, properties=["late_sender"]).properties]
 
 
 def run_cli(*args):

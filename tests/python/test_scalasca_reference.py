@@ -22,12 +22,7 @@ TOLERANCE_SECONDS = 1e-9
 
 #: (trace, Scalasca metric id) that earlc does not reproduce yet: the one list of
 #: known differences
-KNOWN_GAPS = {
-    # long-term delay costs passed through OpenMP barriers and thread idleness
-    ("casita-jacobi-hybrid", "delay_barrier_longterm"),
-    ("casita-jacobi-hybrid", "delay_n2n_longterm"),
-    ("casita-jacobi-hybrid", "delay_ompidle_longterm"),
-}
+KNOWN_GAPS = set()
 
 
 def _reference(name):

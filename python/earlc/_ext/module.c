@@ -115,6 +115,8 @@ PyMODINIT_FUNC PyInit__core(void)
         goto fail;
     if (earlc_add_synth(m) < 0)
         goto fail;
+    if (earlc_add_profile(m) < 0)
+        goto fail;
     if (earlc_add_search(m) < 0)
         goto fail;
     if (earlc_add_catalog(m) < 0)

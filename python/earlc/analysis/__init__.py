@@ -20,7 +20,8 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
     packages (entry-point group earlc.properties, unless packages=False) and the
     Property instances in plugins.
 
-    properties: names and/or Property instances; then only those are evaluated,
+    properties: a name, a group ("all", "root_cause") or a Property, or a list of
+        them; then only those are evaluated,
         with what they need (parents, publishers, Time).
     top: how many of the most severe occurrences each property keeps.
     strict: a property that raises stops the analysis (PropertyError) instead of

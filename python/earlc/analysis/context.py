@@ -140,6 +140,10 @@ class CallTree:
 
 
 class AnalysisContext:
+    #: the events the properties enumerate, None for all (a window's analysis
+    #: sets it: analysis/window.py)
+    view = None
+
     def __init__(self, trace):
         self.trace = trace
         self.events = trace.events

@@ -92,6 +92,8 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
         progress=None, plugins: Sequence = (), strict: bool = False, packages: bool = True):
     from .report import Report
 
+    if isinstance(properties, (str, Property)):
+        properties = [properties]  # one name, group or property: not its characters
     given = [p for p in properties or () if isinstance(p, Property)]
     catalog = assemble(plugins=list(plugins) + given, packages=packages, strict=strict)
     if properties:
@@ -142,6 +144,25 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
                   exceeding=exceeding, package_problems=catalog.problems)
 
 
+def is_detected(p: Property) -> bool:
+    """Whether p's values come from detect (occurrences), not from the call tree
+    (region_class) or from totals."""
+    return p.region_class is None and type(p).totals is Property.totals
+
+
+def detect(p: Property, ctx, published: Dict[str, Instances]) -> Optional[Instances]:
+    """p's occurrences from what it subscribes to, checked and published (None:
+    it found nothing).  The whole analysis and the analysis of a window
+    (analysis/window.py) both evaluate a property through here."""
+    subscribed = published.get(p.subscribes) if p.subscribes else None
+    inst = check_instances(p, p.detect(ctx, subscribed), ctx.n_events)
+    if inst is None:
+        return None
+    inst.published_by = p.name
+    published[p.name] = inst
+    return inst
+
+
 def _evaluate(p: Property, ctx, store, counts, published, worst, top) -> None:
     """One property's values into the stores (nothing added if it fails)."""
     if p.region_class is not None:
@@ -152,13 +173,10 @@ def _evaluate(p: Property, ctx, store, counts, published, worst, top) -> None:
     if totals is not None:
         store.add(p.name, *check_totals(p, totals, len(ctx.calltree), ctx.n_locations))
         return
-    subscribed = published.get(p.subscribes) if p.subscribes else None
-    inst = check_instances(p, p.detect(ctx, subscribed), ctx.n_events)
+    inst = detect(p, ctx, published)
     if inst is None:
         store.declare(p.name)
         return
-    inst.published_by = p.name
-    published[p.name] = inst
     if not p.metric:
         return
     where_cnode, where_loc = ctx.cnode[inst.where], ctx.events.location[inst.where]

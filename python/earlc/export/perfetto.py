@@ -5,7 +5,7 @@ One track per location (pid: its process, tid: the location), grouped under its
 process; region instances as complete slices ("X") coloured by category
 (computation, mpi_p2p, mpi_collective, mpi_other, openmp), each wait state as a
 slice of its own on top of the call that waits (named by the property, category
-"wait_state", severity in its arguments), and messages as flow arrows from the
+"wait_state", severity in its arguments; drawn when the call overlaps the window), and messages as flow arrows from the
 send to the receive.  Only messages with both ends in the window and on selected
 locations are drawn, so every arrow has two ends.
 
@@ -32,13 +32,15 @@ def _location_label(loc) -> str:
 
 def write_perfetto(trace, path, start: Optional[float] = None, end: Optional[float] = None,
                    locations: Optional[Sequence[int]] = None, report=None,
-                   wait_states: bool = True, progress=None) -> dict:
+                   wait_states: bool = True) -> dict:
     """Write the window [start, end] (seconds from the trace start; None: the
     whole trace) of the selected locations (dense indices; None: all) to path.
 
-    Wait states come from report, or from a fresh analysis of the whole trace when
-    report is None and wait_states is true (the properties need events outside the
-    window).  Returns what was written: {"slices", "wait_states", "flows", "tracks"}.
+    Wait states (those whose waiting call overlaps the window) come from report,
+    or, when report is None and wait_states is true, from the built-in properties
+    evaluated on the window and the events its events point to (the same
+    occurrences as the whole analysis, at the cost of the window).  Returns what
+    was written: {"slices", "wait_states", "flows", "tracks"}.
     """
     from .. import __version__
 
@@ -47,13 +49,7 @@ def write_perfetto(trace, path, start: Optional[float] = None, end: Optional[flo
     win = Window(trace, first, last, locations)
     slices = win.slices()
     messages = win.messages()
-    waits = None
-    if wait_states:
-        if report is None:
-            from ..analysis import analyze
-
-            report = analyze(trace, progress=progress)
-        waits = win.wait_states(report)
+    waits = win.wait_states(report) if wait_states else None
 
     t0 = trace.start_time
     res = trace.timer_resolution

@@ -44,8 +44,9 @@ def plot_timeline(trace, path=None, start: Optional[float] = None, end: Optional
                   locations: Optional[Sequence[int]] = None, report=None,
                   wait_states: bool = True, messages: bool = True, width: float = 12.0):
     """Draw the window [start, end] (seconds from the trace start; None: whole
-    trace) of the selected locations; wait states from report (or a fresh
-    analysis when wait_states is true).  Returns the Figure; saves it to path."""
+    trace) of the selected locations; wait states from report (or, when
+    wait_states is true, the window's own analysis).  Returns the Figure; saves
+    it to path."""
     from matplotlib.collections import LineCollection, PolyCollection
     from matplotlib.patches import Patch
 
@@ -91,11 +92,7 @@ def plot_timeline(trace, path=None, start: Optional[float] = None, end: Optional
                         np.nonzero(np.bincount(kind, minlength=len(DISPLAY_KINDS)))[0].tolist()]]
 
     if wait_states:
-        if report is None:
-            from ..analysis import analyze
-
-            report = analyze(trace)
-        waits = win.wait_states(report)
+        waits = win.wait_states(report)  # without a report: the window's own analysis
         if len(waits) > MAX_WAIT_STATES:
             notes.append("the %d most severe of %d wait states" % (MAX_WAIT_STATES, len(waits)))
             waits = _select(waits, np.argsort(-waits.severity, kind="stable")[:MAX_WAIT_STATES])

@@ -1,0 +1,61 @@
+"""The profiles computed in C (earl_profile.h through earlc._core) equal the
+numpy passes they replaced (profiles_reference.py), on the bundled traces,
+generated ones of every program shape and the real traces."""
+import numpy as np
+import pandas as pd
+import pytest
+
+import earlc
+from earlc import _core, profiles
+from earlc.synth import synth
+from conftest import REFERENCE_NAMES, ROOT, reference_trace
+import profiles_reference as ref
+
+BUNDLED = ["hybrid", "pingpong-wrong-order", "collectives", "omp-locks", "demo-ring",
+           "ring-late-sender"]
+GENERATED = {"halo": dict(ranks=4, iterations=20), "omp": dict(threads=3, iterations=8),
+             "hybrid": dict(ranks=2, threads=3, iterations=6),
+             "master-worker": dict(ranks=4, iterations=20)}
+
+
+def check(trace):
+    for bins in (1, 7, 50, 1000):
+        got = profiles.time_profile(trace, bins=bins)
+        want = ref.time_profile(trace, bins=bins)
+        pd.testing.assert_frame_equal(got, want, check_dtype=False)
+        assert got.drop(columns=["bin_start", "bin_end"]).to_numpy().sum() == \
+            want.drop(columns=["bin_start", "bin_end"]).to_numpy().sum()
+    for per_location in (False, True):
+        got = profiles._inclusive(trace, per_location)
+        assert np.array_equal(got, ref.inclusive(trace, per_location))
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_bundled(name):
+    check(earlc.open(ROOT / "traces" / name))
+
+
+@pytest.mark.parametrize("kind", sorted(GENERATED))
+def test_generated(kind, tmp_path):
+    synth(kind, tmp_path / kind, **GENERATED[kind])
+    check(earlc.open(tmp_path / kind))
+
+
+@pytest.mark.parametrize("name", REFERENCE_NAMES)
+def test_real(name):
+    check(earlc.open(reference_trace(name)))
+
+
+def test_bad_arguments_are_clear_errors():
+    trace = earlc.open(ROOT / "traces" / "hybrid")
+    with pytest.raises(ValueError, match="int64 event ids"):
+        _core.profile_time(trace._core, b"\0" * 8, 0, 10, 5, 3)
+    with pytest.raises(ValueError, match="int64 event ids"):
+        _core.profile_inclusive(trace._core, b"\0" * 8, 3)
+    enterptr = np.ascontiguousarray(trace.states.enterptr)
+    with pytest.raises(earlc.TraceError, match="at least one bin"):
+        _core.profile_time(trace._core, enterptr, 0, 0, 5, 3)  # a span of 0 ticks
+    with pytest.raises(ValueError, match="at least 1"):
+        _core.profile_time(trace._core, enterptr, 0, 10, 0, 3)
+    with pytest.raises(ValueError, match="bins must be at least 1"):
+        profiles.time_profile(trace, bins=0)
