@@ -50,11 +50,13 @@ class LateSender(Property):
                  "send, or post the receive later (non-blocking) and compute meanwhile.")
 
     def detect(self, ctx, msgs):
-        rc = msgs["recv_call"]
-        blocking = ctx.is_region(rc, ctx.blocking_receive_region)
         wait = msgs["send_call_time"] - msgs["recv_call_time"]
-        cand = msgs.select(blocking & (wait > 0))
-        wait = wait[blocking & (wait > 0)]
+        # the receives entered before their send, then those in blocking calls (the
+        # region look-up for these rows only)
+        late = np.nonzero(wait > 0)[0]
+        late = late[ctx.is_region(msgs["recv_call"][late], ctx.blocking_receive_region)]
+        cand = msgs.select(late)
+        wait = wait[late]
         if len(wait):
             # no waiting past the receive's own leave (clocks of different processes
             # may disagree a little): once per receive call
