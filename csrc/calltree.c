@@ -2,11 +2,15 @@
  * calltree.c - call paths (cnodes) of every event, and exclusive time and
  * visits per (call path, location).  See earl_calltree.h.
  *
- * Two passes, both linear: the cnode of each event follows from the cnode of
- * its enterptr (which points back in time, so one forward pass over the total
- * order suffices); the metrics walk each location's own sequence and charge
- * the interval between two consecutive events to the call path that is
- * innermost in between.  Sums are integer ticks, so the result does not
+ * One forward pass over the total order does both: the cnode of each event
+ * follows from the cnode of its enterptr (which points back in time), and
+ * the interval between two consecutive events of a location is charged to
+ * the call path innermost on that location in between, which the earlier
+ * of the two events decides.  A location's events come in its own order
+ * within the total order, so each location only needs to remember its last
+ * event (time, and the row its interval goes to).  Walking the events in
+ * their stored order instead of location by location reads every column
+ * once, front to back.  Sums are integer ticks, so the result does not
  * depend on any evaluation order.
  */
 #include <stdlib.h>
@@ -15,71 +19,59 @@
 #include "earl_calltree.h"
 #include "util.h"
 
+/* The metric columns of earl_calltree_view, as a colset. */
+typedef struct rows {
+    int32_t *cnode;
+    earl_loc *location;
+    uint64_t *time, *visits, *idle;
+    size_t n, cap;
+} rows;
+
+static earl_colset rows_columns(rows *r)
+{
+    return (earl_colset){5, {{(void **)&r->cnode, sizeof *r->cnode},
+                             {(void **)&r->location, sizeof *r->location},
+                             {(void **)&r->time, sizeof *r->time},
+                             {(void **)&r->visits, sizeof *r->visits},
+                             {(void **)&r->idle, sizeof *r->idle}}};
+}
+
 struct earl_calltree {
     earl_calltree_view view;
     int32_t *parent;
     uint32_t *region;
     size_t n_cnodes, cap_parent, cap_region;
-    /* open addressing: key (parent + 1) << 32 | region, slot = cnode + 1 */
-    uint64_t *keys;
-    int32_t *slots;
-    size_t n_slots;
+    earl_keymap cnodes; /* (parent + 1) << 32 | region -> cnode */
+    /* the cnodes entered recently, by a hash of their key: most ENTERs repeat
+     * a call path of the last few iterations, found here without the map */
+    struct recent_cnode {
+        uint64_t key;
+        int32_t cnode;
+    } recent[256];
     int32_t *event_cnode;
-    int32_t *row_cnode;
-    earl_loc *row_location;
-    uint64_t *row_time, *row_visits, *row_idle;
-    size_t n_rows, cap_rows;
+    rows rows;          /* grouped by location, see earl_calltree.h */
 };
-
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 31; x *= 0x9e3779b97f4a7c15ULL; x ^= x >> 29;
-    return x;
-}
-
-static int grow_slots(earl_calltree *t)
-{
-    size_t n = t->n_slots ? 2 * t->n_slots : 1024;
-    uint64_t *keys = calloc(n, sizeof *keys);
-    int32_t *slots = calloc(n, sizeof *slots);
-    if (!keys || !slots) {
-        free(keys); free(slots);
-        return -1;
-    }
-    for (size_t i = 0; i < t->n_slots; i++) {
-        if (!t->slots[i])
-            continue;
-        size_t j = mix(t->keys[i]) & (n - 1);
-        while (slots[j])
-            j = (j + 1) & (n - 1);
-        keys[j] = t->keys[i];
-        slots[j] = t->slots[i];
-    }
-    free(t->keys); free(t->slots);
-    t->keys = keys; t->slots = slots; t->n_slots = n;
-    return 0;
-}
 
 /* The cnode (parent, region), created on first use; -2 when out of memory. */
 static int32_t cnode_of(earl_calltree *t, int32_t parent, uint32_t region)
 {
-    if ((t->n_cnodes + 1) * 2 > t->n_slots && grow_slots(t) != 0)
-        return -2;
     uint64_t key = ((uint64_t)(uint32_t)(parent + 1) << 32) | region;
-    size_t j = mix(key) & (t->n_slots - 1);
-    while (t->slots[j]) {
-        if (t->keys[j] == key)
-            return t->slots[j] - 1;
-        j = (j + 1) & (t->n_slots - 1);
-    }
+    struct recent_cnode *recent = &t->recent[(key * 0x9e3779b97f4a7c15ULL) >> 56];
+    if (recent->key == key)
+        return recent->cnode;
     if (EARL_GROW(t->parent, t->cap_parent, t->n_cnodes + 1) != 0 ||
         EARL_GROW(t->region, t->cap_region, t->n_cnodes + 1) != 0)
         return -2;
-    int32_t c = (int32_t)t->n_cnodes++;
-    t->parent[c] = parent;
-    t->region[c] = region;
-    t->keys[j] = key;
-    t->slots[j] = c + 1;
+    int added;
+    int32_t c = earl_keymap_get(&t->cnodes, key, (int32_t)t->n_cnodes, &added);
+    if (c < 0)
+        return -2;
+    if (added) {
+        t->parent[c] = parent;
+        t->region[c] = region;
+        t->n_cnodes++;
+    }
+    *recent = (struct recent_cnode){key, c};
     return c;
 }
 
@@ -114,83 +106,129 @@ int32_t earl_calltree_current(const earl_calltree *tree, const earl_trace *trace
     return current_after(tree->event_cnode, earl_trace_events(trace), enterptr, i);
 }
 
-static int add_row(earl_calltree *t, int32_t c, earl_loc l, uint64_t time, uint64_t visits,
-                   uint64_t idle)
+/* What a location does after its latest event so far: the row its time goes
+ * to until its next event (-1: none), and whether that time is idle. */
+typedef struct loc_state {
+    earl_time time;
+    int32_t row;
+    int32_t idle;
+    int32_t cached_cnode, cached_row; /* the row of the location's last other call path */
+} loc_state;
+
+/* The row of (location l, cnode c), appended on first use; -1 when out of
+ * memory.  Most lookups ask for one of the location's last two call paths
+ * (a call and its caller alternate), answered without the map. */
+static int32_t row_of(rows *r, earl_keymap *index, loc_state *s, earl_loc l, int32_t c)
 {
-    if (t->n_rows == t->cap_rows) {
-        earl_colset s = {5, {{(void **)&t->row_cnode, sizeof *t->row_cnode},
-                             {(void **)&t->row_location, sizeof *t->row_location},
-                             {(void **)&t->row_time, sizeof *t->row_time},
-                             {(void **)&t->row_visits, sizeof *t->row_visits},
-                             {(void **)&t->row_idle, sizeof *t->row_idle}}};
-        if (earl_colset_reserve(&s, &t->cap_rows, t->n_rows + 1) != 0)
-            return -1;
+    if (s->row >= 0 && r->cnode[s->row] == c)
+        return s->row;
+    int32_t row = s->cached_row;
+    if (s->cached_cnode != c) {
+        int added;
+        row = earl_keymap_get(index, ((uint64_t)l << 32) | (uint32_t)c, (int32_t)r->n, &added);
+        if (row >= 0 && added) {
+            earl_colset cols = rows_columns(r);
+            if (earl_colset_reserve(&cols, &r->cap, r->n + 1) != 0)
+                return -1;
+            r->cnode[row] = c;
+            r->location[row] = l;
+            r->time[row] = r->visits[row] = r->idle[row] = 0;
+            r->n++;
+        }
     }
-    t->row_cnode[t->n_rows] = c;
-    t->row_location[t->n_rows] = l;
-    t->row_time[t->n_rows] = time;
-    t->row_visits[t->n_rows] = visits;
-    t->row_idle[t->n_rows] = idle;
-    t->n_rows++;
+    if (s->row >= 0) {
+        s->cached_cnode = r->cnode[s->row];
+        s->cached_row = s->row;
+    }
+    return row;
+}
+
+/* The rows in order of first use, stably regrouped by location. */
+static int group_rows_by_location(rows *r, size_t n_locs)
+{
+    rows out = {0};
+    earl_colset cols = rows_columns(&out);
+    size_t *start = calloc(n_locs + 1, sizeof *start);
+    if (!start || earl_colset_reserve(&cols, &out.cap, r->n ? r->n : 1) != 0) {
+        free(start);
+        earl_colset_free(&cols);
+        return -1;
+    }
+    for (size_t k = 0; k < r->n; k++)
+        start[r->location[k] + 1]++;
+    for (size_t l = 0; l < n_locs; l++)
+        start[l + 1] += start[l];
+    for (size_t k = 0; k < r->n; k++) {
+        size_t to = start[r->location[k]]++;
+        out.cnode[to] = r->cnode[k];
+        out.location[to] = r->location[k];
+        out.time[to] = r->time[k];
+        out.visits[to] = r->visits[k];
+        out.idle[to] = r->idle[k];
+    }
+    out.n = r->n;
+    free(start);
+    earl_colset old = rows_columns(r);
+    earl_colset_free(&old);
+    *r = out;
     return 0;
 }
 
-/* Exclusive time and visits, location by location, through a scratch array
- * over the cnodes and the list of cnodes it touched. */
-static earl_status measure(earl_calltree *t, const earl_trace *trace, const earl_eid *enterptr,
-                           earl_error *err)
+/* The forward pass: cnodes of every event, and the metric rows. */
+static earl_status walk(earl_calltree *t, const earl_trace *trace, const earl_eid *enterptr,
+                        earl_error *err)
 {
     const earl_events *ev = earl_trace_events(trace);
     size_t n_locs = earl_trace_defs(trace)->n_locations;
-    uint64_t *time = calloc(t->n_cnodes + 1, sizeof *time);
-    uint64_t *visits = calloc(t->n_cnodes + 1, sizeof *visits);
-    uint64_t *idle = calloc(t->n_cnodes + 1, sizeof *idle);
-    int32_t *touched = malloc((t->n_cnodes + 1) * sizeof *touched);
-    uint8_t *seen = calloc(t->n_cnodes + 1, 1);
-    earl_status st = EARL_OK;
-    if (!time || !visits || !idle || !touched || !seen) {
-        st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory building the call tree",
-                       earl_trace_path(trace));
-        goto done;
+    loc_state *locs = malloc((n_locs ? n_locs : 1) * sizeof *locs);
+    earl_keymap index = {0};
+    if (!locs)
+        goto nomem;
+    for (size_t l = 0; l < n_locs; l++)
+        locs[l] = (loc_state){0, -1, 0, -1, -1};
+    int32_t *cnode = t->event_cnode;
+    rows *r = &t->rows;
+    for (size_t i = 0; i < ev->count; i++) {
+        earl_eid enter = enterptr[i];
+        uint8_t kind = ev->kind[i];
+        int32_t c;
+        if (kind == EARL_ENTER)
+            c = cnode_of(t, enter >= 0 ? cnode[enter] : -1, ev->region[i]);
+        else
+            c = enter >= 0 ? cnode[enter] : -1;
+        if (c == -2)
+            goto nomem;
+        cnode[i] = c;
+
+        earl_loc l = ev->location[i];
+        loc_state *s = &locs[l];
+        earl_time now = ev->time[i];
+        if (s->row >= 0)
+            (s->idle ? r->idle : r->time)[s->row] += now - s->time;
+        s->time = now;
+        /* after i: the location's own innermost call path, or, idle under a
+         * frame inherited from its master, the master's call path */
+        earl_eid open = open_after(ev, enterptr, (earl_eid)i);
+        int32_t charged = open >= 0 ? cnode[open] : -1;
+        int32_t row = -1;
+        if (charged >= 0 && (row = row_of(r, &index, s, l, charged)) < 0)
+            goto nomem;
+        s->row = row;
+        s->idle = open >= 0 && ev->location[open] != l;
+        if (row >= 0 && !s->idle && kind == EARL_ENTER)
+            r->visits[row]++;
     }
-    for (size_t l = 0; l < n_locs && st == EARL_OK; l++) {
-        size_t n_touched = 0;
-        const earl_eid *seq = ev->loc_events + ev->loc_start[l];
-        size_t n = ev->loc_start[l + 1] - ev->loc_start[l];
-        for (size_t j = 0; j < n; j++) {
-            earl_eid e = seq[j];
-            int32_t c = current_after(t->event_cnode, ev, enterptr, e);
-            uint64_t dt = j + 1 < n ? ev->time[seq[j + 1]] - ev->time[e] : 0;
-            if (c < 0) {
-                /* idle under an inherited frame: charged to the master's call path */
-                earl_eid open = open_after(ev, enterptr, e);
-                c = open >= 0 ? t->event_cnode[open] : -1;
-                if (c >= 0)
-                    idle[c] += dt;
-            } else {
-                if (ev->kind[e] == EARL_ENTER)
-                    visits[c]++;
-                time[c] += dt;
-            }
-            if (c >= 0 && !seen[c]) {
-                seen[c] = 1;
-                touched[n_touched++] = c;
-            }
-        }
-        for (size_t k = 0; k < n_touched; k++) {
-            int32_t c = touched[k];
-            if (add_row(t, c, (earl_loc)l, time[c], visits[c], idle[c]) != 0) {
-                st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory building the call tree",
-                               earl_trace_path(trace));
-                break;
-            }
-            time[c] = visits[c] = idle[c] = 0;
-            seen[c] = 0;
-        }
-    }
-done:
-    free(time); free(visits); free(idle); free(touched); free(seen);
-    return st;
+    free(locs);
+    earl_keymap_free(&index);
+    if (group_rows_by_location(r, n_locs) != 0)
+        return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory building the call tree",
+                         earl_trace_path(trace));
+    return EARL_OK;
+nomem:
+    free(locs);
+    earl_keymap_free(&index);
+    return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory building the call tree",
+                     earl_trace_path(trace));
 }
 
 earl_status earl_calltree_build(const earl_trace *trace, const earl_eid *enterptr,
@@ -204,30 +242,16 @@ earl_status earl_calltree_build(const earl_trace *trace, const earl_eid *enterpt
         return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory building the call tree",
                          earl_trace_path(trace));
     }
-    earl_status st = EARL_OK;
-    for (size_t i = 0; i < ev->count; i++) {
-        earl_eid enter = enterptr[i];
-        int32_t c;
-        if (ev->kind[i] == EARL_ENTER)
-            c = cnode_of(t, enter >= 0 ? t->event_cnode[enter] : -1, ev->region[i]);
-        else
-            c = enter >= 0 ? t->event_cnode[enter] : -1;
-        if (c == -2) {
-            st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory building the call tree",
-                           earl_trace_path(trace));
-            break;
-        }
-        t->event_cnode[i] = c;
-    }
-    if (st == EARL_OK)
-        st = measure(t, trace, enterptr, err);
+    for (size_t k = 0; k < sizeof t->recent / sizeof *t->recent; k++)
+        t->recent[k].key = UINT64_MAX; /* no key: parent + 1 stays below 2^32 - 1 */
+    earl_status st = walk(t, trace, enterptr, err);
     if (st != EARL_OK) {
         earl_calltree_free(t);
         return st;
     }
     t->view = (earl_calltree_view){t->n_cnodes, t->parent, t->region, ev->count, t->event_cnode,
-                                   t->n_rows, t->row_cnode, t->row_location, t->row_time,
-                                   t->row_visits, t->row_idle};
+                                   t->rows.n, t->rows.cnode, t->rows.location, t->rows.time,
+                                   t->rows.visits, t->rows.idle};
     *out = t;
     return EARL_OK;
 }
@@ -236,9 +260,10 @@ void earl_calltree_free(earl_calltree *t)
 {
     if (!t)
         return;
-    free(t->parent); free(t->region); free(t->keys); free(t->slots); earl_mem_free(t->event_cnode);
-    earl_mem_free(t->row_cnode); earl_mem_free(t->row_location); earl_mem_free(t->row_time);
-    earl_mem_free(t->row_visits); earl_mem_free(t->row_idle); /* columns of a colset */
+    free(t->parent); free(t->region); earl_keymap_free(&t->cnodes);
+    earl_mem_free(t->event_cnode);
+    earl_colset cols = rows_columns(&t->rows);
+    earl_colset_free(&cols);
     free(t);
 }
 

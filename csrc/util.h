@@ -90,6 +90,18 @@ void earl_colset_free(const earl_colset *set);
 /* The same with earl_mem_free_unkept. */
 void earl_colset_free_unkept(const earl_colset *set);
 
+/* A map from 64-bit keys to small non-negative ints (keymap.c); zero-
+ * initialised it is empty. */
+typedef struct earl_keymap {
+    uint64_t *keys;
+    int32_t *slots; /* value + 1, 0 for an empty slot */
+    size_t n_slots, n_used;
+} earl_keymap;
+/* The value of key; when absent, key gets the value `fresh` (*added = 1).
+ * -1 when out of memory. */
+int32_t earl_keymap_get(earl_keymap *m, uint64_t key, int32_t fresh, int *added);
+void earl_keymap_free(earl_keymap *m);
+
 char *earl_strdup(const char *s);
 
 /* The first k in [lo, hi) with a[k] >= x, or hi; a sorted ascending there.

@@ -3,6 +3,7 @@ message counts and sizes.  Their values come from the call tree (exclusive time
 per call path and location) and the message table, not from compound events."""
 import numpy as np
 
+from earlc import _core
 from earlc.analysis import Property
 from earlc.analysis import regions as rc
 
@@ -191,49 +192,15 @@ class Visits(Property):
         return ct.row_cnode, ct.row_location, ct.row_visits.astype(np.int64)
 
 
-def message_rows(ctx):
-    """The message table and which of its rows are sends and receives (shared)."""
-    def compute():
-        ev = ctx.events
-        m = ev.messages
-        kinds = ev.kind[m.event]
-        sends = (kinds == ctx.kinds["MPI_SEND"]) | (kinds == ctx.kinds["MPI_ISEND"])
-        recvs = (kinds == ctx.kinds["MPI_RECV"]) | (kinds == ctx.kinds["MPI_IRECV"])
-        if ctx.view is not None:  # a window's analysis: the rows of the events in view
-            seen = ctx.view.contains(m.event)
-            sends &= seen
-            recvs &= seen
-        return m, sends, recvs
-    return ctx.memo("message_rows", compute)
-
-
-def _placed(ctx, sends: bool):
-    """(cnode, location) of the send (or receive) rows, computed once."""
-    def compute():
-        m, is_send, is_recv = message_rows(ctx)
-        rows = is_send if sends else is_recv
-        e = m.event[rows]
-        return ctx.cnode[e], ctx.events.location[e], rows
-    return ctx.memo("message_places_%s" % ("send" if sends else "recv"), compute)
-
-
 def p2p_sums(ctx, sends: bool):
     """Per (call path, location) of the send (or receive) records: (cnode, location,
-    records, records with a payload, bytes), summed once for every message metric."""
+    records, records with a payload, bytes), summed once for every message metric
+    (in C, one pass over the events; over the whole trace, also in a window's
+    analysis, which evaluates wait states only)."""
     def compute():
-        from earlc.analysis.severity import sum_by_key
-
-        cnode, loc, rows = _placed(ctx, sends)
-        size = ctx.events.messages.bytes[rows].view(np.int64)
-        L = np.int64(ctx.n_locations + 1)
-        keys = cnode.astype(np.int64) * L + loc
-        keep = cnode >= 0
-        keys, size = keys[keep], size[keep]
-        k, records = sum_by_key(keys, np.ones(len(keys), dtype=np.int64))
-        _, payload = sum_by_key(keys, (size != 0).astype(np.int64))
-        _, total = sum_by_key(keys, size)
-        return k // L, k % L, records, payload, total
-    return ctx.memo("p2p_sums_%s" % ("send" if sends else "recv"), compute)
+        return [tuple(np.frombuffer(col, dtype=np.int64) for col in side)
+                for side in _core.message_sums(ctx.trace._core, ctx.cnode)]
+    return ctx.memo("p2p_sums", compute)[0 if sends else 1]
 
 
 class MessagesSent(Property):

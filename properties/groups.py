@@ -1,6 +1,16 @@
 """Segment reductions shared by the properties: maxima, minima and exclusive
-running maxima over groups of rows, vectorised with numpy."""
+running maxima over groups of rows, vectorised with numpy; those that need a
+sequential pass (running maxima, the most severe row of each group) are C
+kernels (csrc/catalog)."""
 import numpy as np
+
+from earlc import _core
+
+
+def int64_array(a: np.ndarray) -> np.ndarray:
+    """a as a contiguous int64 array, as the C kernels take them (no copy when
+    it is one already)."""
+    return np.ascontiguousarray(a, dtype=np.int64)
 
 
 def segments(keys: np.ndarray):
@@ -30,42 +40,25 @@ def group_min(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
 def exclusive_running_max(keys: np.ndarray, values: np.ndarray, floor: int) -> np.ndarray:
     """Per row, the maximum of values over the earlier rows of its group (floor for
     the first row of a group); rows sorted by key, values >= floor."""
-    out = np.full(len(values), floor, dtype=np.int64)
-    if len(values) < 2:
-        return out
-    starts, group = segments(keys)
-    span = int(values.max()) - floor + 1
-    if span * (len(starts) + 1) >= 1 << 62:  # too wide to lift: group by group
-        for a, b in zip(starts, np.append(starts[1:], len(values))):
-            if b - a > 1:
-                out[a + 1:b] = np.maximum(np.maximum.accumulate(values[a:b - 1]), floor)
-        return out
-    # lift each group above all earlier ones so one running maximum serves all
-    lifted = (values - floor) + group.astype(np.int64) * span
-    run = np.maximum.accumulate(lifted)
-    prev = np.empty_like(run)
-    prev[0] = -1
-    prev[1:] = run[:-1]
-    first = np.zeros(len(values), dtype=bool)
-    first[starts] = True
-    base = group.astype(np.int64) * span
-    ok = ~first & (prev >= base)
-    out[ok] = prev[ok] - base[ok] + floor
+    out = np.empty(len(values), dtype=np.int64)
+    _core.exclusive_running_max(int64_array(keys), int64_array(values), out, int(floor))
     return out
 
 
 def first_of_groups(keys: np.ndarray, order_within: np.ndarray) -> np.ndarray:
     """Indices of the row with the largest order_within per key (any row order;
     ties go to the first row), ascending by key."""
-    if len(keys) > 1 and bool(np.all(keys[1:] >= keys[:-1])):
-        # rows already grouped (the usual case): no sort needed
-        starts, group = segments(keys)
-        best = np.maximum.reduceat(order_within, starts)
-        cand = np.nonzero(order_within == best[group])[0]
-        first = np.ones(len(cand), dtype=bool)
-        first[1:] = group[cand[1:]] != group[cand[:-1]]
-        return cand[first]
-    idx = np.lexsort((-order_within, keys))
+    # rows usually come grouped (each key in one run of rows): one pass in C
+    # over the runs, then the runs in key order
+    rows = np.empty(len(keys), dtype=np.int64)
+    rows = rows[:_core.first_of_runs(int64_array(keys), int64_array(order_within), rows)]
+    run_keys = keys[rows]
+    if len(rows) > 1 and not bool(np.all(run_keys[1:] >= run_keys[:-1])):
+        by_key = np.argsort(run_keys, kind="stable")
+        rows, run_keys = rows[by_key], run_keys[by_key]
+    if not len(rows) or bool(np.all(run_keys[1:] != run_keys[:-1])):
+        return rows
+    idx = np.lexsort((-order_within, keys))  # a key in several runs
     k = keys[idx]
     keep = np.ones(len(idx), dtype=bool)
     keep[1:] = k[1:] != k[:-1]

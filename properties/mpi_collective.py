@@ -8,10 +8,12 @@ with the others of its instance.
 """
 import numpy as np
 
+from earlc import _core
 from earlc.analysis import Instances, Property
 from earlc.analysis import regions as rc
 
-from .groups import exclusive_running_max, group_max, group_min, instance_members
+from .groups import (exclusive_running_max, group_max, group_min, instance_members,
+                     int64_array)
 
 COLL_MPI = 0
 
@@ -26,7 +28,7 @@ class MpiCollectives(Property):
         call = ctx.enter_of(end)
         ok = call >= 0
         inst, end, call = inst[ok], end[ok], call[ok]
-        leave = ctx.leave_of(call)
+        leave = ctx.leave_of(call, inside=end)
         ok = leave >= 0
         inst, end, call, leave = inst[ok], end[ok], call[ok], leave[ok]
         order = np.lexsort((end, inst))
@@ -55,30 +57,17 @@ class MpiCollectives(Property):
 
 def _begin_times(ctx, call: np.ndarray, end: np.ndarray) -> np.ndarray:
     """Per member: the time of its MPI_COLLECTIVE_BEGIN (the last one before its
-    MPI_COLLECTIVE_END on its location, inside its call), else its call's enter.
-    The BEGIN is looked for among the few events before the END on its location
-    (each location's events are in order, so one binary search finds the END)."""
-    t = ctx.time_of(call).copy()
+    MPI_COLLECTIVE_END on its location, inside its call), else its call's enter
+    (found for all members in one pass over the events, in C)."""
+    t = ctx.time_of(call)
     if not ctx.count_of_kind("MPI_COLLECTIVE_BEGIN") or not len(end):
         return t
-    ev = ctx.events
-    begin_kind = ctx.kinds["MPI_COLLECTIVE_BEGIN"]
-    loc = ev.location[end].astype(np.int64)
-    for l in np.unique(loc).tolist():
-        sel = np.nonzero(loc == l)[0]
-        sel = sel[np.argsort(end[sel], kind="stable")]  # sorted needles: cache-friendly
-        mine = ev.of_location(l)
-        pos = np.searchsorted(mine, end[sel])
-        found = np.full(len(sel), -1, dtype=np.int64)
-        for step in range(1, 5):  # ENTER, BEGIN, END: usually the event just before
-            todo = (found < 0) & (pos - step >= 0)
-            if not todo.any():
-                break
-            cand = mine[np.maximum(pos - step, 0)]
-            hit = todo & (ev.kind[cand] == begin_kind) & (cand > call[sel])
-            found[hit] = cand[hit]
-        ok = found >= 0
-        t[sel[ok]] = ctx.time_of(found[ok])
+    order = np.argsort(end)  # the pass visits the ENDs in the total order
+    begin = np.empty(len(end), dtype=np.int64)
+    _core.collective_begins(ctx.trace._core, int64_array(end[order]), int64_array(call[order]),
+                            begin)
+    found = begin >= 0
+    t[order[found]] = ctx.time_of(begin[found])
     return t
 
 

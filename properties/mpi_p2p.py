@@ -7,33 +7,35 @@ wrong-order refinements of Late Sender subscribe to Late Sender.
 """
 import numpy as np
 
+from earlc import _core
 from earlc.analysis import Instances, Property
 
-from .groups import exclusive_running_max, first_of_groups
+from .groups import exclusive_running_max, first_of_groups, int64_array, segments
+
+
+#: the columns of p2p_messages, in the order _core.p2p_messages fills them
+_P2P_COLUMNS = ("recv", "send", "recv_call", "send_call", "recv_call_time", "send_call_time",
+                "completion_call", "request_call")
 
 
 class P2PMessages(Property):
     name, title, metric, unit = "p2p_messages", "Point-to-point messages", False, "occ"
     description = ("Every received message with its send: the receive event (MPI_RECV, or the "
-                   "MPI_IRECV completing a request), the send (MPI_SEND, MPI_ISEND), and the "
-                   "ENTERs of the calls around them.")
+                   "MPI_IRECV completing a request), the send (MPI_SEND, MPI_ISEND), the "
+                   "ENTERs of the calls around them and their times, the call completing the "
+                   "send (the send call, or the call completing an MPI_Isend) and the call "
+                   "posting the receive (the receive call, or the MPI_Irecv).")
 
     def detect(self, ctx, subscribed):
-        from .basic import message_rows
-
-        m, _, is_recv = message_rows(ctx)
-        recv = m.event[is_recv]
-        send = ctx.pointer("sendptr", recv)
-        ok = send >= 0
-        recv, send = recv[ok], send[ok]
-        recv_call, send_call = ctx.enter_of(recv), ctx.enter_of(send)
-        ok = (recv_call >= 0) & (send_call >= 0)
-        recv, send, recv_call, send_call = recv[ok], send[ok], recv_call[ok], send_call[ok]
-        # the enter times of both calls, read by late sender and late receiver alike
-        return Instances(recv, np.zeros(len(recv), np.int64),
-                         {"recv": recv, "send": send, "recv_call": recv_call,
-                          "send_call": send_call, "recv_call_time": ctx.time_of(recv_call),
-                          "send_call_time": ctx.time_of(send_call)})
+        # matched in C from the EARL layer's sendptr and enterptr (csrc/catalog)
+        cap = _core.p2p_capacity(ctx.trace._core)
+        cols = {name: np.empty(cap, dtype=np.int64) for name in _P2P_COLUMNS}
+        n = _core.p2p_messages(ctx.states._core, *(cols[name] for name in _P2P_COLUMNS))
+        cols = {name: col[:n] for name, col in cols.items()}
+        if ctx.view is not None:  # a window's analysis: the receives in view
+            seen = ctx.view.contains(cols["recv"])
+            cols = {name: col[seen] for name, col in cols.items()}
+        return Instances(cols["recv"], np.zeros(len(cols["recv"]), np.int64), cols)
 
 
 class LateSender(Property):
@@ -48,18 +50,22 @@ class LateSender(Property):
                  "send, or post the receive later (non-blocking) and compute meanwhile.")
 
     def detect(self, ctx, msgs):
-        rc = msgs["recv_call"]
-        blocking = ctx.is_region(rc, ctx.blocking_receive_region)
         wait = msgs["send_call_time"] - msgs["recv_call_time"]
-        cand = msgs.select(blocking & (wait > 0))
-        wait = wait[blocking & (wait > 0)]
+        # the receives entered before their send, then those in blocking calls (the
+        # region look-up for these rows only)
+        late = np.nonzero(wait > 0)[0]
+        late = late[ctx.is_region(msgs["recv_call"][late], ctx.blocking_receive_region)]
+        cand = msgs.select(late)
+        wait = wait[late]
         if len(wait):
             # no waiting past the receive's own leave (clocks of different processes
             # may disagree a little): once per receive call
-            calls, which = np.unique(cand["recv_call"], return_inverse=True)
-            leave = ctx.leave_of(calls)
+            # (the receives of one call are adjacent: one lookup per run of them)
+            starts, run = segments(cand["recv_call"])
+            last = np.append(starts[1:], len(run)) - 1  # the last receive of each run
+            leave = ctx.leave_of(cand["recv_call"][starts], inside=cand["recv"][last])
             t_leave = np.where(leave >= 0, ctx.time_of(np.maximum(leave, 0)),
-                               np.iinfo(np.int64).max)[which]
+                               np.iinfo(np.int64).max)[run]
             wait = np.minimum(wait, t_leave - cand["recv_call_time"])
         # one occurrence per receive call: the largest wait among its receives
         keep = first_of_groups(cand["recv_call"], wait)
@@ -85,68 +91,16 @@ def _by_pair_then_send(pair: np.ndarray, send: np.ndarray, n: int) -> np.ndarray
     return np.lexsort((send, pair))
 
 
-def _next_smaller(value: np.ndarray, group_end: np.ndarray) -> np.ndarray:
-    """Per row: the first later row of its group (rows grouped, group_end = one
-    past the group's last row) with a smaller value; group_end when none.
-    Pointer jumping: every round, a row whose candidate is not smaller jumps to
-    that candidate's own candidate (nothing between them is smaller), so the
-    rounds are about log2 of the longest run."""
-    n = len(value)
-    cur = np.arange(1, n + 1, dtype=np.int64)
-    todo = np.nonzero(cur < group_end)[0]
-    while len(todo):
-        c = cur[todo]
-        todo = todo[value[c] >= value[todo]]
-        cur[todo] = cur[cur[todo]]
-        todo = todo[cur[todo] < group_end[todo]]
-    return cur
-
-
-def _first_smaller_after(start, v, value, nxt, group_end) -> np.ndarray:
-    """Per query: the first row from `start` on (within start's group) whose value
-    is below v; group_end when none.  nxt = _next_smaller(value, group_end)."""
-    cur = start.copy()
-    todo = np.nonzero(cur < group_end)[0]
-    while len(todo):
-        c = cur[todo]
-        todo = todo[value[c] >= v[todo]]
-        cur[todo] = nxt[cur[todo]]
-        todo = todo[cur[todo] < group_end[todo]]
-    return cur
-
-
 def _wrong_order(ctx, ls):
     """Per Late Sender: the source location of the first later receive on the
     same location whose message was sent before the Late Sender's message was
-    (-1 when none), as Scalasca defines wrong order."""
+    (-1 when none), as Scalasca defines wrong order (a search in C)."""
     msgs = ctx.published["p2p_messages"]
-    ev = ctx.events
-    recv = msgs["recv"].astype(np.int64)
-    loc = ev.location[recv].astype(np.int64)
-    if len(recv) > 1 and bool(np.all(recv[1:] > recv[:-1])):
-        # receives in the total order (the usual case): a stable sort by location
-        # keeps each location's receives in its order
-        order = np.argsort(loc, kind="stable")
-    else:
-        order = np.lexsort((recv, loc))
-    recv, loc = recv[order], loc[order]
-    sent = ctx.time_of(msgs["send"][order])
-    source = ev.location[msgs["send"][order]].astype(np.int64)
-    bounds = np.searchsorted(loc, np.arange(ctx.n_locations + 1), side="left")
-    group_end = bounds[loc + 1]
-    nxt = _next_smaller(sent, group_end)
-    # the search starts after the receives of the Late Sender's call (calls follow
-    # each other on a location, so the rows of one call are adjacent)
-    n = np.int64(len(ev) + 1)
-    key = loc * n + msgs["recv_call"][order]
-    ls_loc = ev.location[ls["recv_call"]].astype(np.int64)
-    after = np.searchsorted(key, ls_loc * n + ls["recv_call"], side="right")
-    end = bounds[ls_loc + 1]
-    found = _first_smaller_after(after, ctx.time_of(ls["send"]), sent, nxt, end)
-    hit = found < end
-    out = np.full(len(ls_loc), -1, dtype=np.int64)
-    out[hit] = source[found[hit]]
-    return out
+    found = np.empty(len(ls), dtype=np.int64)
+    _core.wrong_order(ctx.trace._core, int64_array(msgs["recv"]),
+                      int64_array(msgs["recv_call"]), int64_array(msgs["send"]),
+                      int64_array(ls["recv_call"]), int64_array(ls["send"]), found)
+    return found
 
 
 class LateSenderWrongOrder(Property):
@@ -239,34 +193,33 @@ class LateReceiver(Property):
                  "too large to buffer. Post receives earlier or send non-blocking.")
 
     def detect(self, ctx, msgs):
-        cmp_ev = _request_half(ctx, msgs["send"], "MPI_ISEND")
-        cmp_call = ctx.enter_of(cmp_ev)
-        req_call = msgs["recv_call"]
-        irecv = ctx.events.kind[msgs["recv"]] == ctx.kinds["MPI_IRECV"]
-        if irecv.any():
-            req_call = req_call.copy()
-            req_call[irecv] = ctx.enter_of(_request_half(ctx, msgs["recv"][irecv], "MPI_IRECV"))
-        ok = (cmp_call >= 0) & (req_call >= 0)
-        t_req = np.where(ok, ctx.time_of(np.maximum(req_call, 0)), 0)
-        t_cmp = np.where(ok, ctx.time_of(np.maximum(cmp_call, 0)), 0)
-        single = ctx.is_region(cmp_call, _region_named(ctx, _SINGLE_COMPLETION))
-        multi = ctx.is_region(cmp_call, _region_named(ctx, _MULTI_COMPLETION))
-        cand = np.nonzero(ok & (single | multi) & (t_req > t_cmp))[0]
+        cmp_call, req_call = msgs["completion_call"], msgs["request_call"]
+        # narrowed step by step: most messages are posted before their send completes
+        cand = np.nonzero((cmp_call >= 0) & (req_call >= 0))[0]
+        t_req, t_cmp = ctx.time_of(req_call[cand]), ctx.time_of(cmp_call[cand])
+        later = t_req > t_cmp
+        cand, t_req, t_cmp = cand[later], t_req[later], t_cmp[later]
+        calls = cmp_call[cand]
+        single = ctx.is_region(calls, _region_named(ctx, _SINGLE_COMPLETION))
+        multi = ctx.is_region(calls, _region_named(ctx, _MULTI_COMPLETION))
+        known = single | multi
+        cand, t_req, t_cmp, calls, multi = (cand[known], t_req[known], t_cmp[known],
+                                            calls[known], multi[known])
         # the leave of each candidate call, once per call (a MPI_Waitall completes
-        # many sends): only for the candidates, the walk is not free
-        calls, which = np.unique(cmp_call[cand], return_inverse=True)
-        leave = ctx.leave_of(calls)
+        # many sends)
+        distinct, which = np.unique(calls, return_inverse=True)
+        leave = ctx.leave_of(distinct)
         t_leave = np.where(leave >= 0, ctx.time_of(np.maximum(leave, 0)), -1)[which]
-        covers = t_leave > t_req[cand]
-        cand = cand[covers]
-        wait = (t_req - t_cmp)[cand]
-        is_multi = multi[cand]
+        covers = t_leave > t_req
+        cand, calls, is_multi = cand[covers], calls[covers], multi[covers]
+        wait = (t_req - t_cmp)[covers]
         if is_multi.any():
             # a multi-completion call that also completes a Late Sender's receive is
             # charged there; otherwise once, with its largest wait
             ls = ctx.published.get("late_sender")
-            late_calls = np.sort(ls["recv_call"]) if ls is not None else np.empty(0, np.int64)
-            calls = cmp_call[cand]
+            late_calls = ls["recv_call"] if ls is not None else np.empty(0, np.int64)
+            if len(late_calls) > 1 and not bool(np.all(late_calls[1:] >= late_calls[:-1])):
+                late_calls = np.sort(late_calls)  # Late Senders come in call order
             drop = is_multi & _member(calls, late_calls)
             m = np.nonzero(is_multi & ~drop)[0]
             best = m[first_of_groups(calls[m], wait[m])] if len(m) else m

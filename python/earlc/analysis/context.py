@@ -225,10 +225,10 @@ class AnalysisContext:
     def region_of_enter(self, enters: np.ndarray) -> np.ndarray:
         """Region refs of ENTER events (spare slot for -1)."""
         spare = len(self.region_class) - 1
-        reg = np.full(len(enters), spare, dtype=np.int64)
-        ok = enters >= 0
-        reg[ok] = self.events.region[enters[ok]]
-        reg[reg >= spare] = spare
+        enters = np.asarray(enters)
+        reg = self.events.region[np.maximum(enters, 0)].astype(np.int64)
+        np.minimum(reg, spare, out=reg)
+        reg[enters < 0] = spare
         return reg
 
     def is_region(self, enters: np.ndarray, table: np.ndarray) -> np.ndarray:
@@ -283,9 +283,24 @@ class AnalysisContext:
         """Timestamps (int64 ticks) of event ids; ids must be >= 0."""
         return self._time[ids]
 
-    def leave_of(self, enters: np.ndarray) -> np.ndarray:
-        """The LEAVE of each ENTER (-1 when it never left)."""
-        return self.states.gather("leaveptr", enters)
+    def leave_of(self, enters: np.ndarray, inside: np.ndarray = None) -> np.ndarray:
+        """The LEAVE of each ENTER (-1 when it never left, and for -1), in C
+        (csrc/catalog): looked for right after `inside`, an event of each call
+        before its LEAVE (default: the ENTER; the MPI_COLLECTIVE_END of a
+        collective call is closer), and where that does not find them, in one
+        pass over the events for all at once."""
+        enters = np.ascontiguousarray(enters, dtype=np.int64)
+        inside = enters if inside is None else np.ascontiguousarray(inside, dtype=np.int64)
+        out = np.empty(len(enters), dtype=np.int64)
+        if len(enters) > 1 and not bool(np.all(enters[1:] >= enters[:-1])):
+            # the pass visits them in the total order: numpy sorts faster than C's qsort
+            order = np.argsort(enters)
+            _core.leaves_after(self.trace._core, self.states.enterptr, enters[order],
+                               inside[order], out)
+            out[order] = out.copy()
+            return out
+        _core.leaves_after(self.trace._core, self.states.enterptr, enters, inside, out)
+        return out
 
     def pointer(self, name: str, ids: np.ndarray) -> np.ndarray:
         """Pointer attribute `name` (sendptr, lockptr, ...) of the events ids."""

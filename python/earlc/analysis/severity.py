@@ -45,18 +45,25 @@ def _sum_by_counting(keys: np.ndarray, values: np.ndarray):
 
 
 class SeverityStore:
+    """Severities per metric, summed per (call path, location) as they are added:
+    each part keeps one row per distinct cell, not one per occurrence, so that a
+    catalog's stores stay small next to the trace."""
+
     def __init__(self, n_locations: int):
         self.n_locations = n_locations
-        self._parts: Dict[str, List[Tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        self._parts: Dict[str, List[Tuple[np.ndarray, np.ndarray]]] = {}
 
     def add(self, metric: str, cnode: np.ndarray, location: np.ndarray, value: np.ndarray) -> None:
         """Add value[i] at (cnode[i], location[i]); rows with cnode < 0 are dropped
         (an occurrence outside every region cannot be placed in the call tree)."""
         cnode = np.asarray(cnode, dtype=np.int64)
         keep = cnode >= 0
+        cnode = cnode[keep]
+        location = np.asarray(location, dtype=np.int64)[keep]
+        value = np.asarray(value, dtype=np.int64)[keep]
+        # exact integer sums: adding them up again in table() gives the same totals
         self._parts.setdefault(metric, []).append(
-            (cnode[keep], np.asarray(location, dtype=np.int64)[keep],
-             np.asarray(value, dtype=np.int64)[keep]))
+            sum_by_key(cnode * self.n_locations + location, value))
 
     def declare(self, metric: str) -> None:
         """Make the metric exist even when nothing is ever added to it."""
@@ -69,12 +76,12 @@ class SeverityStore:
         if not parts:
             e = np.empty(0, np.int64)
             return e, e, e
-        c = np.concatenate([p[0] for p in parts])
-        l = np.concatenate([p[1] for p in parts])
-        v = np.concatenate([p[2] for p in parts])
-        if len(c) == 0:
-            return c, l, v
-        keys, sums = sum_by_key(c * self.n_locations + l, v)
+        keys = np.concatenate([p[0] for p in parts])
+        sums = np.concatenate([p[1] for p in parts])
+        if len(keys) == 0:
+            return keys, keys, sums
+        if len(parts) > 1:
+            keys, sums = sum_by_key(keys, sums)
         nz = sums != 0
         return keys[nz] // self.n_locations, keys[nz] % self.n_locations, sums[nz]
 

@@ -8,8 +8,8 @@ a lock, the fork and join of a team.  So the window's wait states come from the
 same properties evaluated on a *view* of the trace: the events of the window
 and of the calls crossing its edges, plus the partners those events point to.
 Properties enumerate events through the context (`events_of_kind`,
-`enters_of`) and the shared helpers `message_rows` and `instance_members`
-(properties/basic.py, properties/groups.py), which consult `ctx.view`; pointer
+`enters_of`), `p2p_messages` (properties/mpi_p2p.py) and the shared helper
+`instance_members` (properties/groups.py), which consult `ctx.view`; pointer
 look-ups (sendptr, enterptr, leaveptr, ...) still read the whole trace.
 
 What the view holds, and which property needs it:

@@ -1,0 +1,399 @@
+/*
+ * catalog_p2p.c - point-to-point messages for the catalog (earl_catalog.h):
+ * the received messages with the calls around them (earl_p2p_find), and the
+ * search behind Late Sender, wrong order (earl_wrong_order).
+ *
+ * earl_p2p_find reads each receive's pointers once and writes only the rows
+ * that are kept, where numpy needs a full-length temporary per step.
+ * earl_message_sums_build adds the message records up per call path and
+ * location in one pass over the events.
+ *
+ * Every Late Sender asks: on my location, from the first receive after my
+ * call on, which is the first message sent before mine?  The messages are
+ * put in receive order per location (a counting sort: the receives usually
+ * come in the total order already), then each location is swept backwards
+ * keeping a stack of the messages that are sent earlier than everything
+ * between the sweep's position and them (the suffix minima of the send
+ * times, nearest on top).  The first message from position p on that was
+ * sent before time v is the nearest stack entry sent before v, found by a
+ * binary search in the stack when the sweep stands at p.  Each message is
+ * pushed and popped once: O(n log n) overall for any order of the sends
+ * (walking forward message by message would be quadratic on a location that
+ * receives in reverse sending order).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* qsort_r */
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+#include "earl_catalog.h"
+#include "util.h"
+
+static int is_send_kind(uint8_t kind)
+{
+    return kind == EARL_MPI_SEND || kind == EARL_MPI_ISEND;
+}
+
+static int is_recv_kind(uint8_t kind)
+{
+    return kind == EARL_MPI_RECV || kind == EARL_MPI_IRECV;
+}
+
+size_t earl_p2p_capacity(const earl_trace *trace)
+{
+    const earl_events *ev = earl_trace_events(trace);
+    return ev->kind_counts[EARL_MPI_RECV] + ev->kind_counts[EARL_MPI_IRECV];
+}
+
+/* The other half of a non-blocking request (the MPI_ISEND_COMPLETE of an
+ * MPI_ISEND, the MPI_IRECV_REQUEST of an MPI_IRECV), else the event itself. */
+static earl_eid request_half(const earl_events *ev, earl_eid e, uint8_t kind)
+{
+    if (ev->kind[e] != kind)
+        return e;
+    earl_eid half = ev->msg.partner[ev->ref[e]];
+    return half >= 0 ? half : e;
+}
+
+earl_status earl_p2p_find(const earl_trace *trace, earl_states *states, earl_p2p_messages *out,
+                          earl_error *err)
+{
+    const earl_events *ev = earl_trace_events(trace);
+    const earl_eid *enterptr = earl_states_get_view(states)->enterptr;
+    size_t cap = earl_p2p_capacity(trace), n = 0;
+    /* Column by column, as numpy would, but in place: the loads of one pass
+     * do not depend on each other, so the processor overlaps their cache
+     * misses; one pass doing everything per message would wait for a chain
+     * of dependent misses (receive, its send, the send's call, ...) each time. */
+    for (size_t row = 0; row < ev->msg.count; row++) {
+        earl_eid recv = ev->msg.event[row];
+        if (!is_recv_kind(ev->kind[recv]))
+            continue;
+        if (n == cap) /* more receives than the kind counts say: a broken store */
+            return earl_fail(err, EARL_ERR_INVALID, "%s: more receive records than counted",
+                             earl_trace_path(trace));
+        out->recv[n++] = recv;
+    }
+    for (size_t k = 0; k < n; k++)
+        out->send[k] = earl_states_ptr(states, EARL_PTR_SEND, out->recv[k]);
+    for (size_t k = 0; k < n; k++) {
+        out->recv_call[k] = enterptr[out->recv[k]];
+        out->send_call[k] = out->send[k] >= 0 ? enterptr[out->send[k]] : EARL_NONE;
+    }
+    size_t kept = 0; /* messages with a send, received and sent inside calls */
+    for (size_t k = 0; k < n; k++)
+        if (out->recv_call[k] >= 0 && out->send_call[k] >= 0) {
+            out->recv[kept] = out->recv[k];
+            out->send[kept] = out->send[k];
+            out->recv_call[kept] = out->recv_call[k];
+            out->send_call[kept] = out->send_call[k];
+            kept++;
+        }
+    out->n = n = kept;
+    for (size_t k = 0; k < n; k++) {
+        out->recv_call_time[k] = (int64_t)ev->time[out->recv_call[k]];
+        out->send_call_time[k] = (int64_t)ev->time[out->send_call[k]];
+    }
+    /* the events completing the sends and posting the receives first, their
+     * calls in passes of their own */
+    for (size_t k = 0; k < n; k++) {
+        out->completion_call[k] = request_half(ev, out->send[k], EARL_MPI_ISEND);
+        out->request_call[k] = request_half(ev, out->recv[k], EARL_MPI_IRECV);
+    }
+    for (size_t k = 0; k < n; k++)
+        out->completion_call[k] = enterptr[out->completion_call[k]];
+    for (size_t k = 0; k < n; k++) /* an MPI_RECV posts itself: its call is recv_call */
+        out->request_call[k] = out->request_call[k] == out->recv[k]
+                                   ? out->recv_call[k] : enterptr[out->request_call[k]];
+    return EARL_OK;
+}
+
+/* The sums of one (cnode, location) of sends or receives, found through a
+ * keymap. */
+typedef struct cell_sum {
+    uint64_t key; /* cnode << 32 | location: ascending (cnode, location) */
+    int64_t records, payload;
+    uint64_t bytes; /* wraps like numpy's int64 sums, without signed overflow */
+} cell_sum;
+
+typedef struct cell_sums {
+    earl_keymap cells;
+    cell_sum *sum;
+    size_t n, cap;
+} cell_sums;
+
+/* The cell a location added to last, per side: consecutive records of a
+ * location mostly fall into one call path. */
+typedef struct last_cell {
+    uint64_t key;
+    int32_t cell;
+} last_cell;
+
+static int by_key(const void *a, const void *b)
+{
+    uint64_t x = ((const cell_sum *)a)->key, y = ((const cell_sum *)b)->key;
+    return (x > y) - (x < y);
+}
+
+static int add_to_cell(cell_sums *c, last_cell *last, uint64_t key, uint64_t bytes)
+{
+    int32_t k = last->cell;
+    if (k < 0 || key != last->key) {
+        int added;
+        k = earl_keymap_get(&c->cells, key, (int32_t)c->n, &added);
+        if (k < 0 || (added && EARL_GROW(c->sum, c->cap, c->n + 1) != 0))
+            return -1;
+        if (added)
+            c->sum[c->n++] = (cell_sum){key, 0, 0, 0};
+        *last = (last_cell){key, k};
+    }
+    c->sum[k].records++;
+    c->sum[k].payload += bytes != 0;
+    c->sum[k].bytes += bytes;
+    return 0;
+}
+
+/* The cells in (cnode, location) order into out's columns. */
+static int finish_cells(cell_sums *c, earl_message_sums *out)
+{
+    size_t n = c->n;
+    if (n)
+        qsort(c->sum, n, sizeof *c->sum, by_key);
+    int64_t **col[5] = {&out->cnode, &out->location, &out->records, &out->payload, &out->bytes};
+    for (int j = 0; j < 5; j++)
+        if (!(*col[j] = malloc((n ? n : 1) * sizeof **col[j])))
+            return -1;
+    for (size_t k = 0; k < n; k++) {
+        out->cnode[k] = (int64_t)(c->sum[k].key >> 32);
+        out->location[k] = (int64_t)(uint32_t)c->sum[k].key;
+        out->records[k] = c->sum[k].records;
+        out->payload[k] = c->sum[k].payload;
+        out->bytes[k] = (int64_t)c->sum[k].bytes;
+    }
+    out->n = n;
+    return 0;
+}
+
+earl_status earl_message_sums_build(const earl_events *ev, const int32_t *event_cnode,
+                                    size_t n_locations, earl_message_sums *sends,
+                                    earl_message_sums *recvs, earl_error *err)
+{
+    *sends = *recvs = (earl_message_sums){0};
+    cell_sums c[2]; /* sends, receives */
+    memset(c, 0, sizeof c);
+    last_cell *last = malloc(2 * (n_locations ? n_locations : 1) * sizeof *last);
+    int ok = last != NULL;
+    for (size_t l = 0; ok && l < 2 * n_locations; l++)
+        last[l] = (last_cell){0, -1};
+    /* the events in the total order, not the message table's (grouped by
+     * location): the columns are read front to back instead of once per
+     * location, each time a few items of every cache line */
+    for (size_t e = 0; e < ev->count && ok; e++) {
+        uint8_t kind = ev->kind[e];
+        int side = is_send_kind(kind) ? 0 : is_recv_kind(kind) ? 1 : -1;
+        if (side < 0 || event_cnode[e] < 0 || ev->ref[e] < 0)
+            continue;
+        earl_loc l = ev->location[e];
+        uint64_t key = (uint64_t)(uint32_t)event_cnode[e] << 32 | (uint32_t)l;
+        ok = add_to_cell(&c[side], &last[2 * (size_t)l + (size_t)side], key,
+                         ev->msg.bytes[ev->ref[e]]) == 0;
+    }
+    ok = ok && finish_cells(&c[0], sends) == 0 && finish_cells(&c[1], recvs) == 0;
+    for (int side = 0; side < 2; side++) {
+        earl_keymap_free(&c[side].cells);
+        free(c[side].sum);
+    }
+    free(last);
+    if (!ok) {
+        earl_message_sums_free(sends);
+        earl_message_sums_free(recvs);
+        return earl_fail(err, EARL_ERR_NOMEM, "message sums: out of memory");
+    }
+    return EARL_OK;
+}
+
+void earl_message_sums_free(earl_message_sums *s)
+{
+    free(s->cnode); free(s->location); free(s->records); free(s->payload); free(s->bytes);
+    *s = (earl_message_sums){0};
+}
+
+static int ids_in_range(const earl_eid *ids, size_t n, size_t count)
+{
+    for (size_t k = 0; k < n; k++)
+        if (ids[k] < 0 || (size_t)ids[k] >= count)
+            return 0;
+    return 1;
+}
+
+static int by_event(const void *a, const void *b, void *recv)
+{
+    earl_eid x = ((const earl_eid *)recv)[*(const size_t *)a];
+    earl_eid y = ((const earl_eid *)recv)[*(const size_t *)b];
+    return (x > y) - (x < y);
+}
+
+/* The messages in receive order per location, as rows: rows row_start[l] ..
+ * row_start[l + 1] are location l's; row r is message row_msg[r], received in
+ * call row_call[r], sent at row_sent[r].  The receivers' locations and the
+ * send times are gathered first, each in a pass of its own (independent
+ * loads, whose cache misses the processor overlaps; msg_loc and msg_sent
+ * are scratch), then the rows are scattered into place (few locations fill
+ * at a time, so the writes stay in cache) and later read front to back. */
+static void order_by_receiver(const earl_events *ev, size_t n_locations, size_t n_msgs,
+                              const earl_eid *recv, const earl_eid *recv_call,
+                              const earl_eid *send, earl_loc *msg_loc, int64_t *msg_sent,
+                              size_t *row_start, size_t *row_msg, earl_eid *row_call,
+                              int64_t *row_sent)
+{
+    for (size_t k = 0; k < n_msgs; k++)
+        msg_loc[k] = ev->location[recv[k]];
+    for (size_t k = 0; k < n_msgs; k++)
+        msg_sent[k] = (int64_t)ev->time[send[k]];
+    memset(row_start, 0, (n_locations + 1) * sizeof *row_start);
+    for (size_t k = 0; k < n_msgs; k++)
+        row_start[msg_loc[k] + 1]++;
+    for (size_t l = 0; l < n_locations; l++)
+        row_start[l + 1] += row_start[l];
+    for (size_t k = 0; k < n_msgs; k++) { /* row_start[l] advances to the end of l's rows */
+        size_t r = row_start[msg_loc[k]]++;
+        row_msg[r] = k;
+        row_call[r] = recv_call[k];
+        row_sent[r] = msg_sent[k];
+    }
+    memmove(row_start + 1, row_start, n_locations * sizeof *row_start);
+    row_start[0] = 0;
+    for (size_t l = 0; l < n_locations; l++) {
+        size_t lo = row_start[l], hi = row_start[l + 1];
+        for (size_t r = lo + 1; r < hi; r++)
+            if (recv[row_msg[r]] < recv[row_msg[r - 1]]) {
+                qsort_r(row_msg + lo, hi - lo, sizeof *row_msg, by_event, (void *)recv);
+                for (size_t q = lo; q < hi; q++) {
+                    row_call[q] = recv_call[row_msg[q]];
+                    row_sent[q] = msg_sent[row_msg[q]];
+                }
+                break;
+            }
+    }
+}
+
+/* The first row in [lo, hi) whose call comes after `call` (rows of one call
+ * are adjacent and calls ascend along a location).  The Late Senders usually
+ * come in call order, so the search gallops forward from `from` (the previous
+ * answer on the location) when the answer lies beyond it: a few probes near
+ * the last answer instead of a binary search over the location's rows. */
+static size_t after_call(const earl_eid *row_call, size_t lo, size_t hi, size_t from,
+                         earl_eid call)
+{
+    if (from > lo && from <= hi && row_call[from - 1] <= call) {
+        lo = from;
+        for (size_t step = 1; lo + step - 1 < hi; step *= 2) {
+            size_t probe = lo + step - 1;
+            if (row_call[probe] > call) {
+                hi = probe;
+                break;
+            }
+            lo = probe + 1;
+        }
+    }
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (row_call[mid] <= call)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+earl_status earl_wrong_order(const earl_events *ev, size_t n_locations, size_t n_msgs,
+                             const earl_eid *recv, const earl_eid *recv_call,
+                             const earl_eid *send, size_t n_late, const earl_eid *late_call,
+                             const earl_eid *late_send, int64_t *later_source, earl_error *err)
+{
+    size_t n = ev->count;
+    if (!ids_in_range(recv, n_msgs, n) || !ids_in_range(recv_call, n_msgs, n) ||
+        !ids_in_range(send, n_msgs, n) || !ids_in_range(late_call, n_late, n) ||
+        !ids_in_range(late_send, n_late, n))
+        return earl_fail(err, EARL_ERR_INVALID,
+                         "wrong order: an event id is out of range (the trace has %zu events)", n);
+    for (size_t j = 0; j < n_late; j++)
+        later_source[j] = EARL_NONE;
+    if (!n_msgs || !n_late)
+        return EARL_OK;
+    /* scratch from mem.c, whose freed blocks stay warm: fresh pages from
+     * malloc would be zeroed by the kernel first, which costs more than the
+     * search */
+    size_t *row_start = earl_mem_alloc_scratch((n_locations + 1) * sizeof *row_start);
+    size_t *row_msg = earl_mem_alloc_scratch(n_msgs * sizeof *row_msg);
+    earl_eid *row_call = earl_mem_alloc_scratch(n_msgs * sizeof *row_call);
+    int64_t *row_sent = earl_mem_alloc_scratch(n_msgs * sizeof *row_sent);
+    size_t *query_start = earl_mem_calloc_scratch(n_msgs + 2, sizeof *query_start);
+    size_t *query = earl_mem_alloc_scratch(n_late * sizeof *query);
+    size_t *query_row = earl_mem_alloc_scratch(n_late * sizeof *query_row);
+    size_t *stack = earl_mem_alloc_scratch(n_msgs * sizeof *stack); /* rows */
+    size_t *last_answer = earl_mem_alloc_scratch((n_locations + 1) * sizeof *last_answer);
+    earl_loc *msg_loc = earl_mem_alloc_scratch(n_msgs * sizeof *msg_loc);
+    int64_t *msg_sent = earl_mem_alloc_scratch(n_msgs * sizeof *msg_sent);
+    int64_t *query_bound = earl_mem_alloc_scratch(n_late * sizeof *query_bound);
+    earl_status st = EARL_OK;
+    if (!row_start || !row_msg || !row_call || !row_sent || !query_start || !query ||
+        !query_row || !stack || !last_answer || !msg_loc || !msg_sent || !query_bound) {
+        st = earl_fail(err, EARL_ERR_NOMEM, "wrong order: out of memory for %zu messages", n_msgs);
+        goto done;
+    }
+    order_by_receiver(ev, n_locations, n_msgs, recv, recv_call, send, msg_loc, msg_sent,
+                      row_start, row_msg, row_call, row_sent);
+    /* the bounds of the queries, likewise in a pass of their own */
+    for (size_t j = 0; j < n_late; j++)
+        query_bound[j] = (int64_t)ev->time[late_send[j]];
+
+    /* each Late Sender's query starts at the first row after its call; rows
+     * past a location's end ask nothing (query_row = n_msgs) */
+    for (size_t l = 0; l < n_locations; l++)
+        last_answer[l] = row_start[l];
+    for (size_t j = 0; j < n_late; j++) {
+        earl_loc l = ev->location[late_call[j]];
+        size_t hi = row_start[l + 1];
+        size_t r = after_call(row_call, row_start[l], hi, last_answer[l], late_call[j]);
+        last_answer[l] = r;
+        query_row[j] = r < hi ? r : n_msgs;
+        query_start[query_row[j] + 1]++;
+    }
+    for (size_t r = 0; r <= n_msgs; r++)
+        query_start[r + 1] += query_start[r];
+    for (size_t j = 0; j < n_late; j++)
+        query[query_start[query_row[j]]++] = j;
+    memmove(query_start + 1, query_start, (n_msgs + 1) * sizeof *query_start);
+    query_start[0] = 0;
+
+    for (size_t l = 0; l < n_locations; l++) {
+        size_t depth = 0; /* the send times of the stack's rows ascend from the bottom */
+        for (size_t r = row_start[l + 1]; r-- > row_start[l];) {
+            while (depth && row_sent[stack[depth - 1]] >= row_sent[r])
+                depth--;
+            stack[depth++] = r;
+            for (size_t q = query_start[r]; q < query_start[r + 1]; q++) {
+                size_t j = query[q];
+                int64_t bound = query_bound[j];
+                size_t lo = 0, hi = depth; /* entries sent before bound: [0, lo) */
+                while (lo < hi) {
+                    size_t mid = lo + (hi - lo) / 2;
+                    if (row_sent[stack[mid]] < bound)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                if (lo)
+                    later_source[j] = ev->location[send[row_msg[stack[lo - 1]]]];
+            }
+        }
+    }
+done:
+    earl_mem_free(row_start); earl_mem_free(row_msg); earl_mem_free(row_call);
+    earl_mem_free(row_sent); earl_mem_free(query_start); earl_mem_free(query);
+    earl_mem_free(query_row); earl_mem_free(stack); earl_mem_free(last_answer);
+    earl_mem_free(msg_loc); earl_mem_free(msg_sent); earl_mem_free(query_bound);
+    return st;
+}

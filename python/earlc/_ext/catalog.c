@@ -1,0 +1,398 @@
+/*
+ * catalog.c - the kernels of the analysis catalog (csrc/catalog,
+ * earl_catalog.h) as functions of earlc._core.  Event ids and values come in
+ * as buffers of int64 (numpy arrays); results go into int64 arrays the caller
+ * allocates (numpy's, which during an analysis come from earlc's warm memory:
+ * fresh pages would cost the kernel's zeroing).  The GIL is released while
+ * the kernels run.
+ */
+#include "ext.h"
+
+#include <string.h>
+
+#include "earl_catalog.h"
+
+/* The buffers of one call, released together. */
+typedef struct int64_args {
+    Py_buffer view[10];
+    int n;
+} int64_args;
+
+static void release_args(int64_args *a)
+{
+    for (int k = 0; k < a->n; k++)
+        PyBuffer_Release(&a->view[k]);
+    a->n = 0;
+}
+
+/* Whether a buffer holds signed 64-bit integers (numpy's int64: "l" or
+ * "q", maybe with a byte-order prefix). */
+static int is_int64(const Py_buffer *v)
+{
+    const char *f = v->format ? v->format : "B";
+    if (*f == '<' || *f == '=' || *f == '@')
+        f++;
+    return v->itemsize == (Py_ssize_t)sizeof(int64_t) && (strcmp(f, "l") == 0 ||
+                                                          strcmp(f, "q") == 0);
+}
+
+/* The next argument as a contiguous buffer of int64 items (writable for an
+ * output), its items in *count; NULL with an exception otherwise. */
+static int64_t *take(int64_args *a, PyObject *obj, const char *what, int writable, size_t *count)
+{
+    static int64_t no_items; /* the address of an empty buffer without one */
+    Py_buffer *v = &a->view[a->n];
+    if (PyObject_GetBuffer(obj, v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT |
+                                       (writable ? PyBUF_WRITABLE : 0)) < 0)
+        return NULL;
+    a->n++;
+    if (!is_int64(v)) {
+        PyErr_Format(PyExc_ValueError, "%s must be an array of int64", what);
+        return NULL;
+    }
+    *count = (size_t)v->len / sizeof(int64_t);
+    return v->buf ? v->buf : &no_items;
+}
+
+/* Take n_in inputs then n_out outputs of args (after `skip` other
+ * arguments), all of one length; -1 with an exception otherwise. */
+static int take_all(int64_args *a, PyObject *args, int skip, int n_in, int n_out,
+                    const char *const *names, int64_t **buf, size_t *n)
+{
+    if (PyTuple_GET_SIZE(args) != skip + n_in + n_out) {
+        PyErr_Format(PyExc_TypeError, "expected %d arguments", skip + n_in + n_out);
+        return -1;
+    }
+    for (int k = 0; k < n_in + n_out; k++) {
+        size_t count;
+        buf[k] = take(a, PyTuple_GET_ITEM(args, skip + k), names[k], k >= n_in, &count);
+        if (!buf[k])
+            return -1;
+        if (k == 0)
+            *n = count;
+        else if (count != *n) {
+            PyErr_Format(PyExc_ValueError, "%s must have the length of %s", names[k], names[0]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static earl_trace *trace_arg(PyObject *args)
+{
+    if (PyTuple_GET_SIZE(args) < 1) {
+        PyErr_SetString(PyExc_TypeError, "expected a _core.Trace first");
+        return NULL;
+    }
+    return earlc_trace_of(PyTuple_GET_ITEM(args, 0));
+}
+
+static PyObject *status_result(earl_status st, const earl_error *err)
+{
+    if (st != EARL_OK)
+        return earlc_raise(err);
+    Py_RETURN_NONE;
+}
+
+/* p2p_capacity(trace) -> the most rows p2p_messages fills. */
+static PyObject *p2p_capacity(PyObject *module, PyObject *trace_obj)
+{
+    (void)module;
+    earl_trace *trace = earlc_trace_of(trace_obj);
+    return trace ? PyLong_FromSize_t(earl_p2p_capacity(trace)) : NULL;
+}
+
+/* p2p_messages(states, recv, send, recv_call, send_call, recv_call_time,
+ * send_call_time, completion_call, request_call) -> rows filled, each array
+ * of p2p_capacity(trace) items (earl_p2p_find). */
+static PyObject *p2p_messages(PyObject *module, PyObject *args)
+{
+    (void)module;
+    static const char *const names[8] = {"recv", "send", "recv_call", "send_call",
+                                         "recv_call_time", "send_call_time",
+                                         "completion_call", "request_call"};
+    PyObject *trace_obj;
+    earl_states *states = PyTuple_GET_SIZE(args) ? earlc_states_of(PyTuple_GET_ITEM(args, 0),
+                                                                    &trace_obj) : NULL;
+    earl_trace *trace = states ? earlc_trace_of(trace_obj) : NULL;
+    if (!trace)
+        return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_TypeError, "expected a _core.States");
+    int64_args a = {.n = 0};
+    int64_t *buf[8];
+    size_t n;
+    if (take_all(&a, args, 1, 0, 8, names, buf, &n) < 0) {
+        release_args(&a);
+        return NULL;
+    }
+    if (n < earl_p2p_capacity(trace)) {
+        release_args(&a);
+        return PyErr_Format(PyExc_ValueError, "p2p_messages: the columns need %zu items",
+                            earl_p2p_capacity(trace));
+    }
+    earl_p2p_messages m = {0, buf[0], buf[1], buf[2], buf[3], buf[4], buf[5], buf[6], buf[7]};
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_p2p_find(trace, states, &m, &err);
+    Py_END_ALLOW_THREADS
+    release_args(&a);
+    if (st != EARL_OK)
+        return earlc_raise(&err);
+    return PyLong_FromSize_t(m.n);
+}
+
+/* The columns of one side of message_sums as a tuple of bytes of int64. */
+static PyObject *sums_tuple(const earl_message_sums *s)
+{
+    Py_ssize_t bytes = (Py_ssize_t)(s->n * sizeof(int64_t));
+    return Py_BuildValue("(y#y#y#y#y#)", (const char *)s->cnode, bytes,
+                         (const char *)s->location, bytes, (const char *)s->records, bytes,
+                         (const char *)s->payload, bytes, (const char *)s->bytes, bytes);
+}
+
+/* message_sums(trace, event_cnode) -> (sends, receives), each (cnode,
+ * location, records, payload, bytes) as bytes of int64, one item per (call
+ * path, location) (earl_message_sums_build; few rows). */
+static PyObject *message_sums(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *trace_obj;
+    Py_buffer cnode;
+    if (!PyArg_ParseTuple(args, "Oy*", &trace_obj, &cnode))
+        return NULL;
+    earl_trace *trace = earlc_trace_of(trace_obj);
+    if (!trace) {
+        PyBuffer_Release(&cnode);
+        return NULL;
+    }
+    const earl_events *ev = earl_trace_events(trace);
+    if ((size_t)cnode.len != ev->count * sizeof(int32_t)) {
+        PyBuffer_Release(&cnode);
+        return PyErr_Format(PyExc_ValueError, "message_sums: event_cnode must hold one int32 "
+                            "per event (%zu)", ev->count);
+    }
+    earl_message_sums sends, recvs;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_message_sums_build(ev, cnode.buf, earl_trace_defs(trace)->n_locations, &sends,
+                                 &recvs, &err);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&cnode);
+    if (st != EARL_OK)
+        return earlc_raise(&err);
+    PyObject *out = Py_BuildValue("(NN)", sums_tuple(&sends), sums_tuple(&recvs));
+    earl_message_sums_free(&sends);
+    earl_message_sums_free(&recvs);
+    return out;
+}
+
+/* wrong_order(trace, recv, recv_call, send, late_call, late_send, out):
+ * per Late Sender, the location of the sender of the first message its
+ * location receives later and that was sent before its own (-1: none). */
+static PyObject *wrong_order(PyObject *module, PyObject *args)
+{
+    (void)module;
+    static const char *const msg_names[3] = {"recv", "recv_call", "send"};
+    static const char *const late_names[3] = {"late_call", "late_send", "out"};
+    earl_trace *trace = trace_arg(args);
+    if (!trace)
+        return NULL;
+    if (PyTuple_GET_SIZE(args) != 7)
+        return PyErr_Format(PyExc_TypeError, "wrong_order takes 7 arguments");
+    int64_args a = {.n = 0};
+    int64_t *msg[3], *late[3];
+    size_t n_msgs, n_late;
+    PyObject *msg_args = PyTuple_GetSlice(args, 0, 4), *late_args = PyTuple_GetSlice(args, 3, 7);
+    int ok = msg_args && late_args &&
+             take_all(&a, msg_args, 1, 3, 0, msg_names, msg, &n_msgs) == 0 &&
+             take_all(&a, late_args, 1, 2, 1, late_names, late, &n_late) == 0;
+    Py_XDECREF(msg_args);
+    Py_XDECREF(late_args);
+    if (!ok) {
+        release_args(&a);
+        return NULL;
+    }
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_wrong_order(earl_trace_events(trace), earl_trace_defs(trace)->n_locations, n_msgs,
+                          msg[0], msg[1], msg[2], n_late, late[0], late[1], late[2], &err);
+    Py_END_ALLOW_THREADS
+    release_args(&a);
+    return status_result(st, &err);
+}
+
+/* leaves(trace, enterptr, ids, out): the LEAVE of each ENTER. */
+static PyObject *leaves(PyObject *module, PyObject *args)
+{
+    (void)module;
+    static const char *const names[2] = {"ids", "out"};
+    earl_trace *trace = trace_arg(args);
+    if (!trace)
+        return NULL;
+    if (PyTuple_GET_SIZE(args) != 4)
+        return PyErr_Format(PyExc_TypeError, "leaves takes 4 arguments");
+    const earl_events *ev = earl_trace_events(trace);
+    int64_args a = {.n = 0};
+    int64_t *buf[2], *enterptr;
+    size_t n, n_enterptr;
+    PyObject *rest = PyTuple_GetSlice(args, 1, 4);
+    int ok = rest && (enterptr = take(&a, PyTuple_GET_ITEM(rest, 0), "enterptr", 0,
+                                      &n_enterptr)) != NULL &&
+             take_all(&a, rest, 1, 1, 1, names, buf, &n) == 0;
+    Py_XDECREF(rest);
+    if (ok && n_enterptr != ev->count) {
+        PyErr_Format(PyExc_ValueError, "leaves: enterptr must hold one id per event (%zu), "
+                     "not %zu", ev->count, n_enterptr);
+        ok = 0;
+    }
+    if (!ok) {
+        release_args(&a);
+        return NULL;
+    }
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_leaves(ev, enterptr, buf[0], n, buf[1], &err);
+    Py_END_ALLOW_THREADS
+    release_args(&a);
+    return status_result(st, &err);
+}
+
+/* leaves_after(trace, enterptr, ids, after, out): the LEAVE of each ENTER,
+ * knowing an event inside each call. */
+static PyObject *leaves_after(PyObject *module, PyObject *args)
+{
+    (void)module;
+    static const char *const names[3] = {"ids", "after", "out"};
+    earl_trace *trace = trace_arg(args);
+    if (!trace)
+        return NULL;
+    if (PyTuple_GET_SIZE(args) != 5)
+        return PyErr_Format(PyExc_TypeError, "leaves_after takes 5 arguments");
+    const earl_events *ev = earl_trace_events(trace);
+    int64_args a = {.n = 0};
+    int64_t *buf[3], *enterptr;
+    size_t n, n_enterptr;
+    PyObject *rest = PyTuple_GetSlice(args, 1, 5);
+    int ok = rest && (enterptr = take(&a, PyTuple_GET_ITEM(rest, 0), "enterptr", 0,
+                                      &n_enterptr)) != NULL &&
+             take_all(&a, rest, 1, 2, 1, names, buf, &n) == 0;
+    Py_XDECREF(rest);
+    if (ok && n_enterptr != ev->count) {
+        PyErr_Format(PyExc_ValueError, "leaves_after: enterptr must hold one id per event "
+                     "(%zu), not %zu", ev->count, n_enterptr);
+        ok = 0;
+    }
+    if (!ok) {
+        release_args(&a);
+        return NULL;
+    }
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_leaves_after(ev, enterptr, buf[0], buf[1], n, buf[2], &err);
+    Py_END_ALLOW_THREADS
+    release_args(&a);
+    return status_result(st, &err);
+}
+
+/* collective_begins(trace, ends, calls, out): the MPI_COLLECTIVE_BEGIN of
+ * each MPI_COLLECTIVE_END inside its call (-1: none). */
+static PyObject *collective_begins(PyObject *module, PyObject *args)
+{
+    (void)module;
+    static const char *const names[3] = {"ends", "calls", "out"};
+    earl_trace *trace = trace_arg(args);
+    if (!trace)
+        return NULL;
+    int64_args a = {.n = 0};
+    int64_t *buf[3];
+    size_t n;
+    if (take_all(&a, args, 1, 2, 1, names, buf, &n) < 0) {
+        release_args(&a);
+        return NULL;
+    }
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_collective_begins(earl_trace_events(trace), earl_trace_defs(trace)->n_locations,
+                                buf[0], buf[1], n, buf[2], &err);
+    Py_END_ALLOW_THREADS
+    release_args(&a);
+    return status_result(st, &err);
+}
+
+/* first_of_runs(keys, values, out) -> rows written to out. */
+static PyObject *first_of_runs(PyObject *module, PyObject *args)
+{
+    (void)module;
+    static const char *const names[3] = {"keys", "values", "out"};
+    int64_args a = {.n = 0};
+    int64_t *buf[3];
+    size_t n;
+    if (take_all(&a, args, 0, 2, 1, names, buf, &n) < 0) {
+        release_args(&a);
+        return NULL;
+    }
+    size_t found;
+    Py_BEGIN_ALLOW_THREADS
+    found = earl_first_of_runs(n, buf[0], buf[1], buf[2]);
+    Py_END_ALLOW_THREADS
+    release_args(&a);
+    return PyLong_FromSize_t(found);
+}
+
+/* exclusive_running_max(keys, values, out, floor). */
+static PyObject *exclusive_running_max(PyObject *module, PyObject *args)
+{
+    (void)module;
+    static const char *const names[3] = {"keys", "values", "out"};
+    if (PyTuple_GET_SIZE(args) != 4)
+        return PyErr_Format(PyExc_TypeError, "exclusive_running_max takes 4 arguments");
+    long long floor = PyLong_AsLongLong(PyTuple_GET_ITEM(args, 3));
+    if (floor == -1 && PyErr_Occurred())
+        return NULL;
+    int64_args a = {.n = 0};
+    int64_t *buf[3];
+    size_t n;
+    PyObject *arrays = PyTuple_GetSlice(args, 0, 3);
+    int ok = arrays && take_all(&a, arrays, 0, 2, 1, names, buf, &n) == 0;
+    Py_XDECREF(arrays);
+    if (!ok) {
+        release_args(&a);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    earl_exclusive_running_max(n, buf[0], buf[1], floor, buf[2]);
+    Py_END_ALLOW_THREADS
+    release_args(&a);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef catalog_functions[] = {
+    {"p2p_capacity", p2p_capacity, METH_O, "p2p_capacity(trace) -> rows p2p_messages may fill"},
+    {"p2p_messages", p2p_messages, METH_VARARGS,
+     "p2p_messages(states, recv, send, recv_call, send_call, recv_call_time, send_call_time, "
+     "completion_call, request_call) -> rows filled"},
+    {"message_sums", message_sums, METH_VARARGS,
+     "message_sums(trace, event_cnode) -> (sends, receives), each (cnode, location, records, "
+     "payload, bytes)"},
+    {"wrong_order", wrong_order, METH_VARARGS,
+     "wrong_order(trace, recv, recv_call, send, late_call, late_send, out)"},
+    {"leaves", leaves, METH_VARARGS, "leaves(trace, enterptr, ids, out)"},
+    {"leaves_after", leaves_after, METH_VARARGS, "leaves_after(trace, enterptr, ids, after, out)"},
+    {"collective_begins", collective_begins, METH_VARARGS,
+     "collective_begins(trace, ends, calls, out)"},
+    {"first_of_runs", first_of_runs, METH_VARARGS,
+     "first_of_runs(keys, values, out) -> rows written (the first largest of each run)"},
+    {"exclusive_running_max", exclusive_running_max, METH_VARARGS,
+     "exclusive_running_max(keys, values, out, floor)"},
+    {NULL, NULL, 0, NULL},
+};
+
+int earlc_add_catalog(PyObject *module)
+{
+    return PyModule_AddFunctions(module, catalog_functions);
+}
