@@ -137,6 +137,12 @@ earl_family earl_kind_family(earl_kind kind);
 /* ------------------------------------------------------------------------ */
 
 typedef int64_t earl_eid;  /* event id: position in the total order; -1: none */
+/* An event id stored in 32 bits, in the per-location index loc_events
+ * (never -1 there): half the memory of earl_eid for the largest index of
+ * the store.  It bounds a trace to EARL_MAX_EVENTS events; opening a larger
+ * one fails with EARL_ERR_INVALID. */
+typedef uint32_t earl_eid32;
+#define EARL_MAX_EVENTS ((size_t)UINT32_MAX)
 typedef uint64_t earl_time; /* timestamp in ticks of the archive's timer */
 typedef int32_t earl_loc;  /* dense location index, 0..n_locations-1; -1: none */
 
@@ -392,7 +398,8 @@ typedef struct earl_rma_table {
  *   region[i]    region ref for ENTER/LEAVE, EARL_UNDEFINED_REF otherwise
  *   ref[i]       row in the side table of the kind's family, -1 if none
  * Per location: the event ids of location l are
- *   loc_events[loc_start[l] .. loc_start[l+1]) in their recorded order. */
+ *   loc_events[loc_start[l] .. loc_start[l+1]) in their recorded order
+ *   (earl_eid32: at most EARL_MAX_EVENTS events in a trace). */
 typedef struct earl_events {
     size_t count;
     const earl_time *time;
@@ -401,7 +408,7 @@ typedef struct earl_events {
     const uint32_t *region;
     const int32_t *ref;
     const size_t *loc_start;      /* n_locations + 1 entries */
-    const earl_eid *loc_events;
+    const earl_eid32 *loc_events;
     earl_msg_table msg;
     earl_coll_table coll;
     earl_sync_table sync;

@@ -205,7 +205,7 @@ struct earl_trace {
     uint32_t *region;
     int32_t *ref;
     size_t *loc_start;
-    earl_eid *loc_events;
+    earl_eid32 *loc_events;
     side_tables tables;
     warning_list warnings;
     /* other record counts by type */

@@ -174,7 +174,7 @@ static void *fix_rows(void *arg)
         size_t lo, hi, row0 = p->base[l * N_FAMILIES + EARL_FAMILY_MSG];
         share_of(p, rows_of(p->base, l, EARL_FAMILY_MSG), &lo, &hi);
         earl_eid *partner = tr->tables.msg.partner + row0;
-        const earl_eid *seq = tr->loc_events + tr->loc_start[l];
+        const earl_eid32 *seq = tr->loc_events + tr->loc_start[l];
         for (size_t r = lo; r < hi; r++)
             if (partner[r] >= 0)
                 partner[r] = seq[partner[r]];
@@ -242,7 +242,7 @@ static void *merge_slice(void *arg)
             bound = heap_n > 2 && before(heap[2], heap[1]) ? heap[2] : heap[1];
         const loc_events *b = &bufs[l];
         const size_t *base = p->base + (size_t)l * N_FAMILIES;
-        earl_eid *seq = tr->loc_events + tr->loc_start[l];
+        earl_eid32 *seq = tr->loc_events + tr->loc_start[l];
         size_t i = cursor[l], stop = p->stop[l];
         do {
             tr->time[g] = b->time[i];
@@ -261,7 +261,7 @@ static void *merge_slice(void *arg)
                 tr->ref[g] = r;
                 p->event_col[f][r] = (earl_eid)g;
             }
-            seq[i] = (earl_eid)g;
+            seq[i] = (earl_eid32)g;
             g++;
             i++;
         } while (i < stop && (b->time[i] < bound.time ||
@@ -334,6 +334,10 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
     size_t n = 0;
     for (size_t l = 0; l < n_locs; l++)
         n += bufs[l].n;
+    if (n > EARL_MAX_EVENTS)
+        return earl_fail(err, EARL_ERR_INVALID,
+                         "%s: the trace has %zu events; earlc opens traces of at most %zu",
+                         tr->anchor, n, EARL_MAX_EVENTS);
     if (n_threads < 1 || n < ((size_t)1 << 16))
         n_threads = 1; /* not worth a thread */
     size_t alloc = n ? n : 1;

@@ -144,6 +144,18 @@ size_t earl_eid_lower_bound(const earl_eid *a, size_t lo, size_t hi, earl_eid x)
     return lo;
 }
 
+size_t earl_eid32_lower_bound(const earl_eid32 *a, size_t lo, size_t hi, earl_eid x)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((earl_eid)a[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 size_t earl_u64_lower_bound(const uint64_t *a, size_t lo, size_t hi, uint64_t x)
 {
     while (lo < hi) {

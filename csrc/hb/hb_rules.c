@@ -36,7 +36,7 @@ static int is_acquire(uint8_t k)
 static size_t position_of(const earl_events *ev, earl_eid e)
 {
     earl_loc l = ev->location[e];
-    return earl_eid_lower_bound(ev->loc_events, ev->loc_start[l], ev->loc_start[l + 1], e) -
+    return earl_eid32_lower_bound(ev->loc_events, ev->loc_start[l], ev->loc_start[l + 1], e) -
            ev->loc_start[l];
 }
 
@@ -110,7 +110,7 @@ static earl_status teams_init(hb_rules *r, earl_error *err)
         size_t depth = 0;
         earl_eid run = EARL_NONE, last = EARL_NONE;
         for (size_t p = ev->loc_start[l]; p <= ev->loc_start[l + 1]; p++) {
-            earl_eid e = p < ev->loc_start[l + 1] ? ev->loc_events[p] : EARL_NONE;
+            earl_eid e = p < ev->loc_start[l + 1] ? (earl_eid)ev->loc_events[p] : EARL_NONE;
             earl_eid f = e >= 0 ? r->forkptr[e] : EARL_NONE;
             if (run >= 0 && f != run && ev->location[run] != (earl_loc)l) {
                 if (EARL_GROW(runs, cap_runs, n_runs + 1) != 0) {

@@ -70,7 +70,7 @@ earl_status earl_profile_time(const earl_trace *trace, const earl_eid *enterptr,
     const earl_events *ev = earl_trace_events(trace);
     const uint32_t n_loc = earl_trace_defs(trace)->n_locations;
     for (uint32_t l = 0; l < n_loc; l++) {
-        const earl_eid *ids = ev->loc_events + ev->loc_start[l];
+        const earl_eid32 *ids = ev->loc_events + ev->loc_start[l];
         size_t n = ev->loc_start[l + 1] - ev->loc_start[l];
         for (size_t k = 0; k + 1 < n; k++) {
             earl_eid e = active_enter(ev, enterptr, ids[k]);

@@ -526,7 +526,7 @@ static void report(replay *R)
 static void run(replay *R, int32_t l, int force)
 {
     loc_state *st = &R->locs[l];
-    const earl_eid *events = R->ev->loc_events;
+    const earl_eid32 *events = R->ev->loc_events;
     while (!R->nomem) {
         if (st->await_ack >= 0) {
             uint32_t slot = hb_event_map_take(&R->acks, st->await_ack);

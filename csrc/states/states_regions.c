@@ -105,7 +105,7 @@ size_t earl_states_stack(const earl_states *s, earl_eid i, earl_loc loc, earl_ei
         return 0;
     size_t first = ev->loc_start[loc];
     /* one past the last event of loc with id <= i */
-    size_t lo = earl_eid_lower_bound(ev->loc_events, first, ev->loc_start[loc + 1], i + 1);
+    size_t lo = earl_eid32_lower_bound(ev->loc_events, first, ev->loc_start[loc + 1], i + 1);
     if (lo == first)
         return 0;
     earl_eid top = top_after(s, ev, ev->loc_events[lo - 1], lo - 1, first);

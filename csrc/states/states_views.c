@@ -77,7 +77,7 @@ static int fill_forkptr(const earl_states *s, const earl_events *ev, size_t n_lo
     /* teams without team records */
     for (size_t k = 0; k < s->n_spans; k++) {
         const struct states_team_span *sp = &s->spans[k];
-        size_t lo = earl_eid_lower_bound(ev->loc_events, ev->loc_start[sp->loc],
+        size_t lo = earl_eid32_lower_bound(ev->loc_events, ev->loc_start[sp->loc],
                                          ev->loc_start[sp->loc + 1], sp->first);
         for (; lo < ev->loc_start[sp->loc + 1] && ev->loc_events[lo] < sp->end; lo++)
             a[ev->loc_events[lo]] = sp->fork;
@@ -213,7 +213,7 @@ static earl_eid leave_by_walk(const earl_states *s, const earl_events *ev, earl_
             return (earl_eid)x;
     size_t end = ev->loc_start[l + 1];
     /* position of e in its location's sequence */
-    size_t lo = earl_eid_lower_bound(ev->loc_events, ev->loc_start[l], end, e);
+    size_t lo = earl_eid32_lower_bound(ev->loc_events, ev->loc_start[l], end, e);
     for (size_t k = lo + 1; k < end; k++) {
         earl_eid x = ev->loc_events[k];
         if (ev->kind[x] == EARL_LEAVE && s->enterptr[x] == e)

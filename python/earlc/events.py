@@ -98,7 +98,7 @@ class Events:
         self.region = column(core_trace, "region", "I")      #: region ref, 0xFFFFFFFF if none
         self.ref = column(core_trace, "ref", "i")            #: row in the family's side table
         self.loc_start = column(core_trace, "loc_start", "Q")
-        self.loc_events = column(core_trace, "loc_events", "q")
+        self.loc_events = column(core_trace, "loc_events", "I")
         for attr, (prefix, cols) in _TABLES.items():
             setattr(self, attr, Table(core_trace, prefix, cols))
         self.metric_values = column(core_trace, "metric.values", "Q")  #: raw 64-bit values

@@ -52,7 +52,7 @@ static int find_column(const earl_trace *tr, const char *name, const void **data
     C("region", e->region, e->count, "I")
     C("ref", e->ref, e->count, "i")
     C("loc_start", e->loc_start, (size_t)d->n_locations + 1, "N")
-    C("loc_events", e->loc_events, e->count, "q")
+    C("loc_events", e->loc_events, e->count, "I")
     C("msg.event", e->msg.event, e->msg.count, "q")
     C("msg.peer", e->msg.peer, e->msg.count, "i")
     C("msg.peer_rank", e->msg.peer_rank, e->msg.count, "I")
