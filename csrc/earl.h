@@ -305,15 +305,26 @@ typedef struct earl_msg_table {
     /* What a receive asked for (MPI_RECV, MPI_IRECV_REQUEST, copied to the
      * MPI_IRECV completion): the source as a rank in comm and the tag, or
      * EARL_REQUESTED_ANY for MPI_ANY_SOURCE / MPI_ANY_TAG, or
-     * EARL_REQUESTED_UNKNOWN when the trace does not say (every other row,
-     * and every row of a trace without the EARL_ATTR_REQUESTED_* attributes,
-     * such as Score-P's). */
+     * EARL_REQUESTED_UNKNOWN when the trace does not say (every other row).
+     * A trace without the EARL_ATTR_REQUESTED_* attributes, such as
+     * Score-P's, says it for no row: both columns are NULL then.  Read them
+     * with earl_msg_requested_source / earl_msg_requested_tag. */
     int32_t *requested_source;
     int32_t *requested_tag;
 } earl_msg_table;
 
 #define EARL_REQUESTED_ANY (-1)
 #define EARL_REQUESTED_UNKNOWN (-2)
+
+/* What the receive of message row `row` asked for (see earl_msg_table). */
+static inline int32_t earl_msg_requested_source(const earl_msg_table *m, size_t row)
+{
+    return m->requested_source ? m->requested_source[row] : EARL_REQUESTED_UNKNOWN;
+}
+static inline int32_t earl_msg_requested_tag(const earl_msg_table *m, size_t row)
+{
+    return m->requested_tag ? m->requested_tag[row] : EARL_REQUESTED_UNKNOWN;
+}
 
 /* OTF2 attribute names that carry what Score-P leaves out (written by
  * `earlc record`, docs/record.md).  INT32 values; EARL_REQUESTED_ANY for the

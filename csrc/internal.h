@@ -48,6 +48,13 @@ typedef struct defs_store {
     int failed;                /* out of memory inside a callback */
 } defs_store;
 
+/* Does the trace name the attributes of what a receive asked for (the
+ * message table's requested_source / requested_tag columns)? */
+static inline int defs_have_requested(const defs_store *store)
+{
+    return store->attr_requested_source || store->attr_requested_tag;
+}
+
 /* Read the global definitions of an open reader into store. */
 earl_status defs_read(defs_store *store, OTF2_Reader *reader, const char *anchor,
                       earl_error *err);
@@ -56,7 +63,9 @@ void defs_free(defs_store *store);
 /* ---- side tables ---------------------------------------------------------- */
 
 /* Column sets of the side tables, for the generic colset helpers. */
-void msg_table_columns(earl_msg_table *t, earl_colset *s);
+/* with_requested: the requested_source / requested_tag columns too (only
+ * traces whose definitions name those attributes have them). */
+void msg_table_columns(earl_msg_table *t, int with_requested, earl_colset *s);
 void coll_table_columns(earl_coll_table *t, earl_colset *s);
 void sync_table_columns(earl_sync_table *t, earl_colset *s);
 void program_table_columns(earl_program_table *t, earl_colset *s);
@@ -75,6 +84,11 @@ typedef struct side_tables {
     earl_rma_table rma;
     size_t cap[N_FAMILIES];
     size_t cap_values;         /* capacity of metric.values / value_types */
+    /* msg has the requested_source / requested_tag columns: the trace's
+     * definitions name EARL_ATTR_REQUESTED_SOURCE or _TAG.  Without them
+     * every row would say EARL_REQUESTED_UNKNOWN, so the columns stay NULL
+     * (8 bytes per message row less). */
+    int msg_requested;
 } side_tables;
 
 void side_tables_columns(side_tables *t, earl_family family, earl_colset *s);

@@ -364,6 +364,7 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
         st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory ordering %zu events", tr->anchor, n);
         goto done;
     }
+    tr->tables.msg_requested = defs_have_requested(&tr->defs);
     st = plan_tables(tr, bufs, n_locs, base, value_base, err);
     if (st != EARL_OK)
         goto done;

@@ -317,6 +317,16 @@ static earl_loc peer_location(loc_events *b, int64_t i, OTF2_CommRef comm, uint3
     return EARL_NONE;
 }
 
+/* What the receive of message row r asked for, in the columns the table
+ * has only when the trace names the attributes (side_tables.msg_requested). */
+static void set_requested(earl_msg_table *m, int64_t r, int32_t source, int32_t tag)
+{
+    if (m->requested_source) {
+        m->requested_source[r] = source;
+        m->requested_tag[r] = tag;
+    }
+}
+
 static OTF2_CallbackCode message(loc_events *b, OTF2_TimeStamp t, earl_kind kind,
                                  uint32_t rank, OTF2_CommRef comm, uint32_t tag,
                                  uint64_t bytes, uint64_t request)
@@ -333,8 +343,7 @@ static OTF2_CallbackCode message(loc_events *b, OTF2_TimeStamp t, earl_kind kind
     m->bytes[r] = bytes;
     m->request[r] = request;
     m->partner[r] = EARL_NONE;
-    m->requested_source[r] = EARL_REQUESTED_UNKNOWN;
-    m->requested_tag[r] = EARL_REQUESTED_UNKNOWN;
+    set_requested(m, r, EARL_REQUESTED_UNKNOWN, EARL_REQUESTED_UNKNOWN);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -355,8 +364,8 @@ static void requested_from(loc_events *b, OTF2_AttributeList *attributes)
     if (!attributes || !OTF2_AttributeList_GetNumberOfElements(attributes))
         return;
     int64_t r = b->payload[b->n - 1];
-    b->tables.msg.requested_source[r] = int32_attribute(attributes, b->defs->attr_requested_source);
-    b->tables.msg.requested_tag[r] = int32_attribute(attributes, b->defs->attr_requested_tag);
+    set_requested(&b->tables.msg, r, int32_attribute(attributes, b->defs->attr_requested_source),
+                  int32_attribute(attributes, b->defs->attr_requested_tag));
 }
 
 static OTF2_CallbackCode on_send(OTF2_LocationRef location, OTF2_TimeStamp t, uint64_t pos,
@@ -409,7 +418,7 @@ static int64_t append_request_record(loc_events *b, OTF2_TimeStamp t, earl_kind 
     m->peer[r] = EARL_NONE; m->peer_rank[r] = EARL_UNDEFINED_REF;
     m->comm[r] = EARL_UNDEFINED_REF; m->tag[r] = 0; m->bytes[r] = 0;
     m->request[r] = request; m->partner[r] = EARL_NONE;
-    m->requested_source[r] = m->requested_tag[r] = EARL_REQUESTED_UNKNOWN;
+    set_requested(m, r, EARL_REQUESTED_UNKNOWN, EARL_REQUESTED_UNKNOWN);
     return i;
 }
 
@@ -474,8 +483,8 @@ static void link_request(loc_events *b, int64_t i, uint64_t request, int take,
     else
         copy_message(m, r, sr);
     /* what was asked for is known where the request started */
-    m->requested_source[r] = m->requested_source[sr];
-    m->requested_tag[r] = m->requested_tag[sr];
+    if (m->requested_source)
+        set_requested(m, r, m->requested_source[sr], m->requested_tag[sr]);
 }
 
 /* A completion, test or cancel that carries nothing but its request id. */
@@ -906,6 +915,7 @@ earl_status read_locations(OTF2_Reader *reader, const char *anchor, const defs_s
         loc_events *b = &bufs[k];
         const earl_location *l = &defs->locations[b->loc];
         b->defs = defs;
+        b->tables.msg_requested = defs_have_requested(defs);
         /* the definitions announce the count: reserve it (the caller may
          * have placed the columns in shared slots of that size already) */
         size_t want = announced_slots(l);

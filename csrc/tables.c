@@ -10,12 +10,14 @@
 
 #define COL(s, field) ((s)->col[(s)->n++] = (earl_colspec){(void **)&(field), sizeof(*(field))})
 
-void msg_table_columns(earl_msg_table *t, earl_colset *s)
+void msg_table_columns(earl_msg_table *t, int with_requested, earl_colset *s)
 {
     s->n = 0;
     COL(s, t->event); COL(s, t->peer); COL(s, t->peer_rank); COL(s, t->comm);
     COL(s, t->tag); COL(s, t->bytes); COL(s, t->request); COL(s, t->partner);
-    COL(s, t->requested_source); COL(s, t->requested_tag);
+    if (with_requested) {
+        COL(s, t->requested_source); COL(s, t->requested_tag);
+    }
 }
 
 void coll_table_columns(earl_coll_table *t, earl_colset *s)
@@ -53,7 +55,7 @@ void side_tables_columns(side_tables *t, earl_family family, earl_colset *s)
 {
     s->n = 0;
     switch (family) {
-    case EARL_FAMILY_MSG: msg_table_columns(&t->msg, s); break;
+    case EARL_FAMILY_MSG: msg_table_columns(&t->msg, t->msg_requested, s); break;
     case EARL_FAMILY_COLL: coll_table_columns(&t->coll, s); break;
     case EARL_FAMILY_SYNC: sync_table_columns(&t->sync, s); break;
     case EARL_FAMILY_PROGRAM: program_table_columns(&t->program, s); break;

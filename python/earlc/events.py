@@ -35,11 +35,17 @@ FAMILY_NONE, FAMILY_MSG, FAMILY_COLL, FAMILY_SYNC, FAMILY_PROGRAM, FAMILY_METRIC
 
 _DTYPES = {"Q": np.uint64, "q": np.int64, "I": np.uint32, "i": np.int32, "B": np.uint8}
 
-#: columns of each side table: (attribute, C column, struct format)
+#: what a receive asked for, when the trace does not say (as in the C core)
+REQUESTED_UNKNOWN = -2
+
+#: columns of each side table: (attribute, C column, struct format), and for
+#: the columns the C core stores only when the trace has them, the value of
+#: every row without them
 _TABLES = {
     "messages": ("msg", [("event", "q"), ("peer", "i"), ("peer_rank", "I"), ("comm", "I"),
                          ("tag", "I"), ("bytes", "Q"), ("request", "Q"), ("partner", "q"),
-                         ("requested_source", "i"), ("requested_tag", "i")]),
+                         ("requested_source", "i", REQUESTED_UNKNOWN),
+                         ("requested_tag", "i", REQUESTED_UNKNOWN)]),
     "collectives": ("coll", [("event", "q"), ("op", "B"), ("comm", "I"), ("root_rank", "I"),
                              ("root", "i"), ("sent", "Q"), ("received", "Q")]),
     "threading": ("sync", [("event", "q"), ("model", "B"), ("comm", "I"), ("id", "Q"),
@@ -65,9 +71,26 @@ class Table:
     """A side table: numpy columns of equal length, one row per event of a family."""
 
     def __init__(self, core_trace, prefix: str, columns):
-        self._names = [n for n, _ in columns]
-        for n, fmt in columns:
-            setattr(self, n, column(core_trace, "%s.%s" % (prefix, n), fmt))
+        self._names = [c[0] for c in columns]
+        self._absent = {}  # optional columns the store lacks: name -> (fill, dtype)
+        for n, fmt, *fill in columns:
+            col = column(core_trace, "%s.%s" % (prefix, n), fmt)
+            if fill and len(col) == 0:
+                self._absent[n] = (fill[0], _DTYPES[fmt])
+            else:
+                setattr(self, n, col)
+
+    def __getattr__(self, name: str):
+        # an optional column the trace does not have: every row holds its
+        # fill value, made on first use only (most analyses never ask)
+        absent = self.__dict__.get("_absent", {})
+        if name not in absent:
+            raise AttributeError(name)
+        fill, dtype = absent[name]
+        arr = np.full(len(self), fill, dtype=dtype)
+        arr.flags.writeable = False
+        setattr(self, name, arr)
+        return arr
 
     def __len__(self) -> int:
         return len(getattr(self, self._names[0]))

@@ -24,8 +24,10 @@ static void test_colset_reserve_keeps_rows(void **state)
     (void)state;
     earl_msg_table a = {0};
     earl_colset sa;
-    msg_table_columns(&a, &sa);
-    assert_int_equal(sa.n, 10); /* with requested_source and requested_tag */
+    msg_table_columns(&a, 0, &sa);
+    assert_int_equal(sa.n, 8); /* without requested_source and requested_tag */
+    msg_table_columns(&a, 1, &sa);
+    assert_int_equal(sa.n, 10); /* with them */
     size_t cap = 0;
     assert_int_equal(earl_colset_reserve(&sa, &cap, 3), 0);
     assert_true(cap >= 3);
@@ -94,7 +96,7 @@ static void put(loc_events *b, earl_time t, earl_kind kind, uint32_t region)
 static void put_msg(loc_events *b, uint32_t tag, int64_t partner)
 {
     earl_colset s;
-    msg_table_columns(&b->tables.msg, &s);
+    msg_table_columns(&b->tables.msg, b->tables.msg_requested, &s);
     size_t r = b->tables.msg.count;
     assert_int_equal(earl_colset_reserve(&s, &b->tables.cap[EARL_FAMILY_MSG], r + 1), 0);
     b->tables.msg.event[r] = (earl_eid)(b->n - 1);

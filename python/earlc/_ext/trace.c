@@ -61,8 +61,10 @@ static int find_column(const earl_trace *tr, const char *name, const void **data
     C("msg.bytes", e->msg.bytes, e->msg.count, "Q")
     C("msg.request", e->msg.request, e->msg.count, "Q")
     C("msg.partner", e->msg.partner, e->msg.count, "q")
-    C("msg.requested_source", e->msg.requested_source, e->msg.count, "i")
-    C("msg.requested_tag", e->msg.requested_tag, e->msg.count, "i")
+    /* absent (NULL) in a trace without the attributes: an empty column */
+    C("msg.requested_source", e->msg.requested_source,
+      e->msg.requested_source ? e->msg.count : 0, "i")
+    C("msg.requested_tag", e->msg.requested_tag, e->msg.requested_tag ? e->msg.count : 0, "i")
     C("coll.event", e->coll.event, e->coll.count, "q")
     C("coll.op", e->coll.op, e->coll.count, "B")
     C("coll.comm", e->coll.comm, e->coll.count, "I")
