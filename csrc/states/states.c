@@ -52,12 +52,12 @@ void states_warn(states_warning_list *w, earl_states_warning_code code, earl_loc
     va_end(ap);
 }
 
-/* An int64 array of n entries, all EARL_NONE (all bits set). */
-static earl_eid *alloc_none(size_t n)
+/* An array of n entries of width bytes, all -1 (all bits set). */
+static void *alloc_none(size_t n, size_t width)
 {
-    earl_eid *a = earl_mem_alloc((n ? n : 1) * sizeof *a);
+    void *a = earl_mem_alloc((n ? n : 1) * width);
     if (a)
-        memset(a, 0xff, (n ? n : 1) * sizeof *a);
+        memset(a, 0xff, (n ? n : 1) * width);
     return a;
 }
 
@@ -264,9 +264,9 @@ earl_status earl_states_build(const earl_trace *trace, const earl_states_options
     /* every entry of enterptr is written by the pass: no fill */
     s->enterptr = earl_mem_alloc((n ? n : 1) * sizeof *s->enterptr);
     s->dense[EARL_PTR_ENTER] = s->enterptr;
-    s->msg_match = alloc_none(ev->msg.count);
-    s->lock_prev = alloc_none(ev->sync.count);
-    s->sync_fork = alloc_none(ev->sync.count);
+    s->msg_match = alloc_none(ev->msg.count, sizeof *s->msg_match);
+    s->lock_prev = alloc_none(ev->sync.count, sizeof *s->lock_prev);
+    s->sync_fork = alloc_none(ev->sync.count, sizeof *s->sync_fork);
     int failed = !s->enterptr || !s->msg_match || !s->lock_prev || !s->sync_fork;
     if (!failed)
         failed = regions_init(&p) || threads_init(&p) || messages_init(&p) ||
@@ -343,7 +343,7 @@ size_t earl_states_bytes(const earl_states *s)
     for (int k = 0; k < EARL_POINTER_COUNT; k++)
         bytes += s->dense[k] ? n * sizeof(earl_eid) : 0;
     bytes += s->coll_instance ? n * sizeof(int32_t) : 0;
-    bytes += ev->msg.count * sizeof(earl_eid) + 3 * ev->sync.count * sizeof(earl_eid);
+    bytes += ev->msg.count * sizeof *s->msg_match + 3 * ev->sync.count * sizeof(earl_eid);
     bytes += s->cap_members * (sizeof(earl_eid) + sizeof(int32_t));
     size_t c = s->n_colls;
     bytes += c * (sizeof(uint8_t) * 2 + sizeof(uint32_t) * 3 + sizeof(earl_eid) * 2 +

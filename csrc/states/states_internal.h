@@ -58,7 +58,9 @@ struct earl_states {
     states_warning_list warnings;
 
     earl_eid *enterptr;         /* computed by the pass for every event */
-    earl_eid *msg_match;        /* per msg row: the matched receive or send, -1 */
+    /* per msg row: the row of the matched receive or send, -1 (a row, not
+     * an event id: half the bytes; earl_events.ref is int32 as well) */
+    int32_t *msg_match;
     earl_eid *lock_prev;        /* per sync row: lockptr of a lock event */
     earl_eid *sync_fork;        /* per sync row: the fork a TEAM_BEGIN joins */
 
@@ -114,6 +116,13 @@ struct earl_states {
     size_t *tree_start;         /* pairs + 1: segment trees in queue_tree */
     earl_eid *queue_tree;       /* max receive id (INT64_MAX: missing) per node */
 };
+
+/* The event matched with message row `row` (its send or receive), -1. */
+static inline earl_eid states_msg_match(const earl_states *s, const earl_events *ev, size_t row)
+{
+    int32_t match = s->msg_match[row];
+    return match >= 0 ? ev->msg.event[match] : EARL_NONE;
+}
 
 /* ---- state of the forward pass ----------------------------------------------- */
 

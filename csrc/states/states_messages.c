@@ -92,9 +92,8 @@ static int32_t pop(states_pass *p, int64_t ch)
 
 static void link_pair(states_pass *p, int32_t send_row, int32_t recv_row)
 {
-    const earl_msg_table *m = &p->ev->msg;
-    p->s->msg_match[send_row] = m->event[recv_row];
-    p->s->msg_match[recv_row] = m->event[send_row];
+    p->s->msg_match[send_row] = recv_row;
+    p->s->msg_match[recv_row] = send_row;
 }
 
 void messages_send(states_pass *p, earl_eid i, earl_loc l)
@@ -241,7 +240,7 @@ static int build_index(earl_states *s)
         int64_t q = *states_map_find(&s->queue_pairs, key, 0);
         size_t pos = count[q]++, half = tree_size(s->queue_start[q + 1] - s->queue_start[q]) / 2;
         s->queue_sends[s->queue_start[q] + pos] = e;
-        earl_eid rv = s->msg_match[r];
+        earl_eid rv = states_msg_match(s, ev, r);
         s->queue_tree[s->tree_start[q] + half + pos] = rv < 0 ? INT64_MAX : rv;
     }
     /* the trees: leaves are receive ids (INT64_MAX: never received) */

@@ -108,7 +108,7 @@ static earl_eid *build(const earl_states *s, earl_pointer p)
             earl_eid e = ev->msg.event[r];
             uint8_t k = ev->kind[e];
             if (p == EARL_PTR_SEND ? is_recv(k) : is_send(k))
-                a[e] = s->msg_match[r];
+                a[e] = states_msg_match(s, ev, r);
         }
         break;
     case EARL_PTR_LOCK:
@@ -179,9 +179,9 @@ earl_eid earl_states_ptr(earl_states *s, earl_pointer p, earl_eid i)
     case EARL_PTR_ENTER:
         return s->enterptr[i];
     case EARL_PTR_SEND:
-        return is_recv(k) && row >= 0 ? s->msg_match[row] : EARL_NONE;
+        return is_recv(k) && row >= 0 ? states_msg_match(s, ev, (size_t)row) : EARL_NONE;
     case EARL_PTR_RECV:
-        return is_send(k) && row >= 0 ? s->msg_match[row] : EARL_NONE;
+        return is_send(k) && row >= 0 ? states_msg_match(s, ev, (size_t)row) : EARL_NONE;
     case EARL_PTR_LOCK:
         return is_lock(k) && row >= 0 ? s->lock_prev[row] : EARL_NONE;
     case EARL_PTR_LEAVE:
