@@ -163,9 +163,36 @@ static void test_order_ties_and_back_pointers(void **state)
     assert_int_equal(tr.tables.msg.partner[1], 5);
     assert_int_equal(tr.tables.msg.partner[2], 4);
     assert_int_equal(tr.tables.msg.tag[2], 5);
+    /* definitions without the requested-source/tag attributes: no such columns,
+     * every row reads as unknown */
+    assert_null(tr.tables.msg.requested_source);
+    assert_null(tr.tables.msg.requested_tag);
+    assert_int_equal(earl_msg_requested_source(&tr.tables.msg, 1), EARL_REQUESTED_UNKNOWN);
+    assert_int_equal(earl_msg_requested_tag(&tr.tables.msg, 2), EARL_REQUESTED_UNKNOWN);
 
     for (int l = 0; l < 3; l++)
         loc_events_free(&bufs[l]);
+    tr.anchor = NULL;
+    trace_store_free(&tr);
+}
+
+/* loc_events holds 32-bit event ids: a trace with more events than they
+ * can number is refused before anything is allocated. */
+static void test_order_refuses_more_events_than_32_bits_number(void **state)
+{
+    (void)state;
+    loc_events bufs[2];
+    memset(bufs, 0, sizeof bufs);
+    bufs[0].n = EARL_MAX_EVENTS / 2 + 1; /* counts only: nothing is read */
+    bufs[1].n = EARL_MAX_EVENTS / 2 + 1;
+    earl_trace tr;
+    memset(&tr, 0, sizeof tr);
+    tr.anchor = (char *)"big.otf2";
+    earl_error err;
+    assert_int_equal(order_events(&tr, bufs, 2, 1, &err), EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "big.otf2: the trace has 4294967296 events"));
+    assert_null(tr.time);
+    assert_null(tr.loc_events);
     tr.anchor = NULL;
     trace_store_free(&tr);
 }
@@ -270,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_warnings_counted_details_capped),
         cmocka_unit_test(test_order_ties_and_back_pointers),
         cmocka_unit_test(test_order_empty),
+        cmocka_unit_test(test_order_refuses_more_events_than_32_bits_number),
         cmocka_unit_test(test_threads_do_not_change_result),
         cmocka_unit_test(test_reference_counts_match_definitions),
     };

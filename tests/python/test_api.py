@@ -247,3 +247,24 @@ def test_analysis_arrays_use_store_memory_and_numpy_is_restored(tmp_path):
     assert _handler_name() == before
     assert [s.name for s in earlc.analyze(t, properties=[Broken()]).switched_off] == ["broken"]
     assert _handler_name() == before
+
+
+def test_store_narrow_columns(demo):
+    """loc_events holds 32-bit ids; a trace without the requested-source/tag
+    attributes (the demo, written by earlc synth) stores no such columns, and
+    the message table still answers with -2 (not recorded) for every row."""
+    ev = demo.events
+    assert ev.loc_events.dtype == np.uint32
+    assert sorted(ev.loc_events.tolist()) == list(range(len(ev)))
+    m = ev.messages
+    assert len(m) > 0
+    assert "requested_source" in m.columns
+    for name in ("requested_source", "requested_tag"):
+        col = getattr(m, name)
+        assert col.dtype == np.int32 and len(col) == len(m)
+        assert (col == -2).all()
+        assert not col.flags.writeable
+        assert getattr(m, name) is col  # made once
+    assert list(m.to_dataframe().columns) == m.columns
+    with pytest.raises(AttributeError):
+        m.no_such_column
