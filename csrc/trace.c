@@ -584,8 +584,8 @@ const char *earl_trace_string(const earl_trace *tr, uint32_t ref)
 size_t earl_trace_event_bytes(const earl_trace *tr, size_t *core_bytes)
 {
     size_t n = tr->view.count;
-    size_t core = n * (sizeof(earl_time) + sizeof(earl_loc) + 1 + sizeof(uint32_t) +
-                       sizeof(int32_t) + sizeof(earl_eid)) +
+    size_t core = n * (sizeof *tr->time + sizeof *tr->location + sizeof *tr->kind +
+                       sizeof *tr->region + sizeof *tr->ref + sizeof *tr->loc_events) +
                   (tr->defs.n_locations + 1) * sizeof(size_t);
     if (core_bytes)
         *core_bytes = core;

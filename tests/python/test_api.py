@@ -138,7 +138,7 @@ def test_threads_give_identical_columns():
 
 def test_memory_report(demo):
     m = demo.memory()
-    assert m["core"] == len(demo) * 29 + (len(demo.locations) + 1) * 8
+    assert m["core"] == len(demo) * 25 + (len(demo.locations) + 1) * 8
     assert m["total"] > m["core"]
 
 
