@@ -294,7 +294,7 @@ earl_loc earl_defs_location_index(const earl_defs *defs, uint64_t location_id);
  * start's fields are copied in, so every row describes its whole message. */
 typedef struct earl_msg_table {
     size_t count;
-    earl_eid *event;     /* the event the row belongs to */
+    earl_eid32 *event;   /* the event the row belongs to (32 bits, as loc_events) */
     earl_loc *peer;      /* global location of the partner, -1 unresolved */
     uint32_t *peer_rank; /* partner's rank within comm as recorded */
     uint32_t *comm;      /* communicator ref */
@@ -346,7 +346,7 @@ static inline int32_t earl_msg_requested_tag(const earl_msg_table *m, size_t row
 
 typedef struct earl_coll_table {
     size_t count;
-    earl_eid *event;
+    earl_eid32 *event;
     uint8_t *op;         /* OTF2_CollectiveOp */
     uint32_t *comm;
     uint32_t *root_rank; /* EARL_UNDEFINED_REF for rootless operations */
@@ -365,7 +365,7 @@ typedef struct earl_coll_table {
  * model is the OTF2 paradigm (OpenMP for the OMP_* kinds). */
 typedef struct earl_sync_table {
     size_t count;
-    earl_eid *event;
+    earl_eid32 *event;
     uint8_t *model;
     uint32_t *comm;
     uint64_t *id;
@@ -374,7 +374,7 @@ typedef struct earl_sync_table {
 
 typedef struct earl_program_table {
     size_t count;
-    earl_eid *event;
+    earl_eid32 *event;
     uint32_t *name;      /* PROGRAM_BEGIN: program name string ref */
     int64_t *exit_status;/* PROGRAM_END */
 } earl_program_table;
@@ -383,7 +383,7 @@ typedef struct earl_program_table {
  * the raw 64 bits of OTF2_MetricValue (int64, uint64 or double). */
 typedef struct earl_metric_table {
     size_t count;
-    earl_eid *event;
+    earl_eid32 *event;
     uint32_t *metric;    /* metric class or instance ref */
     uint32_t *first;
     uint8_t *n;
@@ -394,7 +394,7 @@ typedef struct earl_metric_table {
 
 typedef struct earl_rma_table {
     size_t count;
-    earl_eid *event;
+    earl_eid32 *event;
     uint32_t *win;
     uint32_t *remote;    /* target rank within the window, or group/root */
     uint64_t *bytes;

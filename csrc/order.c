@@ -114,7 +114,7 @@ typedef struct merge_part {
     size_t share, n_shares;    /* this part's share of the row copies and fix-ups */
     const size_t *value_base;  /* per location: first of its metric values */
     uint64_t kind_counts[EARL_KIND_COUNT];
-    earl_eid *event_col[N_FAMILIES];
+    earl_eid32 *event_col[N_FAMILIES];
     uint8_t family_of[256];
     heap_node *heap;
     /* per location and input column: the byte offset up to which the pages
@@ -259,7 +259,7 @@ static void *merge_slice(void *arg)
                 int32_t r = (int32_t)(payload + base[f]);
                 tr->region[g] = EARL_UNDEFINED_REF;
                 tr->ref[g] = r;
-                p->event_col[f][r] = (earl_eid)g;
+                p->event_col[f][r] = (earl_eid32)g;
             }
             seq[i] = (earl_eid32)g;
             g++;

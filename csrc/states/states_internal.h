@@ -121,7 +121,7 @@ struct earl_states {
 static inline earl_eid states_msg_match(const earl_states *s, const earl_events *ev, size_t row)
 {
     int32_t match = s->msg_match[row];
-    return match >= 0 ? ev->msg.event[match] : EARL_NONE;
+    return match >= 0 ? (earl_eid)ev->msg.event[match] : EARL_NONE;
 }
 
 /* ---- state of the forward pass ----------------------------------------------- */

@@ -42,17 +42,17 @@ REQUESTED_UNKNOWN = -2
 #: the columns the C core stores only when the trace has them, the value of
 #: every row without them
 _TABLES = {
-    "messages": ("msg", [("event", "q"), ("peer", "i"), ("peer_rank", "I"), ("comm", "I"),
+    "messages": ("msg", [("event", "I"), ("peer", "i"), ("peer_rank", "I"), ("comm", "I"),
                          ("tag", "I"), ("bytes", "Q"), ("request", "Q"), ("partner", "q"),
                          ("requested_source", "i", REQUESTED_UNKNOWN),
                          ("requested_tag", "i", REQUESTED_UNKNOWN)]),
-    "collectives": ("coll", [("event", "q"), ("op", "B"), ("comm", "I"), ("root_rank", "I"),
+    "collectives": ("coll", [("event", "I"), ("op", "B"), ("comm", "I"), ("root_rank", "I"),
                              ("root", "i"), ("sent", "Q"), ("received", "Q")]),
-    "threading": ("sync", [("event", "q"), ("model", "B"), ("comm", "I"), ("id", "Q"),
+    "threading": ("sync", [("event", "I"), ("model", "B"), ("comm", "I"), ("id", "Q"),
                            ("count", "I")]),
-    "programs": ("program", [("event", "q"), ("name", "I"), ("exit_status", "q")]),
-    "metrics": ("metric", [("event", "q"), ("metric", "I"), ("first", "I"), ("n", "B")]),
-    "rma": ("rma", [("event", "q"), ("win", "I"), ("remote", "I"), ("bytes", "Q"),
+    "programs": ("program", [("event", "I"), ("name", "I"), ("exit_status", "q")]),
+    "metrics": ("metric", [("event", "I"), ("metric", "I"), ("first", "I"), ("n", "B")]),
+    "rma": ("rma", [("event", "I"), ("win", "I"), ("remote", "I"), ("bytes", "Q"),
                     ("matching", "Q")]),
 }
 

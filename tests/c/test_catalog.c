@@ -193,7 +193,7 @@ static void test_message_sums_per_call_path_and_location(void **state)
                                     EARL_MPI_IRECV, EARL_MPI_ISEND_COMPLETE, EARL_MPI_RECV};
     static const int32_t cnode[6] = {2, 1, 2, 1, 2, -1};
     static const int32_t ref[6] = {0, 1, 2, 3, 4, 5};
-    earl_eid msg_event[6] = {0, 1, 2, 3, 4, 5};
+    earl_eid32 msg_event[6] = {0, 1, 2, 3, 4, 5};
     uint64_t msg_bytes[6] = {8, 8, 0, 0, 0, 4};
     earl_events ev = {.count = 6, .location = loc, .kind = kind, .ref = ref,
                       .msg = {.count = 6, .event = msg_event, .bytes = msg_bytes}};
