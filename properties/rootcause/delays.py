@@ -345,7 +345,8 @@ def _long_term_costs(ctx, p, waits, collectives=(), idle_costs=None):
 
 def _delays(ctx):
     """The short-term delay costs of every kind of wait state, computed together
-    so that the time chunks of the replay are built once and freed after."""
+    so that the inputs of the time chunks (the thread management's extra chunks)
+    are gathered once."""
     def compute():
         ls, lr = sync_points(ctx)[3:5]
         loc = ctx.events.location
