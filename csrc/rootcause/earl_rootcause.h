@@ -11,9 +11,9 @@
  *     counts it, one chunk per ENTER/LEAVE (and team join) event, counted
  *     before the event's synchronisation point or after it.  Those of the
  *     events are built once into a compact table (earl_rc_event_chunks:
- *     16 bytes a chunk, located by the event's position among its location's
- *     events: most of its cost is the first touch of its memory); the
- *     caller's corrections come as a small table keyed
+ *     16 bytes a chunk, with 32-bit slots instead of 64-bit keys: most of its
+ *     cost is the first touch of its memory); the caller's corrections come
+ *     as a small table keyed
  *     2 * (location * stride + event) + (0: before the point, 1: after it),
  *     where stride = events + 1;
  *   - synchronisation points sorted by location * stride + event, with the
@@ -49,17 +49,11 @@ typedef enum earl_rc_chunk_role {
 } earl_rc_chunk_role;
 
 /* The chunks of the events, location by location: location l's are
- * [offset[l], offset[l + 1]), ascending by slot = 2 * (the event's position
- * among the location's events) + (0: before its point, 1: after it).  Those
- * positions are looked up in the trace's per-location event lists:
- * loc_events[loc_start[l] .. loc_start[l + 1]) holds location l's event ids
- * ascending (the total order keeps each location's recorded order).
- * n_locations 0: no chunks of events. */
+ * [offset[l], offset[l + 1]), ascending by slot = 2 * event + (0: before its
+ * point, 1: after it).  n_locations 0: no chunks of events. */
 typedef struct earl_rc_event_chunks {
     size_t n_locations;
-    const uint64_t *loc_start; /* n_locations + 1 */
-    const earl_eid *loc_events;
-    const uint64_t *offset;    /* n_locations + 1 */
+    const uint64_t *offset; /* n_locations + 1 */
     const uint32_t *slot;
     const int32_t *cnode;
     const int64_t *ticks;
@@ -76,17 +70,16 @@ typedef struct earl_rc_event_chunk_table {
     int64_t *ticks;
 } earl_rc_event_chunk_table;
 
-/* The chunks of the events, from the per-event columns location, kind, time
- * and event_cnode (-1 outside every region) in the trace's total order;
- * loc_start[l + 1] - loc_start[l] is the number of events of location l.
- * parent per cnode (n_cnodes of them).  role[kind] says what an event
+/* The chunks of the events, from the per-event columns location (below
+ * n_locations), kind, time and event_cnode (-1 outside every region) in the
+ * trace's total order, in which each location's events keep their recorded
+ * order; parent per cnode (n_cnodes of them).  role[kind] says what an event
  * contributes; a location's first such event only starts its time, and an
  * event charged to no cnode (-1) gives no chunk.  program_cnode is charged at
- * EARL_RC_CHUNK_PROGRAM_END.  EARL_ERR_INVALID for a location, a cnode or a
- * location's event count out of range, and for a location of 2^31 events or
- * more (its slots would not fit). */
-earl_status earl_rc_event_chunks_build(size_t n_locations, const uint64_t *loc_start,
-                                       size_t n_events, const int32_t *location,
+ * EARL_RC_CHUNK_PROGRAM_END.  EARL_ERR_INVALID for a location or a cnode out
+ * of range, and for 2^31 events or more (their slots would not fit). */
+earl_status earl_rc_event_chunks_build(size_t n_locations, size_t n_events,
+                                       const int32_t *location,
                                        const uint8_t *kind, const uint64_t *time,
                                        const int32_t *event_cnode, const int32_t *parent,
                                        size_t n_cnodes, const uint8_t role[256],

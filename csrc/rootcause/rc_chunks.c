@@ -10,8 +10,8 @@
  * location's chunks, the other writes them where they go.  Their table is
  * about as long as the trace and fresh memory costs more on first touch than
  * the passes themselves (docs/benchmarks.md), so it is kept small: exactly as
- * many chunks as there are, 16 bytes each, each located by a 32-bit slot (the
- * event's position among its location's events) instead of a 64-bit key.
+ * many chunks as there are, 16 bytes each, each located by a 32-bit slot (its
+ * event and its side of the event's point) instead of a 64-bit key.
  * Walking the events afresh for every query instead would need no table,
  * but a location's events are spread over the whole trace, and reading them
  * location by location fetches every cache line of the columns once per
@@ -22,8 +22,8 @@
 
 #include "rc_internal.h"
 
-/* slots are 2 * position + 1 at most, in 32 bits */
-#define MAX_LOCATION_EVENTS ((uint64_t)1 << 31)
+/* slots are 2 * event + 1 at most, in 32 bits */
+#define MAX_EVENTS ((uint64_t)1 << 31)
 
 void earl_rc_event_chunk_table_free(earl_rc_event_chunk_table *t)
 {
@@ -36,11 +36,9 @@ void earl_rc_event_chunk_table_free(earl_rc_event_chunk_table *t)
     memset(t, 0, sizeof *t);
 }
 
-/* Per location while the events pass: how many of its events have passed
- * (the next one's position), how many chunks it has had, and the time of its
- * previous ENTER/LEAVE. */
+/* Per location while the events pass: how many chunks it has had, and the
+ * time of its previous ENTER/LEAVE. */
 typedef struct location_clock {
-    uint64_t seen;
     uint64_t chunks;
     uint64_t last_time;
     int started;
@@ -50,8 +48,7 @@ typedef struct location_clock {
  * NULL), or writes them into table at table->offset (then the counts must be
  * those of the counting pass).  A problem found is described in *problem with
  * the event in *bad. */
-static void chunk_pass(size_t n_locations, const uint64_t *loc_start, size_t n_events,
-                       const int32_t *location, const uint8_t *kind, const uint64_t *time,
+static void chunk_pass(size_t n_locations, size_t n_events, const int32_t *location, const uint8_t *kind, const uint64_t *time,
                        const int32_t *event_cnode, const int32_t *parent, size_t n_cnodes,
                        const uint8_t role[256], int64_t program_cnode, location_clock *clock,
                        earl_rc_event_chunk_table *table, const char **problem, size_t *bad)
@@ -64,12 +61,6 @@ static void chunk_pass(size_t n_locations, const uint64_t *loc_start, size_t n_e
             return;
         }
         location_clock *c = &clock[l];
-        uint64_t position = c->seen++;
-        if (position >= loc_start[l + 1] - loc_start[l]) {
-            *problem = "is one more than its location's event count";
-            *bad = e;
-            return;
-        }
         uint8_t r = role[kind[e]];
         if (r == EARL_RC_CHUNK_NONE)
             continue;
@@ -93,7 +84,7 @@ static void chunk_pass(size_t n_locations, const uint64_t *loc_start, size_t n_e
         if (table) {
             int before = r == EARL_RC_CHUNK_ENTER || r == EARL_RC_CHUNK_JOIN;
             size_t i = (size_t)(table->offset[l] + c->chunks);
-            table->slot[i] = (uint32_t)(2 * position + (before ? 0 : 1));
+            table->slot[i] = (uint32_t)(2 * e + (before ? 0 : 1));
             table->cnode[i] = (int32_t)cn;
             table->ticks[i] = dt;
         }
@@ -101,8 +92,8 @@ static void chunk_pass(size_t n_locations, const uint64_t *loc_start, size_t n_e
     }
 }
 
-earl_status earl_rc_event_chunks_build(size_t n_locations, const uint64_t *loc_start,
-                                       size_t n_events, const int32_t *location,
+earl_status earl_rc_event_chunks_build(size_t n_locations, size_t n_events,
+                                       const int32_t *location,
                                        const uint8_t *kind, const uint64_t *time,
                                        const int32_t *event_cnode, const int32_t *parent,
                                        size_t n_cnodes, const uint8_t role[256],
@@ -110,29 +101,19 @@ earl_status earl_rc_event_chunks_build(size_t n_locations, const uint64_t *loc_s
                                        earl_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (loc_start[0] != 0 || loc_start[n_locations] != n_events)
+    if ((uint64_t)n_events >= MAX_EVENTS)
         return earl_fail(err, EARL_ERR_INVALID,
-                         "root-cause chunks: the locations hold %llu events, not %zu",
-                         (unsigned long long)(loc_start[n_locations] - loc_start[0]), n_events);
-    for (size_t l = 0; l < n_locations; l++) {
-        if (loc_start[l] > loc_start[l + 1])
-            return earl_fail(err, EARL_ERR_INVALID,
-                             "root-cause chunks: the event counts of location %zu are negative", l);
-        if (loc_start[l + 1] - loc_start[l] >= MAX_LOCATION_EVENTS)
-            return earl_fail(err, EARL_ERR_INVALID,
-                             "root-cause chunks: location %zu has %llu events, more than the "
-                             "%llu its chunks can tell apart",
-                             l, (unsigned long long)(loc_start[l + 1] - loc_start[l]),
-                             (unsigned long long)MAX_LOCATION_EVENTS - 1);
-    }
+                         "root-cause chunks: %zu events, more than the %llu the chunks can tell "
+                         "apart",
+                         n_events, (unsigned long long)MAX_EVENTS - 1);
     location_clock *clock = calloc(n_locations ? n_locations : 1, sizeof *clock);
     out->offset = calloc(n_locations + 1, sizeof *out->offset);
     if (!clock || !out->offset)
         goto nomem;
     const char *problem = NULL;
     size_t bad = 0;
-    chunk_pass(n_locations, loc_start, n_events, location, kind, time, event_cnode, parent,
-               n_cnodes, role, program_cnode, clock, NULL, &problem, &bad);
+    chunk_pass(n_locations, n_events, location, kind, time, event_cnode, parent, n_cnodes, role,
+               program_cnode, clock, NULL, &problem, &bad);
     if (problem) {
         free(clock);
         earl_rc_event_chunk_table_free(out);
@@ -149,8 +130,8 @@ earl_status earl_rc_event_chunks_build(size_t n_locations, const uint64_t *loc_s
     if (!out->slot || !out->cnode || !out->ticks)
         goto nomem;
     memset(clock, 0, n_locations * sizeof *clock);
-    chunk_pass(n_locations, loc_start, n_events, location, kind, time, event_cnode, parent,
-               n_cnodes, role, program_cnode, clock, out, &problem, &bad);
+    chunk_pass(n_locations, n_events, location, kind, time, event_cnode, parent, n_cnodes, role,
+               program_cnode, clock, out, &problem, &bad);
     free(clock);
     return EARL_OK;
 nomem:
@@ -163,24 +144,17 @@ earl_status rc_chunks_check(const earl_rc_chunks *chunks, const char *what, earl
 {
     const earl_rc_event_chunks *ev = &chunks->events;
     for (size_t l = 0; l < ev->n_locations; l++)
-        if (ev->loc_start[l] > ev->loc_start[l + 1] || ev->offset[l] > ev->offset[l + 1])
+        if (ev->offset[l] > ev->offset[l + 1])
             return earl_fail(err, EARL_ERR_INVALID,
-                             "%s: the events or the chunks of location %zu are not in order",
-                             what, l);
+                             "%s: the chunk offsets of location %zu are not in order", what, l);
     return EARL_OK;
 }
 
-/* The slot that a query bound (an event id; -1: before the location's first
- * event) starts at: the event's own slot after its point when it is one of the
- * location's events, else the first slot of the next one.  *hint: where the
- * search starts; it gets the event's position. */
-static uint32_t slot_after(const earl_eid *events, size_t n, int64_t event, size_t *hint)
+/* The slot after event's point (-1: before every event), as a search bound. */
+static uint32_t slot_after(int64_t event)
 {
-    if (event < 0)
-        return 0;
-    size_t p = rc_gallop_lower_bound(events, n, event, *hint);
-    *hint = p;
-    return (uint32_t)(2 * p + (p < n && events[p] == event ? 1 : 0));
+    int64_t slot = 2 * event + 1;
+    return slot < 0 ? 0 : slot > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)slot;
 }
 
 /* The chunks of location loc's events after lo's point and before hi's,
@@ -189,17 +163,12 @@ static earl_status sum_event_chunks(const earl_rc_event_chunks *ev, int64_t loc,
                                     int64_t hi, rc_accumulator *acc, rc_chunk_cursor *cur,
                                     const char *what, earl_error *err)
 {
-    const earl_eid *events = ev->loc_events + ev->loc_start[loc];
-    size_t n = (size_t)(ev->loc_start[loc + 1] - ev->loc_start[loc]);
-    size_t position = cur->position;
-    uint32_t from = slot_after(events, n, lo, &position);
-    cur->position = position; /* the location's next query starts near this one */
-    uint32_t to = slot_after(events, n, hi, &position);
+    uint32_t from = slot_after(lo), to = slot_after(hi);
     const uint32_t *slot = ev->slot + ev->offset[loc];
     size_t count = (size_t)(ev->offset[loc + 1] - ev->offset[loc]);
     size_t first = rc_gallop_lower_bound_u32(slot, count, from, cur->chunk);
     size_t end = rc_gallop_lower_bound_u32(slot, count, to, first);
-    cur->chunk = first;
+    cur->chunk = first; /* the location's next query starts near this one */
     const int32_t *cnode = ev->cnode + ev->offset[loc];
     const int64_t *ticks = ev->ticks + ev->offset[loc];
     const uint64_t n_cnodes = (uint64_t)acc->n_cnodes;

@@ -77,17 +77,16 @@ void rc_acc_clear(rc_accumulator *a);
 
 /* ---- time chunks (rc_chunks.c) ------------------------------------------- */
 
-/* Where the previous query of a location found its event positions, its
- * chunks and its table chunks: a location's queries mostly come in time
- * order, so the next searches start there. */
+/* Where the previous query of a location found its chunks and its table
+ * chunks: a location's queries mostly come in time order, so the next
+ * searches start there. */
 typedef struct rc_chunk_cursor {
-    size_t position;
     size_t chunk;
     size_t table;
 } rc_chunk_cursor;
 
-/* EARL_ERR_INVALID when the locations' event lists or chunks are not in
- * ascending order; `what` names the caller in the message. */
+/* EARL_ERR_INVALID when the chunk offsets are not ascending; `what` names
+ * the caller in the message. */
 earl_status rc_chunks_check(const earl_rc_chunks *chunks, const char *what, earl_error *err);
 
 /* Add the exclusive time of location loc (not negative) between events lo

@@ -13,9 +13,8 @@ def _chunks(ctx):
     """Exclusive time as Scalasca's replay counts it, in chunks at ENTER and LEAVE
     events: the time since the location's previous ENTER or LEAVE, charged at an
     ENTER to the caller and at a LEAVE to the region left.  The C core builds
-    those of the events (a compact table, per location by the events' positions
-    among its events); the thread management's corrections come as a table of
-    extra chunks, sorted by key = 2 * (location * (n+1) + event) + 1 for time
+    those of the events (a compact table, location by location); the thread
+    management's corrections come as a table of extra chunks, sorted by key = 2 * (location * (n+1) + event) + 1 for time
     counted after a point at that event (at a LEAVE), + 0 before it (at an ENTER
     or a team's join).  Returns (event chunks, (key, cnode, ticks) of the extra
     chunks), as the C core's sums take them."""
@@ -31,8 +30,8 @@ def _chunks(ctx):
     if program:
         roles[[kinds["PROGRAM_BEGIN"]]] = _core.RC_CHUNK_ENTER
         roles[[kinds["PROGRAM_END"]]] = _core.RC_CHUNK_PROGRAM_END
-    events = (ev.loc_start, ev.loc_events) + _core.rc_event_chunks(
-        ev.loc_start, ev.location, ev.kind, ev.time,
+    events = _core.rc_event_chunks(
+        ctx.n_locations, ev.location, ev.kind, ev.time,
         np.ascontiguousarray(ctx.cnode, dtype=np.int32),
         np.ascontiguousarray(ctx.calltree.parent, dtype=np.int32), roles.tobytes(),
         program[0] if program else -1)

@@ -65,18 +65,17 @@ def _event_chunks():
     roles[earlc.KINDS["LEAVE"]] = _core.RC_CHUNK_LEAVE
     kind = np.asarray([earlc.KINDS["ENTER"], earlc.KINDS["ENTER"], earlc.KINDS["LEAVE"]],
                       np.uint8)
-    loc_start = np.asarray([0, 3], np.uint64)
-    table = _core.rc_event_chunks(loc_start, np.zeros(3, np.int32), kind,
+    table = _core.rc_event_chunks(1, np.zeros(3, np.int32), kind,
                                   np.asarray([0, 5, 9], np.uint64), np.asarray([1, 2, 2], np.int32),
                                   np.asarray([-1, 0, 1], np.int32), roles.tobytes(), -1)
-    return loc_start, np.arange(3, dtype=np.int64), table
+    return table
 
 
 def test_event_chunks_are_summed_between_points():
-    loc_start, loc_events, table = _event_chunks()
+    table = _event_chunks()
     gc.collect()
     assert np.frombuffer(table[1], np.uint32).tolist() == [2, 5]
-    chunks = ((loc_start, loc_events) + table, (i64(), i64(), i64()))
+    chunks = (table, (i64(), i64(), i64()))
     # after e0's point up to e2's: c1's (c2's comes after e2's point); after e1's
     # point to the end: c2's
     offset, cnode, value = _core.rc_chunk_sums(chunks, 4, 3, i64(0, 0), i64(0, 1), i64(2, 3))
@@ -86,12 +85,12 @@ def test_event_chunks_are_summed_between_points():
 
 
 def test_event_chunks_of_the_wrong_type_are_named():
-    loc_start, loc_events, (offset, slot, cnode, ticks) = _event_chunks()
-    wrong = ((loc_start, loc_events, offset, np.frombuffer(slot, np.uint32).astype(np.int64),
-              cnode, ticks), (i64(), i64(), i64()))
+    offset, slot, cnode, ticks = _event_chunks()
+    wrong = ((offset, np.frombuffer(slot, np.uint32).astype(np.int64), cnode, ticks),
+             (i64(), i64(), i64()))
     with pytest.raises(ValueError, match="chunk slot must be a contiguous uint32 array"):
         _core.rc_chunk_sums(wrong, 4, 3, i64(0), i64(0), i64(2))
     with pytest.raises(ValueError, match="roles holds 3 values, 256 expected"):
-        _core.rc_event_chunks(loc_start, np.zeros(3, np.int32), np.zeros(3, np.uint8),
+        _core.rc_event_chunks(1, np.zeros(3, np.int32), np.zeros(3, np.uint8),
                               np.zeros(3, np.uint64), np.zeros(3, np.int32), np.zeros(1, np.int32),
                               b"abc", -1)

@@ -197,38 +197,31 @@ static int map_arg(rc_args *a, PyObject *obj, earl_rc_map *m, const char *name)
     return 0;
 }
 
-/* The chunks of the events: a tuple (loc_start, loc_events, offset, slot,
- * cnode, ticks) of the trace's per-location event lists and of
- * rc_event_chunks' table, or None for none. */
+/* The chunks of the events: rc_event_chunks' tuple (offset, slot, cnode,
+ * ticks), or None for none. */
 static int event_chunks_arg(rc_args *a, PyObject *obj, earl_rc_event_chunks *ev)
 {
     memset(ev, 0, sizeof *ev);
     if (obj == Py_None)
         return 0;
-    PyObject *ls_o, *le_o, *off_o, *slot_o, *cn_o, *ticks_o;
-    if (!PyTuple_Check(obj) ||
-        !PyArg_ParseTuple(obj, "OOOOOO", &ls_o, &le_o, &off_o, &slot_o, &cn_o, &ticks_o)) {
+    PyObject *off_o, *slot_o, *cn_o, *ticks_o;
+    if (!PyTuple_Check(obj) || !PyArg_ParseTuple(obj, "OOOO", &off_o, &slot_o, &cn_o, &ticks_o)) {
         PyErr_SetString(PyExc_TypeError,
-                        "event chunks must be None or a tuple (loc_start, loc_events, offset, "
-                        "slot, cnode, ticks)");
+                        "event chunks must be None or a tuple (offset, slot, cnode, ticks)");
         return -1;
     }
-    size_t n_starts = (size_t)-1, n_events = (size_t)-1, n_chunks = (size_t)-1;
-    if (!(ev->loc_start = rc_typed_array(a, ls_o, 'Q', &n_starts, "loc_start")) ||
-        !(ev->loc_events = rc_typed_array(a, le_o, 'q', &n_events, "loc_events")) ||
-        !(ev->offset = rc_typed_array(a, off_o, 'Q', &n_starts, "chunk offset")) ||
+    size_t n_offsets = (size_t)-1, n_chunks = (size_t)-1;
+    if (!(ev->offset = rc_typed_array(a, off_o, 'Q', &n_offsets, "chunk offset")) ||
         !(ev->slot = rc_typed_array(a, slot_o, 'I', &n_chunks, "chunk slot")) ||
         !(ev->cnode = rc_typed_array(a, cn_o, 'i', &n_chunks, "chunk cnode")) ||
         !(ev->ticks = rc_typed_array(a, ticks_o, 'q', &n_chunks, "chunk ticks")))
         return -1;
-    if (n_starts < 1 || ev->loc_start[n_starts - 1] != n_events ||
-        ev->offset[n_starts - 1] != n_chunks || ev->loc_start[0] != 0 || ev->offset[0] != 0) {
+    if (n_offsets < 1 || ev->offset[0] != 0 || ev->offset[n_offsets - 1] != n_chunks) {
         PyErr_SetString(PyExc_ValueError,
-                        "loc_start and the chunk offsets must hold locations + 1 values from 0 "
-                        "to the events and the chunks");
+                        "the chunk offsets must hold locations + 1 values from 0 to the chunks");
         return -1;
     }
-    ev->n_locations = n_starts - 1;
+    ev->n_locations = n_offsets - 1;
     return 0;
 }
 
@@ -382,34 +375,34 @@ static void event_chunks_free(void *p)
     free(p);
 }
 
-/* rc_event_chunks(loc_start, location, kind, time, event_cnode, parent, roles,
+/* rc_event_chunks(n_locations, location, kind, time, event_cnode, parent, roles,
  * program_cnode) -> (offset, slot, cnode, ticks) */
 static PyObject *py_event_chunks(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *ls_o, *loc_o, *kind_o, *time_o, *ec_o, *parent_o, *roles_o;
+    PyObject *loc_o, *kind_o, *time_o, *ec_o, *parent_o, *roles_o;
+    Py_ssize_t n_locations;
     long long program;
-    if (!PyArg_ParseTuple(args, "OOOOOOOL", &ls_o, &loc_o, &kind_o, &time_o, &ec_o, &parent_o,
-                          &roles_o, &program))
+    if (!PyArg_ParseTuple(args, "nOOOOOOL", &n_locations, &loc_o, &kind_o, &time_o, &ec_o,
+                          &parent_o, &roles_o, &program))
         return NULL;
+    if (n_locations < 0) {
+        PyErr_SetString(PyExc_ValueError, "n_locations must not be negative");
+        return NULL;
+    }
     rc_args a = {.n = 0};
     PyObject *r = NULL;
-    size_t n_starts = (size_t)-1, n_events = (size_t)-1, n_cnodes = (size_t)-1, n_roles = 256;
-    const uint64_t *loc_start, *time;
+    size_t n_events = (size_t)-1, n_cnodes = (size_t)-1, n_roles = 256;
+    const uint64_t *time;
     const int32_t *location, *event_cnode, *parent;
     const uint8_t *kind, *roles;
-    if (!(loc_start = rc_typed_array(&a, ls_o, 'Q', &n_starts, "loc_start")) ||
-        !(location = rc_typed_array(&a, loc_o, 'i', &n_events, "location")) ||
+    if (!(location = rc_typed_array(&a, loc_o, 'i', &n_events, "location")) ||
         !(kind = rc_typed_array(&a, kind_o, 'B', &n_events, "kind")) ||
         !(time = rc_typed_array(&a, time_o, 'Q', &n_events, "time")) ||
         !(event_cnode = rc_typed_array(&a, ec_o, 'i', &n_events, "event_cnode")) ||
         !(parent = rc_typed_array(&a, parent_o, 'i', &n_cnodes, "parent")) ||
         !(roles = rc_typed_array(&a, roles_o, 'B', &n_roles, "roles")))
         goto done;
-    if (n_starts < 1) {
-        PyErr_SetString(PyExc_ValueError, "loc_start must hold locations + 1 values");
-        goto done;
-    }
     earl_rc_event_chunk_table *table = malloc(sizeof *table);
     if (!table) {
         PyErr_NoMemory();
@@ -418,7 +411,7 @@ static PyObject *py_event_chunks(PyObject *self, PyObject *args)
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = earl_rc_event_chunks_build(n_starts - 1, loc_start, n_events, location, kind, time,
+    st = earl_rc_event_chunks_build((size_t)n_locations, n_events, location, kind, time,
                                     event_cnode, parent, n_cnodes, roles, program, table, &err);
     Py_END_ALLOW_THREADS
     if (st != EARL_OK) {
@@ -844,7 +837,7 @@ static PyMethodDef rootcause_functions[] = {
      "set_location, n_locations, stride, delayer_location, delayer_event, member_set): where "
      "each collective's delayer last met its communicator."},
     {"rc_event_chunks", py_event_chunks, METH_VARARGS,
-     "rc_event_chunks(loc_start, location, kind, time, event_cnode, parent, roles, "
+     "rc_event_chunks(n_locations, location, kind, time, event_cnode, parent, roles, "
      "program_cnode): the time chunks of the events (offset, slot, cnode, ticks)."},
     {"rc_chunk_sums", py_chunk_sums, METH_VARARGS,
      "rc_chunk_sums(chunks, stride, n_cnodes, loc, lo, hi): raw "
@@ -852,7 +845,7 @@ static PyMethodDef rootcause_functions[] = {
     {"rc_interval_times", py_interval_times, METH_VARARGS,
      "rc_interval_times(chunks, point_key, point_row, point_cnode, point_wait, point_cut, "
      "stride, n_cnodes, loc, prev, at): synchronisation intervals; chunks is (None or "
-     "(loc_start, loc_events, offset, slot, cnode, ticks), (key, cnode, ticks))."},
+     "(offset, slot, cnode, ticks), (key, cnode, ticks))."},
     {"rc_excess", py_excess, METH_VARARGS,
      "rc_excess(late, late_q, early, early_q, within, within_q): positive excess per call path "
      "of one map's queries over another's."},
