@@ -79,8 +79,8 @@ typedef struct earl_rc_event_chunk_table {
  * EARL_RC_CHUNK_PROGRAM_END.  EARL_ERR_INVALID for a location or a cnode out
  * of range, and for 2^31 events or more (their slots would not fit). */
 earl_status earl_rc_event_chunks_build(size_t n_locations, size_t n_events,
-                                       const int32_t *location,
-                                       const uint8_t *kind, const uint64_t *time,
+                                       const int32_t *location, const uint8_t *kind,
+                                       const uint64_t *time,
                                        const int32_t *event_cnode, const int32_t *parent,
                                        size_t n_cnodes, const uint8_t role[256],
                                        int64_t program_cnode, earl_rc_event_chunk_table *out,

@@ -93,8 +93,8 @@ static void chunk_pass(size_t n_locations, size_t n_events, const int32_t *locat
 }
 
 earl_status earl_rc_event_chunks_build(size_t n_locations, size_t n_events,
-                                       const int32_t *location,
-                                       const uint8_t *kind, const uint64_t *time,
+                                       const int32_t *location, const uint8_t *kind,
+                                       const uint64_t *time,
                                        const int32_t *event_cnode, const int32_t *parent,
                                        size_t n_cnodes, const uint8_t role[256],
                                        int64_t program_cnode, earl_rc_event_chunk_table *out,
