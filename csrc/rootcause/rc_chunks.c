@@ -167,12 +167,12 @@ static earl_status sum_event_chunks(const earl_rc_event_chunks *ev, int64_t loc,
     const uint32_t *slot = ev->slot + ev->offset[loc];
     size_t count = (size_t)(ev->offset[loc + 1] - ev->offset[loc]);
     size_t first = rc_gallop_lower_bound_u32(slot, count, from, cur->chunk);
-    size_t end = rc_gallop_lower_bound_u32(slot, count, to, first);
     cur->chunk = first; /* the location's next query starts near this one */
     const int32_t *cnode = ev->cnode + ev->offset[loc];
     const int64_t *ticks = ev->ticks + ev->offset[loc];
     const uint64_t n_cnodes = (uint64_t)acc->n_cnodes;
-    for (size_t i = first; i < end; i++) {
+    /* the sum reads every chunk up to the end: no search for it */
+    for (size_t i = first; i < count && slot[i] < to; i++) {
         int64_t c = cnode[i];
         if ((uint64_t)c >= n_cnodes)
             return earl_fail(err, EARL_ERR_INVALID,
