@@ -46,8 +46,9 @@ static void hints_free(hints *h)
     free(h->point);
 }
 
-static earl_status check_locations(const earl_rc_chunks *chunks, const int64_t *loc,
-                                   size_t queries, const char *what, earl_error *err)
+/* The queries' locations (not negative) and the chunks' offsets. */
+static earl_status check_inputs(const earl_rc_chunks *chunks, const int64_t *loc, size_t queries,
+                                const char *what, earl_error *err)
 {
     for (size_t q = 0; q < queries; q++)
         if (loc[q] < 0)
@@ -63,7 +64,7 @@ earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride, int
     memset(out, 0, sizeof *out);
     earl_status st = check_sizes(stride, n_cnodes, "root-cause chunk sums", err);
     if (st == EARL_OK)
-        st = check_locations(chunks, loc, queries, "root-cause chunk sums", err);
+        st = check_inputs(chunks, loc, queries, "root-cause chunk sums", err);
     if (st != EARL_OK)
         return st;
     rc_accumulator acc;
@@ -125,7 +126,7 @@ earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_p
     memset(out, 0, sizeof *out);
     earl_status st = check_sizes(stride, n_cnodes, "root-cause intervals", err);
     if (st == EARL_OK)
-        st = check_locations(chunks, loc, queries, "root-cause intervals", err);
+        st = check_inputs(chunks, loc, queries, "root-cause intervals", err);
     if (st != EARL_OK)
         return st;
     for (size_t j = 0; j < points->count; j++)

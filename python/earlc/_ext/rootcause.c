@@ -59,9 +59,9 @@ static const char *format_name(char format)
 }
 
 /* The items of obj, a contiguous array of the struct-module format `format`
- * ('q' int64, 'Q' uint64, 'i' int32, 'I' uint32, 'B' uint8, 'd' float64); *count gets
- * their number, or must equal it when it is not (size_t)-1.  NULL with
- * ValueError naming the argument otherwise. */
+ * ('q' int64, 'Q' uint64, 'i' int32, 'I' uint32, 'B' uint8, 'd' float64);
+ * *count gets their number, or must equal it when it is not (size_t)-1.  NULL
+ * with ValueError naming the argument otherwise. */
 static const void *rc_typed_array(rc_args *a, PyObject *obj, char format, size_t *count,
                                   const char *name)
 {
