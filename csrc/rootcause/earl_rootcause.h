@@ -8,9 +8,14 @@
  * time between them and replays the costs backwards:
  *
  *   - time chunks: the exclusive time of each location as Scalasca's replay
- *     counts it, one chunk per ENTER/LEAVE (and team join) event, keyed
- *     2 * (location * stride + event) + (0: counted before the event's
- *     synchronisation point, 1: after it), where stride = events + 1;
+ *     counts it, one chunk per ENTER/LEAVE (and team join) event, counted
+ *     before the event's synchronisation point or after it.  Those of the
+ *     events are built once into a compact table (earl_rc_event_chunks:
+ *     16 bytes a chunk, with 32-bit slots instead of 64-bit keys: most of its
+ *     cost is the first touch of its memory); the caller's corrections come
+ *     as a small table keyed
+ *     2 * (location * stride + event) + (0: before the point, 1: after it),
+ *     where stride = events + 1;
  *   - synchronisation points sorted by location * stride + event, with the
  *     waiting time at each and the part of its call before its completion;
  *   - call-path maps: per query a list of (cnode, value) ascending by cnode,
@@ -32,15 +37,6 @@
 extern "C" {
 #endif
 
-/* Time chunks, ascending by key (see above).  A chunk whose cnode is not in
- * 0..n_cnodes-1 makes the function summing it fail with EARL_ERR_INVALID. */
-typedef struct earl_rc_chunks {
-    size_t count;
-    const int64_t *key;
-    const int64_t *cnode;
-    const int64_t *ticks;
-} earl_rc_chunks;
-
 /* What an event contributes to the time chunks (Scalasca's replay counts time
  * at ENTER and LEAVE events): indexed by earl_kind. */
 typedef enum earl_rc_chunk_role {
@@ -52,30 +48,61 @@ typedef enum earl_rc_chunk_role {
     EARL_RC_CHUNK_PROGRAM_END  /* charged to the program's cnode, after its point */
 } earl_rc_chunk_role;
 
-/* Time chunks built by earl_rc_chunks_build: own their arrays. */
+/* The chunks of the events, location by location: location l's are
+ * [offset[l], offset[l + 1]), ascending by slot = 2 * event + (0: before its
+ * point, 1: after it).  n_locations 0: no chunks of events. */
+typedef struct earl_rc_event_chunks {
+    size_t n_locations;
+    const uint64_t *offset; /* n_locations + 1 */
+    const uint32_t *slot;
+    const int32_t *cnode;
+    const int64_t *ticks;
+} earl_rc_event_chunks;
+
+/* What earl_rc_event_chunks_build returns: the arrays of earl_rc_event_chunks
+ * it owns (free them with earl_rc_event_chunk_table_free). */
+typedef struct earl_rc_event_chunk_table {
+    size_t n_locations;
+    size_t count;
+    uint64_t *offset;
+    uint32_t *slot;
+    int32_t *cnode;
+    int64_t *ticks;
+} earl_rc_event_chunk_table;
+
+/* The chunks of the events, from the per-event columns location (below
+ * n_locations), kind, time and event_cnode (-1 outside every region) in the
+ * trace's total order, in which each location's events keep their recorded
+ * order; parent per cnode (n_cnodes of them).  role[kind] says what an event
+ * contributes; a location's first such event only starts its time, and an
+ * event charged to no cnode (-1) gives no chunk.  program_cnode is charged at
+ * EARL_RC_CHUNK_PROGRAM_END.  EARL_ERR_INVALID for a location or a cnode out
+ * of range, and for 2^31 events or more (their slots would not fit). */
+earl_status earl_rc_event_chunks_build(size_t n_locations, size_t n_events,
+                                       const int32_t *location, const uint8_t *kind,
+                                       const uint64_t *time,
+                                       const int32_t *event_cnode, const int32_t *parent,
+                                       size_t n_cnodes, const uint8_t role[256],
+                                       int64_t program_cnode, earl_rc_event_chunk_table *out,
+                                       earl_error *err);
+void earl_rc_event_chunk_table_free(earl_rc_event_chunk_table *table);
+
+/* Chunks given as a table, ascending by key (see above). */
 typedef struct earl_rc_chunk_table {
     size_t count;
-    int64_t *key;
-    int64_t *cnode;
-    int64_t *ticks;
+    const int64_t *key;
+    const int64_t *cnode;
+    const int64_t *ticks;
 } earl_rc_chunk_table;
 
-/* The time chunks of every location, from the per-event columns location,
- * kind, time and event_cnode (-1 outside every region) in the trace's total
- * order, in which each location's events keep their recorded order;
- * loc_start[l + 1] - loc_start[l] is the number of events of location l.
- * parent per cnode (n_cnodes of them).  role[kind] says what an event
- * contributes; a location's first such event only starts its time, and an
- * event charged to no cnode (-1) gives no chunk.  program_cnode is charged
- * at EARL_RC_CHUNK_PROGRAM_END.  EARL_ERR_INVALID for a location, a cnode or
- * a location's event count out of range. */
-earl_status earl_rc_chunks_build(size_t n_locations, const uint64_t *loc_start, size_t n_events,
-                                 const int32_t *location, const uint8_t *kind,
-                                 const uint64_t *time, const int32_t *event_cnode,
-                                 const int32_t *parent, size_t n_cnodes, const uint8_t role[256],
-                                 int64_t program_cnode, earl_rc_chunk_table *out,
-                                 earl_error *err);
-void earl_rc_chunk_table_free(earl_rc_chunk_table *table);
+/* The time chunks of every location: those of the events, and those of the
+ * table (the caller's corrections, such as thread management).  A chunk whose
+ * cnode is not in 0..n_cnodes-1 makes the function summing it fail with
+ * EARL_ERR_INVALID, and so do offsets that are not ascending. */
+typedef struct earl_rc_chunks {
+    earl_rc_event_chunks events;
+    earl_rc_chunk_table table;
+} earl_rc_chunks;
 
 /* Synchronisation points, ascending by key = location * stride + event. */
 typedef struct earl_rc_points {

@@ -4,7 +4,7 @@
  * dense per-cnode accumulator that resets only what it touched.
  *
  *   rc_maps.c       building, freeing and subtracting call-path maps
- *   rc_chunks.c     the time chunks of every location
+ *   rc_chunks.c     the time chunks of every location, summed between two events
  *   rc_intervals.c  time chunks summed between synchronisation points
  *   rc_pairs.c      where two locations last met before an event
  *   rc_groups.c     where a collective's delayer last met its communicator
@@ -75,67 +75,96 @@ void rc_acc_sort(rc_accumulator *a);
 /* Forget every touched cnode. */
 void rc_acc_clear(rc_accumulator *a);
 
-/* ---- sorted int64 keys ---------------------------------------------------- */
+/* ---- time chunks (rc_chunks.c) ------------------------------------------- */
 
-/* The first k in [lo, hi) with a[k] >= x, or hi. */
-static inline size_t rc_lower_bound(const int64_t *a, size_t lo, size_t hi, int64_t x)
-{
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
+/* Where the previous query of a location found its chunks and its table
+ * chunks: a location's queries mostly come in time order, so the next
+ * searches start there. */
+typedef struct rc_chunk_cursor {
+    size_t chunk;
+    size_t table;
+} rc_chunk_cursor;
+
+/* EARL_ERR_INVALID when the chunk offsets are not ascending; `what` names
+ * the caller in the message. */
+earl_status rc_chunks_check(const earl_rc_chunks *chunks, const char *what, earl_error *err);
+
+/* Add the exclusive time of location loc (not negative) between events lo
+ * (exclusive: after its point; -1: the location's start) and hi (before its
+ * point) to acc, per call path; cur is the location's cursor (zeroed before
+ * its first query).  EARL_ERR_INVALID for a chunk's call path out of range. */
+earl_status rc_sum_chunks(const earl_rc_chunks *chunks, int64_t stride, int64_t loc, int64_t lo,
+                          int64_t hi, rc_accumulator *acc, rc_chunk_cursor *cur, const char *what,
+                          earl_error *err);
+
+/* ---- sorted keys ---------------------------------------------------------- */
 
 /* Answers this close to the hint are found by a plain scan: sequential reads
  * and one mispredicted branch, where a galloping search mispredicts at every
  * step. */
 #define RC_SCAN_NEAR 64
 
-/* The first k with a[k] >= x in a[0..n), searched outward from hint (the
- * answer of a nearby earlier search): queries that move forward a little each
- * time touch only the cache lines around their answers. */
-static inline size_t rc_gallop_lower_bound(const int64_t *a, size_t n, int64_t x, size_t hint)
-{
-    if (hint > n)
-        hint = n;
-    size_t lo, hi, step = 1;
-    if (hint < n && a[hint] < x) {
-        /* forward: a[lo] < x */
-        size_t near = n - hint < RC_SCAN_NEAR ? n : hint + RC_SCAN_NEAR;
-        for (size_t i = hint + 1; i < near; i++)
-            if (a[i] >= x)
-                return i;
-        if (near == n)
-            return n;
-        lo = near - 1;
-        hi = near;
-        while (hi < n && a[hi] < x) {
-            lo = hi;
-            step *= 2;
-            hi = near + step < n ? near + step : n;
-        }
-        return rc_lower_bound(a, lo + 1, hi, x);
-    }
-    /* backward: the answer is at most hint */
-    size_t near = hint < RC_SCAN_NEAR ? 0 : hint - RC_SCAN_NEAR;
-    for (size_t i = hint; i > near; i--)
-        if (a[i - 1] < x)
-            return i;
-    if (near == 0)
-        return 0;
-    hint = near;
-    hi = hint;
-    lo = hint;
-    while (lo > 0 && a[lo - 1] >= x) {
-        hi = lo - 1;
-        lo = step <= hint ? hint - step : 0;
-        step *= 2;
-    }
-    return rc_lower_bound(a, lo, hi, x);
+/* rc_lower_bound##suffix, rc_gallop_lower_bound##suffix: searches of sorted
+ * arrays of type (int64_t keys without a suffix, uint32_t chunk slots with
+ * _u32). */
+#define RC_DEFINE_SEARCHES(suffix, type)                                                         \
+/* The first k in [lo, hi) with a[k] >= x, or hi. */                                             \
+static inline size_t rc_lower_bound##suffix(const type *a, size_t lo, size_t hi, type x)         \
+{                                                                                                \
+    while (lo < hi) {                                                                            \
+        size_t mid = lo + (hi - lo) / 2;                                                         \
+        if (a[mid] < x)                                                                          \
+            lo = mid + 1;                                                                        \
+        else                                                                                     \
+            hi = mid;                                                                            \
+    }                                                                                            \
+    return lo;                                                                                   \
+}                                                                                                \
+                                                                                                 \
+/* The first k with a[k] >= x in a[0..n), searched outward from hint (the                        \
+ * answer of a nearby earlier search): queries that move forward a little each                   \
+ * time touch only the cache lines around their answers. */                                      \
+static inline size_t rc_gallop_lower_bound##suffix(const type *a, size_t n, type x, size_t hint) \
+{                                                                                                \
+    if (hint > n)                                                                                \
+        hint = n;                                                                                \
+    size_t lo, hi, step = 1;                                                                     \
+    if (hint < n && a[hint] < x) {                                                               \
+        /* forward: a[lo] < x */                                                                 \
+        size_t near = n - hint < RC_SCAN_NEAR ? n : hint + RC_SCAN_NEAR;                         \
+        for (size_t i = hint + 1; i < near; i++)                                                 \
+            if (a[i] >= x)                                                                       \
+                return i;                                                                        \
+        if (near == n)                                                                           \
+            return n;                                                                            \
+        lo = near - 1;                                                                           \
+        hi = near;                                                                               \
+        while (hi < n && a[hi] < x) {                                                            \
+            lo = hi;                                                                             \
+            step *= 2;                                                                           \
+            hi = near + step < n ? near + step : n;                                              \
+        }                                                                                        \
+        return rc_lower_bound##suffix(a, lo + 1, hi, x);                                         \
+    }                                                                                            \
+    /* backward: the answer is at most hint */                                                   \
+    size_t near = hint < RC_SCAN_NEAR ? 0 : hint - RC_SCAN_NEAR;                                 \
+    for (size_t i = hint; i > near; i--)                                                         \
+        if (a[i - 1] < x)                                                                        \
+            return i;                                                                            \
+    if (near == 0)                                                                               \
+        return 0;                                                                                \
+    hint = near;                                                                                 \
+    hi = hint;                                                                                   \
+    lo = hint;                                                                                   \
+    while (lo > 0 && a[lo - 1] >= x) {                                                           \
+        hi = lo - 1;                                                                             \
+        lo = step <= hint ? hint - step : 0;                                                     \
+        step *= 2;                                                                               \
+    }                                                                                            \
+    return rc_lower_bound##suffix(a, lo, hi, x);                                                 \
 }
+
+RC_DEFINE_SEARCHES(, int64_t)
+RC_DEFINE_SEARCHES(_u32, uint32_t)
 
 #endif

@@ -19,18 +19,12 @@ static earl_status check_sizes(int64_t stride, int64_t n_cnodes, const char *wha
     return EARL_OK;
 }
 
-static earl_status bad_chunk(const earl_rc_chunks *chunks, size_t i, int64_t n_cnodes,
-                             const char *what, earl_error *err)
-{
-    return earl_fail(err, EARL_ERR_INVALID, "%s: time chunk %zu has call path %lld, not in 0..%lld",
-                     what, i, (long long)chunks->cnode[i], (long long)n_cnodes - 1);
-}
-
 /* Where the previous query of each location found its chunks and points:
  * a location's queries mostly come in time order, so the next search starts
  * there (rc_gallop_lower_bound). */
 typedef struct hints {
-    size_t *chunk, *point;
+    rc_chunk_cursor *chunk;
+    size_t *point;
     int64_t n_locations;
 } hints;
 
@@ -52,36 +46,15 @@ static void hints_free(hints *h)
     free(h->point);
 }
 
-static earl_status check_locations(const int64_t *loc, size_t queries, const char *what,
-                                   earl_error *err)
+/* The queries' locations (not negative) and the chunks' offsets. */
+static earl_status check_inputs(const earl_rc_chunks *chunks, const int64_t *loc, size_t queries,
+                                const char *what, earl_error *err)
 {
     for (size_t q = 0; q < queries; q++)
         if (loc[q] < 0)
             return earl_fail(err, EARL_ERR_INVALID, "%s: query %zu has location %lld", what, q,
                              (long long)loc[q]);
-    return EARL_OK;
-}
-
-/* Sum the chunks of location loc between events lo (exclusive: after its
- * point) and hi (before its point) into acc.  Returns the index of a chunk
- * whose call path is out of range, or (size_t)-1: chunks are checked as they
- * are summed (most are, and a separate pass would read them all again). */
-static size_t sum_chunks(const earl_rc_chunks *chunks, int64_t stride, int64_t loc, int64_t lo,
-                         int64_t hi, rc_accumulator *acc, size_t *hint)
-{
-    size_t first = rc_gallop_lower_bound(chunks->key, chunks->count, (loc * stride + lo) * 2 + 1,
-                                         *hint);
-    size_t end = rc_gallop_lower_bound(chunks->key, chunks->count, (loc * stride + hi) * 2 + 1,
-                                       first);
-    const uint64_t n_cnodes = (uint64_t)acc->n_cnodes;
-    for (size_t i = first; i < end; i++) {
-        int64_t c = chunks->cnode[i];
-        if ((uint64_t)c >= n_cnodes)
-            return i;
-        rc_acc_add_ticks(acc, c, chunks->ticks[i]);
-    }
-    *hint = first; /* the location's next query starts near this one */
-    return (size_t)-1;
+    return rc_chunks_check(chunks, what, err);
 }
 
 earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride, int64_t n_cnodes,
@@ -91,7 +64,7 @@ earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride, int
     memset(out, 0, sizeof *out);
     earl_status st = check_sizes(stride, n_cnodes, "root-cause chunk sums", err);
     if (st == EARL_OK)
-        st = check_locations(loc, queries, "root-cause chunk sums", err);
+        st = check_inputs(chunks, loc, queries, "root-cause chunk sums", err);
     if (st != EARL_OK)
         return st;
     rc_accumulator acc;
@@ -106,11 +79,10 @@ earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride, int
         goto nomem;
     for (size_t r = 0; r < queries; r++) {
         size_t q = order[r];
-        size_t bad = sum_chunks(chunks, stride, loc[q], lo[q], hi[q], &acc, &h.chunk[loc[q]]);
-        if (bad != (size_t)-1) {
-            st = bad_chunk(chunks, bad, n_cnodes, "root-cause chunk sums", err);
+        st = rc_sum_chunks(chunks, stride, loc[q], lo[q], hi[q], &acc, &h.chunk[loc[q]],
+                           "root-cause chunk sums", err);
+        if (st != EARL_OK)
             goto fail;
-        }
         rc_acc_sort(&acc);
         for (size_t i = 0; i < acc.n_list; i++)
             if (rc_map_push(&b, acc.list[i], (double)acc.ticks[acc.list[i]]) < 0)
@@ -154,7 +126,7 @@ earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_p
     memset(out, 0, sizeof *out);
     earl_status st = check_sizes(stride, n_cnodes, "root-cause intervals", err);
     if (st == EARL_OK)
-        st = check_locations(loc, queries, "root-cause intervals", err);
+        st = check_inputs(chunks, loc, queries, "root-cause intervals", err);
     if (st != EARL_OK)
         return st;
     for (size_t j = 0; j < points->count; j++)
@@ -181,11 +153,10 @@ earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_p
         int64_t start = prev[q] >= 0 ? prev[q] : -1;
         int64_t base = loc[q] * stride;
         size_t *point_hint = &h.point[loc[q]];
-        size_t bad = sum_chunks(chunks, stride, loc[q], start, at[q], &acc, &h.chunk[loc[q]]);
-        if (bad != (size_t)-1) {
-            st = bad_chunk(chunks, bad, n_cnodes, "root-cause intervals", err);
+        st = rc_sum_chunks(chunks, stride, loc[q], start, at[q], &acc, &h.chunk[loc[q]],
+                           "root-cause intervals", err);
+        if (st != EARL_OK)
             goto fail;
-        }
         for (size_t i = 0; i < acc.n_list; i++)
             acc.value[acc.list[i]] = (double)acc.ticks[acc.list[i]];
         /* the points strictly in between: their waiting time is not the

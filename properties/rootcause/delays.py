@@ -10,9 +10,9 @@ from earlc.analysis import Property
 from ..groups import group_max, group_min
 from earlc import _core
 
-from .intervals import (_chunk_sums, _chunks, _concat_maps, _excess, _f64, _gather,
-                        _group_interval_starts, _i64, _interval_times, _previous_point, _search,
-                        _segment_sums, to_ticks)
+from .intervals import (CallPathMap, _chunk_sums, _chunks, _concat_maps, _excess, _f64,
+                        _gather, _group_interval_starts, _i64, _interval_times, _previous_point,
+                        _search, _segment_sums, to_ticks)
 from .points import COLL_12N, COLL_BARRIER, COLL_N21, COLL_NXN, _published, sync_points
 
 #: kinds of OpenMP wait states, for their delay costs (the MPI ones are COLL_*, "ls", "lr")
@@ -104,9 +104,13 @@ def _collective_delays(ctx, chunks):
     if len(t_inst):
         met[hit] = t_ev[torder[pos[hit]]]
     group_time = iv.time
-    n_queries = len(group_time.offset) - 1
-    member_delays = _concat_maps(group_time, delays)
-    member_delay_query = np.where(is_root, m_inst, n_queries + j)
+    # the members' delays: the group intervals (the first ninst queries; the
+    # others are not needed past the excess), then the waiters' excess
+    root_end = group_time.offset[ninst]
+    member_delays = _concat_maps(CallPathMap(group_time.offset[:ninst + 1],
+                                             group_time.cnode[:root_end],
+                                             group_time.value[:root_end]), delays)
+    member_delay_query = np.where(is_root, m_inst, ninst + j)
     # the delayer's delays in total, added as numpy.sum adds them
     root_sum = _segment_sums(group_time.value, group_time.offset[:ninst + 1])
     # the delayer's waiting points in between; its OpenMP barrier waits take a
@@ -345,7 +349,8 @@ def _long_term_costs(ctx, p, waits, collectives=(), idle_costs=None):
 
 def _delays(ctx):
     """The short-term delay costs of every kind of wait state, computed together
-    so that the time chunks of the replay are built once and freed after."""
+    so that the inputs of the time chunks (the thread management's extra chunks)
+    are gathered once."""
     def compute():
         ls, lr = sync_points(ctx)[3:5]
         loc = ctx.events.location

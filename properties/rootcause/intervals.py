@@ -12,57 +12,54 @@ from .points import sync_points
 def _chunks(ctx):
     """Exclusive time as Scalasca's replay counts it, in chunks at ENTER and LEAVE
     events: the time since the location's previous ENTER or LEAVE, charged at an
-    ENTER to the caller and at a LEAVE to the region left (the C core builds
-    them).  Sorted by (location, event): (key, cnode, ticks) with key =
-    2 * (location * (n+1) + event) + 1 for time counted after a point at that
-    event (at a LEAVE), + 0 before it (at an ENTER or a team's join)."""
-    def compute():
-        ev = ctx.events
-        kinds = ctx.kinds
-        roles = np.zeros(256, dtype=np.uint8)
-        roles[[kinds["ENTER"]]] = _core.RC_CHUNK_ENTER
-        roles[[kinds["LEAVE"]]] = _core.RC_CHUNK_LEAVE
-        # a team's join closes a stretch of the master's time (Scalasca's checkpoint)
-        roles[[kinds["THREAD_JOIN"], kinds["OMP_JOIN"]]] = _core.RC_CHUNK_JOIN
-        # PROGRAM_BEGIN and PROGRAM_END open and close the program's call path
-        program = [c for c in ctx.calltree.extra_names]
-        if program:
-            roles[[kinds["PROGRAM_BEGIN"]]] = _core.RC_CHUNK_ENTER
-            roles[[kinds["PROGRAM_END"]]] = _core.RC_CHUNK_PROGRAM_END
-        key, cnode, dt = (np.frombuffer(x, np.int64) for x in _core.rc_chunks(
-            ev.loc_start, ev.location, ev.kind, ev.time,
-            np.ascontiguousarray(ctx.cnode, dtype=np.int32),
-            np.ascontiguousarray(ctx.calltree.parent, dtype=np.int32), roles.tobytes(),
-            program[0] if program else -1))
-        n = np.int64(ctx.n_events + 1)
-        # thread management counts in the parallel region, as in the call tree: on
-        # every thread the fork part after its ENTER; on the master it leaves the
-        # forking call path (before the ENTER), and so does the join part
-        enters, fork_part, join_part = ctx.thread_management()
-        if len(enters):
-            c_all = ctx.cnode[enters].astype(np.int64)
-            loc_all = ctx.events.location[enters].astype(np.int64)
-            ok_all = c_all >= 0
-            master = ok_all & (ctx.events.location[ctx.enter_of(enters)] == loc_all)
-            master &= ctx.calltree.parent[np.maximum(c_all, 0)] >= 0
-            e, c, mloc = enters[master], c_all[master], loc_all[master]
-            pc = ctx.calltree.parent[c].astype(np.int64)
-            leave = ctx.leave_of(e)
-            f, j = fork_part[master], join_part[master]
-            has = leave >= 0
-            ea, ca, la = enters[ok_all], c_all[ok_all], loc_all[ok_all]
-            extra_key = np.concatenate(((la * n + ea) * 2 + 1, (mloc * n + e) * 2,
-                                        ((mloc * n + leave) * 2 + 1)[has],
-                                        ((mloc * n + leave) * 2 + 1)[has]))
-            extra_c = np.concatenate((ca, pc, c[has], pc[has]))
-            extra_v = np.concatenate((fork_part[ok_all], -f, j[has], -j[has]))
-            key = np.concatenate((key, extra_key))
-            cnode = np.concatenate((cnode, extra_c))
-            dt = np.concatenate((dt, extra_v))
-            order = np.argsort(key, kind="stable")
-            key, cnode, dt = key[order], cnode[order], dt[order]
-        return _i64(key), _i64(cnode), _i64(dt)
-    return compute()
+    ENTER to the caller and at a LEAVE to the region left.  The C core builds
+    those of the events (a compact table, location by location); the thread
+    management's corrections come as a table of extra chunks, sorted by key = 2 * (location * (n+1) + event) + 1 for time
+    counted after a point at that event (at a LEAVE), + 0 before it (at an ENTER
+    or a team's join).  Returns (event chunks, (key, cnode, ticks) of the extra
+    chunks), as the C core's sums take them."""
+    ev = ctx.events
+    kinds = ctx.kinds
+    roles = np.zeros(256, dtype=np.uint8)
+    roles[[kinds["ENTER"]]] = _core.RC_CHUNK_ENTER
+    roles[[kinds["LEAVE"]]] = _core.RC_CHUNK_LEAVE
+    # a team's join closes a stretch of the master's time (Scalasca's checkpoint)
+    roles[[kinds["THREAD_JOIN"], kinds["OMP_JOIN"]]] = _core.RC_CHUNK_JOIN
+    # PROGRAM_BEGIN and PROGRAM_END open and close the program's call path
+    program = [c for c in ctx.calltree.extra_names]
+    if program:
+        roles[[kinds["PROGRAM_BEGIN"]]] = _core.RC_CHUNK_ENTER
+        roles[[kinds["PROGRAM_END"]]] = _core.RC_CHUNK_PROGRAM_END
+    events = _core.rc_event_chunks(
+        ctx.n_locations, ev.location, ev.kind, ev.time,
+        np.ascontiguousarray(ctx.cnode, dtype=np.int32),
+        np.ascontiguousarray(ctx.calltree.parent, dtype=np.int32), roles.tobytes(),
+        program[0] if program else -1)
+    n = np.int64(ctx.n_events + 1)
+    # thread management counts in the parallel region, as in the call tree: on
+    # every thread the fork part after its ENTER; on the master it leaves the
+    # forking call path (before the ENTER), and so does the join part
+    enters, fork_part, join_part = ctx.thread_management()
+    if not len(enters):
+        empty = np.empty(0, np.int64)
+        return events, (empty, empty, empty)
+    c_all = ctx.cnode[enters].astype(np.int64)
+    loc_all = ctx.events.location[enters].astype(np.int64)
+    ok_all = c_all >= 0
+    master = ok_all & (ctx.events.location[ctx.enter_of(enters)] == loc_all)
+    master &= ctx.calltree.parent[np.maximum(c_all, 0)] >= 0
+    e, c, mloc = enters[master], c_all[master], loc_all[master]
+    pc = ctx.calltree.parent[c].astype(np.int64)
+    leave = ctx.leave_of(e)
+    f, j = fork_part[master], join_part[master]
+    has = leave >= 0
+    ea, ca, la = enters[ok_all], c_all[ok_all], loc_all[ok_all]
+    key = np.concatenate(((la * n + ea) * 2 + 1, (mloc * n + e) * 2,
+                          ((mloc * n + leave) * 2 + 1)[has], ((mloc * n + leave) * 2 + 1)[has]))
+    cnode = np.concatenate((ca, pc, c[has], pc[has]))
+    ticks = np.concatenate((fork_part[ok_all], -f, j[has], -j[has]))
+    order = np.argsort(key, kind="stable")
+    return events, (_i64(key[order]), _i64(cnode[order]), _i64(ticks[order]))
 
 
 def _search(keys: np.ndarray, needles: np.ndarray, side: str = "left") -> np.ndarray:
@@ -189,7 +186,7 @@ def _interval_times(ctx, chunks, loc, prev, at) -> Intervals:
     point): Scalasca's pruned time map of the interval (positive times only), and
     the waiting time at the synchronisation points strictly in between."""
     (tm_off, tm_c, tm_v), wsum, b_off, b_row = _core.rc_interval_times(
-        *chunks, *_points_by_location(ctx), ctx.n_events + 1, len(ctx.calltree) + 1,
+        chunks, *_points_by_location(ctx), ctx.n_events + 1, len(ctx.calltree) + 1,
         _i64(loc), _i64(prev), _i64(at))
     return Intervals(CallPathMap(tm_off, tm_c, tm_v), np.frombuffer(wsum, np.float64),
                      np.frombuffer(b_off, np.int64), np.frombuffer(b_row, np.int64))
@@ -296,6 +293,6 @@ def _chunk_sums(ctx, chunks, loc, lo_ev, hi_ev) -> CallPathMap:
     """Raw exclusive time (float ticks) per query and call path between two events
     of a location (after lo_ev's point, before hi_ev's), as Scalasca's replay
     counts it."""
-    o, c, v = _core.rc_chunk_sums(*chunks, ctx.n_events + 1, len(ctx.calltree) + 1,
+    o, c, v = _core.rc_chunk_sums(chunks, ctx.n_events + 1, len(ctx.calltree) + 1,
                                   _i64(loc), _i64(lo_ev), _i64(hi_ev))
     return CallPathMap(o, c, v)

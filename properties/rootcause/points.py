@@ -26,12 +26,16 @@ def _published(ctx, name):
     return ctx.published[name]
 
 
-def _leave_times(ctx, calls: np.ndarray) -> np.ndarray:
-    """Leave time of each call (ENTER ids), once per distinct call."""
+def _leave_times(ctx, calls: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """Leave time of each call (ENTER ids), once per distinct call; inside: an
+    event of each call (a receive, a send, a request's completion), after which
+    its LEAVE is looked for first (the latest of a call's: the closest)."""
     if not len(calls):
         return np.empty(0, np.int64)
     u, which = np.unique(calls, return_inverse=True)
-    leave = ctx.leave_of(u)
+    after = u.copy()
+    np.maximum.at(after, which, inside)
+    leave = ctx.leave_of(u, inside=after)
     return np.where(leave >= 0, ctx.time_of(np.maximum(leave, 0)), _NONE)[which]
 
 
@@ -59,8 +63,8 @@ def _p2p_waits(ctx):
     (ls, lr) dicts of arrays, each with the waiter's and the delayer's event."""
     ls = _published(ctx, "late_sender")
     rcall, scall = ls["recv_call"], ls["send_call"]
-    r_leave = _leave_times(ctx, rcall)
-    s_leave = _leave_times(ctx, scall)
+    r_leave = _leave_times(ctx, rcall, ls["recv"])
+    s_leave = _leave_times(ctx, scall, ls["send"])
     # Scalasca's waiting time: the send's enter, but not after the receive's leave
     idle = np.minimum(ctx.time_of(scall), r_leave) - ctx.time_of(rcall)
     keep = idle > 0
@@ -74,7 +78,8 @@ def _p2p_waits(ctx):
     cmp_ev = _request_half(ctx, send, "MPI_ISEND")
     req_ev = _request_half(ctx, recv, "MPI_IRECV")
     qcall = ctx.enter_of(req_ev)
-    c_leave, q_leave = _leave_times(ctx, ccall), _leave_times(ctx, qcall)
+    c_leave = _leave_times(ctx, ccall, cmp_ev)
+    q_leave = _leave_times(ctx, qcall, req_ev)
     out_lr = {"cmp": cmp_ev, "req": req_ev, "wait": lr.severity.astype(np.float64),
               "c_total": c_leave - ctx.time_of(ccall),
               "c_compl": np.where(c_leave > q_leave, 0, c_leave - q_leave),

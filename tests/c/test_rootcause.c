@@ -1,7 +1,8 @@
 /*
  * test_rootcause.c - cmocka tests of the root-cause subsystem
  * (csrc/rootcause/earl_rootcause.h) on small hand-built cases whose answers
- * are worked out in the comments: the time chunks of two locations, the
+ * are worked out in the comments: the time chunks of two locations' events,
+ * their sums with those of a table, the
  * synchronisation intervals (waits in between, the first point's cut,
  * positive times only), raw chunk sums, the excess of one map over another,
  * the group interval starts of collectives, the critical path's walk and the
@@ -64,16 +65,15 @@ static void test_gallop_matches_lower_bound(void **state)
  *   e3 loc1 MPI_SEND t6    e4 loc0 LEAVE c2 t9    e5 loc1 LEAVE c1 t10
  *   e6 loc0 LEAVE c1 t12   e7 loc0 ENTER c0 t20 (c0 is a root: no caller)
  * parent: c0 -> -1, c1 -> 0, c2 -> 1.  Chunks: loc0 starts at e0; e2 charges
- * 5 to c1 (the caller) before its point, key 2*2+0; e4 4 to c2 after, key
- * 2*4+1; e6 3 to c1, key 13; e7 has no caller.  loc1 starts at e1, skips the
- * send, e5 charges 9 to c1, key 2*(9+5)+1. */
+ * 5 to c1 (the caller) before its point, slot 2*2+0; e4 4 to c2 after, slot
+ * 2*4+1; e6 3 to c1, slot 13; e7 has no caller.  loc1 starts at e1, skips the
+ * send, e5 charges 9 to c1, slot 2*5+1. */
 static const int32_t chunk_location[] = {0, 1, 0, 1, 0, 1, 0, 0};
 static const uint8_t chunk_kind[] = {EARL_ENTER, EARL_ENTER, EARL_ENTER, EARL_MPI_SEND,
                                      EARL_LEAVE, EARL_LEAVE, EARL_LEAVE, EARL_ENTER};
 static const uint64_t chunk_time[] = {0, 1, 5, 6, 9, 10, 12, 20};
 static const int32_t chunk_cnode[] = {1, 1, 2, -1, 2, 1, 1, 0};
 static const int32_t chunk_parent[] = {-1, 0, 1};
-static const uint64_t chunk_loc_start[] = {0, 5, 8};
 
 static void chunk_roles(uint8_t role[256])
 {
@@ -82,54 +82,94 @@ static void chunk_roles(uint8_t role[256])
     role[EARL_LEAVE] = EARL_RC_CHUNK_LEAVE;
 }
 
+/* The chunks of the events above, built into t, as the sums read them. */
+static earl_rc_chunks build_event_chunks(earl_rc_event_chunk_table *t)
+{
+    uint8_t role[256];
+    chunk_roles(role);
+    earl_error err;
+    assert_int_equal(earl_rc_event_chunks_build(2, 8, chunk_location, chunk_kind, chunk_time,
+                                                chunk_cnode, chunk_parent, 3, role, -1, t, &err),
+                     EARL_OK);
+    earl_rc_chunks c = {.events = {2, t->offset, t->slot, t->cnode, t->ticks}};
+    return c;
+}
+
 static void test_chunks_of_two_locations(void **state)
 {
     (void)state;
-    uint8_t role[256];
-    chunk_roles(role);
-    earl_rc_chunk_table t;
-    earl_error err;
-    assert_int_equal(earl_rc_chunks_build(2, chunk_loc_start, 8, chunk_location, chunk_kind,
-                                          chunk_time, chunk_cnode, chunk_parent, 3, role, -1, &t,
-                                          &err),
-                     EARL_OK);
-    const int64_t key[] = {4, 9, 13, 29}, cnode[] = {1, 2, 1, 1}, ticks[] = {5, 4, 3, 9};
+    earl_rc_event_chunk_table t;
+    build_event_chunks(&t);
+    const uint64_t offset[] = {0, 3, 4};
+    const uint32_t slot[] = {4, 9, 13, 11};
+    const int32_t cnode[] = {1, 2, 1, 1};
+    const int64_t ticks[] = {5, 4, 3, 9};
+    assert_int_equal(t.n_locations, 2);
     assert_int_equal(t.count, 4);
+    for (size_t l = 0; l < 3; l++)
+        assert_int_equal(t.offset[l], offset[l]);
     for (size_t i = 0; i < 4; i++) {
-        assert_int_equal(t.key[i], key[i]);
+        assert_int_equal(t.slot[i], slot[i]);
         assert_int_equal(t.cnode[i], cnode[i]);
         assert_int_equal(t.ticks[i], ticks[i]);
     }
-    earl_rc_chunk_table_free(&t);
+    earl_rc_event_chunk_table_free(&t);
 }
 
 /* The chunk sums of queries of both locations, interleaved (they are answered
  * location by location, and come back in query order):
- *   q0 location 1 from its start to e8: key 29, c1 9
- *   q1 location 0 from its start to e5: keys 4 and 9, c1 5 and c2 4
- *   q2 location 1 after e4 to e8: key 29, c1 9
- *   q3 location 0 after e4 to e7: keys 9 and 13, c1 3 and c2 4 */
+ *   q0 location 1 from its start to e8: c1 9
+ *   q1 location 0 from its start to e5: e2 and e4, c1 5 and c2 4
+ *   q2 location 1 after e4 (not its event) to e8: c1 9
+ *   q3 location 0 after e4 to e7: e4's chunk after its point and e6's, c1 3
+ *      and c2 4
+ * then location 0 again, back over what was summed:
+ *   q4 from its start to e2: e2's chunk counts before e2's point, c1 5
+ *   q5 after e2 to e4: neither e2's chunk (before its point) nor e4's (after
+ *      its point): nothing
+ *   q6 after e3 (not its event) to e5 (neither): e4's chunk, c2 4 */
 static void test_chunk_sums_of_interleaved_locations(void **state)
 {
     (void)state;
-    uint8_t role[256];
-    chunk_roles(role);
-    earl_rc_chunk_table t;
-    earl_error err;
-    assert_int_equal(earl_rc_chunks_build(2, chunk_loc_start, 8, chunk_location, chunk_kind,
-                                          chunk_time, chunk_cnode, chunk_parent, 3, role, -1, &t,
-                                          &err),
-                     EARL_OK);
-    earl_rc_chunks chunks = {t.count, t.key, t.cnode, t.ticks};
-    const int64_t loc[] = {1, 0, 1, 0}, lo[] = {-1, -1, 4, 4}, hi[] = {8, 5, 8, 7};
+    earl_rc_event_chunk_table t;
+    earl_rc_chunks chunks = build_event_chunks(&t);
+    const int64_t loc[] = {1, 0, 1, 0, 0, 0, 0}, lo[] = {-1, -1, 4, 4, -1, 2, 3},
+                  hi[] = {8, 5, 8, 7, 2, 4, 5};
     earl_rc_map m;
-    assert_int_equal(earl_rc_chunk_sums(&chunks, 9, 3, loc, lo, hi, 4, &m, &err), EARL_OK);
+    earl_error err;
+    assert_int_equal(earl_rc_chunk_sums(&chunks, 9, 3, loc, lo, hi, 7, &m, &err), EARL_OK);
     assert_query(&m, 0, 1, (const int64_t[]){1}, (const double[]){9});
     assert_query(&m, 1, 2, (const int64_t[]){1, 2}, (const double[]){5, 4});
     assert_query(&m, 2, 1, (const int64_t[]){1}, (const double[]){9});
     assert_query(&m, 3, 2, (const int64_t[]){1, 2}, (const double[]){3, 4});
+    assert_query(&m, 4, 1, (const int64_t[]){1}, (const double[]){5});
+    assert_query(&m, 5, 0, NULL, NULL);
+    assert_query(&m, 6, 1, (const int64_t[]){2}, (const double[]){4});
     earl_rc_map_free(&m);
-    earl_rc_chunk_table_free(&t);
+    /* a chunk's call path beyond the sums' call paths */
+    assert_int_equal(earl_rc_chunk_sums(&chunks, 9, 2, loc, lo, hi, 7, &m, &err),
+                     EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "has call path 2"));
+    earl_rc_event_chunk_table_free(&t);
+}
+
+/* The table's chunks add to those of the events: a correction of -2 to c0
+ * after e6 (key (0 * 9 + 6) * 2 + 1) and one of location 1 after e3. */
+static void test_chunk_sums_add_the_table(void **state)
+{
+    (void)state;
+    earl_rc_event_chunk_table t;
+    earl_rc_chunks chunks = build_event_chunks(&t);
+    const int64_t key[] = {13, 2 * (9 + 3) + 1}, cnode[] = {0, 2}, ticks[] = {-2, 7};
+    chunks.table = (earl_rc_chunk_table){2, key, cnode, ticks};
+    const int64_t loc[] = {0, 1}, lo[] = {4, -1}, hi[] = {7, 8};
+    earl_rc_map m;
+    earl_error err;
+    assert_int_equal(earl_rc_chunk_sums(&chunks, 9, 3, loc, lo, hi, 2, &m, &err), EARL_OK);
+    assert_query(&m, 0, 3, (const int64_t[]){0, 1, 2}, (const double[]){-2, 3, 4});
+    assert_query(&m, 1, 2, (const int64_t[]){1, 2}, (const double[]){9, 7});
+    earl_rc_map_free(&m);
+    earl_rc_event_chunk_table_free(&t);
 }
 
 static void test_chunks_reject_bad_input(void **state)
@@ -137,26 +177,37 @@ static void test_chunks_reject_bad_input(void **state)
     (void)state;
     uint8_t role[256];
     chunk_roles(role);
-    earl_rc_chunk_table t;
+    earl_rc_event_chunk_table t;
     earl_error err;
     int32_t location[8];
     memcpy(location, chunk_location, sizeof location);
     location[4] = 7; /* no such location */
-    assert_int_equal(earl_rc_chunks_build(2, chunk_loc_start, 8, location, chunk_kind, chunk_time,
-                                          chunk_cnode, chunk_parent, 3, role, -1, &t, &err),
+    assert_int_equal(earl_rc_event_chunks_build(2, 8, location, chunk_kind, chunk_time,
+                                                chunk_cnode, chunk_parent, 3, role, -1, &t, &err),
                      EARL_ERR_INVALID);
-    assert_non_null(strstr(err.message, "event 4"));
+    assert_non_null(strstr(err.message, "event 4 has a location out of range"));
     /* a cnode beyond the call tree */
-    assert_int_equal(earl_rc_chunks_build(2, chunk_loc_start, 8, chunk_location, chunk_kind,
-                                          chunk_time, chunk_cnode, chunk_parent, 2, role, -1, &t,
-                                          &err),
+    assert_int_equal(earl_rc_event_chunks_build(2, 8, chunk_location, chunk_kind, chunk_time,
+                                                chunk_cnode, chunk_parent, 2, role, -1, &t, &err),
                      EARL_ERR_INVALID);
-    /* event counts that do not add up to the events */
-    const uint64_t short_start[] = {0, 5, 7};
-    assert_int_equal(earl_rc_chunks_build(2, short_start, 8, chunk_location, chunk_kind,
-                                          chunk_time, chunk_cnode, chunk_parent, 3, role, -1, &t,
-                                          &err),
+    assert_non_null(strstr(err.message, "event 2 has a call path out of range"));
+    /* more events than 32-bit slots tell apart (the columns are not read) */
+    assert_int_equal(earl_rc_event_chunks_build(2, (size_t)1 << 31, chunk_location, chunk_kind,
+                                                chunk_time, chunk_cnode, chunk_parent, 3, role,
+                                                -1, &t, &err),
                      EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "2147483648 events"));
+    /* chunk offsets out of order */
+    const uint64_t offset[] = {0, 5, 4};
+    const uint32_t slot[] = {4, 9, 13, 11};
+    const int32_t cnode[] = {1, 2, 1, 1};
+    const int64_t ticks[] = {5, 4, 3, 9};
+    earl_rc_chunks chunks = {.events = {2, offset, slot, cnode, ticks}};
+    const int64_t loc[] = {0}, lo[] = {-1}, hi[] = {8};
+    earl_rc_map m;
+    assert_int_equal(earl_rc_chunk_sums(&chunks, 9, 3, loc, lo, hi, 1, &m, &err),
+                     EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "offsets of location 1 are not in order"));
 }
 
 /* ---- intervals ------------------------------------------------------------------ */
@@ -175,7 +226,9 @@ static const int64_t iv_point_cnode[] = {1, 2, 3, 3};
 static const double iv_point_wait[] = {0, 2, 0.5, 1};
 static const double iv_point_cut[] = {3, 0, 0, 0};
 
-static const earl_rc_chunks iv_chunks = {6, iv_chunk_key, iv_chunk_cnode, iv_chunk_ticks};
+/* no event chunks: the table only */
+static const earl_rc_chunks iv_chunks = {.table = {6, iv_chunk_key, iv_chunk_cnode,
+                                                   iv_chunk_ticks}};
 static const earl_rc_points iv_points = {4,           iv_point_key,  iv_point_row,
                                          iv_point_cnode, iv_point_wait, iv_point_cut};
 
@@ -475,6 +528,7 @@ int main(void)
         cmocka_unit_test(test_gallop_matches_lower_bound),
         cmocka_unit_test(test_chunks_of_two_locations),
         cmocka_unit_test(test_chunk_sums_of_interleaved_locations),
+        cmocka_unit_test(test_chunk_sums_add_the_table),
         cmocka_unit_test(test_chunks_reject_bad_input),
         cmocka_unit_test(test_interval_times),
         cmocka_unit_test(test_chunk_sums_keep_every_call_path),

@@ -52,15 +52,16 @@ static const char *format_name(char format)
     case 'q': return "int64";
     case 'Q': return "uint64";
     case 'i': return "int32";
+    case 'I': return "uint32";
     case 'B': return "uint8";
     default: return "float64";
     }
 }
 
 /* The items of obj, a contiguous array of the struct-module format `format`
- * ('q' int64, 'Q' uint64, 'i' int32, 'B' uint8, 'd' float64); *count gets
- * their number, or must equal it when it is not (size_t)-1.  NULL with
- * ValueError naming the argument otherwise. */
+ * ('q' int64, 'Q' uint64, 'i' int32, 'I' uint32, 'B' uint8, 'd' float64);
+ * *count gets their number, or must equal it when it is not (size_t)-1.  NULL
+ * with ValueError naming the argument otherwise. */
 static const void *rc_typed_array(rc_args *a, PyObject *obj, char format, size_t *count,
                                   const char *name)
 {
@@ -167,12 +168,6 @@ static PyObject *map_tuple(earl_rc_map *m)
     return r;
 }
 
-static void chunk_result_free(void *p)
-{
-    earl_rc_chunk_table_free(p);
-    free(p);
-}
-
 /* A map from a tuple (offset, cnode, value); the arrays stay in a. */
 static int map_arg(rc_args *a, PyObject *obj, earl_rc_map *m, const char *name)
 {
@@ -202,34 +197,68 @@ static int map_arg(rc_args *a, PyObject *obj, earl_rc_map *m, const char *name)
     return 0;
 }
 
-/* The chunk columns (key, cnode, ticks) into c. */
-static int chunks_arg(rc_args *a, PyObject *key, PyObject *cnode, PyObject *ticks,
-                      earl_rc_chunks *c)
+/* The chunks of the events: rc_event_chunks' tuple (offset, slot, cnode,
+ * ticks), or None for none. */
+static int event_chunks_arg(rc_args *a, PyObject *obj, earl_rc_event_chunks *ev)
 {
-    size_t n = (size_t)-1;
-    c->key = rc_array(a, key, 'i', &n, "chunk_key");
-    c->cnode = c->key ? rc_array(a, cnode, 'i', &n, "chunk_cnode") : NULL;
-    c->ticks = c->cnode ? rc_array(a, ticks, 'i', &n, "chunk_ticks") : NULL;
-    c->count = n;
-    return c->ticks ? 0 : -1;
+    memset(ev, 0, sizeof *ev);
+    if (obj == Py_None)
+        return 0;
+    PyObject *off_o, *slot_o, *cn_o, *ticks_o;
+    if (!PyTuple_Check(obj) || !PyArg_ParseTuple(obj, "OOOO", &off_o, &slot_o, &cn_o, &ticks_o)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "event chunks must be None or a tuple (offset, slot, cnode, ticks)");
+        return -1;
+    }
+    size_t n_offsets = (size_t)-1, n_chunks = (size_t)-1;
+    if (!(ev->offset = rc_typed_array(a, off_o, 'Q', &n_offsets, "chunk offset")) ||
+        !(ev->slot = rc_typed_array(a, slot_o, 'I', &n_chunks, "chunk slot")) ||
+        !(ev->cnode = rc_typed_array(a, cn_o, 'i', &n_chunks, "chunk cnode")) ||
+        !(ev->ticks = rc_typed_array(a, ticks_o, 'q', &n_chunks, "chunk ticks")))
+        return -1;
+    if (n_offsets < 1 || ev->offset[0] != 0 || ev->offset[n_offsets - 1] != n_chunks) {
+        PyErr_SetString(PyExc_ValueError,
+                        "the chunk offsets must hold locations + 1 values from 0 to the chunks");
+        return -1;
+    }
+    ev->n_locations = n_offsets - 1;
+    return 0;
 }
 
-/* rc_chunk_sums(chunk_key, chunk_cnode, chunk_ticks, stride, n_cnodes, loc, lo, hi)
- * -> map tuple */
+/* The chunks: a tuple (event chunks, (key, cnode, ticks) of the table). */
+static int chunks_arg(rc_args *a, PyObject *obj, earl_rc_chunks *c)
+{
+    PyObject *events, *key, *cnode, *ticks;
+    if (!PyTuple_Check(obj) || !PyArg_ParseTuple(obj, "O(OOO)", &events, &key, &cnode, &ticks)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "chunks must be a tuple (event chunks or None, (key, cnode, ticks))");
+        return -1;
+    }
+    if (event_chunks_arg(a, events, &c->events) < 0)
+        return -1;
+    size_t n = (size_t)-1;
+    c->table.key = rc_array(a, key, 'i', &n, "chunk_key");
+    c->table.cnode = c->table.key ? rc_array(a, cnode, 'i', &n, "chunk_cnode") : NULL;
+    c->table.ticks = c->table.cnode ? rc_array(a, ticks, 'i', &n, "chunk_ticks") : NULL;
+    c->table.count = n;
+    return c->table.ticks ? 0 : -1;
+}
+
+/* rc_chunk_sums(chunks, stride, n_cnodes, loc, lo, hi) -> map tuple */
 static PyObject *py_chunk_sums(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *ck, *cc, *ct, *lo_o, *hi_o, *loc_o;
+    PyObject *chunks_o, *lo_o, *hi_o, *loc_o;
     long long stride, n_cnodes;
-    if (!PyArg_ParseTuple(args, "OOOLLOOO", &ck, &cc, &ct, &stride, &n_cnodes, &loc_o, &lo_o,
-                          &hi_o))
+    if (!PyArg_ParseTuple(args, "OLLOOO", &chunks_o, &stride, &n_cnodes, &loc_o, &lo_o, &hi_o))
         return NULL;
     rc_args a = {.n = 0};
     earl_rc_chunks chunks;
     size_t nq = (size_t)-1;
     const int64_t *loc, *lo, *hi;
     PyObject *r = NULL;
-    if (chunks_arg(&a, ck, cc, ct, &chunks) < 0 || !(loc = rc_array(&a, loc_o, 'i', &nq, "loc")) ||
+    if (chunks_arg(&a, chunks_o, &chunks) < 0 ||
+        !(loc = rc_array(&a, loc_o, 'i', &nq, "loc")) ||
         !(lo = rc_array(&a, lo_o, 'i', &nq, "lo")) || !(hi = rc_array(&a, hi_o, 'i', &nq, "hi")))
         goto done;
     earl_rc_map out;
@@ -248,16 +277,16 @@ done:
     return r;
 }
 
-/* rc_interval_times(chunk_key, chunk_cnode, chunk_ticks, point_key, point_row,
- * point_cnode, point_wait, point_cut, stride, n_cnodes, loc, prev, at)
+/* rc_interval_times(chunks, point_key, point_row, point_cnode, point_wait,
+ * point_cut, stride, n_cnodes, loc, prev, at)
  * -> (map tuple, wait_sum, between_offset, between_row) */
 static PyObject *py_interval_times(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *ck, *cc, *ct, *pk, *pr, *pc, *pw, *pcut, *loc_o, *prev_o, *at_o;
+    PyObject *chunks_o, *pk, *pr, *pc, *pw, *pcut, *loc_o, *prev_o, *at_o;
     long long stride, n_cnodes;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOLLOOO", &ck, &cc, &ct, &pk, &pr, &pc, &pw, &pcut,
-                          &stride, &n_cnodes, &loc_o, &prev_o, &at_o))
+    if (!PyArg_ParseTuple(args, "OOOOOOLLOOO", &chunks_o, &pk, &pr, &pc, &pw, &pcut, &stride,
+                          &n_cnodes, &loc_o, &prev_o, &at_o))
         return NULL;
     rc_args a = {.n = 0};
     earl_rc_chunks chunks;
@@ -265,7 +294,7 @@ static PyObject *py_interval_times(PyObject *self, PyObject *args)
     size_t np_ = (size_t)-1, nq = (size_t)-1;
     const int64_t *loc, *prev, *at;
     PyObject *r = NULL;
-    if (chunks_arg(&a, ck, cc, ct, &chunks) < 0 ||
+    if (chunks_arg(&a, chunks_o, &chunks) < 0 ||
         !(points.key = rc_array(&a, pk, 'i', &np_, "point_key")) ||
         !(points.row = rc_array(&a, pr, 'i', &np_, "point_row")) ||
         !(points.cnode = rc_array(&a, pc, 'i', &np_, "point_cnode")) ||
@@ -340,68 +369,67 @@ done:
     return r;
 }
 
-/* rc_chunks(loc_start, location, kind, time, event_cnode, parent, roles,
- * program_cnode) -> (key, cnode, ticks) */
-static PyObject *py_chunks(PyObject *self, PyObject *args)
+static void event_chunks_free(void *p)
+{
+    earl_rc_event_chunk_table_free(p);
+    free(p);
+}
+
+/* rc_event_chunks(n_locations, location, kind, time, event_cnode, parent, roles,
+ * program_cnode) -> (offset, slot, cnode, ticks) */
+static PyObject *py_event_chunks(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *ls_o, *le_o, *kind_o, *time_o, *ec_o, *parent_o;
-    Py_buffer roles;
+    PyObject *loc_o, *kind_o, *time_o, *ec_o, *parent_o, *roles_o;
+    Py_ssize_t n_locations;
     long long program;
-    if (!PyArg_ParseTuple(args, "OOOOOOy*L", &ls_o, &le_o, &kind_o, &time_o, &ec_o, &parent_o,
-                          &roles, &program))
+    if (!PyArg_ParseTuple(args, "nOOOOOOL", &n_locations, &loc_o, &kind_o, &time_o, &ec_o,
+                          &parent_o, &roles_o, &program))
         return NULL;
+    if (n_locations < 0) {
+        PyErr_SetString(PyExc_ValueError, "n_locations must not be negative");
+        return NULL;
+    }
     rc_args a = {.n = 0};
     PyObject *r = NULL;
-    size_t n_starts = (size_t)-1, n_events = (size_t)-1, n_cnodes = (size_t)-1;
-    const uint64_t *loc_start;
-    const int32_t *location;
-    const uint8_t *kind;
+    size_t n_events = (size_t)-1, n_cnodes = (size_t)-1, n_roles = 256;
     const uint64_t *time;
-    const int32_t *event_cnode, *parent;
-    if (roles.len != 256) {
-        PyErr_SetString(PyExc_ValueError, "roles must hold 256 bytes, one per event kind");
-        goto done;
-    }
-    if (!(loc_start = rc_typed_array(&a, ls_o, 'Q', &n_starts, "loc_start")) ||
-        !(location = rc_typed_array(&a, le_o, 'i', &n_events, "location")) ||
+    const int32_t *location, *event_cnode, *parent;
+    const uint8_t *kind, *roles;
+    if (!(location = rc_typed_array(&a, loc_o, 'i', &n_events, "location")) ||
         !(kind = rc_typed_array(&a, kind_o, 'B', &n_events, "kind")) ||
         !(time = rc_typed_array(&a, time_o, 'Q', &n_events, "time")) ||
         !(event_cnode = rc_typed_array(&a, ec_o, 'i', &n_events, "event_cnode")) ||
-        !(parent = rc_typed_array(&a, parent_o, 'i', &n_cnodes, "parent")))
+        !(parent = rc_typed_array(&a, parent_o, 'i', &n_cnodes, "parent")) ||
+        !(roles = rc_typed_array(&a, roles_o, 'B', &n_roles, "roles")))
         goto done;
-    if (n_starts < 1) {
-        PyErr_SetString(PyExc_ValueError, "loc_start must hold locations + 1 values");
-        goto done;
-    }
-    earl_rc_chunk_table out;
-    earl_error err;
-    earl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = earl_rc_chunks_build(n_starts - 1, loc_start, n_events, location, kind, time,
-                              event_cnode, parent, n_cnodes, (const uint8_t *)roles.buf, program,
-                              &out, &err);
-    Py_END_ALLOW_THREADS
-    if (st != EARL_OK) {
-        earlc_raise(&err);
-        goto done;
-    }
-    earl_rc_chunk_table *table = malloc(sizeof *table);
+    earl_rc_event_chunk_table *table = malloc(sizeof *table);
     if (!table) {
-        earl_rc_chunk_table_free(&out);
         PyErr_NoMemory();
         goto done;
     }
-    *table = out;
-    PyObject *owner = result_owner(table, chunk_result_free);
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_rc_event_chunks_build((size_t)n_locations, n_events, location, kind, time,
+                                    event_cnode, parent, n_cnodes, roles, program, table, &err);
+    Py_END_ALLOW_THREADS
+    if (st != EARL_OK) {
+        free(table);
+        earlc_raise(&err);
+        goto done;
+    }
+    PyObject *owner = result_owner(table, event_chunks_free);
     if (!owner)
         goto done;
-    r = Py_BuildValue("(NNN)", column_of(owner, table->key, table->count, sizeof(int64_t), "q"),
-                      column_of(owner, table->cnode, table->count, sizeof(int64_t), "q"),
+    r = Py_BuildValue("(NNNN)",
+                      column_of(owner, table->offset, table->n_locations + 1, sizeof(uint64_t),
+                                "Q"),
+                      column_of(owner, table->slot, table->count, sizeof(uint32_t), "I"),
+                      column_of(owner, table->cnode, table->count, sizeof(int32_t), "i"),
                       column_of(owner, table->ticks, table->count, sizeof(int64_t), "q"));
     Py_DECREF(owner);
 done:
-    PyBuffer_Release(&roles);
     rc_args_release(&a);
     return r;
 }
@@ -808,15 +836,16 @@ static PyMethodDef rootcause_functions[] = {
      "rc_group_starts(point_key, point_set, partner_key, partner_location, set_offset, "
      "set_location, n_locations, stride, delayer_location, delayer_event, member_set): where "
      "each collective's delayer last met its communicator."},
-    {"rc_chunks", py_chunks, METH_VARARGS,
-     "rc_chunks(loc_start, location, kind, time, event_cnode, parent, roles, program_cnode): "
-     "the time chunks of every location (key, cnode, ticks)."},
+    {"rc_event_chunks", py_event_chunks, METH_VARARGS,
+     "rc_event_chunks(n_locations, location, kind, time, event_cnode, parent, roles, "
+     "program_cnode): the time chunks of the events (offset, slot, cnode, ticks)."},
     {"rc_chunk_sums", py_chunk_sums, METH_VARARGS,
-     "rc_chunk_sums(chunk_key, chunk_cnode, chunk_ticks, stride, n_cnodes, loc, lo, hi): raw "
+     "rc_chunk_sums(chunks, stride, n_cnodes, loc, lo, hi): raw "
      "time per call path between two events of a location, per query."},
     {"rc_interval_times", py_interval_times, METH_VARARGS,
-     "rc_interval_times(chunk_key, chunk_cnode, chunk_ticks, point_key, point_row, point_cnode, "
-     "point_wait, point_cut, stride, n_cnodes, loc, prev, at): synchronisation intervals."},
+     "rc_interval_times(chunks, point_key, point_row, point_cnode, point_wait, point_cut, "
+     "stride, n_cnodes, loc, prev, at): synchronisation intervals; chunks is (None or "
+     "(offset, slot, cnode, ticks), (key, cnode, ticks))."},
     {"rc_excess", py_excess, METH_VARARGS,
      "rc_excess(late, late_q, early, early_q, within, within_q): positive excess per call path "
      "of one map's queries over another's."},
