@@ -162,10 +162,10 @@ def _points_by_location(ctx):
         # job, and numpy sorts 16-bit keys stably by radix
         loc = p["loc"].astype(np.uint16) if ctx.n_locations < 1 << 16 else p["loc"]
         order = np.argsort(loc, kind="stable")
-        return (np.ascontiguousarray(key[order]), order.astype(np.int64),
+        return (np.ascontiguousarray(key[order]), order.astype(np.int64, copy=False),
                 np.ascontiguousarray(p["cnode"][order]),
                 np.ascontiguousarray(p["wait"][order], dtype=np.float64),
-                np.ascontiguousarray((p["total"] - p["compl"])[order], dtype=np.float64))
+                np.ascontiguousarray(p["cut"][order], dtype=np.float64))
     return ctx.memo("rc_points_by_location", compute)
 
 
