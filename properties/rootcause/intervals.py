@@ -17,7 +17,12 @@ def _chunks(ctx):
     management's corrections come as a table of extra chunks, sorted by key = 2 * (location * (n+1) + event) + 1 for time
     counted after a point at that event (at a LEAVE), + 0 before it (at an ENTER
     or a team's join).  Returns (event chunks, (key, cnode, ticks) of the extra
-    chunks), as the C core's sums take them."""
+    chunks), as the C core's sums take them; built once per analysis (the delays
+    and the critical path both read them)."""
+    return ctx.memo("rc_chunks", lambda: _build_chunks(ctx))
+
+
+def _build_chunks(ctx):
     ev = ctx.events
     kinds = ctx.kinds
     roles = np.zeros(256, dtype=np.uint8)
