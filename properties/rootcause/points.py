@@ -147,12 +147,11 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows, delay
         """Members sel (bool) are synchronisation points; partner_rows: for each
         member row, the rows it synchronises with (pairs of row indices), or None:
         with every member of its communicator (a group point)."""
-        lb = np.minimum(latest, e)
-        wait = np.maximum(lb - b, 0)
-        compl = np.maximum(e - np.maximum(earliest_end, lb), 0)
-        idx = np.nonzero(sel)[0]
-        points.add(event=end[idx], loc=loc[idx], wait=wait[idx], total=total[idx],
-                   compl=compl[idx])
+        idx = np.nonzero(sel)[0]  # computed on the members only, not every row
+        b_i, e_i = b[idx], e[idx]
+        lb = np.minimum(latest[idx], e_i)
+        points.add(event=end[idx], loc=loc[idx], wait=np.maximum(lb - b_i, 0), total=total[idx],
+                   compl=np.maximum(e_i - np.maximum(earliest_end[idx], lb), 0))
         if partner_rows is None:
             groups.add(event=end[idx], group=comm_of[idx])
         else:
