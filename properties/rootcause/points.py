@@ -128,12 +128,13 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows, delay
     comm_of = ctx.states.coll_comm[inst].astype(np.int64)
     rows = np.arange(len(b), dtype=np.int64)
     nrows = np.int64(len(b) + 1)
-    rank = np.maximum(coll["rank"], 0)
+    # MPI_MAXLOC's order among a collective's rows: communicator rank, then row
+    rank_key = np.maximum(coll["rank"], 0) * nrows + rows
 
     def lowest_rank(mask):
         """Per row: the row of lowest communicator rank among the masked rows of its
         instance (MPI_MAXLOC's choice among equal times); len(b) when none."""
-        v = group_min(inst, np.where(mask, rank * nrows + rows, big))
+        v = group_min(inst, np.where(mask, rank_key, big))
         return np.where(v < big, v % nrows, len(b))
 
     def delayed(sel, delayer, kind):
