@@ -31,6 +31,9 @@ def delay_costs(ctx, chunks, waiter_loc, waiter_at, delayer_loc, delayer_at, wai
     # the late side's excess per call path
     each = np.arange(len(wait), dtype=np.int64)
     delays, dsum = _excess(late.time, each, early.time, each)
+    # past the excess only the late side's points in between are read (the
+    # long-term costs): its time map goes now, not with the rest of the delays
+    late.time = None
     q, c, val = delays.columns()
     wsum = late.wait_sum
     denom = dsum + wsum
