@@ -66,7 +66,8 @@ void earl_advise_huge(void *p, size_t bytes)
 #endif
 }
 
-int earl_grow(void **p, size_t *cap, size_t need, size_t elem)
+static int grow_with(void **p, size_t *cap, size_t need, size_t elem,
+                     void *(*realloc_block)(void *, size_t), int advise)
 {
     if (need <= *cap)
         return 0;
@@ -74,13 +75,25 @@ int earl_grow(void **p, size_t *cap, size_t need, size_t elem)
     size_t n = *cap ? *cap : (need > 16 ? need : 16);
     while (n < need)
         n += n / 2 + 16;
-    void *q = realloc(*p, n * elem);
+    void *q = realloc_block(*p, n * elem);
     if (!q)
         return -1;
-    earl_advise_huge(q, n * elem);
+    if (advise)
+        earl_advise_huge(q, n * elem);
     *p = q;
     *cap = n;
     return 0;
+}
+
+int earl_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    return grow_with(p, cap, need, elem, realloc, 1);
+}
+
+int earl_grow_scratch(void **p, size_t *cap, size_t need, size_t elem)
+{
+    /* earl_mem maps its large blocks advised for huge pages already */
+    return grow_with(p, cap, need, elem, earl_mem_realloc_scratch, 0);
 }
 
 static int colset_reserve_with(const earl_colset *set, size_t *cap, size_t need,

@@ -66,6 +66,12 @@ void earl_mem_free_unkept(void *p);
  * returns 0, or -1 when out of memory (then *p is unchanged). */
 int earl_grow(void **p, size_t *cap, size_t need, size_t elem);
 #define EARL_GROW(arr, cap, need) earl_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+/* The same for an earl_mem block (earl_mem_realloc_scratch; free it with
+ * earl_mem_free): a result that goes to numpy, whose freed arrays the block
+ * can reuse while they are still warm. */
+int earl_grow_scratch(void **p, size_t *cap, size_t need, size_t elem);
+#define EARL_GROW_SCRATCH(arr, cap, need) \
+    earl_grow_scratch((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
 /* A struct-of-arrays table described by its columns, so that reserving,
  * appending and freeing are written once for every side table. */

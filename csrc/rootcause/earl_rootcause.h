@@ -120,7 +120,7 @@ typedef struct earl_rc_points {
 typedef struct earl_rc_map {
     size_t queries;
     int64_t *offset; /* queries + 1 */
-    int64_t *cnode;
+    int64_t *cnode; /* cnode and value: earl_mem blocks (earl_rc_map_free) */
     double *value;
 } earl_rc_map;
 

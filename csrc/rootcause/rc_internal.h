@@ -43,8 +43,9 @@ size_t *rc_order_by_location(const int64_t *loc, size_t queries, int64_t n_locat
 
 /* Reorder a CSR table built in the order `order` (its query r holds the
  * rows of query order[r]) into query order: offset (queries + 1) and the
- * n_columns arrays of 8-byte items are replaced by new ones.  -1 when out of
- * memory (then nothing changed). */
+ * n_columns arrays of 8-byte items (earl_mem blocks) are replaced by new ones, one column
+ * after the other.  -1 when out of memory: then the offsets are unchanged but
+ * some columns may be reordered already, so the caller frees the table. */
 int rc_csr_unorder(size_t queries, const size_t *order, int64_t **offset, int n_columns,
                    void **columns[]);
 

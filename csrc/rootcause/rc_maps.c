@@ -23,7 +23,8 @@ int rc_map_push(rc_map_builder *b, int64_t cnode, double value)
 {
     earl_rc_map *m = b->map;
     size_t n = (size_t)m->offset[b->done + 1];
-    if (EARL_GROW(m->cnode, b->cnode_cap, n + 1) < 0 || EARL_GROW(m->value, b->value_cap, n + 1) < 0)
+    if (EARL_GROW_SCRATCH(m->cnode, b->cnode_cap, n + 1) < 0 ||
+        EARL_GROW_SCRATCH(m->value, b->value_cap, n + 1) < 0)
         return -1;
     m->cnode[n] = cnode;
     m->value[n] = value;
@@ -44,8 +45,8 @@ void earl_rc_map_free(earl_rc_map *map)
     if (!map)
         return;
     free(map->offset);
-    free(map->cnode);
-    free(map->value);
+    earl_mem_free(map->cnode);
+    earl_mem_free(map->value);
     memset(map, 0, sizeof *map);
 }
 
@@ -129,36 +130,34 @@ int rc_csr_unorder(size_t queries, const size_t *order, int64_t **offset, int n_
 {
     const int64_t *built = *offset;
     int64_t *by_query = malloc((queries + 1) * sizeof *by_query);
-    void *fresh[4] = {NULL, NULL, NULL, NULL};
     size_t rows = (size_t)built[queries];
-    if (!by_query || n_columns > 4)
-        goto fail;
-    for (int c = 0; c < n_columns; c++)
-        if (!(fresh[c] = malloc(rows ? rows * 8 : 1)))
-            goto fail;
+    if (!by_query)
+        return -1;
     by_query[0] = 0;
     for (size_t r = 0; r < queries; r++)
         by_query[order[r] + 1] = built[r + 1] - built[r];
     for (size_t q = 0; q < queries; q++)
         by_query[q + 1] += by_query[q];
-    for (size_t r = 0; r < queries; r++) {
-        size_t n = (size_t)(built[r + 1] - built[r]);
-        for (int c = 0; c < n_columns && n; c++)
-            memcpy((char *)fresh[c] + 8 * (size_t)by_query[order[r]],
-                   (const char *)*columns[c] + 8 * (size_t)built[r], 8 * n);
+    /* one column at a time, each freed once copied: the peak holds one column
+     * twice, not the whole table */
+    for (int c = 0; c < n_columns; c++) {
+        char *fresh = earl_mem_alloc_scratch(rows ? rows * 8 : 1);
+        if (!fresh) {
+            free(by_query);
+            return -1;
+        }
+        for (size_t r = 0; r < queries; r++) {
+            size_t n = (size_t)(built[r + 1] - built[r]);
+            if (n)
+                memcpy(fresh + 8 * (size_t)by_query[order[r]],
+                       (const char *)*columns[c] + 8 * (size_t)built[r], 8 * n);
+        }
+        earl_mem_free(*columns[c]);
+        *columns[c] = fresh;
     }
     free(*offset);
     *offset = by_query;
-    for (int c = 0; c < n_columns; c++) {
-        free(*columns[c]);
-        *columns[c] = fresh[c];
-    }
     return 0;
-fail:
-    free(by_query);
-    for (int c = 0; c < 4; c++)
-        free(fresh[c]);
-    return -1;
 }
 
 /* Whether query q of map holds cnode, walking its entries from *pos on (the

@@ -31,6 +31,9 @@ def delay_costs(ctx, chunks, waiter_loc, waiter_at, delayer_loc, delayer_at, wai
     # the late side's excess per call path
     each = np.arange(len(wait), dtype=np.int64)
     delays, dsum = _excess(late.time, each, early.time, each)
+    # past the excess only the late side's points in between are read (the
+    # long-term costs): its time map goes now, not with the rest of the delays
+    late.time = None
     q, c, val = delays.columns()
     wsum = late.wait_sum
     denom = dsum + wsum
@@ -64,6 +67,7 @@ def _collective_delays(ctx, chunks):
     q_prev = np.concatenate((starts, t_ev, w_prev))
     q_at = np.concatenate((d_ev_i, d_ev_i[t_inst], w_ev))
     iv = _interval_times(ctx, chunks, q_loc, q_prev, q_at)
+    del q_loc, q_prev, q_at, w_prev
     wsum = iv.wait_sum
     # each waiter's source: its own meeting with the delayer since the group point,
     # else the group interval
@@ -80,6 +84,7 @@ def _collective_delays(ctx, chunks):
     # the source's excess over the waiter's own interval, in the call paths of the
     # group interval (which restricts every source)
     delays, dsum = _excess(iv.time, src, iv.time, local, within=iv.time, within_q=w_inst)
+    del local
     wk, c, val = delays.columns()
     prop = wsum[src]
     wait = p["wait"][np.searchsorted(p["event"], w_ev)]
@@ -90,6 +95,7 @@ def _collective_delays(ctx, chunks):
     for kd in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21):
         sel = kind[wk] == kd
         out[kd] = (w_dloc[wk[sel]], c[sel], val[sel] * scale[wk[sel]])
+    del kind, wk, c, val, sel
     # what the long-term costs need, per instance: its members (the delayer first,
     # with the group interval's times as its delays, then the waiters in order), the
     # waiting points in the delayer's interval, and where members were met alone
@@ -113,6 +119,9 @@ def _collective_delays(ctx, chunks):
     member_delay_query = np.where(is_root, m_inst, ninst + j)
     # the delayer's delays in total, added as numpy.sum adds them
     root_sum = _segment_sums(group_time.value, group_time.offset[:ninst + 1])
+    # the interval times are copied or summed by now: let their buffer go
+    del group_time, delays
+    iv.time = None
     # the delayer's waiting points in between; its OpenMP barrier waits take a
     # collective's cost only when its interval starts at a collective (or at the
     # start of the trace), not at a message's synchronisation point: so Scalasca's
@@ -374,6 +383,7 @@ def _delays(ctx):
             coll_out, coll_instances = _collective_delays(ctx, chunks)
             for kind, (l, c, v) in coll_out.items():
                 out[kind] = to_ticks(ctx.n_locations, l, c, v)
+            del coll_out, l, c, v
         p = sync_points(ctx)[0]
         prop_rows, prop_vals = [], []
         long_term = []

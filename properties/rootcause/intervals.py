@@ -17,7 +17,12 @@ def _chunks(ctx):
     management's corrections come as a table of extra chunks, sorted by key = 2 * (location * (n+1) + event) + 1 for time
     counted after a point at that event (at a LEAVE), + 0 before it (at an ENTER
     or a team's join).  Returns (event chunks, (key, cnode, ticks) of the extra
-    chunks), as the C core's sums take them."""
+    chunks), as the C core's sums take them; built once per analysis (the delays
+    and the critical path both read them)."""
+    return ctx.memo("rc_chunks", lambda: _build_chunks(ctx))
+
+
+def _build_chunks(ctx):
     ev = ctx.events
     kinds = ctx.kinds
     roles = np.zeros(256, dtype=np.uint8)
@@ -162,10 +167,10 @@ def _points_by_location(ctx):
         # job, and numpy sorts 16-bit keys stably by radix
         loc = p["loc"].astype(np.uint16) if ctx.n_locations < 1 << 16 else p["loc"]
         order = np.argsort(loc, kind="stable")
-        return (np.ascontiguousarray(key[order]), order.astype(np.int64),
+        return (np.ascontiguousarray(key[order]), order.astype(np.int64, copy=False),
                 np.ascontiguousarray(p["cnode"][order]),
                 np.ascontiguousarray(p["wait"][order], dtype=np.float64),
-                np.ascontiguousarray((p["total"] - p["compl"])[order], dtype=np.float64))
+                np.ascontiguousarray(p["cut"][order], dtype=np.float64))
     return ctx.memo("rc_points_by_location", compute)
 
 

@@ -45,17 +45,26 @@ class _Rows:
     def __init__(self):
         self.parts = []
 
+    @staticmethod
+    def _dtype(name):
+        return np.float64 if name in ("wait", "total", "compl") else np.int64
+
     def add(self, **cols):
         n = len(next(iter(cols.values())))
         if n:
-            self.parts.append({k: np.broadcast_to(np.asarray(v), (n,)).astype(
-                np.float64 if k in ("wait", "total", "compl") else np.int64) for k, v in cols.items()})
+            # views where the dtype already fits (a constant stays one value): the
+            # pieces are copied once, by columns()
+            self.parts.append({k: np.broadcast_to(np.asarray(v, dtype=self._dtype(k)), (n,))
+                               for k, v in cols.items()})
 
     def columns(self, names):
-        if not self.parts:
-            return {k: np.empty(0, np.float64 if k in ("wait", "total", "compl") else np.int64)
-                    for k in names}
-        return {k: np.concatenate([p[k] for p in self.parts]) for k in names}
+        """The columns, each concatenated once; the pieces are let go of column by
+        column (so this is called once)."""
+        out = {}
+        for k in names:
+            out[k] = (np.concatenate([p.pop(k) for p in self.parts]) if self.parts
+                      else np.empty(0, self._dtype(k)))
+        return out
 
 
 def _p2p_waits(ctx):
@@ -111,19 +120,21 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows, delay
     sent = c.sent[row].view(np.int64)
     received = c.received[row].view(np.int64)
     _, which, count = np.unique(inst, return_inverse=True, return_counts=True)
-    size = count[which]
+    ok = count[which] > 1  # the rows of instances with more than one member
+    del which, count
     is_root = loc == coll["root"]
     big = np.iinfo(np.int64).max
 
     comm_of = ctx.states.coll_comm[inst].astype(np.int64)
     rows = np.arange(len(b), dtype=np.int64)
     nrows = np.int64(len(b) + 1)
-    rank = np.maximum(coll["rank"], 0)
+    # MPI_MAXLOC's order among a collective's rows: communicator rank, then row
+    rank_key = np.maximum(coll["rank"], 0) * nrows + rows
 
     def lowest_rank(mask):
         """Per row: the row of lowest communicator rank among the masked rows of its
         instance (MPI_MAXLOC's choice among equal times); len(b) when none."""
-        v = group_min(inst, np.where(mask, rank * nrows + rows, big))
+        v = group_min(inst, np.where(mask, rank_key, big))
         return np.where(v < big, v % nrows, len(b))
 
     def delayed(sel, delayer, kind):
@@ -137,12 +148,11 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows, delay
         """Members sel (bool) are synchronisation points; partner_rows: for each
         member row, the rows it synchronises with (pairs of row indices), or None:
         with every member of its communicator (a group point)."""
-        lb = np.minimum(latest, e)
-        wait = np.maximum(lb - b, 0)
-        compl = np.maximum(e - np.maximum(earliest_end, lb), 0)
-        idx = np.nonzero(sel)[0]
-        points.add(event=end[idx], loc=loc[idx], wait=wait[idx], total=total[idx],
-                   compl=compl[idx])
+        idx = np.nonzero(sel)[0]  # computed on the members only, not every row
+        b_i, e_i = b[idx], e[idx]
+        lb = np.minimum(latest[idx], e_i)
+        points.add(event=end[idx], loc=loc[idx], wait=np.maximum(lb - b_i, 0), total=total[idx],
+                   compl=np.maximum(e_i - np.maximum(earliest_end[idx], lb), 0))
         if partner_rows is None:
             groups.add(event=end[idx], group=comm_of[idx])
         else:
@@ -167,7 +177,6 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows, delay
         keep = a != bb
         return a[keep], bb[keep]
 
-    ok = size > 1
     # barriers: everybody synchronises
     barrier = ok & (op == rc.OP_BARRIER)
     if barrier.any():
@@ -175,11 +184,13 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows, delay
         first_end = group_min(inst, np.where(barrier, e, big))
         record(barrier, latest, first_end)
         delayed(barrier, lowest_rank(barrier & (b == latest)), COLL_BARRIER)
+        del latest, first_end  # every kind's block lets go of its full-length columns
     # N x N (not Alltoallv/w): full overlap, or the receivers overlapping the latest sender
     nxn = ok & np.isin(op, [rc.OP_ALLGATHER, rc.OP_ALLGATHERV, rc.OP_ALLTOALL, rc.OP_ALLREDUCE,
                             rc.OP_REDUCE_SCATTER, rc.OP_REDUCE_SCATTER_BLOCK])
     payload = group_max(inst, ((sent != 0) | (received != 0)).astype(np.int64)) > 0
     nxn &= payload
+    del payload
     if nxn.any():
         latest_all = group_max(inst, np.where(nxn, b, _NONE))
         first_end_all = group_min(inst, np.where(nxn, e, big))
@@ -200,6 +211,8 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows, delay
             record(part, latest, first_end, pairs(np.nonzero(part)[0], part))
         delayer = np.where(full, lowest_rank(nxn & (b == latest_all)), first_latest)
         delayed(sync, delayer, COLL_NXN)
+        del (latest_all, first_end_all, full, s_begin, latest_s, is_latest, first_latest, sync,
+             latest, first_end, part, delayer)
     # 1-to-N with payload: the receivers waiting for the root, and the root
     one = ok & np.isin(op, rc.OPS_ONE_TO_ALL)
     root_b = group_max(inst, np.where(one & is_root, b, _NONE))
@@ -214,6 +227,8 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows, delay
                tuple(np.concatenate(x) for x in zip(pairs(np.nonzero(waits)[0], root),
                                                     pairs(np.nonzero(root)[0], waits))))
         delayed(sync, lowest_rank(one & is_root), COLL_12N)
+        del waits, first_end, root, sync
+    del one, root_b, root_pay
     # N-to-1 with payload at the root: the root and the latest sender
     n21 = ok & np.isin(op, rc.OPS_ALL_TO_ONE)
     root_pay = group_max(inst, np.where(n21 & is_root & (received != 0), 1, 0)) > 0
@@ -286,7 +301,7 @@ def _omp_points(ctx, points: _Rows):
 def sync_points(ctx):
     """Every synchronisation point: (points, partner keys, group keys, Late Sender
     and Late Receiver waits); points sorted by event id with event, loc, wait,
-    total, compl, cnode columns; partners as sorted (location, partner, event)
+    cut (the call's time before its completion), cnode columns; partners as sorted (location, partner, event)
     keys; group points (everybody with everybody in a communicator) as (member
     mask, sorted (location, event) keys) per communicator."""
     def compute():
@@ -294,26 +309,30 @@ def sync_points(ctx):
         ls, lr = _p2p_waits(ctx)
         points, partners, groups, coll_waits = _Rows(), _Rows(), _Rows(), _Rows()
         loc = ev.location
-        # the forward replay's points first: the first record of an event wins
-        points.add(event=ls["recv"], loc=loc[ls["recv"]], wait=ls["wait"], total=ls["r_total"],
-                   compl=ls["r_compl"])
+        # the forward replay's points first: the first record of an event wins; the
+        # waits' call times and completions serve only here (popped: the waits are
+        # kept for the delays and the critical path, these columns need not be)
+        points.add(event=ls["recv"], loc=loc[ls["recv"]], wait=ls["wait"],
+                   total=ls.pop("r_total"), compl=ls.pop("r_compl"))
         partners.add(event=ls["recv"], partner=loc[ls["send"]])
         _collective_points(ctx, points, partners, groups, coll_waits)
         _init_finalize_points(ctx, points, groups)
-        points.add(event=lr["cmp"], loc=loc[lr["cmp"]], wait=lr["wait"], total=lr["c_total"],
-                   compl=lr["c_compl"])
+        points.add(event=lr["cmp"], loc=loc[lr["cmp"]], wait=lr["wait"],
+                   total=lr.pop("c_total"), compl=lr.pop("c_compl"))
         partners.add(event=lr["cmp"], partner=loc[lr["req"]])
-        points.add(event=ls["send"], loc=loc[ls["send"]], wait=0.0, total=ls["s_total"],
-                   compl=ls["s_compl"])
+        points.add(event=ls["send"], loc=loc[ls["send"]], wait=0.0, total=ls.pop("s_total"),
+                   compl=ls.pop("s_compl"))
         partners.add(event=ls["send"], partner=loc[ls["recv"]])
-        points.add(event=lr["req"], loc=loc[lr["req"]], wait=0.0, total=lr["q_total"],
-                   compl=lr["q_compl"])
+        points.add(event=lr["req"], loc=loc[lr["req"]], wait=0.0, total=lr.pop("q_total"),
+                   compl=lr.pop("q_compl"))
         partners.add(event=lr["req"], partner=loc[lr["cmp"]])
         # OpenMP points: their waiting time, between the MPI points, propagates too
         omp_keys = _omp_points(ctx, points)
         p = points.columns(("event", "loc", "wait", "total", "compl"))
         _, first = np.unique(p["event"], return_index=True)  # sorted by event, first wins
         p = {k: v[first] for k, v in p.items()}
+        # what the intervals need of a call's time: the part before its completion
+        p["cut"] = p.pop("total") - p.pop("compl")
         p["cnode"] = ctx.cnode[p["event"]].astype(np.int64)
         q = partners.columns(("event", "partner"))
         L = np.int64(ctx.n_locations + 1)
