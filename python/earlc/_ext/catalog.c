@@ -223,28 +223,32 @@ static PyObject *wrong_order(PyObject *module, PyObject *args)
     return status_result(st, &err);
 }
 
-/* leaves(trace, enterptr, ids, out): the LEAVE of each ENTER. */
-static PyObject *leaves(PyObject *module, PyObject *args)
+/* The LEAVE of each ENTER: leaves(trace, enterptr, ids, out), and
+ * leaves_after(trace, enterptr, ids, after, out) knowing an event inside each
+ * call.  One conversion for both; `name` is the Python function's. */
+static PyObject *leave_lookup(PyObject *args, const char *name, int with_after)
 {
-    (void)module;
-    static const char *const names[2] = {"ids", "out"};
+    static const char *const names[3] = {"ids", "after", "out"};
+    static const char *const names_plain[2] = {"ids", "out"};
+    Py_ssize_t n_args = with_after ? 5 : 4;
     earl_trace *trace = trace_arg(args);
     if (!trace)
         return NULL;
-    if (PyTuple_GET_SIZE(args) != 4)
-        return PyErr_Format(PyExc_TypeError, "leaves takes 4 arguments");
+    if (PyTuple_GET_SIZE(args) != n_args)
+        return PyErr_Format(PyExc_TypeError, "%s takes %zd arguments", name, n_args);
     const earl_events *ev = earl_trace_events(trace);
     int64_args a = {.n = 0};
-    int64_t *buf[2], *enterptr;
+    int64_t *buf[3], *enterptr;
     size_t n, n_enterptr;
-    PyObject *rest = PyTuple_GetSlice(args, 1, 4);
+    PyObject *rest = PyTuple_GetSlice(args, 1, n_args);
     int ok = rest && (enterptr = take(&a, PyTuple_GET_ITEM(rest, 0), "enterptr", 0,
                                       &n_enterptr)) != NULL &&
-             take_all(&a, rest, 1, 1, 1, names, buf, &n) == 0;
+             take_all(&a, rest, 1, with_after ? 2 : 1, 1, with_after ? names : names_plain,
+                      buf, &n) == 0;
     Py_XDECREF(rest);
     if (ok && n_enterptr != ev->count) {
-        PyErr_Format(PyExc_ValueError, "leaves: enterptr must hold one id per event (%zu), "
-                     "not %zu", ev->count, n_enterptr);
+        PyErr_Format(PyExc_ValueError, "%s: enterptr must hold one id per event (%zu), "
+                     "not %zu", name, ev->count, n_enterptr);
         ok = 0;
     }
     if (!ok) {
@@ -254,48 +258,25 @@ static PyObject *leaves(PyObject *module, PyObject *args)
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = earl_leaves(ev, enterptr, buf[0], n, buf[1], &err);
+    if (with_after)
+        st = earl_leaves_after(ev, enterptr, buf[0], buf[1], n, buf[2], &err);
+    else
+        st = earl_leaves(ev, enterptr, buf[0], n, buf[1], &err);
     Py_END_ALLOW_THREADS
     release_args(&a);
     return status_result(st, &err);
 }
 
-/* leaves_after(trace, enterptr, ids, after, out): the LEAVE of each ENTER,
- * knowing an event inside each call. */
+static PyObject *leaves(PyObject *module, PyObject *args)
+{
+    (void)module;
+    return leave_lookup(args, "leaves", 0);
+}
+
 static PyObject *leaves_after(PyObject *module, PyObject *args)
 {
     (void)module;
-    static const char *const names[3] = {"ids", "after", "out"};
-    earl_trace *trace = trace_arg(args);
-    if (!trace)
-        return NULL;
-    if (PyTuple_GET_SIZE(args) != 5)
-        return PyErr_Format(PyExc_TypeError, "leaves_after takes 5 arguments");
-    const earl_events *ev = earl_trace_events(trace);
-    int64_args a = {.n = 0};
-    int64_t *buf[3], *enterptr;
-    size_t n, n_enterptr;
-    PyObject *rest = PyTuple_GetSlice(args, 1, 5);
-    int ok = rest && (enterptr = take(&a, PyTuple_GET_ITEM(rest, 0), "enterptr", 0,
-                                      &n_enterptr)) != NULL &&
-             take_all(&a, rest, 1, 2, 1, names, buf, &n) == 0;
-    Py_XDECREF(rest);
-    if (ok && n_enterptr != ev->count) {
-        PyErr_Format(PyExc_ValueError, "leaves_after: enterptr must hold one id per event "
-                     "(%zu), not %zu", ev->count, n_enterptr);
-        ok = 0;
-    }
-    if (!ok) {
-        release_args(&a);
-        return NULL;
-    }
-    earl_error err;
-    earl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = earl_leaves_after(ev, enterptr, buf[0], buf[1], n, buf[2], &err);
-    Py_END_ALLOW_THREADS
-    release_args(&a);
-    return status_result(st, &err);
+    return leave_lookup(args, "leaves_after", 1);
 }
 
 /* collective_begins(trace, ends, calls, out): the MPI_COLLECTIVE_BEGIN of
