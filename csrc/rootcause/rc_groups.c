@@ -164,17 +164,10 @@ earl_status earl_rc_find_group_starts(const earl_rc_meetings *m, int64_t stride,
     for (size_t k = 0; k < instances; k++) {
         int64_t set = member_set[k], d_loc = delayer_location[k];
         if (set >= (int64_t)m->n_sets || d_loc < 0 || (size_t)d_loc >= m->n_locations) {
-            free(w.remaining);
-            free(w.counted);
-            free(partner_offset);
-            free(partner_location);
-            free(met.instance);
-            free(met.location);
-            free(met.event);
-            earl_rc_group_starts_free(out);
-            return earl_fail(err, EARL_ERR_INVALID,
-                             "root-cause group starts: instance %zu names set %lld, location %lld",
-                             k, (long long)set, (long long)d_loc);
+            st = earl_fail(err, EARL_ERR_INVALID,
+                           "root-cause group starts: instance %zu names set %lld, location %lld",
+                           k, (long long)set, (long long)d_loc);
+            goto fail;
         }
         int64_t start = -1;
         w.remaining_gen++;
@@ -231,6 +224,8 @@ earl_status earl_rc_find_group_starts(const earl_rc_meetings *m, int64_t stride,
     out->met_event = met.event;
     return EARL_OK;
 nomem:
+    st = earl_fail(err, EARL_ERR_NOMEM, "root-cause group starts: out of memory");
+fail:
     free(w.remaining);
     free(w.counted);
     free(partner_offset);
@@ -239,5 +234,5 @@ nomem:
     free(met.location);
     free(met.event);
     earl_rc_group_starts_free(out);
-    return earl_fail(err, EARL_ERR_NOMEM, "root-cause group starts: out of memory");
+    return st;
 }

@@ -488,6 +488,7 @@ static int replay_collective(earl_rc_replay *r, const earl_rc_collectives *c, si
 earl_status earl_rc_replay_run(earl_rc_replay *r, earl_rc_severity *out, earl_error *err)
 {
     memset(out, 0, r->n_sources * sizeof *out);
+    earl_status st;
     size_t n_items = 0;
     for (size_t b = 0; b < r->n_wait_batches; b++)
         n_items += r->waits[b].n;
@@ -523,25 +524,20 @@ earl_status earl_rc_replay_run(earl_rc_replay *r, earl_rc_severity *out, earl_er
         if (rc < 0)
             goto nomem;
     }
-    free(items);
-    free(sev.slot_key1);
-    free(sev.slot_key2);
-    free(sev.slot_entry);
-    free(sev.entry_cap);
-    free(s.scales);
-    free(s.met);
-    free(s.values);
-    return EARL_OK;
+    st = EARL_OK;
+    goto done;
 nomem:
-    free(items);
-    free(sev.slot_key1);
-    free(sev.slot_key2);
-    free(sev.slot_entry);
-    free(sev.entry_cap);
-    free(s.scales);
-    free(s.met);
-    free(s.values);
     for (size_t i = 0; i < r->n_sources; i++)
         earl_rc_severity_free(&out[i]);
-    return earl_fail(err, EARL_ERR_NOMEM, "long-term replay: out of memory");
+    st = earl_fail(err, EARL_ERR_NOMEM, "long-term replay: out of memory");
+done:
+    free(items);
+    free(sev.slot_key1);
+    free(sev.slot_key2);
+    free(sev.slot_entry);
+    free(sev.entry_cap);
+    free(s.scales);
+    free(s.met);
+    free(s.values);
+    return st;
 }
