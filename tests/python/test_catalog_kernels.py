@@ -64,7 +64,7 @@ def test_wrong_order_rejects_event_ids_out_of_range(trace):
         _core.wrong_order(trace._core, ids, ids[:0], ids, ids, ids, out)
     with pytest.raises(ValueError, match="length of late_call"):
         _core.wrong_order(trace._core, ids, ids, ids, ids, ids, out[:0])
-    with pytest.raises(ValueError, match="recv must be an array of int64"):
+    with pytest.raises(ValueError, match="recv must be a contiguous int64 array"):
         _core.wrong_order(trace._core, ids.astype(np.float64), ids, ids, ids, ids, out)
 
 

@@ -12,51 +12,17 @@
 
 #include "earl_catalog.h"
 
-/* The buffers of one call, released together. */
-typedef struct int64_args {
-    Py_buffer view[10];
-    int n;
-} int64_args;
-
-static void release_args(int64_args *a)
-{
-    for (int k = 0; k < a->n; k++)
-        PyBuffer_Release(&a->view[k]);
-    a->n = 0;
-}
-
-/* Whether a buffer holds signed 64-bit integers (numpy's int64: "l" or
- * "q", maybe with a byte-order prefix). */
-static int is_int64(const Py_buffer *v)
-{
-    const char *f = v->format ? v->format : "B";
-    if (*f == '<' || *f == '=' || *f == '@')
-        f++;
-    return v->itemsize == (Py_ssize_t)sizeof(int64_t) && (strcmp(f, "l") == 0 ||
-                                                          strcmp(f, "q") == 0);
-}
-
 /* The next argument as a contiguous buffer of int64 items (writable for an
  * output), its items in *count; NULL with an exception otherwise. */
-static int64_t *take(int64_args *a, PyObject *obj, const char *what, int writable, size_t *count)
+static int64_t *take(earlc_buffers *a, PyObject *obj, const char *what, int writable, size_t *count)
 {
-    static int64_t no_items; /* the address of an empty buffer without one */
-    Py_buffer *v = &a->view[a->n];
-    if (PyObject_GetBuffer(obj, v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT |
-                                       (writable ? PyBUF_WRITABLE : 0)) < 0)
-        return NULL;
-    a->n++;
-    if (!is_int64(v)) {
-        PyErr_Format(PyExc_ValueError, "%s must be an array of int64", what);
-        return NULL;
-    }
-    *count = (size_t)v->len / sizeof(int64_t);
-    return v->buf ? v->buf : &no_items;
+    *count = (size_t)-1;
+    return earlc_buffer_array(a, obj, 'q', writable, count, what);
 }
 
 /* Take n_in inputs then n_out outputs of args (after `skip` other
  * arguments), all of one length; -1 with an exception otherwise. */
-static int take_all(int64_args *a, PyObject *args, int skip, int n_in, int n_out,
+static int take_all(earlc_buffers *a, PyObject *args, int skip, int n_in, int n_out,
                     const char *const *names, int64_t **buf, size_t *n)
 {
     if (PyTuple_GET_SIZE(args) != skip + n_in + n_out) {
@@ -117,15 +83,15 @@ static PyObject *p2p_messages(PyObject *module, PyObject *args)
     earl_trace *trace = states ? earlc_trace_of(trace_obj) : NULL;
     if (!trace)
         return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_TypeError, "expected a _core.States");
-    int64_args a = {.n = 0};
+    earlc_buffers a = {.n = 0};
     int64_t *buf[8];
     size_t n;
     if (take_all(&a, args, 1, 0, 8, names, buf, &n) < 0) {
-        release_args(&a);
+        earlc_buffers_release(&a);
         return NULL;
     }
     if (n < earl_p2p_capacity(trace)) {
-        release_args(&a);
+        earlc_buffers_release(&a);
         return PyErr_Format(PyExc_ValueError, "p2p_messages: the columns need %zu items",
                             earl_p2p_capacity(trace));
     }
@@ -135,7 +101,7 @@ static PyObject *p2p_messages(PyObject *module, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     st = earl_p2p_find(trace, states, &m, &err);
     Py_END_ALLOW_THREADS
-    release_args(&a);
+    earlc_buffers_release(&a);
     if (st != EARL_OK)
         return earlc_raise(&err);
     return PyLong_FromSize_t(m.n);
@@ -200,7 +166,7 @@ static PyObject *wrong_order(PyObject *module, PyObject *args)
         return NULL;
     if (PyTuple_GET_SIZE(args) != 7)
         return PyErr_Format(PyExc_TypeError, "wrong_order takes 7 arguments");
-    int64_args a = {.n = 0};
+    earlc_buffers a = {.n = 0};
     int64_t *msg[3], *late[3];
     size_t n_msgs, n_late;
     PyObject *msg_args = PyTuple_GetSlice(args, 0, 4), *late_args = PyTuple_GetSlice(args, 3, 7);
@@ -210,7 +176,7 @@ static PyObject *wrong_order(PyObject *module, PyObject *args)
     Py_XDECREF(msg_args);
     Py_XDECREF(late_args);
     if (!ok) {
-        release_args(&a);
+        earlc_buffers_release(&a);
         return NULL;
     }
     earl_error err;
@@ -219,7 +185,7 @@ static PyObject *wrong_order(PyObject *module, PyObject *args)
     st = earl_wrong_order(earl_trace_events(trace), earl_trace_defs(trace)->n_locations, n_msgs,
                           msg[0], msg[1], msg[2], n_late, late[0], late[1], late[2], &err);
     Py_END_ALLOW_THREADS
-    release_args(&a);
+    earlc_buffers_release(&a);
     return status_result(st, &err);
 }
 
@@ -237,7 +203,7 @@ static PyObject *leave_lookup(PyObject *args, const char *name, int with_after)
     if (PyTuple_GET_SIZE(args) != n_args)
         return PyErr_Format(PyExc_TypeError, "%s takes %zd arguments", name, n_args);
     const earl_events *ev = earl_trace_events(trace);
-    int64_args a = {.n = 0};
+    earlc_buffers a = {.n = 0};
     int64_t *buf[3], *enterptr;
     size_t n, n_enterptr;
     PyObject *rest = PyTuple_GetSlice(args, 1, n_args);
@@ -252,7 +218,7 @@ static PyObject *leave_lookup(PyObject *args, const char *name, int with_after)
         ok = 0;
     }
     if (!ok) {
-        release_args(&a);
+        earlc_buffers_release(&a);
         return NULL;
     }
     earl_error err;
@@ -263,7 +229,7 @@ static PyObject *leave_lookup(PyObject *args, const char *name, int with_after)
     else
         st = earl_leaves(ev, enterptr, buf[0], n, buf[1], &err);
     Py_END_ALLOW_THREADS
-    release_args(&a);
+    earlc_buffers_release(&a);
     return status_result(st, &err);
 }
 
@@ -288,11 +254,11 @@ static PyObject *collective_begins(PyObject *module, PyObject *args)
     earl_trace *trace = trace_arg(args);
     if (!trace)
         return NULL;
-    int64_args a = {.n = 0};
+    earlc_buffers a = {.n = 0};
     int64_t *buf[3];
     size_t n;
     if (take_all(&a, args, 1, 2, 1, names, buf, &n) < 0) {
-        release_args(&a);
+        earlc_buffers_release(&a);
         return NULL;
     }
     earl_error err;
@@ -301,7 +267,7 @@ static PyObject *collective_begins(PyObject *module, PyObject *args)
     st = earl_collective_begins(earl_trace_events(trace), earl_trace_defs(trace)->n_locations,
                                 buf[0], buf[1], n, buf[2], &err);
     Py_END_ALLOW_THREADS
-    release_args(&a);
+    earlc_buffers_release(&a);
     return status_result(st, &err);
 }
 
@@ -310,18 +276,18 @@ static PyObject *first_of_runs(PyObject *module, PyObject *args)
 {
     (void)module;
     static const char *const names[3] = {"keys", "values", "out"};
-    int64_args a = {.n = 0};
+    earlc_buffers a = {.n = 0};
     int64_t *buf[3];
     size_t n;
     if (take_all(&a, args, 0, 2, 1, names, buf, &n) < 0) {
-        release_args(&a);
+        earlc_buffers_release(&a);
         return NULL;
     }
     size_t found;
     Py_BEGIN_ALLOW_THREADS
     found = earl_first_of_runs(n, buf[0], buf[1], buf[2]);
     Py_END_ALLOW_THREADS
-    release_args(&a);
+    earlc_buffers_release(&a);
     return PyLong_FromSize_t(found);
 }
 
@@ -335,20 +301,20 @@ static PyObject *exclusive_running_max(PyObject *module, PyObject *args)
     long long floor = PyLong_AsLongLong(PyTuple_GET_ITEM(args, 3));
     if (floor == -1 && PyErr_Occurred())
         return NULL;
-    int64_args a = {.n = 0};
+    earlc_buffers a = {.n = 0};
     int64_t *buf[3];
     size_t n;
     PyObject *arrays = PyTuple_GetSlice(args, 0, 3);
     int ok = arrays && take_all(&a, arrays, 0, 2, 1, names, buf, &n) == 0;
     Py_XDECREF(arrays);
     if (!ok) {
-        release_args(&a);
+        earlc_buffers_release(&a);
         return NULL;
     }
     Py_BEGIN_ALLOW_THREADS
     earl_exclusive_running_max(n, buf[0], buf[1], floor, buf[2]);
     Py_END_ALLOW_THREADS
-    release_args(&a);
+    earlc_buffers_release(&a);
     Py_RETURN_NONE;
 }
 

@@ -40,6 +40,20 @@ earl_trace *earlc_trace_of(PyObject *obj);
  * or NULL with TypeError set. */
 struct earl_states *earlc_states_of(PyObject *obj, PyObject **trace_obj);
 
+/* Arrays passed to a kernel, held until the call returns (buffers.c). */
+#define EARLC_MAX_BUFFERS 24
+typedef struct earlc_buffers {
+    Py_buffer view[EARLC_MAX_BUFFERS];
+    int n;
+} earlc_buffers;
+void earlc_buffers_release(earlc_buffers *held);
+/* obj as a C-contiguous array of the struct-module format `format` ('q'
+ * int64, 'Q' uint64, 'i' int32, 'I' uint32, 'B' uint8, 'd' float64),
+ * writable if asked; *count gets its number of items, or must equal it when
+ * it is not (size_t)-1.  NULL with ValueError naming the argument otherwise. */
+void *earlc_buffer_array(earlc_buffers *held, PyObject *obj, char format, int writable,
+                         size_t *count, const char *name);
+
 int earlc_add_trace_type(PyObject *module);   /* trace.c */
 int earlc_add_hb_type(PyObject *module);      /* hb.c */
 int earlc_add_states_type(PyObject *module);  /* states.c */

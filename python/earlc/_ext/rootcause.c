@@ -16,79 +16,16 @@
 
 #include "earl_rootcause.h"
 
-/* Arguments held as buffers until the call returns. */
-#define RC_MAX_BUFFERS 24
-typedef struct rc_args {
-    Py_buffer buf[RC_MAX_BUFFERS];
-    int n;
-} rc_args;
-
-static void rc_args_release(rc_args *a)
-{
-    for (int i = 0; i < a->n; i++)
-        PyBuffer_Release(&a->buf[i]);
-    a->n = 0;
-}
-
-/* The format character of a buffer, with the native size/byte-order prefix
- * dropped and C's long spelled as the fixed-size type it is. */
-static char item_format(const Py_buffer *b)
-{
-    const char *f = b->format ? b->format : "B";
-    if (*f == '<' || *f == '=' || *f == '@')
-        f++;
-    if (f[0] == '\0' || f[1] != '\0')
-        return '?';
-    if (*f == 'l' && b->itemsize == 8)
-        return 'q';
-    if (*f == 'L' && b->itemsize == 8)
-        return 'Q';
-    return *f;
-}
-
-static const char *format_name(char format)
-{
-    switch (format) {
-    case 'q': return "int64";
-    case 'Q': return "uint64";
-    case 'i': return "int32";
-    case 'I': return "uint32";
-    case 'B': return "uint8";
-    default: return "float64";
-    }
-}
-
-/* The items of obj, a contiguous array of the struct-module format `format`
- * ('q' int64, 'Q' uint64, 'i' int32, 'I' uint32, 'B' uint8, 'd' float64);
- * *count gets their number, or must equal it when it is not (size_t)-1.  NULL
- * with ValueError naming the argument otherwise. */
-static const void *rc_typed_array(rc_args *a, PyObject *obj, char format, size_t *count,
+/* The items of obj, a contiguous array of the struct-module format `format`:
+ * earlc_buffer_array, read-only. */
+static const void *rc_typed_array(earlc_buffers *a, PyObject *obj, char format, size_t *count,
                                   const char *name)
 {
-    if (a->n == RC_MAX_BUFFERS) {
-        PyErr_Format(PyExc_SystemError, "rootcause glue: more than %d arrays", RC_MAX_BUFFERS);
-        return NULL;
-    }
-    Py_buffer *b = &a->buf[a->n];
-    if (PyObject_GetBuffer(obj, b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
-        return NULL;
-    a->n++;
-    if (item_format(b) != format) {
-        PyErr_Format(PyExc_ValueError, "%s must be a contiguous %s array", name,
-                     format_name(format));
-        return NULL;
-    }
-    size_t n = (size_t)b->len / (size_t)b->itemsize;
-    if (*count != (size_t)-1 && n != *count) {
-        PyErr_Format(PyExc_ValueError, "%s holds %zu values, %zu expected", name, n, *count);
-        return NULL;
-    }
-    *count = n;
-    return b->buf;
+    return earlc_buffer_array(a, obj, format, 0, count, name);
 }
 
 /* int64 ('i') or float64 ('f') arrays, the common case. */
-static const void *rc_array(rc_args *a, PyObject *obj, char kind, size_t *count,
+static const void *rc_array(earlc_buffers *a, PyObject *obj, char kind, size_t *count,
                             const char *name)
 {
     return rc_typed_array(a, obj, kind == 'i' ? 'q' : 'd', count, name);
@@ -169,7 +106,7 @@ static PyObject *map_tuple(earl_rc_map *m)
 }
 
 /* A map from a tuple (offset, cnode, value); the arrays stay in a. */
-static int map_arg(rc_args *a, PyObject *obj, earl_rc_map *m, const char *name)
+static int map_arg(earlc_buffers *a, PyObject *obj, earl_rc_map *m, const char *name)
 {
     PyObject *off, *cn, *val;
     if (!PyArg_ParseTuple(obj, "OOO", &off, &cn, &val)) {
@@ -199,7 +136,7 @@ static int map_arg(rc_args *a, PyObject *obj, earl_rc_map *m, const char *name)
 
 /* The chunks of the events: rc_event_chunks' tuple (offset, slot, cnode,
  * ticks), or None for none. */
-static int event_chunks_arg(rc_args *a, PyObject *obj, earl_rc_event_chunks *ev)
+static int event_chunks_arg(earlc_buffers *a, PyObject *obj, earl_rc_event_chunks *ev)
 {
     memset(ev, 0, sizeof *ev);
     if (obj == Py_None)
@@ -226,7 +163,7 @@ static int event_chunks_arg(rc_args *a, PyObject *obj, earl_rc_event_chunks *ev)
 }
 
 /* The chunks: a tuple (event chunks, (key, cnode, ticks) of the table). */
-static int chunks_arg(rc_args *a, PyObject *obj, earl_rc_chunks *c)
+static int chunks_arg(earlc_buffers *a, PyObject *obj, earl_rc_chunks *c)
 {
     PyObject *events, *key, *cnode, *ticks;
     if (!PyTuple_Check(obj) || !PyArg_ParseTuple(obj, "O(OOO)", &events, &key, &cnode, &ticks)) {
@@ -252,7 +189,7 @@ static PyObject *py_chunk_sums(PyObject *self, PyObject *args)
     long long stride, n_cnodes;
     if (!PyArg_ParseTuple(args, "OLLOOO", &chunks_o, &stride, &n_cnodes, &loc_o, &lo_o, &hi_o))
         return NULL;
-    rc_args a = {.n = 0};
+    earlc_buffers a = {.n = 0};
     earl_rc_chunks chunks;
     size_t nq = (size_t)-1;
     const int64_t *loc, *lo, *hi;
@@ -273,7 +210,7 @@ static PyObject *py_chunk_sums(PyObject *self, PyObject *args)
     }
     r = map_tuple(&out);
 done:
-    rc_args_release(&a);
+    earlc_buffers_release(&a);
     return r;
 }
 
@@ -288,7 +225,7 @@ static PyObject *py_interval_times(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOOOOOLLOOO", &chunks_o, &pk, &pr, &pc, &pw, &pcut, &stride,
                           &n_cnodes, &loc_o, &prev_o, &at_o))
         return NULL;
-    rc_args a = {.n = 0};
+    earlc_buffers a = {.n = 0};
     earl_rc_chunks chunks;
     earl_rc_points points;
     size_t np_ = (size_t)-1, nq = (size_t)-1;
@@ -321,7 +258,7 @@ static PyObject *py_interval_times(PyObject *self, PyObject *args)
                       bytes_of(out.between_row, nb, sizeof(int64_t)));
     earl_rc_intervals_free(&out);
 done:
-    rc_args_release(&a);
+    earlc_buffers_release(&a);
     return r;
 }
 
@@ -333,7 +270,7 @@ static PyObject *py_excess(PyObject *self, PyObject *args)
     PyObject *late_o, *lq_o, *early_o, *eq_o, *within_o, *wq_o;
     if (!PyArg_ParseTuple(args, "OOOOOO", &late_o, &lq_o, &early_o, &eq_o, &within_o, &wq_o))
         return NULL;
-    rc_args a = {.n = 0};
+    earlc_buffers a = {.n = 0};
     earl_rc_map late, early, within;
     size_t n = (size_t)-1;
     const int64_t *lq, *eq, *wq = NULL;
@@ -365,7 +302,7 @@ static PyObject *py_excess(PyObject *self, PyObject *args)
     r = Py_BuildValue("(NN)", map_tuple(&out), bytes_of(sum, n, sizeof(double)));
 done:
     free(sum);
-    rc_args_release(&a);
+    earlc_buffers_release(&a);
     return r;
 }
 
@@ -390,7 +327,7 @@ static PyObject *py_event_chunks(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "n_locations must not be negative");
         return NULL;
     }
-    rc_args a = {.n = 0};
+    earlc_buffers a = {.n = 0};
     PyObject *r = NULL;
     size_t n_events = (size_t)-1, n_cnodes = (size_t)-1, n_roles = 256;
     const uint64_t *time;
@@ -430,7 +367,7 @@ static PyObject *py_event_chunks(PyObject *self, PyObject *args)
                       column_of(owner, table->ticks, table->count, sizeof(int64_t), "q"));
     Py_DECREF(owner);
 done:
-    rc_args_release(&a);
+    earlc_buffers_release(&a);
     return r;
 }
 
@@ -445,7 +382,7 @@ static PyObject *py_previous_points(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "nOOOOOLOOO", &n_locations, &pk_o, &mo_o, &ml_o, &ko_o, &gk_o,
                           &stride, &loc_o, &partner_o, &at_o))
         return NULL;
-    rc_args a = {.n = 0};
+    earlc_buffers a = {.n = 0};
     PyObject *r = NULL;
     int64_t *out = NULL;
     earl_rc_pair_points pp;
@@ -490,7 +427,7 @@ static PyObject *py_previous_points(PyObject *self, PyObject *args)
     r = bytes_of(out, nq, sizeof(int64_t));
 done:
     free(out);
-    rc_args_release(&a);
+    earlc_buffers_release(&a);
     return r;
 }
 
@@ -505,7 +442,7 @@ static PyObject *py_group_starts(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOOOOOLLOOO", &pk, &ps, &ptk, &pl, &so, &sl, &n_locations,
                           &stride, &dl_o, &de_o, &ms_o))
         return NULL;
-    rc_args a = {.n = 0};
+    earlc_buffers a = {.n = 0};
     PyObject *r = NULL;
     earl_rc_meetings m;
     size_t np_ = (size_t)-1, n_partner = (size_t)-1, n_set_off = (size_t)-1,
@@ -551,7 +488,7 @@ static PyObject *py_group_starts(PyObject *self, PyObject *args)
                       bytes_of(out.met_event, out.n_met, sizeof(int64_t)));
     earl_rc_group_starts_free(&out);
 done:
-    rc_args_release(&a);
+    earlc_buffers_release(&a);
     return r;
 }
 
@@ -565,7 +502,7 @@ static PyObject *py_critical_walk(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOOOOOOLL", &loc_o, &init_o, &wk, &wp, &ok, &oo, &oe, &stride,
                           &start))
         return NULL;
-    rc_args a = {.n = 0};
+    earlc_buffers a = {.n = 0};
     PyObject *r = NULL;
     earl_rc_path_graph g = {.stride = stride};
     size_t n_events = (size_t)-1, n_loc = (size_t)-1, n_waits = (size_t)-1, n_omp = (size_t)-1,
@@ -607,7 +544,7 @@ static PyObject *py_critical_walk(PyObject *self, PyObject *args)
                       bytes_of(out.to, out.count, sizeof(int64_t)));
     earl_rc_stretches_free(&out);
 done:
-    rc_args_release(&a);
+    earlc_buffers_release(&a);
     return r;
 }
 
@@ -615,7 +552,7 @@ done:
  * delayer_location, scale, denominator, delays, between_offset, between_row).
  * The replay keeps pointers into the arrays: their buffers stay in `held`
  * until it is freed. */
-static int add_wait_batch(earl_rc_replay *replay, PyObject *batch, rc_args *held,
+static int add_wait_batch(earl_rc_replay *replay, PyObject *batch, earlc_buffers *held,
                           earl_error *err, int *c_failed)
 {
     PyObject *ev_o, *row_o, *dl_o, *sc_o, *den_o, *delays_o, *bo_o, *br_o;
@@ -655,7 +592,7 @@ static int add_wait_batch(earl_rc_replay *replay, PyObject *batch, rc_args *held
 /* The collective instances: (kind, delayer_location, member_offset,
  * between_offset, between_row, member_event, member_row, member_wait,
  * member_delay_sum, member_prop, member_met, member_delay_query, delays). */
-static int add_collectives(earl_rc_replay *replay, PyObject *tuple, rc_args *held,
+static int add_collectives(earl_rc_replay *replay, PyObject *tuple, earlc_buffers *held,
                            earl_error *err, int *c_failed)
 {
     PyObject *o[13];
@@ -701,7 +638,7 @@ static int add_costs(earl_rc_replay *replay, PyObject *tuple, earl_error *err, i
     Py_ssize_t source;
     if (!PyArg_ParseTuple(tuple, "nOO", &source, &row_o, &val_o))
         return -1;
-    rc_args a = {.n = 0};
+    earlc_buffers a = {.n = 0};
     size_t n = (size_t)-1;
     const int64_t *row;
     const double *val;
@@ -719,7 +656,7 @@ static int add_costs(earl_rc_replay *replay, PyObject *tuple, earl_error *err, i
     }
     rc = 0;
 done:
-    rc_args_release(&a);
+    earlc_buffers_release(&a);
     return rc;
 }
 
@@ -739,7 +676,7 @@ static PyObject *py_long_term(PyObject *self, PyObject *args)
     /* the arrays the replay points into, held until it is freed: one set for
      * the points, one per batch */
     Py_ssize_t n_held = 1 + PyList_GET_SIZE(waits) + PyList_GET_SIZE(colls);
-    rc_args *held = calloc((size_t)n_held, sizeof *held);
+    earlc_buffers *held = calloc((size_t)n_held, sizeof *held);
     size_t np_ = (size_t)-1;
     const int64_t *pe;
     const double *pw;
@@ -815,7 +752,7 @@ done:
     free(sev);
     earl_rc_replay_free(replay);
     for (Py_ssize_t i = 0; held && i < n_held; i++)
-        rc_args_release(&held[i]);
+        earlc_buffers_release(&held[i]);
     free(held);
     PyBuffer_Release(&inputs);
     return r;
