@@ -11,8 +11,8 @@
  * than the decoding of the events itself (docs/benchmarks.md).
  *
  * So the store takes its columns from here.  Blocks of at least MEM_LARGE
- * bytes are mapped directly (from a huge page on, aligned to and advised
- * for transparent huge pages); when freed they are kept, up to a total and
+ * bytes are mapped directly (from a huge page on, aligned to one); when
+ * freed they are kept, up to a total and
  * for a limited time, and handed to the next large request they fit, the
  * way jemalloc and tcmalloc keep freed pages for a while instead of
  * returning them at once.  Smaller blocks come from malloc.  Every block
@@ -28,6 +28,14 @@
  * quarter of the physical memory is kept; EARLC_KEEP_MEMORY in the
  * environment sets the seconds (0 or "no": keep nothing), and
  * earl_mem_release returns every kept block at once.
+ *
+ * No block is advised for transparent huge pages (MADV_HUGEPAGE): the
+ * system's policy decides.  Advised, every first touch of a 2 MB page waits
+ * for the kernel to find (and compact) a free huge page; on the development
+ * VM those are exactly the pages the balloon has given back to the host, and
+ * a whole analysis spent three times as long in the kernel (docs/model.md,
+ * "Memory").  Where the policy is "always" the 2 MB alignment still lets the
+ * kernel use huge pages.
  *
  * Blocks consumed front to back (an open's reading buffers, while the merge
  * writes the trace's columns) give their pages back as they go
@@ -230,10 +238,6 @@ static void *map_block(size_t bytes)
     h->capacity = (uintptr_t)map + map_bytes - start;
     h->map = map;
     h->map_bytes = map_bytes;
-#ifdef MADV_HUGEPAGE
-    /* the whole mapping, so that it stays one kernel VMA that mremap can move */
-    madvise(map, map_bytes, MADV_HUGEPAGE); /* advice only */
-#endif
     return (void *)start;
 }
 
@@ -413,9 +417,10 @@ size_t earl_mem_discard(void *p, size_t from, size_t to)
 #ifdef MREMAP_MAYMOVE
 /* Move the mapping map (old_bytes) to a new place of new_bytes where
  * map + offset, the block, starts on a huge-page boundary (MAP_FAILED when
- * it cannot): the kernel backs the pages the block grows by with huge
- * pages only in 2 MB ranges aligned in the address space, and a move to
- * wherever there is room would leave most of them to 4 KB faults. */
+ * it cannot): where the system's policy gives huge pages, the kernel backs
+ * the pages the block grows by with them only in 2 MB ranges aligned in the
+ * address space, and a move to wherever there is room would leave most of
+ * them to 4 KB faults. */
 static void *move_aligned(void *map, size_t old_bytes, size_t new_bytes, size_t offset)
 {
     size_t reserve = new_bytes + MEM_ALIGN;

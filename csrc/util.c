@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include <otf2/otf2.h>
 
@@ -50,24 +49,8 @@ void earl_otf2_install_error_handler(void)
 const char *earl_otf2_last_message(void) { return otf2_message; }
 void earl_otf2_clear_message(void) { otf2_message[0] = '\0'; }
 
-#define HUGE_PAGE ((uintptr_t)2 << 20)
-
-void earl_advise_huge(void *p, size_t bytes)
-{
-#ifdef MADV_HUGEPAGE
-    if (!p || bytes < 2 * HUGE_PAGE)
-        return;
-    uintptr_t start = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-    uintptr_t end = ((uintptr_t)p + bytes) & ~(HUGE_PAGE - 1);
-    if (end > start)
-        madvise((void *)start, end - start, MADV_HUGEPAGE); /* advice only: errors are harmless */
-#else
-    (void)p; (void)bytes;
-#endif
-}
-
 static int grow_with(void **p, size_t *cap, size_t need, size_t elem,
-                     void *(*realloc_block)(void *, size_t), int advise)
+                     void *(*realloc_block)(void *, size_t))
 {
     if (need <= *cap)
         return 0;
@@ -78,8 +61,6 @@ static int grow_with(void **p, size_t *cap, size_t need, size_t elem,
     void *q = realloc_block(*p, n * elem);
     if (!q)
         return -1;
-    if (advise)
-        earl_advise_huge(q, n * elem);
     *p = q;
     *cap = n;
     return 0;
@@ -87,13 +68,12 @@ static int grow_with(void **p, size_t *cap, size_t need, size_t elem,
 
 int earl_grow(void **p, size_t *cap, size_t need, size_t elem)
 {
-    return grow_with(p, cap, need, elem, realloc, 1);
+    return grow_with(p, cap, need, elem, realloc);
 }
 
 int earl_grow_scratch(void **p, size_t *cap, size_t need, size_t elem)
 {
-    /* earl_mem maps its large blocks advised for huge pages already */
-    return grow_with(p, cap, need, elem, earl_mem_realloc_scratch, 0);
+    return grow_with(p, cap, need, elem, earl_mem_realloc_scratch);
 }
 
 static int colset_reserve_with(const earl_colset *set, size_t *cap, size_t need,

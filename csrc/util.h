@@ -31,13 +31,8 @@ const char *earl_otf2_last_message(void);
 void earl_otf2_clear_message(void);
 void earl_otf2_install_error_handler(void);
 
-/* Ask the kernel to back a large block with transparent huge pages.  The
- * event store touches gigabytes of fresh memory; with 4 KiB pages most of
- * opening a trace would be page faults.  A no-op for small blocks. */
-void earl_advise_huge(void *p, size_t bytes);
-
-/* Blocks for the event store's columns (mem.c): large ones are mapped for
- * huge pages and kept warm after earl_mem_free for the next large request.
+/* Blocks for the event store's columns (mem.c): large ones are mapped
+ * directly and kept warm after earl_mem_free for the next large request.
  * A block from earl_mem_alloc/earl_mem_realloc must be freed with
  * earl_mem_free, never free(). */
 #define EARL_MEM_KEEP_SECONDS 10.0

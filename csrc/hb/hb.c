@@ -53,7 +53,7 @@ earl_status earl_hb_build(const earl_trace *trace, earl_states *states, const ea
     hb->events = malloc(m * sizeof *hb->events);
     hb->location = malloc(m * sizeof *hb->location);
     hb->position = malloc(m * sizeof *hb->position);
-    hb->stamps = earl_mem_alloc(stamp_bytes ? stamp_bytes : 1); /* huge pages */
+    hb->stamps = earl_mem_alloc(stamp_bytes ? stamp_bytes : 1); /* a large, warm block */
     if (!hb->events || !hb->location || !hb->position || !hb->stamps) {
         earl_hb_free(hb);
         return earl_fail(err, EARL_ERR_NOMEM, "out of memory for vector timestamps of %zu events",

@@ -8,7 +8,18 @@
 
 See docs/ for the model, the command line and the Python API.
 """
-from ._core import TraceError, memory_stats, release_memory
+import os as _os
+import sys as _sys
+
+if "numpy" not in _sys.modules:
+    # OpenBLAS starts its worker threads when numpy is imported, and they spin
+    # for about 0.1 s (2**28 cycles) before they sleep: processor time taken from
+    # the threads reading a trace right after the import.  2**20 cycles (under a
+    # millisecond) still keeps them awake between close BLAS calls; BLAS keeps
+    # all its threads.  A value set in the environment is left as it is.
+    _os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "20")
+
+from ._core import TraceError, memory_stats, release_memory  # noqa: E402
 from .events import KIND_NAMES, KINDS, Event, Events
 from .trace import Trace, Warnings, open  # noqa: A004
 from .clocks import VectorClocks
