@@ -10,7 +10,7 @@ from ..groups import group_max
 from earlc import _core
 
 from .intervals import _chunk_sums, _chunks, _i64, to_ticks
-from .points import _published, sync_points
+from .points import READS, _published, sync_points
 
 
 def _wait_at(p, events: np.ndarray) -> np.ndarray:
@@ -191,7 +191,7 @@ def _critical_path(ctx):
 
 
 class _CriticalPath(Property):
-    unit, group = "sec", "root_cause"
+    unit, group, reads = "sec", "root_cause", READS
 
     def totals(self, ctx):
         out = _critical_path(ctx)

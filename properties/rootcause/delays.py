@@ -13,7 +13,7 @@ from earlc import _core
 from .intervals import (CallPathMap, _chunk_sums, _chunks, _concat_maps, _excess, _f64,
                         _gather, _group_interval_starts, _i64, _interval_times, _previous_point,
                         _search, _segment_sums, to_ticks)
-from .points import COLL_12N, COLL_BARRIER, COLL_N21, COLL_NXN, _published, sync_points
+from .points import COLL_12N, COLL_BARRIER, COLL_N21, COLL_NXN, READS, _published, sync_points
 
 #: kinds of OpenMP wait states, for their delay costs (the MPI ones are COLL_*, "ls", "lr")
 OMP_BARRIER, OMP_IDLE = "omp_barrier", "omp_idle"
@@ -446,7 +446,7 @@ _OMP_CROSSING_RULE = (
 
 
 class _Delay(Property):
-    unit, group = "sec", "root_cause"
+    unit, group, reads = "sec", "root_cause", READS
     kind = "ls"
 
     def totals(self, ctx):

@@ -14,15 +14,13 @@ from ..mpi_p2p import _request_half
 _NONE = np.iinfo(np.int64).min
 
 
-def _published(ctx, name):
-    """The instances a property published, computed now if the analysis did not
-    select it (root causes need every wait state)."""
-    if name not in ctx.published:
-        from earlc.analysis.catalog import builtin_properties
+#: the wait states and instances every root-cause property reads (`reads`: the
+#: analysis evaluates them first and keeps them until the root causes are done)
+READS = ("late_sender", "late_receiver", "mpi_collectives", "omp_barriers")
 
-        prop = next(p for p in builtin_properties() if p.name == name)
-        sub = _published(ctx, prop.subscribes) if prop.subscribes else None
-        ctx.published[name] = prop.detect(ctx, sub)
+
+def _published(ctx, name):
+    """The instances of one of READS."""
     return ctx.published[name]
 
 

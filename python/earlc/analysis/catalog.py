@@ -200,7 +200,7 @@ class Catalog:
                 continue
             keep.add(n)
             p = by_name[n]
-            todo += [d for d in (p.parent, p.subscribes) if d and d in by_name]
+            todo += [d for d in (p.parent, p.subscribes, *p.reads) if d and d in by_name]
         return [p for p in self.properties if p.name in keep]
 
 
@@ -257,6 +257,8 @@ def assemble(plugins: Iterable[Property] = (), files: Iterable = (), packages: b
             p.parent = renamed[p.parent]
         if p.subscribes in renamed:
             p.subscribes = renamed[p.subscribes]
+        if any(n in renamed for n in p.reads):
+            p.reads = tuple(renamed.get(n, n) for n in p.reads)
     return Catalog(kept + extra, problems)
 
 
@@ -277,6 +279,10 @@ def ordered(properties: List[Property]) -> List[Property]:
         if p.subscribes is not None and p.subscribes not in by_name:
             raise PropertyError("%s subscribes to %r, which is no property (`earlc properties` "
                                 "lists them)" % (describe(p), p.subscribes))
+        for name in p.reads:
+            if name not in by_name:
+                raise PropertyError("%s reads %r, which is no property (`earlc properties` "
+                                    "lists them)" % (describe(p), name))
     order: List[Property] = []
     state: Dict[str, int] = {}
 
@@ -288,7 +294,7 @@ def ordered(properties: List[Property]) -> List[Property]:
             raise PropertyError("the properties form a cycle through their parents and "
                                 "subscriptions: %s" % " -> ".join(path + [p.name]))
         state[p.name] = 1
-        for dep in (p.subscribes, p.parent):
+        for dep in (p.subscribes, *p.reads, p.parent):
             if dep is not None:
                 visit(by_name[dep], path + [p.name])
         state[p.name] = 2

@@ -160,6 +160,11 @@ class AnalysisContext:
             cache[key] = compute()
         return cache[key]
 
+    def forget_shared(self) -> None:
+        """Let go of what memo kept, once the analysis is done: the report keeps
+        this context, and a later use computes it again."""
+        self.__dict__.pop("_memo", None)
+
     # -- the EARL layer and the call tree ------------------------------------------
     @cached_property
     def states(self):

@@ -2,7 +2,8 @@
 
 Properties run in an order where every publisher precedes its subscribers; each
 property's occurrences are published once and its severities are added per
-(call path, location) in the SeverityStore.  Grouping nodes of the metric tree
+(call path, location) in the SeverityStore.  Published instances are kept until
+the last property that subscribes to them or reads them is done (published.py).  Grouping nodes of the metric tree
 take the exclusive time of their region classes from the call tree.
 
 What a property returns is checked (validate.py) before anything of it is stored.
@@ -25,7 +26,8 @@ import numpy as np
 from . import regions as rc
 from .catalog import BUILTIN, assemble, ordered
 from .context import AnalysisContext
-from .property import Instances, Property
+from .property import Columns, Instances, Property
+from .published import Published, let_go_after, uses
 from .severity import SeverityStore
 from .validate import PropertyError, check_instances, check_totals, describe
 
@@ -110,18 +112,21 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
         order = ordered(order + extra)
     store = SeverityStore(ctx.n_locations)
     counts = SeverityStore(ctx.n_locations)  # occurrences, for detected properties
-    published: Dict[str, Instances] = ctx.published  # readable by every later property
+    published = ctx.published = Published(ctx)  # readable by every later property
+    done_with = let_go_after(order)
     worst: Dict[str, Instances] = {}
     switched_off: List[SwitchedOff] = []
     off = set()
     for k, p in enumerate(order):
         if progress:
             progress("analysing", k, len(order))
-        if p.subscribes in off:
+        missing = [n for n in uses(p) if n in off]
+        if missing:
             off.add(p.name)
             store.declare(p.name)
-            switched_off.append(SwitchedOff(p.name, p.source or "", "", "it subscribes to %s, "
-                                            "which was switched off" % p.subscribes, None, None))
+            verb = "subscribes to" if missing[0] == p.subscribes else "reads"
+            switched_off.append(SwitchedOff(p.name, p.source or "", "", "it %s %s, which was "
+                                            "switched off" % (verb, missing[0]), None, None))
             continue
         try:
             _evaluate(p, ctx, store, counts, published, worst, top)
@@ -137,6 +142,9 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
             published.pop(p.name, None)
             switched_off.append(SwitchedOff(p.name, p.source or "", type(exc).__name__,
                                             str(exc), path, line))
+        for q in done_with[k]:
+            published.let_go(q)
+    ctx.forget_shared()  # what properties shared during the analysis
     if progress:
         progress("done", len(order), len(order))
     exceeding = exceeding_parents(order, store, off)
@@ -150,7 +158,7 @@ def is_detected(p: Property) -> bool:
     return p.region_class is None and type(p).totals is Property.totals
 
 
-def detect(p: Property, ctx, published: Dict[str, Instances]) -> Optional[Instances]:
+def detect(p: Property, ctx, published) -> Optional[Instances]:
     """p's occurrences from what it subscribes to, checked and published (None:
     it found nothing).  The whole analysis and the analysis of a window
     (analysis/window.py) both evaluate a property through here."""
@@ -183,6 +191,8 @@ def _evaluate(p: Property, ctx, store, counts, published, worst, top) -> None:
     store.add(p.name, where_cnode, where_loc, inst.severity)
     counts.add(p.name, where_cnode, where_loc, np.ones(len(inst), dtype=np.int64))
     worst[p.name] = inst.select(largest(inst.severity, top))
+    if isinstance(worst[p.name].columns, Columns):
+        worst[p.name].columns.own()  # a few rows: not the columns they were selected from
 
 
 def exceeding_parents(order: List[Property], store: SeverityStore, off=(),

@@ -73,6 +73,21 @@ class Columns(MutableMapping):
         """These rows (integer positions) of this selection."""
         return Columns(self._base, rows if self._rows is None else self._rows[rows])
 
+    def selects_from(self, columns) -> bool:
+        """Whether this is a selection of those columns (a dict or the Columns of
+        the instances selected from), which it then keeps alive."""
+        base = columns._base if isinstance(columns, Columns) else columns
+        return self._rows is not None and self._base is base
+
+    def own(self) -> None:
+        """Gather every column of the selection now, so that it no longer holds
+        the columns it selects from (which can then be freed)."""
+        if self._rows is None:
+            return
+        for name in list(self._base):
+            self[name]
+        self._base, self._rows, self._gathered = self._gathered, None, {}
+
 
 class MissingColumn(KeyError):
     """A column asked for that the instances do not have: says which they have."""
@@ -197,6 +212,9 @@ class Property:
     group: Optional[str] = None
     #: name of the property whose instances `detect` receives, or None
     subscribes: Optional[str] = None
+    #: names of further properties whose published instances this one reads from
+    #: `ctx.published` (they are evaluated first and kept until it is done)
+    reads: tuple = ()
     #: False for compound events that others subscribe to but that are no metric
     #: of their own (the matched messages, the collective instances)
     metric: bool = True

@@ -60,6 +60,12 @@ def check_declaration(p: Property) -> None:
     if p.parent == p.name or p.subscribes == p.name:
         raise PropertyError("%s: a property cannot be its own parent or subscribe to itself"
                             % who)
+    if isinstance(p.reads, str) or not isinstance(p.reads, (tuple, list)) or \
+            not all(isinstance(n, str) for n in p.reads):
+        raise PropertyError("%s: reads must be a tuple of property names, not %r"
+                            % (who, p.reads))
+    if p.name in p.reads:
+        raise PropertyError("%s: a property cannot read its own instances" % who)
     if not isinstance(p.metric, bool):
         raise PropertyError("%s: metric must be True or False, not %r" % (who, p.metric))
     if p.region_class is not None and p.region_class not in ("*", ("*",)):

@@ -1,0 +1,165 @@
+"""How long an analysis keeps published occurrences (analysis/published.py):
+kept while a later property subscribes to them or reads them, let go after,
+and detected again, identical, when read later."""
+import numpy as np
+import pytest
+
+import earlc
+from earlc.analysis import Instances, Property, PropertyError
+from earlc.analysis.published import let_go_after
+
+from conftest import reference_trace
+
+
+@pytest.fixture(scope="module")
+def halo(tmp_path_factory):
+    d = tmp_path_factory.mktemp("halo")
+    earlc.synth("halo", d / "t", ranks=4, events=60000)
+    return earlc.open(d / "t")
+
+
+def _same(a: Instances, b: Instances):
+    assert np.array_equal(a.where, b.where) and np.array_equal(a.severity, b.severity)
+    assert sorted(a.columns) == sorted(b.columns)
+    for name in a.columns:
+        assert np.array_equal(a[name], b[name]), name
+
+
+def _kept_in(ctx):
+    return [n for n in ctx.published if ctx.published.is_kept(n)]
+
+
+def test_instances_let_go_are_detected_again_identically(halo):
+    report = earlc.analyze(halo, properties="all")
+    pub = report._ctx.published
+    assert "p2p_messages" in pub and not _kept_in(report._ctx)  # all let go at the end
+    # the same occurrences as an analysis that keeps them (strict order, one property)
+    fresh = earlc.analyze(halo, properties=["late_sender_wrong_order"])
+    for name in ("late_sender", "late_sender_wrong_order", "p2p_messages"):
+        _same(report.instances(name), fresh._ctx.published[name])
+        assert pub.is_kept(name)  # read again: kept for the reader
+
+
+def test_root_causes_run_without_the_matched_messages(halo):
+    """What the root causes read is kept; the matched messages, which no later
+    property uses, are let go before them, and the refinements kept or in
+    report.worst no longer hold their columns."""
+    seen = {}
+
+    class Probe(Property):
+        name, title, parent, unit, group = "probe", "Probe", None, "occ", "root_cause"
+        description = diagnosis = "looks at what is kept"
+        reads = ("late_sender",)
+
+        def totals(self, ctx):
+            seen["kept"] = _kept_in(ctx)
+            seen["late_sender"] = ctx.published["late_sender"]
+            e = np.empty(0, np.int64)
+            return e, e, e
+
+    report = earlc.analyze(halo, properties=["all", Probe()])
+    assert "late_sender" in seen["kept"] and "p2p_messages" not in seen["kept"]
+    p2p = report.instances("p2p_messages")
+    for inst in [seen["late_sender"], *report.worst.values()]:
+        assert not (hasattr(inst.columns, "selects_from") and
+                    inst.columns.selects_from(p2p.columns))
+    assert len(seen["late_sender"]) and "send_call" in seen["late_sender"]
+
+
+def test_reads_orders_and_selects_what_it_names(halo):
+    order = []
+
+    class Reader(Property):
+        name, title, parent, unit = "reader", "Reader", None, "occ"
+        description = diagnosis = "reads two published events"
+        reads = ("late_receiver", "mpi_collectives")
+
+        def totals(self, ctx):
+            order.append([n for n in ("late_receiver", "mpi_collectives") if n in ctx.published])
+            e = np.empty(0, np.int64)
+            return e, e, e
+
+    report = earlc.analyze(halo, properties=[Reader()])
+    assert order == [["late_receiver", "mpi_collectives"]]
+    assert "late_receiver" in {p.name for p in report.properties}  # selected: it is read
+
+
+def test_undeclared_read_of_an_instance_let_go_still_works(halo):
+    """A plugin that reads ctx.published without declaring it gets the occurrences
+    (detected again if they were let go)."""
+    got = {}
+
+    class Sneaky(Property):
+        name, title, parent, unit = "sneaky", "Sneaky", None, "occ"
+        description = diagnosis = "reads p2p_messages without declaring it"
+
+        def totals(self, ctx):
+            got["n"] = len(ctx.published["p2p_messages"])
+            e = np.empty(0, np.int64)
+            return e, e, e
+
+    report = earlc.analyze(halo, plugins=[Sneaky()])
+    assert not report.switched_off
+    assert got["n"] == len(report.instances("p2p_messages")) > 0
+
+
+@pytest.mark.parametrize("reads, message", [
+    ("late_sender", "reads must be a tuple of property names"),
+    ((3,), "reads must be a tuple of property names"),
+    (("nonexistent",), "reads 'nonexistent', which is no property"),
+    (("me",), "cannot read its own instances"),
+])
+def test_bad_reads_is_one_clear_error(halo, reads, message):
+    class Bad(Property):
+        name, title, parent, unit = "me", "Me", None, "occ"
+        description = diagnosis = "declares reads wrongly"
+
+        def totals(self, ctx):
+            return None
+
+    Bad.reads = reads
+    with pytest.raises(PropertyError, match=message):
+        earlc.analyze(halo, properties=[Bad()])
+
+
+def test_a_reader_of_a_switched_off_property_is_switched_off(halo):
+    class Failing(Property):
+        name, title, parent, unit = "failing", "Failing", None, "occ"
+        description = diagnosis = "raises"
+
+        def detect(self, ctx, subscribed):
+            raise RuntimeError("on purpose")
+
+    class Reader(Property):
+        name, title, parent, unit = "reader_of_failing", "Reader", None, "occ"
+        description = diagnosis = "reads a failing property"
+        reads = ("failing",)
+
+        def totals(self, ctx):
+            e = np.empty(0, np.int64)
+            return e, e, e
+
+    report = earlc.analyze(halo, properties=[Failing(), Reader()])
+    off = {s.name: s.message for s in report.switched_off}
+    assert off["reader_of_failing"] == "it reads failing, which was switched off"
+
+
+def test_let_go_after_is_the_last_use():
+    class P(Property):
+        def __init__(self, name, subscribes=None, reads=()):
+            self.name, self.subscribes, self.reads = name, subscribes, reads
+
+    order = [P("a"), P("b", "a"), P("c"), P("d", reads=("a",)), P("e", "c")]
+    after = [[p.name for p in step] for step in let_go_after(order)]
+    assert after == [[], ["b"], [], ["a", "d"], ["c", "e"]]
+
+
+def test_reference_trace_report_unchanged_by_letting_go():
+    """The JSON report of a real trace is the same whether instances are let go
+    or read again afterwards (report.instances of every detected property)."""
+    t = earlc.open(reference_trace("sstmacro-mpi-coverage"))
+    report = earlc.analyze(t, properties="all")
+    before = report.to_json()
+    for name in list(report._ctx.published):
+        report.instances(name)
+    assert report.to_json() == before
