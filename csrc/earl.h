@@ -514,6 +514,9 @@ typedef struct earl_mem_stats {
 } earl_mem_stats;
 /* Unmap every kept block now. */
 void earl_mem_release(void);
+/* Give the free pages of malloc's heap back to the kernel: after a burst of
+ * scratch arrays (an analysis's), which come from it below 32 MB. */
+void earl_mem_trim(void);
 earl_mem_stats earl_mem_get_stats(void);
 
 /* Convenience accessors. */

@@ -19,11 +19,23 @@
  * carries a header, so earl_mem_free and earl_mem_realloc need no size from
  * the caller.
  *
+ * Three classes of blocks (mem_class): the store's (columns that live with a
+ * trace), scratch arrays (an open's reading buffers: short-lived, in sizes
+ * that follow the trace) and an analysis's temporaries (numpy's arrays during
+ * earlc.analyze, the analysis kernels' tables), which come in sizes no one
+ * can predict, one after another.  Temporaries below MEM_TEMP_FROM_MALLOC
+ * come from malloc: glibc keeps freed chunks of up to 32 MB in its heap (its
+ * mmap threshold adapts up to that) and carves any later request from them,
+ * so a sequence of temporaries runs on the same pages; mapped and kept here,
+ * each size that no kept block fitted took fresh pages (a whole analysis
+ * faulted in twice the memory it ever held at once).  Larger ones, which
+ * glibc would map and unmap each time, are scratch arrays: mostly the
+ * per-event arrays of one trace, of a few sizes, that kept blocks serve.
+ *
  * Policy (docs/model.md, "Memory"): a kept block serves a request of at least
  * two thirds of its capacity, or a growing array up to MEM_GROW_REACH times
- * its request; a scratch array (earl_mem_alloc_scratch: numpy's) that no
- * kept block fits first unmaps kept blocks so that the kernel recycles their
- * pages; blocks unused for EARL_MEM_KEEP_SECONDS are unmapped, by the next
+ * its request; a scratch array that no kept block fits first unmaps kept
+ * blocks so that the kernel recycles their pages; blocks unused for EARL_MEM_KEEP_SECONDS are unmapped, by the next
  * call or by a reaper thread that runs only while blocks are kept; at most a
  * quarter of the physical memory is kept; EARLC_KEEP_MEMORY in the
  * environment sets the seconds (0 or "no": keep nothing), and
@@ -49,6 +61,7 @@
 #endif
 #include "util.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -66,12 +79,23 @@
 #define MEM_KEEPS 1
 #endif
 #define MEM_LARGE ((size_t)256 << 10)
-/* blocks of this size and more are mapped and kept */
+/* blocks of this size and more are mapped and kept (temporaries from
+ * MEM_TEMP_FROM_MALLOC on) */
 #define IS_LARGE(bytes) (MEM_KEEPS && (bytes) >= MEM_LARGE)
+#define IS_MAPPED(bytes, cls) \
+    (IS_LARGE(bytes) && ((cls) != MEM_TEMP || (bytes) >= MEM_TEMP_FROM_MALLOC))
 #define MEM_ALIGN ((size_t)2 << 20)
 #define MEM_MAGIC_SMALL 0x6561726c736d6c6cULL
 #define MEM_MAGIC_LARGE 0x6561726c6c617267ULL
 #define MEM_MAX_KEPT 256                 /* blocks, not bytes */
+#define MEM_TEMP_FROM_MALLOC ((size_t)32 << 20)
+
+/* Who asks for a block (see the top of this file). */
+typedef enum mem_class {
+    MEM_STORE,   /* a miss leaves the kept blocks to the requests they fit */
+    MEM_SCRATCH, /* a miss gives kept blocks back first */
+    MEM_TEMP     /* from malloc below MEM_TEMP_FROM_MALLOC, else scratch */
+} mem_class;
 #define MEM_GROW_REACH 8                 /* see take_fitting */
 
 /* Sits right before every block handed out; its 32 bytes keep malloc's
@@ -279,27 +303,27 @@ static void free_kept_bytes(size_t bytes)
     pthread_mutex_unlock(&pool.lock);
 }
 
-/* Map a new block after a miss.  For scratch arrays (recycle != 0), kept
+/* Map a new block after a miss.  For scratch arrays and temporaries, kept
  * blocks are unmapped first, oldest first, as many bytes as the new block
  * needs: the kernel hands pages freed a moment ago to the next mapping, and
  * those are still warm, while kept blocks that no request of these
  * unpredictable sizes fits would leave the new mapping to pages nobody
  * touched for long.  The store's own requests repeat from one open to the
  * next, so there a miss leaves the kept blocks to the requests they fit. */
-static void *map_after_miss(size_t bytes, int recycle)
+static void *map_after_miss(size_t bytes, mem_class cls)
 {
     pthread_mutex_lock(&pool.lock);
     pool.stats.mapped++;
     pthread_mutex_unlock(&pool.lock);
-    if (recycle)
+    if (cls != MEM_STORE)
         free_kept_bytes(bytes);
     return map_block(bytes);
 }
 
-static void *alloc_large(size_t bytes, int recycle)
+static void *alloc_large(size_t bytes, mem_class cls)
 {
     void *block = take_fitting(bytes, 0);
-    return block ? block : map_after_miss(bytes, recycle);
+    return block ? block : map_after_miss(bytes, cls);
 }
 
 static void free_large(void *block)
@@ -337,32 +361,34 @@ static void *small_block(mem_header *h, size_t bytes)
     return h + 1;
 }
 
-static void *mem_alloc(size_t bytes, int recycle)
+static void *mem_alloc(size_t bytes, mem_class cls)
 {
-    if (IS_LARGE(bytes))
-        return alloc_large(bytes, recycle);
+    if (IS_MAPPED(bytes, cls))
+        return alloc_large(bytes, cls);
     return small_block(malloc(sizeof(mem_header) + (bytes ? bytes : 1)), bytes);
 }
 
-static void *mem_calloc(size_t n, size_t size, int recycle)
+static void *mem_calloc(size_t n, size_t size, mem_class cls)
 {
     if (size && n > SIZE_MAX / size)
         return NULL;
     size_t bytes = n * size;
-    if (!IS_LARGE(bytes))
+    if (!IS_MAPPED(bytes, cls))
         return small_block(calloc(1, sizeof(mem_header) + (bytes ? bytes : 1)), bytes);
     void *block = take_fitting(bytes, 0);
     if (block) {
         memset(block, 0, bytes); /* a kept block: touched pages, cheaper than fresh ones */
         return block;
     }
-    return map_after_miss(bytes, recycle); /* fresh anonymous pages read as zero */
+    return map_after_miss(bytes, cls); /* fresh anonymous pages read as zero */
 }
 
-void *earl_mem_alloc(size_t bytes) { return mem_alloc(bytes, 0); }
-void *earl_mem_calloc(size_t n, size_t size) { return mem_calloc(n, size, 0); }
-void *earl_mem_alloc_scratch(size_t bytes) { return mem_alloc(bytes, 1); }
-void *earl_mem_calloc_scratch(size_t n, size_t size) { return mem_calloc(n, size, 1); }
+void *earl_mem_alloc(size_t bytes) { return mem_alloc(bytes, MEM_STORE); }
+void *earl_mem_calloc(size_t n, size_t size) { return mem_calloc(n, size, MEM_STORE); }
+void *earl_mem_alloc_scratch(size_t bytes) { return mem_alloc(bytes, MEM_SCRATCH); }
+void *earl_mem_calloc_scratch(size_t n, size_t size) { return mem_calloc(n, size, MEM_SCRATCH); }
+void *earl_mem_alloc_temp(size_t bytes) { return mem_alloc(bytes, MEM_TEMP); }
+void *earl_mem_calloc_temp(size_t n, size_t size) { return mem_calloc(n, size, MEM_TEMP); }
 
 void earl_mem_free(void *p)
 {
@@ -468,14 +494,14 @@ static void *grow_mapping(void *block, size_t bytes)
 }
 #endif
 
-static void *mem_realloc(void *p, size_t bytes, int recycle)
+static void *mem_realloc(void *p, size_t bytes, mem_class cls)
 {
     if (!p)
-        return mem_alloc(bytes, recycle);
+        return mem_alloc(bytes, cls);
     mem_header *h = header_of(p);
     if (bytes <= h->capacity)
         return p;
-    if (h->magic == MEM_MAGIC_SMALL && !IS_LARGE(bytes)) {
+    if (h->magic == MEM_MAGIC_SMALL && !IS_MAPPED(bytes, cls)) {
         mem_header *q = realloc(h, sizeof *q + bytes);
         if (!q)
             return NULL;
@@ -486,13 +512,13 @@ static void *mem_realloc(void *p, size_t bytes, int recycle)
     void *q = IS_LARGE(bytes) ? take_fitting(bytes, 1) : NULL;
 #ifdef MREMAP_MAYMOVE
     if (!q && h->magic == MEM_MAGIC_LARGE) {
-        if (recycle) /* the pages the block grows by: kept ones given back first */
+        if (cls != MEM_STORE) /* the pages the block grows by: kept ones given back first */
             free_kept_bytes(bytes - h->capacity);
         return grow_mapping(p, bytes);
     }
 #endif
     if (!q)
-        q = mem_alloc(bytes, recycle);
+        q = mem_alloc(bytes, cls);
     if (!q)
         return NULL;
     memcpy(q, p, h->capacity);
@@ -500,8 +526,12 @@ static void *mem_realloc(void *p, size_t bytes, int recycle)
     return q;
 }
 
-void *earl_mem_realloc(void *p, size_t bytes) { return mem_realloc(p, bytes, 0); }
-void *earl_mem_realloc_scratch(void *p, size_t bytes) { return mem_realloc(p, bytes, 1); }
+void *earl_mem_realloc(void *p, size_t bytes) { return mem_realloc(p, bytes, MEM_STORE); }
+void *earl_mem_realloc_scratch(void *p, size_t bytes)
+{
+    return mem_realloc(p, bytes, MEM_SCRATCH);
+}
+void *earl_mem_realloc_temp(void *p, size_t bytes) { return mem_realloc(p, bytes, MEM_TEMP); }
 
 void earl_mem_release(void)
 {
@@ -510,6 +540,13 @@ void earl_mem_release(void)
         unmap_block(take_kept_locked(pool.n_kept - 1));
     pthread_cond_signal(&pool.wake); /* the reaper sees nothing is kept and ends */
     pthread_mutex_unlock(&pool.lock);
+}
+
+void earl_mem_trim(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
 }
 
 earl_mem_stats earl_mem_get_stats(void)

@@ -71,9 +71,9 @@ int earl_grow(void **p, size_t *cap, size_t need, size_t elem)
     return grow_with(p, cap, need, elem, realloc);
 }
 
-int earl_grow_scratch(void **p, size_t *cap, size_t need, size_t elem)
+int earl_grow_temp(void **p, size_t *cap, size_t need, size_t elem)
 {
-    return grow_with(p, cap, need, elem, earl_mem_realloc_scratch);
+    return grow_with(p, cap, need, elem, earl_mem_realloc_temp);
 }
 
 static int colset_reserve_with(const earl_colset *set, size_t *cap, size_t need,

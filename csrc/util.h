@@ -39,12 +39,19 @@ void earl_otf2_install_error_handler(void);
 void *earl_mem_alloc(size_t bytes);
 void *earl_mem_realloc(void *p, size_t bytes);
 void *earl_mem_calloc(size_t n, size_t size);
-/* The same for short-lived arrays of unpredictable sizes (numpy's during an
- * analysis): a request no kept block fits first gives kept blocks back, so
- * that the kernel recycles their still-warm pages for it. */
+/* The same for short-lived arrays (an open's reading buffers): a request no
+ * kept block fits first gives kept blocks back, so that the kernel recycles
+ * their still-warm pages for it. */
 void *earl_mem_alloc_scratch(size_t bytes);
 void *earl_mem_realloc_scratch(void *p, size_t bytes);
 void *earl_mem_calloc_scratch(size_t n, size_t size);
+/* An analysis's temporaries, of sizes no one can predict (numpy's arrays
+ * during earlc.analyze, the analysis kernels' tables): below 32 MB from
+ * malloc, whose heap reuses freed memory for requests of any size (free its
+ * pages with earl_mem_trim afterwards); larger ones as scratch arrays. */
+void *earl_mem_alloc_temp(size_t bytes);
+void *earl_mem_realloc_temp(void *p, size_t bytes);
+void *earl_mem_calloc_temp(size_t n, size_t size);
 void earl_mem_free(void *p);
 /* Give back the whole pages of bytes [from, to) of block p (the pages at the
  * ends, partly outside the range, stay), for a block read front to back whose
@@ -61,12 +68,12 @@ void earl_mem_free_unkept(void *p);
  * returns 0, or -1 when out of memory (then *p is unchanged). */
 int earl_grow(void **p, size_t *cap, size_t need, size_t elem);
 #define EARL_GROW(arr, cap, need) earl_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
-/* The same for an earl_mem block (earl_mem_realloc_scratch; free it with
+/* The same for an analysis's temporary (earl_mem_realloc_temp; free it with
  * earl_mem_free): a result that goes to numpy, whose freed arrays the block
  * can reuse while they are still warm. */
-int earl_grow_scratch(void **p, size_t *cap, size_t need, size_t elem);
-#define EARL_GROW_SCRATCH(arr, cap, need) \
-    earl_grow_scratch((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+int earl_grow_temp(void **p, size_t *cap, size_t need, size_t elem);
+#define EARL_GROW_TEMP(arr, cap, need) \
+    earl_grow_temp((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
 /* A struct-of-arrays table described by its columns, so that reserving,
  * appending and freeing are written once for every side table. */

@@ -51,9 +51,9 @@ earl_status earl_leaves(const earl_events *ev, const earl_eid *enterptr, const e
     if (!n_asked)
         return EARL_OK;
     /* the queries in id order (stable: repeated ids answer together) */
-    size_t *order = earl_mem_alloc_scratch(n * sizeof *order);
-    size_t *below = earl_mem_alloc_scratch(n * sizeof *below); /* next query down the stack */
-    size_t *top = earl_mem_alloc_scratch(n_locs * sizeof *top);
+    size_t *order = earl_mem_alloc_temp(n * sizeof *order);
+    size_t *below = earl_mem_alloc_temp(n * sizeof *below); /* next query down the stack */
+    size_t *top = earl_mem_alloc_temp(n_locs * sizeof *top);
     if (!order || !below || !top) {
         earl_mem_free(order); earl_mem_free(below); earl_mem_free(top);
         return earl_fail(err, EARL_ERR_NOMEM, "leaves: out of memory for %zu calls", n);
@@ -141,8 +141,8 @@ earl_status earl_leaves_after(const earl_events *ev, const earl_eid *enterptr,
     if (!n_far)
         return EARL_OK;
     /* the calls that last longer: one pass over the events for all of them */
-    earl_eid *far_ids = earl_mem_alloc_scratch(n_far * sizeof *far_ids);
-    earl_eid *far_leave = earl_mem_alloc_scratch(n_far * sizeof *far_leave);
+    earl_eid *far_ids = earl_mem_alloc_temp(n_far * sizeof *far_ids);
+    earl_eid *far_leave = earl_mem_alloc_temp(n_far * sizeof *far_leave);
     earl_status st = EARL_OK;
     if (!far_ids || !far_leave) {
         st = earl_fail(err, EARL_ERR_NOMEM, "leaves: out of memory for %zu calls", n_far);
@@ -188,7 +188,7 @@ earl_status earl_collective_begins(const earl_events *ev, size_t n_locations,
                              "ascend within the %zu events of the trace", count);
     if (!n)
         return EARL_OK;
-    earl_eid *last = earl_mem_alloc_scratch((n_locations ? n_locations : 1) * sizeof *last);
+    earl_eid *last = earl_mem_alloc_temp((n_locations ? n_locations : 1) * sizeof *last);
     if (!last)
         return earl_fail(err, EARL_ERR_NOMEM, "collective begins: out of memory");
     for (size_t l = 0; l < n_locations; l++)

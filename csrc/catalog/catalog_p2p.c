@@ -239,7 +239,7 @@ static int by_event(const void *a, const void *b, void *recv)
  * call row_call[r], sent at row_sent[r].  The receivers' locations and the
  * send times are gathered first, each in a pass of its own (independent
  * loads, whose cache misses the processor overlaps; msg_loc and msg_sent
- * are scratch), then the rows are scattered into place (few locations fill
+ * are temporaries), then the rows are scattered into place (few locations fill
  * at a time, so the writes stay in cache) and later read front to back. */
 static void order_by_receiver(const earl_events *ev, size_t n_locations, size_t n_msgs,
                               const earl_eid *recv, const earl_eid *recv_call,
@@ -322,21 +322,21 @@ earl_status earl_wrong_order(const earl_events *ev, size_t n_locations, size_t n
         later_source[j] = EARL_NONE;
     if (!n_msgs || !n_late)
         return EARL_OK;
-    /* scratch from mem.c, whose freed blocks stay warm: fresh pages from
-     * malloc would be zeroed by the kernel first, which costs more than the
-     * search */
-    size_t *row_start = earl_mem_alloc_scratch((n_locations + 1) * sizeof *row_start);
-    size_t *row_msg = earl_mem_alloc_scratch(n_msgs * sizeof *row_msg);
-    earl_eid *row_call = earl_mem_alloc_scratch(n_msgs * sizeof *row_call);
-    int64_t *row_sent = earl_mem_alloc_scratch(n_msgs * sizeof *row_sent);
-    size_t *query_start = earl_mem_calloc_scratch(n_msgs + 2, sizeof *query_start);
-    size_t *query = earl_mem_alloc_scratch(n_late * sizeof *query);
-    size_t *query_row = earl_mem_alloc_scratch(n_late * sizeof *query_row);
-    size_t *stack = earl_mem_alloc_scratch(n_msgs * sizeof *stack); /* rows */
-    size_t *last_answer = earl_mem_alloc_scratch((n_locations + 1) * sizeof *last_answer);
-    earl_loc *msg_loc = earl_mem_alloc_scratch(n_msgs * sizeof *msg_loc);
-    int64_t *msg_sent = earl_mem_alloc_scratch(n_msgs * sizeof *msg_sent);
-    int64_t *query_bound = earl_mem_alloc_scratch(n_late * sizeof *query_bound);
+    /* an analysis's temporaries (mem.c), on pages earlier temporaries left
+     * warm: fresh pages would be zeroed by the kernel first, which costs more
+     * than the search */
+    size_t *row_start = earl_mem_alloc_temp((n_locations + 1) * sizeof *row_start);
+    size_t *row_msg = earl_mem_alloc_temp(n_msgs * sizeof *row_msg);
+    earl_eid *row_call = earl_mem_alloc_temp(n_msgs * sizeof *row_call);
+    int64_t *row_sent = earl_mem_alloc_temp(n_msgs * sizeof *row_sent);
+    size_t *query_start = earl_mem_calloc_temp(n_msgs + 2, sizeof *query_start);
+    size_t *query = earl_mem_alloc_temp(n_late * sizeof *query);
+    size_t *query_row = earl_mem_alloc_temp(n_late * sizeof *query_row);
+    size_t *stack = earl_mem_alloc_temp(n_msgs * sizeof *stack); /* rows */
+    size_t *last_answer = earl_mem_alloc_temp((n_locations + 1) * sizeof *last_answer);
+    earl_loc *msg_loc = earl_mem_alloc_temp(n_msgs * sizeof *msg_loc);
+    int64_t *msg_sent = earl_mem_alloc_temp(n_msgs * sizeof *msg_sent);
+    int64_t *query_bound = earl_mem_alloc_temp(n_late * sizeof *query_bound);
     earl_status st = EARL_OK;
     if (!row_start || !row_msg || !row_call || !row_sent || !query_start || !query ||
         !query_row || !stack || !last_answer || !msg_loc || !msg_sent || !query_bound) {

@@ -125,9 +125,9 @@ earl_status earl_rc_event_chunks_build(size_t n_locations, size_t n_events,
     out->n_locations = n_locations;
     out->count = (size_t)out->offset[n_locations];
     size_t cap = out->count ? out->count : 1;
-    out->slot = earl_mem_alloc_scratch(cap * sizeof *out->slot);
-    out->cnode = earl_mem_alloc_scratch(cap * sizeof *out->cnode);
-    out->ticks = earl_mem_alloc_scratch(cap * sizeof *out->ticks);
+    out->slot = earl_mem_alloc_temp(cap * sizeof *out->slot);
+    out->cnode = earl_mem_alloc_temp(cap * sizeof *out->cnode);
+    out->ticks = earl_mem_alloc_temp(cap * sizeof *out->ticks);
     if (!out->slot || !out->cnode || !out->ticks)
         goto nomem;
     memset(clock, 0, n_locations * sizeof *clock);

@@ -170,7 +170,7 @@ earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_p
             if (!(w > 0))
                 continue;
             wait_sum += w;
-            if (EARL_GROW_SCRATCH(out->between_row, cap_between, n_between + 1) < 0)
+            if (EARL_GROW_TEMP(out->between_row, cap_between, n_between + 1) < 0)
                 goto nomem;
             out->between_row[n_between++] = points->row[j];
             int64_t c = points->cnode[j];

@@ -23,8 +23,8 @@ int rc_map_push(rc_map_builder *b, int64_t cnode, double value)
 {
     earl_rc_map *m = b->map;
     size_t n = (size_t)m->offset[b->done + 1];
-    if (EARL_GROW_SCRATCH(m->cnode, b->cnode_cap, n + 1) < 0 ||
-        EARL_GROW_SCRATCH(m->value, b->value_cap, n + 1) < 0)
+    if (EARL_GROW_TEMP(m->cnode, b->cnode_cap, n + 1) < 0 ||
+        EARL_GROW_TEMP(m->value, b->value_cap, n + 1) < 0)
         return -1;
     m->cnode[n] = cnode;
     m->value[n] = value;
@@ -141,7 +141,7 @@ int rc_csr_unorder(size_t queries, const size_t *order, int64_t **offset, int n_
     /* one column at a time, each freed once copied: the peak holds one column
      * twice, not the whole table */
     for (int c = 0; c < n_columns; c++) {
-        char *fresh = earl_mem_alloc_scratch(rows ? rows * 8 : 1);
+        char *fresh = earl_mem_alloc_temp(rows ? rows * 8 : 1);
         if (!fresh) {
             free(by_query);
             return -1;

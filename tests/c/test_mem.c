@@ -99,14 +99,40 @@ static void test_large_blocks_kept_and_reused(void **state)
     unsigned char *d = earl_mem_alloc(3 * MB);
     assert_ptr_not_equal(d, a);
     assert_int_equal(earl_mem_get_stats().kept_blocks, 1);
+    /* an analysis's temporary below 32 MB comes from malloc, whose heap reuses
+     * freed temporaries of any size: it leaves kept blocks alone and maps
+     * nothing */
+    earl_mem_stats before_temp = earl_mem_get_stats();
+    unsigned char *temp = earl_mem_calloc_temp(1, 3 * MB);
+    assert_non_null(temp);
+    assert_int_equal(temp[0] | temp[3 * MB - 1], 0);
+    fill(temp, 3 * MB, 6);
+    temp = earl_mem_realloc_temp(temp, 6 * MB);
+    assert_non_null(temp);
+    assert_true(same(temp, 3 * MB, 6));
+    assert_int_equal(earl_mem_get_stats().kept_blocks, 1);
+    assert_int_equal(earl_mem_get_stats().mapped, before_temp.mapped);
+    earl_mem_free(temp);
+    assert_int_equal(earl_mem_get_stats().kept_blocks, 1);
+    earl_mem_trim();
     /* a scratch array's miss gives kept blocks back, so that the kernel
-     * recycles their pages for the new mapping */
+     * recycles their pages for the new mapping (and so does a temporary's
+     * from 32 MB on) */
     unsigned char *e = earl_mem_calloc_scratch(1, 3 * MB);
     assert_ptr_not_equal(e, a);
     assert_int_equal(earl_mem_get_stats().kept_blocks, 0);
     assert_int_equal(e[0] | e[3 * MB - 1], 0);
     earl_mem_free(d);
     earl_mem_free(e);
+    assert_int_equal(earl_mem_get_stats().kept_blocks, 2);
+    unsigned char *big = earl_mem_alloc_temp(40 * MB); /* a miss: d and e go */
+    earl_mem_free(big);
+    assert_int_equal(earl_mem_get_stats().kept_blocks, 1);
+    unsigned char *big2 = earl_mem_calloc_temp(1, 36 * MB);
+    assert_ptr_equal(big2, big);
+    assert_int_equal(big2[0] | big2[36 * MB - 1], 0);
+    earl_mem_free(big2);
+    earl_mem_release();
 
     /* calloc from a kept block is zeroed */
     unsigned char *f = earl_mem_alloc(16 * MB);

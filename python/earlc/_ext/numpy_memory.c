@@ -1,16 +1,19 @@
 /*
  * numpy_memory.c - numpy arrays in the store's memory.
  *
- * The analysis allocates and frees numpy temporaries of tens to hundreds of
- * megabytes, one after another.  numpy takes them from malloc, which maps
- * and unmaps each one, so every array starts on fresh pages: zeroed by the
- * kernel and, on a VM that reports free memory to its host, faulted in by the
- * host again (docs/model.md, "Memory").  numpy lets an extension supply the
- * allocator of the current context (NEP 49, PyDataMem_SetHandler); this file
- * supplies mem.c's, whose freed large blocks are kept warm for the next
- * array.  earlc.analysis switches it on for the duration of an analysis and
- * back afterwards; arrays remember their allocator, so those that outlive the
- * analysis are freed correctly.
+ * The analysis allocates and frees numpy temporaries of kilobytes to
+ * hundreds of megabytes, one after another.  numpy takes them from malloc,
+ * advising the large ones for transparent huge pages, and malloc maps and
+ * unmaps those above 32 MB each time, so they start on fresh pages: zeroed by
+ * the kernel and, on a VM that reports free memory to its host, faulted in by
+ * the host again (docs/model.md, "Memory").  numpy lets an extension supply
+ * the allocator of the current context (NEP 49, PyDataMem_SetHandler); this
+ * file supplies mem.c's temporaries: malloc's heap below 32 MB, without the
+ * advice, and kept blocks above, warm for the next array of the size.
+ * earlc.analysis switches it on for the duration of an analysis and back
+ * afterwards (then the heap's free pages go back to the kernel); arrays
+ * remember their allocator, so those that outlive the analysis are freed
+ * correctly.
  */
 #define NPY_NO_DEPRECATED_API NPY_1_22_API_VERSION
 #include "ext.h"
@@ -22,19 +25,19 @@
 static void *np_malloc(void *ctx, size_t size)
 {
     (void)ctx;
-    return earl_mem_alloc_scratch(size);
+    return earl_mem_alloc_temp(size);
 }
 
 static void *np_calloc(void *ctx, size_t nelem, size_t elsize)
 {
     (void)ctx;
-    return earl_mem_calloc_scratch(nelem, elsize);
+    return earl_mem_calloc_temp(nelem, elsize);
 }
 
 static void *np_realloc(void *ctx, void *ptr, size_t new_size)
 {
     (void)ctx;
-    return earl_mem_realloc(ptr, new_size);
+    return earl_mem_realloc_temp(ptr, new_size);
 }
 
 static void np_free(void *ctx, void *ptr, size_t size)
@@ -67,6 +70,7 @@ static PyObject *restore_numpy_memory(PyObject *module, PyObject *previous)
     if (!current)
         return NULL;
     Py_DECREF(current);
+    earl_mem_trim(); /* the temporaries' heap pages, now free */
     Py_RETURN_NONE;
 }
 
