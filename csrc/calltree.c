@@ -78,21 +78,22 @@ static int32_t cnode_of(earl_calltree *t, int32_t parent, uint32_t region)
 /* The innermost region instance open on the location just after event i:
  * its own or, on a worker thread, one inherited from the master at the fork
  * (enterptr crosses to the master's location there).  -1 when none. */
-static earl_eid open_after(const earl_events *ev, const earl_eid *enterptr, earl_eid i)
+static earl_eid open_after(const earl_events *ev, const earl_eid32 *enterptr, earl_eid i)
 {
     if (ev->kind[i] == EARL_ENTER)
         return i;
+    earl_eid enter = earl_eid_from32(enterptr[i]);
     if (ev->kind[i] == EARL_LEAVE)
-        return enterptr[i] >= 0 ? enterptr[enterptr[i]] : EARL_NONE;
-    return enterptr[i];
+        return enter >= 0 ? earl_eid_from32(enterptr[enter]) : EARL_NONE;
+    return enter;
 }
 
 /* The call path innermost on the location just after event i, counting only
  * region instances the location entered itself: a worker thread between two
  * parallel regions has only its master's inherited frames open and is idle,
  * not running the master's call path. */
-static int32_t current_after(const int32_t *cnode, const earl_events *ev, const earl_eid *enterptr,
-                             earl_eid i)
+static int32_t current_after(const int32_t *cnode, const earl_events *ev,
+                             const earl_eid32 *enterptr, earl_eid i)
 {
     earl_eid open = open_after(ev, enterptr, i);
     if (open < 0 || ev->location[open] != ev->location[i])
@@ -101,7 +102,7 @@ static int32_t current_after(const int32_t *cnode, const earl_events *ev, const 
 }
 
 int32_t earl_calltree_current(const earl_calltree *tree, const earl_trace *trace,
-                              const earl_eid *enterptr, earl_eid i)
+                              const earl_eid32 *enterptr, earl_eid i)
 {
     return current_after(tree->event_cnode, earl_trace_events(trace), enterptr, i);
 }
@@ -175,7 +176,7 @@ static int group_rows_by_location(rows *r, size_t n_locs)
 }
 
 /* The forward pass: cnodes of every event, and the metric rows. */
-static earl_status walk(earl_calltree *t, const earl_trace *trace, const earl_eid *enterptr,
+static earl_status walk(earl_calltree *t, const earl_trace *trace, const earl_eid32 *enterptr,
                         earl_error *err)
 {
     const earl_events *ev = earl_trace_events(trace);
@@ -189,7 +190,7 @@ static earl_status walk(earl_calltree *t, const earl_trace *trace, const earl_ei
     int32_t *cnode = t->event_cnode;
     rows *r = &t->rows;
     for (size_t i = 0; i < ev->count; i++) {
-        earl_eid enter = enterptr[i];
+        earl_eid enter = earl_eid_from32(enterptr[i]);
         uint8_t kind = ev->kind[i];
         int32_t c;
         if (kind == EARL_ENTER)
@@ -231,7 +232,7 @@ nomem:
                      earl_trace_path(trace));
 }
 
-earl_status earl_calltree_build(const earl_trace *trace, const earl_eid *enterptr,
+earl_status earl_calltree_build(const earl_trace *trace, const earl_eid32 *enterptr,
                                 earl_calltree **out, earl_error *err)
 {
     *out = NULL;

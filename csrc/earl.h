@@ -137,16 +137,26 @@ earl_family earl_kind_family(earl_kind kind);
 /* ------------------------------------------------------------------------ */
 
 typedef int64_t earl_eid;  /* event id: position in the total order; -1: none */
-/* An event id stored in 32 bits, in the per-location index loc_events
- * (never -1 there): half the memory of earl_eid for the largest index of
- * the store.  It bounds a trace to EARL_MAX_EVENTS events; opening a larger
- * one fails with EARL_ERR_INVALID. */
+/* An event id stored in 32 bits, where one is kept per event or per row:
+ * the per-location index loc_events, the side tables' event columns, the
+ * EARL layer's enterptr.  Half the memory of earl_eid for the largest
+ * arrays.  It bounds a trace to EARL_MAX_EVENTS events; opening a larger one
+ * fails with EARL_ERR_INVALID. */
 typedef uint32_t earl_eid32;
 #define EARL_MAX_EVENTS ((size_t)UINT32_MAX)
+/* "No event" in an earl_eid32 array that has entries without one
+ * (enterptr): ids end at EARL_MAX_EVENTS - 1, so it is never an event. */
+#define EARL_EID32_NONE UINT32_MAX
 typedef uint64_t earl_time; /* timestamp in ticks of the archive's timer */
 typedef int32_t earl_loc;  /* dense location index, 0..n_locations-1; -1: none */
 
 #define EARL_NONE (-1)
+
+/* An earl_eid32 as an earl_eid: EARL_EID32_NONE becomes EARL_NONE. */
+static inline earl_eid earl_eid_from32(earl_eid32 e)
+{
+    return e == EARL_EID32_NONE ? EARL_NONE : (earl_eid)e;
+}
 #define EARL_UNDEFINED_REF UINT32_MAX /* an undefined OTF2 reference */
 
 /* ------------------------------------------------------------------------ */

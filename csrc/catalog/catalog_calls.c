@@ -32,7 +32,7 @@ static int by_id(const void *a, const void *b, void *ids)
     return (i > j) - (i < j);
 }
 
-earl_status earl_leaves(const earl_events *ev, const earl_eid *enterptr, const earl_eid *ids,
+earl_status earl_leaves(const earl_events *ev, const earl_eid32 *enterptr, const earl_eid *ids,
                         size_t n, earl_eid *leave, earl_error *err)
 {
     size_t count = ev->count, n_locs = 0;
@@ -87,7 +87,7 @@ earl_status earl_leaves(const earl_events *ev, const earl_eid *enterptr, const e
         earl_loc l = ev->location[x];
         if ((size_t)l >= n_locs || top[l] == none)
             continue;
-        earl_eid e = enterptr[x];
+        earl_eid e = earl_eid_from32(enterptr[x]);
         /* the queries of e: the top ones, or further down when LEAVEs were missing */
         size_t *link = &top[l];
         while (*link != none && ids[*link] != e)
@@ -110,7 +110,7 @@ earl_status earl_leaves(const earl_events *ev, const earl_eid *enterptr, const e
 #define LEAVES_NEARBY 256
 #define LEAVES_TRIAL 256
 
-earl_status earl_leaves_after(const earl_events *ev, const earl_eid *enterptr,
+earl_status earl_leaves_after(const earl_events *ev, const earl_eid32 *enterptr,
                               const earl_eid *ids, const earl_eid *after, size_t n,
                               earl_eid *leave, earl_error *err)
 {
@@ -132,7 +132,8 @@ earl_status earl_leaves_after(const earl_events *ev, const earl_eid *enterptr,
         size_t end = count - (size_t)after[k] > LEAVES_NEARBY ? (size_t)after[k] + LEAVES_NEARBY
                                                               : count;
         for (size_t x = (size_t)after[k] + 1; x < end; x++)
-            if (ev->kind[x] == EARL_LEAVE && ev->location[x] == l && enterptr[x] == ids[k]) {
+            if (ev->kind[x] == EARL_LEAVE && ev->location[x] == l &&
+                earl_eid_from32(enterptr[x]) == ids[k]) {
                 leave[k] = (earl_eid)x;
                 break;
             }

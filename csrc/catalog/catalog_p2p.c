@@ -60,7 +60,7 @@ earl_status earl_p2p_find(const earl_trace *trace, earl_states *states, earl_p2p
                           earl_error *err)
 {
     const earl_events *ev = earl_trace_events(trace);
-    const earl_eid *enterptr = earl_states_get_view(states)->enterptr;
+    const earl_eid32 *enterptr = earl_states_get_view(states)->enterptr;
     size_t cap = earl_p2p_capacity(trace), n = 0;
     /* Column by column, as numpy would, but in place: the loads of one pass
      * do not depend on each other, so the processor overlaps their cache
@@ -78,8 +78,9 @@ earl_status earl_p2p_find(const earl_trace *trace, earl_states *states, earl_p2p
     for (size_t k = 0; k < n; k++)
         out->send[k] = earl_states_ptr(states, EARL_PTR_SEND, out->recv[k]);
     for (size_t k = 0; k < n; k++) {
-        out->recv_call[k] = enterptr[out->recv[k]];
-        out->send_call[k] = out->send[k] >= 0 ? enterptr[out->send[k]] : EARL_NONE;
+        out->recv_call[k] = earl_eid_from32(enterptr[out->recv[k]]);
+        out->send_call[k] = out->send[k] >= 0 ? earl_eid_from32(enterptr[out->send[k]])
+                                              : EARL_NONE;
     }
     size_t kept = 0; /* messages with a send, received and sent inside calls */
     for (size_t k = 0; k < n; k++)
@@ -102,10 +103,11 @@ earl_status earl_p2p_find(const earl_trace *trace, earl_states *states, earl_p2p
         out->request_call[k] = request_half(ev, out->recv[k], EARL_MPI_IRECV);
     }
     for (size_t k = 0; k < n; k++)
-        out->completion_call[k] = enterptr[out->completion_call[k]];
+        out->completion_call[k] = earl_eid_from32(enterptr[out->completion_call[k]]);
     for (size_t k = 0; k < n; k++) /* an MPI_RECV posts itself: its call is recv_call */
         out->request_call[k] = out->request_call[k] == out->recv[k]
-                                   ? out->recv_call[k] : enterptr[out->request_call[k]];
+                                   ? out->recv_call[k]
+                                   : earl_eid_from32(enterptr[out->request_call[k]]);
     return EARL_OK;
 }
 

@@ -92,11 +92,11 @@ earl_status earl_wrong_order(const earl_events *ev, size_t n_locations, size_t n
 /* The LEAVE of each ENTER ids[k] (the first later event of its location that
  * is a LEAVE whose enterptr is ids[k]) into leave[k]; -1 when it is never
  * left or ids[k] is no ENTER.  enterptr: the EARL layer's, one per event
- * (earl_states_view.enterptr).  One pass over the events from the first id
+ * (earl_states_view.enterptr, 32 bits).  One pass over the events from the first id
  * on, which reads the columns front to back instead of walking each call
  * alone: for the calls of many receives or collectives, a fraction of the
  * cost.  ids in any order, repeats allowed; an id of -1 gives -1. */
-earl_status earl_leaves(const earl_events *ev, const earl_eid *enterptr, const earl_eid *ids,
+earl_status earl_leaves(const earl_events *ev, const earl_eid32 *enterptr, const earl_eid *ids,
                         size_t n, earl_eid *leave, earl_error *err);
 
 /* The same, knowing an event of each call before its LEAVE, after[k]
@@ -105,7 +105,7 @@ earl_status earl_leaves(const earl_events *ev, const earl_eid *enterptr, const e
  * for in the events right after it first, where short calls end, and
  * earl_leaves finds the rest; when most of the first calls end further away,
  * earl_leaves finds all the others. */
-earl_status earl_leaves_after(const earl_events *ev, const earl_eid *enterptr,
+earl_status earl_leaves_after(const earl_events *ev, const earl_eid32 *enterptr,
                               const earl_eid *ids, const earl_eid *after, size_t n,
                               earl_eid *leave, earl_error *err);
 

@@ -35,11 +35,11 @@ typedef struct earl_profile_bins {
  * enterptr is none).  A stretch lying in one bin is added there whole; one
  * crossing bin edges is split at them, the pieces before the first edge and
  * after the last edge falling to the first and last bin.
- *   enterptr  one entry per event (earl_states_view.enterptr)
+ *   enterptr  one entry per event (earl_states_view.enterptr, 32 bits)
  *   totals    n_regions + 1 rows of n_bins ticks; region refs >= n_regions
  *             (undefined) add to the last row
  *   present   n_regions + 1 flags: set for each row that got a stretch */
-earl_status earl_profile_time(const earl_trace *trace, const earl_eid *enterptr,
+earl_status earl_profile_time(const earl_trace *trace, const earl_eid32 *enterptr,
                               const earl_profile_bins *bins, uint32_t n_regions,
                               int64_t *totals, uint8_t *present, earl_error *err);
 

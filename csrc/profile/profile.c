@@ -16,16 +16,16 @@
 
 /* The region instance the location itself has innermost open just after
  * event i: its ENTER, or -1. */
-static earl_eid active_enter(const earl_events *ev, const earl_eid *enterptr, earl_eid i)
+static earl_eid active_enter(const earl_events *ev, const earl_eid32 *enterptr, earl_eid i)
 {
     earl_eid e;
     if (ev->kind[i] == EARL_ENTER) {
         e = i;
     } else if (ev->kind[i] == EARL_LEAVE) {
-        earl_eid own = enterptr[i]; /* the instance this LEAVE closes */
-        e = own >= 0 ? enterptr[own] : -1;
+        earl_eid own = earl_eid_from32(enterptr[i]); /* the instance this LEAVE closes */
+        e = own >= 0 ? earl_eid_from32(enterptr[own]) : -1;
     } else {
-        e = enterptr[i];
+        e = earl_eid_from32(enterptr[i]);
     }
     /* a worker thread's outermost frames are its master's: not its own */
     if (e >= 0 && ev->location[e] != ev->location[i])
@@ -49,7 +49,7 @@ static uint32_t bin_of(const int64_t *edges, uint32_t n_bins, int64_t t, int str
     return lo - 1 < n_bins ? lo - 1 : n_bins - 1;
 }
 
-earl_status earl_profile_time(const earl_trace *trace, const earl_eid *enterptr,
+earl_status earl_profile_time(const earl_trace *trace, const earl_eid32 *enterptr,
                               const earl_profile_bins *bins, uint32_t n_regions,
                               int64_t *totals, uint8_t *present, earl_error *err)
 {

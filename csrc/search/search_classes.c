@@ -54,7 +54,7 @@ static int location_matches(const char *glob, const earl_trace *trace, const ear
 }
 
 earl_status search_class_events(const search_class *cls, const earl_trace *trace,
-                                const earl_eid *enterptr, earl_eid **out, size_t *n,
+                                const earl_eid32 *enterptr, earl_eid **out, size_t *n,
                                 earl_error *err)
 {
     *out = NULL;
@@ -90,7 +90,7 @@ earl_status search_class_events(const search_class *cls, const earl_trace *trace
                 uint32_t r = EARL_UNDEFINED_REF;
                 if (kind == EARL_ENTER || kind == EARL_LEAVE)
                     r = ev->region[e];
-                else if (enterptr && enterptr[e] >= 0)
+                else if (enterptr && earl_eid_from32(enterptr[e]) >= 0)
                     r = ev->region[enterptr[e]];
                 if (!region_ok[r < defs->n_regions ? r : defs->n_regions])
                     continue;

@@ -33,7 +33,7 @@ typedef struct compiler {
     const earl_search_program *prog;
     const earl_trace *trace;
     earl_states *states;
-    const earl_eid *enterptr;
+    const earl_eid32 *enterptr;
     earl_search_query *q;
     earl_error *err;
     /* memo: per definition its solver and domain (patterns), per class pair

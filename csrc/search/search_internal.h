@@ -89,7 +89,7 @@ int search_glob(const char *glob, const char *s);
 
 /* The events a class literal matches, ascending; *n their number. */
 earl_status search_class_events(const search_class *cls, const earl_trace *trace,
-                                const earl_eid *enterptr, earl_eid **out, size_t *n,
+                                const earl_eid32 *enterptr, earl_eid **out, size_t *n,
                                 earl_error *err);
 /* The partner pairs (a, b) with a in first, b in second, ascending by (a, b):
  * rows of 2 in *out, *n pairs. */

@@ -26,10 +26,11 @@
  *              events, are the coll(e) of section 4.3.
  *
  * Pointers are event ids (earl_eid), EARL_NONE (-1) when there is none.
- * The pass keeps enterptr for every event and compact records for the
- * rest; the other per-event arrays are built from those on first request
- * (earl_states_pointer), so that the pass touches little memory.  Arrays
- * are read through const pointers, as earl_events is.  Inconsistent
+ * The pass keeps enterptr for every event, in 32 bits (earl_eid32,
+ * EARL_EID32_NONE for none: the view's enterptr), and compact records for
+ * the rest; the per-event int64 arrays, enterptr's included, are built from
+ * those on first request (earl_states_pointer), so that the pass touches
+ * little memory.  Arrays are read through const pointers, as earl_events is.  Inconsistent
  * traces (a receive without its send, a collective with a missing member, ...)
  * give counted warnings with the event concerned; the pointers involved are
  * -1 and everything else is still computed.
@@ -102,11 +103,12 @@ typedef struct earl_states_warnings {
 
 const char *earl_states_warning_code_name(earl_states_warning_code code);
 
-/* The pointers.  enterptr is computed by the pass for every event; the
- * other arrays are dense views (count entries, one per event) built from
- * the pass's compact per-message, per-lock and per-team records on first
- * request by earl_states_pointer, so that the pass itself touches little
- * memory beyond enterptr. */
+/* The pointers.  enterptr is computed by the pass for every event (the
+ * view's 32-bit enterptr); the dense int64 arrays (count entries, one per
+ * event) are built on first request by earl_states_pointer: enterptr's from
+ * the 32-bit one, the others from the pass's compact per-message, per-lock
+ * and per-team records, so that the pass itself touches little memory
+ * beyond enterptr. */
 typedef enum earl_pointer {
     EARL_PTR_ENTER = 0,
     EARL_PTR_LEAVE,
@@ -124,7 +126,9 @@ const char *earl_pointer_name(earl_pointer p); /* "enterptr", ... */
  * total order.  Instances are numbered in the order of their first member. */
 typedef struct earl_states_view {
     size_t count;                    /* events */
-    const earl_eid *enterptr;        /* always there */
+    /* always there, 4 bytes an event: EARL_EID32_NONE for none; read an
+     * entry with earl_eid_from32 */
+    const earl_eid32 *enterptr;
 
     size_t n_colls;
     const uint8_t *coll_type;        /* earl_coll_type */
@@ -149,9 +153,10 @@ const earl_states_warnings *earl_states_get_warnings(const earl_states *states);
 /* Heap bytes held by the states (arrays, instances, indexes built so far). */
 size_t earl_states_bytes(const earl_states *states);
 
-/* The dense array of pointer p, one entry per event, built on the first
- * request (O(n), thread-safe) and kept until earl_states_free; NULL with
- * err filled when out of memory. */
+/* The dense int64 array of pointer p, one entry per event, built on the
+ * first request (O(n), thread-safe) and kept until earl_states_free; NULL
+ * with err filled when out of memory.  For enterptr it is a copy of the
+ * view's 32-bit array (8 bytes an event more): code in C reads that one. */
 const earl_eid *earl_states_pointer(earl_states *states, earl_pointer p, earl_error *err);
 /* The dense collective instance of every event (-1: none), likewise. */
 const int32_t *earl_states_coll_instances(earl_states *states, earl_error *err);
@@ -161,8 +166,8 @@ const int32_t *earl_states_coll_instances(earl_states *states, earl_error *err);
 earl_eid earl_states_ptr(earl_states *states, earl_pointer p, earl_eid i);
 
 /* Pointer p of the n events ids[k] into out[k], without building p's dense
- * array when it is not built yet: the pass's compact records answer sendptr,
- * recvptr and lockptr, and an ENTER's leaveptr is found by walking its
+ * array when it is not built yet: the pass's arrays answer enterptr,
+ * sendptr, recvptr and lockptr, and an ENTER's leaveptr is found by walking its
  * location forward to the LEAVE whose enterptr it is (the length of the
  * region instance, short for the calls an analysis asks about).  forkptr
  * uses the dense array.  Ids out of range give -1. */

@@ -102,7 +102,8 @@ static inline __attribute__((always_inline)) void pass_loop(states_pass *p, int 
     const size_t n = ev->count;
     const uint8_t *kind = ev->kind;
     const earl_loc *loc = ev->location;
-    earl_eid *enterptr = s->enterptr, *top = p->top;
+    earl_eid32 *enterptr = s->enterptr;
+    earl_eid *top = p->top;
 
     for (size_t u = 0; u < n; u++) {
         const earl_eid i = (earl_eid)u;
@@ -113,7 +114,7 @@ static inline __attribute__((always_inline)) void pass_loop(states_pass *p, int 
         switch (k) {
         case EARL_ENTER:
             if (stacks) {
-                enterptr[u] = top[l];
+                enterptr[u] = states_eid32(top[l]);
                 top[l] = i;
             }
             break;
@@ -124,20 +125,20 @@ static inline __attribute__((always_inline)) void pass_loop(states_pass *p, int 
         case EARL_MPI_SEND:
         case EARL_MPI_ISEND:
             if (stacks)
-                enterptr[u] = top[l];
+                enterptr[u] = states_eid32(top[l]);
             if (comm)
                 messages_send(p, i, l);
             break;
         case EARL_MPI_RECV:
         case EARL_MPI_IRECV:
             if (stacks)
-                enterptr[u] = top[l];
+                enterptr[u] = states_eid32(top[l]);
             if (comm)
                 messages_recv(p, i, l);
             break;
         case EARL_MPI_COLLECTIVE_END:
             if (stacks)
-                enterptr[u] = top[l];
+                enterptr[u] = states_eid32(top[l]);
             if (comm)
                 collectives_mpi(p, i, l);
             break;
@@ -155,7 +156,7 @@ static inline __attribute__((always_inline)) void pass_loop(states_pass *p, int 
             break;
         default:
             if (stacks)
-                enterptr[u] = top[l];
+                enterptr[u] = states_eid32(top[l]);
             break;
         }
     }
@@ -263,7 +264,6 @@ earl_status earl_states_build(const earl_trace *trace, const earl_states_options
 
     /* every entry of enterptr is written by the pass: no fill */
     s->enterptr = earl_mem_alloc((n ? n : 1) * sizeof *s->enterptr);
-    s->dense[EARL_PTR_ENTER] = s->enterptr;
     s->msg_match = alloc_none(ev->msg.count, sizeof *s->msg_match);
     s->lock_prev = alloc_none(ev->sync.count, sizeof *s->lock_prev);
     s->sync_fork = alloc_none(ev->sync.count, sizeof *s->sync_fork);
@@ -294,8 +294,9 @@ void earl_states_free(earl_states *s)
 {
     if (!s)
         return;
+    earl_mem_free(s->enterptr);
     for (int k = 0; k < EARL_POINTER_COUNT; k++)
-        earl_mem_free(s->dense[k]); /* dense[EARL_PTR_ENTER] is enterptr */
+        earl_mem_free(s->dense[k]);
     earl_mem_free(s->msg_match);
     earl_mem_free(s->lock_prev);
     earl_mem_free(s->sync_fork);
@@ -339,7 +340,7 @@ size_t earl_states_bytes(const earl_states *s)
 {
     const earl_events *ev = earl_trace_events(s->trace);
     size_t n = s->view.count ? s->view.count : 1;
-    size_t bytes = 0;
+    size_t bytes = n * sizeof *s->enterptr;
     for (int k = 0; k < EARL_POINTER_COUNT; k++)
         bytes += s->dense[k] ? n * sizeof(earl_eid) : 0;
     bytes += s->coll_instance ? n * sizeof(int32_t) : 0;

@@ -57,7 +57,10 @@ struct earl_states {
     earl_states_warnings warnings_view;
     states_warning_list warnings;
 
-    earl_eid *enterptr;         /* computed by the pass for every event */
+    /* computed by the pass for every event, EARL_EID32_NONE for none (4
+     * bytes an event: the one per-event array the pass writes); read with
+     * states_enterptr, written through states_eid32 */
+    earl_eid32 *enterptr;
     /* per msg row: the row of the matched receive or send, -1 (a row, not
      * an event id: half the bytes; earl_events.ref is int32 as well) */
     int32_t *msg_match;
@@ -66,7 +69,7 @@ struct earl_states {
 
     /* dense arrays built on request (states_views.c), under lazy_lock */
     pthread_mutex_t lazy_lock;
-    earl_eid *dense[EARL_POINTER_COUNT]; /* dense[EARL_PTR_ENTER] is enterptr */
+    earl_eid *dense[EARL_POINTER_COUNT];
     int32_t *coll_instance;
 
     /* collective members in the total order, with their instance */
@@ -116,6 +119,20 @@ struct earl_states {
     size_t *tree_start;         /* pairs + 1: segment trees in queue_tree */
     earl_eid *queue_tree;       /* max receive id (INT64_MAX: missing) per node */
 };
+
+/* enterptr of event i, -1 for none. */
+static inline earl_eid states_enterptr(const earl_states *s, earl_eid i)
+{
+    return earl_eid_from32(s->enterptr[i]);
+}
+
+/* An event id or -1 as an earl_eid32, to store in enterptr: the conversion
+ * to unsigned takes -1 to EARL_EID32_NONE, and every id fits
+ * (EARL_MAX_EVENTS). */
+static inline earl_eid32 states_eid32(earl_eid x)
+{
+    return (earl_eid32)x;
+}
 
 /* The event matched with message row `row` (its send or receive), -1. */
 static inline earl_eid states_msg_match(const earl_states *s, const earl_events *ev, size_t row)

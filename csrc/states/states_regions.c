@@ -48,14 +48,14 @@ void regions_leave(states_pass *p, earl_eid i, earl_loc l)
     if (EARL_UNLIKELY(x < 0 || p->ev->location[x] != l)) {
         /* nothing of this location is open (an inherited frame is not
          * the worker's to leave): the stack stays as it is */
-        s->enterptr[i] = EARL_NONE;
+        s->enterptr[i] = EARL_EID32_NONE;
         states_warn(p->warnings, EARL_SW_LEAVE_UNMATCHED, l, i,
                     "LEAVE of region %u with no open ENTER on location %d",
                     (unsigned)p->ev->region[i], (int)l);
         return;
     }
-    s->enterptr[i] = x; /* leaveptr[x] = i follows from it (states_views.c) */
-    p->top[l] = s->enterptr[x];
+    s->enterptr[i] = states_eid32(x); /* leaveptr[x] = i follows from it (states_views.c) */
+    p->top[l] = states_enterptr(s, x);
     if (EARL_UNLIKELY(p->cur_fork[l] >= 0) && !p->opt->no_omp_barriers &&
         regions_is_omp_barrier(p->defs, p->ev->region[i]))
         collectives_barrier(p, i, l);
@@ -75,9 +75,9 @@ static earl_eid top_after(const earl_states *s, const earl_events *ev, earl_eid 
         case EARL_ENTER:
             return e;
         case EARL_LEAVE: {
-            earl_eid x = s->enterptr[e];
+            earl_eid x = states_enterptr(s, e);
             if (x >= 0)
-                return s->enterptr[x];
+                return states_enterptr(s, x);
             /* an unmatched LEAVE changed nothing: the top after the
              * previous event of the location */
             if (pos == first)
@@ -89,9 +89,9 @@ static earl_eid top_after(const earl_states *s, const earl_events *ev, earl_eid 
         case EARL_THREAD_TEAM_END:
             if (ev->ref[e] >= 0)
                 return s->sync_top[ev->ref[e]];
-            return s->enterptr[e];
+            return states_enterptr(s, e);
         default:
-            return s->enterptr[e];
+            return states_enterptr(s, e);
         }
     }
 }
@@ -110,11 +110,11 @@ size_t earl_states_stack(const earl_states *s, earl_eid i, earl_loc loc, earl_ei
         return 0;
     earl_eid top = top_after(s, ev, ev->loc_events[lo - 1], lo - 1, first);
     size_t depth = 0;
-    for (earl_eid x = top; x >= 0; x = s->enterptr[x])
+    for (earl_eid x = top; x >= 0; x = states_enterptr(s, x))
         depth++;
     if (out && cap >= depth) {
         size_t k = depth;
-        for (earl_eid x = top; x >= 0; x = s->enterptr[x])
+        for (earl_eid x = top; x >= 0; x = states_enterptr(s, x))
             out[--k] = x;
     }
     return depth;

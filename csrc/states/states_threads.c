@@ -136,7 +136,7 @@ void threads_implicit(states_pass *p, earl_eid i, earl_loc l)
     if (f >= 0 && ev->kind[f] == EARL_OMP_FORK && ev->location[f] != l &&
         p->defs->locations[l].type == OTF2_LOCATION_TYPE_CPU_THREAD && p->impl_fork[l] < 0) {
         span_begin(p, l, i, f);
-        p->top[l] = p->s->enterptr[f]; /* the master's stack at the fork */
+        p->top[l] = states_enterptr(p->s, f); /* the master's stack at the fork */
     }
 }
 
@@ -192,10 +192,10 @@ static void team_begin(states_pass *p, earl_eid i, earl_loc l, int32_t row)
     p->sync_prev_bar[row] = p->barrier_count[l];
     p->team_row[l] = row;
     if (f >= 0 && p->ev->location[f] != l)
-        p->top[l] = s->enterptr[f]; /* the master's stack at the fork */
+        p->top[l] = states_enterptr(s, f); /* the master's stack at the fork */
     p->cur_fork[l] = f;
     p->barrier_count[l] = 0;
-    s->enterptr[i] = p->top[l];
+    s->enterptr[i] = states_eid32(p->top[l]);
     s->sync_fork[row] = f;
     s->sync_top[row] = p->top[l];
 }
@@ -204,7 +204,7 @@ static void team_end(states_pass *p, earl_eid i, earl_loc l, int32_t row)
 {
     earl_states *s = p->s;
     int64_t r = p->team_row[l];
-    s->enterptr[i] = p->top[l];
+    s->enterptr[i] = states_eid32(p->top[l]);
     if (r < 0) {
         states_warn(p->warnings, EARL_SW_TEAM_END_UNMATCHED, l, i,
                     "THREAD_TEAM_END of team %u on a location in no team",
@@ -265,7 +265,7 @@ static void lock_event(states_pass *p, earl_eid i, earl_loc l, int32_t row, int 
 void threads_event(states_pass *p, earl_eid i, earl_loc l, earl_kind k)
 {
     int32_t row = p->ev->ref[i];
-    p->s->enterptr[i] = p->top[l]; /* team begins and ends set it again */
+    p->s->enterptr[i] = states_eid32(p->top[l]); /* team begins and ends set it again */
     if (row < 0)
         return;
     switch (k) {

@@ -2,13 +2,15 @@
  * states_views.c - the dense per-event pointer arrays, built on request.
  *
  * The forward pass (states.c) keeps only what it must: enterptr for every
- * event, and compact records for the rarer relations (the matched event of
- * every message row, the previous lock event of every lock row, the fork of
- * every team begin, the list of collective members).  Touching fresh memory
- * is the dominant cost of a pass over tens of millions of events, so the
- * other pointers become dense arrays (one int64 per event, -1 for none)
- * only when asked for, each in one O(n) sweep, under a mutex, once:
+ * event (32 bits), and compact records for the rarer relations (the matched
+ * event of every message row, the previous lock event of every lock row, the
+ * fork of every team begin, the list of collective members).  Touching fresh
+ * memory is the dominant cost of a pass over tens of millions of events, so
+ * the pointers become dense arrays (one int64 per event, -1 for none) only
+ * when asked for, each in one O(n) sweep, under a mutex, once:
  *
+ *   enterptr       the pass's 32-bit array widened (for a caller that wants
+ *                  int64; C code reads the 32-bit one)
  *   leaveptr       from enterptr: every matched LEAVE marks its ENTER
  *   sendptr/recvptr from the message rows' matches
  *   lockptr        from the lock rows
@@ -94,13 +96,19 @@ static earl_eid *build(const earl_states *s, earl_pointer p)
     earl_eid *a = earl_mem_alloc((n ? n : 1) * sizeof *a);
     if (!a)
         return NULL;
-    if (p != EARL_PTR_FORK) /* forkptr writes every entry */
+    if (p != EARL_PTR_ENTER && p != EARL_PTR_FORK) /* those two write every entry */
         memset(a, 0xff, (n ? n : 1) * sizeof *a);
     switch (p) {
-    case EARL_PTR_LEAVE:
+    case EARL_PTR_ENTER:
         for (size_t u = 0; u < n; u++)
-            if (ev->kind[u] == EARL_LEAVE && s->enterptr[u] >= 0)
-                a[s->enterptr[u]] = (earl_eid)u;
+            a[u] = states_enterptr(s, (earl_eid)u);
+        break;
+    case EARL_PTR_LEAVE:
+        for (size_t u = 0; u < n; u++) {
+            earl_eid x = states_enterptr(s, (earl_eid)u);
+            if (ev->kind[u] == EARL_LEAVE && x >= 0)
+                a[x] = (earl_eid)u;
+        }
         break;
     case EARL_PTR_SEND:
     case EARL_PTR_RECV:
@@ -177,7 +185,7 @@ earl_eid earl_states_ptr(earl_states *s, earl_pointer p, earl_eid i)
     int32_t row = ev->ref[i];
     switch (p) {
     case EARL_PTR_ENTER:
-        return s->enterptr[i];
+        return states_enterptr(s, i);
     case EARL_PTR_SEND:
         return is_recv(k) && row >= 0 ? states_msg_match(s, ev, (size_t)row) : EARL_NONE;
     case EARL_PTR_RECV:
@@ -209,14 +217,15 @@ static earl_eid leave_by_walk(const earl_states *s, const earl_events *ev, earl_
     size_t nearby_end = (size_t)e + 1 + LEAVE_NEARBY < ev->count ? (size_t)e + 1 + LEAVE_NEARBY
                                                                  : ev->count;
     for (size_t x = (size_t)e + 1; x < nearby_end; x++)
-        if (ev->location[x] == l && ev->kind[x] == EARL_LEAVE && s->enterptr[x] == e)
+        if (ev->location[x] == l && ev->kind[x] == EARL_LEAVE &&
+            states_enterptr(s, (earl_eid)x) == e)
             return (earl_eid)x;
     size_t end = ev->loc_start[l + 1];
     /* position of e in its location's sequence */
     size_t lo = earl_eid32_lower_bound(ev->loc_events, ev->loc_start[l], end, e);
     for (size_t k = lo + 1; k < end; k++) {
         earl_eid x = ev->loc_events[k];
-        if (ev->kind[x] == EARL_LEAVE && s->enterptr[x] == e)
+        if (ev->kind[x] == EARL_LEAVE && states_enterptr(s, x) == e)
             return x;
     }
     return EARL_NONE;

@@ -26,7 +26,7 @@ def _calltree(trace):
     if tree is None:
         from .analysis.context import CallTree
 
-        tree = CallTree(trace, trace.states.enterptr)
+        tree = CallTree(trace)
         trace._profile_calltree = tree
     return tree
 
@@ -167,8 +167,7 @@ def time_profile(trace, bins: int = 50, normalized: bool = False):
         raise ValueError("bins must be at least 1")
     t0, span = trace.start_time, max(trace.duration_ticks, 1)
     width = _region_width(trace)
-    enterptr = np.ascontiguousarray(trace.states.enterptr, dtype=np.int64)
-    raw, seen = _core.profile_time(trace._core, enterptr, t0, span, bins, width)
+    raw, seen = _core.profile_time(trace.states._core, t0, span, bins, width)
     totals = np.frombuffer(raw, dtype=np.int64).reshape(width + 1, bins)
     edges = (np.arange(bins + 1, dtype=np.int64) * span) // bins
     out = {"bin_start": edges[:-1] + t0, "bin_end": edges[1:] + t0}

@@ -75,16 +75,16 @@ def _posted(trace, events: np.ndarray) -> np.ndarray:
 
 def _inside_region(trace, events: np.ndarray, refs: np.ndarray) -> np.ndarray:
     """Whether each event's call path (its enterptr chain) holds one of the regions."""
-    enterptr = trace.states.enterptr
+    st = trace.states
     region = trace.events.region
     inside = np.zeros(len(events), dtype=bool)
-    cur = enterptr[events]
+    cur = st.enterptr_of(events)
     while True:
         live = cur >= 0
         if not live.any():
             return inside
         inside[live] |= np.isin(region[cur[live]], refs)
-        cur = np.where(live, enterptr[np.maximum(cur, 0)], -1)
+        cur = np.where(live, st.enterptr_of(np.maximum(cur, 0)), -1)
 
 
 def _select(trace, wildcard) -> tuple:
@@ -239,15 +239,15 @@ class Races:
     # -- call paths --------------------------------------------------------------------
     def callpath(self, event: int) -> str:
         """'main/work/MPI_Send': the regions enclosing an event, outermost first."""
-        enterptr = self.trace.states.enterptr
-        enter = int(enterptr[event])
+        st = self.trace.states
+        enter = int(st.enterptr_of(event))
         if enter in self._paths:
             return self._paths[enter]
         chain = []
         e = enter
         while e >= 0 and e not in self._paths:
             chain.append(e)
-            e = int(enterptr[e])
+            e = int(st.enterptr_of(e))
         prefix = self._paths.get(e, "") if e >= 0 else ""
         names = self.trace._region_name_array()
         region = self.trace.events.region

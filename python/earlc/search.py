@@ -102,7 +102,7 @@ class Matches:
         tr = self._trace
         ev = tr.events
         names = tr._region_name_array()
-        enterptr = tr.states.enterptr
+        st = tr.states
         loc_names = np.array([l.name for l in tr.locations], dtype=object)
         kinds = np.array(KIND_NAMES, dtype=object)
         data = {}
@@ -110,7 +110,7 @@ class Matches:
             ids = self.events[:, j]
             kind = ev.kind[ids]
             own = (kind == 0) | (kind == 1)  # ENTER, LEAVE
-            enc = enterptr[ids]
+            enc = st.enterptr_of(ids)
             rid = np.where(own, ev.region[ids],
                            np.where(enc >= 0, ev.region[np.maximum(enc, 0)], 0xFFFFFFFF))
             rid = rid.astype(np.int64)

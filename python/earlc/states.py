@@ -1,7 +1,7 @@
 """The EARL layer: system states and pointer attributes of every event.
 
 `trace.states` (built on first use, then cached) holds, as read-only numpy
-arrays over the C store (no copy), one entry per event:
+arrays over the C store, one entry per event:
 
     enterptr   ENTER of the innermost region instance enclosing the event
                (a LEAVE: its own ENTER; an ENTER: the enclosing one); worker
@@ -14,8 +14,12 @@ arrays over the C store (no copy), one entry per event:
     coll_instance  collective instance of an MPI_COLLECTIVE_END or of the
                LEAVE of an OpenMP barrier, see `collectives`
 
-All are event ids, -1 for none.  The history queries answer for the state
-just after event i without replaying the trace (costs in docs/states.md):
+All are event ids (int64), -1 for none, each computed on first access and
+then kept (8 bytes an event each).  The pass itself keeps enterptr in 32 bits
+(4 bytes an event); `enterptr_of(ids)` and `gather(name, ids)` read pointers
+of chosen events without building an int64 array, which is what earlc's own
+analyses do.  The history queries answer for the state just after event i
+without replaying the trace (costs in docs/states.md):
 
     trace.stack(i, loc)       ENTER ids of loc's open regions, outermost first
     trace.queue(i, src, dst)  send ids of the messages in transfer from src to dst
@@ -38,6 +42,8 @@ from . import _core, otf2names
 from .events import column
 
 POINTERS = ("enterptr", "leaveptr", "sendptr", "recvptr", "lockptr", "forkptr")
+#: "no event" in the pass's 32-bit enterptr (C: EARL_EID32_NONE)
+_EID32_NONE = np.uint32(0xFFFFFFFF)
 WARNING_NAMES = _core.STATES_WARNING_NAMES
 COLL_TYPES = ("MPI", "OMP_BARRIER")
 
@@ -115,6 +121,8 @@ class States:
         self._core = _core.States(trace._core, omp_barriers=omp_barriers, threads=threads)
         c = self._core
         self._dense: Dict[str, np.ndarray] = {}
+        #: the pass's enterptr: uint32, _EID32_NONE for none (no copy)
+        self._enterptr32 = column(c, "enterptr32", "I")
         self.coll_type = column(c, "coll.type", "B")
         self.coll_comm = column(c, "coll.comm", "I")
         self.coll_fork = column(c, "coll.fork", "q")
@@ -134,8 +142,11 @@ class States:
             self._dense[name] = column(self._core, name, fmt)
         return self._dense[name]
 
-    # enterptr comes from the pass; the others are built in C on first access
-    enterptr = property(lambda self: self._array("enterptr", "q"), doc="ENTER of the enclosing region instance")
+    # built in C on first access: enterptr widened from the pass's 32 bits,
+    # the others from the pass's compact records
+    enterptr = property(lambda self: self._array("enterptr", "q"),
+                        doc="ENTER of the enclosing region instance (int64 copy, made on first "
+                            "access; enterptr_of reads chosen events without it)")
     leaveptr = property(lambda self: self._array("leaveptr", "q"), doc="LEAVE of an ENTER")
     sendptr = property(lambda self: self._array("sendptr", "q"), doc="send of a receive")
     recvptr = property(lambda self: self._array("recvptr", "q"), doc="receive of a send")
@@ -190,6 +201,15 @@ class States:
     def memory(self) -> int:
         """Heap bytes held by the states."""
         return self._core.memory()
+
+    def enterptr_of(self, ids):
+        """enterptr of the events ids, as `enterptr[ids]` gives it (int64, -1 for
+        none; ids index as numpy indexes: arrays, masks, one id), read from the
+        pass's 32-bit array: the int64 `enterptr` is not built."""
+        raw = self._enterptr32[ids]
+        wide = np.array(raw, dtype=np.int64)
+        wide[raw == _EID32_NONE] = -1
+        return wide[()]  # one id: a scalar, as enterptr[i]
 
     def gather(self, name: str, ids) -> np.ndarray:
         """Pointer `name` of each event id in ids (-1 for none), computed for those

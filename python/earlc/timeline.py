@@ -163,7 +163,6 @@ class Window:
         trace = self.trace
         ev = trace.events
         st = trace.states
-        enterptr = st.enterptr
         # regions open at the start come before the window's own ENTERs (which are
         # ascending and distinct already): no sort of the big part
         open_at_start = open_regions(trace, self.locations.tolist(), self.lo)[0]
@@ -180,7 +179,7 @@ class Window:
         enter, start, end = enter[keep], start[keep], end[keep]
         location = ev.location[enter].astype(np.int64)
         # depth: how many of the selected instances enclose each one on its location
-        parent = enterptr[enter]
+        parent = st.enterptr_of(enter)
         pos = np.searchsorted(enter, parent)
         pos_ok = (parent >= 0) & (pos < len(enter))
         pos_ok[pos_ok] &= enter[pos[pos_ok]] == parent[pos_ok]
@@ -249,7 +248,7 @@ class Window:
         st = self.trace.states
         time = ev.time.view(np.int64)
         where = np.asarray(where, dtype=np.int64)
-        call = np.where(ev.kind[where] == KINDS["ENTER"], where, st.enterptr[where])
+        call = np.where(ev.kind[where] == KINDS["ENTER"], where, st.enterptr_of(where))
         # outside every call of its own location (a worker thread's frame hangs off
         # its master's): the event itself
         loc = ev.location[where]

@@ -83,7 +83,8 @@ static void test_wrong_order_rejects_ids_out_of_range(void **state)
     assert_non_null(strstr(err.message, "out of range"));
 }
 
-/* Two locations, nested calls, a repeated query, an ENTER never left:
+/* Two locations, nested calls, a repeated query, an ENTER never left
+ * (enterptr as the EARL layer keeps it, 32 bits; -1 is EARL_EID32_NONE):
  *
  *   id  loc  kind      enterptr      id  loc  kind      enterptr
  *    0   0   ENTER f     -1           5   0   LEAVE g     1
@@ -99,7 +100,8 @@ static void test_leaves_of_nested_and_open_calls(void **state)
     static const uint8_t kind[9] = {EARL_ENTER, EARL_ENTER, EARL_ENTER, EARL_MPI_SEND,
                                     EARL_MPI_SEND, EARL_LEAVE, EARL_LEAVE, EARL_LEAVE,
                                     EARL_ENTER};
-    static const earl_eid enterptr[9] = {-1, 0, -1, 1, 2, 1, 2, 0, -1};
+    const earl_eid32 no = EARL_EID32_NONE;
+    const earl_eid32 enterptr[9] = {no, 0, no, 1, 2, 1, 2, 0, no};
     earl_events ev = {.count = 9, .location = loc, .kind = kind};
     const earl_eid ids[8] = {7, 1, 0, 2, 8, -1, 1, 3}; /* any order, repeats, -1, a non-ENTER */
     earl_eid leave[8];
@@ -131,10 +133,11 @@ static void test_leaves_after_turns_to_the_pass_for_long_calls(void **state)
     enum { CALLS = 300, EVENTS = 2 * CALLS };
     static earl_loc loc[EVENTS];
     static uint8_t kind[EVENTS];
-    static earl_eid enterptr[EVENTS], ids[CALLS], leave[CALLS];
+    static earl_eid32 enterptr[EVENTS];
+    static earl_eid ids[CALLS], leave[CALLS];
     for (int q = 0; q < CALLS; q++) {
         kind[q] = EARL_ENTER;
-        enterptr[q] = q - 1;
+        enterptr[q] = q > 0 ? (earl_eid32)(q - 1) : EARL_EID32_NONE;
         kind[EVENTS - 1 - q] = EARL_LEAVE;
         enterptr[EVENTS - 1 - q] = q;
         ids[q] = q;

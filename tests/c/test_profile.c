@@ -97,8 +97,7 @@ static void test_time_bins(void **unused)
     (void)unused;
     fixture f;
     begin(&f, 1);
-    const earl_eid *enterptr = earl_states_pointer(f.states, EARL_PTR_ENTER, &err);
-    assert_non_null(enterptr);
+    const earl_eid32 *enterptr = earl_states_get_view(f.states)->enterptr;
     earl_profile_bins bins = {.t0 = 1, .span = 7, .n_bins = 2};
     int64_t totals[4 * 2] = {0};
     uint8_t present[4] = {0};
@@ -153,7 +152,7 @@ static void test_bad_arguments(void **unused)
     (void)unused;
     fixture f;
     begin(&f, 1);
-    const earl_eid *enterptr = earl_states_pointer(f.states, EARL_PTR_ENTER, &err);
+    const earl_eid32 *enterptr = earl_states_get_view(f.states)->enterptr;
     int64_t totals[8] = {0};
     uint8_t present[4] = {0};
     earl_profile_bins none = {.t0 = 1, .span = 7, .n_bins = 0};

@@ -101,6 +101,32 @@ static void check_pointer(fixture *f, earl_pointer p, const earl_eid *want, size
     }
 }
 
+/* The pass's 32-bit enterptr holds want[0 .. n) (EARL_EID32_NONE for -1),
+ * and is what earl_states_ptr and earl_states_gather answer from: the dense
+ * int64 array is made on the first earl_states_pointer only, 8 bytes an
+ * event.  Call before anything asks for that array. */
+static void check_enterptr32(fixture *f, const earl_eid *want, size_t n)
+{
+    assert_int_equal(f->v->count, n);
+    size_t bytes = earl_states_bytes(f->states);
+    earl_eid ids[64], got[64];
+    assert_true(n <= 64);
+    for (size_t i = 0; i < n; i++) {
+        earl_eid32 raw = f->v->enterptr[i];
+        assert_int_equal(raw, want[i] < 0 ? EARL_EID32_NONE : (earl_eid32)want[i]);
+        assert_int_equal(earl_eid_from32(raw), want[i]);
+        assert_int_equal(earl_states_ptr(f->states, EARL_PTR_ENTER, (earl_eid)i), want[i]);
+        ids[i] = (earl_eid)i;
+    }
+    ok(earl_states_gather(f->states, EARL_PTR_ENTER, ids, n, got, &err));
+    assert_memory_equal(got, want, n * sizeof *want);
+    assert_int_equal(earl_states_bytes(f->states), bytes); /* nothing built */
+    const earl_eid *dense = earl_states_pointer(f->states, EARL_PTR_ENTER, &err);
+    assert_non_null(dense);
+    assert_memory_equal(dense, want, n * sizeof *want);
+    assert_int_equal(earl_states_bytes(f->states), bytes + n * sizeof(earl_eid));
+}
+
 static void check_stack(fixture *f, earl_eid i, earl_loc l, size_t n, ...)
 {
     earl_eid got[16];
@@ -152,6 +178,7 @@ static void test_figure_4_2(void **unused)
     static const earl_eid sendptr[] = {-1, -1, -1, -1, -1, 2, -1, -1};
     static const earl_eid recvptr[] = {-1, -1, 5, -1, -1, -1, -1, -1};
     static const earl_eid none[] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    check_enterptr32(&f, enterptr, 8);
     check_pointer(&f, EARL_PTR_ENTER, enterptr, 8);
     check_pointer(&f, EARL_PTR_LEAVE, leaveptr, 8);
     check_pointer(&f, EARL_PTR_SEND, sendptr, 8);
@@ -242,7 +269,7 @@ static void test_figure_4_3(void **unused)
             assert_int_equal(ev->kind[e], EARL_MPI_COLLECTIVE_END);
             assert_int_equal(ev->location[e], f.loc[r]);
             assert_int_equal(ev->time[e], k * 100 + 20 + 2 * r);
-            earl_eid enter = f.v->enterptr[e];
+            earl_eid enter = earl_eid_from32(f.v->enterptr[e]);
             assert_int_equal(ev->kind[enter], EARL_ENTER);
             assert_int_equal(ev->time[enter], k * 100 + enter_t[r]);
             assert_int_equal(earl_states_instance_of(f.states, e), (int32_t)k);
@@ -273,7 +300,8 @@ static void test_figure_4_3(void **unused)
     }
     assert_int_equal(n_members, 6);
     /* rank 3 is not involved: its stack holds work throughout */
-    check_stack(&f, (earl_eid)f.v->count - 2, 3, 1, (int)f.v->enterptr[f.v->count - 1]);
+    check_stack(&f, (earl_eid)f.v->count - 2, 3, 1,
+                (int)earl_eid_from32(f.v->enterptr[f.v->count - 1]));
     end(&f);
 }
 
@@ -319,6 +347,7 @@ static void test_inconsistent(void **unused)
     static const earl_eid enterptr[] = {-1, 0, -1, -1, 0, 0, 0, -1};
     static const earl_eid sendptr[] = {-1, -1, -1, -1, 3, -1, -1, -1};
     static const earl_eid recvptr[] = {-1, -1, -1, 4, -1, -1, -1, -1};
+    check_enterptr32(&f, enterptr, 8); /* -1 of the unmatched LEAVE too */
     check_pointer(&f, EARL_PTR_ENTER, enterptr, 8);
     check_pointer(&f, EARL_PTR_SEND, sendptr, 8);
     check_pointer(&f, EARL_PTR_RECV, recvptr, 8);
@@ -401,6 +430,7 @@ static void test_halves_equal_one_pass(void **unused)
         assert_memory_equal(a, b, n * sizeof *a);
     }
     const earl_states_view *va = earl_states_get_view(one), *vb = earl_states_get_view(two);
+    assert_memory_equal(va->enterptr, vb->enterptr, n * sizeof *va->enterptr);
     assert_int_equal(va->n_colls, vb->n_colls);
     assert_memory_equal(va->coll_complete, vb->coll_complete, va->n_colls * sizeof *va->coll_complete);
     const earl_states_warnings *wa = earl_states_get_warnings(one);
@@ -418,6 +448,18 @@ static void test_halves_equal_one_pass(void **unused)
     earl_states_free(one);
     earl_states_free(two);
     end(&f);
+}
+
+/* enterptr's 32 bits: "none" is no event id, the largest id a trace can
+ * hold converts exactly. */
+static void test_eid32_conversion(void **unused)
+{
+    (void)unused;
+    assert_int_equal(earl_eid_from32(EARL_EID32_NONE), EARL_NONE);
+    assert_int_equal(earl_eid_from32(0), 0);
+    assert_int_equal(earl_eid_from32((earl_eid32)(EARL_MAX_EVENTS - 1)),
+                     (earl_eid)EARL_MAX_EVENTS - 1);
+    assert_true((size_t)EARL_EID32_NONE >= EARL_MAX_EVENTS); /* ids end below it */
 }
 
 static void test_bad_arguments(void **unused)
@@ -439,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_figure_4_3),
         cmocka_unit_test(test_inconsistent),
         cmocka_unit_test(test_halves_equal_one_pass),
+        cmocka_unit_test(test_eid32_conversion),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

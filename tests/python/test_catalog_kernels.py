@@ -74,7 +74,7 @@ def test_leaves_equal_the_states_leaveptr(trace):
     ids = np.concatenate((rng.choice(enters, 500), rng.integers(0, len(trace), 50), [-1, -1]))
     rng.shuffle(ids)
     got = np.empty(len(ids), dtype=np.int64)
-    _core.leaves(trace._core, trace.states.enterptr, ids, got)
+    _core.leaves(trace.states._core, ids, got)
     want = trace.states.leaveptr[np.maximum(ids, 0)]
     want = np.where(trace.events.kind[np.maximum(ids, 0)] == earlc.KINDS["ENTER"], want, -1)
     want[ids < 0] = -1
@@ -86,8 +86,10 @@ def test_leaves_equal_the_states_leaveptr(trace):
     leave = trace.states.leaveptr[calls]
     inside = np.array([rng.integers(c, l) for c, l in zip(calls.tolist(), leave.tolist())])
     got = np.empty(len(calls), dtype=np.int64)
-    _core.leaves_after(trace._core, trace.states.enterptr, calls, inside, got)
+    _core.leaves_after(trace.states._core, calls, inside, got)
     assert got.tolist() == leave.tolist()
+    with pytest.raises(TypeError, match="_core.States"):
+        _core.leaves(trace._core, ids, got)
 
 
 def first_of_groups_by_definition(keys, values):

@@ -48,14 +48,14 @@ def test_real(name):
 
 def test_bad_arguments_are_clear_errors():
     trace = earlc.open(ROOT / "traces" / "hybrid")
-    with pytest.raises(ValueError, match="int64 event ids"):
-        _core.profile_time(trace._core, b"\0" * 8, 0, 10, 5, 3)
+    with pytest.raises(TypeError, match="_core.States"):
+        _core.profile_time(trace._core, 0, 10, 5, 3)
     with pytest.raises(ValueError, match="int64 event ids"):
         _core.profile_inclusive(trace._core, b"\0" * 8, 3)
-    enterptr = np.ascontiguousarray(trace.states.enterptr)
+    states = trace.states._core
     with pytest.raises(earlc.TraceError, match="at least one bin"):
-        _core.profile_time(trace._core, enterptr, 0, 0, 5, 3)  # a span of 0 ticks
+        _core.profile_time(states, 0, 0, 5, 3)  # a span of 0 ticks
     with pytest.raises(ValueError, match="at least 1"):
-        _core.profile_time(trace._core, enterptr, 0, 10, 0, 3)
+        _core.profile_time(states, 0, 10, 0, 3)
     with pytest.raises(ValueError, match="bins must be at least 1"):
         profiles.time_profile(trace, bins=0)

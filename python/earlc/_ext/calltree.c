@@ -1,50 +1,43 @@
 /*
  * calltree.c - _core.CallTree: the call tree of a trace (csrc/calltree.c)
- * with its columns as zero-copy buffers.  Built from a _core.Trace and the
- * enterptr array of the EARL layer (any buffer of int64 event ids); the GIL
- * is released while building.
+ * with its columns as zero-copy buffers.  Built from a _core.States: the
+ * trace it belongs to and the 32-bit enterptr the EARL layer keeps (no int64
+ * copy); the GIL is released while building.
  */
 #include "ext.h"
 #include "earl_calltree.h"
+#include "earl_states.h"
 
 typedef struct {
     PyObject_HEAD
     earl_calltree *tree;
-    PyObject *trace; /* keeps the trace alive */
+    PyObject *states; /* keeps the states, and through them the trace, alive */
 } CallTreeObject;
 
 static void calltree_dealloc(PyObject *self)
 {
     CallTreeObject *c = (CallTreeObject *)self;
     earl_calltree_free(c->tree);
-    Py_XDECREF(c->trace);
+    Py_XDECREF(c->states);
     Py_TYPE(self)->tp_free(self);
 }
 
 static PyObject *calltree_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"trace", "enterptr", NULL};
-    PyObject *trace_obj;
-    Py_buffer enterptr;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oy*", kwlist, &trace_obj, &enterptr))
+    static char *kwlist[] = {"states", NULL};
+    PyObject *states_obj, *trace_obj;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O", kwlist, &states_obj))
         return NULL;
-    earl_trace *trace = earlc_trace_of(trace_obj);
-    if (!trace) {
-        PyBuffer_Release(&enterptr);
+    earl_states *states = earlc_states_of(states_obj, &trace_obj);
+    earl_trace *trace = states ? earlc_trace_of(trace_obj) : NULL;
+    if (!trace)
         return NULL;
-    }
-    size_t n = earl_trace_events(trace)->count;
-    if ((size_t)enterptr.len != n * sizeof(earl_eid)) {
-        PyBuffer_Release(&enterptr);
-        return PyErr_Format(PyExc_ValueError, "enterptr must hold %zu int64 event ids", n);
-    }
     earl_calltree *tree = NULL;
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = earl_calltree_build(trace, (const earl_eid *)enterptr.buf, &tree, &err);
+    st = earl_calltree_build(trace, earl_states_get_view(states)->enterptr, &tree, &err);
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&enterptr);
     if (st != EARL_OK)
         return earlc_raise(&err);
     CallTreeObject *c = (CallTreeObject *)type->tp_alloc(type, 0);
@@ -53,8 +46,8 @@ static PyObject *calltree_new(PyTypeObject *type, PyObject *args, PyObject *kwar
         return NULL;
     }
     c->tree = tree;
-    Py_INCREF(trace_obj);
-    c->trace = trace_obj;
+    Py_INCREF(states_obj);
+    c->states = states_obj;
     return (PyObject *)c;
 }
 
@@ -90,7 +83,7 @@ static PyTypeObject CallTreeType = {
     .tp_basicsize = sizeof(CallTreeObject),
     .tp_dealloc = calltree_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "CallTree(trace, enterptr): call paths, the call path of every event, and "
+    .tp_doc = "CallTree(states): call paths, the call path of every event, and "
               "exclusive time and visits per (call path, location).",
     .tp_methods = calltree_methods,
     .tp_new = calltree_new,

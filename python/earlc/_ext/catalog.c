@@ -53,6 +53,22 @@ static earl_trace *trace_arg(PyObject *args)
     return earlc_trace_of(PyTuple_GET_ITEM(args, 0));
 }
 
+/* The _core.States first in args, with its trace in *trace; NULL with an
+ * exception otherwise. */
+static earl_states *states_arg(PyObject *args, earl_trace **trace)
+{
+    PyObject *trace_obj;
+    earl_states *states = PyTuple_GET_SIZE(args) ? earlc_states_of(PyTuple_GET_ITEM(args, 0),
+                                                                    &trace_obj) : NULL;
+    *trace = states ? earlc_trace_of(trace_obj) : NULL;
+    if (!*trace) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "expected a _core.States first");
+        return NULL;
+    }
+    return states;
+}
+
 static PyObject *status_result(earl_status st, const earl_error *err)
 {
     if (st != EARL_OK)
@@ -77,12 +93,10 @@ static PyObject *p2p_messages(PyObject *module, PyObject *args)
     static const char *const names[8] = {"recv", "send", "recv_call", "send_call",
                                          "recv_call_time", "send_call_time",
                                          "completion_call", "request_call"};
-    PyObject *trace_obj;
-    earl_states *states = PyTuple_GET_SIZE(args) ? earlc_states_of(PyTuple_GET_ITEM(args, 0),
-                                                                    &trace_obj) : NULL;
-    earl_trace *trace = states ? earlc_trace_of(trace_obj) : NULL;
-    if (!trace)
-        return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_TypeError, "expected a _core.States");
+    earl_trace *trace;
+    earl_states *states = states_arg(args, &trace);
+    if (!states)
+        return NULL;
     earlc_buffers a = {.n = 0};
     int64_t *buf[8];
     size_t n;
@@ -189,35 +203,24 @@ static PyObject *wrong_order(PyObject *module, PyObject *args)
     return status_result(st, &err);
 }
 
-/* The LEAVE of each ENTER: leaves(trace, enterptr, ids, out), and
- * leaves_after(trace, enterptr, ids, after, out) knowing an event inside each
- * call.  One conversion for both; `name` is the Python function's. */
-static PyObject *leave_lookup(PyObject *args, const char *name, int with_after)
+/* The LEAVE of each ENTER: leaves(states, ids, out), and
+ * leaves_after(states, ids, after, out) knowing an event inside each call;
+ * both follow the EARL layer's 32-bit enterptr.  One conversion for both. */
+static PyObject *leave_lookup(PyObject *args, int with_after)
 {
     static const char *const names[3] = {"ids", "after", "out"};
     static const char *const names_plain[2] = {"ids", "out"};
-    Py_ssize_t n_args = with_after ? 5 : 4;
-    earl_trace *trace = trace_arg(args);
-    if (!trace)
+    earl_trace *trace;
+    earl_states *states = states_arg(args, &trace);
+    if (!states)
         return NULL;
-    if (PyTuple_GET_SIZE(args) != n_args)
-        return PyErr_Format(PyExc_TypeError, "%s takes %zd arguments", name, n_args);
     const earl_events *ev = earl_trace_events(trace);
+    const earl_eid32 *enterptr = earl_states_get_view(states)->enterptr;
     earlc_buffers a = {.n = 0};
-    int64_t *buf[3], *enterptr;
-    size_t n, n_enterptr;
-    PyObject *rest = PyTuple_GetSlice(args, 1, n_args);
-    int ok = rest && (enterptr = take(&a, PyTuple_GET_ITEM(rest, 0), "enterptr", 0,
-                                      &n_enterptr)) != NULL &&
-             take_all(&a, rest, 1, with_after ? 2 : 1, 1, with_after ? names : names_plain,
-                      buf, &n) == 0;
-    Py_XDECREF(rest);
-    if (ok && n_enterptr != ev->count) {
-        PyErr_Format(PyExc_ValueError, "%s: enterptr must hold one id per event (%zu), "
-                     "not %zu", name, ev->count, n_enterptr);
-        ok = 0;
-    }
-    if (!ok) {
+    int64_t *buf[3];
+    size_t n;
+    if (take_all(&a, args, 1, with_after ? 2 : 1, 1, with_after ? names : names_plain, buf,
+                 &n) < 0) {
         earlc_buffers_release(&a);
         return NULL;
     }
@@ -236,13 +239,13 @@ static PyObject *leave_lookup(PyObject *args, const char *name, int with_after)
 static PyObject *leaves(PyObject *module, PyObject *args)
 {
     (void)module;
-    return leave_lookup(args, "leaves", 0);
+    return leave_lookup(args, 0);
 }
 
 static PyObject *leaves_after(PyObject *module, PyObject *args)
 {
     (void)module;
-    return leave_lookup(args, "leaves_after", 1);
+    return leave_lookup(args, 1);
 }
 
 /* collective_begins(trace, ends, calls, out): the MPI_COLLECTIVE_BEGIN of
@@ -328,8 +331,8 @@ static PyMethodDef catalog_functions[] = {
      "payload, bytes)"},
     {"wrong_order", wrong_order, METH_VARARGS,
      "wrong_order(trace, recv, recv_call, send, late_call, late_send, out)"},
-    {"leaves", leaves, METH_VARARGS, "leaves(trace, enterptr, ids, out)"},
-    {"leaves_after", leaves_after, METH_VARARGS, "leaves_after(trace, enterptr, ids, after, out)"},
+    {"leaves", leaves, METH_VARARGS, "leaves(states, ids, out)"},
+    {"leaves_after", leaves_after, METH_VARARGS, "leaves_after(states, ids, after, out)"},
     {"collective_begins", collective_begins, METH_VARARGS,
      "collective_begins(trace, ends, calls, out)"},
     {"first_of_runs", first_of_runs, METH_VARARGS,

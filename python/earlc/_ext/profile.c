@@ -1,15 +1,17 @@
 /*
  * profile.c - _core.profile_time and _core.profile_inclusive: the Python face
  * of earl_profile (csrc/profile), the event passes behind the time profile and
- * the flat profile of python/earlc/profiles.py.  Each takes a _core.Trace and
- * one pointer array of the EARL layer (any buffer of int64 event ids), runs
- * with the GIL released, and returns its sums as bytes of int64 for numpy to
- * read (python/earlc/profiles.py builds the DataFrames).
+ * the flat profile of python/earlc/profiles.py.  profile_time reads the EARL
+ * layer's 32-bit enterptr through its _core.States; profile_inclusive takes a
+ * _core.Trace and its leaveptr array (any buffer of int64 event ids).  Both
+ * run with the GIL released and return their sums as bytes of int64 for
+ * numpy to read (python/earlc/profiles.py builds the DataFrames).
  */
 #include <string.h>
 
 #include "ext.h"
 #include "earl_profile.h"
+#include "earl_states.h"
 
 /* A zeroed bytes object of n int64 sums (filled before anyone sees it). */
 static PyObject *zeroed(size_t n, size_t item)
@@ -39,38 +41,33 @@ static earl_trace *trace_and_pointers(PyObject *obj, Py_buffer *ptr, const char 
 static PyObject *profile_time(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     (void)self;
-    static char *kwlist[] = {"trace", "enterptr", "t0", "span", "bins", "regions", NULL};
-    PyObject *trace_obj;
-    Py_buffer enterptr;
+    static char *kwlist[] = {"states", "t0", "span", "bins", "regions", NULL};
+    PyObject *states_obj, *trace_obj;
     long long t0, span;
     unsigned int n_bins, n_regions;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oy*LLII", kwlist, &trace_obj, &enterptr,
-                                     &t0, &span, &n_bins, &n_regions))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OLLII", kwlist, &states_obj, &t0, &span,
+                                     &n_bins, &n_regions))
         return NULL;
-    if (n_bins == 0) {
-        PyBuffer_Release(&enterptr);
+    if (n_bins == 0)
         return PyErr_Format(PyExc_ValueError, "profile_time: bins must be at least 1");
-    }
-    PyObject *totals = NULL, *present = NULL;
-    earl_trace *trace = trace_and_pointers(trace_obj, &enterptr, "enterptr");
-    if (trace) {
-        totals = zeroed(((size_t)n_regions + 1) * n_bins, sizeof(int64_t));
-        present = totals ? zeroed((size_t)n_regions + 1, 1) : NULL;
-    }
+    earl_states *states = earlc_states_of(states_obj, &trace_obj);
+    earl_trace *trace = states ? earlc_trace_of(trace_obj) : NULL;
+    if (!trace)
+        return NULL;
+    PyObject *totals = zeroed(((size_t)n_regions + 1) * n_bins, sizeof(int64_t));
+    PyObject *present = totals ? zeroed((size_t)n_regions + 1, 1) : NULL;
     if (!present) {
         Py_XDECREF(totals);
-        PyBuffer_Release(&enterptr);
         return NULL;
     }
     earl_profile_bins bins = {.t0 = t0, .span = span, .n_bins = n_bins};
     earl_error err;
     earl_status rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = earl_profile_time(trace, (const earl_eid *)enterptr.buf, &bins, n_regions,
+    rc = earl_profile_time(trace, earl_states_get_view(states)->enterptr, &bins, n_regions,
                            (int64_t *)PyBytes_AS_STRING(totals),
                            (uint8_t *)PyBytes_AS_STRING(present), &err);
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&enterptr);
     if (rc != EARL_OK) {
         Py_XDECREF(totals);
         Py_XDECREF(present);
@@ -116,7 +113,7 @@ static PyObject *profile_inclusive(PyObject *self, PyObject *args, PyObject *kwa
 
 static PyMethodDef profile_functions[] = {
     {"profile_time", (PyCFunction)(void (*)(void))profile_time, METH_VARARGS | METH_KEYWORDS,
-     "profile_time(trace, enterptr, t0, span, bins, regions) -> (totals, present): exclusive "
+     "profile_time(states, t0, span, bins, regions) -> (totals, present): exclusive "
      "ticks per (region, bin) as (regions + 1) x bins int64 bytes (the last row: undefined "
      "regions) and one flag byte per row that got time"},
     {"profile_inclusive", (PyCFunction)(void (*)(void))profile_inclusive,

@@ -5,7 +5,9 @@
  * _core.States(trace) builds the states of a _core.Trace with the GIL
  * released and keeps the trace alive as long as it lives.  The per-event
  * arrays and the instance arrays are handed out as _core.Column buffers (no
- * copy); queries and warnings, which are small, come back as tuples and
+ * copy): "enterptr32" is the pass's own enterptr (uint32, 0xFFFFFFFF for
+ * none), "enterptr" and the other pointer names the int64 arrays built on
+ * first request; queries and warnings, which are small, come back as tuples and
  * dicts for python/earlc/states.py to wrap.
  */
 #include "ext.h"
@@ -96,6 +98,7 @@ static PyObject *states_column(PyObject *self, PyObject *arg)
             return earlc_raise(&err);
         return earlc_column_new(self, a, v->count, sizeof *a, "i");
     }
+    C("enterptr32", v->enterptr, v->count, "I")
     C("coll.type", v->coll_type, nc, "B")
     C("coll.comm", v->coll_comm, nc, "I")
     C("coll.fork", v->coll_fork, nc, "q")

@@ -18,8 +18,9 @@ class CallTree:
     """Call paths: parent and region per cnode, the cnode of every event, and the
     exclusive time and visits per (cnode, location), from the C core."""
 
-    def __init__(self, trace, enterptr: np.ndarray):
-        core = _core.CallTree(trace._core, np.ascontiguousarray(enterptr, dtype=np.int64))
+    def __init__(self, trace):
+        # built in C from the EARL layer's own (32-bit) enterptr
+        core = _core.CallTree(trace.states._core)
         self._core = core
         self.parent = column(core, "parent", "i")
         self.region = column(core, "region", "I")
@@ -172,7 +173,7 @@ class AnalysisContext:
 
     @cached_property
     def calltree(self) -> CallTree:
-        ct = CallTree(self.trace, self.states.enterptr)
+        ct = CallTree(self.trace)
         enters, fork_part, join_part = self.thread_management()
         if len(enters):
             ct.charge_thread_management(self, enters, fork_part + join_part)
@@ -300,11 +301,10 @@ class AnalysisContext:
         if len(enters) > 1 and not bool(np.all(enters[1:] >= enters[:-1])):
             # the pass visits them in the total order: numpy sorts faster than C's qsort
             order = np.argsort(enters)
-            _core.leaves_after(self.trace._core, self.states.enterptr, enters[order],
-                               inside[order], out)
+            _core.leaves_after(self.states._core, enters[order], inside[order], out)
             out[order] = out.copy()
             return out
-        _core.leaves_after(self.trace._core, self.states.enterptr, enters, inside, out)
+        _core.leaves_after(self.states._core, enters, inside, out)
         return out
 
     def pointer(self, name: str, ids: np.ndarray) -> np.ndarray:
@@ -312,8 +312,8 @@ class AnalysisContext:
         return self.states.gather(name, ids)
 
     def enter_of(self, ids: np.ndarray) -> np.ndarray:
-        """The ENTER of the region instance enclosing each event."""
-        return self.states.enterptr[ids]
+        """The ENTER of the region instance enclosing each event (-1: none)."""
+        return self.states.enterptr_of(ids)
 
     def count_of_kind(self, *names) -> int:
         """Events of these kinds in the trace (free: counted while reading)."""

@@ -64,7 +64,7 @@ def open_regions(trace, locations: Sequence[int], before: int) -> Tuple[np.ndarr
     """The ENTERs of the regions open on each location after its last event with
     an id below `before`, innermost first per location: (enters, location)."""
     ev = trace.events
-    enterptr = trace.states.enterptr
+    enterptr_of = trace.states.enterptr_of
     loc_of = ev.location
     enter_kind, leave_kind = KINDS["ENTER"], KINDS["LEAVE"]
     out, where = [], []
@@ -75,13 +75,13 @@ def open_regions(trace, locations: Sequence[int], before: int) -> Tuple[np.ndarr
             continue
         q = int(ids[p - 1])
         k = int(ev.kind[q])
-        e = q if k == enter_kind else int(enterptr[q])
+        e = q if k == enter_kind else int(enterptr_of(q))
         if k == leave_kind and e >= 0:
-            e = int(enterptr[e])  # a LEAVE's enterptr is its own, closed, ENTER
+            e = int(enterptr_of(e))  # a LEAVE's enterptr is its own, closed, ENTER
         while e >= 0 and int(loc_of[e]) == loc:
             out.append(e)
             where.append(loc)
-            e = int(enterptr[e])
+            e = int(enterptr_of(e))
     return np.asarray(out, dtype=np.int64), np.asarray(where, dtype=np.int64)
 
 
