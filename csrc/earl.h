@@ -118,7 +118,7 @@ typedef enum earl_kind {
     EARL_KIND_COUNT
 } earl_kind;
 
-/* Which side table holds an event's payload (see earl_events.ref). */
+/* Which side table holds an event's payload (see earl_events.payload). */
 typedef enum earl_family {
     EARL_FAMILY_NONE = 0, /* no payload beyond region/time (ENTER, LEAVE, ...) */
     EARL_FAMILY_MSG,      /* MPI point-to-point and request records */
@@ -416,8 +416,15 @@ typedef struct earl_rma_table {
  *                every clamp is a counted warning)
  *   location[i]  dense location index
  *   kind[i]      earl_kind
- *   region[i]    region ref for ENTER/LEAVE, EARL_UNDEFINED_REF otherwise
- *   ref[i]       row in the side table of the kind's family, -1 if none
+ *   payload[i]   what the kind refers to, read through the typed view that
+ *                fits the kind (an event has a region or a row, never both):
+ *     region[i]  ENTER and LEAVE: the region ref (EARL_UNDEFINED_REF when
+ *                the record names none)
+ *     ref[i]     every other kind: the row in the side table of the kind's
+ *                family, -1 if none (EARL_UNDEFINED_REF as int32)
+ *   region and ref point to payload: region[i] of another kind is a row, and
+ *   ref[i] of an ENTER or LEAVE a region; earl_event_region and earl_event_row
+ *   give the value of either for any kind.
  * Per location: the event ids of location l are
  *   loc_events[loc_start[l] .. loc_start[l+1]) in their recorded order
  *   (earl_eid32: at most EARL_MAX_EVENTS events in a trace). */
@@ -426,8 +433,9 @@ typedef struct earl_events {
     const earl_time *time;
     const earl_loc *location;
     const uint8_t *kind;
-    const uint32_t *region;
-    const int32_t *ref;
+    const uint32_t *payload;
+    const uint32_t *region;       /* payload, for ENTER and LEAVE */
+    const int32_t *ref;           /* payload, for the other kinds */
     const size_t *loc_start;      /* n_locations + 1 entries */
     const earl_eid32 *loc_events;
     earl_msg_table msg;
@@ -438,6 +446,27 @@ typedef struct earl_events {
     earl_rma_table rma;
     uint64_t kind_counts[EARL_KIND_COUNT];
 } earl_events;
+
+/* Does an event of this kind refer to a region (earl_events.region) rather
+ * than to a side-table row (earl_events.ref)? */
+static inline int earl_kind_has_region(uint8_t kind)
+{
+    return kind == EARL_ENTER || kind == EARL_LEAVE;
+}
+
+/* Region ref of event i: its own for an ENTER or LEAVE, EARL_UNDEFINED_REF
+ * for every other kind. */
+static inline uint32_t earl_event_region(const earl_events *ev, size_t i)
+{
+    return earl_kind_has_region(ev->kind[i]) ? ev->region[i] : EARL_UNDEFINED_REF;
+}
+
+/* Side-table row of event i (in its family's table), -1 for an ENTER, a
+ * LEAVE, and every kind without a row. */
+static inline int32_t earl_event_row(const earl_events *ev, size_t i)
+{
+    return earl_kind_has_region(ev->kind[i]) ? EARL_NONE : ev->ref[i];
+}
 
 /* ------------------------------------------------------------------------ */
 /* Warnings: inconsistencies that do not stop the reading                     */

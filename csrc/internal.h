@@ -182,7 +182,7 @@ typedef struct loc_events {
     uint8_t *kind;
     /* one column for both: the region ref of ENTER/LEAVE, the local row in
      * the side table for kinds with a payload family, EARL_UNDEFINED_REF
-     * otherwise; order.c splits it into the trace's region and ref columns */
+     * otherwise; order.c turns local rows into the trace's rows */
     uint32_t *payload;
     side_tables tables;        /* without event columns (side_tables_row_columns) */
 
@@ -216,8 +216,7 @@ struct earl_trace {
     earl_time *time;
     earl_loc *location;
     uint8_t *kind;
-    uint32_t *region;
-    int32_t *ref;
+    uint32_t *payload;         /* earl_events.payload (and its region, ref) */
     size_t *loc_start;
     earl_eid32 *loc_events;
     side_tables tables;

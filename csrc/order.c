@@ -252,15 +252,13 @@ static void *merge_slice(void *arg)
             kind_counts[kind]++;
             uint32_t payload = b->payload[i];
             uint8_t f = p->family_of[kind];
-            if (f == EARL_FAMILY_NONE) {
-                tr->region[g] = payload;
-                tr->ref[g] = -1;
-            } else {
-                int32_t r = (int32_t)(payload + base[f]);
-                tr->region[g] = EARL_UNDEFINED_REF;
-                tr->ref[g] = r;
-                p->event_col[f][r] = (earl_eid32)g;
+            if (f != EARL_FAMILY_NONE) {
+                /* a row of the location's own table, whose rows the trace's
+                 * table holds from base[f] on; ENTER and LEAVE keep their region */
+                payload += (uint32_t)base[f];
+                p->event_col[f][payload] = (earl_eid32)g;
             }
+            tr->payload[g] = payload;
             seq[i] = (earl_eid32)g;
             g++;
             i++;
@@ -344,8 +342,7 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
     tr->time = earl_mem_alloc(alloc * sizeof *tr->time);
     tr->location = earl_mem_alloc(alloc * sizeof *tr->location);
     tr->kind = earl_mem_alloc(alloc);
-    tr->region = earl_mem_alloc(alloc * sizeof *tr->region);
-    tr->ref = earl_mem_alloc(alloc * sizeof *tr->ref);
+    tr->payload = earl_mem_alloc(alloc * sizeof *tr->payload);
     tr->loc_events = earl_mem_alloc(alloc * sizeof *tr->loc_events);
     tr->loc_start = malloc((n_locs + 1) * sizeof *tr->loc_start);
     size_t *base = calloc((n_locs + 1) * N_FAMILIES, sizeof *base);
@@ -358,7 +355,7 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
     size_t (*given_back)[3] = malloc(P * (n_locs + 1) * sizeof *given_back);
     pthread_t *tids = calloc(P, sizeof *tids);
     earl_status st = EARL_OK;
-    if (!tr->time || !tr->location || !tr->kind || !tr->region || !tr->ref || !tr->loc_events ||
+    if (!tr->time || !tr->location || !tr->kind || !tr->payload || !tr->loc_events ||
         !tr->loc_start || !base || !value_base || !parts || !cursors || !positions || !heaps ||
         !given_back || !tids) {
         st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory ordering %zu events", tr->anchor, n);

@@ -443,8 +443,9 @@ static void fill_view(earl_trace *tr)
     v->time = tr->time;
     v->location = tr->location;
     v->kind = tr->kind;
-    v->region = tr->region;
-    v->ref = tr->ref;
+    v->payload = tr->payload;
+    v->region = tr->payload;
+    v->ref = (const int32_t *)tr->payload; /* signed and unsigned may alias */
     v->loc_start = tr->loc_start;
     v->loc_events = tr->loc_events;
     v->msg = tr->tables.msg;
@@ -552,9 +553,9 @@ earl_status earl_trace_open(const char *path, const earl_open_options *options,
 void trace_store_free(earl_trace *tr)
 {
     earl_mem_free(tr->time); earl_mem_free(tr->location); earl_mem_free(tr->kind);
-    earl_mem_free(tr->region); earl_mem_free(tr->ref); earl_mem_free(tr->loc_events);
+    earl_mem_free(tr->payload); earl_mem_free(tr->loc_events);
     free(tr->loc_start);
-    tr->time = NULL; tr->location = NULL; tr->kind = NULL; tr->region = NULL; tr->ref = NULL;
+    tr->time = NULL; tr->location = NULL; tr->kind = NULL; tr->payload = NULL;
     tr->loc_events = NULL; tr->loc_start = NULL;
     side_tables_free(&tr->tables);
 }
@@ -585,7 +586,7 @@ size_t earl_trace_event_bytes(const earl_trace *tr, size_t *core_bytes)
 {
     size_t n = tr->view.count;
     size_t core = n * (sizeof *tr->time + sizeof *tr->location + sizeof *tr->kind +
-                       sizeof *tr->region + sizeof *tr->ref + sizeof *tr->loc_events) +
+                       sizeof *tr->payload + sizeof *tr->loc_events) +
                   (tr->defs.n_locations + 1) * sizeof(size_t);
     if (core_bytes)
         *core_bytes = core;

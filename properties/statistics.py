@@ -17,7 +17,7 @@ from .basic import p2p_sums
 
 def _message_bytes(ctx, events: np.ndarray) -> np.ndarray:
     """Bytes of the message records events (sends or receives)."""
-    return ctx.events.messages.bytes[ctx.events.ref[events]].view(np.int64)
+    return ctx.events.messages.bytes[ctx.events.ref_of(events)].view(np.int64)
 
 
 def _collective_ends(ctx):

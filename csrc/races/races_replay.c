@@ -483,7 +483,7 @@ static int on_coll_end(replay *R, int32_t l, int force, int64_t *key)
 static int handle(replay *R, int32_t l, earl_eid e, int force, int64_t *key)
 {
     const earl_events *ev = R->ev;
-    int32_t ref = ev->ref[e];
+    int32_t ref = earl_event_row(ev, (size_t)e);
     switch (ev->kind[e]) {
     case EARL_MPI_SEND:
     case EARL_MPI_ISEND:

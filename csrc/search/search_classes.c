@@ -88,7 +88,7 @@ earl_status search_class_events(const search_class *cls, const earl_trace *trace
                 continue;
             if (!any_text) {
                 uint32_t r = EARL_UNDEFINED_REF;
-                if (kind == EARL_ENTER || kind == EARL_LEAVE)
+                if (earl_kind_has_region(kind))
                     r = ev->region[e];
                 else if (enterptr && earl_eid_from32(enterptr[e]) >= 0)
                     r = ev->region[enterptr[e]];

@@ -182,7 +182,7 @@ earl_eid earl_states_ptr(earl_states *s, earl_pointer p, earl_eid i)
     if (i < 0 || (size_t)i >= s->view.count)
         return EARL_NONE;
     uint8_t k = ev->kind[i];
-    int32_t row = ev->ref[i];
+    int32_t row = earl_event_row(ev, (size_t)i);
     switch (p) {
     case EARL_PTR_ENTER:
         return states_enterptr(s, i);

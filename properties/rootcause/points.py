@@ -114,7 +114,7 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows, delay
     b, e = coll["begin_time"], coll["end_time"]
     total = coll["leave_time"] - coll["enter_time"]
     c = ev.collectives
-    row = ev.ref[end]
+    row = ev.ref_of(end)
     sent = c.sent[row].view(np.int64)
     received = c.received[row].view(np.int64)
     _, which, count = np.unique(inst, return_inverse=True, return_counts=True)

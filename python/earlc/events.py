@@ -1,8 +1,10 @@
 """The events of a trace as numpy columns, and single events as objects.
 
 `trace.events` holds the core columns, one entry per event in the total order
-(time, location, kind, region), as read-only numpy arrays over the C store.
-Payloads live in side tables, one per family, each row naming its event:
+(time, location, kind, payload), as read-only numpy arrays over the C store.
+`payload[i]` is what event i refers to: an ENTER's or LEAVE's region ref, the
+row of any other event in its family's side table (0xFFFFFFFF: none).  The
+side tables, one per family, each row naming its event:
 
     events.messages     MPI point-to-point and request records
     events.collectives  MPI_COLLECTIVE_END records
@@ -11,7 +13,11 @@ Payloads live in side tables, one per family, each row naming its event:
     events.metrics      METRIC records (values in events.metric_values)
     events.rma          RMA records
 
-`events.ref[i]` is the row of event i in its family's table (-1 if none).  The
+`events.region` (region ref of ENTER/LEAVE, 0xFFFFFFFF for other kinds) and
+`events.ref` (side-table row, -1 for ENTER/LEAVE and kinds without a table) read
+the payload by kind; each is computed once, on first access, and cached (4 bytes
+per event).  `events.region_of(ids)` and `events.ref_of(ids)` give the same
+values for chosen events without building them, as earlc's own code does.  The
 event-aligned convenience columns `peer`, `tag`, `communicator` and `bytes` are
 derived from the message and collective tables on first use (that copy is the
 only one; it is cached).
@@ -37,6 +43,12 @@ _DTYPES = {"Q": np.uint64, "q": np.int64, "I": np.uint32, "i": np.int32, "B": np
 
 #: what a receive asked for, when the trace does not say (as in the C core)
 REQUESTED_UNKNOWN = -2
+
+#: region ref of an event that names no region
+NO_REGION = np.uint32(otf2names.UNDEFINED_UINT32)
+#: the payload of ENTER (0) and LEAVE (1) is a region, that of every later kind a
+#: row (the numbering is stable, earl.h)
+_LAST_REGION_KIND = KINDS["LEAVE"]
 
 #: columns of each side table: (attribute, C column, struct format), and for
 #: the columns the C core stores only when the trace has them, the value of
@@ -118,8 +130,8 @@ class Events:
         self.time = column(core_trace, "time", "Q")          #: ticks
         self.location = column(core_trace, "location", "i")  #: dense location index
         self.kind = column(core_trace, "kind", "B")          #: see earlc.KIND_NAMES
-        self.region = column(core_trace, "region", "I")      #: region ref, 0xFFFFFFFF if none
-        self.ref = column(core_trace, "ref", "i")            #: row in the family's side table
+        #: region ref (ENTER, LEAVE) or side-table row (other kinds), 0xFFFFFFFF: none
+        self.payload = column(core_trace, "payload", "I")
         self.loc_start = column(core_trace, "loc_start", "Q")
         self.loc_events = column(core_trace, "loc_events", "I")
         for attr, (prefix, cols) in _TABLES.items():
@@ -135,6 +147,34 @@ class Events:
         """Event ids of one location (dense index), in its recorded order."""
         return self.loc_events[int(self.loc_start[location]):int(self.loc_start[location + 1])]
 
+    def region_of(self, ids):
+        """Region ref of the events ids, as `region[ids]` gives it (uint32: an ENTER's
+        or LEAVE's region, 0xFFFFFFFF for other kinds; ids index as numpy indexes),
+        without building `region`."""
+        by_kind = np.where(self.kind[ids] <= _LAST_REGION_KIND, self.payload[ids], NO_REGION)
+        return by_kind[()]  # one id: a scalar, as region[i]
+
+    def ref_of(self, ids):
+        """Side-table row of the events ids, as `ref[ids]` gives it (int32, -1 for
+        ENTER, LEAVE and kinds without a table), without building `ref`."""
+        rows = np.asarray(self.payload[ids]).view(np.int32)  # 0xFFFFFFFF: -1
+        by_kind = np.where(self.kind[ids] <= _LAST_REGION_KIND, np.int32(-1), rows)
+        return by_kind[()]
+
+    @property
+    def region(self) -> np.ndarray:
+        """Region ref of every event (uint32): an ENTER's or LEAVE's region,
+        0xFFFFFFFF for other kinds.  Computed from `payload` on first access, then
+        kept (4 bytes per event)."""
+        return self._derive("region")
+
+    @property
+    def ref(self) -> np.ndarray:
+        """Row of every event in its family's side table (int32), -1 for ENTER,
+        LEAVE and kinds without a table.  Computed from `payload` on first access,
+        then kept (4 bytes per event)."""
+        return self._derive("ref")
+
     def _aligned(self, name: str, table: Table, col: str, fill, dtype) -> np.ndarray:
         out = np.full(len(self), fill, dtype=dtype)
         out[table.event] = getattr(table, col)
@@ -143,7 +183,11 @@ class Events:
     def _derive(self, name: str) -> np.ndarray:
         if name not in self._derived:
             m, c = self.messages, self.collectives
-            if name == "peer":
+            if name == "region":
+                arr = self.region_of(slice(None))
+            elif name == "ref":
+                arr = self.ref_of(slice(None))
+            elif name == "peer":
                 arr = self._aligned(name, m, "peer", -1, np.int32)
             elif name == "tag":
                 arr = self._aligned(name, m, "tag", -1, np.int64)
@@ -185,7 +229,7 @@ class Events:
         t = self._trace_ref()
         kinds = pd.Categorical.from_codes(self.kind, categories=list(KIND_NAMES))
         names = t._region_name_array()  # by ref, with None past the last slot
-        region = names[np.minimum(self.region, len(names) - 1)]
+        region = names[np.minimum(self.region_of(slice(None)), len(names) - 1)]
         return pd.DataFrame({
             "time": self.time, "location": self.location, "kind": kinds, "region": region,
             "peer": self.peer, "tag": self.tag, "communicator": self.communicator,
@@ -228,10 +272,10 @@ def make_event(trace, i: int) -> Event:
         raise IndexError("event %d out of range (trace has %d events)" % (i, n))
     i %= n
     kind = int(ev.kind[i])
-    region_ref = int(ev.region[i])
+    region_ref = int(ev.region_of(i))
     region = trace._region(region_ref) if region_ref != otf2names.UNDEFINED_UINT32 else None
     payload: Dict[str, Any] = {}
-    row = int(ev.ref[i])
+    row = int(ev.ref_of(i))
     family = KIND_FAMILIES[kind]
     if row >= 0:
         if family == FAMILY_MSG:

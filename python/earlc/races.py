@@ -67,7 +67,7 @@ def _receive_rows(trace) -> np.ndarray:
 def _posted(trace, events: np.ndarray) -> np.ndarray:
     """Where each receive record was posted: itself or its MPI_IRECV_REQUEST."""
     ev = trace.events
-    rows = ev.ref[events]
+    rows = ev.ref_of(events)
     partner = ev.messages.partner[rows]
     irecv = (ev.kind[events] == KINDS["MPI_IRECV"]) & (partner >= 0)
     return np.where(irecv, partner, events)
@@ -76,14 +76,14 @@ def _posted(trace, events: np.ndarray) -> np.ndarray:
 def _inside_region(trace, events: np.ndarray, refs: np.ndarray) -> np.ndarray:
     """Whether each event's call path (its enterptr chain) holds one of the regions."""
     st = trace.states
-    region = trace.events.region
+    region_of = trace.events.region_of
     inside = np.zeros(len(events), dtype=bool)
     cur = st.enterptr_of(events)
     while True:
         live = cur >= 0
         if not live.any():
             return inside
-        inside[live] |= np.isin(region[cur[live]], refs)
+        inside[live] |= np.isin(region_of(cur[live]), refs)
         cur = np.where(live, st.enterptr_of(np.maximum(cur, 0)), -1)
 
 
@@ -250,9 +250,9 @@ class Races:
             e = int(st.enterptr_of(e))
         prefix = self._paths.get(e, "") if e >= 0 else ""
         names = self.trace._region_name_array()
-        region = self.trace.events.region
+        region_of = self.trace.events.region_of
         for e in reversed(chain):
-            ref = int(region[e])
+            ref = int(region_of(e))
             name = names[ref] if ref < len(names) and names[ref] is not None else "?"
             prefix = name if not prefix else prefix + "/" + name
             self._paths[e] = prefix
@@ -262,7 +262,7 @@ class Races:
         """The message tags of point-to-point records (read from the message table, not
         the trace-wide event-aligned copy)."""
         ev = self.trace.events
-        return ev.messages.tag[ev.ref[events]].astype(np.int64)
+        return ev.messages.tag[ev.ref_of(events)].astype(np.int64)
 
     # -- tables ------------------------------------------------------------------------
     def _pair_arrays(self):
@@ -315,7 +315,7 @@ class Races:
     def _event_dict(self, e: int) -> dict:
         ev = self.trace.events
         loc = self.trace.locations[int(ev.location[e])]
-        tag = int(self._tags(np.array([e]))[0]) if ev.ref[e] >= 0 else None
+        tag = int(self._tags(np.array([e]))[0]) if ev.ref_of(e) >= 0 else None
         return {"event": int(e), "location": loc.name, "rank": loc.rank, "tag": tag,
                 "time": int(ev.time[e]), "callpath": self.callpath(int(e))}
 

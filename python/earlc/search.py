@@ -97,7 +97,7 @@ class Matches:
         enclosing call's region for other events)."""
         import pandas as pd
 
-        from .events import KIND_NAMES
+        from .events import KIND_NAMES, NO_REGION
 
         tr = self._trace
         ev = tr.events
@@ -111,8 +111,8 @@ class Matches:
             kind = ev.kind[ids]
             own = (kind == 0) | (kind == 1)  # ENTER, LEAVE
             enc = st.enterptr_of(ids)
-            rid = np.where(own, ev.region[ids],
-                           np.where(enc >= 0, ev.region[np.maximum(enc, 0)], 0xFFFFFFFF))
+            rid = np.where(own, ev.region_of(ids),
+                           np.where(enc >= 0, ev.region_of(np.maximum(enc, 0)), NO_REGION))
             rid = rid.astype(np.int64)
             rid = np.where(rid < len(names) - 1, rid, len(names) - 1)  # last slot: None
             data[c] = ids

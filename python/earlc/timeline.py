@@ -193,7 +193,7 @@ class Window:
         while (cur >= 0).any():
             depth += cur >= 0
             cur = np.where(cur >= 0, up[np.maximum(cur, 0)], -1)
-        region = ev.region[enter].astype(np.int64)
+        region = ev.region_of(enter).astype(np.int64)
         return Slices(enter, location, region, start, end, depth, up)
 
     def messages(self) -> Messages:
@@ -207,7 +207,7 @@ class Window:
         time = ev.time.view(np.int64)
         return Messages(sends, recv, ev.location[sends].astype(np.int64),
                         ev.location[recv].astype(np.int64), time[sends], time[recv],
-                        ev.messages.bytes[ev.ref[sends]].astype(np.int64))
+                        ev.messages.bytes[ev.ref_of(sends)].astype(np.int64))
 
     def wait_states(self, report=None) -> WaitStates:
         """Every occurrence of a detected time property whose waiting call overlaps

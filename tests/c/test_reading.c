@@ -146,8 +146,7 @@ static void assert_same_store(const earl_trace *a, const earl_trace *b)
     assert_memory_equal(x->time, y->time, x->count * sizeof *x->time);
     assert_memory_equal(x->location, y->location, x->count * sizeof *x->location);
     assert_memory_equal(x->kind, y->kind, x->count);
-    assert_memory_equal(x->region, y->region, x->count * sizeof *x->region);
-    assert_memory_equal(x->ref, y->ref, x->count * sizeof *x->ref);
+    assert_memory_equal(x->payload, y->payload, x->count * sizeof *x->payload);
     assert_memory_equal(x->loc_events, y->loc_events, x->count * sizeof *x->loc_events);
     assert_int_equal(x->msg.count, y->msg.count);
     size_t m = x->msg.count;

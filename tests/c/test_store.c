@@ -150,12 +150,12 @@ static void test_order_ties_and_back_pointers(void **state)
     const earl_eid want_seq[] = {1, 2, 3, 0, 4, 5};
     for (int i = 0; i < 6; i++)
         assert_int_equal(tr.loc_events[i], want_seq[i]);
-    /* side table rows rebased by location, events pointing back, partners global */
+    /* one payload column: ENTER/LEAVE keep their region, the others get their
+     * side table rows, rebased by location; events point back, partners are global */
     assert_int_equal(tr.tables.msg.count, 3);
-    assert_int_equal(tr.ref[2], 0);
-    assert_int_equal(tr.ref[4], 1);
-    assert_int_equal(tr.ref[5], 2);
-    assert_int_equal(tr.ref[0], -1);
+    const uint32_t want_payload[] = {2, 1, 0, 1, 1, 2};
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(tr.payload[i], want_payload[i]);
     assert_int_equal(tr.tables.msg.event[0], 2);
     assert_int_equal(tr.tables.msg.event[1], 4);
     assert_int_equal(tr.tables.msg.event[2], 5);
@@ -245,14 +245,79 @@ static void test_threads_do_not_change_result(void **state)
         assert_memory_equal(x->time, y->time, x->count * sizeof *x->time);
         assert_memory_equal(x->location, y->location, x->count * sizeof *x->location);
         assert_memory_equal(x->kind, y->kind, x->count);
-        assert_memory_equal(x->region, y->region, x->count * sizeof *x->region);
-        assert_memory_equal(x->ref, y->ref, x->count * sizeof *x->ref);
+        assert_memory_equal(x->payload, y->payload, x->count * sizeof *x->payload);
         assert_memory_equal(x->loc_events, y->loc_events, x->count * sizeof *x->loc_events);
         assert_int_equal(x->sync.count, y->sync.count);
         assert_memory_equal(x->sync.id, y->sync.id, x->sync.count * sizeof *x->sync.id);
         earl_trace_close(b);
     }
     earl_trace_close(a);
+}
+
+/* The event column and row count of family f's side table. */
+static const earl_eid32 *family_events(const earl_events *e, earl_family f, size_t *count)
+{
+    switch (f) {
+    case EARL_FAMILY_MSG: *count = e->msg.count; return e->msg.event;
+    case EARL_FAMILY_COLL: *count = e->coll.count; return e->coll.event;
+    case EARL_FAMILY_SYNC: *count = e->sync.count; return e->sync.event;
+    case EARL_FAMILY_PROGRAM: *count = e->program.count; return e->program.event;
+    case EARL_FAMILY_METRIC: *count = e->metric.count; return e->metric.event;
+    case EARL_FAMILY_RMA: *count = e->rma.count; return e->rma.event;
+    default: *count = 0; return NULL;
+    }
+}
+
+/* Every event has a region or a row, never both: an ENTER or LEAVE its
+ * region (defined, or undefined as recorded), every other kind the row of its
+ * family's table whose event is it (-1 for a kind without a table); region
+ * and ref are the payload column, and the helpers give each for any kind. */
+static void check_payload(const earl_events *e, const earl_defs *d)
+{
+    assert_ptr_equal(e->region, e->payload);
+    assert_ptr_equal((const void *)e->ref, (const void *)e->payload);
+    size_t rows = 0, table_rows = 0;
+    for (size_t i = 0; i < e->count; i++) {
+        uint8_t kind = e->kind[i];
+        if (earl_kind_has_region(kind)) {
+            uint32_t r = e->region[i];
+            assert_true(r < d->n_regions || r == EARL_UNDEFINED_REF);
+            assert_int_equal(earl_event_region(e, i), r);
+            assert_int_equal(earl_event_row(e, i), -1);
+            continue;
+        }
+        assert_int_equal(earl_event_region(e, i), EARL_UNDEFINED_REF);
+        int32_t row = earl_event_row(e, i);
+        assert_int_equal(row, e->ref[i]);
+        size_t count;
+        const earl_eid32 *owner = family_events(e, earl_kind_family((earl_kind)kind), &count);
+        if (!owner) {
+            assert_int_equal(row, -1);
+            continue;
+        }
+        assert_true(row >= 0 && (size_t)row < count);
+        assert_int_equal(owner[row], i);
+        rows++;
+    }
+    for (int f = EARL_FAMILY_MSG; f <= EARL_FAMILY_RMA; f++) {
+        size_t count;
+        family_events(e, (earl_family)f, &count);
+        table_rows += count;
+    }
+    assert_int_equal(rows, table_rows); /* every row is some event's */
+}
+
+static void test_payload_is_a_region_or_a_row(void **state)
+{
+    (void)state;
+    const char *bundled[] = {"../../traces/hybrid/traces.otf2",
+                             "../../traces/omp-locks/traces.otf2",
+                             "../../traces/ring-late-sender/traces.otf2"};
+    for (size_t k = 0; k < sizeof bundled / sizeof *bundled; k++) {
+        earl_trace *t = open_or_fail(bundled[k], 0);
+        check_payload(earl_trace_events(t), earl_trace_defs(t));
+        earl_trace_close(t);
+    }
 }
 
 static void test_reference_counts_match_definitions(void **state)
@@ -277,6 +342,7 @@ static void test_reference_counts_match_definitions(void **state)
             sum += d->locations[l].events;
         }
         assert_int_equal(sum, e->count);
+        check_payload(e, d);
         /* the order: time never decreases; ties by location, then position */
         for (size_t i = 1; i < e->count; i++) {
             assert_true(e->time[i - 1] <= e->time[i]);
@@ -299,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_order_empty),
         cmocka_unit_test(test_order_refuses_more_events_than_32_bits_number),
         cmocka_unit_test(test_threads_do_not_change_result),
+        cmocka_unit_test(test_payload_is_a_region_or_a_row),
         cmocka_unit_test(test_reference_counts_match_definitions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -132,14 +132,17 @@ def test_progress_bar_draws_only_on_terminals():
 def test_threads_give_identical_columns():
     one = earlc.open(DEMO, threads=1)
     four = earlc.open(DEMO, threads=4)
-    for name in ("time", "location", "kind", "region", "ref", "loc_events"):
+    for name in ("time", "location", "kind", "payload", "region", "ref", "loc_events"):
         assert np.array_equal(getattr(one.events, name), getattr(four.events, name))
 
 
 def test_memory_report(demo):
+    # time 8, location 4, kind 1, payload 4, loc_events 4 bytes per event
     m = demo.memory()
-    assert m["core"] == len(demo) * 25 + (len(demo.locations) + 1) * 8
+    assert m["core"] == len(demo) * 21 + (len(demo.locations) + 1) * 8
     assert m["total"] > m["core"]
+    demo.events.region, demo.events.ref  # copies of Python's, not the store's
+    assert demo.memory() == m
 
 
 def run_cli(*args):
@@ -180,7 +183,7 @@ def test_parallel_read_and_merge_equal_a_single_thread(tmp_path):
     assert len(one) >= 120000
     for threads in (2, 3, 5):
         other = earlc.open(tmp_path / "h", threads=threads)
-        for name in ("time", "location", "kind", "region", "ref", "loc_events"):
+        for name in ("time", "location", "kind", "payload", "region", "ref", "loc_events"):
             assert np.array_equal(getattr(one.events, name), getattr(other.events, name)), name
         for col in one.events.messages.columns:
             assert np.array_equal(getattr(one.events.messages, col),

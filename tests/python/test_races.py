@@ -371,7 +371,7 @@ def test_recorded_requests_from_the_model(tmp_path, monkeypatch):
     t = st.trace
     m = t.events.messages
     source = np.full(len(m), -2, dtype=np.int32)
-    source[t.events.ref[st.id("r0a")]] = -1          # only P0's first receive was (*)
+    source[t.events.ref_of(st.id("r0a"))] = -1          # only P0's first receive was (*)
     tag = np.full(len(m), -2, dtype=np.int32)
     m.requested_source, m.requested_tag = source, tag
     r = earlc.races(t)
@@ -395,7 +395,7 @@ def test_any_tag(tmp_path):
     assert pairs(st, earlc.races(t, wildcard="all")) == set()
     m = t.events.messages
     tag = np.full(len(m), -2, dtype=np.int32)
-    tag[t.events.ref[st.id("r1")]] = -1
+    tag[t.events.ref_of(st.id("r1"))] = -1
     m.requested_source = np.full(len(m), -1, dtype=np.int32)
     m.requested_tag = tag
     assert pairs(st, earlc.races(t)) == {("r1", "s2")}
@@ -517,6 +517,6 @@ def test_inconsistent_traces(tmp_path, seed):
         df = r.to_dataframe()
         assert set(ev.kind[df["recv"]]) <= {kinds["MPI_RECV"], kinds["MPI_IRECV"]}
         assert set(ev.kind[df["send"]]) <= {kinds["MPI_SEND"], kinds["MPI_ISEND"]}
-        assert (ev.messages.peer[ev.ref[df["send"]]] == ev.location[df["recv"]]).all()
+        assert (ev.messages.peer[ev.ref_of(df["send"])] == ev.location[df["recv"]]).all()
         assert set(r.warnings) == {"cycle_broken", "recv_without_send"}
         json.loads(r.to_json())

@@ -103,7 +103,7 @@ def test_sst_macro_requests_are_paired():
         assert (ev.location[partners] == ev.location[m.event[rows]]).all()
         assert (partners > m.event[rows]).all()
         # the completion carries the message of its start
-        back = ev.ref[partners]
+        back = ev.ref_of(partners)
         assert (m.tag[back] == m.tag[rows]).all() and (m.peer[back] == m.peer[rows]).all()
         assert (m.partner[back] == m.event[rows]).all()
 

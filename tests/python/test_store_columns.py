@@ -1,17 +1,23 @@
-"""Compact per-event columns: the EARL layer keeps enterptr in 32 bits, and the
-public int64 `trace.states.enterptr` is made from it on first access only.
+"""Compact per-event columns.  The EARL layer keeps enterptr in 32 bits, and the
+public int64 `trace.states.enterptr` is made from it on first access only; the
+store keeps one payload column (an ENTER's or LEAVE's region, any other event's
+side-table row), and the public `events.region` and `events.ref` are made from
+it on first access only.
 
-The values users read must be those of the int64 array the pass used to write
-(checked against a replay of each location's own region stack and against the
-other ways of reading a pointer), and earlc's own analyses, profiles, search,
-races and timelines must read the 32-bit array without making the int64 copy."""
+The values users read must be those of the columns the store used to hold:
+enterptr checked against a replay of each location's own region stack and the
+other ways of reading a pointer, region against otf2-print, ref against the
+side tables' event columns.  earlc's own analyses, profiles, search, races and
+timelines must read the compact columns without making those copies."""
+import re
+import subprocess
 import warnings
 
 import numpy as np
 import pytest
 
 import earlc
-from conftest import REFERENCE_NAMES, ROOT, reference_trace
+from conftest import REFERENCE_NAMES, ROOT, need_otf2_print, reference_trace
 
 KINDS = earlc.KINDS
 BUNDLED = sorted(p.name for p in (ROOT / "traces").iterdir() if (p / "traces.otf2").exists())
@@ -99,6 +105,88 @@ def test_enterptr_of_edge_cases():
         st.enterptr_of(len(t))
 
 
+_ENTER_LEAVE = re.compile(r"^(ENTER|LEAVE)\s+(\d+)\s+\d+\s+Region: .*<(\d+)>\s*$")
+
+
+def regions_by_otf2_print(trace):
+    """The region of every ENTER and LEAVE as otf2-print reads the archive, in
+    event ids of the trace: per location, its ENTERs and LEAVEs in order."""
+    need_otf2_print()
+    out = subprocess.run(["otf2-print", trace.path], capture_output=True, text=True,
+                         check=True).stdout
+    per_location = {}
+    for line in out.splitlines():
+        m = _ENTER_LEAVE.match(line)
+        if m:
+            per_location.setdefault(int(m.group(2)), []).append(int(m.group(3)))
+    ev = trace.events
+    want = np.full(len(trace), 0xFFFFFFFF, dtype=np.uint32)
+    for loc in trace.locations:
+        ids = ev.of_location(loc.index)
+        ids = ids[ev.kind[ids] <= KINDS["LEAVE"]]
+        refs = per_location.get(loc.id, [])
+        assert len(refs) == len(ids), loc
+        want[ids] = refs
+    return want
+
+
+def rows_by_side_tables(trace):
+    """The row of every event in its family's table, from the tables' event
+    columns (-1 for events without one)."""
+    ev = trace.events
+    want = np.full(len(trace), -1, dtype=np.int32)
+    for table in (ev.messages, ev.collectives, ev.threading, ev.programs, ev.metrics, ev.rma):
+        want[table.event] = np.arange(len(table), dtype=np.int32)
+    return want
+
+
+def check_region_and_ref(trace):
+    ev = trace.events
+    n = len(trace)
+    assert ev.payload.dtype == np.uint32 and len(ev.payload) == n
+    want_region, want_ref = regions_by_otf2_print(trace), rows_by_side_tables(trace)
+    ids = np.arange(n, dtype=np.int64)
+    rng = np.random.default_rng(5)
+    some = rng.integers(-n, n, size=min(n, 500)) if n else np.empty(0, np.int64)
+    mask = (ids % 3) == 1
+    # chosen events, without the whole columns
+    assert np.array_equal(ev.region_of(ids), want_region)
+    assert np.array_equal(ev.ref_of(ids), want_ref)
+    assert np.array_equal(ev.region_of(some), want_region[some])
+    assert np.array_equal(ev.ref_of(mask), want_ref[mask])
+    one = [(ev.region_of(int(i)), ev.ref_of(int(i))) for i in some[:20]]
+    assert all(isinstance(r, np.uint32) and isinstance(f, np.int32) for r, f in one)
+    assert [(int(r), int(f)) for r, f in one] == \
+        [(int(want_region[i]), int(want_ref[i])) for i in some[:20]]
+    assert "region" not in ev._derived and "ref" not in ev._derived
+    # the public columns: computed once, then the same read-only arrays
+    region, ref = ev.region, ev.ref
+    assert region.dtype == np.uint32 and ref.dtype == np.int32
+    assert np.array_equal(region, want_region) and np.array_equal(ref, want_ref)
+    assert not region.flags.writeable and not ref.flags.writeable
+    assert ev.region is region and ev.ref is ref
+    # an event has a region or a row, never both; the payload holds whichever it has
+    has_region = ev.kind <= KINDS["LEAVE"]
+    assert (ref[has_region] == -1).all() and (region[~has_region] == 0xFFFFFFFF).all()
+    assert np.array_equal(np.where(has_region, region, ref.view(np.uint32)), ev.payload)
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_region_and_ref_bundled(name):
+    check_region_and_ref(bundled(name))
+
+
+@pytest.mark.parametrize("name", REFERENCE_NAMES)
+def test_region_and_ref_reference(name):
+    check_region_and_ref(earlc.open(reference_trace(name)))
+
+
+def test_region_and_ref_generated(tmp_path):
+    for kind, args in (("master-worker", {"any_source": 1}), ("hybrid", {}), ("collectives", {})):
+        earlc.synth(kind, tmp_path / kind, **args)
+        check_region_and_ref(earlc.open(tmp_path / kind))
+
+
 def run_everything(trace):
     """What earlc does with a trace: the analysis with every property, the
     profiles, a pattern search, message races and a timeline export."""
@@ -119,13 +207,16 @@ def run_everything(trace):
 @pytest.mark.parametrize("source", ["bundled:hybrid", "bundled:omp-locks",
                                     "bundled:ring-late-sender", "reference:casita-jacobi-hybrid",
                                     "reference:sstmacro-mpi-coverage"])
-def test_earlc_never_builds_the_int64_enterptr(source, tmp_path):
+def test_earlc_never_builds_the_public_copies(source, tmp_path):
     kind, name = source.split(":")
     trace = bundled(name) if kind == "bundled" else earlc.open(reference_trace(name))
     report = run_everything(trace)
     duration = trace.duration
     trace.to_perfetto(tmp_path / "t.json", start=duration * 0.3, end=duration * 0.6)
     trace.to_perfetto(tmp_path / "r.json", report=report)
+    assert "region" not in trace.events._derived and "ref" not in trace.events._derived
+    trace.event(len(trace) // 2), trace.events.to_dataframe()  # read by kind, not kept
+    assert "region" not in trace.events._derived and "ref" not in trace.events._derived
     st = trace.states
     assert "enterptr" not in st._dense
     before = st.memory()

@@ -243,7 +243,7 @@ def test_roundtrip_through_earlc_open(tmp_path):
             assert int(ev.time[eid]) == t
             assert int(ev.location[eid]) == loc
             if "region" in f:
-                assert regions[int(ev.region[eid])] == f["region"]
+                assert regions[int(ev.region_of(eid))] == f["region"]
             attr, i = rows.get(eid, (None, None))
             if attr == "messages":
                 m = ev.messages

@@ -135,7 +135,7 @@ class CompoundEvent(Property):
         ev = ctx.events
         cand = ctx.events_of_kind(*self.root.kinds)
         if self.root.region is not None:
-            cand = cand[_region_in(ctx, ev.region[cand].astype(np.int64), self.root.region)]
+            cand = cand[_region_in(ctx, ev.region_of(cand).astype(np.int64), self.root.region)]
         env: Dict[str, _Value] = {"root": _Value(cand.astype(np.int64))}
         alive = np.ones(len(cand), dtype=bool)
         for name, fr in self.fractions().items():
@@ -332,7 +332,7 @@ class _Evaluator(ast.NodeVisitor):
         elif node.attr == "location":
             data = ev.location[ids].astype(np.int64)
         elif node.attr == "region":
-            data = ev.region[ids].astype(np.int64)
+            data = ev.region_of(ids).astype(np.int64)
         elif node.attr == "kind":
             data = ev.kind[ids].astype(np.int64)
         elif node.attr == "id":

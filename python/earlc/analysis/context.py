@@ -229,10 +229,11 @@ class AnalysisContext:
         return self._region_tables[0]
 
     def region_of_enter(self, enters: np.ndarray) -> np.ndarray:
-        """Region refs of ENTER events (spare slot for -1)."""
+        """Region refs of ENTER events (spare slot for -1).  An ENTER's payload is its
+        region, read as it is: the payload of another kind is no region (a row)."""
         spare = len(self.region_class) - 1
         enters = np.asarray(enters)
-        reg = self.events.region[np.maximum(enters, 0)].astype(np.int64)
+        reg = self.events.payload[np.maximum(enters, 0)].astype(np.int64)
         np.minimum(reg, spare, out=reg)
         reg[enters < 0] = spare
         return reg
@@ -326,7 +327,8 @@ class AnalysisContext:
         if len(refs) == 0:
             return np.empty(0, dtype=np.int64)
         ev = self.events
-        mask = np.isin(ev.region, refs.astype(ev.region.dtype)) & (ev.kind == KINDS["ENTER"])
+        # an ENTER's payload is its region
+        mask = np.isin(ev.payload, refs.astype(ev.payload.dtype)) & (ev.kind == KINDS["ENTER"])
         return np.nonzero(mask)[0]
 
     def events_of_kind(self, *names) -> np.ndarray:

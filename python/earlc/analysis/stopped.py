@@ -82,7 +82,7 @@ def stop_report(trace, callpath_of: Optional[Callable[[int], str]] = None) -> Op
         site = None
         if len(open_ids):
             innermost = int(open_ids[-1])
-            names = [trace.regions[int(ev.region[e])].name for e in open_ids]
+            names = [trace.regions[int(ev.region_of(e))].name for e in open_ids]
             path = callpath_of(innermost) if callpath_of else "/".join(names)
             since = int(ev.time[innermost])
             call = names[-1]

@@ -111,11 +111,9 @@ class View:
         n = len(ev)
         whole = AnalysisContext(trace)  # enumerates the whole trace
         cls = whole.region_class
-        spare = len(cls) - 1
 
         def runtime(enters):
-            reg = np.minimum(ev.region[enters].astype(np.int64), spare)
-            return ~np.isin(cls[reg], list(_WORK_CLASSES))
+            return ~np.isin(cls[whole.region_of_enter(enters)], list(_WORK_CLASSES))
 
         # widen to the runtime calls crossing the window's edges
         at_start, _ = open_regions(trace, locations, lo)
@@ -136,7 +134,7 @@ class View:
         sends = np.nonzero(np.isin(kind, _SEND_KINDS))[0] + start
         done = np.nonzero(kind == KINDS["MPI_ISEND_COMPLETE"])[0] + start
         if len(done):
-            isend = m.partner[ev.ref[done]].astype(np.int64)
+            isend = m.partner[ev.ref_of(done)].astype(np.int64)
             sends = np.concatenate((sends, isend[isend >= 0]))
         recv = st.gather("recvptr", sends)
         parts.append(recv[recv >= 0])
@@ -151,7 +149,7 @@ class View:
         named[-1] = False
         if named[:-1].any():
             enters = np.nonzero(kind == KINDS["ENTER"])[0] + start
-            if named[np.minimum(ev.region[enters].astype(np.int64), spare)].any():
+            if named[whole.region_of_enter(enters)].any():
                 parts.append(whole.enters_of(named))
         teams = ("THREAD_FORK", "OMP_FORK", "THREAD_JOIN", "OMP_JOIN")
         if whole.count_of_kind(*teams):
@@ -190,7 +188,7 @@ class WindowContext(AnalysisContext):
         ids = self.view.ids
         ids = ids[self.events.kind[ids] == KINDS["ENTER"]]
         spare = len(region_table) - 1
-        reg = np.minimum(self.events.region[ids].astype(np.int64), spare)
+        reg = np.minimum(self.events.region_of(ids).astype(np.int64), spare)
         return ids[region_table[reg] & (reg < spare)]
 
 
