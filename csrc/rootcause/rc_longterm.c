@@ -273,7 +273,9 @@ earl_status earl_rc_replay_add_collectives(earl_rc_replay *r, const earl_rc_coll
     collective_batch *b = &r->collectives[r->n_collective_batches++];
     b->c = *c;
     b->delays = *c->delays;
-    b->c.delays = &b->delays;
+    /* c.delays points into its own batch: the realloc may have moved them all */
+    for (size_t k = 0; k < r->n_collective_batches; k++)
+        r->collectives[k].c.delays = &r->collectives[k].delays;
     return EARL_OK;
 }
 

@@ -522,6 +522,58 @@ static void test_known_costs_and_inputs(void **state)
     earl_rc_replay_free(r);
 }
 
+static void test_collective_batches_added_one_by_one(void **state)
+{
+    (void)state;
+    /* Three batches of one collective each, as the analysis adds them: each
+     * batch keeps its own copy of the map it was given (the caller's struct
+     * is reused), also after later batches moved the earlier ones in memory.
+     * Batch k: a cost of 3 known at its waiter's point (row k) scales the
+     * waiter's delays {c(2 + k): 4} (sum 4, prop 2) by 3 / 6 = 0.5 onto the
+     * delayer (location 5 + k): 2 ticks on c(2 + k). */
+    enum { BATCHES = 3 };
+    const int64_t point_event[BATCHES] = {7, 17, 27};
+    const double point_wait[BATCHES] = {1, 1, 1};
+    earl_rc_replay *r;
+    earl_error err;
+    assert_int_equal(earl_rc_replay_new(1, BATCHES, point_event, point_wait, &r, &err), EARL_OK);
+    assert_int_equal(earl_rc_replay_set_input(r, 0, 0, EARL_RC_INPUT_COST, &err), EARL_OK);
+    const int64_t cost_row[BATCHES] = {0, 1, 2};
+    const double cost_value[BATCHES] = {3, 3, 3};
+    assert_int_equal(earl_rc_replay_add_costs(r, 0, BATCHES, cost_row, cost_value, &err),
+                     EARL_OK);
+    int64_t m_off[] = {0, 0, 1};
+    int64_t m_cn[BATCHES][1] = {{2}, {3}, {4}};
+    double m_val[] = {4};
+    const int64_t kind[] = {0}, member_offset[] = {0, 2}, cb_off[] = {0, 0}, m_met[] = {-1, -1},
+                  m_query[] = {0, 1};
+    int64_t dloc[BATCHES][1] = {{5}, {6}, {7}};
+    int64_t m_event[BATCHES][2] = {{9, 7}, {19, 17}, {29, 27}};
+    int64_t m_row[BATCHES][2] = {{-1, 0}, {-1, 1}, {-1, 2}};
+    const double m_wait[] = {0, 100}, m_sum[] = {0, 4}, m_prop[] = {0, 2};
+    earl_rc_map member_delays;
+    for (int k = 0; k < BATCHES; k++) {
+        member_delays = (earl_rc_map){2, m_off, m_cn[k], m_val};
+        earl_rc_collectives c = {1, kind, dloc[k], member_offset, cb_off, NULL, 2, m_event[k],
+                                 m_row[k], m_wait, m_sum, m_prop, m_met, m_query,
+                                 &member_delays};
+        assert_int_equal(earl_rc_replay_add_collectives(r, &c, &err), EARL_OK);
+    }
+    member_delays = (earl_rc_map){0};
+    earl_rc_severity sev[1];
+    assert_int_equal(earl_rc_replay_run(r, sev, &err), EARL_OK);
+    assert_int_equal(sev[0].count, BATCHES);
+    int seen = 0;
+    for (size_t i = 0; i < sev[0].count; i++) {
+        assert_int_equal(sev[0].cnode[i], sev[0].location[i] - 3);
+        assert_true(sev[0].value[i] == 2.0);
+        seen |= 1 << (sev[0].location[i] - 5);
+    }
+    assert_int_equal(seen, 7);
+    earl_rc_severity_free(&sev[0]);
+    earl_rc_replay_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -538,6 +590,7 @@ int main(void)
         cmocka_unit_test(test_critical_walk),
         cmocka_unit_test(test_long_term_replay),
         cmocka_unit_test(test_known_costs_and_inputs),
+        cmocka_unit_test(test_collective_batches_added_one_by_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
