@@ -41,13 +41,14 @@
  * environment sets the seconds (0 or "no": keep nothing), and
  * earl_mem_release returns every kept block at once.
  *
- * No block is advised for transparent huge pages (MADV_HUGEPAGE): the
- * system's policy decides.  Advised, every first touch of a 2 MB page waits
- * for the kernel to find (and compact) a free huge page; on the development
- * VM those are exactly the pages the balloon has given back to the host, and
- * a whole analysis spent three times as long in the kernel (docs/model.md,
- * "Memory").  Where the policy is "always" the 2 MB alignment still lets the
- * kernel use huge pages.
+ * Blocks are not advised for transparent huge pages (MADV_HUGEPAGE) unless
+ * EARLC_HUGE_PAGES=1: the system's policy decides.  A huge page is six times
+ * cheaper to fault in than 512 small ones when the host backs its memory, and
+ * six times dearer when it does not: on a VM whose balloon reports free
+ * memory, the free 2 MB blocks a huge page needs are those the host took
+ * back, and a fresh process's whole analysis spent three times as long in the
+ * kernel with the advice (docs/model.md, "Memory").  Where the policy is
+ * "always" the 2 MB alignment still lets the kernel use huge pages.
  *
  * Blocks consumed front to back (an open's reading buffers, while the merge
  * writes the trace's columns) give their pages back as they go
@@ -120,6 +121,7 @@ static struct {
     size_t kept_bytes;
     size_t max_kept_bytes; /* 0 until first use: then from the environment */
     int disabled;
+    int huge_pages;        /* EARLC_HUGE_PAGES: advise mapped blocks for huge pages */
     double keep_seconds;
     int reaper_running;    /* the reaper thread exists */
     pthread_cond_t wake;   /* the reaper sleeps on it; earl_mem_release wakes it */
@@ -158,6 +160,8 @@ static void configure_locked(void)
         pool.disabled = 1;
     else if (env && end != env)
         pool.keep_seconds = seconds;
+    const char *huge = getenv("EARLC_HUGE_PAGES");
+    pool.huge_pages = huge && (strcmp(huge, "1") == 0 || strcmp(huge, "yes") == 0);
 }
 
 static void unmap_block(void *block)
@@ -246,7 +250,7 @@ static void forget_reaper(void)
     pthread_cond_init(&pool.wake, NULL);
 }
 
-static void *map_block(size_t bytes)
+static void *map_block(size_t bytes, int huge_pages)
 {
     /* blocks of a huge page and more start on a huge-page boundary */
     size_t align = bytes >= MEM_ALIGN ? MEM_ALIGN : (size_t)4096;
@@ -262,6 +266,10 @@ static void *map_block(size_t bytes)
     h->capacity = (uintptr_t)map + map_bytes - start;
     h->map = map;
     h->map_bytes = map_bytes;
+#ifdef MADV_HUGEPAGE
+    if (huge_pages) /* the whole mapping: one VMA, which mremap moves with its advice */
+        madvise(map, map_bytes, MADV_HUGEPAGE); /* advice only */
+#endif
     return (void *)start;
 }
 
@@ -313,11 +321,13 @@ static void free_kept_bytes(size_t bytes)
 static void *map_after_miss(size_t bytes, mem_class cls)
 {
     pthread_mutex_lock(&pool.lock);
+    configure_locked();
     pool.stats.mapped++;
+    int huge_pages = pool.huge_pages;
     pthread_mutex_unlock(&pool.lock);
     if (cls != MEM_STORE)
         free_kept_bytes(bytes);
-    return map_block(bytes);
+    return map_block(bytes, huge_pages);
 }
 
 static void *alloc_large(size_t bytes, mem_class cls)

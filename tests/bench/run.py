@@ -79,9 +79,7 @@ def main() -> int:
           "peak resident %.0f MB  [%s]"
           % (g["events"], g["seconds"], g["events_per_second"] / 1e6, TARGET_SYNTH_RATE / 1e6,
              g["max_rss_bytes"] / 1e6, what))
-    out = subprocess.run([str(BUILD / "bench" / "open_bench"), str(trace), REPEATS],
-                         check=True, capture_output=True, text=True).stdout
-    m = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+    m = open_bench(trace)
     n = m["events"]
     r1 = m["open1_seconds"] / m["bare_seconds"]
     rn = m["openN_seconds"] / m["bare_seconds"]
@@ -110,6 +108,15 @@ def main() -> int:
           % (m["rss_growth_bytes"] / n))
     print("  page faults         bare read %d, first open %d, best open %d"
           % (m["faults_bare"], m["faults_open1_first"], m["faults_open1_best"]))
+    # the same with the store's blocks advised for transparent huge pages (opt-in,
+    # docs/model.md "Memory"): cheaper when the process reuses memory it freed a
+    # moment ago, dearer on memory the host took back (the first open)
+    h = open_bench(trace, {"EARLC_HUGE_PAGES": "1"})
+    print("  with EARLC_HUGE_PAGES=1: first open %.3f s (ratio %.2f), 1 thread %.3f s "
+          "(ratio %.2f), %d threads %.3f s (ratio %.2f)"
+          % (h["open1_first_seconds"], h["open1_first_seconds"] / h["bare_seconds"],
+             h["open1_seconds"], h["open1_seconds"] / h["bare_seconds"], h["cores"],
+             h["openN_seconds"], h["openN_seconds"] / h["bare_seconds"]))
     states_section(trace)
     catalog_section(trace)
     fresh_section(synth)
@@ -121,6 +128,14 @@ def main() -> int:
     subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "record_bench.py"), REPEATS],
                    check=True)
     return 0
+
+
+def open_bench(trace, env=None) -> dict:
+    """open_bench's "key value" lines on trace, in an environment with env added."""
+    out = subprocess.run([str(BUILD / "bench" / "open_bench"), str(trace), REPEATS],
+                         check=True, capture_output=True, text=True,
+                         env=dict(os.environ, **(env or {}))).stdout
+    return {k: float(v) for k, v in (line.split() for line in out.splitlines())}
 
 
 def fresh_section(synth: str) -> None:

@@ -75,3 +75,38 @@ def test_open_peaks_near_the_finished_store(halo, threads):
     assert m["second"] <= m["first"] + 4 * n, \
         "a second open raised the peak from %.1f to %.1f bytes per event" % (
             m["first"] / n, m["second"] / n)
+
+
+ADVICE = r"""
+import sys
+import earlc
+
+trace = earlc.open(sys.argv[1], threads=1)
+col = trace.events.time
+start = col.__array_interface__["data"][0]
+flags, inside = "", False
+for line in open("/proc/self/smaps"):
+    head = line.split()
+    if "-" in head[0] and ":" not in head[0]:
+        lo, hi = (int(x, 16) for x in head[0].split("-"))
+        inside = lo <= start < hi
+    elif inside and line.startswith("VmFlags:"):
+        flags = line.split(":", 1)[1].split()
+print(" ".join(flags))
+"""
+
+
+@pytest.mark.parametrize("setting, advised", [(None, False), ("1", True), ("0", False)])
+def test_huge_page_advice_only_when_asked(halo, setting, advised):
+    """The store's columns are advised for transparent huge pages (VmFlags "hg")
+    only with EARLC_HUGE_PAGES=1: the system's policy decides otherwise."""
+    if not os.path.exists("/proc/self/smaps"):
+        pytest.skip("needs /proc/self/smaps")
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    env.pop("EARLC_HUGE_PAGES", None)
+    if setting is not None:
+        env["EARLC_HUGE_PAGES"] = setting
+    out = subprocess.run([sys.executable, "-c", ADVICE, str(halo.anchor)], env=env,
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out, "the time column's mapping was not found in /proc/self/smaps"
+    assert ("hg" in out) == advised, out
