@@ -11,8 +11,9 @@
  *     counts it, one chunk per ENTER/LEAVE (and team join) event, counted
  *     before the event's synchronisation point or after it.  Those of the
  *     events are built once into a compact table (earl_rc_event_chunks:
- *     16 bytes a chunk, with 32-bit slots instead of 64-bit keys: most of its
- *     cost is the first touch of its memory); the caller's corrections come
+ *     12 bytes a chunk, with 32-bit slots instead of 64-bit keys and 32-bit
+ *     ticks: most of its cost is the first touch of its memory); the caller's
+ *     corrections come
  *     as a small table keyed
  *     2 * (location * stride + event) + (0: before the point, 1: after it),
  *     where stride = events + 1;
@@ -50,13 +51,23 @@ typedef enum earl_rc_chunk_role {
 
 /* The chunks of the events, location by location: location l's are
  * [offset[l], offset[l + 1]), ascending by slot = 2 * event + (0: before its
- * point, 1: after it).  n_locations 0: no chunks of events. */
+ * point, 1: after it).  n_locations 0: no chunks of events.
+ *
+ * A chunk's ticks take 32 bits: the time between two ENTER/LEAVE events of
+ * a location is almost always below 2^31 ticks (two seconds at a 1 GHz
+ * timer).  Those that are not, are EARL_RC_TICKS_FAR in ticks and kept whole
+ * in the far table: far_chunk (ascending chunk indices, counted over the
+ * whole table) and far_ticks. */
+#define EARL_RC_TICKS_FAR INT32_MIN
 typedef struct earl_rc_event_chunks {
     size_t n_locations;
     const uint64_t *offset; /* n_locations + 1 */
     const uint32_t *slot;
     const int32_t *cnode;
-    const int64_t *ticks;
+    const int32_t *ticks;
+    size_t n_far;
+    const uint64_t *far_chunk;
+    const int64_t *far_ticks;
 } earl_rc_event_chunks;
 
 /* What earl_rc_event_chunks_build returns: the arrays of earl_rc_event_chunks
@@ -67,7 +78,10 @@ typedef struct earl_rc_event_chunk_table {
     uint64_t *offset;
     uint32_t *slot;
     int32_t *cnode;
-    int64_t *ticks;
+    int32_t *ticks;
+    size_t n_far, cap_far;
+    uint64_t *far_chunk;
+    int64_t *far_ticks;
 } earl_rc_event_chunk_table;
 
 /* The chunks of the events, from the per-event columns location (below

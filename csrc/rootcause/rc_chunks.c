@@ -10,8 +10,9 @@
  * location's chunks, the other writes them where they go.  Their table is
  * about as long as the trace and fresh memory costs more on first touch than
  * the passes themselves (docs/benchmarks.md), so it is kept small: exactly as
- * many chunks as there are, 16 bytes each, each located by a 32-bit slot (its
- * event and its side of the event's point) instead of a 64-bit key.
+ * many chunks as there are, 12 bytes each, each located by a 32-bit slot (its
+ * event and its side of the event's point) instead of a 64-bit key, with its
+ * ticks in 32 bits (the rare chunk longer than that in a far table beside).
  * Walking the events afresh for every query instead would need no table,
  * but a location's events are spread over the whole trace, and reading them
  * location by location fetches every cache line of the columns once per
@@ -34,7 +35,21 @@ void earl_rc_event_chunk_table_free(earl_rc_event_chunk_table *t)
     earl_mem_free(t->slot);
     earl_mem_free(t->cnode);
     earl_mem_free(t->ticks);
+    free(t->far_chunk);
+    free(t->far_ticks);
     memset(t, 0, sizeof *t);
+}
+
+/* A chunk whose ticks do not fit 32 bits: kept whole, in the far table. */
+typedef struct far_entry {
+    uint64_t chunk;
+    int64_t ticks;
+} far_entry;
+
+static int by_chunk(const void *a, const void *b)
+{
+    uint64_t x = ((const far_entry *)a)->chunk, y = ((const far_entry *)b)->chunk;
+    return (x > y) - (x < y);
 }
 
 /* Per location while the events pass: how many chunks it has had, and the
@@ -47,19 +62,22 @@ typedef struct location_clock {
 
 /* One pass over the events: counts each location's chunks into clock (table
  * NULL), or writes them into table at table->offset (then the counts must be
- * those of the counting pass).  A problem found is described in *problem with
- * the event in *bad. */
-static void chunk_pass(size_t n_locations, size_t n_events, const int32_t *location, const uint8_t *kind, const uint64_t *time,
-                       const int32_t *event_cnode, const int32_t *parent, size_t n_cnodes,
-                       const uint8_t role[256], int64_t program_cnode, location_clock *clock,
-                       earl_rc_event_chunk_table *table, const char **problem, size_t *bad)
+ * those of the counting pass), the far ones into *far (n_far of cap_far).  A
+ * problem found is described in *problem with the event in *bad; -1 when out
+ * of memory. */
+static int chunk_pass(size_t n_locations, size_t n_events, const int32_t *location,
+                      const uint8_t *kind, const uint64_t *time, const int32_t *event_cnode,
+                      const int32_t *parent, size_t n_cnodes, const uint8_t role[256],
+                      int64_t program_cnode, location_clock *clock,
+                      earl_rc_event_chunk_table *table, far_entry **far, size_t *n_far,
+                      size_t *cap_far, const char **problem, size_t *bad)
 {
     for (size_t e = 0; e < n_events; e++) {
         int32_t l = location[e];
         if (l < 0 || (size_t)l >= n_locations) {
             *problem = "has a location out of range";
             *bad = e;
-            return;
+            return 0;
         }
         location_clock *c = &clock[l];
         uint8_t r = role[kind[e]];
@@ -76,7 +94,7 @@ static void chunk_pass(size_t n_locations, size_t n_events, const int32_t *locat
         if (cn >= (int64_t)n_cnodes) {
             *problem = "has a call path out of range";
             *bad = e;
-            return;
+            return 0;
         }
         if (r == EARL_RC_CHUNK_ENTER && cn >= 0)
             cn = parent[cn];
@@ -87,10 +105,18 @@ static void chunk_pass(size_t n_locations, size_t n_events, const int32_t *locat
             size_t i = (size_t)(table->offset[l] + c->chunks);
             table->slot[i] = (uint32_t)(2 * e + (before ? 0 : 1));
             table->cnode[i] = (int32_t)cn;
-            table->ticks[i] = dt;
+            if (dt > EARL_RC_TICKS_FAR && dt <= INT32_MAX) {
+                table->ticks[i] = (int32_t)dt;
+            } else {
+                table->ticks[i] = EARL_RC_TICKS_FAR;
+                if (EARL_GROW(*far, *cap_far, *n_far + 1) != 0)
+                    return -1;
+                (*far)[(*n_far)++] = (far_entry){i, dt};
+            }
         }
         c->chunks++;
     }
+    return 0;
 }
 
 earl_status earl_rc_event_chunks_build(size_t n_locations, size_t n_events,
@@ -112,9 +138,10 @@ earl_status earl_rc_event_chunks_build(size_t n_locations, size_t n_events,
     if (!clock || !out->offset)
         goto nomem;
     const char *problem = NULL;
-    size_t bad = 0;
+    size_t bad = 0, n_far = 0, cap_far = 0;
+    far_entry *far = NULL;
     chunk_pass(n_locations, n_events, location, kind, time, event_cnode, parent, n_cnodes, role,
-               program_cnode, clock, NULL, &problem, &bad);
+               program_cnode, clock, NULL, &far, &n_far, &cap_far, &problem, &bad);
     if (problem) {
         free(clock);
         earl_rc_event_chunk_table_free(out);
@@ -131,11 +158,27 @@ earl_status earl_rc_event_chunks_build(size_t n_locations, size_t n_events,
     if (!out->slot || !out->cnode || !out->ticks)
         goto nomem;
     memset(clock, 0, n_locations * sizeof *clock);
-    chunk_pass(n_locations, n_events, location, kind, time, event_cnode, parent, n_cnodes, role,
-               program_cnode, clock, out, &problem, &bad);
+    if (chunk_pass(n_locations, n_events, location, kind, time, event_cnode, parent, n_cnodes,
+                   role, program_cnode, clock, out, &far, &n_far, &cap_far, &problem, &bad) != 0)
+        goto nomem;
+    /* the far chunks were met in the total order, not location by location */
+    qsort(far, n_far, sizeof *far, by_chunk);
+    if (n_far) {
+        out->far_chunk = malloc(n_far * sizeof *out->far_chunk);
+        out->far_ticks = malloc(n_far * sizeof *out->far_ticks);
+        if (!out->far_chunk || !out->far_ticks)
+            goto nomem;
+        for (size_t k = 0; k < n_far; k++) {
+            out->far_chunk[k] = far[k].chunk;
+            out->far_ticks[k] = far[k].ticks;
+        }
+        out->n_far = out->cap_far = n_far;
+    }
+    free(far);
     free(clock);
     return EARL_OK;
 nomem:
+    free(far);
     free(clock);
     earl_rc_event_chunk_table_free(out);
     return earl_fail(err, EARL_ERR_NOMEM, "root-cause chunks: out of memory");
@@ -148,7 +191,30 @@ earl_status rc_chunks_check(const earl_rc_chunks *chunks, const char *what, earl
         if (ev->offset[l] > ev->offset[l + 1])
             return earl_fail(err, EARL_ERR_INVALID,
                              "%s: the chunk offsets of location %zu are not in order", what, l);
+    uint64_t count = ev->n_locations ? ev->offset[ev->n_locations] : 0;
+    for (size_t k = 0; k < ev->n_far; k++)
+        if (ev->far_chunk[k] >= count || (k && ev->far_chunk[k] <= ev->far_chunk[k - 1]))
+            return earl_fail(err, EARL_ERR_INVALID,
+                             "%s: the far chunks are not ascending chunk indices", what);
     return EARL_OK;
+}
+
+/* The whole ticks of far chunk i into *ticks; -1 when the far table does not
+ * hold it. */
+static int far_ticks_of(const earl_rc_event_chunks *ev, uint64_t i, int64_t *ticks)
+{
+    size_t lo = 0, hi = ev->n_far;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ev->far_chunk[mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == ev->n_far || ev->far_chunk[lo] != i)
+        return -1;
+    *ticks = ev->far_ticks[lo];
+    return 0;
 }
 
 /* The slot after event's point (-1: before every event), as a search bound. */
@@ -170,7 +236,7 @@ static earl_status sum_event_chunks(const earl_rc_event_chunks *ev, int64_t loc,
     size_t first = rc_gallop_lower_bound_u32(slot, count, from, cur->chunk);
     cur->chunk = first; /* the location's next query starts near this one */
     const int32_t *cnode = ev->cnode + ev->offset[loc];
-    const int64_t *ticks = ev->ticks + ev->offset[loc];
+    const int32_t *ticks = ev->ticks + ev->offset[loc];
     const uint64_t n_cnodes = (uint64_t)acc->n_cnodes;
     /* the sum reads every chunk up to the end: no search for it */
     for (size_t i = first; i < count && slot[i] < to; i++) {
@@ -180,7 +246,13 @@ static earl_status sum_event_chunks(const earl_rc_event_chunks *ev, int64_t loc,
                              "%s: time chunk %zu of location %lld has call path %lld, not in "
                              "0..%lld",
                              what, i, (long long)loc, (long long)c, (long long)acc->n_cnodes - 1);
-        rc_acc_add_ticks(acc, c, ticks[i]);
+        int64_t t = ticks[i];
+        if (t == EARL_RC_TICKS_FAR && far_ticks_of(ev, ev->offset[loc] + i, &t) != 0)
+            return earl_fail(err, EARL_ERR_INVALID,
+                             "%s: time chunk %zu of location %lld is marked far but is not in "
+                             "the far table",
+                             what, i, (long long)loc);
+        rc_acc_add_ticks(acc, c, t);
     }
     return EARL_OK;
 }

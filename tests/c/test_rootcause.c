@@ -91,7 +91,8 @@ static earl_rc_chunks build_event_chunks(earl_rc_event_chunk_table *t)
     assert_int_equal(earl_rc_event_chunks_build(2, 8, chunk_location, chunk_kind, chunk_time,
                                                 chunk_cnode, chunk_parent, 3, role, -1, t, &err),
                      EARL_OK);
-    earl_rc_chunks c = {.events = {2, t->offset, t->slot, t->cnode, t->ticks}};
+    earl_rc_chunks c = {.events = {2, t->offset, t->slot, t->cnode, t->ticks, t->n_far,
+                                   t->far_chunk, t->far_ticks}};
     return c;
 }
 
@@ -103,8 +104,9 @@ static void test_chunks_of_two_locations(void **state)
     const uint64_t offset[] = {0, 3, 4};
     const uint32_t slot[] = {4, 9, 13, 11};
     const int32_t cnode[] = {1, 2, 1, 1};
-    const int64_t ticks[] = {5, 4, 3, 9};
+    const int32_t ticks[] = {5, 4, 3, 9};
     assert_int_equal(t.n_locations, 2);
+    assert_int_equal(t.n_far, 0);
     assert_int_equal(t.count, 4);
     for (size_t l = 0; l < 3; l++)
         assert_int_equal(t.offset[l], offset[l]);
@@ -201,13 +203,67 @@ static void test_chunks_reject_bad_input(void **state)
     const uint64_t offset[] = {0, 5, 4};
     const uint32_t slot[] = {4, 9, 13, 11};
     const int32_t cnode[] = {1, 2, 1, 1};
-    const int64_t ticks[] = {5, 4, 3, 9};
+    const int32_t ticks[] = {5, 4, 3, 9};
     earl_rc_chunks chunks = {.events = {2, offset, slot, cnode, ticks}};
     const int64_t loc[] = {0}, lo[] = {-1}, hi[] = {8};
     earl_rc_map m;
     assert_int_equal(earl_rc_chunk_sums(&chunks, 9, 3, loc, lo, hi, 1, &m, &err),
                      EARL_ERR_INVALID);
     assert_non_null(strstr(err.message, "offsets of location 1 are not in order"));
+    /* a chunk marked far that the far table does not hold, far chunks out of order */
+    const uint64_t good_offset[] = {0, 3, 4}, far_chunk[] = {2, 1};
+    const int32_t far_marked[] = {5, EARL_RC_TICKS_FAR, 3, 9};
+    const int64_t far_ticks[] = {7, 8};
+    earl_rc_chunks missing = {.events = {2, good_offset, slot, cnode, far_marked, 1, far_chunk,
+                                         far_ticks}};
+    assert_int_equal(earl_rc_chunk_sums(&missing, 9, 3, loc, lo, hi, 1, &m, &err),
+                     EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "chunk 1 of location 0 is marked far"));
+    earl_rc_chunks unordered = {.events = {2, good_offset, slot, cnode, far_marked, 2,
+                                           far_chunk, far_ticks}};
+    assert_int_equal(earl_rc_chunk_sums(&unordered, 9, 3, loc, lo, hi, 1, &m, &err),
+                     EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "far chunks are not ascending"));
+}
+
+/* Chunks longer than 32 bits of ticks (a location idle for seconds at a fine
+ * timer, or a damaged clock running backwards) are summed whole, from the far
+ * table: location 0's e2 comes 5 + 2^32 ticks after e0, and e4 2^31 after e2;
+ * location 1's e5 comes -2^31 after e1 (int64 arithmetic, as everywhere). */
+static void test_chunks_longer_than_32_bits(void **state)
+{
+    (void)state;
+    const uint64_t big = (uint64_t)1 << 32, half = (uint64_t)1 << 31;
+    const uint64_t time[] = {0, half + 100, 5 + big, 6, 5 + big + half, 100, 5 + big + half + 3,
+                             5 + big + half + 11};
+    uint8_t role[256];
+    chunk_roles(role);
+    earl_rc_event_chunk_table t;
+    earl_error err;
+    assert_int_equal(earl_rc_event_chunks_build(2, 8, chunk_location, chunk_kind, time,
+                                                chunk_cnode, chunk_parent, 3, role, -1, &t, &err),
+                     EARL_OK);
+    /* far: chunk 0 (e2: 5 + 2^32), chunk 1 (e4: 2^31), chunk 3 (e5: -2^31) */
+    assert_int_equal(t.n_far, 3);
+    assert_int_equal(t.far_chunk[0], 0);
+    assert_int_equal(t.far_chunk[1], 1);
+    assert_int_equal(t.far_chunk[2], 3);
+    assert_int_equal(t.ticks[2], 3);
+    earl_rc_chunks chunks = {.events = {2, t.offset, t.slot, t.cnode, t.ticks, t.n_far,
+                                        t.far_chunk, t.far_ticks}};
+    const int64_t loc[] = {0, 1}, lo[] = {-1, -1}, hi[] = {8, 8};
+    earl_rc_map m;
+    assert_int_equal(earl_rc_chunk_sums(&chunks, 9, 3, loc, lo, hi, 2, &m, &err), EARL_OK);
+    /* location 0: c1 5 + 2^32 + 3, c2 2^31; location 1: c1 -2^31 */
+    assert_int_equal(m.offset[1], 2);
+    assert_int_equal(m.cnode[0], 1);
+    assert_true(m.value[0] == (double)(5 + big + 3));
+    assert_int_equal(m.cnode[1], 2);
+    assert_true(m.value[1] == (double)half);
+    assert_int_equal(m.offset[2], 3);
+    assert_true(m.value[2] == -(double)half);
+    earl_rc_map_free(&m);
+    earl_rc_event_chunk_table_free(&t);
 }
 
 /* ---- intervals ------------------------------------------------------------------ */
@@ -582,6 +638,7 @@ int main(void)
         cmocka_unit_test(test_chunk_sums_of_interleaved_locations),
         cmocka_unit_test(test_chunk_sums_add_the_table),
         cmocka_unit_test(test_chunks_reject_bad_input),
+        cmocka_unit_test(test_chunks_longer_than_32_bits),
         cmocka_unit_test(test_interval_times),
         cmocka_unit_test(test_chunk_sums_keep_every_call_path),
         cmocka_unit_test(test_excess),

@@ -85,12 +85,26 @@ def test_event_chunks_are_summed_between_points():
 
 
 def test_event_chunks_of_the_wrong_type_are_named():
-    offset, slot, cnode, ticks = _event_chunks()
-    wrong = ((offset, np.frombuffer(slot, np.uint32).astype(np.int64), cnode, ticks),
-             (i64(), i64(), i64()))
+    offset, slot, cnode, ticks, far_chunk, far_ticks = _event_chunks()
+    wrong = ((offset, np.frombuffer(slot, np.uint32).astype(np.int64), cnode, ticks, far_chunk,
+              far_ticks), (i64(), i64(), i64()))
     with pytest.raises(ValueError, match="chunk slot must be a contiguous uint32 array"):
         _core.rc_chunk_sums(wrong, 4, 3, i64(0), i64(0), i64(2))
     with pytest.raises(ValueError, match="roles holds 3 values, 256 expected"):
         _core.rc_event_chunks(1, np.zeros(3, np.int32), np.zeros(3, np.uint8),
                               np.zeros(3, np.uint64), np.zeros(3, np.int32), np.zeros(1, np.int32),
                               b"abc", -1)
+
+
+def test_delays_longer_than_32_bits_of_ticks(tmp_path):
+    """A rank delayed by 3 s at a 1 GHz timer: the time chunks between its ENTER
+    and LEAVE events exceed 32 bits (the far table), and its short-term delay
+    costs still explain exactly the wait of the rank that receives from it."""
+    earlc.synth("ring", tmp_path / "ring", ranks=3, iterations=3, delay=3_000_000_000,
+                delay_rank=1)
+    trace = earlc.open(tmp_path / "ring")
+    report = earlc.analyze(trace, properties="all")
+    wait = dict(report.by_location("late_sender"))
+    cost = dict(report.by_location("delay_latesender"))
+    assert wait[2] > 3 * (1 << 31)  # three delayed iterations, each beyond 32 bits
+    assert cost[1] == wait[2]

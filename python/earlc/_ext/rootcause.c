@@ -135,24 +135,28 @@ static int map_arg(earlc_buffers *a, PyObject *obj, earl_rc_map *m, const char *
 }
 
 /* The chunks of the events: rc_event_chunks' tuple (offset, slot, cnode,
- * ticks), or None for none. */
+ * ticks, far_chunk, far_ticks), or None for none. */
 static int event_chunks_arg(earlc_buffers *a, PyObject *obj, earl_rc_event_chunks *ev)
 {
     memset(ev, 0, sizeof *ev);
     if (obj == Py_None)
         return 0;
-    PyObject *off_o, *slot_o, *cn_o, *ticks_o;
-    if (!PyTuple_Check(obj) || !PyArg_ParseTuple(obj, "OOOO", &off_o, &slot_o, &cn_o, &ticks_o)) {
-        PyErr_SetString(PyExc_TypeError,
-                        "event chunks must be None or a tuple (offset, slot, cnode, ticks)");
+    PyObject *off_o, *slot_o, *cn_o, *ticks_o, *far_o, *far_ticks_o;
+    if (!PyTuple_Check(obj) || !PyArg_ParseTuple(obj, "OOOOOO", &off_o, &slot_o, &cn_o,
+                                                 &ticks_o, &far_o, &far_ticks_o)) {
+        PyErr_SetString(PyExc_TypeError, "event chunks must be None or a tuple (offset, slot, "
+                                         "cnode, ticks, far_chunk, far_ticks)");
         return -1;
     }
-    size_t n_offsets = (size_t)-1, n_chunks = (size_t)-1;
+    size_t n_offsets = (size_t)-1, n_chunks = (size_t)-1, n_far = (size_t)-1;
     if (!(ev->offset = rc_typed_array(a, off_o, 'Q', &n_offsets, "chunk offset")) ||
         !(ev->slot = rc_typed_array(a, slot_o, 'I', &n_chunks, "chunk slot")) ||
         !(ev->cnode = rc_typed_array(a, cn_o, 'i', &n_chunks, "chunk cnode")) ||
-        !(ev->ticks = rc_typed_array(a, ticks_o, 'q', &n_chunks, "chunk ticks")))
+        !(ev->ticks = rc_typed_array(a, ticks_o, 'i', &n_chunks, "chunk ticks")) ||
+        !(ev->far_chunk = rc_typed_array(a, far_o, 'Q', &n_far, "far chunk")) ||
+        !(ev->far_ticks = rc_typed_array(a, far_ticks_o, 'q', &n_far, "far chunk ticks")))
         return -1;
+    ev->n_far = n_far;
     if (n_offsets < 1 || ev->offset[0] != 0 || ev->offset[n_offsets - 1] != n_chunks) {
         PyErr_SetString(PyExc_ValueError,
                         "the chunk offsets must hold locations + 1 values from 0 to the chunks");
@@ -313,7 +317,7 @@ static void event_chunks_free(void *p)
 }
 
 /* rc_event_chunks(n_locations, location, kind, time, event_cnode, parent, roles,
- * program_cnode) -> (offset, slot, cnode, ticks) */
+ * program_cnode) -> (offset, slot, cnode, ticks, far_chunk, far_ticks) */
 static PyObject *py_event_chunks(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -359,12 +363,14 @@ static PyObject *py_event_chunks(PyObject *self, PyObject *args)
     PyObject *owner = result_owner(table, event_chunks_free);
     if (!owner)
         goto done;
-    r = Py_BuildValue("(NNNN)",
+    r = Py_BuildValue("(NNNNNN)",
                       column_of(owner, table->offset, table->n_locations + 1, sizeof(uint64_t),
                                 "Q"),
                       column_of(owner, table->slot, table->count, sizeof(uint32_t), "I"),
                       column_of(owner, table->cnode, table->count, sizeof(int32_t), "i"),
-                      column_of(owner, table->ticks, table->count, sizeof(int64_t), "q"));
+                      column_of(owner, table->ticks, table->count, sizeof(int32_t), "i"),
+                      column_of(owner, table->far_chunk, table->n_far, sizeof(uint64_t), "Q"),
+                      column_of(owner, table->far_ticks, table->n_far, sizeof(int64_t), "q"));
     Py_DECREF(owner);
 done:
     earlc_buffers_release(&a);
@@ -775,14 +781,15 @@ static PyMethodDef rootcause_functions[] = {
      "each collective's delayer last met its communicator."},
     {"rc_event_chunks", py_event_chunks, METH_VARARGS,
      "rc_event_chunks(n_locations, location, kind, time, event_cnode, parent, roles, "
-     "program_cnode): the time chunks of the events (offset, slot, cnode, ticks)."},
+     "program_cnode): the time chunks of the events (offset, slot, cnode, ticks, far_chunk, "
+     "far_ticks)."},
     {"rc_chunk_sums", py_chunk_sums, METH_VARARGS,
      "rc_chunk_sums(chunks, stride, n_cnodes, loc, lo, hi): raw "
      "time per call path between two events of a location, per query."},
     {"rc_interval_times", py_interval_times, METH_VARARGS,
      "rc_interval_times(chunks, point_key, point_row, point_cnode, point_wait, point_cut, "
      "stride, n_cnodes, loc, prev, at): synchronisation intervals; chunks is (None or "
-     "(offset, slot, cnode, ticks), (key, cnode, ticks))."},
+     "(offset, slot, cnode, ticks, far_chunk, far_ticks), (key, cnode, ticks))."},
     {"rc_excess", py_excess, METH_VARARGS,
      "rc_excess(late, late_q, early, early_q, within, within_q): positive excess per call path "
      "of one map's queries over another's."},
