@@ -12,12 +12,11 @@
  *
  * So the store takes its columns from here.  Blocks of at least MEM_LARGE
  * bytes are mapped directly (from a huge page on, aligned to one); when
- * freed they are kept, up to a total and
- * for a limited time, and handed to the next large request they fit, the
- * way jemalloc and tcmalloc keep freed pages for a while instead of
- * returning them at once.  Smaller blocks come from malloc.  Every block
- * carries a header, so earl_mem_free and earl_mem_realloc need no size from
- * the caller.
+ * freed they are kept, up to a total and for a limited time, and handed to
+ * the next large request they fit, the way jemalloc and tcmalloc keep freed
+ * pages for a while instead of returning them at once.  Smaller blocks come
+ * from malloc.  Every block carries a header, so earl_mem_free and
+ * earl_mem_realloc need no size from the caller.
  *
  * Three classes of blocks (mem_class): the store's (columns that live with a
  * trace), scratch arrays (an open's reading buffers: short-lived, in sizes
@@ -35,11 +34,12 @@
  * Policy (docs/model.md, "Memory"): a kept block serves a request of at least
  * two thirds of its capacity, or a growing array up to MEM_GROW_REACH times
  * its request; a scratch array that no kept block fits first unmaps kept
- * blocks so that the kernel recycles their pages; blocks unused for EARL_MEM_KEEP_SECONDS are unmapped, by the next
- * call or by a reaper thread that runs only while blocks are kept; at most a
- * quarter of the physical memory is kept; EARLC_KEEP_MEMORY in the
- * environment sets the seconds (0 or "no": keep nothing), and
- * earl_mem_release returns every kept block at once.
+ * blocks so that the kernel recycles their pages; blocks unused for
+ * EARL_MEM_KEEP_SECONDS are unmapped, by the next call or by a reaper thread
+ * that runs only while blocks are kept; at most a quarter of the physical
+ * memory is kept; EARLC_KEEP_MEMORY in the environment sets the seconds (0 or
+ * "no": keep nothing), and earl_mem_release returns every kept block at
+ * once.
  *
  * Blocks are not advised for transparent huge pages (MADV_HUGEPAGE) unless
  * EARLC_HUGE_PAGES=1: the system's policy decides.  A huge page is six times
@@ -90,6 +90,7 @@
 #define MEM_MAGIC_LARGE 0x6561726c6c617267ULL
 #define MEM_MAX_KEPT 256                 /* blocks, not bytes */
 #define MEM_TEMP_FROM_MALLOC ((size_t)32 << 20)
+#define MEM_GROW_REACH 8                 /* see take_fitting */
 
 /* Who asks for a block (see the top of this file). */
 typedef enum mem_class {
@@ -97,7 +98,6 @@ typedef enum mem_class {
     MEM_SCRATCH, /* a miss gives kept blocks back first */
     MEM_TEMP     /* from malloc below MEM_TEMP_FROM_MALLOC, else scratch */
 } mem_class;
-#define MEM_GROW_REACH 8                 /* see take_fitting */
 
 /* Sits right before every block handed out; its 32 bytes keep malloc's
  * 16-byte alignment for small blocks. */
