@@ -157,13 +157,17 @@ def fresh_section(synth: str) -> None:
     print("earlc whole analysis, fresh processes (best of %s): halo, 16 ranks, %d events"
           % (REPEATS, n))
     print("  %-34s %8.3f s" % ("open, 1 thread", m["open_seconds"]))
-    for key, label, target in (("catalog", "EARL layer + catalog", TARGET_FRESH_CATALOG),
-                               ("rootcause", "EARL layer + catalog + root causes",
-                                TARGET_FRESH_ROOTCAUSE)):
+    # the memory target is the whole analysis as `earlc.analyze(earlc.open(T))` runs
+    # it (docs/benchmarks.md); the optional root causes' peak is reported beside it
+    for key, label, target, memory in (
+            ("catalog", "EARL layer + catalog", TARGET_FRESH_CATALOG,
+             "target <= %d" % TARGET_FRESH_BYTES),
+            ("rootcause", "EARL layer + catalog + root causes", TARGET_FRESH_ROOTCAUSE,
+             "reported")):
         work = m["states_seconds"] + m[key + "_seconds"]
         print("  %-34s %8.3f s   ratio to open %.2f (target <= %.1f); peak %.1f bytes/event "
-              "(target <= %d)" % (label, work, work / m["open_seconds"], target,
-                                  m[key + "_peak_bytes"] / n, TARGET_FRESH_BYTES))
+              "(%s)" % (label, work, work / m["open_seconds"], target,
+                        m[key + "_peak_bytes"] / n, memory))
     m = results["2"]
     print("  halo, 2 ranks, %d events: `earlc.analyze(earlc.open(T))`, import included, "
           "all cores" % m["events"])
