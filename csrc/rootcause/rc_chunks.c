@@ -161,9 +161,9 @@ earl_status earl_rc_event_chunks_build(size_t n_locations, size_t n_events,
     if (chunk_pass(n_locations, n_events, location, kind, time, event_cnode, parent, n_cnodes,
                    role, program_cnode, clock, out, &far, &n_far, &cap_far, &problem, &bad) != 0)
         goto nomem;
-    /* the far chunks were met in the total order, not location by location */
-    qsort(far, n_far, sizeof *far, by_chunk);
     if (n_far) {
+        /* the far chunks were met in the total order, not location by location */
+        qsort(far, n_far, sizeof *far, by_chunk);
         out->far_chunk = malloc(n_far * sizeof *out->far_chunk);
         out->far_ticks = malloc(n_far * sizeof *out->far_ticks);
         if (!out->far_chunk || !out->far_ticks)
