@@ -139,13 +139,14 @@ earl_family earl_kind_family(earl_kind kind);
 typedef int64_t earl_eid;  /* event id: position in the total order; -1: none */
 /* An event id stored in 32 bits, where one is kept per event or per row:
  * the per-location index loc_events, the side tables' event columns, the
- * EARL layer's enterptr.  Half the memory of earl_eid for the largest
- * arrays.  It bounds a trace to EARL_MAX_EVENTS events; opening a larger one
- * fails with EARL_ERR_INVALID. */
+ * message table's partner, the EARL layer's enterptr.  Half the memory of
+ * earl_eid for the largest arrays.  It bounds a trace to EARL_MAX_EVENTS
+ * events; opening a larger one fails with EARL_ERR_INVALID. */
 typedef uint32_t earl_eid32;
 #define EARL_MAX_EVENTS ((size_t)UINT32_MAX)
 /* "No event" in an earl_eid32 array that has entries without one
- * (enterptr): ids end at EARL_MAX_EVENTS - 1, so it is never an event. */
+ * (msg.partner, enterptr): ids end at EARL_MAX_EVENTS - 1, so it is never
+ * an event. */
 #define EARL_EID32_NONE UINT32_MAX
 typedef uint64_t earl_time; /* timestamp in ticks of the archive's timer */
 typedef int32_t earl_loc;  /* dense location index, 0..n_locations-1; -1: none */
@@ -311,7 +312,11 @@ typedef struct earl_msg_table {
     uint32_t *tag;
     uint64_t *bytes;
     uint64_t *request;   /* request id, 0 for blocking calls */
-    earl_eid *partner;   /* the other half of a non-blocking request, -1 */
+    /* The other half of a non-blocking request (MPI_ISEND <->
+     * MPI_ISEND_COMPLETE, MPI_IRECV_REQUEST <-> MPI_IRECV; a test or cancel
+     * -> its request's start), EARL_EID32_NONE for none.  32 bits, as the
+     * event column; read it with earl_msg_partner. */
+    earl_eid32 *partner;
     /* What a receive asked for (MPI_RECV, MPI_IRECV_REQUEST, copied to the
      * MPI_IRECV completion): the source as a rank in comm and the tag, or
      * EARL_REQUESTED_ANY for MPI_ANY_SOURCE / MPI_ANY_TAG, or
@@ -325,6 +330,12 @@ typedef struct earl_msg_table {
 
 #define EARL_REQUESTED_ANY (-1)
 #define EARL_REQUESTED_UNKNOWN (-2)
+
+/* The other half of the request of message row `row`, -1 for none. */
+static inline earl_eid earl_msg_partner(const earl_msg_table *m, size_t row)
+{
+    return earl_eid_from32(m->partner[row]);
+}
 
 /* What the receive of message row `row` asked for (see earl_msg_table). */
 static inline int32_t earl_msg_requested_source(const earl_msg_table *m, size_t row)

@@ -173,10 +173,10 @@ static void *fix_rows(void *arg)
     for (size_t l = 0; l < p->n_locs; l++) {
         size_t lo, hi, row0 = p->base[l * N_FAMILIES + EARL_FAMILY_MSG];
         share_of(p, rows_of(p->base, l, EARL_FAMILY_MSG), &lo, &hi);
-        earl_eid *partner = tr->tables.msg.partner + row0;
+        earl_eid32 *partner = tr->tables.msg.partner + row0;
         const earl_eid32 *seq = tr->loc_events + tr->loc_start[l];
         for (size_t r = lo; r < hi; r++)
-            if (partner[r] >= 0)
+            if (partner[r] != EARL_EID32_NONE)
                 partner[r] = seq[partner[r]];
         row0 = p->base[l * N_FAMILIES + EARL_FAMILY_METRIC];
         share_of(p, rows_of(p->base, l, EARL_FAMILY_METRIC), &lo, &hi);

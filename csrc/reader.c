@@ -342,7 +342,7 @@ static OTF2_CallbackCode message(loc_events *b, OTF2_TimeStamp t, earl_kind kind
     m->tag[r] = tag;
     m->bytes[r] = bytes;
     m->request[r] = request;
-    m->partner[r] = EARL_NONE;
+    m->partner[r] = EARL_EID32_NONE;
     set_requested(m, r, EARL_REQUESTED_UNKNOWN, EARL_REQUESTED_UNKNOWN);
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -417,7 +417,7 @@ static int64_t append_request_record(loc_events *b, OTF2_TimeStamp t, earl_kind 
     earl_msg_table *m = &b->tables.msg;
     m->peer[r] = EARL_NONE; m->peer_rank[r] = EARL_UNDEFINED_REF;
     m->comm[r] = EARL_UNDEFINED_REF; m->tag[r] = 0; m->bytes[r] = 0;
-    m->request[r] = request; m->partner[r] = EARL_NONE;
+    m->request[r] = request; m->partner[r] = EARL_EID32_NONE;
     set_requested(m, r, EARL_REQUESTED_UNKNOWN, EARL_REQUESTED_UNKNOWN);
     return i;
 }
@@ -475,9 +475,12 @@ static void link_request(loc_events *b, int64_t i, uint64_t request, int take,
     }
     earl_msg_table *m = &b->tables.msg;
     int64_t r = b->payload[i], sr = b->payload[start];
-    m->partner[r] = start;
+    /* positions on this location, turned into event ids by order.c; one
+     * that does not fit 32 bits belongs to a trace of more than
+     * EARL_MAX_EVENTS events, which order.c refuses before reading them */
+    m->partner[r] = (earl_eid32)start;
     if (take)
-        m->partner[sr] = i;
+        m->partner[sr] = (earl_eid32)i;
     if (completion_knows_message)
         copy_message(m, sr, r);
     else

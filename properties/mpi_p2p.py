@@ -168,7 +168,7 @@ def _request_half(ctx, events: np.ndarray, kind: str) -> np.ndarray:
     out = events.copy()
     nb = np.nonzero(ev.kind[events] == ctx.kinds[kind])[0]
     if len(nb):
-        half = ev.messages.partner[ev.ref_of(events[nb])]
+        half = ev.messages.partner_of(ev.ref_of(events[nb]))
         ok = half >= 0
         out[nb[ok]] = half[ok]
     return out

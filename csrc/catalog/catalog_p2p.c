@@ -52,7 +52,7 @@ static earl_eid request_half(const earl_events *ev, earl_eid e, uint8_t kind)
 {
     if (ev->kind[e] != kind)
         return e;
-    earl_eid half = ev->msg.partner[ev->ref[e]];
+    earl_eid half = earl_msg_partner(&ev->msg, (size_t)ev->ref[e]);
     return half >= 0 ? half : e;
 }
 

@@ -69,7 +69,7 @@ earl_status races_find_other(const earl_trace *trace, const uint8_t *calls,
     if (!cancelled)
         goto nomem;
     for (size_t m = 0; m < msg->count; m++) {
-        earl_eid p = msg->partner[m];
+        earl_eid p = earl_msg_partner(msg, m);
         if (ev->kind[msg->event[m]] == EARL_MPI_REQUEST_CANCELLED && p >= 0 && ev->ref[p] >= 0)
             cancelled[ev->ref[p]] = 1;
     }
@@ -96,7 +96,8 @@ earl_status races_find_other(const earl_trace *trace, const uint8_t *calls,
                     freed++;
                 }
             } else if ((kind == EARL_MPI_ISEND || kind == EARL_MPI_IRECV_REQUEST) &&
-                       ev->ref[e] >= 0 && msg->partner[ev->ref[e]] < 0 && !cancelled[ev->ref[e]]) {
+                       ev->ref[e] >= 0 && earl_msg_partner(msg, (size_t)ev->ref[e]) < 0 &&
+                       !cancelled[ev->ref[e]]) {
                 if (!requests.count++)
                     requests.first = e;
             }

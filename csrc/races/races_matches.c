@@ -96,9 +96,9 @@ static int is_send(uint8_t kind)
 /* Where the receive of record r was posted: itself, or its MPI_IRECV_REQUEST. */
 static earl_eid posted_at(const earl_events *ev, earl_eid r)
 {
-    if (ev->kind[r] == EARL_MPI_IRECV && ev->ref[r] >= 0 && ev->msg.partner[ev->ref[r]] >= 0)
-        return ev->msg.partner[ev->ref[r]];
-    return r;
+    earl_eid request = ev->kind[r] == EARL_MPI_IRECV && ev->ref[r] >= 0
+                           ? earl_msg_partner(&ev->msg, (size_t)ev->ref[r]) : EARL_NONE;
+    return request >= 0 ? request : r;
 }
 
 static int cmp_key(const channel *x, const channel *y)

@@ -226,7 +226,7 @@ static void finish(replay *R, int32_t l, const pending_recv *r)
 static void on_post(replay *R, int32_t l, size_t row)
 {
     const earl_events *ev = R->ev;
-    earl_eid c = ev->msg.partner[row];
+    earl_eid c = earl_msg_partner(&ev->msg, row);
     if (c < 0 || ev->kind[c] != EARL_MPI_IRECV || ev->ref[c] < 0)
         return; /* never completed: a resource error, not a receive */
     loc_state *st = &R->locs[l];
@@ -491,7 +491,7 @@ static int handle(replay *R, int32_t l, earl_eid e, int force, int64_t *key)
             on_send(R, l, e, (size_t)ref);
         return 0;
     case EARL_MPI_ISEND_COMPLETE: {
-        earl_eid s = ref >= 0 ? ev->msg.partner[ref] : -1;
+        earl_eid s = ref >= 0 ? earl_msg_partner(&ev->msg, (size_t)ref) : -1;
         if (is_sync(R, s) && earl_states_ptr(R->states, EARL_PTR_RECV, s) >= 0)
             R->locs[l].await_ack = s;
         return 0;

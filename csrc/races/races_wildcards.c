@@ -49,8 +49,9 @@ earl_status races_mark_rows(const earl_trace *trace, earl_states *states,
                 f |= RACES_SYNC_SEND;
         } else if (kind == EARL_MPI_RECV || kind == EARL_MPI_IRECV) {
             size_t posted = m;
-            if (kind == EARL_MPI_IRECV && msg->partner[m] >= 0 && ev->ref[msg->partner[m]] >= 0)
-                posted = (size_t)ev->ref[msg->partner[m]];
+            earl_eid request = kind == EARL_MPI_IRECV ? earl_msg_partner(msg, m) : EARL_NONE;
+            if (request >= 0 && ev->ref[request] >= 0)
+                posted = (size_t)ev->ref[request];
             int32_t source = requested(opts->requested_source, posted, m);
             int32_t tag = requested(opts->requested_tag, posted, m);
             if (!opts->requested_source || source == EARL_RACES_WILDCARD)

@@ -157,7 +157,7 @@ earl_status search_partner_pairs(const earl_eid *first, size_t n_first, const ea
         earl_eid cand[3] = {earl_states_ptr(states, EARL_PTR_RECV, a),
                             earl_states_ptr(states, EARL_PTR_SEND, a), EARL_NONE};
         if (earl_kind_family((earl_kind)kind) == EARL_FAMILY_MSG && ev->ref[a] >= 0)
-            cand[2] = ev->msg.partner[ev->ref[a]];
+            cand[2] = earl_msg_partner(&ev->msg, (size_t)ev->ref[a]);
         for (int c = 0; c < 3; c++) {
             int dup = 0;
             for (int d = 0; d < c; d++)

@@ -17,10 +17,12 @@ side tables, one per family, each row naming its event:
 `events.ref` (side-table row, -1 for ENTER/LEAVE and kinds without a table) read
 the payload by kind; each is computed once, on first access, and cached (4 bytes
 per event).  `events.region_of(ids)` and `events.ref_of(ids)` give the same
-values for chosen events without building them, as earlc's own code does.  The
-event-aligned convenience columns `peer`, `tag`, `communicator` and `bytes` are
-derived from the message and collective tables on first use (that copy is the
-only one; it is cached).
+values for chosen events without building them, as earlc's own code does.
+Likewise `events.messages.partner` (int64, -1 for none) is made on first access
+from the store's 32-bit event ids, and `events.messages.partner_of(rows)` gives
+chosen rows without it.  The event-aligned convenience columns `peer`, `tag`,
+`communicator` and `bytes` are derived from the message and collective tables on
+first use (that copy is the only one; it is cached).
 """
 from __future__ import annotations
 
@@ -44,18 +46,25 @@ _DTYPES = {"Q": np.uint64, "q": np.int64, "I": np.uint32, "i": np.int32, "B": np
 #: what a receive asked for, when the trace does not say (as in the C core)
 REQUESTED_UNKNOWN = -2
 
+#: "no event" in a column the store keeps as 32-bit event ids (C: EARL_EID32_NONE)
+EID32_NONE = np.uint32(0xFFFFFFFF)
+#: the format of such a column in _TABLES: the store's uint32 ids, shown as int64
+#: event ids with -1 for none
+EVENT_IDS32 = "event ids in 32 bits"
+
 #: region ref of an event that names no region
 NO_REGION = np.uint32(otf2names.UNDEFINED_UINT32)
 #: the payload of ENTER (0) and LEAVE (1) is a region, that of every later kind a
 #: row (the numbering is stable, earl.h)
 _LAST_REGION_KIND = KINDS["LEAVE"]
 
-#: columns of each side table: (attribute, C column, struct format), and for
-#: the columns the C core stores only when the trace has them, the value of
-#: every row without them
+#: columns of each side table: (attribute, C column, struct format or EVENT_IDS32),
+#: and for the columns the C core stores only when the trace has them, the value
+#: of every row without them
 _TABLES = {
     "messages": ("msg", [("event", "I"), ("peer", "i"), ("peer_rank", "I"), ("comm", "I"),
-                         ("tag", "I"), ("bytes", "Q"), ("request", "Q"), ("partner", "q"),
+                         ("tag", "I"), ("bytes", "Q"), ("request", "Q"),
+                         ("partner", EVENT_IDS32),
                          ("requested_source", "i", REQUESTED_UNKNOWN),
                          ("requested_tag", "i", REQUESTED_UNKNOWN)]),
     "collectives": ("coll", [("event", "I"), ("op", "B"), ("comm", "I"), ("root_rank", "I"),
@@ -79,13 +88,25 @@ def column(core_trace, name: str, fmt: str) -> np.ndarray:
     return arr
 
 
+def event_ids64(ids32) -> np.ndarray:
+    """32-bit event ids (uint32, EID32_NONE for none) as int64 event ids, -1 for
+    none: a new array (0-d for a scalar)."""
+    wide = np.array(ids32, dtype=np.int64)
+    wide[ids32 == EID32_NONE] = -1
+    return wide
+
+
 class Table:
     """A side table: numpy columns of equal length, one row per event of a family."""
 
     def __init__(self, core_trace, prefix: str, columns):
         self._names = [c[0] for c in columns]
         self._absent = {}  # optional columns the store lacks: name -> (fill, dtype)
+        self._ids32 = {}   # columns of 32-bit event ids: name -> the store's column
         for n, fmt, *fill in columns:
+            if fmt == EVENT_IDS32:
+                self._ids32[n] = column(core_trace, "%s.%s" % (prefix, n), "I")
+                continue
             col = column(core_trace, "%s.%s" % (prefix, n), fmt)
             if fill and len(col) == 0:
                 self._absent[n] = (fill[0], _DTYPES[fmt])
@@ -93,16 +114,25 @@ class Table:
                 setattr(self, n, col)
 
     def __getattr__(self, name: str):
-        # an optional column the trace does not have: every row holds its
-        # fill value, made on first use only (most analyses never ask)
-        absent = self.__dict__.get("_absent", {})
-        if name not in absent:
+        # made on first use only, then kept (most analyses never ask): an
+        # optional column the trace does not have, every row holding its fill
+        # value; the int64 event ids of a column the store keeps in 32 bits
+        own = self.__dict__
+        if name in own.get("_ids32", {}):
+            arr = event_ids64(own["_ids32"][name])
+        elif name in own.get("_absent", {}):
+            fill, dtype = own["_absent"][name]
+            arr = np.full(len(self), fill, dtype=dtype)
+        else:
             raise AttributeError(name)
-        fill, dtype = absent[name]
-        arr = np.full(len(self), fill, dtype=dtype)
         arr.flags.writeable = False
         setattr(self, name, arr)
         return arr
+
+    def _event_ids_of(self, name: str, rows):
+        """Column `name` of 32-bit event ids at rows, as int64 (-1 for none), without
+        making the whole int64 column."""
+        return event_ids64(self._ids32[name][rows])[()]  # one row: a scalar
 
     def __len__(self) -> int:
         return len(getattr(self, self._names[0]))
@@ -114,10 +144,34 @@ class Table:
     def to_dataframe(self):
         import pandas as pd
 
-        return pd.DataFrame({n: getattr(self, n) for n in self._names})
+        return pd.DataFrame({n: self._whole(n) for n in self._names})
+
+    def _whole(self, name: str) -> np.ndarray:
+        """Every row of column `name`, for a copy: the int64 ids of a column of 32-bit
+        event ids are made for it and not kept, unless they are already."""
+        if name in self._ids32 and name not in self.__dict__:
+            return self._event_ids_of(name, slice(None))
+        return getattr(self, name)
 
     def __repr__(self) -> str:
         return "Table(%d rows: %s)" % (len(self), ", ".join(self._names))
+
+
+class MessageTable(Table):
+    """The message table (MPI point-to-point and request records).  The store keeps
+    `partner`, the other half of a non-blocking request, as 32-bit event ids: the
+    int64 `partner` column (-1 for none) is made on first access, then kept (8 bytes
+    per row); `partner_of(rows)` reads chosen rows without it."""
+
+    def partner_of(self, rows):
+        """partner of the message rows `rows`, as `partner[rows]` gives it (int64
+        event ids, -1 for none; rows index as numpy indexes: arrays, masks, one row),
+        without building `partner`."""
+        return self._event_ids_of("partner", rows)
+
+
+#: the side tables with methods of their own
+_TABLE_CLASSES = {"messages": MessageTable}
 
 
 class Events:
@@ -135,7 +189,7 @@ class Events:
         self.loc_start = column(core_trace, "loc_start", "Q")
         self.loc_events = column(core_trace, "loc_events", "I")
         for attr, (prefix, cols) in _TABLES.items():
-            setattr(self, attr, Table(core_trace, prefix, cols))
+            setattr(self, attr, _TABLE_CLASSES.get(attr, Table)(core_trace, prefix, cols))
         self.metric_values = column(core_trace, "metric.values", "Q")  #: raw 64-bit values
         self.metric_value_types = column(core_trace, "metric.value_types", "B")
         self._derived: Dict[str, np.ndarray] = {}
@@ -282,12 +336,13 @@ def make_event(trace, i: int) -> Event:
             m = ev.messages
             peer = int(m.peer[row])
             comm = int(m.comm[row])
+            partner = int(m.partner_of(row))
             payload.update(
                 peer=trace.locations[peer] if peer >= 0 else None,
                 peer_rank=_maybe(int(m.peer_rank[row])),
                 communicator=trace.communicators.get(comm) if comm != otf2names.UNDEFINED_UINT32 else None,
                 tag=int(m.tag[row]), bytes=int(m.bytes[row]), request=int(m.request[row]),
-                partner=int(m.partner[row]) if m.partner[row] >= 0 else None,
+                partner=partner if partner >= 0 else None,
                 requested_source=int(m.requested_source[row]),
                 requested_tag=int(m.requested_tag[row]))
         elif family == FAMILY_COLL:

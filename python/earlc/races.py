@@ -67,8 +67,7 @@ def _receive_rows(trace) -> np.ndarray:
 def _posted(trace, events: np.ndarray) -> np.ndarray:
     """Where each receive record was posted: itself or its MPI_IRECV_REQUEST."""
     ev = trace.events
-    rows = ev.ref_of(events)
-    partner = ev.messages.partner[rows]
+    partner = ev.messages.partner_of(ev.ref_of(events))
     irecv = (ev.kind[events] == KINDS["MPI_IRECV"]) & (partner >= 0)
     return np.where(irecv, partner, events)
 

@@ -39,11 +39,9 @@ import weakref
 import numpy as np
 
 from . import _core, otf2names
-from .events import column
+from .events import column, event_ids64
 
 POINTERS = ("enterptr", "leaveptr", "sendptr", "recvptr", "lockptr", "forkptr")
-#: "no event" in the pass's 32-bit enterptr (C: EARL_EID32_NONE)
-_EID32_NONE = np.uint32(0xFFFFFFFF)
 WARNING_NAMES = _core.STATES_WARNING_NAMES
 COLL_TYPES = ("MPI", "OMP_BARRIER")
 
@@ -121,7 +119,7 @@ class States:
         self._core = _core.States(trace._core, omp_barriers=omp_barriers, threads=threads)
         c = self._core
         self._dense: Dict[str, np.ndarray] = {}
-        #: the pass's enterptr: uint32, _EID32_NONE for none (no copy)
+        #: the pass's enterptr: uint32, events.EID32_NONE for none (no copy)
         self._enterptr32 = column(c, "enterptr32", "I")
         self.coll_type = column(c, "coll.type", "B")
         self.coll_comm = column(c, "coll.comm", "I")
@@ -206,10 +204,7 @@ class States:
         """enterptr of the events ids, as `enterptr[ids]` gives it (int64, -1 for
         none; ids index as numpy indexes: arrays, masks, one id), read from the
         pass's 32-bit array: the int64 `enterptr` is not built."""
-        raw = self._enterptr32[ids]
-        wide = np.array(raw, dtype=np.int64)
-        wide[raw == _EID32_NONE] = -1
-        return wide[()]  # one id: a scalar, as enterptr[i]
+        return event_ids64(self._enterptr32[ids])[()]  # one id: a scalar, as enterptr[i]
 
     def gather(self, name: str, ids) -> np.ndarray:
         """Pointer `name` of each event id in ids (-1 for none), computed for those

@@ -5,8 +5,11 @@
  * of its own, without losing or misplacing an event or a side-table row,
  * whatever the number of threads; the merge, which gives the consumed pages
  * of the reading buffers back as it goes, yields the same store with one
- * and with several threads.  The archive is written with libotf2's own
- * writer, since earl_writer always announces the true counts.
+ * and with several threads; the halves of non-blocking requests, linked by
+ * their positions on a location while reading, become each other's event
+ * ids (32 bits, EARL_EID32_NONE for none) in every merge thread's share.
+ * The archives are written with libotf2's own writer, since earl_writer
+ * always announces the true counts.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -47,7 +50,21 @@ static OTF2_TimeStamp at(int loc, int i, int step)
     return (OTF2_TimeStamp)(10 * i + 5 * loc + step);
 }
 
-static void write_archive(const char *dir)
+static void write_sends(OTF2_EvtWriter *w, int loc)
+{
+    for (int i = 0; i < ITERATIONS; i++) {
+        assert_int_equal(OTF2_EvtWriter_Enter(w, NULL, at(loc, i, 0), 0), OTF2_SUCCESS);
+        assert_int_equal(OTF2_EvtWriter_MpiSend(w, NULL, at(loc, i, 1), 1 - loc, 0,
+                                                (uint32_t)i, 8 * (uint64_t)i + loc),
+                         OTF2_SUCCESS);
+        assert_int_equal(OTF2_EvtWriter_Leave(w, NULL, at(loc, i, 2), 0), OTF2_SUCCESS);
+    }
+}
+
+/* An archive of two locations whose events write_events writes; location 0
+ * announces UNDERSTATED events, location 1 `announced`. */
+static void write_archive_of(const char *dir, void (*write_events)(OTF2_EvtWriter *, int),
+                             uint64_t announced)
 {
     OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1 << 20, 4 << 20,
                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -58,13 +75,7 @@ static void write_archive(const char *dir)
     for (int loc = 0; loc < 2; loc++) {
         OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, (OTF2_LocationRef)loc);
         assert_non_null(w);
-        for (int i = 0; i < ITERATIONS; i++) {
-            assert_int_equal(OTF2_EvtWriter_Enter(w, NULL, at(loc, i, 0), 0), OTF2_SUCCESS);
-            assert_int_equal(OTF2_EvtWriter_MpiSend(w, NULL, at(loc, i, 1), 1 - loc, 0,
-                                                    (uint32_t)i, 8 * (uint64_t)i + loc),
-                             OTF2_SUCCESS);
-            assert_int_equal(OTF2_EvtWriter_Leave(w, NULL, at(loc, i, 2), 0), OTF2_SUCCESS);
-        }
+        write_events(w, loc);
         OTF2_Archive_CloseEvtWriter(a, w);
     }
     OTF2_Archive_CloseEvtFiles(a);
@@ -83,12 +94,17 @@ static void write_archive(const char *dir)
                                                 OTF2_UNDEFINED_LOCATION_GROUP);
         OTF2_GlobalDefWriter_WriteLocation(g, (OTF2_LocationRef)loc, 4,
                                            OTF2_LOCATION_TYPE_CPU_THREAD,
-                                           loc == 0 ? UNDERSTATED : 3 * ITERATIONS,
+                                           loc == 0 ? UNDERSTATED : announced,
                                            (OTF2_LocationGroupRef)loc);
     }
     OTF2_GlobalDefWriter_WriteRegion(g, 0, 1, 1, 0, OTF2_REGION_ROLE_FUNCTION,
                                      OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, 0, 0, 0);
     assert_int_equal(OTF2_Archive_Close(a), OTF2_SUCCESS);
+}
+
+static void write_archive(const char *dir)
+{
+    write_archive_of(dir, write_sends, 3 * ITERATIONS);
 }
 
 static earl_trace *open_with(const char *dir, int threads)
@@ -135,7 +151,8 @@ static void check_store(const earl_trace *t)
         assert_int_equal(e->msg.tag[r], i);
         assert_int_equal(e->msg.bytes[r], 8 * (uint64_t)i + (uint64_t)loc);
         assert_int_equal(e->msg.peer_rank[r], 1 - loc);
-        assert_int_equal(e->msg.partner[r], EARL_NONE);
+        assert_int_equal(e->msg.partner[r], EARL_EID32_NONE);
+        assert_int_equal(earl_msg_partner(&e->msg, r), EARL_NONE);
     }
 }
 
@@ -182,10 +199,101 @@ static void test_understated_count_outgrows_its_slots(void **state)
     free(dir);
 }
 
+/* Requests: in iteration i each location starts an MPI_ISEND (request
+ * 2 i + 1) and an MPI_IRECV_REQUEST (2 i + 2), tests the send, completes the
+ * receive (MPI_IRECV) and then the send.  Location 0 ends with a send never
+ * completed, a completion of a request never started and a receive request
+ * cancelled. */
+enum { ISEND, IRECV_REQUEST, TEST, IRECV, ISEND_COMPLETE, STEPS };
+/* 5 events per location and iteration: 100,004 in all, so threads merge them */
+#define REQUEST_ITERATIONS (ITERATIONS / 2)
+#define NEVER_COMPLETED 1000000001u
+#define NEVER_STARTED 1000000002u
+#define CANCELLED 1000000003u
+
+static void write_requests(OTF2_EvtWriter *w, int loc)
+{
+    for (int i = 0; i < REQUEST_ITERATIONS; i++) {
+        uint64_t send = 2 * (uint64_t)i + 1, recv = send + 1;
+        OTF2_TimeStamp t = 10 * (OTF2_TimeStamp)i;
+        assert_int_equal(OTF2_EvtWriter_MpiIsend(w, NULL, t + ISEND, 1 - loc, 0, (uint32_t)i,
+                                                 8, send), OTF2_SUCCESS);
+        assert_int_equal(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t + IRECV_REQUEST, recv),
+                         OTF2_SUCCESS);
+        assert_int_equal(OTF2_EvtWriter_MpiRequestTest(w, NULL, t + TEST, send), OTF2_SUCCESS);
+        assert_int_equal(OTF2_EvtWriter_MpiIrecv(w, NULL, t + IRECV, 1 - loc, 0, (uint32_t)i, 8,
+                                                 recv), OTF2_SUCCESS);
+        assert_int_equal(OTF2_EvtWriter_MpiIsendComplete(w, NULL, t + ISEND_COMPLETE, send),
+                         OTF2_SUCCESS);
+    }
+    if (loc != 0)
+        return;
+    OTF2_TimeStamp t = 10 * (OTF2_TimeStamp)REQUEST_ITERATIONS;
+    assert_int_equal(OTF2_EvtWriter_MpiIsend(w, NULL, t, 1, 0, 0, 8, NEVER_COMPLETED),
+                     OTF2_SUCCESS);
+    assert_int_equal(OTF2_EvtWriter_MpiIsendComplete(w, NULL, t + 1, NEVER_STARTED),
+                     OTF2_SUCCESS);
+    assert_int_equal(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t + 2, CANCELLED), OTF2_SUCCESS);
+    assert_int_equal(OTF2_EvtWriter_MpiRequestCancelled(w, NULL, t + 3, CANCELLED),
+                     OTF2_SUCCESS);
+}
+
+/* Each row's partner: the event at the position its request's other half
+ * has on the same location, or none. */
+static void check_partners(const earl_trace *t)
+{
+    const earl_events *e = earl_trace_events(t);
+    const size_t per_location = STEPS * REQUEST_ITERATIONS;
+    assert_int_equal(e->msg.count, 2 * per_location + 4);
+    size_t linked = 0;
+    for (size_t r = 0; r < e->msg.count; r++) {
+        earl_eid id = e->msg.event[r];
+        earl_loc loc = e->location[id];
+        const earl_eid32 *seq = e->loc_events + e->loc_start[loc];
+        size_t pos = (size_t)(r - (loc ? e->msg.count - per_location : 0));
+        assert_int_equal(seq[pos], id);
+        earl_eid want = EARL_NONE;
+        if (pos < per_location) {
+            /* the other half of this step's request in the same iteration */
+            static const int other[STEPS] = {ISEND_COMPLETE, IRECV, ISEND, IRECV_REQUEST, ISEND};
+            want = seq[pos - pos % STEPS + (size_t)other[pos % STEPS]];
+        } else if (pos == per_location + 2 || pos == per_location + 3) {
+            want = seq[pos == per_location + 2 ? pos + 1 : pos - 1]; /* the cancel */
+        }
+        assert_int_equal(earl_msg_partner(&e->msg, r), want);
+        assert_int_equal(e->msg.partner[r], want >= 0 ? (earl_eid32)want : EARL_EID32_NONE);
+        linked += want >= 0;
+    }
+    assert_int_equal(linked, 2 * per_location + 2);
+    const earl_warnings *w = earl_trace_warnings(t);
+    assert_int_equal(w->counts[EARL_WARN_REQUEST_NOT_COMPLETED], 1);
+    assert_int_equal(w->counts[EARL_WARN_REQUEST_UNKNOWN], 1);
+}
+
+static void test_request_partners_become_event_ids(void **state)
+{
+    (void)state;
+    char *dir = wtu_scratch();
+    write_archive_of(dir, write_requests, STEPS * REQUEST_ITERATIONS);
+    earl_trace *one = open_with(dir, 1);
+    check_partners(one);
+    for (int threads = 2; threads <= 3; threads++) {
+        earl_trace *more = open_with(dir, threads);
+        check_partners(more);
+        assert_same_store(one, more);
+        earl_trace_close(more);
+    }
+    earl_trace_close(one);
+    earl_mem_release();
+    wtu_remove_tree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_understated_count_outgrows_its_slots),
+        cmocka_unit_test(test_request_partners_become_event_ids),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -92,8 +92,9 @@ static void put(loc_events *b, earl_time t, earl_kind kind, uint32_t region)
     b->n++;
 }
 
-/* Give the last event a message row; partner is a local index or -1. */
-static void put_msg(loc_events *b, uint32_t tag, int64_t partner)
+/* Give the last event a message row; partner is a position on the
+ * location, as the reader stores it, or EARL_EID32_NONE. */
+static void put_msg(loc_events *b, uint32_t tag, earl_eid32 partner)
 {
     earl_colset s;
     msg_table_columns(&b->tables.msg, b->tables.msg_requested, &s);
@@ -116,7 +117,7 @@ static void test_order_ties_and_back_pointers(void **state)
     /* location 0: 10 ENTER, 20 ISEND(tag 5), 20 LEAVE */
     put(&bufs[0], 10, EARL_ENTER, 1);
     put(&bufs[0], 20, EARL_MPI_ISEND, EARL_UNDEFINED_REF);
-    put_msg(&bufs[0], 5, -1);
+    put_msg(&bufs[0], 5, EARL_EID32_NONE);
     put(&bufs[0], 20, EARL_LEAVE, 1);
     /* location 1: 5 ENTER, 20 IRECV_REQUEST, 30 IRECV (pairs with position 1) */
     put(&bufs[1], 5, EARL_ENTER, 2);
@@ -159,9 +160,12 @@ static void test_order_ties_and_back_pointers(void **state)
     assert_int_equal(tr.tables.msg.event[0], 2);
     assert_int_equal(tr.tables.msg.event[1], 4);
     assert_int_equal(tr.tables.msg.event[2], 5);
-    assert_int_equal(tr.tables.msg.partner[0], -1);
+    assert_int_equal(tr.tables.msg.partner[0], EARL_EID32_NONE);
     assert_int_equal(tr.tables.msg.partner[1], 5);
     assert_int_equal(tr.tables.msg.partner[2], 4);
+    assert_int_equal(earl_msg_partner(&tr.tables.msg, 0), EARL_NONE);
+    assert_int_equal(earl_msg_partner(&tr.tables.msg, 1), 5);
+    assert_int_equal(earl_msg_partner(&tr.tables.msg, 2), 4);
     assert_int_equal(tr.tables.msg.tag[2], 5);
     /* definitions without the requested-source/tag attributes: no such columns,
      * every row reads as unknown */
@@ -249,6 +253,9 @@ static void test_threads_do_not_change_result(void **state)
         assert_memory_equal(x->loc_events, y->loc_events, x->count * sizeof *x->loc_events);
         assert_int_equal(x->sync.count, y->sync.count);
         assert_memory_equal(x->sync.id, y->sync.id, x->sync.count * sizeof *x->sync.id);
+        assert_int_equal(x->msg.count, y->msg.count);
+        assert_memory_equal(x->msg.partner, y->msg.partner,
+                            x->msg.count * sizeof *x->msg.partner);
         earl_trace_close(b);
     }
     earl_trace_close(a);

@@ -2,13 +2,16 @@
 public int64 `trace.states.enterptr` is made from it on first access only; the
 store keeps one payload column (an ENTER's or LEAVE's region, any other event's
 side-table row), and the public `events.region` and `events.ref` are made from
-it on first access only.
+it on first access only; the message table keeps `partner` as 32-bit event ids,
+and the public int64 `events.messages.partner` is made from them on first access
+only.
 
 The values users read must be those of the columns the store used to hold:
 enterptr checked against a replay of each location's own region stack and the
 other ways of reading a pointer, region against otf2-print, ref against the
-side tables' event columns.  earlc's own analyses, profiles, search, races and
-timelines must read the compact columns without making those copies."""
+side tables' event columns, partner against a replay of each location's
+requests.  earlc's own analyses, profiles, search, races and timelines must read
+the compact columns without making those copies."""
 import re
 import subprocess
 import warnings
@@ -187,6 +190,123 @@ def test_region_and_ref_generated(tmp_path):
         check_region_and_ref(earlc.open(tmp_path / kind))
 
 
+_STARTS = {KINDS["MPI_ISEND"], KINDS["MPI_IRECV_REQUEST"]}
+#: the records that end their request (a test only looks at it)
+_ENDS = {KINDS["MPI_ISEND_COMPLETE"], KINDS["MPI_IRECV"], KINDS["MPI_REQUEST_CANCELLED"]}
+
+
+def partners_by_replay(trace):
+    """Per message row, the other half of its request (-1 for none), from each
+    location's requests in its own order: a start waits under its request id
+    (a start again leaves the earlier one without partner); a completion or a
+    cancel takes it, and both get partners; a test sees it, and only the test
+    gets one."""
+    ev, m = trace.events, trace.events.messages
+    want = np.full(len(m), -1, dtype=np.int64)
+    for loc in range(len(trace.locations)):
+        started = {}
+        for e in ev.of_location(loc).tolist():
+            k = int(ev.kind[e])
+            if k in _STARTS:
+                row = int(ev.ref_of(e))
+                started[int(m.request[row])] = e
+            elif k in _ENDS or k == KINDS["MPI_REQUEST_TEST"]:
+                row = int(ev.ref_of(e))
+                request = int(m.request[row])
+                start = started.pop(request, -1) if k in _ENDS else started.get(request, -1)
+                want[row] = start
+                if start >= 0 and k in _ENDS:
+                    want[int(ev.ref_of(start))] = e
+    return want
+
+
+def check_partner(trace):
+    ev, m = trace.events, trace.events.messages
+    rows = len(m)
+    want = partners_by_replay(trace)
+    # the store's column: the same ids in 32 bits, 0xFFFFFFFF for none
+    raw = m._ids32["partner"]
+    assert raw.dtype == np.uint32 and len(raw) == rows
+    assert np.array_equal(np.where(raw == 0xFFFFFFFF, -1, raw.astype(np.int64)), want)
+    # chosen rows, as numpy indexes them, without the whole column
+    every = np.arange(rows, dtype=np.int64)
+    rng = np.random.default_rng(7)
+    some = rng.integers(-rows, rows, size=min(rows, 500)) if rows else np.empty(0, np.int64)
+    mask = (every % 3) == 2
+    assert np.array_equal(m.partner_of(every), want) and m.partner_of(every).dtype == np.int64
+    assert np.array_equal(m.partner_of(some), want[some])
+    assert np.array_equal(m.partner_of(mask), want[mask])
+    one = [m.partner_of(int(r)) for r in some[:20]]
+    assert all(isinstance(p, np.int64) for p in one)
+    assert [int(p) for p in one] == [int(want[r]) for r in some[:20]]
+    # the event objects and the table's frame read it the same way
+    for r in some[:20].tolist():
+        e = trace.event(int(m.event[r]))
+        assert e.partner == (int(want[r]) if want[r] >= 0 else None)
+    frame = m.to_dataframe()
+    assert frame["partner"].dtype == np.int64 and np.array_equal(frame["partner"], want)
+    assert "partner" not in vars(m)
+    # the public column: made once, then the same read-only int64 array
+    full = m.partner
+    assert full.dtype == np.int64 and np.array_equal(full, want)
+    assert not full.flags.writeable and m.partner is full
+    assert np.array_equal(m.to_dataframe()["partner"], want)
+    # halves on the same location, each pointing back unless it is a test
+    linked = want >= 0
+    assert (ev.location[want[linked]] == ev.location[m.event[linked]]).all()
+    ends = linked & np.isin(ev.kind[m.event], list(_ENDS))
+    assert np.array_equal(want[ev.ref_of(want[ends])], m.event[ends].astype(np.int64))
+    return int(linked.sum())
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_partner_bundled(name):
+    check_partner(bundled(name))
+
+
+@pytest.mark.parametrize("name", REFERENCE_NAMES)
+def test_partner_reference(name):
+    check_partner(earlc.open(reference_trace(name)))
+
+
+def test_partner_generated(tmp_path):
+    linked = {}
+    for kind, args in (("halo", {"ranks": 6, "iterations": 20}), ("hybrid", {}),
+                       ("master-worker", {"any_source": 1}), ("ping-pong", {"wrong_order": 1})):
+        earlc.synth(kind, tmp_path / kind, **args)
+        linked[kind] = check_partner(earlc.open(tmp_path / kind))
+    assert linked["halo"] > 0 and linked["hybrid"] > 0  # programs with requests
+
+
+def test_partner_of_edge_cases():
+    m = bundled("hybrid").events.messages
+    empty = m.partner_of(np.empty(0, dtype=np.int64))
+    assert empty.dtype == np.int64 and len(empty) == 0
+    with pytest.raises(IndexError):
+        m.partner_of(len(m))
+    none = bundled("omp-locks").events.messages  # no message rows at all
+    assert len(none) == 0 and none.partner.dtype == np.int64 and len(none.partner) == 0
+
+
+def test_memory_counts_partner_in_32_bits():
+    """trace.memory() counts what the store holds: 4 bytes per message row for
+    partner, and nothing for copies made in Python."""
+    t = bundled("hybrid")
+    ev = t.events
+    m = t.memory()
+    side = ev.metric_values.nbytes + ev.metric_value_types.nbytes
+    for table in (ev.messages, ev.collectives, ev.threading, ev.programs, ev.metrics, ev.rma):
+        for name in table.columns:
+            if name in table._ids32:
+                side += table._ids32[name].nbytes
+            elif name not in table._absent:
+                side += getattr(table, name).nbytes
+    assert ev.messages._ids32["partner"].itemsize == 4 and len(ev.messages) > 0
+    assert m["total"] - m["core"] == side
+    ev.messages.partner  # a copy of Python's, not the store's
+    assert t.memory() == m
+
+
 def run_everything(trace):
     """What earlc does with a trace: the analysis with every property, the
     profiles, a pattern search, message races and a timeline export."""
@@ -215,8 +335,11 @@ def test_earlc_never_builds_the_public_copies(source, tmp_path):
     trace.to_perfetto(tmp_path / "t.json", start=duration * 0.3, end=duration * 0.6)
     trace.to_perfetto(tmp_path / "r.json", report=report)
     assert "region" not in trace.events._derived and "ref" not in trace.events._derived
+    assert "partner" not in vars(trace.events.messages)
     trace.event(len(trace) // 2), trace.events.to_dataframe()  # read by kind, not kept
+    trace.events.messages.to_dataframe()  # a frame of its own, nothing kept
     assert "region" not in trace.events._derived and "ref" not in trace.events._derived
+    assert "partner" not in vars(trace.events.messages)
     st = trace.states
     assert "enterptr" not in st._dense
     before = st.memory()

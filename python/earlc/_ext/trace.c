@@ -59,7 +59,7 @@ static int find_column(const earl_trace *tr, const char *name, const void **data
     C("msg.tag", e->msg.tag, e->msg.count, "I")
     C("msg.bytes", e->msg.bytes, e->msg.count, "Q")
     C("msg.request", e->msg.request, e->msg.count, "Q")
-    C("msg.partner", e->msg.partner, e->msg.count, "q")
+    C("msg.partner", e->msg.partner, e->msg.count, "I")
     /* absent (NULL) in a trace without the attributes: an empty column */
     C("msg.requested_source", e->msg.requested_source,
       e->msg.requested_source ? e->msg.count : 0, "i")

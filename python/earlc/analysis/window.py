@@ -134,7 +134,7 @@ class View:
         sends = np.nonzero(np.isin(kind, _SEND_KINDS))[0] + start
         done = np.nonzero(kind == KINDS["MPI_ISEND_COMPLETE"])[0] + start
         if len(done):
-            isend = m.partner[ev.ref_of(done)].astype(np.int64)
+            isend = m.partner_of(ev.ref_of(done))
             sends = np.concatenate((sends, isend[isend >= 0]))
         recv = st.gather("recvptr", sends)
         parts.append(recv[recv >= 0])
