@@ -53,9 +53,8 @@ def _collective_delays(ctx, chunks):
     empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
     if not len(cw["event"]):
         return {k: empty for k in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21)}, None
-    first, starts, (t_inst, t_loc, t_ev) = _group_interval_starts(ctx, cw)
+    (first, inst_of_row), starts, (t_inst, t_loc, t_ev) = _group_interval_starts(ctx, cw)
     ninst = len(first)
-    inst_of_row = np.searchsorted(np.unique(cw["instance"]), cw["instance"])
     d_loc_i = cw["delayer_loc"][first]
     d_ev_i = cw["delayer"][first]
     # queries: one per instance, one per member met one by one, one per waiter

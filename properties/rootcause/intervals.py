@@ -260,7 +260,8 @@ def _group_interval_starts(ctx, cw):
     walking back from the delayer's point over its synchronisation points, the
     one where it last met every other member at once (or -1), and for members met
     one by one after that, the point where each was met last.  Returns (instance
-    rows, start per instance, (instance, member location, point) as three arrays)."""
+    rows: the first row of each, the instance of each row; start per instance;
+    (instance, member location, point) as three arrays)."""
     _, pkeys, group_keys = sync_points(ctx)[:3]
     point_key = _points_by_location(ctx)[0]
     n = np.int64(ctx.n_events + 1)
@@ -275,15 +276,14 @@ def _group_interval_starts(ctx, cw):
         point_set[np.searchsorted(point_key, keys)] = len(sets)  # a later group wins
         sets.append(np.nonzero(members)[0])
     # the members of each instance's communicator
-    _, first = np.unique(cw["instance"], return_index=True)
+    _, first, inst_of_row = np.unique(cw["instance"], return_index=True, return_inverse=True)
     comms = ctx.trace.communicators
-    set_of_comm = {}
-    for comm in np.unique(cw["comm"][first]).tolist():
+    inst_comms, comm_of_inst = np.unique(cw["comm"][first], return_inverse=True)
+    member_set = len(sets) + comm_of_inst.astype(np.int64)  # one set per communicator
+    for comm in inst_comms.tolist():
         cm = comms.get(int(comm))
         locs = np.asarray(cm.locations if cm is not None else [], dtype=np.int64)
-        set_of_comm[comm] = len(sets)
         sets.append(locs[locs >= 0])
-    member_set = np.asarray([set_of_comm[c] for c in cw["comm"][first].tolist()], dtype=np.int64)
     sizes = np.asarray([len(x) for x in sets], dtype=np.int64)
     set_offset = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
     set_location = _i64(np.concatenate(sets)) if sets else np.empty(0, np.int64)
@@ -291,7 +291,7 @@ def _group_interval_starts(ctx, cw):
         point_key, point_set, partner_key, partner_location, set_offset, set_location,
         ctx.n_locations + 1, n, _i64(cw["delayer_loc"][first]), _i64(cw["delayer"][first]),
         member_set))
-    return first, start, (m_inst, m_loc, m_ev)
+    return (first, inst_of_row.astype(np.int64, copy=False)), start, (m_inst, m_loc, m_ev)
 
 
 def _chunk_sums(ctx, chunks, loc, lo_ev, hi_ev) -> CallPathMap:
