@@ -330,12 +330,16 @@ def _long_term_costs(ctx, p, waits, collectives=(), idle_costs=None):
         batches.append((source_of[kind], _i64(waiter), _point_rows(p, waiter), _i64(dl),
                         _f64(scale), _f64(denom), delays.arrays(), _i64(late.between_offset),
                         _i64(late.between_row)))
+    # the source of each MPI collective instance by its kind (COLL_* are 0 to 3)
+    coll_source = np.asarray([source_of[k] for k in (COLL_BARRIER, COLL_NXN, COLL_12N,
+                                                     COLL_N21)], dtype=np.int64)
     coll = []
     for kind, c in collectives:
         if c is None or not len(c["member_offset"]) > 1:
             continue
-        kinds = (c["kind"].tolist() if kind is None else [kind] * (len(c["member_offset"]) - 1))
-        coll.append((_i64([source_of[k] for k in kinds]), _i64(c["delayer_location"]),
+        source = (coll_source[c["kind"]] if kind is None else
+                  np.full(len(c["member_offset"]) - 1, source_of[kind], dtype=np.int64))
+        coll.append((source, _i64(c["delayer_location"]),
                      _i64(c["member_offset"]), _i64(c["between_offset"]),
                      _i64(c["between_row"]), _i64(c["member_event"]),
                      _point_rows(p, c["member_event"]), _f64(c["member_wait"]),
