@@ -3,6 +3,7 @@ equal to the JSON report; and in a real headless Chromium driven by Selenium the
 metric tree unfolds on clicks and the numbers people read equal the JSON's."""
 import html
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -117,7 +118,10 @@ def browser():
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--window-size=1200,900"):
         options.add_argument(arg)
-    return webdriver.Chrome(service=Service(driver), options=options)
+    # the browser is no code under test: not under a sanitizer that `make test-asan`
+    # preloads into this process
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    return webdriver.Chrome(service=Service(driver, env=env), options=options)
 
 
 def seconds_of(text):

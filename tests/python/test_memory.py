@@ -92,7 +92,7 @@ for line in open("/proc/self/smaps"):
         inside = lo <= start < hi
     elif inside and line.startswith("VmFlags:"):
         flags = line.split(":", 1)[1].split()
-print(" ".join(flags))
+print(earlc.memory_stats()["mapped"], " ".join(flags))
 """
 
 
@@ -106,7 +106,9 @@ def test_huge_page_advice_only_when_asked(halo, setting, advised):
     env.pop("EARLC_HUGE_PAGES", None)
     if setting is not None:
         env["EARLC_HUGE_PAGES"] = setting
-    out = subprocess.run([sys.executable, "-c", ADVICE, str(halo.anchor)], env=env,
-                         capture_output=True, text=True, check=True).stdout.split()
-    assert out, "the time column's mapping was not found in /proc/self/smaps"
-    assert ("hg" in out) == advised, out
+    mapped, *flags = subprocess.run([sys.executable, "-c", ADVICE, str(halo.anchor)], env=env,
+                                    capture_output=True, text=True, check=True).stdout.split()
+    if int(mapped) == 0:
+        pytest.skip("large blocks come from malloc (AddressSanitizer build): nothing to advise")
+    assert flags, "the time column's mapping was not found in /proc/self/smaps"
+    assert ("hg" in flags) == advised, flags
