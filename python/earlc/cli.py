@@ -100,7 +100,8 @@ def cmd_properties(args) -> int:
     metrics = _tree_order([p for p in props if p.metric])
     rows = metrics + [p for p in props if not p.metric]
     data = [{"name": p.name, "title": p.title, "parent": p.parent, "unit": p.unit,
-             "subscribes": p.subscribes, "root": _root_kinds(p), "metric": p.metric,
+             "subscribes": p.subscribes, "reads": list(p.reads), "root": _root_kinds(p),
+             "metric": p.metric,
              "source": p.source, "replaces": p.replaces} for p in rows]
     if args.format == "json":
         _write(args, json.dumps({"properties": data, "problems": catalog.problems}, indent=1))

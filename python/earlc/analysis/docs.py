@@ -81,6 +81,8 @@ def render() -> str:
             facts.append("parent: %s" % by_name[p.parent].title)
         if p.subscribes:
             facts.append("subscribes to: `%s`" % p.subscribes)
+        if p.reads:
+            facts.append("reads: %s" % ", ".join("`%s`" % n for n in p.reads))
         if not p.metric:
             facts.append("published compound event, no metric")
         if p.region_class:
