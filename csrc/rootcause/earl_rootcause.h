@@ -79,7 +79,7 @@ typedef struct earl_rc_event_chunk_table {
     uint32_t *slot;
     int32_t *cnode;
     int32_t *ticks;
-    size_t n_far, cap_far;
+    size_t n_far;
     uint64_t *far_chunk;
     int64_t *far_ticks;
 } earl_rc_event_chunk_table;

@@ -172,7 +172,7 @@ earl_status earl_rc_event_chunks_build(size_t n_locations, size_t n_events,
             out->far_chunk[k] = far[k].chunk;
             out->far_ticks[k] = far[k].ticks;
         }
-        out->n_far = out->cap_far = n_far;
+        out->n_far = n_far;
     }
     free(far);
     free(clock);

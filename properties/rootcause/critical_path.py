@@ -10,7 +10,7 @@ from ..groups import group_max
 from earlc import _core
 
 from .intervals import _chunk_sums, _chunks, _i64, to_ticks
-from .points import READS, _published, sync_points
+from .points import READS, sync_points
 
 
 def _wait_at(p, events: np.ndarray) -> np.ndarray:
@@ -43,7 +43,7 @@ def _omp_successors(ctx, omp_keys: np.ndarray):
         has = (at >= 0) & (m_fork[np.maximum(at, 0)] == fork) if len(m_fork) else at >= 0
         src.append(enters[has])
         dst.append(m_enter[at[has]])
-        b = _published(ctx, "omp_barriers")
+        b = ctx.published["omp_barriers"]
         if len(b):
             inst, leave = b["instance"], b["leave"]
             free = np.nonzero(group_max(inst, b["enter_time"]) - b["enter_time"] <= 0)[0]

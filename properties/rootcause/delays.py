@@ -13,7 +13,7 @@ from earlc import _core
 from .intervals import (CallPathMap, _chunk_sums, _chunks, _concat_maps, _excess, _f64,
                         _gather, _group_interval_starts, _i64, _interval_times, _previous_point,
                         _search, _segment_sums, to_ticks)
-from .points import COLL_12N, COLL_BARRIER, COLL_N21, COLL_NXN, READS, _published, sync_points
+from .points import COLL_12N, COLL_BARRIER, COLL_N21, COLL_NXN, READS, sync_points
 
 #: kinds of OpenMP wait states, for their delay costs (the MPI ones are COLL_*, "ls", "lr")
 OMP_BARRIER, OMP_IDLE = "omp_barrier", "omp_idle"
@@ -170,7 +170,7 @@ def _omp_barrier_delays(ctx, chunks):
     empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
     if not len(omp_keys):
         return empty, None
-    b = _published(ctx, "omp_barriers")
+    b = ctx.published["omp_barriers"]
     if not len(b):
         return empty, None
     n = np.int64(ctx.n_events + 1)

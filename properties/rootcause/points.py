@@ -19,11 +19,6 @@ _NONE = np.iinfo(np.int64).min
 READS = ("late_sender", "late_receiver", "mpi_collectives", "omp_barriers")
 
 
-def _published(ctx, name):
-    """The instances of one of READS."""
-    return ctx.published[name]
-
-
 def _leave_times(ctx, calls: np.ndarray, inside: np.ndarray) -> np.ndarray:
     """Leave time of each call (ENTER ids), once per distinct call; inside: an
     event of each call (a receive, a send, a request's completion), after which
@@ -68,7 +63,7 @@ class _Rows:
 def _p2p_waits(ctx):
     """The Late Sender and Late Receiver wait states as synchronisation points:
     (ls, lr) dicts of arrays, each with the waiter's and the delayer's event."""
-    ls = _published(ctx, "late_sender")
+    ls = ctx.published["late_sender"]
     rcall, scall = ls["recv_call"], ls["send_call"]
     r_leave = _leave_times(ctx, rcall, ls["recv"])
     s_leave = _leave_times(ctx, scall, ls["send"])
@@ -80,7 +75,7 @@ def _p2p_waits(ctx):
               "r_compl": np.maximum(r_leave - s_leave, 0)[keep],
               "s_total": (s_leave - ctx.time_of(scall))[keep],
               "s_compl": np.maximum(s_leave - r_leave, 0)[keep]}
-    lr = _published(ctx, "late_receiver")
+    lr = ctx.published["late_receiver"]
     send, recv, ccall = lr["send"], lr["recv"], lr["send_completion"]
     cmp_ev = _request_half(ctx, send, "MPI_ISEND")
     req_ev = _request_half(ctx, recv, "MPI_IRECV")
@@ -103,7 +98,7 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows, delay
     """Synchronisation points of the MPI collectives, as Scalasca finds them."""
     from earlc.analysis import regions as rc
 
-    coll = _published(ctx, "mpi_collectives")
+    coll = ctx.published["mpi_collectives"]
     if not len(coll):
         return
     ev = ctx.events
@@ -285,7 +280,7 @@ def _omp_points(ctx, points: _Rows):
         first[order] = group_min(fork[order], t[order])
         points.add(event=enters, loc=loc[enters], wait=0.0, total=fork_part,
                    compl=t - first)
-    b = _published(ctx, "omp_barriers")
+    b = ctx.published["omp_barriers"]
     leave = b["leave"] if len(b) else none
     if len(b):
         wait = group_max(b["instance"], b["enter_time"]) - b["enter_time"]
