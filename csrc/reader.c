@@ -171,7 +171,8 @@ int reading_columns_alloc(reading_columns *c, const defs_store *defs, size_t *fi
     size_t slots = 0;
     for (size_t l = 0; l < defs->n_locations; l++) {
         first_slot[l] = slots;
-        slots += announced_slots(&defs->locations[l]);
+        if (defs->locations[l].held == EARL_HELD_ALL)
+            slots += announced_slots(&defs->locations[l]);
     }
     if (!slots)
         return 0;
