@@ -113,6 +113,49 @@ class Part:
         return out
 
 
+    # -- collective instances ------------------------------------------------------------
+    def _instance_firsts(self):
+        """Per collective instance of the part's EARL layer, its first member
+        (the event that made it: instances are numbered in that order)."""
+        st = self.trace.states
+        start = st.coll_member_start
+        members = st.coll_members
+        n = len(start) - 1
+        if n <= 0:
+            return np.empty(0, np.int64)
+        return members[start[:-1].astype(np.int64)].astype(np.int64)
+
+    def global_instances(self, instances: np.ndarray) -> np.ndarray:
+        """Collective: the whole trace's number of each of these collective
+        instances of this part (-1 stays -1).  Instances are numbered in the
+        order of their first member; an instance is counted by the part of its
+        first member's location (every part sees all members of the instances
+        it has a member of)."""
+        instances = np.asarray(instances, dtype=np.int64)
+        firsts = self._instance_firsts()
+        valid = instances >= 0
+        t, l, p = self.keys(firsts[instances[valid]])
+        gathered = self.exchange.allgather((t, l, p))
+        T = np.concatenate([g[0] for g in gathered])
+        L = np.concatenate([g[1] for g in gathered])
+        P = np.concatenate([g[2] for g in gathered])
+        mine = firsts[self.own[self.trace.events.location[firsts]]] if len(firsts) else firsts
+        mt, ml, mp = self.keys(np.sort(mine))
+        order = np.lexsort((mp, ml, mt))  # the whole trace's order
+        mt, ml, mp = mt[order], ml[order], mp[order]
+        counts = np.zeros(len(T), dtype=np.int64)
+        if len(mt):
+            # instances of this part ordered before each key: a merge of sorted keys
+            keys = np.rec.fromarrays((mt, ml, mp), names="t,l,p")
+            probe = np.rec.fromarrays((T, L, P), names="t,l,p")
+            counts = np.searchsorted(keys, probe, side="left").astype(np.int64)
+        counts = self.exchange.allreduce_sum(counts)
+        first = sum(len(g[0]) for g in gathered[:self.exchange.rank])
+        out = np.full(len(instances), -1, dtype=np.int64)
+        out[valid] = counts[first:first + int(valid.sum())]
+        return out
+
+
 def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
               partition: Optional[Partition] = None) -> Part:
     """Collective: this process's part of the trace at `path`, split into
