@@ -149,12 +149,26 @@ def run_command(func, args) -> int:
     """func(args), with every user error reported on one line (status 2)."""
     from . import TraceError
 
+    from .parts import MPIUnavailable, PartsFailed, mpi_world_rank
+    from .parts.plan import PartitionError
+
     prog = "earlc"
+    # in an MPI job every process ends with the same verdict; one of them says it
+    say = sys.stderr if mpi_world_rank() == 0 else open(os.devnull, "w")
     try:
         return func(args)
-    except _USER_ERRORS + (TraceError,) as exc:
-        sys.stderr.write("%s: error: %s\n" % (prog, one_line(exc)))
+    except _USER_ERRORS + (TraceError, MPIUnavailable, PartitionError) as exc:
+        say.write("%s: error: %s\n" % (prog, one_line(exc)))
         return USAGE_STATUS
+    except PartsFailed as exc:
+        user = exc.kind in {t.__name__ for t in _USER_ERRORS + (TraceError, MPIUnavailable,
+                                                                PartitionError)}
+        if user or exc.kind in ("FileNotFoundError", "PermissionError", "OSError"):
+            say.write("%s: error: %s\n" % (prog, one_line(exc)))
+            return USAGE_STATUS
+        say.write("%s: internal error in part %d: %s: %s (this is a bug in earlc; "
+                  "EARLC_TRACEBACK=1 shows where)\n" % (prog, exc.part, exc.kind, one_line(exc)))
+        return 1
     except KeyboardInterrupt:
         sys.stderr.write("%s: interrupted\n" % prog)
         return 130

@@ -58,6 +58,10 @@ class Trace:
     position on the location); `len(trace)` is the number of events.
     """
 
+    #: this process's part when the trace is analysed in parts over MPI
+    #: (earlc.parts): the trace then holds that part's events only
+    part = None
+
     def __init__(self, core_trace, threads: int = 0):
         self._core = core_trace
         #: threads the trace was opened with (0: one per core); later work on it
@@ -318,11 +322,22 @@ class Trace:
 ProgressFn = Callable[[str, int, int], None]
 
 
-def open(path, threads: int = 0, progress: Optional[ProgressFn] = None) -> Trace:  # noqa: A001
+def open(path, threads: int = 0, progress: Optional[ProgressFn] = None,  # noqa: A001
+         parts: Optional[str] = None) -> Trace:
     """Read the OTF2 archive at `path` (its traces.otf2 anchor file or its folder).
 
     threads: reading threads (0: one per core); the result does not depend on it.
     progress: called as progress(phase, done, total) during long reads.
+    parts: "mpi" to read only this MPI process's part of the trace (collective:
+        every process of the job calls it; docs/parallel.md); the trace then
+        holds that part's events, and earlc.analyze(trace) the whole trace's
+        report.  None: the whole trace.
     Raises earlc.TraceError with a message naming the file and the problem.
     """
+    if parts is not None:
+        if parts != "mpi":
+            raise ValueError("parts must be None or 'mpi', not %r" % (parts,))
+        from .parts import mpi_exchange, open_part
+
+        return open_part(path, mpi_exchange(), threads=threads, progress=progress).trace
     return Trace(_core.open(os.fspath(path), threads=threads, progress=progress), threads)

@@ -16,9 +16,17 @@ Modules, by concept: plan.py (which locations each part holds), exchange.py
 (how parts talk: one process, or MPI), part.py (a part's trace: own events
 and ghosts, and the whole trace's event ids).
 """
-from .exchange import Exchange, Serial, mpi_exchange, mpi_world_size
+from .exchange import (Exchange, MPIUnavailable, PartsFailed, Serial, mpi_exchange,
+                       mpi_world_rank, mpi_world_size)
 from .plan import Partition, plan
 from .part import Part, open_part
 
-__all__ = ["Exchange", "Serial", "mpi_exchange", "mpi_world_size", "Partition", "plan", "Part",
-           "open_part"]
+__all__ = ["Exchange", "Serial", "MPIUnavailable", "PartsFailed", "mpi_exchange",
+           "mpi_world_size", "mpi_world_rank", "Partition", "plan", "Part", "open_part",
+           "under_mpi"]
+
+
+def under_mpi() -> bool:
+    """Whether this process was started by mpiexec with other processes: the
+    command line then analyses the trace in parts, one per process."""
+    return (mpi_world_size() or 1) > 1

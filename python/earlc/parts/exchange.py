@@ -157,6 +157,16 @@ def mpi_world_size() -> Optional[int]:
     return None
 
 
+def mpi_world_rank() -> int:
+    """This process's rank in its MPI job (0 when not under one), from the
+    launcher's environment."""
+    for name in ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"):
+        value = os.environ.get(name)
+        if value and value.isdigit():
+            return int(value)
+    return 0
+
+
 class MPIUnavailable(RuntimeError):
     """Started by mpiexec with several processes, but no usable MPI binding."""
 
@@ -185,4 +195,4 @@ def dumps(obj) -> bytes:
 
 
 __all__ = ["Exchange", "Serial", "MPIExchange", "PartsFailed", "MPIUnavailable",
-           "mpi_world_size", "mpi_exchange"]
+           "mpi_world_size", "mpi_world_rank", "mpi_exchange"]

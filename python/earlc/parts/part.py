@@ -199,7 +199,9 @@ def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
         cuts = np.nonzero(np.diff(locs))[0] + 1
         for run in np.split(np.arange(len(table)), cuts):
             positions[int(locs[run[0]])] = table["position"][run].astype(np.int64)
-    return Part(Trace(core, threads), partition, me, exchange, positions, len(table))
+    trace = Trace(core, threads)
+    trace.part = Part(trace, partition, me, exchange, positions, len(table))
+    return trace.part
 
 
 __all__ = ["Part", "open_part", "GHOST_RECORD"]
