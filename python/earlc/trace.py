@@ -318,11 +318,17 @@ class Trace:
 ProgressFn = Callable[[str, int, int], None]
 
 
-def open(path, threads: int = 0, progress: Optional[ProgressFn] = None) -> Trace:  # noqa: A001
-    """Read the OTF2 archive at `path` (its traces.otf2 anchor file or its folder).
+def open(path, threads: int = 0, progress: Optional[ProgressFn] = None,  # noqa: A001
+         salvage: bool = False) -> Trace:
+    """Read the OTF2 archive at `path`: its anchor file (NAME.otf2), or the folder
+    that holds it (its traces.otf2, else its only *.otf2 file).
 
     threads: reading threads (0: one per core); the result does not depend on it.
     progress: called as progress(phase, done, total) during long reads.
+    salvage: an event file cut short (a crashed run) keeps every record that lies
+    whole before its end, with an `event_file_cut_short` warning per location
+    saying how much was lost, instead of failing the open.
     Raises earlc.TraceError with a message naming the file and the problem.
     """
-    return Trace(_core.open(os.fspath(path), threads=threads, progress=progress), threads)
+    return Trace(_core.open(os.fspath(path), threads=threads, progress=progress,
+                            salvage=bool(salvage)), threads)
