@@ -106,6 +106,19 @@ class Trace:
         return write_perfetto(self, path, start=start, end=end, locations=locations,
                               report=report, wait_states=wait_states)
 
+    # -- counters as time series (python/earlc/metrics.py) ---------------------------
+    @property
+    def metrics(self):
+        """Every METRIC sample as a time series: a pandas DataFrame of location,
+        metric (the member's name), unit, time (seconds from the trace start),
+        time_ticks and value (float64, in the unit), one row per sample in the total
+        order.  Counters sampled on their own METRIC locations (GPU power,
+        temperature) are only here; those recorded beside ENTER/LEAVE are also the
+        analysis's hwc_ metrics (docs/model.md)."""
+        from .metrics import metric_frame
+
+        return metric_frame(self)
+
     # -- profiles and communication, as pipit offers them (profiles.py, communication.py)
     def flat_profile(self, per_location: bool = False):
         """Per region: exclusive and inclusive ticks, visits (a DataFrame)."""
