@@ -13,6 +13,7 @@ from typing import List, Optional, Sequence
 import numpy as np
 
 from ..metrics import metric_locations, samples
+from ..timeline import selected_locations
 from .style import PROPERTY_COLOURS, location_label, plain
 
 #: panels drawn at most; the others are named in the last panel's note
@@ -36,10 +37,9 @@ def panels(trace, first: int, last: int, locations: Optional[Sequence[int]] = No
     """(panels, names of the metrics left out) for the window [first, last] (ticks)
     of the metric locations among `locations` (None: all of them)."""
     own = metric_locations(trace)
-    if locations is not None:
-        chosen = np.zeros(len(own), dtype=bool)
-        chosen[np.asarray(list(locations), dtype=np.int64)] = True
-        own &= chosen
+    chosen = np.zeros(len(own), dtype=bool)
+    chosen[selected_locations(trace, locations)] = True  # ValueError for an unknown one
+    own &= chosen
     if not own.any():
         return [], []
     s = samples(trace)
