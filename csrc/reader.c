@@ -12,6 +12,10 @@
  *
  * A location's buffer is private to the thread reading it, so trace.c can
  * read locations in parallel; order.c merges the buffers afterwards.
+ *
+ * An event file that libotf2 fails to decode is an error, unless the open
+ * salvages (read_plan.salvage) and the file's framing shows a cut: then the
+ * location is read again, exactly up to its last whole record (see salvage).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -1044,7 +1048,7 @@ earl_status read_locations(OTF2_Reader *reader, const read_plan *plan, loc_event
             status_code = earl_fail(err, EARL_ERR_CORRUPT,
                                     "%s: the event file is corrupt or truncated: decoding failed "
                                     "after %llu records: %s (if it was cut short, salvage keeps "
-                                    "the records before the cut)", file,
+                                    "the records before the cut: --salvage, salvage=True)", file,
                                     (unsigned long long)done, failure);
         finish_location(b);
     }

@@ -19,6 +19,18 @@ from .events import KIND_NAMES, Event, Events, make_event
 TraceError = _core.TraceError
 
 
+#: codes that say how the trace was read rather than that its content is
+#: inconsistent: (Note or Warning, what it means for the numbers), as reports say it
+READING_NOTES = {
+    "event_count_mismatch": ("Note", "the definitions announce other event counts than the "
+                             "event files hold; every event the files hold was read"),
+    "clock_properties_missing": ("Note", "the trace gives no timer resolution; seconds assume "
+                                 "one tick a nanosecond"),
+    "event_file_cut_short": ("Warning", "event files were cut short and salvaged; the records "
+                             "after each cut are missing from every number"),
+}
+
+
 class Warnings:
     """Inconsistencies found while reading, counted per code.
 

@@ -93,6 +93,11 @@ def test_wrong_announced_counts_are_warnings(tmp_path, announced):
     # otf2-print reads the events that are there
     printed = otf2_print(tmp_path / "apex" / "traces.otf2")
     assert sum(len(v) for v in printed.events.values()) == 300
+    # the report says what it means, and does not call the events inconsistent
+    r = run_cli("analyze", tmp_path / "apex")
+    assert r.returncode == 0
+    assert "Note (event_count_mismatch 2): the definitions announce" in r.stdout
+    assert "inconsistent" not in r.stdout
 
 
 def test_a_truthful_archive_has_no_count_warning(tmp_path):
