@@ -37,11 +37,11 @@ static earl_reading *reading_of(ReadingObject *r)
 
 static PyObject *reading_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"path", "threads", "progress", NULL};
+    static char *kwlist[] = {"path", "threads", "progress", "salvage", NULL};
     PyObject *path_obj = NULL, *progress = Py_None;
-    int threads = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|iO", kwlist, PyUnicode_FSConverter,
-                                     &path_obj, &threads, &progress))
+    int threads = 0, salvage = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|iOp", kwlist, PyUnicode_FSConverter,
+                                     &path_obj, &threads, &progress, &salvage))
         return NULL;
     ReadingObject *r = (ReadingObject *)type->tp_alloc(type, 0);
     if (!r) {
@@ -52,7 +52,7 @@ static PyObject *reading_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     r->progress = progress;
     r->bridge = (earlc_progress_bridge){progress, 0};
     earl_open_options opts = {threads, progress != Py_None ? earlc_call_progress : NULL,
-                              &r->bridge, NULL};
+                              &r->bridge, salvage, NULL};
     earl_error err;
     earl_status st;
     const char *path = PyBytes_AS_STRING(path_obj);

@@ -157,12 +157,13 @@ class Part:
 
 
 def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
-              partition: Optional[Partition] = None) -> Part:
+              partition: Optional[Partition] = None, salvage: bool = False) -> Part:
     """Collective: this process's part of the trace at `path`, split into
     exchange.size parts (plan.py) unless `partition` is given."""
     error, reading, part_of = None, None, None
     try:
-        reading = _core.Reading(str(path), threads=threads, progress=progress)
+        reading = _core.Reading(str(path), threads=threads, progress=progress,
+                                salvage=bool(salvage))
         if partition is None:
             partition = plan(reading.definitions(), exchange.size)
     except Exception as exc:  # every part must learn of it (Exchange.agree)
