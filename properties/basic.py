@@ -3,7 +3,6 @@ message counts and sizes.  Their values come from the call tree (exclusive time
 per call path and location) and the message table, not from compound events."""
 import numpy as np
 
-from earlc import _core
 from earlc.analysis import Property
 from earlc.analysis import regions as rc
 
@@ -194,13 +193,8 @@ class Visits(Property):
 
 def p2p_sums(ctx, sends: bool):
     """Per (call path, location) of the send (or receive) records: (cnode, location,
-    records, records with a payload, bytes), summed once for every message metric
-    (in C, one pass over the events; over the whole trace, also in a window's
-    analysis, which evaluates wait states only)."""
-    def compute():
-        return [tuple(np.frombuffer(col, dtype=np.int64) for col in side)
-                for side in _core.message_sums(ctx.trace._core, ctx.cnode)]
-    return ctx.memo("p2p_sums", compute)[0 if sends else 1]
+    records, records with a payload, bytes), summed once for every message metric."""
+    return ctx.message_sums()[0 if sends else 1]
 
 
 class MessagesSent(Property):

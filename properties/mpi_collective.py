@@ -8,14 +8,9 @@ with the others of its instance.
 """
 import numpy as np
 
-from earlc import _core
 from earlc.analysis import Instances, Property
 from earlc.analysis import regions as rc
-
-from .groups import (exclusive_running_max, group_max, group_min, instance_members,
-                     int64_array)
-
-COLL_MPI = 0
+from earlc.analysis.reductions import exclusive_running_max, group_max, group_min
 
 
 class MpiCollectives(Property):
@@ -24,7 +19,7 @@ class MpiCollectives(Property):
 
     def detect(self, ctx, subscribed):
         st = ctx.states
-        inst, end = instance_members(ctx, COLL_MPI, complete_only=True)
+        inst, end = ctx.collective_members("mpi", complete_only=True)
         call = ctx.enter_of(end)
         ok = call >= 0
         inst, end, call = inst[ok], end[ok], call[ok]
@@ -60,14 +55,9 @@ def _begin_times(ctx, call: np.ndarray, end: np.ndarray) -> np.ndarray:
     MPI_COLLECTIVE_END on its location, inside its call), else its call's enter
     (found for all members in one pass over the events, in C)."""
     t = ctx.time_of(call)
-    if not ctx.count_of_kind("MPI_COLLECTIVE_BEGIN") or not len(end):
-        return t
-    order = np.argsort(end)  # the pass visits the ENDs in the total order
-    begin = np.empty(len(end), dtype=np.int64)
-    _core.collective_begins(ctx.trace._core, int64_array(end[order]), int64_array(call[order]),
-                            begin)
+    begin = ctx.collective_begins(end, call)
     found = begin >= 0
-    t[order[found]] = ctx.time_of(begin[found])
+    t[found] = ctx.time_of(begin[found])
     return t
 
 
@@ -238,7 +228,7 @@ class MpiInitCompletion(Property):
                  "fixed cost, large only on many processes or a slow launcher.")
 
     def detect(self, ctx, subscribed):
-        init = ctx.enters_of(np.isin(ctx._region_tables[1], ["MPI_Init", "MPI_Init_thread"]))
+        init = ctx.enters_of_regions("MPI_Init", "MPI_Init_thread")
         if len(init) == 0:
             return Instances.empty()
         leave = ctx.leave_of(init)
