@@ -191,19 +191,13 @@ class Visits(Property):
         return ct.row_cnode, ct.row_location, ct.row_visits.astype(np.int64)
 
 
-def p2p_sums(ctx, sends: bool):
-    """Per (call path, location) of the send (or receive) records: (cnode, location,
-    records, records with a payload, bytes), summed once for every message metric."""
-    return ctx.message_sums()[0 if sends else 1]
-
-
 class MessagesSent(Property):
     name, title, unit = "messages_sent", "Messages sent", "occ"
     description = "Point-to-point messages sent (MPI_SEND and MPI_ISEND records)."
     diagnosis = "Compare with bytes sent: many small messages cost latency."
 
     def totals(self, ctx):
-        cnode, loc, records, _, _ = p2p_sums(ctx, sends=True)
+        cnode, loc, records, _, _ = ctx.message_sums()[0]
         return cnode, loc, records
 
 
@@ -214,7 +208,7 @@ class BytesSent(Property):
     diagnosis = "The communication volume per call path and process."
 
     def totals(self, ctx):
-        cnode, loc, _, _, total = p2p_sums(ctx, sends=True)
+        cnode, loc, _, _, total = ctx.message_sums()[0]
         return cnode, loc, total
 
 
@@ -225,7 +219,7 @@ class BytesReceived(Property):
     diagnosis = "The communication volume per call path and process."
 
     def totals(self, ctx):
-        cnode, loc, _, _, total = p2p_sums(ctx, sends=False)
+        cnode, loc, _, _, total = ctx.message_sums()[1]
         return cnode, loc, total
 
 
