@@ -205,15 +205,25 @@ class EarlyScan(_CollectiveWait):
 class WaitAtFinalize(Property):
     name, title, parent = "wait_at_finalize", "Wait at Finalize", "mpi_init_finalize"
     cube_id = "mpi_finalize_wait"
-    description = "In MPI_Finalize: max(enter of all processes) - own enter."
+    description = ("In MPI_Finalize, taken as one collective of all processes (each process's "
+                   "first MPI_Finalize call that returns): min(max(enter of all processes), "
+                   "own leave) - own enter. As Scalasca does, the wait ends at the process's "
+                   "own leave at the latest: where the clocks of the processes disagree so "
+                   "much that a process left MPI_Finalize before the last one entered it (a "
+                   "violated clock condition), the wait is the time the process spent inside "
+                   "MPI_Finalize, not more.")
     diagnosis = "Processes finish at different times; the early ones wait in MPI_Finalize."
 
     def detect(self, ctx, subscribed):
-        fin = ctx.enters_of(ctx.finalize_region)
+        fin = ctx.enters_of(ctx.finalize_region)  # ascending
+        leave = ctx.leave_of(fin)
+        fin, leave = fin[leave >= 0], leave[leave >= 0]
+        _, first = np.unique(ctx.events.location[fin], return_index=True)
+        fin, leave = fin[first], leave[first]  # one call per location
         if len(fin) == 0:
             return Instances.empty()
-        t = ctx.time_of(fin)
-        wait = t.max() - t
+        t_enter = ctx.time_of(fin)
+        wait = np.minimum(t_enter.max(), ctx.time_of(leave)) - t_enter
         keep = wait > 0
         return Instances(fin[keep], wait[keep])
 
