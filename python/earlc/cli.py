@@ -372,8 +372,9 @@ def build_parser() -> Parser:
                                     "the time they cost per call path and location.")
     _trace_argument(an)
     an.add_argument("--properties", type=cliargs.name_list, metavar="A,B,...",
-                    help="comma-separated property names (default: all; "
-                         "their parents and publishers are added)")
+                    help="comma-separated property names or groups (default: every "
+                         "property but the root causes, which 'all' or 'root_cause' add; "
+                         "their parents and declared inputs are added)")
     _plugin_options(an)
     an.add_argument("--format", choices=["text", "json", "cube"], default="text",
                     help="cube: a CUBE4 file for Cube and Scalasca (needs -o)")

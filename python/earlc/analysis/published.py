@@ -38,9 +38,9 @@ class UndeclaredRead(LookupError):
         self.reader, self.name = reader.name, name
 
     def __str__(self) -> str:
-        return ("property %s reads %r from ctx.published without declaring it: add it to "
-                "its reads (reads = (%r,)) so that it is evaluated first, whatever was "
-                "selected" % (self.reader, self.name, self.name))
+        return ("property %s reads %r from ctx.published without declaring it; declare it "
+                "(reads = (%r,)) so that it is evaluated first, whatever was selected"
+                % (self.reader, self.name, self.name))
 
 
 class Published(MutableMapping):
