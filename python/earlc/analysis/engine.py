@@ -32,6 +32,7 @@ import numpy as np
 from . import regions as rc
 from .catalog import BUILTIN, assemble, ordered
 from .context import AnalysisContext
+from .coverage import unanalysed_waits
 from .property import Columns, Instances, Property
 from .published import Published, let_go_after, uses
 from .severity import SeverityStore
@@ -184,13 +185,15 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
     evaluation.run(order, lambda p: _evaluate(p, ctx, store, counts, worst, top), progress)
     for s in evaluation.switched_off:
         store.declare(s.name)
+    evaluated = [p.name for p in order if p.name not in evaluation.off]
+    unanalysed = unanalysed_waits(ctx, evaluated)
     ctx.forget_shared()  # what properties shared during the analysis
     if progress:
         progress("done", len(order), len(order))
     exceeding = exceeding_parents(order, store, evaluation.off)
     return Report(trace, ctx, order, store, worst, counts,
                   switched_off=evaluation.switched_off, exceeding=exceeding,
-                  package_problems=catalog.problems)
+                  package_problems=catalog.problems, unanalysed=unanalysed)
 
 
 def is_detected(p: Property) -> bool:
