@@ -44,50 +44,85 @@ class _Check:
     missing: str          #: what they lack, for the message
     properties: tuple     #: the wait states computed from those records
 
-    def calls(self, ctx) -> np.ndarray:
+    def table(self, ctx) -> np.ndarray:
+        """The region table of the waiting calls."""
+        raise NotImplementedError
+
+    def records(self, ctx) -> int:
+        """How many records there are (free or nearly): when there are as many as
+        calls, every call has its own, as MPI and OpenMP record them."""
         raise NotImplementedError
 
     def covered(self, ctx) -> np.ndarray:
-        """The ENTERs of the calls that hold a record (sorted, unique)."""
+        """The ENTERs of the calls that hold a record (sorted)."""
         raise NotImplementedError
 
 
+def _class_table(ctx, *classes) -> np.ndarray:
+    table = np.isin(ctx.region_class, [rc.CLASS_CODE[c] for c in classes])
+    table[-1] = False
+    return table
+
+
+def _sorted_enters(ctx, events: np.ndarray) -> np.ndarray:
+    return np.sort(ctx.enter_of(events))  # a LEAVE's enterptr is its own ENTER
+
+
 class _OmpBarriers(_Check):
-    def calls(self, ctx):
-        table = np.isin(ctx.region_class, [rc.CLASS_CODE["omp_barrier_explicit"],
-                                           rc.CLASS_CODE["omp_barrier_implicit"]])
-        table[-1] = False
-        return ctx.enters_of(table)
+    def table(self, ctx):
+        return _class_table(ctx, "omp_barrier_explicit", "omp_barrier_implicit")
+
+    def records(self, ctx):
+        return len(ctx.collective_members("omp_barrier")[1])
 
     def covered(self, ctx):
-        _, leaves = ctx.collective_members("omp_barrier")
-        return np.unique(ctx.enter_of(leaves))  # a LEAVE's enterptr is its own ENTER
+        return _sorted_enters(ctx, ctx.collective_members("omp_barrier")[1])
 
 
 class _LockCalls(_Check):
-    def calls(self, ctx):
+    def table(self, ctx):
         # the calls that acquire: a critical construct's waiting region (not its
         # body, the "sblock"), omp_set_lock and omp_set_nest_lock
         table = ctx.regions_named("omp_set_lock", "omp_set_nest_lock")
         for r in ctx.trace.regions:
             if r.paradigm == "OPENMP" and r.role == "CRITICAL" and r.id < len(table) - 1:
                 table[r.id] = True
-        return ctx.enters_of(table)
+        return table
+
+    def records(self, ctx):
+        return ctx.count_of_kind("THREAD_ACQUIRE_LOCK", "OMP_ACQUIRE_LOCK")
 
     def covered(self, ctx):
-        return np.unique(ctx.enter_of(ctx.events_of_kind("THREAD_ACQUIRE_LOCK",
-                                                         "OMP_ACQUIRE_LOCK")))
+        return _sorted_enters(ctx, ctx.events_of_kind("THREAD_ACQUIRE_LOCK", "OMP_ACQUIRE_LOCK"))
 
 
 class _MpiCollectives(_Check):
-    def calls(self, ctx):
-        table = np.isin(ctx.region_class, [rc.CLASS_CODE["mpi_barrier"],
-                                           rc.CLASS_CODE["mpi_collective"]])
-        table[-1] = False
-        return ctx.enters_of(table)
+    def table(self, ctx):
+        return _class_table(ctx, "mpi_barrier", "mpi_collective")
+
+    def records(self, ctx):
+        return ctx.count_of_kind("MPI_COLLECTIVE_END")
 
     def covered(self, ctx):
-        return np.unique(ctx.enter_of(ctx.events_of_kind("MPI_COLLECTIVE_END")))
+        return _sorted_enters(ctx, ctx.events_of_kind("MPI_COLLECTIVE_END"))
+
+
+def _visits(ctx, table: np.ndarray) -> int:
+    """Calls of the regions of a table, from the call tree's visits (no pass
+    over the events)."""
+    ct = ctx.calltree
+    region = ct.region[ct.row_cnode.astype(np.int64)].astype(np.int64)
+    region = np.minimum(region, len(table) - 1)  # the program's root: no region
+    return int(ct.row_visits[table[region]].sum())
+
+
+def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """Whether each value is in sorted_set (a binary search each: np.isin sorts
+    both sides, and hashes where numpy chooses to, which is slower here)."""
+    if not len(sorted_set):
+        return np.zeros(len(values), dtype=bool)
+    pos = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
+    return sorted_set[pos] == values
 
 
 CHECKS = (
@@ -115,13 +150,14 @@ def unanalysed_waits(ctx, evaluated: Sequence[str]) -> List[Unanalysed]:
         props = tuple(p for p in check.properties if p in names)
         if not props:
             continue
-        calls = check.calls(ctx)
-        if not len(calls):
-            continue
-        missing = calls[~np.isin(calls, check.covered(ctx))]
+        table = check.table(ctx)
+        if not table.any() or check.records(ctx) >= _visits(ctx, table):
+            continue  # no such calls, or a record for each (the usual case: no pass)
+        calls = ctx.enters_of(table)  # ascending
+        missing = calls[~_member(calls, check.covered(ctx))]
         # a call inside another of the same kind (OMPT nests "wait_barrier" in
         # "barrier") is counted once, with the outer one
-        missing = missing[~np.isin(ctx.enter_of(missing), missing)]
+        missing = missing[~_member(ctx.enter_of(missing), missing)]
         if not len(missing):
             continue
         leave = ctx.leave_of(missing)
