@@ -24,7 +24,8 @@ SCHEMA = "earlc-report/1"
 
 class Report:
     def __init__(self, trace, ctx, properties: List[Property], store, worst: Dict[str, Instances],
-                 counts=None, switched_off=(), exceeding=None, package_problems=()):
+                 counts=None, switched_off=(), exceeding=None, package_problems=(),
+                 unanalysed=()):
         self.trace = trace
         #: properties left out because they raised or returned something unusable
         #: (engine.SwitchedOff: name, source, exception, message, file, line)
@@ -34,6 +35,10 @@ class Report:
         self.exceeding = dict(exceeding or {})
         #: installed packages whose properties could not be loaded
         self.package_problems = list(package_problems)
+        #: waiting calls the wait states could not examine: the trace lacks the
+        #: records they are computed from (coverage.Unanalysed: code, calls, ticks,
+        #: event, location, properties, detail)
+        self.unanalysed = list(unanalysed)
         self._ctx = ctx
         self._store = store
         self.worst = worst
@@ -82,6 +87,8 @@ class Report:
         trace's inconsistencies, properties switched off, metrics exceeding their
         parent, packages not loaded (details: warning_details)."""
         out = self.trace_warnings
+        for u in self.unanalysed:
+            out[u.code] = u.calls
         for code, n in (("property_switched_off", len(self.switched_off)),
                         ("metric_exceeds_parent", len(self.exceeding)),
                         ("package_not_loaded", len(self.package_problems))):
@@ -94,7 +101,8 @@ class Report:
         """The first trace inconsistencies of each code (reading and EARL layer),
         then every property switched off, metric exceeding its parent and package
         that failed to load: one dict each, with a `code`."""
-        return self._trace_warning_details() + self._analysis_warning_details()
+        return (self._trace_warning_details() + self._unanalysed_details() +
+                self._analysis_warning_details())
 
     def _trace_warning_details(self) -> List[dict]:
         out = []
@@ -104,6 +112,11 @@ class Report:
         for c, l, e, d in self._ctx.states.warnings.details:
             out.append({"code": c, "location": l, "event": e, "detail": d})
         return out
+
+    def _unanalysed_details(self) -> List[dict]:
+        return [{"code": u.code, "location": u.location, "event": u.event, "calls": u.calls,
+                 "ticks": u.ticks, "properties": list(u.properties), "detail": u.detail}
+                for u in self.unanalysed]
 
     def _analysis_warning_details(self) -> List[dict]:
         out = []

@@ -70,7 +70,8 @@ def analyze(part: Part, properties=None, top: int = 10, progress=None, plugins=(
     try:
         local = engine.run(part.trace, properties, top=top,
                            progress=progress if ex.is_root else None, plugins=plugins,
-                           strict=strict, packages=packages, own=part.own)
+                           strict=strict, packages=packages, own=part.own,
+                           last_time=part.whole.get("last_time"))
     except Exception as exc:  # every part must learn of it
         error = exc
     ex.agree(error)
@@ -160,8 +161,8 @@ def _findings(report: Report, part: Part, top: int) -> dict:
     t_details = [d for d in trace.warnings.details if d[0] == "other_record" or
                  (0 <= d[1] < len(own_loc) and own_loc[d[1]])]
     ids.append(np.array([d[3] for d in t_details], dtype=np.int64))
-    own_events = len(own_ids)
-    times = ev.time[own_ids] if own_events else np.empty(0, np.uint64)
+    unanalysed = list(report.unanalysed)
+    ids.append(np.array([u.event for u in unanalysed], dtype=np.int64))
     stopped = None
     if any(loc.incomplete is not None for loc in trace.locations):
         from ..analysis.stopped import location_stops
@@ -174,12 +175,10 @@ def _findings(report: Report, part: Part, top: int) -> dict:
         "states_counts": dict(states.counts), "states_details": s_details,
         "trace_counts": {k: v for k, v in trace.warnings.counts.items()},
         "trace_details": t_details, "other_records": dict(trace.warnings.other_records),
-        "events": own_events,
-        "first_time": int(times.min()) if own_events else None,
-        "last_time": int(times.max()) if own_events else None,
         "switched_off": list(report.switched_off),
         "package_problems": list(report.package_problems),
         "stopped": stopped,
+        "unanalysed": unanalysed,
         "ids": np.concatenate(ids) if ids else np.empty(0, np.int64),
         "instances": np.concatenate(insts) if insts else np.empty(0, np.int64),
     }
@@ -220,6 +219,9 @@ def _globalize(piece: Optional[dict], gids: np.ndarray, ginst: np.ndarray) -> No
     g = take(len(piece["trace_details"]))
     piece["trace_details"] = [(d[0], d[1], d[2], int(e) if d[3] >= 0 else d[3], d[4])
                               for d, e in zip(piece["trace_details"], g)]
+    g = take(len(piece["unanalysed"]))
+    for u, e in zip(piece["unanalysed"], g):
+        u.event = int(e)
 
 
 # -- the merge ------------------------------------------------------------------------------
@@ -355,12 +357,12 @@ class MergedReport(Report):
 
     def __init__(self, pieces, part: Part, local: Report, tables, counts, worst, places,
                  parents, regions, extra_names):
-        events = sum(p["events"] for p in pieces)
-        firsts = [p["first_time"] for p in pieces if p["first_time"] is not None]
-        lasts = [p["last_time"] for p in pieces if p["last_time"] is not None]
         trace = part.trace
-        start = min(firsts) if firsts else trace.clock_offset
-        duration = max(lasts) - start if lasts else trace._defs.clock_length
+        whole = part.whole
+        events = whole["events"]
+        start = whole["first_time"] if whole["first_time"] is not None else trace.clock_offset
+        duration = (whole["last_time"] - start if whole["last_time"] is not None
+                    else trace._defs.clock_length)
         self.trace = PartedTrace(trace, events, start, duration)
         self.part = part
         self.switched_off = _union_switched_off(pieces)
@@ -379,6 +381,7 @@ class MergedReport(Report):
         self.exceeding = exceeding_parents(local.properties, _Store(self._tables, len(trace.locations)), off)
         self._pieces = pieces
         self._stop = _merge_stops(pieces, trace, start)
+        self.unanalysed = _merge_unanalysed(pieces, self.resolution)
 
     def _paths(self, trace) -> List[str]:
         """Region names from the root, '/' between them (the program's name for
@@ -481,6 +484,24 @@ def _union_switched_off(pieces) -> List[SwitchedOff]:
             if s.name not in seen:
                 seen.add(s.name)
                 out.append(s)
+    return out
+
+
+def _merge_unanalysed(pieces, resolution: int):
+    """The parts' uncovered waiting calls, kind by kind in the checks' order: the
+    counts and times added, the first call the earliest of all."""
+    from ..analysis.coverage import CHECKS, Unanalysed, describe
+
+    out = []
+    for check in CHECKS:
+        found = [u for p in pieces for u in p["unanalysed"] if u.code == check.code]
+        if not found:
+            continue
+        first = min(found, key=lambda u: u.event)
+        calls, ticks = sum(u.calls for u in found), sum(u.ticks for u in found)
+        out.append(Unanalysed(check.code, calls, ticks, first.event, first.location,
+                              first.properties, describe(check.code, calls, ticks,
+                                                         first.properties, resolution)))
     return out
 
 

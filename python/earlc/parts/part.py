@@ -47,6 +47,8 @@ class Part:
         #: per ghost location, the positions its ghosts have in the whole trace
         self.ghost_positions = ghost_positions
         self.ghosts_received = ghosts_received
+        #: the whole trace's events, first and last timestamps (open_part)
+        self.whole = {}
         self._own_times = None
 
     # -- event keys ------------------------------------------------------------------
@@ -201,8 +203,23 @@ def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
         for run in np.split(np.arange(len(table)), cuts):
             positions[int(locs[run[0]])] = table["position"][run].astype(np.int64)
     trace = Trace(core, threads)
-    trace.part = Part(trace, partition, me, exchange, positions, len(table))
-    return trace.part
+    part = trace.part = Part(trace, partition, me, exchange, positions, len(table))
+    part.whole = _whole_trace(part)
+    return part
+
+
+def _whole_trace(part: Part) -> dict:
+    """Collective: the whole trace's event count, first and last timestamps."""
+    ev = part.trace.events
+    ids = np.nonzero(part.own[ev.location])[0] if len(ev) else np.empty(0, np.int64)
+    mine = (len(ids), int(ev.time[ids[0]]) if len(ids) else None,
+            int(ev.time[ids[-1]]) if len(ids) else None)
+    every = part.exchange.allgather(mine)
+    firsts = [f for _, f, _ in every if f is not None]
+    lasts = [t for _, _, t in every if t is not None]
+    return {"events": sum(n for n, _, _ in every),
+            "first_time": min(firsts) if firsts else None,
+            "last_time": max(lasts) if lasts else None}
 
 
 __all__ = ["Part", "open_part", "GHOST_RECORD"]
