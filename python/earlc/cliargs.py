@@ -185,4 +185,17 @@ def run_command(func, args) -> int:
         sys.stderr.write("%s: internal error: %s: %s (this is a bug in earlc; "
                          "EARLC_TRACEBACK=1 shows where)\n"
                          % (prog, type(exc).__name__, one_line(exc)))
+        _abort_mpi_job()
         return 1
+
+
+def _abort_mpi_job() -> None:
+    """A failure that this process alone met, in an MPI job: the others would
+    wait for it at their next exchange for good, so the whole job ends here."""
+    if "mpi4py.MPI" not in sys.modules:
+        return
+    from mpi4py import MPI
+
+    if MPI.Is_initialized() and not MPI.Is_finalized() and MPI.COMM_WORLD.Get_size() > 1:
+        sys.stderr.flush()
+        MPI.COMM_WORLD.Abort(1)

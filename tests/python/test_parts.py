@@ -56,7 +56,7 @@ def env():
     return e
 
 
-def mpiexec(n, *args, timeout=600, environ=None):
+def mpiexec(n, *args, timeout=300, environ=None):
     return subprocess.run(["mpiexec", "-n", str(n), *map(str, args)], capture_output=True,
                           text=True, env=environ or env(), timeout=timeout)
 

@@ -163,6 +163,8 @@ def _findings(report: Report, part: Part, top: int) -> dict:
     ids.append(np.array([d[3] for d in t_details], dtype=np.int64))
     unanalysed = list(report.unanalysed)
     ids.append(np.array([u.event for u in unanalysed], dtype=np.int64))
+    #: call paths of the events a merged report names beyond the worst occurrences
+    paths = [report.callpath_of(u.event) for u in unanalysed]
     stopped = None
     if any(loc.incomplete is not None for loc in trace.locations):
         from ..analysis.stopped import location_stops
@@ -178,7 +180,7 @@ def _findings(report: Report, part: Part, top: int) -> dict:
         "switched_off": list(report.switched_off),
         "package_problems": list(report.package_problems),
         "stopped": stopped,
-        "unanalysed": unanalysed,
+        "unanalysed": unanalysed, "unanalysed_paths": paths,
         "ids": np.concatenate(ids) if ids else np.empty(0, np.int64),
         "instances": np.concatenate(insts) if insts else np.empty(0, np.int64),
     }
@@ -406,6 +408,10 @@ class MergedReport(Report):
         return out
 
     def callpath_of(self, event: int) -> str:
+        for p in self._pieces:
+            for u, path in zip(p["unanalysed"], p["unanalysed_paths"]):
+                if u.event == event:
+                    return path
         raise RuntimeError("this report was made in parts: event %d's call path is in the part "
                            "that holds it (Report.occurrence gives the worst occurrences')"
                            % event)
