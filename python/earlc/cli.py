@@ -156,16 +156,28 @@ def cmd_races(args) -> int:
     return 0
 
 
-def cmd_export(args) -> int:
-    from .export.perfetto import write_perfetto
+def _window_options(args):
+    """(start, end, locations) of --from, --to and --locations, checked before the
+    trace is read; bounds outside the trace are found once it is (window_ticks)."""
     from .timeline import parse_locations, parse_seconds
 
-    try:
-        start = parse_seconds(args.start) if args.start is not None else None
-        end = parse_seconds(args.end) if args.end is not None else None
-        locations = parse_locations(args.locations) if args.locations is not None else None
-        if start is not None and end is not None and end < start:
+    start = parse_seconds(args.start) if args.start is not None else None
+    end = parse_seconds(args.end) if args.end is not None else None
+    locations = parse_locations(args.locations) if args.locations is not None else None
+    if start is not None and end is not None:
+        if end < start:
             raise ValueError("--to %s is before --from %s" % (args.end, args.start))
+        if end == start:
+            raise ValueError("--from %s --to %s is an empty window: give an end after the start"
+                             % (args.start, args.end))
+    return start, end, locations
+
+
+def cmd_export(args) -> int:
+    from .export.perfetto import write_perfetto
+
+    try:
+        start, end, locations = _window_options(args)
     except ValueError as exc:
         print("earlc: error: %s" % exc, file=sys.stderr)
         return 2
@@ -190,18 +202,13 @@ def cmd_export(args) -> int:
 def cmd_plot(args) -> int:
     from .plot import MissingDependency, require_matplotlib
     from .plot.style import check_path
-    from .timeline import parse_locations, parse_seconds
 
     try:
         check_path(args.output)
         require_matplotlib()
         if args.what != "timeline" and (args.start or args.end or args.locations):
             raise ValueError("--from, --to and --locations apply to plot timeline only")
-        start = parse_seconds(args.start) if args.start is not None else None
-        end = parse_seconds(args.end) if args.end is not None else None
-        locations = parse_locations(args.locations) if args.locations is not None else None
-        if start is not None and end is not None and end < start:
-            raise ValueError("--to %s is before --from %s" % (args.end, args.start))
+        start, end, locations = _window_options(args)
     except (ValueError, MissingDependency) as exc:
         print("earlc: error: %s" % exc, file=sys.stderr)
         return 2

@@ -255,3 +255,32 @@ def test_a_plugin_that_cannot_be_loaded(tmp_path, cmd):
                      "    name = 'late_sender'\n    def detect(self, ctx, s):\n        return None\n")
     assert_one_line_error(run(cmd, *args, "--plugin", str(taken)), "taken by the built-in",
                           "replaces")
+
+
+@pytest.mark.parametrize("cmd", [["plot", "timeline"], ["export"]])
+@pytest.mark.parametrize("window,needle", [
+    (["--from", "1e300"], "outside the trace"),
+    (["--to", "1e20"], "outside the trace"),
+    (["--to", "1e300"], "outside the trace"),
+    (["--from", "1"], "spans 0 to"),
+    (["--from", "5ms", "--to", "5ms"], "empty window"),
+    (["--from", "2us", "--to", "1us"], "before"),
+])
+def test_a_window_outside_the_trace_or_empty(tmp_path, cmd, window, needle):
+    out = str(tmp_path / ("t.png" if cmd[0] == "plot" else "t.json"))
+    assert_one_line_error(run(*cmd, DEMO, "-o", out, *window), needle)
+    assert not os.path.exists(out)
+
+
+def test_a_window_in_python_is_checked_too():
+    import earlc
+    from earlc.timeline import window_ticks
+
+    trace = earlc.open(DEMO)
+    t0, span = trace.start_time, trace.duration_ticks
+    assert window_ticks(trace) == (t0, t0 + span)
+    assert window_ticks(trace, 0, trace.duration) == (t0, t0 + span)
+    for start, end in ((1e300, None), (None, 1e20), (-1.0, None), (float("nan"), None),
+                       (1e-6, 1e-6)):
+        with pytest.raises(ValueError):
+            window_ticks(trace, start, end)
