@@ -57,8 +57,9 @@ def display_kinds(trace) -> np.ndarray:
 def window_ticks(trace, start: Optional[float] = None, end: Optional[float] = None):
     """(first, last) absolute ticks of a window given in seconds from the trace start
     (None: the trace's own start or end).  A bound outside the trace (before its start,
-    after its end), an end before the start and an empty window (start == end) are
-    ValueErrors whose message says what the trace spans."""
+    after its end) and an end before the start are ValueErrors whose message says
+    what the trace spans.  start == end is a valid window here (what is open at that
+    instant); the command line refuses it as showing nothing (cli._window_options)."""
     t0, span, res = trace.start_time, trace.duration_ticks, trace.timer_resolution
     for what, value in (("starts", start), ("ends", end)):
         if value is None:
@@ -72,9 +73,6 @@ def window_ticks(trace, start: Optional[float] = None, end: Optional[float] = No
     if last < first:
         raise ValueError("the window ends (%.9g s) before it starts (%.9g s)"
                          % ((last - t0) / res, (first - t0) / res))
-    if last == first and (start is not None or end is not None) and span > 0:
-        raise ValueError("the window from %.9g s to %.9g s is empty: give an end after its start"
-                         % ((first - t0) / res, (last - t0) / res))
     return first, last
 
 

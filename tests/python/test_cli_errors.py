@@ -280,7 +280,8 @@ def test_a_window_in_python_is_checked_too():
     t0, span = trace.start_time, trace.duration_ticks
     assert window_ticks(trace) == (t0, t0 + span)
     assert window_ticks(trace, 0, trace.duration) == (t0, t0 + span)
+    assert window_ticks(trace, 1e-6, 1e-6) == (t0 + 1000, t0 + 1000)  # an instant
     for start, end in ((1e300, None), (None, 1e20), (-1.0, None), (float("nan"), None),
-                       (1e-6, 1e-6)):
+                       (2e-6, 1e-6)):
         with pytest.raises(ValueError):
             window_ticks(trace, start, end)
