@@ -483,7 +483,8 @@ def build_parser() -> Parser:
                          description="Simulate a program and write its trace plus expected.json "
                                      "(see docs/generator.md).")
     syn.add_argument("kind", choices=KINDS, help="the program to simulate")
-    syn.add_argument("-o", "--output", required=True, help="archive folder to create")
+    syn.add_argument("-o", "--output", required=True, type=cliargs.output_folder, metavar="DIR",
+                     help="archive folder to create")
     syn.add_argument("--overwrite", action="store_true", help="replace an existing archive")
     for name, text in OPTIONS.items():
         flag = "--" + name.replace("_", "-")
@@ -512,7 +513,8 @@ def build_parser() -> Parser:
                          description="Run COMMAND (e.g. mpiexec -n 4 ./prog) with earlc's MPI "
                                      "recorder and write DIR/traces.otf2 (docs/record.md). "
                                      "The exit status is the command's.")
-    rec.add_argument("-o", "--output", help="archive folder (default: earlc-DATE-TIME)")
+    rec.add_argument("-o", "--output", type=cliargs.output_folder, metavar="DIR",
+                     help="archive folder (default: earlc-DATE-TIME)")
     rec.add_argument("--timeout", type=float, help="end the run after SECONDS "
                      "(SIGTERM, then SIGKILL) and keep what it recorded")
     rec.add_argument("--force", action="store_true", help="replace an archive at DIR")

@@ -8,7 +8,7 @@ Three pieces give a subcommand that rule without code of its own:
   texts may contain a plain `%`;
 - argument types that check a value while the command line is parsed, so nothing
   is read or computed before the user's mistake is reported: `count(low, high)`,
-  `output_file`, `existing_file`, `property_names`;
+  `output_file`, `output_folder`, `existing_file`, `name_list`;
 - `run_command`, which calls the subcommand and turns the exceptions that are the
   user's doing (`UsageError`, `earlc.TraceError`, a faulty plugin) into that one
   line; anything else is earlc's fault and says so on one line too (set
@@ -109,6 +109,23 @@ def output_file(text: str) -> str:
             raise argparse.ArgumentTypeError("%s cannot be written (permission denied)" % text)
     elif not os.access(folder, os.W_OK | os.X_OK):
         raise argparse.ArgumentTypeError("cannot create files in %s (permission denied)" % folder)
+    return text
+
+
+def output_folder(text: str) -> str:
+    """An archive folder the command creates (or fills): the folder holding it
+    exists and is writable, as for `output_file`, and it is no file itself.
+    Whether an existing archive may be replaced is the command's own rule."""
+    if not text:
+        raise argparse.ArgumentTypeError("the output folder name is empty")
+    if os.path.exists(text) and not os.path.isdir(text):
+        raise argparse.ArgumentTypeError("%s is a file; give a folder for the archive" % text)
+    folder = os.path.dirname(os.path.abspath(text))
+    if not os.path.isdir(folder):
+        raise argparse.ArgumentTypeError("folder %s does not exist; create it first" % folder)
+    if not os.path.exists(text) and not os.access(folder, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError("cannot create folders in %s (permission denied)"
+                                         % folder)
     return text
 
 

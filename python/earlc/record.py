@@ -141,6 +141,20 @@ def _signal_group(pgid: int, sig: int) -> None:
 
 # -- the whole -----------------------------------------------------------------------------
 
+def _scratch_folder() -> Optional[str]:
+    """The folder EARLC_RECORD_TMPDIR names for the recorder's files (None: beside
+    the archive), checked before the program runs."""
+    folder = os.environ.get("EARLC_RECORD_TMPDIR")
+    if not folder:
+        return None
+    if not os.path.isdir(folder):
+        raise RecordError("EARLC_RECORD_TMPDIR=%s is not a folder: create it, or unset the "
+                          "variable to keep the recorder's files beside the archive" % folder)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise RecordError("EARLC_RECORD_TMPDIR=%s cannot be written (permission denied)" % folder)
+    return folder
+
+
 def default_output() -> str:
     return time.strftime("earlc-%Y%m%d-%H%M%S")
 
@@ -172,11 +186,16 @@ def run_and_assemble(argv: Sequence[str], out: Optional[str], timeout: Optional[
     program = _program_of(argv)
     if program:
         _check_mpi_library(program)
+    scratch = _scratch_folder()
     library = recorder_library()
     parent = os.path.dirname(out)
     os.makedirs(parent, exist_ok=True)
     # beside the archive by default: every process must see it, on every machine
-    raw = tempfile.mkdtemp(prefix=".earlc-record-", dir=os.environ.get("EARLC_RECORD_TMPDIR") or parent)
+    try:
+        raw = tempfile.mkdtemp(prefix=".earlc-record-", dir=scratch or parent)
+    except OSError as exc:
+        raise RecordError("cannot create the recorder's private folder in %s: %s"
+                          % (scratch or parent, exc.strerror or exc)) from None
     try:
         env = dict(os.environ)
         env["EARLC_RECORD_DIR"] = raw

@@ -24,6 +24,7 @@ MISSING = "/nonexistent-earlc-folder/trace"
 BAD_VALUES = {
     "count": ["-1", "x"],
     "output_file": ["/nonexistent-earlc-folder/out.txt", "/"],
+    "output_folder": ["/nonexistent-earlc-folder/out", "/etc/passwd"],
     "existing_file": ["/nonexistent-earlc-plugin.py"],
     "name_list": [","],
     "int": ["x"],
@@ -285,3 +286,27 @@ def test_a_window_in_python_is_checked_too():
                        (2e-6, 1e-6)):
         with pytest.raises(ValueError):
             window_ticks(trace, start, end)
+
+
+def _output_commands():
+    """(subcommand, its -o action) of every subcommand that writes with -o."""
+    for cmd, sub in sorted(subcommands().items()):
+        for a in sub._actions:
+            if "-o" in a.option_strings:
+                yield cmd, sub, a
+
+
+@pytest.mark.parametrize("cmd", [c for c, _, _ in _output_commands()])
+def test_output_into_a_missing_folder_is_the_same_error_everywhere(cmd):
+    """Files and archive folders alike: the folder that is to hold them must exist."""
+    sub, action = next((s, a) for c, s, a in _output_commands() if c == cmd)
+    assert type_name(action) in ("output_file", "output_folder"), (cmd, type_name(action))
+    args = [a for a in placeholder_args(sub)]
+    if "-o" in args or "--output" in args:  # a required -o: the placeholder is replaced
+        k = args.index("--output") if "--output" in args else args.index("-o")
+        del args[k:k + 2]
+    ending = os.path.splitext(placeholder_output(action))[1] \
+        if type_name(action) == "output_file" else ""
+    r = run(cmd, *args, "-o", "/nonexistent-earlc-folder/out" + ending)
+    assert_one_line_error(r, "earlc %s: error: argument -o/--output: folder "
+                             "/nonexistent-earlc-folder does not exist; create it first" % cmd)

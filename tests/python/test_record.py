@@ -327,6 +327,16 @@ def test_no_command_and_bad_timeout(tmp_path):
     _one_line_error(status, stderr, "--timeout")
 
 
+def test_scratch_folder_that_does_not_exist(tmp_path):
+    env = _env()
+    env["EARLC_RECORD_TMPDIR"] = str(tmp_path / "missing")
+    p = subprocess.run([sys.executable, "-m", "earlc", "record", "-o", str(tmp_path / "x"), "--",
+                        "true"], capture_output=True, text=True, env=env, timeout=120)
+    _one_line_error(p.returncode, p.stderr, "EARLC_RECORD_TMPDIR=%s is not a folder"
+                    % (tmp_path / "missing"))
+    assert not (tmp_path / "x").exists() and not (tmp_path / "missing").exists()
+
+
 @needs_mpi
 def test_not_an_mpi_program(programs, tmp_path):
     status, _, stderr = run_record(tmp_path / "x", ["true"])
