@@ -133,7 +133,7 @@ def cmd_info(args) -> int:
 
 
 def cmd_races(args) -> int:
-    from .races import parse_wildcard, races
+    from .races import WildcardsNotRecorded, parse_wildcard, races
 
     try:
         wildcard = parse_wildcard(args.wildcard)
@@ -144,7 +144,10 @@ def cmd_races(args) -> int:
     try:
         trace = open_trace(args.trace, threads=args.threads, progress=bar)
         result = races(trace, wildcard=wildcard, clocks=args.clocks, progress=bar)
-    except ValueError as exc:  # no recorded wildcards, unknown region or rank
+    except WildcardsNotRecorded as exc:
+        print("earlc: error: %s" % exc.cli_message, file=sys.stderr)
+        return 2
+    except ValueError as exc:  # unknown region or rank
         print("earlc: error: %s" % exc, file=sys.stderr)
         return 2
     finally:

@@ -33,6 +33,21 @@ _RECV_KINDS = (KINDS["MPI_RECV"], KINDS["MPI_IRECV"])
 Wildcard = Union[None, str, Sequence[int], Callable]
 
 
+class WildcardsNotRecorded(ValueError):
+    """The trace has receives but does not say which of them asked for any source:
+    the caller must choose (`wildcard=`, `--wildcard`).  `cli_message` is the same
+    advice in the command line's terms."""
+
+    def __init__(self, path: str, receives: int):
+        what = ("%s has %d receive%s but does not say which asked for any source (OTF2 has no "
+                "field for it; traces written by `earlc record` carry it as an attribute)"
+                % (path, receives, "" if receives == 1 else "s"))
+        super().__init__(what + ": choose which receives to take as wildcards with wildcard='all', "
+                                "a region name, a list of ranks or a predicate")
+        self.cli_message = (what + ": choose with --wildcard all, --wildcard REGION (the "
+                                   "receives called inside it) or --wildcard RANKS (e.g. 0,2-4)")
+
+
 @dataclass(frozen=True)
 class Finding:
     """Another source of nondeterminism or a resource leak on one location: `kind`
@@ -91,15 +106,18 @@ def _select(trace, wildcard) -> tuple:
     source, tag = _requested_columns(trace)
     recorded = source is not None and bool((source != NOT_RECORDED).any())
     tags = tag if tag is not None and bool((tag != NOT_RECORDED).any()) else None
+    rows = _receive_rows(trace)
     if wildcard is None or (isinstance(wildcard, str) and wildcard == "recorded"):
+        if not len(rows):
+            # nothing to choose among: whatever a trace records, a trace without a
+            # completed receive has no wildcard receive (not an error)
+            return None, tags, {"wildcard": "recorded",
+                                "description": "no receive completed in this trace, so none "
+                                               "is a wildcard receive"}
         if not recorded:
-            raise ValueError(
-                "this trace does not record which receives asked for any source (OTF2 has no "
-                "field for it; `earlc record` adds one): choose which receives to take as "
-                "wildcards ('all', a region name, a list of ranks or a predicate)")
+            raise WildcardsNotRecorded(trace.path, len(rows))
         return source, tags, {"wildcard": "recorded",
                               "description": "the requested sources and tags the trace recorded"}
-    rows = _receive_rows(trace)
     events = trace.events.messages.event[rows]
     if isinstance(wildcard, str) and wildcard == "all":
         return None, tags, {"wildcard": "all",
@@ -376,6 +394,12 @@ class Races:
                  % (s["wildcard_receives"], s["receives_with_alternatives"], s["alternatives"],
                     d["clocks"], ", %d of them missed by Lamport clocks alone" % s["lamport_missed"]
                     if d["clocks"] == "vector" else "")]
+        if not s["wildcard_receives"]:
+            lines.append("")
+            lines.append("No wildcard receive, so no message race.")
+            if any(l.incomplete is not None for l in self.trace.locations):
+                lines.append("Receives still waiting when the run ended have no receive record; "
+                             "`earlc analyze` says where each location stopped.")
         for r in d["receives"]:
             lines.append("")
             took = "took #%d" % r["took"] if r["took"] is not None else "took nothing"

@@ -267,6 +267,11 @@ def test_deadlock_with_timeout_names_the_blocked_calls(programs, tmp_path):
     p = subprocess.run([sys.executable, "-m", "earlc", "analyze", str(tmp_path / "d"),
                         "--format", "json"], capture_output=True, text=True, env=_env())
     assert p.returncode == 0 and json.loads(p.stdout)["stopped"]["groups"][0]["call"] == "MPI_Recv"
+    # its receives never completed: no wildcard receive, and no advice to record it
+    p = subprocess.run([sys.executable, "-m", "earlc", "races", str(tmp_path / "d")],
+                       capture_output=True, text=True, env=_env())
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    assert "No wildcard receive" in p.stdout and "earlc record" not in p.stdout
 
 
 @needs_mpi
