@@ -272,9 +272,11 @@ def cmd_synth(args) -> int:
     bar = ProgressBar()
     try:
         r = synth(args.kind, args.output, progress=bar, overwrite=args.overwrite, **options)
-    except KeyboardInterrupt:
-        print("earlc: interrupted; nothing was written to %s" % args.output, file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the C core removed its work
+        print("earlc: %s; nothing was written to %s" % (
+            "terminated" if isinstance(exc, cliargs.Terminated) else "interrupted", args.output),
+            file=sys.stderr)
+        return cliargs.interrupt_status(exc)
     finally:
         bar.close()
     exp = r.expected()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import sys
 from typing import Callable, Tuple, Type
 
@@ -162,19 +163,42 @@ def write_output(path, text: str) -> None:
 
 # -- running a command ------------------------------------------------------------------
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C raises KeyboardInterrupt, so that what a command
+    cleans up on Ctrl-C (a half-written archive, a recorded run's processes) it
+    cleans up when it is ended by `kill` or a batch system too."""
+
+    status = 128 + signal.SIGTERM
+
+
+def _terminate(signum, frame):
+    raise Terminated()
+
+
+def interrupt_status(exc: KeyboardInterrupt) -> int:
+    """The exit status of a command ended by exc: 143 for SIGTERM, 130 for Ctrl-C."""
+    return getattr(exc, "status", 130)
+
+
 def run_command(func, args) -> int:
-    """func(args), with every user error reported on one line (status 2)."""
+    """func(args), with every user error reported on one line (status 2); SIGTERM
+    ends it as Ctrl-C does (Terminated), with status 143."""
     from . import TraceError
 
     prog = "earlc"
+    try:
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # not the main thread (earlc.cli.main called from a thread)
+        previous = None
     try:
         return func(args)
     except _USER_ERRORS + (TraceError,) as exc:
         sys.stderr.write("%s: error: %s\n" % (prog, one_line(exc)))
         return USAGE_STATUS
-    except KeyboardInterrupt:
-        sys.stderr.write("%s: interrupted\n" % prog)
-        return 130
+    except KeyboardInterrupt as exc:
+        sys.stderr.write("%s: %s\n" % (prog, "terminated" if isinstance(exc, Terminated)
+                                         else "interrupted"))
+        return interrupt_status(exc)
     except BrokenPipeError:
         # the reader of our output went away (earlc ... | head): not an error
         try:
@@ -189,3 +213,6 @@ def run_command(func, args) -> int:
                          "EARLC_TRACEBACK=1 shows where)\n"
                          % (prog, type(exc).__name__, one_line(exc)))
         return 1
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)

@@ -94,20 +94,23 @@ def _prepare_output(out: str, force: bool) -> bool:
 
 
 def _run(argv: Sequence[str], env: Dict[str, str], timeout: Optional[float]) -> RunResult:
-    """Run argv in a process group of its own; at the timeout (or Ctrl-C) send
-    the whole group SIGTERM, then SIGKILL after a grace period."""
+    """Run argv in a process group of its own; at the timeout (or Ctrl-C, or a
+    SIGTERM to earlc) send the whole group SIGTERM, then SIGKILL after a grace
+    period."""
     start = time.monotonic()
     try:
         proc = subprocess.Popen(list(argv), env=env, start_new_session=True)
     except OSError as exc:
         raise RecordError("%s: %s" % (argv[0], exc.strerror or exc))
     timed_out = interrupted = False
+    interrupt_status = 130
     try:
         status = proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (cliargs.Terminated): 143
         interrupted = True
+        interrupt_status = getattr(exc, "status", 130)
     # CLOCK_MONOTONIC, the clock of the records of the processes on this machine
     ended_ns = time.monotonic_ns()
     if timed_out or interrupted:
@@ -127,7 +130,7 @@ def _run(argv: Sequence[str], env: Dict[str, str], timeout: Optional[float]) -> 
     if timed_out:
         status = 124
     elif interrupted:
-        status = 130
+        status = interrupt_status
     return RunResult(status, timed_out, interrupted, time.monotonic() - start, ended_ns,
                      socket.gethostname())
 
