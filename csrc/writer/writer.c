@@ -706,22 +706,40 @@ static earl_status write_global_defs(earl_writer *w, const close_plan *p, earl_e
             "write a region");
     }
     /* COMM_LOCATIONS groups first: readers such as otf2-print resolve the
-     * communicator groups that refer to them as they read them. */
-    for (int pass = 0; pass < 2; pass++) {
-        for (uint32_t i = 0; i < w->groups.n + p->n_extra; i++) {
+     * communicator groups that refer to them as they read them, and expect the
+     * definitions of a kind numbered 0, 1, 2, ... in the order they come.  So
+     * the file numbers the groups in the order they are written, and the
+     * communicators name their group by that number (file_group). */
+    uint32_t n_groups = w->groups.n + p->n_extra;
+    uint32_t *file_group = malloc((n_groups ? n_groups : 1) * sizeof *file_group);
+    if (!file_group)
+        return wr_nomem(w, err);
+    uint32_t written = 0;
+    earl_status st = EARL_OK;
+    for (int pass = 0; pass < 2 && st == EARL_OK; pass++) {
+        for (uint32_t i = 0; i < n_groups && st == EARL_OK; i++) {
             const wgroup *gr = i < w->groups.n ? &w->groups.v[i] : &p->extra[i - w->groups.n];
             if ((gr->type == OTF2_GROUP_TYPE_COMM_LOCATIONS) != (pass == 0))
                 continue;
-            TRY(OTF2_GlobalDefWriter_WriteGroup(g, i, gr->name, gr->type, gr->paradigm, gr->flags,
-                                                gr->n, gr->members),
-                "write a group");
+            file_group[i] = written;
+            OTF2_ErrorCode rc = OTF2_GlobalDefWriter_WriteGroup(g, written++, gr->name, gr->type,
+                                                                gr->paradigm, gr->flags, gr->n,
+                                                                gr->members);
+            if (rc != OTF2_SUCCESS)
+                st = wr_otf2_fail(w, err, rc, "write a group");
         }
     }
-    for (uint32_t i = 0; i < w->comms.n; i++) {
+    for (uint32_t i = 0; i < w->comms.n && st == EARL_OK; i++) {
         const wcomm *c = &w->comms.v[i];
-        TRY(OTF2_GlobalDefWriter_WriteComm(g, i, c->name, c->group, c->parent, OTF2_COMM_FLAG_NONE),
-            "write a communicator");
+        uint32_t group = c->group < n_groups ? file_group[c->group] : c->group;
+        OTF2_ErrorCode rc = OTF2_GlobalDefWriter_WriteComm(g, i, c->name, group, c->parent,
+                                                           OTF2_COMM_FLAG_NONE);
+        if (rc != OTF2_SUCCESS)
+            st = wr_otf2_fail(w, err, rc, "write a communicator");
     }
+    free(file_group);
+    if (st != EARL_OK)
+        return st;
     for (uint32_t i = 0; i < w->wins.n; i++)
         TRY(OTF2_GlobalDefWriter_WriteRmaWin(g, i, w->wins.v[i].name, w->wins.v[i].comm,
                                              OTF2_RMA_WIN_FLAG_NONE),
