@@ -397,6 +397,14 @@ earl_loc earl_defs_location_index(const earl_defs *defs, uint64_t id)
                                                                  : EARL_NONE;
 }
 
+const char *earl_defs_region_name(const earl_defs *defs, uint32_t region)
+{
+    if (region >= defs->n_regions || !defs->regions[region].defined)
+        return "?";
+    uint32_t name = defs->regions[region].name;
+    return name < defs->strings.count ? defs->strings.text[name] : "?";
+}
+
 /* Sort key of the dense location order. */
 typedef struct location_key {
     size_t group_position; /* of the location group in definition order */
