@@ -58,6 +58,18 @@ def test_missing_global_definitions(archive):
     assert "traces.def" in str(e) and "global definitions" in str(e)
 
 
+    assert e.status == "missing file"
+
+
+@pytest.mark.parametrize("content", [b"garbage\n", b"", bytes(range(256)) * 4])
+def test_garbage_global_definitions(archive, content):
+    """A traces.def that is there but is no definition file: corrupt, not missing."""
+    (archive / "traces.def").write_bytes(content)
+    e = error_of(archive)
+    assert "traces.def" in str(e) and "not a readable OTF2 definition file" in str(e)
+    assert e.status == "corrupt"
+
+
 def test_truncated_global_definitions(archive):
     data = (archive / "traces.def").read_bytes()
     (archive / "traces.def").write_bytes(data[: len(data) // 3])
