@@ -221,6 +221,10 @@ def test_names_taken_and_replacements(tmp_path, generated):
     with pytest.raises(PluginError, match="long_receive is taken by property long_receive"):
         earlc.analysis.catalog.assemble(files=[twice, write(tmp_path, "again.py", GOOD)],
                                         packages=False)
+    # the same file named twice, however spelt, is loaded once: no clash with itself
+    for same in ([twice, twice], [twice, str(twice.parent) + "//" + twice.name]):
+        catalog = earlc.analysis.catalog.assemble(files=same, packages=False)
+        assert [p.name for p in catalog.properties].count("long_receive") == 1
 
     class Nowhere(LateSenderPaper):
         name, replaces = "nowhere", "late_sendr"

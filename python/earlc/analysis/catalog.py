@@ -216,8 +216,14 @@ def assemble(plugins: Iterable[Property] = (), files: Iterable = (), packages: b
         if problems and strict:
             raise PluginError(problems[0])
         extra += found
+    loaded = set()
     for f in files:
-        extra += load_file(f)
+        # the same file named twice (--plugin a.py --plugin ./a.py) is loaded once:
+        # its properties are no other properties of the same name
+        key = os.path.realpath(os.fspath(f))
+        if key not in loaded:
+            loaded.add(key)
+            extra += load_file(f)
     for p in plugins:
         if not isinstance(p, Property):
             raise PluginError("%r is no Property: give instances of earlc.analysis.Property "
