@@ -376,8 +376,21 @@ def _threads_option(parser, text: str = "reading threads (default: one per core)
     parser.add_argument("--threads", type=cliargs.threads, default=0, help=text)
 
 
+def _version_text() -> str:
+    """'earlc 0.1.0 (libotf2 3.0.2, Python 3.11.7)'."""
+    import platform
+
+    from . import __version__, _core
+
+    otf2 = getattr(_core, "OTF2_VERSION", None)
+    return "earlc %s (%sPython %s)" % (__version__, "libotf2 %s, " % otf2 if otf2 else "",
+                                       platform.python_version())
+
+
 def build_parser() -> Parser:
     p = Parser(prog="earlc", description=__doc__.split("\n")[0])
+    p.add_argument("--version", action="version", version=_version_text(),
+                   help="earlc's version and the libotf2 it reads with, then exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     an = sub.add_parser("analyze", help="find and quantify inefficiencies",
                         description="Detect the performance properties of a trace and report "

@@ -179,8 +179,13 @@ def test_user_errors_come_before_reading_the_trace():
 def test_properties_that_are_no_metric_and_unknown_names():
     r = run("analyze", DEMO, "--properties", "p2p_messages")
     assert_one_line_error(r, "p2p_messages is a compound event", "late_sender")
+    r = run("analyze", DEMO, "--properties", "late_sendr,wiat_at_barrier")
+    assert_one_line_error(r, "unknown properties late_sendr, wiat_at_barrier: did you mean "
+                             "late_sender for late_sendr, wait_at_barrier for wiat_at_barrier?")
+    assert_one_line_error(run("analyze", DEMO, "--properties", "root_cuase"),
+                          "unknown property root_cuase: did you mean root_cause?")
     r = run("analyze", DEMO, "--properties", "bogus")
-    assert_one_line_error(r, "unknown property bogus")
+    assert_one_line_error(r, "unknown property bogus (known: ")
     known = r.stderr.split("known: ")[1]
     assert "p2p_messages" not in known and "mpi_collectives" not in known
     assert "late_sender" in known
@@ -310,3 +315,11 @@ def test_output_into_a_missing_folder_is_the_same_error_everywhere(cmd):
     r = run(cmd, *args, "-o", "/nonexistent-earlc-folder/out" + ending)
     assert_one_line_error(r, "earlc %s: error: argument -o/--output: folder "
                              "/nonexistent-earlc-folder does not exist; create it first" % cmd)
+
+
+def test_version():
+    import earlc
+
+    r = run("--version")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert r.stdout.startswith("earlc %s (libotf2 " % earlc.__version__) and r.stdout.count("\n") == 1
