@@ -325,4 +325,7 @@ def open(path, threads: int = 0, progress: Optional[ProgressFn] = None) -> Trace
     progress: called as progress(phase, done, total) during long reads.
     Raises earlc.TraceError with a message naming the file and the problem.
     """
-    return Trace(_core.open(os.fspath(path), threads=threads, progress=progress), threads)
+    path = os.fspath(path)
+    # "run/" names the folder "run": its anchor is run/traces.otf2, not run//traces.otf2
+    path = path.rstrip(os.sep) or path
+    return Trace(_core.open(path, threads=threads, progress=progress), threads)
