@@ -245,7 +245,9 @@ class Trace:
 
     @property
     def start_time(self) -> int:
-        """Timestamp of the first event (ticks)."""
+        """The trace's start (ticks): the timestamp of its first event, or for a trace
+        without events its clock properties' offset.  Every time earlc shows a person
+        is counted from here (earlc.display)."""
         return int(self.events.time[0]) if len(self) else self._defs.clock_offset
 
     @property
@@ -260,8 +262,15 @@ class Trace:
         return self.duration_ticks / self.timer_resolution if self.timer_resolution else 0.0
 
     def seconds(self, ticks) -> float:
-        """Convert a tick count (or array) to seconds."""
+        """Convert a tick count, a duration (or array), to seconds."""
         return ticks / self.timer_resolution
+
+    def time_seconds(self, ticks):
+        """Timestamps (ticks, scalar or array) as seconds from the trace's start
+        (`start_time`): how every output of earlc shows a time (earlc.display)."""
+        from .display import time_seconds
+
+        return time_seconds(self, ticks)
 
     # -- events -----------------------------------------------------------------------
     def __len__(self) -> int:
