@@ -441,7 +441,7 @@ def test_json_and_text_say_the_same_about_each_occurrence():
     trace = earlc.open(ROOT / "traces" / "ring-late-sender")
     r = earlc.analyze(trace, packages=False)
     data = json.loads(r.to_json())
-    assert data["trace"]["start_time"] == trace.start_time
+    assert data["trace"]["start_time_ticks"] == trace.start_time
     text = r.to_text()
     res = data["trace"]["timer_resolution"]
     locs = {l["index"]: l for l in data["locations"]}
@@ -450,11 +450,13 @@ def test_json_and_text_say_the_same_about_each_occurrence():
 
     assert res == trace.timer_resolution
     for occ in data["instances"]["late_sender"][:5]:
-        since_start = occ["time"] - data["trace"]["start_time"]  # ticks: no trace needed
+        # the time: seconds from the start, and its raw tick beside it
+        since_start = occ["time_ticks"] - data["trace"]["start_time_ticks"]
+        assert occ["time"] == since_start / res
         loc = locs[occ["location"]]
         shown = "%s  event %d at %s on rank %d in %s" % (
             _fmt_value(r, "sec", occ["severity"]), occ["event"],
-            _fmt_value(r, "sec", since_start), loc["rank"], paths[occ["callpath"]])
+            earlc.display.format_seconds(occ["time"]), loc["rank"], paths[occ["callpath"]])
         assert shown in text, shown
 
 
