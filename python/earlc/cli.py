@@ -328,7 +328,11 @@ def cmd_search(args) -> int:
         shown = []
         for c in m.columns:
             shown += [c, c + ".time", c + ".location", c + ".kind", c + ".region"]
-        lines.append(df[shown].to_string(index=False))
+        # times as every output shows them: seconds from the trace's start, to the tick
+        digits = max(0, len(str(max(trace.timer_resolution, 1))) - 1)
+        lines.append(df[shown].to_string(
+            index=False, formatters={c + ".time": ("{:.%df}" % digits).format
+                                     for c in m.columns}))
     _write(args, "\n".join(lines))
     return 0
 

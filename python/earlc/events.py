@@ -291,15 +291,19 @@ class Events:
         return self._derive("bytes")
 
     def to_dataframe(self):
-        """One row per event with readable kind and region names (a copy)."""
+        """One row per event with its time (`time`: seconds from the trace's start,
+        `time_ticks`: its timestamp), readable kind and region names (a copy)."""
         import pandas as pd
+
+        from .display import time_columns
 
         t = self._trace_ref()
         kinds = pd.Categorical.from_codes(self.kind, categories=list(KIND_NAMES))
         names = t._region_name_array()  # by ref, with None past the last slot
         region = names[np.minimum(self.region_of(slice(None)), len(names) - 1)]
         return pd.DataFrame({
-            "time": self.time, "location": self.location, "kind": kinds, "region": region,
+            **time_columns(t, self.time), "location": self.location, "kind": kinds,
+            "region": region,
             "peer": self.peer, "tag": self.tag, "communicator": self.communicator,
             "bytes": self.bytes,
         })

@@ -23,6 +23,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Union
 import numpy as np
 
 from . import _core
+from .display import format_seconds, time_columns, time_fields
 from .events import KINDS, column
 
 WILDCARD = -1       #: requested source or tag: MPI_ANY_SOURCE / MPI_ANY_TAG
@@ -290,9 +291,11 @@ class Races:
     def to_dataframe(self):
         """One row per (wildcard receive, alternative send), receives with most
         alternatives first: event ids `recv` and `send` (the receive record and the
-        alternative send record), their locations, ranks, tags, times (ticks) and call
-        paths, `recv_posted`, the send the receive took (`actual_send`), the receive's
-        number of `alternatives`, and `lamport` (LLCP finds it too)."""
+        alternative send record), their locations, ranks, tags, times (`recv_time`,
+        `send_time`: seconds from the trace's start, with `recv_time_ticks`,
+        `send_time_ticks` beside them) and call paths, `recv_posted`, the send the
+        receive took (`actual_send`), the receive's number of `alternatives`, and
+        `lamport` (LLCP finds it too)."""
         import pandas as pd
 
         recv, send, actual, counts = self._pair_arrays()
@@ -305,7 +308,8 @@ class Races:
             "recv_location": ev.location[recv], "send_location": ev.location[send],
             "recv_rank": ranks[ev.location[recv]], "send_rank": ranks[ev.location[send]],
             "recv_tag": self._tags(recv), "send_tag": self._tags(send),
-            "recv_time": ev.time[recv], "send_time": ev.time[send],
+            **time_columns(self.trace, ev.time[recv], "recv_time"),
+            **time_columns(self.trace, ev.time[send], "send_time"),
             "recv_callpath": [self.callpath(int(e)) for e in recv],
             "send_callpath": [self.callpath(int(e)) for e in send],
             "recv_posted": posted, "actual_send": actual, "alternatives": counts,
@@ -314,19 +318,27 @@ class Races:
 
     def receives_dataframe(self):
         """One row per wildcard receive: `recv`, `recv_posted`, `actual_send`,
-        `location`, `alternatives`, `any_tag`."""
+        `location`, `time` (seconds from the trace's start) and `time_ticks`,
+        `alternatives`, `any_tag`."""
         import pandas as pd
 
         return pd.DataFrame({"recv": self.recv, "recv_posted": self.recv_posted,
                              "actual_send": self.recv_send,
                              "location": self.trace.events.location[self.recv],
+                             **time_columns(self.trace, self.trace.events.time[self.recv]),
                              "alternatives": self.n_alternatives, "any_tag": self.recv_any_tag})
 
     def findings_dataframe(self):
+        """One row per finding: `kind`, `location`, `event` (its first call), `time`
+        (seconds from the trace's start) and `time_ticks`, `count`."""
         import pandas as pd
 
-        return pd.DataFrame([f.__dict__ for f in self.findings],
-                            columns=["kind", "location", "event", "count"])
+        events = np.array([f.event for f in self.findings], dtype=np.int64)
+        return pd.DataFrame({
+            "kind": [f.kind for f in self.findings],
+            "location": np.array([f.location for f in self.findings], dtype=np.int64),
+            "event": events, **time_columns(self.trace, self.trace.events.time[events]),
+            "count": np.array([f.count for f in self.findings], dtype=np.int64)})
 
     # -- reports ------------------------------------------------------------------------
     def _event_dict(self, e: int) -> dict:
@@ -334,7 +346,7 @@ class Races:
         loc = self.trace.locations[int(ev.location[e])]
         tag = int(self._tags(np.array([e]))[0]) if ev.ref_of(e) >= 0 else None
         return {"event": int(e), "location": loc.name, "rank": loc.rank, "tag": tag,
-                "time": int(ev.time[e]), "callpath": self.callpath(int(e))}
+                **time_fields(self.trace, int(ev.time[e])), "callpath": self.callpath(int(e))}
 
     def to_dict(self, limit: Optional[int] = None) -> dict:
         """The report as plain data (docs/races.md, "JSON"); `limit` keeps the first
@@ -358,8 +370,9 @@ class Races:
         for f in self.findings:
             loc = self.trace.locations[f.location]
             findings.append({"kind": f.kind, "location": loc.name, "rank": loc.rank,
-                             "event": f.event, "count": f.count,
-                             "callpath": self.callpath(f.event)})
+                             "event": f.event,
+                             **time_fields(self.trace, int(self.trace.events.time[f.event])),
+                             "count": f.count, "callpath": self.callpath(f.event)})
         return {
             "trace": self.trace.path,
             "timer_resolution": self.trace.timer_resolution,
@@ -382,11 +395,10 @@ class Races:
         alternatives, the other findings and warnings."""
         d = self.to_dict(limit=top)
         s = d["summary"]
-        res = self.trace.timer_resolution or 1
 
         def where(x):
             rank = "rank %s" % x["rank"] if x["rank"] is not None else x["location"]
-            return "%s t=%.6f s in %s" % (rank, x["time"] / res, x["callpath"] or "?")
+            return "%s at %s in %s" % (rank, format_seconds(x["time"]), x["callpath"] or "?")
 
         lines = ["Message races in %s" % d["trace"],
                  "  wildcards: %s" % d["assumption"]["description"],
@@ -417,8 +429,9 @@ class Races:
             lines.append("Other nondeterminism and resource leaks:")
             for f in d["findings"]:
                 rank = "rank %s" % f["rank"] if f["rank"] is not None else f["location"]
-                lines.append("  %-22s %6d on %s, first #%d in %s"
-                             % (f["kind"], f["count"], rank, f["event"], f["callpath"] or "?"))
+                lines.append("  %-22s %6d on %s, first #%d at %s in %s"
+                             % (f["kind"], f["count"], rank, f["event"],
+                                format_seconds(f["time"]), f["callpath"] or "?"))
         if d["warnings"]:
             lines.append("")
             lines.append("Warnings: " + ", ".join("%s %d" % kv for kv in d["warnings"].items()))
