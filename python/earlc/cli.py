@@ -271,7 +271,8 @@ def cmd_synth(args) -> int:
     options = {name: getattr(args, name) for name in OPTIONS if getattr(args, name, None) is not None}
     bar = ProgressBar()
     try:
-        r = synth(args.kind, args.output, progress=bar, overwrite=args.overwrite, **options)
+        with cliargs.terminate_as_interrupt():
+            r = synth(args.kind, args.output, progress=bar, overwrite=args.overwrite, **options)
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the C core removed its work
         print("earlc: %s; nothing was written to %s" % (
             "terminated" if isinstance(exc, cliargs.Terminated) else "interrupted", args.output),
@@ -342,7 +343,8 @@ def cmd_record(args) -> int:
 
     command = args.command_line[1:] if args.command_line[:1] == ["--"] else args.command_line
     try:
-        trace, run = run_and_assemble(command, args.output, args.timeout, args.force)
+        with cliargs.terminate_as_interrupt():  # ends the run, keeps what it recorded
+            trace, run = run_and_assemble(command, args.output, args.timeout, args.force)
     except RecordError as exc:
         print("earlc: error: %s" % exc, file=sys.stderr)
         return 2

@@ -19,6 +19,7 @@ docs/cli.md states the rule for users.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import signal
@@ -164,9 +165,10 @@ def write_output(path, text: str) -> None:
 # -- running a command ------------------------------------------------------------------
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where Ctrl-C raises KeyboardInterrupt, so that what a command
-    cleans up on Ctrl-C (a half-written archive, a recorded run's processes) it
-    cleans up when it is ended by `kill` or a batch system too."""
+    """SIGTERM inside terminate_as_interrupt, raised where Ctrl-C raises
+    KeyboardInterrupt, so that what a command cleans up on Ctrl-C (a half-written
+    archive, a recorded run's processes) it cleans up when it is ended by `kill` or
+    a batch system too."""
 
     status = 128 + signal.SIGTERM
 
@@ -175,21 +177,35 @@ def _terminate(signum, frame):
     raise Terminated()
 
 
+@contextlib.contextmanager
+def terminate_as_interrupt():
+    """SIGTERM raises Terminated inside the block, where Ctrl-C would raise
+    KeyboardInterrupt: for commands that clean up what they leave half done (synth
+    removes its half-written archive, record ends the recorded run and writes what it
+    recorded).  Elsewhere SIGTERM keeps its default and ends earlc at once, even
+    inside a long read in C, which checks for signals only where it reports progress."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # not the main thread (earlc.cli.main called from a thread)
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+
 def interrupt_status(exc: KeyboardInterrupt) -> int:
     """The exit status of a command ended by exc: 143 for SIGTERM, 130 for Ctrl-C."""
     return getattr(exc, "status", 130)
 
 
 def run_command(func, args) -> int:
-    """func(args), with every user error reported on one line (status 2); SIGTERM
-    ends it as Ctrl-C does (Terminated), with status 143."""
+    """func(args), with every user error reported on one line (status 2); ended by
+    Ctrl-C, status 130, or inside terminate_as_interrupt by SIGTERM, status 143."""
     from . import TraceError
 
     prog = "earlc"
-    try:
-        previous = signal.signal(signal.SIGTERM, _terminate)
-    except ValueError:  # not the main thread (earlc.cli.main called from a thread)
-        previous = None
     try:
         return func(args)
     except _USER_ERRORS + (TraceError,) as exc:
@@ -213,6 +229,3 @@ def run_command(func, args) -> int:
                          "EARLC_TRACEBACK=1 shows where)\n"
                          % (prog, type(exc).__name__, one_line(exc)))
         return 1
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)

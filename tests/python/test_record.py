@@ -275,6 +275,30 @@ def test_deadlock_with_timeout_names_the_blocked_calls(programs, tmp_path):
 
 
 @needs_mpi
+def test_sigterm_ends_the_run_and_keeps_what_it_recorded(programs, tmp_path):
+    """`kill` (SIGTERM) to earlc record does what Ctrl-C does: ends the run's process
+    group, writes the archive of what was recorded, exits with 143."""
+    import signal
+    import time
+
+    p = subprocess.Popen([sys.executable, "-m", "earlc", "record", "-o", str(tmp_path / "d"), "--",
+                          "mpiexec", "-n", "3", programs["stop"], "deadlock"],
+                         env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not [f for f in os.listdir(tmp_path) if f.startswith(".earlc-record-")]:
+        assert p.poll() is None and time.monotonic() < deadline, p.communicate()
+        time.sleep(0.05)
+    time.sleep(2)  # the ranks reach their deadlock
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 143, err
+    assert "Traceback" not in err
+    trace = earlc.open(tmp_path / "d")
+    assert trace.warnings.counts["location_incomplete"] == 3
+    assert not [f for f in os.listdir(tmp_path) if f.startswith(".earlc-record-")]
+
+
+@needs_mpi
 def test_abort_leaves_a_readable_trace(programs, tmp_path):
     status, _, stderr = run_record(tmp_path / "a", ["mpiexec", "-n", "3", programs["stop"], "abort"])
     assert status != 0 and "Traceback" not in stderr
