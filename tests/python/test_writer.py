@@ -219,6 +219,8 @@ def test_every_kind_is_written(tmp_path):
     assert 'Name: "./app"' in text and '"-n"' in text
     assert '("PAPI_TOT_CYC" <' in text and "36.6" in text
     assert "Operation: BCAST" in text and "Root: 1" in text
+    # events name groups by the refs the file gives them: the group of ranks "sync"
+    assert re.search(r'Group: "sync" <\d+>', text)
 
 
 def test_roundtrip_through_earlc_open(tmp_path):
