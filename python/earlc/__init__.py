@@ -24,7 +24,7 @@ from .events import KIND_NAMES, KINDS, Event, Events
 from .trace import Trace, Warnings, open  # noqa: A004
 from . import display  # noqa: F401  (earlc.display: how times and values are shown)
 from .clocks import VectorClocks
-from .search import Matches, PatternError
+from .search import Matches, PatternError, PatternWarning
 from .writer import TraceWriter
 from .synth import SynthResult, synth
 from .analysis import Instances, Property, Report, analyze
@@ -34,5 +34,6 @@ from .record import RecordError, record
 __all__ = ["open", "Trace", "TraceError", "TraceWriter", "Events", "Event", "Warnings",
            "KIND_NAMES", "KINDS", "synth", "SynthResult", "analyze", "Report", "Property",
            "Instances", "races", "Races", "record", "RecordError", "release_memory",
-           "memory_stats", "VectorClocks", "Matches", "PatternError"]
+           "memory_stats", "VectorClocks", "Matches", "PatternError",
+           "PatternWarning"]
 __version__ = "0.1.0"

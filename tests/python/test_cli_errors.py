@@ -323,3 +323,11 @@ def test_version():
     r = run("--version")
     assert r.returncode == 0 and r.stderr == "", r.stderr
     assert r.stdout.startswith("earlc %s (libotf2 " % earlc.__version__) and r.stdout.count("\n") == 1
+
+
+def test_analyze_help_says_the_root_causes_are_opt_in():
+    """Without --properties the root causes are left out: the help says so and
+    does not claim the default is "all"."""
+    text = " ".join(run("analyze", "--help").stdout.split())
+    assert "default: all" not in text
+    assert "every property but the root causes" in text and "'all'" in text
