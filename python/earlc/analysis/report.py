@@ -16,10 +16,11 @@ from typing import Dict, List
 
 import numpy as np
 
+from ..display import time_fields
 from .property import Instances, Property
 from .severity import sum_by_key
 
-SCHEMA = "earlc-report/1"
+SCHEMA = "earlc-report/2"
 
 
 class Report:
@@ -66,11 +67,12 @@ class Report:
     @property
     def summary(self) -> dict:
         """The trace as the report's header gives it: its anchor, its timer
-        resolution, its events, the timestamp of its first event and the ticks
-        from there to its last."""
+        resolution, its events, the timestamp of its first event, and the time
+        from there to its last (seconds, and ticks)."""
         t = self.trace
         return {"path": t.path, "timer_resolution": self.resolution, "events": len(t),
-                "start_time": t.start_time, "duration_ticks": t.duration_ticks}
+                "start_time_ticks": t.start_time, "duration": t.duration,
+                "duration_ticks": t.duration_ticks}
 
     @property
     def trace_warnings(self) -> Dict[str, int]:
@@ -287,10 +289,15 @@ class Report:
             rows = []
             for k in range(len(inst)):
                 w, time, location, callpath = self.occurrence(name, k)
-                row = {"event": w, "time": time, "location": location,
+                row = {"event": w, **time_fields(self.trace, time), "location": location,
                        "callpath": callpath, "severity": int(inst.severity[k])}
                 for col, arr in inst.columns.items():
-                    row[col] = arr[k].item() if hasattr(arr[k], "item") else arr[k]
+                    value = arr[k].item() if hasattr(arr[k], "item") else arr[k]
+                    if col.endswith("_time") and isinstance(value, int):
+                        # a timestamp the property shares: shown as every time is
+                        row.update(time_fields(self.trace, value, col))
+                    else:
+                        row[col] = value
                 rows.append(row)
             out["instances"][name] = rows
         if self.stopped:

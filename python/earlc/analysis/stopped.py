@@ -21,6 +21,7 @@ from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
+from ..display import time_fields
 from ..events import KINDS
 
 CALL_SITES = "earlc::call_sites"  # location properties written by `earlc record`
@@ -71,8 +72,8 @@ def stop_report(trace, callpath_of: Optional[Callable[[int], str]] = None) -> Op
     tree); by default the open regions' names joined by '/'."""
     if not any(loc.incomplete is not None for loc in trace.locations):
         return None
-    return group_stops(location_stops(trace, callpath_of,
-                                      [loc.index for loc in trace.locations]))
+    return group_stops(trace, location_stops(trace, callpath_of,
+                                             [loc.index for loc in trace.locations]))
 
 
 def location_stops(trace, callpath_of, locations) -> list:
@@ -80,8 +81,6 @@ def location_stops(trace, callpath_of, locations) -> list:
     as stop_report's "locations" lists them."""
     reasons = {loc.index: loc.incomplete for loc in trace.locations if loc.incomplete is not None}
     ev = trace.events
-    t0 = trace.start_time
-    resolution = trace.timer_resolution
     out = []
     for index in locations:
         loc = trace.locations[int(index)]
@@ -105,14 +104,14 @@ def location_stops(trace, callpath_of, locations) -> list:
             "location": loc.index, "name": str(loc), "rank": loc.rank,
             "incomplete": loc.index in reasons, "reason": reasons.get(loc.index),
             "call": call, "callpath": path, "call_site": site,
-            "since_ticks": since,
-            "since_seconds": None if since is None else (since - t0) / resolution,
-            "last_event_ticks": last, "run_ended_ticks": ended})
+            **time_fields(trace, since, "since"), **time_fields(trace, last, "last_event"),
+            **time_fields(trace, ended, "run_ended")})
     return out
 
 
-def group_stops(locations: list) -> dict:
-    """stop_report's dict from the entries of every location, in location order."""
+def group_stops(trace, locations: list) -> dict:
+    """stop_report's dict from the entries of every location, in location order
+    (trace: for the times)."""
     groups: Dict[tuple, dict] = {}
     for s in locations:
         g = groups.setdefault((s["callpath"], s["call_site"]), {
@@ -124,10 +123,14 @@ def group_stops(locations: list) -> dict:
         if s["reason"] and s["reason"] not in g["reasons"]:
             g["reasons"].append(s["reason"])
         if s["run_ended_ticks"] is not None:
-            g["run_ended_ticks"] = max(g.get("run_ended_ticks", 0), s["run_ended_ticks"])
+            g.update(time_fields(trace, max(g.get("run_ended_ticks", 0), s["run_ended_ticks"]),
+                                 "run_ended"))
         if s["since_ticks"] is not None:
-            g["since_first_ticks"] = min(g.get("since_first_ticks", s["since_ticks"]), s["since_ticks"])
-            g["since_last_ticks"] = max(g.get("since_last_ticks", s["since_ticks"]), s["since_ticks"])
+            since = s["since_ticks"]
+            g.update(time_fields(trace, min(g.get("since_first_ticks", since), since),
+                                 "since_first"))
+            g.update(time_fields(trace, max(g.get("since_last_ticks", since), since),
+                                 "since_last"))
     # the largest group first, finished locations last
     ordered = sorted(groups.values(), key=lambda g: (g["callpath"] == FINISHED, -len(g["locations"]),
                                                      g["callpath"]))
@@ -137,7 +140,6 @@ def group_stops(locations: list) -> dict:
 
 def format_stop_report(trace, stop: dict) -> str:
     """The text of `earlc analyze` for an incomplete trace."""
-    t0, res = trace.start_time, trace.timer_resolution
     lines = ["Where the locations stopped (%d of %d records end early):"
              % (stop["incomplete"], len(stop["locations"]))]
     for g in stop["groups"]:
@@ -149,10 +151,10 @@ def format_stop_report(trace, stop: dict) -> str:
         if "since_first_ticks" not in g:
             lines.append("  %-14s %s, nothing recorded" % (who, g["callpath"]))
             continue
-        first, last = (g["since_first_ticks"] - t0) / res, (g["since_last_ticks"] - t0) / res
+        first, last = g["since_first"], g["since_last"]
         since = "%.6f s" % first if first == last else "%.6f-%.6f s" % (first, last)
         if "run_ended_ticks" in g:
-            since += " until the run was ended at %.3f s" % ((g["run_ended_ticks"] - t0) / res)
+            since += " until the run was ended at %.3f s" % g["run_ended"]
         if g["callpath"] == OUTSIDE:
             lines.append("  %-14s %s; its last record at %s" % (who, g["callpath"], since))
         else:

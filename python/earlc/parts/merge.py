@@ -422,12 +422,6 @@ class MergedReport(Report):
                 int(cnode[k]))
 
     @property
-    def summary(self) -> dict:
-        t = self.trace
-        return {"path": t.path, "timer_resolution": self.resolution, "events": len(t),
-                "start_time": t.start_time, "duration_ticks": t.duration_ticks}
-
-    @property
     def callpath_parents(self) -> np.ndarray:
         return self._parents
 
@@ -518,11 +512,7 @@ def _merge_stops(pieces, trace, start: int):
     from ..analysis.stopped import group_stops
 
     entries.sort(key=lambda e: e["location"])
-    res = trace.timer_resolution
-    for e in entries:
-        if e["since_ticks"] is not None:
-            e["since_seconds"] = (e["since_ticks"] - start) / res
-    return group_stops(entries)
+    return group_stops(trace, entries)
 
 
 __all__ = ["analyze", "merge", "MergedReport", "PartedTrace", "column_kind"]
