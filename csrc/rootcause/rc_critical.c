@@ -14,8 +14,8 @@ void earl_rc_stretches_free(earl_rc_stretches *s)
     if (!s)
         return;
     free(s->location);
-    free(s->from);
-    free(s->to);
+    free(s->start);
+    free(s->end);
     memset(s, 0, sizeof *s);
 }
 
@@ -74,7 +74,8 @@ static int64_t latest_before(const int64_t *keys, size_t n, int64_t stride, int6
     return keys[i - 1] - loc * stride;
 }
 
-static int stretch_push(earl_rc_stretches *s, size_t *cap, int64_t loc, int64_t from, int64_t to)
+static int stretch_push(earl_rc_stretches *s, size_t *cap, int64_t loc, int64_t start,
+                        int64_t end)
 {
     if (s->count == *cap) {
         size_t c = *cap ? 2 * *cap : 1024;
@@ -82,17 +83,17 @@ static int stretch_push(earl_rc_stretches *s, size_t *cap, int64_t loc, int64_t 
         if (!(a = realloc(s->location, c * sizeof *a)))
             return -1;
         s->location = a;
-        if (!(a = realloc(s->from, c * sizeof *a)))
+        if (!(a = realloc(s->start, c * sizeof *a)))
             return -1;
-        s->from = a;
-        if (!(a = realloc(s->to, c * sizeof *a)))
+        s->start = a;
+        if (!(a = realloc(s->end, c * sizeof *a)))
             return -1;
-        s->to = a;
+        s->end = a;
         *cap = c;
     }
     s->location[s->count] = loc;
-    s->from[s->count] = from;
-    s->to[s->count] = to;
+    s->start[s->count] = start;
+    s->end[s->count] = end;
     s->count++;
     return 0;
 }

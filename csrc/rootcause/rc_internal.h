@@ -86,16 +86,16 @@ typedef struct rc_chunk_cursor {
     size_t table;
 } rc_chunk_cursor;
 
-/* EARL_ERR_INVALID when the chunk offsets are not ascending; `what` names
- * the caller in the message. */
+/* EARL_ERR_INVALID when the chunk offsets are not ascending, the stride is
+ * below 1 or n_cnodes negative; `what` names the caller in the message. */
 earl_status rc_chunks_check(const earl_rc_chunks *chunks, const char *what, earl_error *err);
 
 /* Add the exclusive time of location loc (not negative) between events lo
  * (exclusive: after its point; -1: the location's start) and hi (before its
  * point) to acc, per call path; cur is the location's cursor (zeroed before
  * its first query).  EARL_ERR_INVALID for a chunk's call path out of range. */
-earl_status rc_sum_chunks(const earl_rc_chunks *chunks, int64_t stride, int64_t loc, int64_t lo,
-                          int64_t hi, rc_accumulator *acc, rc_chunk_cursor *cur, const char *what,
+earl_status rc_sum_chunks(const earl_rc_chunks *chunks, int64_t loc, int64_t lo, int64_t hi,
+                          rc_accumulator *acc, rc_chunk_cursor *cur, const char *what,
                           earl_error *err);
 
 /* ---- sorted keys ---------------------------------------------------------- */

@@ -13,10 +13,8 @@
 /* ---- what the replay is given (borrowed: see earl_rc_replay_new) ---------- */
 
 typedef struct wait_batch {
-    size_t source, n;
-    const int64_t *event, *row, *delayer_location, *between_offset, *between_row;
-    const double *scale, *denominator;
-    earl_rc_map delays; /* the caller's arrays */
+    earl_rc_waits w;
+    earl_rc_map delays; /* w.delays points here: the caller's arrays */
 } wait_batch;
 
 typedef struct collective_batch {
@@ -222,36 +220,36 @@ static int rows_ok(const earl_rc_replay *r, size_t n, const int64_t *offset, con
     return 1;
 }
 
-earl_status earl_rc_replay_add_waits(earl_rc_replay *r, size_t source, size_t n,
-                                     const int64_t *event, const int64_t *row,
-                                     const int64_t *delayer_location, const double *scale,
-                                     const double *denominator, const earl_rc_map *delays,
-                                     const int64_t *between_offset, const int64_t *between_row,
-                                     earl_error *err)
+earl_status earl_rc_replay_add_waits(earl_rc_replay *r, const earl_rc_waits *w, earl_error *err)
 {
-    if (source >= r->n_sources || delays->queries != n || !rows_ok(r, n, between_offset, between_row))
+    size_t n = w->count;
+    if (w->source >= r->n_sources || w->delays->queries != n ||
+        !rows_ok(r, n, w->between_offset, w->between_row))
         return earl_fail(err, EARL_ERR_INVALID,
                          "long-term replay: wait states of source %zu do not fit (%zu states, "
-                         "%zu delay queries)", source, n, delays->queries);
+                         "%zu delay queries)", w->source, n, w->delays->queries);
     for (size_t i = 0; i < n; i++)
-        if (!row_ok(r, row[i], 1))
+        if (!row_ok(r, w->row[i], 1))
             return earl_fail(err, EARL_ERR_INVALID,
                              "long-term replay: wait state %zu has point row %lld", i,
-                             (long long)row[i]);
+                             (long long)w->row[i]);
     wait_batch *more = realloc(r->waits, (r->n_wait_batches + 1) * sizeof *more);
     if (!more)
         return earl_fail(err, EARL_ERR_NOMEM, "long-term replay: out of memory");
     r->waits = more;
-    r->waits[r->n_wait_batches++] = (wait_batch){source, n, event, row, delayer_location,
-                                                  between_offset, between_row, scale,
-                                                  denominator, *delays};
+    wait_batch *b = &r->waits[r->n_wait_batches++];
+    b->w = *w;
+    b->delays = *w->delays;
+    /* w.delays points into its own batch: the realloc may have moved them all */
+    for (size_t k = 0; k < r->n_wait_batches; k++)
+        r->waits[k].w.delays = &r->waits[k].delays;
     return EARL_OK;
 }
 
 earl_status earl_rc_replay_add_collectives(earl_rc_replay *r, const earl_rc_collectives *c,
                                            earl_error *err)
 {
-    size_t n = c->n, nm = c->n_members;
+    size_t n = c->count, nm = c->n_members;
     int ok = c->member_offset[0] == 0 && (size_t)c->member_offset[n] == nm &&
              rows_ok(r, n, c->between_offset, c->between_row);
     for (size_t k = 0; ok && k < n; k++)
@@ -294,9 +292,11 @@ static double cost_at(const earl_rc_replay *r, size_t source, int64_t row)
     return row >= 0 && r->costs[source] ? r->costs[source][row] : 0.0;
 }
 
-earl_status earl_rc_replay_add_costs(earl_rc_replay *r, size_t source, size_t n,
-                                     const int64_t *row, const double *value, earl_error *err)
+earl_status earl_rc_replay_add_costs(earl_rc_replay *r, const earl_rc_costs *c, earl_error *err)
 {
+    const size_t source = c->source, n = c->count;
+    const int64_t *row = c->row;
+    const double *value = c->value;
     if (source >= r->n_sources)
         return earl_fail(err, EARL_ERR_INVALID, "long-term replay: source %zu of %zu", source,
                          r->n_sources);
@@ -334,14 +334,14 @@ static int item_order(const void *x, const void *y)
     return (a->order > b->order) - (a->order < b->order);
 }
 
-static int replay_wait(earl_rc_replay *r, const wait_batch *b, size_t i, severity_table *sev)
+static int replay_wait(earl_rc_replay *r, const earl_rc_waits *b, size_t i, severity_table *sev)
 {
     double den = b->denominator[i];
     if (!(den > 0))
         return 0;
     for (size_t src = 0; src < r->n_sources; src++) {
         double sc = cost_at(r, src, b->row[i]) / den;
-        if (sc > 0 && severity_add_delays(sev, src, b->delayer_location[i], &b->delays,
+        if (sc > 0 && severity_add_delays(sev, src, b->delayer_location[i], b->delays,
                                           (int64_t)i, sc) < 0)
             return -1;
         double total = sc + (src == b->source ? b->scale[i] : 0.0);
@@ -493,9 +493,9 @@ earl_status earl_rc_replay_run(earl_rc_replay *r, earl_rc_severity *out, earl_er
     earl_status st;
     size_t n_items = 0;
     for (size_t b = 0; b < r->n_wait_batches; b++)
-        n_items += r->waits[b].n;
+        n_items += r->waits[b].w.count;
     for (size_t b = 0; b < r->n_collective_batches; b++)
-        n_items += r->collectives[b].c.n;
+        n_items += r->collectives[b].c.count;
     replay_item *items = malloc((n_items ? n_items : 1) * sizeof *items);
     severity_table sev = {0};
     sev.per_source = out;
@@ -505,11 +505,11 @@ earl_status earl_rc_replay_run(earl_rc_replay *r, earl_rc_severity *out, earl_er
         goto nomem;
     size_t n = 0;
     for (size_t b = 0; b < r->n_wait_batches; b++)
-        for (size_t i = 0; i < r->waits[b].n; i++, n++)
-            items[n] = (replay_item){r->waits[b].event[i], 0, (uint32_t)b, i, n};
+        for (size_t i = 0; i < r->waits[b].w.count; i++, n++)
+            items[n] = (replay_item){r->waits[b].w.event[i], 0, (uint32_t)b, i, n};
     for (size_t b = 0; b < r->n_collective_batches; b++) {
         const earl_rc_collectives *c = &r->collectives[b].c;
-        for (size_t k = 0; k < c->n; k++, n++) {
+        for (size_t k = 0; k < c->count; k++, n++) {
             int64_t latest = c->member_event[c->member_offset[k]];
             for (int64_t m = c->member_offset[k] + 1; m < c->member_offset[k + 1]; m++)
                 if (c->member_event[m] > latest)
@@ -522,7 +522,7 @@ earl_status earl_rc_replay_run(earl_rc_replay *r, earl_rc_severity *out, earl_er
         int rc = items[i].collective
                      ? replay_collective(r, &r->collectives[items[i].batch].c, items[i].index,
                                          &sev, &s)
-                     : replay_wait(r, &r->waits[items[i].batch], items[i].index, &sev);
+                     : replay_wait(r, &r->waits[items[i].batch].w, items[i].index, &sev);
         if (rc < 0)
             goto nomem;
     }

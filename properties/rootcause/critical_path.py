@@ -6,20 +6,13 @@ import numpy as np
 
 from earlc.analysis import Property
 
-from ..groups import group_max
 from earlc import _core
 
-from .intervals import _chunk_sums, _chunks, _i64, to_ticks
+from ..groups import group_max
+from .arrays import to_ticks
+from .intervals import chunk_sums
 from .points import READS, sync_points
-
-
-def _wait_at(p, events: np.ndarray) -> np.ndarray:
-    """The waiting time at each event: its synchronisation point's, 0.0 where it
-    is none (p: the points, sorted by event)."""
-    if not len(p["event"]):
-        return np.zeros(len(events))
-    row = np.minimum(np.searchsorted(p["event"], events), len(p["event"]) - 1)
-    return np.where(p["event"][row] == events, p["wait"][row], 0.0)
+from .records import PathGraph, Spans, as_i64
 
 
 def _omp_successors(ctx, omp_keys: np.ndarray):
@@ -62,7 +55,7 @@ def _omp_successors(ctx, omp_keys: np.ndarray):
     owner, dst = owner[known], dst[known]
     order = np.argsort(owner, kind="stable")
     offset = np.searchsorted(owner[order], np.arange(len(omp_keys) + 1)).astype(np.int64)
-    return offset, _i64(dst[order])
+    return offset, as_i64(dst[order])
 
 
 def _critical_path(ctx):
@@ -74,16 +67,17 @@ def _critical_path(ctx):
     counts the exclusive time per call path between its two ends, without the
     waiting time at its start."""
     def compute():
-        p, _, _, ls, lr, cw = sync_points(ctx)[:6]
+        sp = sync_points(ctx)
+        p, ls, lr, cw = sp.points, sp.late_sender, sp.late_receiver, sp.collective_waits
         ev = ctx.events
         loc = ev.location
         n = np.int64(ctx.n_events + 1)
         # wait states on the path, and where the path continues from each (a later
         # record of the same waiting event wins)
-        wsel = cw["event"] != cw["delayer"]
-        w_ev = np.concatenate((ls["recv"], lr["cmp"], cw["event"][wsel])).astype(np.int64)
-        w_to = np.concatenate((ls["send"], lr["req"], cw["delayer"][wsel])).astype(np.int64)
-        waits = _wait_at(p, w_ev) > 0
+        wsel = cw.event != cw.delayer
+        w_ev = np.concatenate((ls.waiter, lr.waiter, cw.event[wsel])).astype(np.int64)
+        w_to = np.concatenate((ls.delayer, lr.delayer, cw.delayer[wsel])).astype(np.int64)
+        waits = p.wait_at(w_ev) > 0
         w_key = loc[w_ev[waits]].astype(np.int64) * n + w_ev[waits]
         order = np.argsort(w_key, kind="stable")
         w_key, w_to = w_key[order], w_to[waits][order]
@@ -107,13 +101,15 @@ def _critical_path(ctx):
         # OpenMP: at a thread's fork point (its ENTER of a parallel region) the path
         # moves to the master's fork point; at a team barrier it continues on the
         # threads that did not wait there
-        omp_keys = sync_points(ctx)[6]
+        omp_keys = sp.omp_keys
         next_offset, next_event = _omp_successors(ctx, omp_keys)
-        sl, sf, st = (np.frombuffer(x, np.int64) for x in _core.rc_critical_walk(
-            np.ascontiguousarray(loc, dtype=np.int32), init_of, _i64(w_key), _i64(w_to),
-            _i64(omp_keys), next_offset, next_event, n, int(fin_leave[start])))
-        chunks = _chunks(ctx)
-        path = _chunk_sums(ctx, chunks, sl, sf, st)
+        walk = _core.rc_critical_walk(
+            PathGraph(stride=int(n), location=np.ascontiguousarray(loc, dtype=np.int32),
+                      init_event=init_of, wait_key=w_key, wait_partner=w_to, omp_key=omp_keys,
+                      omp_next_offset=next_offset, omp_next_event=next_event),
+            int(fin_leave[start]))
+        sl, sf, st = (np.frombuffer(walk[k], np.int64) for k in ("location", "start", "end"))
+        path = chunk_sums(ctx, Spans(location=sl, start=sf, end=st))
         q, c, v = path.columns()
         NL = ctx.n_locations + 1
         NC = len(ctx.calltree) + 1
@@ -128,7 +124,7 @@ def _critical_path(ctx):
         found[found] = (q[entry[found]] == k[found]) & (c[entry[found]] == cn[k][found])
         own = np.zeros(len(k))
         own[found] = v[entry[found]]
-        np.subtract.at(cp, (sl[k], cn[k]), np.minimum(_wait_at(p, sf[k]), own))
+        np.subtract.at(cp, (sl[k], cn[k]), np.minimum(p.wait_at(sf[k]), own))
         # every CPU location's time without its waiting time; a worker thread counts
         # only from each fork of its team to its last OpenMP point before the next
         # (Scalasca drops a worker's time outside its teams)
@@ -159,13 +155,14 @@ def _critical_path(ctx):
             r_loc.append(fl[ok])
             r_lo.append(fe[ok])
             r_hi.append(last[ok])
-        everything = _chunk_sums(ctx, chunks, np.concatenate(r_loc), np.concatenate(r_lo),
-                                 np.concatenate(r_hi)).columns()
+        everything = chunk_sums(ctx, Spans(location=np.concatenate(r_loc),
+                                           start=np.concatenate(r_lo),
+                                           end=np.concatenate(r_hi))).columns()
         lt = np.zeros((NL, NC))
         np.add.at(lt, (np.concatenate(r_loc)[everything[0]], everything[1]), everything[2])
         wt = np.zeros((NL, NC))
-        ok = p["cnode"] >= 0
-        np.add.at(wt, (p["loc"][ok], p["cnode"][ok]), np.maximum(p["wait"][ok], 0))
+        ok = p.cnode >= 0
+        np.add.at(wt, (p.location[ok], p.cnode[ok]), np.maximum(p.wait[ok], 0))
         ltimes = lt - np.minimum(lt, wt)
         g = cp.sum(axis=0)
         on = g > 0
