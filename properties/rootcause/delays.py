@@ -291,17 +291,24 @@ def delay_costs(ctx) -> Dict[CostKey, tuple]:
     inputs of the time chunks and the intervals are gathered once."""
     def compute():
         sp = sync_points(ctx)
-        short: Dict[DelayKind, tuple] = {}
         out: Dict[CostKey, tuple] = {}
+
+        def short_term(kind, rows):
+            # rounded at once: the float rows go before the next kind's are made
+            out[Cost.SHORT_TERM, kind] = to_ticks(ctx.n_locations, *rows)
+
         coll_instances: Optional[CollectiveInstances] = None
         omp_instances: Optional[CollectiveInstances] = None
         idle_costs: Optional[IdleCosts] = None
         if len(sp.omp_keys):
-            short[DelayKind.OMP_BARRIER], omp_instances = _omp_barrier_delays(ctx)
-            short[DelayKind.OMP_IDLE], idle_costs = _omp_idle_delays(ctx)
+            rows, omp_instances = _omp_barrier_delays(ctx)
+            short_term(DelayKind.OMP_BARRIER, rows)
+            rows, idle_costs = _omp_idle_delays(ctx)
+            short_term(DelayKind.OMP_IDLE, rows)
         if len(sp.collective_waits.event):
             coll_short, coll_instances = _collective_delays(ctx)
-            short.update(coll_short)
+            for kind, rows in coll_short.items():
+                short_term(kind, rows)
             del coll_short
         p = sp.points
         prop_rows, prop_vals = [], []
@@ -310,7 +317,9 @@ def delay_costs(ctx) -> Dict[CostKey, tuple]:
                             (DelayKind.LATE_RECEIVER, sp.late_receiver)):
             if not len(waits.waiter):
                 continue
-            short[kind], d = message_delays(ctx, kind, waits)
+            rows, d = message_delays(ctx, kind, waits)
+            short_term(kind, rows)
+            del rows
             messages.append(d)
             # indirect: the part of each wait explained by waiting the late side did
             # in between, charged to the waiting call
@@ -323,9 +332,6 @@ def delay_costs(ctx) -> Dict[CostKey, tuple]:
             use = (d.scale[bq] > 0) & (d.wait_sum[bq] > 0)
             prop_rows.append(brow[use])
             prop_vals.append(d.scale[bq[use]] * p.wait[brow[use]])
-        for kind, rows in short.items():
-            out[Cost.SHORT_TERM, kind] = to_ticks(ctx.n_locations, *rows)
-        del short
         collectives = [c for c in (coll_instances, omp_instances) if c is not None]
         for kind, rows in long_term_costs(ctx, p, messages, collectives, idle_costs).items():
             out[Cost.LONG_TERM, kind] = to_ticks(ctx.n_locations, *rows)
