@@ -307,20 +307,23 @@ earl_status earl_rc_find_group_starts(const earl_rc_meetings *meetings,
 void earl_rc_group_starts_free(earl_rc_group_starts *starts);
 
 /* The critical path's walk back in time (Scalasca's critical-path pass):
- * from location start_location at event start_event, each step goes back to
- * the location's latest wait state (wait_key, location * stride + event
- * ascending; the path continues at wait_partner, the event waited for) or
- * OpenMP point (omp_key; it continues at each of its omp_next events) before
- * the current event, whichever is later; a location with neither ends at its
- * init_event (-1: the path ends there).  Pending ends are taken latest event
- * first, so that paths merging at a fork are walked once.  location gives
- * every event's location. */
+ * from its start (an event of a location, or the location's end), each step
+ * goes back to the location's latest wait state (wait_key, location * stride
+ * + event ascending; the path continues at wait_partner, the event waited
+ * for) or OpenMP point (omp_key; it continues at each of its omp_next
+ * events) before the current event, whichever is later; a location with
+ * neither ends the path at its init_event, or where init_event is -1 at the
+ * location's start when ends_at_start is set (a stretch from -1), else with
+ * no stretch.  Pending ends are taken latest event first, so that paths
+ * merging at a fork are walked once.  location gives every event's
+ * location. */
 typedef struct earl_rc_path_graph {
     int64_t stride;
     size_t n_events;
     const int32_t *location;     /* per event */
     size_t n_locations;
     const int64_t *init_event;   /* per location */
+    int ends_at_start;
     size_t n_waits;
     const int64_t *wait_key;
     const int64_t *wait_partner;
@@ -340,8 +343,12 @@ typedef struct earl_rc_stretches {
     int64_t *end;
 } earl_rc_stretches;
 
-earl_status earl_rc_critical_walk(const earl_rc_path_graph *graph, int64_t start_event,
-                                  earl_rc_stretches *out, earl_error *err);
+/* The walk from start_event of start_location, or from the location's end
+ * when start_event is -1 (its first stretch then ends at `stride - 1`, after
+ * every event).  EARL_ERR_INVALID for a start, a wait state's partner or an
+ * OpenMP successor out of range. */
+earl_status earl_rc_critical_walk(const earl_rc_path_graph *graph, int64_t start_location,
+                                  int64_t start_event, earl_rc_stretches *out, earl_error *err);
 void earl_rc_stretches_free(earl_rc_stretches *stretches);
 
 /* ---- long-term delay costs (Scalasca's backward replay) --------------------
@@ -350,10 +357,7 @@ void earl_rc_stretches_free(earl_rc_stretches *stretches);
  * back to the wait states in its late side's interval, and from there to the
  * delays that caused them.  Costs are tracked per source (the kind of wait
  * state they stem from, 0..n_sources-1) and per synchronisation point (rows
- * 0..n_points-1 of the caller's table).  The replay takes the wait states
- * latest first (by their waiting event; a collective instance by its latest
- * member's event, before the point-to-point wait states of that event), so
- * that the cost arriving at each is complete when it is passed on:
+ * 0..n_points-1 of the caller's table):
  *
  *   - a point-to-point wait state of kind K with its delays (call paths of
  *     the late side), their scale (waiting time / denominator), the
@@ -362,14 +366,30 @@ void earl_rc_stretches_free(earl_rc_stretches *stretches);
  *     its waiting point over the denominator scales its delays into the
  *     long-term severity of s, and (plus its own scale when s == K) the
  *     waiting time at each point in between into their costs;
- *   - a collective instance of kind K with its members (the delayer first,
- *     its delays the time of its group interval): per source s, the inputs
+ *   - a collective instance of kind K with its members (the delayer's
+ *     delays are the time of its group interval): per source s, the inputs
  *     the caller's rules name (the cost arrived at each member, the members'
  *     own waiting time) scale each member's delays (costs only) into the
  *     severity of s on the delayer, and their sum the waiting time at the
  *     delayer's points in between into their costs; members the delayer met
  *     one by one since the group point join the sum only after the point
  *     where they were met (Scalasca's scale map).
+ *
+ * The order is Scalasca's parallel backward replay, in which every location
+ * walks its own events backwards and takes each wait state it delayed at its
+ * own synchronisation point (the late side's event), after the wait states
+ * of its later points; a wait state reads the cost at the waiting side's
+ * point when that side has walked past it, that is once every wait state
+ * that location delayed at a later point has passed its cost on.  The run
+ * takes, among the wait states whose inputs are complete, the one at the
+ * latest event first (a collective before a point-to-point wait state at one
+ * event, else in the order given): the order matters where a waiting point
+ * comes before the late side's point in time (a Late Receiver whose send
+ * completes before the receive is posted), which a plain latest-first order
+ * by waiting event would take too late.  A trace whose dependencies form a
+ * cycle (clock condition violations) has no such order: the run then takes
+ * the latest waiting wait state anyway and counts it
+ * (earl_rc_replay_out_of_order).
  *
  * The handle keeps pointers to the arrays it is given (and to the arrays of
  * the maps, not the map structs): they must stay valid and unchanged until
@@ -379,12 +399,21 @@ typedef struct earl_rc_replay earl_rc_replay;
 /* Inputs of a collective's kind for a source (earl_rc_replay_set_input). */
 enum { EARL_RC_INPUT_COST = 1, EARL_RC_INPUT_WAIT = 2 };
 
-/* A replay over n_points synchronisation points (their events and waiting
- * times) with n_sources sources; every collective kind takes by default the
- * arriving cost for every source, and the members' own waiting time for the
- * source of its own kind. */
-earl_status earl_rc_replay_new(size_t n_sources, size_t n_points, const int64_t *point_event,
-                               const double *point_wait, earl_rc_replay **out, earl_error *err);
+/* The synchronisation points of a replay, per row: its event, location and
+ * waiting time. */
+typedef struct earl_rc_replay_points {
+    size_t count;
+    const int64_t *event;
+    const int64_t *location; /* not negative */
+    const double *wait;
+} earl_rc_replay_points;
+
+/* A replay over the points with n_sources sources; every collective kind
+ * takes by default the arriving cost for every source, and the members' own
+ * waiting time for the source of its own kind.  EARL_ERR_INVALID for a
+ * negative location or 0 or more than 255 sources. */
+earl_status earl_rc_replay_new(size_t n_sources, const earl_rc_replay_points *points,
+                               earl_rc_replay **out, earl_error *err);
 void earl_rc_replay_free(earl_rc_replay *replay);
 
 /* What collectives of kind `kind` take as input for source `source`. */
@@ -393,7 +422,8 @@ earl_status earl_rc_replay_set_input(earl_rc_replay *replay, size_t kind, size_t
 
 /* Point-to-point wait states of kind `source`: per wait state k its waiting
  * event and point row (-1: no point, no cost arrives), the delaying
- * location, scale and denominator, its delays (query k of delays) and the
+ * location and its point there (the event where the replay takes the wait
+ * state), scale and denominator, its delays (query k of delays) and the
  * point rows in between ([between_offset[k], between_offset[k + 1]) of
  * between_row). */
 typedef struct earl_rc_waits {
@@ -402,6 +432,7 @@ typedef struct earl_rc_waits {
     const int64_t *event;
     const int64_t *row;
     const int64_t *delayer_location;
+    const int64_t *delayer_event;
     const double *scale;
     const double *denominator;
     const earl_rc_map *delays;     /* count queries */
@@ -413,8 +444,9 @@ earl_status earl_rc_replay_add_waits(earl_rc_replay *replay, const earl_rc_waits
                                      earl_error *err);
 
 /* Collective instances: per instance its kind (a source), the delaying
- * location, its members [member_offset[k], member_offset[k + 1]) (the
- * delayer first) and the delayer's point rows in between, in event order.
+ * location and its point there (its event in the collective), its members
+ * [member_offset[k], member_offset[k + 1]) and the delayer's point rows in
+ * between, in event order.
  * Per member: its event and point row (-1: none), its waiting time, its
  * delays (query member_delay_query[m] of delays) with their sum, the waiting time of the
  * delayer in between that it shares its scale with (prop), and the event
@@ -423,6 +455,7 @@ typedef struct earl_rc_collectives {
     size_t count;
     const int64_t *kind;
     const int64_t *delayer_location;
+    const int64_t *delayer_event;
     const int64_t *member_offset;
     const int64_t *between_offset;
     const int64_t *between_row;
@@ -465,6 +498,10 @@ typedef struct earl_rc_severity {
 
 earl_status earl_rc_replay_run(earl_rc_replay *replay, earl_rc_severity *out, earl_error *err);
 void earl_rc_severity_free(earl_rc_severity *severity);
+
+/* How many wait states the last run took before the costs they read were
+ * complete (a cycle of dependencies; see above): 0 on a consistent trace. */
+size_t earl_rc_replay_out_of_order(const earl_rc_replay *replay);
 
 #ifdef __cplusplus
 }

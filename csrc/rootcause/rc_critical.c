@@ -1,8 +1,8 @@
 /*
  * rc_critical.c - the critical path's walk: from the end of the run back in
  * time, along each location's time until its latest wait state, then on the
- * location waited for, down to MPI_Init; the stretches it passes are the
- * path's activities.
+ * location waited for, down to MPI_Init (or the start of the trace); the
+ * stretches it passes are the path's activities.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +19,13 @@ void earl_rc_stretches_free(earl_rc_stretches *s)
     memset(s, 0, sizeof *s);
 }
 
-/* Pending path ends: a max-heap of events, each present at most once. */
+/* Pending path ends: a max-heap of events, each taken at most once (a trace
+ * whose wait states wait for each other in a circle, against the clock
+ * condition, would make the path go round it for ever). */
 typedef struct pending {
     int64_t *heap;
     size_t n, cap;
-    uint8_t *queued; /* per event */
+    uint8_t *queued; /* per event: pushed once */
 } pending;
 
 static int pending_push(pending *p, int64_t e)
@@ -59,7 +61,6 @@ static int64_t pending_pop(pending *p)
     }
     if (p->n)
         p->heap[i] = last;
-    p->queued[top] = 0;
     return top;
 }
 
@@ -104,13 +105,41 @@ static int event_ok(const earl_rc_path_graph *g, int64_t e)
            (size_t)g->location[e] < g->n_locations;
 }
 
-earl_status earl_rc_critical_walk(const earl_rc_path_graph *g, int64_t start_event,
-                                  earl_rc_stretches *out, earl_error *err)
+/* One step of the walk: location cur, back from event end. */
+static int walk_step(const earl_rc_path_graph *g, int64_t cur, int64_t end, pending *todo,
+                     earl_rc_stretches *out, size_t *cap)
+{
+    size_t wi = 0, oi = 0;
+    int64_t x_mpi = latest_before(g->wait_key, g->n_waits, g->stride, cur, end, &wi);
+    int64_t x_omp = latest_before(g->omp_key, g->n_omp, g->stride, cur, end, &oi);
+    if (x_mpi < 0 && x_omp < 0) {
+        int64_t init = g->init_event[cur];
+        if (init >= 0 || g->ends_at_start)
+            return stretch_push(out, cap, cur, init, end);
+        return 0;
+    }
+    int64_t x = x_mpi > x_omp ? x_mpi : x_omp;
+    if (stretch_push(out, cap, cur, x, end) < 0)
+        return -1;
+    if (x == x_mpi)
+        return pending_push(todo, g->wait_partner[wi]);
+    for (int64_t k = g->omp_next_offset[oi]; k < g->omp_next_offset[oi + 1]; k++)
+        if (pending_push(todo, g->omp_next_event[k]) < 0)
+            return -1;
+    return 0;
+}
+
+earl_status earl_rc_critical_walk(const earl_rc_path_graph *g, int64_t start_location,
+                                  int64_t start_event, earl_rc_stretches *out, earl_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!event_ok(g, start_event))
-        return earl_fail(err, EARL_ERR_INVALID, "critical path: start event %lld out of range",
-                         (long long)start_event);
+    if (start_event >= 0 ? !event_ok(g, start_event)
+                         : start_event != -1 || start_location < 0 ||
+                               (size_t)start_location >= g->n_locations ||
+                               g->n_events + 1 > (size_t)g->stride)
+        return earl_fail(err, EARL_ERR_INVALID,
+                         "critical path: start event %lld of location %lld out of range",
+                         (long long)start_event, (long long)start_location);
     for (size_t i = 0; i < g->n_waits; i++)
         if (!event_ok(g, g->wait_partner[i]))
             return earl_fail(err, EARL_ERR_INVALID,
@@ -123,31 +152,17 @@ earl_status earl_rc_critical_walk(const earl_rc_path_graph *g, int64_t start_eve
                              (long long)g->omp_next_event[i]);
     pending todo = {NULL, 0, 0, calloc(g->n_events ? g->n_events : 1, 1)};
     size_t cap = 0;
-    if (!todo.queued || pending_push(&todo, start_event) < 0)
+    if (!todo.queued)
+        goto nomem;
+    /* a start at a location's end: after every event, the last key of the
+     * location being stride - 1 */
+    if (start_event < 0 ? walk_step(g, start_location, g->stride - 1, &todo, out, &cap) < 0
+                        : pending_push(&todo, start_event) < 0)
         goto nomem;
     while (todo.n) {
         int64_t end = pending_pop(&todo);
-        int64_t cur = g->location[end];
-        size_t wi = 0, oi = 0;
-        int64_t x_mpi = latest_before(g->wait_key, g->n_waits, g->stride, cur, end, &wi);
-        int64_t x_omp = latest_before(g->omp_key, g->n_omp, g->stride, cur, end, &oi);
-        if (x_mpi < 0 && x_omp < 0) {
-            int64_t init = g->init_event[cur];
-            if (init >= 0 && stretch_push(out, &cap, cur, init, end) < 0)
-                goto nomem;
-            continue;
-        }
-        int64_t x = x_mpi > x_omp ? x_mpi : x_omp;
-        if (stretch_push(out, &cap, cur, x, end) < 0)
+        if (walk_step(g, g->location[end], end, &todo, out, &cap) < 0)
             goto nomem;
-        if (x == x_mpi) {
-            if (pending_push(&todo, g->wait_partner[wi]) < 0)
-                goto nomem;
-        } else {
-            for (int64_t k = g->omp_next_offset[oi]; k < g->omp_next_offset[oi + 1]; k++)
-                if (pending_push(&todo, g->omp_next_event[k]) < 0)
-                    goto nomem;
-        }
     }
     free(todo.heap);
     free(todo.queued);

@@ -9,6 +9,7 @@
  *   rc_pairs.c      where two locations last met before an event
  *   rc_groups.c     where a collective's delayer last met its communicator
  *   rc_longterm.c   the backward replay of long-term delay costs
+ *   rc_order.c      the order in which that replay takes the wait states
  *   rc_critical.c   the critical path's walk
  *
  * Not part of the public API.
@@ -97,6 +98,30 @@ earl_status rc_chunks_check(const earl_rc_chunks *chunks, const char *what, earl
 earl_status rc_sum_chunks(const earl_rc_chunks *chunks, int64_t loc, int64_t lo, int64_t hi,
                           rc_accumulator *acc, rc_chunk_cursor *cur, const char *what,
                           earl_error *err);
+
+/* ---- the order of the long-term replay (rc_order.c) ---------------------- */
+
+/* A wait state of the replay: where it is taken (its late side's location
+ * and point), and the points it reads the arriving cost at, rows
+ * [first_read, first_read + n_reads) of the reads. */
+typedef struct rc_order_item {
+    int64_t location; /* below n_locations */
+    int64_t event;
+    uint32_t collective;
+    size_t first_read, n_reads;
+} rc_order_item;
+
+typedef struct rc_order_read {
+    int64_t location; /* below n_locations */
+    int64_t event;
+} rc_order_read;
+
+/* The order to take the items in (order: n_items item indices), as
+ * Scalasca's parallel backward replay takes them (see rc_order.c); the items
+ * taken before their reads were complete (a cycle) are counted in
+ * *out_of_order.  -1 when out of memory. */
+int rc_replay_order(size_t n_items, const rc_order_item *items, const rc_order_read *reads,
+                    size_t n_locations, size_t *order, size_t *out_of_order);
 
 /* ---- sorted keys ---------------------------------------------------------- */
 

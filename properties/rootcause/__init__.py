@@ -47,7 +47,7 @@ path's walk; the package finds the points and wait states and keeps the rest in
 numpy.
 """
 from .critical_path import (CriticalImbalanceImpact, CriticalPath, CriticalPathActivities,
-                            NonCriticalPathActivities)
+                            CriticalPathTrace, NonCriticalPathActivities)
 from .delays import (Delay12N, Delay12NLongTerm, DelayBarrier, DelayBarrierLongTerm,
                      DelayLateReceiver, DelayLateReceiverLongTerm, DelayLateSender,
                      DelayLateSenderLongTerm, DelayN21, DelayN21LongTerm, DelayNxN,
@@ -61,4 +61,4 @@ PROPERTIES = (DelayLateSender, DelayLateReceiver, DelayBarrier, DelayNxN, Delay1
               DelayOmpBarrierLongTerm, DelayOmpIdleLongTerm,
               IndirectLateSender, IndirectLateReceiver, PropagatingLateSender,
               PropagatingLateReceiver, CriticalPath, CriticalPathActivities,
-              CriticalImbalanceImpact, NonCriticalPathActivities)
+              CriticalImbalanceImpact, NonCriticalPathActivities, CriticalPathTrace)

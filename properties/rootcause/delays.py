@@ -45,7 +45,7 @@ def message_delays(ctx, kind: DelayKind, waits: MessageWaits):
     scale = np.where(denom > 0, np.minimum(wait / np.where(denom > 0, denom, 1), 1.0), 0.0)
     return (delayer_loc[q], c, val * scale[q]), MessageDelays(
         kind=kind, waiter=waiter_at, waiter_location=waiter_loc, delayer_location=delayer_loc,
-        scale=scale, wait_sum=wsum, denominator=denom, delays=delays, late=late)
+        delayer=delayer_at, scale=scale, wait_sum=wsum, denominator=denom, delays=delays, late=late)
 
 
 def _collective_delays(ctx):
@@ -153,7 +153,7 @@ def _collective_delays(ctx):
         between_row = between_row[keep]
     member_event = np.where(is_root, d_ev_i[m_inst], w_ev[j])
     instances = CollectiveInstances(
-        kind=cw.kind[first], delayer_location=d_loc_i,
+        kind=cw.kind[first], delayer_location=d_loc_i, delayer_event=d_ev_i,
         member_offset=np.searchsorted(m_inst, np.arange(ninst + 1)),
         between_offset=between_offset, between_row=between_row, member_event=member_event,
         member_row=p.rows_of(as_i64(member_event)), member_wait=np.where(is_root, 0.0, wait[j]),
@@ -207,7 +207,7 @@ def _omp_barrier_delays(ctx):
     b_offset, (b_row,) = gather_segments(iv.between_offset, j_last, iv.between_row)
     instances = CollectiveInstances(
         kind=np.full(len(i_start), int(DelayKind.OMP_BARRIER), dtype=np.int64),
-        delayer_location=loc[j_last], member_offset=np.concatenate((i_start, [len(inst)])),
+        delayer_location=loc[j_last], delayer_event=leave[j_last], member_offset=np.concatenate((i_start, [len(inst)])),
         between_offset=b_offset, between_row=b_row, member_event=leave,
         member_row=sp.points.rows_of(as_i64(leave)), member_wait=wait, member_delay_sum=dsum,
         member_prop=iv.wait_sum[last], member_met=np.full(len(t), -1, dtype=np.int64),
@@ -285,6 +285,14 @@ def _omp_idle_delays(ctx):
 CostKey = Tuple[Cost, DelayKind]
 
 
+def _warn_out_of_order(ctx, n: int) -> None:
+    ctx.warn("rootcause_cycle",
+             "%s: %d wait state%s of the long-term delay costs depend on each other in a "
+             "circle (messages received before they were sent: a violated clock condition), "
+             "so their costs were passed on before all of them had arrived; the long-term "
+             "delay costs may be too low" % (ctx.trace.path, n, "" if n == 1 else "s"))
+
+
 def delay_costs(ctx) -> Dict[CostKey, tuple]:
     """Every part of the delay costs of every kind of wait state, as (call path,
     location, ticks) rows per (Cost, DelayKind), computed together so that the
@@ -333,8 +341,12 @@ def delay_costs(ctx) -> Dict[CostKey, tuple]:
             prop_rows.append(brow[use])
             prop_vals.append(d.scale[bq[use]] * p.wait[brow[use]])
         collectives = [c for c in (coll_instances, omp_instances) if c is not None]
-        for kind, rows in long_term_costs(ctx, p, messages, collectives, idle_costs).items():
+        long_term, out_of_order = long_term_costs(ctx, p, messages, collectives, idle_costs)
+        for kind, rows in long_term.items():
             out[Cost.LONG_TERM, kind] = to_ticks(ctx.n_locations, *rows)
+        del long_term
+        if out_of_order:
+            _warn_out_of_order(ctx, out_of_order)
         if prop_rows:
             rows = np.concatenate(prop_rows)
             best = np.zeros(len(p.event))

@@ -21,7 +21,8 @@ from .records import CallPathMap, CollectiveInstances, KnownCosts, Replay, WaitB
 class MessageDelays:
     """What the short-term delay costs of point-to-point wait states of one kind
     leave for the indirect, propagating and long-term costs, per wait state: the
-    waiting event and its location, the delaying location, the scale of its
+    waiting event and its location, the delaying location and event (the late
+    side's point, where the replay takes the wait state), the scale of its
     delays (waiting time over the denominator, at most 1), the waiting time of
     the late side at its points in between and the denominator (delays + that
     waiting time), its delays (one query each) and the late side's intervals
@@ -30,6 +31,7 @@ class MessageDelays:
     waiter: np.ndarray
     waiter_location: np.ndarray
     delayer_location: np.ndarray
+    delayer: np.ndarray
     scale: np.ndarray
     wait_sum: np.ndarray
     denominator: np.ndarray
@@ -75,8 +77,10 @@ def _inputs() -> bytes:
 
 def long_term_costs(ctx, points: Points, messages: List[MessageDelays],
                     collectives: List[CollectiveInstances],
-                    idle: Optional[IdleCosts] = None) -> Dict[DelayKind, tuple]:
-    """The long-term delay costs per source, as (location, cnode, float ticks).
+                    idle: Optional[IdleCosts] = None):
+    """The long-term delay costs per source, as (location, cnode, float ticks),
+    and how many wait states the replay took out of order (a cycle of
+    dependencies in an inconsistent trace; 0 otherwise).
 
     `messages`: the point-to-point wait states, per kind.  `collectives`: the
     instances of MPI collectives and OpenMP barriers: on a hybrid trace the costs
@@ -84,18 +88,18 @@ def long_term_costs(ctx, points: Points, messages: List[MessageDelays],
     there to the thread that was last at the barrier.  `idle` (see IdleCosts)
     depends on nothing later, so it is there from the start."""
     replay = Replay(n_sources=len(DelayKind), inputs=_inputs(), point_event=points.event,
-                    point_wait=points.wait)
+                    point_location=points.location, point_wait=points.wait)
     for d in messages:
         replay.waits.append(WaitBatch(
             source=int(d.kind), event=d.waiter, row=points.rows_of(d.waiter),
-            delayer_location=d.delayer_location, scale=d.scale, denominator=d.denominator,
+            delayer_location=d.delayer_location, delayer_event=d.delayer, scale=d.scale, denominator=d.denominator,
             delays=d.delays, between_offset=d.late.between_offset,
             between_row=d.late.between_row))
     replay.collectives = [c for c in collectives if len(c.member_offset) > 1]
     if idle is not None and len(idle.row):
         replay.costs.append(KnownCosts(source=int(DelayKind.OMP_IDLE), row=idle.row,
                                        value=idle.value))
-    severities = _core.rc_long_term(replay)
+    result = _core.rc_long_term(replay)
     return {kind: (np.frombuffer(s["location"], np.int64), np.frombuffer(s["cnode"], np.int64),
                    np.frombuffer(s["value"], np.float64))
-            for kind, s in zip(DelayKind, severities)}
+            for kind, s in zip(DelayKind, result["severity"])}, result["out_of_order"]

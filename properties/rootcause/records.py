@@ -208,6 +208,7 @@ class PathGraph(_Record):
     state and OpenMP point."""
     stride: int
     location: np.ndarray  # int32 per event
+    ends_at_start: bool   # a location without an init event: the path ends at its start
     init_event: np.ndarray = _int64()
     wait_key: np.ndarray = _int64()
     wait_partner: np.ndarray = _int64()
@@ -225,6 +226,7 @@ class WaitBatch(_Record):
     event: np.ndarray = _int64()
     row: np.ndarray = _int64()
     delayer_location: np.ndarray = _int64()
+    delayer_event: np.ndarray = _int64()
     scale: np.ndarray = _float64()
     denominator: np.ndarray = _float64()
     delays: CallPathMap
@@ -235,11 +237,12 @@ class WaitBatch(_Record):
 @dataclass
 class CollectiveInstances(_Record):
     """earl_rc_collectives: collective wait state instances (MPI collectives or
-    OpenMP barriers), each with its kind (a source), delayer and members (CSR, the
-    delayer first), the delayer's waiting points in between, and per member what
-    the replay needs of it."""
+    OpenMP barriers), each with its kind (a source), delayer (location and point)
+    and members (CSR), the delayer's waiting points in between, and per member
+    what the replay needs of it."""
     kind: np.ndarray = _int64()
     delayer_location: np.ndarray = _int64()
+    delayer_event: np.ndarray = _int64()
     member_offset: np.ndarray = _int64()
     between_offset: np.ndarray = _int64()
     between_row: np.ndarray = _int64()
@@ -263,12 +266,13 @@ class KnownCosts(_Record):
 
 @dataclass
 class Replay(_Record):
-    """What earl_rc_replay is given: the points (events, waiting times), the
-    inputs of each collective kind per source (n_sources**2 bytes of
+    """What earl_rc_replay is given: the points (events, locations, waiting
+    times), the inputs of each collective kind per source (n_sources**2 bytes of
     EARL_RC_INPUT_* bits, [kind * n_sources + source]), and the batches."""
     n_sources: int
     inputs: bytes
     point_event: np.ndarray = _int64()
+    point_location: np.ndarray = _int64()
     point_wait: np.ndarray = _float64()
     waits: List[WaitBatch] = field(default_factory=list)
     collectives: List[CollectiveInstances] = field(default_factory=list)

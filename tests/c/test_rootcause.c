@@ -494,11 +494,11 @@ static void test_critical_walk(void **state)
     const int64_t init_event[] = {0, 1};
     const int64_t wait_key[] = {6}, wait_partner[] = {3};
     const int64_t omp_key[] = {4}, omp_next_offset[] = {0, 1}, omp_next_event[] = {5};
-    earl_rc_path_graph g = {100, 10, location, 2, init_event, 1, wait_key, wait_partner,
+    earl_rc_path_graph g = {100,      10, location, 2, init_event, 0, 1, wait_key, wait_partner,
                             1, omp_key, omp_next_offset, omp_next_event};
     earl_rc_stretches s;
     earl_error err;
-    assert_int_equal(earl_rc_critical_walk(&g, 8, &s, &err), EARL_OK);
+    assert_int_equal(earl_rc_critical_walk(&g, 0, 8, &s, &err), EARL_OK);
     assert_int_equal(s.count, 2);
     assert_int_equal(s.location[0], 0);
     assert_int_equal(s.start[0], 6);
@@ -509,11 +509,46 @@ static void test_critical_walk(void **state)
     earl_rc_stretches_free(&s);
     /* from e5 (location 1): back to the OpenMP point e4?  No: e4 is location
      * 0's; location 1 has none before e5 and ends at its init */
-    assert_int_equal(earl_rc_critical_walk(&g, 5, &s, &err), EARL_OK);
+    assert_int_equal(earl_rc_critical_walk(&g, 1, 5, &s, &err), EARL_OK);
     assert_int_equal(s.count, 1);
     assert_int_equal(s.start[0], 1);
     earl_rc_stretches_free(&s);
-    assert_int_equal(earl_rc_critical_walk(&g, 10, &s, &err), EARL_ERR_INVALID);
+    assert_int_equal(earl_rc_critical_walk(&g, 0, 10, &s, &err), EARL_ERR_INVALID);
+    assert_int_equal(earl_rc_critical_walk(&g, 2, -1, &s, &err), EARL_ERR_INVALID);
+    /* from the end of location 0 (after e8, up to 99 = stride - 1), without init
+     * events and ending at the start: location 0 back to its wait at e6,
+     * location 1 from e3 back to its start (-1) */
+    const int64_t no_init[] = {-1, -1};
+    g.init_event = no_init;
+    g.ends_at_start = 1;
+    assert_int_equal(earl_rc_critical_walk(&g, 0, -1, &s, &err), EARL_OK);
+    assert_int_equal(s.count, 2);
+    assert_int_equal(s.location[0], 0);
+    assert_int_equal(s.start[0], 6);
+    assert_int_equal(s.end[0], 99);
+    assert_int_equal(s.location[1], 1);
+    assert_int_equal(s.start[1], -1);
+    assert_int_equal(s.end[1], 3);
+    earl_rc_stretches_free(&s);
+    /* without ends_at_start the last stretch is dropped */
+    g.ends_at_start = 0;
+    assert_int_equal(earl_rc_critical_walk(&g, 0, -1, &s, &err), EARL_OK);
+    assert_int_equal(s.count, 1);
+    earl_rc_stretches_free(&s);
+    /* wait states waiting for each other in a circle (a violated clock
+     * condition: location 0 at e4 waits for e7, location 1 at e5 for e6): every
+     * event is taken once, and the walk ends */
+    const int64_t circle_key[] = {4, 100 + 5}, circle_partner[] = {7, 6};
+    earl_rc_path_graph c = {100, 10, location, 2, no_init, 1, 2, circle_key, circle_partner,
+                            0, NULL, omp_next_offset, NULL};
+    assert_int_equal(earl_rc_critical_walk(&c, 1, -1, &s, &err), EARL_OK);
+    /* location 1 from its end to e5; location 0 from e6 to e4; location 1 from e7
+     * to e5; location 0's e6 again is not taken twice */
+    assert_int_equal(s.count, 3);
+    assert_int_equal(s.location[2], 1);
+    assert_int_equal(s.start[2], 5);
+    assert_int_equal(s.end[2], 7);
+    earl_rc_stretches_free(&s);
 }
 
 /* ---- long-term replay ----------------------------------------------------------- */
@@ -522,41 +557,50 @@ static void test_long_term_replay(void **state)
 {
     (void)state;
     /* Two sources: 0 point-to-point, 1 a collective kind.  Points (rows):
-     * e10 wait 0, e20 wait 4, e30 wait 6, e25 wait 1.
+     * e10 wait 0 (location 0), e20 wait 4 (location 1), e30 wait 6 (location
+     * 0), e25 wait 1 (location 3).
      * Wait states of source 0:
-     *   W1 at e30 (row 2): scale 0.5, denominator 12, delays {c7: 12} on
-     *      location 1, the late side waited at row 1 (e20) in between;
-     *   W3 at e25 (row 3): scale 0, denominator 2, delays {c11: 2} on location 4;
-     *   W2 at e20 (row 1): scale 1, denominator 8, delays {c9: 8} on location 2.
+     *   W1 waiting at e30 (row 2): scale 0.5, denominator 12, delays {c7: 12}
+     *      on location 1, whose point is e28; it waited at row 1 (e20) in
+     *      between;
+     *   W3 waiting at e25 (row 3): scale 0, denominator 2, delays {c11: 2} on
+     *      location 4, at e22;
+     *   W2 waiting at e20 (row 1): scale 1, denominator 8, delays {c9: 8} on
+     *      location 2, at e18.
      * A collective of kind 1 ending at e40: delayer location 3 (delays {c5: 5},
      * sum 5), one waiter (e35, waiting 2.5, delays {c5: 5}, sum 5); the delayer
      * waited at row 3 (e25) in between.
-     * Latest first: the collective (source 1 takes the waits: scale 2.5 / 5 =
-     * 0.5, cost 0.5 * 1 at row 3); W1 (cost 0.5 * 4 = 2 at row 1 for source 0);
-     * W3 (source 1's cost 0.5 / 2 = 0.25 scales its delays: c11 on location 4
-     * gets 0.5); W2 (source 0's cost 2 / 8 = 0.25: c9 on location 2 gets 2). */
-    const int64_t point_event[] = {10, 20, 30, 25};
+     * Latest late point first, a wait state once its waiting point is complete:
+     * the collective at e40 (source 1 takes the waits: scale 2.5 / 5 = 0.5,
+     * cost 0.5 * 1 at row 3); W1 at e28 (cost 0.5 * 4 = 2 at row 1 for source
+     * 0); W3 at e22 (source 1's cost 0.5 / 2 = 0.25 scales its delays: c11 on
+     * location 4 gets 0.5); W2 at e18 (source 0's cost 2 / 8 = 0.25: c9 on
+     * location 2 gets 2). */
+    const int64_t point_event[] = {10, 20, 30, 25}, point_location[] = {0, 1, 0, 3};
     const double point_wait[] = {0, 4, 6, 1};
+    const earl_rc_replay_points points = {4, point_event, point_location, point_wait};
     earl_rc_replay *r;
     earl_error err;
-    assert_int_equal(earl_rc_replay_new(2, 4, point_event, point_wait, &r, &err), EARL_OK);
-    const int64_t w_event[] = {30, 25, 20}, w_row[] = {2, 3, 1}, w_loc[] = {1, 4, 2};
+    assert_int_equal(earl_rc_replay_new(2, &points, &r, &err), EARL_OK);
+    const int64_t w_event[] = {30, 25, 20}, w_row[] = {2, 3, 1}, w_loc[] = {1, 4, 2},
+                  w_at[] = {28, 22, 18};
     const double w_scale[] = {0.5, 0, 1}, w_den[] = {12, 2, 8};
     int64_t d_off[] = {0, 1, 2, 3}, d_cn[] = {7, 11, 9};
     double d_val[] = {12, 2, 8};
     earl_rc_map delays = {3, d_off, d_cn, d_val};
     const int64_t b_off[] = {0, 1, 1, 1}, b_row[] = {1};
-    earl_rc_waits waits = {0, 3, w_event, w_row, w_loc, w_scale, w_den, &delays, b_off, b_row};
+    earl_rc_waits waits = {0, 3, w_event, w_row, w_loc, w_at, w_scale, w_den, &delays, b_off, b_row};
     assert_int_equal(earl_rc_replay_add_waits(r, &waits, &err), EARL_OK);
     int64_t m_off[] = {0, 1, 2}, m_cn[] = {5, 5};
     double m_val[] = {5, 5};
     earl_rc_map member_delays = {2, m_off, m_cn, m_val};
-    const int64_t kind[] = {1}, dloc[] = {3}, member_offset[] = {0, 2}, cb_off[] = {0, 1},
-                  cb_row[] = {3}, m_event[] = {40, 35}, m_row[] = {-1, -1}, m_met[] = {-1, -1},
-                  m_query[] = {0, 1};
+    const int64_t kind[] = {1}, dloc[] = {3}, d_at[] = {40}, member_offset[] = {0, 2},
+                  cb_off[] = {0, 1}, cb_row[] = {3}, m_event[] = {40, 35}, m_row[] = {-1, -1},
+                  m_met[] = {-1, -1}, m_query[] = {0, 1};
     const double m_wait[] = {0, 2.5}, m_sum[] = {5, 5}, m_prop[] = {0, 0};
-    earl_rc_collectives c = {1, kind, dloc, member_offset, cb_off, cb_row, 2, m_event, m_row,
-                             m_wait, m_sum, m_prop, m_met, m_query, &member_delays};
+    earl_rc_collectives c = {1,     kind,   dloc,   d_at,   member_offset, cb_off,  cb_row,
+                             2,     m_event, m_row, m_wait, m_sum,         m_prop,  m_met,
+                             m_query, &member_delays};
     assert_int_equal(earl_rc_replay_add_collectives(r, &c, &err), EARL_OK);
     earl_rc_severity sev[2];
     assert_int_equal(earl_rc_replay_run(r, sev, &err), EARL_OK);
@@ -568,6 +612,7 @@ static void test_long_term_replay(void **state)
     assert_int_equal(sev[1].location[0], 4);
     assert_int_equal(sev[1].cnode[0], 11);
     assert_true(sev[1].value[0] == 0.5);
+    assert_int_equal(earl_rc_replay_out_of_order(r), 0);
     earl_rc_severity_free(&sev[0]);
     earl_rc_severity_free(&sev[1]);
     /* bad input: a kind beyond the sources, a point row out of range */
@@ -586,11 +631,12 @@ static void test_known_costs_and_inputs(void **state)
      * a cost of 3 known at its waiter's point (row 0) scales the waiter's
      * delays {c2: 4} (sum 4, prop 2; query 1 of the map, the delayer's query 0
      * is empty) by 3 / 6 = 0.5 onto the delayer (location 5): 2 ticks on c2. */
-    const int64_t point_event[] = {7};
+    const int64_t point_event[] = {7}, point_location[] = {4};
     const double point_wait[] = {1};
+    const earl_rc_replay_points points = {1, point_event, point_location, point_wait};
     earl_rc_replay *r;
     earl_error err;
-    assert_int_equal(earl_rc_replay_new(1, 1, point_event, point_wait, &r, &err), EARL_OK);
+    assert_int_equal(earl_rc_replay_new(1, &points, &r, &err), EARL_OK);
     assert_int_equal(earl_rc_replay_set_input(r, 0, 0, EARL_RC_INPUT_COST, &err), EARL_OK);
     const int64_t cost_row[] = {0};
     const double cost_value[] = {3};
@@ -599,11 +645,13 @@ static void test_known_costs_and_inputs(void **state)
     int64_t m_off[] = {0, 0, 1}, m_cn[] = {2};
     double m_val[] = {4};
     earl_rc_map member_delays = {2, m_off, m_cn, m_val};
-    const int64_t kind[] = {0}, dloc[] = {5}, member_offset[] = {0, 2}, cb_off[] = {0, 0},
-                  m_event[] = {9, 7}, m_row[] = {-1, 0}, m_met[] = {-1, -1}, m_query[] = {0, 1};
+    const int64_t kind[] = {0}, dloc[] = {5}, d_at[] = {9}, member_offset[] = {0, 2},
+                  cb_off[] = {0, 0}, m_event[] = {9, 7}, m_row[] = {-1, 0}, m_met[] = {-1, -1},
+                  m_query[] = {0, 1};
     const double m_wait[] = {0, 100}, m_sum[] = {0, 4}, m_prop[] = {0, 2};
-    earl_rc_collectives c = {1, kind, dloc, member_offset, cb_off, NULL, 2, m_event, m_row,
-                             m_wait, m_sum, m_prop, m_met, m_query, &member_delays};
+    earl_rc_collectives c = {1,     kind,    dloc,  d_at,   member_offset, cb_off, NULL,
+                             2,     m_event, m_row, m_wait, m_sum,         m_prop, m_met,
+                             m_query, &member_delays};
     assert_int_equal(earl_rc_replay_add_collectives(r, &c, &err), EARL_OK);
     earl_rc_severity sev[1];
     assert_int_equal(earl_rc_replay_run(r, sev, &err), EARL_OK);
@@ -625,11 +673,12 @@ static void test_collective_batches_added_one_by_one(void **state)
      * waiter's delays {c(2 + k): 4} (sum 4, prop 2) by 3 / 6 = 0.5 onto the
      * delayer (location 5 + k): 2 ticks on c(2 + k). */
     enum { BATCHES = 3 };
-    const int64_t point_event[BATCHES] = {7, 17, 27};
+    const int64_t point_event[BATCHES] = {7, 17, 27}, point_location[BATCHES] = {0, 0, 0};
     const double point_wait[BATCHES] = {1, 1, 1};
+    const earl_rc_replay_points points = {BATCHES, point_event, point_location, point_wait};
     earl_rc_replay *r;
     earl_error err;
-    assert_int_equal(earl_rc_replay_new(1, BATCHES, point_event, point_wait, &r, &err), EARL_OK);
+    assert_int_equal(earl_rc_replay_new(1, &points, &r, &err), EARL_OK);
     assert_int_equal(earl_rc_replay_set_input(r, 0, 0, EARL_RC_INPUT_COST, &err), EARL_OK);
     const int64_t cost_row[BATCHES] = {0, 1, 2};
     const double cost_value[BATCHES] = {3, 3, 3};
@@ -640,15 +689,16 @@ static void test_collective_batches_added_one_by_one(void **state)
     double m_val[] = {4};
     const int64_t kind[] = {0}, member_offset[] = {0, 2}, cb_off[] = {0, 0}, m_met[] = {-1, -1},
                   m_query[] = {0, 1};
-    int64_t dloc[BATCHES][1] = {{5}, {6}, {7}};
+    int64_t dloc[BATCHES][1] = {{5}, {6}, {7}}, d_at[BATCHES][1] = {{9}, {19}, {29}};
     int64_t m_event[BATCHES][2] = {{9, 7}, {19, 17}, {29, 27}};
     int64_t m_row[BATCHES][2] = {{-1, 0}, {-1, 1}, {-1, 2}};
     const double m_wait[] = {0, 100}, m_sum[] = {0, 4}, m_prop[] = {0, 2};
     earl_rc_map member_delays;
     for (int k = 0; k < BATCHES; k++) {
         member_delays = (earl_rc_map){2, m_off, m_cn[k], m_val};
-        earl_rc_collectives c = {1, kind, dloc[k], member_offset, cb_off, NULL, 2, m_event[k],
-                                 m_row[k], m_wait, m_sum, m_prop, m_met, m_query,
+        earl_rc_collectives c = {1,         kind,     dloc[k], d_at[k], member_offset,
+                                 cb_off,    NULL,     2,       m_event[k], m_row[k],
+                                 m_wait,    m_sum,    m_prop,  m_met,   m_query,
                                  &member_delays};
         assert_int_equal(earl_rc_replay_add_collectives(r, &c, &err), EARL_OK);
     }
@@ -675,11 +725,12 @@ static void test_wait_batches_added_one_by_one(void **state)
      * known at its waiting point (row k) over the denominator 2 scales its
      * delays {c(2 + k): 4} by 0.5 onto the delaying location 5 + k: 2 ticks. */
     enum { BATCHES = 3 };
-    const int64_t point_event[BATCHES] = {10, 20, 30};
+    const int64_t point_event[BATCHES] = {10, 20, 30}, point_location[BATCHES] = {0, 0, 0};
     const double point_wait[BATCHES] = {1, 1, 1};
+    const earl_rc_replay_points points = {BATCHES, point_event, point_location, point_wait};
     earl_rc_replay *r;
     earl_error err;
-    assert_int_equal(earl_rc_replay_new(1, BATCHES, point_event, point_wait, &r, &err), EARL_OK);
+    assert_int_equal(earl_rc_replay_new(1, &points, &r, &err), EARL_OK);
     const int64_t cost_row[BATCHES] = {0, 1, 2};
     const double cost_value[BATCHES] = {1, 1, 1};
     const earl_rc_costs costs = {0, BATCHES, cost_row, cost_value};
@@ -688,14 +739,15 @@ static void test_wait_batches_added_one_by_one(void **state)
     int64_t d_cn[BATCHES][1] = {{2}, {3}, {4}};
     double d_val[] = {4};
     int64_t w_row[BATCHES][1] = {{0}, {1}, {2}}, w_loc[BATCHES][1] = {{5}, {6}, {7}};
+    const int64_t w_at[] = {5};
     const double w_scale[] = {0}, w_den[] = {2};
     const int64_t b_off[] = {0, 0};
     earl_rc_map delays;
     earl_rc_waits waits;
     for (int k = 0; k < BATCHES; k++) {
         delays = (earl_rc_map){1, d_off, d_cn[k], d_val};
-        waits = (earl_rc_waits){0, 1, &point_event[k], w_row[k], w_loc[k], w_scale, w_den,
-                                &delays, b_off, NULL};
+        waits = (earl_rc_waits){0,     1,     &point_event[k], w_row[k], w_loc[k], w_at,
+                                w_scale, w_den, &delays,         b_off,    NULL};
         assert_int_equal(earl_rc_replay_add_waits(r, &waits, &err), EARL_OK);
     }
     delays = (earl_rc_map){0};
@@ -717,6 +769,90 @@ static void test_wait_batches_added_one_by_one(void **state)
     earl_rc_replay_free(r);
 }
 
+/* ---- the order of the long-term replay ------------------------------------------- */
+
+/* Three locations.  W1: a Late Receiver whose waiting point (the send's
+ * completion, location 0, e10, row 0, waiting 5) comes before its late side's
+ * point (location 1's receive request, e30): source 1, scale 1, denominator
+ * 10, delays {c1: 10}; location 1 waited at e20 (row 2, waiting 4) in
+ * between.  W2: a Late Sender waiting at that point e20 for location 2's send
+ * at e15: source 0, scale 0.5, denominator 8, delays {c2: 8}.
+ * Location 1 walks back from e30 first: W1 puts 1 * 4 of source 1 on row 2;
+ * then W2 reads it there: 4 / 8 = 0.5 of its delays, 4 ticks of source 1 on
+ * c2 of location 2.  (Taken by waiting event, latest first, W2 at e20 would
+ * go before W1 at e10 and read nothing.) */
+static void test_replay_takes_a_wait_state_at_its_late_point(void **state)
+{
+    (void)state;
+    const int64_t point_event[] = {10, 30, 20, 15}, point_location[] = {0, 1, 1, 2};
+    const double point_wait[] = {5, 0, 4, 0};
+    const earl_rc_replay_points points = {4, point_event, point_location, point_wait};
+    earl_rc_replay *r;
+    earl_error err;
+    assert_int_equal(earl_rc_replay_new(2, &points, &r, &err), EARL_OK);
+    int64_t d_off[] = {0, 1}, lr_cn[] = {1}, ls_cn[] = {2};
+    double lr_val[] = {10}, ls_val[] = {8};
+    earl_rc_map ls_delays = {1, d_off, ls_cn, ls_val}, lr_delays = {1, d_off, lr_cn, lr_val};
+    const int64_t ls_event[] = {20}, ls_row[] = {2}, ls_loc[] = {2}, ls_at[] = {15},
+                  ls_between[] = {0, 0};
+    const double ls_scale[] = {0.5}, ls_den[] = {8};
+    const earl_rc_waits ls = {0,        1,      ls_event,   ls_row, ls_loc, ls_at,
+                              ls_scale, ls_den, &ls_delays, ls_between, NULL};
+    const int64_t lr_event[] = {10}, lr_row[] = {0}, lr_loc[] = {1}, lr_at[] = {30},
+                  lr_between[] = {0, 1}, lr_rows[] = {2};
+    const double lr_scale[] = {1}, lr_den[] = {10};
+    const earl_rc_waits lr = {1,        1,      lr_event,   lr_row,     lr_loc, lr_at,
+                              lr_scale, lr_den, &lr_delays, lr_between, lr_rows};
+    assert_int_equal(earl_rc_replay_add_waits(r, &ls, &err), EARL_OK);
+    assert_int_equal(earl_rc_replay_add_waits(r, &lr, &err), EARL_OK);
+    earl_rc_severity sev[2];
+    assert_int_equal(earl_rc_replay_run(r, sev, &err), EARL_OK);
+    assert_int_equal(sev[0].count, 0);
+    assert_int_equal(sev[1].count, 1);
+    assert_int_equal(sev[1].location[0], 2);
+    assert_int_equal(sev[1].cnode[0], 2);
+    assert_true(sev[1].value[0] == 4.0);
+    assert_int_equal(earl_rc_replay_out_of_order(r), 0);
+    earl_rc_severity_free(&sev[0]);
+    earl_rc_severity_free(&sev[1]);
+    earl_rc_replay_free(r);
+}
+
+/* rc_replay_order on its own: the queues, the waits for another location,
+ * the choice among ready heads, and a cycle. */
+static void test_replay_order(void **state)
+{
+    (void)state;
+    size_t order[4], late;
+    /* location 0: items 0 (e40) and 1 (e12, reads location 1 at e20); location
+     * 1: item 2 (e30) and item 3 (e10, reads location 0 at e35): 0 (e40, the
+     * latest), then 3 may not go before 0 has (location 0's head e40 > e35) and
+     * 1 not before 2 (location 1's head e30 > e20): 0, 2, 1, 3 (1 at e12
+     * before 3 at e10) */
+    const rc_order_read reads[] = {{1, 20}, {0, 35}};
+    rc_order_item items[] = {{0, 40, 0, 0, 0}, {0, 12, 0, 0, 1}, {1, 30, 0, 0, 0},
+                             {1, 10, 0, 1, 1}};
+    assert_int_equal(rc_replay_order(4, items, reads, 2, order, &late), 0);
+    const size_t want[] = {0, 2, 1, 3};
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(order[i], want[i]);
+    assert_int_equal(late, 0);
+    /* at one event a collective first, else in the order given */
+    rc_order_item tied[] = {{0, 5, 0, 0, 0}, {1, 5, 1, 0, 0}, {0, 5, 0, 0, 0}};
+    assert_int_equal(rc_replay_order(3, tied, reads, 2, order, &late), 0);
+    assert_int_equal(order[0], 1);
+    assert_int_equal(order[1], 0);
+    assert_int_equal(order[2], 2);
+    /* a cycle: location 0's e40 reads location 1 at e20 (its head is e30), and
+     * location 1's e30 reads location 0 at e35: the latest goes anyway */
+    const rc_order_read cycle_reads[] = {{1, 20}, {0, 35}};
+    rc_order_item cycle[] = {{0, 40, 0, 0, 1}, {1, 30, 0, 1, 1}};
+    assert_int_equal(rc_replay_order(2, cycle, cycle_reads, 2, order, &late), 0);
+    assert_int_equal(order[0], 0);
+    assert_int_equal(order[1], 1);
+    assert_int_equal(late, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -736,6 +872,8 @@ int main(void)
         cmocka_unit_test(test_known_costs_and_inputs),
         cmocka_unit_test(test_collective_batches_added_one_by_one),
         cmocka_unit_test(test_wait_batches_added_one_by_one),
+        cmocka_unit_test(test_replay_takes_a_wait_state_at_its_late_point),
+        cmocka_unit_test(test_replay_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -605,22 +605,24 @@ done:
     return r;
 }
 
-/* rc_critical_walk(graph, start_event) -> stretches {location, start, end} */
+/* rc_critical_walk(graph, start_location, start_event) -> stretches
+ * {location, start, end}; start_event -1: from the location's end */
 static PyObject *py_critical_walk(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *g_o;
-    long long start;
-    if (!PyArg_ParseTuple(args, "OL", &g_o, &start))
+    long long start_location, start;
+    if (!PyArg_ParseTuple(args, "OLL", &g_o, &start_location, &start))
         return NULL;
     const char *record = "graph";
     earlc_buffers a = {.n = 0};
     PyObject *r = NULL;
     earl_rc_path_graph g;
-    long long stride;
+    long long stride, ends_at_start;
     size_t n_events = (size_t)-1, n_loc = (size_t)-1, n_waits = (size_t)-1, n_omp = (size_t)-1,
            n_off = (size_t)-1, n_next = (size_t)-1;
     if (int_field(g_o, record, "stride", 0, &stride) < 0 ||
+        int_field(g_o, record, "ends_at_start", 0, &ends_at_start) < 0 ||
         !(g.location = array_field(&a, g_o, record, "location", 'i', &n_events)) ||
         !(g.init_event = i64_field(&a, g_o, record, "init_event", &n_loc)) ||
         !(g.wait_key = i64_field(&a, g_o, record, "wait_key", &n_waits)) ||
@@ -637,6 +639,7 @@ static PyObject *py_critical_walk(PyObject *self, PyObject *args)
     if (offsets_fit(g.omp_next_offset, n_omp, n_next, record, "omp_next_offset") < 0)
         goto done;
     g.stride = stride;
+    g.ends_at_start = ends_at_start != 0;
     g.n_events = n_events;
     g.n_locations = n_loc;
     g.n_waits = n_waits;
@@ -645,7 +648,7 @@ static PyObject *py_critical_walk(PyObject *self, PyObject *args)
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = earl_rc_critical_walk(&g, start, &out, &err);
+    st = earl_rc_critical_walk(&g, start_location, start, &out, &err);
     Py_END_ALLOW_THREADS
     if (st != EARL_OK) {
         earlc_raise(&err);
@@ -675,6 +678,7 @@ static int add_waits(earl_rc_replay *replay, PyObject *obj, earlc_buffers *held,
         !(w.event = i64_field(held, obj, record, "event", &n)) ||
         !(w.row = i64_field(held, obj, record, "row", &n)) ||
         !(w.delayer_location = i64_field(held, obj, record, "delayer_location", &n)) ||
+        !(w.delayer_event = i64_field(held, obj, record, "delayer_event", &n)) ||
         !(w.scale = f64_field(held, obj, record, "scale", &n)) ||
         !(w.denominator = f64_field(held, obj, record, "denominator", &n)) ||
         map_field(held, obj, record, "delays", &delays) < 0 ||
@@ -706,6 +710,7 @@ static int add_collectives(earl_rc_replay *replay, PyObject *obj, earlc_buffers 
     earl_rc_collectives c = {.delays = &delays};
     if (!(c.kind = i64_field(held, obj, record, "kind", &n)) ||
         !(c.delayer_location = i64_field(held, obj, record, "delayer_location", &n)) ||
+        !(c.delayer_event = i64_field(held, obj, record, "delayer_event", &n)) ||
         !(c.member_offset = i64_field(held, obj, record, "member_offset", &n1)) ||
         !(c.between_offset = i64_field(held, obj, record, "between_offset", &n1)) ||
         !(c.between_row = i64_field(held, obj, record, "between_row", &nb)) ||
@@ -771,8 +776,9 @@ static PyObject *list_field(PyObject *obj, const char *record, const char *field
     return v;
 }
 
-/* rc_long_term(replay) -> [{location, cnode, value} per source]; replay:
- * n_sources, point_event, point_wait, inputs (n_sources**2 bytes,
+/* rc_long_term(replay) -> {severity: [{location, cnode, value} per source],
+ * out_of_order}; replay: n_sources, point_event, point_location, point_wait,
+ * inputs (n_sources**2 bytes,
  * [kind * n_sources + source]: EARL_RC_INPUT_* bits), and the lists waits,
  * collectives and costs of batches (taken in that order where the replay
  * meets ties). */
@@ -789,8 +795,7 @@ static PyObject *py_long_term(PyObject *self, PyObject *obj)
     earl_error err;
     int c_failed = 0;
     size_t np_ = (size_t)-1, n_inputs = (size_t)-1;
-    const int64_t *pe;
-    const double *pw;
+    earl_rc_replay_points points;
     const uint8_t *inputs;
     if (int_field(obj, record, "n_sources", 1, &n_sources) < 0 ||
         !(waits = list_field(obj, record, "waits")) ||
@@ -805,15 +810,17 @@ static PyObject *py_long_term(PyObject *self, PyObject *obj)
         PyErr_NoMemory();
         goto done;
     }
-    if (!(pe = i64_field(&held[0], obj, record, "point_event", &np_)) ||
-        !(pw = f64_field(&held[0], obj, record, "point_wait", &np_)) ||
+    if (!(points.event = i64_field(&held[0], obj, record, "point_event", &np_)) ||
+        !(points.location = i64_field(&held[0], obj, record, "point_location", &np_)) ||
+        !(points.wait = f64_field(&held[0], obj, record, "point_wait", &np_)) ||
         !(inputs = array_field(&held[0], obj, record, "inputs", 'B', &n_inputs)))
         goto done;
     if (n_sources < 1 || n_inputs != (size_t)(n_sources * n_sources)) {
         PyErr_SetString(PyExc_ValueError, "replay.inputs must hold n_sources**2 bytes");
         goto done;
     }
-    if (earl_rc_replay_new((size_t)n_sources, np_, pe, pw, &replay, &err) != EARL_OK) {
+    points.count = np_;
+    if (earl_rc_replay_new((size_t)n_sources, &points, &replay, &err) != EARL_OK) {
         c_failed = 1;
         goto done;
     }
@@ -847,18 +854,21 @@ static PyObject *py_long_term(PyObject *self, PyObject *obj)
         c_failed = 1;
         goto done;
     }
-    r = PyList_New((Py_ssize_t)n_sources);
-    for (Py_ssize_t s = 0; r && s < (Py_ssize_t)n_sources; s++) {
+    PyObject *list = PyList_New((Py_ssize_t)n_sources);
+    for (Py_ssize_t s = 0; list && s < (Py_ssize_t)n_sources; s++) {
         PyObject *t = Py_BuildValue(
             "{sNsNsN}", "location", bytes_of(sev[s].location, sev[s].count, sizeof(int64_t)),
             "cnode", bytes_of(sev[s].cnode, sev[s].count, sizeof(int64_t)), "value",
             bytes_of(sev[s].value, sev[s].count, sizeof(double)));
         if (!t) {
-            Py_CLEAR(r);
+            Py_CLEAR(list);
             break;
         }
-        PyList_SET_ITEM(r, s, t);
+        PyList_SET_ITEM(list, s, t);
     }
+    if (list)
+        r = Py_BuildValue("{sNsn}", "severity", list, "out_of_order",
+                          (Py_ssize_t)earl_rc_replay_out_of_order(replay));
 done:
     if (c_failed)
         earlc_raise(&err);
@@ -897,11 +907,11 @@ static PyMethodDef rootcause_functions[] = {
      "communicator, {start, met_instance, met_location, met_event} "
      "(earl_rc_find_group_starts)."},
     {"rc_critical_walk", py_critical_walk, METH_VARARGS,
-     "rc_critical_walk(graph, start_event): the critical path's stretches, "
+     "rc_critical_walk(graph, start_location, start_event): the critical path's stretches, "
      "{location, start, end} (earl_rc_critical_walk)."},
     {"rc_long_term", py_long_term, METH_O,
      "rc_long_term(replay): the long-term delay costs per source by Scalasca's backward "
-     "replay, [{location, cnode, value}] (earl_rc_replay)."},
+     "replay, {severity: [{location, cnode, value}], out_of_order} (earl_rc_replay)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -153,6 +153,13 @@ class AnalysisContext:
         self.kinds = KINDS
         #: instances published so far, by property name (filled by the engine)
         self.published = {}
+        #: the analysis's own counted warnings, (code, detail) in the order said
+        self.analysis_warnings = []
+
+    def warn(self, code: str, detail: str) -> None:
+        """A counted warning of the analysis (the numbers are right but need a
+        word): the report counts it under `code` and lists its detail."""
+        self.analysis_warnings.append((code, detail))
 
     def memo(self, key, compute):
         """compute() once per analysis; what several properties share."""

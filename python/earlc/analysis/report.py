@@ -61,11 +61,22 @@ class Report:
         return out
 
     @property
+    def analysis_warnings(self) -> Dict[str, int]:
+        """What the properties said about their numbers, by code (a value that is
+        0 by definition on this trace, for example)."""
+        out: Dict[str, int] = {}
+        for code, _ in getattr(self._ctx, "analysis_warnings", ()):
+            out[code] = out.get(code, 0) + 1
+        return out
+
+    @property
     def warnings(self) -> Dict[str, int]:
         """Everything that makes the numbers less than complete, by code: the
-        trace's inconsistencies, properties switched off, metrics exceeding their
-        parent, packages not loaded (details: warning_details)."""
+        trace's inconsistencies, what the properties said about their numbers,
+        properties switched off, metrics exceeding their parent, packages not
+        loaded (details: warning_details)."""
         out = self.trace_warnings
+        out.update(self.analysis_warnings)
         for code, n in (("property_switched_off", len(self.switched_off)),
                         ("metric_exceeds_parent", len(self.exceeding)),
                         ("package_not_loaded", len(self.package_problems))):
@@ -84,6 +95,8 @@ class Report:
                 out.append({"code": c, "location": l, "event": e, "detail": d})
         for c, l, e, d in self._ctx.states.warnings.details:
             out.append({"code": c, "location": l, "event": e, "detail": d})
+        for c, d in getattr(self._ctx, "analysis_warnings", ()):
+            out.append({"code": c, "detail": d})
         for s in self.switched_off:
             out.append({"code": "property_switched_off", "property": s.name,
                         "source": s.source, "exception": s.exception, "detail": s.message,

@@ -122,6 +122,10 @@ def _warnings(report) -> list:
             out.append("  - %s: %s, event %d: %s" % (d["code"], where, d["event"], d["detail"]))
         if len(details) > 10:
             out.append("  ... %d more (--format json: warning_details)" % (len(details) - 10))
+    for d in report.warning_details:
+        if d["code"] in report.analysis_warnings:
+            out.append("")
+            out.append("Warning (%s): %s" % (d["code"], d["detail"]))
     for s in report.switched_off:
         out.append("")
         out.append("Warning: %s. The rest of the analysis is complete; --strict makes this an "

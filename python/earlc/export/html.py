@@ -211,11 +211,14 @@ def render_html(report, top: int = 5, rows: int = 5, pictures: bool = True) -> s
 
     trace = report.trace
     res = report.resolution
-    warnings = report.warnings
+    said = report.analysis_warnings  # what the analysis says about its numbers
+    warnings = {k: v for k, v in report.warnings.items() if k not in said}
     warn = ('<p class="warning" id="warnings">The trace is inconsistent (%s); severities '
             'around those events may be incomplete. Details: <code>earlc info</code>.</p>'
             % escape(", ".join("%s: %d" % kv for kv in sorted(warnings.items())))) \
         if warnings else '<p id="warnings">No inconsistencies in the trace.</p>'
+    warn += "".join('<p class="warning">%s: %s</p>' % (escape(d["code"]), escape(d["detail"]))
+                    for d in report.warning_details if d["code"] in said)
     facts = [("trace", trace.path), ("creator", trace.creator),
              ("events", "%d" % len(trace)), ("locations", "%d" % len(trace.locations)),
              ("duration", "%.6f s" % trace.duration),
