@@ -23,8 +23,7 @@ void earl_rc_stretches_free(earl_rc_stretches *s)
  * whose wait states wait for each other in a circle, against the clock
  * condition, would make the path go round it for ever). */
 typedef struct pending {
-    int64_t *heap;
-    size_t n, cap;
+    rc_heap heap;
     uint8_t *queued; /* per event: pushed once */
 } pending;
 
@@ -32,36 +31,8 @@ static int pending_push(pending *p, int64_t e)
 {
     if (p->queued[e])
         return 0;
-    if (EARL_GROW(p->heap, p->cap, p->n + 1) < 0)
-        return -1;
-    size_t i = p->n++;
-    while (i > 0 && p->heap[(i - 1) / 2] < e) {
-        p->heap[i] = p->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    p->heap[i] = e;
     p->queued[e] = 1;
-    return 0;
-}
-
-static int64_t pending_pop(pending *p)
-{
-    int64_t top = p->heap[0], last = p->heap[--p->n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= p->n)
-            break;
-        if (c + 1 < p->n && p->heap[c + 1] > p->heap[c])
-            c++;
-        if (p->heap[c] <= last)
-            break;
-        p->heap[i] = p->heap[c];
-        i = c;
-    }
-    if (p->n)
-        p->heap[i] = last;
-    return top;
+    return rc_heap_push(&p->heap, (rc_heap_entry){e, 0, 0});
 }
 
 /* The latest key of location loc before event end, as an event; -1 if none. */
@@ -150,7 +121,8 @@ earl_status earl_rc_critical_walk(const earl_rc_path_graph *g, int64_t start_loc
             return earl_fail(err, EARL_ERR_INVALID,
                              "critical path: an OpenMP point continues at event %lld",
                              (long long)g->omp_next_event[i]);
-    pending todo = {NULL, 0, 0, calloc(g->n_events ? g->n_events : 1, 1)};
+    pending todo = {{NULL, 0, 0, rc_heap_key_less, NULL},
+                    calloc(g->n_events ? g->n_events : 1, 1)};
     size_t cap = 0;
     if (!todo.queued)
         goto nomem;
@@ -159,16 +131,16 @@ earl_status earl_rc_critical_walk(const earl_rc_path_graph *g, int64_t start_loc
     if (start_event < 0 ? walk_step(g, start_location, g->stride - 1, &todo, out, &cap) < 0
                         : pending_push(&todo, start_event) < 0)
         goto nomem;
-    while (todo.n) {
-        int64_t end = pending_pop(&todo);
+    while (todo.heap.n) {
+        int64_t end = rc_heap_pop(&todo.heap).key;
         if (walk_step(g, g->location[end], end, &todo, out, &cap) < 0)
             goto nomem;
     }
-    free(todo.heap);
+    rc_heap_free(&todo.heap);
     free(todo.queued);
     return EARL_OK;
 nomem:
-    free(todo.heap);
+    rc_heap_free(&todo.heap);
     free(todo.queued);
     earl_rc_stretches_free(out);
     return earl_fail(err, EARL_ERR_NOMEM, "critical path: out of memory");

@@ -10,6 +10,7 @@
  *   rc_groups.c     where a collective's delayer last met its communicator
  *   rc_longterm.c   the backward replay of long-term delay costs
  *   rc_order.c      the order in which that replay takes the wait states
+ *   rc_heap.c       the max-heap that orders the walk's and the replay's work
  *   rc_critical.c   the critical path's walk
  *
  * Not part of the public API.
@@ -98,6 +99,32 @@ earl_status rc_chunks_check(const earl_rc_chunks *chunks, const char *what, earl
 earl_status rc_sum_chunks(const earl_rc_chunks *chunks, int64_t loc, int64_t lo, int64_t hi,
                           rc_accumulator *acc, rc_chunk_cursor *cur, const char *what,
                           earl_error *err);
+
+/* ---- a binary max-heap (rc_heap.c) ---------------------------------------- */
+
+typedef struct rc_heap_entry {
+    int64_t key;
+    size_t value;
+    size_t stamp; /* the user's: for example to tell stale entries */
+} rc_heap_entry;
+
+/* Whether x goes after y (the heap's top is an entry nothing goes before). */
+typedef int (*rc_heap_less)(const rc_heap_entry *x, const rc_heap_entry *y, const void *ctx);
+
+typedef struct rc_heap {
+    rc_heap_entry *a;
+    size_t n, cap;
+    rc_heap_less less; /* the order, with its context */
+    const void *ctx;
+} rc_heap;
+
+/* The order by key alone. */
+int rc_heap_key_less(const rc_heap_entry *x, const rc_heap_entry *y, const void *ctx);
+/* -1 when out of memory. */
+int rc_heap_push(rc_heap *h, rc_heap_entry e);
+/* The top entry, taken off; the heap must not be empty. */
+rc_heap_entry rc_heap_pop(rc_heap *h);
+void rc_heap_free(rc_heap *h);
 
 /* ---- the order of the long-term replay (rc_order.c) ---------------------- */
 

@@ -52,70 +52,6 @@ static int by_location_then_later(const void *x, const void *y)
     return c ? c : (a->index > b->index) - (a->index < b->index);
 }
 
-/* A binary max-heap of (key, value) entries. */
-typedef struct heap_entry {
-    int64_t key;
-    size_t value;
-    size_t stamp; /* the head's index when queued: stale entries are skipped */
-} heap_entry;
-
-typedef struct heap {
-    heap_entry *a;
-    size_t n, cap;
-} heap;
-
-/* The entry order of a heap: key, then value (ready heads compare by their
- * items through ready_before instead). */
-typedef int (*heap_less_fn)(const heap_entry *x, const heap_entry *y, const void *ctx);
-
-static int heap_push(heap *h, heap_entry e, heap_less_fn less, const void *ctx)
-{
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? 2 * h->cap : 16;
-        heap_entry *a = realloc(h->a, cap * sizeof *a);
-        if (!a)
-            return -1;
-        h->a = a;
-        h->cap = cap;
-    }
-    size_t i = h->n++;
-    while (i > 0) {
-        size_t up = (i - 1) / 2;
-        if (!less(&h->a[up], &e, ctx))
-            break;
-        h->a[i] = h->a[up];
-        i = up;
-    }
-    h->a[i] = e;
-    return 0;
-}
-
-static heap_entry heap_pop(heap *h, heap_less_fn less, const void *ctx)
-{
-    heap_entry top = h->a[0], last = h->a[--h->n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= h->n)
-            break;
-        if (c + 1 < h->n && less(&h->a[c], &h->a[c + 1], ctx))
-            c++;
-        if (!less(&last, &h->a[c], ctx))
-            break;
-        h->a[i] = h->a[c];
-        i = c;
-    }
-    if (h->n)
-        h->a[i] = last;
-    return top;
-}
-
-static int key_less(const heap_entry *x, const heap_entry *y, const void *ctx)
-{
-    (void)ctx;
-    return x->key < y->key;
-}
-
 /* The state of the walk: the queues (ranges of `queue`, item indices by
  * location, latest first), each one's head, the heads ready to go and the
  * heads waiting for another location. */
@@ -126,8 +62,8 @@ typedef struct walk {
     size_t *queue;
     size_t *end, *head;         /* per location: its range of queue is [head, end) */
     size_t *read_cursor;        /* per item: its first read not known to hold */
-    heap ready;                 /* value: location; ordered by its head's item */
-    heap *waiting;              /* per location: heads waiting for it, keyed by their point */
+    rc_heap ready;              /* value: location; ordered by its head's item */
+    rc_heap *waiting;           /* per location: heads waiting for it, keyed by their point */
 } walk;
 
 /* The event of location l's head, -1 when its queue is done. */
@@ -136,7 +72,7 @@ static int64_t head_event(const walk *w, size_t l)
     return w->head[l] < w->end[l] ? w->items[w->queue[w->head[l]]].event : -1;
 }
 
-static int ready_less(const heap_entry *x, const heap_entry *y, const void *ctx)
+static int ready_less(const rc_heap_entry *x, const rc_heap_entry *y, const void *ctx)
 {
     const walk *w = ctx;
     size_t i = w->queue[w->head[x->value]], j = w->queue[w->head[y->value]];
@@ -157,13 +93,11 @@ static int look_at(walk *w, size_t l)
         /* a point of its own location is walked past by its own queue */
         if (x != l && head_event(w, x) > rd->event) {
             w->read_cursor[item] = r;
-            heap_entry e = {rd->event, l, w->head[l]};
-            return heap_push(&w->waiting[x], e, key_less, NULL);
+            return rc_heap_push(&w->waiting[x], (rc_heap_entry){rd->event, l, w->head[l]});
         }
     }
     w->read_cursor[item] = it->n_reads;
-    heap_entry e = {0, l, w->head[l]};
-    return heap_push(&w->ready, e, ready_less, w);
+    return rc_heap_push(&w->ready, (rc_heap_entry){0, l, w->head[l]});
 }
 
 /* The location of the latest head of all (the walk goes on there when no
@@ -187,9 +121,9 @@ static void walk_free(walk *w)
     free(w->end);
     free(w->head);
     free(w->read_cursor);
-    free(w->ready.a);
+    rc_heap_free(&w->ready);
     for (size_t l = 0; w->waiting && l < w->n_locations; l++)
-        free(w->waiting[l].a);
+        rc_heap_free(&w->waiting[l]);
     free(w->waiting);
 }
 
@@ -197,6 +131,8 @@ int rc_replay_order(size_t n_items, const rc_order_item *items, const rc_order_r
                     size_t n_locations, size_t *order, size_t *out_of_order)
 {
     walk w = {items, reads, n_locations, NULL, NULL, NULL, NULL, {0}, NULL};
+    w.ready.less = ready_less;
+    w.ready.ctx = &w;
     size_t nl = n_locations ? n_locations : 1;
     *out_of_order = 0;
     keyed_item *sorted = malloc((n_items ? n_items : 1) * sizeof *sorted);
@@ -209,6 +145,8 @@ int rc_replay_order(size_t n_items, const rc_order_item *items, const rc_order_r
         free(sorted);
         goto nomem;
     }
+    for (size_t l = 0; l < n_locations; l++)
+        w.waiting[l].less = rc_heap_key_less;
     for (size_t i = 0; i < n_items; i++)
         sorted[i] = (keyed_item){items[i], i};
     qsort(sorted, n_items, sizeof *sorted, by_location_then_later);
@@ -230,7 +168,7 @@ int rc_replay_order(size_t n_items, const rc_order_item *items, const rc_order_r
     for (size_t done = 0; done < n_items; done++) {
         size_t l;
         if (w.ready.n) {
-            l = heap_pop(&w.ready, ready_less, &w).value;
+            l = rc_heap_pop(&w.ready).value;
         } else {
             l = latest_head(&w);
             ++*out_of_order;
@@ -238,10 +176,10 @@ int rc_replay_order(size_t n_items, const rc_order_item *items, const rc_order_r
         order[done] = w.queue[w.head[l]];
         w.head[l]++;
         /* l's head moved back in time: the heads waiting for it may go */
-        heap *h = &w.waiting[l];
+        rc_heap *h = &w.waiting[l];
         int64_t now = head_event(&w, l);
         while (h->n && h->a[0].key >= now) {
-            heap_entry e = heap_pop(h, key_less, NULL);
+            rc_heap_entry e = rc_heap_pop(h);
             if (w.head[e.value] == e.stamp && look_at(&w, e.value) < 0)
                 goto nomem;
         }

@@ -589,7 +589,8 @@ static void test_long_term_replay(void **state)
     double d_val[] = {12, 2, 8};
     earl_rc_map delays = {3, d_off, d_cn, d_val};
     const int64_t b_off[] = {0, 1, 1, 1}, b_row[] = {1};
-    earl_rc_waits waits = {0, 3, w_event, w_row, w_loc, w_at, w_scale, w_den, &delays, b_off, b_row};
+    earl_rc_waits waits = {0,     3,     w_event, w_row, w_loc, w_at,
+                           w_scale, w_den, &delays, b_off, b_row};
     assert_int_equal(earl_rc_replay_add_waits(r, &waits, &err), EARL_OK);
     int64_t m_off[] = {0, 1, 2}, m_cn[] = {5, 5};
     double m_val[] = {5, 5};
