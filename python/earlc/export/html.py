@@ -16,6 +16,8 @@ from typing import List
 
 import numpy as np
 
+from ..trace import READING_NOTES
+
 #: events drawn in the timeline picture: a window of about this many around the
 #: most severe wait state keeps big traces readable and the page small
 TIMELINE_EVENTS = 50000
@@ -212,11 +214,15 @@ def render_html(report, top: int = 5, rows: int = 5, pictures: bool = True) -> s
     trace = report.trace
     res = report.resolution
     said = report.analysis_warnings  # what the analysis says about its numbers
-    warnings = {k: v for k, v in report.warnings.items() if k not in said}
+    warnings = {k: v for k, v in report.warnings.items()
+                if k not in READING_NOTES and k not in said}
     warn = ('<p class="warning" id="warnings">The trace is inconsistent (%s); severities '
             'around those events may be incomplete. Details: <code>earlc info</code>.</p>'
             % escape(", ".join("%s: %d" % kv for kv in sorted(warnings.items())))) \
         if warnings else '<p id="warnings">No inconsistencies in the trace.</p>'
+    warn += "".join('<p class="warning">%s (%s: %d): %s.</p>' % (level, code, n, escape(text))
+                    for code, n in sorted(report.warnings.items()) if code in READING_NOTES
+                    for level, text in [READING_NOTES[code]])
     warn += "".join('<p class="warning">%s: %s</p>' % (escape(d["code"]), escape(d["detail"]))
                     for d in report.warning_details if d["code"] in said)
     facts = [("trace", trace.path), ("creator", trace.creator),
