@@ -84,11 +84,22 @@ class Report:
         return out
 
     @property
+    def analysis_warnings(self) -> Dict[str, int]:
+        """What the properties said about their numbers, by code (a value that is
+        0 by definition on this trace, for example)."""
+        out: Dict[str, int] = {}
+        for code, _ in self._context_warnings():
+            out[code] = out.get(code, 0) + 1
+        return out
+
+    @property
     def warnings(self) -> Dict[str, int]:
         """Everything that makes the numbers less than complete, by code: the
-        trace's inconsistencies, properties switched off, metrics exceeding their
-        parent, packages not loaded (details: warning_details)."""
+        trace's inconsistencies, what the properties said about their numbers,
+        properties switched off, metrics exceeding their parent, packages not
+        loaded (details: warning_details)."""
         out = self.trace_warnings
+        out.update(self.analysis_warnings)
         for u in self.unanalysed:
             out[u.code] = u.calls
         for code, n in (("property_switched_off", len(self.switched_off)),
@@ -103,8 +114,8 @@ class Report:
         """The first trace inconsistencies of each code (reading and EARL layer),
         then every property switched off, metric exceeding its parent and package
         that failed to load: one dict each, with a `code`."""
-        return (self._trace_warning_details() + self._unanalysed_details() +
-                self._analysis_warning_details())
+        return (self._trace_warning_details() + self._context_warning_details() +
+                self._unanalysed_details() + self._analysis_warning_details())
 
     def _trace_warning_details(self) -> List[dict]:
         out = []
@@ -114,6 +125,13 @@ class Report:
         for c, l, e, d in self._ctx.states.warnings.details:
             out.append({"code": c, "location": l, "event": e, "detail": d})
         return out
+
+    def _context_warning_details(self) -> List[dict]:
+        return [{"code": c, "detail": d} for c, d in self._context_warnings()]
+
+    def _context_warnings(self):
+        """What the properties said with ctx.warn: (code, detail) pairs."""
+        return list(getattr(self._ctx, "analysis_warnings", ()))
 
     def _unanalysed_details(self) -> List[dict]:
         return [{"code": u.code, "location": u.location, "event": u.event, "calls": u.calls,

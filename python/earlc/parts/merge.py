@@ -181,6 +181,7 @@ def _findings(report: Report, part: Part, top: int) -> dict:
         "package_problems": list(report.package_problems),
         "stopped": stopped,
         "unanalysed": unanalysed, "unanalysed_paths": paths,
+        "context_warnings": list(getattr(ctx, "analysis_warnings", ())),
         "ids": np.concatenate(ids) if ids else np.empty(0, np.int64),
         "instances": np.concatenate(insts) if insts else np.empty(0, np.int64),
     }
@@ -405,6 +406,16 @@ class MergedReport(Report):
             for y in reversed(chain):
                 base = name(y) if base is None else base + "/" + name(y)
                 out[y] = base
+        return out
+
+    def _context_warnings(self):
+        """What the properties said with ctx.warn, in the parts' order; a warning
+        every part says about the whole trace, once."""
+        out = []
+        for p in self._pieces:
+            for w in p["context_warnings"]:
+                if w not in out:
+                    out.append(w)
         return out
 
     def callpath_of(self, event: int) -> str:
