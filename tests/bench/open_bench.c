@@ -2,6 +2,7 @@
  * open_bench.c - earl_trace_open against the floor: a bare libotf2 read.
  *
  *   open_bench ANCHOR [REPEATS]
+ *   open_bench --bare ANCHOR [REPEATS]
  *
  * In one run, on the same archive, it times
  *   - bare:   every event of every location through libotf2's reader with
@@ -14,6 +15,8 @@
  * process never touched, while later ones reuse the blocks mem.c keeps
  * (docs/benchmarks.md says why that dominates on a VM).  Memory: the
  * resident set growth across an open, and the store's own byte counts.
+ * With --bare only the floor is timed (best of REPEATS), for benchmarks
+ * that compare a whole analysis in fresh processes with it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,8 +161,13 @@ static earl_trace *earl_open(const char *anchor, int threads)
 
 int main(int argc, char **argv)
 {
+    int bare_only = argc > 1 && strcmp(argv[1], "--bare") == 0;
+    if (bare_only) {
+        argv++;
+        argc--;
+    }
     if (argc < 2) {
-        fprintf(stderr, "usage: open_bench ANCHOR [REPEATS]\n");
+        fprintf(stderr, "usage: open_bench [--bare] ANCHOR [REPEATS]\n");
         return 2;
     }
     const char *anchor = argv[1];
@@ -170,6 +178,18 @@ int main(int argc, char **argv)
     uint64_t events = 0;
     long rss_growth = 0;
     size_t store = 0, core = 0;
+    if (bare_only) {
+        for (int k = 0; k < repeats; k++) {
+            double t0 = bench_now();
+            events = bare_read(anchor);
+            double t1 = bench_now();
+            if (t1 - t0 < best_bare)
+                best_bare = t1 - t0;
+        }
+        printf("events %llu\n", (unsigned long long)events);
+        printf("bare_seconds %.4f\n", best_bare);
+        return 0;
+    }
     for (int k = 0; k < repeats; k++) {
         /* interleaved, so that drifting machine load hits all three alike */
         long f0 = minor_faults();

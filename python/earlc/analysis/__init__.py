@@ -16,7 +16,7 @@ from .validate import PropertyError
 
 
 def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
-            strict: bool = False, packages: bool = True) -> Report:
+            strict: bool = False, packages: bool = True, threads=None) -> Report:
     """Evaluate the catalog on trace: the built-ins, the properties of installed
     packages (entry-point group earlc.properties, unless packages=False) and the
     Property instances in plugins.
@@ -34,12 +34,16 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
     strict: a property that raises stops the analysis (PropertyError) instead of
         being switched off and listed in report.switched_off.
     progress: called as progress(phase, done, total).
+    threads: threads of the analysis, 0 for one per core; by default as many as
+        the trace was opened with (earlc.open: one per core).  The report does
+        not depend on it.
     """
     import os
 
     from .. import _core
     from .engine import run
 
+    threads = _threads(threads)
     if isinstance(trace, (str, os.PathLike)):
         from ..parts import mpi_exchange, mpi_world_size, open_part
 
@@ -48,23 +52,37 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
         else:
             from ..trace import open as open_trace
 
-            trace = open_trace(trace, progress=progress)
+            trace = open_trace(trace, threads=threads or 0, progress=progress)
+    if threads is None:
+        threads = trace.threads
+    threads = threads or os.cpu_count() or 1
     if trace.part is not None:
         from ..parts.merge import analyze as analyze_parts
 
         previous = _core.use_store_memory()
         try:
             return analyze_parts(trace.part, properties=properties, top=top, progress=progress,
-                                 plugins=plugins, strict=strict, packages=packages)
+                                 plugins=plugins, strict=strict, packages=packages,
+                                 threads=threads)
         finally:
             _core.restore_numpy_memory(previous)
     # numpy temporaries from earlc's kept memory (docs/model.md, "Memory")
     previous = _core.use_store_memory()
     try:
         return run(trace, properties=properties, top=top, progress=progress, plugins=plugins,
-                   strict=strict, packages=packages)
+                   strict=strict, packages=packages, threads=threads)
     finally:
         _core.restore_numpy_memory(previous)
+
+
+def _threads(threads):
+    """threads as given to analyze: None, or an int >= 0 (0: one per core)."""
+    if threads is None:
+        return None
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
+        raise ValueError("threads must be a whole number >= 0 (0: one per core), not %r"
+                         % (threads,))
+    return threads
 
 
 __all__ = ["analyze", "Property", "Instances", "Report", "CompoundEvent", "Fraction", "Root",

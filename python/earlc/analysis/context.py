@@ -10,9 +10,10 @@ enters_of, matched_messages, collective_members) consult `view`: a window's
 analysis (window.py) sees only the events in view."""
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cached_property
-from typing import Dict, Tuple
+from typing import Dict, List, Tuple
 
 import numpy as np
 
@@ -21,6 +22,7 @@ from ..events import KINDS, column
 from . import regions as rc
 from .published import Published
 from .reductions import int64_array
+from .schedule import Once, once_property
 from .severity import sum_by_key
 
 #: the columns of matched_messages, in the order _core.p2p_messages fills them
@@ -160,17 +162,76 @@ class AnalysisContext:
     #: the events the properties enumerate, None for all (a window's analysis
     #: sets it: analysis/window.py)
     view = None
+    #: the engine's pool while properties run on several threads (schedule.py)
+    _pool = None
 
-    def __init__(self, trace):
+    def __init__(self, trace, threads: int = 1):
         self.trace = trace
         self.events = trace.events
         self.n_events = len(trace)
         self.n_locations = len(trace.locations)
         self.kinds = KINDS
+        #: threads the analysis may use (at least 1)
+        self.threads = max(1, int(threads))
         #: the engine's store of published instances (published.py)
         self._published = Published(self)
-        #: the analysis's own counted warnings, (code, detail) in the order said
-        self.analysis_warnings = []
+        self._warnings: List[tuple] = []  # (source, code, detail)
+        self._local = threading.local()   # per thread: the sources being evaluated
+        self._memo_lock = threading.Lock()
+        self._memo: Dict[object, Once] = {}
+        self._memo_users: Dict[object, set] = {}  # memo key -> the sources that asked
+
+    def kernel_threads(self) -> int:
+        """Threads a C kernel may use now: the analysis's threads that no other
+        property is using at the moment (its results never depend on it)."""
+        pool = self._pool
+        if pool is None:
+            return self.threads
+        return max(1, self.threads - pool.busy() + 1)
+
+    # -- what is being evaluated, for the order of the warnings ---------------------------
+    def _sources(self) -> list:
+        stack = getattr(self._local, "sources", None)
+        if stack is None:
+            stack = self._local.sources = []
+        return stack
+
+    @contextmanager
+    def evaluating(self, position: int):
+        """The property at this position of the evaluation order runs in the
+        block (on this thread)."""
+        stack = self._sources()
+        stack.append(("property", position))
+        try:
+            yield
+        finally:
+            stack.pop()
+
+    @property
+    def analysis_warnings(self) -> List[Tuple[str, str]]:
+        """The analysis's own counted warnings, (code, detail), in the order of
+        the properties that said them (a shared computation's: of the first
+        property that asked for it), then by code and detail: the same for any
+        number of threads."""
+        memo_rank: Dict[object, float] = {}
+
+        def rank(source, seen=()) -> float:
+            if source is None:
+                return float("inf")
+            kind, what = source
+            if kind == "property":
+                return what
+            if what in memo_rank:
+                return memo_rank[what]
+            if what in seen:
+                return float("inf")
+            r = min((rank(u, seen + (what,)) for u in self._memo_users.get(what, ())),
+                    default=float("inf"))
+            memo_rank[what] = r
+            return r
+
+        said = sorted(self._warnings, key=lambda w: (rank(w[0]), w[1], w[2]))
+        return [(code, detail) for _, code, detail in said]
 
     @property
     def published(self):
@@ -182,26 +243,41 @@ class AnalysisContext:
     def warn(self, code: str, detail: str) -> None:
         """A counted warning of the analysis (the numbers are right but need a
         word): the report counts it under `code` and lists its detail."""
-        self.analysis_warnings.append((code, detail))
+        stack = self._sources()
+        self._warnings.append((stack[-1] if stack else None, code, detail))
 
     def memo(self, key, compute):
-        """compute() once per analysis; what several properties share."""
-        cache = self.__dict__.setdefault("_memo", {})
-        if key not in cache:
-            cache[key] = compute()
-        return cache[key]
+        """compute() once per analysis; what several properties share.  Computed
+        by the first property that asks; one asking meanwhile on another thread
+        waits for it."""
+        stack = self._sources()
+        with self._memo_lock:
+            self._memo_users.setdefault(key, set()).add(stack[-1] if stack else None)
+            once = self._memo.get(key)
+            if once is None:
+                once = self._memo[key] = Once()
+
+        def computing():
+            stack.append(("memo", key))
+            try:
+                return compute()
+            finally:
+                stack.pop()
+        pool = self._pool
+        return once.get(computing, pool.waiting if pool is not None else None)
 
     def forget_shared(self) -> None:
         """Let go of what memo kept, once the analysis is done: the report keeps
         this context, and a later use computes it again."""
-        self.__dict__.pop("_memo", None)
+        with self._memo_lock:
+            self._memo = {}
 
     # -- the EARL layer and the call tree ------------------------------------------
-    @cached_property
+    @once_property
     def states(self):
         return self.trace.states
 
-    @cached_property
+    @once_property
     def calltree(self) -> CallTree:
         ct = CallTree(self.trace)
         enters, fork_part, join_part = self.thread_management()
@@ -243,13 +319,13 @@ class AnalysisContext:
             return enters, fork_part, join_part
         return self.memo("omp_thread_management", compute)
 
-    @cached_property
+    @once_property
     def cnode(self) -> np.ndarray:
         """Call path of every event (-1 outside every region)."""
         return self.calltree.event_cnode
 
     # -- regions --------------------------------------------------------------------
-    @cached_property
+    @once_property
     def _region_tables(self):
         return rc.region_tables(self.trace)
 
@@ -320,7 +396,7 @@ class AnalysisContext:
         return np.array(out, dtype=np.int64)
 
     # -- times ------------------------------------------------------------------------
-    @cached_property
+    @once_property
     def _time(self) -> np.ndarray:
         # timestamps are below 2**63: the int64 view is exact and costs no copy
         return self.events.time.view(np.int64)

@@ -35,6 +35,7 @@ from .context import AnalysisContext
 from .coverage import unanalysed_waits
 from .property import Columns, Instances, Property
 from .published import Published, let_go_after, uses
+from .schedule import Pool
 from .severity import SeverityStore
 from .validate import PropertyError, check_instances, check_totals, describe
 
@@ -106,7 +107,14 @@ class Evaluation:
     are computed by the caller's `value(p)` while `ctx.published` shows p only
     what it declares (published.py); a property that raises is switched off
     (strict: PropertyError instead); instances no later property uses are let
-    go once their last user is done."""
+    go once their last user is done.
+
+    With threads > 1, a property starts as soon as what it declares is done,
+    beside the others (schedule.py), the one with most properties waiting for
+    it first.  What the evaluation lists comes out as the one-thread loop
+    gives it: switched-off properties in the order, the first failure of the
+    order under strict (every property before it is still evaluated, none
+    after it started)."""
 
     def __init__(self, ctx: AnalysisContext, strict: bool = False):
         self.ctx = ctx
@@ -119,35 +127,151 @@ class Evaluation:
         return self.ctx._published
 
     def run(self, order: Sequence[Property], value: Callable[[Property], None],
-            progress=None) -> None:
+            progress=None, threads: int = 1) -> None:
+        if threads > 1 and len(order) > 1:
+            self._run_parallel(order, value, progress, threads)
+            return
         published = self.published
         done_with = let_go_after(order)
         for k, p in enumerate(order):
             if progress:
                 progress("analysing", k, len(order))
-            missing = [n for n in uses(p) if n in self.off]
-            if missing:
-                self.off.add(p.name)
-                verb = "subscribes to" if missing[0] == p.subscribes else "reads"
-                self.switched_off.append(SwitchedOff(
-                    p.name, p.source or "", "", "it %s %s, which was switched off"
-                    % (verb, missing[0]), None, None))
-            else:
-                try:
-                    with published.reading(p):
-                        value(p)
-                except Exception as exc:
-                    path, line = _own_line(p, exc)
+            if not self._inputs_off(p):
+                failure = self._evaluate(k, p, value)
+                if failure is not None:
                     if self.strict:
-                        raise PropertyError("%s%s raised %s: %s" % (
-                            describe(p), " at %s:%d" % (path, line) if line else "",
-                            type(exc).__name__, exc)) from exc
-                    self.off.add(p.name)
-                    published.pop(p.name, None)
-                    self.switched_off.append(SwitchedOff(p.name, p.source or "",
-                                                         type(exc).__name__, str(exc), path, line))
+                        raise failure
+                    self._switch_off(p, failure)
             for q in done_with[k]:
                 published.let_go(q)
+
+    def _inputs_off(self, p: Property) -> bool:
+        """Switch p off when an input was (True)."""
+        missing = [n for n in uses(p) if n in self.off]
+        if not missing:
+            return False
+        self.off.add(p.name)
+        verb = "subscribes to" if missing[0] == p.subscribes else "reads"
+        self.switched_off.append(SwitchedOff(
+            p.name, p.source or "", "", "it %s %s, which was switched off"
+            % (verb, missing[0]), None, None))
+        return True
+
+    def _evaluate(self, k: int, p: Property, value) -> Optional[Exception]:
+        """value(p) as the k-th of the order; what it raised (strict: as the
+        PropertyError to raise), None when it succeeded."""
+        try:
+            with self.published.reading(p), self.ctx.evaluating(k):
+                value(p)
+        except Exception as exc:
+            if not self.strict:
+                return exc
+            path, line = _own_line(p, exc)
+            error = PropertyError("%s%s raised %s: %s" % (
+                describe(p), " at %s:%d" % (path, line) if line else "",
+                type(exc).__name__, exc))
+            error.__cause__ = exc
+            error.__suppress_context__ = True
+            return error
+        return None
+
+    def _switch_off(self, p: Property, exc: Exception) -> None:
+        path, line = _own_line(p, exc)
+        self.off.add(p.name)
+        self.published.pop(p.name, None)
+        self.switched_off.append(SwitchedOff(p.name, p.source or "", type(exc).__name__,
+                                             str(exc), path, line))
+
+    def _run_parallel(self, order, value, progress, threads: int) -> None:
+        """The loop of run() with each property started once its inputs are
+        done, on up to `threads` threads."""
+        n = len(order)
+        position = {p.name: k for k, p in enumerate(order)}
+        inputs = [[position[u] for u in uses(p) if u in position] for p in order]
+        waiting_on = [len(set(i)) for i in inputs]
+        readers: List[List[int]] = [[] for _ in order]
+        for k, ins in enumerate(inputs):
+            for j in set(ins):
+                readers[j].append(k)
+        # published instances: let go once the publisher and all readers are done
+        open_uses = [len(readers[k]) + 1 for k in range(n)]
+        # the most waiting properties first (they lead the longest chains)
+        below = [0] * n
+        for k in reversed(range(n)):
+            below[k] = sum(1 + below[r] for r in readers[k])
+        ready = sorted((k for k in range(n) if not waiting_on[k]), key=lambda k: (-below[k], k))
+        outcome: Dict[int, Optional[Exception]] = {}
+        stop = n  # under strict: nothing at or after the first failure starts
+        pool = Pool(threads, "earlc-analysis")
+        self.ctx._pool = pool
+        done = running = 0
+        alone = False  # a property that runs alone (concurrent = False) is running
+        try:
+            while done < n:
+                while ready and pool.room() and not alone:
+                    k = ready[0]
+                    if k >= stop:
+                        ready.pop(0)
+                        continue
+                    p = order[k]
+                    if not getattr(p, "concurrent", True):
+                        if running:
+                            break  # it starts once the others are done
+                        alone = True
+                    ready.pop(0)
+                    if self._inputs_off(p):
+                        alone = False
+                        outcome[k] = None
+                        done += 1
+                        ready += self._finish(k, inputs, readers, waiting_on, open_uses,
+                                              order)
+                        ready.sort(key=lambda j: (-below[j], j))
+                        continue
+                    pool.give(k, lambda k=k, p=p: outcome.__setitem__(
+                        k, self._evaluate(k, p, value)))
+                    running += 1
+                if not running:
+                    break  # strict: what is left is at or after the failure
+                for k, error in pool.finished(more=bool(ready) and not alone):
+                    running -= 1
+                    done += 1
+                    alone = False
+                    if error is not None:  # not an Exception: stop at once
+                        raise error
+                    failure = outcome[k]
+                    if failure is not None:
+                        if self.strict:
+                            stop = min(stop, k)
+                        else:
+                            self._switch_off(order[k], failure)
+                    ready += self._finish(k, inputs, readers, waiting_on, open_uses, order)
+                    if progress:
+                        progress("analysing", done, n)
+                ready.sort(key=lambda j: (-below[j], j))
+        finally:
+            pool.close()
+            self.ctx._pool = None
+        if stop < n:
+            raise outcome[stop]
+        # switched off in the order of the properties, as one thread lists them
+        self.switched_off.sort(key=lambda s: position.get(s.name, n))
+
+    def _finish(self, k, inputs, readers, waiting_on, open_uses, order) -> List[int]:
+        """Property k is done: let go what no one reads any more; the
+        properties that can start now."""
+        for j in set(inputs[k]):
+            open_uses[j] -= 1
+            if not open_uses[j]:
+                self.published.let_go(order[j])
+        open_uses[k] -= 1
+        if not open_uses[k]:
+            self.published.let_go(order[k])
+        now = []
+        for r in readers[k]:
+            waiting_on[r] -= 1
+            if not waiting_on[r]:
+                now.append(r)
+        return now
 
     def expand(self, order: List[Property], catalog) -> List[Property]:
         """order with the further properties its members define for this trace
@@ -163,11 +287,12 @@ class Evaluation:
 
 def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top: int = 10,
         progress=None, plugins: Sequence = (), strict: bool = False, packages: bool = True,
-        own: Optional[np.ndarray] = None, last_time: Optional[int] = None):
-    """The analysis of trace.  own (a bool per location) keeps the values and
-    the worst occurrences of those locations only: a part of a trace analysed
-    in parts holds other locations' ghosts, whose occurrences are another
-    part's (earlc.parts); last_time is then the whole trace's last timestamp."""
+        own: Optional[np.ndarray] = None, last_time: Optional[int] = None, threads: int = 1):
+    """The analysis of trace on `threads` threads (at least 1; the result does
+    not depend on it).  own (a bool per location) keeps the values and the
+    worst occurrences of those locations only: a part of a trace analysed in
+    parts holds other locations' ghosts, whose occurrences are another part's
+    (earlc.parts); last_time is then the whole trace's last timestamp."""
     from .report import Report
 
     if isinstance(properties, (str, Property)):
@@ -181,13 +306,22 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
         chosen = catalog.select(names)
     else:  # optional groups (root causes) only when asked for, or when read
         chosen = catalog.with_needs([p.name for p in catalog.properties if not p.group])
-    ctx = AnalysisContext(trace)
+    ctx = AnalysisContext(trace, threads=threads)
     evaluation = Evaluation(ctx, strict=strict)
     order = evaluation.expand(ordered(chosen), catalog)
     store = SeverityStore(ctx.n_locations)
     counts = SeverityStore(ctx.n_locations)  # occurrences, for detected properties
     worst: Dict[str, Instances] = {}
-    evaluation.run(order, lambda p: _evaluate(p, ctx, store, counts, worst, top, own), progress)
+    if ctx.threads > 1:
+        ctx.states  # what every property reads first, itself on all threads
+    evaluation.run(order, lambda p: _evaluate(p, ctx, store, counts, worst, top, own), progress,
+                   threads=ctx.threads)
+    # as one thread would have added them, whatever order threads finished in
+    names = [p.name for p in order]
+    store.put_in_order(names)
+    counts.put_in_order(names)
+    worst = {n: worst[n] for n in names if n in worst}
+    ctx._published.put_in_order(names)
     for s in evaluation.switched_off:
         store.declare(s.name)
     evaluated = [p.name for p in order if p.name not in evaluation.off]

@@ -34,44 +34,59 @@ class Columns(MutableMapping):
     the selected rows, each column gathered on first access.  Properties refine
     what they subscribe to step by step (select, then select again), and most
     columns are never read on the way, so a selection costs one index array
-    instead of a copy of every column.  Columns set on a selection are its own."""
+    instead of a copy of every column.  Columns set on a selection are its own.
+
+    The three parts (base, rows, gathered) are one tuple, replaced as a whole:
+    a property may read a selection on one thread while the engine makes it
+    own its rows on another (own, when what it selects from is let go)."""
 
     def __init__(self, base: Mapping, rows: Optional[np.ndarray] = None):
-        self._base = base
-        self._rows = rows
-        self._gathered: Dict[str, np.ndarray] = {}  # and the columns set here
+        self._state = (base, rows, {})  # the gathered columns and those set here
+
+    @property
+    def _base(self) -> Mapping:
+        return self._state[0]
+
+    @property
+    def _rows(self) -> Optional[np.ndarray]:
+        return self._state[1]
 
     def __getitem__(self, name: str) -> np.ndarray:
-        col = self._gathered.get(name)
+        base, rows, gathered = self._state
+        col = gathered.get(name)
         if col is None:
-            if name not in self._base:
+            if name not in base:
                 raise MissingColumn(name, list(self))
-            col = self._base[name]
-            if self._rows is not None:
-                col = col[self._rows]
-            self._gathered[name] = col
+            col = base[name]
+            if rows is not None:
+                col = col[rows]
+            gathered[name] = col
         return col
 
     def __setitem__(self, name: str, value) -> None:
+        base, rows, gathered = self._state
         value = np.asarray(value)
-        if self._rows is not None and value.shape[:1] != self._rows.shape:
+        if rows is not None and value.shape[:1] != rows.shape:
             raise ValueError("column %r has %d rows, expected %d"
-                             % (name, len(value), len(self._rows)))
-        self._gathered[name] = value
+                             % (name, len(value), len(rows)))
+        gathered[name] = value
 
     def __delitem__(self, name: str) -> None:
         raise TypeError("columns of a selection cannot be removed; build new Instances")
 
     def __iter__(self):
-        yield from self._base
-        yield from (k for k in self._gathered if k not in self._base)
+        base, _, gathered = self._state
+        yield from base
+        yield from (k for k in list(gathered) if k not in base)
 
     def __len__(self) -> int:
-        return len(self._base) + sum(1 for k in self._gathered if k not in self._base)
+        base, _, gathered = self._state
+        return len(base) + sum(1 for k in list(gathered) if k not in base)
 
     def rows_of(self, rows: np.ndarray) -> "Columns":
         """These rows (integer positions) of this selection."""
-        return Columns(self._base, rows if self._rows is None else self._rows[rows])
+        base, mine, _ = self._state
+        return Columns(base, rows if mine is None else mine[rows])
 
     def selects_from(self, columns) -> bool:
         """Whether this is a selection of those columns (a dict or the Columns of
@@ -82,11 +97,14 @@ class Columns(MutableMapping):
     def own(self) -> None:
         """Gather every column of the selection now, so that it no longer holds
         the columns it selects from (which can then be freed)."""
-        if self._rows is None:
+        base, rows, gathered = self._state
+        if rows is None:
             return
-        for name in list(self._base):
-            self[name]
-        self._base, self._rows, self._gathered = self._gathered, None, {}
+        # the base's columns in its order, then those set here: not the order
+        # in which properties on several threads happened to read them
+        own = {name: self[name] for name in base}
+        own.update((name, col) for name, col in list(gathered.items()) if name not in own)
+        self._state = (own, None, {})
 
 
 class MissingColumn(KeyError):
@@ -224,6 +242,10 @@ class Property:
     #: for plugins: the name of the built-in property this one replaces (its
     #: subscribers and children then use this one)
     replaces: Optional[str] = None
+    #: False: never evaluated at the same time as another property (with
+    #: threads > 1 properties whose inputs are done run at once: one that keeps
+    #: state of its own outside ctx.memo and its instances sets this)
+    concurrent: bool = True
     #: where the property comes from ("built-in", "plugin FILE", "package NAME"),
     #: set when the catalog is assembled; shown by `earlc properties` and in messages
     source: Optional[str] = None

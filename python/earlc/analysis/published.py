@@ -21,6 +21,7 @@ it again, from what it declares, with the same result.
 """
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, MutableMapping
 from contextlib import contextmanager
 from typing import Dict, Iterator, List, Sequence
@@ -52,7 +53,17 @@ class Published(MutableMapping):
         self._ctx = ctx
         self._kept: Dict[str, Instances] = {}
         self._let_go: Dict[str, Property] = {}  # detected again on the next read
-        self._readers: List["Declared"] = []    # the property evaluated now, innermost last
+        # per thread (properties may run at once: schedule.py), the property
+        # evaluated now, innermost last
+        self._local = threading.local()
+        self._lock = threading.Lock()  # letting go against publishing again
+
+    @property
+    def _readers(self) -> List["Declared"]:
+        stack = getattr(self._local, "readers", None)
+        if stack is None:
+            stack = self._local.readers = []
+        return stack
 
     def __getitem__(self, name: str) -> Instances:
         inst = self._kept.get(name)
@@ -70,8 +81,9 @@ class Published(MutableMapping):
         return inst
 
     def __setitem__(self, name: str, inst: Instances) -> None:
-        self._let_go.pop(name, None)
-        self._kept[name] = inst
+        with self._lock:
+            self._let_go.pop(name, None)
+            self._kept[name] = inst
 
     def __delitem__(self, name: str) -> None:
         if name not in self._kept and name not in self._let_go:
@@ -110,16 +122,28 @@ class Published(MutableMapping):
         """Drop p's instances; a later read detects them again.  Instances kept
         that select from p's (a subscriber's refinement shares its columns) take
         their own copy of the rows they select first."""
-        inst = self._kept.pop(p.name, None)
-        if inst is None:
-            return
-        self._let_go[p.name] = p
-        for other in self._kept.values():
+        with self._lock:
+            inst = self._kept.pop(p.name, None)
+            if inst is None:
+                return
+            self._let_go[p.name] = p
+            others = list(self._kept.values())
+        for other in others:
             if isinstance(other.columns, Columns) and other.columns.selects_from(inst.columns):
                 other.columns.own()
 
     def is_kept(self, name: str) -> bool:
         return name in self._kept
+
+    def put_in_order(self, names: Sequence[str]) -> None:
+        """Keep the instances in the order of names (an evaluation on several
+        threads publishes them in the order they finish)."""
+        with self._lock:
+            rank = {n: k for k, n in enumerate(names)}
+            for d in (self._kept, self._let_go):
+                items = sorted(d.items(), key=lambda kv: rank.get(kv[0], len(rank)))
+                d.clear()
+                d.update(items)
 
 
 class Declared(Mapping):

@@ -65,6 +65,12 @@ class SeverityStore:
         self._parts.setdefault(metric, []).append(
             sum_by_key(cnode * self.n_locations + location, value))
 
+    def put_in_order(self, metrics) -> None:
+        """Keep the metrics in this order (those not in it after them)."""
+        rank = {m: k for k, m in enumerate(metrics)}
+        self._parts = dict(sorted(self._parts.items(),
+                                  key=lambda kv: rank.get(kv[0], len(rank))))
+
     def declare(self, metric: str) -> None:
         """Make the metric exist even when nothing is ever added to it."""
         self._parts.setdefault(metric, [])

@@ -63,7 +63,7 @@ def column_kind(p, name: str, values: np.ndarray) -> str:
 
 
 def analyze(part: Part, properties=None, top: int = 10, progress=None, plugins=(),
-            strict: bool = False, packages: bool = True) -> Report:
+            strict: bool = False, packages: bool = True, threads: int = 1) -> Report:
     """Collective: the report of the whole trace, analysed in parts."""
     ex = part.exchange
     error, local = None, None
@@ -71,7 +71,7 @@ def analyze(part: Part, properties=None, top: int = 10, progress=None, plugins=(
         local = engine.run(part.trace, properties, top=top,
                            progress=progress if ex.is_root else None, plugins=plugins,
                            strict=strict, packages=packages, own=part.own,
-                           last_time=part.whole.get("last_time"))
+                           last_time=part.whole.get("last_time"), threads=threads)
     except Exception as exc:  # every part must learn of it
         error = exc
     ex.agree(error)
