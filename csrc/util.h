@@ -112,6 +112,23 @@ void earl_keymap_free(earl_keymap *m);
 
 char *earl_strdup(const char *s);
 
+/* ---- work on several threads (parallel.c) ----------------------------------
+ * A kernel with `threads` (0: one per core) cuts its items into
+ * earl_parallel_parts(threads, items, min_items) parts of at least min_items
+ * each (fewer items: fewer parts, at least one) and runs fn(arg, part) for
+ * every part with earl_parallel, which returns once all are done.  Part k of
+ * n items over P parts is [earl_part_start(n, k, P), earl_part_start(n, k + 1, P)).
+ * A kernel's result must not depend on P: each part writes to places of its
+ * own, joined in part order. */
+#define EARL_MAX_PARTS 64
+int earl_cores(void);
+int earl_parallel_parts(int threads, size_t items, size_t min_items);
+void earl_parallel(int parts, void (*fn)(void *arg, int part), void *arg);
+static inline size_t earl_part_start(size_t n, int part, int parts)
+{
+    return (size_t)((unsigned __int128)n * (unsigned)part / (unsigned)parts);
+}
+
 /* The first k in [lo, hi) with a[k] >= x, or hi; a sorted ascending there.
  * Events before or at x: earl_eid_lower_bound(a, lo, hi, x + 1). */
 size_t earl_eid_lower_bound(const earl_eid *a, size_t lo, size_t hi, earl_eid x);

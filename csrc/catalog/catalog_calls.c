@@ -5,13 +5,13 @@
  * Both walk the events front to back once instead of searching each call's
  * events on its location.
  *
- * The ENTERs asked about are visited in the total order; one pass over the
- * events from the first of them on keeps, per location, the asked ENTERs
- * still open (a stack, linked through the queries), and a LEAVE whose
- * enterptr is on its location's stack answers that ENTER.  Region instances
- * nest, so the answered ENTER is the top of the stack unless the trace has
- * unmatched LEAVEs; the stack is then searched downwards.  The pass stops
- * once no asked ENTER is open and none is ahead.
+ * The ENTERs asked about are marked in a bitmap of the events; a pass over
+ * the events from the first of them on answers an asked ENTER at each LEAVE
+ * of its location whose enterptr is that ENTER (the first one: a damaged
+ * trace may have more).  The pass is cut into parts on threads, and runs in
+ * waves of growing length that stop once every asked ENTER is answered (a
+ * LEAVE further on cannot answer one earlier): calls asked about near the
+ * start cost a pass over their own stretch only.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* qsort_r */
@@ -32,30 +32,86 @@ static int by_id(const void *a, const void *b, void *ids)
     return (i > j) - (i < j);
 }
 
-earl_status earl_leaves(const earl_events *ev, const earl_eid32 *enterptr, const earl_eid *ids,
-                        size_t n, earl_eid *leave, earl_error *err)
+/* The search of earl_leaves: the asked ENTERs (one bit per event), the
+ * queries in id order, and the events scanned in the current wave, cut into
+ * parts.  A part answers a query with the first LEAVE of its own range;
+ * answers of several parts keep the earliest (an atomic minimum), which a
+ * well-formed trace never needs: each ENTER has one LEAVE. */
+typedef struct leaves_search {
+    const earl_events *ev;
+    const earl_eid32 *enterptr;
+    const earl_eid *ids;
+    const size_t *order;  /* queries by id; the asked ones from first on */
+    size_t first, n;
+    const uint64_t *asked;
+    earl_eid *leave;      /* the answers, at the first query of each id */
+    size_t lo, hi;        /* the wave: events [lo, hi) */
+    int parts;
+    size_t answered;      /* ids answered (atomic) */
+} leaves_search;
+
+/* The first query (position in order) of id e, which is asked. */
+static size_t first_query(const leaves_search *s, earl_eid e)
 {
-    size_t count = ev->count, n_locs = 0;
+    size_t lo = s->first, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->ids[s->order[mid]] < e)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void leaves_part(void *arg, int part)
+{
+    leaves_search *s = arg;
+    const earl_events *ev = s->ev;
+    size_t span = s->hi - s->lo;
+    size_t from = s->lo + earl_part_start(span, part, s->parts);
+    size_t to = s->lo + earl_part_start(span, part + 1, s->parts);
+    size_t answered = 0;
+    for (size_t x = from; x < to; x++) {
+        if (ev->kind[x] != EARL_LEAVE)
+            continue;
+        earl_eid e = earl_eid_from32(s->enterptr[x]);
+        if (e < 0 || (size_t)e >= x || !(s->asked[(size_t)e >> 6] >> ((size_t)e & 63) & 1) ||
+            ev->location[e] != ev->location[x])
+            continue;
+        earl_eid *slot = &s->leave[s->order[first_query(s, e)]];
+        earl_eid was = __atomic_load_n(slot, __ATOMIC_RELAXED);
+        while ((was < 0 || (earl_eid)x < was) &&
+               !__atomic_compare_exchange_n(slot, &was, (earl_eid)x, 1, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED))
+            ;
+        answered += was < 0;
+    }
+    __atomic_add_fetch(&s->answered, answered, __ATOMIC_RELAXED);
+}
+
+/* Events of the first wave: later waves double it, until every call is left. */
+#define LEAVES_FIRST_WAVE ((size_t)1 << 20)
+
+earl_status earl_leaves(const earl_events *ev, const earl_eid32 *enterptr, const earl_eid *ids,
+                        size_t n, earl_eid *leave, int threads, earl_error *err)
+{
+    size_t count = ev->count;
     size_t n_asked = 0; /* ids other than -1 */
     for (size_t k = 0; k < n; k++) {
         if (ids[k] >= 0 && (size_t)ids[k] >= count)
             return earl_fail(err, EARL_ERR_INVALID, "leaves: event id %lld is out of range "
                              "(the trace has %zu events)", (long long)ids[k], count);
         leave[k] = EARL_NONE;
-        if (ids[k] >= 0) {
-            n_asked++;
-            if ((size_t)ev->location[ids[k]] + 1 > n_locs)
-                n_locs = (size_t)ev->location[ids[k]] + 1;
-        }
+        n_asked += ids[k] >= 0;
     }
     if (!n_asked)
         return EARL_OK;
     /* the queries in id order (stable: repeated ids answer together) */
     size_t *order = earl_mem_alloc_temp(n * sizeof *order);
-    size_t *below = earl_mem_alloc_temp(n * sizeof *below); /* next query down the stack */
-    size_t *top = earl_mem_alloc_temp(n_locs * sizeof *top);
-    if (!order || !below || !top) {
-        earl_mem_free(order); earl_mem_free(below); earl_mem_free(top);
+    uint64_t *asked = earl_mem_calloc_temp(count / 64 + 1, sizeof *asked);
+    if (!order || !asked) {
+        earl_mem_free(order); earl_mem_free(asked);
         return earl_fail(err, EARL_ERR_NOMEM, "leaves: out of memory for %zu calls", n);
     }
     int sorted = 1;
@@ -65,41 +121,30 @@ earl_status earl_leaves(const earl_events *ev, const earl_eid32 *enterptr, const
     }
     if (!sorted)
         qsort_r(order, n, sizeof *order, by_id, (void *)ids);
-    size_t next = n - n_asked; /* the -1 ids come first: skip them */
-    const size_t none = (size_t)-1;
-    for (size_t l = 0; l < n_locs; l++)
-        top[l] = none;
-
-    size_t open = 0; /* queries on the stacks; next: the next query ahead */
-    for (size_t x = (size_t)ids[order[next]]; x < count && (next < n || open); x++) {
-        if (next < n && (size_t)ids[order[next]] == x) {
-            earl_loc l = ev->location[x];
-            int is_enter = ev->kind[x] == EARL_ENTER;
-            for (; next < n && (size_t)ids[order[next]] == x; next++)
-                if (is_enter) {
-                    below[order[next]] = top[l];
-                    top[l] = order[next];
-                    open++;
-                }
-        }
-        if (ev->kind[x] != EARL_LEAVE) /* an asked id that is no ENTER may still be one */
-            continue;
-        earl_loc l = ev->location[x];
-        if ((size_t)l >= n_locs || top[l] == none)
-            continue;
-        earl_eid e = earl_eid_from32(enterptr[x]);
-        /* the queries of e: the top ones, or further down when LEAVEs were missing */
-        size_t *link = &top[l];
-        while (*link != none && ids[*link] != e)
-            link = &below[*link];
-        while (*link != none && ids[*link] == e) {
-            size_t q = *link;
-            leave[q] = (earl_eid)x;
-            *link = below[q];
-            open--;
+    size_t distinct = 0;
+    for (size_t q = n - n_asked; q < n; q++) {
+        earl_eid e = ids[order[q]];
+        if (ev->kind[e] == EARL_ENTER && !(asked[(size_t)e >> 6] >> ((size_t)e & 63) & 1)) {
+            asked[(size_t)e >> 6] |= (uint64_t)1 << ((size_t)e & 63);
+            distinct++;
         }
     }
-    earl_mem_free(order); earl_mem_free(below); earl_mem_free(top);
+    leaves_search s = {ev, enterptr, ids, order, n - n_asked, n, asked, leave, 0, 0, 1, 0};
+    /* waves over the events from the first asked ENTER on, until every asked
+     * ENTER is answered (a later LEAVE cannot answer one earlier) */
+    size_t wave = LEAVES_FIRST_WAVE;
+    for (size_t lo = (size_t)ids[order[n - n_asked]]; lo < count && s.answered < distinct;
+         lo = s.hi, wave *= 2) {
+        s.lo = lo;
+        s.hi = count - lo > wave ? lo + wave : count;
+        s.parts = earl_parallel_parts(threads, s.hi - s.lo, (size_t)1 << 18);
+        earl_parallel(s.parts, leaves_part, &s);
+    }
+    /* repeated ids: the answer of their first query */
+    for (size_t q = n - n_asked + 1; q < n; q++)
+        if (ids[order[q]] == ids[order[q - 1]])
+            leave[order[q]] = leave[order[q - 1]];
+    earl_mem_free(order); earl_mem_free(asked);
     return EARL_OK;
 }
 
@@ -110,35 +155,69 @@ earl_status earl_leaves(const earl_events *ev, const earl_eid32 *enterptr, const
 #define LEAVES_NEARBY 256
 #define LEAVES_TRIAL 256
 
+/* The LEAVE of call ids[k] among the LEAVES_NEARBY events after after[k]
+ * (-1: not there). */
+static earl_eid leave_nearby(const earl_events *ev, const earl_eid32 *enterptr, earl_eid id,
+                             earl_eid after)
+{
+    size_t count = ev->count;
+    earl_loc l = ev->location[id];
+    size_t end = count - (size_t)after > LEAVES_NEARBY ? (size_t)after + LEAVES_NEARBY : count;
+    for (size_t x = (size_t)after + 1; x < end; x++)
+        if (ev->kind[x] == EARL_LEAVE && ev->location[x] == l &&
+            earl_eid_from32(enterptr[x]) == id)
+            return (earl_eid)x;
+    return EARL_NONE;
+}
+
+typedef struct nearby_job {
+    const earl_events *ev;
+    const earl_eid32 *enterptr;
+    const earl_eid *ids, *after;
+    earl_eid *leave;
+    size_t from, n;
+    int parts;
+} nearby_job;
+
+static void nearby_part(void *arg, int part)
+{
+    nearby_job *j = arg;
+    size_t span = j->n - j->from;
+    size_t to = j->from + earl_part_start(span, part + 1, j->parts);
+    for (size_t k = j->from + earl_part_start(span, part, j->parts); k < to; k++)
+        if (j->ids[k] >= 0)
+            j->leave[k] = leave_nearby(j->ev, j->enterptr, j->ids[k], j->after[k]);
+}
+
 earl_status earl_leaves_after(const earl_events *ev, const earl_eid32 *enterptr,
                               const earl_eid *ids, const earl_eid *after, size_t n,
-                              earl_eid *leave, earl_error *err)
+                              earl_eid *leave, int threads, earl_error *err)
 {
-    size_t count = ev->count, n_far = 0, tried = 0;
-    for (size_t k = 0; k < n; k++) {
-        leave[k] = EARL_NONE;
-        if (ids[k] < 0)
-            continue;
-        if ((size_t)ids[k] >= count || after[k] < ids[k] || (size_t)after[k] >= count)
+    size_t count = ev->count, n_far = 0, tried = 0, k = 0;
+    for (size_t q = 0; q < n; q++) {
+        leave[q] = EARL_NONE;
+        if (ids[q] >= 0 && ((size_t)ids[q] >= count || after[q] < ids[q] ||
+                            (size_t)after[q] >= count))
             return earl_fail(err, EARL_ERR_INVALID, "leaves: event ids %lld (call) and %lld "
                              "(inside it) are out of range or out of order (the trace has %zu "
-                             "events)", (long long)ids[k], (long long)after[k], count);
-        if (tried >= LEAVES_TRIAL && 2 * n_far > tried) { /* looking does not pay */
-            n_far++;
-            continue;
-        }
-        tried++;
-        earl_loc l = ev->location[ids[k]];
-        size_t end = count - (size_t)after[k] > LEAVES_NEARBY ? (size_t)after[k] + LEAVES_NEARBY
-                                                              : count;
-        for (size_t x = (size_t)after[k] + 1; x < end; x++)
-            if (ev->kind[x] == EARL_LEAVE && ev->location[x] == l &&
-                earl_eid_from32(enterptr[x]) == ids[k]) {
-                leave[k] = (earl_eid)x;
-                break;
-            }
-        n_far += leave[k] < 0;
+                             "events)", (long long)ids[q], (long long)after[q], count);
     }
+    /* a trial on the first calls: does looking nearby pay? */
+    for (; k < n && tried < LEAVES_TRIAL; k++)
+        if (ids[k] >= 0) {
+            tried++;
+            leave[k] = leave_nearby(ev, enterptr, ids[k], after[k]);
+            n_far += leave[k] < 0;
+        }
+    if (!(tried >= LEAVES_TRIAL && 2 * n_far > tried)) { /* it does: the others too */
+        nearby_job j = {ev, enterptr, ids, after, leave, k, n, 1};
+        j.parts = earl_parallel_parts(threads, n - k, 4096);
+        earl_parallel(j.parts, nearby_part, &j);
+        k = n;
+    }
+    n_far = 0;
+    for (size_t q = 0; q < n; q++)
+        n_far += ids[q] >= 0 && leave[q] < 0;
     if (!n_far)
         return EARL_OK;
     /* the calls that last longer: one pass over the events for all of them */
@@ -149,14 +228,14 @@ earl_status earl_leaves_after(const earl_events *ev, const earl_eid32 *enterptr,
         st = earl_fail(err, EARL_ERR_NOMEM, "leaves: out of memory for %zu calls", n_far);
     } else {
         size_t j = 0;
-        for (size_t k = 0; k < n; k++)
-            if (ids[k] >= 0 && leave[k] < 0)
-                far_ids[j++] = ids[k];
-        st = earl_leaves(ev, enterptr, far_ids, n_far, far_leave, err);
+        for (size_t q = 0; q < n; q++)
+            if (ids[q] >= 0 && leave[q] < 0)
+                far_ids[j++] = ids[q];
+        st = earl_leaves(ev, enterptr, far_ids, n_far, far_leave, threads, err);
         j = 0;
-        for (size_t k = 0; st == EARL_OK && k < n; k++)
-            if (ids[k] >= 0 && leave[k] < 0)
-                leave[k] = far_leave[j++];
+        for (size_t q = 0; st == EARL_OK && q < n; q++)
+            if (ids[q] >= 0 && leave[q] < 0)
+                leave[q] = far_leave[j++];
     }
     earl_mem_free(far_ids);
     earl_mem_free(far_leave);

@@ -9,6 +9,9 @@
  *
  * Inputs are plain arrays of event ids into an earl_events (its columns are
  * read, never written); ids out of range are an EARL_ERR_INVALID error.
+ * Kernels with a `threads` argument split their work over that many threads
+ * (0: one per core; util.h's earl_parallel) and give the same result for any
+ * number; they return when all are done.
  * Passes over the events go in the total order, which reads the columns
  * front to back.  Nothing here allocates more than a few arrays the size of
  * the input.
@@ -93,21 +96,23 @@ earl_status earl_wrong_order(const earl_events *ev, size_t n_locations, size_t n
  * is a LEAVE whose enterptr is ids[k]) into leave[k]; -1 when it is never
  * left or ids[k] is no ENTER.  enterptr: the EARL layer's, one per event
  * (earl_states_view.enterptr, 32 bits).  One pass over the events from the first id
- * on, which reads the columns front to back instead of walking each call
- * alone: for the calls of many receives or collectives, a fraction of the
- * cost.  ids in any order, repeats allowed; an id of -1 gives -1. */
+ * on, up to where every call is left, which reads the columns front to back
+ * instead of walking each call alone: for the calls of many receives or
+ * collectives, a fraction of the cost.  ids in any order, repeats allowed;
+ * an id of -1 gives -1.  threads: for the pass (0: one per core); the result
+ * does not depend on it. */
 earl_status earl_leaves(const earl_events *ev, const earl_eid32 *enterptr, const earl_eid *ids,
-                        size_t n, earl_eid *leave, earl_error *err);
+                        size_t n, earl_eid *leave, int threads, earl_error *err);
 
 /* The same, knowing an event of each call before its LEAVE, after[k]
  * (ids[k] <= after[k]: the ENTER itself, the MPI_COLLECTIVE_END of a
  * collective call, the last receive of a receive call): the LEAVE is looked
  * for in the events right after it first, where short calls end, and
  * earl_leaves finds the rest; when most of the first calls end further away,
- * earl_leaves finds all the others. */
+ * earl_leaves finds all the others.  threads as for earl_leaves. */
 earl_status earl_leaves_after(const earl_events *ev, const earl_eid32 *enterptr,
                               const earl_eid *ids, const earl_eid *after, size_t n,
-                              earl_eid *leave, earl_error *err);
+                              earl_eid *leave, int threads, earl_error *err);
 
 /* The MPI_COLLECTIVE_BEGIN of each MPI_COLLECTIVE_END ends[k] inside the
  * call calls[k] (the ENTER around it): the last BEGIN of its location before

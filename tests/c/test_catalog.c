@@ -106,21 +106,21 @@ static void test_leaves_of_nested_and_open_calls(void **state)
     const earl_eid ids[8] = {7, 1, 0, 2, 8, -1, 1, 3}; /* any order, repeats, -1, a non-ENTER */
     earl_eid leave[8];
     earl_error err;
-    assert_int_equal(earl_leaves(&ev, enterptr, ids, 8, leave, &err), EARL_OK);
+    assert_int_equal(earl_leaves(&ev, enterptr, ids, 8, leave, 1, &err), EARL_OK);
     const earl_eid want[8] = {-1, 5, 7, 6, -1, -1, 5, -1};
     for (int k = 0; k < 8; k++)
         assert_int_equal(leave[k], want[k]);
     const earl_eid bad[1] = {9};
-    assert_int_equal(earl_leaves(&ev, enterptr, bad, 1, leave, &err), EARL_ERR_INVALID);
+    assert_int_equal(earl_leaves(&ev, enterptr, bad, 1, leave, 1, &err), EARL_ERR_INVALID);
     /* knowing an event inside each call (any event from the ENTER on, before
      * the LEAVE): the same answers */
     const earl_eid calls[5] = {1, 0, 2, 8, -1}, inside[5] = {3, 6, 2, 8, 0};
-    assert_int_equal(earl_leaves_after(&ev, enterptr, calls, inside, 5, leave, &err), EARL_OK);
+    assert_int_equal(earl_leaves_after(&ev, enterptr, calls, inside, 5, leave, 1, &err), EARL_OK);
     const earl_eid want_after[5] = {5, 7, 6, -1, -1};
     for (int k = 0; k < 5; k++)
         assert_int_equal(leave[k], want_after[k]);
     const earl_eid before[1] = {0};
-    assert_int_equal(earl_leaves_after(&ev, enterptr, calls, before, 1, leave, &err),
+    assert_int_equal(earl_leaves_after(&ev, enterptr, calls, before, 1, leave, 1, &err),
                      EARL_ERR_INVALID); /* the event inside comes before the call */
 }
 
@@ -144,7 +144,7 @@ static void test_leaves_after_turns_to_the_pass_for_long_calls(void **state)
     }
     earl_events ev = {.count = EVENTS, .location = loc, .kind = kind};
     earl_error err;
-    assert_int_equal(earl_leaves_after(&ev, enterptr, ids, ids, CALLS, leave, &err), EARL_OK);
+    assert_int_equal(earl_leaves_after(&ev, enterptr, ids, ids, CALLS, leave, 1, &err), EARL_OK);
     for (int q = 0; q < CALLS; q++)
         assert_int_equal(leave[q], EVENTS - 1 - q);
 }

@@ -203,10 +203,28 @@ static PyObject *wrong_order(PyObject *module, PyObject *args)
     return status_result(st, &err);
 }
 
-/* The LEAVE of each ENTER: leaves(states, ids, out), and
- * leaves_after(states, ids, after, out) knowing an event inside each call;
- * both follow the EARL layer's 32-bit enterptr.  One conversion for both. */
-static PyObject *leave_lookup(PyObject *args, int with_after)
+/* The keyword argument threads= of a kernel (0: one per core), 1 without
+ * it; -1 with an exception when it is no int >= 0. */
+static int threads_kw(PyObject *kwargs)
+{
+    PyObject *value = kwargs ? PyDict_GetItemString(kwargs, "threads") : NULL;
+    if (!value)
+        return 1;
+    long t = PyLong_AsLong(value);
+    if (t == -1 && PyErr_Occurred())
+        return -1;
+    if (t < 0 || t > 1 << 16) {
+        PyErr_SetString(PyExc_ValueError, "threads must be >= 0 (0: one per core)");
+        return -1;
+    }
+    return (int)t;
+}
+
+/* The LEAVE of each ENTER: leaves(states, ids, out, threads=1), and
+ * leaves_after(states, ids, after, out, threads=1) knowing an event inside
+ * each call; both follow the EARL layer's 32-bit enterptr.  One conversion
+ * for both. */
+static PyObject *leave_lookup(PyObject *args, PyObject *kwargs, int with_after)
 {
     static const char *const names[3] = {"ids", "after", "out"};
     static const char *const names_plain[2] = {"ids", "out"};
@@ -216,6 +234,9 @@ static PyObject *leave_lookup(PyObject *args, int with_after)
         return NULL;
     const earl_events *ev = earl_trace_events(trace);
     const earl_eid32 *enterptr = earl_states_get_view(states)->enterptr;
+    int threads = threads_kw(kwargs);
+    if (threads < 0)
+        return NULL;
     earlc_buffers a = {.n = 0};
     int64_t *buf[3];
     size_t n;
@@ -228,24 +249,24 @@ static PyObject *leave_lookup(PyObject *args, int with_after)
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
     if (with_after)
-        st = earl_leaves_after(ev, enterptr, buf[0], buf[1], n, buf[2], &err);
+        st = earl_leaves_after(ev, enterptr, buf[0], buf[1], n, buf[2], threads, &err);
     else
-        st = earl_leaves(ev, enterptr, buf[0], n, buf[1], &err);
+        st = earl_leaves(ev, enterptr, buf[0], n, buf[1], threads, &err);
     Py_END_ALLOW_THREADS
     earlc_buffers_release(&a);
     return status_result(st, &err);
 }
 
-static PyObject *leaves(PyObject *module, PyObject *args)
+static PyObject *leaves(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     (void)module;
-    return leave_lookup(args, 0);
+    return leave_lookup(args, kwargs, 0);
 }
 
-static PyObject *leaves_after(PyObject *module, PyObject *args)
+static PyObject *leaves_after(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     (void)module;
-    return leave_lookup(args, 1);
+    return leave_lookup(args, kwargs, 1);
 }
 
 /* collective_begins(trace, ends, calls, out): the MPI_COLLECTIVE_BEGIN of
@@ -331,8 +352,10 @@ static PyMethodDef catalog_functions[] = {
      "payload, bytes)"},
     {"wrong_order", wrong_order, METH_VARARGS,
      "wrong_order(trace, recv, recv_call, send, late_call, late_send, out)"},
-    {"leaves", leaves, METH_VARARGS, "leaves(states, ids, out)"},
-    {"leaves_after", leaves_after, METH_VARARGS, "leaves_after(states, ids, after, out)"},
+    {"leaves", (PyCFunction)(void (*)(void))leaves, METH_VARARGS | METH_KEYWORDS,
+     "leaves(states, ids, out, threads=1)"},
+    {"leaves_after", (PyCFunction)(void (*)(void))leaves_after, METH_VARARGS | METH_KEYWORDS,
+     "leaves_after(states, ids, after, out, threads=1)"},
     {"collective_begins", collective_begins, METH_VARARGS,
      "collective_begins(trace, ends, calls, out)"},
     {"first_of_runs", first_of_runs, METH_VARARGS,

@@ -417,10 +417,11 @@ class AnalysisContext:
         if len(enters) > 1 and not bool(np.all(enters[1:] >= enters[:-1])):
             # the pass visits them in the total order: numpy sorts faster than C's qsort
             order = np.argsort(enters)
-            _core.leaves_after(self.states._core, enters[order], inside[order], out)
+            _core.leaves_after(self.states._core, enters[order], inside[order], out,
+                               threads=self.kernel_threads())
             out[order] = out.copy()
             return out
-        _core.leaves_after(self.states._core, enters, inside, out)
+        _core.leaves_after(self.states._core, enters, inside, out, threads=self.kernel_threads())
         return out
 
     def pointer(self, name: str, ids: np.ndarray) -> np.ndarray:
