@@ -56,58 +56,130 @@ static earl_eid request_half(const earl_events *ev, earl_eid e, uint8_t kind)
     return half >= 0 ? half : e;
 }
 
-earl_status earl_p2p_find(const earl_trace *trace, earl_states *states, earl_p2p_messages *out,
-                          earl_error *err)
+/* earl_p2p_find in parts: the message table's rows are cut into parts, each
+ * writing its receives to its own stretch of the columns (offsets from a
+ * first count), then the kept rows are closed up in part order and the
+ * remaining columns filled in parts of the kept rows. */
+typedef struct p2p_job {
+    const earl_events *ev;
+    earl_states *states;
+    const earl_eid32 *enterptr;
+    earl_p2p_messages *out;
+    int parts;
+    size_t *count;  /* per part: its receives (pass 1), then those kept */
+    size_t *offset; /* per part: where its receives start in the columns */
+    size_t kept;    /* rows kept in all: the range of the last pass */
+} p2p_job;
+
+static void p2p_rows(const p2p_job *j, int part, size_t *from, size_t *to)
 {
-    const earl_events *ev = earl_trace_events(trace);
-    const earl_eid32 *enterptr = earl_states_get_view(states)->enterptr;
-    size_t cap = earl_p2p_capacity(trace), n = 0;
-    /* Column by column, as numpy would, but in place: the loads of one pass
-     * do not depend on each other, so the processor overlaps their cache
-     * misses; one pass doing everything per message would wait for a chain
-     * of dependent misses (receive, its send, the send's call, ...) each time. */
-    for (size_t row = 0; row < ev->msg.count; row++) {
-        earl_eid recv = ev->msg.event[row];
-        if (!is_recv_kind(ev->kind[recv]))
-            continue;
-        if (n == cap) /* more receives than the kind counts say: a broken store */
-            return earl_fail(err, EARL_ERR_INVALID, "%s: more receive records than counted",
-                             earl_trace_path(trace));
-        out->recv[n++] = recv;
+    *from = earl_part_start(j->ev->msg.count, part, j->parts);
+    *to = earl_part_start(j->ev->msg.count, part + 1, j->parts);
+}
+
+static void p2p_count(void *arg, int part)
+{
+    p2p_job *j = arg;
+    const earl_events *ev = j->ev;
+    size_t from, to, n = 0;
+    p2p_rows(j, part, &from, &to);
+    for (size_t row = from; row < to; row++)
+        n += is_recv_kind(ev->kind[ev->msg.event[row]]);
+    j->count[part] = n;
+}
+
+/* A part's receives, their sends and calls, the kept ones closed up at the
+ * start of its stretch.  Column by column, as numpy would, but in place: the
+ * loads of one pass do not depend on each other, so the processor overlaps
+ * their cache misses; one pass doing everything per message would wait for
+ * a chain of dependent misses (receive, its send, the send's call, ...). */
+static void p2p_match(void *arg, int part)
+{
+    p2p_job *j = arg;
+    const earl_events *ev = j->ev;
+    earl_p2p_messages *out = j->out;
+    size_t from, to, at = j->offset[part], n = 0;
+    p2p_rows(j, part, &from, &to);
+    earl_eid *recv = out->recv + at, *send = out->send + at;
+    earl_eid *recv_call = out->recv_call + at, *send_call = out->send_call + at;
+    for (size_t row = from; row < to; row++) {
+        earl_eid e = ev->msg.event[row];
+        if (is_recv_kind(ev->kind[e]))
+            recv[n++] = e;
     }
     for (size_t k = 0; k < n; k++)
-        out->send[k] = earl_states_ptr(states, EARL_PTR_SEND, out->recv[k]);
+        send[k] = earl_states_ptr(j->states, EARL_PTR_SEND, recv[k]);
     for (size_t k = 0; k < n; k++) {
-        out->recv_call[k] = earl_eid_from32(enterptr[out->recv[k]]);
-        out->send_call[k] = out->send[k] >= 0 ? earl_eid_from32(enterptr[out->send[k]])
-                                              : EARL_NONE;
+        recv_call[k] = earl_eid_from32(j->enterptr[recv[k]]);
+        send_call[k] = send[k] >= 0 ? earl_eid_from32(j->enterptr[send[k]]) : EARL_NONE;
     }
     size_t kept = 0; /* messages with a send, received and sent inside calls */
     for (size_t k = 0; k < n; k++)
-        if (out->recv_call[k] >= 0 && out->send_call[k] >= 0) {
-            out->recv[kept] = out->recv[k];
-            out->send[kept] = out->send[k];
-            out->recv_call[kept] = out->recv_call[k];
-            out->send_call[kept] = out->send_call[k];
+        if (recv_call[k] >= 0 && send_call[k] >= 0) {
+            recv[kept] = recv[k];
+            send[kept] = send[k];
+            recv_call[kept] = recv_call[k];
+            send_call[kept] = send_call[k];
             kept++;
         }
-    out->n = n = kept;
-    for (size_t k = 0; k < n; k++) {
+    j->count[part] = kept;
+}
+
+/* The times of the kept rows' calls, and the calls completing the sends and
+ * posting the receives (the events first, their calls in passes of their own). */
+static void p2p_calls(void *arg, int part)
+{
+    p2p_job *j = arg;
+    const earl_events *ev = j->ev;
+    const earl_eid32 *enterptr = j->enterptr;
+    earl_p2p_messages *out = j->out;
+    size_t from = earl_part_start(j->kept, part, j->parts);
+    size_t to = earl_part_start(j->kept, part + 1, j->parts);
+    for (size_t k = from; k < to; k++) {
         out->recv_call_time[k] = (int64_t)ev->time[out->recv_call[k]];
         out->send_call_time[k] = (int64_t)ev->time[out->send_call[k]];
     }
-    /* the events completing the sends and posting the receives first, their
-     * calls in passes of their own */
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = from; k < to; k++) {
         out->completion_call[k] = request_half(ev, out->send[k], EARL_MPI_ISEND);
         out->request_call[k] = request_half(ev, out->recv[k], EARL_MPI_IRECV);
     }
-    for (size_t k = 0; k < n; k++)
+    for (size_t k = from; k < to; k++)
         out->completion_call[k] = earl_eid_from32(enterptr[out->completion_call[k]]);
-    for (size_t k = 0; k < n; k++) /* an MPI_RECV posts itself: its call is recv_call */
+    for (size_t k = from; k < to; k++) /* an MPI_RECV posts itself: its call is recv_call */
         out->request_call[k] = out->request_call[k] == out->recv[k]
                                    ? out->recv_call[k]
                                    : earl_eid_from32(enterptr[out->request_call[k]]);
+}
+
+earl_status earl_p2p_find(const earl_trace *trace, earl_states *states, earl_p2p_messages *out,
+                          int threads, earl_error *err)
+{
+    const earl_events *ev = earl_trace_events(trace);
+    size_t cap = earl_p2p_capacity(trace);
+    size_t count[EARL_MAX_PARTS], offset[EARL_MAX_PARTS];
+    p2p_job j = {ev, states, earl_states_get_view(states)->enterptr, out,
+                 earl_parallel_parts(threads, ev->msg.count, (size_t)1 << 16), count, offset, 0};
+    earl_parallel(j.parts, p2p_count, &j);
+    size_t n = 0;
+    for (int p = 0; p < j.parts; p++) {
+        offset[p] = n;
+        n += count[p];
+    }
+    if (n > cap) /* more receives than the kind counts say: a broken store */
+        return earl_fail(err, EARL_ERR_INVALID, "%s: more receive records than counted",
+                         earl_trace_path(trace));
+    earl_parallel(j.parts, p2p_match, &j);
+    /* each part's kept rows after the earlier parts' (usually where they are) */
+    earl_eid *cols[4] = {out->recv, out->send, out->recv_call, out->send_call};
+    for (int p = 0; p < j.parts; p++) {
+        if (j.kept != offset[p])
+            for (int c = 0; c < 4; c++)
+                memmove(cols[c] + j.kept, cols[c] + offset[p], count[p] * sizeof *cols[c]);
+        j.kept += count[p];
+    }
+    out->n = j.kept;
+    j.parts = earl_parallel_parts(threads, j.kept, (size_t)1 << 16);
+    earl_parallel(j.parts, p2p_calls, &j);
     return EARL_OK;
 }
 

@@ -55,9 +55,10 @@ typedef struct earl_p2p_messages {
 size_t earl_p2p_capacity(const earl_trace *trace);
 
 /* Fill the columns of out (each with earl_p2p_capacity entries) and out->n,
- * column by column; the pointers come from the EARL layer of trace. */
+ * column by column; the pointers come from the EARL layer of trace.  threads:
+ * 0 one per core; the rows do not depend on it. */
 earl_status earl_p2p_find(const earl_trace *trace, earl_states *states, earl_p2p_messages *out,
-                          earl_error *err);
+                          int threads, earl_error *err);
 
 /* Per (call path, location) of the send records (MPI_SEND, MPI_ISEND), and
  * of the receive records (MPI_RECV, MPI_IRECV): how many, how many with a

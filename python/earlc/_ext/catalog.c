@@ -76,6 +76,23 @@ static PyObject *status_result(earl_status st, const earl_error *err)
     Py_RETURN_NONE;
 }
 
+/* The keyword argument threads= of a kernel (0: one per core), 1 without
+ * it; -1 with an exception when it is no int >= 0. */
+static int threads_kw(PyObject *kwargs)
+{
+    PyObject *value = kwargs ? PyDict_GetItemString(kwargs, "threads") : NULL;
+    if (!value)
+        return 1;
+    long t = PyLong_AsLong(value);
+    if (t == -1 && PyErr_Occurred())
+        return -1;
+    if (t < 0 || t > 1 << 16) {
+        PyErr_SetString(PyExc_ValueError, "threads must be >= 0 (0: one per core)");
+        return -1;
+    }
+    return (int)t;
+}
+
 /* p2p_capacity(trace) -> the most rows p2p_messages fills. */
 static PyObject *p2p_capacity(PyObject *module, PyObject *trace_obj)
 {
@@ -85,9 +102,9 @@ static PyObject *p2p_capacity(PyObject *module, PyObject *trace_obj)
 }
 
 /* p2p_messages(states, recv, send, recv_call, send_call, recv_call_time,
- * send_call_time, completion_call, request_call) -> rows filled, each array
- * of p2p_capacity(trace) items (earl_p2p_find). */
-static PyObject *p2p_messages(PyObject *module, PyObject *args)
+ * send_call_time, completion_call, request_call, threads=1) -> rows filled,
+ * each array of p2p_capacity(trace) items (earl_p2p_find). */
+static PyObject *p2p_messages(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     (void)module;
     static const char *const names[8] = {"recv", "send", "recv_call", "send_call",
@@ -95,7 +112,8 @@ static PyObject *p2p_messages(PyObject *module, PyObject *args)
                                          "completion_call", "request_call"};
     earl_trace *trace;
     earl_states *states = states_arg(args, &trace);
-    if (!states)
+    int threads = threads_kw(kwargs);
+    if (!states || threads < 0)
         return NULL;
     earlc_buffers a = {.n = 0};
     int64_t *buf[8];
@@ -113,7 +131,7 @@ static PyObject *p2p_messages(PyObject *module, PyObject *args)
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = earl_p2p_find(trace, states, &m, &err);
+    st = earl_p2p_find(trace, states, &m, threads, &err);
     Py_END_ALLOW_THREADS
     earlc_buffers_release(&a);
     if (st != EARL_OK)
@@ -201,23 +219,6 @@ static PyObject *wrong_order(PyObject *module, PyObject *args)
     Py_END_ALLOW_THREADS
     earlc_buffers_release(&a);
     return status_result(st, &err);
-}
-
-/* The keyword argument threads= of a kernel (0: one per core), 1 without
- * it; -1 with an exception when it is no int >= 0. */
-static int threads_kw(PyObject *kwargs)
-{
-    PyObject *value = kwargs ? PyDict_GetItemString(kwargs, "threads") : NULL;
-    if (!value)
-        return 1;
-    long t = PyLong_AsLong(value);
-    if (t == -1 && PyErr_Occurred())
-        return -1;
-    if (t < 0 || t > 1 << 16) {
-        PyErr_SetString(PyExc_ValueError, "threads must be >= 0 (0: one per core)");
-        return -1;
-    }
-    return (int)t;
 }
 
 /* The LEAVE of each ENTER: leaves(states, ids, out, threads=1), and
@@ -344,7 +345,7 @@ static PyObject *exclusive_running_max(PyObject *module, PyObject *args)
 
 static PyMethodDef catalog_functions[] = {
     {"p2p_capacity", p2p_capacity, METH_O, "p2p_capacity(trace) -> rows p2p_messages may fill"},
-    {"p2p_messages", p2p_messages, METH_VARARGS,
+    {"p2p_messages", (PyCFunction)(void (*)(void))p2p_messages, METH_VARARGS | METH_KEYWORDS,
      "p2p_messages(states, recv, send, recv_call, send_call, recv_call_time, send_call_time, "
      "completion_call, request_call) -> rows filled"},
     {"message_sums", message_sums, METH_VARARGS,

@@ -463,7 +463,8 @@ class AnalysisContext:
         from the EARL layer's sendptr and enterptr (csrc/catalog)."""
         cap = _core.p2p_capacity(self.trace._core)
         cols = {name: np.empty(cap, dtype=np.int64) for name in P2P_COLUMNS}
-        n = _core.p2p_messages(self.states._core, *(cols[name] for name in P2P_COLUMNS))
+        n = _core.p2p_messages(self.states._core, *(cols[name] for name in P2P_COLUMNS),
+                               threads=self.kernel_threads())
         return {name: col[:n] for name, col in cols.items()}
 
     def wrong_order_sources(self, recv: np.ndarray, recv_call: np.ndarray, send: np.ndarray,

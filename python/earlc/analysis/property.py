@@ -34,14 +34,16 @@ class Columns(MutableMapping):
     the selected rows, each column gathered on first access.  Properties refine
     what they subscribe to step by step (select, then select again), and most
     columns are never read on the way, so a selection costs one index array
-    instead of a copy of every column.  Columns set on a selection are its own.
+    instead of a copy of every column.  Columns set on a selection are its own,
+    and a selection of it selects them too.
 
-    The three parts (base, rows, gathered) are one tuple, replaced as a whole:
-    a property may read a selection on one thread while the engine makes it
-    own its rows on another (own, when what it selects from is let go)."""
+    The parts (base, rows, gathered columns, names set here) are one tuple,
+    replaced as a whole: a property may read a selection on one thread while
+    the engine makes it own its rows on another (own, when what it selects
+    from is let go)."""
 
     def __init__(self, base: Mapping, rows: Optional[np.ndarray] = None):
-        self._state = (base, rows, {})  # the gathered columns and those set here
+        self._state = (base, rows, {}, ())
 
     @property
     def _base(self) -> Mapping:
@@ -52,7 +54,7 @@ class Columns(MutableMapping):
         return self._state[1]
 
     def __getitem__(self, name: str) -> np.ndarray:
-        base, rows, gathered = self._state
+        base, rows, gathered, _ = self._state
         col = gathered.get(name)
         if col is None:
             if name not in base:
@@ -64,29 +66,34 @@ class Columns(MutableMapping):
         return col
 
     def __setitem__(self, name: str, value) -> None:
-        base, rows, gathered = self._state
+        base, rows, gathered, own = self._state
         value = np.asarray(value)
         if rows is not None and value.shape[:1] != rows.shape:
             raise ValueError("column %r has %d rows, expected %d"
                              % (name, len(value), len(rows)))
         gathered[name] = value
+        if name not in own:
+            self._state = (base, rows, gathered, own + (name,))
 
     def __delitem__(self, name: str) -> None:
         raise TypeError("columns of a selection cannot be removed; build new Instances")
 
     def __iter__(self):
-        base, _, gathered = self._state
+        base, _, _, own = self._state
         yield from base
-        yield from (k for k in list(gathered) if k not in base)
+        yield from (k for k in own if k not in base)
 
     def __len__(self) -> int:
-        base, _, gathered = self._state
-        return len(base) + sum(1 for k in list(gathered) if k not in base)
+        base, _, _, own = self._state
+        return len(base) + sum(1 for k in own if k not in base)
 
     def rows_of(self, rows: np.ndarray) -> "Columns":
         """These rows (integer positions) of this selection."""
-        base, mine, _ = self._state
-        return Columns(base, rows if mine is None else mine[rows])
+        base, mine, gathered, own = self._state
+        out = Columns(base, rows if mine is None else mine[rows])
+        if own:
+            out._state = (base, out._rows, {k: gathered[k][rows] for k in own}, own)
+        return out
 
     def selects_from(self, columns) -> bool:
         """Whether this is a selection of those columns (a dict or the Columns of
@@ -97,14 +104,14 @@ class Columns(MutableMapping):
     def own(self) -> None:
         """Gather every column of the selection now, so that it no longer holds
         the columns it selects from (which can then be freed)."""
-        base, rows, gathered = self._state
+        base, rows, gathered, own = self._state
         if rows is None:
             return
         # the base's columns in its order, then those set here: not the order
         # in which properties on several threads happened to read them
-        own = {name: self[name] for name in base}
-        own.update((name, col) for name, col in list(gathered.items()) if name not in own)
-        self._state = (own, None, {})
+        cols = {name: self[name] for name in base}
+        cols.update((name, gathered[name]) for name in own if name not in base)
+        self._state = (cols, None, {}, ())
 
 
 class MissingColumn(KeyError):
