@@ -12,6 +12,15 @@
  * their stored order instead of location by location reads every column
  * once, front to back.  Sums are integer ticks, so the result does not
  * depend on any evaluation order.
+ *
+ * On several threads the processes are dealt out to parts (whole processes:
+ * a worker thread's enterptr leads to its master), each part walks the
+ * events of its own locations with call paths of its own, numbered in its
+ * order of first entry, and remembers the ENTER that first entered each.
+ * The parts' call paths are then merged in the order of those ENTERs, which
+ * numbers them as one walk would (a call path is numbered when the whole
+ * trace first enters it), and each part renumbers its events and rows.  A
+ * trace whose enterptr crosses processes (it should not) is walked whole.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,40 +45,63 @@ static earl_colset rows_columns(rows *r)
                              {(void **)&r->idle, sizeof *r->idle}}};
 }
 
-struct earl_calltree {
-    earl_calltree_view view;
+/* Call paths numbered in order of first entry: parent, region and the ENTER
+ * that first entered each, found through a map and a table of recent ones. */
+typedef struct paths {
     int32_t *parent;
     uint32_t *region;
-    size_t n_cnodes, cap_parent, cap_region;
-    earl_keymap cnodes; /* (parent + 1) << 32 | region -> cnode */
+    earl_eid *first;
+    size_t n, cap_parent, cap_region, cap_first;
+    earl_keymap map; /* (parent + 1) << 32 | region -> cnode */
     /* the cnodes entered recently, by a hash of their key: most ENTERs repeat
      * a call path of the last few iterations, found here without the map */
     struct recent_cnode {
         uint64_t key;
         int32_t cnode;
     } recent[256];
+} paths;
+
+static void paths_init(paths *t)
+{
+    memset(t, 0, sizeof *t);
+    for (size_t k = 0; k < sizeof t->recent / sizeof *t->recent; k++)
+        t->recent[k].key = UINT64_MAX; /* no key: parent + 1 stays below 2^32 - 1 */
+}
+
+static void paths_free(paths *t)
+{
+    free(t->parent); free(t->region); free(t->first);
+    earl_keymap_free(&t->map);
+}
+
+struct earl_calltree {
+    earl_calltree_view view;
+    paths paths;
     int32_t *event_cnode;
     rows rows;          /* grouped by location, see earl_calltree.h */
 };
 
-/* The cnode (parent, region), created on first use; -2 when out of memory. */
-static int32_t cnode_of(earl_calltree *t, int32_t parent, uint32_t region)
+/* The cnode (parent, region), created on first use by the ENTER `at`; -2
+ * when out of memory. */
+static int32_t cnode_of(paths *t, int32_t parent, uint32_t region, earl_eid at)
 {
     uint64_t key = ((uint64_t)(uint32_t)(parent + 1) << 32) | region;
     struct recent_cnode *recent = &t->recent[(key * 0x9e3779b97f4a7c15ULL) >> 56];
     if (recent->key == key)
         return recent->cnode;
-    if (EARL_GROW(t->parent, t->cap_parent, t->n_cnodes + 1) != 0 ||
-        EARL_GROW(t->region, t->cap_region, t->n_cnodes + 1) != 0)
+    if (EARL_GROW(t->parent, t->cap_parent, t->n + 1) != 0 ||
+        EARL_GROW(t->region, t->cap_region, t->n + 1) != 0 ||
+        EARL_GROW(t->first, t->cap_first, t->n + 1) != 0)
         return -2;
     int added;
-    int32_t c = earl_keymap_get(&t->cnodes, key, (int32_t)t->n_cnodes, &added);
+    int32_t c = earl_keymap_get(&t->map, key, (int32_t)t->n, &added);
     if (c < 0)
         return -2;
     if (added) {
         t->parent[c] = parent;
         t->region[c] = region;
-        t->n_cnodes++;
+        t->first[c] = at;
+        t->n++;
     }
     *recent = (struct recent_cnode){key, c};
     return c;
@@ -175,45 +207,80 @@ static int group_rows_by_location(rows *r, size_t n_locs)
     return 0;
 }
 
-/* The forward pass: cnodes of every event, and the metric rows. */
-static earl_status walk(earl_calltree *t, const earl_trace *trace, const earl_eid32 *enterptr,
-                        earl_error *err)
+/* One part of the walk: the events of the locations whose part_of entry is
+ * its number, its own call paths and its locations' rows. */
+typedef struct walk_part {
+    paths paths;
+    rows rows;
+    int32_t *map;  /* its call paths -> the merged ones */
+    int crossed;   /* an enterptr led to another part's location: walk whole */
+    int nomem;
+} walk_part;
+
+typedef struct walk_job {
+    const earl_events *ev;
+    const earl_eid32 *enterptr;
+    size_t n_locs;
+    const uint8_t *part_of; /* per location */
+    int32_t *cnode;         /* per event: the part's cnode, then the merged one */
+    walk_part *parts;
+    int n_parts;
+} walk_job;
+
+/* The forward pass of one part: cnodes of its events, and its rows. */
+static void walk_one(void *arg, int me)
 {
-    const earl_events *ev = earl_trace_events(trace);
-    size_t n_locs = earl_trace_defs(trace)->n_locations;
-    loc_state *locs = malloc((n_locs ? n_locs : 1) * sizeof *locs);
+    walk_job *j = arg;
+    walk_part *w = &j->parts[me];
+    const earl_events *ev = j->ev;
+    const earl_eid32 *enterptr = j->enterptr;
+    const uint8_t *part_of = j->part_of;
+    int32_t *cnode = j->cnode;
+    rows *r = &w->rows;
     earl_keymap index = {0};
-    if (!locs)
-        goto nomem;
-    for (size_t l = 0; l < n_locs; l++)
+    loc_state *locs = malloc((j->n_locs ? j->n_locs : 1) * sizeof *locs);
+    if (!locs) {
+        w->nomem = 1;
+        return;
+    }
+    for (size_t l = 0; l < j->n_locs; l++)
         locs[l] = (loc_state){0, -1, 0, -1, -1};
-    int32_t *cnode = t->event_cnode;
-    rows *r = &t->rows;
     for (size_t i = 0; i < ev->count; i++) {
+        earl_loc l = ev->location[i];
+        if (part_of[l] != me)
+            continue;
         earl_eid enter = earl_eid_from32(enterptr[i]);
         uint8_t kind = ev->kind[i];
+        /* after i: the location's own innermost call path, or, idle under a
+         * frame inherited from its master, the master's call path */
+        earl_eid open = open_after(ev, enterptr, (earl_eid)i);
+        if ((enter >= 0 && part_of[ev->location[enter]] != me) ||
+            (open >= 0 && part_of[ev->location[open]] != me)) {
+            w->crossed = 1;
+            break;
+        }
         int32_t c;
         if (kind == EARL_ENTER)
-            c = cnode_of(t, enter >= 0 ? cnode[enter] : -1, ev->region[i]);
+            c = cnode_of(&w->paths, enter >= 0 ? cnode[enter] : -1, ev->region[i], (earl_eid)i);
         else
             c = enter >= 0 ? cnode[enter] : -1;
-        if (c == -2)
-            goto nomem;
+        if (c == -2) {
+            w->nomem = 1;
+            break;
+        }
         cnode[i] = c;
 
-        earl_loc l = ev->location[i];
         loc_state *s = &locs[l];
         earl_time now = ev->time[i];
         if (s->row >= 0)
             (s->idle ? r->idle : r->time)[s->row] += now - s->time;
         s->time = now;
-        /* after i: the location's own innermost call path, or, idle under a
-         * frame inherited from its master, the master's call path */
-        earl_eid open = open_after(ev, enterptr, (earl_eid)i);
         int32_t charged = open >= 0 ? cnode[open] : -1;
         int32_t row = -1;
-        if (charged >= 0 && (row = row_of(r, &index, s, l, charged)) < 0)
-            goto nomem;
+        if (charged >= 0 && (row = row_of(r, &index, s, l, charged)) < 0) {
+            w->nomem = 1;
+            break;
+        }
         s->row = row;
         s->idle = open >= 0 && ev->location[open] != l;
         if (row >= 0 && !s->idle && kind == EARL_ENTER)
@@ -221,19 +288,153 @@ static earl_status walk(earl_calltree *t, const earl_trace *trace, const earl_ei
     }
     free(locs);
     earl_keymap_free(&index);
-    if (group_rows_by_location(r, n_locs) != 0)
-        return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory building the call tree",
-                         earl_trace_path(trace));
-    return EARL_OK;
-nomem:
-    free(locs);
-    earl_keymap_free(&index);
-    return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory building the call tree",
-                     earl_trace_path(trace));
+}
+
+/* Renumber a part's events with the merged call paths. */
+static void renumber_one(void *arg, int me)
+{
+    walk_job *j = arg;
+    const earl_events *ev = j->ev;
+    const int32_t *map = j->parts[me].map;
+    for (size_t i = 0; i < ev->count; i++)
+        if (j->part_of[ev->location[i]] == me && j->cnode[i] >= 0)
+            j->cnode[i] = map[j->cnode[i]];
+}
+
+/* Processes dealt out to n parts in definition order, contiguous blocks of
+ * about equal events; returns the parts that got any. */
+static int deal_processes(const earl_trace *trace, int n, uint8_t *part_of)
+{
+    const earl_defs *defs = earl_trace_defs(trace);
+    const size_t *start = earl_trace_events(trace)->loc_start;
+    size_t n_locs = defs->n_locations, groups = defs->n_location_groups;
+    uint64_t *weight = calloc(groups + 1, sizeof *weight);
+    if (!weight)
+        return 1;
+    uint64_t total = 0;
+    for (size_t l = 0; l < n_locs; l++) {
+        uint32_t g = defs->locations[l].group;
+        uint64_t w = start[l + 1] - start[l];
+        weight[g < groups ? g : groups] += w;
+        total += w;
+    }
+    /* part of each group: where the middle of its events falls */
+    uint8_t *group_part = malloc(groups + 1);
+    int used = 0;
+    if (group_part) {
+        uint64_t before = 0;
+        for (size_t g = 0; g <= groups; g++) {
+            uint64_t mid = before + weight[g] / 2;
+            int p = total ? (int)((unsigned __int128)mid * (unsigned)n / total) : 0;
+            group_part[g] = (uint8_t)(p < n ? p : n - 1);
+            before += weight[g];
+            if (group_part[g] + 1 > used)
+                used = group_part[g] + 1;
+        }
+        for (size_t l = 0; l < n_locs; l++) {
+            uint32_t g = defs->locations[l].group;
+            part_of[l] = group_part[g < groups ? g : groups];
+        }
+    } else {
+        memset(part_of, 0, n_locs);
+        used = 1;
+    }
+    free(group_part);
+    free(weight);
+    return used;
+}
+
+/* The parts' call paths merged in the order of their first ENTER into t's,
+ * each part's map filled. */
+static int merge_paths(paths *t, walk_part *parts, int n_parts)
+{
+    size_t next[EARL_MAX_PARTS] = {0};
+    for (int p = 0; p < n_parts; p++)
+        if (parts[p].paths.n &&
+            !(parts[p].map = malloc(parts[p].paths.n * sizeof *parts[p].map)))
+            return -1;
+    for (;;) {
+        int best = -1;
+        for (int p = 0; p < n_parts; p++)
+            if (next[p] < parts[p].paths.n &&
+                (best < 0 || parts[p].paths.first[next[p]] <
+                                 parts[best].paths.first[next[best]]))
+                best = p;
+        if (best < 0)
+            return 0;
+        paths *from = &parts[best].paths;
+        size_t c = next[best]++;
+        int32_t parent = from->parent[c] >= 0 ? parts[best].map[from->parent[c]] : -1;
+        int32_t merged = cnode_of(t, parent, from->region[c], from->first[c]);
+        if (merged < 0)
+            return -1;
+        parts[best].map[c] = merged;
+    }
+}
+
+/* The walk in n parts into t; 0, 1 when an enterptr crossed parts, -1 when
+ * out of memory. */
+static int walk(earl_calltree *t, const earl_trace *trace, const earl_eid32 *enterptr, int n)
+{
+    const earl_events *ev = earl_trace_events(trace);
+    size_t n_locs = earl_trace_defs(trace)->n_locations;
+    uint8_t *part_of = malloc(n_locs ? n_locs : 1);
+    walk_part *parts = calloc((size_t)n, sizeof *parts);
+    if (!part_of || !parts) {
+        free(part_of);
+        free(parts);
+        return -1;
+    }
+    n = n > 1 ? deal_processes(trace, n, part_of) : (memset(part_of, 0, n_locs), 1);
+    for (int p = 0; p < n; p++)
+        paths_init(&parts[p].paths);
+    walk_job j = {ev, enterptr, n_locs, part_of, t->event_cnode, parts, n};
+    earl_parallel(n, walk_one, &j);
+    int status = 0;
+    for (int p = 0; p < n; p++) {
+        status = parts[p].nomem ? -1 : status;
+        status = status == 0 && parts[p].crossed ? 1 : status;
+    }
+    if (status == 0 && n == 1) { /* the part's call paths are the tree's */
+        t->paths = parts[0].paths;
+        t->rows = parts[0].rows;
+        parts[0].paths = (paths){0};
+        parts[0].rows = (rows){0};
+    } else if (status == 0) {
+        status = merge_paths(&t->paths, parts, n);
+        if (status == 0)
+            earl_parallel(n, renumber_one, &j);
+        size_t total = 0;
+        for (int p = 0; p < n; p++)
+            total += parts[p].rows.n;
+        earl_colset cols = rows_columns(&t->rows);
+        if (status == 0 && earl_colset_reserve(&cols, &t->rows.cap, total ? total : 1) != 0)
+            status = -1;
+        for (int p = 0; status == 0 && p < n; p++) {
+            rows *r = &parts[p].rows;
+            for (size_t k = 0; k < r->n; k++) {
+                size_t to = t->rows.n++;
+                t->rows.cnode[to] = parts[p].map[r->cnode[k]];
+                t->rows.location[to] = r->location[k];
+                t->rows.time[to] = r->time[k];
+                t->rows.visits[to] = r->visits[k];
+                t->rows.idle[to] = r->idle[k];
+            }
+        }
+    }
+    for (int p = 0; p < n; p++) {
+        paths_free(&parts[p].paths);
+        earl_colset cols = rows_columns(&parts[p].rows);
+        earl_colset_free(&cols);
+        free(parts[p].map);
+    }
+    free(parts);
+    free(part_of);
+    return status;
 }
 
 earl_status earl_calltree_build(const earl_trace *trace, const earl_eid32 *enterptr,
-                                earl_calltree **out, earl_error *err)
+                                int threads, earl_calltree **out, earl_error *err)
 {
     *out = NULL;
     const earl_events *ev = earl_trace_events(trace);
@@ -243,16 +444,23 @@ earl_status earl_calltree_build(const earl_trace *trace, const earl_eid32 *enter
         return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory building the call tree",
                          earl_trace_path(trace));
     }
-    for (size_t k = 0; k < sizeof t->recent / sizeof *t->recent; k++)
-        t->recent[k].key = UINT64_MAX; /* no key: parent + 1 stays below 2^32 - 1 */
-    earl_status st = walk(t, trace, enterptr, err);
-    if (st != EARL_OK) {
+    paths_init(&t->paths);
+    int parts = earl_parallel_parts(threads, ev->count, (size_t)1 << 20);
+    if (parts > (int)earl_trace_defs(trace)->n_location_groups)
+        parts = (int)earl_trace_defs(trace)->n_location_groups;
+    int st = walk(t, trace, enterptr, parts > 1 ? parts : 1);
+    if (st == 1) { /* an enterptr crossed processes: walk the trace whole */
         earl_calltree_free(t);
-        return st;
+        return earl_calltree_build(trace, enterptr, 1, out, err);
     }
-    t->view = (earl_calltree_view){t->n_cnodes, t->parent, t->region, ev->count, t->event_cnode,
-                                   t->rows.n, t->rows.cnode, t->rows.location, t->rows.time,
-                                   t->rows.visits, t->rows.idle};
+    if (st != 0 || group_rows_by_location(&t->rows, earl_trace_defs(trace)->n_locations) != 0) {
+        earl_calltree_free(t);
+        return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory building the call tree",
+                         earl_trace_path(trace));
+    }
+    t->view = (earl_calltree_view){t->paths.n, t->paths.parent, t->paths.region, ev->count,
+                                   t->event_cnode, t->rows.n, t->rows.cnode, t->rows.location,
+                                   t->rows.time, t->rows.visits, t->rows.idle};
     *out = t;
     return EARL_OK;
 }
@@ -261,7 +469,7 @@ void earl_calltree_free(earl_calltree *t)
 {
     if (!t)
         return;
-    free(t->parent); free(t->region); earl_keymap_free(&t->cnodes);
+    paths_free(&t->paths);
     earl_mem_free(t->event_cnode);
     earl_colset cols = rows_columns(&t->rows);
     earl_colset_free(&cols);

@@ -50,9 +50,10 @@ typedef struct earl_calltree_view {
 } earl_calltree_view;
 
 /* enterptr: one entry per event of trace (earl_states_view.enterptr, 32
- * bits, EARL_EID32_NONE for none). */
+ * bits, EARL_EID32_NONE for none).  threads: 0 one per core; the tree does
+ * not depend on it (processes are walked in parts, see calltree.c). */
 earl_status earl_calltree_build(const earl_trace *trace, const earl_eid32 *enterptr,
-                                earl_calltree **out, earl_error *err);
+                                int threads, earl_calltree **out, earl_error *err);
 void earl_calltree_free(earl_calltree *tree);
 const earl_calltree_view *earl_calltree_get_view(const earl_calltree *tree);
 

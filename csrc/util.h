@@ -119,7 +119,9 @@ char *earl_strdup(const char *s);
  * every part with earl_parallel, which returns once all are done.  Part k of
  * n items over P parts is [earl_part_start(n, k, P), earl_part_start(n, k + 1, P)).
  * A kernel's result must not depend on P: each part writes to places of its
- * own, joined in part order. */
+ * own, joined in part order.  The environment variable EARLC_PARALLEL_GRAIN
+ * (items) replaces every min_items, so that tests cut small inputs into
+ * parts. */
 #define EARL_MAX_PARTS 64
 int earl_cores(void);
 int earl_parallel_parts(int threads, size_t items, size_t min_items);

@@ -68,7 +68,8 @@ def cmd_analyze(args) -> int:
     try:
         trace = _open_for_analysis(args, bar)
         report = analyze(trace, properties=args.properties, top=max(args.top, 1),
-                         progress=bar, plugins=plugins, strict=args.strict, packages=False)
+                         progress=bar, plugins=plugins, strict=args.strict, packages=False,
+                         threads=args.threads)
     finally:
         bar.close()
     report.package_problems = catalog.problems
@@ -252,7 +253,8 @@ def cmd_plot(args) -> int:
             plot_comm(trace, args.output, output=args.value, by=args.by)
         else:
             # a timeline's wait states come from the window's own analysis
-            report = None if args.what == "timeline" else analyze(trace, progress=bar)
+            report = None if args.what == "timeline" else analyze(trace, progress=bar,
+                                                                  threads=args.threads)
             if args.what == "report":
                 plot_report(report, args.output)
             else:
@@ -281,7 +283,7 @@ def cmd_report(args) -> int:
     bar = ProgressBar()
     trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
     try:
-        report = analyze(trace, top=max(args.top, 1), progress=bar)
+        report = analyze(trace, top=max(args.top, 1), progress=bar, threads=args.threads)
     finally:
         bar.close()
     try:
@@ -456,7 +458,8 @@ def build_parser() -> Parser:
                     help="properties detailed in the text report, occurrences kept each (5)")
     an.add_argument("--rows", type=count(1), default=5,
                     help="call paths, locations and occurrences shown (5)")
-    _threads_option(an)
+    _threads_option(an, "threads for reading and analysing (default: one per core; the "
+                        "report is the same for any number)")
     an.set_defaults(func=cmd_analyze)
 
     pr = sub.add_parser("properties", help="list the properties available",
@@ -531,7 +534,7 @@ def build_parser() -> Parser:
                     help="comm: bytes or messages (bytes)")
     pl.add_argument("--by", choices=["location", "rank"], default="location",
                     help="comm: between locations or MPI ranks (location)")
-    _threads_option(pl)
+    _threads_option(pl, "threads for reading and analysing (default: one per core)")
     pl.set_defaults(func=cmd_plot)
 
     rp = sub.add_parser("report", help="write the analysis as one HTML page",
@@ -544,7 +547,7 @@ def build_parser() -> Parser:
     rp.add_argument("--rows", type=count(1), default=5,
                     help="call paths, locations, occurrences (5)")
     rp.add_argument("--no-pictures", action="store_true", help="leave the pictures out")
-    _threads_option(rp)
+    _threads_option(rp, "threads for reading and analysing (default: one per core)")
     rp.set_defaults(func=cmd_report)
 
     from .synth import KINDS, OPTIONS

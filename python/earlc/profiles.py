@@ -29,7 +29,7 @@ def _calltree(trace):
     if tree is None:
         from .analysis.context import CallTree
 
-        tree = CallTree(trace)
+        tree = CallTree(trace, threads=trace.threads)
         trace._profile_calltree = tree
     return tree
 

@@ -24,10 +24,13 @@ static void calltree_dealloc(PyObject *self)
 
 static PyObject *calltree_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"states", NULL};
+    static char *kwlist[] = {"states", "threads", NULL};
     PyObject *states_obj, *trace_obj;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O", kwlist, &states_obj))
+    int threads = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|i", kwlist, &states_obj, &threads))
         return NULL;
+    if (threads < 0)
+        return PyErr_Format(PyExc_ValueError, "threads must be >= 0 (0: one per core)");
     earl_states *states = earlc_states_of(states_obj, &trace_obj);
     earl_trace *trace = states ? earlc_trace_of(trace_obj) : NULL;
     if (!trace)
@@ -36,7 +39,7 @@ static PyObject *calltree_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = earl_calltree_build(trace, earl_states_get_view(states)->enterptr, &tree, &err);
+    st = earl_calltree_build(trace, earl_states_get_view(states)->enterptr, threads, &tree, &err);
     Py_END_ALLOW_THREADS
     if (st != EARL_OK)
         return earlc_raise(&err);
@@ -83,7 +86,7 @@ static PyTypeObject CallTreeType = {
     .tp_basicsize = sizeof(CallTreeObject),
     .tp_dealloc = calltree_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "CallTree(states): call paths, the call path of every event, and "
+    .tp_doc = "CallTree(states, threads=1): call paths, the call path of every event, and "
               "exclusive time and visits per (call path, location).",
     .tp_methods = calltree_methods,
     .tp_new = calltree_new,

@@ -36,9 +36,9 @@ class CallTree:
     """Call paths: parent and region per cnode, the cnode of every event, and the
     exclusive time and visits per (cnode, location), from the C core."""
 
-    def __init__(self, trace):
+    def __init__(self, trace, threads: int = 1):
         # built in C from the EARL layer's own (32-bit) enterptr
-        core = _core.CallTree(trace.states._core)
+        core = _core.CallTree(trace.states._core, threads=threads)
         self._core = core
         self.parent = column(core, "parent", "i")
         self.region = column(core, "region", "I")
@@ -279,7 +279,7 @@ class AnalysisContext:
 
     @once_property
     def calltree(self) -> CallTree:
-        ct = CallTree(self.trace)
+        ct = CallTree(self.trace, threads=self.kernel_threads())
         enters, fork_part, join_part = self.thread_management()
         if len(enters):
             ct.charge_thread_management(self, enters, fork_part + join_part)
