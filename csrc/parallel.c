@@ -22,25 +22,21 @@ int earl_cores(void)
 }
 
 /* EARLC_PARALLEL_GRAIN=N makes parts of N items at least instead of what
- * kernels ask for: tests cut small traces into parts with it. */
+ * kernels ask for: tests cut small traces into parts with it (read at each
+ * call, so that a test can set it for a while). */
 static size_t grain_override(void)
 {
-    static size_t grain = (size_t)-1;
-    size_t g = __atomic_load_n(&grain, __ATOMIC_RELAXED);
-    if (g == (size_t)-1) {
-        const char *env = getenv("EARLC_PARALLEL_GRAIN");
-        g = env && *env ? strtoull(env, NULL, 10) : 0;
-        __atomic_store_n(&grain, g, __ATOMIC_RELAXED);
-    }
-    return g;
+    const char *env = getenv("EARLC_PARALLEL_GRAIN");
+    return env && *env ? strtoull(env, NULL, 10) : 0;
 }
 
 int earl_parallel_parts(int threads, size_t items, size_t min_items)
 {
     if (threads < 1)
         threads = earl_cores();
-    if (grain_override())
-        min_items = grain_override();
+    size_t grain = grain_override();
+    if (grain)
+        min_items = grain;
     if (min_items < 1)
         min_items = 1;
     size_t most = items / min_items;

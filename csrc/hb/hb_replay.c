@@ -353,21 +353,13 @@ static void run_parts(void *(*fn)(void *), replay *parts, uint32_t n, pthread_t 
     }
 }
 
-/* Threads for the replay: as asked (0: one per core), never more than
- * locations, and when chosen automatically at least 256 entries each, below
- * which a thread's share of the merging does not pay for its scheduling. */
+/* Threads for the replay: as asked (0: one per core), at most one per 256
+ * entries (util.h's earl_parallel_parts), below which a thread's share of
+ * the merging does not pay for its scheduling: every thread walks all the
+ * events. */
 static uint32_t replay_threads(const earl_hb_options *options, uint32_t width)
 {
-    long asked = options ? options->threads : 0;
-    if (asked <= 0) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        asked = cores > 0 ? cores : 1;
-        if (asked > (long)(width / 256))
-            asked = (long)(width / 256);
-    }
-    if (asked > (long)width)
-        asked = (long)width;
-    return asked < 1 ? 1 : (uint32_t)asked;
+    return (uint32_t)earl_parallel_parts(options ? options->threads : 0, width, 256);
 }
 
 earl_status hb_replay(earl_hb *hb, const earl_trace *trace, hb_rules *rules,

@@ -13,7 +13,9 @@
  *            events the region of the enclosing call (enterptr of the EARL
  *            layer); "" for an event outside every region.
  * Locations, kinds and regions are tested once each; the events are then
- * read location by location.
+ * read location by location, and the locations' ascending runs of ids
+ * merged (pairwise, O(n log locations): a sort of all ids cost a tenth of a
+ * parallel search's time, on one thread before the search starts).
  *
  * Partners are the pairs the model links: a send and its receive (sendptr /
  * recvptr), the two halves of a non-blocking request (msg.partner: an
@@ -33,6 +35,35 @@ static int cmp_eid(const void *x, const void *y)
 {
     earl_eid a = *(const earl_eid *)x, b = *(const earl_eid *)y;
     return (a > b) - (a < b);
+}
+
+/* ids[0 .. n) ascending, given as runs ascending each: run r is
+ * [start[r], start[r + 1]).  Runs are merged pairwise through tmp (n items),
+ * which ends up holding the result when the passes are odd: returns the
+ * array that holds it. */
+static earl_eid *merge_runs(earl_eid *ids, earl_eid *tmp, size_t *start, size_t runs)
+{
+    while (runs > 1) {
+        size_t out = 0;
+        for (size_t r = 0; r < runs; r += 2) {
+            size_t a = start[r], am = start[r + 1];
+            size_t b = am, bm = r + 1 < runs ? start[r + 2] : am;
+            size_t at = a;
+            while (a < am && b < bm)
+                tmp[at++] = ids[a] <= ids[b] ? ids[a++] : ids[b++];
+            while (a < am)
+                tmp[at++] = ids[a++];
+            while (b < bm)
+                tmp[at++] = ids[b++];
+            start[out++] = start[r];
+        }
+        start[out] = start[runs];
+        runs = out;
+        earl_eid *t = ids;
+        ids = tmp;
+        tmp = t;
+    }
+    return ids;
 }
 
 static int location_matches(const char *glob, const earl_trace *trace, const earl_location *l)
@@ -77,10 +108,16 @@ earl_status search_class_events(const search_class *cls, const earl_trace *trace
         region_ok[defs->n_regions] = search_glob(cls->field[2], "");
     }
     earl_eid *ids = NULL;
-    size_t count = 0, cap = 0;
+    size_t count = 0, cap = 0, runs = 0;
+    size_t *start = malloc((defs->n_locations + 1) * sizeof *start); /* runs of ids */
+    if (!start) {
+        free(region_ok);
+        return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory matching a class");
+    }
     for (uint32_t l = 0; l < defs->n_locations; l++) {
         if (!location_matches(cls->field[0], trace, &defs->locations[l]))
             continue;
+        start[runs++] = count;
         for (size_t k = ev->loc_start[l]; k < ev->loc_start[l + 1]; k++) {
             earl_eid e = ev->loc_events[k];
             uint8_t kind = ev->kind[e];
@@ -98,14 +135,32 @@ earl_status search_class_events(const search_class *cls, const earl_trace *trace
             if (EARL_GROW(ids, cap, count + 1)) {
                 free(ids);
                 free(region_ok);
+                free(start);
                 return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory matching a class");
             }
             ids[count++] = e;
         }
     }
     free(region_ok);
-    if (count)
+    start[runs] = count;
+    int ascending = 1; /* a location's events ascend in the total order */
+    for (size_t r = 0; r < runs && ascending; r++)
+        for (size_t k = start[r] + 1; k < start[r + 1] && ascending; k++)
+            ascending = ids[k - 1] < ids[k];
+    if (!ascending) {
         qsort(ids, count, sizeof *ids, cmp_eid);
+    } else if (runs > 1 && count) {
+        earl_eid *tmp = malloc(count * sizeof *tmp);
+        if (!tmp) {
+            free(ids);
+            free(start);
+            return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory matching a class");
+        }
+        earl_eid *merged = merge_runs(ids, tmp, start, runs);
+        free(merged == ids ? tmp : ids);
+        ids = merged;
+    }
+    free(start);
     *out = ids;
     *n = count;
     return EARL_OK;

@@ -318,6 +318,34 @@ static void *work(void *arg)
     return NULL;
 }
 
+/* The tasks' matches, in canonical order, copied into one array: cut into
+ * parts of the output rows on threads (its fresh pages are faulted in by
+ * every thread, and the copy is as long as the answer). */
+typedef struct merge_job {
+    ptask **all;
+    size_t n_all;
+    earl_eid *ev;
+    size_t rows;
+    uint32_t columns;
+    int parts;
+} merge_job;
+
+static void merge_part(void *arg, int part)
+{
+    merge_job *j = arg;
+    size_t from = earl_part_start(j->rows, part, j->parts);
+    size_t to = earl_part_start(j->rows, part + 1, j->parts);
+    size_t at = 0; /* the first row of task k */
+    for (size_t k = 0; k < j->n_all && at < to; k++) {
+        size_t n = j->all[k]->m.rows;
+        size_t a = at > from ? at : from, b = at + n < to ? at + n : to;
+        if (a < b && j->columns)
+            memcpy(j->ev + a * j->columns, j->all[k]->m.ev + (a - at) * j->columns,
+                   (b - a) * j->columns * sizeof(earl_eid));
+        at += n;
+    }
+}
+
 int search_default_threads(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -433,16 +461,9 @@ earl_status search_solve_parallel(const search_solver *s, const search_run_optio
         if (!out->ev) {
             st = earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory merging matches");
         } else {
-            size_t at = 0;
-            for (size_t k = 0; k < p.n_all && at < rows; k++) {
-                size_t take = p.all[k]->m.rows;
-                if (take > rows - at)
-                    take = rows - at;
-                if (take && s->columns)
-                    memcpy(out->ev + at * s->columns, p.all[k]->m.ev,
-                           take * s->columns * sizeof(earl_eid));
-                at += take;
-            }
+            merge_job mj = {p.all, p.n_all, out->ev, rows, s->columns, 1};
+            mj.parts = earl_parallel_parts(threads, rows * s->columns, (size_t)1 << 16);
+            earl_parallel(mj.parts, merge_part, &mj);
             out->rows = out->cap_rows = rows;
             *truncated = p.limit && rows >= p.limit;
         }

@@ -119,7 +119,33 @@ static PyObject *warnings_list(const earl_search_query *q)
     return list;
 }
 
-static PyObject *result_dict(const earl_search_query *q, const earl_search_result *r)
+static void free_result_capsule(PyObject *capsule)
+{
+    earl_search_result_free(PyCapsule_GetPointer(capsule, "earlc.search_result"));
+}
+
+/* The matches as a read-only int64 buffer over the result's own memory (no
+ * copy: numpy views it); the buffer frees the result when the last view
+ * goes.  On success the buffer owns r, on failure r is freed. */
+static PyObject *matches_buffer(earl_search_result *r)
+{
+    PyObject *owner = PyCapsule_New(r, "earlc.search_result", free_result_capsule);
+    if (!owner) {
+        earl_search_result_free(r);
+        return NULL;
+    }
+    const earl_eid *ev = earl_search_result_events(r);
+    static const earl_eid none = 0;
+    PyObject *buf = earlc_column_new(owner, ev ? ev : &none,
+                                     earl_search_result_rows(r) * earl_search_result_columns(r),
+                                     sizeof(earl_eid), "q");
+    Py_DECREF(owner);
+    return buf;
+}
+
+/* The matches and what the search says about them; takes r over (freed
+ * with the last view of its matches). */
+static PyObject *result_dict(const earl_search_query *q, earl_search_result *r)
 {
     size_t rows = earl_search_result_rows(r), cols = earl_search_result_columns(r);
     PyObject *names = PyTuple_New((Py_ssize_t)cols);
@@ -131,15 +157,13 @@ static PyObject *result_dict(const earl_search_query *q, const earl_search_resul
         }
         PyTuple_SET_ITEM(names, (Py_ssize_t)j, s);
     }
-    PyObject *events = PyBytes_FromStringAndSize((const char *)earl_search_result_events(r),
-                                                 (Py_ssize_t)(rows * cols * sizeof(earl_eid)));
     PyObject *vars = variables_list(q);
     PyObject *warnings = warnings_list(q);
-    if (!names || !events || !vars || !warnings) {
+    if (!names || !vars || !warnings) {
         Py_XDECREF(names);
-        Py_XDECREF(events);
         Py_XDECREF(vars);
         Py_XDECREF(warnings);
+        earl_search_result_free(r);
         return NULL;
     }
     earl_search_stats st = earl_search_result_stats(r);
@@ -160,9 +184,10 @@ static PyObject *result_dict(const earl_search_query *q, const earl_search_resul
         }
         PyList_SET_ITEM(threads, (Py_ssize_t)k, t);
     }
-    if (!threads) {
+    PyObject *events = threads ? matches_buffer(r) : (earl_search_result_free(r), NULL);
+    if (!threads || !events) {
+        Py_XDECREF(threads);
         Py_DECREF(names);
-        Py_DECREF(events);
         Py_DECREF(vars);
         Py_DECREF(warnings);
         return NULL;
@@ -301,7 +326,8 @@ static PyObject *search_run(PyObject *module, PyObject *args, PyObject *kwargs)
     } else if (j.rc != EARL_OK) {
         earlc_raise(&j.err);
     } else {
-        d = result_dict(j.query, j.result);
+        d = result_dict(j.query, j.result); /* which takes the result over */
+        j.result = NULL;
     }
     earl_search_result_free(j.result);
     earl_search_query_free(j.query);
