@@ -1,0 +1,393 @@
+"""The analysis on several threads gives the report of one thread, value for value
+and in the same order: every generated kind of program, the bundled traces and the
+real traces of the suite, analysed with 1, 2, 3 and 8 threads, the root causes
+included.  EARLC_PARALLEL_GRAIN=1 makes the C kernels cut even these small traces
+into parts (they would run whole below their grain), so that the parts' merging is
+what is compared.  Then the engine's own rules: the first failure of the order under
+strict, properties that must run alone, shared values computed once, and no thread
+left behind."""
+import json
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import earlc
+from earlc import _core
+from earlc.analysis import Instances, Property, PropertyError
+from earlc.analysis.engine import Evaluation
+from earlc.analysis.schedule import Once, Pool
+from earlc.events import column
+from earlc.synth import KINDS, synth
+from conftest import REFERENCE_NAMES, ROOT, SHARED_TRACES
+
+THREADS = (2, 3, 8)
+
+#: a small trace of every generated kind
+GENERATED = {
+    "ping-pong": dict(ranks=2, iterations=20, wrong_order=True),
+    "ring": dict(ranks=4, iterations=10, eager_limit=0),
+    "halo": dict(ranks=6, iterations=8, delay=3000, delay_rank=2, delay_every=3),
+    "master-worker": dict(ranks=4, iterations=12, any_source=True),
+    "collectives": dict(ranks=5, iterations=6, split=2),
+    "omp": dict(threads=4, iterations=6, lock_rounds=2),
+    "hybrid": dict(ranks=3, threads=3, iterations=5),
+}
+BUNDLED = sorted(p.name for p in (ROOT / "traces").iterdir() if (p / "traces.otf2").exists())
+REAL = REFERENCE_NAMES + ["generated-3r-longterm", "generated-4r-longterm"]
+
+
+@pytest.fixture(autouse=True)
+def small_parts(monkeypatch):
+    monkeypatch.setenv("EARLC_PARALLEL_GRAIN", "1")
+
+
+def test_every_generated_kind_is_covered():
+    assert sorted(GENERATED) == sorted(KINDS)
+
+
+def everything(report) -> dict:
+    """What a report says, as plain values (JSON, the tables, the counts, the
+    warnings, the switched-off properties, the call tree)."""
+    ct = report._ctx.calltree
+    return {
+        "json": report.to_json(),
+        "tables": {k: [np.asarray(a).tolist() for a in v] for k, v in report._tables.items()},
+        "counts": {k: [np.asarray(a).tolist() for a in v] for k, v in report._counts.items()},
+        "warnings": report._ctx.analysis_warnings,
+        "switched_off": [str(s) for s in report.switched_off],
+        "callpaths": report.callpaths,
+        "event_cnode": ct.event_cnode.tolist(),
+        "rows": [np.asarray(a).tolist() for a in (ct.row_cnode, ct.row_location, ct.row_time,
+                                                   ct.row_visits, ct.row_idle)],
+    }
+
+
+def check_threads(trace):
+    for properties in (None, "all"):
+        one = everything(earlc.analyze(trace, properties=properties, threads=1))
+        assert not one["switched_off"], one["switched_off"]
+        for threads in THREADS:
+            many = everything(earlc.analyze(trace, properties=properties, threads=threads))
+            for key in one:
+                assert many[key] == one[key], (properties, threads, key)
+
+
+@pytest.mark.parametrize("kind", sorted(GENERATED))
+def test_generated(kind, tmp_path):
+    synth(kind, tmp_path / kind, **GENERATED[kind])
+    check_threads(earlc.open(tmp_path / kind))
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_bundled_traces(name):
+    check_threads(earlc.open(ROOT / "traces" / name))
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_real_traces(name):
+    path = SHARED_TRACES / name / "traces.otf2"
+    if not path.exists():
+        pytest.skip("reference trace %s is absent" % name)
+    check_threads(earlc.open(path))
+
+
+def test_a_larger_trace_in_parts(tmp_path, monkeypatch):
+    """16 processes and 200,000 events with the kernels' own grain: parts of the
+    message table, of the call tree's processes and of the LEAVE waves."""
+    monkeypatch.delenv("EARLC_PARALLEL_GRAIN")
+    synth("halo", tmp_path / "h", ranks=16, events=200000, delay=2000, delay_rank=3,
+          delay_every=5)
+    t = earlc.open(tmp_path / "h")
+    monkeypatch.setenv("EARLC_PARALLEL_GRAIN", "4096")
+    check_threads(t)
+
+
+# -- the kernels ------------------------------------------------------------------------
+
+def test_kernels_give_the_one_thread_answer(tmp_path):
+    synth("hybrid", tmp_path / "t", ranks=4, threads=3, events=100000)
+    t = earlc.open(tmp_path / "t")
+    st = t.states
+    enters = np.nonzero(t.events.kind == earlc.KINDS["ENTER"])[0].astype(np.int64)
+    ids = np.concatenate([enters[::3], enters[:50], [-1], enters[::7]])  # repeats, -1, unsorted
+    truth = st.leaveptr[np.maximum(ids, 0)]
+    truth[ids < 0] = -1
+    cap = _core.p2p_capacity(t._core)
+
+    def p2p(threads):
+        cols = [np.empty(cap, np.int64) for _ in range(8)]
+        n = _core.p2p_messages(st._core, *cols, threads=threads)
+        return [c[:n].tolist() for c in cols]
+
+    def tree(threads):
+        ct = _core.CallTree(st._core, threads=threads)
+        return [column(ct, name, fmt).tolist() for name, fmt in (
+            ("parent", "i"), ("region", "I"), ("event_cnode", "i"), ("row_cnode", "i"),
+            ("row_location", "i"), ("row_time", "Q"), ("row_visits", "Q"), ("row_idle", "Q"))]
+
+    base_p2p, base_tree = p2p(1), tree(1)
+    assert len(base_p2p[0]) > 1000
+    for threads in (1,) + THREADS:
+        out = np.empty(len(ids), np.int64)
+        _core.leaves(st._core, ids, out, threads=threads)
+        assert np.array_equal(out, truth), threads
+        _core.leaves_after(st._core, ids, ids, out, threads=threads)
+        assert np.array_equal(out, truth), threads
+        assert p2p(threads) == base_p2p, threads
+        assert tree(threads) == base_tree, threads
+
+
+def test_kernel_threads_are_checked():
+    t = earlc.open(ROOT / "traces" / "demo-ring")
+    out = np.empty(1, np.int64)
+    with pytest.raises(ValueError, match="threads"):
+        _core.leaves(t.states._core, np.zeros(1, np.int64), out, threads=-1)
+    with pytest.raises(ValueError, match="threads"):
+        _core.CallTree(t.states._core, threads=-2)
+
+
+# -- the engine ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def ring():
+    return earlc.open(ROOT / "traces" / "ring-late-sender")
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "2", True])
+def test_threads_argument_is_checked(ring, bad):
+    with pytest.raises(ValueError, match="threads"):
+        earlc.analyze(ring, threads=bad)
+
+
+def test_default_is_the_traces_threads(ring, monkeypatch):
+    seen = []
+    real = Evaluation.run
+
+    def run(self, order, value, progress=None, threads=1):
+        seen.append(threads)
+        return real(self, order, value, progress, threads)
+    monkeypatch.setattr(Evaluation, "run", run)
+    earlc.analyze(ring)
+    earlc.analyze(earlc.open(ROOT / "traces" / "ring-late-sender", threads=1))
+    earlc.analyze(ring, threads=3)
+    assert seen == [os.cpu_count() or 1, 1, 3]
+
+
+def _failing(name, position_after=None):
+    class Fails(Property):
+        unit = "occ"
+        description = diagnosis = "raises"
+
+        def totals(self, ctx):
+            raise RuntimeError("%s failed" % self.name)
+    Fails.name, Fails.title = name, name
+    return Fails()
+
+
+class Slow(Property):
+    """Sleeps, so that the properties after it in the order finish first."""
+
+    name, title, unit = "slow", "Slow", "occ"
+    description = diagnosis = "sleeps"
+
+    def totals(self, ctx):
+        time.sleep(0.2)
+        return None
+
+
+def test_strict_raises_the_first_failure_of_the_order(ring):
+    """The property evaluated first on one thread fails first, whatever finished
+    first on several."""
+    class SlowFails(Slow):
+        name, title = "a_slow_failure", "Slow failure"
+
+        def totals(self, ctx):
+            time.sleep(0.3)
+            raise RuntimeError("the first in order")
+    plugins = [SlowFails(), _failing("z_fast_failure")]
+    for threads in (1, 2, 8):
+        with pytest.raises(PropertyError, match="a_slow_failure"):
+            earlc.analyze(ring, plugins=plugins, strict=True, threads=threads)
+
+
+def test_switched_off_in_the_order_of_one_thread(ring):
+    class SlowFails(Slow):
+        name, title = "a_slow_failure", "Slow failure"
+
+        def totals(self, ctx):
+            time.sleep(0.2)
+            raise RuntimeError("slow")
+    plugins = [SlowFails(), _failing("b_fast_failure"), _failing("c_fast_failure")]
+    one = [str(s) for s in earlc.analyze(ring, plugins=plugins, threads=1).switched_off]
+    assert len(one) == 3
+    for threads in (2, 8):
+        many = earlc.analyze(ring, plugins=plugins, threads=threads).switched_off
+        assert [str(s) for s in many] == one
+
+
+def test_a_property_that_is_not_concurrent_runs_alone(ring):
+    running, overlaps = [], []
+    lock = threading.Lock()
+
+    def tracked(cls):
+        def totals(self, ctx):
+            with lock:
+                running.append(self.name)
+                if len(running) > 1 and (not self.concurrent or
+                                         any(n.startswith("alone") for n in running)):
+                    overlaps.append(tuple(running))
+            time.sleep(0.05)
+            with lock:
+                running.remove(self.name)
+            return None
+        cls.totals = totals
+        return cls
+
+    props = []
+    for k in range(6):
+        cls = tracked(type("P%d" % k, (Property,), {
+            "name": ("alone%d" % k) if k % 2 else ("beside%d" % k), "title": "P%d" % k,
+            "unit": "occ", "description": "d", "diagnosis": "d", "concurrent": bool(k % 2 == 0)}))
+        props.append(cls())
+    earlc.analyze(ring, plugins=props, threads=4)
+    assert not overlaps, overlaps
+
+
+def test_a_shared_value_is_computed_once(ring):
+    calls = []
+
+    class Shares(Property):
+        unit = "occ"
+        description = diagnosis = "shares"
+
+        def totals(self, ctx):
+            def compute():
+                calls.append(threading.get_ident())
+                time.sleep(0.1)
+                return 1
+            assert ctx.memo("shared by plugins", compute) == 1
+            return None
+    props = []
+    for k in range(4):
+        p = Shares()
+        p.name, p.title = "shares%d" % k, "Shares %d" % k
+        props.append(p)
+    earlc.analyze(ring, plugins=props, threads=4)
+    assert len(calls) == 1
+
+
+def test_no_thread_is_left_behind(ring):
+    def tasks():
+        return len(os.listdir("/proc/self/task"))
+    earlc.analyze(ring, threads=4)  # imports done, lazy arrays built
+    before_py, before_os = threading.active_count(), tasks()
+    for threads in (2, 8):
+        earlc.analyze(ring, properties="all", threads=threads)
+    assert threading.active_count() == before_py
+    assert tasks() == before_os
+
+
+def test_warnings_in_the_order_of_one_thread(ring):
+    """Warnings said by properties (and by what they share) come in the order of
+    the properties that said them first, then by code and detail."""
+    class Warns(Property):
+        unit = "occ"
+        description = diagnosis = "warns"
+
+        def totals(self, ctx):
+            if self.name.startswith("a"):
+                time.sleep(0.1)
+            ctx.warn("code_" + self.name, "said by " + self.name)
+            ctx.memo("warned once", lambda: ctx.warn("shared", "said while shared"))
+            return None
+    props = []
+    for name in ("a_first", "b_second", "c_third"):
+        p = Warns()
+        p.name, p.title = name, name
+        props.append(p)
+    one = earlc.analyze(ring, plugins=props, threads=1)._ctx.analysis_warnings
+    assert [c for c, _ in one][:2] == ["code_a_first", "shared"]
+    for threads in (2, 8):
+        assert earlc.analyze(ring, plugins=props, threads=threads)._ctx.analysis_warnings == one
+
+
+# -- what the parallel evaluation relies on -----------------------------------------------
+
+def test_once_computes_once_and_retries_after_a_failure():
+    once, calls = Once(), []
+
+    def compute():
+        calls.append(1)
+        time.sleep(0.05)
+        if len(calls) == 1:
+            raise RuntimeError("first")
+        return 42
+    out = []
+
+    def ask():
+        try:
+            out.append(once.get(compute))
+        except RuntimeError:
+            out.append("raised")
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(map(str, out)) == ["42", "42", "42", "raised"] and len(calls) == 2
+
+
+def test_pool_gives_the_place_of_a_waiting_task():
+    """Two cores, one task waiting for a shared value and one busy: a third task
+    runs meanwhile (it is what both wait for)."""
+    pool = Pool(2)
+    shared, busy = threading.Event(), threading.Event()
+
+    def waiting_task():
+        with pool.waiting():
+            shared.wait(5)
+
+    def third():
+        shared.set()
+        busy.set()
+    t0 = time.perf_counter()
+    pool.give("w", waiting_task)
+    pool.give("b", lambda: busy.wait(5))  # holds its core
+    done, given = [], False
+    while len(done) < 3:
+        if not given and pool.room():
+            pool.give("t", third)
+            given = True
+        done += pool.finished(more=not given)
+    pool.close()
+    assert time.perf_counter() - t0 < 4
+    assert sorted(k for k, _ in done) == ["b", "t", "w"]
+    assert all(e is None for _, e in done)
+
+
+def test_selections_keep_the_columns_set_on_what_they_select(ring):
+    """A refinement selects from its subscription with the columns that
+    subscription set (Late Sender, wrong order's later_source); and the most
+    severe occurrences keep the columns the property set (Late Receiver's
+    send_completion)."""
+    inst = Instances(np.arange(4), np.ones(4, np.int64), {"a": np.arange(4) * 10})
+    sel = inst.select(np.array([True, False, True, True]))
+    sel.columns["mine"] = np.array([7, 8, 9])
+    sub = sel.select(np.array([0, 2]))
+    assert sub["mine"].tolist() == [7, 9] and sub["a"].tolist() == [0, 30]
+    assert list(sub.columns) == ["a", "mine"]
+    sub.columns.own()
+    assert list(sub.columns) == ["a", "mine"] and sub["mine"].tolist() == [7, 9]
+    report = earlc.analyze(earlc.open(ROOT / "traces" / "pingpong-wrong-order"),
+                           properties="all")
+    for name, col in (("late_sender_wrong_order", "later_source"),):
+        if len(report.worst.get(name, ())):
+            assert col in report.worst[name].columns
+    rows = json.loads(report.to_json())["instances"]
+    for name, col in (("late_sender_wrong_order", "later_source"),
+                      ("late_receiver", "send_completion")):
+        for row in rows.get(name, []):
+            assert col in row, (name, row)
