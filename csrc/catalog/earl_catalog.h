@@ -125,6 +125,26 @@ earl_status earl_collective_begins(const earl_events *ev, size_t n_locations,
                                    const earl_eid *ends, const earl_eid *calls, size_t n,
                                    earl_eid *begin, earl_error *err);
 
+/* ---- events of chosen kinds or regions --------------------------------------- */
+
+/* The ids of the events whose kind is wanted (kinds: 256 entries, one per kind
+ * value) and, with regions, that are ENTERs of a wanted region (regions:
+ * n_regions + 1 entries per region ref, the last for refs beyond), in
+ * ascending order: earl_select_count counts them in parts on threads into
+ * sel (sel->total), the caller provides sel->total ids at out, and
+ * earl_select_fill writes them there, each part at its place. */
+#define EARL_SELECTION_PARTS 64
+typedef struct earl_selection {
+    int parts;
+    size_t counts[EARL_SELECTION_PARTS];
+    size_t total;
+} earl_selection;
+
+void earl_select_count(const earl_events *ev, const uint8_t *kinds, const uint8_t *regions,
+                       size_t n_regions, int threads, earl_selection *sel);
+void earl_select_fill(const earl_events *ev, const uint8_t *kinds, const uint8_t *regions,
+                      size_t n_regions, earl_selection *sel, earl_eid *out);
+
 /* ---- groups of rows ------------------------------------------------------- */
 
 /* Rows come in groups: runs of equal keys[k]. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "earl_catalog.h"
+#include "util.h"
 
 /* The next argument as a contiguous buffer of int64 items (writable for an
  * output), its items in *count; NULL with an exception otherwise. */
@@ -296,6 +297,54 @@ static PyObject *collective_begins(PyObject *module, PyObject *args)
     return status_result(st, &err);
 }
 
+/* select_events(trace, kinds, regions=None, threads=1) -> a writable buffer of
+ * the int64 ids of the events whose kind is wanted (kinds: 256 bytes, one per
+ * kind value) and, with regions (a byte per region ref, one more for refs
+ * beyond), that are ENTERs of a wanted region; ascending (earl_select_*). */
+static PyObject *select_events(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    (void)module;
+    static char *kwlist[] = {"trace", "kinds", "regions", "threads", NULL};
+    PyObject *trace_obj, *regions_obj = Py_None;
+    Py_buffer kinds, regions = {0};
+    int threads = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oy*|Oi", kwlist, &trace_obj, &kinds,
+                                     &regions_obj, &threads))
+        return NULL;
+    earl_trace *trace = earlc_trace_of(trace_obj);
+    int have_regions = regions_obj != Py_None;
+    if (!trace || kinds.len != 256 || threads < 0 ||
+        (have_regions && PyObject_GetBuffer(regions_obj, &regions, PyBUF_SIMPLE) < 0)) {
+        if (trace && !PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, threads < 0 ? "threads must be >= 0"
+                                                          : "kinds must have 256 bytes");
+        PyBuffer_Release(&kinds);
+        return NULL;
+    }
+    if (have_regions && regions.len < 1) {
+        PyBuffer_Release(&kinds);
+        PyBuffer_Release(&regions);
+        return PyErr_Format(PyExc_ValueError, "regions must have a byte for refs beyond");
+    }
+    const earl_events *ev = earl_trace_events(trace);
+    const uint8_t *table = have_regions ? regions.buf : NULL;
+    size_t n_regions = have_regions ? (size_t)regions.len - 1 : 0;
+    earl_selection sel;
+    earl_eid *out;
+    Py_BEGIN_ALLOW_THREADS
+    earl_select_count(ev, kinds.buf, table, n_regions, threads, &sel);
+    out = earl_mem_alloc_temp((sel.total ? sel.total : 1) * sizeof *out);
+    if (out)
+        earl_select_fill(ev, kinds.buf, table, n_regions, &sel, out);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&kinds);
+    if (have_regions)
+        PyBuffer_Release(&regions);
+    if (!out)
+        return PyErr_NoMemory();
+    return earlc_column_of_block(out, sel.total, sizeof *out, "q");
+}
+
 /* first_of_runs(keys, values, out) -> rows written to out. */
 static PyObject *first_of_runs(PyObject *module, PyObject *args)
 {
@@ -359,6 +408,8 @@ static PyMethodDef catalog_functions[] = {
      "leaves_after(states, ids, after, out, threads=1)"},
     {"collective_begins", collective_begins, METH_VARARGS,
      "collective_begins(trace, ends, calls, out)"},
+    {"select_events", (PyCFunction)(void (*)(void))select_events, METH_VARARGS | METH_KEYWORDS,
+     "select_events(trace, kinds, regions=None, threads=1) -> int64 ids (a writable buffer)"},
     {"first_of_runs", first_of_runs, METH_VARARGS,
      "first_of_runs(keys, values, out) -> rows written (the first largest of each run)"},
     {"exclusive_running_max", exclusive_running_max, METH_VARARGS,

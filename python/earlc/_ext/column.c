@@ -8,6 +8,8 @@
  */
 #include "ext.h"
 
+#include "util.h"
+
 typedef struct {
     PyObject_HEAD
     PyObject *owner;
@@ -15,14 +17,15 @@ typedef struct {
     Py_ssize_t length;   /* items */
     Py_ssize_t itemsize;
     char format[4];
+    int writable;        /* a result handed over whole (its owner is nobody else's) */
 } ColumnObject;
 
 static int column_getbuffer(PyObject *self, Py_buffer *view, int flags)
 {
     ColumnObject *c = (ColumnObject *)self;
     static char empty[8];
-    if (PyBuffer_FillInfo(view, self, c->data ? c->data : empty, c->length * c->itemsize, 1,
-                          flags) != 0)
+    if (PyBuffer_FillInfo(view, self, c->data ? c->data : empty, c->length * c->itemsize,
+                          !c->writable, flags) != 0)
         return -1;
     view->itemsize = c->itemsize;
     view->format = (flags & PyBUF_FORMAT) ? c->format : NULL;
@@ -77,7 +80,29 @@ PyObject *earlc_column_new(PyObject *owner, const void *data, size_t length, siz
     c->length = (Py_ssize_t)length;
     c->itemsize = (Py_ssize_t)itemsize;
     snprintf(c->format, sizeof c->format, "%s", format);
+    c->writable = 0;
     return (PyObject *)c;
+}
+
+static void free_block(PyObject *capsule)
+{
+    earl_mem_free(PyCapsule_GetPointer(capsule, "earlc.block"));
+}
+
+PyObject *earlc_column_of_block(void *block, size_t length, size_t itemsize, const char *format)
+{
+    static char empty[8];
+    PyObject *owner = PyCapsule_New(block ? block : empty, "earlc.block",
+                                    block ? free_block : NULL);
+    if (!owner) {
+        earl_mem_free(block);
+        return NULL;
+    }
+    PyObject *c = earlc_column_new(owner, block, length, itemsize, format);
+    Py_DECREF(owner);
+    if (c)
+        ((ColumnObject *)c)->writable = 1;
+    return c;
 }
 
 int earlc_add_column_type(PyObject *module)

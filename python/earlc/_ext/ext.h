@@ -23,6 +23,11 @@ PyObject *earlc_raise(const earl_error *err);
 /* A read-only buffer of length items over data, kept alive with owner. */
 PyObject *earlc_column_new(PyObject *owner, const void *data, size_t length,
                            size_t itemsize, const char *format);
+/* A writable buffer that owns block (an earl_mem block, freed with the last
+ * view; NULL for none): a result handed over to numpy without a copy.  On
+ * failure the block is freed. */
+PyObject *earlc_column_of_block(void *block, size_t length, size_t itemsize,
+                                const char *format);
 
 /* Progress of long C work reported to a Python callable(phase, done, total)
  * from any thread (the GIL is taken for the call).  A callback that raises is

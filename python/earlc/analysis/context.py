@@ -439,19 +439,26 @@ class AnalysisContext:
 
     def enters_of(self, region_table: np.ndarray) -> np.ndarray:
         """ENTER events of the regions for which region_table (per region ref) holds."""
-        refs = np.nonzero(region_table[:-1])[0]
-        if len(refs) == 0:
+        table = np.ascontiguousarray(region_table, dtype=bool)
+        if not table[:-1].any():
             return np.empty(0, dtype=np.int64)
-        ev = self.events
-        # an ENTER's payload is its region
-        mask = np.isin(ev.payload, refs.astype(ev.payload.dtype)) & (ev.kind == KINDS["ENTER"])
-        return np.nonzero(mask)[0]
+        table = table.copy()
+        table[-1] = False  # refs beyond the table are no region of it
+        return self._select(("ENTER",), table.view(np.uint8))
 
     def events_of_kind(self, *names) -> np.ndarray:
-        mask = np.zeros(self.n_events, dtype=bool)
-        for n in names:
-            mask |= self.events.kind == KINDS[n]
-        return np.nonzero(mask)[0]
+        return self._select(names)
+
+    def _select(self, kinds, regions=None) -> np.ndarray:
+        """The events of these kinds (and, with regions, ENTERs of those
+        regions), ascending: one pass over the events in C, on the analysis's
+        threads."""
+        wanted = np.zeros(256, dtype=np.uint8)
+        for n in kinds:
+            wanted[KINDS[n]] = 1
+        ids = _core.select_events(self.trace._core, wanted, regions,
+                                  threads=self.kernel_threads())
+        return np.frombuffer(ids, dtype=np.int64)
 
     # -- matched messages and collective instances --------------------------------------
     def matched_messages(self) -> Dict[str, np.ndarray]:
