@@ -51,6 +51,13 @@ TARGET_FRESH_CATALOG = 1.5
 TARGET_FRESH_ROOTCAUSE = 2.0
 TARGET_FRESH_BYTES = 64
 TARGET_SCALASCA_SPEEDUP = 8.0
+# issue 25, on the same 10M-event traces in fresh processes, against the bare libotf2
+# read of the same trace in the same run: the whole default analysis (open + analysis,
+# all cores) at most 2x, with the root causes at most 3x; peak memory not above the
+# 65 and 92 bytes per event of before
+TARGET_CORES_CATALOG = 2.0
+TARGET_CORES_ROOTCAUSE = 3.0
+TARGET_CORES_BYTES = {"catalog": 65, "rootcause": 92}
 #: Scalasca 2.6 (scout.mpi, 2 ranks, the same 2 cores) on a 2-rank 10M-event trace,
 #: with and without root causes and critical path, as measured on this kind of
 #: machine by the team that set the target; Scalasca's sources cannot be fetched
@@ -120,6 +127,7 @@ def main() -> int:
     states_section(trace)
     catalog_section(trace)
     fresh_section(synth)
+    cores_section(synth)
     clocks_section(trace)
     search_section(trace)
     races_section(trace)
@@ -176,6 +184,33 @@ def fresh_section(synth: str) -> None:
         print("  %-34s %8.3f s   Scalasca 2.6 %.1f s: %.1f x faster (target >= %.0f)"
               % (label, ours, SCALASCA_SECONDS[key], SCALASCA_SECONDS[key] / ours,
                  TARGET_SCALASCA_SPEEDUP))
+
+
+def cores_section(synth: str) -> None:
+    """The whole analysis on every core against the bare read (issue 25;
+    tests/bench/cores_bench.py), on the 10M-event traces of 16 and 2 ranks."""
+    print("earlc whole analysis on every core, fresh processes (best of %s), against the bare "
+          "libotf2 read of the same trace" % REPEATS)
+    for ranks in ("16", "2"):
+        trace = BENCH_DIR / ("halo-%sr-10M" % ranks) / "traces.otf2"
+        if not trace.exists():
+            subprocess.run([synth, str(trace.parent), "10000000", "halo", ranks], check=True,
+                           capture_output=True)
+        out = subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "cores_bench.py"),
+                              str(trace), REPEATS], check=True, capture_output=True,
+                             text=True).stdout
+        m = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+        n, bare = m["events"], m["bare_seconds"]
+        print("  halo, %s ranks, %d events: bare read %.3f s (%.1f M events/s); import of earlc "
+              "%.3f s (not counted)" % (ranks, n, bare, n / bare / 1e6, m["import_seconds"]))
+        for key, label, target in (("catalog", "default analysis", TARGET_CORES_CATALOG),
+                                   ("rootcause", "with root causes", TARGET_CORES_ROOTCAUSE)):
+            every, one = m[key + "_all_seconds"], m[key + "_one_seconds"]
+            print("    %-18s open + analysis %6.3f s: %.2f x the bare read (target <= %.1f; one "
+                  "thread %.2f x, %.3f s); open %.3f s; peak %.1f bytes/event (target <= %d)"
+                  % (label, every, every / bare, target, one / bare, one,
+                     m[key + "_all_open_seconds"], m[key + "_all_peak_bytes"] / n,
+                     TARGET_CORES_BYTES[key]))
 
 
 def search_section(trace) -> None:
@@ -245,6 +280,31 @@ def parallel_search_section() -> None:
                  TARGET_SEARCH_SPREAD, r["cpu_spread"][0], r["idle_seconds"][0]))
     same = all(v == 1 for r in runs.values() for v in r["same"])
     print("    matches identical to the 1-thread run for every thread count: %s" % same)
+    matches_section(machine)
+
+
+def matches_section(machine) -> None:
+    """The parallel search as Python runs it, the matches handed to numpy included
+    (issue 25; tests/bench/matches_bench.py): $a || $b over the sends of an 8-rank
+    halo trace of 1500 iterations, 1 thread against all cores."""
+    trace = BENCH_DIR / "search-halo-8r-1500" / "traces.otf2"
+    if not trace.exists():
+        subprocess.run([sys.executable, "-m", "earlc", "synth", "halo", "-o", str(trace.parent),
+                        "--ranks", "8", "--iterations", "1500", "--overwrite"],
+                       check=True, capture_output=True, cwd=str(ROOT / "python"))
+    out = subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "matches_bench.py"),
+                          str(trace), REPEATS], check=True, capture_output=True,
+                         text=True).stdout
+    m = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+    one, many = m["t1_seconds"], m["tn_seconds"]
+    print("  $a || $b over the sends of %s (%d matches, range pruning), from Python, the "
+          "matches in numpy:" % (trace.parent.name, m["matches"]))
+    print("    1 thread %.3f s (search alone %.3f s, processor %.3f s); %d threads %.3f s "
+          "(search alone %.3f s, processor %.3f s): speed-up %.2f (target >= %.1f; this "
+          "machine's plain loop: %.2f)"
+          % (one, m["t1_solve_seconds"], m["t1_cpu_seconds"], m["cores"], many,
+             m["tn_solve_seconds"], m["tn_cpu_seconds"], one / many, TARGET_SEARCH_SPEEDUP,
+             machine))
 
 
 def races_section(trace) -> None:
