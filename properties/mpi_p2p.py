@@ -8,7 +8,7 @@ wrong-order refinements of Late Sender subscribe to Late Sender.
 import numpy as np
 
 from earlc.analysis import Instances, Property
-from earlc.analysis.reductions import exclusive_running_max, first_of_groups, segments
+from earlc.analysis.reductions import first_of_groups, segments
 
 
 class P2PMessages(Property):
@@ -58,23 +58,6 @@ class LateSender(Property):
         keep = keep[wait[keep] > 0]
         inst = cand.select(keep)
         return Instances(inst["recv_call"], wait[keep], inst.columns)
-
-
-def _by_pair_then_send(pair: np.ndarray, send: np.ndarray, n: int) -> np.ndarray:
-    """Row order by (pair, send).  Rows come in receive order, which usually is
-    send order within a pair: then a stable sort by pair alone (a radix sort when
-    pairs fit in 16 bits) is that order."""
-    if len(pair) == 0:
-        return np.empty(0, dtype=np.int64)
-    top = int(pair.max())
-    if top < 1 << 16:
-        order = np.argsort(pair.astype(np.uint16), kind="stable")
-        p, s = pair[order], send[order]
-        if not np.any((p[1:] == p[:-1]) & (s[1:] < s[:-1])):
-            return order
-    if top < (1 << 62) // n:
-        return np.argsort(pair * np.int64(n) + send)  # unique keys, one sort
-    return np.lexsort((send, pair))
 
 
 def _wrong_order(ctx, ls):
@@ -222,17 +205,9 @@ class MessagesInWrongOrder(Property):
                  "and memory.")
 
     def detect(self, ctx, msgs):
-        ev = ctx.events
-        send, recv = msgs["send"], msgs["recv"]
-        src = ev.location[send].astype(np.int64)
-        dst = ev.location[recv].astype(np.int64)
-        pair = src * (ctx.n_locations + 1) + dst
-        call = msgs["recv_call"].astype(np.int64)
-        order = _by_pair_then_send(pair, send, len(ev) + 1)
-        # latest receive call among the older messages of the same pair
-        older = exclusive_running_max(pair[order], call[order], -1)
-        wrong = np.zeros(len(send), dtype=bool)
-        wrong[order] = older > call[order]
+        # per (sender, receiver), in sending order: a later call received an
+        # older message
+        wrong = ctx.received_out_of_order(msgs["recv"], msgs["recv_call"], msgs["send"])
         inst = msgs.select(wrong)
         # a call completing several such messages (MPI_Waitall) is one occurrence
         inst = inst.select(first_of_groups(inst["recv_call"], inst["send"]))

@@ -93,6 +93,18 @@ earl_status earl_wrong_order(const earl_events *ev, size_t n_locations, size_t n
                              const earl_eid *send, size_t n_late, const earl_eid *late_call,
                              const earl_eid *late_send, int64_t *later_source, earl_error *err);
 
+/* Messages in Wrong Order's test: for each received message k (receive
+ * recv[k], inside the call recv_call[k], sent by send[k]), whether a message
+ * of the same sender and receiver location that was sent earlier is received
+ * by a later call (the latest receive call of the pair's earlier-sent
+ * messages comes after recv_call[k]), into wrong[k] (0 or 1).  Rows grouped
+ * by receiving location (as p2p rows are) are taken as they come; others are
+ * grouped first.  threads: 0 one per core; the answer does not depend on it. */
+earl_status earl_messages_out_of_order(const earl_events *ev, size_t n_locations, size_t n,
+                                       const earl_eid *recv, const earl_eid *recv_call,
+                                       const earl_eid *send, int threads, uint8_t *wrong,
+                                       earl_error *err);
+
 /* The LEAVE of each ENTER ids[k] (the first later event of its location that
  * is a LEAVE whose enterptr is ids[k]) into leave[k]; -1 when it is never
  * left or ids[k] is no ENTER.  enterptr: the EARL layer's, one per event

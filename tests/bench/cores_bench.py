@@ -41,7 +41,10 @@ base = resident()
 t2 = time.perf_counter()
 trace = earlc.open(%(trace)r, threads=%(threads)d)
 t3 = time.perf_counter()
-earlc.analyze(trace, properties=%(properties)r, threads=%(threads)d)
+import inspect
+threads = {"threads": %(threads)d} if "threads" in inspect.signature(earlc.analyze).parameters \
+    else {}  # a tree from before the analysis had threads
+earlc.analyze(trace, properties=%(properties)r, **threads)
 t4 = time.perf_counter()
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 print(len(trace), t1 - t0, t3 - t2, t4 - t2, peak - base)

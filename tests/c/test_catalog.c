@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -244,6 +245,114 @@ static void test_exclusive_running_max_restarts_per_group(void **state)
         assert_int_equal(out[k], want[k]);
 }
 
+/* The same 300 nested calls asked in parts on 1 to 8 threads, every part at
+ * least one event (EARLC_PARALLEL_GRAIN=1): the waves' parts see LEAVEs of
+ * calls entered in other parts. */
+static void test_leaves_in_parts_on_threads(void **state)
+{
+    (void)state;
+    enum { CALLS = 300, EVENTS = 2 * CALLS };
+    static earl_loc loc[EVENTS];
+    static uint8_t kind[EVENTS];
+    static earl_eid32 enterptr[EVENTS];
+    static earl_eid ids[CALLS + 2], leave[CALLS + 2];
+    for (int q = 0; q < CALLS; q++) {
+        kind[q] = EARL_ENTER;
+        enterptr[q] = q > 0 ? (earl_eid32)(q - 1) : EARL_EID32_NONE;
+        kind[EVENTS - 1 - q] = EARL_LEAVE;
+        enterptr[EVENTS - 1 - q] = q;
+        ids[CALLS - 1 - q] = q; /* descending: the kernel orders them */
+    }
+    ids[CALLS] = 7;   /* asked twice */
+    ids[CALLS + 1] = -1;
+    earl_events ev = {.count = EVENTS, .location = loc, .kind = kind};
+    earl_error err;
+    setenv("EARLC_PARALLEL_GRAIN", "1", 1);
+    for (int threads = 1; threads <= 8; threads++) {
+        assert_int_equal(earl_leaves(&ev, enterptr, ids, CALLS + 2, leave, threads, &err),
+                         EARL_OK);
+        for (int q = 0; q < CALLS; q++)
+            assert_int_equal(leave[CALLS - 1 - q], EVENTS - 1 - q);
+        assert_int_equal(leave[CALLS], EVENTS - 1 - 7);
+        assert_int_equal(leave[CALLS + 1], -1);
+    }
+    unsetenv("EARLC_PARALLEL_GRAIN");
+}
+
+/* Messages in wrong order, two receivers:
+ *
+ *   id  loc  what                     id  loc  what
+ *    0   1   send A (to 0)             6   0   ENTER call 6
+ *    1   1   send B (to 0)             7   0   receive B (call 6)
+ *    2   2   send C (to 0)             8   0   ENTER call 8
+ *    3   1   send D (to 3)             9   0   receive A (call 8)
+ *    4   2   send E (to 3)            10   0   receive C (call 8)
+ *    5   3   ENTER call 5             11   3   receive E   12  3  receive D
+ *
+ * B is received while A, sent earlier by the same location, is still in
+ * transfer (call 8 comes after call 6): B is out of order; A and C have no
+ * older message of their pair; E and D come in one call. */
+static void test_messages_out_of_order_per_pair_in_sending_order(void **state)
+{
+    (void)state;
+    static const earl_loc loc[13] = {1, 1, 2, 1, 2, 3, 0, 0, 0, 0, 0, 3, 3};
+    earl_events ev = {.count = 13, .location = loc};
+    /* rows grouped by receiver (location 0, then 3), as p2p rows come */
+    const earl_eid recv[5] = {7, 9, 10, 11, 12}, call[5] = {6, 8, 8, 5, 5};
+    const earl_eid send[5] = {1, 0, 2, 4, 3};
+    uint8_t wrong[5];
+    earl_error err;
+    setenv("EARLC_PARALLEL_GRAIN", "1", 1);
+    for (int threads = 1; threads <= 4; threads++) {
+        assert_int_equal(earl_messages_out_of_order(&ev, 4, 5, recv, call, send, threads,
+                                                    wrong, &err), EARL_OK);
+        const uint8_t expect[5] = {1, 0, 0, 0, 0};
+        assert_memory_equal(wrong, expect, 5);
+    }
+    /* the same rows not grouped by receiver: grouped first, the same answer */
+    const earl_eid recv2[5] = {11, 7, 12, 9, 10}, call2[5] = {5, 6, 5, 8, 8};
+    const earl_eid send2[5] = {4, 1, 3, 0, 2};
+    assert_int_equal(earl_messages_out_of_order(&ev, 4, 5, recv2, call2, send2, 2, wrong, &err),
+                     EARL_OK);
+    const uint8_t expect2[5] = {0, 1, 0, 0, 0};
+    assert_memory_equal(wrong, expect2, 5);
+    unsetenv("EARLC_PARALLEL_GRAIN");
+    const earl_eid bad[1] = {13};
+    assert_int_equal(earl_messages_out_of_order(&ev, 4, 1, bad, call, send, 1, wrong, &err),
+                     EARL_ERR_INVALID);
+}
+
+/* Events of chosen kinds, and ENTERs of chosen regions, in parts. */
+static void test_select_events_in_parts(void **state)
+{
+    (void)state;
+    static const uint8_t kind[8] = {EARL_ENTER, EARL_MPI_SEND, EARL_ENTER, EARL_LEAVE,
+                                    EARL_ENTER, EARL_MPI_RECV, EARL_LEAVE, EARL_ENTER};
+    static const uint32_t region[8] = {0, 0, 2, 2, 1, 0, 1, 9};
+    earl_events ev = {.count = 8, .kind = kind, .region = region};
+    uint8_t kinds[256] = {0};
+    kinds[EARL_MPI_SEND] = kinds[EARL_MPI_RECV] = 1;
+    const uint8_t regions[4] = {0, 1, 1, 0}; /* regions 1 and 2; refs beyond: no */
+    earl_eid out[8];
+    earl_selection sel;
+    setenv("EARLC_PARALLEL_GRAIN", "1", 1);
+    for (int threads = 1; threads <= 8; threads++) {
+        earl_select_count(&ev, kinds, NULL, 0, threads, &sel);
+        assert_int_equal(sel.total, 2);
+        earl_select_fill(&ev, kinds, NULL, 0, &sel, out);
+        assert_int_equal(out[0], 1);
+        assert_int_equal(out[1], 5);
+        uint8_t enter[256] = {0};
+        enter[EARL_ENTER] = 1;
+        earl_select_count(&ev, enter, regions, 3, threads, &sel);
+        assert_int_equal(sel.total, 2);
+        earl_select_fill(&ev, enter, regions, 3, &sel, out);
+        assert_int_equal(out[0], 2);
+        assert_int_equal(out[1], 4);
+    }
+    unsetenv("EARLC_PARALLEL_GRAIN");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -252,6 +361,9 @@ int main(void)
         cmocka_unit_test(test_wrong_order_rejects_ids_out_of_range),
         cmocka_unit_test(test_leaves_of_nested_and_open_calls),
         cmocka_unit_test(test_leaves_after_turns_to_the_pass_for_long_calls),
+        cmocka_unit_test(test_leaves_in_parts_on_threads),
+        cmocka_unit_test(test_messages_out_of_order_per_pair_in_sending_order),
+        cmocka_unit_test(test_select_events_in_parts),
         cmocka_unit_test(test_collective_begins_stay_inside_the_call),
         cmocka_unit_test(test_message_sums_per_call_path_and_location),
         cmocka_unit_test(test_first_of_runs_takes_the_first_largest),

@@ -297,6 +297,52 @@ static PyObject *collective_begins(PyObject *module, PyObject *args)
     return status_result(st, &err);
 }
 
+/* messages_out_of_order(trace, recv, recv_call, send, out, threads=1): out (a
+ * uint8 per row) says whether an earlier-sent message of the row's pair is
+ * received by a later call (earl_messages_out_of_order). */
+static PyObject *messages_out_of_order(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    (void)module;
+    static const char *const names[3] = {"recv", "recv_call", "send"};
+    earl_trace *trace = trace_arg(args);
+    int threads = threads_kw(kwargs);
+    if (!trace || threads < 0)
+        return NULL;
+    if (PyTuple_GET_SIZE(args) != 5)
+        return PyErr_Format(PyExc_TypeError, "expected 5 arguments");
+    earlc_buffers a = {.n = 0};
+    int64_t *buf[3];
+    size_t n = 0, count;
+    for (int k = 0; k < 3; k++) {
+        buf[k] = take(&a, PyTuple_GET_ITEM(args, 1 + k), names[k], 0, &count);
+        if (buf[k] && k && count != n) {
+            PyErr_Format(PyExc_ValueError, "%s must have the length of recv", names[k]);
+            buf[k] = NULL;
+        }
+        if (!buf[k]) {
+            earlc_buffers_release(&a);
+            return NULL;
+        }
+        n = count;
+    }
+    size_t n_out = (size_t)-1;
+    uint8_t *out = earlc_buffer_array(&a, PyTuple_GET_ITEM(args, 4), 'B', 1, &n_out, "out");
+    if (!out || n_out != n) {
+        earlc_buffers_release(&a);
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "out must have a byte per row");
+        return NULL;
+    }
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_messages_out_of_order(earl_trace_events(trace), earl_trace_defs(trace)->n_locations,
+                                    n, buf[0], buf[1], buf[2], threads, out, &err);
+    Py_END_ALLOW_THREADS
+    earlc_buffers_release(&a);
+    return status_result(st, &err);
+}
+
 /* select_events(trace, kinds, regions=None, threads=1) -> a writable buffer of
  * the int64 ids of the events whose kind is wanted (kinds: 256 bytes, one per
  * kind value) and, with regions (a byte per region ref, one more for refs
@@ -408,6 +454,9 @@ static PyMethodDef catalog_functions[] = {
      "leaves_after(states, ids, after, out, threads=1)"},
     {"collective_begins", collective_begins, METH_VARARGS,
      "collective_begins(trace, ends, calls, out)"},
+    {"messages_out_of_order", (PyCFunction)(void (*)(void))messages_out_of_order,
+     METH_VARARGS | METH_KEYWORDS,
+     "messages_out_of_order(trace, recv, recv_call, send, out, threads=1)"},
     {"select_events", (PyCFunction)(void (*)(void))select_events, METH_VARARGS | METH_KEYWORDS,
      "select_events(trace, kinds, regions=None, threads=1) -> int64 ids (a writable buffer)"},
     {"first_of_runs", first_of_runs, METH_VARARGS,

@@ -488,6 +488,18 @@ class AnalysisContext:
                           found)
         return found
 
+    def received_out_of_order(self, recv: np.ndarray, recv_call: np.ndarray,
+                              send: np.ndarray) -> np.ndarray:
+        """The test of Messages in Wrong Order (paper section 6.3) for received
+        messages (matched_messages' columns): per message, whether a message of
+        the same sender and receiver location that was sent earlier is received
+        by a later call.  A bool per message (in C, on the analysis's threads)."""
+        wrong = np.empty(len(recv), dtype=np.uint8)
+        _core.messages_out_of_order(self.trace._core, int64_array(recv),
+                                    int64_array(recv_call), int64_array(send), wrong,
+                                    threads=self.kernel_threads())
+        return wrong.view(bool)
+
     def message_sums(self):
         """Per (call path, location) of the send records and of the receive
         records: (sends, receives), each (cnode, location, records, records with a
