@@ -157,6 +157,23 @@ void earl_select_count(const earl_events *ev, const uint8_t *kinds, const uint8_
 void earl_select_fill(const earl_events *ev, const uint8_t *kinds, const uint8_t *regions,
                       size_t n_regions, earl_selection *sel, earl_eid *out);
 
+/* The rows k of two columns of calls (ENTERs, -1 for none) where second[k]
+ * is entered later than first[k] (a larger timestamp) and first[k] is a call
+ * of a wanted region (its payload read as a region: regions has n_regions + 1
+ * entries per region ref, the last for refs beyond): Late Sender's receive calls entered before their
+ * send call, Late Receiver's completing calls entered before the receive is
+ * posted.  Counted in parts into sel (EARL_ERR_INVALID for an id out of
+ * range, the first such row named), then written with both enter times
+ * (sel->total items at each of rows, t_first, t_second), ascending. */
+earl_status earl_entered_after_count(const earl_events *ev, size_t n, const earl_eid *first,
+                                     const earl_eid *second, const uint8_t *regions,
+                                     size_t n_regions, int threads, earl_selection *sel,
+                                     earl_error *err);
+void earl_entered_after_fill(const earl_events *ev, size_t n, const earl_eid *first,
+                             const earl_eid *second, const uint8_t *regions, size_t n_regions,
+                             earl_selection *sel, int64_t *rows, int64_t *t_first,
+                             int64_t *t_second);
+
 /* ---- groups of rows ------------------------------------------------------- */
 
 /* Rows come in groups: runs of equal keys[k]. */

@@ -286,8 +286,13 @@ def test_no_thread_is_left_behind(ring):
     before_py, before_os = threading.active_count(), tasks()
     for threads in (2, 8):
         earlc.analyze(ring, properties="all", threads=threads)
-    assert threading.active_count() == before_py
-    assert tasks() == before_os
+    # at most as many as before: a thread of an earlier test may end meanwhile;
+    # the kernel drops a joined thread's task a moment after the join returns
+    assert threading.active_count() <= before_py
+    deadline = time.monotonic() + 2
+    while tasks() > before_os and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert tasks() <= before_os
 
 
 def test_warnings_in_the_order_of_one_thread(ring):
