@@ -634,6 +634,12 @@ void earl_mem_release(void);
 /* Give the free pages of malloc's heap back to the kernel: after a burst of
  * scratch arrays (an analysis's), which come from it below 32 MB. */
 void earl_mem_trim(void);
+/* Make every thread's malloc use one heap (arena), so that what one thread
+ * frees serves the next request of any other: a process analysing on several
+ * threads then holds no more memory than on one.  Process-wide; left as it
+ * is when MALLOC_ARENA_MAX or glibc.malloc.arena_max is set.  Call it before
+ * threads start.  1 when applied. */
+int earl_mem_one_heap(void);
 earl_mem_stats earl_mem_get_stats(void);
 
 /* Convenience accessors. */

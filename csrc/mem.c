@@ -552,6 +552,25 @@ void earl_mem_release(void)
     pthread_mutex_unlock(&pool.lock);
 }
 
+/* Several threads allocating temporaries (an analysis's properties and
+ * kernels in parts) would each get a malloc arena of their own, and memory
+ * one arena freed serves no request of another: on a 10M-event trace an
+ * analysis on two threads held 25 bytes per event more at its peak than on
+ * one (docs/benchmarks.md).  One heap serves them all; numpy's temporaries
+ * are few and large, so they hardly contend for its lock.  A choice made in
+ * the environment (MALLOC_ARENA_MAX, glibc.malloc.arena_max) is left alone. */
+int earl_mem_one_heap(void)
+{
+#ifdef __GLIBC__
+    const char *tunables = getenv("GLIBC_TUNABLES");
+    if (getenv("MALLOC_ARENA_MAX") || (tunables && strstr(tunables, "arena_max")))
+        return 0;
+    return mallopt(M_ARENA_MAX, 1) == 1;
+#else
+    return 0;
+#endif
+}
+
 void earl_mem_trim(void)
 {
 #ifdef __GLIBC__

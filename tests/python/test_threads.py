@@ -396,3 +396,40 @@ def test_selections_keep_the_columns_set_on_what_they_select(ring):
                       ("late_receiver", "send_completion")):
         for row in rows.get(name, []):
             assert col in row, (name, row)
+
+
+_HEAPS = r"""
+import ctypes, re, sys, tempfile
+import earlc
+earlc.analyze(earlc.open(sys.argv[1]), properties="all", threads=4)
+libc = ctypes.CDLL(None)
+libc.fopen.restype = ctypes.c_void_p
+libc.fopen.argtypes = (ctypes.c_char_p, ctypes.c_char_p)
+libc.malloc_info.argtypes = (ctypes.c_int, ctypes.c_void_p)
+libc.fclose.argtypes = (ctypes.c_void_p,)
+with tempfile.NamedTemporaryFile() as f:
+    fp = libc.fopen(f.name.encode(), b"w")
+    libc.malloc_info(0, fp)
+    libc.fclose(fp)
+    print(len(re.findall(r'<heap nr="\d+"', open(f.name).read())))
+"""
+
+
+def _heaps(env) -> int:
+    """malloc's heaps in a fresh process after an analysis on 4 threads."""
+    import subprocess
+    import sys
+    environment = {k: v for k, v in os.environ.items()
+                   if k not in ("MALLOC_ARENA_MAX", "GLIBC_TUNABLES")}
+    environment.update(env)
+    out = subprocess.run([sys.executable, "-c", _HEAPS, str(ROOT / "traces" / "ring-late-sender")],
+                         env=environment, check=True, capture_output=True, text=True).stdout
+    return int(out.split()[-1])
+
+
+def test_threads_share_one_malloc_heap():
+    """The analysis's threads allocate from one malloc heap: memory one thread
+    frees serves the others, so several threads hold no more than one; a
+    choice made in the environment is left alone."""
+    assert _heaps({}) == 1
+    assert _heaps({"MALLOC_ARENA_MAX": "8"}) > 1

@@ -103,6 +103,8 @@ PyMODINIT_FUNC PyInit__core(void)
     PyObject *m = PyModule_Create(&core_module);
     if (!m)
         return NULL;
+    /* before the analysis's threads exist: they share one malloc heap */
+    earl_mem_one_heap();
     earlc_TraceError = PyErr_NewExceptionWithDoc(
         "earlc.TraceError",
         "A trace cannot be read or written: the message names the file and the problem.",
