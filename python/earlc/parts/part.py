@@ -51,6 +51,11 @@ class Part:
         self.whole = {}
         self._own_times = None
 
+    def definitions(self) -> "DefinitionsOnly":
+        """The trace as a property of the analysis in parts sees it (ctx.trace):
+        its definitions, not its events."""
+        return DefinitionsOnly(self.trace, self.partition.parts)
+
     # -- event keys ------------------------------------------------------------------
     def positions(self, ids: np.ndarray) -> np.ndarray:
         """Each event's position on its location in the whole trace."""
@@ -158,6 +163,41 @@ class Part:
         return out
 
 
+class PartOfTraceError(RuntimeError):
+    """What a property may not read of a part of a trace: its events through
+    ctx.trace (they are this process's part only)."""
+
+
+class DefinitionsOnly:
+    """ctx.trace of a property analysing a part of a trace: the definitions of
+    the whole trace (every part reads them all), and no events.  A property that
+    reads the events of ctx.trace directly would see one part and count it as
+    the whole trace; this says so in one line, naming what to use instead."""
+
+    #: what every part knows of the whole trace
+    ALLOWED = frozenset({
+        "path", "creator", "otf2_version", "locations", "processes", "regions",
+        "communicators", "groups", "system_tree", "strings", "definition_count",
+        "timer_resolution", "clock_offset", "start_time", "duration_ticks", "duration",
+        "seconds", "time_seconds", "part"})
+
+    def __init__(self, trace, parts: int):
+        self._trace, self._parts = trace, parts
+
+    def __getattr__(self, name):
+        if name in DefinitionsOnly.ALLOWED:
+            return getattr(self._trace, name)
+        raise PartOfTraceError(
+            "ctx.trace.%s: the trace is analysed in %d parts, one per MPI process, and a "
+            "property sees its process's part: ctx.trace gives the definitions only "
+            "(locations, regions, communicators, ...); read events through the context "
+            "(ctx.events, ctx.events_of_kind, ctx.enters_of, ctx.published; docs/plugins.md)"
+            % (name, self._parts))
+
+    def __len__(self):
+        return self.__getattr__("__len__")
+
+
 def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
               partition: Optional[Partition] = None, salvage: bool = False) -> Part:
     """Collective: this process's part of the trace at `path`, split into
@@ -222,4 +262,4 @@ def _whole_trace(part: Part) -> dict:
             "last_time": max(lasts) if lasts else None}
 
 
-__all__ = ["Part", "open_part", "GHOST_RECORD"]
+__all__ = ["Part", "open_part", "GHOST_RECORD", "DefinitionsOnly", "PartOfTraceError"]
