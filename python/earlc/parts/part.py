@@ -218,34 +218,39 @@ def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
     except Exception as exc:
         error = exc
     exchange.agree(error)
-    offsets = np.frombuffer(offsets, dtype=np.uint64)
-    rec = memoryview(records)
-    size = GHOST_RECORD.itemsize
-    outgoing = [rec[int(offsets[p]) * size:int(offsets[p + 1]) * size]
-                for p in range(partition.parts)]
-    del records
-    incoming = exchange.alltoall_bytes(outgoing)
-    del outgoing, rec
-    # every location's ghosts come from its one owner, sorted: a plain concatenation
-    ghosts = b"".join(incoming)
-    del incoming
+    # the export is one buffer, its records sorted by part: it is sent as it is
+    offsets = np.frombuffer(offsets, dtype=np.uint64).astype(np.int64)
+    ghosts, _ = exchange.alltoallv(records, np.diff(offsets) * GHOST_RECORD.itemsize)
+    del records  # every location's ghosts come from its one owner, sorted: as received
     try:
         reading.add_ghosts(ghosts)
+    except Exception as exc:
+        error = exc
+    exchange.agree(error)
+    positions = _ghost_positions(np.frombuffer(ghosts, dtype=GHOST_RECORD))
+    received = len(ghosts) // GHOST_RECORD.itemsize
+    del ghosts  # copied into the reading: gone before the order is made
+    try:
         core = reading.finish()
     except Exception as exc:
         error = exc
     exchange.agree(error)
-    table = np.frombuffer(ghosts, dtype=GHOST_RECORD)
+    trace = Trace(core, threads)
+    part = trace.part = Part(trace, partition, me, exchange, positions, received)
+    part.whole = _whole_trace(part)
+    return part
+
+
+def _ghost_positions(table: np.ndarray) -> Dict[int, np.ndarray]:
+    """Per ghost location, its ghosts' positions in the whole trace (the records
+    of a location come together, ascending)."""
     positions = {}
     if len(table):
         locs = table["location"]
-        cuts = np.nonzero(np.diff(locs))[0] + 1
-        for run in np.split(np.arange(len(table)), cuts):
-            positions[int(locs[run[0]])] = table["position"][run].astype(np.int64)
-    trace = Trace(core, threads)
-    part = trace.part = Part(trace, partition, me, exchange, positions, len(table))
-    part.whole = _whole_trace(part)
-    return part
+        starts = np.concatenate(([0], np.nonzero(np.diff(locs))[0] + 1, [len(table)]))
+        for a, b in zip(starts[:-1].tolist(), starts[1:].tolist()):
+            positions[int(locs[a])] = table["position"][a:b].astype(np.int64)
+    return positions
 
 
 def _whole_trace(part: Part) -> dict:
