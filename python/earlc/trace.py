@@ -149,6 +149,15 @@ class Trace:
 
         return message_histogram(self, bins=bins)
 
+    # -- the workflow: markers, logical time, views (markers.py, logical.py, view.py) --
+    @property
+    def markers(self):
+        """The markers of the archive's marker file (earlc.markers.Markers; empty when
+        it has none), read afresh on every access: annotating changes them."""
+        from .markers import read_markers
+
+        return read_markers(self)
+
     # -- happened-before order (python/earlc/clocks.py) ------------------------------
     def vector_clocks(self, ids, threads: Optional[int] = None, progress=None):
         """Vector timestamps of the events ids (see earlc.VectorClocks)."""
