@@ -158,6 +158,13 @@ class Trace:
 
         return read_markers(self)
 
+    def logical_time(self, progress=None):
+        """Logical steps and lateness of the communication events (earlc.logical:
+        numpy columns events, step, lateness, location, time; late_processes())."""
+        from .logical import LogicalTime
+
+        return LogicalTime(self, progress=progress)
+
     # -- happened-before order (python/earlc/clocks.py) ------------------------------
     def vector_clocks(self, ids, threads: Optional[int] = None, progress=None):
         """Vector timestamps of the events ids (see earlc.VectorClocks)."""
