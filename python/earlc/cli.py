@@ -23,6 +23,9 @@ Commands:
     record [-o DIR] COMMAND...
                     run an MPI program with earlc's recorder and write its trace
                     (docs/record.md)
+    check TRACE RULES, annotate TRACE -o OUT, compare A B [C ...], logical TRACE
+                    the workflow: rules as checks, markers for Vampir, runs compared,
+                    logical time (earlc.workflow_cli, docs/workflow.md)
 
 Every user error is one line on standard error and exit status 2, found before any
 long work starts (earlc.cliargs: the rule every subcommand follows).
@@ -195,8 +198,10 @@ def cmd_plot(args) -> int:
     try:
         check_path(args.output)
         require_matplotlib()
-        if args.what != "timeline" and (args.start or args.end or args.locations):
-            raise ValueError("--from, --to and --locations apply to plot timeline only")
+        if args.what != "timeline" and (args.start or args.end or args.locations
+                                        or args.logical):
+            raise ValueError("--from, --to, --locations and --logical apply to plot timeline "
+                             "only")
         start = parse_seconds(args.start) if args.start is not None else None
         end = parse_seconds(args.end) if args.end is not None else None
         locations = parse_locations(args.locations) if args.locations is not None else None
@@ -218,6 +223,11 @@ def cmd_plot(args) -> int:
             report = None if args.what == "timeline" else analyze(trace, progress=bar)
             if args.what == "report":
                 plot_report(report, args.output)
+            elif args.logical:
+                from .plot import plot_logical_timeline
+
+                plot_logical_timeline(trace, args.output, start=start, end=end,
+                                      locations=locations)
             else:
                 plot_timeline(trace, args.output, start=start, end=end, locations=locations,
                               report=report, wait_states=not args.no_wait_states)
@@ -455,6 +465,9 @@ def build_parser() -> Parser:
                     help="comm: bytes or messages (bytes)")
     pl.add_argument("--by", choices=["location", "rank"], default="location",
                     help="comm: between locations or MPI ranks (location)")
+    pl.add_argument("--logical", action="store_true",
+                    help="timeline: logical steps instead of time, coloured by lateness "
+                         "(docs/workflow.md)")
     _threads_option(pl)
     pl.set_defaults(func=cmd_plot)
 
@@ -511,6 +524,9 @@ def build_parser() -> Parser:
     rec.add_argument("--force", action="store_true", help="replace an archive at DIR")
     rec.add_argument("command_line", nargs=argparse.REMAINDER, metavar="COMMAND ...")
     rec.set_defaults(func=cmd_record)
+
+    from .workflow_cli import add_workflow_commands  # check, annotate, compare, logical
+    add_workflow_commands(sub)
     return p
 
 
