@@ -149,6 +149,26 @@ class Trace:
 
         return message_histogram(self, bins=bins)
 
+    def comm_over_time(self, output: str = "bytes", message: str = "send", bins: int = 50):
+        """(values, edges in ticks): bytes or messages sent (received) per time bin."""
+        from .communication import comm_over_time
+
+        return comm_over_time(self, output=output, message=message, bins=bins)
+
+    def comm_by_process(self, output: str = "bytes", by: str = "rank"):
+        """DataFrame of bytes (or messages) sent and received per rank (location)."""
+        from .communication import comm_by_process
+
+        return comm_by_process(self, output=output, by=by)
+
+    def detect_iterations(self, region=None, location: int = 0, max_period: int = 64):
+        """The repeated phases of the run on one location (earlc.phases.Iterations): the
+        instances of `region`, or found by earlc (docs/python.md)."""
+        from .phases import detect_iterations
+
+        return detect_iterations(self, region=region, location=location,
+                                 max_period=max_period)
+
     # -- the workflow: markers, logical time, views (markers.py, logical.py, view.py) --
     @property
     def markers(self):
