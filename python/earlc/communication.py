@@ -15,6 +15,8 @@ def _sends(trace):
     kinds = trace.events.kind[m.event]
     is_send = (kinds == KINDS["MPI_SEND"]) | (kinds == KINDS["MPI_ISEND"])
     is_send &= m.peer >= 0
+    if getattr(trace, "is_view", False):  # a view: its send records (earlc.view)
+        is_send[is_send] &= trace.contains(m.event[is_send].astype(np.int64))
     src = trace.events.location[m.event[is_send]].astype(np.int64)
     return src, m.peer[is_send].astype(np.int64), m.bytes[is_send].astype(np.int64)
 
@@ -54,6 +56,8 @@ def _receives(trace):
     kinds = trace.events.kind[m.event]
     is_recv = (kinds == KINDS["MPI_RECV"]) | (kinds == KINDS["MPI_IRECV"])
     is_recv &= m.peer >= 0
+    if getattr(trace, "is_view", False):
+        is_recv[is_recv] &= trace.contains(m.event[is_recv].astype(np.int64))
     ev = m.event[is_recv].astype(np.int64)
     return (trace.events.location[ev].astype(np.int64), m.peer[is_recv].astype(np.int64),
             m.bytes[is_recv].astype(np.int64), trace.events.time[ev].view(np.int64))
@@ -72,11 +76,15 @@ def comm_over_time(trace, output: str = "bytes", message: str = "send", bins: in
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
         raise ValueError("bins must be a whole number of at least 1, not %r" % (bins,))
     t0, span = trace.start_time, max(trace.duration_ticks, 1)
+    if getattr(trace, "is_view", False):  # the view's window
+        t0, span = trace.first, max(trace.last - trace.first, 1)
     edges = t0 + (np.arange(bins + 1, dtype=np.int64) * span) // bins
     if message == "send":
         m = trace.events.messages
         kinds = trace.events.kind[m.event]
         is_send = ((kinds == KINDS["MPI_SEND"]) | (kinds == KINDS["MPI_ISEND"])) & (m.peer >= 0)
+        if getattr(trace, "is_view", False):
+            is_send[is_send] &= trace.contains(m.event[is_send].astype(np.int64))
         time = trace.events.time[m.event[is_send].astype(np.int64)].view(np.int64)
         size = m.bytes[is_send].astype(np.int64)
     else:

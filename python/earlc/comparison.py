@@ -51,10 +51,13 @@ def _unique(labels: List[str]) -> List[str]:
     return out
 
 
-def _processes(trace) -> int:
-    """Processes of a run: its MPI ranks, or its location groups without MPI."""
-    ranks = {l.rank for l in trace.locations if l.rank is not None and l.rank >= 0}
-    return len(ranks) or len(trace.processes) or 1
+def _processes(trace, view=None) -> int:
+    """Processes of a run: its MPI ranks (of a view: those of its locations), or its
+    location groups without MPI."""
+    locs = [trace.locations[int(k)] for k in view.location_indices] if view is not None \
+        else list(trace.locations)
+    ranks = {l.rank for l in locs if l.rank is not None and l.rank >= 0}
+    return len(ranks) or len({l.process.id for l in locs}) or 1
 
 
 class Run:
@@ -65,7 +68,8 @@ class Run:
         self.report = report
         self.label = label
         self.trace = report.trace
-        self.processes = _processes(report.trace)
+        self.view = getattr(report, "view", None)
+        self.processes = _processes(report.trace, self.view)
         self.units = {p.name: p.unit for p in report.properties}
         self.titles = {p.name: p.title for p in report.properties}
         values = {}
@@ -207,8 +211,9 @@ class Comparison:
                                                "values compared per process"
                                                if self.different_scale else "")]
         for r in self.runs:
-            lines.append("  %-24s %4d processes, %d events, %s" % (
-                r.label, r.processes, len(r.trace), r.trace.path))
+            lines.append("  %-24s %4d processes, %d events, %s%s" % (
+                r.label, r.processes, len(r.view if r.view is not None else r.trace),
+                r.trace.path, " (a view)" if r.view is not None else ""))
         c = self.changes(basis)
         c = c[c.index.get_level_values("callpath") != TOTAL]
         per = "per process" if basis == "per_process" else "total over all processes"

@@ -294,6 +294,8 @@ def annotate(trace, out=None, in_place: bool = False, pattern=None, pattern_name
                             "not %s" % ("both" if in_place else "neither"))
     if isinstance(trace, (str, os.PathLike)):
         trace = open_trace(trace, progress=progress)
+    view = trace if getattr(trace, "is_view", False) else None  # a view: its occurrences
+    base = view.trace if view is not None else trace
     anchor = trace.path
     if out is not None:
         check_output(out, anchor)
@@ -306,7 +308,7 @@ def annotate(trace, out=None, in_place: bool = False, pattern=None, pattern_name
     b = _Builder()
     for text in texts:
         m = search(trace, text, name=pattern_name, limit=limit, progress=progress)
-        match_markers(b, trace, m)
+        match_markers(b, base, m)
     if properties is not None or not texts or report is not None:
         if isinstance(properties, str):
             properties = [properties]
@@ -314,7 +316,7 @@ def annotate(trace, out=None, in_place: bool = False, pattern=None, pattern_name
             from .analysis import analyze
 
             report = analyze(trace, properties=properties, top=top, progress=progress)
-        property_markers(b, trace, report, names=properties, top=top)
+        property_markers(b, base, report, names=properties, top=top)
     if out is not None:
         anchor = copy_archive(anchor, out)
     defs, old = _core.read_markers(anchor)

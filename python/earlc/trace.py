@@ -178,6 +178,14 @@ class Trace:
 
         return read_markers(self)
 
+    def filter(self, start=None, end=None, locations=None, regions=None):
+        """A view of the events between start and end (seconds from the trace's
+        start), on locations, inside regions (names): an earlc.view.TraceView, which
+        earlc.analyze, search, the profiles and the other analyses accept."""
+        from .view import TraceView
+
+        return TraceView(self, start=start, end=end, locations=locations, regions=regions)
+
     def logical_time(self, progress=None):
         """Logical steps and lateness of the communication events (earlc.logical:
         numpy columns events, step, lateness, location, time; late_processes())."""

@@ -31,13 +31,22 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
     from .. import _core
     from .engine import run
 
+    context = None
+    if getattr(trace, "is_view", False):  # a view of a trace (earlc.view, analysis/view.py)
+        from .view import view_context
+
+        context = view_context(trace, properties)
     # numpy temporaries from earlc's kept memory (docs/model.md, "Memory")
     previous = _core.use_store_memory()
     try:
-        return run(trace, properties=properties, top=top, progress=progress, plugins=plugins,
-                   strict=strict, packages=packages)
+        report = run(getattr(trace, "trace", trace) if context is not None else trace,
+                     properties=properties, top=top, progress=progress, plugins=plugins,
+                     strict=strict, packages=packages, context=context)
     finally:
         _core.restore_numpy_memory(previous)
+    if context is not None:
+        report.view = trace
+    return report
 
 
 __all__ = ["analyze", "Property", "Instances", "Report", "CompoundEvent", "Fraction", "Root",

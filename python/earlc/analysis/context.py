@@ -154,6 +154,11 @@ class AnalysisContext:
         #: instances published so far, by property name (filled by the engine)
         self.published = {}
 
+    def counted(self, inst):
+        """The occurrences of inst the analysis counts: all of them (the analysis of a
+        view counts those of its events, analysis/view.py)."""
+        return inst
+
     def memo(self, key, compute):
         """compute() once per analysis; what several properties share."""
         cache = self.__dict__.setdefault("_memo", {})

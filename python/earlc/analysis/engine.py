@@ -91,7 +91,8 @@ def _own_line(p: Property, exc: BaseException):
 
 
 def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top: int = 10,
-        progress=None, plugins: Sequence = (), strict: bool = False, packages: bool = True):
+        progress=None, plugins: Sequence = (), strict: bool = False, packages: bool = True,
+        context=None):
     from .report import Report
 
     if isinstance(properties, (str, Property)):
@@ -106,7 +107,8 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
     else:  # optional groups (root causes) only when asked for
         chosen = [p for p in catalog.properties if not p.group]
     order = ordered(chosen)
-    ctx = AnalysisContext(trace)
+    # context: the analysis of a view of the trace runs in its own (analysis/view.py)
+    ctx = context if context is not None else AnalysisContext(trace)
     extra = [q for p in order for q in p.expand(ctx)]  # metrics the trace defines
     if extra:
         order = ordered(order + extra)
@@ -187,6 +189,7 @@ def _evaluate(p: Property, ctx, store, counts, published, worst, top) -> None:
         return
     if not p.metric:
         return
+    inst = ctx.counted(inst)
     where_cnode, where_loc = ctx.cnode[inst.where], ctx.events.location[inst.where]
     store.add(p.name, where_cnode, where_loc, inst.severity)
     counts.add(p.name, where_cnode, where_loc, np.ones(len(inst), dtype=np.int64))
