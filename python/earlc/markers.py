@@ -259,6 +259,7 @@ def check_output(out, anchor: str) -> str:
 def copy_archive(anchor: str, out: str) -> str:
     """Copy the archive's files (byte for byte) into the new folder out; returns the
     anchor of the copy.  A failed copy leaves nothing at out."""
+    out = os.fspath(out)
     tmp = out.rstrip("/") + ".tmp-earlc"
     shutil.rmtree(tmp, ignore_errors=True)
     try:
@@ -298,7 +299,7 @@ def annotate(trace, out=None, in_place: bool = False, pattern=None, pattern_name
     base = view.trace if view is not None else trace
     anchor = trace.path
     if out is not None:
-        check_output(out, anchor)
+        out = check_output(out, anchor)
     elif not os.access(os.path.dirname(os.path.abspath(anchor)), os.W_OK):
         raise AnnotateError("cannot write the marker file of %s: its folder is not writable "
                             "(write an annotated copy instead)" % anchor)

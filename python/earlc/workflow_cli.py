@@ -40,6 +40,9 @@ def cmd_check(args) -> int:
     from .analysis.catalog import assemble
     from .checks import check, load_rules
 
+    if not os.path.isfile(args.rules):
+        raise cliargs.UsageError("the rules file %s %s" % (
+            args.rules, "is a folder" if os.path.isdir(args.rules) else "does not exist"))
     catalog = assemble(files=args.plugin or ())
     plugins = [p for p in catalog.properties if p.source != "built-in"]
     rules, _ = load_rules(args.rules, catalog)  # every rule checked before the trace is read
@@ -67,6 +70,8 @@ def cmd_check(args) -> int:
 def cmd_annotate(args) -> int:
     from .markers import annotate, check_output
 
+    if not os.path.exists(args.trace):  # the trace's own error first, as every command's
+        _open(args.trace, args.threads, None)
     if args.in_place == (args.output is not None):
         raise cliargs.UsageError("give -o OUT (a new folder for the annotated copy) or "
                                  "--in-place, %s" % ("not both" if args.in_place else "one of them"))
@@ -194,7 +199,7 @@ def add_workflow_commands(sub) -> None:
                                     "status 0 when every rule holds, 1 when one fails, 2 "
                                     "for a usage error.")
     trace_arg(ck)
-    ck.add_argument("rules", type=cliargs.existing_file, help="the rules file (TOML)")
+    ck.add_argument("rules", help="the rules file (TOML)")
     ck.add_argument("--junit", type=output_file, metavar="FILE",
                     help="also write the result as JUnit XML for CI systems")
     ck.add_argument("--format", choices=["text", "json"], default="text")
