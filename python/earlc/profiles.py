@@ -160,7 +160,8 @@ def flat_profile(trace, per_location: bool = False):
     exc = np.bincount(key, weights=ct.row_time[rows].astype(np.float64), minlength=size)
     visits = np.bincount(key, weights=ct.row_visits[rows].astype(np.float64), minlength=size)
     inc = _inclusive(trace, per_location)
-    present = np.nonzero(visits > 0)[0]
+    # a view may hold a region's time without its ENTER (entered before the window)
+    present = np.nonzero((visits > 0) | (exc != 0) | (inc != 0))[0]
     # bincount adds in float64: exact while every sum stays below 2**53 ticks (call
     # tree rows are few); the inclusive sums come exact from the C core
     df = pd.DataFrame({
