@@ -27,31 +27,24 @@ struct earl_logical {
     uint64_t cycles_broken;
 };
 
+/* The kinds that always get a step: message ends, forks, joins, lock
+ * acquisitions.  The members of collective instances (MPI_COLLECTIVE_END, the
+ * LEAVE of a team barrier) get one too, found by the rules' member bits. */
+static const uint8_t stepped_kinds[] = {
+    EARL_MPI_SEND, EARL_MPI_ISEND, EARL_MPI_RECV, EARL_MPI_IRECV, EARL_OMP_FORK,
+    EARL_THREAD_FORK, EARL_OMP_JOIN, EARL_THREAD_JOIN, EARL_OMP_ACQUIRE_LOCK,
+    EARL_THREAD_ACQUIRE_LOCK};
+
 typedef struct logical_walk {
     const hb_rules *rules;
+    uint8_t stepped[EARL_KIND_COUNT]; /* per kind: 1 when every event of it is stepped */
     uint32_t *c;        /* per event: C(e) once visited */
     uint32_t *running;  /* per location: C of its last visited event */
 } logical_walk;
 
-/* Whether event e gets a step: a message end, a collective member, a fork, a
- * join or a lock acquisition. */
-static int is_stepped(const hb_rules *r, earl_eid e)
+static int is_stepped(const logical_walk *lw, earl_eid e)
 {
-    switch (r->ev->kind[e]) {
-    case EARL_MPI_SEND:
-    case EARL_MPI_ISEND:
-    case EARL_MPI_RECV:
-    case EARL_MPI_IRECV:
-    case EARL_OMP_FORK:
-    case EARL_THREAD_FORK:
-    case EARL_OMP_JOIN:
-    case EARL_THREAD_JOIN:
-    case EARL_OMP_ACQUIRE_LOCK:
-    case EARL_THREAD_ACQUIRE_LOCK:
-        return 1;
-    default:
-        return HB_BIT_GET(r->member, e);
-    }
+    return lw->stepped[lw->rules->ev->kind[e]] || HB_BIT_GET(lw->rules->member, e);
 }
 
 /* The visitor: C(e) from the location's counter and the dependencies'. */
@@ -62,21 +55,23 @@ static int step_event(void *data, hb_walk *w, const hb_step *s)
     for (size_t k = 0; k < s->n; k++) /* a forced visit lacks some: take the others */
         if (hb_walk_done(w, s->deps[k]) && lw->c[s->deps[k]] > c)
             c = lw->c[s->deps[k]];
-    c += (uint32_t)is_stepped(lw->rules, s->e);
+    c += (uint32_t)is_stepped(lw, s->e);
     lw->c[s->e] = c;
     lw->running[s->l] = c;
     return 0;
 }
 
-/* The stepped events in id order with their steps, then their lateness. */
-static earl_status collect(earl_logical *lt, const hb_rules *r, const uint32_t *c,
-                           earl_error *err)
+/* The stepped events in id order with their steps, then their lateness.  Their
+ * number is known beforehand: the events of the stepped kinds and the members
+ * of collective instances. */
+static earl_status collect(earl_logical *lt, const logical_walk *lw, earl_error *err)
 {
+    const hb_rules *r = lw->rules;
     const earl_events *ev = r->ev;
-    size_t n = 0;
-    for (size_t e = 0; e < ev->count; e++)
-        n += (size_t)is_stepped(r, (earl_eid)e);
-    lt->count = n;
+    const earl_states_view *v = r->view;
+    size_t n = v->n_colls ? v->coll_member_start[v->n_colls] : 0;
+    for (size_t k = 0; k < sizeof stepped_kinds; k++)
+        n += ev->kind_counts[stepped_kinds[k]];
     lt->events = malloc((n ? n : 1) * sizeof *lt->events);
     lt->step = malloc((n ? n : 1) * sizeof *lt->step);
     lt->lateness = malloc((n ? n : 1) * sizeof *lt->lateness);
@@ -84,28 +79,30 @@ static earl_status collect(earl_logical *lt, const hb_rules *r, const uint32_t *
         return earl_fail(err, EARL_ERR_NOMEM, "out of memory for the logical steps of %zu events",
                          n);
     uint32_t top = 0;
-    for (size_t e = 0, k = 0; e < ev->count; e++) {
-        if (!is_stepped(r, (earl_eid)e))
+    size_t k = 0;
+    for (size_t e = 0; e < ev->count && k < n; e++) {
+        if (!is_stepped(lw, (earl_eid)e))
             continue;
         lt->events[k] = (earl_eid)e;
-        lt->step[k] = c[e] - 1;
-        if (c[e] > top)
-            top = c[e];
+        lt->step[k] = lw->c[e] - 1;
+        if (lw->c[e] > top)
+            top = lw->c[e];
         k++;
     }
+    lt->count = k;
     lt->n_steps = top;
     earl_time *first = malloc((top ? top : 1) * sizeof *first);
     if (!first)
         return earl_fail(err, EARL_ERR_NOMEM, "out of memory for the first times of %u steps",
                          (unsigned)top);
     memset(first, 0xff, (top ? top : 1) * sizeof *first);
-    for (size_t k = 0; k < n; k++) {
-        earl_time t = ev->time[lt->events[k]];
-        if (t < first[lt->step[k]])
-            first[lt->step[k]] = t;
+    for (size_t j = 0; j < k; j++) {
+        earl_time t = ev->time[lt->events[j]];
+        if (t < first[lt->step[j]])
+            first[lt->step[j]] = t;
     }
-    for (size_t k = 0; k < n; k++)
-        lt->lateness[k] = (int64_t)(ev->time[lt->events[k]] - first[lt->step[k]]);
+    for (size_t j = 0; j < k; j++)
+        lt->lateness[j] = (int64_t)(ev->time[lt->events[j]] - first[lt->step[j]]);
     free(first);
     return EARL_OK;
 }
@@ -124,6 +121,8 @@ earl_status earl_logical_build(const earl_trace *trace, earl_states *states,
     earl_status rc = hb_rules_init(&rules, trace, states, err);
     rules.align_collectives = 1;
     logical_walk lw = {.rules = &rules};
+    for (size_t k = 0; k < sizeof stepped_kinds; k++)
+        lw.stepped[stepped_kinds[k]] = 1;
     if (rc == EARL_OK) {
         lw.c = earl_mem_alloc_temp((ev->count ? ev->count : 1) * sizeof *lw.c);
         lw.running = calloc(nl ? nl : 1, sizeof *lw.running);
@@ -142,7 +141,7 @@ earl_status earl_logical_build(const earl_trace *trace, earl_states *states,
         lt->cycles_broken = walk.forced;
     }
     if (rc == EARL_OK)
-        rc = collect(lt, &rules, lw.c, err);
+        rc = collect(lt, &lw, err);
     earl_mem_free(lw.c);
     free(lw.running);
     hb_rules_free(&rules);

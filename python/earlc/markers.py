@@ -198,16 +198,31 @@ def property_markers(b: _Builder, trace, report, names: Optional[Sequence[str]] 
 def match_markers(b: _Builder, trace, matches) -> None:
     """A marker for each match of a pattern: from its earliest to its latest event, on
     their location when they share one, global otherwise."""
+    from .events import KIND_NAMES
+    from .readable import seconds_text
+
     ev = trace.events
     group = GROUP_PREFIX + "pattern " + matches.pattern
-    for k, row in enumerate(matches.events):
-        ids = row.astype(np.int64)
-        t = ev.time[ids].astype(np.int64)
-        locs = np.unique(ev.location[ids])
-        scope, ref = (1, trace.locations[int(locs[0])].id) if len(locs) == 1 else (0, 0)
-        text = "match %d of %s: %s" % (k + 1, matches.pattern, ", ".join(
-            "%s=%s" % (c, event_text(trace, int(e))) for c, e in zip(matches.columns, ids)))
-        b.add(group, matches.pattern, 0, int(t.min()), int(t.max() - t.min()), scope, ref, text)
+    rows = matches.events.astype(np.int64)
+    if not len(rows):
+        return
+    # the columns of every match at once; texts per location made once
+    time = ev.time[rows].view(np.int64)
+    loc = ev.location[rows].astype(np.int64)
+    kind = ev.kind[rows]
+    first, last = time.min(axis=1), time.max(axis=1)
+    one = (loc == loc[:, :1]).all(axis=1)
+    where = {l: location_text(trace, l) for l in np.unique(loc).tolist()}
+    ids = trace.locations
+    res, t0 = trace.timer_resolution, trace.start_time
+    for k in range(len(rows)):
+        parts = ["%s=#%d %s on %s at %s" % (c, rows[k, j], KIND_NAMES[kind[k, j]],
+                                            where[int(loc[k, j])],
+                                            seconds_text((int(time[k, j]) - t0) / res))
+                 for j, c in enumerate(matches.columns)]
+        scope, ref = (1, ids[int(loc[k, 0])].id) if one[k] else (0, 0)
+        b.add(group, matches.pattern, 0, int(first[k]), int(last[k] - first[k]), scope, ref,
+              "match %d of %s: %s" % (k + 1, matches.pattern, ", ".join(parts)))
 
 
 # -- writing --------------------------------------------------------------------------
