@@ -398,11 +398,20 @@ def _check_property(rule: Rule, report, trace) -> RuleResult:
 
 
 def _check_pattern(rule: Rule, trace, threads) -> RuleResult:
-    from .search import search
+    from .search import PatternError, search
 
     limit = int(rule.limits["max_matches"]) + FIRST
-    m = search(trace, rule.pattern_text, name=rule.pattern_name, limit=limit,
-               threads=threads)
+    try:
+        m = search(trace, rule.pattern_text, name=rule.pattern_name, limit=limit,
+                   threads=threads)
+    except PatternError as exc:
+        # a class that matches no event of this trace: no match (the rules file
+        # serves many traces); anything else is the pattern's fault
+        if "matches no event of this trace" not in str(exc):
+            raise
+        return RuleResult(rule, True, {"matches": 0}, "0 matches of %s (%s); within %s" % (
+            rule.pattern_name or "the pattern", str(exc).split(": ", 1)[-1].split(": ", 1)[-1],
+            _limits_text({"max_matches": rule.limits["max_matches"]})))
     n = len(m)
     failed = n > rule.limits["max_matches"]
     msg = "%s%d match%s of %s; %s %s" % (

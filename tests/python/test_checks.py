@@ -278,3 +278,14 @@ def test_check_needs_only_the_named_properties(ring, tmp_path, monkeypatch):
                             '\nmax_seconds = 1\n')
     check(earlc.open(ring[0]), rules)
     assert seen == [["late_sender", "wait_at_barrier"]]
+
+
+def test_a_class_matching_nothing_in_this_trace_is_no_match(ring, tmp_path):
+    rules = write(tmp_path, """
+[[rule]]
+name = "no isend"
+pattern_text = '''C := ["", "MPI_ISEND", ""]; C $a; X := $a;'''
+""")
+    result = check(earlc.open(ring[0]), rules)
+    assert result.passed and result.results[0].values["matches"] == 0
+    assert "matches no event of this trace" in result.results[0].message
