@@ -184,3 +184,33 @@ def test_logical_timeline_picture(tmp_path):
                         str(trace.path), "-o", str(tmp_path / "d.png")], capture_output=True,
                        text=True, env=ENV)
     assert r.returncode == 2 and "--logical" in r.stderr
+
+
+def test_a_collective_shares_one_step_whatever_its_shape(tmp_path):
+    """Rank 0 sends two messages to rank 1, then all three ranks enter a Bcast rooted at
+    0: the receives come one step after their sends, and the Bcast's members share the
+    step after the latest of them (a Bcast's happened-before order alone would not put
+    rank 2's end, which follows only the root's begin, on rank 1's step)."""
+    with earlc.TraceWriter(tmp_path / "bcast", ranks=3) as w:
+        for k, t in enumerate((10, 20)):
+            w.enter(0, t, "MPI_Send")
+            w.send(0, t + 1, dest=1, tag=k, bytes=8)
+            w.leave(0, t + 2, "MPI_Send")
+            w.enter(1, t + 3, "MPI_Recv")
+            w.recv(1, t + 4, source=0, tag=k, bytes=8)
+            w.leave(1, t + 5, "MPI_Recv")
+        for rank, t in ((0, 40), (1, 42), (2, 41)):
+            w.collective(rank, t, 50, "MPI_Bcast", root=0, sent=8 if rank == 0 else 0,
+                         received=0 if rank == 0 else 8)
+    trace = earlc.open(tmp_path / "bcast")
+    lt = trace.logical_time()
+    got = [(int(l), earlc.KIND_NAMES[k], int(s)) for l, k, s in
+           zip(lt.location, lt.kind, lt.step)]
+    assert sorted(got) == sorted([
+        (0, "MPI_SEND", 0), (0, "MPI_SEND", 1), (1, "MPI_RECV", 1), (1, "MPI_RECV", 2),
+        (0, "MPI_COLLECTIVE_END", 3), (1, "MPI_COLLECTIVE_END", 3),
+        (2, "MPI_COLLECTIVE_END", 3)])
+    # lateness: the first of each step is on time
+    ends = lt.kind == earlc.KINDS["MPI_COLLECTIVE_END"]
+    assert lt.lateness[ends].min() == 0
+    assert np.array_equal(lt.step, reference_steps(trace)[1])
