@@ -109,12 +109,21 @@ def render(report, top: int = 5, rows: int = 5) -> str:
 def _warnings(report) -> list:
     """Everything that makes the numbers above less than complete, said in the
     report itself (the EARL layer's inconsistencies are nowhere else)."""
+    from ..trace import READING_NOTES
+
     out = []
     counts = report.trace_warnings
-    if counts:
+    for code in sorted(set(counts) & set(READING_NOTES)):
+        out.append("")
+        level, text = READING_NOTES[code]
+        out.append("%s (%s %d): %s." % (level, code, counts[code], text))
+    inconsistent = {k: v for k, v in counts.items() if k not in READING_NOTES}
+    if inconsistent:
         out.append("")
         out.append("Warning: the trace is inconsistent (%s); severities around those events may "
-                   "be incomplete." % ", ".join("%s %d" % (k, v) for k, v in sorted(counts.items())))
+                   "be incomplete." % ", ".join("%s %d" % (k, v)
+                                                for k, v in sorted(inconsistent.items())))
+    if counts:
         details = [d for d in report.warning_details if d["code"] in counts]
         for d in details[:10]:
             loc = d["location"]
