@@ -62,21 +62,23 @@ typedef struct earl_marker_set {
 
 typedef struct earl_markers earl_markers;
 
-/* Read the marker file of the archive whose anchor file is anchor (an empty
- * set when there is none).  A marker whose definition is missing is kept
+/* Read the marker file of the archive at path (its anchor file NAME.otf2, or
+ * the folder that holds it, found as earl_trace_open finds it; an empty set
+ * when it has no marker file).  A marker whose definition is missing is kept
  * with def = UINT32_MAX.  On failure *out is NULL and err names the file and
  * the problem. */
-earl_status earl_markers_read(const char *anchor, earl_markers **out, earl_error *err);
+earl_status earl_markers_read(const char *path, earl_markers **out, earl_error *err);
 const earl_marker_set *earl_markers_get(const earl_markers *m);
 void earl_markers_free(earl_markers *m);
 
-/* Rewrite the marker file of the archive at anchor: the markers it holds
+/* Rewrite the marker file of the archive at path (as for earl_markers_read):
+ * the markers it holds
  * whose definition's group is none of drop[0..n_drop) (and their
  * definitions), then every definition and marker of add (add->markers refer
  * to add->defs).  *kept receives the number of markers kept (may be NULL).
  * Fails with EARL_ERR_INVALID, before anything is written, when a marker of
  * add names no definition of add. */
-earl_status earl_markers_update(const char *anchor, const char *const *drop, size_t n_drop,
+earl_status earl_markers_update(const char *path, const char *const *drop, size_t n_drop,
                                 const earl_marker_set *add, size_t *kept, earl_error *err);
 
 #ifdef __cplusplus

@@ -16,6 +16,7 @@
 
 #include <otf2/otf2.h>
 
+#include "archive.h"
 #include "earl_markers.h"
 #include "util.h"
 
@@ -170,19 +171,26 @@ static void publish(earl_markers *m)
     m->set.markers = m->markers;
 }
 
-earl_status earl_markers_read(const char *anchor, earl_markers **out, earl_error *err)
+earl_status earl_markers_read(const char *path, earl_markers **out, earl_error *err)
 {
     *out = NULL;
     install_error_handler();
+    char *anchor = NULL;
+    earl_status rc = earl_archive_find_anchor(path, &anchor, err);
+    if (rc != EARL_OK)
+        return rc;
     earl_markers *m = calloc(1, sizeof *m);
-    if (!m)
-        return earl_fail(err, EARL_ERR_NOMEM, "out of memory reading the markers of %s", anchor);
+    if (!m) {
+        free(anchor);
+        return earl_fail(err, EARL_ERR_NOMEM, "out of memory reading the markers of %s", path);
+    }
     OTF2_Reader *r = NULL;
-    earl_status rc = open_archive(anchor, &r, err);
+    rc = open_archive(anchor, &r, err);
     if (rc == EARL_OK) {
         rc = read_markers(r, anchor, m, err);
         OTF2_Reader_Close(r);
     }
+    free(anchor);
     if (rc != EARL_OK) {
         earl_markers_free(m);
         return rc;
@@ -212,6 +220,9 @@ void earl_markers_free(earl_markers *m)
     free(m->markers);
     free(m);
 }
+
+static earl_status update(const char *anchor, const char *const *drop, size_t n_drop,
+                          const earl_marker_set *add, size_t *kept, earl_error *err);
 
 static int dropped(const char *group, const char *const *drop, size_t n_drop)
 {
@@ -247,8 +258,21 @@ static OTF2_ErrorCode write_set(OTF2_MarkerWriter *w, const earl_marker_set *set
     return rc;
 }
 
-earl_status earl_markers_update(const char *anchor, const char *const *drop, size_t n_drop,
+earl_status earl_markers_update(const char *path, const char *const *drop, size_t n_drop,
                                 const earl_marker_set *add, size_t *kept, earl_error *err)
+{
+    char *anchor = NULL;
+    earl_status rc = earl_archive_find_anchor(path, &anchor, err);
+    if (rc != EARL_OK)
+        return rc;
+    rc = update(anchor, drop, n_drop, add, kept, err);
+    free(anchor);
+    return rc;
+}
+
+/* earl_markers_update on the archive's anchor file. */
+static earl_status update(const char *anchor, const char *const *drop, size_t n_drop,
+                          const earl_marker_set *add, size_t *kept, earl_error *err)
 {
     static const earl_marker_set none = {0, NULL, 0, NULL};
     if (!add)

@@ -316,10 +316,11 @@ def _short(path: str, width: int = 48) -> str:
 
 
 def compare(*runs, labels: Optional[Sequence[str]] = None, properties=None, progress=None,
-            threads: int = 0) -> Comparison:
+            threads: int = 0, salvage: bool = False) -> Comparison:
     """Compare two or more runs: each a trace path, an earlc.Trace (or a view) or an
     earlc.Report (see the module doc).  Traces are analysed with the default catalog
-    (or `properties`).  Raises CompareError when the runs share no call path."""
+    (or `properties`; `salvage` as for earlc.open).  Raises CompareError when the runs
+    share no call path."""
     from . import open as open_trace
     from .analysis import Report, analyze
 
@@ -335,7 +336,7 @@ def compare(*runs, labels: Optional[Sequence[str]] = None, properties=None, prog
             reports.append(run)
             continue
         if isinstance(run, (str, os.PathLike)):
-            run = open_trace(run, threads=threads, progress=progress)
+            run = open_trace(run, threads=threads, progress=progress, salvage=salvage)
         reports.append(analyze(run, properties=properties, progress=progress))
     names = list(labels) if labels is not None else _unique(
         [_label(r.trace, k) for k, r in enumerate(reports)])

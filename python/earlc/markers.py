@@ -78,15 +78,13 @@ class Markers(list):
 
 
 def _anchor(trace_or_path) -> str:
-    path = getattr(trace_or_path, "path", None) or os.fspath(trace_or_path)
-    if os.path.isdir(path):
-        path = os.path.join(path, "traces.otf2")
-    return path
+    """The archive of a Trace, or a path (its anchor or folder, found by the C core)."""
+    return getattr(trace_or_path, "path", None) or os.fspath(trace_or_path)
 
 
 def read_markers(trace_or_path) -> Markers:
-    """The markers of an archive (a Trace, its anchor file or its folder); empty when
-    it has no marker file.  Raises earlc.TraceError for an archive that cannot be read."""
+    """The markers of an archive (a Trace, its anchor file NAME.otf2 or the folder that
+    holds it); empty when it has no marker file.  Raises earlc.TraceError for an archive that cannot be read."""
     defs, raw = _core.read_markers(_anchor(trace_or_path))
     by_id = {}
     trace = trace_or_path if hasattr(trace_or_path, "locations") else None

@@ -22,10 +22,11 @@ from .progress import ProgressBar
 RULE_FAILED = 1
 
 
-def _open(path, threads, bar):
+def _open(args, bar):
     from .trace import open as open_trace
 
-    return open_trace(path, threads=threads, progress=bar)
+    return open_trace(args.trace, threads=args.threads, progress=bar,
+                      salvage=getattr(args, "salvage", False))
 
 
 def _pattern_texts(args) -> list:
@@ -48,7 +49,7 @@ def cmd_check(args) -> int:
     rules, _ = load_rules(args.rules, catalog)  # every rule checked before the trace is read
     bar = ProgressBar()
     try:
-        trace = _open(args.trace, args.threads, bar)
+        trace = _open(args, bar)
         result = check(trace, rules, progress=bar, threads=args.threads, plugins=plugins)
     finally:
         bar.close()
@@ -71,14 +72,13 @@ def cmd_annotate(args) -> int:
     from .markers import annotate, check_output
 
     if not os.path.exists(args.trace):  # the trace's own error first, as every command's
-        _open(args.trace, args.threads, None)
+        _open(args, None)
     if args.in_place == (args.output is not None):
         raise cliargs.UsageError("give -o OUT (a new folder for the annotated copy) or "
                                  "--in-place, %s" % ("not both" if args.in_place else "one of them"))
     texts = _pattern_texts(args)
     if args.output is not None:
-        anchor = args.trace if args.trace.endswith(".otf2") else os.path.join(args.trace,
-                                                                              "traces.otf2")
+        anchor = args.trace if os.path.isfile(args.trace) else os.path.join(args.trace, "x")
         check_output(args.output, anchor)  # before the trace is read
     properties = args.properties
     if properties:
@@ -87,7 +87,7 @@ def cmd_annotate(args) -> int:
         assemble().select(properties)  # unknown names: one line, before reading
     bar = ProgressBar()
     try:
-        trace = _open(args.trace, args.threads, bar)
+        trace = _open(args, bar)
         result = annotate(trace, out=args.output, in_place=args.in_place,
                           pattern=texts or None, pattern_name=args.name,
                           properties=properties, top=args.top, limit=args.limit,
@@ -124,7 +124,8 @@ def cmd_compare(args) -> int:
             raise cliargs.UsageError(str(exc)) from None
     bar = ProgressBar()
     try:
-        c = compare(*args.runs, labels=args.labels, progress=bar, threads=args.threads)
+        c = compare(*args.runs, labels=args.labels, progress=bar, threads=args.threads,
+                    salvage=args.salvage)
     finally:
         bar.close()
     if args.format == "csv":
@@ -156,7 +157,7 @@ def cmd_compare(args) -> int:
 def cmd_logical(args) -> int:
     bar = ProgressBar()
     try:
-        trace = _open(args.trace, args.threads, bar)
+        trace = _open(args, bar)
         lt = trace.logical_time(progress=bar)
     finally:
         bar.close()
@@ -181,8 +182,7 @@ def add_workflow_commands(sub) -> None:
 
     cliargs.user_error_types(RulesError, CompareError, AnnotateError)
 
-    def trace_arg(p):
-        p.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
+    from .cli import _trace_argument as trace_arg  # TRACE and --salvage, as every command
 
     def threads(p):
         p.add_argument("--threads", type=cliargs.threads, default=0,
@@ -242,6 +242,9 @@ def add_workflow_commands(sub) -> None:
                                     "(docs/workflow.md).")
     cp.add_argument("runs", nargs="+", metavar="TRACE",
                     help="two or more traces; the first is the baseline")
+    cp.add_argument("--salvage", action="store_true",
+                    help="event files cut short keep the records before the cut (as for "
+                         "every command that reads a trace)")
     cp.add_argument("--labels", type=cliargs.name_list, metavar="A,B,...",
                     help="names of the runs (default: their folders)")
     cp.add_argument("--basis", choices=["total", "per_process"],
