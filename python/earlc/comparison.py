@@ -281,7 +281,8 @@ class Comparison:
                     transform=ax.transAxes)
         ax.legend(fontsize=8, framealpha=0.9, loc="best")
         width = max([len("%s  %s" % (self.titles.get(m, m), _short(p))) for m, p in rows] + [10])
-        fig.subplots_adjust(left=min(0.05 + 0.0062 * width, 0.5), right=0.97, top=1 - 0.45 / fig.get_figheight(),
+        fig.subplots_adjust(left=min(0.05 + 0.0062 * width, 0.5), right=0.97,
+                            top=1 - 0.45 / fig.get_figheight(),
                             bottom=0.6 / fig.get_figheight() + 0.02)
         save(fig, path)
         return fig

@@ -84,7 +84,8 @@ def _anchor(trace_or_path) -> str:
 
 def read_markers(trace_or_path) -> Markers:
     """The markers of an archive (a Trace, its anchor file NAME.otf2 or the folder that
-    holds it); empty when it has no marker file.  Raises earlc.TraceError for an archive that cannot be read."""
+    holds it); empty when it has no marker file.  Raises earlc.TraceError for an archive
+    that cannot be read."""
     defs, raw = _core.read_markers(_anchor(trace_or_path))
     by_id = {}
     trace = trace_or_path if hasattr(trace_or_path, "locations") else None

@@ -7,13 +7,14 @@ matrix profile (detect_pattern); earlc reads them from the structure of the call
 - given a region (`region="iteration"`), an iteration is each instance of it on the
   location (instances nested in another instance of the same region are part of
   that one);
-- otherwise earlc takes the location's outermost calls and, while one of them takes
-  at least half of their time (`main`, a solver function), the calls inside that
-  one; among those calls it looks for the period p (1 to max_period calls) whose repetition covers the most time:
-  the longest stretch where every call has the same region as the call p places
-  later, repeated at least twice.  With p = 1 each iteration is one call (an
-  `iteration` function); with p > 1 it is a group of calls (`compute`,
-  `halo_exchange`, `MPI_Allreduce`, ...).
+- otherwise earlc looks among the location's outermost calls for the period p (1 to
+  max_period calls) whose repetition covers the most time: the longest stretch where
+  every call has the same region as the call p places later, repeated at least
+  twice.  When no repetition covers half of their time and one call takes at least
+  half of it (`main`, a solver function), it looks among the calls inside that one,
+  and so on down.  With p = 1 each iteration is one call (an `iteration` function);
+  with p > 1 it is a group of calls (`compute`, `halo_exchange`, `MPI_Allreduce`,
+  ...).
 
     it = trace.detect_iterations()          # or region="iteration", location=3
     it.to_dataframe()                       # one row per iteration: start, end, duration

@@ -183,7 +183,8 @@ class TraceView:
         describe (window, locations and region filters of both)."""
         other = TraceView(self.trace, start, end, locations, regions)
         view = TraceView(self.trace,
-                         locations=np.intersect1d(self.location_indices, other.location_indices).tolist(),
+                         locations=np.intersect1d(self.location_indices,
+                                                  other.location_indices).tolist(),
                          _ticks=(max(self.first, other.first), min(self.last, other.last)))
         view.region_filters = self.region_filters + other.region_filters
         return view

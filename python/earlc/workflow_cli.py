@@ -75,7 +75,8 @@ def cmd_annotate(args) -> int:
         _open(args, None)
     if args.in_place == (args.output is not None):
         raise cliargs.UsageError("give -o OUT (a new folder for the annotated copy) or "
-                                 "--in-place, %s" % ("not both" if args.in_place else "one of them"))
+                                 "--in-place, %s"
+                                 % ("not both" if args.in_place else "one of them"))
     texts = _pattern_texts(args)
     if args.output is not None:
         anchor = args.trace if os.path.isfile(args.trace) else os.path.join(args.trace, "x")
