@@ -98,24 +98,17 @@ class HardwareCounters(Property):
     def expand(self, ctx):
         if not len(ctx.events.metrics):
             return []
-        d = ctx.trace._defs
-        members, classes = d.metric_members, d.metric_classes
+        classes = ctx.metric_classes()
         m = ctx.events.metrics
         beside_regions = ~metric_locations(ctx.trace)[ctx.events.location[m.event.astype(np.int64)]]
         klass_of_record = np.unique(m.metric.astype(np.int64)[beside_regions])
         out, names = [], set()
         for k in klass_of_record.tolist():
-            if k >= len(classes):
-                continue
-            for slot, member in enumerate(classes[k][1]):
-                if member >= len(members):
+            for slot, member in enumerate(classes.get(k, ())):
+                if member is None or member.mode != _ACCUMULATED_START:
                     continue
-                defined, name, descr, _unit, _vtype, _mtype, mode, _base, _exp = members[member]
-                if not defined or mode != _ACCUMULATED_START:
-                    continue
-                counter = ctx.trace._string(int(name)) or "counter%d" % member
-                prop = CounterMetric(member, counter, ctx.trace._string(int(descr)) or "",
-                                     k, slot)
+                prop = CounterMetric(member.ref, member.name or "counter%d" % member.ref,
+                                     member.description, k, slot)
                 if prop.name in names:
                     continue
                 names.add(prop.name)

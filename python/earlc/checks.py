@@ -398,25 +398,24 @@ def _check_property(rule: Rule, report, trace) -> RuleResult:
 
 
 def _check_pattern(rule: Rule, trace, threads) -> RuleResult:
-    from .search import PatternError, search
+    from .search import PatternWarning, search
 
     limit = int(rule.limits["max_matches"]) + FIRST
-    try:
+    import warnings
+
+    with warnings.catch_warnings():
+        # a class that matches no event of this trace gives no match (the rules file
+        # serves many traces): m.warnings says so, in the rule's message below
+        warnings.simplefilter("ignore", PatternWarning)
         m = search(trace, rule.pattern_text, name=rule.pattern_name, limit=limit,
                    threads=threads)
-    except PatternError as exc:
-        # a class that matches no event of this trace: no match (the rules file
-        # serves many traces); anything else is the pattern's fault
-        if "matches no event of this trace" not in str(exc):
-            raise
-        return RuleResult(rule, True, {"matches": 0}, "0 matches of %s (%s); within %s" % (
-            rule.pattern_name or "the pattern", str(exc).split(": ", 1)[-1].split(": ", 1)[-1],
-            _limits_text({"max_matches": rule.limits["max_matches"]})))
     n = len(m)
     failed = n > rule.limits["max_matches"]
     msg = "%s%d match%s of %s; %s %s" % (
         "at least " if m.truncated else "", n, "" if n == 1 else "es", m.pattern,
         "over" if failed else "within", _limits_text({"max_matches": rule.limits["max_matches"]}))
+    for note in getattr(m, "warnings", ()):
+        msg += " (%s)" % note.split(": ", 1)[-1].split(": ", 1)[-1]
     first = []
     if failed:
         for row in m.events[:FIRST]:

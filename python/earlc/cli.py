@@ -306,16 +306,25 @@ def _pattern_text(arg: str) -> str:
 
 
 def cmd_search(args) -> int:
-    from .search import search
+    import warnings
+
+    from .search import PatternWarning, search
 
     text = _pattern_text(args.pattern)
     bar = ProgressBar()
     try:
         trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
-        m = search(trace, text, name=args.name, limit=args.limit, progress=bar,
-                   threads=args.threads, teams=args.teams)
+        with warnings.catch_warnings():  # m.warnings says them, once each, below
+            warnings.simplefilter("ignore", PatternWarning)
+            m = search(trace, text, name=args.name, limit=args.limit, progress=bar,
+                       threads=args.threads, teams=args.teams)
     finally:
         bar.close()
+    for message in m.warnings:  # a class matching no event: zero matches, not an error
+        print("earlc: %s: %s" % ("error" if args.strict else "warning", message),
+              file=sys.stderr)
+    if m.warnings and args.strict:
+        return 2
     if args.format == "json":
         _write(args, json.dumps(m.to_dict(), indent=1))
         return 0
@@ -389,8 +398,9 @@ def build_parser() -> Parser:
                                     "the time they cost per call path and location.")
     _trace_argument(an)
     an.add_argument("--properties", type=cliargs.name_list, metavar="A,B,...",
-                    help="comma-separated property names (default: all; "
-                         "their parents and publishers are added)")
+                    help="comma-separated property names or groups (default: every "
+                         "property but the root causes, which 'all' or 'root_cause' add; "
+                         "their parents and declared inputs are added)")
     _plugin_options(an)
     an.add_argument("--format", choices=["text", "json", "cube"], default="text",
                     help="cube: a CUBE4 file for Cube and Scalasca (needs -o)")
@@ -521,6 +531,9 @@ def build_parser() -> Parser:
                         "core); the matches do not depend on it")
     se.add_argument("--teams", type=count(1, 4096), default=1,
                     help="teams of threads sharing work (default: 1)")
+    se.add_argument("--strict", action="store_true",
+                    help="a class that matches no event is an error (exit status 2), not a "
+                         "warning with zero matches")
     se.set_defaults(func=cmd_search)
 
     rec = sub.add_parser("record", help="record an MPI program's trace",

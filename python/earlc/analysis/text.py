@@ -99,7 +99,12 @@ def render(report, top: int = 5, rows: int = 5) -> str:
                     _fmt_value(report, "sec", int(ev.time[w]) - tr.start_time),
                     _location_name(report, int(ev.location[w])),
                     report.callpath_of(w) or "?"))
-    if not detected:
+    if not detected and report.unanalysed:
+        out.append("")
+        out.append("No inefficiency found by the selected properties, but %d waiting calls "
+                   "could not be analysed: the trace lacks the records their wait states are "
+                   "computed from (warnings below)." % sum(u.calls for u in report.unanalysed))
+    elif not detected:
         out.append("")
         out.append("No inefficiency found by the selected properties.")
     out += _warnings(report)
@@ -131,6 +136,11 @@ def _warnings(report) -> list:
             out.append("  - %s: %s, event %d: %s" % (d["code"], where, d["event"], d["detail"]))
         if len(details) > 10:
             out.append("  ... %d more (--format json: warning_details)" % (len(details) - 10))
+    for u in report.unanalysed:
+        out.append("")
+        out.append("Warning (%s): %s; the first at %s on %s." % (
+            u.code, u.detail, report.callpath_of(u.event) or "?",
+            _location_name(report, u.location)))
     for s in report.switched_off:
         out.append("")
         out.append("Warning: %s. The rest of the analysis is complete; --strict makes this an "
