@@ -361,6 +361,7 @@ def _check_property(rule: Rule, report, trace) -> RuleResult:
     total_time = report.total_time
     if p.unit == "sec":
         values["seconds"] = value / trace.timer_resolution
+        values["seconds_ticks"] = value
         values["percent"] = 100.0 * value / total_time if total_time else 0.0
     else:
         values["value"] = value

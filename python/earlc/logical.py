@@ -78,21 +78,24 @@ class LogicalTime:
         return np.nonzero(self.location == int(loc))[0]
 
     def to_dataframe(self):
-        """One row per stepped event: event, location, kind, time (ticks), step,
-        lateness (ticks) and lateness_seconds."""
+        """One row per stepped event: event, location, kind, time (seconds from the
+        trace's start) and time_ticks, step, lateness (seconds) and lateness_ticks."""
         import pandas as pd
+
+        from .display import duration_columns, time_columns
 
         kinds = np.array(KIND_NAMES, dtype=object)
         return pd.DataFrame({"event": self.events, "location": self.location,
                              "kind": kinds[self.kind] if len(self) else [],
-                             "time": self.time, "step": self.step, "lateness": self.lateness,
-                             "lateness_seconds": self.lateness / self.trace.timer_resolution})
+                             **time_columns(self.trace, self.time), "step": self.step,
+                             **duration_columns(self.trace, self.lateness, "lateness")})
 
     def late_processes(self, top: Optional[int] = None):
         """Locations ranked by how often they were late: per location its stepped
         `events`, `last` (steps at which it was the last of two or more locations to
-        get there), `late` (events with a lateness above 0), `lateness` (total ticks),
-        `max_lateness`, `mean_lateness` and `seconds` (total); most often last first,
+        get there), `late` (events with a lateness above 0), `lateness` (their total),
+        `max_lateness`, `mean_lateness` (each in seconds, with `lateness_ticks`,
+        `max_lateness_ticks`, `mean_lateness_ticks` beside); most often last first,
         then by total lateness."""
         import pandas as pd
 
@@ -110,6 +113,10 @@ class LogicalTime:
         biggest = np.zeros(n, dtype=np.int64)
         if len(loc):
             np.maximum.at(biggest, loc, late)
+        from .display import duration_columns
+
+        mean = np.where(events > 0, total / np.maximum(events, 1), 0.0)
+        res = self.trace.timer_resolution
         df = pd.DataFrame({
             "location": np.arange(n),
             "name": [l.name for l in self.trace.locations],
@@ -117,15 +124,13 @@ class LogicalTime:
             "events": events.astype(np.int64),
             "last": np.bincount(loc[is_last], minlength=n).astype(np.int64),
             "late": np.bincount(loc[late > 0], minlength=n).astype(np.int64),
-            "lateness": total.astype(np.int64),
-            "max_lateness": biggest,
+            **duration_columns(self.trace, total.astype(np.int64), "lateness"),
+            **duration_columns(self.trace, biggest, "max_lateness"),
+            "mean_lateness": mean / res, "mean_lateness_ticks": mean,
         })
-        df["mean_lateness"] = np.where(df["events"] > 0, df["lateness"] / np.maximum(
-            df["events"], 1), 0.0)
-        df["seconds"] = df["lateness"] / self.trace.timer_resolution
         df = df[df["events"] > 0]
-        df = df.sort_values(["last", "lateness", "location"], ascending=[False, False, True],
-                            kind="stable").reset_index(drop=True)
+        df = df.sort_values(["last", "lateness_ticks", "location"],
+                            ascending=[False, False, True], kind="stable").reset_index(drop=True)
         return df.head(top) if top is not None else df
 
     def to_text(self, top: int = 10) -> str:
@@ -143,7 +148,7 @@ class LogicalTime:
             for r in df.itertuples():
                 lines.append("  %-18s %8d %8d %8d %14s %14s" % (
                     location_text(self.trace, r.location), r.events, r.last, r.late,
-                    self._seconds(r.lateness), self._seconds(r.max_lateness)))
+                    self._seconds(r.lateness_ticks), self._seconds(r.max_lateness_ticks)))
         return "\n".join(lines)
 
 

@@ -60,7 +60,10 @@ class Marker:
 
 
 class Markers(list):
-    """The markers of an archive, in file order (a list of Marker)."""
+    """The markers of an archive, in file order (a list of Marker); `trace` is the
+    trace they were read for (None when read from a path)."""
+
+    trace = None
 
     def groups(self) -> Dict[str, int]:
         """Markers per group."""
@@ -69,12 +72,27 @@ class Markers(list):
             out[m.group] = out.get(m.group, 0) + 1
         return out
 
-    def to_dataframe(self):
+    def to_dataframe(self, trace=None):
+        """One row per marker: time (seconds from the trace's start, given the trace
+        they belong to; else none) and time_ticks, duration (seconds with the trace)
+        and duration_ticks, group, category, severity, scope, scope_ref, location,
+        text."""
         import pandas as pd
 
-        cols = ["time", "duration", "group", "category", "severity", "scope", "scope_ref",
-                "location", "text"]
-        return pd.DataFrame([[getattr(m, c) for c in cols] for m in self], columns=cols)
+        cols = ["group", "category", "severity", "scope", "scope_ref", "location", "text"]
+        df = pd.DataFrame([[getattr(m, c) for c in cols] for m in self], columns=cols)
+        ticks = np.array([m.time for m in self], dtype=np.int64)
+        length = np.array([m.duration for m in self], dtype=np.int64)
+        trace = trace if trace is not None else self.trace
+        if trace is not None:
+            from .display import duration_columns, time_columns
+
+            front = {**time_columns(trace, ticks), **duration_columns(trace, length, "duration")}
+        else:
+            front = {"time_ticks": ticks, "duration_ticks": length}
+        for k, (name, col) in enumerate(front.items()):
+            df.insert(k, name, col)
+        return df
 
 
 def _anchor(trace_or_path) -> str:
@@ -92,6 +110,7 @@ def read_markers(trace_or_path) -> Markers:
     if trace is not None:
         by_id = {l.id: l.index for l in trace.locations}
     out = Markers()
+    out.trace = trace
     for time, duration, d, scope, ref, text in raw:
         group, category, severity = defs[d] if d >= 0 else ("", "", 0)
         scope_name = SCOPES[scope] if scope < len(SCOPES) else str(scope)
@@ -197,6 +216,7 @@ def property_markers(b: _Builder, trace, report, names: Optional[Sequence[str]] 
 def match_markers(b: _Builder, trace, matches) -> None:
     """A marker for each match of a pattern: from its earliest to its latest event, on
     their location when they share one, global otherwise."""
+    from .display import time_seconds
     from .events import KIND_NAMES
     from .readable import seconds_text
 
@@ -213,11 +233,10 @@ def match_markers(b: _Builder, trace, matches) -> None:
     one = (loc == loc[:, :1]).all(axis=1)
     where = {l: location_text(trace, l) for l in np.unique(loc).tolist()}
     ids = trace.locations
-    res, t0 = trace.timer_resolution, trace.start_time
+    seconds = time_seconds(trace, time)  # from the trace's start
     for k in range(len(rows)):
         parts = ["%s=#%d %s on %s at %s" % (c, rows[k, j], KIND_NAMES[kind[k, j]],
-                                            where[int(loc[k, j])],
-                                            seconds_text((int(time[k, j]) - t0) / res))
+                                            where[int(loc[k, j])], seconds_text(seconds[k, j]))
                  for j, c in enumerate(matches.columns)]
         scope, ref = (1, ids[int(loc[k, 0])].id) if one[k] else (0, 0)
         b.add(group, matches.pattern, 0, int(first[k]), int(last[k] - first[k]), scope, ref,

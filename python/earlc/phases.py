@@ -63,19 +63,20 @@ class Iterations:
         return ids[lo:hi]
 
     def to_dataframe(self):
-        """One row per iteration: iteration, start and end (ticks), duration (ticks),
-        seconds (its duration), start_seconds (from the trace start), first_event,
-        last_event, events (on the location)."""
+        """One row per iteration: iteration, start and end (seconds from the trace's
+        start) with start_ticks and end_ticks, duration (seconds) with duration_ticks,
+        first_event, last_event, events (on the location)."""
         import pandas as pd
+
+        from .display import duration_columns, time_columns
 
         ids = self.trace.events.of_location(self.location).astype(np.int64)
         n_events = np.searchsorted(ids, self.last_event, side="right") - \
             np.searchsorted(ids, self.first_event)
-        res = self.trace.timer_resolution
-        return pd.DataFrame({"iteration": np.arange(len(self)), "start": self.start,
-                             "end": self.end, "duration": self.duration,
-                             "seconds": self.duration / res,
-                             "start_seconds": (self.start - self.trace.start_time) / res,
+        return pd.DataFrame({"iteration": np.arange(len(self)),
+                             **time_columns(self.trace, self.start, "start"),
+                             **time_columns(self.trace, self.end, "end"),
+                             **duration_columns(self.trace, self.duration, "duration"),
                              "first_event": self.first_event, "last_event": self.last_event,
                              "events": n_events})
 

@@ -1,30 +1,23 @@
-"""Short readable texts of times, locations and events, shared by the outputs of the
-workflow commands (check, annotate, compare, logical time): a time a person reads is
-in seconds (from the trace's start where it is a moment), with the unit that keeps
-three significant digits."""
+"""Short texts of locations and events for the outputs of the workflow commands
+(check, annotate, compare, logical time).  Times are written as every earlc output
+writes them (earlc.display): a moment in seconds from the trace's start, a duration
+with the unit that keeps three decimals readable."""
 from __future__ import annotations
 
+from .display import format_seconds, format_time, format_value
 
-def seconds_text(seconds: float) -> str:
-    """'1.234 s', '12.345 ms', '3.000 us', '40 ns'."""
-    a = abs(seconds)
-    if a >= 1 or a == 0:
-        return "%.3f s" % seconds
-    if a >= 1e-3:
-        return "%.3f ms" % (seconds * 1e3)
-    if a >= 1e-6:
-        return "%.3f us" % (seconds * 1e6)
-    return "%.0f ns" % (seconds * 1e9)
+#: a duration in seconds as text ('12.345 us'), as every earlc output writes it
+seconds_text = format_seconds
 
 
 def ticks_text(trace, ticks: int) -> str:
-    """A duration in ticks, as seconds_text."""
-    return seconds_text(ticks / trace.timer_resolution)
+    """A duration in ticks ('486.000 ns' is written '0.486 us')."""
+    return format_value("sec", int(ticks), trace.timer_resolution)
 
 
 def moment_text(trace, time: int) -> str:
     """An absolute timestamp (ticks) as seconds from the trace's start."""
-    return seconds_text((int(time) - trace.start_time) / trace.timer_resolution)
+    return format_time(trace, int(time))
 
 
 def location_text(trace, index: int) -> str:

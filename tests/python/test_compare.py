@@ -55,7 +55,9 @@ def test_one_more_late_sender(runs):
     top = c.top_changes(5)
     assert top.index[0] == ("late_sender", RECV)
     text = c.to_text()
-    assert "late_sender" in text and "b +%d ns" % grown in text
+    from earlc.display import format_seconds
+
+    assert "late_sender" in text and "b +%s" % format_seconds(grown / 1e9) in text
 
 
 def test_twice_the_ranks(runs):

@@ -133,14 +133,19 @@ def test_the_delayed_rank_is_late_most(tmp_path):
     trace = generated(tmp_path, "ring", ranks=6, iterations=8, delay=500, delay_rank=3)
     lt = check_rules(trace)
     late = lt.late_processes()
-    assert list(late.columns[:8]) == ["location", "name", "rank", "events", "last", "late",
-                                      "lateness", "max_lateness"]
+    assert list(late.columns) == ["location", "name", "rank", "events", "last", "late",
+                                  "lateness", "lateness_ticks", "max_lateness",
+                                  "max_lateness_ticks", "mean_lateness", "mean_lateness_ticks"]
+    assert (late["lateness"] == late["lateness_ticks"] / trace.timer_resolution).all()
     # rank 3 sends late every iteration, and the rank it sends to receives late
     assert set(late["rank"].head(2)) == {3, 4}
     assert late.set_index("rank").loc[3, "lateness"] == late["lateness"].max()
     assert late["last"].sum() <= lt.steps
     df = lt.to_dataframe()
     assert len(df) == len(lt) and set(df["kind"]) == {"MPI_SEND", "MPI_RECV"}
+    assert np.array_equal(df["time_ticks"], lt.time)
+    assert np.allclose(df["time"], (lt.time - trace.start_time) / trace.timer_resolution)
+    assert np.array_equal(df["lateness_ticks"], lt.lateness)
 
 
 def test_view_rows_and_cli(tmp_path):

@@ -67,8 +67,10 @@ def test_iterations_of_a_generated_loop(ring):
     iteration = enters[[names[r] == "iteration" for r in ev.region_of(enters).tolist()]]
     assert np.array_equal(it.first_event, iteration)
     df = it.to_dataframe()
-    assert list(df["iteration"]) == list(range(7)) and (df["duration"] > 0).all()
-    assert np.array_equal(df["duration"], df["end"] - df["start"])
+    assert list(df["iteration"]) == list(range(7)) and (df["duration_ticks"] > 0).all()
+    assert np.array_equal(df["duration_ticks"], df["end_ticks"] - df["start_ticks"])
+    assert np.array_equal(df["start_ticks"], ring.events.time[it.first_event].view(np.int64))
+    assert np.allclose(df["start"], ring.time_seconds(df["start_ticks"].to_numpy()))
     # the delayed rank's iterations are the longest on its location
     slow = ring.detect_iterations(location=1).to_dataframe()["duration"]
     fast = ring.detect_iterations(location=3).to_dataframe()["duration"]
