@@ -217,7 +217,7 @@ def add_workflow_commands(sub) -> None:
                                     "archive (-o) or the archive itself (--in-place); events "
                                     "and definitions are never changed (docs/workflow.md).")
     trace_arg(an)
-    an.add_argument("-o", "--output", metavar="OUT",
+    an.add_argument("-o", "--output", metavar="OUT", type=cliargs.output_folder,
                     help="a new folder for the annotated copy of the archive")
     an.add_argument("--in-place", action="store_true",
                     help="write the markers into the archive itself")
