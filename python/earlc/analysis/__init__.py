@@ -44,7 +44,12 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
     from .engine import run
 
     threads = _threads(threads)
-    if isinstance(trace, (str, os.PathLike)):
+    context = None
+    if getattr(trace, "is_view", False):  # a view of a trace (earlc.view, analysis/view.py)
+        from .view import view_context
+
+        context = view_context(trace, properties)
+    elif isinstance(trace, (str, os.PathLike)):
         from ..parts import mpi_exchange, mpi_world_size, open_part
 
         if (mpi_world_size() or 1) > 1:
@@ -54,9 +59,9 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
 
             trace = open_trace(trace, threads=threads or 0, progress=progress)
     if threads is None:
-        threads = trace.threads
+        threads = getattr(trace, "trace", trace).threads if context is not None else trace.threads
     threads = threads or os.cpu_count() or 1
-    if trace.part is not None:
+    if context is None and trace.part is not None:
         from ..parts.merge import analyze as analyze_parts
 
         previous = _core.use_store_memory()
@@ -69,10 +74,14 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
     # numpy temporaries from earlc's kept memory (docs/model.md, "Memory")
     previous = _core.use_store_memory()
     try:
-        return run(trace, properties=properties, top=top, progress=progress, plugins=plugins,
-                   strict=strict, packages=packages, threads=threads)
+        report = run(getattr(trace, "trace", trace) if context is not None else trace,
+                     properties=properties, top=top, progress=progress, plugins=plugins,
+                     strict=strict, packages=packages, context=context, threads=threads)
     finally:
         _core.restore_numpy_memory(previous)
+    if context is not None:
+        report.view = trace
+    return report
 
 
 def _threads(threads):
