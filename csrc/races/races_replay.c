@@ -44,7 +44,7 @@
 
 #include <otf2/otf2.h>
 
-#include "hb_clock.h"
+#include "hb/hb_clock.h"
 #include "races_internal.h"
 #include "util.h"
 

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "hb_clock.h"
+#include "hb/hb_clock.h"
 
 #define KEYS 5000
 

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "earl_rootcause.h"
-#include "rc_internal.h"
+#include "rootcause/rc_internal.h"
 
 /* The entries of query q of map m are exactly (cnode[i], value[i]), i < n. */
 static void assert_query(const earl_rc_map *m, size_t q, size_t n, const int64_t *cnode,

@@ -24,7 +24,7 @@
 #include "earl_search.h"
 #include "earl_states.h"
 #include "earl_synth.h"
-#include "search_internal.h"
+#include "search/search_internal.h"
 #include "util.h"
 #include "writer_test_util.h"
 
