@@ -10,7 +10,15 @@
 #include <otf2/otf2.h>
 
 #include "earl.h"
-#include "util.h"
+#include "base/colset.h"
+#include "base/compiler.h"
+#include "base/details.h"
+#include "base/errors.h"
+#include "base/grow.h"
+#include "base/mem.h"
+#include "base/otf2_errors.h"
+#include "base/sorted.h"
+#include "base/text.h"
 
 /* ---- definitions --------------------------------------------------------- */
 
@@ -109,13 +117,6 @@ typedef struct warning_list {
     uint64_t counts[EARL_WARNING_CODE_COUNT];
     earl_warning *items; size_t n, cap;
 } warning_list;
-
-/* The one counting mechanism of every warning list: count code in counts[]
- * and, while fewer than EARL_WARNING_DETAIL_MAX of it are kept, return a new
- * zeroed item of item_size bytes appended to *items (NULL otherwise, or when
- * out of memory: the count stays exact, only the detail is lost). */
-void *warning_slot(uint64_t *counts, int code, void **items, size_t *n, size_t *cap,
-                   size_t item_size);
 
 /* Count a warning and keep its detail while fewer than
  * EARL_WARNING_DETAIL_MAX of its code are kept. */

@@ -28,7 +28,10 @@
 #include <string.h>
 
 #include "earl_catalog.h"
-#include "util.h"
+#include "base/errors.h"
+#include "base/mem.h"
+#include "base/grow.h"
+#include "base/keymap.h"
 
 static int is_send_kind(uint8_t kind)
 {

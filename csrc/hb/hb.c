@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "hb_internal.h"
-#include "util.h"
 
 /* Refuse stamps that cannot fit in memory before touching any: the size is
  * events x locations, easy to get wrong by stamping a whole large trace. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "hb_clock.h"
-#include "util.h"
+#include "base/grow.h"
 
 void hb_clock_pool_init(hb_clock_pool *pool, uint32_t width)
 {

@@ -31,7 +31,6 @@
 #include <unistd.h>
 
 #include "hb_internal.h"
-#include "util.h"
 
 #define PROGRESS_EVERY ((uint64_t)1 << 20)
 

@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "hb_internal.h"
-#include "util.h"
 
 
 static int is_fork(uint8_t k) { return k == EARL_OMP_FORK || k == EARL_THREAD_FORK; }

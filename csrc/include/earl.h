@@ -553,22 +553,6 @@ const earl_warnings *earl_trace_warnings(const earl_trace *trace);
 /* Heap bytes held by the event store (core columns, side tables). */
 size_t earl_trace_event_bytes(const earl_trace *trace, size_t *core_bytes);
 
-/* Memory.  The event store's large columns are kept mapped for a while
- * after a trace is closed, so that the next open or analysis reuses pages
- * the process has already touched (see docs/model.md, "Memory"). */
-typedef struct earl_mem_stats {
-    uint64_t mapped;       /* large blocks newly mapped */
-    uint64_t reused;       /* large blocks served from the kept ones */
-    size_t kept_blocks;    /* blocks kept now */
-    size_t kept_bytes;
-} earl_mem_stats;
-/* Unmap every kept block now. */
-void earl_mem_release(void);
-/* Give the free pages of malloc's heap back to the kernel: after a burst of
- * scratch arrays (an analysis's), which come from it below 32 MB. */
-void earl_mem_trim(void);
-earl_mem_stats earl_mem_get_stats(void);
-
 /* Convenience accessors. */
 const char *earl_trace_string(const earl_trace *trace, uint32_t ref);
 

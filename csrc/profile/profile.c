@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "earl_profile.h"
-#include "util.h"
+#include "base/errors.h"
 
 /* The region instance the location itself has innermost open just after
  * event i: its ENTER, or -1. */

@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "races_internal.h"
-#include "util.h"
 
 /* One channel's sends: slots [start, start + n) of the send arrays. */
 typedef struct channel {

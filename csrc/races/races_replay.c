@@ -46,7 +46,6 @@
 
 #include "hb/hb_clock.h"
 #include "races_internal.h"
-#include "util.h"
 
 /* A posted non-blocking receive not matched yet. */
 typedef struct pending_recv {

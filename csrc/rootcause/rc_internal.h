@@ -17,7 +17,9 @@
 #define EARL_RC_INTERNAL_H
 
 #include "earl_rootcause.h"
-#include "util.h"
+#include "base/errors.h"
+#include "base/mem.h"
+#include "base/grow.h"
 
 /* ---- a map grown one query at a time -------------------------------------- */
 

@@ -27,7 +27,6 @@
 #include <string.h>
 
 #include "search_internal.h"
-#include "util.h"
 
 static int cmp_eid(const void *x, const void *y)
 {

@@ -27,7 +27,6 @@
 #include <time.h>
 
 #include "search_internal.h"
-#include "util.h"
 
 typedef struct compiler {
     const earl_search_program *prog;

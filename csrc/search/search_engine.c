@@ -42,7 +42,6 @@
 #include <string.h>
 
 #include "search_internal.h"
-#include "util.h"
 
 struct search_engine {
     const search_solver *s;

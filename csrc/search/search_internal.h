@@ -15,6 +15,11 @@
 
 #include "earl_hb.h"
 #include "earl_search.h"
+#include "base/compiler.h"
+#include "base/errors.h"
+#include "base/grow.h"
+#include "base/text.h"
+#include "base/sorted.h"
 
 /* ---- the syntax tree of a program ----------------------------------------- */
 

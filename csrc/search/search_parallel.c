@@ -42,7 +42,6 @@
 #include <unistd.h>
 
 #include "search_internal.h"
-#include "util.h"
 
 #define SEARCH_LAMBDA 0.707
 #define SEARCH_TASKS_PER_THREAD 8

@@ -22,7 +22,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
 #include "states_internal.h"
 
 static const char *const warning_names[EARL_STATES_WARNING_CODE_COUNT] = {
@@ -39,8 +38,8 @@ const char *earl_states_warning_code_name(earl_states_warning_code code)
 void states_warn(states_warning_list *w, earl_states_warning_code code, earl_loc loc,
                  earl_eid event, const char *fmt, ...)
 {
-    earl_states_warning *it = warning_slot(w->counts, code, (void **)&w->items, &w->n, &w->cap,
-                                           sizeof *w->items);
+    earl_states_warning *it = earl_detail_slot(w->counts, code, (void **)&w->items, &w->n, &w->cap,
+                                               sizeof *w->items);
     if (!it)
         return;
     it->code = code;

@@ -19,7 +19,12 @@
 #include <pthread.h>
 
 #include "earl_states.h"
-#include "util.h"
+#include "base/compiler.h"
+#include "base/errors.h"
+#include "base/mem.h"
+#include "base/grow.h"
+#include "base/details.h"
+#include "base/sorted.h"
 
 /* ---- hash map: 128-bit keys to int64 values -------------------------------- */
 

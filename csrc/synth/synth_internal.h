@@ -20,7 +20,8 @@
 
 #include "earl_writer.h"
 #include "synth_expect.h"
-#include "util.h"
+#include "base/errors.h"
+#include "base/grow.h"
 
 /* ------------------------------------------------------------------------ */
 /* Regions                                                                    */

@@ -14,7 +14,8 @@
 #include <otf2/otf2.h>
 
 #include "earl_writer.h"
-#include "util.h"
+#include "base/compiler.h"
+#include "base/errors.h"
 
 #define EVT_CHUNK_SIZE (1024 * 1024)
 #define DEF_CHUNK_SIZE (4 * 1024 * 1024)

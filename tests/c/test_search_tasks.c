@@ -25,8 +25,8 @@
 #include "earl_states.h"
 #include "earl_synth.h"
 #include "search/search_internal.h"
-#include "util.h"
 #include "writer_test_util.h"
+#include "base/grow.h"
 
 static uint64_t rng_state = 88172645463325252ull;
 static uint64_t rnd(uint64_t n)

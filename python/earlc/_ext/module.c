@@ -3,6 +3,7 @@
  * the vocabulary of the C core (kind, family and warning names), and the
  * registration of the glue types (Trace, Column, TraceWriter).
  */
+#include "earl_mem.h"
 #include "ext.h"
 
 PyObject *earlc_TraceError;

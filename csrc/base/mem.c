@@ -60,7 +60,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* mremap */
 #endif
-#include "util.h"
+#include "base/mem.h"
 
 #include <malloc.h>
 #include <pthread.h>

@@ -3,11 +3,11 @@
  * addressing, linear probing), for the tables of rows keyed by a pair of
  * ids: the call tree's cnodes by (parent, region) and its metric rows by
  * (location, cnode), the catalog's message sums by (cnode, location).
- * See util.h.
+ * See keymap.h.
  */
 #include <stdlib.h>
 
-#include "util.h"
+#include "base/keymap.h"
 
 static uint64_t mix(uint64_t x)
 {

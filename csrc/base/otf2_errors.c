@@ -1,0 +1,36 @@
+/*
+ * otf2_errors.c - the libotf2 error handler of otf2_errors.h.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include <otf2/otf2.h>
+
+#include "base/otf2_errors.h"
+
+/* libotf2 reports errors through one process-wide callback.  We keep the
+ * message per thread, because reading threads run concurrently, and return
+ * the code unchanged so libotf2's own error handling goes on as usual. */
+static _Thread_local char otf2_message[512];
+
+static OTF2_ErrorCode capture_otf2_error(void *user_data, const char *file,
+                                         uint64_t line, const char *function,
+                                         OTF2_ErrorCode code, const char *fmt,
+                                         va_list va)
+{
+    (void)user_data; (void)file; (void)line; (void)function;
+    char text[384] = "";
+    if (fmt)
+        vsnprintf(text, sizeof text, fmt, va);
+    snprintf(otf2_message, sizeof otf2_message, "%s%s%s",
+             OTF2_Error_GetDescription(code), text[0] ? ": " : "", text);
+    return code;
+}
+
+void earl_otf2_install_error_handler(void)
+{
+    OTF2_Error_RegisterCallback(capture_otf2_error, NULL);
+}
+
+const char *earl_otf2_last_message(void) { return otf2_message; }
+void earl_otf2_clear_message(void) { otf2_message[0] = '\0'; }
