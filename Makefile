@@ -22,8 +22,12 @@ BUILD      ?= build
 OTF2_CFLAGS := $(shell pkg-config --cflags otf2 2>/dev/null)
 OTF2_LIBS   := $(shell pkg-config --libs otf2 2>/dev/null)
 WARN        = -Wall -Wextra -Werror -Wno-missing-field-initializers
+# Only the public API (EARL_API, csrc/include/earl_api.h) is visible outside
+# a shared object built from the core; the recorder exports only MPI's
+# functions (csrc/record/record_internal.h).
+VISIBILITY  = -fvisibility=hidden
 CFLAGS     ?= -O2 -g
-ALL_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(OTF2_CFLAGS) $(CORE_INCLUDES) -pthread
+ALL_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) $(VISIBILITY) $(CFLAGS) $(OTF2_CFLAGS) $(CORE_INCLUDES) -pthread
 SAN         = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 TSAN        = -fsanitize=thread -fno-omit-frame-pointer
 
@@ -98,7 +102,7 @@ RECORDER    = python/earlc/libearlc_record.so
 recorder: $(RECORDER)
 
 $(RECORDER): $(RECORD_SRC) $(wildcard csrc/record/*.h) csrc/include/earlc_record.h
-	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -fPIC -shared $(OTF2_CFLAGS) $(CORE_INCLUDES) \
+	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) $(VISIBILITY) $(CFLAGS) -fPIC -shared $(OTF2_CFLAGS) $(CORE_INCLUDES) \
 	  $(RECORD_SRC) -o $@ -pthread
 
 $(BUILD)/obj/%.o: csrc/%.c $(CORE_HDR)

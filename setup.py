@@ -24,8 +24,11 @@ def pkg_config(*args):
 
 cflags = pkg_config("--cflags")
 libs = pkg_config("--libs")
+# Hidden visibility: the module exports PyInit__core and the core's public
+# API (EARL_API, csrc/include/earl_api.h), none of its internal names.
 extra_compile = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
-                 "-Wno-missing-field-initializers", "-D_GNU_SOURCE"] + cflags
+                 "-Wno-missing-field-initializers", "-D_GNU_SOURCE",
+                 "-fvisibility=hidden"] + cflags
 if os.environ.get("EARLC_SANITIZE"):
     extra_compile += ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-O1", "-g"]
 

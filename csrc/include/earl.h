@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "earl_api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -52,7 +54,7 @@ typedef struct earl_error {
     char message[EARL_ERROR_MESSAGE_MAX];
 } earl_error;
 
-const char *earl_status_name(earl_status status);
+EARL_API const char *earl_status_name(earl_status status);
 
 /* ------------------------------------------------------------------------ */
 /* Event kinds                                                                */
@@ -129,8 +131,8 @@ typedef enum earl_family {
     EARL_FAMILY_RMA       /* RMA_* */
 } earl_family;
 
-const char *earl_kind_name(earl_kind kind); /* "MPI_SEND", ... */
-earl_family earl_kind_family(earl_kind kind);
+EARL_API const char *earl_kind_name(earl_kind kind); /* "MPI_SEND", ... */
+EARL_API earl_family earl_kind_family(earl_kind kind);
 
 /* ------------------------------------------------------------------------ */
 /* Basic types                                                                */
@@ -295,7 +297,7 @@ typedef struct earl_defs {
 } earl_defs;
 
 /* earl_loc of an OTF2 location id, -1 if the archive does not define it. */
-earl_loc earl_defs_location_index(const earl_defs *defs, uint64_t location_id);
+EARL_API earl_loc earl_defs_location_index(const earl_defs *defs, uint64_t location_id);
 
 /* ------------------------------------------------------------------------ */
 /* Events: the columnar store                                                 */
@@ -520,7 +522,7 @@ typedef struct earl_warnings {
     const uint64_t *other_type_counts;
 } earl_warnings;
 
-const char *earl_warning_code_name(earl_warning_code code);
+EARL_API const char *earl_warning_code_name(earl_warning_code code);
 
 /* ------------------------------------------------------------------------ */
 /* The trace                                                                  */
@@ -542,19 +544,19 @@ typedef struct earl_open_options {
 /* Open the archive at path (the anchor file traces.otf2 or the folder that
  * holds it), read all definitions and events.  On success *out owns the
  * trace; on failure *out is NULL and err says why. */
-earl_status earl_trace_open(const char *path, const earl_open_options *options,
-                            earl_trace **out, earl_error *err);
-void earl_trace_close(earl_trace *trace);
+EARL_API earl_status earl_trace_open(const char *path, const earl_open_options *options,
+                                     earl_trace **out, earl_error *err);
+EARL_API void earl_trace_close(earl_trace *trace);
 
-const char *earl_trace_path(const earl_trace *trace); /* the anchor file */
-const earl_defs *earl_trace_defs(const earl_trace *trace);
-const earl_events *earl_trace_events(const earl_trace *trace);
-const earl_warnings *earl_trace_warnings(const earl_trace *trace);
+EARL_API const char *earl_trace_path(const earl_trace *trace); /* the anchor file */
+EARL_API const earl_defs *earl_trace_defs(const earl_trace *trace);
+EARL_API const earl_events *earl_trace_events(const earl_trace *trace);
+EARL_API const earl_warnings *earl_trace_warnings(const earl_trace *trace);
 /* Heap bytes held by the event store (core columns, side tables). */
-size_t earl_trace_event_bytes(const earl_trace *trace, size_t *core_bytes);
+EARL_API size_t earl_trace_event_bytes(const earl_trace *trace, size_t *core_bytes);
 
 /* Convenience accessors. */
-const char *earl_trace_string(const earl_trace *trace, uint32_t ref);
+EARL_API const char *earl_trace_string(const earl_trace *trace, uint32_t ref);
 
 #ifdef __cplusplus
 }

@@ -51,15 +51,15 @@ typedef struct earl_calltree_view {
 
 /* enterptr: one entry per event of trace (earl_states_view.enterptr, 32
  * bits, EARL_EID32_NONE for none). */
-earl_status earl_calltree_build(const earl_trace *trace, const earl_eid32 *enterptr,
-                                earl_calltree **out, earl_error *err);
-void earl_calltree_free(earl_calltree *tree);
-const earl_calltree_view *earl_calltree_get_view(const earl_calltree *tree);
+EARL_API earl_status earl_calltree_build(const earl_trace *trace, const earl_eid32 *enterptr,
+                                         earl_calltree **out, earl_error *err);
+EARL_API void earl_calltree_free(earl_calltree *tree);
+EARL_API const earl_calltree_view *earl_calltree_get_view(const earl_calltree *tree);
 
 /* The cnode that is the innermost call path the location itself has open
  * just after event i (for a LEAVE: the enclosing one), -1 if none. */
-int32_t earl_calltree_current(const earl_calltree *tree, const earl_trace *trace,
-                              const earl_eid32 *enterptr, earl_eid i);
+EARL_API int32_t earl_calltree_current(const earl_calltree *tree, const earl_trace *trace,
+                                       const earl_eid32 *enterptr, earl_eid i);
 
 #ifdef __cplusplus
 }

@@ -49,12 +49,12 @@ typedef struct earl_p2p_messages {
 
 /* The most rows earl_p2p_find can fill for trace: its MPI_RECV and MPI_IRECV
  * records. */
-size_t earl_p2p_capacity(const earl_trace *trace);
+EARL_API size_t earl_p2p_capacity(const earl_trace *trace);
 
 /* Fill the columns of out (each with earl_p2p_capacity entries) and out->n,
  * column by column; the pointers come from the EARL layer of trace. */
-earl_status earl_p2p_find(const earl_trace *trace, earl_states *states, earl_p2p_messages *out,
-                          earl_error *err);
+EARL_API earl_status earl_p2p_find(const earl_trace *trace, earl_states *states,
+                                   earl_p2p_messages *out, earl_error *err);
 
 /* Per (call path, location) of the send records (MPI_SEND, MPI_ISEND), and
  * of the receive records (MPI_RECV, MPI_IRECV): how many, how many with a
@@ -68,10 +68,10 @@ typedef struct earl_message_sums {
 /* event_cnode: the call path of every event (earl_calltree_view).  One
  * pass over the events.  On success the columns of sends and recvs are
  * allocated here: free them with earl_message_sums_free. */
-earl_status earl_message_sums_build(const earl_events *ev, const int32_t *event_cnode,
-                                    size_t n_locations, earl_message_sums *sends,
-                                    earl_message_sums *recvs, earl_error *err);
-void earl_message_sums_free(earl_message_sums *sums);
+EARL_API earl_status earl_message_sums_build(const earl_events *ev, const int32_t *event_cnode,
+                                             size_t n_locations, earl_message_sums *sends,
+                                             earl_message_sums *recvs, earl_error *err);
+EARL_API void earl_message_sums_free(earl_message_sums *sums);
 
 /* Late Sender, wrong order, as Scalasca defines it.  The messages are the
  * received point-to-point messages: receive event recv[k], the ENTER of the
@@ -84,10 +84,11 @@ void earl_message_sums_free(earl_message_sums *sums);
  * location; the calls of one location must follow each other (the receives
  * of one call are adjacent in that order), as MPI calls do.  O(n log n) for
  * n messages and Late Senders, whatever the order of the sends. */
-earl_status earl_wrong_order(const earl_events *ev, size_t n_locations, size_t n_msgs,
-                             const earl_eid *recv, const earl_eid *recv_call,
-                             const earl_eid *send, size_t n_late, const earl_eid *late_call,
-                             const earl_eid *late_send, int64_t *later_source, earl_error *err);
+EARL_API earl_status earl_wrong_order(const earl_events *ev, size_t n_locations, size_t n_msgs,
+                                      const earl_eid *recv, const earl_eid *recv_call,
+                                      const earl_eid *send, size_t n_late,
+                                      const earl_eid *late_call, const earl_eid *late_send,
+                                      int64_t *later_source, earl_error *err);
 
 /* The LEAVE of each ENTER ids[k] (the first later event of its location that
  * is a LEAVE whose enterptr is ids[k]) into leave[k]; -1 when it is never
@@ -96,8 +97,8 @@ earl_status earl_wrong_order(const earl_events *ev, size_t n_locations, size_t n
  * on, which reads the columns front to back instead of walking each call
  * alone: for the calls of many receives or collectives, a fraction of the
  * cost.  ids in any order, repeats allowed; an id of -1 gives -1. */
-earl_status earl_leaves(const earl_events *ev, const earl_eid32 *enterptr, const earl_eid *ids,
-                        size_t n, earl_eid *leave, earl_error *err);
+EARL_API earl_status earl_leaves(const earl_events *ev, const earl_eid32 *enterptr,
+                                 const earl_eid *ids, size_t n, earl_eid *leave, earl_error *err);
 
 /* The same, knowing an event of each call before its LEAVE, after[k]
  * (ids[k] <= after[k]: the ENTER itself, the MPI_COLLECTIVE_END of a
@@ -105,9 +106,9 @@ earl_status earl_leaves(const earl_events *ev, const earl_eid32 *enterptr, const
  * for in the events right after it first, where short calls end, and
  * earl_leaves finds the rest; when most of the first calls end further away,
  * earl_leaves finds all the others. */
-earl_status earl_leaves_after(const earl_events *ev, const earl_eid32 *enterptr,
-                              const earl_eid *ids, const earl_eid *after, size_t n,
-                              earl_eid *leave, earl_error *err);
+EARL_API earl_status earl_leaves_after(const earl_events *ev, const earl_eid32 *enterptr,
+                                       const earl_eid *ids, const earl_eid *after, size_t n,
+                                       earl_eid *leave, earl_error *err);
 
 /* The MPI_COLLECTIVE_BEGIN of each MPI_COLLECTIVE_END ends[k] inside the
  * call calls[k] (the ENTER around it): the last BEGIN of its location before
@@ -115,9 +116,9 @@ earl_status earl_leaves_after(const earl_events *ev, const earl_eid32 *enterptr,
  * no MPI_COLLECTIVE_END.  ends must ascend (an EARL_ERR_INVALID error
  * otherwise).  One pass over the events up to the last END (the kinds
  * column, and the locations of the collective records). */
-earl_status earl_collective_begins(const earl_events *ev, size_t n_locations,
-                                   const earl_eid *ends, const earl_eid *calls, size_t n,
-                                   earl_eid *begin, earl_error *err);
+EARL_API earl_status earl_collective_begins(const earl_events *ev, size_t n_locations,
+                                            const earl_eid *ends, const earl_eid *calls, size_t n,
+                                            earl_eid *begin, earl_error *err);
 
 /* ---- groups of rows ------------------------------------------------------- */
 
@@ -125,12 +126,13 @@ earl_status earl_collective_begins(const earl_events *ev, size_t n_locations,
 
 /* The row with the largest value in each run (the first of equal ones), in
  * run order, into rows[]; returns the number of runs. */
-size_t earl_first_of_runs(size_t n, const int64_t *keys, const int64_t *values, int64_t *rows);
+EARL_API size_t earl_first_of_runs(size_t n, const int64_t *keys, const int64_t *values,
+                                   int64_t *rows);
 
 /* Per row, the largest value among the earlier rows of its run, floor for
  * the first row of a run, into out[]. */
-void earl_exclusive_running_max(size_t n, const int64_t *keys, const int64_t *values,
-                                int64_t floor, int64_t *out);
+EARL_API void earl_exclusive_running_max(size_t n, const int64_t *keys, const int64_t *values,
+                                         int64_t floor, int64_t *out);
 
 #ifdef __cplusplus
 }

@@ -60,30 +60,30 @@ typedef enum earl_hb_warning_code {
  * stamps; on failure *out is NULL and err says why (EARL_ERR_INVALID for
  * unsorted or out-of-range ids, EARL_ERR_NOMEM when the stamps would not
  * fit). */
-earl_status earl_hb_build(const earl_trace *trace, earl_states *states, const earl_eid *stamped,
-                          size_t n, const earl_hb_options *options, earl_hb **out,
-                          earl_error *err);
-void earl_hb_free(earl_hb *hb);
+EARL_API earl_status earl_hb_build(const earl_trace *trace, earl_states *states,
+                                   const earl_eid *stamped, size_t n,
+                                   const earl_hb_options *options, earl_hb **out, earl_error *err);
+EARL_API void earl_hb_free(earl_hb *hb);
 
-size_t earl_hb_count(const earl_hb *hb);      /* stamped events */
-uint32_t earl_hb_width(const earl_hb *hb);    /* entries per stamp = locations */
-size_t earl_hb_bytes(const earl_hb *hb);      /* heap bytes held */
-uint64_t earl_hb_warning_count(const earl_hb *hb, earl_hb_warning_code code);
+EARL_API size_t earl_hb_count(const earl_hb *hb);      /* stamped events */
+EARL_API uint32_t earl_hb_width(const earl_hb *hb);    /* entries per stamp = locations */
+EARL_API size_t earl_hb_bytes(const earl_hb *hb);      /* heap bytes held */
+EARL_API uint64_t earl_hb_warning_count(const earl_hb *hb, earl_hb_warning_code code);
 
 /* Index of event e among the stamped events, -1 when e is not stamped
  * (O(log n)). */
-int64_t earl_hb_index(const earl_hb *hb, earl_eid e);
+EARL_API int64_t earl_hb_index(const earl_hb *hb, earl_eid e);
 /* The stamped event at index k, its location and its position there. */
-earl_eid earl_hb_event(const earl_hb *hb, size_t k);
-earl_loc earl_hb_location(const earl_hb *hb, size_t k);
-uint32_t earl_hb_position(const earl_hb *hb, size_t k);
+EARL_API earl_eid earl_hb_event(const earl_hb *hb, size_t k);
+EARL_API earl_loc earl_hb_location(const earl_hb *hb, size_t k);
+EARL_API uint32_t earl_hb_position(const earl_hb *hb, size_t k);
 /* The stamp of index k: earl_hb_width(hb) entries. */
-const uint32_t *earl_hb_stamp(const earl_hb *hb, size_t k);
+EARL_API const uint32_t *earl_hb_stamp(const earl_hb *hb, size_t k);
 
 /* a --> b for stamped indices ia, ib: constant time, no checks. */
-int earl_hb_before(const earl_hb *hb, size_t ia, size_t ib);
+EARL_API int earl_hb_before(const earl_hb *hb, size_t ia, size_t ib);
 /* a || b: neither a --> b nor b --> a, and a != b. */
-int earl_hb_concurrent(const earl_hb *hb, size_t ia, size_t ib);
+EARL_API int earl_hb_concurrent(const earl_hb *hb, size_t ia, size_t ib);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "earl_api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -28,22 +30,22 @@ typedef struct earl_mem_stats {
 } earl_mem_stats;
 
 /* Unmap every kept block now. */
-void earl_mem_release(void);
+EARL_API void earl_mem_release(void);
 /* Give the free pages of malloc's heap back to the kernel: after a burst of
  * temporaries (an analysis's), which come from it below 32 MB. */
-void earl_mem_trim(void);
-earl_mem_stats earl_mem_get_stats(void);
+EARL_API void earl_mem_trim(void);
+EARL_API earl_mem_stats earl_mem_get_stats(void);
 
 /* An analysis's temporaries, of sizes no one can predict: below 32 MB from
  * malloc, whose heap reuses freed memory for requests of any size (free its
  * pages with earl_mem_trim afterwards); larger ones from the kept blocks.
  * NULL when out of memory.  A block from these must be freed with
  * earl_mem_free, never free(). */
-void *earl_mem_alloc_temp(size_t bytes);
-void *earl_mem_realloc_temp(void *p, size_t bytes);
-void *earl_mem_calloc_temp(size_t n, size_t size);
+EARL_API void *earl_mem_alloc_temp(size_t bytes);
+EARL_API void *earl_mem_realloc_temp(void *p, size_t bytes);
+EARL_API void *earl_mem_calloc_temp(size_t n, size_t size);
 /* Free a block of the core's allocator (NULL: nothing). */
-void earl_mem_free(void *p);
+EARL_API void earl_mem_free(void *p);
 
 #ifdef __cplusplus
 }

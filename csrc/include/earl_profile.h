@@ -39,18 +39,18 @@ typedef struct earl_profile_bins {
  *   totals    n_regions + 1 rows of n_bins ticks; region refs >= n_regions
  *             (undefined) add to the last row
  *   present   n_regions + 1 flags: set for each row that got a stretch */
-earl_status earl_profile_time(const earl_trace *trace, const earl_eid32 *enterptr,
-                              const earl_profile_bins *bins, uint32_t n_regions,
-                              int64_t *totals, uint8_t *present, earl_error *err);
+EARL_API earl_status earl_profile_time(const earl_trace *trace, const earl_eid32 *enterptr,
+                                       const earl_profile_bins *bins, uint32_t n_regions,
+                                       int64_t *totals, uint8_t *present, earl_error *err);
 
 /* Inclusive time of every region instance, leave - enter (a region never
  * left ends at its location's last event), summed per region ref, or per
  * (region ref, location) at totals[ref * n_locations + location] when
  * per_location is set.  ENTERs of refs >= n_regions are not counted.
  *   leaveptr  one entry per event (the LEAVE of an ENTER, -1 if none) */
-earl_status earl_profile_inclusive(const earl_trace *trace, const earl_eid *leaveptr,
-                                   uint32_t n_regions, int per_location, int64_t *totals,
-                                   earl_error *err);
+EARL_API earl_status earl_profile_inclusive(const earl_trace *trace, const earl_eid *leaveptr,
+                                            uint32_t n_regions, int per_location, int64_t *totals,
+                                            earl_error *err);
 
 #ifdef __cplusplus
 }

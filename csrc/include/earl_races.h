@@ -76,7 +76,7 @@ typedef enum earl_races_warning_code {
     EARL_RACES_WARNING_CODE_COUNT
 } earl_races_warning_code;
 
-const char *earl_races_warning_code_name(earl_races_warning_code code);
+EARL_API const char *earl_races_warning_code_name(earl_races_warning_code code);
 
 /* Other sources of nondeterminism and the resource errors of Vo's section
  * 2.3.6 that a trace shows, one finding per (kind, location). */
@@ -93,7 +93,8 @@ typedef enum earl_races_finding_kind {
     EARL_RACES_FINDING_KIND_COUNT
 } earl_races_finding_kind;
 
-const char *earl_races_finding_kind_name(earl_races_finding_kind kind); /* "waitany", ... */
+/* "waitany", ... */
+EARL_API const char *earl_races_finding_kind_name(earl_races_finding_kind kind);
 
 /* The result.  Receives are the wildcard receives analysed, most
  * alternatives first (ties by event id); the alternatives of receive k are
@@ -123,16 +124,16 @@ typedef struct earl_races_view {
  * instances, enterptr).  On success *out owns the result; on failure *out
  * is NULL and err says why (EARL_ERR_INVALID for a requested source or tag
  * below -2, EARL_ERR_NOMEM). */
-earl_status earl_races_build(const earl_trace *trace, earl_states *states,
-                             const earl_races_options *options, earl_races **out,
-                             earl_error *err);
-void earl_races_free(earl_races *races);
+EARL_API earl_status earl_races_build(const earl_trace *trace, earl_states *states,
+                                      const earl_races_options *options, earl_races **out,
+                                      earl_error *err);
+EARL_API void earl_races_free(earl_races *races);
 
-const earl_races_view *earl_races_get_view(const earl_races *races);
-uint64_t earl_races_warning_count(const earl_races *races, earl_races_warning_code code);
+EARL_API const earl_races_view *earl_races_get_view(const earl_races *races);
+EARL_API uint64_t earl_races_warning_count(const earl_races *races, earl_races_warning_code code);
 /* Heap bytes the analysis held at its peak (clocks, tables) and holds now. */
-size_t earl_races_peak_bytes(const earl_races *races);
-size_t earl_races_bytes(const earl_races *races);
+EARL_API size_t earl_races_peak_bytes(const earl_races *races);
+EARL_API size_t earl_races_bytes(const earl_races *races);
 
 #ifdef __cplusplus
 }

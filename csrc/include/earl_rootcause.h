@@ -92,14 +92,13 @@ typedef struct earl_rc_event_chunk_table {
  * event charged to no cnode (-1) gives no chunk.  program_cnode is charged at
  * EARL_RC_CHUNK_PROGRAM_END.  EARL_ERR_INVALID for a location or a cnode out
  * of range, and for 2^31 events or more (their slots would not fit). */
-earl_status earl_rc_event_chunks_build(size_t n_locations, size_t n_events,
-                                       const int32_t *location, const uint8_t *kind,
-                                       const uint64_t *time,
-                                       const int32_t *event_cnode, const int32_t *parent,
-                                       size_t n_cnodes, const uint8_t role[256],
-                                       int64_t program_cnode, earl_rc_event_chunk_table *out,
-                                       earl_error *err);
-void earl_rc_event_chunk_table_free(earl_rc_event_chunk_table *table);
+EARL_API earl_status earl_rc_event_chunks_build(size_t n_locations, size_t n_events,
+                                                const int32_t *location, const uint8_t *kind,
+                                                const uint64_t *time, const int32_t *event_cnode,
+                                                const int32_t *parent, size_t n_cnodes,
+                                                const uint8_t role[256], int64_t program_cnode,
+                                                earl_rc_event_chunk_table *out, earl_error *err);
+EARL_API void earl_rc_event_chunk_table_free(earl_rc_event_chunk_table *table);
 
 /* Chunks given as a table, ascending by key (see above). */
 typedef struct earl_rc_chunk_table {
@@ -138,7 +137,7 @@ typedef struct earl_rc_map {
     double *value;
 } earl_rc_map;
 
-void earl_rc_map_free(earl_rc_map *map);
+EARL_API void earl_rc_map_free(earl_rc_map *map);
 
 /* Raw exclusive time per call path of each query q on location loc[q]
  * between events lo[q] (exclusive, after its point; -1: the location's
@@ -146,9 +145,10 @@ void earl_rc_map_free(earl_rc_map *map);
  * with its exact tick sum as a double (zero and negative sums included).
  * EARL_ERR_INVALID for a chunk's cnode out of 0..n_cnodes-1, a negative
  * location or a stride below 1. */
-earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride, int64_t n_cnodes,
-                               const int64_t *loc, const int64_t *lo, const int64_t *hi,
-                               size_t queries, earl_rc_map *out, earl_error *err);
+EARL_API earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride,
+                                        int64_t n_cnodes, const int64_t *loc, const int64_t *lo,
+                                        const int64_t *hi, size_t queries, earl_rc_map *out,
+                                        earl_error *err);
 
 /* Synchronisation intervals (Scalasca's pruned time maps): per query q, the
  * time per call path of location loc[q] between its synchronisation points
@@ -164,11 +164,12 @@ typedef struct earl_rc_intervals {
     int64_t *between_row;    /* the rows of those points with waiting time > 0, in event order */
 } earl_rc_intervals;
 
-earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_points *points,
-                                   int64_t stride, int64_t n_cnodes, const int64_t *loc,
-                                   const int64_t *prev, const int64_t *at, size_t queries,
-                                   earl_rc_intervals *out, earl_error *err);
-void earl_rc_intervals_free(earl_rc_intervals *intervals);
+EARL_API earl_status earl_rc_interval_times(const earl_rc_chunks *chunks,
+                                            const earl_rc_points *points, int64_t stride,
+                                            int64_t n_cnodes, const int64_t *loc,
+                                            const int64_t *prev, const int64_t *at, size_t queries,
+                                            earl_rc_intervals *out, earl_error *err);
+EARL_API void earl_rc_intervals_free(earl_rc_intervals *intervals);
 
 /* The excess of a late side's map over an early side's: for each pair k, the
  * entries of late's query late_q[k] whose cnode is also in within's query
@@ -176,10 +177,10 @@ void earl_rc_intervals_free(earl_rc_intervals *intervals);
  * that cnode in query early_q[k] (0 when absent), the positive differences
  * only.  out gets one query per pair; sum[k] (pairs entries, caller's array)
  * their total.  EARL_ERR_INVALID for a query index out of range. */
-earl_status earl_rc_excess(const earl_rc_map *late, const int64_t *late_q,
-                           const earl_rc_map *early, const int64_t *early_q,
-                           const earl_rc_map *within, const int64_t *within_q, size_t pairs,
-                           earl_rc_map *out, double *sum, earl_error *err);
+EARL_API earl_status earl_rc_excess(const earl_rc_map *late, const int64_t *late_q,
+                                    const earl_rc_map *early, const int64_t *early_q,
+                                    const earl_rc_map *within, const int64_t *within_q,
+                                    size_t pairs, earl_rc_map *out, double *sum, earl_error *err);
 
 /* The synchronisation points two locations share: those where they meet one
  * by one (pair_key = (location * n_locations + partner) * stride + event,
@@ -201,9 +202,10 @@ typedef struct earl_rc_pair_points {
  * partner[q] before event at[q] (strictly), -1 when none, into out[q]; a
  * group point counts when both are members.  EARL_ERR_INVALID for a
  * location out of range. */
-earl_status earl_rc_previous_points(const earl_rc_pair_points *points, int64_t stride,
-                                    size_t queries, const int64_t *loc, const int64_t *partner,
-                                    const int64_t *at, int64_t *out, earl_error *err);
+EARL_API earl_status earl_rc_previous_points(const earl_rc_pair_points *points, int64_t stride,
+                                             size_t queries, const int64_t *loc,
+                                             const int64_t *partner, const int64_t *at,
+                                             int64_t *out, earl_error *err);
 
 /* Who meets whom at the synchronisation points: the points (point_key,
  * location * stride + event ascending), the partner locations a point
@@ -242,11 +244,12 @@ typedef struct earl_rc_group_starts {
 /* delayer_location, delayer_event and member_set (the set of the
  * instance's communicator) per instance.  EARL_ERR_INVALID for a set or a
  * location out of range, or a partner pair of no point. */
-earl_status earl_rc_find_group_starts(const earl_rc_meetings *meetings, int64_t stride,
-                                      size_t instances, const int64_t *delayer_location,
-                                      const int64_t *delayer_event, const int64_t *member_set,
-                                      earl_rc_group_starts *out, earl_error *err);
-void earl_rc_group_starts_free(earl_rc_group_starts *starts);
+EARL_API earl_status earl_rc_find_group_starts(const earl_rc_meetings *meetings, int64_t stride,
+                                               size_t instances, const int64_t *delayer_location,
+                                               const int64_t *delayer_event,
+                                               const int64_t *member_set, earl_rc_group_starts *out,
+                                               earl_error *err);
+EARL_API void earl_rc_group_starts_free(earl_rc_group_starts *starts);
 
 /* The critical path's walk back in time (Scalasca's critical-path pass):
  * from location start_location at event start_event, each step goes back to
@@ -281,9 +284,9 @@ typedef struct earl_rc_stretches {
     int64_t *to;
 } earl_rc_stretches;
 
-earl_status earl_rc_critical_walk(const earl_rc_path_graph *graph, int64_t start_event,
-                                  earl_rc_stretches *out, earl_error *err);
-void earl_rc_stretches_free(earl_rc_stretches *stretches);
+EARL_API earl_status earl_rc_critical_walk(const earl_rc_path_graph *graph, int64_t start_event,
+                                           earl_rc_stretches *out, earl_error *err);
+EARL_API void earl_rc_stretches_free(earl_rc_stretches *stretches);
 
 /* ---- long-term delay costs (Scalasca's backward replay) --------------------
  *
@@ -324,25 +327,26 @@ enum { EARL_RC_INPUT_COST = 1, EARL_RC_INPUT_WAIT = 2 };
  * times) with n_sources sources; every collective kind takes by default the
  * arriving cost for every source, and the members' own waiting time for the
  * source of its own kind. */
-earl_status earl_rc_replay_new(size_t n_sources, size_t n_points, const int64_t *point_event,
-                               const double *point_wait, earl_rc_replay **out, earl_error *err);
-void earl_rc_replay_free(earl_rc_replay *replay);
+EARL_API earl_status earl_rc_replay_new(size_t n_sources, size_t n_points,
+                                        const int64_t *point_event, const double *point_wait,
+                                        earl_rc_replay **out, earl_error *err);
+EARL_API void earl_rc_replay_free(earl_rc_replay *replay);
 
 /* What collectives of kind `kind` take as input for source `source`. */
-earl_status earl_rc_replay_set_input(earl_rc_replay *replay, size_t kind, size_t source,
-                                     unsigned inputs, earl_error *err);
+EARL_API earl_status earl_rc_replay_set_input(earl_rc_replay *replay, size_t kind, size_t source,
+                                              unsigned inputs, earl_error *err);
 
 /* Point-to-point wait states of kind `source`: per wait state its waiting
  * event and point row (-1: no point, no cost arrives), the delaying
  * location, scale and denominator, its delays (query k of delays) and the
  * point rows in between ([between_offset[k], between_offset[k + 1]) of
  * between_row). */
-earl_status earl_rc_replay_add_waits(earl_rc_replay *replay, size_t source, size_t n,
-                                     const int64_t *event, const int64_t *row,
-                                     const int64_t *delayer_location, const double *scale,
-                                     const double *denominator, const earl_rc_map *delays,
-                                     const int64_t *between_offset, const int64_t *between_row,
-                                     earl_error *err);
+EARL_API earl_status earl_rc_replay_add_waits(earl_rc_replay *replay, size_t source, size_t n,
+                                              const int64_t *event, const int64_t *row,
+                                              const int64_t *delayer_location, const double *scale,
+                                              const double *denominator, const earl_rc_map *delays,
+                                              const int64_t *between_offset,
+                                              const int64_t *between_row, earl_error *err);
 
 /* Collective instances: per instance its kind (a source), the delaying
  * location, its members [member_offset[k], member_offset[k + 1]) (the
@@ -369,14 +373,15 @@ typedef struct earl_rc_collectives {
     const earl_rc_map *delays;
 } earl_rc_collectives;
 
-earl_status earl_rc_replay_add_collectives(earl_rc_replay *replay,
-                                           const earl_rc_collectives *collectives,
-                                           earl_error *err);
+EARL_API earl_status earl_rc_replay_add_collectives(earl_rc_replay *replay,
+                                                    const earl_rc_collectives *collectives,
+                                                    earl_error *err);
 
 /* Costs known before the replay (they depend on nothing later): value on
  * the point rows of source `source`, added in order. */
-earl_status earl_rc_replay_add_costs(earl_rc_replay *replay, size_t source, size_t n,
-                                     const int64_t *row, const double *value, earl_error *err);
+EARL_API earl_status earl_rc_replay_add_costs(earl_rc_replay *replay, size_t source, size_t n,
+                                              const int64_t *row, const double *value,
+                                              earl_error *err);
 
 /* The long-term severities, per source: out[s] gets parallel arrays of
  * (location, cnode, value) in first-touch order (free with
@@ -388,8 +393,9 @@ typedef struct earl_rc_severity {
     double *value;
 } earl_rc_severity;
 
-earl_status earl_rc_replay_run(earl_rc_replay *replay, earl_rc_severity *out, earl_error *err);
-void earl_rc_severity_free(earl_rc_severity *severity);
+EARL_API earl_status earl_rc_replay_run(earl_rc_replay *replay, earl_rc_severity *out,
+                                        earl_error *err);
+EARL_API void earl_rc_severity_free(earl_rc_severity *severity);
 
 #ifdef __cplusplus
 }

@@ -46,13 +46,14 @@ typedef struct earl_search_program earl_search_program;
  * reads "line L, column C: expected X, found Y" or names the problem (an
  * unknown name, a variable used before its declaration, a pattern without
  * variables, ...). */
-earl_status earl_search_parse(const char *text, earl_search_program **out, earl_error *err);
-void earl_search_program_free(earl_search_program *program);
+EARL_API earl_status earl_search_parse(const char *text, earl_search_program **out,
+                                       earl_error *err);
+EARL_API void earl_search_program_free(earl_search_program *program);
 
 /* The patterns the text defines (named classes excluded), in text order;
  * the last one is searched by default. */
-size_t earl_search_pattern_count(const earl_search_program *program);
-const char *earl_search_pattern_name(const earl_search_program *program, size_t k);
+EARL_API size_t earl_search_pattern_count(const earl_search_program *program);
+EARL_API const char *earl_search_pattern_name(const earl_search_program *program, size_t k);
 
 /* ---- queries: a pattern bound to a trace ------------------------------------- */
 
@@ -70,17 +71,18 @@ typedef struct earl_search_prepare_options {
  * pointers into both: free the query first).  Errors (EARL_ERR_INVALID):
  * an unknown pattern name, an unknown event kind, a class that matches no
  * event of the trace, each with the line and column of its cause. */
-earl_status earl_search_prepare(const earl_search_program *program, const earl_trace *trace,
-                                earl_states *states, const earl_search_prepare_options *options,
-                                earl_search_query **out, earl_error *err);
-void earl_search_query_free(earl_search_query *query);
+EARL_API earl_status earl_search_prepare(const earl_search_program *program,
+                                         const earl_trace *trace, earl_states *states,
+                                         const earl_search_prepare_options *options,
+                                         earl_search_query **out, earl_error *err);
+EARL_API void earl_search_query_free(earl_search_query *query);
 
 /* The variables of the query in search order: the $ variables in their
  * declaration order, then the ~ variables, then the * variables.  Anonymous
  * variables (a class or a pattern named directly in the pattern) are ~
  * variables named "~1", "~2", ... (a class in the middle of a limited
  * precedence A -(C)-> B: "*1", ...). */
-size_t earl_search_query_variables(const earl_search_query *query);
+EARL_API size_t earl_search_query_variables(const earl_search_query *query);
 typedef struct earl_search_variable_info {
     const char *name;   /* without its sigil */
     char quantifier;    /* '$', '~' or '*' */
@@ -89,10 +91,10 @@ typedef struct earl_search_variable_info {
     size_t domain;      /* values it can take */
     int single_location;/* arity 1 and all values on one location */
 } earl_search_variable_info;
-void earl_search_query_variable(const earl_search_query *query, size_t k,
-                                earl_search_variable_info *info);
+EARL_API void earl_search_query_variable(const earl_search_query *query, size_t k,
+                                         earl_search_variable_info *info);
 /* Events stamped for the query and the bytes of their timestamps. */
-size_t earl_search_query_stamped(const earl_search_query *query, size_t *bytes);
+EARL_API size_t earl_search_query_stamped(const earl_search_query *query, size_t *bytes);
 
 /* ---- execution ----------------------------------------------------------------- */
 
@@ -142,24 +144,26 @@ typedef struct earl_search_thread_stats {
 
 typedef struct earl_search_result earl_search_result;
 
-earl_status earl_search_execute(const earl_search_query *query, const earl_search_options *options,
-                                earl_search_result **out, earl_error *err);
-void earl_search_result_free(earl_search_result *result);
+EARL_API earl_status earl_search_execute(const earl_search_query *query,
+                                         const earl_search_options *options,
+                                         earl_search_result **out, earl_error *err);
+EARL_API void earl_search_result_free(earl_search_result *result);
 
 /* The matches: rows x columns event ids, row-major, rows in canonical order.
  * One column per event of a $ variable: "a" for a primitive class, "m" and
  * "m.partner" for a partner class, "ce.<column>" for each column of a
  * sub-pattern variable ce. */
-size_t earl_search_result_rows(const earl_search_result *result);
-size_t earl_search_result_columns(const earl_search_result *result);
-const char *earl_search_result_column(const earl_search_result *result, size_t j);
-const earl_eid *earl_search_result_events(const earl_search_result *result);
+EARL_API size_t earl_search_result_rows(const earl_search_result *result);
+EARL_API size_t earl_search_result_columns(const earl_search_result *result);
+EARL_API const char *earl_search_result_column(const earl_search_result *result, size_t j);
+EARL_API const earl_eid *earl_search_result_events(const earl_search_result *result);
 /* 1 when the search stopped at the limit (more matches may exist). */
-int earl_search_result_truncated(const earl_search_result *result);
-earl_search_stats earl_search_result_stats(const earl_search_result *result);
+EARL_API int earl_search_result_truncated(const earl_search_result *result);
+EARL_API earl_search_stats earl_search_result_stats(const earl_search_result *result);
 /* The threads that searched and the work of each. */
-size_t earl_search_result_threads(const earl_search_result *result);
-earl_search_thread_stats earl_search_result_thread(const earl_search_result *result, size_t k);
+EARL_API size_t earl_search_result_threads(const earl_search_result *result);
+EARL_API earl_search_thread_stats earl_search_result_thread(const earl_search_result *result,
+                                                            size_t k);
 
 #ifdef __cplusplus
 }

@@ -101,7 +101,7 @@ typedef struct earl_states_warnings {
     const earl_states_warning *details;
 } earl_states_warnings;
 
-const char *earl_states_warning_code_name(earl_states_warning_code code);
+EARL_API const char *earl_states_warning_code_name(earl_states_warning_code code);
 
 /* The pointers.  enterptr is computed by the pass for every event (the
  * view's 32-bit enterptr); the dense int64 arrays (count entries, one per
@@ -119,7 +119,7 @@ typedef enum earl_pointer {
     EARL_POINTER_COUNT
 } earl_pointer;
 
-const char *earl_pointer_name(earl_pointer p); /* "enterptr", ... */
+EARL_API const char *earl_pointer_name(earl_pointer p); /* "enterptr", ... */
 
 /* The collective instances in CSR form: the member events of instance k are
  * coll_members[coll_member_start[k] .. coll_member_start[k + 1]), in the
@@ -144,26 +144,26 @@ typedef struct earl_states_view {
 
 /* Compute the states of trace (options may be NULL).  On success *out owns
  * them; on failure *out is NULL and err says why. */
-earl_status earl_states_build(const earl_trace *trace, const earl_states_options *options,
-                              earl_states **out, earl_error *err);
-void earl_states_free(earl_states *states);
+EARL_API earl_status earl_states_build(const earl_trace *trace, const earl_states_options *options,
+                                       earl_states **out, earl_error *err);
+EARL_API void earl_states_free(earl_states *states);
 
-const earl_states_view *earl_states_get_view(const earl_states *states);
-const earl_states_warnings *earl_states_get_warnings(const earl_states *states);
+EARL_API const earl_states_view *earl_states_get_view(const earl_states *states);
+EARL_API const earl_states_warnings *earl_states_get_warnings(const earl_states *states);
 /* Heap bytes held by the states (arrays, instances, indexes built so far). */
-size_t earl_states_bytes(const earl_states *states);
+EARL_API size_t earl_states_bytes(const earl_states *states);
 
 /* The dense int64 array of pointer p, one entry per event, built on the
  * first request (O(n), thread-safe) and kept until earl_states_free; NULL
  * with err filled when out of memory.  For enterptr it is a copy of the
  * view's 32-bit array (8 bytes an event more): code in C reads that one. */
-const earl_eid *earl_states_pointer(earl_states *states, earl_pointer p, earl_error *err);
+EARL_API const earl_eid *earl_states_pointer(earl_states *states, earl_pointer p, earl_error *err);
 /* The dense collective instance of every event (-1: none), likewise. */
-const int32_t *earl_states_coll_instances(earl_states *states, earl_error *err);
+EARL_API const int32_t *earl_states_coll_instances(earl_states *states, earl_error *err);
 /* Pointer p of event i (-1 when out of range or out of memory): O(1) from
  * the compact records for enterptr, sendptr, recvptr and lockptr; leaveptr
  * and forkptr read their dense arrays (built on first use). */
-earl_eid earl_states_ptr(earl_states *states, earl_pointer p, earl_eid i);
+EARL_API earl_eid earl_states_ptr(earl_states *states, earl_pointer p, earl_eid i);
 
 /* Pointer p of the n events ids[k] into out[k], without building p's dense
  * array when it is not built yet: the pass's arrays answer enterptr,
@@ -171,10 +171,10 @@ earl_eid earl_states_ptr(earl_states *states, earl_pointer p, earl_eid i);
  * location forward to the LEAVE whose enterptr it is (the length of the
  * region instance, short for the calls an analysis asks about).  forkptr
  * uses the dense array.  Ids out of range give -1. */
-earl_status earl_states_gather(earl_states *states, earl_pointer p, const earl_eid *ids,
-                               size_t n, earl_eid *out, earl_error *err);
+EARL_API earl_status earl_states_gather(earl_states *states, earl_pointer p, const earl_eid *ids,
+                                        size_t n, earl_eid *out, earl_error *err);
 /* The collective instance of event i, -1 (O(log members)). */
-int32_t earl_states_instance_of(const earl_states *states, earl_eid i);
+EARL_API int32_t earl_states_instance_of(const earl_states *states, earl_eid i);
 
 /* ---- history queries -------------------------------------------------------- */
 
@@ -182,22 +182,22 @@ int32_t earl_states_instance_of(const earl_states *states, earl_eid i);
  * first event): the ENTER events of the open region instances, outermost
  * first, inherited frames of the master included.  Returns the depth; out
  * is filled when cap >= depth.  O(log n + depth). */
-size_t earl_states_stack(const earl_states *states, earl_eid i, earl_loc loc, earl_eid *out,
-                         size_t cap);
+EARL_API size_t earl_states_stack(const earl_states *states, earl_eid i, earl_loc loc,
+                                  earl_eid *out, size_t cap);
 
 /* The messages in transfer from src to dst just after event i: the sends
  * of src to dst with id <= i whose receive is > i or missing, in send
  * order.  *n receives their number; out is filled up to cap.  The first call
  * builds an index of the sends per (src, dst) (O(messages), thread-safe).
  * O(log m + k log m) for k messages in transfer. */
-earl_status earl_states_queue(earl_states *states, earl_eid i, earl_loc src, earl_loc dst,
-                              earl_eid *out, size_t cap, size_t *n, earl_error *err);
+EARL_API earl_status earl_states_queue(earl_states *states, earl_eid i, earl_loc src, earl_loc dst,
+                                       earl_eid *out, size_t cap, size_t *n, earl_error *err);
 
 /* coll(e_i) of section 4.3: when i completes a collective instance, its member
  * events (*members, *n) and the instance id; otherwise -1 and *n = 0.
  * O(log m) for m collective members in the trace. */
-int32_t earl_states_coll(const earl_states *states, earl_eid i, const earl_eid **members,
-                         size_t *n);
+EARL_API int32_t earl_states_coll(const earl_states *states, earl_eid i, const earl_eid **members,
+                                  size_t *n);
 
 /* One lock's state. */
 typedef struct earl_lock_state {
@@ -210,8 +210,8 @@ typedef struct earl_lock_state {
 
 /* The locks that some event <= i changed, with their state just after i.
  * Returns their number; out is filled up to cap.  O(L log m) for L locks. */
-size_t earl_states_locks(const earl_states *states, earl_eid i, earl_lock_state *out,
-                         size_t cap);
+EARL_API size_t earl_states_locks(const earl_states *states, earl_eid i, earl_lock_state *out,
+                                  size_t cap);
 
 #ifdef __cplusplus
 }

@@ -33,9 +33,9 @@ typedef enum earl_synth_kind {
 } earl_synth_kind;
 
 /* "ping-pong", "ring", "halo", "master-worker", "collectives", "omp", "hybrid". */
-const char *earl_synth_kind_name(earl_synth_kind kind);
+EARL_API const char *earl_synth_kind_name(earl_synth_kind kind);
 /* The kind of a name, or -1. */
-int earl_synth_kind_from_name(const char *name);
+EARL_API int earl_synth_kind_from_name(const char *name);
 
 /* Progress: called every few hundred thousand events with the work done and
  * the total (events when a target is set, else iterations).  A non-zero
@@ -74,11 +74,11 @@ typedef struct earl_synth_options {
 } earl_synth_options;
 
 /* Defaults for a kind (every field set; kind-specific choices). */
-void earl_synth_defaults(earl_synth_kind kind, earl_synth_options *o);
+EARL_API void earl_synth_defaults(earl_synth_kind kind, earl_synth_options *o);
 
 /* Check the options without writing anything (EARL_ERR_INVALID and a message
  * naming the parameter otherwise). */
-earl_status earl_synth_check(const earl_synth_options *o, earl_error *err);
+EARL_API earl_status earl_synth_check(const earl_synth_options *o, earl_error *err);
 
 /* The properties of expected.json, in its order: time, visits, late_sender,
  * late_sender_wrong_order_same_source, late_sender_wrong_order_different_source,
@@ -87,8 +87,8 @@ earl_status earl_synth_check(const earl_synth_options *o, earl_error *err);
  * omp_barrier_wait_explicit, omp_barrier_wait_implicit, lock_contention,
  * lock_contention_critical, lock_contention_api. */
 #define EARL_SYNTH_PROPERTY_COUNT 19
-const char *earl_synth_property_name(int property); /* NULL outside 0..COUNT-1 */
-int earl_synth_property_from_name(const char *name); /* -1 if unknown */
+EARL_API const char *earl_synth_property_name(int property); /* NULL outside 0..COUNT-1 */
+EARL_API int earl_synth_property_from_name(const char *name); /* -1 if unknown */
 
 typedef struct earl_synth_result {
     uint64_t events;          /* events written */
@@ -103,8 +103,8 @@ typedef struct earl_synth_result {
 
 /* Simulate, write DIR/traces.otf2 (+ traces.def, traces/) and DIR/expected.json.
  * The archive is built in DIR.tmp-XXXXXX and appears at DIR only when complete. */
-earl_status earl_synth_run(const earl_synth_options *o, const char *dir,
-                           earl_synth_result *result, earl_error *err);
+EARL_API earl_status earl_synth_run(const earl_synth_options *o, const char *dir,
+                                    earl_synth_result *result, earl_error *err);
 
 #ifdef __cplusplus
 }

@@ -61,57 +61,57 @@ enum {
  * with timer_resolution ticks per second (0: 1e9).  DIR must not exist, or be
  * an empty folder, or (with EARL_WRITER_OVERWRITE) hold an archive; missing
  * parent folders are created. */
-earl_status earl_writer_open(const char *dir, const char *name,
-                             uint64_t timer_resolution, unsigned flags,
-                             earl_writer **out, earl_error *err);
+EARL_API earl_status earl_writer_open(const char *dir, const char *name,
+                                      uint64_t timer_resolution, unsigned flags,
+                                      earl_writer **out, earl_error *err);
 
 /* Write the definitions, finish the archive and move it to DIR.  The writer
  * is freed whatever the outcome; on failure nothing is left at DIR. */
-earl_status earl_writer_close(earl_writer *w, earl_error *err);
+EARL_API earl_status earl_writer_close(earl_writer *w, earl_error *err);
 
 /* Discard everything written and free the writer.  NULL is a no-op. */
-void earl_writer_abort(earl_writer *w);
+EARL_API void earl_writer_abort(earl_writer *w);
 
 /* Optional archive properties, recorded at close. */
-earl_status earl_writer_set_creator(earl_writer *w, const char *creator, earl_error *err);
-earl_status earl_writer_set_description(earl_writer *w, const char *text, earl_error *err);
+EARL_API earl_status earl_writer_set_creator(earl_writer *w, const char *creator, earl_error *err);
+EARL_API earl_status earl_writer_set_description(earl_writer *w, const char *text, earl_error *err);
 /* Realtime (ns since the epoch) of the global offset; default undefined. */
-void earl_writer_set_realtime(earl_writer *w, uint64_t realtime_ns);
+EARL_API void earl_writer_set_realtime(earl_writer *w, uint64_t realtime_ns);
 /* Bytes of event chunks held in memory, all locations together, before
  * libotf2 is made to flush (default 128 MiB; at least one 1 MiB chunk per
  * location is always allowed). */
-void earl_writer_set_memory_limit(earl_writer *w, size_t bytes);
+EARL_API void earl_writer_set_memory_limit(earl_writer *w, size_t bytes);
 
 /* Where the archive will be (DIR/NAME.otf2) and where it is built now. */
-const char *earl_writer_anchor_path(const earl_writer *w);
-const char *earl_writer_tmp_dir(const earl_writer *w);
+EARL_API const char *earl_writer_anchor_path(const earl_writer *w);
+EARL_API const char *earl_writer_tmp_dir(const earl_writer *w);
 /* Events written so far, on one location or (loc = -1) in all. */
-uint64_t earl_writer_event_count(const earl_writer *w, earl_loc loc);
-uint32_t earl_writer_location_count(const earl_writer *w);
+EARL_API uint64_t earl_writer_event_count(const earl_writer *w, earl_loc loc);
+EARL_API uint32_t earl_writer_location_count(const earl_writer *w);
 
 /* ------------------------------------------------------------------------ */
 /* Definitions                                                                */
 /* ------------------------------------------------------------------------ */
 
 /* The string's reference; equal texts share one reference. */
-earl_status earl_writer_string(earl_writer *w, const char *text, uint32_t *ref,
-                               earl_error *err);
+EARL_API earl_status earl_writer_string(earl_writer *w, const char *text, uint32_t *ref,
+                                        earl_error *err);
 
 /* A system tree node; parent EARL_UNDEFINED_REF for a root. */
-earl_status earl_writer_system_node(earl_writer *w, const char *name,
-                                    const char *class_name, uint32_t parent,
-                                    uint32_t *ref, earl_error *err);
+EARL_API earl_status earl_writer_system_node(earl_writer *w, const char *name,
+                                             const char *class_name, uint32_t parent,
+                                             uint32_t *ref, earl_error *err);
 
 /* A location group of type (OTF2_LocationGroupType) under a system tree node.
  * rank >= 0 makes it the MPI process of that rank in MPI_COMM_WORLD (ranks
  * must be unique and, by close, 0..R-1); creator: creating location group or
  * EARL_UNDEFINED_REF. */
-earl_status earl_writer_location_group(earl_writer *w, const char *name, uint8_t type,
-                                       uint32_t system_node, uint32_t creator,
-                                       int32_t rank, uint32_t *ref, earl_error *err);
+EARL_API earl_status earl_writer_location_group(earl_writer *w, const char *name, uint8_t type,
+                                                uint32_t system_node, uint32_t creator,
+                                                int32_t rank, uint32_t *ref, earl_error *err);
 /* Shorthand: a PROCESS location group. */
-earl_status earl_writer_process(earl_writer *w, const char *name, uint32_t system_node,
-                                int32_t rank, uint32_t *ref, earl_error *err);
+EARL_API earl_status earl_writer_process(earl_writer *w, const char *name, uint32_t system_node,
+                                         int32_t rank, uint32_t *ref, earl_error *err);
 
 /* A location (type OTF2_LocationType: CPU thread, accelerator stream, ...) in
  * a location group.  id: its OTF2 id, or EARL_WRITER_AUTO_ID for Score-P's
@@ -119,9 +119,9 @@ earl_status earl_writer_process(earl_writer *w, const char *name, uint32_t syste
  * k << 32 | (1 << 31 | group) in a group without a rank).  *loc receives the
  * dense index that events take (0, 1, ... in definition order).  The first
  * CPU thread of a process is the location of its rank. */
-earl_status earl_writer_location(earl_writer *w, uint32_t group, const char *name,
-                                 uint8_t type, uint64_t id, earl_loc *loc,
-                                 earl_error *err);
+EARL_API earl_status earl_writer_location(earl_writer *w, uint32_t group, const char *name,
+                                          uint8_t type, uint64_t id, earl_loc *loc,
+                                          earl_error *err);
 
 typedef struct earl_writer_region_def {
     const char *name;           /* required */
@@ -134,38 +134,38 @@ typedef struct earl_writer_region_def {
     uint32_t begin_line, end_line;
 } earl_writer_region_def;
 
-earl_status earl_writer_region(earl_writer *w, const earl_writer_region_def *def,
-                               uint32_t *ref, earl_error *err);
+EARL_API earl_status earl_writer_region(earl_writer *w, const earl_writer_region_def *def,
+                                        uint32_t *ref, earl_error *err);
 
 /* A group written as given (type OTF2_GroupType, paradigm OTF2_Paradigm,
  * flags OTF2_GroupFlag), e.g. the group of an RMA_GROUP_SYNC.  Groups of
  * communicators and teams are made by the calls below, not with this. */
-earl_status earl_writer_group(earl_writer *w, const char *name, uint8_t type,
-                              uint8_t paradigm, uint32_t flags, uint32_t n_members,
-                              const uint64_t *members, uint32_t *ref, earl_error *err);
+EARL_API earl_status earl_writer_group(earl_writer *w, const char *name, uint8_t type,
+                                       uint8_t paradigm, uint32_t flags, uint32_t n_members,
+                                       const uint64_t *members, uint32_t *ref, earl_error *err);
 
 /* MPI_COMM_WORLD over every process with a rank defined so far (define the
  * processes first; name NULL: "MPI_COMM_WORLD"). */
-earl_status earl_writer_comm_world(earl_writer *w, const char *name, uint32_t *ref,
-                                   earl_error *err);
+EARL_API earl_status earl_writer_comm_world(earl_writer *w, const char *name, uint32_t *ref,
+                                            earl_error *err);
 /* A sub-communicator: rank i of it is world rank world_ranks[i]; parent: the
  * communicator it was derived from, or EARL_UNDEFINED_REF. */
-earl_status earl_writer_comm(earl_writer *w, const char *name, uint32_t parent,
-                             uint32_t n, const uint32_t *world_ranks,
-                             uint32_t *ref, earl_error *err);
+EARL_API earl_status earl_writer_comm(earl_writer *w, const char *name, uint32_t parent,
+                                      uint32_t n, const uint32_t *world_ranks,
+                                      uint32_t *ref, earl_error *err);
 /* MPI_COMM_SELF (a COMM_SELF group; rank 0 is the caller). */
-earl_status earl_writer_comm_self(earl_writer *w, const char *name, uint32_t *ref,
-                                  earl_error *err);
+EARL_API earl_status earl_writer_comm_self(earl_writer *w, const char *name, uint32_t *ref,
+                                           earl_error *err);
 /* A thread team (or thread contingent) of paradigm (OTF2_PARADIGM_OPENMP,
  * OTF2_PARADIGM_PTHREAD, ...): thread i of the team is location threads[i];
  * parent: enclosing team or EARL_UNDEFINED_REF. */
-earl_status earl_writer_thread_team(earl_writer *w, const char *name, uint8_t paradigm,
-                                    uint32_t parent, uint32_t n, const earl_loc *threads,
-                                    uint32_t *ref, earl_error *err);
+EARL_API earl_status earl_writer_thread_team(earl_writer *w, const char *name, uint8_t paradigm,
+                                             uint32_t parent, uint32_t n, const earl_loc *threads,
+                                             uint32_t *ref, earl_error *err);
 
 /* An RMA window over a communicator (remote ranks are ranks in it). */
-earl_status earl_writer_rma_win(earl_writer *w, const char *name, uint32_t comm,
-                                uint32_t *ref, earl_error *err);
+EARL_API earl_status earl_writer_rma_win(earl_writer *w, const char *name, uint32_t comm,
+                                         uint32_t *ref, earl_error *err);
 
 typedef struct earl_writer_metric_member_def {
     const char *name;        /* required */
@@ -178,19 +178,21 @@ typedef struct earl_writer_metric_member_def {
     int64_t exponent;
 } earl_writer_metric_member_def;
 
-earl_status earl_writer_metric_member(earl_writer *w, const earl_writer_metric_member_def *def,
-                                      uint32_t *ref, earl_error *err);
+EARL_API earl_status earl_writer_metric_member(earl_writer *w,
+                                               const earl_writer_metric_member_def *def,
+                                               uint32_t *ref, earl_error *err);
 /* A metric class of n members (occurrence OTF2_MetricOccurrence, recorder
  * OTF2_RecorderKind). */
-earl_status earl_writer_metric_class(earl_writer *w, uint32_t n, const uint32_t *members,
-                                     uint8_t occurrence, uint8_t recorder_kind,
-                                     uint32_t *ref, earl_error *err);
+EARL_API earl_status earl_writer_metric_class(earl_writer *w, uint32_t n, const uint32_t *members,
+                                              uint8_t occurrence, uint8_t recorder_kind,
+                                              uint32_t *ref, earl_error *err);
 
 /* An OTF2 attribute that events may carry (earl_writer_record.attributes),
  * of type OTF2_TYPE_INT32, _UINT32, _INT64 or _UINT64; e.g. the
  * EARL_ATTR_* attributes of earl.h. */
-earl_status earl_writer_attribute(earl_writer *w, const char *name, const char *description,
-                                  uint8_t type, uint32_t *ref, earl_error *err);
+EARL_API earl_status earl_writer_attribute(earl_writer *w, const char *name,
+                                           const char *description, uint8_t type, uint32_t *ref,
+                                           earl_error *err);
 
 /* A clock offset of location loc (an OTF2 ClockOffset, in its local
  * definitions): at time (in the location's own ticks) the global clock read
@@ -198,12 +200,12 @@ earl_status earl_writer_attribute(earl_writer *w, const char *name, const char *
  * the offsets interpolated linearly between them, held constant outside
  * (libotf2 does so for earl_trace_open, for a location with at least two).
  * Give a location's offsets in increasing time. */
-earl_status earl_writer_clock_offset(earl_writer *w, earl_loc loc, uint64_t time, int64_t offset,
-                                     double stddev, earl_error *err);
+EARL_API earl_status earl_writer_clock_offset(earl_writer *w, earl_loc loc, uint64_t time,
+                                              int64_t offset, double stddev, earl_error *err);
 
 /* A location property with a string value, e.g. EARL_PROPERTY_INCOMPLETE. */
-earl_status earl_writer_location_property(earl_writer *w, earl_loc loc, const char *name,
-                                          const char *value, earl_error *err);
+EARL_API earl_status earl_writer_location_property(earl_writer *w, earl_loc loc, const char *name,
+                                                   const char *value, earl_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Events                                                                     */
@@ -287,33 +289,36 @@ typedef struct earl_writer_record {
  * before the location's previous event) returns EARL_ERR_INVALID and writes
  * nothing; the writer stays usable.  An I/O failure returns EARL_ERR_IO and
  * the writer can then only be closed (which fails) or aborted. */
-earl_status earl_writer_event(earl_writer *w, earl_kind kind, earl_loc loc, earl_time t,
-                              const earl_writer_record *rec, earl_error *err);
+EARL_API earl_status earl_writer_event(earl_writer *w, earl_kind kind, earl_loc loc, earl_time t,
+                                       const earl_writer_record *rec, earl_error *err);
 
 /* Typed shorthands for the frequent kinds. */
-earl_status earl_writer_enter(earl_writer *w, earl_loc loc, earl_time t, uint32_t region,
-                              earl_error *err);
-earl_status earl_writer_leave(earl_writer *w, earl_loc loc, earl_time t, uint32_t region,
-                              earl_error *err);
-earl_status earl_writer_mpi_send(earl_writer *w, earl_loc loc, earl_time t, uint32_t dest,
-                                 uint32_t comm, uint32_t tag, uint64_t bytes, earl_error *err);
-earl_status earl_writer_mpi_recv(earl_writer *w, earl_loc loc, earl_time t, uint32_t source,
-                                 uint32_t comm, uint32_t tag, uint64_t bytes, earl_error *err);
-earl_status earl_writer_mpi_isend(earl_writer *w, earl_loc loc, earl_time t, uint32_t dest,
-                                  uint32_t comm, uint32_t tag, uint64_t bytes,
-                                  uint64_t request, earl_error *err);
-earl_status earl_writer_mpi_isend_complete(earl_writer *w, earl_loc loc, earl_time t,
+EARL_API earl_status earl_writer_enter(earl_writer *w, earl_loc loc, earl_time t, uint32_t region,
+                                       earl_error *err);
+EARL_API earl_status earl_writer_leave(earl_writer *w, earl_loc loc, earl_time t, uint32_t region,
+                                       earl_error *err);
+EARL_API earl_status earl_writer_mpi_send(earl_writer *w, earl_loc loc, earl_time t, uint32_t dest,
+                                          uint32_t comm, uint32_t tag, uint64_t bytes,
+                                          earl_error *err);
+EARL_API earl_status earl_writer_mpi_recv(earl_writer *w, earl_loc loc, earl_time t,
+                                          uint32_t source, uint32_t comm, uint32_t tag,
+                                          uint64_t bytes, earl_error *err);
+EARL_API earl_status earl_writer_mpi_isend(earl_writer *w, earl_loc loc, earl_time t, uint32_t dest,
+                                           uint32_t comm, uint32_t tag, uint64_t bytes,
                                            uint64_t request, earl_error *err);
-earl_status earl_writer_mpi_irecv_request(earl_writer *w, earl_loc loc, earl_time t,
-                                          uint64_t request, earl_error *err);
-earl_status earl_writer_mpi_irecv(earl_writer *w, earl_loc loc, earl_time t, uint32_t source,
-                                  uint32_t comm, uint32_t tag, uint64_t bytes,
-                                  uint64_t request, earl_error *err);
-earl_status earl_writer_mpi_collective_begin(earl_writer *w, earl_loc loc, earl_time t,
-                                             earl_error *err);
-earl_status earl_writer_mpi_collective_end(earl_writer *w, earl_loc loc, earl_time t,
-                                           uint8_t op, uint32_t comm, uint32_t root,
-                                           uint64_t sent, uint64_t received, earl_error *err);
+EARL_API earl_status earl_writer_mpi_isend_complete(earl_writer *w, earl_loc loc, earl_time t,
+                                                    uint64_t request, earl_error *err);
+EARL_API earl_status earl_writer_mpi_irecv_request(earl_writer *w, earl_loc loc, earl_time t,
+                                                   uint64_t request, earl_error *err);
+EARL_API earl_status earl_writer_mpi_irecv(earl_writer *w, earl_loc loc, earl_time t,
+                                           uint32_t source, uint32_t comm, uint32_t tag,
+                                           uint64_t bytes, uint64_t request, earl_error *err);
+EARL_API earl_status earl_writer_mpi_collective_begin(earl_writer *w, earl_loc loc, earl_time t,
+                                                      earl_error *err);
+EARL_API earl_status earl_writer_mpi_collective_end(earl_writer *w, earl_loc loc, earl_time t,
+                                                    uint8_t op, uint32_t comm, uint32_t root,
+                                                    uint64_t sent, uint64_t received,
+                                                    earl_error *err);
 
 #ifdef __cplusplus
 }
