@@ -17,11 +17,11 @@
 #include <string.h>
 
 #include "earl_calltree.h"
-#include "base/errors.h"
-#include "base/mem.h"
-#include "base/grow.h"
 #include "base/colset.h"
+#include "base/errors.h"
+#include "base/grow.h"
 #include "base/keymap.h"
+#include "base/mem.h"
 
 /* The metric columns of earl_calltree_view, as a colset. */
 typedef struct rows {

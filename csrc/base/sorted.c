@@ -3,6 +3,12 @@
  */
 #include "base/sorted.h"
 
+int earl_cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
 size_t earl_eid_lower_bound(const earl_eid *a, size_t lo, size_t hi, earl_eid x)
 {
     while (lo < hi) {

@@ -29,9 +29,9 @@
 
 #include "earl_catalog.h"
 #include "base/errors.h"
-#include "base/mem.h"
 #include "base/grow.h"
 #include "base/keymap.h"
+#include "base/mem.h"
 
 static int is_send_kind(uint8_t kind)
 {

@@ -15,8 +15,8 @@
 
 #include "earl_races.h"
 #include "base/errors.h"
-#include "base/mem.h"
 #include "base/grow.h"
+#include "base/mem.h"
 #include "base/sorted.h"
 
 /* ---- races_calls.c ---------------------------------------------------------- */

@@ -18,8 +18,9 @@
 
 #include "earl_rootcause.h"
 #include "base/errors.h"
-#include "base/mem.h"
 #include "base/grow.h"
+#include "base/mem.h"
+#include "base/sorted.h"
 
 /* ---- a map grown one query at a time -------------------------------------- */
 

@@ -28,12 +28,6 @@
 
 #include "search_internal.h"
 
-static int cmp_eid(const void *x, const void *y)
-{
-    earl_eid a = *(const earl_eid *)x, b = *(const earl_eid *)y;
-    return (a > b) - (a < b);
-}
-
 static int location_matches(const char *glob, const earl_trace *trace, const earl_location *l)
 {
     if (!glob[0] || search_glob(glob, earl_trace_string(trace, l->name)))
@@ -104,7 +98,7 @@ earl_status search_class_events(const search_class *cls, const earl_trace *trace
     }
     free(region_ok);
     if (count)
-        qsort(ids, count, sizeof *ids, cmp_eid);
+        qsort(ids, count, sizeof *ids, earl_cmp_i64);
     *out = ids;
     *n = count;
     return EARL_OK;

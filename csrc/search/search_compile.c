@@ -585,12 +585,6 @@ done:
 
 /* ---- stamps ------------------------------------------------------------------- */
 
-static int cmp_eid(const void *x, const void *y)
-{
-    earl_eid a = *(const earl_eid *)x, b = *(const earl_eid *)y;
-    return (a > b) - (a < b);
-}
-
 /* The values of an arity-1 domain grouped by location (a counting sort:
  * ascending inside each group, as the values are). */
 static earl_status group_by_location(compiler *c, search_domain *d)
@@ -672,7 +666,7 @@ static earl_status build_stamps(compiler *c)
             n += q->domains[k]->n * q->domains[k]->arity;
         }
     if (n)
-        qsort(all, n, sizeof *all, cmp_eid);
+        qsort(all, n, sizeof *all, earl_cmp_i64);
     size_t u = 0;
     for (size_t k = 0; k < n; k++)
         if (!u || all[u - 1] != all[k])
@@ -809,13 +803,6 @@ size_t earl_search_query_stamped(const earl_search_query *q, size_t *bytes)
 
 /* ---- execute ------------------------------------------------------------------ */
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 void earl_search_result_free(earl_search_result *r)
 {
     if (!r)
@@ -868,7 +855,7 @@ earl_status earl_search_execute(const earl_search_query *q, const earl_search_op
         earl_search_result_free(r);
         return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory");
     }
-    double t0 = now_seconds();
+    double t0 = earl_now_seconds();
     earl_status st;
     if (threads == 1) {
         st = search_solve(s, &ro, &mt, &r->truncated, &r->stats, err);
@@ -880,7 +867,7 @@ earl_status earl_search_execute(const earl_search_query *q, const earl_search_op
         st = search_solve_parallel(s, &ro, threads, opt ? opt->teams : 1, &mt, &r->truncated,
                                    &r->stats, r->threads, err);
     }
-    r->stats.seconds = now_seconds() - t0;
+    r->stats.seconds = earl_now_seconds() - t0;
     if (st != EARL_OK) {
         free(mt.ev);
         earl_search_result_free(r);

@@ -15,11 +15,12 @@
 
 #include "earl_hb.h"
 #include "earl_search.h"
+#include "base/clock.h"
 #include "base/compiler.h"
 #include "base/errors.h"
 #include "base/grow.h"
-#include "base/text.h"
 #include "base/sorted.h"
+#include "base/text.h"
 
 /* ---- the syntax tree of a program ----------------------------------------- */
 

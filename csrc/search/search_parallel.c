@@ -174,20 +174,6 @@ typedef struct worker {
     pthread_t thread;
 } worker;
 
-static double thread_cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int cmp_ptask(const void *x, const void *y)
 {
     return search_task_compare(&(*(ptask *const *)x)->t, &(*(ptask *const *)y)->t);
@@ -268,7 +254,7 @@ static void *work(void *arg)
     worker *w = arg;
     pool *p = w->p;
     pteam *tm = &p->teams[w->team];
-    double cpu0 = thread_cpu_seconds();
+    double cpu0 = earl_thread_cpu_seconds();
     pthread_mutex_lock(&p->lock);
     for (;;) {
         if (atomic_load(&p->cancel))
@@ -306,14 +292,14 @@ static void *work(void *arg)
         if (tm->running == 0)
             break; /* nothing pending and nobody left who could split work off */
         atomic_fetch_add(&tm->idle, 1);
-        double t0 = now_seconds();
+        double t0 = earl_now_seconds();
         pthread_cond_wait(&p->wake, &p->lock);
-        w->idle_seconds += now_seconds() - t0;
+        w->idle_seconds += earl_now_seconds() - t0;
         atomic_fetch_sub(&tm->idle, 1);
     }
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->lock);
-    w->cpu_seconds += thread_cpu_seconds() - cpu0;
+    w->cpu_seconds += earl_thread_cpu_seconds() - cpu0;
     return NULL;
 }
 

@@ -20,10 +20,10 @@
 
 #include "earl_states.h"
 #include "base/compiler.h"
-#include "base/errors.h"
-#include "base/mem.h"
-#include "base/grow.h"
 #include "base/details.h"
+#include "base/errors.h"
+#include "base/grow.h"
+#include "base/mem.h"
 #include "base/sorted.h"
 
 /* ---- hash map: 128-bit keys to int64 values -------------------------------- */

@@ -296,12 +296,6 @@ void threads_event(states_pass *p, earl_eid i, earl_loc l, earl_kind k)
     }
 }
 
-static int by_eid(const void *a, const void *b)
-{
-    earl_eid x = *(const earl_eid *)a, y = *(const earl_eid *)b;
-    return x < y ? -1 : x > y;
-}
-
 void threads_finish(states_pass *p)
 {
     earl_states *s = p->s;
@@ -332,7 +326,7 @@ void threads_finish(states_pass *p)
     /* sync rows are grouped by location: put each lock's events in the total order */
     for (size_t k = 0; k < nl; k++)
         qsort(s->lock_events + s->lock_start[k], s->lock_start[k + 1] - s->lock_start[k],
-              sizeof *s->lock_events, by_eid);
+              sizeof *s->lock_events, earl_cmp_i64);
 }
 
 size_t earl_states_locks(const earl_states *s, earl_eid i, earl_lock_state *out, size_t cap)

@@ -501,13 +501,6 @@ static void totals(const sx_book *b, earl_synth_result *res)
     }
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 earl_status earl_synth_run(const earl_synth_options *opt, const char *dir,
                            earl_synth_result *result, earl_error *err)
 {
@@ -516,7 +509,7 @@ earl_status earl_synth_run(const earl_synth_options *opt, const char *dir,
         return st;
     if (!dir || !*dir)
         return earl_fail(err, EARL_ERR_INVALID, "synth: no output folder given");
-    double t_start = now();
+    double t_start = earl_now_seconds();
     sim s;
     memset(&s, 0, sizeof(s));
     s.o = *opt;
@@ -641,7 +634,7 @@ earl_status earl_synth_run(const earl_synth_options *opt, const char *dir,
         st = s.st;
     }
     free_sim(&s);
-    res.seconds = now() - t_start;
+    res.seconds = earl_now_seconds() - t_start;
     if (st == EARL_OK && result)
         *result = res;
     return st;

@@ -20,6 +20,7 @@
 
 #include "earl_writer.h"
 #include "synth_expect.h"
+#include "base/clock.h"
 #include "base/errors.h"
 #include "base/grow.h"
 
