@@ -17,6 +17,7 @@
 #include "base/grow.h"
 #include "base/mem.h"
 #include "base/otf2_errors.h"
+#include "base/parts.h"
 #include "base/sorted.h"
 #include "base/text.h"
 

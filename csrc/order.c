@@ -22,7 +22,6 @@
  * fault in those pages: the open needs little more than the finished trace.
  */
 #include <malloc.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -308,24 +307,6 @@ static earl_time split_time(const loc_events *bufs, size_t n_locs, size_t want)
     return lo;
 }
 
-/* Run fn on each of the P parts, parts 1.. in threads and part 0 here; a
- * part whose thread cannot start runs here too, so the result never depends
- * on how many threads ran. */
-static void run_parts(void *(*fn)(void *), merge_part *parts, size_t P, pthread_t *tids)
-{
-    size_t started = 0;
-    for (size_t k = 1; k < P; k++) {
-        if (pthread_create(&tids[k], NULL, fn, &parts[k]) != 0)
-            break;
-        started = k;
-    }
-    fn(&parts[0]);
-    for (size_t k = started + 1; k < P; k++)
-        fn(&parts[k]);
-    for (size_t k = 1; k <= started; k++)
-        pthread_join(tids[k], NULL);
-}
-
 earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_threads,
                          earl_error *err)
 {
@@ -353,11 +334,10 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
     size_t *positions = malloc(P * (n_locs + 1) * sizeof *positions);
     heap_node *heaps = malloc(P * (n_locs + 1) * sizeof *heaps);
     size_t (*given_back)[3] = malloc(P * (n_locs + 1) * sizeof *given_back);
-    pthread_t *tids = calloc(P, sizeof *tids);
     earl_status st = EARL_OK;
     if (!tr->time || !tr->location || !tr->kind || !tr->payload || !tr->loc_events ||
         !tr->loc_start || !base || !value_base || !parts || !cursors || !positions || !heaps ||
-        !given_back || !tids) {
+        !given_back) {
         st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory ordering %zu events", tr->anchor, n);
         goto done;
     }
@@ -412,12 +392,12 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
     }
     /* the side-table rows first, so that the reading buffers' tables are
      * gone before the core columns are written */
-    run_parts(copy_rows, parts, P, tids);
+    earl_parts_run(copy_rows, parts, sizeof *parts, P);
     for (size_t l = 0; l < n_locs; l++)
         side_tables_free_unkept(&bufs[l].tables);
     malloc_trim(0); /* small locations' tables came from malloc's heap */
-    run_parts(merge_slice, parts, P, tids);
-    run_parts(fix_rows, parts, P, tids);
+    earl_parts_run(merge_slice, parts, sizeof *parts, P);
+    earl_parts_run(fix_rows, parts, sizeof *parts, P);
     memset(tr->view.kind_counts, 0, sizeof tr->view.kind_counts);
     for (size_t k = 0; k < P; k++)
         for (int kind = 0; kind < EARL_KIND_COUNT; kind++)
@@ -432,6 +412,5 @@ done:
     free(positions);
     free(heaps);
     free(given_back);
-    free(tids);
     return st;
 }

@@ -280,20 +280,13 @@ static int by_declared_desc(const void *a, const void *b, void *defs)
     return x < y ? -1 : x > y;
 }
 
-static int online_cores(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
-
 /* Read every location, in n_threads threads.  Locations are dealt out
  * largest first to the least loaded thread, which balances events. */
 static earl_status read_all(const char *anchor, const defs_store *defs, loc_events *bufs,
                             int n_threads, progress *pr, earl_error *err)
 {
     size_t n = defs->n_locations;
-    if (n_threads < 1)
-        n_threads = online_cores();
+    n_threads = earl_threads_or_cores(n_threads);
     if ((size_t)n_threads > n)
         n_threads = (int)n;
     size_t *order = malloc(n * sizeof *order);
@@ -301,9 +294,8 @@ static earl_status read_all(const char *anchor, const defs_store *defs, loc_even
     loc_events *scratch = loc_events_alloc(n);
     read_job *jobs = calloc((size_t)n_threads, sizeof *jobs);
     uint64_t *load = calloc((size_t)n_threads, sizeof *load);
-    pthread_t *tids = calloc((size_t)n_threads, sizeof *tids);
     earl_status st = EARL_OK;
-    if (!order || !assigned || !scratch || !jobs || !load || !tids) {
+    if (!order || !assigned || !scratch || !jobs || !load) {
         st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", anchor);
         goto done;
     }
@@ -338,18 +330,7 @@ static earl_status read_all(const char *anchor, const defs_store *defs, loc_even
     free(count);
     free(owner);
 
-    int started = 0;
-    for (int t = 1; t < n_threads; t++) {
-        if (pthread_create(&tids[t], NULL, run_job, &jobs[t]) != 0) {
-            st = earl_fail(err, EARL_ERR_THREAD, "%s: cannot start a reading thread", anchor);
-            break;
-        }
-        started = t;
-    }
-    if (st == EARL_OK)
-        run_job(&jobs[0]);
-    for (int t = 1; t <= started; t++)
-        pthread_join(tids[t], NULL);
+    earl_parts_run(run_job, jobs, sizeof *jobs, (size_t)n_threads);
     /* report the first failure in location order, independent of timing */
     for (int t = 0; st == EARL_OK && t < n_threads; t++)
         if (jobs[t].status != EARL_OK) {
@@ -358,7 +339,7 @@ static earl_status read_all(const char *anchor, const defs_store *defs, loc_even
             st = jobs[t].status;
         }
 done:
-    free(order); free(assigned); free(scratch); free(jobs); free(load); free(tids);
+    free(order); free(assigned); free(scratch); free(jobs); free(load);
     return st;
 }
 
@@ -528,7 +509,7 @@ earl_status earl_trace_open(const char *path, const earl_open_options *options,
         if (pr.fn)
             pr.fn(pr.data, "ordering", 0, 1);
         st = order_events(tr, bufs, n_locs,
-                          options->threads > 0 ? options->threads : online_cores(), err);
+                          earl_threads_or_cores(options->threads), err);
     }
     if (st == EARL_OK)
         st = gather_warnings(tr, bufs, n_locs, err);

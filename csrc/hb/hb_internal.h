@@ -12,6 +12,7 @@
 #include "base/errors.h"
 #include "base/grow.h"
 #include "base/mem.h"
+#include "base/parts.h"
 #include "base/sorted.h"
 
 /* The stamps.  Stamped events are kept sorted by event id; stamp k holds

@@ -42,7 +42,8 @@ typedef enum earl_status {
     EARL_ERR_IO,           /* an operating-system level read/write failure */
     EARL_ERR_NOMEM,        /* out of memory */
     EARL_ERR_INVALID,      /* an invalid argument from the caller */
-    EARL_ERR_THREAD        /* a worker thread could not be started */
+    EARL_ERR_THREAD        /* reserved: a part whose thread cannot be started runs on the
+                              caller, so no function returns it */
 } earl_status;
 
 #define EARL_ERROR_MESSAGE_MAX 1024

@@ -745,7 +745,7 @@ earl_status earl_search_prepare(const earl_search_program *prog, const earl_trac
         search_run_options ro = {.progress = opt ? opt->progress : NULL,
                                  .progress_data = opt ? opt->progress_data : NULL,
                                  .phase = "subpattern"};
-        int threads = opt && opt->threads > 0 ? opt->threads : search_default_threads();
+        int threads = earl_threads_or_cores(opt ? opt->threads : 0);
         st = threads == 1 ? search_solve(s, &ro, &mt, &truncated, &stats, err)
                           : search_solve_parallel(s, &ro, threads, 1, &mt, &truncated, &stats,
                                                   NULL, err);
@@ -846,9 +846,7 @@ earl_status earl_search_execute(const earl_search_query *q, const earl_search_op
                              .first_end = opt ? opt->first_end : 0,
                              .progress = opt ? opt->progress : NULL,
                              .progress_data = opt ? opt->progress_data : NULL, .phase = "search"};
-    int threads = opt ? opt->threads : 1;
-    if (threads <= 0)
-        threads = search_default_threads();
+    int threads = opt ? earl_threads_or_cores(opt->threads) : 1;
     r->n_threads = (size_t)threads;
     r->threads = calloc((size_t)threads, sizeof *r->threads);
     if (!r->threads) {

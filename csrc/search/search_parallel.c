@@ -38,8 +38,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "search_internal.h"
 
@@ -171,7 +169,6 @@ typedef struct worker {
     double idle_seconds;
     double cpu_seconds;
     uint64_t tasks;
-    pthread_t thread;
 } worker;
 
 static int cmp_ptask(const void *x, const void *y)
@@ -303,12 +300,6 @@ static void *work(void *arg)
     return NULL;
 }
 
-int search_default_threads(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
-
 earl_status search_solve_parallel(const search_solver *s, const search_run_options *opt,
                                   int threads, int teams, search_matches *out, int *truncated,
                                   earl_search_stats *stats, earl_search_thread_stats *per_thread,
@@ -365,7 +356,6 @@ earl_status search_solve_parallel(const search_solver *s, const search_run_optio
             st = earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory making tasks");
             goto done;
         }
-    int started = 0;
     for (int k = 0; k < threads; k++) {
         worker *w = &ws[k];
         w->p = &p;
@@ -387,17 +377,8 @@ earl_status search_solve_parallel(const search_solver *s, const search_run_optio
             break;
         }
     }
-    if (st == EARL_OK) {
-        for (; started < threads; started++)
-            if (pthread_create(&ws[started].thread, NULL, work, &ws[started]) != 0)
-                break;
-        for (int k = 0; k < started; k++)
-            pthread_join(ws[k].thread, NULL);
-        /* threads that could not start: their teams' remaining tasks are searched
-         * here, by the caller (the started threads finished every task of theirs) */
-        for (int k = started; k < threads; k++)
-            work(&ws[k]);
-    }
+    if (st == EARL_OK)
+        earl_parts_run(work, ws, sizeof *ws, (size_t)threads);
     /* the workers' progress reports may arrive out of order: end with the total */
     if (st == EARL_OK && opt->progress)
         opt->progress(opt->progress_data, opt->phase, p.n_all, p.n_all);

@@ -24,6 +24,7 @@
 #include "base/errors.h"
 #include "base/grow.h"
 #include "base/mem.h"
+#include "base/parts.h"
 #include "base/sorted.h"
 
 /* ---- hash map: 128-bit keys to int64 values -------------------------------- */

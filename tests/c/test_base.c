@@ -3,6 +3,7 @@
  * written once and every subsystem uses it, so each is tested here once,
  * on the cases its users rely on.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <cmocka.h>
 
 #include "base/clock.h"
+#include "base/parts.h"
 #include "base/sorted.h"
 
 /* ---- sorted arrays ----------------------------------------------------------- */
@@ -41,11 +43,61 @@ static void test_clocks_run_forward(void **state)
     assert_true(c1 - c0 <= (t1 - t0) * 1.5 + 0.01); /* one thread: no more cpu than wall */
 }
 
+/* ---- parts on threads ------------------------------------------------------------ */
+
+typedef struct part {
+    int runs;
+    pthread_t thread;
+    uint64_t sum;
+} part;
+
+static void *run_part(void *arg)
+{
+    part *p = arg;
+    p->runs++;
+    p->thread = pthread_self();
+    for (uint64_t k = 0; k < 100000; k++)
+        p->sum += k;
+    return NULL;
+}
+
+static void test_cores_and_threads_asked(void **state)
+{
+    (void)state;
+    int cores = earl_online_cores();
+    assert_true(cores >= 1);
+    assert_int_equal(earl_threads_or_cores(0), cores);
+    assert_int_equal(earl_threads_or_cores(-3), cores);
+    assert_int_equal(earl_threads_or_cores(1), 1);
+    assert_int_equal(earl_threads_or_cores(7), 7);
+}
+
+static void test_parts_run_once_each_part_0_on_the_caller(void **state)
+{
+    (void)state;
+    for (size_t n = 0; n <= 9; n++) {
+        part parts[9];
+        memset(parts, 0, sizeof parts);
+        size_t on_threads = earl_parts_run(run_part, parts, sizeof *parts, n);
+        assert_true(on_threads <= (n ? n - 1 : 0));
+        for (size_t k = 0; k < n; k++) {
+            assert_int_equal(parts[k].runs, 1);
+            assert_int_equal(parts[k].sum, 100000ull * 99999ull / 2);
+        }
+        for (size_t k = n; k < 9; k++)
+            assert_int_equal(parts[k].runs, 0);
+        if (n)
+            assert_true(pthread_equal(parts[0].thread, pthread_self()));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cmp_i64_sorts_ascending),
         cmocka_unit_test(test_clocks_run_forward),
+        cmocka_unit_test(test_cores_and_threads_asked),
+        cmocka_unit_test(test_parts_run_once_each_part_0_on_the_caller),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
