@@ -287,24 +287,32 @@ static size_t count_before(const loc_events *b, earl_time t)
     return earl_u64_lower_bound(b->time, 0, b->n, t);
 }
 
-/* A time t such that about `want` events lie before it. */
+/* Times t before which fewer than `want` events lie. */
+typedef struct time_split {
+    const loc_events *bufs;
+    size_t n_locs, want;
+} time_split;
+
+static int too_few_before(const void *ctx, size_t t)
+{
+    const time_split *q = ctx;
+    size_t c = 0;
+    for (size_t l = 0; l < q->n_locs; l++)
+        c += count_before(&q->bufs[l], (earl_time)t);
+    return c < q->want;
+}
+
+/* A time t such that about `want` events lie before it: the smallest with
+ * at least `want` before it, searched over the times (a size_t holds them). */
 static earl_time split_time(const loc_events *bufs, size_t n_locs, size_t want)
 {
-    earl_time lo = 0, hi = 0;
+    _Static_assert(sizeof(size_t) >= sizeof(earl_time), "times are searched as size_t");
+    earl_time hi = 0;
     for (size_t l = 0; l < n_locs; l++)
         if (bufs[l].n && bufs[l].time[bufs[l].n - 1] + 1 > hi)
             hi = bufs[l].time[bufs[l].n - 1] + 1;
-    while (lo < hi) { /* smallest t with count_before(t) >= want */
-        earl_time mid = lo + (hi - lo) / 2;
-        size_t c = 0;
-        for (size_t l = 0; l < n_locs; l++)
-            c += count_before(&bufs[l], mid);
-        if (c < want)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    time_split q = {bufs, n_locs, want};
+    return earl_partition_point(0, (size_t)hi, too_few_before, &q);
 }
 
 earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_threads,

@@ -97,7 +97,7 @@ uint64_t earl_hb_warning_count(const earl_hb *hb, earl_hb_warning_code code)
 
 int64_t earl_hb_index(const earl_hb *hb, earl_eid e)
 {
-    size_t k = earl_eid_lower_bound(hb->events, 0, hb->n, e);
+    size_t k = earl_i64_lower_bound(hb->events, 0, hb->n, e);
     return k < hb->n && hb->events[k] == e ? (int64_t)k : -1;
 }
 

@@ -228,34 +228,30 @@ nomem:
     return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory grouping the sends", path);
 }
 
+/* The sorted channels below a key. */
+typedef struct channel_bound {
+    const send_groups *g;
+    channel key;
+} channel_bound;
+
+static int channel_before(const void *ctx, size_t k)
+{
+    const channel_bound *b = ctx;
+    return cmp_key(&b->g->chans[b->g->sorted[k]], &b->key) < 0;
+}
+
 /* The first sorted channel whose (dest, comm, source, tag) >= (d, c, s, t). */
 static size_t lower_channel(const send_groups *g, earl_loc d, uint32_t c, earl_loc s, uint32_t t)
 {
-    channel key = {d, c, s, t, 0, 0};
-    size_t lo = 0, hi = g->n_chans;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (cmp_key(&g->chans[g->sorted[mid]], &key) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    channel_bound b = {g, {d, c, s, t, 0, 0}};
+    return earl_partition_point(0, g->n_chans, channel_before, &b);
 }
 
 /* The first send of channel ch whose receive was posted at or after
  * `posted` (or that was never received), -1. */
 static earl_eid first_after(const send_groups *g, const channel *ch, earl_eid posted)
 {
-    const earl_eid *key = g->key_max + ch->start;
-    size_t lo = 0, hi = ch->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (key[mid] >= posted)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
+    size_t lo = earl_i64_lower_bound(g->key_max + ch->start, 0, ch->n, posted);
     return lo < ch->n ? g->send[ch->start + lo] : -1;
 }
 

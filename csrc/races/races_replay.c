@@ -363,7 +363,7 @@ static void on_coll_begin(replay *R, int32_t l)
         return;
     const earl_eid *members;
     size_t n = members_of(R, inst, &members);
-    size_t mi = earl_eid_lower_bound(members, 0, n, end);
+    size_t mi = earl_i64_lower_bound(members, 0, n, end);
     if (mi >= n || members[mi] != end)
         return;
     coll_state *cs = R->colls[inst];

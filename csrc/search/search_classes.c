@@ -106,7 +106,7 @@ earl_status search_class_events(const search_class *cls, const earl_trace *trace
 
 static int contains(const earl_eid *a, size_t n, earl_eid x)
 {
-    size_t k = earl_eid_lower_bound(a, 0, n, x);
+    size_t k = earl_i64_lower_bound(a, 0, n, x);
     return k < n && a[k] == x;
 }
 

@@ -211,7 +211,7 @@ void collectives_finish(states_pass *p)
 /* The member row of event i in the members list (sorted by event), -1. */
 static int64_t member_row(const earl_states *s, earl_eid i)
 {
-    size_t lo = earl_eid_lower_bound(s->member_event, 0, s->n_members, i);
+    size_t lo = earl_i64_lower_bound(s->member_event, 0, s->n_members, i);
     return lo < s->n_members && s->member_event[lo] == i ? (int64_t)lo : -1;
 }
 

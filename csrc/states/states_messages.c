@@ -302,7 +302,7 @@ earl_status earl_states_queue(earl_states *s, earl_eid i, earl_loc src, earl_loc
         return EARL_OK;
     const earl_eid *sends = s->queue_sends + s->queue_start[*q];
     size_t m = s->queue_start[*q + 1] - s->queue_start[*q];
-    size_t lo = earl_eid_lower_bound(sends, 0, m, i + 1); /* sends up to i */
+    size_t lo = earl_i64_lower_bound(sends, 0, m, i + 1); /* sends up to i */
     queue_walk w = {s->queue_tree + s->tree_start[*q], sends, tree_size(m) / 2, lo, i,
                     out, out ? cap : 0, 0};
     if (lo > 0)

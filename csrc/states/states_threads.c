@@ -334,7 +334,7 @@ size_t earl_states_locks(const earl_states *s, earl_eid i, earl_lock_state *out,
     const earl_events *ev = earl_trace_events(s->trace);
     size_t n = 0;
     for (size_t k = 0; k < s->n_locks; k++) {
-        size_t lo = earl_eid_lower_bound(s->lock_events, s->lock_start[k], s->lock_start[k + 1],
+        size_t lo = earl_i64_lower_bound(s->lock_events, s->lock_start[k], s->lock_start[k + 1],
                                          i + 1);
         if (lo == s->lock_start[k])
             continue;

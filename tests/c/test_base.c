@@ -28,6 +28,75 @@ static void test_cmp_i64_sorts_ascending(void **state)
     assert_memory_equal(a, want, sizeof a);
 }
 
+/* The search from a hint agrees with a plain lower bound for every hint, near
+ * and far, on sorted keys with runs of equal values; and the lower bound
+ * with a linear scan. */
+static void test_gallop_matches_lower_bound(void **state)
+{
+    (void)state;
+    enum { N = 1500 };
+    int64_t a[N];
+    uint32_t b[N];
+    srand(11);
+    for (int round = 0; round < 20; round++) {
+        int64_t v = rand() % 5;
+        for (size_t i = 0; i < N; i++) {
+            a[i] = v;
+            b[i] = (uint32_t)v;
+            v += rand() % 3 == 0 ? rand() % 4 : 0;
+        }
+        for (int probe = 0; probe < 2000; probe++) {
+            int64_t x = rand() % (v + 4) - 2;
+            size_t hint = (size_t)rand() % (N + 1), want = 0;
+            while (want < N && a[want] < x)
+                want++;
+            assert_int_equal(earl_i64_gallop_lower_bound(a, N, x, hint), want);
+            assert_int_equal(earl_i64_lower_bound(a, 0, N, x), want);
+            if (x >= 0) {
+                assert_int_equal(earl_u32_gallop_lower_bound(b, N, (uint32_t)x, hint), want);
+                assert_int_equal(earl_u32_lower_bound(b, 0, N, (uint32_t)x), want);
+            }
+            assert_int_equal(earl_eid32_lower_bound(b, 0, N, x), want);
+        }
+    }
+}
+
+/* Sub-ranges, empty ranges and the ends of the 32-bit ids. */
+static void test_lower_bound_ranges_and_ends(void **state)
+{
+    (void)state;
+    const uint64_t t[] = {3, 3, 7, 9, UINT64_MAX};
+    assert_int_equal(earl_u64_lower_bound(t, 0, 5, 0), 0);
+    assert_int_equal(earl_u64_lower_bound(t, 0, 5, 4), 2);
+    assert_int_equal(earl_u64_lower_bound(t, 3, 5, 4), 3); /* the answer is at least lo */
+    assert_int_equal(earl_u64_lower_bound(t, 0, 2, 9), 2); /* at most hi */
+    assert_int_equal(earl_u64_lower_bound(t, 2, 2, 0), 2);
+    assert_int_equal(earl_u64_lower_bound(t, 0, 5, UINT64_MAX), 4);
+    const earl_eid32 ids[] = {0, 5, UINT32_MAX - 1};
+    assert_int_equal(earl_eid32_lower_bound(ids, 0, 3, -1), 0);
+    assert_int_equal(earl_eid32_lower_bound(ids, 0, 3, 1), 1);
+    assert_int_equal(earl_eid32_lower_bound(ids, 0, 3, (earl_eid)UINT32_MAX), 3);
+    assert_int_equal(earl_eid32_lower_bound(ids, 0, 3, (earl_eid)1 << 40), 3);
+}
+
+/* A predicate over indices: the first index at which it fails. */
+static int below_seven(const void *ctx, size_t k)
+{
+    (void)ctx;
+    return k < 7;
+}
+
+static void test_partition_point(void **state)
+{
+    (void)state;
+    assert_int_equal(earl_partition_point(0, 100, below_seven, NULL), 7);
+    assert_int_equal(earl_partition_point(7, 100, below_seven, NULL), 7);
+    assert_int_equal(earl_partition_point(9, 100, below_seven, NULL), 9);
+    assert_int_equal(earl_partition_point(0, 5, below_seven, NULL), 5);
+    assert_int_equal(earl_partition_point(3, 3, below_seven, NULL), 3);
+    assert_int_equal(earl_partition_point(0, SIZE_MAX, below_seven, NULL), 7);
+}
+
 /* ---- clocks ---------------------------------------------------------------------- */
 
 static void test_clocks_run_forward(void **state)
@@ -95,6 +164,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cmp_i64_sorts_ascending),
+        cmocka_unit_test(test_gallop_matches_lower_bound),
+        cmocka_unit_test(test_lower_bound_ranges_and_ends),
+        cmocka_unit_test(test_partition_point),
         cmocka_unit_test(test_clocks_run_forward),
         cmocka_unit_test(test_cores_and_threads_asked),
         cmocka_unit_test(test_parts_run_once_each_part_0_on_the_caller),

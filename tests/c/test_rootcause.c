@@ -31,33 +31,6 @@ static void assert_query(const earl_rc_map *m, size_t q, size_t n, const int64_t
     }
 }
 
-/* ---- searches ------------------------------------------------------------------ */
-
-/* The search from a hint agrees with a plain lower bound for every hint, near
- * and far, on sorted keys with runs of equal values. */
-static void test_gallop_matches_lower_bound(void **state)
-{
-    (void)state;
-    enum { N = 1500 };
-    int64_t a[N];
-    srand(11);
-    for (int round = 0; round < 20; round++) {
-        int64_t v = rand() % 5;
-        for (size_t i = 0; i < N; i++) {
-            a[i] = v;
-            v += rand() % 3 == 0 ? rand() % 4 : 0;
-        }
-        for (int probe = 0; probe < 2000; probe++) {
-            int64_t x = rand() % (v + 4) - 2;
-            size_t hint = (size_t)rand() % (N + 1), want = 0;
-            while (want < N && a[want] < x)
-                want++;
-            assert_int_equal(rc_gallop_lower_bound(a, N, x, hint), want);
-            assert_int_equal(rc_lower_bound(a, 0, N, x), want);
-        }
-    }
-}
-
 /* ---- time chunks --------------------------------------------------------------- */
 
 /* Two locations; events in the total order (stride 9):
@@ -633,7 +606,6 @@ static void test_collective_batches_added_one_by_one(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gallop_matches_lower_bound),
         cmocka_unit_test(test_chunks_of_two_locations),
         cmocka_unit_test(test_chunk_sums_of_interleaved_locations),
         cmocka_unit_test(test_chunk_sums_add_the_table),
