@@ -30,7 +30,7 @@
 #include "earl_catalog.h"
 #include "base/errors.h"
 #include "base/grow.h"
-#include "base/keymap.h"
+#include "base/hashmap.h"
 #include "base/mem.h"
 #include "base/sorted.h"
 
@@ -116,7 +116,7 @@ earl_status earl_p2p_find(const earl_trace *trace, earl_states *states, earl_p2p
 }
 
 /* The sums of one (cnode, location) of sends or receives, found through a
- * keymap. */
+ * hash map. */
 typedef struct cell_sum {
     uint64_t key; /* cnode << 32 | location: ascending (cnode, location) */
     int64_t records, payload;
@@ -124,7 +124,7 @@ typedef struct cell_sum {
 } cell_sum;
 
 typedef struct cell_sums {
-    earl_keymap cells;
+    earl_map cells;
     cell_sum *sum;
     size_t n, cap;
 } cell_sums;
@@ -147,9 +147,10 @@ static int add_to_cell(cell_sums *c, last_cell *last, uint64_t key, uint64_t byt
     int32_t k = last->cell;
     if (k < 0 || key != last->key) {
         int added;
-        k = earl_keymap_get(&c->cells, key, (int32_t)c->n, &added);
-        if (k < 0 || (added && EARL_GROW(c->sum, c->cap, c->n + 1) != 0))
+        int64_t *slot = earl_map_slot(&c->cells, key, 0, (int64_t)c->n, &added);
+        if (!slot || (added && EARL_GROW(c->sum, c->cap, c->n + 1) != 0))
             return -1;
+        k = (int32_t)*slot;
         if (added)
             c->sum[c->n++] = (cell_sum){key, 0, 0, 0};
         *last = (last_cell){key, k};
@@ -207,7 +208,7 @@ earl_status earl_message_sums_build(const earl_events *ev, const int32_t *event_
     }
     ok = ok && finish_cells(&c[0], sends) == 0 && finish_cells(&c[1], recvs) == 0;
     for (int side = 0; side < 2; side++) {
-        earl_keymap_free(&c[side].cells);
+        earl_map_free(&c[side].cells);
         free(c[side].sum);
     }
     free(last);

@@ -357,7 +357,7 @@ size_t earl_states_bytes(const earl_states *s)
     bytes += s->n_locks * (sizeof(uint32_t) + 1 + sizeof(uint64_t) + sizeof(size_t));
     bytes += (s->n_locks ? s->lock_start[s->n_locks] : 0) * sizeof(earl_eid);
     if (s->queue_built) {
-        bytes += s->queue_pairs.cap * (2 * sizeof(uint64_t) + sizeof(int64_t) + 1);
+        bytes += earl_map_bytes(&s->queue_pairs);
         size_t pairs = s->queue_pairs.n;
         bytes += 2 * (pairs + 1) * sizeof(size_t);
         bytes += s->queue_start[pairs] * sizeof(earl_eid) + s->tree_start[pairs] * sizeof(earl_eid);

@@ -56,7 +56,7 @@ int threads_init(states_pass *p)
     memset(p->process_fork, 0xff, ng * sizeof *p->process_fork);
     memset(p->lock_of_row, 0xff, ns * sizeof *p->lock_of_row);
     memset(p->s->sync_top, 0xff, ns * sizeof *p->s->sync_top);
-    return states_map_init(&p->locks, 16);
+    return earl_map_init(&p->locks, 16);
 }
 
 void threads_free(states_pass *p)
@@ -75,7 +75,7 @@ void threads_free(states_pass *p)
     free(p->impl_top);
     free(p->lock_last);
     free(p->lock_holder);
-    states_map_free(&p->locks);
+    earl_map_free(&p->locks);
 }
 
 static uint32_t process_of(const states_pass *p, earl_loc l)
@@ -224,7 +224,7 @@ static void lock_event(states_pass *p, earl_eid i, earl_loc l, int32_t row, int 
     const earl_sync_table *t = &p->ev->sync;
     uint32_t g = process_of(p, l);
     uint64_t k1 = (uint64_t)g << 8 | t->model[row];
-    int64_t *slot = states_map_slot(&p->locks, k1, t->id[row], EARL_NONE);
+    int64_t *slot = earl_map_slot(&p->locks, k1, t->id[row], EARL_NONE, NULL);
     if (!slot) {
         p->nomem = 1;
         return;
@@ -244,8 +244,8 @@ static void lock_event(states_pass *p, earl_eid i, earl_loc l, int32_t row, int 
         s->lock_id[n] = t->id[row];
         s->lock_model[n] = t->model[row];
         s->n_locks++;
-        *states_map_find(&p->locks, k1, t->id[row]) = (int64_t)n;
-        slot = states_map_find(&p->locks, k1, t->id[row]);
+        *earl_map_find(&p->locks, k1, t->id[row]) = (int64_t)n;
+        slot = earl_map_find(&p->locks, k1, t->id[row]);
     }
     int64_t k = *slot;
     p->lock_of_row[row] = (int32_t)k;

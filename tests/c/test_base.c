@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "base/clock.h"
+#include "base/hashmap.h"
 #include "base/parts.h"
 #include "base/sorted.h"
 
@@ -97,6 +98,121 @@ static void test_partition_point(void **state)
     assert_int_equal(earl_partition_point(0, SIZE_MAX, below_seven, NULL), 7);
 }
 
+/* ---- the hash map ----------------------------------------------------------------- */
+
+static void test_map_find_and_insert(void **state)
+{
+    (void)state;
+    earl_map m = {0};
+    assert_null(earl_map_find(&m, 1, 2));
+    assert_int_equal(earl_map_take(&m, 1, 2, NULL), 0);
+    assert_int_equal(earl_map_first(&m, 1, 2), EARL_MAP_END);
+    int added = -1;
+    int64_t *v = earl_map_slot(&m, 1, 2, 42, &added);
+    assert_non_null(v);
+    assert_int_equal(added, 1);
+    assert_int_equal(*v, 42);
+    *v = 7;
+    assert_ptr_equal(earl_map_slot(&m, 1, 2, 99, &added), v);
+    assert_int_equal(added, 0);
+    assert_int_equal(*earl_map_find(&m, 1, 2), 7);
+    assert_null(earl_map_find(&m, 2, 1)); /* the words of a key are ordered */
+    assert_null(earl_map_find(&m, 1, 0));
+    assert_int_equal(m.n, 1);
+    assert_int_equal(earl_map_bytes(&m), m.cap * sizeof(earl_map_entry));
+    earl_map_free(&m);
+    assert_int_equal(m.cap, 0);
+    assert_int_equal(earl_map_init(&m, 100), 0);
+    assert_int_equal(m.cap, 256); /* a power of two, at least twice the entries */
+    earl_map_free(&m);
+}
+
+/* Random inserts, finds and removals in a small key space (long probe runs
+ * that wrap around the table) against a plain array. */
+static void test_map_against_an_array(void **state)
+{
+    (void)state;
+    enum { KEYS = 3000 };
+    static int64_t ref[KEYS]; /* value, -1: absent */
+    for (size_t k = 0; k < KEYS; k++)
+        ref[k] = -1;
+    earl_map m = {0};
+    size_t n = 0;
+    srand(5);
+    for (int op = 0; op < 400000; op++) {
+        size_t k = (size_t)rand() % KEYS;
+        uint64_t a = k % 7, b = k / 7 * 0x100000001ull; /* two words both in play */
+        int what = rand() % 3;
+        if (what == 0) {
+            int added;
+            int64_t *v = earl_map_slot(&m, a, b, op, &added);
+            assert_non_null(v);
+            assert_int_equal(added, ref[k] < 0);
+            if (added) {
+                ref[k] = op;
+                n++;
+            }
+            assert_int_equal(*v, ref[k]);
+        } else if (what == 1) {
+            int64_t *v = earl_map_find(&m, a, b);
+            if (ref[k] < 0)
+                assert_null(v);
+            else
+                assert_int_equal(*v, ref[k]);
+        } else {
+            int64_t v = -5;
+            assert_int_equal(earl_map_take(&m, a, b, &v), ref[k] >= 0);
+            if (ref[k] >= 0) {
+                assert_int_equal(v, ref[k]);
+                ref[k] = -1;
+                n--;
+            }
+        }
+        assert_int_equal(m.n, n);
+        assert_true(2 * m.n <= m.cap);
+    }
+    for (size_t k = 0; k < KEYS; k++) {
+        int64_t *v = earl_map_find(&m, k % 7, k / 7 * 0x100000001ull);
+        if (ref[k] < 0)
+            assert_null(v);
+        else
+            assert_int_equal(*v, ref[k]);
+    }
+    earl_map_free(&m);
+}
+
+/* Entries of one key come out in the order they went in, through removals
+ * of other keys and the growth of the table. */
+static void test_map_keeps_the_order_of_a_keys_entries(void **state)
+{
+    (void)state;
+    earl_map m = {0};
+    int64_t next_in[4] = {0}, next_out[4] = {0};
+    srand(9);
+    for (int op = 0; op < 200000; op++) {
+        uint64_t key = (uint64_t)(rand() % 4);
+        if (rand() % 5 < 3) {
+            assert_int_equal(earl_map_add(&m, key, 0, next_in[key]++), 0);
+        } else {
+            int64_t v;
+            int had = next_out[key] < next_in[key];
+            assert_int_equal(earl_map_take(&m, key, 0, &v), had);
+            if (had)
+                assert_int_equal(v, next_out[key]++);
+        }
+        if (op % 1000 == 0) { /* the entries of a key, in order */
+            int64_t want = next_out[key];
+            for (size_t j = earl_map_first(&m, key, 0); j != EARL_MAP_END;
+                 j = earl_map_next(&m, j, key, 0))
+                assert_int_equal(m.slots[j].val, want++);
+            assert_int_equal(want, next_in[key]);
+            if (next_out[key] < next_in[key])
+                assert_int_equal(*earl_map_find(&m, key, 0), next_out[key]);
+        }
+    }
+    earl_map_free(&m);
+}
+
 /* ---- clocks ---------------------------------------------------------------------- */
 
 static void test_clocks_run_forward(void **state)
@@ -167,6 +283,9 @@ int main(void)
         cmocka_unit_test(test_gallop_matches_lower_bound),
         cmocka_unit_test(test_lower_bound_ranges_and_ends),
         cmocka_unit_test(test_partition_point),
+        cmocka_unit_test(test_map_find_and_insert),
+        cmocka_unit_test(test_map_against_an_array),
+        cmocka_unit_test(test_map_keeps_the_order_of_a_keys_entries),
         cmocka_unit_test(test_clocks_run_forward),
         cmocka_unit_test(test_cores_and_threads_asked),
         cmocka_unit_test(test_parts_run_once_each_part_0_on_the_caller),
