@@ -15,6 +15,7 @@
 #include "base/details.h"
 #include "base/errors.h"
 #include "base/grow.h"
+#include "base/hashmap.h"
 #include "base/mem.h"
 #include "base/otf2_errors.h"
 #include "base/parts.h"
@@ -139,13 +140,6 @@ typedef enum other_record {
 
 extern const char *const other_record_names[OTHER_RECORD_COUNT];
 
-/* Pending non-blocking requests of a location: open addressing on the
- * request id, value = local event index of the request's start. */
-typedef struct request_map {
-    uint64_t *keys; int64_t *values; uint8_t *used;
-    size_t cap, n;
-} request_map;
-
 /* Reading threads write their own location's buffer on every event, so
  * buffers start on a cache line of their own (allocate arrays of them with
  * loc_events_alloc): two threads writing neighbours in one line would make
@@ -190,7 +184,7 @@ typedef struct loc_events {
 
     earl_time last_time;
     uint32_t *stack; size_t depth, cap_stack;   /* open regions */
-    request_map requests;
+    earl_map requests;         /* pending requests: id -> position of the start */
     uint64_t other[OTHER_RECORD_COUNT];
     warning_list warnings;
     int nomem;
