@@ -16,6 +16,7 @@
 #include "earl_races.h"
 #include "base/errors.h"
 #include "base/grow.h"
+#include "base/hashmap.h"
 #include "base/mem.h"
 #include "base/sorted.h"
 
