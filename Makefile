@@ -97,11 +97,12 @@ lib: $(BUILD)/libearl.a
 # shared library, built with the MPI compiler wrapper and kept out of
 # libearl, and placed in the package so an editable install finds it.
 MPICC       ?= mpicc
-RECORD_SRC  = $(sort $(wildcard csrc/record/*.c))
+# it takes the core's hash map (csrc/base/hashmap.c) along, hidden inside it
+RECORD_SRC  = $(sort $(wildcard csrc/record/*.c)) csrc/base/hashmap.c
 RECORDER    = python/earlc/libearlc_record.so
 recorder: $(RECORDER)
 
-$(RECORDER): $(RECORD_SRC) $(wildcard csrc/record/*.h) csrc/include/earlc_record.h
+$(RECORDER): $(RECORD_SRC) $(wildcard csrc/record/*.h) csrc/include/earlc_record.h csrc/base/hashmap.h
 	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) $(VISIBILITY) $(CFLAGS) -fPIC -shared $(OTF2_CFLAGS) $(CORE_INCLUDES) \
 	  $(RECORD_SRC) -o $@ -pthread
 

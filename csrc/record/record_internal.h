@@ -18,6 +18,7 @@
 #include <pthread.h>
 
 #include "earlc_record.h"
+#include "base/hashmap.h"
 
 /* The recording process.  log is NULL until MPI_Init has opened the files,
  * and stays NULL when EARLC_RECORD_DIR is unset or the files could not be
