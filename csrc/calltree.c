@@ -60,7 +60,7 @@ struct earl_calltree {
 static int32_t cnode_of(earl_calltree *t, int32_t parent, uint32_t region)
 {
     uint64_t key = ((uint64_t)(uint32_t)(parent + 1) << 32) | region;
-    struct recent_cnode *recent = &t->recent[(key * 0x9e3779b97f4a7c15ULL) >> 56];
+    struct recent_cnode *recent = &t->recent[earl_hash_mix(key, 0) >> 56];
     if (recent->key == key)
         return recent->cnode;
     if (EARL_GROW(t->parent, t->cap_parent, t->n_cnodes + 1) != 0 ||

@@ -19,6 +19,7 @@
 #include "earl_rootcause.h"
 #include "base/errors.h"
 #include "base/grow.h"
+#include "base/hashmap.h"
 #include "base/mem.h"
 #include "base/sorted.h"
 
