@@ -21,6 +21,9 @@ earl_status earl_hb_build(const earl_trace *trace, earl_states *states, const ea
                           size_t n, const earl_hb_options *options, earl_hb **out,
                           earl_error *err)
 {
+    earl_error scratch; /* the rules read back the error they failed with */
+    if (!err)
+        err = &scratch;
     *out = NULL;
     const earl_events *ev = earl_trace_events(trace);
     uint32_t width = earl_trace_defs(trace)->n_locations;

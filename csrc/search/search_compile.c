@@ -690,6 +690,9 @@ earl_status earl_search_prepare(const earl_search_program *prog, const earl_trac
                                 earl_states *states, const earl_search_prepare_options *opt,
                                 earl_search_query **out, earl_error *err)
 {
+    earl_error scratch; /* the compiler reads back the error it failed with */
+    if (!err)
+        err = &scratch;
     *out = NULL;
     if (!prog || !trace || !states)
         return earl_fail(err, EARL_ERR_INVALID, "pattern: no program, trace or states");
@@ -846,7 +849,7 @@ earl_status earl_search_execute(const earl_search_query *q, const earl_search_op
                              .first_end = opt ? opt->first_end : 0,
                              .progress = opt ? opt->progress : NULL,
                              .progress_data = opt ? opt->progress_data : NULL, .phase = "search"};
-    int threads = opt ? earl_threads_or_cores(opt->threads) : 1;
+    int threads = earl_threads_or_cores(opt ? opt->threads : 0);
     r->n_threads = (size_t)threads;
     r->threads = calloc((size_t)threads, sizeof *r->threads);
     if (!r->threads) {
