@@ -222,6 +222,8 @@ earl_status earl_message_sums_build(const earl_events *ev, const int32_t *event_
 
 void earl_message_sums_free(earl_message_sums *s)
 {
+    if (!s)
+        return;
     free(s->cnode); free(s->location); free(s->records); free(s->payload); free(s->bytes);
     *s = (earl_message_sums){0};
 }

@@ -55,6 +55,13 @@ typedef struct earl_error {
     char message[EARL_ERROR_MESSAGE_MAX];
 } earl_error;
 
+/**
+ * The name of a status, for messages.
+ *
+ * @param status  any value (one outside earl_status reads "unknown status")
+ * @return "ok", "not found", "not an OTF2 archive", ...; a static string
+ * @since 0.1.0
+ */
 EARL_API const char *earl_status_name(earl_status status);
 
 /* ------------------------------------------------------------------------ */
@@ -132,7 +139,23 @@ typedef enum earl_family {
     EARL_FAMILY_RMA       /* RMA_* */
 } earl_family;
 
-EARL_API const char *earl_kind_name(earl_kind kind); /* "MPI_SEND", ... */
+/**
+ * The name of an event kind, as OTF2 names its record without the prefix.
+ *
+ * @param kind  any value (one outside earl_kind reads "UNKNOWN")
+ * @return "ENTER", "MPI_SEND", ...; a static string
+ * @since 0.1.0
+ */
+EARL_API const char *earl_kind_name(earl_kind kind);
+
+/**
+ * The side table that holds the payload of events of a kind.
+ *
+ * @param kind  an event kind
+ * @return its family; EARL_FAMILY_NONE for a kind without a side-table row and
+ *         for a value outside earl_kind
+ * @since 0.1.0
+ */
 EARL_API earl_family earl_kind_family(earl_kind kind);
 
 /* ------------------------------------------------------------------------ */
@@ -297,7 +320,14 @@ typedef struct earl_defs {
     uint32_t n_defs_read;          /* global definition records read */
 } earl_defs;
 
-/* earl_loc of an OTF2 location id, -1 if the archive does not define it. */
+/**
+ * The dense index of a location (O(log locations)).
+ *
+ * @param defs         the definitions of a trace (earl_trace_defs)
+ * @param location_id  an OTF2 location id
+ * @return its earl_loc, or -1 when the archive does not define it
+ * @since 0.1.0
+ */
 EARL_API earl_loc earl_defs_location_index(const earl_defs *defs, uint64_t location_id);
 
 /* ------------------------------------------------------------------------ */
@@ -523,6 +553,13 @@ typedef struct earl_warnings {
     const uint64_t *other_type_counts;
 } earl_warnings;
 
+/**
+ * The name of a warning code, as the reports show it.
+ *
+ * @param code  any value (one outside earl_warning_code reads "unknown")
+ * @return "leave_without_enter", "time_backwards", ...; a static string
+ * @since 0.1.0
+ */
 EARL_API const char *earl_warning_code_name(earl_warning_code code);
 
 /* ------------------------------------------------------------------------ */
@@ -542,21 +579,95 @@ typedef struct earl_open_options {
     void *progress_data;
 } earl_open_options;
 
-/* Open the archive at path (the anchor file traces.otf2 or the folder that
- * holds it), read all definitions and events.  On success *out owns the
- * trace; on failure *out is NULL and err says why. */
+/**
+ * Open an archive: read its definitions and every event of every location
+ * into the columnar store, in the total order.  The locations are read by
+ * options->threads threads, each with a libotf2 reader of its own; the trace
+ * does not depend on their number.
+ *
+ * @param path     the anchor file (traces.otf2) or the folder that holds it
+ * @param options  reading threads and progress; NULL: the defaults (those of a
+ *                 zeroed earl_open_options: one thread per core, no progress)
+ * @param out      receives the trace, which the caller closes with
+ *                 earl_trace_close; NULL on failure
+ * @param err      receives the status and a message naming the file and the
+ *                 problem on failure (may be NULL)
+ * @return EARL_OK; EARL_ERR_NOT_FOUND (no such path), EARL_ERR_NOT_ARCHIVE,
+ *         EARL_ERR_MISSING_FILE (a definition or event file), EARL_ERR_CORRUPT
+ *         (a file that cannot be decoded or is truncated), EARL_ERR_IO,
+ *         EARL_ERR_NOMEM, or EARL_ERR_INVALID (no path or no out, more than
+ *         EARL_MAX_EVENTS events)
+ * @since 0.1.0
+ */
 EARL_API earl_status earl_trace_open(const char *path, const earl_open_options *options,
                                      earl_trace **out, earl_error *err);
+
+/**
+ * Close a trace and free everything it holds (the views it gave out
+ * included).  The handles built on it (earl_states, earl_hb, ...) must be
+ * freed first.
+ *
+ * @param trace  a trace of earl_trace_open, or NULL (nothing happens)
+ * @since 0.1.0
+ */
 EARL_API void earl_trace_close(earl_trace *trace);
 
-EARL_API const char *earl_trace_path(const earl_trace *trace); /* the anchor file */
+/**
+ * The anchor file the trace was read from.
+ *
+ * @param trace  an open trace
+ * @return the path, owned by the trace
+ * @since 0.1.0
+ */
+EARL_API const char *earl_trace_path(const earl_trace *trace);
+
+/**
+ * The definitions of a trace.
+ *
+ * @param trace  an open trace
+ * @return a view owned by the trace, valid until earl_trace_close
+ * @since 0.1.0
+ */
 EARL_API const earl_defs *earl_trace_defs(const earl_trace *trace);
+
+/**
+ * The events of a trace: the core columns in the total order and the side
+ * tables.
+ *
+ * @param trace  an open trace
+ * @return a view owned by the trace, valid until earl_trace_close
+ * @since 0.1.0
+ */
 EARL_API const earl_events *earl_trace_events(const earl_trace *trace);
+
+/**
+ * The warnings of the reading: counts per code, the first details of each.
+ *
+ * @param trace  an open trace
+ * @return a view owned by the trace, valid until earl_trace_close
+ * @since 0.1.0
+ */
 EARL_API const earl_warnings *earl_trace_warnings(const earl_trace *trace);
-/* Heap bytes held by the event store (core columns, side tables). */
+
+/**
+ * Heap bytes the event store holds: core columns and side tables.
+ *
+ * @param trace       an open trace
+ * @param core_bytes  receives the bytes of the core columns alone (may be
+ *                    NULL)
+ * @return the bytes of the whole store
+ * @since 0.1.0
+ */
 EARL_API size_t earl_trace_event_bytes(const earl_trace *trace, size_t *core_bytes);
 
-/* Convenience accessors. */
+/**
+ * The text of a string definition.
+ *
+ * @param trace  an open trace
+ * @param ref    an OTF2 string reference
+ * @return the text, owned by the trace; "" for an undefined reference
+ * @since 0.1.0
+ */
 EARL_API const char *earl_trace_string(const earl_trace *trace, uint32_t ref);
 
 #ifdef __cplusplus

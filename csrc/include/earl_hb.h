@@ -54,35 +54,147 @@ typedef enum earl_hb_warning_code {
     EARL_HB_WARNING_CODE_COUNT
 } earl_hb_warning_code;
 
-/* Stamp the n events stamped[0..n) (event ids, sorted ascending, no
- * duplicates) of trace; states are the trace's EARL layer (matched
- * messages, collective instances, forks, locks).  On success *out owns the
- * stamps; on failure *out is NULL and err says why (EARL_ERR_INVALID for
- * unsorted or out-of-range ids, EARL_ERR_NOMEM when the stamps would not
- * fit). */
+/**
+ * Stamp events with their vector timestamps, in one replay of the trace in
+ * dependency order (on options->threads threads, each for its own range of
+ * clock entries; the stamps do not depend on their number).
+ *
+ * @param trace    an open trace; it must stay open until earl_hb_free
+ * @param states   the trace's EARL layer (matched messages, collective
+ *                 instances, forks, locks)
+ * @param stamped  the n events to stamp: event ids, ascending, no duplicates
+ * @param n        how many
+ * @param options  NULL: the defaults (those of a zeroed earl_hb_options: one
+ *                 thread per core, no progress)
+ * @param out      receives the stamps, which the caller frees with
+ *                 earl_hb_free; NULL on failure
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (unsorted or out-of-range ids), or
+ *         EARL_ERR_NOMEM (the stamps would not fit)
+ * @since 0.1.0
+ */
 EARL_API earl_status earl_hb_build(const earl_trace *trace, earl_states *states,
                                    const earl_eid *stamped, size_t n,
                                    const earl_hb_options *options, earl_hb **out, earl_error *err);
+
+/**
+ * Free the stamps.
+ *
+ * @param hb  stamps of earl_hb_build, or NULL (nothing happens)
+ * @since 0.1.0
+ */
 EARL_API void earl_hb_free(earl_hb *hb);
 
-EARL_API size_t earl_hb_count(const earl_hb *hb);      /* stamped events */
-EARL_API uint32_t earl_hb_width(const earl_hb *hb);    /* entries per stamp = locations */
-EARL_API size_t earl_hb_bytes(const earl_hb *hb);      /* heap bytes held */
+/**
+ * How many events are stamped.
+ *
+ * @param hb  the stamps
+ * @return the n of earl_hb_build
+ * @since 0.1.0
+ */
+EARL_API size_t earl_hb_count(const earl_hb *hb);
+
+/**
+ * The entries of a stamp: one per location of the trace.
+ *
+ * @param hb  the stamps
+ * @return the width
+ * @since 0.1.0
+ */
+EARL_API uint32_t earl_hb_width(const earl_hb *hb);
+
+/**
+ * Heap bytes the stamps hold.
+ *
+ * @param hb  the stamps
+ * @return the bytes
+ * @since 0.1.0
+ */
+EARL_API size_t earl_hb_bytes(const earl_hb *hb);
+
+/**
+ * How many warnings of a code the replay counted.
+ *
+ * @param hb    the stamps
+ * @param code  a warning code
+ * @return the count (0 for a code outside earl_hb_warning_code)
+ * @since 0.1.0
+ */
 EARL_API uint64_t earl_hb_warning_count(const earl_hb *hb, earl_hb_warning_code code);
 
-/* Index of event e among the stamped events, -1 when e is not stamped
- * (O(log n)). */
+/**
+ * The index of an event among the stamped events (O(log n)).
+ *
+ * @param hb  the stamps
+ * @param e   an event id
+ * @return its index, or -1 when e is not stamped
+ * @since 0.1.0
+ */
 EARL_API int64_t earl_hb_index(const earl_hb *hb, earl_eid e);
-/* The stamped event at index k, its location and its position there. */
+
+/**
+ * The stamped event at an index.
+ *
+ * @param hb  the stamps
+ * @param k   an index below earl_hb_count (not checked)
+ * @return its event id
+ * @since 0.1.0
+ */
 EARL_API earl_eid earl_hb_event(const earl_hb *hb, size_t k);
+
+/**
+ * The location of the stamped event at an index.
+ *
+ * @param hb  the stamps
+ * @param k   an index below earl_hb_count (not checked)
+ * @return its location
+ * @since 0.1.0
+ */
 EARL_API earl_loc earl_hb_location(const earl_hb *hb, size_t k);
+
+/**
+ * The position on its location of the stamped event at an index.
+ *
+ * @param hb  the stamps
+ * @param k   an index below earl_hb_count (not checked)
+ * @return its position, from 0
+ * @since 0.1.0
+ */
 EARL_API uint32_t earl_hb_position(const earl_hb *hb, size_t k);
-/* The stamp of index k: earl_hb_width(hb) entries. */
+
+/**
+ * The vector timestamp of the stamped event at an index: per location l,
+ * how many events of l happened before it or are it.
+ *
+ * @param hb  the stamps
+ * @param k   an index below earl_hb_count (not checked)
+ * @return earl_hb_width(hb) entries, owned by the stamps
+ * @since 0.1.0
+ */
 EARL_API const uint32_t *earl_hb_stamp(const earl_hb *hb, size_t k);
 
-/* a --> b for stamped indices ia, ib: constant time, no checks. */
+/**
+ * Whether one stamped event happened before another (a --> b), in constant
+ * time.
+ *
+ * @param hb  the stamps
+ * @param ia  the index of a (not checked)
+ * @param ib  the index of b (not checked)
+ * @return 1 when a --> b, else 0
+ * @since 0.1.0
+ */
 EARL_API int earl_hb_before(const earl_hb *hb, size_t ia, size_t ib);
-/* a || b: neither a --> b nor b --> a, and a != b. */
+
+/**
+ * Whether two stamped events are concurrent (a || b): neither a --> b nor
+ * b --> a, and a != b.
+ *
+ * @param hb  the stamps
+ * @param ia  the index of a (not checked)
+ * @param ib  the index of b (not checked)
+ * @return 1 when a || b, else 0
+ * @since 0.1.0
+ */
 EARL_API int earl_hb_concurrent(const earl_hb *hb, size_t ia, size_t ib);
 
 #ifdef __cplusplus

@@ -29,22 +29,71 @@ typedef struct earl_mem_stats {
     size_t kept_bytes;
 } earl_mem_stats;
 
-/* Unmap every kept block now. */
+/**
+ * Unmap every block kept for reuse, now (they are unmapped on their own
+ * after EARL_MEM_KEEP_SECONDS, 10 s, or EARLC_KEEP_MEMORY seconds).
+ *
+ * @since 0.1.0
+ */
 EARL_API void earl_mem_release(void);
-/* Give the free pages of malloc's heap back to the kernel: after a burst of
- * temporaries (an analysis's), which come from it below 32 MB. */
+
+/**
+ * Give the free pages of malloc's heap back to the kernel: after a burst of
+ * temporaries (an analysis's), which come from it below 32 MB.
+ *
+ * @since 0.1.0
+ */
 EARL_API void earl_mem_trim(void);
+
+/**
+ * What the allocator has done so far in this process.
+ *
+ * @return blocks mapped and reused, blocks and bytes kept now
+ * @since 0.1.0
+ */
 EARL_API earl_mem_stats earl_mem_get_stats(void);
 
-/* An analysis's temporaries, of sizes no one can predict: below 32 MB from
- * malloc, whose heap reuses freed memory for requests of any size (free its
- * pages with earl_mem_trim afterwards); larger ones from the kept blocks.
- * NULL when out of memory.  A block from these must be freed with
- * earl_mem_free, never free(). */
+/**
+ * A temporary block, of a size no one can predict: below 32 MB from malloc,
+ * whose heap reuses freed memory for requests of any size (give its pages
+ * back with earl_mem_trim afterwards); larger ones from the kept blocks.
+ * Free it with earl_mem_free, never free().
+ *
+ * @param bytes  its size
+ * @return the block, or NULL when out of memory
+ * @since 0.1.0
+ */
 EARL_API void *earl_mem_alloc_temp(size_t bytes);
+
+/**
+ * Resize a temporary block, as realloc does.
+ *
+ * @param p      a block of earl_mem_alloc_temp/_calloc_temp/_realloc_temp, or
+ *               NULL for a new one
+ * @param bytes  its new size
+ * @return the block (moved or not), or NULL when out of memory (p is then
+ *         unchanged)
+ * @since 0.1.0
+ */
 EARL_API void *earl_mem_realloc_temp(void *p, size_t bytes);
+
+/**
+ * A zeroed temporary block of n items, as calloc gives.
+ *
+ * @param n     items
+ * @param size  bytes per item
+ * @return the block, or NULL when out of memory or when n * size overflows
+ * @since 0.1.0
+ */
 EARL_API void *earl_mem_calloc_temp(size_t n, size_t size);
-/* Free a block of the core's allocator (NULL: nothing). */
+
+/**
+ * Free a block of the core's allocator; a large one is kept for reuse for a
+ * while.
+ *
+ * @param p  the block, or NULL (nothing happens)
+ * @since 0.1.0
+ */
 EARL_API void earl_mem_free(void *p);
 
 #ifdef __cplusplus

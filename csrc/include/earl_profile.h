@@ -28,26 +28,49 @@ typedef struct earl_profile_bins {
     uint32_t n_bins;
 } earl_profile_bins;
 
-/* Exclusive time per (region, bin), summed over locations.  Between two
+/**
+ * Exclusive time per (region, bin), summed over locations.  Between two
  * consecutive events of a location, the time belongs to the innermost region
  * instance the location itself has open (after an ENTER: its region; after a
  * LEAVE: the enclosing one; a master's frame a worker thread inherits through
  * enterptr is none).  A stretch lying in one bin is added there whole; one
  * crossing bin edges is split at them, the pieces before the first edge and
  * after the last edge falling to the first and last bin.
- *   enterptr  one entry per event (earl_states_view.enterptr, 32 bits)
- *   totals    n_regions + 1 rows of n_bins ticks; region refs >= n_regions
- *             (undefined) add to the last row
- *   present   n_regions + 1 flags: set for each row that got a stretch */
+ *
+ * @param trace      an open trace
+ * @param enterptr   one entry per event (earl_states_view.enterptr)
+ * @param bins       the time bins
+ * @param n_regions  region refs below it have a row of their own
+ * @param totals     n_regions + 1 rows of n_bins ticks, zeroed by the caller;
+ *                   region refs >= n_regions (undefined) add to the last row
+ * @param present    n_regions + 1 flags, zeroed by the caller: set for each
+ *                   row that got a stretch
+ * @param err        receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a NULL argument, bins that are no bins),
+ *         or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
 EARL_API earl_status earl_profile_time(const earl_trace *trace, const earl_eid32 *enterptr,
                                        const earl_profile_bins *bins, uint32_t n_regions,
                                        int64_t *totals, uint8_t *present, earl_error *err);
 
-/* Inclusive time of every region instance, leave - enter (a region never
+/**
+ * Inclusive time of every region instance, leave - enter (a region never
  * left ends at its location's last event), summed per region ref, or per
- * (region ref, location) at totals[ref * n_locations + location] when
- * per_location is set.  ENTERs of refs >= n_regions are not counted.
- *   leaveptr  one entry per event (the LEAVE of an ENTER, -1 if none) */
+ * (region ref, location).
+ *
+ * @param trace         an open trace
+ * @param leaveptr      one entry per event: the LEAVE of an ENTER, -1 if none
+ *                      (earl_states_pointer(states, EARL_PTR_LEAVE))
+ * @param n_regions     ENTERs of refs >= n_regions are not counted
+ * @param per_location  0: totals[ref]; 1: totals[ref * n_locations + location]
+ * @param totals        n_regions (times n_locations) sums, zeroed by the
+ *                      caller
+ * @param err           receives the status and a message on failure (may be
+ *                      NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a NULL argument), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
 EARL_API earl_status earl_profile_inclusive(const earl_trace *trace, const earl_eid *leaveptr,
                                             uint32_t n_regions, int per_location, int64_t *totals,
                                             earl_error *err);

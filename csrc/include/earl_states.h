@@ -101,6 +101,14 @@ typedef struct earl_states_warnings {
     const earl_states_warning *details;
 } earl_states_warnings;
 
+/**
+ * The name of a warning code of the states pass, as the reports show it.
+ *
+ * @param code  any value (one outside earl_states_warning_code reads
+ *              "unknown")
+ * @return "recv_without_send", ...; a static string
+ * @since 0.1.0
+ */
 EARL_API const char *earl_states_warning_code_name(earl_states_warning_code code);
 
 /* The pointers.  enterptr is computed by the pass for every event (the
@@ -119,7 +127,14 @@ typedef enum earl_pointer {
     EARL_POINTER_COUNT
 } earl_pointer;
 
-EARL_API const char *earl_pointer_name(earl_pointer p); /* "enterptr", ... */
+/**
+ * The name of a pointer attribute.
+ *
+ * @param p  any value (one outside earl_pointer reads "unknown")
+ * @return "enterptr", "leaveptr", "sendptr", ...; a static string
+ * @since 0.1.0
+ */
+EARL_API const char *earl_pointer_name(earl_pointer p);
 
 /* The collective instances in CSR form: the member events of instance k are
  * coll_members[coll_member_start[k] .. coll_member_start[k + 1]), in the
@@ -142,60 +157,186 @@ typedef struct earl_states_view {
     const earl_eid *coll_members;
 } earl_states_view;
 
-/* Compute the states of trace (options may be NULL).  On success *out owns
- * them; on failure *out is NULL and err says why. */
+/**
+ * Compute the states of a trace: one forward pass over its events (on two
+ * threads when options->threads allows and the trace has no threading
+ * records; the result does not depend on it).
+ *
+ * @param trace    an open trace; it must stay open until earl_states_free
+ * @param options  NULL: the defaults (those of a zeroed earl_states_options:
+ *                 OpenMP barrier instances included, one thread per core)
+ * @param out      receives the states, which the caller frees with
+ *                 earl_states_free; NULL on failure
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (no trace or no out), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
 EARL_API earl_status earl_states_build(const earl_trace *trace, const earl_states_options *options,
                                        earl_states **out, earl_error *err);
+
+/**
+ * Free the states, the dense arrays and indexes built on request included.
+ *
+ * @param states  states of earl_states_build, or NULL (nothing happens)
+ * @since 0.1.0
+ */
 EARL_API void earl_states_free(earl_states *states);
 
+/**
+ * The enterptr of every event and the collective instances.
+ *
+ * @param states  the states of a trace
+ * @return a view owned by the states, valid until earl_states_free
+ * @since 0.1.0
+ */
 EARL_API const earl_states_view *earl_states_get_view(const earl_states *states);
+
+/**
+ * The warnings of the states pass: counts per code, the first details of
+ * each.
+ *
+ * @param states  the states of a trace
+ * @return a view owned by the states, valid until earl_states_free
+ * @since 0.1.0
+ */
 EARL_API const earl_states_warnings *earl_states_get_warnings(const earl_states *states);
-/* Heap bytes held by the states (arrays, instances, indexes built so far). */
+
+/**
+ * Heap bytes the states hold: the pass's arrays, the instances, and the
+ * dense arrays and indexes built so far.
+ *
+ * @param states  the states of a trace
+ * @return the bytes
+ * @since 0.1.0
+ */
 EARL_API size_t earl_states_bytes(const earl_states *states);
 
-/* The dense int64 array of pointer p, one entry per event, built on the
- * first request (O(n), thread-safe) and kept until earl_states_free; NULL
- * with err filled when out of memory.  For enterptr it is a copy of the
- * view's 32-bit array (8 bytes an event more): code in C reads that one. */
+/**
+ * The dense int64 array of a pointer, one entry per event, built on the
+ * first request (O(n), thread-safe) and kept until earl_states_free.  For
+ * enterptr it is a copy of the view's 32-bit array (8 bytes an event more):
+ * code in C reads that one.
+ *
+ * @param states  the states of a trace
+ * @param p       the pointer
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return the array, owned by the states; NULL when out of memory
+ *         (EARL_ERR_NOMEM) or for a p outside earl_pointer (EARL_ERR_INVALID)
+ * @since 0.1.0
+ */
 EARL_API const earl_eid *earl_states_pointer(earl_states *states, earl_pointer p, earl_error *err);
-/* The dense collective instance of every event (-1: none), likewise. */
+
+/**
+ * The collective instance of every event, as a dense array built on the
+ * first request like earl_states_pointer's.
+ *
+ * @param states  the states of a trace
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return one entry per event (-1: none), owned by the states; NULL when out
+ *         of memory
+ * @since 0.1.0
+ */
 EARL_API const int32_t *earl_states_coll_instances(earl_states *states, earl_error *err);
-/* Pointer p of event i (-1 when out of range or out of memory): O(1) from
- * the compact records for enterptr, sendptr, recvptr and lockptr; leaveptr
- * and forkptr read their dense arrays (built on first use). */
+
+/**
+ * One pointer of one event: O(1) from the pass's compact records for
+ * enterptr, sendptr, recvptr and lockptr; leaveptr and forkptr read their
+ * dense arrays (built on first use).
+ *
+ * @param states  the states of a trace
+ * @param p       the pointer
+ * @param i       an event id
+ * @return the event it points to; -1 for none, for i or p out of range, and
+ *         when a dense array cannot be built (out of memory)
+ * @since 0.1.0
+ */
 EARL_API earl_eid earl_states_ptr(earl_states *states, earl_pointer p, earl_eid i);
 
-/* Pointer p of the n events ids[k] into out[k], without building p's dense
- * array when it is not built yet: the pass's arrays answer enterptr,
- * sendptr, recvptr and lockptr, and an ENTER's leaveptr is found by walking its
+/**
+ * One pointer of many events, without building the pointer's dense array
+ * when it is not built yet: the pass's arrays answer enterptr, sendptr,
+ * recvptr and lockptr, and an ENTER's leaveptr is found by walking its
  * location forward to the LEAVE whose enterptr it is (the length of the
- * region instance, short for the calls an analysis asks about).  forkptr
- * uses the dense array.  Ids out of range give -1. */
+ * region instance, short for the calls an analysis asks about); forkptr uses
+ * the dense array.
+ *
+ * @param states  the states of a trace
+ * @param p       the pointer
+ * @param ids     n event ids (an id out of range gives -1)
+ * @param n       how many
+ * @param out     receives the n pointers
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (p outside earl_pointer), or
+ *         EARL_ERR_NOMEM (forkptr's dense array)
+ * @since 0.1.0
+ */
 EARL_API earl_status earl_states_gather(earl_states *states, earl_pointer p, const earl_eid *ids,
                                         size_t n, earl_eid *out, earl_error *err);
-/* The collective instance of event i, -1 (O(log members)). */
+
+/**
+ * The collective instance an event is a member of (O(log members)).
+ *
+ * @param states  the states of a trace
+ * @param i       an event id
+ * @return the instance, or -1 when i is a member of none
+ * @since 0.1.0
+ */
 EARL_API int32_t earl_states_instance_of(const earl_states *states, earl_eid i);
 
 /* ---- history queries -------------------------------------------------------- */
 
-/* The region stack of location loc just after event i (i = -1: before the
- * first event): the ENTER events of the open region instances, outermost
- * first, inherited frames of the master included.  Returns the depth; out
- * is filled when cap >= depth.  O(log n + depth). */
+/**
+ * The region stack of a location just after an event: the ENTER events of
+ * the open region instances, outermost first, the frames inherited from the
+ * master included (O(log n + depth)).
+ *
+ * @param states  the states of a trace
+ * @param i       an event id (-1: before the first event, when every stack is
+ *                empty)
+ * @param loc     a location
+ * @param out     receives the stack when cap >= its depth (may be NULL when
+ *                cap is 0)
+ * @param cap     room in out
+ * @return the depth of the stack (0 for a location out of range)
+ * @since 0.1.0
+ */
 EARL_API size_t earl_states_stack(const earl_states *states, earl_eid i, earl_loc loc,
                                   earl_eid *out, size_t cap);
 
-/* The messages in transfer from src to dst just after event i: the sends
- * of src to dst with id <= i whose receive is > i or missing, in send
- * order.  *n receives their number; out is filled up to cap.  The first call
- * builds an index of the sends per (src, dst) (O(messages), thread-safe).
- * O(log m + k log m) for k messages in transfer. */
+/**
+ * The messages in transfer from one location to another just after an
+ * event: the sends of src to dst with id <= i whose receive is > i or
+ * missing, in send order.  The first call builds an index of the sends per
+ * (src, dst) (O(messages), thread-safe); then O(log m + k log m) for k
+ * messages in transfer.
+ *
+ * @param states  the states of a trace
+ * @param i       an event id
+ * @param src     the sending location
+ * @param dst     the receiving location
+ * @param out     receives up to cap sends
+ * @param cap     room in out
+ * @param n       receives how many messages are in transfer (may exceed cap)
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, or EARL_ERR_NOMEM (the index)
+ * @since 0.1.0
+ */
 EARL_API earl_status earl_states_queue(earl_states *states, earl_eid i, earl_loc src, earl_loc dst,
                                        earl_eid *out, size_t cap, size_t *n, earl_error *err);
 
-/* coll(e_i) of section 4.3: when i completes a collective instance, its member
- * events (*members, *n) and the instance id; otherwise -1 and *n = 0.
- * O(log m) for m collective members in the trace. */
+/**
+ * coll(e_i) of section 4.3 of the EARL paper: the collective instance an
+ * event completes, with its members (O(log m) for m collective members in
+ * the trace).
+ *
+ * @param states   the states of a trace
+ * @param i        an event id
+ * @param members  receives the instance's member events, owned by the states
+ *                 (NULL when i completes none); may be NULL
+ * @param n        receives how many (0 when i completes none)
+ * @return the instance, or -1 when i completes none
+ * @since 0.1.0
+ */
 EARL_API int32_t earl_states_coll(const earl_states *states, earl_eid i, const earl_eid **members,
                                   size_t *n);
 
@@ -208,8 +349,17 @@ typedef struct earl_lock_state {
     earl_loc holder;    /* location holding it after i, -1 when free */
 } earl_lock_state;
 
-/* The locks that some event <= i changed, with their state just after i.
- * Returns their number; out is filled up to cap.  O(L log m) for L locks. */
+/**
+ * The locks that some event <= i changed, with their state just after i
+ * (O(L log m) for L locks).
+ *
+ * @param states  the states of a trace
+ * @param i       an event id
+ * @param out     receives up to cap locks
+ * @param cap     room in out
+ * @return how many locks there are (may exceed cap)
+ * @since 0.1.0
+ */
 EARL_API size_t earl_states_locks(const earl_states *states, earl_eid i, earl_lock_state *out,
                                   size_t cap);
 

@@ -97,6 +97,9 @@ static void grid(const earl_synth_options *o, uint32_t *px, uint32_t *py)
 
 earl_status earl_synth_check(const earl_synth_options *o, earl_error *err)
 {
+    if (!o)
+        return earl_fail(err, EARL_ERR_INVALID,
+                         "synth: no options given (start from earl_synth_defaults)");
     const char *kn = earl_synth_kind_name(o->kind);
     if ((unsigned)o->kind >= EARL_SYNTH_KIND_COUNT)
         return bad(err, "unknown kind %s%" PRId64 "%.0" PRId64, "#", (int64_t)o->kind, 0);

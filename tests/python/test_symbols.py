@@ -1,8 +1,9 @@
-"""What earlc's shared objects export: the extension module its init function and
-the C core's public API (the functions marked EARL_API in csrc/include), the MPI
-recorder MPI's own functions; none of their internal functions, whose names
-(ev_enter, read_locations, order_events, ...) could clash with those of any other
-library loaded into the same process."""
+"""The C core's public API: every function of the public headers (csrc/include) is
+marked EARL_API and documented (its parameters, what it returns, the version that
+introduced it); and what earlc's shared objects export: the extension module its
+init function and that API, the MPI recorder MPI's own functions; none of their
+internal functions, whose names (ev_enter, read_locations, order_events, ...)
+could clash with those of any other library loaded into the same process."""
 import re
 import shutil
 import subprocess
@@ -56,6 +57,19 @@ def public_functions():
     return names
 
 
+def _documented(text):
+    """(name, parameters, returns something, its doc comment) of every EARL_API
+    declaration of a header."""
+    out = []
+    for m in re.finditer(r"(/\*\*(?:(?!\*/).)*?\*/\s*)?EARL_API\s+([^;{]*?)\b(\w+)\s*\(([^)]*)\)\s*;",
+                         text, flags=re.S):
+        doc, ret, name, params = m.group(1) or "", m.group(2), m.group(3), m.group(4)
+        names = [] if params.strip() in ("", "void") else [
+            re.match(r".*?(\w+)\s*(\[[^\]]*\])?$", p.strip()).group(1) for p in params.split(",")]
+        out.append((name, names, ret.strip() != "void", doc))
+    return out
+
+
 def exported(path):
     if not shutil.which("nm"):
         pytest.skip("nm (binutils) is not installed")
@@ -71,6 +85,26 @@ def test_every_public_function_is_marked():
                  "earl_races_build", "earl_writer_open", "earl_synth_run", "earl_mem_release",
                  "earl_rc_replay_run", "earl_calltree_build", "earl_profile_time"):
         assert name in names
+
+
+def test_every_public_function_is_documented():
+    """Each EARL_API function has a /** */ comment naming every parameter
+    (@param), what it returns (@return, unless void) and its version (@since)."""
+    problems = []
+    for header in sorted(INCLUDE.glob("earl*.h")):
+        for name, params, returns, doc in _documented(header.read_text()):
+            missing = [p for p in params if not re.search(r"@param\s+%s\b" % p, doc)]
+            if not doc:
+                problems.append("%s: %s has no /** */ comment" % (header.name, name))
+                continue
+            if missing:
+                problems.append("%s: %s does not document %s" % (header.name, name,
+                                                                 ", ".join(missing)))
+            if returns and "@return" not in doc:
+                problems.append("%s: %s does not say what it returns" % (header.name, name))
+            if not re.search(r"@since \d+\.\d+\.\d+", doc):
+                problems.append("%s: %s has no @since" % (header.name, name))
+    assert not problems, "\n".join(problems[:40]) + "\n(%d problems)" % len(problems)
 
 
 def test_extension_exports_its_init_and_the_public_api_only():
