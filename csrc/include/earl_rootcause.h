@@ -84,20 +84,44 @@ typedef struct earl_rc_event_chunk_table {
     int64_t *far_ticks;
 } earl_rc_event_chunk_table;
 
-/* The chunks of the events, from the per-event columns location (below
- * n_locations), kind, time and event_cnode (-1 outside every region) in the
- * trace's total order, in which each location's events keep their recorded
- * order; parent per cnode (n_cnodes of them).  role[kind] says what an event
- * contributes; a location's first such event only starts its time, and an
- * event charged to no cnode (-1) gives no chunk.  program_cnode is charged at
- * EARL_RC_CHUNK_PROGRAM_END.  EARL_ERR_INVALID for a location or a cnode out
- * of range, and for 2^31 events or more (their slots would not fit). */
+/**
+ * Build the time chunks of the events.  A location's first event with a
+ * role only starts its time, and an event charged to no cnode (-1) gives no
+ * chunk.
+ *
+ * @param n_locations    the locations (every location is below it)
+ * @param n_events       the events, in the trace's total order, in which each
+ *                       location's events keep their recorded order
+ * @param location       per event, its location
+ * @param kind           per event, its earl_kind
+ * @param time           per event, its time in ticks
+ * @param event_cnode    per event, its call path (-1 outside every region)
+ * @param parent         per cnode, its parent (-1 for a root)
+ * @param n_cnodes       the cnodes
+ * @param role           per kind, what an event contributes
+ *                       (earl_rc_chunk_role)
+ * @param program_cnode  the cnode charged at EARL_RC_CHUNK_PROGRAM_END
+ * @param out            receives the table; free it with
+ *                       earl_rc_event_chunk_table_free
+ * @param err            receives the status and a message on failure (may be
+ *                       NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a location or a cnode out of range, 2^31
+ *         events or more: their slots would not fit), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
 EARL_API earl_status earl_rc_event_chunks_build(size_t n_locations, size_t n_events,
                                                 const int32_t *location, const uint8_t *kind,
                                                 const uint64_t *time, const int32_t *event_cnode,
                                                 const int32_t *parent, size_t n_cnodes,
                                                 const uint8_t role[256], int64_t program_cnode,
                                                 earl_rc_event_chunk_table *out, earl_error *err);
+/**
+ * Free the arrays of a chunk table and empty it.
+ *
+ * @param table  a table of earl_rc_event_chunks_build, or NULL (nothing
+ *               happens)
+ * @since 0.1.0
+ */
 EARL_API void earl_rc_event_chunk_table_free(earl_rc_event_chunk_table *table);
 
 /* Chunks given as a table, ascending by key (see above). */
@@ -137,14 +161,34 @@ typedef struct earl_rc_map {
     double *value;
 } earl_rc_map;
 
+/**
+ * Free the arrays of a call-path map this API filled, and empty it.
+ *
+ * @param map  a map, or NULL (nothing happens)
+ * @since 0.1.0
+ */
 EARL_API void earl_rc_map_free(earl_rc_map *map);
 
-/* Raw exclusive time per call path of each query q on location loc[q]
- * between events lo[q] (exclusive, after its point; -1: the location's
- * start) and hi[q] (before its point): every call path with a chunk there,
- * with its exact tick sum as a double (zero and negative sums included).
- * EARL_ERR_INVALID for a chunk's cnode out of 0..n_cnodes-1, a negative
- * location or a stride below 1. */
+/**
+ * Raw exclusive time per call path of each query: every call path with a
+ * chunk on the query's location between its two events, with its exact
+ * tick sum as a double (zero and negative sums included).
+ *
+ * @param chunks    the time chunks
+ * @param stride    events + 1 (the keys' multiplier)
+ * @param n_cnodes  the cnodes
+ * @param loc       per query, its location
+ * @param lo        per query, the event after whose point it starts
+ *                  (exclusive; -1: the location's start)
+ * @param hi        per query, the event before whose point it ends
+ * @param queries   how many
+ * @param out       receives one map per query; free it with earl_rc_map_free
+ * @param err       receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a chunk's cnode out of 0..n_cnodes-1,
+ *         offsets not ascending, a negative location, a stride below 1), or
+ *         EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
 EARL_API earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride,
                                         int64_t n_cnodes, const int64_t *loc, const int64_t *lo,
                                         const int64_t *hi, size_t queries, earl_rc_map *out,
@@ -164,19 +208,60 @@ typedef struct earl_rc_intervals {
     int64_t *between_row;    /* the rows of those points with waiting time > 0, in event order */
 } earl_rc_intervals;
 
+/**
+ * Synchronisation intervals (see earl_rc_intervals).
+ *
+ * @param chunks    the time chunks
+ * @param points    the synchronisation points
+ * @param stride    events + 1 (the keys' multiplier)
+ * @param n_cnodes  the cnodes
+ * @param loc       per query, its location
+ * @param prev      per query, the point it starts after (-1: the location's
+ *                  start)
+ * @param at        per query, the point it ends at
+ * @param queries   how many
+ * @param out       receives the intervals; free them with
+ *                  earl_rc_intervals_free
+ * @param err       receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (as earl_rc_chunk_sums, and a point's
+ *         cnode of n_cnodes or more), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
 EARL_API earl_status earl_rc_interval_times(const earl_rc_chunks *chunks,
                                             const earl_rc_points *points, int64_t stride,
                                             int64_t n_cnodes, const int64_t *loc,
                                             const int64_t *prev, const int64_t *at, size_t queries,
                                             earl_rc_intervals *out, earl_error *err);
+/**
+ * Free the arrays of intervals and empty them.
+ *
+ * @param intervals  intervals of earl_rc_interval_times, or NULL (nothing
+ *                   happens)
+ * @since 0.1.0
+ */
 EARL_API void earl_rc_intervals_free(earl_rc_intervals *intervals);
 
-/* The excess of a late side's map over an early side's: for each pair k, the
+/**
+ * The excess of a late side's map over an early side's: for each pair k, the
  * entries of late's query late_q[k] whose cnode is also in within's query
- * within_q[k] (within may be NULL: no restriction), minus early's value of
- * that cnode in query early_q[k] (0 when absent), the positive differences
- * only.  out gets one query per pair; sum[k] (pairs entries, caller's array)
- * their total.  EARL_ERR_INVALID for a query index out of range. */
+ * within_q[k], minus early's value of that cnode in query early_q[k] (0 when
+ * absent), the positive differences only.
+ *
+ * @param late      the late sides' maps
+ * @param late_q    per pair, a query of late
+ * @param early     the early sides' maps
+ * @param early_q   per pair, a query of early
+ * @param within    the maps that restrict the cnodes, or NULL (no restriction)
+ * @param within_q  per pair, a query of within (unused without within)
+ * @param pairs     how many pairs
+ * @param out       receives one query per pair; free it with earl_rc_map_free
+ * @param sum       receives, per pair, the total of its query (the caller's
+ *                  array of pairs entries)
+ * @param err       receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a query index out of range), or
+ *         EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
 EARL_API earl_status earl_rc_excess(const earl_rc_map *late, const int64_t *late_q,
                                     const earl_rc_map *early, const int64_t *early_q,
                                     const earl_rc_map *within, const int64_t *within_q,
@@ -198,10 +283,22 @@ typedef struct earl_rc_pair_points {
     const int64_t *group_key;
 } earl_rc_pair_points;
 
-/* Per query: the last synchronisation point of location loc[q] with
- * partner[q] before event at[q] (strictly), -1 when none, into out[q]; a
- * group point counts when both are members.  EARL_ERR_INVALID for a
- * location out of range. */
+/**
+ * Per query, the last synchronisation point of a location with a partner
+ * before an event (strictly); a group point counts when both are members.
+ *
+ * @param points   the shared points
+ * @param stride   events + 1 (the keys' multiplier)
+ * @param queries  how many
+ * @param loc      per query, the location
+ * @param partner  per query, the partner location
+ * @param at       per query, the event
+ * @param out      receives, per query, the point's event or -1 when none
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a location out of range), or
+ *         EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
 EARL_API earl_status earl_rc_previous_points(const earl_rc_pair_points *points, int64_t stride,
                                              size_t queries, const int64_t *loc,
                                              const int64_t *partner, const int64_t *at,
@@ -241,14 +338,36 @@ typedef struct earl_rc_group_starts {
     int64_t *met_event;
 } earl_rc_group_starts;
 
-/* delayer_location, delayer_event and member_set (the set of the
- * instance's communicator) per instance.  EARL_ERR_INVALID for a set or a
- * location out of range, or a partner pair of no point. */
+/**
+ * Where the delayer of each collective wait state last met its communicator
+ * (see earl_rc_group_starts).
+ *
+ * @param meetings          who meets whom at the synchronisation points
+ * @param stride            events + 1 (the keys' multiplier)
+ * @param instances         how many collective instances
+ * @param delayer_location  per instance, the delaying location
+ * @param delayer_event     per instance, the delayer's event
+ * @param member_set        per instance, the set of its communicator
+ * @param out               receives the starts; free them with
+ *                          earl_rc_group_starts_free
+ * @param err               receives the status and a message on failure (may
+ *                          be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a set or a location out of range, a
+ *         partner pair of no point), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
 EARL_API earl_status earl_rc_find_group_starts(const earl_rc_meetings *meetings, int64_t stride,
                                                size_t instances, const int64_t *delayer_location,
                                                const int64_t *delayer_event,
                                                const int64_t *member_set, earl_rc_group_starts *out,
                                                earl_error *err);
+/**
+ * Free the arrays of group starts and empty them.
+ *
+ * @param starts  starts of earl_rc_find_group_starts, or NULL (nothing
+ *                happens)
+ * @since 0.1.0
+ */
 EARL_API void earl_rc_group_starts_free(earl_rc_group_starts *starts);
 
 /* The critical path's walk back in time (Scalasca's critical-path pass):
@@ -284,8 +403,28 @@ typedef struct earl_rc_stretches {
     int64_t *to;
 } earl_rc_stretches;
 
+/**
+ * Walk the critical path back in time (see earl_rc_path_graph).
+ *
+ * @param graph        the wait states, OpenMP points and locations' starts
+ * @param start_event  the event the path ends at (the trace's last)
+ * @param out          receives the stretches; free them with
+ *                     earl_rc_stretches_free
+ * @param err          receives the status and a message on failure (may be
+ *                     NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (the start event or a location out of
+ *         range), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
 EARL_API earl_status earl_rc_critical_walk(const earl_rc_path_graph *graph, int64_t start_event,
                                            earl_rc_stretches *out, earl_error *err);
+/**
+ * Free the arrays of stretches and empty them.
+ *
+ * @param stretches  stretches of earl_rc_critical_walk, or NULL (nothing
+ *                   happens)
+ * @since 0.1.0
+ */
 EARL_API void earl_rc_stretches_free(earl_rc_stretches *stretches);
 
 /* ---- long-term delay costs (Scalasca's backward replay) --------------------
@@ -323,24 +462,70 @@ typedef struct earl_rc_replay earl_rc_replay;
 /* Inputs of a collective's kind for a source (earl_rc_replay_set_input). */
 enum { EARL_RC_INPUT_COST = 1, EARL_RC_INPUT_WAIT = 2 };
 
-/* A replay over n_points synchronisation points (their events and waiting
- * times) with n_sources sources; every collective kind takes by default the
- * arriving cost for every source, and the members' own waiting time for the
- * source of its own kind. */
+/**
+ * A long-term replay over synchronisation points; every collective kind
+ * takes by default the arriving cost for every source, and the members' own
+ * waiting time for the source of its own kind.  Fill it with the add_* and
+ * set_input calls, then run it.
+ *
+ * @param n_sources    the sources (kinds of wait states), 1 to 255
+ * @param n_points     the synchronisation points
+ * @param point_event  per point, its event
+ * @param point_wait   per point, its waiting time
+ * @param out          receives the replay, which the caller frees with
+ *                     earl_rc_replay_free; NULL on failure
+ * @param err          receives the status and a message on failure (may be
+ *                     NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (sources out of 1..255), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
 EARL_API earl_status earl_rc_replay_new(size_t n_sources, size_t n_points,
                                         const int64_t *point_event, const double *point_wait,
                                         earl_rc_replay **out, earl_error *err);
+/**
+ * Free a replay (not the arrays it was given).
+ *
+ * @param replay  a replay of earl_rc_replay_new, or NULL (nothing happens)
+ * @since 0.1.0
+ */
 EARL_API void earl_rc_replay_free(earl_rc_replay *replay);
 
-/* What collectives of kind `kind` take as input for source `source`. */
+/**
+ * What collectives of a kind take as input for a source.
+ *
+ * @param replay  a replay
+ * @param kind    a collective kind (a source)
+ * @param source  a source
+ * @param inputs  EARL_RC_INPUT_COST, EARL_RC_INPUT_WAIT, both or none
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, or EARL_ERR_INVALID (a kind or source out of range)
+ * @since 0.1.0
+ */
 EARL_API earl_status earl_rc_replay_set_input(earl_rc_replay *replay, size_t kind, size_t source,
                                               unsigned inputs, earl_error *err);
 
-/* Point-to-point wait states of kind `source`: per wait state its waiting
- * event and point row (-1: no point, no cost arrives), the delaying
- * location, scale and denominator, its delays (query k of delays) and the
- * point rows in between ([between_offset[k], between_offset[k + 1]) of
- * between_row). */
+/**
+ * Point-to-point wait states of one kind.
+ *
+ * @param replay            a replay
+ * @param source            their kind
+ * @param n                 how many
+ * @param event             per wait state, its waiting event
+ * @param row               per wait state, its point row (-1: no point, no
+ *                          cost arrives)
+ * @param delayer_location  per wait state, the delaying location
+ * @param scale             per wait state, waiting time / denominator
+ * @param denominator       per wait state, delays + waiting time of the late
+ *                          side in between
+ * @param delays            query k: the delays of wait state k
+ * @param between_offset    n + 1 offsets into between_row
+ * @param between_row       the point rows in between, per wait state
+ * @param err               receives the status and a message on failure (may
+ *                          be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a source, row or query out of range), or
+ *         EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
 EARL_API earl_status earl_rc_replay_add_waits(earl_rc_replay *replay, size_t source, size_t n,
                                               const int64_t *event, const int64_t *row,
                                               const int64_t *delayer_location, const double *scale,
@@ -373,12 +558,35 @@ typedef struct earl_rc_collectives {
     const earl_rc_map *delays;
 } earl_rc_collectives;
 
+/**
+ * Collective instances (see earl_rc_collectives).
+ *
+ * @param replay       a replay
+ * @param collectives  the instances and their members
+ * @param err          receives the status and a message on failure (may be
+ *                     NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a kind, row or query out of range), or
+ *         EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
 EARL_API earl_status earl_rc_replay_add_collectives(earl_rc_replay *replay,
                                                     const earl_rc_collectives *collectives,
                                                     earl_error *err);
 
-/* Costs known before the replay (they depend on nothing later): value on
- * the point rows of source `source`, added in order. */
+/**
+ * Costs known before the replay (they depend on nothing later), added in
+ * order.
+ *
+ * @param replay  a replay
+ * @param source  their source
+ * @param n       how many
+ * @param row     per cost, its point row
+ * @param value   per cost, its value
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a source or row out of range), or
+ *         EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
 EARL_API earl_status earl_rc_replay_add_costs(earl_rc_replay *replay, size_t source, size_t n,
                                               const int64_t *row, const double *value,
                                               earl_error *err);
@@ -393,8 +601,25 @@ typedef struct earl_rc_severity {
     double *value;
 } earl_rc_severity;
 
+/**
+ * Run the replay: the long-term severities per source.
+ *
+ * @param replay  a filled replay
+ * @param out     n_sources severities, the caller's array; each receives
+ *                parallel arrays of (location, cnode, value) in first-touch
+ *                order: free each with earl_rc_severity_free
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
 EARL_API earl_status earl_rc_replay_run(earl_rc_replay *replay, earl_rc_severity *out,
                                         earl_error *err);
+/**
+ * Free the arrays of severities and empty them.
+ *
+ * @param severity  severities of earl_rc_replay_run, or NULL (nothing happens)
+ * @since 0.1.0
+ */
 EARL_API void earl_rc_severity_free(earl_rc_severity *severity);
 
 #ifdef __cplusplus
