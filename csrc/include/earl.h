@@ -7,15 +7,20 @@
  * store, ordered totally by (timestamp, location, position on the location).
  * Event ids are positions in that order.
  *
- * Conventions, after libotf2's own API:
+ * Conventions, after libotf2's own API, shared by every public header of
+ * this folder (docs/c-api.md states them once, with the lifecycle of every
+ * handle):
  *   - one prefix per module: earl_trace_*, earl_defs_*, earl_kind_*, ...;
  *   - handles are opaque (earl_trace); the data they own is exposed through
  *     const views (earl_events, earl_defs) so that callers, the Python
  *     bindings first of all, can read the columns without copying;
- *   - every fallible call returns an earl_status and fills an earl_error with
- *     a message that names the file and the problem.
+ *   - every fallible call returns an earl_status and fills an earl_error
+ *     (which may be NULL) with a message that names the file and the problem;
+ *   - NULL options are the defaults, those of a zeroed options struct.
  *
- * Nothing here depends on Python.
+ * The other subsystems have headers of their own beside this one
+ * (earl_states.h, earl_search.h, ...); memory is earl_mem.h.  Nothing here
+ * depends on Python.
  */
 #ifndef EARL_H
 #define EARL_H
