@@ -223,13 +223,12 @@ static earl_status open_reader(const char *anchor, OTF2_Reader **out, earl_error
     return EARL_OK;
 }
 
-static void *run_job(void *arg)
+static void read_job_locations(read_job *job)
 {
-    read_job *job = arg;
     OTF2_Reader *r = NULL;
     job->status = open_reader(job->anchor, &r, &job->err);
     if (job->status != EARL_OK)
-        return NULL;
+        return;
     for (size_t k = 0; k < job->n_locs; k++)
         OTF2_Reader_SelectLocation(r, job->defs->locations[job->locs[k]].id);
     /* local definition files are optional; they carry mapping tables and
@@ -239,7 +238,7 @@ static void *run_job(void *arg)
         job->status = earl_fail(&job->err, EARL_ERR_CORRUPT, "%s: cannot open the event files: %s",
                                 job->anchor, earl_otf2_last_message());
         OTF2_Reader_Close(r);
-        return NULL;
+        return;
     }
     for (size_t k = 0; k < job->n_locs && have_defs; k++) {
         uint64_t id = job->defs->locations[job->locs[k]].id;
@@ -268,6 +267,14 @@ static void *run_job(void *arg)
     }
     OTF2_Reader_CloseEvtFiles(r);
     OTF2_Reader_Close(r);
+}
+
+static void *run_job(void *arg)
+{
+    read_job *job = arg;
+    read_job_locations(job);
+    /* libotf2's buffers, no fault of the archive */
+    job->status = earl_otf2_blame_memory(&job->err, job->status);
     return NULL;
 }
 
@@ -478,6 +485,7 @@ earl_status earl_trace_open(const char *path, const earl_open_options *options,
         st = defs_read(&tr->defs, reader, tr->anchor, err);
         OTF2_Reader_Close(reader);
     }
+    st = earl_otf2_blame_memory(err, st); /* libotf2's buffers, no fault of the archive */
     if (st == EARL_OK)
         st = check_event_files(tr->anchor, &tr->defs, err);
     if (st == EARL_OK) {
