@@ -10,9 +10,10 @@ Three pieces give a subcommand that rule without code of its own:
   is read or computed before the user's mistake is reported: `count(low, high)`,
   `output_file`, `existing_file`, `property_names`;
 - `run_command`, which calls the subcommand and turns the exceptions that are the
-  user's doing (`UsageError`, `earlc.TraceError`, a faulty plugin) into that one
-  line; anything else is earlc's fault and says so on one line too (set
-  EARLC_TRACEBACK=1 to see the traceback).
+  user's doing (every `earlc.Error`: `UsageError`, `earlc.TraceError`, a faulty
+  plugin, a pattern, memory that ran out) into that one line; anything else is
+  earlc's fault and says so on one line too (set EARLC_TRACEBACK=1 to see the
+  traceback).
 
 docs/cli.md states the rule for users.
 """
@@ -24,11 +25,13 @@ import re
 import sys
 from typing import Callable, Tuple, Type
 
+from ._core import Error
+
 #: exit status of every user error (argparse's own, too)
 USAGE_STATUS = 2
 
 
-class UsageError(Exception):
+class UsageError(Error):
     """Something the user asked for cannot be done: the message says what to change."""
 
 
@@ -147,12 +150,10 @@ def write_output(path, text: str) -> None:
 
 def run_command(func, args) -> int:
     """func(args), with every user error reported on one line (status 2)."""
-    from . import TraceError
-
     prog = "earlc"
     try:
         return func(args)
-    except _USER_ERRORS + (TraceError,) as exc:
+    except _USER_ERRORS + (Error,) as exc:
         sys.stderr.write("%s: error: %s\n" % (prog, one_line(exc)))
         return USAGE_STATUS
     except KeyboardInterrupt:

@@ -25,6 +25,11 @@ import numpy as np
 from . import _core
 from .events import KINDS, column
 
+
+class RacesError(_core.Error, ValueError):
+    """A choice of wildcard receives (or of clocks) that cannot be made on this trace:
+    the message says what to choose instead."""
+
 WILDCARD = -1       #: requested source or tag: MPI_ANY_SOURCE / MPI_ANY_TAG
 NOT_RECORDED = -2   #: the trace does not say what the receive asked for
 
@@ -93,7 +98,7 @@ def _select(trace, wildcard) -> tuple:
     tags = tag if tag is not None and bool((tag != NOT_RECORDED).any()) else None
     if wildcard is None or (isinstance(wildcard, str) and wildcard == "recorded"):
         if not recorded:
-            raise ValueError(
+            raise RacesError(
                 "this trace does not record which receives asked for any source (OTF2 has no "
                 "field for it; `earlc record` adds one): choose which receives to take as "
                 "wildcards ('all', a region name, a list of ranks or a predicate)")
@@ -107,7 +112,7 @@ def _select(trace, wildcard) -> tuple:
     if isinstance(wildcard, str):
         refs = np.array([r.id for r in trace.regions if r.name == wildcard], dtype=np.uint32)
         if not len(refs):
-            raise ValueError("no region named %r in %s" % (wildcard, trace.path))
+            raise RacesError("no region named %r in %s" % (wildcard, trace.path))
         chosen = _inside_region(trace, _posted(trace, events), refs)
         assumption = {"wildcard": "region", "value": wildcard,
                       "description": "the receives called inside %s taken as asking for any "
@@ -122,14 +127,14 @@ def _select(trace, wildcard) -> tuple:
         try:
             ranks = sorted({int(r) for r in wildcard})
         except (TypeError, ValueError):
-            raise ValueError("wildcard must be 'all', 'recorded', a region name, a list of ranks "
+            raise RacesError("wildcard must be 'all', 'recorded', a region name, a list of ranks "
                              "or a predicate, not %r" % (wildcard,)) from None
         rank_of = np.array([l.rank if l.rank is not None else -1 for l in trace.locations],
                            dtype=np.int64)
         known = set(int(r) for r in rank_of if r >= 0)
         unknown = [r for r in ranks if r not in known]
         if unknown or not ranks:
-            raise ValueError("no MPI rank %s in %s (ranks 0..%d)" % (
+            raise RacesError("no MPI rank %s in %s (ranks 0..%d)" % (
                 ", ".join(map(str, unknown)) or "given", trace.path, max(known, default=-1)))
         chosen = np.isin(rank_of[trace.events.location[events]], ranks)
         assumption = {"wildcard": "ranks", "value": ranks,
@@ -151,10 +156,10 @@ def parse_wildcard(text: Optional[str]) -> Wildcard:
         for part in t.split(","):
             lo, dash, hi = part.partition("-")
             if not lo.isdigit() or (dash and not hi.isdigit()):
-                raise ValueError("bad rank list %r (write ranks as 0,2-4)" % text)
+                raise RacesError("bad rank list %r (write ranks as 0,2-4)" % text)
             a, b = int(lo), int(hi) if dash else int(lo)
             if b < a:
-                raise ValueError("bad rank range %r in %r" % (part, text))
+                raise RacesError("bad rank range %r in %r" % (part, text))
             ranks.extend(range(a, b + 1))
         return ranks
     return text
@@ -174,7 +179,7 @@ def races(trace, wildcard: Wildcard = None, clocks: str = "vector",
     Raises ValueError for a bad choice; the C work runs without the GIL.
     """
     if clocks not in ("vector", "lamport"):
-        raise ValueError("clocks must be 'vector' or 'lamport', not %r" % (clocks,))
+        raise RacesError("clocks must be 'vector' or 'lamport', not %r" % (clocks,))
     source, tag, assumption = _select(trace, wildcard)
     core = _core.Races(trace._core, trace.states._core, requested_source=source,
                        requested_tag=tag, lamport=clocks == "lamport", progress=progress)

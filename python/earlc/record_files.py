@@ -18,6 +18,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ._core import Error
 from .events import KINDS
 from .writer import TraceWriter
 
@@ -45,7 +46,7 @@ RECORD_NONE = -2
 BUILT_FOR = "MPICH (libmpich.so.12)"
 
 
-class RecordError(Exception):
+class RecordError(Error):
     """Bad input to `earlc record`: a one-line message for the user."""
 
 

@@ -27,7 +27,7 @@ from . import _core
 TraceError = _core.TraceError
 
 
-class PatternError(ValueError):
+class PatternError(_core.Error, ValueError):
     """A pattern that cannot be searched: a syntax error (with its line, column and
     what was expected), an unknown name or kind, a class matching no event."""
 
