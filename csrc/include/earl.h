@@ -279,10 +279,16 @@ typedef struct earl_comm {
 
 typedef struct earl_clock {
     uint64_t resolution;     /* ticks per second */
+    /* (an archive without ClockProperties gets EARL_FALLBACK_RESOLUTION, its
+     * first event as global_offset and its events' span as length, and an
+     * EARL_WARN_CLOCK_PROPERTIES_MISSING warning) */
     uint64_t global_offset;  /* timestamp of the start of the trace */
     uint64_t length;         /* ticks covered by the trace */
     uint64_t realtime;       /* OTF2 realtime timestamp (ns since epoch) or 0 */
 } earl_clock;
+
+/* Ticks per second assumed when the definitions give none: nanoseconds. */
+#define EARL_FALLBACK_RESOLUTION UINT64_C(1000000000)
 
 typedef struct earl_metric_member {
     uint8_t defined;
@@ -334,6 +340,17 @@ typedef struct earl_defs {
  * @since 0.1.0
  */
 EARL_API earl_loc earl_defs_location_index(const earl_defs *defs, uint64_t location_id);
+
+/**
+ * The name of a region, for messages.
+ *
+ * @param defs    the definitions of a trace (earl_trace_defs)
+ * @param region  a region ref
+ * @return its name, owned by the definitions; "?" when the archive does not
+ *         define the region or its name
+ * @since 0.1.0
+ */
+EARL_API const char *earl_defs_region_name(const earl_defs *defs, uint32_t region);
 
 /* ------------------------------------------------------------------------ */
 /* Events: the columnar store                                                 */
@@ -532,6 +549,12 @@ typedef enum earl_warning_code {
     EARL_WARN_UNDEFINED_REFERENCE,/* an event names an undefined region/comm */
     EARL_WARN_OTHER_RECORD,       /* a record type earlc does not keep */
     EARL_WARN_LOCATION_INCOMPLETE,/* the location's record ends early (EARL_PROPERTY_INCOMPLETE) */
+    EARL_WARN_EVENT_COUNT_MISMATCH, /* a location holds another number of records than its
+                                     * definition announces; all it holds are read */
+    EARL_WARN_CLOCK_PROPERTIES_MISSING, /* no timer resolution: EARL_FALLBACK_RESOLUTION, the
+                                         * first event as the start (location -1) */
+    EARL_WARN_EVENT_FILE_CUT_SHORT, /* earl_open_options.salvage kept the complete records of
+                                     * an event file that ends inside a record */
     EARL_WARNING_CODE_COUNT
 } earl_warning_code;
 
@@ -582,6 +605,12 @@ typedef struct earl_open_options {
     int threads;             /* reading threads; 0: one per core */
     earl_progress_fn progress;
     void *progress_data;
+    /* Nonzero: an event file cut short (a crashed run, a full disk) keeps
+     * every record that lies whole before its end, with an
+     * EARL_WARN_EVENT_FILE_CUT_SHORT warning saying how much was lost; an
+     * empty one keeps none.  0 (the default): such a file fails the open
+     * with EARL_ERR_CORRUPT.  A file damaged inside fails either way. */
+    int salvage;
 } earl_open_options;
 
 /**
@@ -590,16 +619,19 @@ typedef struct earl_open_options {
  * options->threads threads, each with a libotf2 reader of its own; the trace
  * does not depend on their number.
  *
- * @param path     the anchor file (traces.otf2) or the folder that holds it
- * @param options  reading threads and progress; NULL: the defaults (those of a
- *                 zeroed earl_open_options: one thread per core, no progress)
+ * @param path     the anchor file (NAME.otf2), or the folder that holds it: its
+ *                 traces.otf2, else its only *.otf2 file
+ * @param options  reading threads, progress, salvage; NULL: the defaults
+ *                 (those of a zeroed earl_open_options: one thread per core, no
+ *                 progress, no salvage)
  * @param out      receives the trace, which the caller closes with
  *                 earl_trace_close; NULL on failure
  * @param err      receives the status and a message naming the file and the
  *                 problem on failure (may be NULL)
  * @return EARL_OK; EARL_ERR_NOT_FOUND (no such path), EARL_ERR_NOT_ARCHIVE,
  *         EARL_ERR_MISSING_FILE (a definition or event file), EARL_ERR_CORRUPT
- *         (a file that cannot be decoded or is truncated), EARL_ERR_IO,
+ *         (a file that cannot be decoded, or is cut short without
+ *         options->salvage), EARL_ERR_IO,
  *         EARL_ERR_NOMEM, or EARL_ERR_INVALID (no path or no out, more than
  *         EARL_MAX_EVENTS events)
  * @since 0.1.0

@@ -22,6 +22,17 @@
  *   - call-path maps: per query a list of (cnode, value) ascending by cnode,
  *     in CSR form (earl_rc_map).
  *
+ * Every function takes its inputs as named records (one struct per concept:
+ * the events' columns, the chunks, the points, the spans between two events,
+ * the queries of each search, the batches of the replay) and fills an output
+ * struct it owns until its _free function; the Python glue
+ * (python/earlc/_ext/rootcause.c) reads each struct field by field from a
+ * Python record of the same name and fields (properties/rootcause/records.py).
+ * The inputs are borrowed: no function keeps them past its return, except
+ * the replay handle (see earl_rc_replay).  The functions are reentrant and
+ * keep no state between calls: several may run at once on different
+ * threads.
+ *
  * Every sum is accumulated in a fixed order (the one of the numpy version
  * these functions replaced, value for value), so the results do not depend
  * on how the work is split and are reproducible to the last bit.
@@ -84,36 +95,37 @@ typedef struct earl_rc_event_chunk_table {
     int64_t *far_ticks;
 } earl_rc_event_chunk_table;
 
+/* What the chunks of the events are built from: the per-event columns in
+ * the trace's total order (in which each location's events keep their
+ * recorded order), the call tree's parents, and what each kind of event
+ * contributes. */
+typedef struct earl_rc_event_columns {
+    size_t n_locations;      /* every location is below it */
+    size_t n_events;
+    const int32_t *location; /* per event */
+    const uint8_t *kind;     /* per event: its earl_kind */
+    const uint64_t *time;    /* per event */
+    const int32_t *cnode;    /* per event: its call path, -1 outside every region */
+    size_t n_cnodes;
+    const int32_t *parent;   /* per cnode: its caller, -1 at a root */
+    const uint8_t *role;     /* 256 entries: the earl_rc_chunk_role of each kind */
+    int64_t program_cnode;   /* charged at EARL_RC_CHUNK_PROGRAM_END */
+} earl_rc_event_columns;
+
 /**
  * Build the time chunks of the events.  A location's first event with a
  * role only starts its time, and an event charged to no cnode (-1) gives no
  * chunk.
  *
- * @param n_locations    the locations (every location is below it)
- * @param n_events       the events, in the trace's total order, in which each
- *                       location's events keep their recorded order
- * @param location       per event, its location
- * @param kind           per event, its earl_kind
- * @param time           per event, its time in ticks
- * @param event_cnode    per event, its call path (-1 outside every region)
- * @param parent         per cnode, its parent (-1 for a root)
- * @param n_cnodes       the cnodes
- * @param role           per kind, what an event contributes
- *                       (earl_rc_chunk_role)
- * @param program_cnode  the cnode charged at EARL_RC_CHUNK_PROGRAM_END
- * @param out            receives the table; free it with
- *                       earl_rc_event_chunk_table_free
- * @param err            receives the status and a message on failure (may be
- *                       NULL)
+ * @param events  the events' columns, the call tree's parents and the roles
+ * @param out     receives the table; free it with
+ *                earl_rc_event_chunk_table_free
+ * @param err     receives the status and a message on failure (may be NULL)
  * @return EARL_OK, EARL_ERR_INVALID (a location or a cnode out of range, 2^31
  *         events or more: their slots would not fit), or EARL_ERR_NOMEM
  * @since 0.1.0
  */
-EARL_API earl_status earl_rc_event_chunks_build(size_t n_locations, size_t n_events,
-                                                const int32_t *location, const uint8_t *kind,
-                                                const uint64_t *time, const int32_t *event_cnode,
-                                                const int32_t *parent, size_t n_cnodes,
-                                                const uint8_t role[256], int64_t program_cnode,
+EARL_API earl_status earl_rc_event_chunks_build(const earl_rc_event_columns *events,
                                                 earl_rc_event_chunk_table *out, earl_error *err);
 /**
  * Free the arrays of a chunk table and empty it.
@@ -135,11 +147,23 @@ typedef struct earl_rc_chunk_table {
 /* The time chunks of every location: those of the events, and those of the
  * table (the caller's corrections, such as thread management).  A chunk whose
  * cnode is not in 0..n_cnodes-1 makes the function summing it fail with
- * EARL_ERR_INVALID, and so do offsets that are not ascending. */
+ * EARL_ERR_INVALID, and so do offsets that are not ascending, a stride below
+ * 1 and a negative n_cnodes. */
 typedef struct earl_rc_chunks {
+    int64_t stride;   /* events + 1: a location's multiplier in the table's keys */
+    int64_t n_cnodes; /* every chunk's cnode is below it */
     earl_rc_event_chunks events;
     earl_rc_chunk_table table;
 } earl_rc_chunks;
+
+/* Stretches of time, each on one location: after event start[q]'s point (-1:
+ * from the location's start) up to event end[q]'s point. */
+typedef struct earl_rc_spans {
+    size_t count;
+    const int64_t *location; /* not negative */
+    const int64_t *start;
+    const int64_t *end;
+} earl_rc_spans;
 
 /* Synchronisation points, ascending by key = location * stride + event. */
 typedef struct earl_rc_points {
@@ -170,68 +194,52 @@ typedef struct earl_rc_map {
 EARL_API void earl_rc_map_free(earl_rc_map *map);
 
 /**
- * Raw exclusive time per call path of each query: every call path with a
- * chunk on the query's location between its two events, with its exact
- * tick sum as a double (zero and negative sums included).
+ * Raw exclusive time per call path of each span: every call path with a
+ * chunk there, with its exact tick sum as a double (zero and negative sums
+ * included).
  *
- * @param chunks    the time chunks
- * @param stride    events + 1 (the keys' multiplier)
- * @param n_cnodes  the cnodes
- * @param loc       per query, its location
- * @param lo        per query, the event after whose point it starts
- *                  (exclusive; -1: the location's start)
- * @param hi        per query, the event before whose point it ends
- * @param queries   how many
- * @param out       receives one map per query; free it with earl_rc_map_free
- * @param err       receives the status and a message on failure (may be NULL)
- * @return EARL_OK, EARL_ERR_INVALID (a chunk's cnode out of 0..n_cnodes-1,
- *         offsets not ascending, a negative location, a stride below 1), or
- *         EARL_ERR_NOMEM
+ * @param chunks  the time chunks
+ * @param spans   the stretches of time
+ * @param out     receives one query per span; free it with earl_rc_map_free
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a chunk's cnode out of range, offsets not
+ *         ascending, a negative location, a stride below 1), or EARL_ERR_NOMEM
  * @since 0.1.0
  */
-EARL_API earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride,
-                                        int64_t n_cnodes, const int64_t *loc, const int64_t *lo,
-                                        const int64_t *hi, size_t queries, earl_rc_map *out,
-                                        earl_error *err);
+EARL_API earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, const earl_rc_spans *spans,
+                                        earl_rc_map *out, earl_error *err);
 
-/* Synchronisation intervals (Scalasca's pruned time maps): per query q, the
- * time per call path of location loc[q] between its synchronisation points
- * prev[q] (-1: the location's start) and at[q], without the waiting time at
- * the points strictly in between (charged to their call paths; call paths
- * left without positive time vanish), and without the part of prev's call
- * before its completion.  EARL_ERR_INVALID as earl_rc_chunk_sums, and for a
- * point's cnode of n_cnodes or more. */
+/* Synchronisation intervals (Scalasca's pruned time maps): per span, from a
+ * synchronisation point of its location (start; -1: the location's start) to
+ * another (end), the time per call path without the waiting time at the
+ * points strictly in between (charged to their call paths; call paths left
+ * without positive time vanish), and without the part of the start point's
+ * call before its completion.  The points' keys use the chunks' stride.
+ * EARL_ERR_INVALID as earl_rc_chunk_sums, and for a point's cnode of
+ * n_cnodes or more. */
 typedef struct earl_rc_intervals {
     earl_rc_map time;        /* positive values only */
-    double *wait_sum;        /* per query: the waiting time at the points in between */
-    int64_t *between_offset; /* queries + 1 */
+    double *wait_sum;        /* per span: the waiting time at the points in between */
+    int64_t *between_offset; /* spans + 1 */
     int64_t *between_row;    /* the rows of those points with waiting time > 0, in event order */
 } earl_rc_intervals;
 
 /**
  * Synchronisation intervals (see earl_rc_intervals).
  *
- * @param chunks    the time chunks
- * @param points    the synchronisation points
- * @param stride    events + 1 (the keys' multiplier)
- * @param n_cnodes  the cnodes
- * @param loc       per query, its location
- * @param prev      per query, the point it starts after (-1: the location's
- *                  start)
- * @param at        per query, the point it ends at
- * @param queries   how many
- * @param out       receives the intervals; free them with
- *                  earl_rc_intervals_free
- * @param err       receives the status and a message on failure (may be NULL)
+ * @param chunks  the time chunks
+ * @param points  the synchronisation points (keys with the chunks' stride)
+ * @param spans   per interval, its location and the points it runs between
+ * @param out     receives the intervals; free them with earl_rc_intervals_free
+ * @param err     receives the status and a message on failure (may be NULL)
  * @return EARL_OK, EARL_ERR_INVALID (as earl_rc_chunk_sums, and a point's
  *         cnode of n_cnodes or more), or EARL_ERR_NOMEM
  * @since 0.1.0
  */
 EARL_API earl_status earl_rc_interval_times(const earl_rc_chunks *chunks,
-                                            const earl_rc_points *points, int64_t stride,
-                                            int64_t n_cnodes, const int64_t *loc,
-                                            const int64_t *prev, const int64_t *at, size_t queries,
-                                            earl_rc_intervals *out, earl_error *err);
+                                            const earl_rc_points *points,
+                                            const earl_rc_spans *spans, earl_rc_intervals *out,
+                                            earl_error *err);
 /**
  * Free the arrays of intervals and empty them.
  *
@@ -241,31 +249,37 @@ EARL_API earl_status earl_rc_interval_times(const earl_rc_chunks *chunks,
  */
 EARL_API void earl_rc_intervals_free(earl_rc_intervals *intervals);
 
+/* Pairs of queries of call-path maps: for each pair k, the late side's
+ * query late_query[k] against the early side's early_query[k], restricted to
+ * the call paths of within's query within_query[k] (within NULL: no
+ * restriction, within_query unread). */
+typedef struct earl_rc_excess_pairs {
+    size_t count;
+    const earl_rc_map *late;
+    const int64_t *late_query;
+    const earl_rc_map *early;
+    const int64_t *early_query;
+    const earl_rc_map *within;
+    const int64_t *within_query;
+} earl_rc_excess_pairs;
+
 /**
- * The excess of a late side's map over an early side's: for each pair k, the
- * entries of late's query late_q[k] whose cnode is also in within's query
- * within_q[k], minus early's value of that cnode in query early_q[k] (0 when
- * absent), the positive differences only.
+ * The excess of the late side over the early side, per pair: the entries of
+ * the late query whose cnode is also in the within query, minus the early
+ * query's value of that cnode (0 when absent), the positive differences
+ * only.
  *
- * @param late      the late sides' maps
- * @param late_q    per pair, a query of late
- * @param early     the early sides' maps
- * @param early_q   per pair, a query of early
- * @param within    the maps that restrict the cnodes, or NULL (no restriction)
- * @param within_q  per pair, a query of within (unused without within)
- * @param pairs     how many pairs
- * @param out       receives one query per pair; free it with earl_rc_map_free
- * @param sum       receives, per pair, the total of its query (the caller's
- *                  array of pairs entries)
- * @param err       receives the status and a message on failure (may be NULL)
+ * @param pairs  the pairs of queries
+ * @param out    receives one query per pair; free it with earl_rc_map_free
+ * @param sum    receives, per pair, the total of its query (the caller's array
+ *               of pairs->count entries)
+ * @param err    receives the status and a message on failure (may be NULL)
  * @return EARL_OK, EARL_ERR_INVALID (a query index out of range), or
  *         EARL_ERR_NOMEM
  * @since 0.1.0
  */
-EARL_API earl_status earl_rc_excess(const earl_rc_map *late, const int64_t *late_q,
-                                    const earl_rc_map *early, const int64_t *early_q,
-                                    const earl_rc_map *within, const int64_t *within_q,
-                                    size_t pairs, earl_rc_map *out, double *sum, earl_error *err);
+EARL_API earl_status earl_rc_excess(const earl_rc_excess_pairs *pairs, earl_rc_map *out,
+                                    double *sum, earl_error *err);
 
 /* The synchronisation points two locations share: those where they meet one
  * by one (pair_key = (location * n_locations + partner) * stride + event,
@@ -273,6 +287,7 @@ EARL_API earl_status earl_rc_excess(const earl_rc_map *late, const int64_t *late
  * members, rows of member_offset/member_location, and its points, rows of
  * key_offset/group_key as location * stride + event ascending). */
 typedef struct earl_rc_pair_points {
+    int64_t stride;     /* events + 1 */
     size_t n_locations; /* every location is below it; the multiplier of pair_key */
     size_t n_pairs;
     const int64_t *pair_key;
@@ -283,26 +298,31 @@ typedef struct earl_rc_pair_points {
     const int64_t *group_key;
 } earl_rc_pair_points;
 
+/* Where two locations last met: per query, location[q] with partner[q]
+ * before event before[q] (strictly). */
+typedef struct earl_rc_meeting_queries {
+    size_t count;
+    const int64_t *location;
+    const int64_t *partner;
+    const int64_t *before;
+} earl_rc_meeting_queries;
+
 /**
- * Per query, the last synchronisation point of a location with a partner
+ * Per query, the last synchronisation point of a location with its partner
  * before an event (strictly); a group point counts when both are members.
  *
- * @param points   the shared points
- * @param stride   events + 1 (the keys' multiplier)
- * @param queries  how many
- * @param loc      per query, the location
- * @param partner  per query, the partner location
- * @param at       per query, the event
- * @param out      receives, per query, the point's event or -1 when none
+ * @param points   the points the locations share
+ * @param queries  the locations, partners and events
+ * @param out      receives, per query, the point's event or -1 when none (the
+ *                 caller's array of queries->count entries)
  * @param err      receives the status and a message on failure (may be NULL)
  * @return EARL_OK, EARL_ERR_INVALID (a location out of range), or
  *         EARL_ERR_NOMEM
  * @since 0.1.0
  */
-EARL_API earl_status earl_rc_previous_points(const earl_rc_pair_points *points, int64_t stride,
-                                             size_t queries, const int64_t *loc,
-                                             const int64_t *partner, const int64_t *at,
-                                             int64_t *out, earl_error *err);
+EARL_API earl_status earl_rc_previous_points(const earl_rc_pair_points *points,
+                                             const earl_rc_meeting_queries *queries, int64_t *out,
+                                             earl_error *err);
 
 /* Who meets whom at the synchronisation points: the points (point_key,
  * location * stride + event ascending), the partner locations a point
@@ -311,6 +331,7 @@ EARL_API earl_status earl_rc_previous_points(const earl_rc_pair_points *points, 
  * a communicator), if any.  Location sets are rows of one CSR table
  * (set_offset, set_location). */
 typedef struct earl_rc_meetings {
+    int64_t stride;                /* events + 1 */
     size_t n_points;
     const int64_t *point_key;
     const int64_t *point_set;      /* per point: its group's set, or -1 */
@@ -338,29 +359,32 @@ typedef struct earl_rc_group_starts {
     int64_t *met_event;
 } earl_rc_group_starts;
 
+/* The collective wait state instances whose group interval is looked for:
+ * per instance its delayer's location and point (event), and the set of
+ * its communicator's members (a row of the meetings' sets). */
+typedef struct earl_rc_group_queries {
+    size_t count;
+    const int64_t *delayer_location;
+    const int64_t *delayer_event;
+    const int64_t *member_set;
+} earl_rc_group_queries;
+
 /**
- * Where the delayer of each collective wait state last met its communicator
- * (see earl_rc_group_starts).
+ * Where the delayer of each collective wait state last met its
+ * communicator (see earl_rc_group_starts).
  *
- * @param meetings          who meets whom at the synchronisation points
- * @param stride            events + 1 (the keys' multiplier)
- * @param instances         how many collective instances
- * @param delayer_location  per instance, the delaying location
- * @param delayer_event     per instance, the delayer's event
- * @param member_set        per instance, the set of its communicator
- * @param out               receives the starts; free them with
- *                          earl_rc_group_starts_free
- * @param err               receives the status and a message on failure (may
- *                          be NULL)
+ * @param meetings   who meets whom at the synchronisation points
+ * @param instances  the collective wait state instances
+ * @param out        receives the starts; free them with
+ *                   earl_rc_group_starts_free
+ * @param err        receives the status and a message on failure (may be NULL)
  * @return EARL_OK, EARL_ERR_INVALID (a set or a location out of range, a
  *         partner pair of no point), or EARL_ERR_NOMEM
  * @since 0.1.0
  */
-EARL_API earl_status earl_rc_find_group_starts(const earl_rc_meetings *meetings, int64_t stride,
-                                               size_t instances, const int64_t *delayer_location,
-                                               const int64_t *delayer_event,
-                                               const int64_t *member_set, earl_rc_group_starts *out,
-                                               earl_error *err);
+EARL_API earl_status earl_rc_find_group_starts(const earl_rc_meetings *meetings,
+                                               const earl_rc_group_queries *instances,
+                                               earl_rc_group_starts *out, earl_error *err);
 /**
  * Free the arrays of group starts and empty them.
  *
@@ -371,20 +395,23 @@ EARL_API earl_status earl_rc_find_group_starts(const earl_rc_meetings *meetings,
 EARL_API void earl_rc_group_starts_free(earl_rc_group_starts *starts);
 
 /* The critical path's walk back in time (Scalasca's critical-path pass):
- * from location start_location at event start_event, each step goes back to
- * the location's latest wait state (wait_key, location * stride + event
- * ascending; the path continues at wait_partner, the event waited for) or
- * OpenMP point (omp_key; it continues at each of its omp_next events) before
- * the current event, whichever is later; a location with neither ends at its
- * init_event (-1: the path ends there).  Pending ends are taken latest event
- * first, so that paths merging at a fork are walked once.  location gives
- * every event's location. */
+ * from its start (an event of a location, or the location's end), each step
+ * goes back to the location's latest wait state (wait_key, location * stride
+ * + event ascending; the path continues at wait_partner, the event waited
+ * for) or OpenMP point (omp_key; it continues at each of its omp_next
+ * events) before the current event, whichever is later; a location with
+ * neither ends the path at its init_event, or where init_event is -1 at the
+ * location's start when ends_at_start is set (a stretch from -1), else with
+ * no stretch.  Pending ends are taken latest event first, so that paths
+ * merging at a fork are walked once.  location gives every event's
+ * location. */
 typedef struct earl_rc_path_graph {
     int64_t stride;
     size_t n_events;
     const int32_t *location;     /* per event */
     size_t n_locations;
     const int64_t *init_event;   /* per location */
+    int ends_at_start;
     size_t n_waits;
     const int64_t *wait_key;
     const int64_t *wait_partner;
@@ -395,29 +422,34 @@ typedef struct earl_rc_path_graph {
 } earl_rc_path_graph;
 
 /* The stretches of the path, in the order they are walked: location, the
- * event it starts after and the event it ends at. */
+ * event it starts after and the event it ends at (the fields of
+ * earl_rc_spans, owned). */
 typedef struct earl_rc_stretches {
     size_t count;
     int64_t *location;
-    int64_t *from;
-    int64_t *to;
+    int64_t *start;
+    int64_t *end;
 } earl_rc_stretches;
 
 /**
  * Walk the critical path back in time (see earl_rc_path_graph).
  *
- * @param graph        the wait states, OpenMP points and locations' starts
- * @param start_event  the event the path ends at (the trace's last)
- * @param out          receives the stretches; free them with
- *                     earl_rc_stretches_free
- * @param err          receives the status and a message on failure (may be
- *                     NULL)
- * @return EARL_OK, EARL_ERR_INVALID (the start event or a location out of
- *         range), or EARL_ERR_NOMEM
+ * @param graph           the wait states, OpenMP points and locations' starts
+ * @param start_location  the location the path ends on
+ * @param start_event     the event it ends at, or -1: the location's end (its
+ *                        first stretch then ends at `stride - 1`, after every
+ *                        event)
+ * @param out             receives the stretches; free them with
+ *                        earl_rc_stretches_free
+ * @param err             receives the status and a message on failure (may be
+ *                        NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a start, a wait state's partner or an
+ *         OpenMP successor out of range), or EARL_ERR_NOMEM
  * @since 0.1.0
  */
-EARL_API earl_status earl_rc_critical_walk(const earl_rc_path_graph *graph, int64_t start_event,
-                                           earl_rc_stretches *out, earl_error *err);
+EARL_API earl_status earl_rc_critical_walk(const earl_rc_path_graph *graph, int64_t start_location,
+                                           int64_t start_event, earl_rc_stretches *out,
+                                           earl_error *err);
 /**
  * Free the arrays of stretches and empty them.
  *
@@ -433,10 +465,7 @@ EARL_API void earl_rc_stretches_free(earl_rc_stretches *stretches);
  * back to the wait states in its late side's interval, and from there to the
  * delays that caused them.  Costs are tracked per source (the kind of wait
  * state they stem from, 0..n_sources-1) and per synchronisation point (rows
- * 0..n_points-1 of the caller's table).  The replay takes the wait states
- * latest first (by their waiting event; a collective instance by its latest
- * member's event, before the point-to-point wait states of that event), so
- * that the cost arriving at each is complete when it is passed on:
+ * 0..n_points-1 of the caller's table):
  *
  *   - a point-to-point wait state of kind K with its delays (call paths of
  *     the late side), their scale (waiting time / denominator), the
@@ -445,14 +474,30 @@ EARL_API void earl_rc_stretches_free(earl_rc_stretches *stretches);
  *     its waiting point over the denominator scales its delays into the
  *     long-term severity of s, and (plus its own scale when s == K) the
  *     waiting time at each point in between into their costs;
- *   - a collective instance of kind K with its members (the delayer first,
- *     its delays the time of its group interval): per source s, the inputs
+ *   - a collective instance of kind K with its members (the delayer's
+ *     delays are the time of its group interval): per source s, the inputs
  *     the caller's rules name (the cost arrived at each member, the members'
  *     own waiting time) scale each member's delays (costs only) into the
  *     severity of s on the delayer, and their sum the waiting time at the
  *     delayer's points in between into their costs; members the delayer met
  *     one by one since the group point join the sum only after the point
  *     where they were met (Scalasca's scale map).
+ *
+ * The order is Scalasca's parallel backward replay, in which every location
+ * walks its own events backwards and takes each wait state it delayed at its
+ * own synchronisation point (the late side's event), after the wait states
+ * of its later points; a wait state reads the cost at the waiting side's
+ * point when that side has walked past it, that is once every wait state
+ * that location delayed at a later point has passed its cost on.  The run
+ * takes, among the wait states whose inputs are complete, the one at the
+ * latest event first (a collective before a point-to-point wait state at one
+ * event, else in the order given): the order matters where a waiting point
+ * comes before the late side's point in time (a Late Receiver whose send
+ * completes before the receive is posted), which a plain latest-first order
+ * by waiting event would take too late.  A trace whose dependencies form a
+ * cycle (clock condition violations) has no such order: the run then takes
+ * the latest waiting wait state anyway and counts it
+ * (earl_rc_replay_out_of_order).
  *
  * The handle keeps pointers to the arrays it is given (and to the arrays of
  * the maps, not the map structs): they must stay valid and unchanged until
@@ -462,25 +507,32 @@ typedef struct earl_rc_replay earl_rc_replay;
 /* Inputs of a collective's kind for a source (earl_rc_replay_set_input). */
 enum { EARL_RC_INPUT_COST = 1, EARL_RC_INPUT_WAIT = 2 };
 
+/* The synchronisation points of a replay, per row: its event, location and
+ * waiting time. */
+typedef struct earl_rc_replay_points {
+    size_t count;
+    const int64_t *event;
+    const int64_t *location; /* not negative */
+    const double *wait;
+} earl_rc_replay_points;
+
 /**
  * A long-term replay over synchronisation points; every collective kind
  * takes by default the arriving cost for every source, and the members' own
  * waiting time for the source of its own kind.  Fill it with the add_* and
  * set_input calls, then run it.
  *
- * @param n_sources    the sources (kinds of wait states), 1 to 255
- * @param n_points     the synchronisation points
- * @param point_event  per point, its event
- * @param point_wait   per point, its waiting time
- * @param out          receives the replay, which the caller frees with
- *                     earl_rc_replay_free; NULL on failure
- * @param err          receives the status and a message on failure (may be
- *                     NULL)
- * @return EARL_OK, EARL_ERR_INVALID (sources out of 1..255), or EARL_ERR_NOMEM
+ * @param n_sources  the sources (kinds of wait states), 1 to 255
+ * @param points     the synchronisation points (kept until
+ *                   earl_rc_replay_free)
+ * @param out        receives the replay, which the caller frees with
+ *                   earl_rc_replay_free; NULL on failure
+ * @param err        receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a negative location, sources out of
+ *         1..255), or EARL_ERR_NOMEM
  * @since 0.1.0
  */
-EARL_API earl_status earl_rc_replay_new(size_t n_sources, size_t n_points,
-                                        const int64_t *point_event, const double *point_wait,
+EARL_API earl_status earl_rc_replay_new(size_t n_sources, const earl_rc_replay_points *points,
                                         earl_rc_replay **out, earl_error *err);
 /**
  * Free a replay (not the arrays it was given).
@@ -504,46 +556,52 @@ EARL_API void earl_rc_replay_free(earl_rc_replay *replay);
 EARL_API earl_status earl_rc_replay_set_input(earl_rc_replay *replay, size_t kind, size_t source,
                                               unsigned inputs, earl_error *err);
 
+/* Point-to-point wait states of kind `source`: per wait state k its waiting
+ * event and point row (-1: no point, no cost arrives), the delaying
+ * location and its point there (the event where the replay takes the wait
+ * state), scale and denominator, its delays (query k of delays) and the
+ * point rows in between ([between_offset[k], between_offset[k + 1]) of
+ * between_row). */
+typedef struct earl_rc_waits {
+    size_t source;
+    size_t count;
+    const int64_t *event;
+    const int64_t *row;
+    const int64_t *delayer_location;
+    const int64_t *delayer_event;
+    const double *scale;
+    const double *denominator;
+    const earl_rc_map *delays;     /* count queries */
+    const int64_t *between_offset; /* count + 1 */
+    const int64_t *between_row;
+} earl_rc_waits;
+
 /**
- * Point-to-point wait states of one kind.
+ * Point-to-point wait states of one kind (see earl_rc_waits).
  *
- * @param replay            a replay
- * @param source            their kind
- * @param n                 how many
- * @param event             per wait state, its waiting event
- * @param row               per wait state, its point row (-1: no point, no
- *                          cost arrives)
- * @param delayer_location  per wait state, the delaying location
- * @param scale             per wait state, waiting time / denominator
- * @param denominator       per wait state, delays + waiting time of the late
- *                          side in between
- * @param delays            query k: the delays of wait state k
- * @param between_offset    n + 1 offsets into between_row
- * @param between_row       the point rows in between, per wait state
- * @param err               receives the status and a message on failure (may
- *                          be NULL)
+ * @param replay  a replay
+ * @param waits   the wait states (kept until earl_rc_replay_free)
+ * @param err     receives the status and a message on failure (may be NULL)
  * @return EARL_OK, EARL_ERR_INVALID (a source, row or query out of range), or
  *         EARL_ERR_NOMEM
  * @since 0.1.0
  */
-EARL_API earl_status earl_rc_replay_add_waits(earl_rc_replay *replay, size_t source, size_t n,
-                                              const int64_t *event, const int64_t *row,
-                                              const int64_t *delayer_location, const double *scale,
-                                              const double *denominator, const earl_rc_map *delays,
-                                              const int64_t *between_offset,
-                                              const int64_t *between_row, earl_error *err);
+EARL_API earl_status earl_rc_replay_add_waits(earl_rc_replay *replay, const earl_rc_waits *waits,
+                                              earl_error *err);
 
 /* Collective instances: per instance its kind (a source), the delaying
- * location, its members [member_offset[k], member_offset[k + 1]) (the
- * delayer first) and the delayer's point rows in between, in event order.
+ * location and its point there (its event in the collective), its members
+ * [member_offset[k], member_offset[k + 1]) and the delayer's point rows in
+ * between, in event order.
  * Per member: its event and point row (-1: none), its waiting time, its
  * delays (query member_delay_query[m] of delays) with their sum, the waiting time of the
  * delayer in between that it shares its scale with (prop), and the event
  * where the delayer met it alone (-1: at the group point). */
 typedef struct earl_rc_collectives {
-    size_t n;
+    size_t count;
     const int64_t *kind;
     const int64_t *delayer_location;
+    const int64_t *delayer_event;
     const int64_t *member_offset;
     const int64_t *between_offset;
     const int64_t *between_row;
@@ -562,7 +620,8 @@ typedef struct earl_rc_collectives {
  * Collective instances (see earl_rc_collectives).
  *
  * @param replay       a replay
- * @param collectives  the instances and their members
+ * @param collectives  the instances and their members (kept until
+ *                     earl_rc_replay_free)
  * @param err          receives the status and a message on failure (may be
  *                     NULL)
  * @return EARL_OK, EARL_ERR_INVALID (a kind, row or query out of range), or
@@ -573,22 +632,26 @@ EARL_API earl_status earl_rc_replay_add_collectives(earl_rc_replay *replay,
                                                     const earl_rc_collectives *collectives,
                                                     earl_error *err);
 
+/* Costs known before the replay (they depend on nothing later): value[i] on
+ * point row row[i] of source `source`, added in order. */
+typedef struct earl_rc_costs {
+    size_t source;
+    size_t count;
+    const int64_t *row;
+    const double *value;
+} earl_rc_costs;
+
 /**
- * Costs known before the replay (they depend on nothing later), added in
- * order.
+ * Costs known before the replay (see earl_rc_costs).
  *
  * @param replay  a replay
- * @param source  their source
- * @param n       how many
- * @param row     per cost, its point row
- * @param value   per cost, its value
+ * @param costs   the costs, added in order
  * @param err     receives the status and a message on failure (may be NULL)
  * @return EARL_OK, EARL_ERR_INVALID (a source or row out of range), or
  *         EARL_ERR_NOMEM
  * @since 0.1.0
  */
-EARL_API earl_status earl_rc_replay_add_costs(earl_rc_replay *replay, size_t source, size_t n,
-                                              const int64_t *row, const double *value,
+EARL_API earl_status earl_rc_replay_add_costs(earl_rc_replay *replay, const earl_rc_costs *costs,
                                               earl_error *err);
 
 /* The long-term severities, per source: out[s] gets parallel arrays of
@@ -621,6 +684,16 @@ EARL_API earl_status earl_rc_replay_run(earl_rc_replay *replay, earl_rc_severity
  * @since 0.1.0
  */
 EARL_API void earl_rc_severity_free(earl_rc_severity *severity);
+
+/**
+ * How many wait states the last run took before the costs they read were
+ * complete (a cycle of dependencies; see above).
+ *
+ * @param replay  a replay that ran
+ * @return the count: 0 on a consistent trace
+ * @since 0.1.0
+ */
+EARL_API size_t earl_rc_replay_out_of_order(const earl_rc_replay *replay);
 
 #ifdef __cplusplus
 }

@@ -11,11 +11,13 @@
  *                         checked (line, column and what was expected);
  *                         nothing depends on a trace yet.
  *   earl_search_prepare   program + trace -> earl_search_query: the classes
- *                         are matched against the events (an unknown kind or a
- *                         class that matches no event is an error here), the
- *                         events of all classes are stamped once, sub-patterns
- *                         used as variable types are solved; the constraint
- *                         program of the chosen pattern is ready.
+ *                         are matched against the events (a class that matches
+ *                         no event, or a sub-pattern without a match, is a
+ *                         warning of the query, not an error: one pattern is
+ *                         searched in many traces), the events of all classes
+ *                         are stamped once, sub-patterns used as variable types
+ *                         are solved; the constraint program of the chosen
+ *                         pattern is ready.
  *   earl_search_execute   query -> earl_search_result: the matches, in the
  *                         canonical order (ascending by their event ids,
  *                         column by column), the first `limit` of them, on
@@ -114,9 +116,12 @@ typedef struct earl_search_prepare_options {
  *                 earl_search_query_free; NULL on failure
  * @param err      receives the status and a message on failure (may be NULL)
  * @return EARL_OK; EARL_ERR_INVALID (no program, trace or states, an unknown
- *         pattern name, an unknown event kind, a class that matches no event
- *         of the trace, each with the line and column of its cause), or
- *         EARL_ERR_NOMEM
+ *         pattern name, an unknown event kind, each with the line and column
+ *         of its cause), or EARL_ERR_NOMEM.  A class that matches no event of
+ *         the trace, or a sub-pattern used as a type that has no match, is no
+ *         error: its variables get an empty domain (a $ or ~ variable then has
+ *         no match, a * variable holds vacuously) and the query a warning
+ *         (earl_search_query_warning)
  * @since 0.1.0
  */
 EARL_API earl_status earl_search_prepare(const earl_search_program *program,
@@ -165,6 +170,26 @@ typedef struct earl_search_variable_info {
  */
 EARL_API void earl_search_query_variable(const earl_search_query *query, size_t k,
                                          earl_search_variable_info *info);
+
+/**
+ * How many warnings the prepared query has.
+ *
+ * @param query  a query (NULL: 0)
+ * @return the count
+ * @since 0.1.0
+ */
+EARL_API size_t earl_search_query_warnings(const earl_search_query *query);
+
+/**
+ * A warning of the prepared query: "pattern: line L, column C: the class 'S'
+ * [...] matches no event of this trace" or the like.
+ *
+ * @param query  a query
+ * @param k      an index below earl_search_query_warnings
+ * @return the text, owned by the query; NULL for k out of range
+ * @since 0.1.0
+ */
+EARL_API const char *earl_search_query_warning(const earl_search_query *query, size_t k);
 
 /**
  * The events stamped for the query.

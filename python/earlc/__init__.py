@@ -22,8 +22,9 @@ if "numpy" not in _sys.modules:
 from ._core import Error, OutOfMemoryError, TraceError, memory_stats, release_memory  # noqa: E402
 from .events import KIND_NAMES, KINDS, Event, Events
 from .trace import Trace, Warnings, open  # noqa: A004
+from . import display  # noqa: F401  (earlc.display: how times and values are shown)
 from .clocks import VectorClocks
-from .search import Matches, PatternError
+from .search import Matches, PatternError, PatternWarning
 from .writer import TraceWriter, WriterError
 from .synth import SynthResult, synth
 from .analysis import Instances, Property, Report, analyze
@@ -34,5 +35,6 @@ __all__ = ["open", "Trace", "Error", "TraceError", "OutOfMemoryError", "TraceWri
            "WriterError", "RacesError", "Events", "Event", "Warnings",
            "KIND_NAMES", "KINDS", "synth", "SynthResult", "analyze", "Report", "Property",
            "Instances", "races", "Races", "record", "RecordError", "release_memory",
-           "memory_stats", "VectorClocks", "Matches", "PatternError"]
+           "memory_stats", "VectorClocks", "Matches", "PatternError",
+           "PatternWarning"]
 __version__ = "0.1.0"

@@ -66,7 +66,7 @@ def cmd_analyze(args) -> int:
     plugins = [p for p in catalog.properties if p.source != "built-in"]
     bar = ProgressBar()
     try:
-        trace = open_trace(args.trace, threads=args.threads, progress=bar)
+        trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
         report = analyze(trace, properties=args.properties, top=max(args.top, 1),
                          progress=bar, plugins=plugins, strict=args.strict, packages=False)
     finally:
@@ -126,14 +126,15 @@ def cmd_properties(args) -> int:
 
 
 def cmd_info(args) -> int:
-    trace = open_trace(args.trace, threads=args.threads, progress=ProgressBar())
+    trace = open_trace(args.trace, threads=args.threads, progress=ProgressBar(),
+                       salvage=args.salvage)
     data = info_data(trace)
     _write(args, json.dumps(data, indent=2) if args.format == "json" else format_info(trace, data))
     return 0
 
 
 def cmd_races(args) -> int:
-    from .races import parse_wildcard, races
+    from .races import WildcardsNotRecorded, parse_wildcard, races
 
     try:
         wildcard = parse_wildcard(args.wildcard)
@@ -142,9 +143,12 @@ def cmd_races(args) -> int:
         return 2
     bar = ProgressBar()
     try:
-        trace = open_trace(args.trace, threads=args.threads, progress=bar)
+        trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
         result = races(trace, wildcard=wildcard, clocks=args.clocks, progress=bar)
-    except ValueError as exc:  # no recorded wildcards, unknown region or rank
+    except WildcardsNotRecorded as exc:
+        print("earlc: error: %s" % exc.cli_message, file=sys.stderr)
+        return 2
+    except ValueError as exc:  # unknown region or rank
         print("earlc: error: %s" % exc, file=sys.stderr)
         return 2
     finally:
@@ -156,21 +160,33 @@ def cmd_races(args) -> int:
     return 0
 
 
-def cmd_export(args) -> int:
-    from .export.perfetto import write_perfetto
+def _window_options(args):
+    """(start, end, locations) of --from, --to and --locations, checked before the
+    trace is read; bounds outside the trace are found once it is (window_ticks)."""
     from .timeline import parse_locations, parse_seconds
 
-    try:
-        start = parse_seconds(args.start) if args.start is not None else None
-        end = parse_seconds(args.end) if args.end is not None else None
-        locations = parse_locations(args.locations) if args.locations is not None else None
-        if start is not None and end is not None and end < start:
+    start = parse_seconds(args.start) if args.start is not None else None
+    end = parse_seconds(args.end) if args.end is not None else None
+    locations = parse_locations(args.locations) if args.locations is not None else None
+    if start is not None and end is not None:
+        if end < start:
             raise ValueError("--to %s is before --from %s" % (args.end, args.start))
+        if end == start:
+            raise ValueError("--from %s --to %s is an empty window: give an end after the start"
+                             % (args.start, args.end))
+    return start, end, locations
+
+
+def cmd_export(args) -> int:
+    from .export.perfetto import write_perfetto
+
+    try:
+        start, end, locations = _window_options(args)
     except ValueError as exc:
         print("earlc: error: %s" % exc, file=sys.stderr)
         return 2
     bar = ProgressBar()
-    trace = open_trace(args.trace, threads=args.threads, progress=bar)
+    trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
     try:
         written = write_perfetto(trace, args.output, start=start, end=end, locations=locations,
                                  wait_states=not args.no_wait_states)
@@ -190,18 +206,13 @@ def cmd_export(args) -> int:
 def cmd_plot(args) -> int:
     from .plot import MissingDependency, require_matplotlib
     from .plot.style import check_path
-    from .timeline import parse_locations, parse_seconds
 
     try:
         check_path(args.output)
         require_matplotlib()
         if args.what != "timeline" and (args.start or args.end or args.locations):
             raise ValueError("--from, --to and --locations apply to plot timeline only")
-        start = parse_seconds(args.start) if args.start is not None else None
-        end = parse_seconds(args.end) if args.end is not None else None
-        locations = parse_locations(args.locations) if args.locations is not None else None
-        if start is not None and end is not None and end < start:
-            raise ValueError("--to %s is before --from %s" % (args.end, args.start))
+        start, end, locations = _window_options(args)
     except (ValueError, MissingDependency) as exc:
         print("earlc: error: %s" % exc, file=sys.stderr)
         return 2
@@ -209,7 +220,7 @@ def cmd_plot(args) -> int:
     from .plot import plot_comm, plot_report, plot_timeline
 
     bar = ProgressBar()
-    trace = open_trace(args.trace, threads=args.threads, progress=bar)
+    trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
     try:
         if args.what == "comm":
             plot_comm(trace, args.output, output=args.value, by=args.by)
@@ -220,7 +231,8 @@ def cmd_plot(args) -> int:
                 plot_report(report, args.output)
             else:
                 plot_timeline(trace, args.output, start=start, end=end, locations=locations,
-                              report=report, wait_states=not args.no_wait_states)
+                              report=report, wait_states=not args.no_wait_states,
+                              metrics=not args.no_metrics)
     except ValueError as exc:  # a location the trace does not have
         print("earlc: error: %s" % exc, file=sys.stderr)
         return 2
@@ -241,7 +253,7 @@ def cmd_report(args) -> int:
               file=sys.stderr)
         return 2
     bar = ProgressBar()
-    trace = open_trace(args.trace, threads=args.threads, progress=bar)
+    trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
     try:
         report = analyze(trace, top=max(args.top, 1), progress=bar)
     finally:
@@ -261,10 +273,13 @@ def cmd_synth(args) -> int:
     options = {name: getattr(args, name) for name in OPTIONS if getattr(args, name, None) is not None}
     bar = ProgressBar()
     try:
-        r = synth(args.kind, args.output, progress=bar, overwrite=args.overwrite, **options)
-    except KeyboardInterrupt:
-        print("earlc: interrupted; nothing was written to %s" % args.output, file=sys.stderr)
-        return 130
+        with cliargs.terminate_as_interrupt():
+            r = synth(args.kind, args.output, progress=bar, overwrite=args.overwrite, **options)
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the C core removed its work
+        print("earlc: %s; nothing was written to %s" % (
+            "terminated" if isinstance(exc, cliargs.Terminated) else "interrupted", args.output),
+            file=sys.stderr)
+        return cliargs.interrupt_status(exc)
     finally:
         bar.close()
     exp = r.expected()
@@ -294,16 +309,25 @@ def _pattern_text(arg: str) -> str:
 
 
 def cmd_search(args) -> int:
-    from .search import search
+    import warnings
+
+    from .search import PatternWarning, search
 
     text = _pattern_text(args.pattern)
     bar = ProgressBar()
     try:
-        trace = open_trace(args.trace, threads=args.threads, progress=bar)
-        m = search(trace, text, name=args.name, limit=args.limit, progress=bar,
-                   threads=args.threads, teams=args.teams)
+        trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
+        with warnings.catch_warnings():  # m.warnings says them, once each, below
+            warnings.simplefilter("ignore", PatternWarning)
+            m = search(trace, text, name=args.name, limit=args.limit, progress=bar,
+                       threads=args.threads, teams=args.teams)
     finally:
         bar.close()
+    for message in m.warnings:  # a class matching no event: zero matches, not an error
+        print("earlc: %s: %s" % ("error" if args.strict else "warning", message),
+              file=sys.stderr)
+    if m.warnings and args.strict:
+        return 2
     if args.format == "json":
         _write(args, json.dumps(m.to_dict(), indent=1))
         return 0
@@ -316,7 +340,11 @@ def cmd_search(args) -> int:
         shown = []
         for c in m.columns:
             shown += [c, c + ".time", c + ".location", c + ".kind", c + ".region"]
-        lines.append(df[shown].to_string(index=False))
+        # times as every output shows them: seconds from the trace's start, to the tick
+        digits = max(0, len(str(max(trace.timer_resolution, 1))) - 1)
+        lines.append(df[shown].to_string(
+            index=False, formatters={c + ".time": ("{:.%df}" % digits).format
+                                     for c in m.columns}))
     _write(args, "\n".join(lines))
     return 0
 
@@ -326,7 +354,8 @@ def cmd_record(args) -> int:
 
     command = args.command_line[1:] if args.command_line[:1] == ["--"] else args.command_line
     try:
-        trace, run = run_and_assemble(command, args.output, args.timeout, args.force)
+        with cliargs.terminate_as_interrupt():  # ends the run, keeps what it recorded
+            trace, run = run_and_assemble(command, args.output, args.timeout, args.force)
     except RecordError as exc:
         print("earlc: error: %s" % exc, file=sys.stderr)
         return 2
@@ -351,7 +380,12 @@ def _plugin_options(parser) -> None:
 
 
 def _trace_argument(parser) -> None:
-    parser.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
+    parser.add_argument("trace", help="OTF2 anchor file (traces.otf2, or any NAME.otf2) or "
+                                      "the folder that holds it")
+    parser.add_argument("--salvage", action="store_true",
+                        help="an event file cut short (a crashed run) keeps the records before "
+                             "the cut, with a warning saying how much was lost (default: "
+                             "refused)")
 
 
 def _output_option(parser, required: bool = False,
@@ -364,16 +398,30 @@ def _threads_option(parser, text: str = "reading threads (default: one per core)
     parser.add_argument("--threads", type=cliargs.threads, default=0, help=text)
 
 
+def _version_text() -> str:
+    """'earlc 0.1.0 (libotf2 3.0.2, Python 3.11.7)'."""
+    import platform
+
+    from . import __version__, _core
+
+    otf2 = getattr(_core, "OTF2_VERSION", None)
+    return "earlc %s (%sPython %s)" % (__version__, "libotf2 %s, " % otf2 if otf2 else "",
+                                       platform.python_version())
+
+
 def build_parser() -> Parser:
     p = Parser(prog="earlc", description=__doc__.split("\n")[0])
+    p.add_argument("--version", action="version", version=_version_text(),
+                   help="earlc's version and the libotf2 it reads with, then exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     an = sub.add_parser("analyze", help="find and quantify inefficiencies",
                         description="Detect the performance properties of a trace and report "
                                     "the time they cost per call path and location.")
     _trace_argument(an)
     an.add_argument("--properties", type=cliargs.name_list, metavar="A,B,...",
-                    help="comma-separated property names (default: all; "
-                         "their parents and publishers are added)")
+                    help="comma-separated property names or groups (default: every "
+                         "property but the root causes, which 'all' or 'root_cause' add; "
+                         "their parents and declared inputs are added)")
     _plugin_options(an)
     an.add_argument("--format", choices=["text", "json", "cube"], default="text",
                     help="cube: a CUBE4 file for Cube and Scalasca (needs -o)")
@@ -451,6 +499,8 @@ def build_parser() -> Parser:
                     help="timeline: location indices, e.g. 0,2-5 (default: all)")
     pl.add_argument("--no-wait-states", action="store_true",
                     help="timeline: skip the analysis, draw regions and messages only")
+    pl.add_argument("--no-metrics", action="store_true",
+                    help="timeline: no panels of the counters sampled on METRIC locations")
     pl.add_argument("--value", choices=["bytes", "count"], default="bytes",
                     help="comm: bytes or messages (bytes)")
     pl.add_argument("--by", choices=["location", "rank"], default="location",
@@ -476,7 +526,8 @@ def build_parser() -> Parser:
                          description="Simulate a program and write its trace plus expected.json "
                                      "(see docs/generator.md).")
     syn.add_argument("kind", choices=KINDS, help="the program to simulate")
-    syn.add_argument("-o", "--output", required=True, help="archive folder to create")
+    syn.add_argument("-o", "--output", required=True, type=cliargs.output_folder, metavar="DIR",
+                     help="archive folder to create")
     syn.add_argument("--overwrite", action="store_true", help="replace an existing archive")
     for name, text in OPTIONS.items():
         flag = "--" + name.replace("_", "-")
@@ -499,13 +550,17 @@ def build_parser() -> Parser:
                         "core); the matches do not depend on it")
     se.add_argument("--teams", type=count(1, 4096), default=1,
                     help="teams of threads sharing work (default: 1)")
+    se.add_argument("--strict", action="store_true",
+                    help="a class that matches no event is an error (exit status 2), not a "
+                         "warning with zero matches")
     se.set_defaults(func=cmd_search)
 
     rec = sub.add_parser("record", help="record an MPI program's trace",
                          description="Run COMMAND (e.g. mpiexec -n 4 ./prog) with earlc's MPI "
                                      "recorder and write DIR/traces.otf2 (docs/record.md). "
                                      "The exit status is the command's.")
-    rec.add_argument("-o", "--output", help="archive folder (default: earlc-DATE-TIME)")
+    rec.add_argument("-o", "--output", type=cliargs.output_folder, metavar="DIR",
+                     help="archive folder (default: earlc-DATE-TIME)")
     rec.add_argument("--timeout", type=float, help="end the run after SECONDS "
                      "(SIGTERM, then SIGKILL) and keep what it recorded")
     rec.add_argument("--force", action="store_true", help="replace an archive at DIR")

@@ -15,21 +15,33 @@ and relates the variables by the happened-before order of the trace:
 The search itself runs in C (earlc._core.search) without the GIL.  Matches come
 in a canonical order (ascending by their event ids, column by column), so
 `limit=K` returns the first K of the complete answer.
+
+A class that matches no event of the trace (or a sub-pattern used as a type
+that has no match) is no error: scripts search many traces with one pattern.
+Its variables have no value (a $ or ~ variable: no match; a * variable holds
+vacuously), `m.warnings` names it, and a PatternWarning says so.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
 from . import _core
+from .display import time_columns, time_seconds
 
 TraceError = _core.TraceError
 
 
 class PatternError(_core.Error, ValueError):
     """A pattern that cannot be searched: a syntax error (with its line, column and
-    what was expected), an unknown name or kind, a class matching no event."""
+    what was expected), an unknown name or kind."""
+
+
+class PatternWarning(UserWarning):
+    """A pattern that can be searched but asks for what the trace lacks: a class
+    matching no event, a sub-pattern used as a type without a match."""
 
 
 def _pattern_error(exc: Exception) -> Exception:
@@ -77,6 +89,9 @@ class Matches:
         self.stats: Dict = raw["stats"]
         #: the variables in search order with their quantifier and domain size
         self.variables: List[Dict] = raw["variables"]
+        #: what the trace gives no value for ("pattern: line 1, column 6: the class
+        #: 'S' [...] matches no event of this trace"), one message each
+        self.warnings: List[str] = list(raw.get("warnings", ()))
 
     def __len__(self) -> int:
         return self.events.shape[0]
@@ -92,9 +107,10 @@ class Matches:
         return self.events[:, self.columns.index(name)]
 
     def to_dataframe(self):
-        """One row per match; per column its event id, time (ticks), location (dense
-        index), location name, kind and region (an ENTER's or LEAVE's region, the
-        enclosing call's region for other events)."""
+        """One row per match; per column its event id, time (seconds from the trace's
+        start) and time_ticks (its timestamp), location (dense index), location name,
+        kind and region (an ENTER's or LEAVE's region, the enclosing call's region for
+        other events)."""
         import pandas as pd
 
         from .events import KIND_NAMES, NO_REGION
@@ -116,7 +132,8 @@ class Matches:
             rid = rid.astype(np.int64)
             rid = np.where(rid < len(names) - 1, rid, len(names) - 1)  # last slot: None
             data[c] = ids
-            data[c + ".time"] = ev.time[ids]
+            for name, col in time_columns(tr, ev.time[ids], c + ".time").items():
+                data[name] = col
             data[c + ".location"] = ev.location[ids]
             data[c + ".location_name"] = loc_names[ev.location[ids]] if len(ids) else []
             data[c + ".kind"] = kinds[kind] if len(ids) else []
@@ -124,9 +141,19 @@ class Matches:
         return pd.DataFrame(data, columns=list(data))
 
     def to_dict(self) -> Dict:
+        """The matches as plain data (docs/patterns.md, "JSON"): `matches` holds the
+        event ids, `time` the same events' times in seconds from the trace's start
+        and `time_ticks` their timestamps, row by row and column by column."""
+        ids = self.events
+        ticks = self._trace.events.time[np.maximum(ids, 0)].astype(np.int64) if len(self) else \
+            np.empty((0, len(self.columns)), dtype=np.int64)
+        seconds = time_seconds(self._trace, ticks)
+        none = ids < 0  # no event (never in $ columns today): no time either
         return {"pattern": self.pattern, "columns": self.columns,
-                "matches": self.events.tolist(), "truncated": self.truncated,
-                "stats": self.stats}
+                "matches": ids.tolist(),
+                "time": np.where(none, None, seconds).tolist(),
+                "time_ticks": np.where(none, None, ticks).tolist(),
+                "truncated": self.truncated, "warnings": self.warnings, "stats": self.stats}
 
     def __repr__(self) -> str:
         return "<earlc.Matches %s: %d matches of (%s)%s>" % (
@@ -148,7 +175,8 @@ def search(trace, pattern, name: Optional[str] = None, limit: Optional[int] = No
     0 one per core, default the trace's; teams: groups of threads that share work
     (the answer never depends on threads or teams); pruning=False tries every value
     instead of the windows range pruning selects (the same answer, slower: for tests
-    and measurements).  Raises PatternError for a bad pattern."""
+    and measurements).  Raises PatternError for a bad pattern; a class that
+    matches no event is a PatternWarning (and m.warnings), not an error."""
     program = parse(pattern)
     if limit is not None:
         if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
@@ -168,4 +196,7 @@ def search(trace, pattern, name: Optional[str] = None, limit: Optional[int] = No
                            pruning=bool(pruning))
     except TraceError as exc:
         raise _pattern_error(exc) from None
-    return Matches(trace, raw, name if name is not None else names[-1])
+    m = Matches(trace, raw, name if name is not None else names[-1])
+    for message in m.warnings:
+        warnings.warn(message, PatternWarning, stacklevel=2)
+    return m

@@ -19,6 +19,18 @@ from .events import KIND_NAMES, Event, Events, make_event
 TraceError = _core.TraceError
 
 
+#: codes that say how the trace was read rather than that its content is
+#: inconsistent: (Note or Warning, what it means for the numbers), as reports say it
+READING_NOTES = {
+    "event_count_mismatch": ("Note", "the definitions announce other event counts than the "
+                             "event files hold; every event the files hold was read"),
+    "clock_properties_missing": ("Note", "the trace gives no timer resolution; seconds assume "
+                                 "one tick a nanosecond"),
+    "event_file_cut_short": ("Warning", "event files were cut short and salvaged; the records "
+                             "after each cut are missing from every number"),
+}
+
+
 class Warnings:
     """Inconsistencies found while reading, counted per code.
 
@@ -106,21 +118,35 @@ class Trace:
         return write_perfetto(self, path, start=start, end=end, locations=locations,
                               report=report, wait_states=wait_states)
 
+    # -- counters as time series (python/earlc/metrics.py) ---------------------------
+    @property
+    def metrics(self):
+        """Every METRIC sample as a time series: a pandas DataFrame of location,
+        metric (the member's name), unit, time (seconds from the trace start),
+        time_ticks and value (float64, in the unit), one row per sample in the total
+        order.  Counters sampled on their own METRIC locations (GPU power,
+        temperature) are only here; those recorded beside ENTER/LEAVE are also the
+        analysis's hwc_ metrics (docs/model.md)."""
+        from .metrics import metric_frame
+
+        return metric_frame(self)
+
     # -- profiles and communication, as pipit offers them (profiles.py, communication.py)
     def flat_profile(self, per_location: bool = False):
-        """Per region: exclusive and inclusive ticks, visits (a DataFrame)."""
+        """Per region: exclusive and inclusive time (seconds, with ticks), visits."""
         from .profiles import flat_profile
 
         return flat_profile(self, per_location=per_location)
 
     def call_tree(self):
-        """Per call path: parent, depth, path, exclusive and inclusive ticks, visits."""
+        """Per call path: parent, depth, path, exclusive and inclusive time, visits."""
         from .profiles import call_tree
 
         return call_tree(self)
 
     def time_profile(self, bins: int = 50, normalized: bool = False):
-        """Exclusive ticks of every region in each of `bins` time bins."""
+        """Exclusive time of every region in each of `bins` time bins (bounds in
+        seconds from the trace's start, with their ticks)."""
         from .profiles import time_profile
 
         return time_profile(self, bins=bins, normalized=normalized)
@@ -132,7 +158,7 @@ class Trace:
         return load_imbalance(self, top=top, by=by)
 
     def idle_time(self, mpi: bool = False, regions=None):
-        """Per location: ticks outside its own regions (+ MPI, + named regions)."""
+        """Per location: time outside its own regions (+ MPI, + named regions)."""
         from .profiles import idle_time
 
         return idle_time(self, mpi=mpi, regions=regions)
@@ -245,7 +271,9 @@ class Trace:
 
     @property
     def start_time(self) -> int:
-        """Timestamp of the first event (ticks)."""
+        """The trace's start (ticks): the timestamp of its first event, or for a trace
+        without events its clock properties' offset.  Every time earlc shows a person
+        is counted from here (earlc.display)."""
         return int(self.events.time[0]) if len(self) else self._defs.clock_offset
 
     @property
@@ -260,8 +288,15 @@ class Trace:
         return self.duration_ticks / self.timer_resolution if self.timer_resolution else 0.0
 
     def seconds(self, ticks) -> float:
-        """Convert a tick count (or array) to seconds."""
+        """Convert a tick count, a duration (or array), to seconds."""
         return ticks / self.timer_resolution
+
+    def time_seconds(self, ticks):
+        """Timestamps (ticks, scalar or array) as seconds from the trace's start
+        (`start_time`): how every output of earlc shows a time (earlc.display)."""
+        from .display import time_seconds
+
+        return time_seconds(self, ticks)
 
     # -- events -----------------------------------------------------------------------
     def __len__(self) -> int:
@@ -318,11 +353,20 @@ class Trace:
 ProgressFn = Callable[[str, int, int], None]
 
 
-def open(path, threads: int = 0, progress: Optional[ProgressFn] = None) -> Trace:  # noqa: A001
-    """Read the OTF2 archive at `path` (its traces.otf2 anchor file or its folder).
+def open(path, threads: int = 0, progress: Optional[ProgressFn] = None,  # noqa: A001
+         salvage: bool = False) -> Trace:
+    """Read the OTF2 archive at `path`: its anchor file (NAME.otf2), or the folder
+    that holds it (its traces.otf2, else its only *.otf2 file).
 
     threads: reading threads (0: one per core); the result does not depend on it.
     progress: called as progress(phase, done, total) during long reads.
+    salvage: an event file cut short (a crashed run) keeps every record that lies
+    whole before its end, with an `event_file_cut_short` warning per location
+    saying how much was lost, instead of failing the open.
     Raises earlc.TraceError with a message naming the file and the problem.
     """
-    return Trace(_core.open(os.fspath(path), threads=threads, progress=progress), threads)
+    path = os.fspath(path)
+    # "run/" names the folder "run": its anchor is run/traces.otf2, not run//traces.otf2
+    path = path.rstrip(os.sep) or path
+    return Trace(_core.open(path, threads=threads, progress=progress, salvage=bool(salvage)),
+                 threads)

@@ -7,6 +7,7 @@
  */
 #include "earl_mem.h"
 #include "ext.h"
+#include <otf2/OTF2_GeneralDefinitions.h>
 
 PyObject *earlc_Error;
 PyObject *earlc_TraceError;
@@ -130,6 +131,9 @@ static int add_names(PyObject *m)
     families = NULL;
     if (PyModule_AddObject(m, "WARNING_NAMES", warnings) < 0)
         goto fail;
+    /* the libotf2 earlc was built against (earlc --version) */
+    if (PyModule_AddStringConstant(m, "OTF2_VERSION", OTF2_VERSION) < 0)
+        return -1;
     return 0;
 fail:
     Py_XDECREF(kinds);

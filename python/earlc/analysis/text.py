@@ -2,21 +2,11 @@
 properties their worst call paths, locations and occurrences, aligned."""
 from __future__ import annotations
 
+from ..display import format_time, format_value
+
 
 def _fmt_value(report, unit: str, value: int) -> str:
-    if unit == "sec":
-        s = report.seconds(value)
-        if s >= 1:
-            return "%.3f s" % s
-        if s >= 1e-3:
-            return "%.3f ms" % (s * 1e3)
-        return "%.3f us" % (s * 1e6)
-    if unit == "bytes":
-        for factor, name in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-            if value >= factor:
-                return "%.2f %s" % (value / factor, name)
-        return "%d B" % value
-    return "%d" % value
+    return format_value(unit, value, report.resolution)
 
 
 def _location_name(report, index: int) -> str:
@@ -96,10 +86,15 @@ def render(report, top: int = 5, rows: int = 5) -> str:
                 ev = tr.events
                 out.append("    %12s  event %d at %s on %s in %s" % (
                     _fmt_value(report, p.unit, int(inst.severity[k])), w,
-                    _fmt_value(report, "sec", int(ev.time[w]) - tr.start_time),
+                    format_time(tr, int(ev.time[w])),
                     _location_name(report, int(ev.location[w])),
                     report.callpath_of(w) or "?"))
-    if not detected:
+    if not detected and report.unanalysed:
+        out.append("")
+        out.append("No inefficiency found by the selected properties, but %d waiting calls "
+                   "could not be analysed: the trace lacks the records their wait states are "
+                   "computed from (warnings below)." % sum(u.calls for u in report.unanalysed))
+    elif not detected:
         out.append("")
         out.append("No inefficiency found by the selected properties.")
     out += _warnings(report)
@@ -109,12 +104,21 @@ def render(report, top: int = 5, rows: int = 5) -> str:
 def _warnings(report) -> list:
     """Everything that makes the numbers above less than complete, said in the
     report itself (the EARL layer's inconsistencies are nowhere else)."""
+    from ..trace import READING_NOTES
+
     out = []
     counts = report.trace_warnings
-    if counts:
+    for code in sorted(set(counts) & set(READING_NOTES)):
+        out.append("")
+        level, text = READING_NOTES[code]
+        out.append("%s (%s %d): %s." % (level, code, counts[code], text))
+    inconsistent = {k: v for k, v in counts.items() if k not in READING_NOTES}
+    if inconsistent:
         out.append("")
         out.append("Warning: the trace is inconsistent (%s); severities around those events may "
-                   "be incomplete." % ", ".join("%s %d" % (k, v) for k, v in sorted(counts.items())))
+                   "be incomplete." % ", ".join("%s %d" % (k, v)
+                                                for k, v in sorted(inconsistent.items())))
+    if counts:
         details = [d for d in report.warning_details if d["code"] in counts]
         for d in details[:10]:
             loc = d["location"]
@@ -122,6 +126,15 @@ def _warnings(report) -> list:
             out.append("  - %s: %s, event %d: %s" % (d["code"], where, d["event"], d["detail"]))
         if len(details) > 10:
             out.append("  ... %d more (--format json: warning_details)" % (len(details) - 10))
+    for u in report.unanalysed:
+        out.append("")
+        out.append("Warning (%s): %s; the first at %s on %s." % (
+            u.code, u.detail, report.callpath_of(u.event) or "?",
+            _location_name(report, u.location)))
+    for d in report.warning_details:
+        if d["code"] in report.analysis_warnings:
+            out.append("")
+            out.append("Warning (%s): %s" % (d["code"], d["detail"]))
     for s in report.switched_off:
         out.append("")
         out.append("Warning: %s. The rest of the analysis is complete; --strict makes this an "
