@@ -1,6 +1,6 @@
 /*
  * test_rootcause.c - cmocka tests of the root-cause subsystem
- * (csrc/rootcause/earl_rootcause.h) on small hand-built cases whose answers
+ * (csrc/include/earl_rootcause.h) on small hand-built cases whose answers
  * are worked out in the comments: the time chunks of two locations' events,
  * their sums with those of a table, the
  * synchronisation intervals (waits in between, the first point's cut,
