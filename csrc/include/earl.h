@@ -250,7 +250,23 @@ typedef struct earl_location {
      * EARL_PROPERTY_INCOMPLETE, whose string says why.  0 / undefined ref. */
     uint8_t incomplete;
     uint32_t incomplete_reason; /* string ref, EARL_UNDEFINED_REF when complete */
+    /* What of the location's events the trace holds (earl_held): all of them,
+     * unless the trace is a part of a larger one (earl_reading_read with a
+     * location mask, csrc/part/earl_part.h). */
+    uint8_t held;
 } earl_location;
+
+/* What a trace holds of a location's events.  A trace opened whole holds
+ * all; a part of a trace (earlc's distributed and out-of-core analyses)
+ * holds all events of its own locations, and of the others only the
+ * ghosts: the events its own ones point to (the partners of their
+ * messages, the members of their collectives), which another part holds
+ * whole. */
+typedef enum earl_held {
+    EARL_HELD_ALL = 0,
+    EARL_HELD_NONE,
+    EARL_HELD_GHOSTS
+} earl_held;
 
 typedef struct earl_group {
     uint8_t defined;
@@ -611,6 +627,10 @@ typedef struct earl_open_options {
      * empty one keeps none.  0 (the default): such a file fails the open
      * with EARL_ERR_CORRUPT.  A file damaged inside fails either way. */
     int salvage;
+    /* The locations to read, one byte per dense location index (non-zero:
+     * read); NULL reads all.  The others are defined but hold no events
+     * (earl_location.held == EARL_HELD_NONE). */
+    const uint8_t *locations;
 } earl_open_options;
 
 /**
@@ -619,11 +639,11 @@ typedef struct earl_open_options {
  * options->threads threads, each with a libotf2 reader of its own; the trace
  * does not depend on their number.
  *
- * @param path     the anchor file (NAME.otf2), or the folder that holds it: its
- *                 traces.otf2, else its only *.otf2 file
- * @param options  reading threads, progress, salvage; NULL: the defaults
- *                 (those of a zeroed earl_open_options: one thread per core, no
- *                 progress, no salvage)
+ * @param path     the anchor file (NAME.otf2), or the folder that holds it:
+ *                 its traces.otf2, else its only *.otf2 file
+ * @param options  reading threads, progress, salvage, the locations to read;
+ *                 NULL: the defaults (those of a zeroed earl_open_options: one
+ *                 thread per core, no progress, no salvage, every location)
  * @param out      receives the trace, which the caller closes with
  *                 earl_trace_close; NULL on failure
  * @param err      receives the status and a message naming the file and the
@@ -631,9 +651,8 @@ typedef struct earl_open_options {
  * @return EARL_OK; EARL_ERR_NOT_FOUND (no such path), EARL_ERR_NOT_ARCHIVE,
  *         EARL_ERR_MISSING_FILE (a definition or event file), EARL_ERR_CORRUPT
  *         (a file that cannot be decoded, or is cut short without
- *         options->salvage), EARL_ERR_IO,
- *         EARL_ERR_NOMEM, or EARL_ERR_INVALID (no path or no out, more than
- *         EARL_MAX_EVENTS events)
+ *         options->salvage), EARL_ERR_IO, EARL_ERR_NOMEM, or EARL_ERR_INVALID
+ *         (no path or no out, more than EARL_MAX_EVENTS events)
  * @since 0.1.0
  */
 EARL_API earl_status earl_trace_open(const char *path, const earl_open_options *options,
@@ -648,6 +667,94 @@ EARL_API earl_status earl_trace_open(const char *path, const earl_open_options *
  * @since 0.1.0
  */
 EARL_API void earl_trace_close(earl_trace *trace);
+
+/* The stages of earl_trace_open, for a caller that must act between them
+ * (the analysis of a trace in parts, earl_part.h, plans its parts from the
+ * definitions, then adds other parts' ghost events before the order is
+ * made):
+ *
+ *   earl_reading_open    find the anchor, read the global definitions;
+ *   earl_reading_read    read the events of the locations in the mask (NULL:
+ *                        all) into per-location buffers, check their counts;
+ *   earl_reading_finish  merge the buffers into the total order: the trace.
+ *                        It consumes the reading, also on failure.
+ *
+ * earl_reading_free drops a reading at any stage.  Not thread-safe on one
+ * reading. */
+typedef struct earl_reading earl_reading;
+
+/**
+ * The first stage of earl_trace_open: find the anchor and read the global
+ * definitions.
+ *
+ * @param path     as for earl_trace_open
+ * @param options  as for earl_trace_open (its locations member is not used:
+ *                 earl_reading_read takes the mask); NULL: the defaults
+ * @param out      receives the reading, which earl_reading_finish consumes or
+ *                 earl_reading_free drops; NULL on failure
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return as earl_trace_open for the anchor and the definitions
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_reading_open(const char *path, const earl_open_options *options,
+                                       earl_reading **out, earl_error *err);
+
+/**
+ * The definitions a reading has read.
+ *
+ * @param reading  a reading of earl_reading_open
+ * @return a view owned by the reading (then by its trace)
+ * @since 0.1.0
+ */
+EARL_API const earl_defs *earl_reading_defs(const earl_reading *reading);
+
+/**
+ * The anchor file of a reading.
+ *
+ * @param reading  a reading of earl_reading_open
+ * @return the path, owned by the reading
+ * @since 0.1.0
+ */
+EARL_API const char *earl_reading_path(const earl_reading *reading);
+
+/**
+ * The second stage: read the events of some locations into per-location
+ * buffers and check their counts.  The locations not read are defined but
+ * hold no events (earl_location.held == EARL_HELD_NONE).
+ *
+ * @param reading    a reading of earl_reading_open, its events not read yet
+ * @param locations  one byte per dense location index (non-zero: read); NULL:
+ *                   all
+ * @param err        receives the status and a message on failure (may be NULL)
+ * @return as earl_trace_open for the events; EARL_ERR_INVALID for no reading
+ *         or one whose events were read already
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_reading_read(earl_reading *reading, const uint8_t *locations,
+                                       earl_error *err);
+
+/**
+ * The last stage: merge the buffers into the total order.  It consumes the
+ * reading, also on failure.
+ *
+ * @param reading  a reading whose events were read
+ * @param out      receives the trace, which the caller closes with
+ *                 earl_trace_close; NULL on failure
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_NOMEM, or EARL_ERR_INVALID (no out, events not
+ *         read, more than EARL_MAX_EVENTS events)
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_reading_finish(earl_reading *reading, earl_trace **out,
+                                         earl_error *err);
+
+/**
+ * Drop a reading at any stage.
+ *
+ * @param reading  a reading, or NULL (nothing happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_reading_free(earl_reading *reading);
 
 /**
  * The anchor file the trace was read from.

@@ -197,6 +197,127 @@ EARL_API int earl_hb_before(const earl_hb *hb, size_t ia, size_t ib);
  */
 EARL_API int earl_hb_concurrent(const earl_hb *hb, size_t ia, size_t ib);
 
+/* ---- logical time (hb_logical.c) ----------------------------------------------
+ *
+ * Logical steps in the manner of Ravel (Isaacs et al., "Combing the
+ * communication hairball", 2014): the communication and synchronisation
+ * events get integer steps that respect the happened-before order above, so
+ * that a timeline drawn by step shows the structure of the program without
+ * the noise of wall-clock time.  The stepped events are sends (MPI_SEND,
+ * MPI_ISEND), receives (MPI_RECV, MPI_IRECV), the members of collective
+ * instances (MPI_COLLECTIVE_END, the LEAVE of an OpenMP team barrier), forks,
+ * joins and lock acquisitions.  A Lamport clock in which only stepped events
+ * tick gives their steps:
+ *
+ *   C(e) = max(C(previous event of e's location), C(d) for every d e depends
+ *          on) + (1 if e is stepped, else 0),        C(nothing) = 0,
+ *   step(e) = C(e) - 1 for a stepped event,
+ *
+ * with the dependencies of the happened-before rules, except that every
+ * member of a collective instance depends on every member's begin: a receive
+ * is one step after its send at least, the members of a collective share one
+ * step, and each location's steps increase along it.  The lateness of a
+ * stepped event is its timestamp minus the earliest timestamp among the
+ * stepped events of its step (all locations): how much later than the first
+ * one it got there.
+ *
+ * The steps come from one walk of the trace in dependency order (the one the
+ * vector timestamps use, one thread, 4 bytes an event while it runs); a
+ * cycle in the dependencies (an inconsistent trace) is broken as there and
+ * counted.  The result does not depend on options->threads.
+ */
+typedef struct earl_logical earl_logical;
+
+/**
+ * Give the communication and synchronisation events their logical steps, in
+ * one walk of the trace in dependency order.
+ *
+ * @param trace    an open trace; it must stay open until earl_logical_free
+ * @param states   its EARL layer
+ * @param options  progress (its threads are not used: one walk); NULL: the
+ *                 defaults (those of a zeroed earl_hb_options)
+ * @param out      receives the steps, which the caller frees with
+ *                 earl_logical_free; NULL on failure
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_logical_build(const earl_trace *trace, earl_states *states,
+                                        const earl_hb_options *options, earl_logical **out,
+                                        earl_error *err);
+
+/**
+ * Free logical steps.
+ *
+ * @param lt  steps of earl_logical_build, or NULL (nothing happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_logical_free(earl_logical *lt);
+
+/**
+ * How many events are stepped.
+ *
+ * @param lt  the steps
+ * @return the count
+ * @since 0.1.0
+ */
+EARL_API size_t earl_logical_count(const earl_logical *lt);
+
+/**
+ * The stepped events.
+ *
+ * @param lt  the steps
+ * @return earl_logical_count event ids, ascending, owned by the steps
+ * @since 0.1.0
+ */
+EARL_API const earl_eid *earl_logical_events(const earl_logical *lt);
+
+/**
+ * The step of each stepped event.
+ *
+ * @param lt  the steps
+ * @return earl_logical_count steps, owned by the steps
+ * @since 0.1.0
+ */
+EARL_API const uint32_t *earl_logical_steps(const earl_logical *lt);
+
+/**
+ * The lateness of each stepped event: its timestamp minus the earliest one
+ * of its step.
+ *
+ * @param lt  the steps
+ * @return earl_logical_count ticks (>= 0), owned by the steps
+ * @since 0.1.0
+ */
+EARL_API const int64_t *earl_logical_lateness(const earl_logical *lt);
+
+/**
+ * How many steps there are.
+ *
+ * @param lt  the steps
+ * @return the largest step + 1 (0 without stepped events)
+ * @since 0.1.0
+ */
+EARL_API uint32_t earl_logical_n_steps(const earl_logical *lt);
+
+/**
+ * How many cycles of dependencies the walk broke (an inconsistent trace).
+ *
+ * @param lt  the steps
+ * @return the count
+ * @since 0.1.0
+ */
+EARL_API uint64_t earl_logical_cycles_broken(const earl_logical *lt);
+
+/**
+ * Heap bytes the steps hold.
+ *
+ * @param lt  the steps
+ * @return the bytes
+ * @since 0.1.0
+ */
+EARL_API size_t earl_logical_bytes(const earl_logical *lt);
+
 #ifdef __cplusplus
 }
 #endif

@@ -70,6 +70,10 @@ class Trace:
     position on the location); `len(trace)` is the number of events.
     """
 
+    #: this process's part when the trace is analysed in parts over MPI
+    #: (earlc.parts): the trace then holds that part's events only
+    part = None
+
     def __init__(self, core_trace, threads: int = 0):
         self._core = core_trace
         #: threads the trace was opened with (0: one per core); later work on it
@@ -175,6 +179,50 @@ class Trace:
 
         return message_histogram(self, bins=bins)
 
+    def comm_over_time(self, output: str = "bytes", message: str = "send", bins: int = 50):
+        """(values, edges in ticks): bytes or messages sent (received) per time bin."""
+        from .communication import comm_over_time
+
+        return comm_over_time(self, output=output, message=message, bins=bins)
+
+    def comm_by_process(self, output: str = "bytes", by: str = "rank"):
+        """DataFrame of bytes (or messages) sent and received per rank (location)."""
+        from .communication import comm_by_process
+
+        return comm_by_process(self, output=output, by=by)
+
+    def detect_iterations(self, region=None, location: int = 0, max_period: int = 64):
+        """The repeated phases of the run on one location (earlc.phases.Iterations): the
+        instances of `region`, or found by earlc (docs/python.md)."""
+        from .phases import detect_iterations
+
+        return detect_iterations(self, region=region, location=location,
+                                 max_period=max_period)
+
+    # -- the workflow: markers, logical time, views (markers.py, logical.py, view.py) --
+    @property
+    def markers(self):
+        """The markers of the archive's marker file (earlc.markers.Markers; empty when
+        it has none), read afresh on every access: annotating changes them."""
+        from .markers import read_markers
+
+        return read_markers(self)
+
+    def filter(self, start=None, end=None, locations=None, regions=None):
+        """A view of the events between start and end (seconds from the trace's
+        start), on locations, inside regions (names): an earlc.view.TraceView, which
+        earlc.analyze, search, the profiles and the other analyses accept."""
+        from .view import TraceView
+
+        return TraceView(self, start=start, end=end, locations=locations, regions=regions)
+
+    def logical_time(self, progress=None):
+        """Logical steps and lateness of the communication events (earlc.logical:
+        numpy columns events, step, lateness, location, time; late_processes())."""
+        from .logical import LogicalTime
+
+        return LogicalTime(self, progress=progress)
+
     # -- happened-before order (python/earlc/clocks.py) ------------------------------
     def vector_clocks(self, ids, threads: Optional[int] = None, progress=None):
         """Vector timestamps of the events ids (see earlc.VectorClocks)."""
@@ -273,12 +321,19 @@ class Trace:
     def start_time(self) -> int:
         """The trace's start (ticks): the timestamp of its first event, or for a trace
         without events its clock properties' offset.  Every time earlc shows a person
-        is counted from here (earlc.display)."""
+        is counted from here (earlc.display).  Of a part of a trace (earlc.parts),
+        the whole trace's first event."""
+        whole = self.part.whole if self.part is not None else {}
+        if whole.get("first_time") is not None:
+            return whole["first_time"]
         return int(self.events.time[0]) if len(self) else self._defs.clock_offset
 
     @property
     def duration_ticks(self) -> int:
-        """Ticks from the first to the last event."""
+        """Ticks from the first to the last event (of the whole trace, for a part)."""
+        whole = self.part.whole if self.part is not None else {}
+        if whole.get("first_time") is not None:
+            return whole["last_time"] - whole["first_time"]
         t = self.events.time
         return int(t[-1]) - int(t[0]) if len(t) else self._defs.clock_length
 
@@ -354,7 +409,7 @@ ProgressFn = Callable[[str, int, int], None]
 
 
 def open(path, threads: int = 0, progress: Optional[ProgressFn] = None,  # noqa: A001
-         salvage: bool = False) -> Trace:
+         salvage: bool = False, parts: Optional[str] = None) -> Trace:
     """Read the OTF2 archive at `path`: its anchor file (NAME.otf2), or the folder
     that holds it (its traces.otf2, else its only *.otf2 file).
 
@@ -363,10 +418,21 @@ def open(path, threads: int = 0, progress: Optional[ProgressFn] = None,  # noqa:
     salvage: an event file cut short (a crashed run) keeps every record that lies
     whole before its end, with an `event_file_cut_short` warning per location
     saying how much was lost, instead of failing the open.
+    parts: "mpi" to read only this MPI process's part of the trace (collective:
+    every process of the job calls it; docs/parallel.md); the trace then holds
+    that part's events, and earlc.analyze(trace) gives the whole trace's report.
+    None: the whole trace.
     Raises earlc.TraceError with a message naming the file and the problem.
     """
     path = os.fspath(path)
     # "run/" names the folder "run": its anchor is run/traces.otf2, not run//traces.otf2
     path = path.rstrip(os.sep) or path
+    if parts is not None:
+        if parts != "mpi":
+            raise ValueError("parts must be None or 'mpi', not %r" % (parts,))
+        from .parts import mpi_exchange, open_part
+
+        return open_part(path, mpi_exchange(), threads=threads, progress=progress,
+                         salvage=salvage).trace
     return Trace(_core.open(path, threads=threads, progress=progress, salvage=bool(salvage)),
                  threads)

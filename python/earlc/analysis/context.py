@@ -179,6 +179,11 @@ class AnalysisContext:
         a property's evaluation: everything published."""
         return self._published.visible()
 
+    def counted(self, inst):
+        """The occurrences of inst the analysis counts: all of them (the analysis of a
+        view counts those of its events, analysis/view.py)."""
+        return inst
+
     def warn(self, code: str, detail: str) -> None:
         """A counted warning of the analysis (the numbers are right but need a
         word): the report counts it under `code` and lists its detail."""
