@@ -123,6 +123,7 @@ def main() -> int:
     states_section(trace)
     catalog_section(trace)
     fresh_section(synth)
+    parts_section(synth)
     clocks_section(trace)
     search_section(trace)
     races_section(trace)
@@ -384,6 +385,37 @@ def catalog_section(trace) -> None:
              "%.1f M events/s" % (n / whole / 1e6), whole / m["open_seconds"],
              TARGET_ROOT_CAUSE))
     print("  peak resident %.1f bytes/event (trace, EARL layer, catalog)" % (m["peak_rss_bytes"] / n))
+
+
+def parts_section(synth: str) -> None:
+    """The analysis in parts on P MPI processes (docs/parallel.md), P = 1, 2, 4, on
+    the 16-rank 10M-event trace: the largest process's peak against the single
+    process's, and the wall time (parts_bench.py)."""
+    if not shutil.which("mpiexec"):
+        print("earlc in parts: skipped (no mpiexec)")
+        return
+    trace = BENCH_DIR / "halo-16r-10M" / "traces.otf2"
+    if not trace.exists():
+        subprocess.run([synth, str(trace.parent), "10000000", "halo", "16"], check=True,
+                       capture_output=True)
+    for properties in ("default", "all"):
+        out = subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "parts_bench.py"),
+                              str(trace), properties, "1", "2", "4"], capture_output=True,
+                             text=True)
+        if out.returncode:
+            print("earlc in parts (%s): failed: %s" % (properties, out.stderr.strip()[-300:]))
+            continue
+        m = {k: float(v) for k, v in (line.split() for line in out.stdout.splitlines())}
+        n = m["p1_events"]
+        print("earlc in parts, mpiexec -n P, properties %s: halo, 16 ranks, %d events"
+              % (properties, n))
+        single = m["p1_peak"]
+        for p in (1, 2, 4):
+            peak = m["p%d_peak" % p]
+            print("  P=%d  wall %7.2f s   largest process: %8.1f MB peak (%.2f of one "
+                  "process's; target <= %.2f), %d own events + %d ghosts"
+                  % (p, m["p%d_wall" % p], peak / 1e6, peak / single, 1.0 / p + 0.1,
+                     m["p%d_largest_own" % p], m["p%d_largest_ghosts" % p]))
 
 
 def states_section(trace) -> None:

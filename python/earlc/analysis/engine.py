@@ -218,6 +218,8 @@ def detect(p: Property, ctx, published: Published) -> Optional[Instances]:
     if inst is None:
         return None
     inst.published_by = p.name
+    inst.column_kinds = {**(subscribed.column_kinds if subscribed is not None else {}),
+                         **p.column_kinds}
     published[p.name] = inst
     return inst
 
