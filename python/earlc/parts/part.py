@@ -163,7 +163,7 @@ class Part:
         return out
 
 
-class PartOfTraceError(RuntimeError):
+class PartOfTraceError(_core.Error, RuntimeError):
     """What a property may not read of a part of a trace: its events through
     ctx.trace (they are this process's part only)."""
 
