@@ -26,7 +26,12 @@
 #include <string.h>
 
 #include "earl_calltree.h"
-#include "util.h"
+#include "base/colset.h"
+#include "base/errors.h"
+#include "base/grow.h"
+#include "base/hashmap.h"
+#include "base/mem.h"
+#include "base/parts.h"
 
 /* The metric columns of earl_calltree_view, as a colset. */
 typedef struct rows {
@@ -52,7 +57,7 @@ typedef struct paths {
     uint32_t *region;
     earl_eid *first;
     size_t n, cap_parent, cap_region, cap_first;
-    earl_keymap map; /* (parent + 1) << 32 | region -> cnode */
+    earl_map map;    /* (parent + 1) << 32 | region -> cnode */
     /* the cnodes entered recently, by a hash of their key: most ENTERs repeat
      * a call path of the last few iterations, found here without the map */
     struct recent_cnode {
@@ -71,7 +76,7 @@ static void paths_init(paths *t)
 static void paths_free(paths *t)
 {
     free(t->parent); free(t->region); free(t->first);
-    earl_keymap_free(&t->map);
+    earl_map_free(&t->map);
 }
 
 struct earl_calltree {
@@ -86,7 +91,7 @@ struct earl_calltree {
 static int32_t cnode_of(paths *t, int32_t parent, uint32_t region, earl_eid at)
 {
     uint64_t key = ((uint64_t)(uint32_t)(parent + 1) << 32) | region;
-    struct recent_cnode *recent = &t->recent[(key * 0x9e3779b97f4a7c15ULL) >> 56];
+    struct recent_cnode *recent = &t->recent[earl_hash_mix(key, 0) >> 56];
     if (recent->key == key)
         return recent->cnode;
     if (EARL_GROW(t->parent, t->cap_parent, t->n + 1) != 0 ||
@@ -94,9 +99,10 @@ static int32_t cnode_of(paths *t, int32_t parent, uint32_t region, earl_eid at)
         EARL_GROW(t->first, t->cap_first, t->n + 1) != 0)
         return -2;
     int added;
-    int32_t c = earl_keymap_get(&t->map, key, (int32_t)t->n, &added);
-    if (c < 0)
+    int64_t *slot = earl_map_slot(&t->map, key, 0, (int64_t)t->n, &added);
+    if (!slot)
         return -2;
+    int32_t c = (int32_t)*slot;
     if (added) {
         t->parent[c] = parent;
         t->region[c] = region;
@@ -151,14 +157,16 @@ typedef struct loc_state {
 /* The row of (location l, cnode c), appended on first use; -1 when out of
  * memory.  Most lookups ask for one of the location's last two call paths
  * (a call and its caller alternate), answered without the map. */
-static int32_t row_of(rows *r, earl_keymap *index, loc_state *s, earl_loc l, int32_t c)
+static int32_t row_of(rows *r, earl_map *index, loc_state *s, earl_loc l, int32_t c)
 {
     if (s->row >= 0 && r->cnode[s->row] == c)
         return s->row;
     int32_t row = s->cached_row;
     if (s->cached_cnode != c) {
         int added;
-        row = earl_keymap_get(index, ((uint64_t)l << 32) | (uint32_t)c, (int32_t)r->n, &added);
+        int64_t *slot = earl_map_slot(index, ((uint64_t)l << 32) | (uint32_t)c, 0, (int64_t)r->n,
+                                      &added);
+        row = slot ? (int32_t)*slot : -1;
         if (row >= 0 && added) {
             earl_colset cols = rows_columns(r);
             if (earl_colset_reserve(&cols, &r->cap, r->n + 1) != 0)
@@ -237,7 +245,7 @@ static void walk_one(void *arg, int me)
     const uint8_t *part_of = j->part_of;
     int32_t *cnode = j->cnode;
     rows *r = &w->rows;
-    earl_keymap index = {0};
+    earl_map index = {0};
     loc_state *locs = malloc((j->n_locs ? j->n_locs : 1) * sizeof *locs);
     if (!locs) {
         w->nomem = 1;
@@ -287,7 +295,7 @@ static void walk_one(void *arg, int me)
             r->visits[row]++;
     }
     free(locs);
-    earl_keymap_free(&index);
+    earl_map_free(&index);
 }
 
 /* Renumber a part's events with the merged call paths. */

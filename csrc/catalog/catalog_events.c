@@ -13,7 +13,8 @@
 #include <string.h>
 
 #include "earl_catalog.h"
-#include "util.h"
+#include "base/errors.h"
+#include "base/parts.h"
 
 _Static_assert(EARL_SELECTION_PARTS == EARL_MAX_PARTS, "one part count");
 

@@ -19,7 +19,9 @@
 #include <string.h>
 
 #include "earl_catalog.h"
-#include "util.h"
+#include "base/errors.h"
+#include "base/mem.h"
+#include "base/parts.h"
 
 typedef struct order_job {
     const earl_events *ev;

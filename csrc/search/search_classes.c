@@ -29,13 +29,6 @@
 #include <string.h>
 
 #include "search_internal.h"
-#include "util.h"
-
-static int cmp_eid(const void *x, const void *y)
-{
-    earl_eid a = *(const earl_eid *)x, b = *(const earl_eid *)y;
-    return (a > b) - (a < b);
-}
 
 /* ids[0 .. n) ascending, given as runs ascending each: run r is
  * [start[r], start[r + 1]).  Runs are merged pairwise through tmp (n items),
@@ -148,7 +141,7 @@ earl_status search_class_events(const search_class *cls, const earl_trace *trace
         for (size_t k = start[r] + 1; k < start[r + 1] && ascending; k++)
             ascending = ids[k - 1] < ids[k];
     if (!ascending) {
-        qsort(ids, count, sizeof *ids, cmp_eid);
+        qsort(ids, count, sizeof *ids, earl_cmp_i64);
     } else if (runs > 1 && count) {
         earl_eid *tmp = malloc(count * sizeof *tmp);
         if (!tmp) {
@@ -168,7 +161,7 @@ earl_status search_class_events(const search_class *cls, const earl_trace *trace
 
 static int contains(const earl_eid *a, size_t n, earl_eid x)
 {
-    size_t k = earl_eid_lower_bound(a, 0, n, x);
+    size_t k = earl_i64_lower_bound(a, 0, n, x);
     return k < n && a[k] == x;
 }
 

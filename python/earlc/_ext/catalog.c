@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "earl_catalog.h"
-#include "util.h"
+#include "base/errors.h"
+#include "base/mem.h"
 
 /* The next argument as a contiguous buffer of int64 items (writable for an
  * output), its items in *count; NULL with an exception otherwise. */

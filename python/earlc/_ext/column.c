@@ -8,7 +8,7 @@
  */
 #include "ext.h"
 
-#include "util.h"
+#include "base/mem.h"
 
 typedef struct {
     PyObject_HEAD

@@ -26,6 +26,8 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
+from .._core import Error
+
 UNITS = ("sec", "occ", "bytes")
 
 
@@ -114,7 +116,7 @@ class Columns(MutableMapping):
         self._state = (cols, None, {}, ())
 
 
-class MissingColumn(KeyError):
+class MissingColumn(Error, KeyError):
     """A column asked for that the instances do not have: says which they have."""
 
     def __init__(self, name: str, available, publisher: Optional[str] = None):
