@@ -36,11 +36,13 @@ class LateSender(Property):
                  "send, or post the receive later (non-blocking) and compute meanwhile.")
 
     def detect(self, ctx, msgs):
-        # the receives in blocking calls entered before their send call
-        late, t_recv, t_send = ctx.entered_after(msgs["recv_call"], msgs["send_call"],
-                                                 ctx.blocking_receive_region)
+        wait = msgs["send_call_time"] - msgs["recv_call_time"]
+        # the receives entered before their send, then those in blocking calls (the
+        # region look-up for these rows only)
+        late = np.nonzero(wait > 0)[0]
+        late = late[ctx.is_region(msgs["recv_call"][late], ctx.blocking_receive_region)]
         cand = msgs.select(late)
-        wait = t_send - t_recv
+        wait = wait[late]
         if len(wait):
             # no waiting past the receive's own leave (clocks of different processes
             # may disagree a little): once per receive call
@@ -156,11 +158,17 @@ class LateReceiver(Property):
 
     def detect(self, ctx, msgs):
         cmp_call, req_call = msgs["completion_call"], msgs["request_call"]
-        # the completing calls of a known region entered before the receive is posted
-        cand, t_cmp, t_req = ctx.entered_after(
-            cmp_call, req_call, ctx.regions_named(*_SINGLE_COMPLETION, *_MULTI_COMPLETION))
+        # narrowed step by step: most messages are posted before their send completes
+        cand = np.nonzero((cmp_call >= 0) & (req_call >= 0))[0]
+        t_req, t_cmp = ctx.time_of(req_call[cand]), ctx.time_of(cmp_call[cand])
+        later = t_req > t_cmp
+        cand, t_req, t_cmp = cand[later], t_req[later], t_cmp[later]
         calls = cmp_call[cand]
+        single = ctx.is_region(calls, ctx.regions_named(*_SINGLE_COMPLETION))
         multi = ctx.is_region(calls, ctx.regions_named(*_MULTI_COMPLETION))
+        known = single | multi
+        cand, t_req, t_cmp, calls, multi = (cand[known], t_req[known], t_cmp[known],
+                                            calls[known], multi[known])
         # the leave of each candidate call, once per call (a MPI_Waitall completes
         # many sends)
         distinct, which = np.unique(calls, return_inverse=True)

@@ -288,54 +288,6 @@ EARL_API void earl_select_fill(const earl_events *ev, const uint8_t *kinds,
                                const uint8_t *regions, size_t n_regions, earl_selection *sel,
                                earl_eid *out);
 
-/**
- * Count the rows k of two columns of calls where the call second[k] is
- * entered later (a larger timestamp) than first[k], a call of a wanted
- * region: Late Sender's receive calls entered before their send call, Late
- * Receiver's completing calls entered before the receive is posted.  In
- * parts on threads.
- *
- * @param ev         the events of a trace
- * @param n          rows
- * @param first      per row, an ENTER or -1 (the row is not selected)
- * @param second     per row, an ENTER or -1 (the row is not selected)
- * @param regions    n_regions + 1 entries, one per region ref and the last for
- *                   refs beyond: nonzero for a wanted region of first[k]
- * @param n_regions  the region refs regions covers
- * @param threads    threads, 0 for one per core
- * @param sel        receives the parts' counts and the total
- * @param err        receives the status and a message on failure (may be
- *                   NULL)
- * @return EARL_OK, or EARL_ERR_INVALID (an id out of range: the first such
- *         row is named)
- * @since 0.1.0
- */
-EARL_API earl_status earl_entered_after_count(const earl_events *ev, size_t n,
-                                              const earl_eid *first, const earl_eid *second,
-                                              const uint8_t *regions, size_t n_regions,
-                                              int threads, earl_selection *sel,
-                                              earl_error *err);
-/**
- * Write the rows counted by earl_entered_after_count, ascending, with the
- * enter times of both calls.
- *
- * @param ev         the events given to earl_entered_after_count
- * @param n          as given to earl_entered_after_count
- * @param first      as given to earl_entered_after_count
- * @param second     as given to earl_entered_after_count
- * @param regions    as given to earl_entered_after_count
- * @param n_regions  as given to earl_entered_after_count
- * @param sel        its result
- * @param rows       receives sel->total rows
- * @param t_first    receives, per row, the enter time of first[k]
- * @param t_second   receives, per row, the enter time of second[k]
- * @since 0.1.0
- */
-EARL_API void earl_entered_after_fill(const earl_events *ev, size_t n, const earl_eid *first,
-                                      const earl_eid *second, const uint8_t *regions,
-                                      size_t n_regions, earl_selection *sel, int64_t *rows,
-                                      int64_t *t_first, int64_t *t_second);
-
 /* ---- groups of rows ------------------------------------------------------- */
 
 /* Rows come in groups: runs of equal keys[k]. */

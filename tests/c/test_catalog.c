@@ -353,42 +353,6 @@ static void test_select_events_in_parts(void **state)
     unsetenv("EARLC_PARALLEL_GRAIN");
 }
 
-/* Rows of calls whose partner call is entered later, the first call of a
- * wanted region; in parts, ascending, with both enter times. */
-static void test_entered_after_in_parts(void **state)
-{
-    (void)state;
-    static const earl_time time[6] = {10, 20, 30, 40, 50, 60};
-    static const uint32_t region[6] = {0, 1, 0, 7, 1, 0};
-    earl_events ev = {.count = 6, .time = time, .region = region};
-    /* row 0: region 0 entered before 3, kept; row 1: partner earlier; row 2:
-     * region 1 not wanted; row 3: no partner; row 4: kept; row 5: a ref beyond
-     * the table (event 3), not wanted */
-    const earl_eid first[6] = {0, 2, 1, 0, 2, 3}, second[6] = {3, 0, 4, -1, 5, 5};
-    const uint8_t regions[3] = {1, 0, 0}; /* region 0 only; refs beyond: no */
-    int64_t rows[6], t1[6], t2[6];
-    earl_selection sel;
-    earl_error err;
-    setenv("EARLC_PARALLEL_GRAIN", "1", 1);
-    for (int threads = 1; threads <= 8; threads++) {
-        assert_int_equal(earl_entered_after_count(&ev, 6, first, second, regions, 2, threads,
-                                                  &sel, &err), EARL_OK);
-        assert_int_equal(sel.total, 2);
-        earl_entered_after_fill(&ev, 6, first, second, regions, 2, &sel, rows, t1, t2);
-        assert_int_equal(rows[0], 0);
-        assert_int_equal(rows[1], 4);
-        assert_int_equal(t1[0], 10);
-        assert_int_equal(t2[0], 40);
-        assert_int_equal(t1[1], 30);
-        assert_int_equal(t2[1], 60);
-    }
-    unsetenv("EARLC_PARALLEL_GRAIN");
-    const earl_eid bad[2] = {0, 6};
-    assert_int_equal(earl_entered_after_count(&ev, 2, first, bad, regions, 2, 1, &sel, &err),
-                     EARL_ERR_INVALID);
-    assert_non_null(strstr(err.message, "row 1"));
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -400,7 +364,6 @@ int main(void)
         cmocka_unit_test(test_leaves_in_parts_on_threads),
         cmocka_unit_test(test_messages_out_of_order_per_pair_in_sending_order),
         cmocka_unit_test(test_select_events_in_parts),
-        cmocka_unit_test(test_entered_after_in_parts),
         cmocka_unit_test(test_collective_begins_stay_inside_the_call),
         cmocka_unit_test(test_message_sums_per_call_path_and_location),
         cmocka_unit_test(test_first_of_runs_takes_the_first_largest),

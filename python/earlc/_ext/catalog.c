@@ -344,76 +344,6 @@ static PyObject *messages_out_of_order(PyObject *module, PyObject *args, PyObjec
     return status_result(st, &err);
 }
 
-/* entered_after(trace, first, second, regions, threads=1) -> (rows, first's
- * enter times, second's enter times), int64 writable buffers: the rows where
- * the call second[k] is entered after first[k], a call of a wanted region
- * (earl_entered_after_*). */
-static PyObject *entered_after(PyObject *module, PyObject *args, PyObject *kwargs)
-{
-    (void)module;
-    static const char *const names[2] = {"first", "second"};
-    earl_trace *trace = trace_arg(args);
-    int threads = threads_kw(kwargs);
-    if (!trace || threads < 0)
-        return NULL;
-    if (PyTuple_GET_SIZE(args) != 4)
-        return PyErr_Format(PyExc_TypeError, "expected 4 arguments");
-    earlc_buffers a = {.n = 0};
-    int64_t *buf[2];
-    size_t n = 0, count;
-    for (int k = 0; k < 2; k++) {
-        buf[k] = take(&a, PyTuple_GET_ITEM(args, 1 + k), names[k], 0, &count);
-        if (buf[k] && k && count != n) {
-            PyErr_SetString(PyExc_ValueError, "second must have the length of first");
-            buf[k] = NULL;
-        }
-        if (!buf[k]) {
-            earlc_buffers_release(&a);
-            return NULL;
-        }
-        n = count;
-    }
-    size_t n_table = (size_t)-1;
-    uint8_t *table = earlc_buffer_array(&a, PyTuple_GET_ITEM(args, 3), 'B', 0, &n_table,
-                                        "regions");
-    if (!table || n_table < 1) {
-        earlc_buffers_release(&a);
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "regions must have a byte for refs beyond");
-        return NULL;
-    }
-    const earl_events *ev = earl_trace_events(trace);
-    earl_selection sel;
-    earl_error err;
-    earl_status st;
-    int64_t *col[3] = {NULL, NULL, NULL};
-    Py_BEGIN_ALLOW_THREADS
-    st = earl_entered_after_count(ev, n, buf[0], buf[1], table, n_table - 1, threads, &sel,
-                                  &err);
-    for (int c = 0; st == EARL_OK && c < 3; c++)
-        if (!(col[c] = earl_mem_alloc_temp((sel.total ? sel.total : 1) * sizeof *col[c])))
-            st = earl_fail(&err, EARL_ERR_NOMEM, "entered after: out of memory");
-    if (st == EARL_OK)
-        earl_entered_after_fill(ev, n, buf[0], buf[1], table, n_table - 1, &sel, col[0], col[1],
-                                col[2]);
-    Py_END_ALLOW_THREADS
-    earlc_buffers_release(&a);
-    if (st != EARL_OK) {
-        for (int c = 0; c < 3; c++)
-            earl_mem_free(col[c]);
-        return earlc_raise(&err);
-    }
-    PyObject *out[3];
-    for (int c = 0; c < 3; c++)
-        out[c] = earlc_column_of_block(col[c], sel.total, sizeof(int64_t), "q");
-    if (!out[0] || !out[1] || !out[2]) {
-        for (int c = 0; c < 3; c++)
-            Py_XDECREF(out[c]);
-        return NULL;
-    }
-    return Py_BuildValue("(NNN)", out[0], out[1], out[2]);
-}
-
 /* select_events(trace, kinds, regions=None, threads=1) -> a writable buffer of
  * the int64 ids of the events whose kind is wanted (kinds: 256 bytes, one per
  * kind value) and, with regions (a byte per region ref, one more for refs
@@ -528,8 +458,6 @@ static PyMethodDef catalog_functions[] = {
     {"messages_out_of_order", (PyCFunction)(void (*)(void))messages_out_of_order,
      METH_VARARGS | METH_KEYWORDS,
      "messages_out_of_order(trace, recv, recv_call, send, out, threads=1)"},
-    {"entered_after", (PyCFunction)(void (*)(void))entered_after, METH_VARARGS | METH_KEYWORDS,
-     "entered_after(trace, first, second, regions, threads=1) -> (rows, t_first, t_second)"},
     {"select_events", (PyCFunction)(void (*)(void))select_events, METH_VARARGS | METH_KEYWORDS,
      "select_events(trace, kinds, regions=None, threads=1) -> int64 ids (a writable buffer)"},
     {"first_of_runs", first_of_runs, METH_VARARGS,

@@ -517,19 +517,6 @@ class AnalysisContext:
                                     threads=self.kernel_threads())
         return wrong.view(bool)
 
-    def entered_after(self, first: np.ndarray, second: np.ndarray, table: np.ndarray):
-        """The rows k where the call second[k] is entered later than the call
-        first[k] (ENTERs, -1 for none), a call of a region for which table (per
-        region ref, spare slot last) holds: (rows, first's enter times,
-        second's enter times), int64, ascending.  One pass in C on the
-        analysis's threads, where numpy needs a temporary per condition."""
-        table = np.ascontiguousarray(table, dtype=bool).copy()
-        table[-1] = False  # refs beyond the table are no region of it
-        rows, t_first, t_second = _core.entered_after(
-            self._trace._core, int64_array(first), int64_array(second), table.view(np.uint8),
-            threads=self.kernel_threads())
-        return tuple(np.frombuffer(c, dtype=np.int64) for c in (rows, t_first, t_second))
-
     def message_sums(self):
         """Per (call path, location) of the send records and of the receive
         records: (sends, receives), each (cnode, location, records, records with a
