@@ -433,3 +433,26 @@ def test_threads_share_one_malloc_heap():
     choice made in the environment is left alone."""
     assert _heaps({}) == 1
     assert _heaps({"MALLOC_ARENA_MAX": "8"}) > 1
+
+
+def test_command_line_threads(tmp_path):
+    """earlc analyze --threads N: the same JSON report for 1 and 3 threads; a
+    wrong number is one line naming the option (exit status 2)."""
+    import subprocess
+    import sys
+
+    def cli(*args):
+        env = dict(os.environ, EARLC_PARALLEL_GRAIN="1")
+        return subprocess.run([sys.executable, "-m", "earlc", "analyze",
+                               str(ROOT / "traces" / "ring-late-sender"), *args],
+                              capture_output=True, text=True, cwd=ROOT / "python", env=env)
+    reports = []
+    for threads in ("1", "3"):
+        out = tmp_path / ("r%s.json" % threads)
+        r = cli("--threads", threads, "--format", "json", "-o", str(out))
+        assert r.returncode == 0, r.stderr
+        reports.append(json.loads(out.read_text()))
+    assert reports[0] == reports[1]
+    r = cli("--threads", "many")
+    assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1 and "--threads" in r.stderr, r.stderr
