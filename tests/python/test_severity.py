@@ -79,16 +79,34 @@ def test_largest_equals_stable_sort():
         assert largest(v, k).tolist() == np.argsort(-v, kind="stable")[:k].tolist()
 
 
-def test_pair_then_send_order():
-    from earlc.properties.mpi_p2p import _by_pair_then_send
+def test_messages_out_of_order_against_their_definition(tmp_path):
+    """Messages in Wrong Order's test (in C): a message is out of order when an
+    earlier-sent message of the same sender and receiver location is received by a
+    later call; the rows as p2p_messages gives them and shuffled."""
+    import earlc
+    from earlc.analysis.context import AnalysisContext
+    from earlc.synth import synth
+
+    synth("master-worker", tmp_path / "mw", ranks=4, iterations=30, any_source=True)
+    synth("ping-pong", tmp_path / "pp", ranks=2, iterations=20, wrong_order=True)
     rng = np.random.default_rng(5)
-    for shuffled in (False, True):
-        pair = rng.integers(0, 6, 400).astype(np.int64)
-        send = np.arange(400, dtype=np.int64) * 3  # receive order = send order ...
-        if shuffled:
-            send = rng.permutation(send)  # ... or not: the sorting path
-        want = np.lexsort((send, pair))
-        assert _by_pair_then_send(pair, send, 10 ** 6).tolist() == want.tolist()
+    found = 0
+    for name in ("mw", "pp"):
+        ctx = AnalysisContext(earlc.open(tmp_path / name), threads=3)
+        m = ctx.matched_messages()
+        loc = ctx.events.location
+        pair = loc[m["send"]].astype(np.int64) * (1 << 32) + loc[m["recv"]]
+        want = np.array([bool(np.any((pair == pair[k]) & (m["send"] < m["send"][k])
+                                     & (m["recv_call"] > m["recv_call"][k])))
+                         for k in range(len(pair))])
+        found += int(want.sum())
+        got = ctx.received_out_of_order(m["recv"], m["recv_call"], m["send"])
+        assert got.tolist() == want.tolist()
+        order = rng.permutation(len(pair))
+        got = ctx.received_out_of_order(m["recv"][order], m["recv_call"][order],
+                                        m["send"][order])
+        assert got.tolist() == want[order].tolist()
+    assert found  # the traces have messages out of order
 
 
 def test_selected_columns_are_gathered_lazily_and_settable():
