@@ -84,6 +84,7 @@ class Trace:
         self.warnings = Warnings(core_trace.warnings())
         self._region_names = None
         self._states = None
+        self._calltree = None
         self._clocks = None  # the last VectorClocks of happened_before/concurrent
 
     # -- EARL states (python/earlc/states.py) ------------------------------------
@@ -95,6 +96,17 @@ class Trace:
 
             self._states = States(self)
         return self._states
+
+    @property
+    def calltree(self):
+        """The call tree (earlc.calltree.CallTree): call paths, the call path of
+        every event, exclusive time and visits per (call path, location); built on
+        first use, as the profiles read it."""
+        if self._calltree is None:
+            from .calltree import CallTree
+
+            self._calltree = CallTree(self)
+        return self._calltree
 
     def stack(self, i: int, loc) -> List[int]:
         """ENTER ids of the open regions of loc just after event i, outermost first."""

@@ -35,7 +35,7 @@ import numpy as np
 
 
 #: attributes a view keeps for itself (caches made for the view, not the trace)
-_OWN = {"_profile_calltree", "_clocks", "_states"}
+_OWN = {"_view_calltree", "_clocks", "_states"}
 
 
 class TraceView:
@@ -75,6 +75,16 @@ class TraceView:
         self._selected[self.location_indices] = True
         self._ids = None
         self._cnode_mask = None
+        self._view_calltree = None
+
+    @property
+    def calltree(self):
+        """The whole trace's call tree with the rows of the view (analysis/view.py)."""
+        if getattr(self, "_view_calltree", None) is None:
+            from .analysis.view import ViewCallTree
+
+            self._view_calltree = ViewCallTree(self, self.trace.calltree)
+        return self._view_calltree
 
     # -- what a Trace answers about itself --------------------------------------------
     def __getattr__(self, name):

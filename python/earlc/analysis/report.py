@@ -18,7 +18,7 @@ import numpy as np
 
 from ..display import time_fields
 from .property import Instances, Property
-from .severity import sum_by_key
+from ..sums import sum_by_key
 
 SCHEMA = "earlc-report/2"
 
@@ -335,25 +335,25 @@ class Report:
     def to_cube(self, path) -> str:
         """Write a CUBE4 file (.cubex) for Cube and Scalasca users; returns the path
         (docs/exports.md)."""
-        from ..export.cube import write_cube
+        from ..export import cube
 
-        return write_cube(self, path)
+        return cube.write(self, path)
 
     def to_hatchet(self):
         """A hatchet GraphFrame: the call tree, one row per (call path, location),
         one column per metric (needs `pip install llnl-hatchet`; docs/exports.md)."""
-        from ..export.hatchet import to_hatchet
+        from ..export import hatchet
 
-        return to_hatchet(self)
+        return hatchet.graphframe(self)
 
     def to_html(self, path=None, top: int = 5, rows: int = 5, pictures: bool = True) -> str:
         """One self-contained HTML page (metric tree, worst places, pictures when
         matplotlib is installed); written to path if given, else returned."""
-        from ..export.html import render_html, write_html
+        from ..export import html
 
         if path is not None:
-            return write_html(self, path, top=top, rows=rows, pictures=pictures)
-        return render_html(self, top=top, rows=rows, pictures=pictures)
+            return html.write(self, path, top=top, rows=rows, pictures=pictures)
+        return html.render(self, top=top, rows=rows, pictures=pictures)
 
     def to_text(self, top: int = 5, rows: int = 5) -> str:
         from .text import render

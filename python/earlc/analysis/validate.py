@@ -148,7 +148,7 @@ def check_totals(p: Property, totals, n_cnodes: int, n_locations: int):
     if len(value) and int(value.min()) < 0:
         # rows may correct others (time minus the part charged elsewhere); what
         # each (call path, location) cell adds up to may not be negative
-        from .severity import sum_by_key
+        from ..sums import sum_by_key
 
         placed = cnode >= 0
         _, sums = sum_by_key(cnode[placed] * np.int64(n_locations) + loc[placed], value[placed])

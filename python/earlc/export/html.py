@@ -201,9 +201,9 @@ def _pictures(report) -> str:
                      for key, caption, fig in parts)
 
 
-def render_html(report, top: int = 5, rows: int = 5, pictures: bool = True) -> str:
+def render(report, top: int = 5, rows: int = 5, pictures: bool = True) -> str:
     """The page as a string."""
-    from .. import __version__
+    from ..version import __version__
 
     trace = report.trace
     res = report.resolution
@@ -244,10 +244,10 @@ def render_html(report, top: int = 5, rows: int = 5, pictures: bool = True) -> s
             '</body></html>\n' % (escape(trace.path), _STYLE, _SCRIPT, "\n".join(body)))
 
 
-def write_html(report, path, top: int = 5, rows: int = 5, pictures: bool = True) -> str:
+def write(report, path, top: int = 5, rows: int = 5, pictures: bool = True) -> str:
     """Write the page to path; returns the path."""
     path = os.fspath(path)
-    text = render_html(report, top=top, rows=rows, pictures=pictures)
+    text = render(report, top=top, rows=rows, pictures=pictures)
     tmp = path + ".part"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
