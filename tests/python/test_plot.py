@@ -105,7 +105,10 @@ def test_cli_plot_bad_values(tmp_path, capsys, monkeypatch, args, words):
     from earlc.cli import main
 
     monkeypatch.chdir(tmp_path)
-    code = main(["plot"] + [str(a) for a in args])
+    try:
+        code = main(["plot"] + [str(a) for a in args])
+    except SystemExit as exc:  # refused while the arguments are parsed
+        code = exc.code
     err = capsys.readouterr().err
     assert code == 2
     assert err.count("\n") == 1 and words in err, err
