@@ -63,7 +63,68 @@ class Warnings:
                             columns=["code", "location", "position", "event", "detail"])
 
 
-class Trace:
+class ProfileMethods:
+    """The profiles and communication summaries pipit users know, as methods of
+    a Trace and of a view of one (earlc.view.TraceView): thin calls of
+    profiles.py and communication.py, which restrict themselves to a view."""
+
+    def flat_profile(self, per_location: bool = False):
+        """Per region: exclusive and inclusive time (seconds, with ticks), visits."""
+        from .profiles import flat_profile
+
+        return flat_profile(self, per_location=per_location)
+
+    def call_tree(self):
+        """Per call path: parent, depth, path, exclusive and inclusive time, visits."""
+        from .profiles import call_tree
+
+        return call_tree(self)
+
+    def time_profile(self, bins: int = 50, normalized: bool = False):
+        """Exclusive time of every region in each of `bins` time bins (bounds in
+        seconds from the trace's start, with their ticks)."""
+        from .profiles import time_profile
+
+        return time_profile(self, bins=bins, normalized=normalized)
+
+    def load_imbalance(self, top: int = 1, by: str = "location"):
+        """Per region: mean, min, max over locations (or ranks), max / mean."""
+        from .profiles import load_imbalance
+
+        return load_imbalance(self, top=top, by=by)
+
+    def idle_time(self, mpi: bool = False, regions=None):
+        """Per location: time outside its own regions (+ MPI, + named regions)."""
+        from .profiles import idle_time
+
+        return idle_time(self, mpi=mpi, regions=regions)
+
+    def comm_matrix(self, output: str = "bytes", by: str = "location"):
+        """numpy matrix[sender, receiver] of bytes or message counts."""
+        from .communication import comm_matrix
+
+        return comm_matrix(self, output=output, by=by)
+
+    def message_histogram(self, bins=20):
+        """(counts, edges) of point-to-point message sizes."""
+        from .communication import message_histogram
+
+        return message_histogram(self, bins=bins)
+
+    def comm_over_time(self, output: str = "bytes", message: str = "send", bins: int = 50):
+        """(values, edges in ticks): bytes or messages sent (received) per time bin."""
+        from .communication import comm_over_time
+
+        return comm_over_time(self, output=output, message=message, bins=bins)
+
+    def comm_by_process(self, output: str = "bytes", by: str = "rank"):
+        """DataFrame of bytes (or messages) sent and received per rank (location)."""
+        from .communication import comm_by_process
+
+        return comm_by_process(self, output=output, by=by)
+
+
+class Trace(ProfileMethods):
     """An OTF2 trace: definitions, all events in total order, warnings.
 
     Event ids are positions in the total order (timestamp, then location, then
@@ -146,62 +207,6 @@ class Trace:
         from .metrics import metric_frame
 
         return metric_frame(self)
-
-    # -- profiles and communication, as pipit offers them (profiles.py, communication.py)
-    def flat_profile(self, per_location: bool = False):
-        """Per region: exclusive and inclusive time (seconds, with ticks), visits."""
-        from .profiles import flat_profile
-
-        return flat_profile(self, per_location=per_location)
-
-    def call_tree(self):
-        """Per call path: parent, depth, path, exclusive and inclusive time, visits."""
-        from .profiles import call_tree
-
-        return call_tree(self)
-
-    def time_profile(self, bins: int = 50, normalized: bool = False):
-        """Exclusive time of every region in each of `bins` time bins (bounds in
-        seconds from the trace's start, with their ticks)."""
-        from .profiles import time_profile
-
-        return time_profile(self, bins=bins, normalized=normalized)
-
-    def load_imbalance(self, top: int = 1, by: str = "location"):
-        """Per region: mean, min, max over locations (or ranks), max / mean."""
-        from .profiles import load_imbalance
-
-        return load_imbalance(self, top=top, by=by)
-
-    def idle_time(self, mpi: bool = False, regions=None):
-        """Per location: time outside its own regions (+ MPI, + named regions)."""
-        from .profiles import idle_time
-
-        return idle_time(self, mpi=mpi, regions=regions)
-
-    def comm_matrix(self, output: str = "bytes", by: str = "location"):
-        """numpy matrix[sender, receiver] of bytes or message counts."""
-        from .communication import comm_matrix
-
-        return comm_matrix(self, output=output, by=by)
-
-    def message_histogram(self, bins=20):
-        """(counts, edges) of point-to-point message sizes."""
-        from .communication import message_histogram
-
-        return message_histogram(self, bins=bins)
-
-    def comm_over_time(self, output: str = "bytes", message: str = "send", bins: int = 50):
-        """(values, edges in ticks): bytes or messages sent (received) per time bin."""
-        from .communication import comm_over_time
-
-        return comm_over_time(self, output=output, message=message, bins=bins)
-
-    def comm_by_process(self, output: str = "bytes", by: str = "rank"):
-        """DataFrame of bytes (or messages) sent and received per rank (location)."""
-        from .communication import comm_by_process
-
-        return comm_by_process(self, output=output, by=by)
 
     def detect_iterations(self, region=None, location: int = 0, max_period: int = 64):
         """The repeated phases of the run on one location (earlc.phases.Iterations): the
