@@ -1,7 +1,9 @@
 /*
  * record_init.c - the start and end of a recording: MPI_Init and
- * MPI_Init_thread open the process's files (when EARLC_RECORD_DIR is set)
- * and describe the process, the MPI library and the call names; MPI_Finalize
+ * MPI_Init_thread open the process's files (when EARLC_RECORD_DIR is set),
+ * describe the process, the MPI library and the call names, and read the
+ * process's decisions when a schedule forces its wildcard operations
+ * (record_schedule.c); MPI_Finalize
  * closes them and marks the record whole; MPI_Abort notes the abort before
  * the library ends the job.  Both ends measure the clock offset to rank 0
  * when the process runs on another machine than rank 0.
@@ -144,6 +146,7 @@ static void start(record_call call, uint64_t t_enter, void *site, int thread_lev
     rec.locked = thread_level == MPI_THREAD_MULTIPLE;
     rec.log = log;
     rec_comms_init();
+    rec_schedule_init();
     PMPI_Comm_dup(MPI_COMM_WORLD, &clock_comm);
     find_machine(host);
     measure_clock_offsets();

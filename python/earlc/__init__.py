@@ -29,9 +29,10 @@ from .synth import SynthResult, synth
 from .analysis import Instances, Property, Report, analyze
 from .races import Races, races
 from .record import RecordError, record
+from .verify import Verification, verify
 
 __all__ = ["open", "Trace", "TraceError", "TraceWriter", "Events", "Event", "Warnings",
            "KIND_NAMES", "KINDS", "synth", "SynthResult", "analyze", "Report", "Property",
-           "Instances", "races", "Races", "record", "RecordError", "release_memory",
-           "memory_stats", "VectorClocks", "Matches", "PatternError"]
+           "Instances", "races", "Races", "record", "RecordError", "verify", "Verification",
+           "release_memory", "memory_stats", "VectorClocks", "Matches", "PatternError"]
 __version__ = "0.1.0"

@@ -23,6 +23,9 @@ Commands:
     record [-o DIR] COMMAND...
                     run an MPI program with earlc's recorder and write its trace
                     (docs/record.md)
+    verify [-o DIR] -- COMMAND...
+                    run an MPI program in every match order of its wildcard
+                    receives and report the failing schedules (docs/verify.md)
 
 Every user error is one line on standard error and exit status 2, found before any
 long work starts (earlc.cliargs: the rule every subcommand follows).
@@ -511,6 +514,9 @@ def build_parser() -> Parser:
     rec.add_argument("--force", action="store_true", help="replace an archive at DIR")
     rec.add_argument("command_line", nargs=argparse.REMAINDER, metavar="COMMAND ...")
     rec.set_defaults(func=cmd_record)
+
+    from . import verify_cli
+    verify_cli.add_parser(sub)
     return p
 
 

@@ -59,6 +59,7 @@ class RunResult:
     ended_ns: int = 0      # when it ended or was told to, on CLOCK_MONOTONIC of `host`
     host: str = ""
     dropped: Dict[str, int] = field(default_factory=dict)  # what could not be recorded
+    records: List["RankRecord"] = field(default_factory=list)  # the processes' files, read
 
 
 # -- reading the recorder's files -------------------------------------------------------
@@ -78,6 +79,7 @@ class RankRecord:
     finalized: bool = False
     abort: Optional[Tuple[int, int]] = None
     lost: Dict[str, int] = field(default_factory=dict)
+    schedule: List[str] = field(default_factory=list)  # the schedule lines (record_schedule.c)
     events: np.ndarray = field(default_factory=lambda: np.empty(0, RECORD_DTYPE))
 
 
@@ -113,6 +115,8 @@ def read_rank(folder: str, rank: int) -> RankRecord:
                 r.abort = (int(fields[0]), int(fields[1]))
             elif key in ("lost-request", "lost-comm") and fields and fields[0].isdigit():
                 r.lost[key] = int(fields[0])
+            elif key.startswith("schedule"):
+                r.schedule.append(line.rstrip("\n"))
     path = os.path.join(folder, "rank-%d.events" % rank)
     if os.path.exists(path):
         events = np.fromfile(path, dtype=RECORD_DTYPE,
@@ -174,6 +178,7 @@ def assemble(folder: str, out: str, run: RunResult, overwrite: bool = False,
     returns what could not be recorded or written, counted (empty when all was)."""
     ranks = _rank_files(folder)
     records = [read_rank(folder, r) for r in ranks]
+    run.records = records
     if not records:
         raise RecordError(
             "%s recorded nothing: no process called MPI_Init, so it is not an MPI program "
@@ -300,6 +305,22 @@ _ON_COMM = [SEND, ISEND, RECV, IRECV, COLLECTIVE_END, PROBE]
 UNDEFINED = 0xFFFFFFFF
 
 
+def _written(rtype: np.ndarray, lost: np.ndarray) -> np.ndarray:
+    """Which records become events of the archive (PROBE and EXTRA do not, nor
+    records on a communicator the recorder had no room for)."""
+    return np.isin(rtype, list(_WRITTEN_AS)) & ~lost
+
+
+def written_positions(r: RankRecord) -> np.ndarray:
+    """For each record of r, its position among the location's events in the
+    archive `assemble` writes (-1: not written), so that a record can be found
+    in the opened trace: ``trace.events.of_location(loc)[position]``."""
+    rtype = (r.events["bytes_type"] & 0xFF).astype(np.int64)
+    lost = np.isin(rtype, _ON_COMM) & ~np.isin(r.events["comm"], list(r.comms))
+    keep = _written(rtype, lost)
+    return np.where(keep, np.cumsum(keep) - 1, -1)
+
+
 def _write_rank(w: TraceWriter, r: RankRecord, comms: Dict[int, int]) -> int:
     """Write one process's events, all columns at once; returns the records
     dropped because the recorder had no room for their communicator."""
@@ -353,7 +374,7 @@ def _write_rank(w: TraceWriter, r: RankRecord, comms: Dict[int, int]) -> int:
     kind[(rtype == ISEND) & (ev["request"] == 0)] = KINDS["MPI_SEND"]
     peer = ev["peer"].view(np.uint32).copy()
     peer[(rtype == COLLECTIVE_END) & (ev["peer"] == RECORD_NONE)] = UNDEFINED  # no root
-    keep = np.isin(rtype, list(_WRITTEN_AS)) & ~lost
+    keep = _written(rtype, lost)
 
     attributes = {}
     asks = np.isin(rtype, [RECV, IRECV_REQUEST, LEAVE]) & (req_source != absent)
