@@ -388,9 +388,8 @@ def _classify(ctx: _Context, run: Run, rd: RunDecisions, result) -> None:
     if run.number == 0:
         ctx.first_lines = lines
     elif ctx.compare_output and ctx.first_lines is not None and lines != ctx.first_lines:
-        run.output_differs = list(difflib.unified_diff(ctx.first_lines, lines, "run 0",
-                                                       "run %d" % run.number, n=1,
-                                                       lineterm=""))[2:]
+        diff = difflib.unified_diff(ctx.first_lines, lines, n=1, lineterm="")
+        run.output_differs = [d for d in list(diff)[2:] if not d.startswith("@@")]
         run.outcome = "output"
         return
     run.outcome = "completed"
