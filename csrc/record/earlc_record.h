@@ -24,7 +24,8 @@
  * Memory per process is bounded whatever the run's length: one mapped
  * window of RECORD_WINDOW_BYTES of the events file, RECORD_MAX_REQUESTS
  * pending requests (24 bytes each) and RECORD_MAX_COMMS live communicators:
- * about 1.5 MB.
+ * about 1.5 MB; under a schedule (`earlc verify`, record_schedule.c), 16
+ * bytes more per decision of the process.
  */
 #ifndef EARLC_RECORD_H
 #define EARLC_RECORD_H

@@ -193,6 +193,8 @@ def _search(ctx: _Context, v: "Verification") -> None:
     decisions are pushed after it ran; the last decision's are tried first."""
     stack: List[_Branch] = []
     _push_branches(v, v.runs[0], stack)
+    if ctx.progress:
+        ctx.progress(v.runs[0], len(stack))
     try:
         while stack:
             if v.max_runs is not None and len(v.runs) >= v.max_runs:
