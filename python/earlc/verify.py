@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from .record import RecordError, run_and_assemble
+from .record import run_and_assemble
 from .record_files import resolve_addresses
 from .verify_schedule import (Decision, Forced, RunDecisions, VerifyError, decisions_of,
                               find_alternatives, forced_from, load_schedule, recorder_text,

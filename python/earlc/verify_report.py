@@ -11,7 +11,7 @@ import shlex
 from collections import Counter
 from typing import List
 
-from .verify import FAILED, OUTCOMES
+from .verify import OUTCOMES
 
 #: forced decisions shown per failing run in the text report
 SHOWN_DECISIONS = 12
@@ -45,10 +45,6 @@ def _how(run) -> str:
     return "completed"
 
 
-def _decision_dict(f) -> dict:
-    return f.to_dict()
-
-
 def _stopped_dict(stop) -> dict:
     if not stop:
         return None
@@ -58,17 +54,17 @@ def _stopped_dict(stop) -> dict:
                        for g in stop["groups"]]}
 
 
-def run_dict(v, run) -> dict:
+def run_dict(run) -> dict:
     return {
         "run": run.number, "parent": run.parent, "outcome": run.outcome, "failed": run.failed,
         "exit_status": run.status, "signal": run.signal, "seconds": round(run.seconds, 6),
-        "forced": [_decision_dict(f) for f in run.forced],
-        "flipped": [_decision_dict(f) for f in run.flips],
+        "forced": [f.to_dict() for f in run.forced],
+        "flipped": [f.to_dict() for f in run.flips],
         "decisions": len(run.decisions),
         "schedule": run.schedule, "archive": run.archive, "output": run.output,
         "output_differs": run.output_differs,
         "stopped": _stopped_dict(run.stopped),
-        "not_applied": [{"decision": _decision_dict(f), "why": why} for f, why in run.not_applied],
+        "not_applied": [{"decision": f.to_dict(), "why": why} for f, why in run.not_applied],
     }
 
 
@@ -84,8 +80,8 @@ def report_dict(v) -> dict:
                     "wildcard_operations": sum(first.made.values()),
                     "alternatives": sum(len(d.alternatives) for d in first.decisions),
                     "cut_by_bound": v.cut_bound, "cut_by_max_runs": v.cut_max_runs},
-        "runs": [run_dict(v, r) for r in _ordered(v)],
-        "unforceable": [{"run": r.number, "decision": _decision_dict(f), "why": why}
+        "runs": [run_dict(r) for r in _ordered(v)],
+        "unforceable": [{"run": r.number, "decision": f.to_dict(), "why": why}
                         for r, f, why in v.unforceable],
     }
     if v.note:
@@ -203,5 +199,3 @@ def report_text(v) -> str:
                                                 "" if v.cut_max_runs == 1 else "s"))
     return "\n".join(lines)
 
-
-__all__ = ["report_dict", "report_text", "runs_dataframe", "write_report", "FAILED"]

@@ -23,6 +23,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import record_files as rf
+from .events import KINDS
 from .record import RecordError
 
 #: the calls that can be wildcard operations
@@ -152,9 +153,12 @@ def _rank_decisions(r: rf.RankRecord, position: np.ndarray, ids: np.ndarray):
     extra = ev.view(rf.EXTRA_DTYPE)
     leaves = np.flatnonzero(rtype == rf.LEAVE)
     receipts = np.flatnonzero((rtype == rf.RECV) | (rtype == rf.IRECV))
+    completions = np.flatnonzero(rtype == rf.IRECV)
+    # request ids are 1, 2, ... per process, never reused: the completion of each
+    completed = dict(zip(request[completions][::-1].tolist(), completions[::-1].tolist()))
     out, still = [], []
     count = 0
-    last_poll = None  # the last MPI_Iprobe that found nothing, and whether anything followed
+    last_poll = None  # an MPI_Iprobe that found nothing, with no wildcard operation after it
 
     def event_of(row: int) -> int:
         p = int(position[row]) if row is not None and row >= 0 else -1
@@ -168,9 +172,11 @@ def _rank_decisions(r: rf.RankRecord, position: np.ndarray, ids: np.ndarray):
         k = np.searchsorted(leaves, i)
         end = int(leaves[k]) if k < len(leaves) else len(ev)
         inside = range(i + 1, end)
-        if k == len(leaves):
-            still.append(OpenOperation(r.rank, index, call, forced, site))
-            count = max(count, index + 1)
+        if k == len(leaves):  # the record ends inside the call
+            still.append(OpenOperation(r.rank, index, call, forced, site,
+                                       polling=call == "MPI_Iprobe"))
+            if call != "MPI_Iprobe":
+                count = max(count, index + 1)
             continue
         match = None  # the record of what it took
         if call in _RECEIVES:
@@ -178,8 +184,7 @@ def _rank_decisions(r: rf.RankRecord, position: np.ndarray, ids: np.ndarray):
         elif call == "MPI_Irecv":
             posted = next((j for j in inside if rtype[j] == rf.IRECV_REQUEST), None)
             if posted is not None:
-                done = np.flatnonzero((rtype[end:] == rf.IRECV) & (request[end:] == request[posted]))
-                match = end + int(done[0]) if len(done) else None
+                match = completed.get(int(request[posted]))
                 if match is None:
                     still.append(OpenOperation(r.rank, index, call, forced, site))
         elif call in _PROBES:
@@ -199,22 +204,20 @@ def _rank_decisions(r: rf.RankRecord, position: np.ndarray, ids: np.ndarray):
                      forced=forced >= 0, time=int(ev["time"][match]), site=site)
         if call in _PROBES:
             # its alternatives are those of the receive that took the probed message
-            later = receipts[receipts > end]
-            took = later[(ev["comm"][later] == comm) & (ev["peer"][later] == source)
-                         & (ev["tag"][later] == tag)]
-            d.event = event_of(int(took[0])) if len(took) else -1
-            asked = int(extra["requested_tag"][match - 1]) if rtype[match - 1] == rf.EXTRA else tag
-            d.probe_tag = -1 if asked == rf.RECORD_NONE + 1 else asked
+            d.event = -1
+            for j in receipts[np.searchsorted(receipts, end):].tolist():
+                if ev["comm"][j] == comm and ev["peer"][j] == source and ev["tag"][j] == tag:
+                    d.event = event_of(j)
+                    break
+            # the tag it asked for, MPI_ANY_TAG as -1 (in the RECORD_EXTRA before it)
+            d.probe_tag = int(extra["requested_tag"][match - 1]) if rtype[match - 1] == rf.EXTRA \
+                else tag
         else:
             d.event = event_of(match)
         out.append(d)
-    if last_poll is not None and not _finalized(r):
-        still.append(last_poll)
+    if last_poll is not None and not r.finalized:
+        still.append(last_poll)  # polled until the end of its record
     return out, still, count
-
-
-def _finalized(r: rf.RankRecord) -> bool:
-    return r.finalized
 
 
 def _in_match_order(decisions: List[Decision]) -> List[Decision]:
@@ -259,7 +262,7 @@ def find_alternatives(trace, decisions: Sequence[Decision]) -> None:
         if d.probe_tag is None or d.event < 0:
             continue
         row = int(ev.ref_of(d.event))
-        posted = int(m.partner_of(row)) if ev.kind[d.event] == rf.KINDS["MPI_IRECV"] else -1
+        posted = int(m.partner_of(row)) if ev.kind[d.event] == KINDS["MPI_IRECV"] else -1
         for x in (row, posted):
             if x >= 0:
                 source[x] = WILDCARD
