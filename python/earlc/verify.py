@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from .record import run_and_assemble
+from .record import RecordError, run_and_assemble
 from .record_files import resolve_addresses
 from .verify_schedule import (Decision, Forced, RunDecisions, VerifyError, decisions_of,
                               find_alternatives, forced_from, load_schedule, recorder_text,
@@ -133,7 +133,7 @@ def verify(command: Sequence[str], out: Optional[str] = None, timeout: Optional[
     the others 5 times the first run's time, at least 10 s).  max_runs: at
     most this many runs in all; bound: at most this many flipped decisions
     per run (bounded mixing).  compare_output: a run whose standard output
-    differs from the first run's (as lines, in any order) fails.  replay: a
+    differs from the first run's fails.  replay: a
     schedule file to run once, exactly, instead of the search.
     progress(run, pending) is called after every run.
 
@@ -162,9 +162,17 @@ def verify(command: Sequence[str], out: Optional[str] = None, timeout: Optional[
                 raise VerifyError("%s does not fit the program: decision %d (%s) cannot be "
                                   "applied: the command starts %d processes"
                                   % (replay, n, f.text(), processes))
-    folder = _prepare_folder(out, force)
+    target = os.path.abspath(out or default_folder())
+    created = not os.path.exists(target)
+    folder = _prepare_folder(target, force)
     ctx = _Context(command, folder, timeout or FIRST_TIMEOUT, compare_output, progress)
-    first = _execute(ctx, 0, None, forced)
+    try:
+        first = _execute(ctx, 0, None, forced)
+    except RecordError:
+        # not an MPI program, command not found, ...: leave no empty folder behind
+        if created and not os.listdir(folder):
+            os.rmdir(folder)
+        raise
     v = Verification(command, folder, [first], timeout=timeout, max_runs=max_runs, bound=bound,
                      compare_output=compare_output, replay=replay)
     if replay is not None:
@@ -423,8 +431,8 @@ def default_folder() -> str:
     return time.strftime("earlc-verify-%Y%m%d-%H%M%S")
 
 
-def _prepare_folder(out: Optional[str], force: bool) -> str:
-    folder = os.path.abspath(out or default_folder())
+def _prepare_folder(folder: str, force: bool) -> str:
+    """An empty folder for the runs: made, or emptied of an earlier verification."""
     if os.path.exists(folder):
         if not os.path.isdir(folder):
             raise VerifyError("%s exists and is not a folder" % folder)

@@ -261,6 +261,7 @@ def _one_line_error(status, stderr, *fragments):
 def test_not_an_mpi_program_and_no_wildcard(programs, tmp_path):
     status, _, stderr = verify(tmp_path / "x", ["true"])
     _one_line_error(status, stderr, "not an MPI program")
+    assert not (tmp_path / "x").exists()
     status, _, stderr = verify(tmp_path / "y", mpiexec(programs["late_sender"], "0", "1", n=2),
                                "--timeout", LONG)
     _one_line_error(status, stderr, "no wildcard receive", "one run suffices")
