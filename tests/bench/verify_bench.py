@@ -9,7 +9,9 @@
   search        the test programs of tests/mpi/ verified: runs per explored
                 alternative (target 1: each alternative costs one run), and the runs
                 against the number of distinct match orders the programs have by
-                construction (target: equal; no order run twice, none missed).
+                construction (target: equal; no order run twice, none missed), and
+                earlc's own time per run (assembling, opening and analysing the
+                run's trace) beside the time the runs took.
 
 Usage: verify_bench.py [REPEATS]; prints one line per measurement.
 Environment: EARLC_BENCH_DIR (default /tmp/earlc-bench), EARLC_RECORD_BENCH_ITERATIONS
@@ -21,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,8 +94,10 @@ def search() -> None:
                         str(programs / name)], check=True)
     for name, args, ranks, expected, why in SEARCHES:
         out = BENCH_DIR / "verify-search"
+        start = time.monotonic()
         v = earlc.verify(["mpiexec", "-n", str(ranks), str(programs / name), *args], out=out,
                          timeout=5.0, force=True)
+        wall = time.monotonic() - start
         branches = 0
         for r in v.runs:
             if not r.applied:
@@ -107,10 +112,11 @@ def search() -> None:
         seconds = sum(r.seconds for r in v.runs)
         print("  search: %-22s %d ranks: %2d runs, %2d alternatives explored (%.2f runs per "
               "alternative, target 1), %2d distinct match orders run of %2d (%s; runs/orders "
-              "%.2f, target 1), %d failed, %.1f s in the runs"
+              "%.2f, target 1), %d failed, %.1f s in the runs, %.2f s of earlc's per run"
               % (" ".join([name] + args), ranks, len(v.runs), branches,
                  (len(v.runs) - 1) / branches if branches else 0.0, len(orders), expected, why,
-                 len(v.runs) / expected, len(v.failed), seconds))
+                 len(v.runs) / expected, len(v.failed), seconds,
+                 (wall - seconds) / len(v.runs)))
         shutil.rmtree(out, ignore_errors=True)
 
 
