@@ -4,8 +4,8 @@
                  [--compare-output] [--replay SCHEDULE] [--format text|json]
                  [--force] -- COMMAND ARGS...
 
-Exit status as a test runner's: 0 when every run completed, 1 when a
-schedule failed, 2 for a usage error (one line on standard error).
+Exit status as a test runner's: 0 when no run failed, 1 when a schedule
+failed, 2 for a usage error (one line on standard error).
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def add_parser(sub) -> None:
                                    "then again once per alternative match of its wildcard "
                                    "receives (MPI_ANY_SOURCE), forcing it, and report the "
                                    "schedules that deadlock, abort, crash or change the output "
-                                   "(docs/verify.md). Exit status: 0 every run completed, 1 a "
+                                   "(docs/verify.md). Exit status: 0 no run failed, 1 a "
                                    "schedule failed, 2 a usage error.")
     p.add_argument("-o", "--output", metavar="DIR",
                    help="the folder of the runs (default: earlc-verify-DATE-TIME)")
