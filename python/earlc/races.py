@@ -368,7 +368,8 @@ class Races:
 
         def where(x):
             rank = "rank %s" % x["rank"] if x["rank"] is not None else x["location"]
-            return "%s t=%.6f s in %s" % (rank, x["time"] / res, x["callpath"] or "?")
+            return "%s t=%.6f s in %s" % (rank, (x["time"] - self.trace.start_time) / res,
+                                          x["callpath"] or "?")
 
         lines = ["Message races in %s" % d["trace"],
                  "  wildcards: %s" % d["assumption"]["description"],

@@ -520,3 +520,21 @@ def test_inconsistent_traces(tmp_path, seed):
         assert (ev.messages.peer[ev.ref_of(df["send"])] == ev.location[df["recv"]]).all()
         assert set(r.warnings) == {"cycle_broken", "recv_without_send"}
         json.loads(r.to_json())
+
+
+def test_text_times_are_seconds_from_the_trace_start(tmp_path):
+    """A recorded trace's ticks count from the machine's boot: the text report
+    shows seconds from the trace's start."""
+    start = 5 * 10**9  # ticks of 1 ns: 5 s
+    with earlc.TraceWriter(tmp_path / "t", ranks=3) as w:
+        for rank in (1, 2):
+            w.enter(rank, start + 100, "MPI_Send")
+            w.send(rank, start + 200, dest=0, tag=1)
+            w.leave(rank, start + 300, "MPI_Send")
+        for k, (t, source) in enumerate(((start + 400, 1), (start + 700, 2))):
+            w.enter(0, t, "MPI_Recv")
+            w.recv(0, t + 100, source=source, tag=1, requested_source=-1, requested_tag=1)
+            w.leave(0, t + 200, "MPI_Recv")
+    trace = earlc.open(tmp_path / "t")
+    text = earlc.races(trace).to_text()
+    assert "rank 0 t=0.000000 s in MPI_Recv" in text and "t=5.0" not in text
