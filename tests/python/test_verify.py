@@ -137,17 +137,28 @@ def test_master_worker_deadlocks_when_the_last_worker_is_first(programs, tmp_pat
 @needs_mpi
 def test_crooked_barrier_aborts_in_the_order_no_plain_run_shows(programs, tmp_path):
     """Vo's crooked barrier: MPI_Irecv(ANY) posted before a barrier may take the
-    message sent after it; the plain run never does."""
+    message sent after it; the plain run never does.  Through the Python API."""
     prog = programs["crooked_barrier"]
-    status, report, stderr = verify(tmp_path / "v", mpiexec(prog), "--timeout", LONG)
-    assert status == 1, stderr
-    assert outcomes(report) == ["abort", "completed"]
+    v = earlc.verify(mpiexec(prog), out=tmp_path / "v", timeout=float(LONG))
+    assert v.status == 1 and [r.outcome for r in v.runs] == ["completed", "abort"]
+    report = v.to_dict()
+    assert report == json.load(open(tmp_path / "v" / "verify.json"))
     run = failing(report)[0]
     assert flips(run) == [(1, 0, "MPI_Irecv", 2, 0)]
-    assert run["exit_status"] != 0
+    assert run["exit_status"] != 0 and run["parent"] == 0
     groups = {tuple(g["ranks"]): g for g in run["stopped"]["groups"]}
     assert groups[(1,)]["call"] == "MPI_Abort"
     assert groups[(1,)]["reasons"] == ["rank 1 called MPI_Abort (error code 3)"]
+    text = v.to_text()
+    irecv = line_of("crooked_barrier.c", "MPI_Irecv(&x")
+    for expected in ["1 failed", "FAILED run 1: abort: rank 1 called MPI_Abort (error code 3)",
+                     "* rank 1 wildcard #0 (MPI_Irecv at main (%s)) from 2, took 0 in run 0" % irecv,
+                     "rank 1         in MPI_Abort from main (%s)"
+                     % line_of("crooked_barrier.c", "MPI_Abort(MPI_COMM"),
+                     "replay:   earlc verify --replay %s -- mpiexec -n 3 %s" % (run["schedule"], prog),
+                     "archive:  %s" % run["archive"]]:
+        assert expected in text, (expected, text)
+    assert text.index("FAILED") < text.index("Runs (failing first)")
     # the schedule names both of rank 1's decisions; replayed, it aborts again
     schedule = json.load(open(run["schedule"]))
     assert [(d["rank"], d["wildcard"], d["call"], d["source"]) for d in schedule["decisions"]] == \
@@ -221,6 +232,9 @@ def test_chain_of_three(programs, tmp_path):
     assert outcomes(report) == ["abort"] * 3 + ["completed"] * 4
     assert all(len(r["flipped"]) == 2 for r in failing(report))
     assert report["summary"]["cut_by_bound"] == 1
+    for k, run in enumerate(failing(report)):  # each failing schedule fails again
+        status, again, stderr = verify(tmp_path / ("r%d" % k), cmd, "--replay", run["schedule"])
+        assert status == 1 and outcomes(again) == ["abort"], stderr
     # each run a match order of its own
     orders = {tuple((d["wildcard"], d["source"]) for d in json.load(open(r["schedule"]))["decisions"])
               for r in report["runs"]}
