@@ -432,19 +432,25 @@ def default_folder() -> str:
 
 
 def _prepare_folder(folder: str, force: bool) -> str:
-    """An empty folder for the runs: made, or emptied of an earlier verification."""
+    """An empty folder for the runs: made, or (force) rid of an earlier
+    verification's files, and of no other file."""
     if os.path.exists(folder):
         if not os.path.isdir(folder):
             raise VerifyError("%s exists and is not a folder" % folder)
-        if os.listdir(folder):
-            earlier = os.path.exists(os.path.join(folder, "run-0"))
-            if not force:
-                raise VerifyError("%s exists and is not empty (--force replaces an earlier "
-                                  "verification there)" % folder)
-            if not earlier:
-                raise VerifyError("%s holds files but no earlier verification; not replacing "
-                                  "it even with --force" % folder)
-            shutil.rmtree(folder)
+        names = os.listdir(folder)
+        ours = [n for n in names if n == "verify.json" or re.fullmatch(r"\.?run-\d+(\.\w+)?", n)]
+        if names and not force:
+            raise VerifyError("%s exists and is not empty (--force replaces an earlier "
+                              "verification there)" % folder)
+        if names and "run-0" not in ours:
+            raise VerifyError("%s holds files but no earlier verification; not replacing "
+                              "it even with --force" % folder)
+        for n in ours:
+            path = os.path.join(folder, n)
+            if os.path.isdir(path):
+                shutil.rmtree(path)
+            else:
+                os.remove(path)
     os.makedirs(folder, exist_ok=True)
     return folder
 

@@ -337,6 +337,13 @@ def test_usage_errors(tmp_path):
                            text=True, env=_env())
         _one_line_error(p.returncode, p.stderr, fragment)
     assert (busy / "notes.txt").read_text() == "mine"
+    # --force replaces an earlier verification's files, and no other
+    (busy / "run-0").mkdir()
+    (busy / "verify.json").write_text("{}")
+    p = subprocess.run([sys.executable, "-m", "earlc", "verify", "-o", str(busy), "--force", "--",
+                        "true"], capture_output=True, text=True, env=_env())
+    _one_line_error(p.returncode, p.stderr, "not an MPI program")
+    assert sorted(os.listdir(busy)) == ["notes.txt"]
 
 
 # -- schedules and decisions without MPI ---------------------------------------------------------
