@@ -168,6 +168,21 @@ def test_crooked_barrier_aborts_in_the_order_no_plain_run_shows(programs, tmp_pa
 
 
 @needs_mpi
+@pytest.mark.parametrize("how", ["signal", "exit"])
+def test_a_process_killed_or_exiting_in_one_order(programs, tmp_path, how):
+    status, report, stderr = verify(tmp_path / "v", mpiexec(programs["crooked_barrier"], how),
+                                    "--timeout", LONG)
+    assert status == 1, stderr
+    assert outcomes(report) == ["completed", how]
+    run = failing(report)[0]
+    if how == "signal":
+        assert run["signal"] == 11
+    else:
+        assert run["signal"] is None and run["exit_status"] == 3
+    assert flips(run) == [(1, 0, "MPI_Irecv", 2, 0)]
+
+
+@needs_mpi
 def test_benign_race_through_the_python_api(programs, tmp_path):
     v = earlc.verify(mpiexec(programs["benign"]), out=tmp_path / "v", timeout=float(LONG))
     assert isinstance(v, earlc.Verification) and v.status == 0
