@@ -16,7 +16,7 @@
 
 #include "record_internal.h"
 
-static const char *const call_names[RECORD_CALL_COUNT] = {
+const char *const rec_call_names[RECORD_CALL_COUNT] = {
 #define RECORD_CALL_NAME(name) #name,
     RECORD_CALLS(RECORD_CALL_NAME)
 #undef RECORD_CALL_NAME
@@ -141,7 +141,7 @@ static void start(record_call call, uint64_t t_enter, void *site, int thread_lev
     }
     record_log_def(log, "thread-level %d", thread_level);
     for (int i = 0; i < RECORD_CALL_COUNT; i++)
-        record_log_def(log, "call %d %s", i, call_names[i]);
+        record_log_def(log, "call %d %s", i, rec_call_names[i]);
     dl_iterate_phdr(note_object, log);
     rec.locked = thread_level == MPI_THREAD_MULTIPLE;
     rec.log = log;

@@ -27,6 +27,9 @@ typedef struct recorder {
 
 extern recorder rec;
 
+/* "MPI_Init", ...: the name of each record_call (record_init.c). */
+extern const char *const rec_call_names[RECORD_CALL_COUNT];
+
 static inline int rec_on(void) { return rec.log != NULL; }
 
 /* In an exported MPI function: where in the program it was called from. */

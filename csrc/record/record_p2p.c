@@ -36,19 +36,26 @@ static void enter(record_call call, void *site)
     rec_unlock();
 }
 
-/* The ENTER of a receive or probe asking for *source; a wildcard one is
- * numbered, and *source replaced when the schedule forces it. */
-static void enter_receive(record_call call, void *site, MPI_Comm comm, int *source,
-                          rec_wildcard *w)
+/* Under rec_lock: the ENTER of a call that receives or probes from
+ * *source; a wildcard one is numbered, and *source replaced when the
+ * schedule forces it. */
+static void enter_receiving(record_call call, uint64_t t, void *site, MPI_Comm comm,
+                            int *source, rec_wildcard *w)
 {
-    uint64_t t = record_now();
-    rec_lock();
     if (*source == MPI_ANY_SOURCE) {
         rec_wildcard_begin(w, call, comm, source);
         rec_enter_wildcard(call, t, site, w);
     } else {
         rec_enter(call, t, site);
     }
+}
+
+static void enter_receive(record_call call, void *site, MPI_Comm comm, int *source,
+                          rec_wildcard *w)
+{
+    uint64_t t = record_now();
+    rec_lock();
+    enter_receiving(call, t, site, comm, source, w);
     rec_unlock();
 }
 
@@ -190,12 +197,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     int asked = source;
     rec_wildcard w;
     rec_lock();
-    if (source == MPI_ANY_SOURCE) {
-        rec_wildcard_begin(&w, RECORD_CALL_MPI_Sendrecv, comm, &source);
-        rec_enter_wildcard(RECORD_CALL_MPI_Sendrecv, t, CALLER, &w);
-    } else {
-        rec_enter(RECORD_CALL_MPI_Sendrecv, t, CALLER);
-    }
+    enter_receiving(RECORD_CALL_MPI_Sendrecv, t, CALLER, comm, &source, &w);
     if (dest != MPI_PROC_NULL)
         rec_message(RECORD_SEND, rec_comm(comm), dest, sendtag, rec_bytes(sendcount, sendtype),
                     0, RECORD_NONE, RECORD_NONE, -1);
@@ -223,12 +225,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
     int asked = source;
     rec_wildcard w;
     rec_lock();
-    if (source == MPI_ANY_SOURCE) {
-        rec_wildcard_begin(&w, RECORD_CALL_MPI_Sendrecv_replace, comm, &source);
-        rec_enter_wildcard(RECORD_CALL_MPI_Sendrecv_replace, t, CALLER, &w);
-    } else {
-        rec_enter(RECORD_CALL_MPI_Sendrecv_replace, t, CALLER);
-    }
+    enter_receiving(RECORD_CALL_MPI_Sendrecv_replace, t, CALLER, comm, &source, &w);
     if (dest != MPI_PROC_NULL)
         rec_message(RECORD_SEND, rec_comm(comm), dest, sendtag, rec_bytes(count, type), 0,
                     RECORD_NONE, RECORD_NONE, -1);

@@ -45,16 +45,10 @@ static decision *decisions;     /* this process's, by index; NULL: none */
 static size_t n_decisions, cursor;
 static uint64_t next_index;     /* the number of the next wildcard operation */
 
-static const char *const names[RECORD_CALL_COUNT] = {
-#define RECORD_SCHEDULE_NAME(name) #name,
-    RECORD_CALLS(RECORD_SCHEDULE_NAME)
-#undef RECORD_SCHEDULE_NAME
-};
-
 static int call_of(const char *name, record_call *out)
 {
     for (int i = 0; i < RECORD_CALL_COUNT; i++)
-        if (!strcmp(names[i], name)) {
+        if (!strcmp(rec_call_names[i], name)) {
             *out = (record_call)i;
             return 1;
         }
@@ -152,7 +146,7 @@ void rec_wildcard_begin(rec_wildcard *w, record_call call, MPI_Comm comm, int *s
         return;
     if (d->call != call) {
         record_log_def(rec.log, "schedule-miss %llu call %s", (unsigned long long)w->index,
-                       names[call]);
+                       rec_call_names[call]);
         cursor++; /* said once, not at every poll */
         return;
     }

@@ -221,11 +221,15 @@ def test_polling_iprobe_and_compare_output(programs, tmp_path):
 
 @needs_mpi
 def test_chain_of_two_needs_two_flips(programs, tmp_path):
-    cmd = mpiexec(programs["chain"], "2")
-    status, report, stderr = verify(tmp_path / "b1", cmd, "--timeout", LONG, "--bound", "1")
+    # the wildcard receive made by MPI_Sendrecv here
+    status, report, stderr = verify(tmp_path / "b1", mpiexec(programs["chain"], "2", "0.1",
+                                                            "sendrecv"),
+                                    "--timeout", LONG, "--bound", "1")
     assert status == 0, stderr
     assert outcomes(report) == ["completed"] * 3
     assert report["summary"]["cut_by_bound"] == 1 and report["options"]["bound"] == 1
+    assert {f["call"] for r in report["runs"] for f in r["forced"]} == {"MPI_Sendrecv"}
+    cmd = mpiexec(programs["chain"], "2")
     status, report, stderr = verify(tmp_path / "b2", cmd, "--timeout", LONG, "--bound", "2")
     assert status == 1, stderr
     assert outcomes(report) == ["abort"] + ["completed"] * 3
