@@ -166,6 +166,8 @@ typedef enum record_call {
  *                                was not applied: "call NAME" (the operation
  *                                is another call) or "source S of SIZE"
  *   abort TIME CODE              MPI_Abort was called
+ *   exit TIME STATUS             the process exited (exit(3), a return from
+ *                                main) without MPI_Finalize
  *   finalized TIME               MPI_Finalize returned: the record is whole
  */
 

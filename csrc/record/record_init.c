@@ -109,6 +109,16 @@ static int note_object(struct dl_phdr_info *info, size_t size, void *log)
     return 0;
 }
 
+/* At the process's exit (exit(3) or a return from main): a process that
+ * leaves without MPI_Finalize says with which status, so that a run whose
+ * launcher then kills the other processes can tell who ended it. */
+static void note_exit(int status, void *unused)
+{
+    (void)unused;
+    if (rec_on())
+        record_log_def(rec.log, "exit %llu %d", (unsigned long long)record_now(), status);
+}
+
 /* After PMPI_Init: open the files and describe the process. */
 static void start(record_call call, uint64_t t_enter, void *site, int thread_level)
 {
@@ -147,6 +157,7 @@ static void start(record_call call, uint64_t t_enter, void *site, int thread_lev
     rec.log = log;
     rec_comms_init();
     rec_schedule_init();
+    on_exit(note_exit, NULL);
     PMPI_Comm_dup(MPI_COMM_WORLD, &clock_comm);
     find_machine(host);
     measure_clock_offsets();

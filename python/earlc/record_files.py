@@ -78,6 +78,7 @@ class RankRecord:
     clock: List[Tuple[int, int]] = field(default_factory=list)
     finalized: bool = False
     abort: Optional[Tuple[int, int]] = None
+    exit: Optional[int] = None  # the status it exited with, without MPI_Finalize
     lost: Dict[str, int] = field(default_factory=dict)
     schedule: List[str] = field(default_factory=list)  # the schedule lines (record_schedule.c)
     events: np.ndarray = field(default_factory=lambda: np.empty(0, RECORD_DTYPE))
@@ -113,6 +114,8 @@ def read_rank(folder: str, rank: int) -> RankRecord:
                 r.finalized = True
             elif key == "abort":
                 r.abort = (int(fields[0]), int(fields[1]))
+            elif key == "exit" and len(fields) >= 2:
+                r.exit = int(fields[1])
             elif key in ("lost-request", "lost-comm") and fields and fields[0].isdigit():
                 r.lost[key] = int(fields[0])
             elif key.startswith("schedule"):
@@ -161,10 +164,15 @@ def _clock_offsets(w: TraceWriter, r: RankRecord, times: np.ndarray) -> None:
 
 # -- assembling the archive -------------------------------------------------------------
 
-def _ended_how(r: RankRecord, run: RunResult, aborts: List[RankRecord]) -> str:
+def _ended_how(r: RankRecord, run: RunResult, aborts: List[RankRecord],
+               exits: List[RankRecord]) -> str:
     if aborts:
         a = aborts[0]
         return "rank %d called MPI_Abort (error code %d)" % (a.rank, a.abort[1])
+    if exits:
+        # the launcher then ends the others (MPICH's kills them)
+        e = r if r in exits else exits[0]
+        return "rank %d exited with status %d without calling MPI_Finalize" % (e.rank, e.exit)
     if run.timed_out:
         return "the run did not finish within the timeout and was ended"
     if run.interrupted:
@@ -191,6 +199,7 @@ def assemble(folder: str, out: str, run: RunResult, overwrite: bool = False,
     size = max(r.size for r in records)
     by_rank = {r.rank: r for r in records}
     aborts = [r for r in records if r.abort]
+    exits = [r for r in records if r.exit is not None and not r.finalized]
     dropped = {"records on a communicator the recorder had no room for": 0,
                "requests the recorder had no room for": sum(r.lost.get("lost-request", 0)
                                                             for r in records),
@@ -207,7 +216,7 @@ def assemble(folder: str, out: str, run: RunResult, overwrite: bool = False,
             dropped["records on a communicator the recorder had no room for"] += \
                 _write_rank(w, r, comm_refs[rank])
             if not r.finalized:
-                w.mark_incomplete(rank, _ended_how(r, run, aborts))
+                w.mark_incomplete(rank, _ended_how(r, run, aborts, exits))
                 sites = _open_call_sites(r)
                 if sites:
                     w.location_property(rank, PROPERTY_CALL_SITES, sites)

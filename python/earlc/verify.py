@@ -371,6 +371,9 @@ def _classify(ctx: _Context, run: Run, rd: RunDecisions, result) -> None:
         run.outcome = "abort"
         return
     unfinished = [r for r in records if not r.finalized]
+    if any(r.exit is not None for r in unfinished):
+        run.outcome = "exit"  # a process left without MPI_Finalize; the others were ended
+        return
     if unfinished or result.status != 0:
         # MPICH's mpiexec exits with a killed process's signal number and says so
         # in its output; other launchers and shells with 128 + the number

@@ -37,7 +37,8 @@ def _how(run) -> str:
     if run.outcome == "signal":
         return "signal: a process was killed by signal %d" % run.signal
     if run.outcome == "exit":
-        return "exit status %d" % run.status
+        why = [r for g in (run.stopped or {}).get("groups", []) for r in g["reasons"]]
+        return "exit: " + (why[0] if why else "exit status %d" % run.status)
     if run.outcome == "output":
         return "output: its standard output differs from run 0's"
     if run.outcome == "unforceable":
