@@ -16,6 +16,8 @@ from typing import List
 
 import numpy as np
 
+from ..trace import READING_NOTES
+
 #: events drawn in the timeline picture: a window of about this many around the
 #: most severe wait state keeps big traces readable and the page small
 TIMELINE_EVENTS = 50000
@@ -211,11 +213,14 @@ def render_html(report, top: int = 5, rows: int = 5, pictures: bool = True) -> s
 
     trace = report.trace
     res = report.resolution
-    warnings = report.warnings
+    warnings = {k: v for k, v in report.warnings.items() if k not in READING_NOTES}
     warn = ('<p class="warning" id="warnings">The trace is inconsistent (%s); severities '
             'around those events may be incomplete. Details: <code>earlc info</code>.</p>'
             % escape(", ".join("%s: %d" % kv for kv in sorted(warnings.items())))) \
         if warnings else '<p id="warnings">No inconsistencies in the trace.</p>'
+    warn += "".join('<p class="warning">%s (%s: %d): %s.</p>' % (level, code, n, escape(text))
+                    for code, n in sorted(report.warnings.items()) if code in READING_NOTES
+                    for level, text in [READING_NOTES[code]])
     facts = [("trace", trace.path), ("creator", trace.creator),
              ("events", "%d" % len(trace)), ("locations", "%d" % len(trace.locations)),
              ("duration", "%.6f s" % trace.duration),

@@ -2,7 +2,8 @@
 a bar in its kind's colour (inner regions drawn over outer ones, so a row shows
 what the location is doing at each moment), messages as lines from send to
 receive, and the wait states the analysis found outlined and lightly filled in
-their property's colour.
+their property's colour.  Counters sampled on METRIC locations are line panels
+under the rows (metric_panels.py), not rows of their own.
 
 Everything is drawn as three collections (bars, wait states, messages), so the
 cost grows with the number of pieces but not with a Python loop over them."""
@@ -12,7 +13,9 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from ..metrics import metric_locations
 from ..timeline import DISPLAY_KINDS, Window, display_kinds, window_ticks
+from . import metric_panels
 from .style import (KIND_COLOURS, KIND_LABELS, PROPERTY_COLOURS, location_label, new_figure,
                     plain, save, time_unit)
 
@@ -42,22 +45,37 @@ def _rectangles(x0, x1, y0, height):
 
 def plot_timeline(trace, path=None, start: Optional[float] = None, end: Optional[float] = None,
                   locations: Optional[Sequence[int]] = None, report=None,
-                  wait_states: bool = True, messages: bool = True, width: float = 12.0):
+                  wait_states: bool = True, messages: bool = True, width: float = 12.0,
+                  metrics: bool = True):
     """Draw the window [start, end] (seconds from the trace start; None: whole
-    trace) of the selected locations; wait states from report (or, when
-    wait_states is true, the window's own analysis).  Returns the Figure; saves
-    it to path."""
+    trace) of the selected locations (None: all but the METRIC locations); wait
+    states from report (or, when wait_states is true, the window's own analysis);
+    with metrics, the counters of the selected METRIC locations (None: all) as line
+    panels underneath.  Returns the Figure; saves it to path."""
     from matplotlib.collections import LineCollection, PolyCollection
     from matplotlib.patches import Patch
 
     first, last = window_ticks(trace, start, end)
+    shown, left_out = metric_panels.panels(trace, first, last, locations) if metrics else ([], [])
+    if locations is None:
+        own = metric_locations(trace)
+        if own.any() and not own.all():
+            locations = np.nonzero(~own)[0]
     win = Window(trace, first, last, locations)
     rows = {loc: k for k, loc in enumerate(win.locations.tolist())}
     row_of = np.full(len(trace.locations), -1, dtype=np.int64)
     row_of[win.locations] = np.arange(len(win.locations))
     n_rows = max(len(rows), 1)
-    fig = new_figure(width, min(2.0 + 0.35 * n_rows, 40.0))
-    ax = fig.add_subplot(1, 1, 1)
+    height = min(2.0 + 0.35 * n_rows, 40.0)
+    fig = new_figure(width, height + metric_panels.PANEL_HEIGHT * len(shown))
+    if shown:
+        grid = fig.add_gridspec(1 + len(shown), 1, hspace=0.25,
+                                height_ratios=[height - 0.9] + [metric_panels.PANEL_HEIGHT - 0.25]
+                                * len(shown))
+        ax = fig.add_subplot(grid[0])
+        panel_axes = [fig.add_subplot(grid[1 + k], sharex=ax) for k in range(len(shown))]
+    else:
+        ax = fig.add_subplot(1, 1, 1)
     t0 = trace.start_time
     span = max(last - first, 1) / trace.timer_resolution
     factor, unit = time_unit(span)
@@ -124,11 +142,18 @@ def plot_timeline(trace, path=None, start: Optional[float] = None, end: Optional
             ax.add_collection(LineCollection(seg, colors="black", linewidths=0.6, alpha=0.8))
             legend.append(Patch(facecolor="black", label="message"))
 
+    if shown:
+        metric_panels.draw(panel_axes, shown, trace, x)
+        panel_axes[-1].set_xlabel("time from the trace start (%s)" % unit)
+        if left_out:
+            notes.append("%d of %d metric panels (all in trace.metrics)"
+                         % (len(shown), len(shown) + len(left_out)))
     ax.set_xlim(x(first), x(last) if last > first else x(first) + 1)
     ax.set_ylim(n_rows - 0.5, -0.5)
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([plain(location_label(trace.locations[l])) for l in rows])
-    ax.set_xlabel("time from the trace start (%s)" % unit)
+    if not shown:
+        ax.set_xlabel("time from the trace start (%s)" % unit)
     ax.set_title(plain("%s: %d region instances, window %.6g-%.6g %s%s"
                        % (trace.path, len(slices), x(first), x(last), unit,
                           "; showing " + ", ".join(notes) if notes else "")), fontsize=9)
