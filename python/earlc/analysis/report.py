@@ -16,10 +16,11 @@ from typing import Dict, List
 
 import numpy as np
 
+from ..display import time_fields
 from .property import Instances, Property
 from .severity import sum_by_key
 
-SCHEMA = "earlc-report/1"
+SCHEMA = "earlc-report/2"
 
 
 class Report:
@@ -236,7 +237,8 @@ class Report:
         out = {
             "schema": SCHEMA,
             "trace": {"path": self.trace.path, "timer_resolution": self.resolution,
-                      "events": len(self.trace), "start_time": self.trace.start_time,
+                      "events": len(self.trace), "start_time_ticks": self.trace.start_time,
+                      "duration": self.trace.duration,
                       "duration_ticks": self.trace.duration_ticks},
             "total_time_ticks": self.total_time,
             "warnings": self.warnings,
@@ -265,10 +267,16 @@ class Report:
             rows = []
             for k in range(len(inst)):
                 w = int(inst.where[k])
-                row = {"event": w, "time": int(ev.time[w]), "location": int(ev.location[w]),
+                row = {"event": w, **time_fields(self.trace, int(ev.time[w])),
+                       "location": int(ev.location[w]),
                        "callpath": int(self._ctx.cnode[w]), "severity": int(inst.severity[k])}
                 for col, arr in inst.columns.items():
-                    row[col] = arr[k].item() if hasattr(arr[k], "item") else arr[k]
+                    value = arr[k].item() if hasattr(arr[k], "item") else arr[k]
+                    if col.endswith("_time") and isinstance(value, int):
+                        # a timestamp the property shares: shown as every time is
+                        row.update(time_fields(self.trace, value, col))
+                    else:
+                        row[col] = value
                 rows.append(row)
             out["instances"][name] = rows
         if self.stopped:

@@ -2,21 +2,11 @@
 properties their worst call paths, locations and occurrences, aligned."""
 from __future__ import annotations
 
+from ..display import format_time, format_value
+
 
 def _fmt_value(report, unit: str, value: int) -> str:
-    if unit == "sec":
-        s = report.seconds(value)
-        if s >= 1:
-            return "%.3f s" % s
-        if s >= 1e-3:
-            return "%.3f ms" % (s * 1e3)
-        return "%.3f us" % (s * 1e6)
-    if unit == "bytes":
-        for factor, name in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-            if value >= factor:
-                return "%.2f %s" % (value / factor, name)
-        return "%d B" % value
-    return "%d" % value
+    return format_value(unit, value, report.resolution)
 
 
 def _location_name(report, index: int) -> str:
@@ -96,7 +86,7 @@ def render(report, top: int = 5, rows: int = 5) -> str:
                 ev = tr.events
                 out.append("    %12s  event %d at %s on %s in %s" % (
                     _fmt_value(report, p.unit, int(inst.severity[k])), w,
-                    _fmt_value(report, "sec", int(ev.time[w]) - tr.start_time),
+                    format_time(tr, int(ev.time[w])),
                     _location_name(report, int(ev.location[w])),
                     report.callpath_of(w) or "?"))
     if not detected and report.unanalysed:

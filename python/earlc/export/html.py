@@ -16,6 +16,7 @@ from typing import List
 
 import numpy as np
 
+from ..display import format_time, format_value
 from ..trace import READING_NOTES
 
 #: events drawn in the timeline picture: a window of about this many around the
@@ -53,15 +54,8 @@ function earlcFold(open) {
 
 
 def _fmt(unit: str, value: int, resolution: int) -> str:
-    if unit == "sec":
-        s = value / resolution
-        for factor, name in ((1, "s"), (1e3, "ms"), (1e6, "us")):
-            if abs(s) * factor >= 1:
-                return "%.3f %s" % (s * factor, name)
-        return "%.3f us" % (s * 1e6)
-    if unit == "bytes":
-        return "%d B" % value
-    return "%d" % value
+    """As the text report writes it (earlc.display): the same units everywhere."""
+    return format_value(unit, value, resolution)
 
 
 def _location_name(loc) -> str:
@@ -149,7 +143,7 @@ def _worst(report, top: int, rows: int) -> str:
                 w = int(inst.where[k])
                 out.append('<tr><td class="num">event %d</td><td class="num">%s</td><td>%s</td>'
                            '<td>%s</td><td class="num" data-value="%d">%s</td></tr>' % (
-                               w, escape(_fmt("sec", int(ev.time[w]) - trace.start_time, res)),
+                               w, escape(format_time(trace, int(ev.time[w]))),
                                escape(_location_name(trace.locations[int(ev.location[w])])),
                                escape(report.callpath_of(w) or "?"), int(inst.severity[k]),
                                escape(_fmt(p.unit, int(inst.severity[k]), res))))
