@@ -67,11 +67,22 @@ class Report:
         return out
 
     @property
+    def analysis_warnings(self) -> Dict[str, int]:
+        """What the properties said about their numbers, by code (a value that is
+        0 by definition on this trace, for example)."""
+        out: Dict[str, int] = {}
+        for code, _ in getattr(self._ctx, "analysis_warnings", ()):
+            out[code] = out.get(code, 0) + 1
+        return out
+
+    @property
     def warnings(self) -> Dict[str, int]:
         """Everything that makes the numbers less than complete, by code: the
-        trace's inconsistencies, properties switched off, metrics exceeding their
-        parent, packages not loaded (details: warning_details)."""
+        trace's inconsistencies, what the properties said about their numbers,
+        properties switched off, metrics exceeding their parent, packages not
+        loaded (details: warning_details)."""
         out = self.trace_warnings
+        out.update(self.analysis_warnings)
         for u in self.unanalysed:
             out[u.code] = u.calls
         for code, n in (("property_switched_off", len(self.switched_off)),
@@ -92,6 +103,8 @@ class Report:
                 out.append({"code": c, "location": l, "event": e, "detail": d})
         for c, l, e, d in self._ctx.states.warnings.details:
             out.append({"code": c, "location": l, "event": e, "detail": d})
+        for c, d in getattr(self._ctx, "analysis_warnings", ()):
+            out.append({"code": c, "detail": d})
         for u in self.unanalysed:
             out.append({"code": u.code, "location": u.location, "event": u.event,
                         "calls": u.calls, "ticks": u.ticks, "properties": list(u.properties),

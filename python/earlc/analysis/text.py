@@ -131,6 +131,10 @@ def _warnings(report) -> list:
         out.append("Warning (%s): %s; the first at %s on %s." % (
             u.code, u.detail, report.callpath_of(u.event) or "?",
             _location_name(report, u.location)))
+    for d in report.warning_details:
+        if d["code"] in report.analysis_warnings:
+            out.append("")
+            out.append("Warning (%s): %s" % (d["code"], d["detail"]))
     for s in report.switched_off:
         out.append("")
         out.append("Warning: %s. The rest of the analysis is complete; --strict makes this an "

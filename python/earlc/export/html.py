@@ -207,7 +207,9 @@ def render_html(report, top: int = 5, rows: int = 5, pictures: bool = True) -> s
 
     trace = report.trace
     res = report.resolution
-    warnings = {k: v for k, v in report.warnings.items() if k not in READING_NOTES}
+    said = report.analysis_warnings  # what the analysis says about its numbers
+    warnings = {k: v for k, v in report.warnings.items()
+                if k not in READING_NOTES and k not in said}
     warn = ('<p class="warning" id="warnings">The trace is inconsistent (%s); severities '
             'around those events may be incomplete. Details: <code>earlc info</code>.</p>'
             % escape(", ".join("%s: %d" % kv for kv in sorted(warnings.items())))) \
@@ -215,6 +217,8 @@ def render_html(report, top: int = 5, rows: int = 5, pictures: bool = True) -> s
     warn += "".join('<p class="warning">%s (%s: %d): %s.</p>' % (level, code, n, escape(text))
                     for code, n in sorted(report.warnings.items()) if code in READING_NOTES
                     for level, text in [READING_NOTES[code]])
+    warn += "".join('<p class="warning">%s: %s</p>' % (escape(d["code"]), escape(d["detail"]))
+                    for d in report.warning_details if d["code"] in said)
     facts = [("trace", trace.path), ("creator", trace.creator),
              ("events", "%d" % len(trace)), ("locations", "%d" % len(trace.locations)),
              ("duration", "%.6f s" % trace.duration),
