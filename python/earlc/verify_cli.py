@@ -34,7 +34,7 @@ def add_parser(sub) -> None:
                                    "schedules that deadlock, abort, crash or change the output "
                                    "(docs/verify.md). Exit status: 0 no run failed, 1 a "
                                    "schedule failed, 2 a usage error.")
-    p.add_argument("-o", "--output", metavar="DIR",
+    p.add_argument("-o", "--output", metavar="DIR", type=cliargs.output_folder,
                    help="the folder of the runs (default: earlc-verify-DATE-TIME)")
     p.add_argument("--timeout", type=_positive_seconds, metavar="SECONDS",
                    help="end a run after SECONDS and call it a deadlock (default: 60 s for the "
