@@ -58,13 +58,14 @@ from .synth import SynthResult, synth
 from .analysis import Instances, Property, Report, analyze
 from .races import Races, races
 from .record import RecordError, record
+from .verify import Verification, verify
 from .checks import check
 from .markers import annotate
 from .comparison import compare
 
 __all__ = ["open", "Trace", "TraceError", "TraceWriter", "Events", "Event", "Warnings",
            "KIND_NAMES", "KINDS", "synth", "SynthResult", "analyze", "Report", "Property",
-           "Instances", "races", "Races", "record", "RecordError", "release_memory",
-           "memory_stats", "VectorClocks", "Matches", "PatternError",
+           "Instances", "races", "Races", "record", "RecordError", "verify", "Verification",
+           "release_memory", "memory_stats", "VectorClocks", "Matches", "PatternError",
            "PatternWarning", "check", "annotate", "compare"]
 from .version import __version__  # noqa: E402

@@ -23,6 +23,9 @@ Commands:
     record [-o DIR] COMMAND...
                     run an MPI program with earlc's recorder and write its trace
                     (docs/record.md)
+    verify [-o DIR] -- COMMAND...
+                    run an MPI program in every match order of its wildcard
+                    receives and report the failing schedules (docs/verify.md)
     check TRACE RULES, annotate TRACE -o OUT, compare A B [C ...], logical TRACE
                     the workflow: rules as checks, markers for Vampir, runs compared,
                     logical time (earlc.workflow_cli, docs/workflow.md)
@@ -579,6 +582,8 @@ def build_parser() -> Parser:
     rec.add_argument("command_line", nargs=argparse.REMAINDER, metavar="COMMAND ...")
     rec.set_defaults(func=cmd_record)
 
+    from . import verify_cli
+    verify_cli.add_parser(sub)
     from .workflow_cli import add_workflow_commands  # check, annotate, compare, logical
     add_workflow_commands(sub)
     return p

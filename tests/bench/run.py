@@ -132,6 +132,10 @@ def main() -> int:
     # the MPI recorder of `earlc record` (issue 16): a run of its own, not a trace
     subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "record_bench.py"), REPEATS],
                    check=True)
+    # `earlc verify` (issue 27): a forced wildcard receive against a free one, and the
+    # runs of the search against the match orders of the test programs
+    subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "verify_bench.py"), REPEATS],
+                   check=True)
     return 0
 
 
