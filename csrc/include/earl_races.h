@@ -76,7 +76,14 @@ typedef enum earl_races_warning_code {
     EARL_RACES_WARNING_CODE_COUNT
 } earl_races_warning_code;
 
-const char *earl_races_warning_code_name(earl_races_warning_code code);
+/**
+ * The name of a warning code of the race analysis, as the reports show it.
+ *
+ * @param code  any value (one outside earl_races_warning_code reads "unknown")
+ * @return "cycle_broken", "recv_without_send"; a static string
+ * @since 0.1.0
+ */
+EARL_API const char *earl_races_warning_code_name(earl_races_warning_code code);
 
 /* Other sources of nondeterminism and the resource errors of Vo's section
  * 2.3.6 that a trace shows, one finding per (kind, location). */
@@ -93,7 +100,14 @@ typedef enum earl_races_finding_kind {
     EARL_RACES_FINDING_KIND_COUNT
 } earl_races_finding_kind;
 
-const char *earl_races_finding_kind_name(earl_races_finding_kind kind); /* "waitany", ... */
+/**
+ * The name of a kind of finding, as the reports show it.
+ *
+ * @param kind  any value (one outside earl_races_finding_kind reads "unknown")
+ * @return "waitany", "probe", "request_not_completed", ...; a static string
+ * @since 0.1.0
+ */
+EARL_API const char *earl_races_finding_kind_name(earl_races_finding_kind kind);
 
 /* The result.  Receives are the wildcard receives analysed, most
  * alternatives first (ties by event id); the alternatives of receive k are
@@ -119,20 +133,72 @@ typedef struct earl_races_view {
     const uint64_t *finding_count;
 } earl_races_view;
 
-/* Analyse trace with its EARL layer states (matched messages, collective
- * instances, enterptr).  On success *out owns the result; on failure *out
- * is NULL and err says why (EARL_ERR_INVALID for a requested source or tag
- * below -2, EARL_ERR_NOMEM). */
-earl_status earl_races_build(const earl_trace *trace, earl_states *states,
-                             const earl_races_options *options, earl_races **out,
-                             earl_error *err);
-void earl_races_free(earl_races *races);
+/**
+ * Find the message races of a trace: for every wildcard receive, the sends
+ * it could have taken on another run.
+ *
+ * @param trace    an open trace; it must stay open until earl_races_free
+ * @param states   its EARL layer (matched messages, collective instances,
+ *                 enterptr)
+ * @param options  NULL: the defaults (those of a zeroed earl_races_options:
+ *                 every receive asked for any source, tags as recorded, vector
+ *                 clocks, no progress)
+ * @param out      receives the result, which the caller frees with
+ *                 earl_races_free; NULL on failure
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (no trace or states, states of another
+ *         trace, unknown clocks, a requested source or tag below -2), or
+ *         EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_races_build(const earl_trace *trace, earl_states *states,
+                                      const earl_races_options *options, earl_races **out,
+                                      earl_error *err);
 
-const earl_races_view *earl_races_get_view(const earl_races *races);
-uint64_t earl_races_warning_count(const earl_races *races, earl_races_warning_code code);
-/* Heap bytes the analysis held at its peak (clocks, tables) and holds now. */
-size_t earl_races_peak_bytes(const earl_races *races);
-size_t earl_races_bytes(const earl_races *races);
+/**
+ * Free a result of the race analysis.
+ *
+ * @param races  a result of earl_races_build, or NULL (nothing happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_races_free(earl_races *races);
+
+/**
+ * The receives with their alternatives, and the findings.
+ *
+ * @param races  a result
+ * @return a view owned by the result, valid until earl_races_free
+ * @since 0.1.0
+ */
+EARL_API const earl_races_view *earl_races_get_view(const earl_races *races);
+
+/**
+ * How many warnings of a code the analysis counted.
+ *
+ * @param races  a result
+ * @param code   a warning code
+ * @return the count (0 for a code outside earl_races_warning_code)
+ * @since 0.1.0
+ */
+EARL_API uint64_t earl_races_warning_count(const earl_races *races, earl_races_warning_code code);
+
+/**
+ * Heap bytes the analysis held at its peak (clocks, tables).
+ *
+ * @param races  a result
+ * @return the bytes
+ * @since 0.1.0
+ */
+EARL_API size_t earl_races_peak_bytes(const earl_races *races);
+
+/**
+ * Heap bytes the result holds.
+ *
+ * @param races  a result
+ * @return the bytes
+ * @since 0.1.0
+ */
+EARL_API size_t earl_races_bytes(const earl_races *races);
 
 #ifdef __cplusplus
 }
