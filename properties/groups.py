@@ -65,6 +65,16 @@ def first_of_groups(keys: np.ndarray, order_within: np.ndarray) -> np.ndarray:
     return idx[keep]
 
 
+def member_with_largest(m, key: np.ndarray) -> np.ndarray:
+    """Per member of collective instances (Instances with an "instance" column,
+    rows sorted by it): the `where` (its call) of the member of the same
+    instance with the largest key (the first such row on ties): the member a
+    waiting one waits for, which a picture joins to it by an arrow."""
+    instance = m["instance"]
+    best = first_of_groups(instance, key)  # ascending by instance
+    return m.where[best[np.searchsorted(instance[best], instance)]]
+
+
 def instance_members(ctx, coll_type: int, complete_only: bool = False):
     """(instance, member event) of every member of the EARL layer's collective
     instances of one type (0: MPI collectives, 1: OpenMP team barriers)."""

@@ -449,6 +449,7 @@ _OMP_CROSSING_RULE = (
 
 
 class _Delay(Property):
+    measures = "cause"
     unit, group, reads = "sec", "root_cause", READS
     kind = "ls"
 

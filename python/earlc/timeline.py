@@ -17,6 +17,7 @@ import numpy as np
 
 from .events import KINDS
 from .analysis import regions as rc
+from .analysis.ranking import is_inefficiency
 from .analysis.window import open_regions
 
 #: what a timeline colours a region by
@@ -222,7 +223,7 @@ class Window:
             found = analyze_window(self.trace, self.lo, self.hi, self.locations)
         else:
             found = [(p, report.instances(p.name)) for p in report.properties
-                     if p.unit == "sec" and p.region_class is None]
+                     if is_inefficiency(p) and report.total(p.name) > 0]
         names, titles, parts = [], [], []
         for p, inst in found:
             if inst is None or not len(inst):

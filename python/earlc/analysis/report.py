@@ -17,6 +17,7 @@ from typing import Dict, List
 import numpy as np
 
 from .property import Instances, Property
+from .ranking import measures_of, ranking
 from .severity import sum_by_key
 
 SCHEMA = "earlc-report/1"
@@ -128,6 +129,15 @@ class Report:
         """Number of occurrences found (0 for metrics that are no compound event)."""
         return int(self._counts[metric][2].sum()) if metric in self._counts else 0
 
+    def ranking(self) -> List[Property]:
+        """The inefficiencies found, most severe first: the one list every output
+        shows (analysis/ranking.py)."""
+        return ranking(self)
+
+    def measures(self, metric: str) -> str:
+        """What a metric measures: inefficiency, time, cause or quantity."""
+        return measures_of(self._by_name[metric])
+
     def depth(self, metric: str) -> int:
         d, p = 0, self._by_name[metric].parent
         while p is not None and p in self._by_name:
@@ -232,11 +242,13 @@ class Report:
             "warning_details": self.warning_details,
             "switched_off": [s.name for s in self.switched_off],
             "metrics": [], "callpaths": [], "locations": [], "severities": [], "instances": {},
+            "ranking": [p.name for p in self.ranking()],
         }
         for p in self.properties:
             out["metrics"].append({
                 "name": p.name, "cube_id": p.cube_id, "title": p.title, "parent": p.parent,
-                "unit": p.unit, "description": p.description, "diagnosis": p.diagnosis,
+                "unit": p.unit, "measures": measures_of(p), "partner": p.partner,
+                "description": p.description, "diagnosis": p.diagnosis,
                 "value": self.total(p.name), "occurrences": self.occurrences(p.name),
                 "percent_of_time": round(self.percent(p.name), 6),
                 "exceeds_parent": self._exceeds_dict(p.name)})

@@ -16,6 +16,8 @@ from typing import List
 
 import numpy as np
 
+from ..analysis.ranking import is_inefficiency, ranking
+
 #: events drawn in the timeline picture: a window of about this many around the
 #: most severe wait state keeps big traces readable and the page small
 TIMELINE_EVENTS = 50000
@@ -91,7 +93,7 @@ def _metric_tree(report) -> str:
                    "%.2f%%" % pct if p.unit == "sec" else "", bar))
 
     def node(p, depth: int) -> None:
-        detected = p.region_class is None and p.unit == "sec"
+        detected = is_inefficiency(p)
         classes = ["metric"] + (["detected"] if detected else []) + \
             (["zero"] if report.total(p.name) == 0 else [])
         attrs = 'class="%s" data-metric="%s" title="%s"' % (
@@ -114,9 +116,7 @@ def _metric_tree(report) -> str:
 def _worst(report, top: int, rows: int) -> str:
     res = report.resolution
     trace = report.trace
-    found = [p for p in report.properties if p.region_class is None and p.unit == "sec"
-             and report.total(p.name) > 0]
-    found.sort(key=lambda p: -report.total(p.name))
+    found = ranking(report)
     if not found:
         return "<p>No inefficiency found by the selected properties.</p>"
     out = []

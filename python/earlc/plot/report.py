@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..analysis.ranking import is_inefficiency, ranking
+
 from .style import location_label, new_figure, plain, save, time_unit
 
 #: call paths shown per heat map (the most severe)
@@ -12,11 +14,8 @@ HEATMAP_ROWS = 12
 
 
 def detected_properties(report, top: int):
-    """The `top` detected time properties with a non-zero value, largest first."""
-    found = [p for p in report.properties
-             if p.region_class is None and p.unit == "sec" and report.total(p.name) > 0]
-    found.sort(key=lambda p: -report.total(p.name))
-    return found[:top]
+    """The `top` most severe inefficiencies (the report's ranking)."""
+    return ranking(report)[:top]
 
 
 def heatmap(report, name: str, rows: int = HEATMAP_ROWS):
@@ -53,7 +52,7 @@ def plot_report(report, path=None, top: int = 4, width: float = 12.0):
     shares = [report.percent(p.name) for p in metrics]
     labels = ["   " * report.depth(p.name) + p.title for p in metrics]
     ypos = np.arange(len(metrics))
-    colours = ["#d6404e" if p.region_class is None else "#4e79a7" for p in metrics]
+    colours = ["#d6404e" if is_inefficiency(p) else "#4e79a7" for p in metrics]
     ax.barh(ypos, shares, color=colours, height=0.7)
     ax.set_yticks(ypos)
     ax.set_yticklabels([plain(t) for t in labels], fontsize=8, family="monospace")
