@@ -12,26 +12,8 @@
 #include <stdlib.h>
 
 #include "earl_profile.h"
+#include "earl_states.h"
 #include "util.h"
-
-/* The region instance the location itself has innermost open just after
- * event i: its ENTER, or -1. */
-static earl_eid active_enter(const earl_events *ev, const earl_eid32 *enterptr, earl_eid i)
-{
-    earl_eid e;
-    if (ev->kind[i] == EARL_ENTER) {
-        e = i;
-    } else if (ev->kind[i] == EARL_LEAVE) {
-        earl_eid own = earl_eid_from32(enterptr[i]); /* the instance this LEAVE closes */
-        e = own >= 0 ? earl_eid_from32(enterptr[own]) : -1;
-    } else {
-        e = earl_eid_from32(enterptr[i]);
-    }
-    /* a worker thread's outermost frames are its master's: not its own */
-    if (e >= 0 && ev->location[e] != ev->location[i])
-        return -1;
-    return e;
-}
 
 /* The last bin whose edge is <= t (strict: < t), clipped to the bins. */
 static uint32_t bin_of(const int64_t *edges, uint32_t n_bins, int64_t t, int strict)
@@ -73,7 +55,7 @@ earl_status earl_profile_time(const earl_trace *trace, const earl_eid32 *enterpt
         const earl_eid32 *ids = ev->loc_events + ev->loc_start[l];
         size_t n = ev->loc_start[l + 1] - ev->loc_start[l];
         for (size_t k = 0; k + 1 < n; k++) {
-            earl_eid e = active_enter(ev, enterptr, ids[k]);
+            earl_eid e = earl_states_own_innermost(ev, enterptr, ids[k]);
             if (e < 0)
                 continue;
             int64_t start = (int64_t)ev->time[ids[k]] - bins->t0;
