@@ -42,8 +42,16 @@ def display_kind(region_class: str) -> str:
 
 
 #: properties whose waiting sits at the end of the call (the time after the first
-#: process left), all others wait from the start of the call
+#: process left), all others wait from the start of the call, except:
 WAIT_AT_END = {"barrier_completion", "nxn_completion"}
+#: properties whose waiting lies before the call they are charged to: the fork
+#: part of thread management, from the team's fork to the thread's enter of the
+#: parallel region (on a worker thread, time outside its own regions)
+WAIT_BEFORE = {"omp_fork"}
+#: properties whose waiting lies around the call: the column holding the part
+#: before it (thread management: the fork part before the parallel region, the
+#: join part after it)
+WAIT_AROUND = {"omp_management": "fork_part"}
 
 
 def display_kinds(trace) -> np.ndarray:
@@ -228,7 +236,10 @@ class Window:
         for p, inst in found:
             if inst is None or not len(inst):
                 continue
-            span = self.waiting_spans(p.name, inst.where, inst.severity)
+            before = None
+            if p.name in WAIT_AROUND and WAIT_AROUND[p.name] in inst:
+                before = inst[WAIT_AROUND[p.name]]
+            span = self.waiting_spans(p.name, inst.where, inst.severity, before)
             if span is None:
                 continue
             parts.append((len(names),) + span)
@@ -266,19 +277,45 @@ class Window:
         overlaps &= self._selected[loc]
         return call, begin, end, overlaps
 
-    def waiting_spans(self, name: str, where: np.ndarray, severity: np.ndarray):
+    def waiting_spans(self, name: str, where: np.ndarray, severity: np.ndarray,
+                      before: Optional[np.ndarray] = None):
         """(call, location, start, end, severity) of the occurrences of property
-        `name` drawn in the window, None when none is."""
+        `name` drawn in the window, None when none is.  Most wait inside the call
+        they are charged to (from its start, or up to its end: WAIT_AT_END); some
+        before it (WAIT_BEFORE); with `before` (ticks per occurrence), that part
+        lies before the call and the rest after it (WAIT_AROUND): such an
+        occurrence gives two spans."""
+        if before is not None:
+            before = np.minimum(np.asarray(before, dtype=np.int64), severity)
+            a = self._spans("before", where, before)
+            b = self._spans("after", where, severity - before)
+            got = [x for x in (a, b) if x is not None]
+            if not got:
+                return None
+            return tuple(np.concatenate([g[k] for g in got]) for k in range(5))
+        mode = "end" if name in WAIT_AT_END else "before" if name in WAIT_BEFORE else "start"
+        return self._spans(mode, where, severity)
+
+    def _spans(self, mode: str, where: np.ndarray, severity: np.ndarray):
         call, begin, end, overlaps = self.waiting_calls(where)
-        keep = np.nonzero(overlaps)[0]
+        # waiting before the call or after it reaches into the window from outside
+        # the call's own span: those occurrences are kept by where their waiting is
+        finish = np.where(end >= 0, end, begin + severity)
+        if mode == "before":
+            s, e = begin - severity, begin
+        elif mode == "after":
+            s, e = finish, finish + severity
+        elif mode == "end":
+            s, e = np.maximum(finish - severity, begin), finish
+        else:
+            s, e = begin, np.minimum(begin + severity, finish)
+        if mode in ("before", "after"):
+            overlaps = (s <= self.last) & (e >= self.first) & \
+                self._selected[self.trace.events.location[where]]
+        keep = np.nonzero(overlaps & (severity > 0))[0]
         if not len(keep):
             return None
-        call, begin, end, sev = call[keep], begin[keep], end[keep], severity[keep]
-        finish = np.where(end >= 0, end, begin + sev)
-        if name in WAIT_AT_END:
-            s, e = np.maximum(finish - sev, begin), finish
-        else:
-            s, e = begin, np.minimum(begin + sev, finish)
+        call, s, e, sev = call[keep], s[keep], e[keep], severity[keep]
         s, e = np.maximum(s, self.first), np.minimum(e, self.last)
         ok = e > s
         if not ok.any():
