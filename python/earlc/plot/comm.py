@@ -20,7 +20,7 @@ def plot_comm(trace, path=None, output: str = "bytes", by: str = "location"):
     else:
         labels = [plain(location_label(l)) for l in trace.locations]
     side = min(4.0 + 0.35 * n, 20.0)
-    fig = new_figure(side + 1.5, side)
+    fig = new_figure(side + 1.5, side, constrained=True)
     ax = fig.add_subplot(1, 1, 1)
     shown = np.ma.masked_equal(matrix, 0)
     image = ax.imshow(shown, cmap="viridis", interpolation="nearest", vmin=0,
@@ -41,7 +41,6 @@ def plot_comm(trace, path=None, output: str = "bytes", by: str = "location"):
     ax.set_title(plain("%s: %s, %d messages" % (
         trace.path, "bytes" if output == "bytes" else "messages",
         int(comm_matrix(trace, output="count", by=by).sum()))), fontsize=9)
-    fig.tight_layout()
     save(fig, path)
     return fig
 

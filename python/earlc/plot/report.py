@@ -45,7 +45,7 @@ def plot_report(report, path=None, top: int = 4, width: float = 12.0):
         return fig
     bar_height = 1.4 + 0.28 * max(len(metrics), 1)
     heat_height = 3.2 * ((len(worst) + 1) // 2)
-    fig = new_figure(width, bar_height + heat_height)
+    fig = new_figure(width, bar_height + heat_height, constrained=True)
     grid = fig.add_gridspec(1 + (len(worst) + 1) // 2, 2,
                             height_ratios=[bar_height] + [3.2] * ((len(worst) + 1) // 2))
     ax = fig.add_subplot(grid[0, :])
@@ -62,8 +62,8 @@ def plot_report(report, path=None, top: int = 4, width: float = 12.0):
                   % report.seconds(report.total_time))
     for y, s, p in zip(ypos, shares, metrics):
         ax.text(min(s, 100) + 0.5, y, "%.2f%%" % s, va="center", fontsize=7)
-    ax.set_title(plain("%s: metric tree (red: detected inefficiencies)" % report.trace.path),
-                 fontsize=9)
+    ax.set_title(plain("%s: metric tree (red: inefficiencies; blue: where the time goes)"
+                       % report.trace.path), fontsize=9)
 
     locs = report.trace.locations
     for k, p in enumerate(worst):
@@ -78,8 +78,8 @@ def plot_report(report, path=None, top: int = 4, width: float = 12.0):
         if len(locs) <= 32:
             hx.set_xticks(range(len(locs)))
             hx.set_xticklabels([location_label(l) for l in locs], rotation=90, fontsize=6)
-        hx.set_title(plain("%s (%.2f%% of time)" % (p.title, report.percent(p.name))), fontsize=9)
-    fig.tight_layout()
+        hx.set_title(plain("%d. %s (%.2f%% of time)" % (k + 1, p.title, report.percent(p.name))),
+                     fontsize=9)
     save(fig, path)
     return fig
 

@@ -58,13 +58,15 @@ def require_matplotlib():
     return require("matplotlib", "drawing pictures", "matplotlib")
 
 
-def new_figure(width: float, height: float):
-    """A Figure with an Agg canvas, outside pyplot (no global state, no display)."""
+def new_figure(width: float, height: float, constrained: bool = False):
+    """A Figure with an Agg canvas, outside pyplot (no global state, no display);
+    constrained: matplotlib lays out axes, colour bars and their labels so that
+    nothing is cut."""
     require_matplotlib()
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(width, height), dpi=DPI)
+    fig = Figure(figsize=(width, height), dpi=DPI, layout="constrained" if constrained else None)
     FigureCanvasAgg(fig)
     return fig
 
