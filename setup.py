@@ -63,6 +63,7 @@ setup(
     description="Post-mortem performance analysis of parallel programs from OTF2 traces",
     package_dir={"": "python"},
     packages=find_packages("python"),
+    package_data={"earlc.export": ["*.js"]},
     ext_modules=[core],
     python_requires=">=3.9",
     install_requires=["numpy>=1.22", "pandas>=1.4"],

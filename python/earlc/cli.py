@@ -240,14 +240,22 @@ def cmd_report(args) -> int:
         print("earlc: error: the report is an HTML page: give -o a name ending in .html",
               file=sys.stderr)
         return 2
+    text = _pattern_text(args.pattern) if args.pattern is not None else None
     bar = ProgressBar()
     trace = open_trace(args.trace, threads=args.threads, progress=bar)
+    matches = None
     try:
-        report = analyze(trace, top=max(args.top, 1), progress=bar)
+        report = analyze(trace, top=max(args.top, 1, args.rows), progress=bar)
+        if text is not None:
+            from .search import MAX_MATCHES_DRAWN, search
+
+            matches = search(trace, text, name=args.pattern_name, limit=MAX_MATCHES_DRAWN,
+                             progress=bar, threads=args.threads)
     finally:
         bar.close()
     try:
-        report.to_html(args.output, top=args.top, rows=args.rows, pictures=not args.no_pictures)
+        report.to_html(args.output, top=args.top, rows=args.rows, pictures=not args.no_pictures,
+                       matches=matches)
     except OSError as exc:
         print("earlc: error: %s: %s" % (args.output, exc.strerror or exc), file=sys.stderr)
         return 2
@@ -468,6 +476,10 @@ def build_parser() -> Parser:
     rp.add_argument("--rows", type=count(1), default=5,
                     help="call paths, locations, occurrences (5)")
     rp.add_argument("--no-pictures", action="store_true", help="leave the pictures out")
+    rp.add_argument("--pattern", help="a pattern file (or text) whose matches the timeline "
+                                      "marks (docs/patterns.md)")
+    rp.add_argument("--pattern-name", help="the pattern of the text to search (default: the "
+                                           "last one)")
     _threads_option(rp)
     rp.set_defaults(func=cmd_report)
 

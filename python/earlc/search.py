@@ -25,6 +25,8 @@ import numpy as np
 from . import _core
 
 TraceError = _core.TraceError
+#: matches the HTML report's timeline marks at most (earlc report --pattern)
+MAX_MATCHES_DRAWN = 5000
 
 
 class PatternError(ValueError):

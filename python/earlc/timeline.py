@@ -139,6 +139,8 @@ class WaitStates:
     start: np.ndarray
     end: np.ndarray
     severity: np.ndarray
+    #: the row of each in its property's instances (report.instances(name))
+    occurrence: np.ndarray = None
 
     def __len__(self) -> int:
         return len(self.where)
@@ -247,9 +249,9 @@ class Window:
             titles.append(p.title)
         if not parts:
             z = np.empty(0, dtype=np.int64)
-            return WaitStates(z, names, titles, z, z, z, z, z)
+            return WaitStates(z, names, titles, z, z, z, z, z, z)
         return WaitStates(np.concatenate([np.full(len(x[1]), x[0]) for x in parts]), names, titles,
-                          *(np.concatenate([x[k] for x in parts]) for k in range(1, 6)))
+                          *(np.concatenate([x[k] for x in parts]) for k in range(1, 7)))
 
     def waiting_calls(self, where: np.ndarray):
         """For occurrences charged to the events `where`: (call: the waiting call's
@@ -279,8 +281,9 @@ class Window:
 
     def waiting_spans(self, name: str, where: np.ndarray, severity: np.ndarray,
                       before: Optional[np.ndarray] = None):
-        """(call, location, start, end, severity) of the occurrences of property
-        `name` drawn in the window, None when none is.  Most wait inside the call
+        """(call, location, start, end, severity, occurrence) of the occurrences of
+        property `name` drawn in the window (occurrence: the position in `where`),
+        None when none is.  Most wait inside the call
         they are charged to (from its start, or up to its end: WAIT_AT_END); some
         before it (WAIT_BEFORE); with `before` (ticks per occurrence), that part
         lies before the call and the rest after it (WAIT_AROUND): such an
@@ -292,7 +295,7 @@ class Window:
             got = [x for x in (a, b) if x is not None]
             if not got:
                 return None
-            return tuple(np.concatenate([g[k] for g in got]) for k in range(5))
+            return tuple(np.concatenate([g[k] for g in got]) for k in range(6))
         mode = "end" if name in WAIT_AT_END else "before" if name in WAIT_BEFORE else "start"
         return self._spans(mode, where, severity)
 
@@ -321,7 +324,7 @@ class Window:
         if not ok.any():
             return None
         loc = self.trace.events.location[call[ok]].astype(np.int64)
-        return call[ok], loc, s[ok], e[ok], sev[ok]
+        return call[ok], loc, s[ok], e[ok], sev[ok], keep[ok]
 
 
 _UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}

@@ -300,14 +300,17 @@ class Report:
 
         return to_hatchet(self)
 
-    def to_html(self, path=None, top: int = 5, rows: int = 5, pictures: bool = True) -> str:
-        """One self-contained HTML page (metric tree, worst places, pictures when
-        matplotlib is installed); written to path if given, else returned."""
+    def to_html(self, path=None, top: int = 5, rows: int = 5, pictures: bool = True,
+                matches=None, timeline: bool = True) -> str:
+        """One self-contained HTML page (an interactive timeline, the metric tree,
+        the worst places, pictures when matplotlib is installed; matches: those of
+        trace.search(...) to mark); written to path if given, else returned."""
         from ..export.html import render_html, write_html
 
+        kw = dict(top=top, rows=rows, pictures=pictures, matches=matches, timeline=timeline)
         if path is not None:
-            return write_html(self, path, top=top, rows=rows, pictures=pictures)
-        return render_html(self, top=top, rows=rows, pictures=pictures)
+            return write_html(self, path, **kw)
+        return render_html(self, **kw)
 
     def to_text(self, top: int = 5, rows: int = 5) -> str:
         from .text import render

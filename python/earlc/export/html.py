@@ -43,6 +43,25 @@ table.rows td.num { text-align: right; font-family: monospace; }
 .warning { background: #fff3cd; padding: 0.5em 0.8em; border: 1px solid #e0c97f; }
 .note { color: #666; font-style: italic; }
 img { max-width: 100%; border: 1px solid #ddd; }
+.tl { position: relative; border: 1px solid #ccc; padding: 4px; user-select: none; }
+.tl canvas { display: block; }
+.tl-canvas { cursor: crosshair; outline: none; }
+.tl-bar { margin-bottom: 4px; font-size: 0.9em; }
+.tl-bar button { min-width: 2.2em; }
+.tl-span { font-family: monospace; margin-left: 1em; }
+.tl-tip { position: absolute; z-index: 5; background: #fffff0; border: 1px solid #999;
+          padding: 4px 6px; font-size: 0.85em; max-width: 30em; pointer-events: none; }
+.tl-details { border-top: 1px solid #ddd; margin-top: 4px; padding: 4px; font-size: 0.9em;
+              min-height: 3.2em; }
+.tl-legend { font-size: 0.8em; margin-top: 4px; }
+.tl-key { display: inline-block; margin-right: 1.2em; white-space: nowrap; }
+.tl-swatch { display: inline-block; width: 1.1em; height: 0.8em; margin-right: 0.3em;
+             vertical-align: middle; border: 1px solid #aaa; }
+.tl-strip { height: 0.35em; }
+.tl-path { font-family: monospace; }
+tr.occurrence, tr.match { cursor: pointer; }
+tr.occurrence:hover, tr.match:hover { background: #eef4ff; }
+ul.stopped { font-family: monospace; }
 """
 
 _SCRIPT = """
@@ -113,7 +132,11 @@ def _metric_tree(report) -> str:
     return '<div class="tree" id="metric-tree">%s</div>' % "\n".join(out)
 
 
-def _worst(report, top: int, rows: int) -> str:
+def _worst(report, top: int, rows: int, listed=None) -> str:
+    """The most severe inefficiencies (the report's ranking) with their worst call
+    paths, locations and occurrences; listed: {(property, event): index of the
+    occurrence among the timeline's wait states} makes each occurrence a link
+    that zooms the timeline to it."""
     res = report.resolution
     trace = report.trace
     found = ranking(report)
@@ -145,9 +168,15 @@ def _worst(report, top: int, rows: int) -> str:
                        '<th>location</th><th>call path</th><th>time lost</th></tr>')
             for k in range(min(rows, len(inst))):
                 w = int(inst.where[k])
-                out.append('<tr><td class="num">event %d</td><td class="num">%s</td><td>%s</td>'
+                link = ""
+                if listed is not None:
+                    link = ' class="occurrence" data-wait="%d" data-time="%d" title="show it in ' \
+                           'the timeline"' % (listed.get((p.name, w), -1),
+                                              int(ev.time[w]) - trace.start_time)
+                out.append('<tr%s><td class="num">event %d</td><td class="num">%s</td><td>%s</td>'
                            '<td>%s</td><td class="num" data-value="%d">%s</td></tr>' % (
-                               w, escape(_fmt("sec", int(ev.time[w]) - trace.start_time, res)),
+                               link, w,
+                               escape(_fmt("sec", int(ev.time[w]) - trace.start_time, res)),
                                escape(_location_name(trace.locations[int(ev.location[w])])),
                                escape(report.callpath_of(w) or "?"), int(inst.severity[k]),
                                escape(_fmt(p.unit, int(inst.severity[k]), res))))
@@ -205,7 +234,96 @@ def _pictures(report) -> str:
                      for key, caption, fig in parts)
 
 
-def render_html(report, top: int = 5, rows: int = 5, pictures: bool = True) -> str:
+def _timeline(report, rows: int, matches):
+    """(html, listed) of the interactive timeline: the viewer, its data and its
+    script; listed maps the listed occurrences to their wait-state index."""
+    import json
+
+    from .timeline_page import timeline_data
+
+    data = timeline_data(report, matches=matches, occurrences=rows)
+    listed = {(name, event): index for name, event, index in data["waits"]["listed"]}
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "timeline_page.js"), encoding="utf-8") as f:
+        script = f.read()
+    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    legend = "".join('<span class="tl-key"><span class="tl-swatch" style="background:%s"></span>%s'
+                     '</span>' % (a["colour"], escape(a["label"])) for a in data["activities"])
+    legend += "".join('<span class="tl-key"><span class="tl-swatch tl-strip" style="background:%s">'
+                      '</span>%s</span>' % (w["colour"], escape(w["title"]))
+                      for w in data["waits"]["props"])
+    shown = data["waits"]["count"]
+    note = ("" if shown == data["waits"]["total"] else
+            " The page holds the %d most severe of the %d wait states and those around the "
+            "occurrences listed below." % (shown, data["waits"]["total"]))
+    if not data["exact"]["all"]:
+        note += (" Single region instances are held around the occurrences listed below (click "
+                 "one); elsewhere the timeline shows the dominant activity of each pixel, down to "
+                 "%s per pixel." % _fmt("sec", max(data["span"] // data["levels"][-1]["bins"], 1),
+                                        report.resolution)) if data["levels"] else ""
+    html = ('<div id="earlc-timeline" class="tl">'
+            '<div class="tl-bar"><button data-act="in" title="zoom in (+)">+</button>'
+            '<button data-act="out" title="zoom out (-)">&minus;</button>'
+            '<button data-act="reset" title="the whole run (Home)">whole run</button> '
+            '<span class="tl-span"></span></div>'
+            '<canvas class="tl-canvas" tabindex="0"></canvas><canvas class="tl-axis"></canvas>'
+            '<div class="tl-series"></div><div class="tl-tip" hidden></div>'
+            '<div class="tl-legend">%s</div>'
+            '<div class="tl-details">Click an interval or a wait state for its details.</div>'
+            '<p class="note">Wheel or + and &minus;: zoom; drag or the arrow keys: pan; Home: the '
+            'whole run; a click on a process folds its threads. Each row shows what the location '
+            'itself did (the activity that took most of each pixel), its wait states in the strip '
+            'under it (those at least a pixel wide), messages as lines (bundled where they '
+            'crowd).%s</p></div>'
+            '<script type="application/json" id="earlc-timeline-data">%s</script>'
+            '<script>%s</script>' % (legend, escape(note), payload, script))
+    return html, listed
+
+
+def _stopped(report) -> str:
+    """Where each location of a run that hung or aborted stopped, grouped as the
+    text report groups them."""
+    stop = report.stopped
+    if not stop:
+        return ""
+    from ..analysis.stopped import format_stop_report
+
+    lines = format_stop_report(report.trace, stop).splitlines()
+    items = "".join("<li>%s</li>" % escape(line.strip()) for line in lines[1:])
+    return ('<h2 id="stopped">%s</h2><ul class="stopped">%s</ul><p class="note">The timeline '
+            'hatches each stopped location from the call it stopped in to the end of the run.</p>'
+            % (escape(lines[0].rstrip(":")), items))
+
+
+def _matches(report, matches) -> str:
+    """The first matches of a search pattern, each a link that zooms the timeline."""
+    from ..search import MAX_MATCHES_DRAWN
+
+    if matches is None:
+        return ""
+    trace = report.trace
+    ev = trace.events
+    res = report.resolution
+    head = "".join("<th>%s</th>" % escape(c) for c in matches.columns)
+    body = []
+    for m in range(min(len(matches), 50)):
+        cells = []
+        for e in matches.events[m].tolist():
+            cells.append('<td class="num" data-event="%d">event %d at %s on %s</td>' % (
+                e, e, escape(_fmt("sec", int(ev.time[e]) - trace.start_time, res)),
+                escape(_location_name(trace.locations[int(ev.location[e])]))))
+        body.append('<tr class="match" data-match="%d" title="show it in the timeline">%s</tr>'
+                    % (m, "".join(cells)))
+    return ('<h2 id="matches">Matches of %s</h2><p>%d match%s%s; the timeline marks the first '
+            '%d (blue).</p><table class="rows matches"><tr>%s</tr>%s</table>'
+            % (escape(matches.pattern or "the pattern"), len(matches),
+               "" if len(matches) == 1 else "es",
+               " (the search stopped at its limit)" if matches.truncated else "",
+               min(len(matches), MAX_MATCHES_DRAWN), head, "".join(body)))
+
+
+def render_html(report, top: int = 5, rows: int = 5, pictures: bool = True, matches=None,
+                timeline: bool = True) -> str:
     """The page as a string."""
     from .. import __version__
 
@@ -226,10 +344,18 @@ def render_html(report, top: int = 5, rows: int = 5, pictures: bool = True) -> s
         '<table class="facts">%s</table>' % "".join(
             "<tr><td>%s</td><td>%s</td></tr>" % (escape(k), escape(v)) for k, v in facts),
         warn,
+        _stopped(report),
+    ]
+    listed = None
+    if timeline:
+        view, listed = _timeline(report, rows, matches)
+        body += ["<h2>Timeline</h2>", view]
+    body += [
+        _matches(report, matches),
         '<h2>Metric tree</h2><p><button onclick="earlcFold(true)">unfold all</button> '
         '<button onclick="earlcFold(false)">fold all</button></p>',
         _metric_tree(report),
-        "<h2>Most severe properties</h2>", _worst(report, top, rows),
+        "<h2>Most severe inefficiencies</h2>", _worst(report, top, rows, listed),
     ]
     if pictures:
         body += ["<h2>Pictures</h2>", _pictures(report)]
@@ -241,10 +367,12 @@ def render_html(report, top: int = 5, rows: int = 5, pictures: bool = True) -> s
             '</body></html>\n' % (escape(trace.path), _STYLE, _SCRIPT, "\n".join(body)))
 
 
-def write_html(report, path, top: int = 5, rows: int = 5, pictures: bool = True) -> str:
+def write_html(report, path, top: int = 5, rows: int = 5, pictures: bool = True,
+               matches=None, timeline: bool = True) -> str:
     """Write the page to path; returns the path."""
     path = os.fspath(path)
-    text = render_html(report, top=top, rows=rows, pictures=pictures)
+    text = render_html(report, top=top, rows=rows, pictures=pictures, matches=matches,
+                       timeline=timeline)
     tmp = path + ".part"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
