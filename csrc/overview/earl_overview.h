@@ -26,7 +26,7 @@
  *                            receive times.
  *
  * Both are pure functions of their inputs: the same window gives the same
- * answer (they run on the caller's thread).  A window [t0, t0 + span) cut into
+ * answer (earl_overview_activity on any number of threads).  A window [t0, t0 + span) cut into
  * n_bins bins: bin b covers [t0 + edge(b), t0 + edge(b + 1)) with edge(b) =
  * floor(b * span / n_bins), as earl_profile's time bins.  The HTML page's
  * levels of detail are one window cut ever finer: one pass of
@@ -69,14 +69,17 @@ typedef struct earl_overview_window {
  * innermost region instance the location itself has open
  * (earl_states_own_innermost).  Ties between classes go to the lower id.
  * One pass over the window's events in the total order serves every level.
+ * threads: 0 one per core, 1 the caller alone; rows are dealt out among them
+ * (the result does not depend on it).
  * Errors: EARL_ERR_INVALID for a NULL argument, an empty window, a class id
  * out of range, a row that is no location or a location drawn twice;
- * EARL_ERR_NOMEM. */
+ * EARL_ERR_NOMEM; EARL_ERR_THREAD. */
 earl_status earl_overview_activity(const earl_trace *trace, const earl_eid32 *enterptr,
                                    const uint8_t *class_of_region, uint32_t n_regions,
                                    uint32_t n_classes, const earl_loc *rows, uint32_t n_rows,
                                    const earl_overview_window *window, const uint32_t *bins,
-                                   uint32_t n_levels, uint8_t *const *out, earl_error *err);
+                                   uint32_t n_levels, uint8_t *const *out, int threads,
+                                   earl_error *err);
 
 /* One bundle of messages from row src to row dst whose sends fall in the
  * same span of bins_per_bundle bins. */

@@ -19,10 +19,18 @@
  * A class that wins no bin anywhere in a level would vanish from it although
  * the window holds it (MPI_Init's few microseconds in a trace of seconds):
  * while closing bins, each class's largest share in a bin it did not win is
- * remembered, and after the pass such a class takes that bin.
+ * remembered (on equal shares, the first bin in row-major order), and after
+ * the pass such a class takes that bin.
+ *
+ * Rows are independent: with several threads, each paints every n-th row
+ * (walking all of the window's events, skipping the other rows' ones) and
+ * keeps its own tallies per class, merged at the end; the picture is the
+ * same for any number of threads.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "earl_overview.h"
 #include "earl_states.h"
@@ -31,14 +39,18 @@
 #define NO_BIN UINT32_MAX
 #define NO_CLASS UINT32_MAX /* a location whose record has not begun */
 
-/* One level: its bins, its output and what it has seen of every class. */
+/* One level: its bins and its output. */
 typedef struct level {
     overview_bins bins;
     uint8_t *out;                                /* n_rows * bins.n */
+} level;
+
+/* What one thread has seen of every class at one level. */
+typedef struct tally {
     size_t won[EARL_OVERVIEW_MAX_CLASSES];       /* bins won */
     double best_share[EARL_OVERVIEW_MAX_CLASSES]; /* largest share in a bin not won */
     size_t best_at[EARL_OVERVIEW_MAX_CLASSES];
-} level;
+} tally;
 
 /* The open bin of one row at one level. */
 typedef struct cell {
@@ -47,15 +59,29 @@ typedef struct cell {
     int64_t *sum;      /* n_classes + 1 sums, idleness last */
 } cell;
 
+/* One thread's work: the rows r with r % n_threads == thread. */
 typedef struct painter {
     uint32_t n_classes; /* idleness is class n_classes */
     uint32_t n_levels;
-    level *levels;
-    cell *cells;        /* row * n_levels + level */
+    const level *levels;
+    tally *tallies;     /* one per level, this thread's own */
+    cell *cells;        /* row * n_levels + level (shared: each row has one thread) */
+    uint32_t thread, n_threads;
+    /* the inputs */
+    const earl_events *ev;
+    const earl_eid32 *enterptr;
+    const uint8_t *class_of_region;
+    uint32_t n_regions;
+    const earl_loc *rows;
+    uint32_t n_rows;
+    const int32_t *row_of;
+    const earl_overview_window *window;
+    int64_t *prev_time;  /* per row */
+    uint32_t *prev_class;
 } painter;
 
 /* Write a cell's open bin and start afresh. */
-static void close_bin(painter *p, level *lv, cell *c, uint32_t row)
+static void close_bin(painter *p, const level *lv, tally *ty, cell *c, uint32_t row)
 {
     if (c->bin == NO_BIN)
         return;
@@ -71,14 +97,14 @@ static void close_bin(painter *p, level *lv, cell *c, uint32_t row)
     size_t at = (size_t)row * lv->bins.n + c->bin;
     lv->out[at] = best != idle ? (uint8_t)best : top > 0 ? EARL_OVERVIEW_IDLE : EARL_OVERVIEW_EMPTY;
     if (best != idle)
-        lv->won[best]++;
+        ty->won[best]++;
     int64_t width = c->hi - c->lo;
     for (uint32_t k = 0; k < idle; k++) {
         if (k != best && c->sum[k] > 0) {
             double share = (double)c->sum[k] / (double)(width > 0 ? width : 1);
-            if (share > lv->best_share[k]) {
-                lv->best_share[k] = share;
-                lv->best_at[k] = at;
+            if (share > ty->best_share[k] || (share == ty->best_share[k] && at < ty->best_at[k])) {
+                ty->best_share[k] = share;
+                ty->best_at[k] = at;
             }
         }
     }
@@ -96,8 +122,8 @@ static void open_bin(const level *lv, cell *c, uint32_t b)
 
 /* The stretch [s, e) (ticks from the window's start) of class cls on one row
  * of one level. */
-static void add_stretch(painter *p, level *lv, cell *c, uint32_t row, int64_t s, int64_t e,
-                        uint32_t cls)
+static void add_stretch(painter *p, const level *lv, tally *ty, cell *c, uint32_t row,
+                        int64_t s, int64_t e, uint32_t cls)
 {
     if (c->bin != NO_BIN && s >= c->lo && e <= c->hi) { /* most stretches */
         c->sum[cls] += e - s;
@@ -112,7 +138,7 @@ static void add_stretch(painter *p, level *lv, cell *c, uint32_t row, int64_t s,
         return;
     uint32_t b0 = c->bin != NO_BIN && s >= c->lo && s < c->hi ? c->bin : overview_bin_of(w, s);
     if (b0 != c->bin) {
-        close_bin(p, lv, c, row);
+        close_bin(p, lv, ty, c, row);
         open_bin(lv, c, b0);
     }
     if (e <= c->hi) {
@@ -120,14 +146,14 @@ static void add_stretch(painter *p, level *lv, cell *c, uint32_t row, int64_t s,
         return;
     }
     c->sum[cls] += c->hi - s;
-    close_bin(p, lv, c, row);
+    close_bin(p, lv, ty, c, row);
     uint32_t b1 = overview_bin_of(w, e - 1);
     if (b1 > b0 + 1) {
         int idle = cls == p->n_classes;
         memset(lv->out + (size_t)row * w->n + b0 + 1, idle ? EARL_OVERVIEW_IDLE : (int)cls,
                b1 - b0 - 1);
         if (!idle)
-            lv->won[cls] += b1 - b0 - 1;
+            ty->won[cls] += b1 - b0 - 1;
     }
     open_bin(lv, c, b1);
     c->sum[cls] += e - c->lo;
@@ -136,7 +162,8 @@ static void add_stretch(painter *p, level *lv, cell *c, uint32_t row, int64_t s,
 static void add_to_levels(painter *p, uint32_t row, int64_t s, int64_t e, uint32_t cls)
 {
     for (uint32_t k = 0; k < p->n_levels; k++)
-        add_stretch(p, &p->levels[k], &p->cells[(size_t)row * p->n_levels + k], row, s, e, cls);
+        add_stretch(p, &p->levels[k], &p->tallies[k], &p->cells[(size_t)row * p->n_levels + k],
+                    row, s, e, cls);
 }
 
 /* What location ev->location[i] does after event i: the class of the region
@@ -215,51 +242,85 @@ static earl_status check(const earl_trace *trace, const uint8_t *class_of_region
     return EARL_OK;
 }
 
-/* Walk the window's events and feed every drawn location's stretches to the
+/* Walk the window's events and feed this thread's rows' stretches to the
  * levels (see the top of the file). */
-static void paint(painter *p, const earl_events *ev, const earl_eid32 *enterptr,
-                  const uint8_t *class_of_region, uint32_t n_regions, const earl_loc *rows,
-                  uint32_t n_rows, const int32_t *row_of, const earl_overview_window *w,
-                  int64_t *prev_time, uint32_t *prev_class)
+static void *paint(void *arg)
 {
+    painter *p = arg;
+    const earl_events *ev = p->ev;
+    const earl_overview_window *w = p->window;
     const size_t lo = first_at(ev, w->t0), hi = first_at(ev, w->t0 + w->span);
-    for (uint32_t r = 0; r < n_rows; r++) { /* what each location did at the start */
-        size_t pos = position_of(ev, rows[r], lo);
-        prev_class[r] = NO_CLASS;
+    for (uint32_t r = p->thread; r < p->n_rows; r += p->n_threads) { /* the start */
+        size_t pos = position_of(ev, p->rows[r], lo);
+        p->prev_class[r] = NO_CLASS;
         if (pos > 0) {
-            earl_eid before = ev->loc_events[ev->loc_start[rows[r]] + pos - 1];
-            prev_time[r] = (int64_t)ev->time[before] - w->t0;
-            prev_class[r] = class_after(ev, enterptr, class_of_region, n_regions, p->n_classes,
-                                        before);
+            earl_eid before = ev->loc_events[ev->loc_start[p->rows[r]] + pos - 1];
+            p->prev_time[r] = (int64_t)ev->time[before] - w->t0;
+            p->prev_class[r] = class_after(ev, p->enterptr, p->class_of_region, p->n_regions,
+                                           p->n_classes, before);
         }
     }
     for (size_t i = lo; i < hi; i++) {
-        int32_t r = row_of[ev->location[i]];
-        if (r < 0)
+        int32_t r = p->row_of[ev->location[i]];
+        if (r < 0 || (uint32_t)r % p->n_threads != p->thread)
             continue;
         int64_t t = (int64_t)ev->time[i] - w->t0;
-        if (prev_class[r] != NO_CLASS)
-            add_to_levels(p, (uint32_t)r, prev_time[r], t, prev_class[r]);
-        prev_time[r] = t;
-        prev_class[r] = class_after(ev, enterptr, class_of_region, n_regions, p->n_classes, i);
+        if (p->prev_class[r] != NO_CLASS)
+            add_to_levels(p, (uint32_t)r, p->prev_time[r], t, p->prev_class[r]);
+        p->prev_time[r] = t;
+        p->prev_class[r] = class_after(ev, p->enterptr, p->class_of_region, p->n_regions,
+                                       p->n_classes, i);
     }
-    for (uint32_t r = 0; r < n_rows; r++) { /* the stretches crossing the window's end */
-        size_t pos = position_of(ev, rows[r], hi);
-        size_t n = ev->loc_start[rows[r] + 1] - ev->loc_start[rows[r]];
-        if (prev_class[r] != NO_CLASS && pos < n) {
-            earl_eid next = ev->loc_events[ev->loc_start[rows[r]] + pos];
-            add_to_levels(p, r, prev_time[r], (int64_t)ev->time[next] - w->t0, prev_class[r]);
+    for (uint32_t r = p->thread; r < p->n_rows; r += p->n_threads) { /* crossing the end */
+        earl_loc loc = p->rows[r];
+        size_t pos = position_of(ev, loc, hi);
+        size_t n = ev->loc_start[loc + 1] - ev->loc_start[loc];
+        if (p->prev_class[r] != NO_CLASS && pos < n) {
+            earl_eid next = ev->loc_events[ev->loc_start[loc] + pos];
+            add_to_levels(p, r, p->prev_time[r], (int64_t)ev->time[next] - w->t0,
+                          p->prev_class[r]);
         }
         for (uint32_t k = 0; k < p->n_levels; k++)
-            close_bin(p, &p->levels[k], &p->cells[(size_t)r * p->n_levels + k], r);
+            close_bin(p, &p->levels[k], &p->tallies[k], &p->cells[(size_t)r * p->n_levels + k],
+                      r);
     }
+    return NULL;
+}
+
+/* A class that won no bin of a level (over all threads) takes the bin where its
+ * share was largest (the first such bin in row-major order on ties). */
+static void rescue_classes(const level *lv, const tally *tallies, uint32_t n_threads,
+                           uint32_t n_levels, uint32_t n_classes)
+{
+    for (uint32_t c = 0; c < n_classes; c++) {
+        size_t won = 0, at = 0;
+        double share = 0;
+        for (uint32_t t = 0; t < n_threads; t++) {
+            const tally *ty = &tallies[(size_t)t * n_levels];
+            won += ty->won[c];
+            if (ty->best_share[c] > share || (ty->best_share[c] == share && share > 0 &&
+                                              ty->best_at[c] < at)) {
+                share = ty->best_share[c];
+                at = ty->best_at[c];
+            }
+        }
+        if (!won && share > 0)
+            lv->out[at] = (uint8_t)c;
+    }
+}
+
+static int online_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
 }
 
 earl_status earl_overview_activity(const earl_trace *trace, const earl_eid32 *enterptr,
                                    const uint8_t *class_of_region, uint32_t n_regions,
                                    uint32_t n_classes, const earl_loc *rows, uint32_t n_rows,
                                    const earl_overview_window *window, const uint32_t *bins,
-                                   uint32_t n_levels, uint8_t *const *out, earl_error *err)
+                                   uint32_t n_levels, uint8_t *const *out, int threads,
+                                   earl_error *err)
 {
     if (!trace || !enterptr || !class_of_region || !window ||
         (n_levels && (!bins || !out)) || (n_rows && !rows))
@@ -267,14 +328,21 @@ earl_status earl_overview_activity(const earl_trace *trace, const earl_eid32 *en
                          "earl_overview_activity: a required argument is NULL");
     const earl_events *ev = earl_trace_events(trace);
     const uint32_t n_loc = earl_trace_defs(trace)->n_locations;
+    uint32_t n_threads = (uint32_t)(threads < 1 ? online_cores() : threads);
+    if (n_threads > n_rows)
+        n_threads = n_rows ? n_rows : 1;
     int32_t *row_of = malloc(((size_t)n_loc + 1) * sizeof *row_of);
     int64_t *prev_time = malloc(((size_t)n_rows + 1) * sizeof *prev_time);
     uint32_t *prev_class = malloc(((size_t)n_rows + 1) * sizeof *prev_class);
     level *levels = calloc((size_t)n_levels + 1, sizeof *levels);
+    tally *tallies = calloc((size_t)n_levels * n_threads + 1, sizeof *tallies);
     cell *cells = malloc(((size_t)n_rows * n_levels + 1) * sizeof *cells);
     int64_t *sums = calloc((size_t)n_rows * n_levels * (n_classes + 1) + 1, sizeof *sums);
+    painter *painters = calloc(n_threads, sizeof *painters);
+    pthread_t *tids = calloc(n_threads, sizeof *tids);
     earl_status st = EARL_OK;
-    if (!row_of || !prev_time || !prev_class || !levels || !cells || !sums) {
+    if (!row_of || !prev_time || !prev_class || !levels || !tallies || !cells || !sums ||
+        !painters || !tids) {
         st = earl_fail(err, EARL_ERR_NOMEM, "earl_overview_activity: out of memory for %u "
                        "rows and %u levels", n_rows, n_levels);
         goto done;
@@ -291,21 +359,42 @@ earl_status earl_overview_activity(const earl_trace *trace, const earl_eid32 *en
     }
     for (size_t c = 0; c < (size_t)n_rows * n_levels; c++)
         cells[c] = (cell){.bin = NO_BIN, .sum = sums + c * (n_classes + 1)};
-    painter p = {.n_classes = n_classes, .n_levels = n_levels, .levels = levels, .cells = cells};
-    paint(&p, ev, enterptr, class_of_region, n_regions, rows, n_rows, row_of, window,
-          prev_time, prev_class);
-    for (uint32_t k = 0; k < n_levels; k++) {
-        for (uint32_t c = 0; c < n_classes; c++) {
-            if (!levels[k].won[c] && levels[k].best_share[c] > 0)
-                levels[k].out[levels[k].best_at[c]] = (uint8_t)c;
+    uint32_t started = 0;
+    for (uint32_t t = 0; t < n_threads; t++) {
+        painters[t] = (painter){.n_classes = n_classes, .n_levels = n_levels, .levels = levels,
+                                .tallies = tallies + (size_t)t * n_levels, .cells = cells,
+                                .thread = t, .n_threads = n_threads, .ev = ev,
+                                .enterptr = enterptr, .class_of_region = class_of_region,
+                                .n_regions = n_regions, .rows = rows, .n_rows = n_rows,
+                                .row_of = row_of, .window = window, .prev_time = prev_time,
+                                .prev_class = prev_class};
+        if (t > 0) {
+            if (pthread_create(&tids[t], NULL, paint, &painters[t]) != 0)
+                break;
+            started++;
         }
     }
+    if (started + 1 < n_threads) { /* a thread could not start: none of them runs alone */
+        for (uint32_t t = 1; t <= started; t++)
+            pthread_join(tids[t], NULL);
+        st = earl_fail(err, EARL_ERR_THREAD, "earl_overview_activity: cannot start %u threads",
+                       n_threads);
+        goto done;
+    }
+    paint(&painters[0]);
+    for (uint32_t t = 1; t < n_threads; t++)
+        pthread_join(tids[t], NULL);
+    for (uint32_t k = 0; k < n_levels; k++)
+        rescue_classes(&levels[k], tallies + k, n_threads, n_levels, n_classes);
 done:
     free(row_of);
     free(prev_time);
     free(prev_class);
     free(levels);
+    free(tallies);
     free(cells);
     free(sums);
+    free(painters);
+    free(tids);
     return st;
 }

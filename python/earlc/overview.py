@@ -71,15 +71,17 @@ def activity_table(trace) -> np.ndarray:
     return cached
 
 
-def activity(trace, first: int, last: int, rows: Sequence[int], bins):
+def activity(trace, first: int, last: int, rows: Sequence[int], bins, threads: int = 0):
     """The dominant activity id of each row's location in each bin of [first, last]
     (absolute ticks, both included), IDLE or EMPTY: a (len(rows), bins) uint8
     array, or for a list of bin counts (levels of detail) a list of them, all
-    from one pass over the window's events."""
+    from one pass over the window's events (threads: 0 one per core; the same
+    answer for any number)."""
     levels = [int(b) for b in (bins if isinstance(bins, (list, tuple)) else [bins])]
     rows = np.ascontiguousarray(rows, dtype=np.int32)
     raw = _core.overview_activity(trace.states._core, activity_table(trace), len(ACTIVITIES),
-                                  rows, int(first), int(last) - int(first) + 1, levels)
+                                  rows, int(first), int(last) - int(first) + 1, levels,
+                                  threads=int(threads))
     out = [np.frombuffer(r, dtype=np.uint8).reshape(len(rows), b) for r, b in zip(raw, levels)]
     return out if isinstance(bins, (list, tuple)) else out[0]
 

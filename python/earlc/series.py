@@ -98,6 +98,13 @@ def counter_series(trace):
     return pd.concat(frames, ignore_index=True)
 
 
+def has_series(trace) -> bool:
+    """Whether the trace records any counter or metric (cheap: no DataFrame)."""
+    own = getattr(trace, "metrics", None)
+    return bool(len(trace.events.metrics)) or (own is not None and not callable(own)
+                                                 and bool(len(own)))
+
+
 def trace_series(trace):
     """Every series a trace has: its counters (counter_series) and the metrics on
     locations of their own (trace.metrics, when the trace model offers them)."""

@@ -181,9 +181,16 @@ class Window:
                                 self._in_window(["ENTER"])))
         time = ev.time.view(np.int64)
         start = np.maximum(time[enter], self.first)
-        # the window's calls only: no pointer array over the whole trace
-        leave = st.gather("leaveptr", enter)
-        end = np.where(leave >= 0, time[np.maximum(leave, 0)], self.last)
+        # an instance ends at its LEAVE when that lies in the window (the window's
+        # LEAVEs point back to their own ENTER), else past the window's end: no
+        # pointer array over the whole trace, no walk to a far LEAVE
+        leaves = self._in_window(["LEAVE"])
+        opened = st.enterptr_of(leaves)
+        pos = np.searchsorted(enter, opened)
+        ok = (opened >= 0) & (pos < len(enter))
+        ok[ok] &= enter[pos[ok]] == opened[ok]
+        end = np.full(len(enter), self.last, dtype=np.int64)
+        end[pos[ok]] = time[leaves[ok]]
         end = np.minimum(end, self.last)
         keep = end >= start
         keep &= ~((start == self.first) & (end == self.first) & (time[enter] < self.first))

@@ -106,13 +106,16 @@ static void end(fixture *f)
 #define E EARL_OVERVIEW_EMPTY
 #define I EARL_OVERVIEW_IDLE
 
+static int threads = 1;
+
 static earl_status paint(fixture *f, const earl_loc *rows, uint32_t n_rows, int64_t t0,
                          int64_t span, const uint32_t *bins, uint32_t n_levels,
                          uint8_t *const *out)
 {
     earl_overview_window w = {.t0 = t0, .span = span};
     return earl_overview_activity(f->trace, earl_states_get_view(f->states)->enterptr,
-                                  f->classes, 2, 2, rows, n_rows, &w, bins, n_levels, out, &err);
+                                  f->classes, 2, 2, rows, n_rows, &w, bins, n_levels, out,
+                                  threads, &err);
 }
 
 static void test_dominant_activity(void **unused)
@@ -136,6 +139,16 @@ static void test_dominant_activity(void **unused)
      * then A 10 idle 10 (a tie, won by the class, not by idleness) */
     const uint8_t want_two[6] = {0, 1, I, 0, 0, 0};
     assert_memory_equal(two, want_two, sizeof want_two);
+
+    /* the same with three threads, a row each */
+    uint8_t ten3[30], one3[3], two3[6];
+    uint8_t *out3[3] = {ten3, one3, two3};
+    threads = 3;
+    ok(paint(&f, rows, 3, 0, 100, bins, 3, out3));
+    threads = 1;
+    assert_memory_equal(ten3, want, sizeof want);
+    assert_memory_equal(one3, want_one, sizeof want_one);
+    assert_memory_equal(two3, want_two, sizeof want_two);
 
     /* a level painted alone is the same as among others; rows in any order */
     uint8_t alone[20];
@@ -214,6 +227,24 @@ static void test_message_bundles(void **unused)
     assert_int_equal(b[1].send_first, 30);
     assert_int_equal(b[2].src, 1);
     assert_int_equal(b[2].recv_last, 8);
+    /* the same messages in time order (as a trace gives them) take the counting
+     * sort by pair: the same bundles */
+    const int64_t send_t[5] = {5, 6, 7, 30, 200}, recv_t[5] = {15, 17, 8, 40, 210};
+    const uint32_t src_t[5] = {0, 0, 1, 0, 0}, dst_t[5] = {1, 1, 0, 1, 1};
+    earl_overview_bundle *c;
+    size_t nc;
+    ok(earl_overview_messages(send_t, recv_t, src_t, dst_t, 5, &w, 10, 2, &c, &nc, &err));
+    assert_int_equal(nc, 3);
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(c[k].src, b[k].src);
+        assert_int_equal(c[k].dst, b[k].dst);
+        assert_int_equal(c[k].count, b[k].count);
+        assert_int_equal(c[k].send_first, b[k].send_first);
+        assert_int_equal(c[k].send_last, b[k].send_last);
+        assert_int_equal(c[k].recv_first, b[k].recv_first);
+        assert_int_equal(c[k].recv_last, b[k].recv_last);
+    }
+    free(c);
     free(b);
     /* one bin per bundle and per message: every bundle is one message */
     ok(earl_overview_messages(send, recv, src, dst, 5, &w, 100, 1, &b, &n, &err));

@@ -21,12 +21,14 @@ static PyObject *overview_activity(PyObject *self, PyObject *args, PyObject *kwa
 {
     (void)self;
     static char *kwlist[] = {"states", "classes", "n_classes", "rows", "t0", "span", "bins",
-                             NULL};
+                             "threads", NULL};
     PyObject *states_obj, *classes_obj, *rows_obj, *bins_obj, *trace_obj;
     unsigned int n_classes;
     long long t0, span;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOIOLLO", kwlist, &states_obj, &classes_obj,
-                                     &n_classes, &rows_obj, &t0, &span, &bins_obj))
+    int threads = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOIOLLO|i", kwlist, &states_obj,
+                                     &classes_obj, &n_classes, &rows_obj, &t0, &span, &bins_obj,
+                                     &threads))
         return NULL;
     earl_states *states = earlc_states_of(states_obj, &trace_obj);
     earl_trace *trace = states ? earlc_trace_of(trace_obj) : NULL;
@@ -78,7 +80,7 @@ static PyObject *overview_activity(PyObject *self, PyObject *args, PyObject *kwa
     Py_BEGIN_ALLOW_THREADS
     rc = earl_overview_activity(trace, earl_states_get_view(states)->enterptr, classes,
                                 n_regions, n_classes, rows, (uint32_t)n_rows, &w, bins,
-                                (uint32_t)n_levels, out, &err);
+                                (uint32_t)n_levels, out, threads, &err);
     Py_END_ALLOW_THREADS
     earlc_buffers_release(&held);
     if (rc != EARL_OK) {
@@ -168,7 +170,8 @@ static PyObject *overview_messages(PyObject *self, PyObject *args, PyObject *kwa
 static PyMethodDef overview_functions[] = {
     {"overview_activity", (PyCFunction)(void (*)(void))overview_activity,
      METH_VARARGS | METH_KEYWORDS,
-     "overview_activity(states, classes, n_classes, rows, t0, span, bins) -> [bytes]: per "
+     "overview_activity(states, classes, n_classes, rows, t0, span, bins, threads=0) -> "
+     "[bytes]: per "
      "level (bins: a list of bin counts), per (row, bin) the dominant activity class, 254 "
      "idle, 255 nothing (earl_overview.h)"},
     {"overview_messages", (PyCFunction)(void (*)(void))overview_messages,

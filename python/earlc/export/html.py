@@ -247,8 +247,10 @@ def _timeline(report, rows: int, matches):
     with open(os.path.join(here, "timeline_page.js"), encoding="utf-8") as f:
         script = f.read()
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    present = set(data["present"])
     legend = "".join('<span class="tl-key"><span class="tl-swatch" style="background:%s"></span>%s'
-                     '</span>' % (a["colour"], escape(a["label"])) for a in data["activities"])
+                     '</span>' % (a["colour"], escape(a["label"]))
+                     for k, a in enumerate(data["activities"]) if a.get("id", k) in present)
     legend += "".join('<span class="tl-key"><span class="tl-swatch tl-strip" style="background:%s">'
                       '</span>%s</span>' % (w["colour"], escape(w["title"]))
                       for w in data["waits"]["props"])

@@ -51,6 +51,9 @@ CELLS_PER_PASS = 48 << 20
 #: listed occurrences of WINDOW_EVENTS events on each side
 EXACT_ALL = 250000
 WINDOW_EVENTS = 3000
+#: messages bundled per this many bins of a level (a level's bins are 1/4 to 1
+#: pixel wide where the browser draws it: bundles of 8 to 32 pixels)
+BUNDLE_BINS = 32
 #: messages kept one by one when the trace has at most this many
 MESSAGES_ALL = 150000
 #: wait states kept: all up to WAITS_ALL, else the most severe WAIT_BUDGET
@@ -112,6 +115,7 @@ class PageData:
         self.rows = list(range(len(trace.locations)))
         self.row_of = np.arange(len(self.rows), dtype=np.int64)
         self.bytes = 0
+        self.present = []  # the activity ids (and IDLE) the levels show
 
     # -- the parts -----------------------------------------------------------------------
     def build(self) -> Dict:
@@ -130,6 +134,7 @@ class PageData:
         listed = self.listed_occurrences(ranked)
         out["exact"] = self.exact(listed)
         out["levels"] = self.levels()
+        out["present"] = self.present
         out["messages"] = self.messages(out["exact"]["windows"], out["levels"])
         out["waits"] = self.waits(ranked, listed, out["exact"]["windows"])
         out["series"] = self.series()
@@ -252,7 +257,7 @@ class PageData:
         bins = BASE_BINS
         while len(wanted) < MAX_LEVELS:
             wanted.append(bins)
-            if span / bins < max(stretch / 4, 1) or bins * FACTOR > 1 << 31:
+            if span / bins < max(stretch, 1) or bins * FACTOR > 1 << 31:
                 break
             bins *= FACTOR
         out, budget = [], LEVEL_BUDGET
@@ -263,6 +268,8 @@ class PageData:
                     sum(batch + [wanted[k + len(batch)]]) * n_rows <= CELLS_PER_PASS:
                 batch.append(wanted[k + len(batch)])
             painted = ov.activity(trace, self.t0, self.end, self.rows, batch)
+            if not out:  # every activity of the run shows in the coarsest level
+                self.present = sorted(int(v) for v in np.unique(painted[0]) if v != ov.EMPTY)
             for bins, level in zip(batch, painted):
                 counts, lengths, values = run_lengths(level)
                 coded = varints(lengths)
@@ -300,7 +307,8 @@ class PageData:
         budget = LEVEL_BUDGET // 2
         for level in levels:
             b = ov.message_bundles(msgs.send_time, msgs.recv_time, self.row_of[msgs.src],
-                                   self.row_of[msgs.dst], self.t0, self.end, level["bins"], 16)
+                                   self.row_of[msgs.dst], self.t0, self.end, level["bins"],
+                                   BUNDLE_BINS)
             size = 28 * len(b["count"])
             if size > budget:
                 break
@@ -348,11 +356,14 @@ class PageData:
         prop, loc, start, end, sev, where, partner = (np.concatenate([x[i] for x in parts])
                                                       for i in range(7))
         total = len(prop)
-        listed_keys = {(n, e) for n, e, _ in listed}
         names = [p["name"] for p in props]
-        is_listed = np.array([(names[int(a)], int(b)) in listed_keys
-                              for a, b in zip(prop.tolist(), where.tolist())]) \
-            if len(listed_keys) else np.zeros(total, dtype=bool)
+        # the listed occurrences as (property index, event) keys in one int64
+        listed_keys = np.array(sorted({names.index(n) * (1 << 40) + e for n, e, _ in listed
+                                       if n in names}), dtype=np.int64)
+        key = prop.astype(np.int64) * (1 << 40) + where
+        pos = np.minimum(np.searchsorted(listed_keys, key), max(len(listed_keys) - 1, 0))
+        is_listed = (listed_keys[pos] == key) if len(listed_keys) else \
+            np.zeros(total, dtype=bool)
         keep = np.ones(total, dtype=bool)
         if total > WAITS_ALL:
             keep[:] = False
@@ -370,10 +381,8 @@ class PageData:
         p_path = np.where(has, cnode[p_event], -1)
         self.bytes += 60 * len(sel)
         listed_rows = {}
-        for i, s in enumerate(sel.tolist()):
-            key = (names[int(prop[s])], int(where[s]))
-            if key in listed_keys and key not in listed_rows:
-                listed_rows[key] = i
+        for i in np.nonzero(is_listed[sel])[0].tolist():  # the first span of each
+            listed_rows.setdefault((names[int(prop[sel[i]])], int(where[sel[i]])), i)
         return {"props": props, "count": int(len(sel)), "total": int(total),
                 "prop": b64(prop[sel], np.uint8), "row": b64(self.row_of[loc[sel]], np.uint32),
                 "start": b64(start[sel] - self.t0, np.float64),
@@ -387,12 +396,12 @@ class PageData:
     # -- series, matches ---------------------------------------------------------------------
     def series(self) -> List[Dict]:
         from ..plot.series import thin
-        from ..series import trace_series
+        from ..series import has_series, trace_series
 
-        frame = trace_series(self.trace)
         out = []
-        if not len(frame):
+        if not has_series(self.trace):
             return out
+        frame = trace_series(self.trace)
         for (metric, loc), part in frame.groupby(["metric", "location"], sort=False):
             t = part["time"].to_numpy(dtype=np.int64)
             v = part["value"].to_numpy(dtype=np.float64)

@@ -157,9 +157,9 @@ def plot_timeline(trace, path=None, start: Optional[float] = None, end: Optional
                 notes.append("%d messages as %d lines" % (len(msgs), len(bundles["count"])))
     frame = None
     if series is True:
-        from ..series import trace_series
+        from ..series import has_series, trace_series
 
-        frame = trace_series(trace)
+        frame = trace_series(trace) if has_series(trace) else None
     elif series is not False and series is not None:
         frame = series
     panels = metrics_of(frame, first, last, rows)
