@@ -96,7 +96,9 @@ def test_report_picture(hybrid, tmp_path):
                                                        for p in shown]
     worst = detected_properties(report, 4)
     titles = [ax.get_title() for ax in fig.axes[1:] if ax.get_title()]
-    assert [t.split(" (")[0] for t in titles] == [p.title for p in worst]
+    assert titles == ["%d. %s (%.2f%% of time)" % (k + 1, p.title, report.percent(p.name))
+                      for k, p in enumerate(worst)]
+    assert worst == report.ranking()[:4]
     # each heat map holds the metric's cells of its worst call paths
     for p in worst:
         paths, matrix = heatmap(report, p.name)
