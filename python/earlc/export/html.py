@@ -1,10 +1,12 @@
 """A Report as one self-contained HTML page: no network, no files beside it.
 
-The page holds the metric tree (folded; each metric opens to its children),
-the most severe properties with their worst call paths, locations and
-occurrences, the warnings, and the pictures of earlc.plot inlined as PNG when
-matplotlib is installed.  Every number carries its exact value in a data-value
-attribute (ticks, counts or bytes) beside the text people read.
+The page holds an interactive timeline (timeline_page.py and .js), where a run
+that hung or aborted stopped, the matches of a search pattern, the metric tree
+(folded; each metric opens to its children), the most severe inefficiencies
+(the report's ranking) with their worst call paths, locations and occurrences,
+the warnings, and the report and communication pictures of earlc.plot inlined
+as PNG when matplotlib is installed.  Every number carries its exact value in a
+data-value attribute (ticks, counts or bytes) beside the text people read.
 """
 from __future__ import annotations
 
@@ -207,7 +209,9 @@ def _timeline_window(report):
     return (int(time[lo]) - t0) / res, (int(time[hi]) - t0) / res
 
 
-def _pictures(report) -> str:
+def _pictures(report, timeline: bool = True) -> str:
+    """The report and communication pictures as inlined PNG; the timeline picture
+    too when the page has no interactive timeline."""
     from ..optional import MissingDependency
     from ..plot.style import require_matplotlib
 
@@ -218,13 +222,14 @@ def _pictures(report) -> str:
     from ..plot import plot_comm, plot_report, plot_timeline
 
     trace = report.trace
-    start, end = _timeline_window(report)
     parts = []
-    what = "the whole trace" if start is None else \
-        "%.6g s to %.6g s from the start, around the most severe wait state" % (start, end)
-    parts.append(("timeline", "Timeline (%s)" % what,
-                  plot_timeline(trace, None, start=start, end=end, report=report)))
-    parts.append(("report", "Metric tree and where the worst properties cost time",
+    if not timeline:
+        start, end = _timeline_window(report)
+        what = "the whole trace" if start is None else \
+            "%.6g s to %.6g s from the start, around the most severe wait state" % (start, end)
+        parts.append(("timeline", "Timeline (%s)" % what,
+                      plot_timeline(trace, None, start=start, end=end, report=report)))
+    parts.append(("report", "Metric tree and where the worst inefficiencies cost time",
                   plot_report(report, None)))
     if np.any(trace.comm_matrix(output="count")):
         parts.append(("comm", "Communication matrix (bytes)", plot_comm(trace, None)))
@@ -360,7 +365,7 @@ def render_html(report, top: int = 5, rows: int = 5, pictures: bool = True, matc
         "<h2>Most severe inefficiencies</h2>", _worst(report, top, rows, listed),
     ]
     if pictures:
-        body += ["<h2>Pictures</h2>", _pictures(report)]
+        body += ["<h2>Pictures</h2>", _pictures(report, timeline)]
     body.append('<p class="note">Written by earlc %s. Times in seconds at the trace\'s timer '
                 'resolution (%d ticks per second); exact values in each number\'s data-value '
                 'attribute.</p>' % (escape(__version__), res))

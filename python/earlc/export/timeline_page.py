@@ -43,22 +43,25 @@ from ..timeline import WAIT_AROUND, Window
 BASE_BINS = 2048
 FACTOR = 4
 MAX_LEVELS = 9
-#: bytes of the levels (run-length coded activity and bundled messages) at most
-LEVEL_BUDGET = 14 << 20
+#: bytes of the activity levels (run-length coded) and of the bundled messages at
+#: most (before base64, which adds a third); with the exact instances, messages and
+#: wait states below, a page stays under 30 MB
+LEVEL_BUDGET = 9 << 20
+BUNDLE_BUDGET = 3 << 20
 #: cells (rows x bins) painted by one pass of the C core at most
 CELLS_PER_PASS = 48 << 20
 #: region instances kept exactly: all up to this many, else windows around the
 #: listed occurrences of WINDOW_EVENTS events on each side
 EXACT_ALL = 250000
-WINDOW_EVENTS = 3000
+WINDOW_EVENTS = 2000
 #: messages bundled per this many bins of a level (a level's bins are 1/4 to 1
 #: pixel wide where the browser draws it: bundles of 8 to 32 pixels)
 BUNDLE_BINS = 32
 #: messages kept one by one when the trace has at most this many
 MESSAGES_ALL = 150000
 #: wait states kept: all up to WAITS_ALL, else the most severe WAIT_BUDGET
-WAITS_ALL = 150000
-WAIT_BUDGET = 60000
+WAITS_ALL = 100000
+WAIT_BUDGET = 40000
 #: points of a counter series at most (the lowest and highest of each of half
 #: as many bins, so peaks survive)
 SERIES_POINTS = 8000
@@ -260,9 +263,11 @@ class PageData:
             if span / bins < max(stretch, 1) or bins * FACTOR > 1 << 31:
                 break
             bins *= FACTOR
-        out, budget = [], LEVEL_BUDGET
+        out, budget, sizes = [], LEVEL_BUDGET, []
         k = 0
         while k < len(wanted) and budget > 0:
+            if len(sizes) >= 2 and sizes[-1] * max(sizes[-1] / max(sizes[-2], 1), 1) > budget:
+                break  # the next level would not fit, as the last ones grew: not painted
             batch = [wanted[k]]
             while k + len(batch) < len(wanted) and \
                     sum(batch + [wanted[k + len(batch)]]) * n_rows <= CELLS_PER_PASS:
@@ -278,6 +283,7 @@ class PageData:
                     budget = 0
                     break
                 budget -= size
+                sizes.append(size)
                 self.bytes += size
                 out.append({"bins": int(bins), "runs": b64(counts, np.uint32),
                             "lengths": base64.b64encode(coded.tobytes()).decode("ascii"),
@@ -304,7 +310,7 @@ class PageData:
                "recv": b64(msgs.recv_time[sel] - self.t0, np.float64), "levels": []}
         if not len(msgs) or keep.all():
             return out
-        budget = LEVEL_BUDGET // 2
+        budget = BUNDLE_BUDGET
         for level in levels:
             b = ov.message_bundles(msgs.send_time, msgs.recv_time, self.row_of[msgs.src],
                                    self.row_of[msgs.dst], self.t0, self.end, level["bins"],
@@ -325,21 +331,48 @@ class PageData:
         return out
 
     # -- wait states ------------------------------------------------------------------------
+    def chosen_occurrences(self, found, listed, windows):
+        """Per property, the rows of its instances the page keeps: all when the
+        properties have at most WAITS_ALL occurrences together, else the
+        WAIT_BUDGET most severe of all, those charged inside the exact windows
+        and the listed ones; chosen before their spans are computed, which
+        costs for every occurrence kept."""
+        total = sum(len(inst) for _, inst in found)
+        if total <= WAITS_ALL:
+            return [np.arange(len(inst)) for _, inst in found]
+        severity = np.concatenate([inst.severity for _, inst in found])
+        cut = np.partition(severity, len(severity) - WAIT_BUDGET)[len(severity) - WAIT_BUDGET] \
+            if len(severity) > WAIT_BUDGET else severity.min(initial=0)
+        time = self.trace.events.time
+        wanted = {(n, e) for n, e, _ in listed}
+        out = []
+        for p, inst in found:
+            keep = inst.severity > cut
+            t = time[inst.where].astype(np.int64) - self.t0
+            for a, b in windows:
+                keep |= (t >= a) & (t <= b)
+            mine = [e for n, e in wanted if n == p.name]
+            if mine:
+                keep |= np.isin(inst.where, mine)
+            out.append(np.nonzero(keep)[0])
+        return out
+
     def waits(self, ranked, listed, windows) -> Dict:
         report, trace = self.report, self.trace
         ev = trace.events
         win = Window(trace, self.t0, self.end)
+        found = [(p, report.instances(p.name)) for p in ranked]
+        found = [(p, inst) for p, inst in found if inst is not None and len(inst)]
+        total = sum(len(inst) for _, inst in found)
         props, parts = [], []
-        for p in ranked:
-            inst = report.instances(p.name)
-            if inst is None or not len(inst):
-                continue
-            before = inst[WAIT_AROUND[p.name]] if p.name in WAIT_AROUND and \
+        for (p, inst), rows in zip(found, self.chosen_occurrences(found, listed, windows)):
+            before = inst[WAIT_AROUND[p.name]][rows] if p.name in WAIT_AROUND and \
                 WAIT_AROUND[p.name] in inst else None
-            got = win.waiting_spans(p.name, inst.where, inst.severity, before)
+            got = win.waiting_spans(p.name, inst.where[rows], inst.severity[rows], before)
             if got is None:
                 continue
             _, loc, start, end, sev, occ = got
+            occ = rows[occ]
             where = inst.where[occ]
             partner = inst[p.partner][occ] if p.partner and p.partner in inst else \
                 np.full(len(occ), -1, dtype=np.int64)
@@ -352,27 +385,11 @@ class PageData:
             empty = {k: "" for k in ("prop", "row", "start", "end", "severity", "where",
                                      "callpath", "partner_row", "partner_time",
                                      "partner_callpath")}
-            return dict(empty, props=props, count=0, total=0, listed=[])
+            return dict(empty, props=props, count=0, total=total, listed=[])
         prop, loc, start, end, sev, where, partner = (np.concatenate([x[i] for x in parts])
                                                       for i in range(7))
-        total = len(prop)
         names = [p["name"] for p in props]
-        # the listed occurrences as (property index, event) keys in one int64
-        listed_keys = np.array(sorted({names.index(n) * (1 << 40) + e for n, e, _ in listed
-                                       if n in names}), dtype=np.int64)
-        key = prop.astype(np.int64) * (1 << 40) + where
-        pos = np.minimum(np.searchsorted(listed_keys, key), max(len(listed_keys) - 1, 0))
-        is_listed = (listed_keys[pos] == key) if len(listed_keys) else \
-            np.zeros(total, dtype=bool)
-        keep = np.ones(total, dtype=bool)
-        if total > WAITS_ALL:
-            keep[:] = False
-            keep[np.argsort(-sev, kind="stable")[:WAIT_BUDGET]] = True
-            for a, b in windows:
-                keep |= (start <= b + self.t0) & (end >= a + self.t0)
-            keep |= is_listed
-        sel = np.nonzero(keep)[0]
-        sel = sel[np.argsort(start[sel], kind="stable")]
+        sel = np.argsort(start, kind="stable")
         has = partner[sel] >= 0
         p_event = np.maximum(partner[sel], 0)
         p_row = np.where(has, self.row_of[ev.location[p_event].astype(np.int64)], -1)
@@ -380,8 +397,14 @@ class PageData:
         cnode = np.asarray(report._ctx.cnode)
         p_path = np.where(has, cnode[p_event], -1)
         self.bytes += 60 * len(sel)
+        # the listed occurrences' positions (the first span of each)
+        listed_keys = np.array(sorted({names.index(n) * (1 << 40) + e for n, e, _ in listed
+                                       if n in names}), dtype=np.int64)
+        key = prop[sel].astype(np.int64) * (1 << 40) + where[sel]
+        pos = np.minimum(np.searchsorted(listed_keys, key), max(len(listed_keys) - 1, 0))
+        hits = np.nonzero(listed_keys[pos] == key)[0] if len(listed_keys) else []
         listed_rows = {}
-        for i in np.nonzero(is_listed[sel])[0].tolist():  # the first span of each
+        for i in np.asarray(hits).tolist():
             listed_rows.setdefault((names[int(prop[sel[i]])], int(where[sel[i]])), i)
         return {"props": props, "count": int(len(sel)), "total": int(total),
                 "prop": b64(prop[sel], np.uint8), "row": b64(self.row_of[loc[sel]], np.uint32),

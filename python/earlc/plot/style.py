@@ -71,13 +71,13 @@ def new_figure(width: float, height: float, constrained: bool = False):
     return fig
 
 
-def text_width(texts, fontsize: float) -> float:
+def text_width(texts, fontsize: float, family=None) -> float:
     """The width in pixels of the widest of texts, as the Agg canvas draws it."""
     from matplotlib.backends.backend_agg import RendererAgg
     from matplotlib.font_manager import FontProperties
 
     renderer = RendererAgg(10, 10, DPI)
-    prop = FontProperties(size=fontsize)
+    prop = FontProperties(size=fontsize, family=family)
     return max([renderer.get_text_width_height_descent(t, prop, ismath=False)[0]
                 for t in texts] + [0.0])
 
