@@ -103,6 +103,25 @@ def test_without_matplotlib(tmp_path):
     assert "No pictures: drawing pictures needs matplotlib" in html.unescape(out.read_text())
 
 
+def test_cli_report_with_a_pattern(tmp_path):
+    pattern = tmp_path / "early.pattern"
+    pattern.write_text(PATTERN)
+    out = tmp_path / "r.html"
+    r = subprocess.run([sys.executable, "-m", "earlc", "report", str(HYBRID), "-o", str(out),
+                        "--no-pictures", "--pattern", str(pattern)], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+    n = len(earlc.open(HYBRID).search(PATTERN))
+    assert out.read_text().count('class="match" data-match=') == min(n, 50)
+    bad = tmp_path / "bad.pattern"
+    bad.write_text('B := ["", "ENTER", "MPI_Nowhere"];\nB $b;\nP := $b --> $b;\n')
+    r = subprocess.run([sys.executable, "-m", "earlc", "report", str(HYBRID), "-o",
+                        str(tmp_path / "x.html"), "--pattern", str(bad)], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "pattern" in r.stderr, r.stderr
+    assert not (tmp_path / "x.html").exists()
+
+
 def test_cli_report(tmp_path):
     out = tmp_path / "r.html"
     r = subprocess.run([sys.executable, "-m", "earlc", "report", str(HYBRID), "-o", str(out),
