@@ -307,9 +307,9 @@ class Window:
         return self._spans(mode, where, severity)
 
     def _spans(self, mode: str, where: np.ndarray, severity: np.ndarray):
+        # the occurrences whose call overlaps the window (as the window's own
+        # analysis finds them), their waiting cut at the window's edges
         call, begin, end, overlaps = self.waiting_calls(where)
-        # waiting before the call or after it reaches into the window from outside
-        # the call's own span: those occurrences are kept by where their waiting is
         finish = np.where(end >= 0, end, begin + severity)
         if mode == "before":
             s, e = begin - severity, begin
@@ -319,9 +319,6 @@ class Window:
             s, e = np.maximum(finish - severity, begin), finish
         else:
             s, e = begin, np.minimum(begin + severity, finish)
-        if mode in ("before", "after"):
-            overlaps = (s <= self.last) & (e >= self.first) & \
-                self._selected[self.trace.events.location[where]]
         keep = np.nonzero(overlaps & (severity > 0))[0]
         if not len(keep):
             return None

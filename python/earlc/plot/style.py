@@ -16,12 +16,6 @@ ACTIVITY_COLOURS = {
 #: a location with nothing of its own open (a worker thread between parallel regions)
 IDLE_COLOUR = "#e4e4e4"
 IDLE_LABEL = "idle (no region of its own)"
-#: region kinds of the Perfetto export (earlc.timeline.DISPLAY_KINDS)
-KIND_COLOURS = {"computation": "#5aae61", "mpi_p2p": "#d6404e", "mpi_collective": "#f28e2b",
-                "mpi_other": "#9c6ade", "openmp": "#4e79a7", "other": "#bab0ac"}
-KIND_LABELS = {"computation": "computation", "mpi_p2p": "MPI point-to-point",
-               "mpi_collective": "MPI collective", "mpi_other": "MPI other",
-               "openmp": "OpenMP", "other": "other"}
 #: inefficiencies: the same colour in every picture and page; none is an
 #: activity's colour, black is the messages'
 PROPERTY_COLOURS = {
