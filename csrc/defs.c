@@ -585,7 +585,7 @@ earl_status defs_read(defs_store *st, OTF2_Reader *reader, const char *anchor, e
                            &st->view.version[2]);
 
     char file[4096];
-    archive_def_file(anchor, file, sizeof file);
+    earl_archive_def_file(anchor, file, sizeof file);
     OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(reader);
     if (!gdr)
         return earl_fail(err, EARL_ERR_MISSING_FILE,
@@ -611,11 +611,14 @@ earl_status defs_read(defs_store *st, OTF2_Reader *reader, const char *anchor, e
     if (st->n_locations == 0)
         return earl_fail(err, EARL_ERR_CORRUPT,
                          "%s: the global definitions define no location", file);
-    /* every time in seconds divides by it: a trace without one has no time scale */
-    if (st->view.clock.resolution == 0)
-        return earl_fail(err, EARL_ERR_CORRUPT,
-                         "%s: the global definitions give no timer resolution "
-                         "(ClockProperties missing or zero)", file);
+    /* Every time in seconds divides by the resolution.  Without one (the
+     * OTF2 library's own test archives have no ClockProperties) the ticks are
+     * taken as nanoseconds, the most common timer of tracers; trace.c takes
+     * the trace's start and length from its events. */
+    if (st->view.clock.resolution == 0) {
+        st->clock_missing = 1;
+        st->view.clock.resolution = EARL_FALLBACK_RESOLUTION;
+    }
     return defs_finish(st, anchor, err);
 }
 

@@ -248,10 +248,16 @@ typedef struct earl_comm {
 
 typedef struct earl_clock {
     uint64_t resolution;     /* ticks per second */
+    /* (an archive without ClockProperties gets EARL_FALLBACK_RESOLUTION, its
+     * first event as global_offset and its events' span as length, and an
+     * EARL_WARN_CLOCK_PROPERTIES_MISSING warning) */
     uint64_t global_offset;  /* timestamp of the start of the trace */
     uint64_t length;         /* ticks covered by the trace */
     uint64_t realtime;       /* OTF2 realtime timestamp (ns since epoch) or 0 */
 } earl_clock;
+
+/* Ticks per second assumed when the definitions give none: nanoseconds. */
+#define EARL_FALLBACK_RESOLUTION UINT64_C(1000000000)
 
 typedef struct earl_metric_member {
     uint8_t defined;
@@ -494,6 +500,12 @@ typedef enum earl_warning_code {
     EARL_WARN_UNDEFINED_REFERENCE,/* an event names an undefined region/comm */
     EARL_WARN_OTHER_RECORD,       /* a record type earlc does not keep */
     EARL_WARN_LOCATION_INCOMPLETE,/* the location's record ends early (EARL_PROPERTY_INCOMPLETE) */
+    EARL_WARN_EVENT_COUNT_MISMATCH, /* a location holds another number of records than its
+                                     * definition announces; all it holds are read */
+    EARL_WARN_CLOCK_PROPERTIES_MISSING, /* no timer resolution: EARL_FALLBACK_RESOLUTION, the
+                                         * first event as the start (location -1) */
+    EARL_WARN_EVENT_FILE_CUT_SHORT, /* earl_open_options.salvage kept the complete records of
+                                     * an event file that ends inside a record */
     EARL_WARNING_CODE_COUNT
 } earl_warning_code;
 
@@ -537,11 +549,18 @@ typedef struct earl_open_options {
     int threads;             /* reading threads; 0: one per core */
     earl_progress_fn progress;
     void *progress_data;
+    /* Nonzero: an event file cut short (a crashed run, a full disk) keeps
+     * every record that lies whole before its end, with an
+     * EARL_WARN_EVENT_FILE_CUT_SHORT warning saying how much was lost; an
+     * empty one keeps none.  0 (the default): such a file fails the open
+     * with EARL_ERR_CORRUPT.  A file damaged inside fails either way. */
+    int salvage;
 } earl_open_options;
 
-/* Open the archive at path (the anchor file traces.otf2 or the folder that
- * holds it), read all definitions and events.  On success *out owns the
- * trace; on failure *out is NULL and err says why. */
+/* Open the archive at path (its anchor file NAME.otf2, or the folder that
+ * holds it: its traces.otf2, else its only *.otf2 file), read all
+ * definitions and events.  On success *out owns the trace; on failure *out
+ * is NULL and err says why. */
 earl_status earl_trace_open(const char *path, const earl_open_options *options,
                             earl_trace **out, earl_error *err);
 void earl_trace_close(earl_trace *trace);

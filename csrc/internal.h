@@ -2,13 +2,16 @@
  * internal.h - the layout of the trace model behind the opaque earl_trace,
  * shared by the files that build it: defs.c (definitions), reader.c (events
  * of one location), order.c (the total order), warnings.c and trace.c (the
- * orchestration).  Not part of the public API.
+ * orchestration).  The archive's files (paths, the anchor, the framing of
+ * event files) are archive.h's, below all of these.  Not part of the public
+ * API.
  */
 #ifndef EARL_INTERNAL_H
 #define EARL_INTERNAL_H
 
 #include <otf2/otf2.h>
 
+#include "archive.h"
 #include "earl.h"
 #include "util.h"
 
@@ -46,6 +49,10 @@ typedef struct defs_store {
     uint32_t n_defs_read;
     char *creator;
     int failed;                /* out of memory inside a callback */
+    /* no ClockProperties (or a zero resolution): view.clock holds the
+     * fallback, 1 ns a tick, and trace.c sets its offset and length from the
+     * events (a clock_properties_missing warning) */
+    int clock_missing;
 } defs_store;
 
 /* Does the trace name the attributes of what a receive asked for (the
@@ -163,11 +170,28 @@ typedef struct reading_columns {
     size_t slots;
 } reading_columns;
 
-/* Blocks of reading_columns for the given locations (first_slot[l]: where
- * location l's slots start); 0, or -1 when they cannot be had (a corrupt
- * count too large to map, out of memory: the buffers then grow on their
- * own). */
-int reading_columns_alloc(reading_columns *c, const defs_store *defs, size_t *first_slot);
+/* What every reading thread shares: the archive, its definitions and how to
+ * read them. */
+typedef struct read_plan {
+    const char *anchor;
+    const defs_store *defs;
+    const uint64_t *file_bytes; /* event file size by dense location */
+    /* a location whose event file is cut short keeps its complete records
+     * (an event_file_cut_short warning) instead of failing the open */
+    int salvage;
+    void (*on_progress)(void *, uint64_t);
+    void *progress_data;
+} read_plan;
+
+/* The records location l is expected to hold, to reserve for: what its
+ * definition announces, within what its event file can hold (a record
+ * takes two bytes at least) and within reason, since counts may be wrong. */
+size_t reading_slots(const read_plan *plan, size_t l);
+
+/* Blocks of reading_columns for the plan's locations (first_slot[l]: where
+ * location l's slots start); 0, or -1 when they cannot be had (out of
+ * memory: the buffers then grow on their own). */
+int reading_columns_alloc(reading_columns *c, const read_plan *plan, size_t *first_slot);
 void reading_columns_free(reading_columns *c);
 
 typedef struct loc_events {
@@ -192,14 +216,13 @@ typedef struct loc_events {
     uint64_t other[OTHER_RECORD_COUNT];
     warning_list warnings;
     int nomem;
+    int salvaged;              /* its event file was cut short (read_plan.salvage) */
 } loc_events;
 
 /* Read all events of the given locations through reader (whose event files
  * are open), one loc_events each. */
-earl_status read_locations(OTF2_Reader *reader, const char *anchor,
-                           const defs_store *defs, loc_events *bufs, size_t n,
-                           void (*on_progress)(void *, uint64_t), void *progress_data,
-                           earl_error *err);
+earl_status read_locations(OTF2_Reader *reader, const read_plan *plan, loc_events *bufs,
+                           size_t n, earl_error *err);
 /* Place b's core columns in its slots of shared (cap: how many). */
 void loc_events_use_shared(loc_events *b, const reading_columns *shared, size_t first_slot,
                            size_t cap);
@@ -230,12 +253,6 @@ struct earl_trace {
 /* Free the event store of tr (core columns, earl_mem blocks, and side
  * tables) that order_events built. */
 void trace_store_free(earl_trace *tr);
-
-/* Paths of an archive's files, derived from its anchor "DIR/NAME.otf2":
- * the global definitions DIR/NAME.def and a location's events
- * DIR/NAME/ID.evt. */
-void archive_def_file(const char *anchor, char *buf, size_t size);
-void archive_event_file(const char *anchor, uint64_t location_id, char *buf, size_t size);
 
 /* Merge the per-location buffers into the trace's total order, in n_threads
  * slices of the time axis merged concurrently (the result does not depend on

@@ -101,6 +101,9 @@ static const char *const warning_names[EARL_WARNING_CODE_COUNT] = {
     [EARL_WARN_UNDEFINED_REFERENCE] = "undefined_reference",
     [EARL_WARN_OTHER_RECORD] = "other_record",
     [EARL_WARN_LOCATION_INCOMPLETE] = "location_incomplete",
+    [EARL_WARN_EVENT_COUNT_MISMATCH] = "event_count_mismatch",
+    [EARL_WARN_CLOCK_PROPERTIES_MISSING] = "clock_properties_missing",
+    [EARL_WARN_EVENT_FILE_CUT_SHORT] = "event_file_cut_short",
 };
 
 const char *earl_warning_code_name(earl_warning_code code)

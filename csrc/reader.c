@@ -12,7 +12,12 @@
  *
  * A location's buffer is private to the thread reading it, so trace.c can
  * read locations in parallel; order.c merges the buffers afterwards.
+ *
+ * An event file that libotf2 fails to decode is an error, unless the open
+ * salvages (read_plan.salvage) and the file's framing shows a cut: then the
+ * location is read again, exactly up to its last whole record (see salvage).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,21 +162,21 @@ static int reserve_core(loc_events *b, size_t need)
     return 0;
 }
 
-/* What a location's buffer reserves: the count its definition announces
- * (records not kept included, so at least the events), within reason for a
- * count that may be corrupt. */
-static size_t announced_slots(const earl_location *l)
+size_t reading_slots(const read_plan *plan, size_t l)
 {
-    return l->declared_events < (1u << 26) ? (size_t)l->declared_events : (1u << 26);
+    uint64_t n = plan->defs->locations[l].declared_events;
+    if (plan->file_bytes && n > plan->file_bytes[l] / 2)
+        n = plan->file_bytes[l] / 2;
+    return n < (1u << 26) ? (size_t)n : (1u << 26);
 }
 
-int reading_columns_alloc(reading_columns *c, const defs_store *defs, size_t *first_slot)
+int reading_columns_alloc(reading_columns *c, const read_plan *plan, size_t *first_slot)
 {
     memset(c, 0, sizeof *c);
     size_t slots = 0;
-    for (size_t l = 0; l < defs->n_locations; l++) {
+    for (size_t l = 0; l < plan->defs->n_locations; l++) {
         first_slot[l] = slots;
-        slots += announced_slots(&defs->locations[l]);
+        slots += reading_slots(plan, l);
     }
     if (!slots)
         return 0;
@@ -905,56 +910,146 @@ static void finish_location(loc_events *b)
 /* How often a reader reports progress, in events. */
 #define PROGRESS_STEP (1u << 18)
 
-earl_status read_locations(OTF2_Reader *reader, const char *anchor, const defs_store *defs,
-                           loc_events *bufs, size_t n,
-                           void (*on_progress)(void *, uint64_t), void *progress_data,
-                           earl_error *err)
+/* Forget what was read of b, keeping its memory: the salvage reads the
+ * location again, up to its last complete record. */
+static void loc_events_restart(loc_events *b)
+{
+    b->n = 0;
+    for (int f = EARL_FAMILY_MSG; f < N_FAMILIES; f++)
+        *side_tables_count(&b->tables, (earl_family)f) = 0;
+    b->tables.metric.n_values = 0;
+    b->last_time = 0;
+    b->depth = 0;
+    request_map *m = &b->requests;
+    free(m->keys); free(m->values); free(m->used);
+    memset(m, 0, sizeof *m);
+    memset(b->other, 0, sizeof b->other);
+    warning_list_free(&b->warnings);
+    memset(b->warnings.counts, 0, sizeof b->warnings.counts);
+}
+
+/* Read up to `limit` records of location l into b; *done counts them.  -1
+ * when libotf2 cannot even open the location's reader. */
+static int read_records(OTF2_Reader *reader, const read_plan *plan, OTF2_EvtReaderCallbacks *cb,
+                        loc_events *b, uint64_t limit, int progress, uint64_t *done,
+                        OTF2_ErrorCode *rc)
+{
+    *done = 0;
+    *rc = OTF2_SUCCESS;
+    if (limit == 0)
+        return 0;
+    earl_otf2_clear_message();
+    OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(reader, plan->defs->locations[b->loc].id);
+    if (!er)
+        return -1;
+    OTF2_Reader_RegisterEvtCallbacks(reader, er, cb, b);
+    while (*rc == OTF2_SUCCESS && !b->nomem && *done < limit) {
+        uint64_t want = limit - *done < PROGRESS_STEP ? limit - *done : PROGRESS_STEP, got = 0;
+        earl_otf2_clear_message();
+        *rc = OTF2_Reader_ReadLocalEvents(reader, er, want, &got);
+        *done += got;
+        if (progress && plan->on_progress && got)
+            plan->on_progress(plan->progress_data, got);
+        if (got < want)
+            break;
+    }
+    OTF2_Reader_CloseEvtReader(reader, er);
+    return 0;
+}
+
+/* The event file of b failed to decode: when it is cut short, read it again
+ * up to its last complete record and say what was lost.  libotf2 cannot be
+ * asked where a record ends, and it decodes the bytes past the end of a
+ * short file as zeros (a LEAVE of region 0 where the region was cut), so
+ * only the scan of the file's framing can tell which records are whole. */
+static earl_status salvage(OTF2_Reader *reader, const read_plan *plan,
+                           OTF2_EvtReaderCallbacks *cb, loc_events *b, const char *file,
+                           const char *failure, earl_error *err)
+{
+    uint64_t chunk = 0, def_chunk = 0;
+    if (OTF2_Reader_GetChunkSize(reader, &chunk, &def_chunk) != OTF2_SUCCESS)
+        return earl_fail(err, EARL_ERR_CORRUPT, "%s: the event file is corrupt or truncated: "
+                         "%s", file, failure);
+    earl_event_file_scan scan;
+    earl_status st = earl_archive_scan_event_file(file, chunk, &scan, err);
+    if (st != EARL_OK)
+        return st;
+    if (scan.state != EARL_EVENT_FILE_CUT_SHORT)
+        return earl_fail(err, EARL_ERR_CORRUPT,
+                         "%s: the event file is corrupt (damaged inside, not only cut short: "
+                         "salvage cannot tell its records from the damage): %s", file, failure);
+    loc_events_restart(b);
+    uint64_t done = 0;
+    OTF2_ErrorCode rc;
+    if (read_records(reader, plan, cb, b, scan.complete, 0, &done, &rc) != 0 ||
+        (rc != OTF2_SUCCESS && !b->nomem) || (done != scan.complete && !b->nomem))
+        return earl_fail(err, EARL_ERR_CORRUPT,
+                         "%s: the event file is corrupt: its first %llu records, whole by their "
+                         "framing, cannot be decoded: %s", file,
+                         (unsigned long long)scan.complete, earl_otf2_last_message());
+    if (b->nomem)
+        return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory reading it", file);
+    b->salvaged = 1;
+    /* how many the file held: its last chunk header's count when that chunk
+     * survives, else what the definitions announce (a count below the
+     * records kept is no count) */
+    uint64_t announced = plan->defs->locations[b->loc].declared_events;
+    uint64_t expected = scan.chunk_last_record > announced ? scan.chunk_last_record : announced;
+    uint64_t dropped = scan.file_bytes - scan.good_bytes;
+    if (expected >= done)
+        warning_add(&b->warnings, EARL_WARN_EVENT_FILE_CUT_SHORT, b->loc, b->n,
+                    "cut short after %llu records (%llu of %llu lost; %llu bytes dropped)",
+                    (unsigned long long)done, (unsigned long long)(expected - done),
+                    (unsigned long long)expected, (unsigned long long)dropped);
+    else
+        warning_add(&b->warnings, EARL_WARN_EVENT_FILE_CUT_SHORT, b->loc, b->n,
+                    "cut short after %llu records (how many were lost is unknown; %llu bytes "
+                    "dropped)", (unsigned long long)done, (unsigned long long)dropped);
+    return EARL_OK;
+}
+
+earl_status read_locations(OTF2_Reader *reader, const read_plan *plan, loc_events *bufs,
+                           size_t n, earl_error *err)
 {
     OTF2_EvtReaderCallbacks *cb = make_callbacks();
     if (!cb)
-        return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", anchor);
+        return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", plan->anchor);
     earl_status status_code = EARL_OK;
     for (size_t k = 0; k < n && status_code == EARL_OK; k++) {
         loc_events *b = &bufs[k];
-        const earl_location *l = &defs->locations[b->loc];
-        b->defs = defs;
-        b->tables.msg_requested = defs_have_requested(defs);
-        /* the definitions announce the count: reserve it (the caller may
-         * have placed the columns in shared slots of that size already) */
-        size_t want = announced_slots(l);
+        const earl_location *l = &plan->defs->locations[b->loc];
+        b->defs = plan->defs;
+        b->tables.msg_requested = defs_have_requested(plan->defs);
+        /* reserve what the location is expected to hold (the caller may have
+         * placed the columns in shared slots of that size already) */
+        size_t want = reading_slots(plan, (size_t)b->loc);
         if (want > b->cap)
-            reserve_core(b, want); /* on failure nomem stops the loop below */
+            reserve_core(b, want); /* on failure nomem stops the reading below */
 
         char file[4096];
-        archive_event_file(anchor, l->id, file, sizeof file);
-        OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(reader, l->id);
-        if (!er) {
-            status_code = earl_fail(err, EARL_ERR_CORRUPT, "%s: cannot open the event file: %s",
-                                    file, earl_otf2_last_message());
-            break;
-        }
-        OTF2_Reader_RegisterEvtCallbacks(reader, er, cb, b);
+        earl_archive_event_file(plan->anchor, l->id, file, sizeof file);
         uint64_t done = 0;
         OTF2_ErrorCode rc = OTF2_SUCCESS;
-        while (rc == OTF2_SUCCESS && !b->nomem) {
-            uint64_t got = 0;
-            earl_otf2_clear_message();
-            rc = OTF2_Reader_ReadLocalEvents(reader, er, PROGRESS_STEP, &got);
-            done += got;
-            if (on_progress && got)
-                on_progress(progress_data, got);
-            if (got < PROGRESS_STEP)
-                break;
-        }
+        int opened = read_records(reader, plan, cb, b, UINT64_MAX, 1, &done, &rc) == 0;
+        char failure[600];
+        snprintf(failure, sizeof failure, "%s",
+                 !opened ? (earl_otf2_last_message()[0] ? earl_otf2_last_message()
+                                                        : "libotf2 cannot open it")
+                 : earl_otf2_last_message()[0] ? earl_otf2_last_message()
+                                               : OTF2_Error_GetDescription(rc));
         if (b->nomem)
             status_code = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory reading it", file);
+        else if ((!opened || rc != OTF2_SUCCESS) && plan->salvage)
+            status_code = salvage(reader, plan, cb, b, file, failure, err);
+        else if (!opened)
+            status_code = earl_fail(err, EARL_ERR_CORRUPT, "%s: cannot open the event file: %s",
+                                    file, failure);
         else if (rc != OTF2_SUCCESS)
             status_code = earl_fail(err, EARL_ERR_CORRUPT,
                                     "%s: the event file is corrupt or truncated: decoding failed "
-                                    "after %llu records: %s", file, (unsigned long long)done,
-                                    earl_otf2_last_message()[0] ? earl_otf2_last_message()
-                                                                : OTF2_Error_GetDescription(rc));
-        OTF2_Reader_CloseEvtReader(reader, er);
+                                    "after %llu records: %s (if it was cut short, salvage keeps "
+                                    "the records before the cut: --salvage, salvage=True)", file,
+                                    (unsigned long long)done, failure);
         finish_location(b);
     }
     OTF2_EvtReaderCallbacks_Delete(cb);

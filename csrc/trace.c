@@ -1,141 +1,37 @@
 /*
  * trace.c - earl_trace_open: from a path to the complete trace model.
  *
- * Steps: find the anchor file; read the global definitions (defs.c); check
- * that every event file the definitions announce exists; read the locations'
- * events (reader.c), split over threads that each open their own libotf2
- * reader, so nothing is shared while decoding; check that each location
- * yielded the records its definition announced; merge into the total order
+ * Steps: find and check the anchor file (archive.c); read the global
+ * definitions (defs.c); check that every event file the definitions announce
+ * exists; read the locations' events (reader.c), split over threads that each
+ * open their own libotf2 reader, so nothing is shared while decoding; compare
+ * the records of each location with the count its definition announced (a
+ * warning when they differ: the count is a hint some tracers get wrong, the
+ * event file's framing says where it ends); merge into the total order
  * (order.c); gather the warnings.  The result does not depend on the number
  * of threads: each location is read by exactly one thread into its own
  * buffer, and the merge is deterministic.
  */
-#include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
 
-/* ---- locating the archive ---------------------------------------------------- */
-
-static int is_dir(const char *p)
-{
-    struct stat s;
-    return stat(p, &s) == 0 && S_ISDIR(s.st_mode);
-}
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-/* The anchor file for path: path itself, or DIR/traces.otf2. */
-static earl_status find_anchor(const char *path, char **anchor, earl_error *err)
-{
-    struct stat s;
-    if (!path || !*path)
-        return earl_fail(err, EARL_ERR_INVALID, "no trace path given");
-    if (stat(path, &s) != 0)
-        return earl_fail(err, errno == ENOENT ? EARL_ERR_NOT_FOUND : EARL_ERR_IO,
-                         "%s: %s", path, strerror(errno));
-    if (S_ISDIR(s.st_mode)) {
-        size_t n = strlen(path) + sizeof "/traces.otf2";
-        char *a = malloc(n);
-        if (!a)
-            return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", path);
-        snprintf(a, n, "%s/traces.otf2", path);
-        if (stat(a, &s) != 0 || !S_ISREG(s.st_mode)) {
-            free(a);
-            return earl_fail(err, EARL_ERR_NOT_ARCHIVE,
-                             "%s: not an OTF2 archive (the folder holds no traces.otf2 anchor file)",
-                             path);
-        }
-        *anchor = a;
-        return EARL_OK;
-    }
-    if (!ends_with(path, ".otf2"))
-        return earl_fail(err, EARL_ERR_NOT_ARCHIVE,
-                         "%s: not an OTF2 archive (expected an anchor file ending in .otf2 or "
-                         "the folder that holds one)", path);
-    *anchor = earl_strdup(path);
-    return *anchor ? EARL_OK : earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", path);
-}
-
-/* The folder of the event files: the anchor path without ".otf2". */
-static char *event_folder(const char *anchor)
-{
-    char *d = earl_strdup(anchor);
-    if (d)
-        d[strlen(d) - strlen(".otf2")] = '\0';
-    return d;
-}
-
-void archive_def_file(const char *anchor, char *buf, size_t size)
-{
-    snprintf(buf, size, "%.*s.def", (int)(strlen(anchor) - strlen(".otf2")), anchor);
-}
-
-void archive_event_file(const char *anchor, uint64_t location_id, char *buf, size_t size)
-{
-    snprintf(buf, size, "%.*s/%llu.evt", (int)(strlen(anchor) - strlen(".otf2")), anchor,
-             (unsigned long long)location_id);
-}
-
-/* An archive may have been written by the SION substrate, or its global
- * definitions may be missing: libotf2 answers those with an error; here we
- * only check what can be named precisely, the POSIX event files. */
-static earl_status check_event_files(const char *anchor, const defs_store *defs,
-                                     earl_error *err)
-{
-    char *folder = event_folder(anchor);
-    if (!folder)
-        return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", anchor);
-    earl_status st = EARL_OK;
-    if (!is_dir(folder)) {
-        st = earl_fail(err, EARL_ERR_MISSING_FILE,
-                       "%s: the event folder %s/ of the archive is missing", anchor, folder);
-    }
-    for (size_t i = 0; st == EARL_OK && i < defs->n_locations; i++) {
-        const earl_location *l = &defs->locations[i];
-        if (l->declared_events == 0)
-            continue;
-        char file[4096];
-        archive_event_file(anchor, l->id, file, sizeof file);
-        struct stat s;
-        if (stat(file, &s) != 0)
-            st = earl_fail(err, EARL_ERR_MISSING_FILE,
-                           "%s: the event file %s of location %llu is missing (%llu events "
-                           "announced)", anchor, file, (unsigned long long)l->id,
-                           (unsigned long long)l->declared_events);
-        else if (s.st_size == 0)
-            st = earl_fail(err, EARL_ERR_CORRUPT,
-                           "%s: the event file %s of location %llu is empty (%llu events "
-                           "announced)", anchor, file, (unsigned long long)l->id,
-                           (unsigned long long)l->declared_events);
-    }
-    free(folder);
-    return st;
-}
-
 /* ---- parallel reading ---------------------------------------------------------- */
 
 typedef struct read_job {
-    const char *anchor;
-    const defs_store *defs;
+    const read_plan *plan;
     loc_events *bufs;      /* all buffers, by dense location */
     size_t *locs;          /* the dense locations of this job */
     size_t n_locs;
     loc_events *mine;      /* contiguous copies for read_locations */
     earl_status status;
     earl_error err;
-    struct progress *progress;
 } read_job;
 
 typedef struct progress {
@@ -154,56 +50,6 @@ static void report_progress(void *p, uint64_t got)
         pr->fn(pr->data, "reading", done < pr->total ? done : pr->total, pr->total);
         pthread_mutex_unlock(&pr->lock);
     }
-}
-
-/* The anchor's layout up to its property count, as libotf2 reads it: chunk
- * header and endianness bytes, "OTF2\0", the anchor format, 38 bytes of fixed
- * fields (trace format, version, chunk sizes, substrate, compression, counts),
- * machine, creator and description as NUL-terminated strings, then (format 2
- * and later) a 32-bit property count.  libotf2 trusts that count and reads that
- * many string pairs past the end of a damaged file, which can take hours; each
- * pair needs at least two bytes, so a count above half the bytes left is
- * corrupt. */
-static earl_status check_anchor(const char *anchor, earl_error *err)
-{
-    FILE *f = fopen(anchor, "rb");
-    if (!f)
-        return EARL_OK; /* libotf2 reports what is wrong with it */
-    unsigned char buf[65536];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    if (n < 8 + 38 || memcmp(buf + 2, "OTF2", 5) != 0 || buf[7] < 2)
-        return EARL_OK;
-    /* the byte order: the one under which the event chunk size is sensible */
-    uint64_t le = 0, be = 0;
-    for (int i = 0; i < 8; i++) {
-        le |= (uint64_t)buf[12 + i] << (8 * i);
-        be = (be << 8) | buf[12 + i];
-    }
-    int little = le > 0 && le <= ((uint64_t)1 << 40);
-    (void)be;
-    size_t pos = 8 + 38;
-    for (int s = 0; s < 3; s++) {
-        unsigned char *end = memchr(buf + pos, 0, n - pos);
-        if (!end)
-            return earl_fail(err, EARL_ERR_CORRUPT,
-                             "%s: the anchor file is corrupt or truncated (its strings end "
-                             "nowhere)", anchor);
-        pos = (size_t)(end - buf) + 1;
-    }
-    if (n - pos < 4)
-        return earl_fail(err, EARL_ERR_CORRUPT,
-                         "%s: the anchor file is truncated (no property count)", anchor);
-    uint32_t count = 0;
-    for (int i = 0; i < 4; i++)
-        count = little ? count | (uint32_t)buf[pos + i] << (8 * i)
-                       : (count << 8) | buf[pos + i];
-    size_t left = n - pos - 4;
-    if (count > left / 2)
-        return earl_fail(err, EARL_ERR_CORRUPT,
-                         "%s: the anchor file is corrupt: it announces %u properties in %zu "
-                         "bytes", anchor, count, left);
-    return EARL_OK;
 }
 
 static earl_status open_reader(const char *anchor, OTF2_Reader **out, earl_error *err)
@@ -226,30 +72,32 @@ static earl_status open_reader(const char *anchor, OTF2_Reader **out, earl_error
 static void *run_job(void *arg)
 {
     read_job *job = arg;
+    const char *anchor = job->plan->anchor;
+    const defs_store *defs = job->plan->defs;
     OTF2_Reader *r = NULL;
-    job->status = open_reader(job->anchor, &r, &job->err);
+    job->status = open_reader(anchor, &r, &job->err);
     if (job->status != EARL_OK)
         return NULL;
     for (size_t k = 0; k < job->n_locs; k++)
-        OTF2_Reader_SelectLocation(r, job->defs->locations[job->locs[k]].id);
+        OTF2_Reader_SelectLocation(r, defs->locations[job->locs[k]].id);
     /* local definition files are optional; they carry mapping tables and
      * clock corrections that libotf2 applies to the events */
     int have_defs = OTF2_Reader_OpenDefFiles(r) == OTF2_SUCCESS;
     if (OTF2_Reader_OpenEvtFiles(r) != OTF2_SUCCESS) {
         job->status = earl_fail(&job->err, EARL_ERR_CORRUPT, "%s: cannot open the event files: %s",
-                                job->anchor, earl_otf2_last_message());
+                                anchor, earl_otf2_last_message());
         OTF2_Reader_Close(r);
         return NULL;
     }
     for (size_t k = 0; k < job->n_locs && have_defs; k++) {
-        uint64_t id = job->defs->locations[job->locs[k]].id;
+        uint64_t id = defs->locations[job->locs[k]].id;
         OTF2_DefReader *dr = OTF2_Reader_GetDefReader(r, id);
         if (dr) {
             uint64_t n = 0;
             if (OTF2_Reader_ReadAllLocalDefinitions(r, dr, &n) != OTF2_SUCCESS) {
                 job->status = earl_fail(&job->err, EARL_ERR_CORRUPT,
                                         "%s: the local definitions of location %llu cannot be "
-                                        "decoded: %s", job->anchor, (unsigned long long)id,
+                                        "decoded: %s", anchor, (unsigned long long)id,
                                         earl_otf2_last_message());
                 break;
             }
@@ -261,8 +109,7 @@ static void *run_job(void *arg)
     if (job->status == EARL_OK) {
         for (size_t k = 0; k < job->n_locs; k++)
             job->mine[k] = job->bufs[job->locs[k]];
-        job->status = read_locations(r, job->anchor, job->defs, job->mine, job->n_locs,
-                                     report_progress, job->progress, &job->err);
+        job->status = read_locations(r, job->plan, job->mine, job->n_locs, &job->err);
         for (size_t k = 0; k < job->n_locs; k++)
             job->bufs[job->locs[k]] = job->mine[k];
     }
@@ -271,12 +118,14 @@ static void *run_job(void *arg)
     return NULL;
 }
 
-static int by_declared_desc(const void *a, const void *b, void *defs)
+/* Largest event file first: its bytes are the work of reading it (the
+ * announced count may be wrong). */
+static int by_bytes_desc(const void *a, const void *b, void *bytes)
 {
-    const earl_location *l = ((const defs_store *)defs)->locations;
+    const uint64_t *w = bytes;
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    if (l[x].declared_events != l[y].declared_events)
-        return l[x].declared_events > l[y].declared_events ? -1 : 1;
+    if (w[x] != w[y])
+        return w[x] > w[y] ? -1 : 1;
     return x < y ? -1 : x > y;
 }
 
@@ -288,10 +137,11 @@ static int online_cores(void)
 
 /* Read every location, in n_threads threads.  Locations are dealt out
  * largest first to the least loaded thread, which balances events. */
-static earl_status read_all(const char *anchor, const defs_store *defs, loc_events *bufs,
-                            int n_threads, progress *pr, earl_error *err)
+static earl_status read_all(const read_plan *plan, loc_events *bufs, int n_threads,
+                            earl_error *err)
 {
-    size_t n = defs->n_locations;
+    const char *anchor = plan->anchor;
+    size_t n = plan->defs->n_locations;
     if (n_threads < 1)
         n_threads = online_cores();
     if ((size_t)n_threads > n)
@@ -309,7 +159,7 @@ static earl_status read_all(const char *anchor, const defs_store *defs, loc_even
     }
     for (size_t i = 0; i < n; i++)
         order[i] = i;
-    qsort_r(order, n, sizeof *order, by_declared_desc, (void *)defs);
+    qsort_r(order, n, sizeof *order, by_bytes_desc, (void *)plan->file_bytes);
     /* count per thread, then lay the assignments out contiguously */
     size_t *count = calloc((size_t)n_threads, sizeof *count);
     int *owner = malloc(n * sizeof *owner);
@@ -324,13 +174,12 @@ static earl_status read_all(const char *anchor, const defs_store *defs, loc_even
             if (load[t] < load[best])
                 best = t;
         owner[i] = best;
-        load[best] += defs->locations[order[i]].declared_events + 1;
+        load[best] += plan->file_bytes[order[i]] + 1;
         count[best]++;
     }
     size_t at = 0;
     for (int t = 0; t < n_threads; t++) {
-        jobs[t] = (read_job){anchor, defs, bufs, assigned + at, 0, scratch + at, EARL_OK,
-                             {0}, pr};
+        jobs[t] = (read_job){plan, bufs, assigned + at, 0, scratch + at, EARL_OK, {0}};
         at += count[t];
     }
     for (size_t i = 0; i < n; i++)
@@ -362,10 +211,12 @@ done:
     return st;
 }
 
-/* Every location must yield the records its definition announces; fewer
- * means the event file was cut short. */
-static earl_status check_counts(const char *anchor, defs_store *defs, loc_events *bufs,
-                                earl_error *err)
+/* Record what each location yielded.  A count other than its definition's
+ * is a warning, not an error: the count is a hint some tracers get wrong
+ * (APEX writes one count for every location), and the event file's own
+ * framing, which libotf2 checks, says where it ends.  A salvaged location
+ * has its own warning, which says what was lost. */
+static void count_records(defs_store *defs, loc_events *bufs)
 {
     for (size_t i = 0; i < defs->n_locations; i++) {
         earl_location *l = &defs->locations[i];
@@ -374,17 +225,24 @@ static earl_status check_counts(const char *anchor, defs_store *defs, loc_events
             other += bufs[i].other[k];
         l->events = bufs[i].n;
         l->other_records = other;
-        if (l->events + other < l->declared_events) {
-            char file[4096];
-            archive_event_file(anchor, l->id, file, sizeof file);
-            return earl_fail(err, EARL_ERR_CORRUPT,
-                             "%s: the event file is truncated: %llu of the %llu events announced "
-                             "by the definitions could be read", file,
-                             (unsigned long long)(l->events + other),
-                             (unsigned long long)l->declared_events);
-        }
+        if (l->events + other != l->declared_events && !bufs[i].salvaged)
+            warning_add(&bufs[i].warnings, EARL_WARN_EVENT_COUNT_MISMATCH, (earl_loc)i,
+                        bufs[i].n, "the definitions announce %llu records, the event file "
+                        "holds %llu", (unsigned long long)l->declared_events,
+                        (unsigned long long)(l->events + other));
     }
-    return EARL_OK;
+}
+
+/* An archive without a time scale: 1 ns a tick, from its first event to its
+ * last (defs.c set the resolution). */
+static void clock_fallback(earl_trace *tr)
+{
+    earl_clock *c = &tr->defs.view.clock;
+    size_t n = tr->view.count;
+    c->global_offset = n ? tr->time[0] : 0;
+    c->length = n ? tr->time[n - 1] - tr->time[0] : 0;
+    warning_add(&tr->warnings, EARL_WARN_CLOCK_PROPERTIES_MISSING, EARL_NONE, 0,
+                "no ClockProperties: ticks taken as ns, the first event as the start");
 }
 
 /* Gather the per-location warnings in location order and attach event ids. */
@@ -392,7 +250,7 @@ static earl_status gather_warnings(earl_trace *tr, loc_events *bufs, size_t n_lo
                                    earl_error *err)
 {
     warning_list *w = &tr->warnings;
-    size_t total = 0;
+    size_t total = w->n; /* the trace's own come first */
     for (size_t l = 0; l < n_locs; l++)
         total += bufs[l].warnings.n;
     if (total && EARL_GROW(w->items, w->cap, total) != 0)
@@ -476,13 +334,14 @@ earl_status earl_trace_open(const char *path, const earl_open_options *options,
     earl_trace *tr = calloc(1, sizeof *tr);
     if (!tr)
         return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", path ? path : "");
-    earl_status st = find_anchor(path, &tr->anchor, err);
+    earl_status st = earl_archive_find_anchor(path, &tr->anchor, err);
     OTF2_Reader *reader = NULL;
     loc_events *bufs = NULL;
     reading_columns columns = {0};
     size_t n_locs = 0;
+    uint64_t *file_bytes = NULL;
     if (st == EARL_OK)
-        st = check_anchor(tr->anchor, err);
+        st = earl_archive_check_anchor(tr->anchor, err);
     /* libotf2 reads past the end of a damaged definition or event file into
      * its chunk buffer's uninitialised tail, and whether it then stops depends
      * on what that memory held before (a trace opened earlier in the process):
@@ -497,8 +356,16 @@ earl_status earl_trace_open(const char *path, const earl_open_options *options,
         st = defs_read(&tr->defs, reader, tr->anchor, err);
         OTF2_Reader_Close(reader);
     }
-    if (st == EARL_OK)
-        st = check_event_files(tr->anchor, &tr->defs, err);
+    if (st == EARL_OK) {
+        file_bytes = calloc(tr->defs.n_locations, sizeof *file_bytes);
+        st = file_bytes ? earl_archive_check_event_files(tr->anchor, tr->defs.locations,
+                                                         tr->defs.n_locations, options->salvage,
+                                                         file_bytes, err)
+                        : earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", tr->anchor);
+    }
+    progress pr = {options->progress, options->progress_data, 0, 0,
+                   PTHREAD_MUTEX_INITIALIZER};
+    read_plan plan = {tr->anchor, &tr->defs, file_bytes, options->salvage, report_progress, &pr};
     if (st == EARL_OK) {
         n_locs = tr->defs.n_locations;
         bufs = loc_events_alloc(n_locs);
@@ -507,7 +374,7 @@ earl_status earl_trace_open(const char *path, const earl_open_options *options,
         for (size_t l = 0; bufs && l < n_locs; l++)
             bufs[l].loc = (earl_loc)l;
         size_t *first_slot = malloc((n_locs + 1) * sizeof *first_slot);
-        if (bufs && first_slot && reading_columns_alloc(&columns, &tr->defs, first_slot) == 0) {
+        if (bufs && first_slot && reading_columns_alloc(&columns, &plan, first_slot) == 0) {
             for (size_t l = 0; l < n_locs; l++) {
                 size_t end = l + 1 < n_locs ? first_slot[l + 1] : columns.slots;
                 loc_events_use_shared(&bufs[l], &columns, first_slot[l], end - first_slot[l]);
@@ -515,26 +382,26 @@ earl_status earl_trace_open(const char *path, const earl_open_options *options,
         }
         free(first_slot);
     }
-    progress pr = {options->progress, options->progress_data, 0, 0,
-                   PTHREAD_MUTEX_INITIALIZER};
     for (size_t l = 0; l < n_locs; l++)
-        pr.total += tr->defs.locations[l].declared_events;
+        pr.total += reading_slots(&plan, l);
     if (st == EARL_OK)
-        st = read_all(tr->anchor, &tr->defs, bufs, options->threads, &pr, err);
+        st = read_all(&plan, bufs, options->threads, err);
     mallopt(M_PERTURB, 0);
-    if (st == EARL_OK)
-        st = check_counts(tr->anchor, &tr->defs, bufs, err);
     if (st == EARL_OK) {
+        count_records(&tr->defs, bufs);
         if (pr.fn)
             pr.fn(pr.data, "ordering", 0, 1);
         st = order_events(tr, bufs, n_locs,
                           options->threads > 0 ? options->threads : online_cores(), err);
     }
+    if (st == EARL_OK && tr->defs.clock_missing)
+        clock_fallback(tr);
     if (st == EARL_OK)
         st = gather_warnings(tr, bufs, n_locs, err);
     for (size_t l = 0; l < n_locs && bufs; l++)
         loc_events_free(&bufs[l]);
     free(bufs);
+    free(file_bytes);
     reading_columns_free(&columns);
     /* what the reading left in malloc's heap (small locations' side tables,
      * region stacks, request maps) goes back to the system too */

@@ -3,7 +3,6 @@ message counts and sizes.  Their values come from the call tree (exclusive time
 per call path and location) and the message table, not from compound events."""
 import numpy as np
 
-from earlc import _core
 from earlc.analysis import Property
 from earlc.analysis import regions as rc
 
@@ -208,17 +207,6 @@ class Visits(Property):
         return ct.row_cnode, ct.row_location, ct.row_visits.astype(np.int64)
 
 
-def p2p_sums(ctx, sends: bool):
-    """Per (call path, location) of the send (or receive) records: (cnode, location,
-    records, records with a payload, bytes), summed once for every message metric
-    (in C, one pass over the events; over the whole trace, also in a window's
-    analysis, which evaluates wait states only)."""
-    def compute():
-        return [tuple(np.frombuffer(col, dtype=np.int64) for col in side)
-                for side in _core.message_sums(ctx.trace._core, ctx.cnode)]
-    return ctx.memo("p2p_sums", compute)[0 if sends else 1]
-
-
 class MessagesSent(Property):
     measures = "quantity"
     name, title, unit = "messages_sent", "Messages sent", "occ"
@@ -226,7 +214,7 @@ class MessagesSent(Property):
     diagnosis = "Compare with bytes sent: many small messages cost latency."
 
     def totals(self, ctx):
-        cnode, loc, records, _, _ = p2p_sums(ctx, sends=True)
+        cnode, loc, records, _, _ = ctx.message_sums()[0]
         return cnode, loc, records
 
 
@@ -238,7 +226,7 @@ class BytesSent(Property):
     diagnosis = "The communication volume per call path and process."
 
     def totals(self, ctx):
-        cnode, loc, _, _, total = p2p_sums(ctx, sends=True)
+        cnode, loc, _, _, total = ctx.message_sums()[0]
         return cnode, loc, total
 
 
@@ -250,7 +238,7 @@ class BytesReceived(Property):
     diagnosis = "The communication volume per call path and process."
 
     def totals(self, ctx):
-        cnode, loc, _, _, total = p2p_sums(ctx, sends=False)
+        cnode, loc, _, _, total = ctx.message_sums()[1]
         return cnode, loc, total
 
 

@@ -5,12 +5,16 @@ the innermost one on a location (its exclusive value).
 
 The counters a trace has are known only when it is opened, so the catalog holds
 one property, `hardware_counters`, which expands into one metric per counter.
+Counters sampled on their own METRIC locations (Score-P's metric plugins: GPU power,
+temperature) belong to no call path: they are time series (`trace.metrics`), not
+metrics of this tree.
 """
 import re
 
 import numpy as np
 
 from earlc.analysis import Property
+from earlc.metrics import metric_locations
 
 #: OTF2_MetricMode values whose records carry a running total since the start
 _ACCUMULATED_START = 0
@@ -88,28 +92,24 @@ class HardwareCounters(Property):
     measures = "quantity"
     name, title, metric, unit = "hardware_counters", "Hardware counters", False, "occ"
     description = ("Expands into one metric per hardware counter the trace records with "
-                   "mode 'accumulated start' (PAPI, rusage and the like), named hwc_ and the "
-                   "counter's name.")
+                   "mode 'accumulated start' (PAPI, rusage and the like) beside the ENTER and "
+                   "LEAVE events of its threads, named hwc_ and the counter's name. Counters "
+                   "sampled on METRIC locations are time series (trace.metrics), no metric.")
 
     def expand(self, ctx):
         if not len(ctx.events.metrics):
             return []
-        d = ctx.trace._defs
-        members, classes = d.metric_members, d.metric_classes
-        klass_of_record = np.unique(ctx.events.metrics.metric.astype(np.int64))
+        classes = ctx.metric_classes()
+        m = ctx.events.metrics
+        beside_regions = ~metric_locations(ctx.trace)[ctx.events.location[m.event.astype(np.int64)]]
+        klass_of_record = np.unique(m.metric.astype(np.int64)[beside_regions])
         out, names = [], set()
         for k in klass_of_record.tolist():
-            if k >= len(classes):
-                continue
-            for slot, member in enumerate(classes[k][1]):
-                if member >= len(members):
+            for slot, member in enumerate(classes.get(k, ())):
+                if member is None or member.mode != _ACCUMULATED_START:
                     continue
-                defined, name, descr, _unit, _vtype, _mtype, mode, _base, _exp = members[member]
-                if not defined or mode != _ACCUMULATED_START:
-                    continue
-                counter = ctx.trace._string(int(name)) or "counter%d" % member
-                prop = CounterMetric(member, counter, ctx.trace._string(int(descr)) or "",
-                                     k, slot)
+                prop = CounterMetric(member.ref, member.name or "counter%d" % member.ref,
+                                     member.description, k, slot)
                 if prop.name in names:
                     continue
                 names.add(prop.name)

@@ -8,14 +8,11 @@ with the others of its instance.
 """
 import numpy as np
 
-from earlc import _core
 from earlc.analysis import Instances, Property
 from earlc.analysis import regions as rc
+from earlc.analysis.reductions import exclusive_running_max, group_max, group_min
 
-from .groups import (exclusive_running_max, group_max, group_min, instance_members,
-                     int64_array, member_with_largest)
-
-COLL_MPI = 0
+from .groups import member_with_largest
 
 
 class MpiCollectives(Property):
@@ -25,7 +22,7 @@ class MpiCollectives(Property):
 
     def detect(self, ctx, subscribed):
         st = ctx.states
-        inst, end = instance_members(ctx, COLL_MPI, complete_only=True)
+        inst, end = ctx.collective_members("mpi", complete_only=True)
         call = ctx.enter_of(end)
         ok = call >= 0
         inst, end, call = inst[ok], end[ok], call[ok]
@@ -61,14 +58,9 @@ def _begin_times(ctx, call: np.ndarray, end: np.ndarray) -> np.ndarray:
     MPI_COLLECTIVE_END on its location, inside its call), else its call's enter
     (found for all members in one pass over the events, in C)."""
     t = ctx.time_of(call)
-    if not ctx.count_of_kind("MPI_COLLECTIVE_BEGIN") or not len(end):
-        return t
-    order = np.argsort(end)  # the pass visits the ENDs in the total order
-    begin = np.empty(len(end), dtype=np.int64)
-    _core.collective_begins(ctx.trace._core, int64_array(end[order]), int64_array(call[order]),
-                            begin)
+    begin = ctx.collective_begins(end, call)
     found = begin >= 0
-    t[order[found]] = ctx.time_of(begin[found])
+    t[found] = ctx.time_of(begin[found])
     return t
 
 
@@ -249,19 +241,29 @@ class WaitAtFinalize(Property):
     measures = "inefficiency"
     name, title, parent = "wait_at_finalize", "Wait at Finalize", "mpi_init_finalize"
     cube_id = "mpi_finalize_wait"
-    description = "In MPI_Finalize: max(enter of all processes) - own enter."
+    description = ("In MPI_Finalize, taken as one collective of all processes (each process's "
+                   "first MPI_Finalize call that returns): min(max(enter of all processes), "
+                   "own leave) - own enter. As Scalasca does, the wait ends at the process's "
+                   "own leave at the latest: where the clocks of the processes disagree so "
+                   "much that a process left MPI_Finalize before the last one entered it (a "
+                   "violated clock condition), the wait is the time the process spent inside "
+                   "MPI_Finalize, not more.")
     diagnosis = "Processes finish at different times; the early ones wait in MPI_Finalize."
 
     partner = "partner_call"
 
     def detect(self, ctx, subscribed):
-        fin = ctx.enters_of(ctx.finalize_region)
+        fin = ctx.enters_of(ctx.finalize_region)  # ascending
+        leave = ctx.leave_of(fin)
+        fin, leave = fin[leave >= 0], leave[leave >= 0]
+        _, first = np.unique(ctx.events.location[fin], return_index=True)
+        fin, leave = fin[first], leave[first]  # one call per location
         if len(fin) == 0:
             return Instances.empty(partner_call=np.int64)
-        t = ctx.time_of(fin)
-        wait = t.max() - t
+        t_enter = ctx.time_of(fin)
+        wait = np.minimum(t_enter.max(), ctx.time_of(leave)) - t_enter
         keep = wait > 0
-        last = fin[int(np.argmax(t))]  # the process that came last
+        last = fin[int(np.argmax(t_enter))]  # the process that came last
         return Instances(fin[keep], wait[keep], {"partner_call": np.full(int(keep.sum()), last)})
 
 
@@ -278,7 +280,7 @@ class MpiInitCompletion(Property):
     partner = "partner_call"
 
     def detect(self, ctx, subscribed):
-        init = ctx.enters_of(np.isin(ctx._region_tables[1], ["MPI_Init", "MPI_Init_thread"]))
+        init = ctx.enters_of_regions("MPI_Init", "MPI_Init_thread")
         if len(init) == 0:
             return Instances.empty(partner_call=np.int64)
         leave = ctx.leave_of(init)

@@ -7,15 +7,8 @@ wrong-order refinements of Late Sender subscribe to Late Sender.
 """
 import numpy as np
 
-from earlc import _core
 from earlc.analysis import Instances, Property
-
-from .groups import exclusive_running_max, first_of_groups, int64_array, segments
-
-
-#: the columns of p2p_messages, in the order _core.p2p_messages fills them
-_P2P_COLUMNS = ("recv", "send", "recv_call", "send_call", "recv_call_time", "send_call_time",
-                "completion_call", "request_call")
+from earlc.analysis.reductions import exclusive_running_max, first_of_groups, segments
 
 
 class P2PMessages(Property):
@@ -28,14 +21,7 @@ class P2PMessages(Property):
                    "posting the receive (the receive call, or the MPI_Irecv).")
 
     def detect(self, ctx, subscribed):
-        # matched in C from the EARL layer's sendptr and enterptr (csrc/catalog)
-        cap = _core.p2p_capacity(ctx.trace._core)
-        cols = {name: np.empty(cap, dtype=np.int64) for name in _P2P_COLUMNS}
-        n = _core.p2p_messages(ctx.states._core, *(cols[name] for name in _P2P_COLUMNS))
-        cols = {name: col[:n] for name, col in cols.items()}
-        if ctx.view is not None:  # a window's analysis: the receives in view
-            seen = ctx.view.contains(cols["recv"])
-            cols = {name: col[seen] for name, col in cols.items()}
+        cols = ctx.matched_messages()
         return Instances(cols["recv"], np.zeros(len(cols["recv"]), np.int64), cols)
 
 
@@ -97,19 +83,17 @@ def _by_pair_then_send(pair: np.ndarray, send: np.ndarray, n: int) -> np.ndarray
 def _wrong_order(ctx, ls):
     """Per Late Sender: the source location of the first later receive on the
     same location whose message was sent before the Late Sender's message was
-    (-1 when none), as Scalasca defines wrong order (a search in C)."""
+    (-1 when none), as Scalasca defines wrong order."""
     msgs = ctx.published["p2p_messages"]
-    found = np.empty(len(ls), dtype=np.int64)
-    _core.wrong_order(ctx.trace._core, int64_array(msgs["recv"]),
-                      int64_array(msgs["recv_call"]), int64_array(msgs["send"]),
-                      int64_array(ls["recv_call"]), int64_array(ls["send"]), found)
-    return found
+    return ctx.wrong_order_sources(msgs["recv"], msgs["recv_call"], msgs["send"],
+                                   ls["recv_call"], ls["send"])
 
 
 class LateSenderWrongOrder(Property):
     measures = "inefficiency"
     name, title, parent, subscribes = ("late_sender_wrong_order", "Late Sender, wrong order",
                                        "late_sender", "late_sender")
+    reads = ("p2p_messages",)  # the other messages of the receiving location
     cube_id = "mpi_latesender_wo"
     partner = "send_call"
     description = ("A Late Sender whose message was sent after a message that the same "
@@ -162,11 +146,6 @@ def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
     return sorted_set[pos] == values
 
 
-def _region_named(ctx, names) -> np.ndarray:
-    """Per region ref (spare slot last): whether its name is one of names."""
-    return np.isin(ctx._region_tables[1], list(names))
-
-
 def _request_half(ctx, events: np.ndarray, kind: str) -> np.ndarray:
     """For events of `kind` (MPI_ISEND, MPI_IRECV): the other half of their
     request (the MPI_ISEND_COMPLETE, the MPI_IRECV_REQUEST); other events and
@@ -189,6 +168,7 @@ _MULTI_COMPLETION = ("MPI_Waitall", "MPI_Waitsome")
 class LateReceiver(Property):
     measures = "inefficiency"
     name, title, parent, subscribes = "late_receiver", "Late Receiver", "mpi_point2point", "p2p_messages"
+    reads = ("late_sender",)  # a call completing several sends may wait for a Late Sender
     cube_id = "mpi_latereceiver"
     partner = "request_call"
     description = ("A send whose completing call (MPI_Send, MPI_Ssend, MPI_Rsend, or the "
@@ -209,8 +189,8 @@ class LateReceiver(Property):
         later = t_req > t_cmp
         cand, t_req, t_cmp = cand[later], t_req[later], t_cmp[later]
         calls = cmp_call[cand]
-        single = ctx.is_region(calls, _region_named(ctx, _SINGLE_COMPLETION))
-        multi = ctx.is_region(calls, _region_named(ctx, _MULTI_COMPLETION))
+        single = ctx.is_region(calls, ctx.regions_named(*_SINGLE_COMPLETION))
+        multi = ctx.is_region(calls, ctx.regions_named(*_MULTI_COMPLETION))
         known = single | multi
         cand, t_req, t_cmp, calls, multi = (cand[known], t_req[known], t_cmp[known],
                                             calls[known], multi[known])
@@ -225,7 +205,7 @@ class LateReceiver(Property):
         if is_multi.any():
             # a multi-completion call that also completes a Late Sender's receive is
             # charged there; otherwise once, with its largest wait
-            ls = ctx.published.get("late_sender")
+            ls = ctx.published.get("late_sender")  # None when it found none
             late_calls = ls["recv_call"] if ls is not None else np.empty(0, np.int64)
             if len(late_calls) > 1 and not bool(np.all(late_calls[1:] >= late_calls[:-1])):
                 late_calls = np.sort(late_calls)  # Late Senders come in call order

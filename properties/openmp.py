@@ -10,9 +10,9 @@ import numpy as np
 from earlc.analysis import Instances, Property
 from earlc.analysis import regions as rc
 
-from .groups import group_max, instance_members, member_with_largest
+from earlc.analysis.reductions import group_max
 
-COLL_OMP_BARRIER = 1
+from .groups import member_with_largest
 
 
 class OmpBarriers(Property):
@@ -21,7 +21,7 @@ class OmpBarriers(Property):
     description = "Every member of every OpenMP team barrier instance."
 
     def detect(self, ctx, subscribed):
-        inst, leave = instance_members(ctx, COLL_OMP_BARRIER)
+        inst, leave = ctx.collective_members("omp_barrier")
         enter = ctx.enter_of(leave)
         ok = enter >= 0
         inst, leave, enter = inst[ok], leave[ok], enter[ok]

@@ -12,8 +12,6 @@ import numpy as np
 
 from earlc.analysis import Property
 
-from .basic import p2p_sums
-
 
 def _message_bytes(ctx, events: np.ndarray) -> np.ndarray:
     """Bytes of the message records events (sends or receives)."""
@@ -41,7 +39,8 @@ class _P2PCount(Property):
     payload = True
 
     def totals(self, ctx):
-        cnode, loc, records, payload, _ = p2p_sums(ctx, self.sends)
+        sends, receives = ctx.message_sums()
+        cnode, loc, records, payload, _ = sends if self.sends else receives
         return cnode, loc, payload if self.payload else records - payload
 
 

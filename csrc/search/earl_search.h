@@ -11,11 +11,13 @@
  *                         checked (line, column and what was expected);
  *                         nothing depends on a trace yet.
  *   earl_search_prepare   program + trace -> earl_search_query: the classes
- *                         are matched against the events (an unknown kind or a
- *                         class that matches no event is an error here), the
- *                         events of all classes are stamped once, sub-patterns
- *                         used as variable types are solved; the constraint
- *                         program of the chosen pattern is ready.
+ *                         are matched against the events (a class that matches
+ *                         no event, or a sub-pattern without a match, is a
+ *                         warning of the query, not an error: one pattern is
+ *                         searched in many traces), the events of all classes
+ *                         are stamped once, sub-patterns used as variable types
+ *                         are solved; the constraint program of the chosen
+ *                         pattern is ready.
  *   earl_search_execute   query -> earl_search_result: the matches, in the
  *                         canonical order (ascending by their event ids,
  *                         column by column), the first `limit` of them, on
@@ -68,8 +70,11 @@ typedef struct earl_search_prepare_options {
 
 /* Bind program to a trace and its EARL layer (states; the query keeps
  * pointers into both: free the query first).  Errors (EARL_ERR_INVALID):
- * an unknown pattern name, an unknown event kind, a class that matches no
- * event of the trace, each with the line and column of its cause. */
+ * an unknown pattern name, an unknown event kind, each with the line and
+ * column of its cause.  A class that matches no event of the trace, or a
+ * sub-pattern used as a type that has no match, gives its variables an empty
+ * domain (a $ or ~ variable then has no match, a * variable holds
+ * vacuously) and a warning of the query (earl_search_query_warning). */
 earl_status earl_search_prepare(const earl_search_program *program, const earl_trace *trace,
                                 earl_states *states, const earl_search_prepare_options *options,
                                 earl_search_query **out, earl_error *err);
@@ -91,6 +96,11 @@ typedef struct earl_search_variable_info {
 } earl_search_variable_info;
 void earl_search_query_variable(const earl_search_query *query, size_t k,
                                 earl_search_variable_info *info);
+/* The warnings of a prepared query, each "pattern: line L, column C: the
+ * class 'S' [...] matches no event of this trace" or the like (owned by the
+ * query). */
+size_t earl_search_query_warnings(const earl_search_query *query);
+const char *earl_search_query_warning(const earl_search_query *query, size_t k);
 /* Events stamped for the query and the bytes of their timestamps. */
 size_t earl_search_query_stamped(const earl_search_query *query, size_t *bytes);
 

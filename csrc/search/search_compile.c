@@ -21,6 +21,7 @@
  *   4. the sub-patterns are solved, children first, and their matches become
  *      the domains of the variables they type.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,10 +89,41 @@ void earl_search_query_free(earl_search_query *q)
         solver_free(q->solvers[k]);
     for (size_t k = 0; k < q->n_domains; k++)
         domain_free(q->domains[k]);
+    for (size_t k = 0; k < q->n_warnings; k++)
+        free(q->warnings[k]);
     free(q->solvers);
     free(q->domains);
+    free(q->warnings);
     earl_hb_free(q->hb);
     free(q);
+}
+
+/* A domain the trace gives no value: a warning of the query (the search goes
+ * on: a $ or ~ variable over it has no match, a * variable holds vacuously). */
+static earl_status warn_empty(compiler *c, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char *copy = earl_strdup(buf);
+    if (!copy || EARL_GROW(c->q->warnings, c->q->cap_warnings, c->q->n_warnings + 1)) {
+        free(copy);
+        return nomem(c);
+    }
+    c->q->warnings[c->q->n_warnings++] = copy;
+    return EARL_OK;
+}
+
+/* The events of an empty domain: an allocation of its own, so that an empty
+ * domain is stamped (with nothing) like any other. */
+static earl_status empty_events(compiler *c, search_domain *d)
+{
+    if (!d->ev && !(d->ev = malloc(sizeof *d->ev)))
+        return nomem(c);
+    d->n = 0;
+    return EARL_OK;
 }
 
 static search_domain *new_domain(compiler *c)
@@ -146,11 +178,12 @@ static earl_status class_domain(compiler *c, int32_t first, int32_t second, cons
     }
     if (d->n == 0) {
         const search_class *k = &c->prog->classes[first];
-        return earl_fail(c->err, EARL_ERR_INVALID,
-                         "pattern: line %d, column %d: the %s [\"%s\", \"%s\", \"%s\"]%s matches "
-                         "no %s of this trace", k->line, k->col, what, k->field[0], k->field[1],
-                         k->field[2], second >= 0 ? ".[...]" : "",
-                         second >= 0 ? "pair of partner events" : "event");
+        if ((st = warn_empty(c, "pattern: line %d, column %d: the %s [\"%s\", \"%s\", \"%s\"]%s "
+                             "matches no %s of this trace", k->line, k->col, what, k->field[0],
+                             k->field[1], k->field[2], second >= 0 ? ".[...]" : "",
+                             second >= 0 ? "pair of partner events" : "event")) != EARL_OK ||
+            (st = empty_events(c, d)) != EARL_OK)
+            return st;
     }
     c->class_domain[slot] = d;
     *out = d;
@@ -761,12 +794,12 @@ earl_status earl_search_prepare(const earl_search_program *prog, const earl_trac
         search_domain *dom = c.def_domain[d];
         dom->ev = mt.ev;
         dom->n = mt.rows;
-        if (mt.rows == 0) {
-            st = earl_fail(err, EARL_ERR_INVALID, "pattern: line %d, column %d: the pattern '%s', "
-                           "used as a variable type, has no match in this trace",
-                           prog->defs[d].line, prog->defs[d].col, prog->defs[d].name);
+        if (mt.rows == 0 &&
+            ((st = warn_empty(&c, "pattern: line %d, column %d: the pattern '%s', used as a "
+                              "variable type, has no match in this trace", prog->defs[d].line,
+                              prog->defs[d].col, prog->defs[d].name)) != EARL_OK ||
+             (st = empty_events(&c, dom)) != EARL_OK))
             goto done;
-        }
         if ((st = fill_stamps(&c, dom)) != EARL_OK)
             goto done;
     }
@@ -780,6 +813,16 @@ done:
     }
     *out = c.q;
     return EARL_OK;
+}
+
+size_t earl_search_query_warnings(const earl_search_query *q)
+{
+    return q ? q->n_warnings : 0;
+}
+
+const char *earl_search_query_warning(const earl_search_query *q, size_t k)
+{
+    return q && k < q->n_warnings ? q->warnings[k] : NULL;
 }
 
 size_t earl_search_query_variables(const earl_search_query *q)

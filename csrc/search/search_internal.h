@@ -192,6 +192,10 @@ struct earl_search_query {
     /* everything allocated for the query, freed together */
     search_solver **solvers; size_t n_solvers, cap_solvers;
     search_domain **domains; size_t n_domains, cap_domains;
+    /* what the trace gives no value for (a class matching no event, a
+     * sub-pattern without a match): the search goes on with empty domains,
+     * and these messages say so */
+    char **warnings; size_t n_warnings, cap_warnings;
 };
 
 struct earl_search_result {

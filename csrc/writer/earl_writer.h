@@ -82,6 +82,19 @@ void earl_writer_set_realtime(earl_writer *w, uint64_t realtime_ns);
  * location is always allowed). */
 void earl_writer_set_memory_limit(earl_writer *w, size_t bytes);
 
+/* Archives as some other tools write them, for testing readers only: the
+ * archive then says what these say, not what it holds.  omit_clock: no
+ * ClockProperties definition (the OTF2 library's own test archives);
+ * announce_events: every location announces `announced_events` events
+ * instead of its count (APEX writes one wrong count for every location).
+ * Zeroed, the archive is written truthfully. */
+typedef struct earl_writer_quirks {
+    int omit_clock;
+    int announce_events;
+    uint64_t announced_events;
+} earl_writer_quirks;
+void earl_writer_set_quirks(earl_writer *w, const earl_writer_quirks *quirks);
+
 /* Where the archive will be (DIR/NAME.otf2) and where it is built now. */
 const char *earl_writer_anchor_path(const earl_writer *w);
 const char *earl_writer_tmp_dir(const earl_writer *w);

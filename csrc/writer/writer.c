@@ -411,6 +411,11 @@ void earl_writer_set_realtime(earl_writer *w, uint64_t realtime_ns)
     w->realtime = realtime_ns;
 }
 
+void earl_writer_set_quirks(earl_writer *w, const earl_writer_quirks *quirks)
+{
+    w->quirks = quirks ? *quirks : (earl_writer_quirks){0};
+}
+
 void earl_writer_set_memory_limit(earl_writer *w, size_t bytes)
 {
     w->mem_limit = bytes ? bytes : DEFAULT_MEMORY_LIMIT;
@@ -662,8 +667,10 @@ static earl_status write_global_defs(earl_writer *w, const close_plan *p, earl_e
     }
     if (tmin == UINT64_MAX)
         tmin = tmax = 0;
-    TRY(OTF2_GlobalDefWriter_WriteClockProperties(g, w->resolution, tmin, tmax - tmin, w->realtime),
-        "write the clock properties");
+    if (!w->quirks.omit_clock)
+        TRY(OTF2_GlobalDefWriter_WriteClockProperties(g, w->resolution, tmin, tmax - tmin,
+                                                      w->realtime),
+            "write the clock properties");
     for (uint32_t s = 0; s < w->strings.n; s++)
         TRY(OTF2_GlobalDefWriter_WriteString(g, s, w->strings.v[s]), "write a string definition");
     for (size_t i = 0; i < N_PARADIGMS; i++)
@@ -684,7 +691,8 @@ static earl_status write_global_defs(earl_writer *w, const close_plan *p, earl_e
     }
     for (uint32_t i = 0; i < w->locs.n; i++) {
         const wloc *L = &w->locs.v[i];
-        TRY(OTF2_GlobalDefWriter_WriteLocation(g, L->id, L->name, L->type, L->n_events, L->group),
+        uint64_t announced = w->quirks.announce_events ? w->quirks.announced_events : L->n_events;
+        TRY(OTF2_GlobalDefWriter_WriteLocation(g, L->id, L->name, L->type, announced, L->group),
             "write a location");
     }
     for (uint32_t i = 0; i < w->lprops.n; i++) {

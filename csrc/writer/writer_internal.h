@@ -119,6 +119,7 @@ struct earl_writer {
     OTF2_Archive *archive;
     int broken;       /* an OTF2 write failed: only abort/close remain */
     size_t mem_limit, mem_used;
+    earl_writer_quirks quirks; /* untruthful definitions, for tests of readers */
 
     /* strings, interned through an open-addressing table of ref+1 */
     VEC(char *) strings;

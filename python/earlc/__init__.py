@@ -23,7 +23,7 @@ from ._core import TraceError, memory_stats, release_memory  # noqa: E402
 from .events import KIND_NAMES, KINDS, Event, Events
 from .trace import Trace, Warnings, open  # noqa: A004
 from .clocks import VectorClocks
-from .search import Matches, PatternError
+from .search import Matches, PatternError, PatternWarning
 from .writer import TraceWriter
 from .synth import SynthResult, synth
 from .analysis import Instances, Property, Report, analyze
@@ -33,5 +33,6 @@ from .record import RecordError, record
 __all__ = ["open", "Trace", "TraceError", "TraceWriter", "Events", "Event", "Warnings",
            "KIND_NAMES", "KINDS", "synth", "SynthResult", "analyze", "Report", "Property",
            "Instances", "races", "Races", "record", "RecordError", "release_memory",
-           "memory_stats", "VectorClocks", "Matches", "PatternError"]
+           "memory_stats", "VectorClocks", "Matches", "PatternError",
+           "PatternWarning"]
 __version__ = "0.1.0"

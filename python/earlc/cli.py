@@ -66,7 +66,7 @@ def cmd_analyze(args) -> int:
     plugins = [p for p in catalog.properties if p.source != "built-in"]
     bar = ProgressBar()
     try:
-        trace = open_trace(args.trace, threads=args.threads, progress=bar)
+        trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
         report = analyze(trace, properties=args.properties, top=max(args.top, 1),
                          progress=bar, plugins=plugins, strict=args.strict, packages=False)
     finally:
@@ -126,7 +126,8 @@ def cmd_properties(args) -> int:
 
 
 def cmd_info(args) -> int:
-    trace = open_trace(args.trace, threads=args.threads, progress=ProgressBar())
+    trace = open_trace(args.trace, threads=args.threads, progress=ProgressBar(),
+                       salvage=args.salvage)
     data = info_data(trace)
     _write(args, json.dumps(data, indent=2) if args.format == "json" else format_info(trace, data))
     return 0
@@ -142,7 +143,7 @@ def cmd_races(args) -> int:
         return 2
     bar = ProgressBar()
     try:
-        trace = open_trace(args.trace, threads=args.threads, progress=bar)
+        trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
         result = races(trace, wildcard=wildcard, clocks=args.clocks, progress=bar)
     except ValueError as exc:  # no recorded wildcards, unknown region or rank
         print("earlc: error: %s" % exc, file=sys.stderr)
@@ -170,7 +171,7 @@ def cmd_export(args) -> int:
         print("earlc: error: %s" % exc, file=sys.stderr)
         return 2
     bar = ProgressBar()
-    trace = open_trace(args.trace, threads=args.threads, progress=bar)
+    trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
     try:
         written = write_perfetto(trace, args.output, start=start, end=end, locations=locations,
                                  wait_states=not args.no_wait_states)
@@ -209,7 +210,7 @@ def cmd_plot(args) -> int:
     from .plot import plot_comm, plot_report, plot_timeline
 
     bar = ProgressBar()
-    trace = open_trace(args.trace, threads=args.threads, progress=bar)
+    trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
     try:
         if args.what == "comm":
             plot_comm(trace, args.output, output=args.value, by=args.by)
@@ -220,7 +221,8 @@ def cmd_plot(args) -> int:
                 plot_report(report, args.output)
             else:
                 plot_timeline(trace, args.output, start=start, end=end, locations=locations,
-                              report=report, wait_states=not args.no_wait_states)
+                              report=report, wait_states=not args.no_wait_states,
+                              metrics=not args.no_metrics)
     except ValueError as exc:  # a location the trace does not have
         print("earlc: error: %s" % exc, file=sys.stderr)
         return 2
@@ -242,17 +244,23 @@ def cmd_report(args) -> int:
         return 2
     text = _pattern_text(args.pattern) if args.pattern is not None else None
     bar = ProgressBar()
-    trace = open_trace(args.trace, threads=args.threads, progress=bar)
+    trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
     matches = None
     try:
         report = analyze(trace, top=max(args.top, 1, args.rows), progress=bar)
         if text is not None:
-            from .search import MAX_MATCHES_DRAWN, search
+            import warnings
 
-            matches = search(trace, text, name=args.pattern_name, limit=MAX_MATCHES_DRAWN,
-                             progress=bar, threads=args.threads)
+            from .search import MAX_MATCHES_DRAWN, PatternWarning, search
+
+            with warnings.catch_warnings():  # matches.warnings says them, once each, below
+                warnings.simplefilter("ignore", PatternWarning)
+                matches = search(trace, text, name=args.pattern_name, limit=MAX_MATCHES_DRAWN,
+                                 progress=bar, threads=args.threads)
     finally:
         bar.close()
+    for message in (matches.warnings if matches is not None else ()):
+        print("earlc: warning: %s" % message, file=sys.stderr)  # no match: still a page
     try:
         report.to_html(args.output, top=args.top, rows=args.rows, pictures=not args.no_pictures,
                        matches=matches)
@@ -302,16 +310,25 @@ def _pattern_text(arg: str) -> str:
 
 
 def cmd_search(args) -> int:
-    from .search import search
+    import warnings
+
+    from .search import PatternWarning, search
 
     text = _pattern_text(args.pattern)
     bar = ProgressBar()
     try:
-        trace = open_trace(args.trace, threads=args.threads, progress=bar)
-        m = search(trace, text, name=args.name, limit=args.limit, progress=bar,
-                   threads=args.threads, teams=args.teams)
+        trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
+        with warnings.catch_warnings():  # m.warnings says them, once each, below
+            warnings.simplefilter("ignore", PatternWarning)
+            m = search(trace, text, name=args.name, limit=args.limit, progress=bar,
+                       threads=args.threads, teams=args.teams)
     finally:
         bar.close()
+    for message in m.warnings:  # a class matching no event: zero matches, not an error
+        print("earlc: %s: %s" % ("error" if args.strict else "warning", message),
+              file=sys.stderr)
+    if m.warnings and args.strict:
+        return 2
     if args.format == "json":
         _write(args, json.dumps(m.to_dict(), indent=1))
         return 0
@@ -359,7 +376,12 @@ def _plugin_options(parser) -> None:
 
 
 def _trace_argument(parser) -> None:
-    parser.add_argument("trace", help="OTF2 anchor file (traces.otf2) or its folder")
+    parser.add_argument("trace", help="OTF2 anchor file (traces.otf2, or any NAME.otf2) or "
+                                      "the folder that holds it")
+    parser.add_argument("--salvage", action="store_true",
+                        help="an event file cut short (a crashed run) keeps the records before "
+                             "the cut, with a warning saying how much was lost (default: "
+                             "refused)")
 
 
 def _output_option(parser, required: bool = False,
@@ -380,8 +402,9 @@ def build_parser() -> Parser:
                                     "the time they cost per call path and location.")
     _trace_argument(an)
     an.add_argument("--properties", type=cliargs.name_list, metavar="A,B,...",
-                    help="comma-separated property names (default: all; "
-                         "their parents and publishers are added)")
+                    help="comma-separated property names or groups (default: every "
+                         "property but the root causes, which 'all' or 'root_cause' add; "
+                         "their parents and declared inputs are added)")
     _plugin_options(an)
     an.add_argument("--format", choices=["text", "json", "cube"], default="text",
                     help="cube: a CUBE4 file for Cube and Scalasca (needs -o)")
@@ -459,6 +482,8 @@ def build_parser() -> Parser:
                     help="timeline: location indices, e.g. 0,2-5 (default: all)")
     pl.add_argument("--no-wait-states", action="store_true",
                     help="timeline: skip the analysis, draw regions and messages only")
+    pl.add_argument("--no-metrics", action="store_true",
+                    help="timeline: no panels of the counters sampled on METRIC locations")
     pl.add_argument("--value", choices=["bytes", "count"], default="bytes",
                     help="comm: bytes or messages (bytes)")
     pl.add_argument("--by", choices=["location", "rank"], default="location",
@@ -511,6 +536,9 @@ def build_parser() -> Parser:
                         "core); the matches do not depend on it")
     se.add_argument("--teams", type=count(1, 4096), default=1,
                     help="teams of threads sharing work (default: 1)")
+    se.add_argument("--strict", action="store_true",
+                    help="a class that matches no event is an error (exit status 2), not a "
+                         "warning with zero matches")
     se.set_defaults(func=cmd_search)
 
     rec = sub.add_parser("record", help="record an MPI program's trace",

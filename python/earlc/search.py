@@ -15,9 +15,15 @@ and relates the variables by the happened-before order of the trace:
 The search itself runs in C (earlc._core.search) without the GIL.  Matches come
 in a canonical order (ascending by their event ids, column by column), so
 `limit=K` returns the first K of the complete answer.
+
+A class that matches no event of the trace (or a sub-pattern used as a type
+that has no match) is no error: scripts search many traces with one pattern.
+Its variables have no value (a $ or ~ variable: no match; a * variable holds
+vacuously), `m.warnings` names it, and a PatternWarning says so.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Callable, Dict, List, Optional
 
 import numpy as np
@@ -31,7 +37,12 @@ MAX_MATCHES_DRAWN = 5000
 
 class PatternError(ValueError):
     """A pattern that cannot be searched: a syntax error (with its line, column and
-    what was expected), an unknown name or kind, a class matching no event."""
+    what was expected), an unknown name or kind."""
+
+
+class PatternWarning(UserWarning):
+    """A pattern that can be searched but asks for what the trace lacks: a class
+    matching no event, a sub-pattern used as a type without a match."""
 
 
 def _pattern_error(exc: Exception) -> Exception:
@@ -79,6 +90,9 @@ class Matches:
         self.stats: Dict = raw["stats"]
         #: the variables in search order with their quantifier and domain size
         self.variables: List[Dict] = raw["variables"]
+        #: what the trace gives no value for ("pattern: line 1, column 6: the class
+        #: 'S' [...] matches no event of this trace"), one message each
+        self.warnings: List[str] = list(raw.get("warnings", ()))
 
     def __len__(self) -> int:
         return self.events.shape[0]
@@ -128,7 +142,7 @@ class Matches:
     def to_dict(self) -> Dict:
         return {"pattern": self.pattern, "columns": self.columns,
                 "matches": self.events.tolist(), "truncated": self.truncated,
-                "stats": self.stats}
+                "warnings": self.warnings, "stats": self.stats}
 
     def __repr__(self) -> str:
         return "<earlc.Matches %s: %d matches of (%s)%s>" % (
@@ -150,7 +164,8 @@ def search(trace, pattern, name: Optional[str] = None, limit: Optional[int] = No
     0 one per core, default the trace's; teams: groups of threads that share work
     (the answer never depends on threads or teams); pruning=False tries every value
     instead of the windows range pruning selects (the same answer, slower: for tests
-    and measurements).  Raises PatternError for a bad pattern."""
+    and measurements).  Raises PatternError for a bad pattern; a class that
+    matches no event is a PatternWarning (and m.warnings), not an error."""
     program = parse(pattern)
     if limit is not None:
         if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
@@ -170,4 +185,7 @@ def search(trace, pattern, name: Optional[str] = None, limit: Optional[int] = No
                            pruning=bool(pruning))
     except TraceError as exc:
         raise _pattern_error(exc) from None
-    return Matches(trace, raw, name if name is not None else names[-1])
+    m = Matches(trace, raw, name if name is not None else names[-1])
+    for message in m.warnings:
+        warnings.warn(message, PatternWarning, stacklevel=2)
+    return m

@@ -1,21 +1,26 @@
 """Time series of counters and metrics, as pictures draw them under a timeline.
 
-Every source gives the same shape, a DataFrame with one row per sample:
+Every source gives the shape of `trace.metrics` (earlc.metrics), a DataFrame with
+one row per sample:
 
-    location   dense location index (as everywhere in earlc)
-    metric     the series' name ("PAPI_TOT_INS /s", "power [W]")
-    time       absolute ticks of the trace's timer
-    value      float
+    location    dense location index (as everywhere in earlc)
+    metric      the series' name ("PAPI_TOT_INS /s", "power")
+    unit        its unit ("" when none)
+    time        seconds from the trace's start
+    time_ticks  absolute ticks of the trace's timer
+    value       float
 
-`counter_series(trace)` reads the hardware counters recorded with the ENTER and
-LEAVE events (PAPI and the like, OTF2 METRIC records on a thread's own
-location).  A counter recorded as a running total ("accumulated start", what
-PAPI counters are) is given as its rate: the increase since the location's
-previous sample divided by the time between them, per second, at the later
-sample's time; a counter recorded as a point value is given as recorded.
-`trace_series(trace)` adds the metrics recorded on locations of their own
-(`trace.metrics`, where the trace has them), so a picture draws both through
-one function (earlc.plot.series.draw_series).
+so one function draws any of them (earlc.plot.series.draw_series).  A trace
+carries counters two ways:
+
+- counters recorded beside ENTER and LEAVE on a thread (PAPI, rusage): recorded
+  as a running total ("accumulated start"), they are given as their rate, the
+  increase since the location's previous sample per second, at the later
+  sample's time (`counter_series`); recorded as point values, as recorded;
+- counters sampled on METRIC locations of their own (GPU power, temperature):
+  `trace.metrics` on those locations, as recorded.
+
+`trace_series(trace)` gives both.
 """
 from __future__ import annotations
 
@@ -23,104 +28,97 @@ import re
 
 import numpy as np
 
-COLUMNS = ("location", "metric", "time", "value")
+from .metrics import metric_locations, samples
+
+COLUMNS = ("location", "metric", "unit", "time", "time_ticks", "value")
 _ACCUMULATED_START = 0  # OTF2_METRIC_ACCUMULATED_START
-_DOUBLE = 10            # OTF2_TYPE_DOUBLE
-_INT64, _UINT64 = 8, 4  # OTF2_TYPE_INT64, OTF2_TYPE_UINT64
 
 
-def _empty():
+def _frame(trace, location, metric, unit, ticks, value):
     import pandas as pd
 
-    return pd.DataFrame({"location": np.empty(0, np.int64), "metric": np.empty(0, object),
-                         "time": np.empty(0, np.int64), "value": np.empty(0, np.float64)})
-
-
-def _values(trace, first: np.ndarray) -> np.ndarray:
-    """The recorded values at positions `first` of events.metric_values, as floats."""
-    ev = trace.events
-    raw = ev.metric_values[first]
-    types = ev.metric_value_types[first]
-    out = raw.astype(np.float64)  # unsigned
-    signed = types == _INT64
-    out[signed] = raw[signed].view(np.int64).astype(np.float64)
-    double = types == _DOUBLE
-    out[double] = raw[double].view(np.float64)
-    return out
-
-
-def counter_series(trace):
-    """The hardware counters recorded beside ENTER and LEAVE (see the module's
-    docstring) as (location, metric, time, value) rows, ordered by metric,
-    location and time."""
-    import pandas as pd
-
-    ev = trace.events
-    records = ev.metrics
-    if not len(records):
-        return _empty()
-    d = trace._defs
-    members, classes = d.metric_members, d.metric_classes
-    rec = records.event.astype(np.int64)
-    klass = records.metric.astype(np.int64)
-    start = records.first.astype(np.int64)
-    loc = ev.location[rec].astype(np.int64)
-    time = ev.time[rec].astype(np.int64)
-    frames = []
-    for k in np.unique(klass).tolist():
-        if k >= len(classes):
-            continue
-        mine = np.nonzero(klass == k)[0]
-        for slot, member in enumerate(classes[k][1]):
-            if member >= len(members):
-                continue
-            defined, name, _descr, unit, _vtype, _mtype, mode, _base, _exp = members[member]
-            if not defined:
-                continue
-            label = trace._string(int(name)) or "counter %d" % member
-            unit_text = trace._string(int(unit)) or ""
-            order = mine[np.lexsort((time[mine], loc[mine]))]
-            value = _values(trace, start[order] + slot)
-            l, t = loc[order], time[order]
-            if mode == _ACCUMULATED_START:
-                same = l[1:] == l[:-1]
-                dt = (t[1:] - t[:-1]).astype(np.float64)
-                keep = same & (dt > 0)
-                rate = (value[1:] - value[:-1]) / np.where(dt > 0, dt, 1) * trace.timer_resolution
-                l, t, value = l[1:][keep], t[1:][keep], rate[keep]
-                label += " /s"
-            elif unit_text and unit_text != "#":
-                label += " [%s]" % unit_text
-            frames.append(pd.DataFrame({"location": l, "metric": label, "time": t,
-                                        "value": value}))
-    if not frames:
-        return _empty()
-    return pd.concat(frames, ignore_index=True)
+    ticks = np.asarray(ticks, dtype=np.int64)
+    return pd.DataFrame({"location": np.asarray(location, dtype=np.int64),
+                         "metric": np.asarray(metric, dtype=object),
+                         "unit": np.asarray(unit, dtype=object),
+                         "time": (ticks - trace.start_time) / trace.timer_resolution,
+                         "time_ticks": ticks.astype(np.uint64),
+                         "value": np.asarray(value, dtype=np.float64)})
 
 
 def has_series(trace) -> bool:
     """Whether the trace records any counter or metric (cheap: no DataFrame)."""
-    own = getattr(trace, "metrics", None)
-    return bool(len(trace.events.metrics)) or (own is not None and not callable(own)
-                                                 and bool(len(own)))
+    return bool(len(trace.events.metrics))
+
+
+def _modes(trace):
+    """Per metric member name: its OTF2 metric mode."""
+    out = {}
+    for defined, name, _d, _u, _vt, _mt, mode, _b, _e in trace._defs.metric_members:
+        if defined:
+            out[trace._string(int(name)) or ""] = mode
+    return out
+
+
+def counter_series(trace):
+    """The counters recorded beside ENTER and LEAVE (see the module's docstring),
+    running totals as rates per second."""
+    s = samples(trace)
+    beside = ~metric_locations(trace)
+    keep = beside[s.location] if len(s) else np.zeros(0, dtype=bool)
+    s = s.select(keep)
+    modes = _modes(trace)
+    loc_all, name_all, unit_all, t_all, v_all = [], [], [], [], []
+    for m in np.unique(s.member_index).tolist():
+        mine = np.nonzero(s.member_index == m)[0]
+        order = mine[np.lexsort((s.time_ticks[mine], s.location[mine]))]
+        loc = s.location[order].astype(np.int64)
+        t = s.time_ticks[order].astype(np.int64)
+        v = s.value[order]
+        name, unit = s.names[m], s.units[m]
+        if modes.get(name) == _ACCUMULATED_START:
+            same = loc[1:] == loc[:-1]
+            dt = (t[1:] - t[:-1]).astype(np.float64)
+            ok = same & (dt > 0)
+            rate = (v[1:] - v[:-1]) / np.where(dt > 0, dt, 1) * trace.timer_resolution
+            loc, t, v = loc[1:][ok], t[1:][ok], rate[ok]
+            name, unit = name + " /s", ("%s/s" % unit) if unit and unit != "#" else ""
+        loc_all.append(loc)
+        t_all.append(t)
+        v_all.append(v)
+        name_all.append(np.full(len(loc), name, dtype=object))
+        unit_all.append(np.full(len(loc), "" if unit == "#" else unit, dtype=object))
+    if not loc_all:
+        return _frame(trace, [], [], [], [], [])
+    return _frame(trace, *(np.concatenate(x) for x in (loc_all, name_all, unit_all, t_all,
+                                                       v_all)))
+
+
+def location_series(trace):
+    """The counters sampled on METRIC locations of their own, as recorded."""
+    s = samples(trace)
+    own = metric_locations(trace)
+    s = s.select(own[s.location] if len(s) else np.zeros(0, dtype=bool))
+    names = np.array(s.names, dtype=object)
+    units = np.array(s.units, dtype=object)
+    return _frame(trace, s.location, names[s.member_index] if len(s) else [],
+                  units[s.member_index] if len(s) else [], s.time_ticks, s.value)
 
 
 def trace_series(trace):
-    """Every series a trace has: its counters (counter_series) and the metrics on
-    locations of their own (trace.metrics, when the trace model offers them)."""
+    """Every series a trace has: its counters beside regions (counter_series) and
+    those of its METRIC locations (location_series)."""
     import pandas as pd
 
-    parts = [counter_series(trace)]
-    own = getattr(trace, "metrics", None)
-    if own is not None and not callable(own) and len(own):
-        parts.append(own[list(COLUMNS)])
-    parts = [p for p in parts if len(p)]
+    if not has_series(trace):
+        return _frame(trace, [], [], [], [], [])
+    parts = [f for f in (counter_series(trace), location_series(trace)) if len(f)]
     if not parts:
-        return _empty()
+        return _frame(trace, [], [], [], [], [])
     return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
 
 
 def short_name(metric: str, width: int = 28) -> str:
     """A series name short enough for an axis label."""
-    name = re.sub(r"\s+", " ", metric).strip()
+    name = re.sub(r"\s+", " ", str(metric)).strip()
     return name if len(name) <= width else name[:width - 3] + "..."

@@ -19,6 +19,18 @@ from .events import KIND_NAMES, Event, Events, make_event
 TraceError = _core.TraceError
 
 
+#: codes that say how the trace was read rather than that its content is
+#: inconsistent: (Note or Warning, what it means for the numbers), as reports say it
+READING_NOTES = {
+    "event_count_mismatch": ("Note", "the definitions announce other event counts than the "
+                             "event files hold; every event the files hold was read"),
+    "clock_properties_missing": ("Note", "the trace gives no timer resolution; seconds assume "
+                                 "one tick a nanosecond"),
+    "event_file_cut_short": ("Warning", "event files were cut short and salvaged; the records "
+                             "after each cut are missing from every number"),
+}
+
+
 class Warnings:
     """Inconsistencies found while reading, counted per code.
 
@@ -105,6 +117,19 @@ class Trace:
 
         return write_perfetto(self, path, start=start, end=end, locations=locations,
                               report=report, wait_states=wait_states)
+
+    # -- counters as time series (python/earlc/metrics.py) ---------------------------
+    @property
+    def metrics(self):
+        """Every METRIC sample as a time series: a pandas DataFrame of location,
+        metric (the member's name), unit, time (seconds from the trace start),
+        time_ticks and value (float64, in the unit), one row per sample in the total
+        order.  Counters sampled on their own METRIC locations (GPU power,
+        temperature) are only here; those recorded beside ENTER/LEAVE are also the
+        analysis's hwc_ metrics (docs/model.md)."""
+        from .metrics import metric_frame
+
+        return metric_frame(self)
 
     # -- profiles and communication, as pipit offers them (profiles.py, communication.py)
     def flat_profile(self, per_location: bool = False):
@@ -318,11 +343,17 @@ class Trace:
 ProgressFn = Callable[[str, int, int], None]
 
 
-def open(path, threads: int = 0, progress: Optional[ProgressFn] = None) -> Trace:  # noqa: A001
-    """Read the OTF2 archive at `path` (its traces.otf2 anchor file or its folder).
+def open(path, threads: int = 0, progress: Optional[ProgressFn] = None,  # noqa: A001
+         salvage: bool = False) -> Trace:
+    """Read the OTF2 archive at `path`: its anchor file (NAME.otf2), or the folder
+    that holds it (its traces.otf2, else its only *.otf2 file).
 
     threads: reading threads (0: one per core); the result does not depend on it.
     progress: called as progress(phase, done, total) during long reads.
+    salvage: an event file cut short (a crashed run) keeps every record that lies
+    whole before its end, with an `event_file_cut_short` warning per location
+    saying how much was lost, instead of failing the open.
     Raises earlc.TraceError with a message naming the file and the problem.
     """
-    return Trace(_core.open(os.fspath(path), threads=threads, progress=progress), threads)
+    return Trace(_core.open(os.fspath(path), threads=threads, progress=progress,
+                            salvage=bool(salvage)), threads)

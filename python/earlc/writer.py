@@ -209,6 +209,15 @@ class TraceWriter:
     def closed(self) -> bool:
         return self._w.closed
 
+    def quirks(self, *, omit_clock_properties: bool = False,
+               announced_events: Optional[int] = None) -> None:
+        """Write the definitions as some other tools do, to test readers (the archive
+        then says what these say, not what it holds): no ClockProperties (the OTF2
+        library's own test archives), or ``announced_events`` as every location's
+        number of events (APEX writes one wrong count for all)."""
+        self._w.set_quirks(bool(omit_clock_properties),
+                           None if announced_events is None else int(announced_events))
+
     def event_count(self, where: Optional[Where] = None) -> int:
         return self._w.event_count(-1 if where is None else self.loc(where))
 
@@ -238,6 +247,12 @@ class TraceWriter:
         return tuple(self._w.location(group, stream_name % i if "%" in stream_name else stream_name,
                                       LOCATION_TYPE["ACCELERATOR_STREAM"])
                      for i in range(streams))
+
+    def metric_location(self, rank: int, name: str = "metric location") -> int:
+        """A location of type METRIC in the process of ``rank``, where counters are
+        sampled on their own (Score-P's metric plugins: GPU power, temperature);
+        its index (use it as ``("loc", index)``)."""
+        return self._w.location(self._procs[rank], name, LOCATION_TYPE["METRIC"])
 
     def loc(self, where: Where) -> int:
         """The location index of a rank, ``(rank, thread)``, or ``("loc", i)``."""

@@ -7,7 +7,10 @@
  * of the reading buffers back as it goes, yields the same store with one
  * and with several threads; the halves of non-blocking requests, linked by
  * their positions on a location while reading, become each other's event
- * ids (32 bits, EARL_EID32_NONE for none) in every merge thread's share.
+ * ids (32 bits, EARL_EID32_NONE for none) in every merge thread's share; the
+ * understated count is a warning, not an error; an event file cut short is
+ * refused, and salvaged (earl_open_options.salvage) up to its last whole
+ * record with any number of threads.
  * The archives are written with libotf2's own writer, since earl_writer
  * always announces the true counts.
  */
@@ -109,7 +112,7 @@ static void write_archive(const char *dir)
 
 static earl_trace *open_with(const char *dir, int threads)
 {
-    earl_open_options o = {.threads = threads};
+    earl_open_options o = {.threads = threads, .salvage = 1};
     earl_trace *t = NULL;
     earl_error err;
     if (earl_trace_open(dir, &o, &t, &err) != EARL_OK)
@@ -140,6 +143,10 @@ static void check_store(const earl_trace *t)
                     (e->time[i - 1] == e->time[i] && e->location[i - 1] < e->location[i]));
     /* message rows location after location, each pointing at its event */
     assert_int_equal(e->msg.count, 2 * ITERATIONS);
+    /* location 0 announces fewer than it holds: read whole, with a warning */
+    const earl_warnings *w = earl_trace_warnings(t);
+    assert_int_equal(w->counts[EARL_WARN_EVENT_COUNT_MISMATCH], 1);
+    assert_int_equal(w->counts[EARL_WARN_EVENT_FILE_CUT_SHORT], 0);
     for (size_t r = 0; r < e->msg.count; r++) {
         int loc = r >= ITERATIONS;
         uint32_t i = (uint32_t)(r % ITERATIONS);
@@ -289,11 +296,66 @@ static void test_request_partners_become_event_ids(void **state)
     free(dir);
 }
 
+/* Location 1's event file loses its last 3 bytes: the last LEAVE's region
+ * and the end mark.  Refused by default; salvaged, location 1 keeps every
+ * record but that LEAVE, with one warning saying one of its records was
+ * lost, and the same store for any number of threads. */
+static void test_cut_file_salvaged(void **state)
+{
+    (void)state;
+    char *dir = wtu_scratch(), file[4096];
+    write_archive(dir);
+    snprintf(file, sizeof file, "%s/traces/1.evt", dir);
+    struct stat st;
+    assert_int_equal(stat(file, &st), 0);
+    assert_int_equal(truncate(file, st.st_size - 3), 0);
+    earl_open_options strict = {.threads = 2};
+    earl_trace *t = NULL;
+    earl_error err;
+    assert_int_equal(earl_trace_open(dir, &strict, &t, &err), EARL_ERR_CORRUPT);
+    assert_null(t);
+    assert_non_null(strstr(err.message, "1.evt: the event file is corrupt or truncated"));
+    assert_non_null(strstr(err.message, "salvage"));
+    earl_trace *one = open_with(dir, 1);
+    for (int threads = 1; threads <= 3; threads += 2) {
+        earl_trace *s = threads == 1 ? one : open_with(dir, threads);
+        const earl_events *e = earl_trace_events(s);
+        assert_int_equal(e->count, 6 * ITERATIONS - 1);
+        assert_int_equal(e->loc_start[2] - e->loc_start[1], 3 * ITERATIONS - 1);
+        for (int k = 0; k < 3 * ITERATIONS - 1; k++) {
+            earl_eid id = e->loc_events[e->loc_start[1] + (size_t)k];
+            assert_int_equal(e->time[id], at(1, k / 3, k % 3));
+            assert_int_equal(e->kind[id], k % 3 == 0 ? EARL_ENTER
+                                          : k % 3 == 1 ? EARL_MPI_SEND : EARL_LEAVE);
+        }
+        const earl_warnings *w = earl_trace_warnings(s);
+        assert_int_equal(w->counts[EARL_WARN_EVENT_FILE_CUT_SHORT], 1);
+        assert_int_equal(w->counts[EARL_WARN_REGION_NOT_LEFT], 1);
+        int found = 0;
+        for (size_t i = 0; i < w->n_details; i++)
+            if (w->details[i].code == EARL_WARN_EVENT_FILE_CUT_SHORT) {
+                found = 1;
+                assert_int_equal(w->details[i].location, 1);
+                assert_non_null(strstr(w->details[i].detail, "(1 of 60000 lost;"));
+            }
+        assert_true(found);
+        if (s != one) {
+            assert_same_store(one, s);
+            earl_trace_close(s);
+        }
+    }
+    earl_trace_close(one);
+    earl_mem_release();
+    wtu_remove_tree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_understated_count_outgrows_its_slots),
         cmocka_unit_test(test_request_partners_become_event_ids),
+        cmocka_unit_test(test_cut_file_salvaged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -285,12 +285,76 @@ static void test_threads_teams_and_limits_give_the_sequential_answer(void **stat
     close_halo(&f);
 }
 
+/* A class matching no event is a warning of the query, not an error: its $
+ * variable has no match, its * variable holds vacuously (the $-only part of
+ * the formula still holds), on one thread and on several. */
+static void test_a_class_matching_no_event_is_a_warning(void **state)
+{
+    (void)state;
+    fixture f;
+    open_halo(&f);
+    static const struct {
+        const char *text;
+        const char *same_as;  /* the pattern with the answer, NULL: no match */
+        size_t warnings;
+    } cases[] = {
+        {"N := [\"rank 99\", \"\", \"\"]; S := [\"\", \"MPI_ISEND\", \"\"]; S $a; N $n;"
+         "P := $a --> $n;", NULL, 1},
+        {"N := [\"rank 99\", \"\", \"\"]; S := [\"\", \"MPI_ISEND\", \"\"]; S $a; N *n;"
+         "P := $a !--> *n;", "S := [\"\", \"MPI_ISEND\", \"\"]; S $a; P := $a;", 1},
+        {"N := [\"rank 99\", \"\", \"\"]; S := [\"\", \"MPI_ISEND\", \"\"]; "
+         "R := [\"\", \"MPI_IRECV\", \"\"]; S $a; R $r; P := $a -(N)-> $r;",
+         "S := [\"\", \"MPI_ISEND\", \"\"]; R := [\"\", \"MPI_IRECV\", \"\"]; S $a; R $r;"
+         "P := $a --> $r;", 1},
+        {"N := [\"rank 99\", \"\", \"\"]; N $n; Never := $n; Never *v; "
+         "S := [\"\", \"MPI_ISEND\", \"\"]; S $a; P := $a !--> *v;",
+         "S := [\"\", \"MPI_ISEND\", \"\"]; S $a; P := $a;", 2},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        earl_search_program *p, *p2 = NULL;
+        earl_search_query *q, *q2 = NULL;
+        ok(earl_search_parse(cases[k].text, &p, &err));
+        ok(earl_search_prepare(p, f.trace, f.states, NULL, &q, &err));
+        assert_int_equal(earl_search_query_warnings(q), cases[k].warnings);
+        assert_non_null(strstr(earl_search_query_warning(q, 0),
+                               "the class 'N' [\"rank 99\", \"\", \"\"] matches no event"));
+        assert_null(earl_search_query_warning(q, cases[k].warnings));
+        earl_search_result *want = NULL;
+        if (cases[k].same_as) {
+            ok(earl_search_parse(cases[k].same_as, &p2, &err));
+            ok(earl_search_prepare(p2, f.trace, f.states, NULL, &q2, &err));
+            assert_int_equal(earl_search_query_warnings(q2), 0);
+            earl_search_options o = {.threads = 1};
+            ok(earl_search_execute(q2, &o, &want, &err));
+            assert_true(earl_search_result_rows(want) > 0);
+        }
+        for (int threads = 1; threads <= 3; threads += 2) {
+            earl_search_options o = {.threads = threads};
+            earl_search_result *r;
+            ok(earl_search_execute(q, &o, &r, &err));
+            size_t rows = earl_search_result_rows(r);
+            assert_int_equal(rows, want ? earl_search_result_rows(want) : 0);
+            if (rows)
+                assert_memory_equal(earl_search_result_events(r), earl_search_result_events(want),
+                                    rows * earl_search_result_columns(r) * sizeof(earl_eid));
+            earl_search_result_free(r);
+        }
+        earl_search_result_free(want);
+        earl_search_query_free(q2);
+        earl_search_program_free(p2);
+        earl_search_query_free(q);
+        earl_search_program_free(p);
+    }
+    close_halo(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grouped_tasks_cover_the_tree_once),
         cmocka_unit_test(test_split_everywhere_gives_the_sequential_answer),
         cmocka_unit_test(test_threads_teams_and_limits_give_the_sequential_answer),
+        cmocka_unit_test(test_a_class_matching_no_event_is_a_warning),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -99,9 +99,9 @@ def check_picture(trace, report=None, start=None, end=None, locations=None,
     from earlc.timeline import Window, window_ticks
 
     fig = plot_timeline(trace, None, start=start, end=end, locations=locations, report=report,
-                        series=False)
+                        metrics=False)
     bare = plot_timeline(trace, None, start=start, end=end, locations=locations, report=report,
-                         series=False, messages=False)
+                         metrics=False, messages=False)
     first, last = window_ticks(trace, start, end)
     rows = Window(trace, first, last, locations).locations.tolist()
     image, plain_image = render(fig), render(bare)

@@ -301,3 +301,27 @@ def test_wrong_order_counts_a_waitall_once(tmp_path):
     assert r.total("messages_in_wrong_order") == 20
     assert r.occurrences("messages_in_wrong_order") == 1
     assert not r.exceeding
+
+
+def test_wait_at_finalize_ends_at_the_own_leave(tmp_path):
+    """Scalasca's Wait at Finalize: min(latest enter of all processes, own leave)
+    - own enter.  Where the clock condition is violated (rank 0 leaves
+    MPI_Finalize before rank 2 enters it), the wait is limited to the time spent
+    inside MPI_Finalize: 0 for a call that takes no time."""
+    def build(calls):
+        def at(w):
+            for rank, (enter, leave) in enumerate(calls):
+                w.enter(rank, enter, "MPI_Finalize"); w.leave(rank, leave, "MPI_Finalize")
+            return 1000
+        return at
+
+    def waits(folder, calls):
+        r = earlc.analyze(scenario(tmp_path / folder, build(calls), ranks=len(calls)))
+        return dict(r.by_location("wait_at_finalize"))
+
+    # synchronised clocks: everybody leaves after the last one entered
+    assert waits("sync", [(100, 520), (300, 515), (500, 510)]) == {0: 400, 1: 200}
+    # rank 0 leaves at 110, before rank 2 entered at 500: 10 ticks inside, not 400
+    assert waits("ccv", [(100, 110), (300, 515), (500, 510)]) == {0: 10, 1: 200}
+    # calls that take no time wait for nobody, whatever the others' clocks say
+    assert waits("zero", [(100, 100), (300, 300), (500, 500)]) == {}

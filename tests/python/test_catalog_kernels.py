@@ -103,7 +103,7 @@ def first_of_groups_by_definition(keys, values):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_group_kernels_follow_their_definitions(seed):
-    from earlc.properties.groups import exclusive_running_max, first_of_groups
+    from earlc.analysis.reductions import exclusive_running_max, first_of_groups
 
     rng = np.random.default_rng(seed)
     keys = np.sort(rng.integers(0, 40, 400))

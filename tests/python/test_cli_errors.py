@@ -255,3 +255,11 @@ def test_a_plugin_that_cannot_be_loaded(tmp_path, cmd):
                      "    name = 'late_sender'\n    def detect(self, ctx, s):\n        return None\n")
     assert_one_line_error(run(cmd, *args, "--plugin", str(taken)), "taken by the built-in",
                           "replaces")
+
+
+def test_analyze_help_says_the_root_causes_are_opt_in():
+    """Without --properties the root causes are left out: the help says so and
+    does not claim the default is "all"."""
+    text = " ".join(run("analyze", "--help").stdout.split())
+    assert "default: all" not in text
+    assert "every property but the root causes" in text and "'all'" in text

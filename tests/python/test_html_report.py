@@ -113,8 +113,19 @@ def test_cli_report_with_a_pattern(tmp_path):
     assert r.returncode == 0, r.stderr
     n = len(earlc.open(HYBRID).search(PATTERN))
     assert out.read_text().count('class="match" data-match=') == min(n, 50)
+    # a class that matches no event: a warning (as earlc search says it), a page
+    # with no match
+    none = tmp_path / "none.pattern"
+    none.write_text('B := ["", "ENTER", "MPI_Nowhere"];\nB $b, $c;\nP := $b --> $c;\n')
+    r = subprocess.run([sys.executable, "-m", "earlc", "report", str(HYBRID), "-o",
+                        str(tmp_path / "n.html"), "--pattern", str(none)], capture_output=True,
+                       text=True)
+    assert r.returncode == 0 and r.stderr.startswith("earlc: warning:"), r.stderr
+    assert "MPI_Nowhere" in r.stderr and r.stderr.count("\n") == 1
+    assert "<p>0 matches" in (tmp_path / "n.html").read_text()
+    # a pattern that does not parse: one line, status 2, no page
     bad = tmp_path / "bad.pattern"
-    bad.write_text('B := ["", "ENTER", "MPI_Nowhere"];\nB $b;\nP := $b --> $b;\n')
+    bad.write_text('B := ["", "ENTER", "MPI_Send"];\nB $b;\nP := $b --> ;\n')
     r = subprocess.run([sys.executable, "-m", "earlc", "report", str(HYBRID), "-o",
                         str(tmp_path / "x.html"), "--pattern", str(bad)], capture_output=True,
                        text=True)

@@ -61,8 +61,8 @@ def test_timeline_draws_the_window(hybrid, tmp_path):
 def test_wait_marks_only_where_at_least_a_pixel(hybrid):
     """Zooming in shows more wait states: each one at least a pixel wide."""
     trace, report = hybrid
-    whole = plot_timeline(trace, None, report=report, width=3.0, series=False)
-    zoomed = plot_timeline(trace, None, start=1e-6, end=2e-6, report=report, series=False)
+    whole = plot_timeline(trace, None, report=report, width=3.0, metrics=False)
+    zoomed = plot_timeline(trace, None, start=1e-6, end=2e-6, report=report, metrics=False)
     count = [len(c.get_paths()) for f in (whole, zoomed) for c in f.axes[0].collections
              if isinstance(c, PolyCollection)]
     for fig in (whole, zoomed):
@@ -165,7 +165,7 @@ def test_each_pixel_shows_the_dominant_activity(hybrid):
     from earlc.plot.style import ACTIVITY_COLOURS, IDLE_COLOUR
 
     trace, report = hybrid
-    fig = plot_timeline(trace, None, report=report, width=6.0, series=False)
+    fig = plot_timeline(trace, None, report=report, width=6.0, metrics=False)
     image = fig.axes[0].images[0].get_array()
     n_rows, pixels = len(trace.locations), image.shape[1]
     row_px = image.shape[0] // n_rows
@@ -305,12 +305,13 @@ def test_counters_are_drawn_under_the_timeline(tmp_path):
     assert len(panel.get_lines()) == 2
     assert max(panel.get_lines()[1].get_ydata()) == pytest.approx(rates.max())
     # a series of another source: one function draws it
-    other = pd.DataFrame({"location": [0, 0, 1], "metric": "power [W]",
-                          "time": trace.start_time + np.array([0, 500, 900]),
-                          "value": [10.0, 12.0, 11.0]})
-    fig = plot_timeline(trace, None, series=other)
-    assert [a.get_ylabel() for a in fig.axes[1:]] == ["power [W]"]
-    assert not plot_timeline(trace, None, series=False).axes[1:]
+    ticks = trace.start_time + np.array([0, 500, 900])
+    other = pd.DataFrame({"location": [0, 0, 1], "metric": "power", "unit": "W",
+                          "time": (ticks - trace.start_time) / trace.timer_resolution,
+                          "time_ticks": ticks, "value": [10.0, 12.0, 11.0]})
+    fig = plot_timeline(trace, None, metrics=other)
+    assert [a.get_ylabel() for a in fig.axes[1:]] == ["power\n(W)"]
+    assert not plot_timeline(trace, None, metrics=False).axes[1:]
 
 
 def test_a_stopped_run_shows_where_each_process_stopped(tmp_path):
@@ -327,7 +328,7 @@ def test_a_stopped_run_shows_where_each_process_stopped(tmp_path):
             w.mark_incomplete(r, "the run did not finish within the timeout and was ended")
             w.location_property(r, "earlc::run_ended", "1000")
     trace = earlc.open(path)
-    fig = plot_timeline(trace, None, series=False)
+    fig = plot_timeline(trace, None, metrics=False)
     ax = fig.axes[0]
     first = trace.start_time
     assert ax.get_xlim()[1] == pytest.approx((1000 - first) / trace.timer_resolution * 1e0, rel=1e-9) \

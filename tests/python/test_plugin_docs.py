@@ -25,9 +25,9 @@ def examples():
     return out
 
 
-def test_the_page_has_three_worked_examples():
-    assert sorted(examples()) == ["allreduce_wait.py", "late_sender_paper.py",
-                                  "slow_receive.py"]
+def test_the_page_has_four_worked_examples():
+    assert sorted(examples()) == ["allreduce_wait.py", "late_sender_copy.py",
+                                  "late_sender_paper.py", "slow_receive.py"]
 
 
 @pytest.fixture(scope="module")
@@ -65,11 +65,13 @@ def test_the_examples_run_and_keep_the_metric_tree_a_tree(plugin_files, traces):
         data = analyze(trace, plugin_files)
         assert data["switched_off"] == [], (trace, data["warning_details"])
         metrics = {m["name"]: m for m in data["metrics"]}
-        for name in ("slow_receive", "late_sender_paper", "allreduce_wait"):
+        for name in ("slow_receive", "late_sender_paper", "allreduce_wait", "late_sender_copy"):
             assert metrics[name]["exceeds_parent"] is None, (trace, name)
         assert metrics["late_sender_paper"]["value"] == metrics["late_sender"]["value"]
         assert metrics["late_sender_paper"]["occurrences"] == metrics["late_sender"]["occurrences"]
         assert metrics["allreduce_wait"]["value"] <= metrics["wait_at_nxn"]["value"]
+        for field in ("value", "occurrences"):
+            assert metrics["late_sender_copy"][field] == metrics["late_sender"][field], field
         assert metrics["slow_receive"]["value"] <= metrics["mpi_point2point"]["value"]
 
 
@@ -100,3 +102,16 @@ def test_the_set_fraction_example_equals_wait_at_barrier(traces):
     assert r.total("wait_at_barrier") > 0 and not r.switched_off
     assert r.total("wait_at_barrier_paper") == r.total("wait_at_barrier")
     assert r.occurrences("wait_at_barrier_paper") == r.occurrences("wait_at_barrier")
+
+
+def test_the_late_sender_copy_equals_the_builtin_in_every_cell(plugin_files, traces):
+    """Example 4 uses only the public context and gives the built-in's numbers,
+    call path by call path and location by location."""
+    from earlc.analysis import load_file
+
+    (copy,) = [p for p in plugin_files if p.name == "late_sender_copy.py"]
+    for trace in traces:
+        report = earlc.analyze(earlc.open(trace), plugins=load_file(copy))
+        assert report.cells("late_sender_copy")[2].sum() > 0 or trace == traces[0]
+        for a, b in zip(report.cells("late_sender_copy"), report.cells("late_sender")):
+            assert a.tolist() == b.tolist(), trace

@@ -351,6 +351,33 @@ def test_a_raising_plugin_is_named_with_its_own_line(tmp_path, generated):
     assert "property raises" in strict.stderr and "%s:9" % path in strict.stderr
 
 
+def test_an_undeclared_read_is_one_line_on_the_command_line(tmp_path):
+    """A plugin reading a published name it does not declare: the report's one
+    warning line names it, the name and the line; --strict: one error line."""
+    path = tmp_path / "sneaky.py"
+    path.write_text(textwrap.dedent("""\
+        from earlc.analysis import Property
+
+
+        class Sneaky(Property):
+            name, title, parent, unit = "sneaky", "Sneaky", None, "occ"
+
+            def detect(self, ctx, subscribed):
+                return ctx.published.get("late_sender")    # line 8
+    """))
+    trace = str(ROOT / "traces" / "ring-late-sender")
+    out = subprocess.run([sys.executable, "-m", "earlc", "analyze", trace, "--plugin", str(path)],
+                         capture_output=True, text=True, cwd=ROOT / "python")
+    (line,) = [l for l in out.stdout.splitlines() if "UndeclaredRead" in l]
+    assert out.returncode == 0 and "%s:8" % path in line
+    assert "property sneaky reads 'late_sender' from ctx.published without declaring it" in line
+    strict = subprocess.run([sys.executable, "-m", "earlc", "analyze", trace, "--plugin",
+                             str(path), "--strict"], capture_output=True, text=True,
+                            cwd=ROOT / "python")
+    assert strict.returncode == 2 and strict.stderr.count("\n") == 1
+    assert "UndeclaredRead" in strict.stderr and "'late_sender'" in strict.stderr
+
+
 # -- the metric tree stays a tree ---------------------------------------------------------------
 
 class ReceiveCallTimePerMessage(Property):

@@ -13,6 +13,7 @@ import pytest
 import earlc
 from earlc import PatternError, TraceWriter
 
+from conftest import ROOT
 from search_brute import Model, cls, evaluate, partner, pattern
 
 # ---- traces ------------------------------------------------------------------------
@@ -425,12 +426,6 @@ def test_figure_2_8_first_and_last_connection(tmp_path, seed):
     ('S := ["", "MPI_SEND", ""];\nS $a;\nP := $a --> T;', ["line 3, column 13:", "unknown name 'T'"]),
     ('S := ["", "MPI_SEND", ""];\nS $a;\nP := ($a --> $a;', ["line 3, column 16:", "expected ')'"]),
     ('S := ["", "MPI_SEND", ""];\nS $a;\nP := $a --> ;', ["line 3, column 13:", "expected a class"]),
-    ('S := ["", "MPI_SEND", "no such region"]; S $a; P := $a;',
-     ["line 1, column 6:", "the class 'S'", "matches no event of this trace"]),
-    ('S := ["rank 99", "", ""]; S $a; P := $a --> ["", "", ""];',
-     ["line 1, column 6:", "matches no event"]),
-    ('S := ["", "", ""]; S $a; P := $a --> ["rank 99", "", ""];',
-     ["line 1, column 38:", "the class [\"rank 99\", \"\", \"\"] matches no event"]),
 ])
 def test_bad_patterns(traces, text, fragments):
     trace, _ = traces[0]
@@ -438,6 +433,80 @@ def test_bad_patterns(traces, text, fragments):
         trace.search(text)
     for f in fragments:
         assert f in str(info.value)
+
+
+# ---- classes that match no event: no error, zero matches (or vacuous *) ---------------
+
+NOTHING = cls("rank 99")
+EMPTY = {
+    "a $ variable over nothing": (
+        'Nothing := ["rank 99", "", ""]; Send $s; Nothing $n; P := $s --> $n;',
+        ([("s", "$", SEND), ("n", "$", NOTHING)], lambda v, m: m.before(v["s"], v["n"])),
+        ["column 12: the class 'Nothing' [\"rank 99\", \"\", \"\"] matches no event of this "
+         "trace"]),
+    "a * variable over nothing holds vacuously": (
+        'Nothing := ["rank 99", "", ""]; Send $s; Nothing *n; P := $s !--> *n;',
+        ([("s", "$", SEND), ("n", "*", NOTHING)], lambda v, m: not m.before(v["s"], v["n"])),
+        ["the class 'Nothing'"]),
+    "a ~ variable over nothing": (
+        'Nothing := ["rank 99", "", ""]; Send $s; Nothing ~n; P := $s --> ~n;',
+        ([("s", "$", SEND), ("n", "~", NOTHING)], lambda v, m: m.before(v["s"], v["n"])),
+        ["the class 'Nothing'"]),
+    # the conjunct without a * variable must hold even when the * part is vacuous
+    # (docs/patterns.md, "What a match is"): A -(C)-> B is A --> B when C is empty
+    "limited precedence through nothing": (
+        'Nothing := ["rank 99", "", ""]; Send0 $x; Recv $y; P := $x -(Nothing)-> $y;',
+        ([("x", "$", SEND0), ("y", "$", RECV)], lambda v, m: m.before(v["x"], v["y"])),
+        ["the class 'Nothing'"]),
+    "a partner class without pairs": (
+        'NoMsg := ["", "MPI_*SEND", ""].["", "ENTER", ""]; NoMsg $m; Send *a; '
+        'P := $m !--> *a;',
+        ([("m", "$", partner(SEND, cls(kind="ENTER"))), ("a", "*", SEND)],
+         lambda v, m: not m.before(v["m"], v["a"])),
+        ["matches no pair of partner events"]),
+    "a sub-pattern without a match": (
+        'Nothing := ["rank 99", "", ""]; Nothing $n; Never := $n; Never *q; Send $s; '
+        'P := $s !--> *q;',
+        ([("s", "$", SEND)], lambda v, m: True),
+        ["the class 'Nothing'", "the pattern 'Never', used as a variable type, has no match"]),
+}
+
+
+@pytest.mark.parametrize("name", list(EMPTY))
+def test_a_class_matching_no_event_is_a_warning(traces, name):
+    """A class that matches no event of the trace (scripts search many traces with
+    one pattern): no error, a PatternWarning and m.warnings naming it, and the
+    matches the semantics give (none for a $ or ~ variable over it, a * variable
+    over it holds vacuously), on one thread and several, with and without
+    pruning."""
+    text, spec, messages = EMPTY[name]
+    for trace, model in traces[:3] + traces[-1:]:
+        expected = evaluate(model, spec)
+        for threads, pruning in ((1, True), (2, True), (1, False)):
+            with pytest.warns(earlc.PatternWarning) as caught:
+                m = run(trace, text, threads=threads, pruning=pruning)
+            assert [tuple(int(x) for x in r) for r in m.events] == expected, (name, threads)
+            assert len(m.warnings) == len(messages) == len(caught)
+            for message, warning, seen in zip(messages, m.warnings, caught):
+                assert message in warning and str(seen.message) == warning
+                assert warning.startswith("pattern: line ")
+    assert ("vacuously" not in name and "without a match" not in name) or len(expected)
+
+
+def test_a_class_matching_no_event_on_the_command_line(tmp_path):
+    """Zero matches and one warning line naming the class; --strict: exit status 2."""
+    text = 'S := ["", "MPI_SEND", "no such region"]; S $a; P := $a;'
+    demo = ROOT / "traces" / "demo-ring"
+    r = earlc_cli("search", demo, text)
+    assert r.returncode == 0 and "P: 0 matches" in r.stdout
+    assert r.stderr.strip().splitlines() == [
+        "earlc: warning: pattern: line 1, column 6: the class 'S' [\"\", \"MPI_SEND\", "
+        "\"no such region\"] matches no event of this trace"]
+    r = earlc_cli("search", demo, text, "--format", "json")
+    assert json.loads(r.stdout)["warnings"] == [r.stderr.strip()[len("earlc: warning: "):]]
+    r = earlc_cli("search", demo, text, "--strict")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert r.stderr.startswith("earlc: error: pattern: line 1, column 6: the class 'S'")
 
 
 def test_bad_arguments(traces):

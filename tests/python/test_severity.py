@@ -54,7 +54,7 @@ def test_store_table_drops_zero_rows_and_unplaced():
 
 
 def test_first_of_groups_fast_path_equals_sorting():
-    from earlc.properties.groups import first_of_groups
+    from earlc.analysis.reductions import first_of_groups
     rng = np.random.default_rng(3)
     for trial in range(20):
         keys = np.sort(rng.integers(0, 50, 300))

@@ -104,6 +104,21 @@ static PyObject *variables_list(const earl_search_query *q)
     return list;
 }
 
+static PyObject *warnings_list(const earl_search_query *q)
+{
+    size_t n = earl_search_query_warnings(q);
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    for (size_t k = 0; list && k < n; k++) {
+        PyObject *s = PyUnicode_FromString(earl_search_query_warning(q, k));
+        if (!s) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, (Py_ssize_t)k, s);
+    }
+    return list;
+}
+
 static PyObject *result_dict(const earl_search_query *q, const earl_search_result *r)
 {
     size_t rows = earl_search_result_rows(r), cols = earl_search_result_columns(r);
@@ -119,10 +134,12 @@ static PyObject *result_dict(const earl_search_query *q, const earl_search_resul
     PyObject *events = PyBytes_FromStringAndSize((const char *)earl_search_result_events(r),
                                                  (Py_ssize_t)(rows * cols * sizeof(earl_eid)));
     PyObject *vars = variables_list(q);
-    if (!names || !events || !vars) {
+    PyObject *warnings = warnings_list(q);
+    if (!names || !events || !vars || !warnings) {
         Py_XDECREF(names);
         Py_XDECREF(events);
         Py_XDECREF(vars);
+        Py_XDECREF(warnings);
         return NULL;
     }
     earl_search_stats st = earl_search_result_stats(r);
@@ -147,12 +164,14 @@ static PyObject *result_dict(const earl_search_query *q, const earl_search_resul
         Py_DECREF(names);
         Py_DECREF(events);
         Py_DECREF(vars);
+        Py_DECREF(warnings);
         return NULL;
     }
-    return Py_BuildValue("{s:N,s:N,s:n,s:O,s:N,s:{s:K,s:K,s:K,s:d,s:n,s:n,s:K,s:K,s:N}}",
+    return Py_BuildValue("{s:N,s:N,s:n,s:O,s:N,s:N,s:{s:K,s:K,s:K,s:d,s:n,s:n,s:K,s:K,s:N}}",
                          "columns", names, "events", events, "rows", (Py_ssize_t)rows,
                          "truncated", earl_search_result_truncated(r) ? Py_True : Py_False,
-                         "variables", vars, "stats", "nodes", (unsigned long long)st.nodes,
+                         "variables", vars, "warnings", warnings, "stats", "nodes",
+                         (unsigned long long)st.nodes,
                          "checks", (unsigned long long)st.checks, "pruned",
                          (unsigned long long)st.pruned, "seconds", st.seconds, "stamped",
                          (Py_ssize_t)stamped, "stamp_bytes", (Py_ssize_t)bytes, "tasks",

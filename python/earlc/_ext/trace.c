@@ -389,14 +389,15 @@ void earlc_call_progress(void *data, const char *phase, uint64_t done, uint64_t 
 PyObject *earlc_open(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     (void)module;
-    static char *kwlist[] = {"path", "threads", "progress", NULL};
+    static char *kwlist[] = {"path", "threads", "progress", "salvage", NULL};
     PyObject *path_obj = NULL, *progress = Py_None;
-    int threads = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|iO", kwlist, PyUnicode_FSConverter,
-                                     &path_obj, &threads, &progress))
+    int threads = 0, salvage = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|iOp", kwlist, PyUnicode_FSConverter,
+                                     &path_obj, &threads, &progress, &salvage))
         return NULL;
     earlc_progress_bridge bridge = {progress, 0};
-    earl_open_options opts = {threads, progress != Py_None ? earlc_call_progress : NULL, &bridge};
+    earl_open_options opts = {threads, progress != Py_None ? earlc_call_progress : NULL, &bridge,
+                              salvage};
     earl_trace *tr = NULL;
     earl_error err;
     earl_status st;

@@ -687,6 +687,22 @@ static PyObject *Writer_set_realtime(WriterObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+static PyObject *Writer_set_quirks(WriterObject *self, PyObject *args)
+{
+    int omit_clock = 0;
+    PyObject *announced = Py_None;
+    if (check_open(self) || !PyArg_ParseTuple(args, "pO", &omit_clock, &announced))
+        return NULL;
+    earl_writer_quirks q = {omit_clock, announced != Py_None, 0};
+    if (q.announce_events) {
+        q.announced_events = PyLong_AsUnsignedLongLong(announced);
+        if (PyErr_Occurred())
+            return NULL;
+    }
+    earl_writer_set_quirks(self->w, &q);
+    Py_RETURN_NONE;
+}
+
 static PyObject *Writer_set_memory_limit(WriterObject *self, PyObject *args)
 {
     Py_ssize_t bytes;
@@ -776,6 +792,8 @@ static PyMethodDef Writer_methods[] = {
     { "set_description", FN(Writer_set_description), METH_VARARGS, "set_description(text)" },
     { "set_realtime", FN(Writer_set_realtime), METH_VARARGS, "set_realtime(ns_since_epoch)" },
     { "set_memory_limit", FN(Writer_set_memory_limit), METH_VARARGS, "set_memory_limit(bytes)" },
+    { "set_quirks", FN(Writer_set_quirks), METH_VARARGS,
+      "set_quirks(omit_clock, announced_events or None): untruthful definitions, for tests" },
     { "event_count", FN(Writer_event_count), METH_VARARGS, "event_count(loc=-1) -> int" },
     { NULL, NULL, 0, NULL },
 };

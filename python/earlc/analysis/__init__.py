@@ -10,6 +10,7 @@ Plugins subclass `Property` (see docs/plugins.md).
 from .catalog import PluginError, load_file
 from .compound import CompoundEvent, Fraction, Root
 from .property import Instances, MissingColumn, Property
+from .published import UndeclaredRead
 from .report import Report
 from .validate import PropertyError
 
@@ -41,4 +42,4 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
 
 
 __all__ = ["analyze", "Property", "Instances", "Report", "CompoundEvent", "Fraction", "Root",
-           "PropertyError", "PluginError", "MissingColumn", "load_file"]
+           "PropertyError", "PluginError", "MissingColumn", "UndeclaredRead", "load_file"]

@@ -192,16 +192,25 @@ class Catalog:
             raise PropertyError("%s is a compound event that properties subscribe to, not a "
                                 "metric: name one of its subscribers (%s)"
                                 % (", ".join(events), ", ".join(users) or "none"))
+        return self.with_needs(list(names) + (["time"] if "time" in by_name else []))
+
+    def with_needs(self, names: Sequence[str], extra: Sequence[Property] = ()) -> List[Property]:
+        """The named properties (of the catalog or of extra) and what they need,
+        transitively: their parent and every declared input (subscribes,
+        reads), in catalog order, extra last.  An input is evaluated whatever
+        was selected: what a property reads never depends on the selection."""
+        by_name = self.by_name()
+        by_name.update((p.name, p) for p in extra)
         keep = set()
-        todo = list(names) + (["time"] if "time" in by_name else [])
+        todo = list(names)
         while todo:
             n = todo.pop()
-            if n in keep:
+            if n in keep or n not in by_name:
                 continue
             keep.add(n)
             p = by_name[n]
-            todo += [d for d in (p.parent, p.subscribes, *p.reads) if d and d in by_name]
-        return [p for p in self.properties if p.name in keep]
+            todo += [d for d in (p.parent, p.subscribes, *p.reads) if d]
+        return [p for p in list(self.properties) + list(extra) if p.name in keep]
 
 
 def assemble(plugins: Iterable[Property] = (), files: Iterable = (), packages: bool = True,

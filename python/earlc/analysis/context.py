@@ -1,17 +1,33 @@
 """What every property reads: the trace, the EARL layer, the call tree, and
 per-event arrays derived once and shared (the enter and leave times of each
 event's enclosing region instance, region classes, ...).  Everything is computed
-lazily on first use, so an analysis that needs little pays little."""
+lazily on first use, so an analysis that needs little pays little.
+
+The context's public methods are all a property needs: the built-in properties
+(properties/) use nothing else, so a plugin can do whatever a built-in does
+(docs/plugins.md lists them).  Enumerations of events (events_of_kind,
+enters_of, matched_messages, collective_members) consult `view`: a window's
+analysis (window.py) sees only the events in view."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cached_property
+from typing import Dict, Tuple
 
 import numpy as np
 
 from .. import _core
 from ..events import KINDS, column
 from . import regions as rc
+from .published import Published
+from .reductions import int64_array
 from .severity import sum_by_key
+
+#: the columns of matched_messages, in the order _core.p2p_messages fills them
+P2P_COLUMNS = ("recv", "send", "recv_call", "send_call", "recv_call_time", "send_call_time",
+               "completion_call", "request_call")
+#: the types of collective instances of the EARL layer (states.COLL_TYPES), by name
+COLLECTIVE_TYPES = {"mpi": 0, "omp_barrier": 1}
 
 
 class CallTree:
@@ -151,8 +167,15 @@ class AnalysisContext:
         self.n_events = len(trace)
         self.n_locations = len(trace.locations)
         self.kinds = KINDS
-        #: instances published so far, by property name (filled by the engine)
-        self.published = {}
+        #: the engine's store of published instances (published.py)
+        self._published = Published(self)
+
+    @property
+    def published(self):
+        """The published instances this property declares (subscribes, reads), by
+        name, while it runs; reading another name raises UndeclaredRead.  Outside
+        a property's evaluation: everything published."""
+        return self._published.visible()
 
     def memo(self, key, compute):
         """compute() once per analysis; what several properties share."""
@@ -244,26 +267,35 @@ class AnalysisContext:
 
     @property
     def blocking_receive_region(self) -> np.ndarray:
+        """Region table (per region ref, spare slot last) of the calls that block
+        until a receive they complete has its message (MPI_Recv, MPI_Wait*, ...)."""
         return self._region_tables[2]
 
     @property
     def blocking_send_region(self) -> np.ndarray:
+        """Region table of the sends that may block until the receive is posted."""
         return self._region_tables[3]
 
     @property
     def finalize_region(self) -> np.ndarray:
+        """Region table of MPI_Finalize."""
         return self._region_tables[4]
+
+    def regions_named(self, *names: str) -> np.ndarray:
+        """Region table (per region ref, spare slot last, for enters_of and
+        is_region) of the regions with one of these names."""
+        table = np.isin(self._region_tables[1], list(names))
+        table[-1] = False
+        return table
+
+    def enters_of_regions(self, *names: str) -> np.ndarray:
+        """ENTER events of the regions with one of these names."""
+        return self.enters_of(self.regions_named(*names))
 
     def in_regions(self, enters: np.ndarray, *names: str) -> np.ndarray:
         """Whether each ENTER (or -1) opens a region of one of these names
         (ctx.in_regions(msgs["recv_call"], "MPI_Recv", "MPI_Wait"))."""
-        spare = len(self.region_class) - 1
-        table = np.zeros(spare + 1, dtype=bool)
-        wanted = set(names)
-        for r in self.trace.regions:
-            if r.name in wanted and r.id < spare:
-                table[r.id] = True
-        return self.is_region(np.asarray(enters, dtype=np.int64), table)
+        return self.is_region(np.asarray(enters, dtype=np.int64), self.regions_named(*names))
 
     def collective_ops(self, *names: str) -> np.ndarray:
         """The operation codes of MPI collectives by name ("BCAST" or "MPI_Bcast"),
@@ -336,6 +368,121 @@ class AnalysisContext:
         for n in names:
             mask |= self.events.kind == KINDS[n]
         return np.nonzero(mask)[0]
+
+    # -- matched messages and collective instances --------------------------------------
+    def matched_messages(self) -> Dict[str, np.ndarray]:
+        """Every received point-to-point message with its send, as int64 columns
+        of equal length (P2P_COLUMNS): the receive event (MPI_RECV, or the
+        MPI_IRECV completing a request), the send, the ENTERs of the calls around
+        them and their times, the call completing the send and the call posting
+        the receive (-1: none).  Rows in the order of the receives.  Matched in C
+        from the EARL layer's sendptr and enterptr (csrc/catalog)."""
+        cap = _core.p2p_capacity(self.trace._core)
+        cols = {name: np.empty(cap, dtype=np.int64) for name in P2P_COLUMNS}
+        n = _core.p2p_messages(self.states._core, *(cols[name] for name in P2P_COLUMNS))
+        return {name: col[:n] for name, col in cols.items()}
+
+    def wrong_order_sources(self, recv: np.ndarray, recv_call: np.ndarray, send: np.ndarray,
+                            late_call: np.ndarray, late_send: np.ndarray) -> np.ndarray:
+        """Scalasca's "wrong order" test.  recv, recv_call, send: received messages
+        (matched_messages' columns); late_call, late_send: the receive calls that
+        wait and the sends of their messages.  Per waiting call: the location of
+        the sender of the first message received later on the same location, by
+        a later call, and sent before its own message was; -1 when there is none
+        (a search in C, O(n log n))."""
+        found = np.empty(len(late_call), dtype=np.int64)
+        _core.wrong_order(self.trace._core, int64_array(recv), int64_array(recv_call),
+                          int64_array(send), int64_array(late_call), int64_array(late_send),
+                          found)
+        return found
+
+    def message_sums(self):
+        """Per (call path, location) of the send records and of the receive
+        records: (sends, receives), each (cnode, location, records, records with a
+        payload, bytes) int64 arrays, ascending by (cnode, location).  Summed once
+        per analysis, in one pass over the events (over the whole trace, also in
+        a window's analysis, which evaluates wait states only)."""
+        def compute():
+            return [tuple(np.frombuffer(col, dtype=np.int64) for col in side)
+                    for side in _core.message_sums(self.trace._core, self.cnode)]
+        sends, receives = self.memo("message_sums", compute)
+        return sends, receives
+
+    def collective_begins(self, ends: np.ndarray, calls: np.ndarray) -> np.ndarray:
+        """The MPI_COLLECTIVE_BEGIN of each MPI_COLLECTIVE_END ends[k] inside the
+        call calls[k] (its ENTER): the last BEGIN of its location before it and
+        after the call; -1 when there is none (one pass over the events, in C)."""
+        ends, calls = int64_array(ends), int64_array(calls)
+        out = np.full(len(ends), -1, dtype=np.int64)
+        if not len(ends) or not self.count_of_kind("MPI_COLLECTIVE_BEGIN"):
+            return out
+        order = np.argsort(ends, kind="stable")  # the pass visits them in the total order
+        found = np.empty(len(ends), dtype=np.int64)
+        _core.collective_begins(self.trace._core, int64_array(ends[order]),
+                                int64_array(calls[order]), found)
+        out[order] = found
+        return out
+
+    def collective_members(self, type: str, complete_only: bool = False
+                           ) -> Tuple[np.ndarray, np.ndarray]:
+        """(instance, member event) of every member of the EARL layer's
+        collective instances of one type: "mpi" (members: MPI_COLLECTIVE_END
+        events) or "omp_barrier" (members: the LEAVEs of the barrier regions).
+        complete_only: the instances every member of the group completed.  The
+        instances are those of ctx.states (coll_op, coll_root, coll_comm, ...)."""
+        if type not in COLLECTIVE_TYPES:
+            raise ValueError("no collective type %r (types: %s)"
+                             % (type, ", ".join(COLLECTIVE_TYPES)))
+        st = self.states
+        start = st.coll_member_start.astype(np.int64)
+        inst = np.repeat(np.arange(len(start) - 1), np.diff(start))
+        members = st.coll_members.astype(np.int64)
+        keep = st.coll_type[inst] == COLLECTIVE_TYPES[type]
+        if complete_only:
+            keep &= st.coll_complete[inst] >= 0
+        return inst[keep], members[keep]
+
+    # -- definitions ---------------------------------------------------------------------
+    def metric_classes(self) -> Dict[int, Tuple["MetricMember", ...]]:
+        """The metric classes of the definitions (the counters that METRIC
+        records carry: events.metrics.metric is the class), by class reference:
+        its members in record order (a record's value of member k is
+        events.metric_values[first + k])."""
+        def compute():
+            d = self.trace._defs
+            members, strings = d.metric_members, self.trace.strings
+
+            def text(ref):
+                return strings[ref] if 0 <= ref < len(strings) else ""
+
+            out = {}
+            for k, klass in enumerate(d.metric_classes):
+                mem = []
+                for m in klass[1]:
+                    if m >= len(members) or not members[m][0]:
+                        mem.append(None)
+                        continue
+                    _, name, descr, unit, vtype, mtype, mode, base, exp = members[m]
+                    mem.append(MetricMember(m, text(name), text(descr), text(unit), vtype,
+                                            mtype, mode, base, exp))
+                out[k] = tuple(mem)
+            return out
+        return self.memo("metric_classes", compute)
+
+
+@dataclass(frozen=True)
+class MetricMember:
+    """A counter of a metric class, as OTF2 defines it (OTF2_MetricMember)."""
+
+    ref: int
+    name: str
+    description: str
+    unit: str
+    value_type: int    #: OTF2_Type (10: double, 1..8 integers)
+    metric_type: int   #: OTF2_MetricType (1: PAPI, 2: rusage, 3: user, 0: other)
+    mode: int          #: OTF2_MetricMode (0: accumulated start, ...)
+    base: int
+    exponent: int
 
 
 def pair_forks_and_joins(ev, forks: np.ndarray, joins: np.ndarray) -> np.ndarray:

@@ -39,7 +39,9 @@ threads, earlc's own metric, stays outside Time, as Time counts what the locatio
 
 Hardware counters the trace records with its ENTER and LEAVE events (PAPI and the like)
 become one metric each, `hwc_` and the counter's name: the counter's increase while a call
-path is the innermost one on a location, as Score-P profiles show it.
+path is the innermost one on a location, as Score-P profiles show it.  Counters sampled on
+their own METRIC locations (GPU power, temperature) belong to no call path: they are time
+series (`trace.metrics`, docs/model.md), not metrics of this tree.
 
 Root causes (group `root_cause`: the delay costs, the indirect and propagating waits, the
 critical path) follow Scalasca's definitions: every wait state happens at a

@@ -1,17 +1,23 @@
 """The detector: evaluates a property catalog over one trace.
 
-Properties run in an order where every publisher precedes its subscribers; each
-property's occurrences are published once and its severities are added per
-(call path, location) in the SeverityStore.  Published instances are kept until
-the last property that subscribes to them or reads them is done (published.py).  Grouping nodes of the metric tree
+The catalog's selection is closed over what it needs: every parent, and every
+input a property declares (`subscribes`, `reads`), whatever was selected.
+Properties run in an order where every input precedes its readers (Evaluation,
+the one loop that the whole analysis and a window's analysis share).  While a
+property runs, `ctx.published` shows it only what it declares (published.py), so
+its values cannot depend on what else was selected.  Each property's occurrences
+are published once and its severities are added per (call path, location) in
+the SeverityStore.  Published instances are kept until the last property that
+subscribes to them or reads them is done.  Grouping nodes of the metric tree
 take the exclusive time of their region classes from the call tree.
 
 What a property returns is checked (validate.py) before anything of it is stored.
-A property that raises or fails a check is switched off: the report names it,
-the exception and the line of its own file, and the properties subscribing to it
-are switched off too; the rest of the analysis completes (strict=True raises
-instead).  Last, every metric is compared with its parent cell by cell: a child
-that exceeds its parent is reported, since the tree then misleads.
+A property that raises (an undeclared read included) or fails a check is
+switched off: the report names it, the exception and the line of its own file,
+and the properties reading it are switched off too; the rest of the analysis
+completes (strict=True raises instead).  Last, every metric is compared with its
+parent cell by cell: a child that exceeds its parent is reported, since the tree
+then misleads.
 """
 from __future__ import annotations
 
@@ -19,13 +25,14 @@ import inspect
 import os
 import traceback
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Union
+from typing import Callable, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
 from . import regions as rc
 from .catalog import BUILTIN, assemble, ordered
 from .context import AnalysisContext
+from .coverage import unanalysed_waits
 from .property import Columns, Instances, Property
 from .published import Published, let_go_after, uses
 from .severity import SeverityStore
@@ -90,6 +97,70 @@ def _own_line(p: Property, exc: BaseException):
     return path, line
 
 
+class Evaluation:
+    """One evaluation of properties over a context, in an order where every
+    input comes first (catalog.ordered): the loop that the whole analysis and
+    the analysis of a window (window.py) share.
+
+    For each property: left out when an input was switched off; else its values
+    are computed by the caller's `value(p)` while `ctx.published` shows p only
+    what it declares (published.py); a property that raises is switched off
+    (strict: PropertyError instead); instances no later property uses are let
+    go once their last user is done."""
+
+    def __init__(self, ctx: AnalysisContext, strict: bool = False):
+        self.ctx = ctx
+        self.strict = strict
+        self.switched_off: List[SwitchedOff] = []
+        self.off = set()
+
+    @property
+    def published(self) -> Published:
+        return self.ctx._published
+
+    def run(self, order: Sequence[Property], value: Callable[[Property], None],
+            progress=None) -> None:
+        published = self.published
+        done_with = let_go_after(order)
+        for k, p in enumerate(order):
+            if progress:
+                progress("analysing", k, len(order))
+            missing = [n for n in uses(p) if n in self.off]
+            if missing:
+                self.off.add(p.name)
+                verb = "subscribes to" if missing[0] == p.subscribes else "reads"
+                self.switched_off.append(SwitchedOff(
+                    p.name, p.source or "", "", "it %s %s, which was switched off"
+                    % (verb, missing[0]), None, None))
+            else:
+                try:
+                    with published.reading(p):
+                        value(p)
+                except Exception as exc:
+                    path, line = _own_line(p, exc)
+                    if self.strict:
+                        raise PropertyError("%s%s raised %s: %s" % (
+                            describe(p), " at %s:%d" % (path, line) if line else "",
+                            type(exc).__name__, exc)) from exc
+                    self.off.add(p.name)
+                    published.pop(p.name, None)
+                    self.switched_off.append(SwitchedOff(p.name, p.source or "",
+                                                         type(exc).__name__, str(exc), path, line))
+            for q in done_with[k]:
+                published.let_go(q)
+
+    def expand(self, order: List[Property], catalog) -> List[Property]:
+        """order with the further properties its members define for this trace
+        (expand: a metric per hardware counter) and what those need."""
+        extra = []
+        for p in order:
+            with self.published.reading(p):
+                extra += p.expand(self.ctx)
+        if not extra:
+            return order
+        return ordered(catalog.with_needs([p.name for p in order + extra], extra))
+
+
 def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top: int = 10,
         progress=None, plugins: Sequence = (), strict: bool = False, packages: bool = True):
     from .report import Report
@@ -103,53 +174,26 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
         # what they need
         names = [p.name if isinstance(p, Property) else p for p in properties]
         chosen = catalog.select(names)
-    else:  # optional groups (root causes) only when asked for
-        chosen = [p for p in catalog.properties if not p.group]
-    order = ordered(chosen)
+    else:  # optional groups (root causes) only when asked for, or when read
+        chosen = catalog.with_needs([p.name for p in catalog.properties if not p.group])
     ctx = AnalysisContext(trace)
-    extra = [q for p in order for q in p.expand(ctx)]  # metrics the trace defines
-    if extra:
-        order = ordered(order + extra)
+    evaluation = Evaluation(ctx, strict=strict)
+    order = evaluation.expand(ordered(chosen), catalog)
     store = SeverityStore(ctx.n_locations)
     counts = SeverityStore(ctx.n_locations)  # occurrences, for detected properties
-    published = ctx.published = Published(ctx)  # readable by every later property
-    done_with = let_go_after(order)
     worst: Dict[str, Instances] = {}
-    switched_off: List[SwitchedOff] = []
-    off = set()
-    for k, p in enumerate(order):
-        if progress:
-            progress("analysing", k, len(order))
-        missing = [n for n in uses(p) if n in off]
-        if missing:
-            off.add(p.name)
-            store.declare(p.name)
-            verb = "subscribes to" if missing[0] == p.subscribes else "reads"
-            switched_off.append(SwitchedOff(p.name, p.source or "", "", "it %s %s, which was "
-                                            "switched off" % (verb, missing[0]), None, None))
-            continue
-        try:
-            _evaluate(p, ctx, store, counts, published, worst, top)
-        except Exception as exc:
-            if strict:
-                path, line = _own_line(p, exc)
-                raise PropertyError("%s%s raised %s: %s" % (
-                    describe(p), " at %s:%d" % (path, line) if line else "",
-                    type(exc).__name__, exc)) from exc
-            path, line = _own_line(p, exc)
-            off.add(p.name)
-            store.declare(p.name)
-            published.pop(p.name, None)
-            switched_off.append(SwitchedOff(p.name, p.source or "", type(exc).__name__,
-                                            str(exc), path, line))
-        for q in done_with[k]:
-            published.let_go(q)
+    evaluation.run(order, lambda p: _evaluate(p, ctx, store, counts, worst, top), progress)
+    for s in evaluation.switched_off:
+        store.declare(s.name)
+    evaluated = [p.name for p in order if p.name not in evaluation.off]
+    unanalysed = unanalysed_waits(ctx, evaluated)
     ctx.forget_shared()  # what properties shared during the analysis
     if progress:
         progress("done", len(order), len(order))
-    exceeding = exceeding_parents(order, store, off)
-    return Report(trace, ctx, order, store, worst, counts, switched_off=switched_off,
-                  exceeding=exceeding, package_problems=catalog.problems)
+    exceeding = exceeding_parents(order, store, evaluation.off)
+    return Report(trace, ctx, order, store, worst, counts,
+                  switched_off=evaluation.switched_off, exceeding=exceeding,
+                  package_problems=catalog.problems, unanalysed=unanalysed)
 
 
 def is_detected(p: Property) -> bool:
@@ -158,7 +202,7 @@ def is_detected(p: Property) -> bool:
     return p.region_class is None and type(p).totals is Property.totals
 
 
-def detect(p: Property, ctx, published) -> Optional[Instances]:
+def detect(p: Property, ctx, published: Published) -> Optional[Instances]:
     """p's occurrences from what it subscribes to, checked and published (None:
     it found nothing).  The whole analysis and the analysis of a window
     (analysis/window.py) both evaluate a property through here."""
@@ -171,7 +215,7 @@ def detect(p: Property, ctx, published) -> Optional[Instances]:
     return inst
 
 
-def _evaluate(p: Property, ctx, store, counts, published, worst, top) -> None:
+def _evaluate(p: Property, ctx, store, counts, worst, top) -> None:
     """One property's values into the stores (nothing added if it fails)."""
     if p.region_class is not None:
         cnode, loc, value = _class_time(ctx, p.region_class)
@@ -181,7 +225,7 @@ def _evaluate(p: Property, ctx, store, counts, published, worst, top) -> None:
     if totals is not None:
         store.add(p.name, *check_totals(p, totals, len(ctx.calltree), ctx.n_locations))
         return
-    inst = detect(p, ctx, published)
+    inst = detect(p, ctx, ctx._published)
     if inst is None:
         store.declare(p.name)
         return

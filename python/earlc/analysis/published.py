@@ -1,30 +1,58 @@
-"""The compound events published in one analysis (`ctx.published`), and how long
-their instances are kept.
+"""The compound events published in one analysis, what each property may read of
+them, and how long their instances are kept.
 
-An instance is kept while a later property subscribes to it or names it in
-`reads`; after the last of them the analysis lets it go, because on a large trace
-the published events are among the largest arrays alive (the matched messages of
-a 10 M event trace take tens of megabytes) and the root causes run after the whole
-catalog.  Nothing is lost: reading an instance that was let go (a plugin that
-reads `ctx.published` without declaring it, `report.instances(...)` after the
-analysis) detects it again, from what it subscribes to, with the same result.
+What a property sees.  While a property's `detect`, `totals` or `expand` runs,
+`ctx.published` is a read-only view of the instances it declares: the one it
+`subscribes` to and those it names in `reads`.  Reading any other name raises
+UndeclaredRead, naming the property and the name.  Without that rule a property
+could read what happens to have been published before it: the same property
+would then give one value in the whole analysis and another when it is asked
+for alone (the engine evaluates only what the selected properties declare).
+The engine evaluates every declared input, whatever was selected, so a
+declared read always finds its instances (unless they have none).
+
+How long instances are kept.  An instance is kept while a later property
+subscribes to it or reads it; after the last of them the analysis lets it go,
+because on a large trace the published events are among the largest arrays
+alive (the matched messages of a 10 M event trace take tens of megabytes) and
+the root causes run after the whole catalog.  Nothing is lost: reading an
+instance that was let go (`report.instances(...)` after the analysis) detects
+it again, from what it declares, with the same result.
 """
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
+from contextlib import contextmanager
 from typing import Dict, Iterator, List, Sequence
 
 from .property import Columns, Instances, Property
 
 
+class UndeclaredRead(LookupError):
+    """A property read published instances it does not declare (`subscribes`,
+    `reads`).  Not a KeyError: `ctx.published.get(name)` must not turn it into a
+    silent None."""
+
+    def __init__(self, reader: Property, name: str):
+        super().__init__(reader.name, name)
+        self.reader, self.name = reader.name, name
+
+    def __str__(self) -> str:
+        return ("property %s reads %r from ctx.published without declaring it; declare it "
+                "(reads = (%r,)) so that it is evaluated first, whatever was selected"
+                % (self.reader, self.name, self.name))
+
+
 class Published(MutableMapping):
     """Instances by the name of the property that published them: those kept,
-    and those let go that can be detected again."""
+    and those let go that can be detected again.  The engine's store; properties
+    see it through `visible()`."""
 
     def __init__(self, ctx):
         self._ctx = ctx
         self._kept: Dict[str, Instances] = {}
         self._let_go: Dict[str, Property] = {}  # detected again on the next read
+        self._readers: List["Declared"] = []    # the property evaluated now, innermost last
 
     def __getitem__(self, name: str) -> Instances:
         inst = self._kept.get(name)
@@ -35,7 +63,8 @@ class Published(MutableMapping):
             raise KeyError(name)
         from .engine import detect  # the engine imports this module
 
-        inst = detect(p, self._ctx, self)  # publishes it here again
+        with self.reading(p):
+            inst = detect(p, self._ctx, self)  # publishes it here again
         if inst is None:  # it found something the first time: it does again
             raise KeyError(name)
         return inst
@@ -60,6 +89,23 @@ class Published(MutableMapping):
     def __len__(self) -> int:
         return len(self._kept) + sum(1 for n in self._let_go if n not in self._kept)
 
+    # -- what the property evaluated now sees ------------------------------------------
+    @contextmanager
+    def reading(self, p: Property):
+        """While the block runs, `visible()` is p's view (nested: a let-go
+        instance detected again inside another property's evaluation)."""
+        self._readers.append(Declared(self, p))
+        try:
+            yield
+        finally:
+            self._readers.pop()
+
+    def visible(self) -> Mapping:
+        """What `ctx.published` shows: the declared view of the property being
+        evaluated, else (between and after evaluations) the whole store."""
+        return self._readers[-1] if self._readers else self
+
+    # -- keeping -------------------------------------------------------------------------
     def let_go(self, p: Property) -> None:
         """Drop p's instances; a later read detects them again.  Instances kept
         that select from p's (a subscriber's refinement shares its columns) take
@@ -74,6 +120,42 @@ class Published(MutableMapping):
 
     def is_kept(self, name: str) -> bool:
         return name in self._kept
+
+
+class Declared(Mapping):
+    """The published instances one property declares, read-only.  Any other name
+    raises UndeclaredRead, also through `in` and `get`, so that no property can
+    find out what else happened to be evaluated before it."""
+
+    def __init__(self, store: Published, p: Property):
+        self._store, self._p = store, p
+        self._names = tuple(uses(p))
+
+    def _check(self, name) -> None:
+        if name not in self._names:
+            raise UndeclaredRead(self._p, name)
+
+    def __getitem__(self, name: str) -> Instances:
+        self._check(name)
+        return self._store[name]
+
+    def __contains__(self, name) -> bool:
+        self._check(name)
+        return name in self._store
+
+    def get(self, name, default=None):
+        self._check(name)
+        return self._store.get(name, default)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([n for n in self._names if n in self._store])
+
+    def __len__(self) -> int:
+        return sum(1 for n in self._names if n in self._store)
+
+    def __repr__(self) -> str:
+        return "<published instances %s may read: %s>" % (self._p.name,
+                                                           ", ".join(self._names) or "none")
 
 
 def uses(p: Property) -> List[str]:

@@ -25,7 +25,8 @@ SCHEMA = "earlc-report/1"
 
 class Report:
     def __init__(self, trace, ctx, properties: List[Property], store, worst: Dict[str, Instances],
-                 counts=None, switched_off=(), exceeding=None, package_problems=()):
+                 counts=None, switched_off=(), exceeding=None, package_problems=(),
+                 unanalysed=()):
         self.trace = trace
         #: properties left out because they raised or returned something unusable
         #: (engine.SwitchedOff: name, source, exception, message, file, line)
@@ -35,6 +36,10 @@ class Report:
         self.exceeding = dict(exceeding or {})
         #: installed packages whose properties could not be loaded
         self.package_problems = list(package_problems)
+        #: waiting calls the wait states could not examine: the trace lacks the
+        #: records they are computed from (coverage.Unanalysed: code, calls, ticks,
+        #: event, location, properties, detail)
+        self.unanalysed = list(unanalysed)
         self._ctx = ctx
         self._store = store
         self.worst = worst
@@ -67,6 +72,8 @@ class Report:
         trace's inconsistencies, properties switched off, metrics exceeding their
         parent, packages not loaded (details: warning_details)."""
         out = self.trace_warnings
+        for u in self.unanalysed:
+            out[u.code] = u.calls
         for code, n in (("property_switched_off", len(self.switched_off)),
                         ("metric_exceeds_parent", len(self.exceeding)),
                         ("package_not_loaded", len(self.package_problems))):
@@ -85,6 +92,10 @@ class Report:
                 out.append({"code": c, "location": l, "event": e, "detail": d})
         for c, l, e, d in self._ctx.states.warnings.details:
             out.append({"code": c, "location": l, "event": e, "detail": d})
+        for u in self.unanalysed:
+            out.append({"code": u.code, "location": u.location, "event": u.event,
+                        "calls": u.calls, "ticks": u.ticks, "properties": list(u.properties),
+                        "detail": u.detail})
         for s in self.switched_off:
             out.append({"code": "property_switched_off", "property": s.name,
                         "source": s.source, "exception": s.exception, "detail": s.message,

@@ -105,7 +105,12 @@ def render(report, top: int = 5, rows: int = 5) -> str:
                     _fmt_value(report, "sec", int(ev.time[w]) - tr.start_time),
                     _location_name(report, int(ev.location[w])),
                     report.callpath_of(w) or "?"))
-    if not detected:
+    if not detected and report.unanalysed:
+        out.append("")
+        out.append("No inefficiency found by the selected properties, but %d waiting calls "
+                   "could not be analysed: the trace lacks the records their wait states are "
+                   "computed from (warnings below)." % sum(u.calls for u in report.unanalysed))
+    elif not detected:
         out.append("")
         out.append("No inefficiency found by the selected properties.")
     out += _warnings(report)
@@ -115,12 +120,21 @@ def render(report, top: int = 5, rows: int = 5) -> str:
 def _warnings(report) -> list:
     """Everything that makes the numbers above less than complete, said in the
     report itself (the EARL layer's inconsistencies are nowhere else)."""
+    from ..trace import READING_NOTES
+
     out = []
     counts = report.trace_warnings
-    if counts:
+    for code in sorted(set(counts) & set(READING_NOTES)):
+        out.append("")
+        level, text = READING_NOTES[code]
+        out.append("%s (%s %d): %s." % (level, code, counts[code], text))
+    inconsistent = {k: v for k, v in counts.items() if k not in READING_NOTES}
+    if inconsistent:
         out.append("")
         out.append("Warning: the trace is inconsistent (%s); severities around those events may "
-                   "be incomplete." % ", ".join("%s %d" % (k, v) for k, v in sorted(counts.items())))
+                   "be incomplete." % ", ".join("%s %d" % (k, v)
+                                                for k, v in sorted(inconsistent.items())))
+    if counts:
         details = [d for d in report.warning_details if d["code"] in counts]
         for d in details[:10]:
             loc = d["location"]
@@ -128,6 +142,11 @@ def _warnings(report) -> list:
             out.append("  - %s: %s, event %d: %s" % (d["code"], where, d["event"], d["detail"]))
         if len(details) > 10:
             out.append("  ... %d more (--format json: warning_details)" % (len(details) - 10))
+    for u in report.unanalysed:
+        out.append("")
+        out.append("Warning (%s): %s; the first at %s on %s." % (
+            u.code, u.detail, report.callpath_of(u.event) or "?",
+            _location_name(report, u.location)))
     for s in report.switched_off:
         out.append("")
         out.append("Warning: %s. The rest of the analysis is complete; --strict makes this an "

@@ -87,7 +87,10 @@ def check_declaration(p: Property) -> None:
     cls = type(p)
     computes = (cls.detect is not Property.detect or cls.totals is not Property.totals
                 or p.region_class is not None)
-    if not computes:
+    # a compound event that only expands into further metrics (one per hardware
+    # counter of the trace) computes nothing itself
+    expands = not p.metric and cls.expand is not Property.expand
+    if not computes and not expands:
         raise PropertyError("%s defines neither detect(self, ctx, subscribed) nor "
                             "totals(self, ctx): implement one of them (docs/plugins.md)" % who)
 

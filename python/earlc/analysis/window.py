@@ -8,9 +8,11 @@ a lock, the fork and join of a team.  So the window's wait states come from the
 same properties evaluated on a *view* of the trace: the events of the window
 and of the calls crossing its edges, plus the partners those events point to.
 Properties enumerate events through the context (`events_of_kind`,
-`enters_of`), `p2p_messages` (properties/mpi_p2p.py) and the shared helper
-`instance_members` (properties/groups.py), which consult `ctx.view`; pointer
-look-ups (sendptr, enterptr, leaveptr, ...) still read the whole trace.
+`enters_of`, `matched_messages`, `collective_members`), which a WindowContext
+restricts to the view; pointer look-ups (sendptr, enterptr, leaveptr, ...)
+still read the whole trace.  The properties are evaluated by the engine's own
+loop (engine.Evaluation) into the context's published store, as in the whole
+analysis: the same order, the same declared inputs, the same failures.
 
 What the view holds, and which property needs it:
 
@@ -31,7 +33,7 @@ What the view holds, and which property needs it:
   (each is compared with the same call on every process), and all forks and
   joins of an OpenMP trace (a join is found by nesting forks and joins);
 - whole collective instances (MPI collectives, OpenMP barriers) of which a
-  member is in view (instance_members does this).
+  member is in view (collective_members does this).
 
 tests/python/test_window_analysis.py compares the result with the whole
 analysis restricted to the window on generated and real traces.
@@ -47,8 +49,9 @@ from ..events import KINDS
 from . import regions as rc
 from .catalog import builtin_properties
 from .context import AnalysisContext
-from .engine import detect, is_detected
+from .engine import Evaluation, detect, is_detected
 from .property import Property
+from .published import uses
 
 #: region classes whose instances are the program's own work: a window is not
 #: widened to them (a wait state is charged to a runtime call, or, for thread
@@ -145,9 +148,8 @@ class View:
         latest = max(stop, int(sent.max()) + 1 if len(sent) else 0)
         parts.append(_in_flight(ev, st, stop, latest))
 
-        named = np.isin(whole._region_tables[1], _INIT_FINALIZE)
-        named[-1] = False
-        if named[:-1].any():
+        named = whole.regions_named(*_INIT_FINALIZE)
+        if named.any():
             enters = np.nonzero(kind == KINDS["ENTER"])[0] + start
             if named[whole.region_of_enter(enters)].any():
                 parts.append(whole.enters_of(named))
@@ -191,18 +193,31 @@ class WindowContext(AnalysisContext):
         reg = np.minimum(self.events.region_of(ids).astype(np.int64), spare)
         return ids[region_table[reg] & (reg < spare)]
 
+    def matched_messages(self):
+        cols = super().matched_messages()
+        seen = self.view.contains(cols["recv"])  # the receives in view
+        return {name: col[seen] for name, col in cols.items()}
+
+    def collective_members(self, type: str, complete_only: bool = False):
+        inst, members = super().collective_members(type, complete_only)
+        # the instances with a member in view, whole
+        touched = np.zeros(int(inst.max()) + 1 if len(inst) else 0, dtype=bool)
+        touched[inst[self.view.contains(members)]] = True
+        keep = touched[inst]
+        return inst[keep], members[keep]
+
 
 def wait_state_properties(properties: Optional[Sequence[Property]] = None) -> List[Property]:
     """The built-in properties whose occurrences are wait states (detected times),
-    with the compound events they subscribe to, in evaluation order."""
+    with the inputs they declare (subscribes, reads), in evaluation order."""
     catalog = list(properties) if properties is not None else builtin_properties()
     by_name = {p.name: p for p in catalog}
-    chosen = {}  # in insertion order: every publisher before its subscribers
+    chosen = {}  # in insertion order: every input before its readers
 
     def need(p):
         if p.name not in chosen:
-            if p.subscribes:
-                need(by_name[p.subscribes])
+            for name in uses(p):
+                need(by_name[name])
             chosen[p.name] = p
 
     for p in catalog:
@@ -216,26 +231,25 @@ def analyze_window(trace, lo: int, hi: int, locations: Sequence[int]):
     lo..hi-1 (ids) of the selected locations: [(property, Instances)], for the
     occurrences whose waiting call overlaps the window (the caller selects them;
     occurrences outside it may be incomplete).  A property that raises is left
-    out, with its subscribers, and named in a warning."""
+    out, with what reads it, and named in a warning."""
     from .. import _core
 
     previous = _core.use_store_memory()
     try:
         ctx = WindowContext(trace, View(trace, lo, hi, locations))
-        published, found, off = ctx.published, [], set()
-        for p in wait_state_properties():
-            if p.subscribes in off:
-                off.add(p.name)
-                continue
-            try:
-                inst = detect(p, ctx, published)
-            except Exception as exc:  # as the whole analysis does: leave it out, say so
-                off.add(p.name)
-                warnings.warn("earlc: property %s left out of the window's wait states: %s: %s"
-                              % (p.name, type(exc).__name__, exc), RuntimeWarning)
-                continue
+        found = []
+
+        def value(p):
+            inst = detect(p, ctx, ctx._published)
             if inst is not None and p.metric:
                 found.append((p, inst))
+
+        evaluation = Evaluation(ctx)
+        evaluation.run(wait_state_properties(), value)
+        for s in evaluation.switched_off:  # as the whole analysis does: left out, said
+            if s.exception:
+                warnings.warn("earlc: property %s left out of the window's wait states: %s: %s"
+                              % (s.name, s.exception, s.message), RuntimeWarning)
         return found
     finally:
         _core.restore_numpy_memory(previous)

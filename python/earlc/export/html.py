@@ -19,6 +19,7 @@ from typing import List
 import numpy as np
 
 from ..analysis.ranking import is_inefficiency, ranking
+from ..trace import READING_NOTES
 
 #: events drawn in the timeline picture: a window of about this many around the
 #: most severe wait state keeps big traces readable and the page small
@@ -321,9 +322,11 @@ def _matches(report, matches) -> str:
                 escape(_location_name(trace.locations[int(ev.location[e])]))))
         body.append('<tr class="match" data-match="%d" title="show it in the timeline">%s</tr>'
                     % (m, "".join(cells)))
-    return ('<h2 id="matches">Matches of %s</h2><p>%d match%s%s; the timeline marks the first '
-            '%d (blue).</p><table class="rows matches"><tr>%s</tr>%s</table>'
-            % (escape(matches.pattern or "the pattern"), len(matches),
+    notes = "".join('<p class="warning">%s</p>' % escape(w)
+                    for w in getattr(matches, "warnings", ()))
+    return ('<h2 id="matches">Matches of %s</h2>%s<p>%d match%s%s; the timeline marks the '
+            'first %d (blue).</p><table class="rows matches"><tr>%s</tr>%s</table>'
+            % (escape(matches.pattern or "the pattern"), notes, len(matches),
                "" if len(matches) == 1 else "es",
                " (the search stopped at its limit)" if matches.truncated else "",
                min(len(matches), MAX_MATCHES_DRAWN), head, "".join(body)))
@@ -336,11 +339,14 @@ def render_html(report, top: int = 5, rows: int = 5, pictures: bool = True, matc
 
     trace = report.trace
     res = report.resolution
-    warnings = report.warnings
+    warnings = {k: v for k, v in report.warnings.items() if k not in READING_NOTES}
     warn = ('<p class="warning" id="warnings">The trace is inconsistent (%s); severities '
             'around those events may be incomplete. Details: <code>earlc info</code>.</p>'
             % escape(", ".join("%s: %d" % kv for kv in sorted(warnings.items())))) \
         if warnings else '<p id="warnings">No inconsistencies in the trace.</p>'
+    warn += "".join('<p class="warning">%s (%s: %d): %s.</p>' % (level, code, n, escape(text))
+                    for code, n in sorted(report.warnings.items()) if code in READING_NOTES
+                    for level, text in [READING_NOTES[code]])
     facts = [("trace", trace.path), ("creator", trace.creator),
              ("events", "%d" % len(trace)), ("locations", "%d" % len(trace.locations)),
              ("duration", "%.6f s" % trace.duration),

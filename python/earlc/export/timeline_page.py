@@ -425,13 +425,16 @@ class PageData:
         if not has_series(self.trace):
             return out
         frame = trace_series(self.trace)
-        for (metric, loc), part in frame.groupby(["metric", "location"], sort=False):
-            t = part["time"].to_numpy(dtype=np.int64)
+        for (metric, loc), part in frame.groupby(["metric", "location"], sort=False,
+                                                  observed=True):
+            t = part["time_ticks"].to_numpy().astype(np.int64)
             v = part["value"].to_numpy(dtype=np.float64)
             order = np.argsort(t, kind="stable")
             t, v = thin(t[order], v[order], self.t0, self.end, SERIES_POINTS // 2)
             self.bytes += 16 * len(t)
-            out.append({"metric": metric, "row": int(self.row_of[int(loc)]),
+            unit = next((str(u) for u in part["unit"].tolist() if u), "")
+            out.append({"metric": str(metric) + (" (%s)" % unit if unit else ""),
+                        "row": int(self.row_of[int(loc)]),
                         "time": b64(t - self.t0, np.float64), "value": b64(v, np.float64)})
         return out
 

@@ -1,7 +1,8 @@
 """Counter and metric time series as lines under a timeline: one panel per
 series name, one line per location, sharing the timeline's time axis.  Every
-source (earlc.series) gives (location, metric, time, value) rows, so hardware
-counters and metrics recorded on locations of their own are drawn alike."""
+source gives rows in the shape of `trace.metrics` (location, metric, unit, time,
+time_ticks, value; earlc.series), so hardware counters beside regions and
+counters of METRIC locations are drawn alike."""
 from __future__ import annotations
 
 from typing import Callable, List, Sequence
@@ -22,9 +23,9 @@ def metrics_of(series, first: int, last: int, locations: Sequence[int]) -> List[
     in order of first appearance."""
     if series is None or not len(series):
         return []
-    sel = series[(series["time"] >= first) & (series["time"] <= last)
-                 & series["location"].isin(list(locations))]
-    return list(dict.fromkeys(sel["metric"].tolist()))
+    ticks = series["time_ticks"].to_numpy().astype(np.int64)
+    sel = series[(ticks >= first) & (ticks <= last) & series["location"].isin(list(locations))]
+    return list(dict.fromkeys(str(m) for m in sel["metric"].tolist()))
 
 
 def thin(time: np.ndarray, value: np.ndarray, first: int, last: int, pixels: int):
@@ -45,21 +46,22 @@ def draw_series(ax, series, metric: str, first: int, last: int, locations: Seque
                 x: Callable, label_of: Callable, colour_of: Callable, pixels: int) -> int:
     """One panel: the lines of `metric` per location in [first, last]; x converts
     ticks to the axis' unit.  Returns the number of lines drawn."""
-    sel = series[(series["metric"] == metric) & (series["time"] >= first)
-                 & (series["time"] <= last)]
+    ticks = series["time_ticks"].to_numpy().astype(np.int64)
+    sel = series[(series["metric"].astype(str) == metric) & (ticks >= first) & (ticks <= last)]
+    unit = next((str(u) for u in sel["unit"].tolist() if u), "") if "unit" in sel else ""
     lines = 0
     for loc in locations:
         mine = sel[sel["location"] == loc]
         if not len(mine):
             continue
-        t = mine["time"].to_numpy(dtype=np.int64)
+        t = mine["time_ticks"].to_numpy().astype(np.int64)
         v = mine["value"].to_numpy(dtype=np.float64)
         order = np.argsort(t, kind="stable")
         t, v = thin(t[order], v[order], first, last, pixels)
         ax.plot(x(t), v, linewidth=0.9, color=colour_of(loc), label=plain(label_of(loc)),
                 drawstyle="steps-pre")
         lines += 1
-    ax.set_ylabel(plain(short_name(metric, 22)), fontsize=7)
+    ax.set_ylabel(plain(short_name(metric, 22) + ("\n(%s)" % unit if unit else "")), fontsize=7)
     ax.tick_params(labelsize=7)
     ax.grid(True, linewidth=0.3, alpha=0.5)
     if 0 < lines <= LEGEND_LINES:

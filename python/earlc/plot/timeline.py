@@ -27,7 +27,8 @@ from typing import Optional, Sequence
 import numpy as np
 
 from .. import overview as ov
-from ..timeline import Window, window_ticks
+from ..metrics import metric_locations
+from ..timeline import Window, selected_locations, window_ticks
 from .series import MAX_PANELS, draw_series, metrics_of
 from .style import (ACTIVITY_COLOURS, DPI, IDLE_COLOUR, IDLE_LABEL, MESSAGE_COLOUR, fit_legend,
                     location_label, new_figure, plain, property_colour, save, text_width,
@@ -95,19 +96,24 @@ def stopped_rows(trace, rows, first: int, last: int):
 
 def plot_timeline(trace, path=None, start: Optional[float] = None, end: Optional[float] = None,
                   locations: Optional[Sequence[int]] = None, report=None,
-                  wait_states: bool = True, messages: bool = True, series=True,
-                  width: float = 12.0):
+                  wait_states: bool = True, messages: bool = True, width: float = 12.0,
+                  metrics=True):
     """Draw the window [start, end] (seconds from the trace start; None: the
     whole trace, to the end of the run for one that was stopped) of the selected
-    locations.  Wait states come from report, or (wait_states true) from the
-    window's own analysis; series: the counters and metrics to draw below
-    (True: those the trace records, see earlc.series; or a DataFrame of
-    location, metric, time, value; False: none).  Returns the Figure; saves it
-    to path."""
+    locations (None: all but the METRIC locations, whose counters are series).
+    Wait states come from report, or (wait_states true) from the window's own
+    analysis; metrics: the counter series to draw below (True: those the trace
+    records beside its regions and on the selected METRIC locations, see
+    earlc.series; or a DataFrame in the shape of trace.metrics; False: none).
+    Returns the Figure; saves it to path."""
     from matplotlib.collections import LineCollection, PolyCollection
     from matplotlib.patches import Patch
 
     first, last = window_ticks(trace, start, end)
+    own = metric_locations(trace)
+    series_locations = selected_locations(trace, locations)  # ValueError for unknown ones
+    if locations is None and own.any() and not own.all():
+        locations = np.nonzero(~own)[0]  # METRIC locations are series, not rows
     win = Window(trace, first, last, locations)
     rows = win.locations.tolist()
     stops, run_ended = stopped_rows(trace, rows, first, last)
@@ -156,13 +162,13 @@ def plot_timeline(trace, path=None, start: Optional[float] = None, end: Optional
             if len(bundles["count"]) < len(msgs):
                 notes.append("%d messages as %d lines" % (len(msgs), len(bundles["count"])))
     frame = None
-    if series is True:
+    if metrics is True:
         from ..series import has_series, trace_series
 
         frame = trace_series(trace) if has_series(trace) else None
-    elif series is not False and series is not None:
-        frame = series
-    panels = metrics_of(frame, first, last, rows)
+    elif metrics is not False and metrics is not None:
+        frame = metrics
+    panels = metrics_of(frame, first, last, series_locations)
     if len(panels) > MAX_PANELS:
         notes.append("series %s not drawn" % ", ".join(panels[MAX_PANELS:]))
         panels = panels[:MAX_PANELS]
@@ -246,13 +252,13 @@ def plot_timeline(trace, path=None, start: Optional[float] = None, end: Optional
     below = top_px + rows_px
     if panels:
         ax.tick_params(axis="x", labelbottom=False)
-        colours = _location_colours(len(rows))
+        colours = _location_colours(len(trace.locations))
         for k, metric in enumerate(panels):
             top = below + 14 + k * (SERIES_PX + 14)
             sx = fig.add_axes(box(left, top, pixels, SERIES_PX), sharex=ax)
-            draw_series(sx, frame, metric, first, last, rows, x,
+            draw_series(sx, frame, metric, first, last, series_locations.tolist(), x,
                         lambda l: location_label(trace.locations[l]),
-                        lambda l: colours[rows.index(l)], pixels)
+                        lambda l: colours[l % len(colours)], pixels)
             if k < len(panels) - 1:
                 sx.tick_params(axis="x", labelbottom=False)
         below += series_px
