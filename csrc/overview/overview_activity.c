@@ -309,6 +309,22 @@ static void rescue_classes(const level *lv, const tally *tallies, uint32_t n_thr
     }
 }
 
+/* Where a level has more bins than the window has ticks, some bins are empty
+ * intervals [edge(b), edge(b)) that no stretch reaches: each shows what the
+ * next bin, which starts at the same tick, shows. */
+static void fill_tickless_bins(const level *lv, uint32_t n_rows)
+{
+    const overview_bins *w = &lv->bins;
+    if (w->span >= (int64_t)w->n)
+        return;
+    for (uint32_t b = w->n - 1; b-- > 0;) {
+        if (overview_edge(w, b) != overview_edge(w, (uint64_t)b + 1))
+            continue;
+        for (uint32_t r = 0; r < n_rows; r++)
+            lv->out[(size_t)r * w->n + b] = lv->out[(size_t)r * w->n + b + 1];
+    }
+}
+
 static int online_cores(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -384,8 +400,10 @@ earl_status earl_overview_activity(const earl_trace *trace, const earl_eid32 *en
     paint(&painters[0]);
     for (uint32_t t = 1; t < n_threads; t++)
         pthread_join(tids[t], NULL);
-    for (uint32_t k = 0; k < n_levels; k++)
+    for (uint32_t k = 0; k < n_levels; k++) {
+        fill_tickless_bins(&levels[k], n_rows);
         rescue_classes(&levels[k], tallies + k, n_threads, n_levels, n_classes);
+    }
 done:
     free(row_of);
     free(prev_time);

@@ -174,6 +174,14 @@ static void test_windows(void **unused)
     ok(paint(&f, rows, 2, 45, 20, bins, 1, out));
     const uint8_t want[8] = {0, 1, 1, 1, I, I, I, 0};
     assert_memory_equal(four, want, sizeof want);
+    /* more bins than ticks: [45, 50) in 8 bins, some of them no tick wide (they
+     * show what the next bin, starting at the same tick, shows) */
+    uint8_t eight[16];
+    uint8_t *out8[1] = {eight};
+    const uint32_t bins8[1] = {8};
+    ok(paint(&f, rows, 2, 45, 5, bins8, 1, out8));
+    const uint8_t want8[16] = {0, 0, 0, 0, 0, 0, 0, 0, I, I, I, I, I, I, I, I};
+    assert_memory_equal(eight, want8, sizeof want8);
     /* a window after every record: nothing */
     ok(paint(&f, rows, 2, 500, 20, bins, 1, out));
     const uint8_t none[8] = {E, E, E, E, E, E, E, E};

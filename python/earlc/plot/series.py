@@ -62,6 +62,9 @@ def draw_series(ax, series, metric: str, first: int, last: int, locations: Seque
                 drawstyle="steps-pre")
         lines += 1
     ax.set_ylabel(plain(short_name(metric, 22) + ("\n(%s)" % unit if unit else "")), fontsize=7)
+    from matplotlib.ticker import EngFormatter
+
+    ax.yaxis.set_major_formatter(EngFormatter(sep=""))  # 15G, not an offset text above
     ax.tick_params(labelsize=7)
     ax.grid(True, linewidth=0.3, alpha=0.5)
     if 0 < lines <= LEGEND_LINES:
