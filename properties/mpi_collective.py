@@ -10,9 +10,8 @@ import numpy as np
 
 from earlc.analysis import Instances, Property
 from earlc.analysis import regions as rc
-from earlc.analysis.reductions import exclusive_running_max, group_max, group_min
-
-from .groups import member_with_largest
+from earlc.analysis.reductions import (exclusive_running_max, group_max, group_min,
+                                       member_with_largest)
 
 
 class MpiCollectives(Property):

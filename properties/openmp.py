@@ -9,10 +9,7 @@ import numpy as np
 
 from earlc.analysis import Instances, Property
 from earlc.analysis import regions as rc
-
-from earlc.analysis.reductions import group_max
-
-from .groups import member_with_largest
+from earlc.analysis.reductions import group_max, member_with_largest
 
 
 class OmpBarriers(Property):

@@ -260,6 +260,10 @@ def _timeline(report, rows: int, matches):
     legend += "".join('<span class="tl-key"><span class="tl-swatch tl-strip" style="background:%s">'
                       '</span>%s</span>' % (w["colour"], escape(w["title"]))
                       for w in data["waits"]["props"])
+    if data["stopped"]:
+        legend += ('<span class="tl-key"><span class="tl-swatch" style="background: '
+                   'repeating-linear-gradient(135deg, #fff 0 3px, #555 3px 4px)"></span>'
+                   'stopped (run hung or aborted)</span>')
     shown = data["waits"]["count"]
     note = ("" if shown == data["waits"]["total"] else
             " The page holds the %d most severe of the %d wait states and those around the "

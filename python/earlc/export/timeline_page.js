@@ -153,10 +153,9 @@
   function setView(a, b) {
     var minSpan = Math.min(20, SPAN);
     if (b - a < minSpan) { var c = (a + b) / 2; a = c - minSpan / 2; b = c + minSpan / 2; }
-    var lo = Math.min(0, D.stopped.length ? 0 : 0), hi = SPAN;
-    if (b - a > hi - lo) { a = lo; b = hi; }
-    if (a < lo) { b += lo - a; a = lo; }
-    if (b > hi) { a -= b - hi; b = hi; }
+    if (b - a > SPAN) { a = 0; b = SPAN; }
+    if (a < 0) { b -= a; a = 0; }
+    if (b > SPAN) { a -= b - SPAN; b = SPAN; }
     view.a = a; view.b = b;
     schedule();
   }
@@ -289,7 +288,11 @@
       ctx.beginPath();
       for (var xx = x0 - h; xx < x1; xx += 6) { ctx.moveTo(Math.max(xx, x0), y + h - Math.max(x0 - xx, 0)); ctx.lineTo(Math.min(xx + h, x1), y + Math.max(xx + h - x1, 0)); }
       ctx.stroke();
-      if (x1 - x0 > 80) { ctx.fillStyle = "#222"; ctx.fillText(s.text, x0 + 4, y + h / 2); }
+      if (x1 - x0 > 80) {
+        var tw = ctx.measureText(s.text).width;
+        ctx.fillStyle = "#ffffff"; ctx.fillRect(x0 + 2, y + 1, tw + 4, h - 2);
+        ctx.fillStyle = "#222"; ctx.fillText(s.text, x0 + 4, y + h / 2);
+      }
     });
     if (D.run_ended !== null && D.run_ended >= view.a && D.run_ended <= view.b) {
       ctx.strokeStyle = "#444"; ctx.setLineDash([4, 3]);
@@ -487,8 +490,7 @@
       return "<b>" + esc(regionOf(cp)) + "</b> on " + esc(loc) +
         "<br>call path <span class=\"tl-path\">" + esc(cp >= 0 ? paths[cp] : "?") + "</span>" +
         "<br>from <span data-value=\"" + h.start + "\">" + at(h.start) + "</span>, for " +
-        "<span class=\"tl-duration\" data-value=\"" + (h.end - h.start) + "\">" + dur(h.end - h.start) + "</span>" +
-        (ex.all ? "" : "") ;
+        "<span class=\"tl-duration\" data-value=\"" + (h.end - h.start) + "\">" + dur(h.end - h.start) + "</span>";
     }
     if (h.kind === "wait") {
       var i = h.index, p = WD.props[W.prop[i]], out = "<b style=\"color:" + p.colour + "\">" + esc(p.title) + "</b> on " + esc(loc) +

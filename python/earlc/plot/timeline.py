@@ -235,7 +235,8 @@ def plot_timeline(trace, path=None, start: Optional[float] = None, end: Optional
         ax.add_patch(_stopped_patch(x(since), x(until), r))
         if (until - since) * pixels >= 60 * span:
             ax.text(x(since), r + ymid, " " + what, fontsize=7, va="center", ha="left",
-                    clip_on=True, zorder=5)
+                    clip_on=True, zorder=5,
+                    bbox=dict(facecolor="white", edgecolor="none", pad=0.5))
     if run_ended is not None and first <= run_ended <= last:
         ax.axvline(x(run_ended), color="#444444", linewidth=0.8, linestyle="--", zorder=4)
     ax.set_xlim(*xlim)
