@@ -22,7 +22,7 @@
  * remembered (on equal shares, the first bin in row-major order), and after
  * the pass such a class takes that bin.
  *
- * Rows are independent: with several threads, each paints every n-th row
+ * Rows are independent: with several threads, each paints a block of rows
  * (walking all of the window's events, skipping the other rows' ones) and
  * keeps its own tallies per class, merged at the end; the picture is the
  * same for any number of threads.
@@ -59,14 +59,19 @@ typedef struct cell {
     int64_t *sum;      /* n_classes + 1 sums, idleness last */
 } cell;
 
-/* One thread's work: the rows r with r % n_threads == thread. */
+/* One thread's work: the rows [row_lo, row_hi) (a block: the cells and
+ * per-row state of different threads do not share cache lines but at its
+ * edges). */
 typedef struct painter {
     uint32_t n_classes; /* idleness is class n_classes */
     uint32_t n_levels;
     const level *levels;
     tally *tallies;     /* one per level, this thread's own */
     cell *cells;        /* row * n_levels + level (shared: each row has one thread) */
-    uint32_t thread, n_threads;
+    uint32_t row_lo, row_hi;
+    /* each level's bins are whole multiples of the previous level's (levels
+     * of detail, coarse to fine): its bins nest in theirs */
+    int nested;
     /* the inputs */
     const earl_events *ev;
     const earl_eid32 *enterptr;
@@ -161,9 +166,19 @@ static void add_stretch(painter *p, const level *lv, tally *ty, cell *c, uint32_
 
 static void add_to_levels(painter *p, uint32_t row, int64_t s, int64_t e, uint32_t cls)
 {
+    cell *cells = &p->cells[(size_t)row * p->n_levels];
+    if (p->nested) {
+        /* every level's open bin holds the finest level's: a stretch inside
+         * that one is inside all of them (most stretches, at most levels) */
+        const cell *fine = &cells[p->n_levels - 1];
+        if (fine->bin != NO_BIN && s >= fine->lo && e <= fine->hi) {
+            for (uint32_t k = 0; k < p->n_levels; k++)
+                cells[k].sum[cls] += e - s;
+            return;
+        }
+    }
     for (uint32_t k = 0; k < p->n_levels; k++)
-        add_stretch(p, &p->levels[k], &p->tallies[k], &p->cells[(size_t)row * p->n_levels + k],
-                    row, s, e, cls);
+        add_stretch(p, &p->levels[k], &p->tallies[k], &cells[k], row, s, e, cls);
 }
 
 /* What location ev->location[i] does after event i: the class of the region
@@ -250,7 +265,7 @@ static void *paint(void *arg)
     const earl_events *ev = p->ev;
     const earl_overview_window *w = p->window;
     const size_t lo = first_at(ev, w->t0), hi = first_at(ev, w->t0 + w->span);
-    for (uint32_t r = p->thread; r < p->n_rows; r += p->n_threads) { /* the start */
+    for (uint32_t r = p->row_lo; r < p->row_hi; r++) { /* the start */
         size_t pos = position_of(ev, p->rows[r], lo);
         p->prev_class[r] = NO_CLASS;
         if (pos > 0) {
@@ -262,7 +277,7 @@ static void *paint(void *arg)
     }
     for (size_t i = lo; i < hi; i++) {
         int32_t r = p->row_of[ev->location[i]];
-        if (r < 0 || (uint32_t)r % p->n_threads != p->thread)
+        if (r < (int32_t)p->row_lo || r >= (int32_t)p->row_hi)
             continue;
         int64_t t = (int64_t)ev->time[i] - w->t0;
         if (p->prev_class[r] != NO_CLASS)
@@ -271,7 +286,7 @@ static void *paint(void *arg)
         p->prev_class[r] = class_after(ev, p->enterptr, p->class_of_region, p->n_regions,
                                        p->n_classes, i);
     }
-    for (uint32_t r = p->thread; r < p->n_rows; r += p->n_threads) { /* crossing the end */
+    for (uint32_t r = p->row_lo; r < p->row_hi; r++) { /* crossing the end */
         earl_loc loc = p->rows[r];
         size_t pos = position_of(ev, loc, hi);
         size_t n = ev->loc_start[loc + 1] - ev->loc_start[loc];
@@ -375,11 +390,16 @@ earl_status earl_overview_activity(const earl_trace *trace, const earl_eid32 *en
     }
     for (size_t c = 0; c < (size_t)n_rows * n_levels; c++)
         cells[c] = (cell){.bin = NO_BIN, .sum = sums + c * (n_classes + 1)};
+    int nested = 1;
+    for (uint32_t k = 1; k < n_levels; k++)
+        nested &= bins[k] >= bins[k - 1] && bins[k] % bins[k - 1] == 0;
     uint32_t started = 0;
     for (uint32_t t = 0; t < n_threads; t++) {
         painters[t] = (painter){.n_classes = n_classes, .n_levels = n_levels, .levels = levels,
                                 .tallies = tallies + (size_t)t * n_levels, .cells = cells,
-                                .thread = t, .n_threads = n_threads, .ev = ev,
+                                .row_lo = (uint32_t)((uint64_t)n_rows * t / n_threads),
+                                .row_hi = (uint32_t)((uint64_t)n_rows * (t + 1) / n_threads),
+                                .nested = nested, .ev = ev,
                                 .enterptr = enterptr, .class_of_region = class_of_region,
                                 .n_regions = n_regions, .rows = rows, .n_rows = n_rows,
                                 .row_of = row_of, .window = window, .prev_time = prev_time,

@@ -140,6 +140,16 @@ static void test_dominant_activity(void **unused)
     const uint8_t want_two[6] = {0, 1, I, 0, 0, 0};
     assert_memory_equal(two, want_two, sizeof want_two);
 
+    /* levels of detail, coarse to fine (each level's bins nest in the previous
+     * level's: the shortcut for stretches inside the finest open bin) */
+    uint8_t n1[3], n2[6], n10[30];
+    uint8_t *nested[3] = {n1, n2, n10};
+    const uint32_t nested_bins[3] = {1, 2, 10};
+    ok(paint(&f, rows, 3, 0, 100, nested_bins, 3, nested));
+    assert_memory_equal(n10, want, sizeof want);
+    assert_memory_equal(n1, want_one, sizeof want_one);
+    assert_memory_equal(n2, want_two, sizeof want_two);
+
     /* the same with three threads, a row each */
     uint8_t ten3[30], one3[3], two3[6];
     uint8_t *out3[3] = {ten3, one3, two3};

@@ -260,7 +260,7 @@ class PageData:
         bins = BASE_BINS
         while len(wanted) < MAX_LEVELS:
             wanted.append(bins)
-            if span / bins < max(stretch, 1) or bins * FACTOR > 1 << 31:
+            if span / bins < max(2 * stretch, 1) or bins * FACTOR > 1 << 31:
                 break
             bins *= FACTOR
         out, budget, sizes = [], LEVEL_BUDGET, []
@@ -310,8 +310,10 @@ class PageData:
                "recv": b64(msgs.recv_time[sel] - self.t0, np.float64), "levels": []}
         if not len(msgs) or keep.all():
             return out
-        budget = BUNDLE_BUDGET
+        budget, sizes = BUNDLE_BUDGET, []
         for level in levels:
+            if len(sizes) >= 2 and sizes[-1] * max(sizes[-1] / max(sizes[-2], 1), 1) > budget:
+                break  # the next level would not fit, as the last ones grew
             b = ov.message_bundles(msgs.send_time, msgs.recv_time, self.row_of[msgs.src],
                                    self.row_of[msgs.dst], self.t0, self.end, level["bins"],
                                    BUNDLE_BINS)
@@ -319,6 +321,7 @@ class PageData:
             if size > budget:
                 break
             budget -= size
+            sizes.append(size)
             self.bytes += size
             send = (b["send_first"] + b["send_last"]) // 2 - self.t0
             recv = (b["recv_first"] + b["recv_last"]) // 2 - self.t0
