@@ -232,7 +232,8 @@ def _pictures(report, timeline: bool = True) -> str:
                       plot_timeline(trace, None, start=start, end=end, report=report)))
     parts.append(("report", "Metric tree and where the worst inefficiencies cost time",
                   plot_report(report, None)))
-    if np.any(trace.comm_matrix(output="count")):
+    counts = trace.kind_counts()
+    if counts.get("MPI_SEND", 0) + counts.get("MPI_ISEND", 0):  # messages: a matrix
         parts.append(("comm", "Communication matrix (bytes)", plot_comm(trace, None)))
     return "\n".join('<figure id="picture-%s"><figcaption>%s</figcaption>'
                      '<img alt="%s" src="data:image/png;base64,%s"></figure>'

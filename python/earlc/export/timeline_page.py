@@ -195,9 +195,7 @@ class PageData:
         """Region instances kept one by one: all, or windows around the listed
         occurrences (plus the matches' first events)."""
         trace = self.trace
-        n_instances = int(trace.events.kind_counts.get("ENTER", 0)) \
-            if hasattr(trace.events, "kind_counts") else int(np.count_nonzero(
-                trace.events.kind == 0))
+        n_instances = int(trace.kind_counts().get("ENTER", 0))
         if n_instances <= EXACT_ALL:
             windows = [(self.t0, self.end)]
         else:

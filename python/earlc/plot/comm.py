@@ -16,6 +16,7 @@ LABELLED_CELLS = 16
 def plot_comm(trace, path=None, output: str = "bytes", by: str = "location"):
     """Draw trace.comm_matrix(output, by); returns the Figure, saves it to path."""
     matrix = comm_matrix(trace, output=output, by=by)
+    counts = matrix if output == "count" else comm_matrix(trace, output="count", by=by)
     n = len(matrix)
     if by == "rank":
         labels = ["rank %d" % r for r in range(n)]
@@ -48,7 +49,7 @@ def plot_comm(trace, path=None, output: str = "bytes", by: str = "location"):
     ax.set_xlabel("receiver")
     ax.set_ylabel("sender")
     title = "%s: %s, %d messages" % (trace.path, "bytes" if output == "bytes" else "messages",
-                                     int(comm_matrix(trace, output="count", by=by).sum()))
+                                     int(counts.sum()))
     ax.set_title(plain("\n".join(textwrap.wrap(title, max(int(side_px / 5.5), 30)))),
                  fontsize=9)
     save(fig, path)
