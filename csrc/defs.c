@@ -8,8 +8,11 @@
  * for every communicator, the location of each of its ranks (through the
  * communicator's group and the COMM_LOCATIONS group of its paradigm).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -397,6 +400,14 @@ earl_loc earl_defs_location_index(const earl_defs *defs, uint64_t id)
                                                                  : EARL_NONE;
 }
 
+const char *earl_defs_region_name(const earl_defs *defs, uint32_t region)
+{
+    if (region >= defs->n_regions || !defs->regions[region].defined)
+        return "?";
+    uint32_t name = defs->regions[region].name;
+    return name < defs->strings.count ? defs->strings.text[name] : "?";
+}
+
 /* Sort key of the dense location order. */
 typedef struct location_key {
     size_t group_position; /* of the location group in definition order */
@@ -587,10 +598,19 @@ earl_status defs_read(defs_store *st, OTF2_Reader *reader, const char *anchor, e
     char file[4096];
     earl_archive_def_file(anchor, file, sizeof file);
     OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(reader);
-    if (!gdr)
-        return earl_fail(err, EARL_ERR_MISSING_FILE,
-                         "%s: cannot open the global definitions (%s)", file,
+    if (!gdr) {
+        /* libotf2 says the same for a file that is absent and for one it
+         * cannot decode: which it is decides the status */
+        struct stat sb;
+        int present = stat(file, &sb) == 0;
+        if (present && access(file, R_OK) != 0)
+            return earl_fail(err, EARL_ERR_IO, "%s: cannot be read (%s)", file, strerror(errno));
+        return earl_fail(err, present ? EARL_ERR_CORRUPT : EARL_ERR_MISSING_FILE,
+                         "%s: %s (%s)", file,
+                         present ? "not a readable OTF2 definition file"
+                                 : "cannot open the global definitions",
                          earl_otf2_last_message());
+    }
     OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
     if (!cb)
         return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", anchor);

@@ -303,6 +303,10 @@ typedef struct earl_defs {
 /* earl_loc of an OTF2 location id, -1 if the archive does not define it. */
 earl_loc earl_defs_location_index(const earl_defs *defs, uint64_t location_id);
 
+/* The name of a region ref, for messages: "?" when the archive does not define
+ * the region or its name. */
+const char *earl_defs_region_name(const earl_defs *defs, uint32_t region);
+
 /* ------------------------------------------------------------------------ */
 /* Events: the columnar store                                                 */
 /* ------------------------------------------------------------------------ */

@@ -290,13 +290,16 @@ static OTF2_CallbackCode on_leave(OTF2_LocationRef location, OTF2_TimeStamp t, u
         return OTF2_CALLBACK_INTERRUPT;
     if (EARL_UNLIKELY(b->depth == 0)) {
         warning_add(&b->warnings, EARL_WARN_LEAVE_WITHOUT_ENTER, b->loc, (uint64_t)i,
-                    "LEAVE of region %u with no region open", region);
+                    "LEAVE of region '%s' (%u) with no region open",
+                    earl_defs_region_name(&b->defs->view, region), region);
         return OTF2_CALLBACK_SUCCESS;
     }
     uint32_t open = b->stack[--b->depth];
     if (EARL_UNLIKELY(open != region))
         warning_add(&b->warnings, EARL_WARN_LEAVE_MISMATCH, b->loc, (uint64_t)i,
-                    "LEAVE of region %u while region %u is open", region, open);
+                    "LEAVE of region '%s' (%u) while region '%s' (%u) is open",
+                    earl_defs_region_name(&b->defs->view, region), region,
+                    earl_defs_region_name(&b->defs->view, open), open);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -895,7 +898,8 @@ static void finish_location(loc_events *b)
                         ? b->defs->view.strings.text[l->incomplete_reason] : "no reason given");
     for (size_t d = b->depth; d > 0; d--)
         warning_add(&b->warnings, EARL_WARN_REGION_NOT_LEFT, b->loc, b->n,
-                    "region %u still open at the end of the location", b->stack[d - 1]);
+                    "region '%s' (%u) still open at the end of the location",
+                    earl_defs_region_name(&b->defs->view, b->stack[d - 1]), b->stack[d - 1]);
     request_map *m = &b->requests;
     for (size_t j = 0; j < m->cap; j++)
         if (m->used[j])

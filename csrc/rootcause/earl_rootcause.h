@@ -22,6 +22,17 @@
  *   - call-path maps: per query a list of (cnode, value) ascending by cnode,
  *     in CSR form (earl_rc_map).
  *
+ * Every function takes its inputs as named records (one struct per concept:
+ * the events' columns, the chunks, the points, the spans between two events,
+ * the queries of each search, the batches of the replay) and fills an output
+ * struct it owns until its _free function; the Python glue
+ * (python/earlc/_ext/rootcause.c) reads each struct field by field from a
+ * Python record of the same name and fields (properties/rootcause/records.py).
+ * The inputs are borrowed: no function keeps them past its return, except
+ * the replay handle (see earl_rc_replay).  The functions are reentrant and
+ * keep no state between calls: several may run at once on different
+ * threads.
+ *
  * Every sum is accumulated in a fixed order (the one of the numpy version
  * these functions replaced, value for value), so the results do not depend
  * on how the work is split and are reproducible to the last bit.
@@ -84,21 +95,29 @@ typedef struct earl_rc_event_chunk_table {
     int64_t *far_ticks;
 } earl_rc_event_chunk_table;
 
-/* The chunks of the events, from the per-event columns location (below
- * n_locations), kind, time and event_cnode (-1 outside every region) in the
- * trace's total order, in which each location's events keep their recorded
- * order; parent per cnode (n_cnodes of them).  role[kind] says what an event
- * contributes; a location's first such event only starts its time, and an
- * event charged to no cnode (-1) gives no chunk.  program_cnode is charged at
- * EARL_RC_CHUNK_PROGRAM_END.  EARL_ERR_INVALID for a location or a cnode out
- * of range, and for 2^31 events or more (their slots would not fit). */
-earl_status earl_rc_event_chunks_build(size_t n_locations, size_t n_events,
-                                       const int32_t *location, const uint8_t *kind,
-                                       const uint64_t *time,
-                                       const int32_t *event_cnode, const int32_t *parent,
-                                       size_t n_cnodes, const uint8_t role[256],
-                                       int64_t program_cnode, earl_rc_event_chunk_table *out,
-                                       earl_error *err);
+/* What the chunks of the events are built from: the per-event columns in
+ * the trace's total order (in which each location's events keep their
+ * recorded order), the call tree's parents, and what each kind of event
+ * contributes. */
+typedef struct earl_rc_event_columns {
+    size_t n_locations;      /* every location is below it */
+    size_t n_events;
+    const int32_t *location; /* per event */
+    const uint8_t *kind;     /* per event: its earl_kind */
+    const uint64_t *time;    /* per event */
+    const int32_t *cnode;    /* per event: its call path, -1 outside every region */
+    size_t n_cnodes;
+    const int32_t *parent;   /* per cnode: its caller, -1 at a root */
+    const uint8_t *role;     /* 256 entries: the earl_rc_chunk_role of each kind */
+    int64_t program_cnode;   /* charged at EARL_RC_CHUNK_PROGRAM_END */
+} earl_rc_event_columns;
+
+/* The chunks of the events.  A location's first event with a role only
+ * starts its time, and an event charged to no cnode (-1) gives no chunk.
+ * EARL_ERR_INVALID for a location or a cnode out of range, and for 2^31
+ * events or more (their slots would not fit). */
+earl_status earl_rc_event_chunks_build(const earl_rc_event_columns *events,
+                                       earl_rc_event_chunk_table *out, earl_error *err);
 void earl_rc_event_chunk_table_free(earl_rc_event_chunk_table *table);
 
 /* Chunks given as a table, ascending by key (see above). */
@@ -112,11 +131,23 @@ typedef struct earl_rc_chunk_table {
 /* The time chunks of every location: those of the events, and those of the
  * table (the caller's corrections, such as thread management).  A chunk whose
  * cnode is not in 0..n_cnodes-1 makes the function summing it fail with
- * EARL_ERR_INVALID, and so do offsets that are not ascending. */
+ * EARL_ERR_INVALID, and so do offsets that are not ascending, a stride below
+ * 1 and a negative n_cnodes. */
 typedef struct earl_rc_chunks {
+    int64_t stride;   /* events + 1: a location's multiplier in the table's keys */
+    int64_t n_cnodes; /* every chunk's cnode is below it */
     earl_rc_event_chunks events;
     earl_rc_chunk_table table;
 } earl_rc_chunks;
+
+/* Stretches of time, each on one location: after event start[q]'s point (-1:
+ * from the location's start) up to event end[q]'s point. */
+typedef struct earl_rc_spans {
+    size_t count;
+    const int64_t *location; /* not negative */
+    const int64_t *start;
+    const int64_t *end;
+} earl_rc_spans;
 
 /* Synchronisation points, ascending by key = location * stride + event. */
 typedef struct earl_rc_points {
@@ -140,46 +171,54 @@ typedef struct earl_rc_map {
 
 void earl_rc_map_free(earl_rc_map *map);
 
-/* Raw exclusive time per call path of each query q on location loc[q]
- * between events lo[q] (exclusive, after its point; -1: the location's
- * start) and hi[q] (before its point): every call path with a chunk there,
- * with its exact tick sum as a double (zero and negative sums included).
- * EARL_ERR_INVALID for a chunk's cnode out of 0..n_cnodes-1, a negative
- * location or a stride below 1. */
-earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride, int64_t n_cnodes,
-                               const int64_t *loc, const int64_t *lo, const int64_t *hi,
-                               size_t queries, earl_rc_map *out, earl_error *err);
+/* Raw exclusive time per call path of each span (one query of out per
+ * span): every call path with a chunk there, with its exact tick sum as a
+ * double (zero and negative sums included).  EARL_ERR_INVALID for a chunk's
+ * cnode out of range, a negative location or a stride below 1. */
+earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, const earl_rc_spans *spans,
+                               earl_rc_map *out, earl_error *err);
 
-/* Synchronisation intervals (Scalasca's pruned time maps): per query q, the
- * time per call path of location loc[q] between its synchronisation points
- * prev[q] (-1: the location's start) and at[q], without the waiting time at
- * the points strictly in between (charged to their call paths; call paths
- * left without positive time vanish), and without the part of prev's call
- * before its completion.  EARL_ERR_INVALID as earl_rc_chunk_sums, and for a
- * point's cnode of n_cnodes or more. */
+/* Synchronisation intervals (Scalasca's pruned time maps): per span, from a
+ * synchronisation point of its location (start; -1: the location's start) to
+ * another (end), the time per call path without the waiting time at the
+ * points strictly in between (charged to their call paths; call paths left
+ * without positive time vanish), and without the part of the start point's
+ * call before its completion.  The points' keys use the chunks' stride.
+ * EARL_ERR_INVALID as earl_rc_chunk_sums, and for a point's cnode of
+ * n_cnodes or more. */
 typedef struct earl_rc_intervals {
     earl_rc_map time;        /* positive values only */
-    double *wait_sum;        /* per query: the waiting time at the points in between */
-    int64_t *between_offset; /* queries + 1 */
+    double *wait_sum;        /* per span: the waiting time at the points in between */
+    int64_t *between_offset; /* spans + 1 */
     int64_t *between_row;    /* the rows of those points with waiting time > 0, in event order */
 } earl_rc_intervals;
 
 earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_points *points,
-                                   int64_t stride, int64_t n_cnodes, const int64_t *loc,
-                                   const int64_t *prev, const int64_t *at, size_t queries,
-                                   earl_rc_intervals *out, earl_error *err);
+                                   const earl_rc_spans *spans, earl_rc_intervals *out,
+                                   earl_error *err);
 void earl_rc_intervals_free(earl_rc_intervals *intervals);
 
-/* The excess of a late side's map over an early side's: for each pair k, the
- * entries of late's query late_q[k] whose cnode is also in within's query
- * within_q[k] (within may be NULL: no restriction), minus early's value of
- * that cnode in query early_q[k] (0 when absent), the positive differences
- * only.  out gets one query per pair; sum[k] (pairs entries, caller's array)
- * their total.  EARL_ERR_INVALID for a query index out of range. */
-earl_status earl_rc_excess(const earl_rc_map *late, const int64_t *late_q,
-                           const earl_rc_map *early, const int64_t *early_q,
-                           const earl_rc_map *within, const int64_t *within_q, size_t pairs,
-                           earl_rc_map *out, double *sum, earl_error *err);
+/* Pairs of queries of call-path maps: for each pair k, the late side's
+ * query late_query[k] against the early side's early_query[k], restricted to
+ * the call paths of within's query within_query[k] (within NULL: no
+ * restriction, within_query unread). */
+typedef struct earl_rc_excess_pairs {
+    size_t count;
+    const earl_rc_map *late;
+    const int64_t *late_query;
+    const earl_rc_map *early;
+    const int64_t *early_query;
+    const earl_rc_map *within;
+    const int64_t *within_query;
+} earl_rc_excess_pairs;
+
+/* The excess of the late side over the early side, per pair: the entries of
+ * the late query whose cnode is also in the within query, minus the early
+ * query's value of that cnode (0 when absent), the positive differences
+ * only.  out gets one query per pair; sum[k] (count entries, the caller's
+ * array) their total.  EARL_ERR_INVALID for a query index out of range. */
+earl_status earl_rc_excess(const earl_rc_excess_pairs *pairs, earl_rc_map *out, double *sum,
+                           earl_error *err);
 
 /* The synchronisation points two locations share: those where they meet one
  * by one (pair_key = (location * n_locations + partner) * stride + event,
@@ -187,6 +226,7 @@ earl_status earl_rc_excess(const earl_rc_map *late, const int64_t *late_q,
  * members, rows of member_offset/member_location, and its points, rows of
  * key_offset/group_key as location * stride + event ascending). */
 typedef struct earl_rc_pair_points {
+    int64_t stride;     /* events + 1 */
     size_t n_locations; /* every location is below it; the multiplier of pair_key */
     size_t n_pairs;
     const int64_t *pair_key;
@@ -197,13 +237,22 @@ typedef struct earl_rc_pair_points {
     const int64_t *group_key;
 } earl_rc_pair_points;
 
-/* Per query: the last synchronisation point of location loc[q] with
- * partner[q] before event at[q] (strictly), -1 when none, into out[q]; a
- * group point counts when both are members.  EARL_ERR_INVALID for a
- * location out of range. */
-earl_status earl_rc_previous_points(const earl_rc_pair_points *points, int64_t stride,
-                                    size_t queries, const int64_t *loc, const int64_t *partner,
-                                    const int64_t *at, int64_t *out, earl_error *err);
+/* Where two locations last met: per query, location[q] with partner[q]
+ * before event before[q] (strictly). */
+typedef struct earl_rc_meeting_queries {
+    size_t count;
+    const int64_t *location;
+    const int64_t *partner;
+    const int64_t *before;
+} earl_rc_meeting_queries;
+
+/* Per query: the last synchronisation point of the location with its
+ * partner before the event, -1 when none, into out[q] (count entries, the
+ * caller's array); a group point counts when both are members.
+ * EARL_ERR_INVALID for a location out of range. */
+earl_status earl_rc_previous_points(const earl_rc_pair_points *points,
+                                    const earl_rc_meeting_queries *queries, int64_t *out,
+                                    earl_error *err);
 
 /* Who meets whom at the synchronisation points: the points (point_key,
  * location * stride + event ascending), the partner locations a point
@@ -212,6 +261,7 @@ earl_status earl_rc_previous_points(const earl_rc_pair_points *points, int64_t s
  * a communicator), if any.  Location sets are rows of one CSR table
  * (set_offset, set_location). */
 typedef struct earl_rc_meetings {
+    int64_t stride;                /* events + 1 */
     size_t n_points;
     const int64_t *point_key;
     const int64_t *point_set;      /* per point: its group's set, or -1 */
@@ -239,30 +289,41 @@ typedef struct earl_rc_group_starts {
     int64_t *met_event;
 } earl_rc_group_starts;
 
-/* delayer_location, delayer_event and member_set (the set of the
- * instance's communicator) per instance.  EARL_ERR_INVALID for a set or a
- * location out of range, or a partner pair of no point. */
-earl_status earl_rc_find_group_starts(const earl_rc_meetings *meetings, int64_t stride,
-                                      size_t instances, const int64_t *delayer_location,
-                                      const int64_t *delayer_event, const int64_t *member_set,
+/* The collective wait state instances whose group interval is looked for:
+ * per instance its delayer's location and point (event), and the set of
+ * its communicator's members (a row of the meetings' sets). */
+typedef struct earl_rc_group_queries {
+    size_t count;
+    const int64_t *delayer_location;
+    const int64_t *delayer_event;
+    const int64_t *member_set;
+} earl_rc_group_queries;
+
+/* EARL_ERR_INVALID for a set or a location out of range, or a partner pair
+ * of no point. */
+earl_status earl_rc_find_group_starts(const earl_rc_meetings *meetings,
+                                      const earl_rc_group_queries *instances,
                                       earl_rc_group_starts *out, earl_error *err);
 void earl_rc_group_starts_free(earl_rc_group_starts *starts);
 
 /* The critical path's walk back in time (Scalasca's critical-path pass):
- * from location start_location at event start_event, each step goes back to
- * the location's latest wait state (wait_key, location * stride + event
- * ascending; the path continues at wait_partner, the event waited for) or
- * OpenMP point (omp_key; it continues at each of its omp_next events) before
- * the current event, whichever is later; a location with neither ends at its
- * init_event (-1: the path ends there).  Pending ends are taken latest event
- * first, so that paths merging at a fork are walked once.  location gives
- * every event's location. */
+ * from its start (an event of a location, or the location's end), each step
+ * goes back to the location's latest wait state (wait_key, location * stride
+ * + event ascending; the path continues at wait_partner, the event waited
+ * for) or OpenMP point (omp_key; it continues at each of its omp_next
+ * events) before the current event, whichever is later; a location with
+ * neither ends the path at its init_event, or where init_event is -1 at the
+ * location's start when ends_at_start is set (a stretch from -1), else with
+ * no stretch.  Pending ends are taken latest event first, so that paths
+ * merging at a fork are walked once.  location gives every event's
+ * location. */
 typedef struct earl_rc_path_graph {
     int64_t stride;
     size_t n_events;
     const int32_t *location;     /* per event */
     size_t n_locations;
     const int64_t *init_event;   /* per location */
+    int ends_at_start;
     size_t n_waits;
     const int64_t *wait_key;
     const int64_t *wait_partner;
@@ -273,16 +334,21 @@ typedef struct earl_rc_path_graph {
 } earl_rc_path_graph;
 
 /* The stretches of the path, in the order they are walked: location, the
- * event it starts after and the event it ends at. */
+ * event it starts after and the event it ends at (the fields of
+ * earl_rc_spans, owned). */
 typedef struct earl_rc_stretches {
     size_t count;
     int64_t *location;
-    int64_t *from;
-    int64_t *to;
+    int64_t *start;
+    int64_t *end;
 } earl_rc_stretches;
 
-earl_status earl_rc_critical_walk(const earl_rc_path_graph *graph, int64_t start_event,
-                                  earl_rc_stretches *out, earl_error *err);
+/* The walk from start_event of start_location, or from the location's end
+ * when start_event is -1 (its first stretch then ends at `stride - 1`, after
+ * every event).  EARL_ERR_INVALID for a start, a wait state's partner or an
+ * OpenMP successor out of range. */
+earl_status earl_rc_critical_walk(const earl_rc_path_graph *graph, int64_t start_location,
+                                  int64_t start_event, earl_rc_stretches *out, earl_error *err);
 void earl_rc_stretches_free(earl_rc_stretches *stretches);
 
 /* ---- long-term delay costs (Scalasca's backward replay) --------------------
@@ -291,10 +357,7 @@ void earl_rc_stretches_free(earl_rc_stretches *stretches);
  * back to the wait states in its late side's interval, and from there to the
  * delays that caused them.  Costs are tracked per source (the kind of wait
  * state they stem from, 0..n_sources-1) and per synchronisation point (rows
- * 0..n_points-1 of the caller's table).  The replay takes the wait states
- * latest first (by their waiting event; a collective instance by its latest
- * member's event, before the point-to-point wait states of that event), so
- * that the cost arriving at each is complete when it is passed on:
+ * 0..n_points-1 of the caller's table):
  *
  *   - a point-to-point wait state of kind K with its delays (call paths of
  *     the late side), their scale (waiting time / denominator), the
@@ -303,14 +366,30 @@ void earl_rc_stretches_free(earl_rc_stretches *stretches);
  *     its waiting point over the denominator scales its delays into the
  *     long-term severity of s, and (plus its own scale when s == K) the
  *     waiting time at each point in between into their costs;
- *   - a collective instance of kind K with its members (the delayer first,
- *     its delays the time of its group interval): per source s, the inputs
+ *   - a collective instance of kind K with its members (the delayer's
+ *     delays are the time of its group interval): per source s, the inputs
  *     the caller's rules name (the cost arrived at each member, the members'
  *     own waiting time) scale each member's delays (costs only) into the
  *     severity of s on the delayer, and their sum the waiting time at the
  *     delayer's points in between into their costs; members the delayer met
  *     one by one since the group point join the sum only after the point
  *     where they were met (Scalasca's scale map).
+ *
+ * The order is Scalasca's parallel backward replay, in which every location
+ * walks its own events backwards and takes each wait state it delayed at its
+ * own synchronisation point (the late side's event), after the wait states
+ * of its later points; a wait state reads the cost at the waiting side's
+ * point when that side has walked past it, that is once every wait state
+ * that location delayed at a later point has passed its cost on.  The run
+ * takes, among the wait states whose inputs are complete, the one at the
+ * latest event first (a collective before a point-to-point wait state at one
+ * event, else in the order given): the order matters where a waiting point
+ * comes before the late side's point in time (a Late Receiver whose send
+ * completes before the receive is posted), which a plain latest-first order
+ * by waiting event would take too late.  A trace whose dependencies form a
+ * cycle (clock condition violations) has no such order: the run then takes
+ * the latest waiting wait state anyway and counts it
+ * (earl_rc_replay_out_of_order).
  *
  * The handle keeps pointers to the arrays it is given (and to the arrays of
  * the maps, not the map structs): they must stay valid and unchanged until
@@ -320,41 +399,63 @@ typedef struct earl_rc_replay earl_rc_replay;
 /* Inputs of a collective's kind for a source (earl_rc_replay_set_input). */
 enum { EARL_RC_INPUT_COST = 1, EARL_RC_INPUT_WAIT = 2 };
 
-/* A replay over n_points synchronisation points (their events and waiting
- * times) with n_sources sources; every collective kind takes by default the
- * arriving cost for every source, and the members' own waiting time for the
- * source of its own kind. */
-earl_status earl_rc_replay_new(size_t n_sources, size_t n_points, const int64_t *point_event,
-                               const double *point_wait, earl_rc_replay **out, earl_error *err);
+/* The synchronisation points of a replay, per row: its event, location and
+ * waiting time. */
+typedef struct earl_rc_replay_points {
+    size_t count;
+    const int64_t *event;
+    const int64_t *location; /* not negative */
+    const double *wait;
+} earl_rc_replay_points;
+
+/* A replay over the points with n_sources sources; every collective kind
+ * takes by default the arriving cost for every source, and the members' own
+ * waiting time for the source of its own kind.  EARL_ERR_INVALID for a
+ * negative location or 0 or more than 255 sources. */
+earl_status earl_rc_replay_new(size_t n_sources, const earl_rc_replay_points *points,
+                               earl_rc_replay **out, earl_error *err);
 void earl_rc_replay_free(earl_rc_replay *replay);
 
 /* What collectives of kind `kind` take as input for source `source`. */
 earl_status earl_rc_replay_set_input(earl_rc_replay *replay, size_t kind, size_t source,
                                      unsigned inputs, earl_error *err);
 
-/* Point-to-point wait states of kind `source`: per wait state its waiting
+/* Point-to-point wait states of kind `source`: per wait state k its waiting
  * event and point row (-1: no point, no cost arrives), the delaying
- * location, scale and denominator, its delays (query k of delays) and the
+ * location and its point there (the event where the replay takes the wait
+ * state), scale and denominator, its delays (query k of delays) and the
  * point rows in between ([between_offset[k], between_offset[k + 1]) of
  * between_row). */
-earl_status earl_rc_replay_add_waits(earl_rc_replay *replay, size_t source, size_t n,
-                                     const int64_t *event, const int64_t *row,
-                                     const int64_t *delayer_location, const double *scale,
-                                     const double *denominator, const earl_rc_map *delays,
-                                     const int64_t *between_offset, const int64_t *between_row,
+typedef struct earl_rc_waits {
+    size_t source;
+    size_t count;
+    const int64_t *event;
+    const int64_t *row;
+    const int64_t *delayer_location;
+    const int64_t *delayer_event;
+    const double *scale;
+    const double *denominator;
+    const earl_rc_map *delays;     /* count queries */
+    const int64_t *between_offset; /* count + 1 */
+    const int64_t *between_row;
+} earl_rc_waits;
+
+earl_status earl_rc_replay_add_waits(earl_rc_replay *replay, const earl_rc_waits *waits,
                                      earl_error *err);
 
 /* Collective instances: per instance its kind (a source), the delaying
- * location, its members [member_offset[k], member_offset[k + 1]) (the
- * delayer first) and the delayer's point rows in between, in event order.
+ * location and its point there (its event in the collective), its members
+ * [member_offset[k], member_offset[k + 1]) and the delayer's point rows in
+ * between, in event order.
  * Per member: its event and point row (-1: none), its waiting time, its
  * delays (query member_delay_query[m] of delays) with their sum, the waiting time of the
  * delayer in between that it shares its scale with (prop), and the event
  * where the delayer met it alone (-1: at the group point). */
 typedef struct earl_rc_collectives {
-    size_t n;
+    size_t count;
     const int64_t *kind;
     const int64_t *delayer_location;
+    const int64_t *delayer_event;
     const int64_t *member_offset;
     const int64_t *between_offset;
     const int64_t *between_row;
@@ -373,10 +474,17 @@ earl_status earl_rc_replay_add_collectives(earl_rc_replay *replay,
                                            const earl_rc_collectives *collectives,
                                            earl_error *err);
 
-/* Costs known before the replay (they depend on nothing later): value on
- * the point rows of source `source`, added in order. */
-earl_status earl_rc_replay_add_costs(earl_rc_replay *replay, size_t source, size_t n,
-                                     const int64_t *row, const double *value, earl_error *err);
+/* Costs known before the replay (they depend on nothing later): value[i] on
+ * point row row[i] of source `source`, added in order. */
+typedef struct earl_rc_costs {
+    size_t source;
+    size_t count;
+    const int64_t *row;
+    const double *value;
+} earl_rc_costs;
+
+earl_status earl_rc_replay_add_costs(earl_rc_replay *replay, const earl_rc_costs *costs,
+                                     earl_error *err);
 
 /* The long-term severities, per source: out[s] gets parallel arrays of
  * (location, cnode, value) in first-touch order (free with
@@ -390,6 +498,10 @@ typedef struct earl_rc_severity {
 
 earl_status earl_rc_replay_run(earl_rc_replay *replay, earl_rc_severity *out, earl_error *err);
 void earl_rc_severity_free(earl_rc_severity *severity);
+
+/* How many wait states the last run took before the costs they read were
+ * complete (a cycle of dependencies; see above): 0 on a consistent trace. */
+size_t earl_rc_replay_out_of_order(const earl_rc_replay *replay);
 
 #ifdef __cplusplus
 }

@@ -65,22 +65,21 @@ typedef struct location_clock {
  * those of the counting pass), the far ones into *far (n_far of cap_far).  A
  * problem found is described in *problem with the event in *bad; -1 when out
  * of memory. */
-static int chunk_pass(size_t n_locations, size_t n_events, const int32_t *location,
-                      const uint8_t *kind, const uint64_t *time, const int32_t *event_cnode,
-                      const int32_t *parent, size_t n_cnodes, const uint8_t role[256],
-                      int64_t program_cnode, location_clock *clock,
+static int chunk_pass(const earl_rc_event_columns *in, location_clock *clock,
                       earl_rc_event_chunk_table *table, far_entry **far, size_t *n_far,
                       size_t *cap_far, const char **problem, size_t *bad)
 {
-    for (size_t e = 0; e < n_events; e++) {
+    const int32_t *location = in->location, *event_cnode = in->cnode;
+    const uint64_t *time = in->time;
+    for (size_t e = 0; e < in->n_events; e++) {
         int32_t l = location[e];
-        if (l < 0 || (size_t)l >= n_locations) {
+        if (l < 0 || (size_t)l >= in->n_locations) {
             *problem = "has a location out of range";
             *bad = e;
             return 0;
         }
         location_clock *c = &clock[l];
-        uint8_t r = role[kind[e]];
+        uint8_t r = in->role[in->kind[e]];
         if (r == EARL_RC_CHUNK_NONE)
             continue;
         /* the same wrap-around as int64 arithmetic on damaged timestamps */
@@ -90,14 +89,14 @@ static int chunk_pass(size_t n_locations, size_t n_events, const int32_t *locati
             c->started = 1;
             continue;
         }
-        int64_t cn = r == EARL_RC_CHUNK_PROGRAM_END ? program_cnode : event_cnode[e];
-        if (cn >= (int64_t)n_cnodes) {
+        int64_t cn = r == EARL_RC_CHUNK_PROGRAM_END ? in->program_cnode : event_cnode[e];
+        if (cn >= (int64_t)in->n_cnodes) {
             *problem = "has a call path out of range";
             *bad = e;
             return 0;
         }
         if (r == EARL_RC_CHUNK_ENTER && cn >= 0)
-            cn = parent[cn];
+            cn = in->parent[cn];
         if (cn < 0)
             continue;
         if (table) {
@@ -119,15 +118,11 @@ static int chunk_pass(size_t n_locations, size_t n_events, const int32_t *locati
     return 0;
 }
 
-earl_status earl_rc_event_chunks_build(size_t n_locations, size_t n_events,
-                                       const int32_t *location, const uint8_t *kind,
-                                       const uint64_t *time,
-                                       const int32_t *event_cnode, const int32_t *parent,
-                                       size_t n_cnodes, const uint8_t role[256],
-                                       int64_t program_cnode, earl_rc_event_chunk_table *out,
-                                       earl_error *err)
+earl_status earl_rc_event_chunks_build(const earl_rc_event_columns *in,
+                                       earl_rc_event_chunk_table *out, earl_error *err)
 {
     memset(out, 0, sizeof *out);
+    size_t n_locations = in->n_locations, n_events = in->n_events;
     if ((uint64_t)n_events >= MAX_EVENTS)
         return earl_fail(err, EARL_ERR_INVALID,
                          "root-cause chunks: %zu events, more than the %llu the chunks can tell "
@@ -140,8 +135,7 @@ earl_status earl_rc_event_chunks_build(size_t n_locations, size_t n_events,
     const char *problem = NULL;
     size_t bad = 0, n_far = 0, cap_far = 0;
     far_entry *far = NULL;
-    chunk_pass(n_locations, n_events, location, kind, time, event_cnode, parent, n_cnodes, role,
-               program_cnode, clock, NULL, &far, &n_far, &cap_far, &problem, &bad);
+    chunk_pass(in, clock, NULL, &far, &n_far, &cap_far, &problem, &bad);
     if (problem) {
         free(clock);
         earl_rc_event_chunk_table_free(out);
@@ -158,8 +152,7 @@ earl_status earl_rc_event_chunks_build(size_t n_locations, size_t n_events,
     if (!out->slot || !out->cnode || !out->ticks)
         goto nomem;
     memset(clock, 0, n_locations * sizeof *clock);
-    if (chunk_pass(n_locations, n_events, location, kind, time, event_cnode, parent, n_cnodes,
-                   role, program_cnode, clock, out, &far, &n_far, &cap_far, &problem, &bad) != 0)
+    if (chunk_pass(in, clock, out, &far, &n_far, &cap_far, &problem, &bad) != 0)
         goto nomem;
     if (n_far) {
         /* the far chunks were met in the total order, not location by location */
@@ -186,6 +179,9 @@ nomem:
 
 earl_status rc_chunks_check(const earl_rc_chunks *chunks, const char *what, earl_error *err)
 {
+    if (chunks->stride <= 0 || chunks->n_cnodes < 0)
+        return earl_fail(err, EARL_ERR_INVALID, "%s: stride %lld and %lld call paths are invalid",
+                         what, (long long)chunks->stride, (long long)chunks->n_cnodes);
     const earl_rc_event_chunks *ev = &chunks->events;
     for (size_t l = 0; l < ev->n_locations; l++)
         if (ev->offset[l] > ev->offset[l + 1])
@@ -280,8 +276,8 @@ static earl_status sum_table_chunks(const earl_rc_chunk_table *t, int64_t stride
     return EARL_OK;
 }
 
-earl_status rc_sum_chunks(const earl_rc_chunks *chunks, int64_t stride, int64_t loc, int64_t lo,
-                          int64_t hi, rc_accumulator *acc, rc_chunk_cursor *cur, const char *what,
+earl_status rc_sum_chunks(const earl_rc_chunks *chunks, int64_t loc, int64_t lo, int64_t hi,
+                          rc_accumulator *acc, rc_chunk_cursor *cur, const char *what,
                           earl_error *err)
 {
     if ((uint64_t)loc < chunks->events.n_locations) {
@@ -289,5 +285,6 @@ earl_status rc_sum_chunks(const earl_rc_chunks *chunks, int64_t stride, int64_t 
         if (st != EARL_OK)
             return st;
     }
-    return sum_table_chunks(&chunks->table, stride, loc, lo, hi, acc, &cur->table, what, err);
+    return sum_table_chunks(&chunks->table, chunks->stride, loc, lo, hi, acc, &cur->table, what,
+                            err);
 }

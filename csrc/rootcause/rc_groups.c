@@ -138,12 +138,15 @@ static int visit(walk *w, const int64_t *locs, int64_t lo, int64_t hi, int meet,
     return 0;
 }
 
-earl_status earl_rc_find_group_starts(const earl_rc_meetings *m, int64_t stride,
-                                      size_t instances, const int64_t *delayer_location,
-                                      const int64_t *delayer_event, const int64_t *member_set,
-                                      earl_rc_group_starts *out, earl_error *err)
+earl_status earl_rc_find_group_starts(const earl_rc_meetings *m,
+                                      const earl_rc_group_queries *q, earl_rc_group_starts *out,
+                                      earl_error *err)
 {
     memset(out, 0, sizeof *out);
+    const size_t instances = q->count;
+    const int64_t stride = m->stride;
+    const int64_t *delayer_location = q->delayer_location, *delayer_event = q->delayer_event,
+                  *member_set = q->member_set;
     earl_status st = check_meetings(m, err);
     if (st != EARL_OK)
         return st;

@@ -9,6 +9,8 @@
  *   rc_pairs.c      where two locations last met before an event
  *   rc_groups.c     where a collective's delayer last met its communicator
  *   rc_longterm.c   the backward replay of long-term delay costs
+ *   rc_order.c      the order in which that replay takes the wait states
+ *   rc_heap.c       the max-heap that orders the walk's and the replay's work
  *   rc_critical.c   the critical path's walk
  *
  * Not part of the public API.
@@ -86,17 +88,67 @@ typedef struct rc_chunk_cursor {
     size_t table;
 } rc_chunk_cursor;
 
-/* EARL_ERR_INVALID when the chunk offsets are not ascending; `what` names
- * the caller in the message. */
+/* EARL_ERR_INVALID when the chunk offsets are not ascending, the stride is
+ * below 1 or n_cnodes negative; `what` names the caller in the message. */
 earl_status rc_chunks_check(const earl_rc_chunks *chunks, const char *what, earl_error *err);
 
 /* Add the exclusive time of location loc (not negative) between events lo
  * (exclusive: after its point; -1: the location's start) and hi (before its
  * point) to acc, per call path; cur is the location's cursor (zeroed before
  * its first query).  EARL_ERR_INVALID for a chunk's call path out of range. */
-earl_status rc_sum_chunks(const earl_rc_chunks *chunks, int64_t stride, int64_t loc, int64_t lo,
-                          int64_t hi, rc_accumulator *acc, rc_chunk_cursor *cur, const char *what,
+earl_status rc_sum_chunks(const earl_rc_chunks *chunks, int64_t loc, int64_t lo, int64_t hi,
+                          rc_accumulator *acc, rc_chunk_cursor *cur, const char *what,
                           earl_error *err);
+
+/* ---- a binary max-heap (rc_heap.c) ---------------------------------------- */
+
+typedef struct rc_heap_entry {
+    int64_t key;
+    size_t value;
+    size_t stamp; /* the user's: for example to tell stale entries */
+} rc_heap_entry;
+
+/* Whether x goes after y (the heap's top is an entry nothing goes before). */
+typedef int (*rc_heap_less)(const rc_heap_entry *x, const rc_heap_entry *y, const void *ctx);
+
+typedef struct rc_heap {
+    rc_heap_entry *a;
+    size_t n, cap;
+    rc_heap_less less; /* the order, with its context */
+    const void *ctx;
+} rc_heap;
+
+/* The order by key alone. */
+int rc_heap_key_less(const rc_heap_entry *x, const rc_heap_entry *y, const void *ctx);
+/* -1 when out of memory. */
+int rc_heap_push(rc_heap *h, rc_heap_entry e);
+/* The top entry, taken off; the heap must not be empty. */
+rc_heap_entry rc_heap_pop(rc_heap *h);
+void rc_heap_free(rc_heap *h);
+
+/* ---- the order of the long-term replay (rc_order.c) ---------------------- */
+
+/* A wait state of the replay: where it is taken (its late side's location
+ * and point), and the points it reads the arriving cost at, rows
+ * [first_read, first_read + n_reads) of the reads. */
+typedef struct rc_order_item {
+    int64_t location; /* below n_locations */
+    int64_t event;
+    uint32_t collective;
+    size_t first_read, n_reads;
+} rc_order_item;
+
+typedef struct rc_order_read {
+    int64_t location; /* below n_locations */
+    int64_t event;
+} rc_order_read;
+
+/* The order to take the items in (order: n_items item indices), as
+ * Scalasca's parallel backward replay takes them (see rc_order.c); the items
+ * taken before their reads were complete (a cycle) are counted in
+ * *out_of_order.  -1 when out of memory. */
+int rc_replay_order(size_t n_items, const rc_order_item *items, const rc_order_read *reads,
+                    size_t n_locations, size_t *order, size_t *out_of_order);
 
 /* ---- sorted keys ---------------------------------------------------------- */
 

@@ -10,15 +10,6 @@
 
 #include "rc_internal.h"
 
-static earl_status check_sizes(int64_t stride, int64_t n_cnodes, const char *what,
-                               earl_error *err)
-{
-    if (stride <= 0 || n_cnodes < 0)
-        return earl_fail(err, EARL_ERR_INVALID, "%s: stride %lld and %lld call paths are invalid",
-                         what, (long long)stride, (long long)n_cnodes);
-    return EARL_OK;
-}
-
 /* Where the previous query of each location found its chunks and points:
  * a location's queries mostly come in time order, so the next search starts
  * there (rc_gallop_lower_bound). */
@@ -46,32 +37,31 @@ static void hints_free(hints *h)
     free(h->point);
 }
 
-/* The queries' locations (not negative) and the chunks' offsets. */
-static earl_status check_inputs(const earl_rc_chunks *chunks, const int64_t *loc, size_t queries,
+/* The spans' locations (not negative) and the chunks. */
+static earl_status check_inputs(const earl_rc_chunks *chunks, const earl_rc_spans *spans,
                                 const char *what, earl_error *err)
 {
-    for (size_t q = 0; q < queries; q++)
-        if (loc[q] < 0)
+    for (size_t q = 0; q < spans->count; q++)
+        if (spans->location[q] < 0)
             return earl_fail(err, EARL_ERR_INVALID, "%s: query %zu has location %lld", what, q,
-                             (long long)loc[q]);
+                             (long long)spans->location[q]);
     return rc_chunks_check(chunks, what, err);
 }
 
-earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride, int64_t n_cnodes,
-                               const int64_t *loc, const int64_t *lo, const int64_t *hi,
-                               size_t queries, earl_rc_map *out, earl_error *err)
+earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, const earl_rc_spans *spans,
+                               earl_rc_map *out, earl_error *err)
 {
     memset(out, 0, sizeof *out);
-    earl_status st = check_sizes(stride, n_cnodes, "root-cause chunk sums", err);
-    if (st == EARL_OK)
-        st = check_inputs(chunks, loc, queries, "root-cause chunk sums", err);
+    earl_status st = check_inputs(chunks, spans, "root-cause chunk sums", err);
     if (st != EARL_OK)
         return st;
+    const size_t queries = spans->count;
+    const int64_t *loc = spans->location, *lo = spans->start, *hi = spans->end;
     rc_accumulator acc;
     rc_map_builder b;
     hints h;
     size_t *order = NULL;
-    if (rc_acc_init(&acc, n_cnodes) < 0)
+    if (rc_acc_init(&acc, chunks->n_cnodes) < 0)
         return earl_fail(err, EARL_ERR_NOMEM, "root-cause chunk sums: out of memory");
     if (hints_init(&h, loc, queries) < 0 ||
         !(order = rc_order_by_location(loc, queries, h.n_locations)) ||
@@ -79,7 +69,7 @@ earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, int64_t stride, int
         goto nomem;
     for (size_t r = 0; r < queries; r++) {
         size_t q = order[r];
-        st = rc_sum_chunks(chunks, stride, loc[q], lo[q], hi[q], &acc, &h.chunk[loc[q]],
+        st = rc_sum_chunks(chunks, loc[q], lo[q], hi[q], &acc, &h.chunk[loc[q]],
                            "root-cause chunk sums", err);
         if (st != EARL_OK)
             goto fail;
@@ -119,16 +109,16 @@ void earl_rc_intervals_free(earl_rc_intervals *iv)
 }
 
 earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_points *points,
-                                   int64_t stride, int64_t n_cnodes, const int64_t *loc,
-                                   const int64_t *prev, const int64_t *at, size_t queries,
-                                   earl_rc_intervals *out, earl_error *err)
+                                   const earl_rc_spans *spans, earl_rc_intervals *out,
+                                   earl_error *err)
 {
     memset(out, 0, sizeof *out);
-    earl_status st = check_sizes(stride, n_cnodes, "root-cause intervals", err);
-    if (st == EARL_OK)
-        st = check_inputs(chunks, loc, queries, "root-cause intervals", err);
+    earl_status st = check_inputs(chunks, spans, "root-cause intervals", err);
     if (st != EARL_OK)
         return st;
+    const size_t queries = spans->count;
+    const int64_t *loc = spans->location, *prev = spans->start, *at = spans->end;
+    const int64_t stride = chunks->stride, n_cnodes = chunks->n_cnodes;
     for (size_t j = 0; j < points->count; j++)
         if (points->cnode[j] >= n_cnodes)
             return earl_fail(err, EARL_ERR_INVALID,
@@ -153,7 +143,7 @@ earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_p
         int64_t start = prev[q] >= 0 ? prev[q] : -1;
         int64_t base = loc[q] * stride;
         size_t *point_hint = &h.point[loc[q]];
-        st = rc_sum_chunks(chunks, stride, loc[q], start, at[q], &acc, &h.chunk[loc[q]],
+        st = rc_sum_chunks(chunks, loc[q], start, at[q], &acc, &h.chunk[loc[q]],
                            "root-cause intervals", err);
         if (st != EARL_OK)
             goto fail;

@@ -1,9 +1,11 @@
 /*
  * rc_longterm.c - long-term delay costs: Scalasca's backward replay of the
  * costs that wait states propagate (earl_rc_replay, see earl_rootcause.h).
- * The wait states are taken latest first; each passes the cost that arrived
- * at it to the delays that caused it (the long-term severity) and to the
- * waiting points of its late side in between (their costs), per source.
+ * The wait states are taken in the order of rc_order.c (each at its late
+ * side's point, once the cost at its waiting point is complete); each passes
+ * the cost that arrived at it to the delays that caused it (the long-term
+ * severity) and to the waiting points of its late side in between (their
+ * costs), per source.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,10 +15,8 @@
 /* ---- what the replay is given (borrowed: see earl_rc_replay_new) ---------- */
 
 typedef struct wait_batch {
-    size_t source, n;
-    const int64_t *event, *row, *delayer_location, *between_offset, *between_row;
-    const double *scale, *denominator;
-    earl_rc_map delays; /* the caller's arrays */
+    earl_rc_waits w;
+    earl_rc_map delays; /* w.delays points here: the caller's arrays */
 } wait_batch;
 
 typedef struct collective_batch {
@@ -140,8 +140,10 @@ void earl_rc_severity_free(earl_rc_severity *s)
 
 struct earl_rc_replay {
     size_t n_sources, n_points;
-    const int64_t *point_event;
+    const int64_t *point_event, *point_location;
     const double *point_wait;
+    size_t n_locations;  /* every point's and delayer's location is below it */
+    size_t out_of_order; /* of the last run */
     uint8_t *inputs; /* [kind * n_sources + source] */
     double **costs;  /* [source][row]; NULL until the source's first cost */
     wait_batch *waits;
@@ -150,19 +152,30 @@ struct earl_rc_replay {
     size_t n_collective_batches;
 };
 
-earl_status earl_rc_replay_new(size_t n_sources, size_t n_points, const int64_t *point_event,
-                               const double *point_wait, earl_rc_replay **out, earl_error *err)
+earl_status earl_rc_replay_new(size_t n_sources, const earl_rc_replay_points *points,
+                               earl_rc_replay **out, earl_error *err)
 {
     *out = NULL;
     if (n_sources == 0 || n_sources > 255)
         return earl_fail(err, EARL_ERR_INVALID, "long-term replay: %zu sources (1..255)",
                          n_sources);
+    size_t n_locations = 0;
+    for (size_t i = 0; i < points->count; i++) {
+        if (points->location[i] < 0)
+            return earl_fail(err, EARL_ERR_INVALID,
+                             "long-term replay: point row %zu has location %lld", i,
+                             (long long)points->location[i]);
+        if ((size_t)points->location[i] >= n_locations)
+            n_locations = (size_t)points->location[i] + 1;
+    }
     earl_rc_replay *r = calloc(1, sizeof *r);
     if (r) {
         r->n_sources = n_sources;
-        r->n_points = n_points;
-        r->point_event = point_event;
-        r->point_wait = point_wait;
+        r->n_points = points->count;
+        r->point_event = points->event;
+        r->point_location = points->location;
+        r->point_wait = points->wait;
+        r->n_locations = n_locations;
         r->inputs = calloc(n_sources * n_sources, 1);
         r->costs = calloc(n_sources, sizeof *r->costs);
     }
@@ -222,49 +235,54 @@ static int rows_ok(const earl_rc_replay *r, size_t n, const int64_t *offset, con
     return 1;
 }
 
-earl_status earl_rc_replay_add_waits(earl_rc_replay *r, size_t source, size_t n,
-                                     const int64_t *event, const int64_t *row,
-                                     const int64_t *delayer_location, const double *scale,
-                                     const double *denominator, const earl_rc_map *delays,
-                                     const int64_t *between_offset, const int64_t *between_row,
-                                     earl_error *err)
+earl_status earl_rc_replay_add_waits(earl_rc_replay *r, const earl_rc_waits *w, earl_error *err)
 {
-    if (source >= r->n_sources || delays->queries != n || !rows_ok(r, n, between_offset, between_row))
+    size_t n = w->count;
+    if (w->source >= r->n_sources || w->delays->queries != n ||
+        !rows_ok(r, n, w->between_offset, w->between_row))
         return earl_fail(err, EARL_ERR_INVALID,
                          "long-term replay: wait states of source %zu do not fit (%zu states, "
-                         "%zu delay queries)", source, n, delays->queries);
-    for (size_t i = 0; i < n; i++)
-        if (!row_ok(r, row[i], 1))
+                         "%zu delay queries)", w->source, n, w->delays->queries);
+    for (size_t i = 0; i < n; i++) {
+        if (!row_ok(r, w->row[i], 1))
             return earl_fail(err, EARL_ERR_INVALID,
                              "long-term replay: wait state %zu has point row %lld", i,
-                             (long long)row[i]);
+                             (long long)w->row[i]);
+        if (w->delayer_location[i] < 0)
+            return earl_fail(err, EARL_ERR_INVALID,
+                             "long-term replay: wait state %zu has delaying location %lld", i,
+                             (long long)w->delayer_location[i]);
+    }
     wait_batch *more = realloc(r->waits, (r->n_wait_batches + 1) * sizeof *more);
     if (!more)
         return earl_fail(err, EARL_ERR_NOMEM, "long-term replay: out of memory");
     r->waits = more;
-    r->waits[r->n_wait_batches++] = (wait_batch){source, n, event, row, delayer_location,
-                                                  between_offset, between_row, scale,
-                                                  denominator, *delays};
+    wait_batch *b = &r->waits[r->n_wait_batches++];
+    b->w = *w;
+    b->delays = *w->delays;
+    /* w.delays points into its own batch: the realloc may have moved them all */
+    for (size_t k = 0; k < r->n_wait_batches; k++)
+        r->waits[k].w.delays = &r->waits[k].delays;
     return EARL_OK;
 }
 
 earl_status earl_rc_replay_add_collectives(earl_rc_replay *r, const earl_rc_collectives *c,
                                            earl_error *err)
 {
-    size_t n = c->n, nm = c->n_members;
+    size_t n = c->count, nm = c->n_members;
     int ok = c->member_offset[0] == 0 && (size_t)c->member_offset[n] == nm &&
              rows_ok(r, n, c->between_offset, c->between_row);
     for (size_t k = 0; ok && k < n; k++)
         ok = c->kind[k] >= 0 && (size_t)c->kind[k] < r->n_sources &&
-             c->member_offset[k + 1] > c->member_offset[k];
+             c->member_offset[k + 1] > c->member_offset[k] && c->delayer_location[k] >= 0;
     for (size_t m = 0; ok && m < nm; m++)
         ok = row_ok(r, c->member_row[m], 1) && c->member_delay_query[m] >= 0 &&
              (size_t)c->member_delay_query[m] < c->delays->queries;
     if (!ok)
         return earl_fail(err, EARL_ERR_INVALID,
                          "long-term replay: collective instances do not fit (a kind, member list, "
-                         "point row or delay query out of range, or an instance without "
-                         "members)");
+                         "point row, delay query or location out of range, or an instance "
+                         "without members)");
     collective_batch *more =
         realloc(r->collectives, (r->n_collective_batches + 1) * sizeof *more);
     if (!more)
@@ -294,9 +312,11 @@ static double cost_at(const earl_rc_replay *r, size_t source, int64_t row)
     return row >= 0 && r->costs[source] ? r->costs[source][row] : 0.0;
 }
 
-earl_status earl_rc_replay_add_costs(earl_rc_replay *r, size_t source, size_t n,
-                                     const int64_t *row, const double *value, earl_error *err)
+earl_status earl_rc_replay_add_costs(earl_rc_replay *r, const earl_rc_costs *c, earl_error *err)
 {
+    const size_t source = c->source, n = c->count;
+    const int64_t *row = c->row;
+    const double *value = c->value;
     if (source >= r->n_sources)
         return earl_fail(err, EARL_ERR_INVALID, "long-term replay: source %zu of %zu", source,
                          r->n_sources);
@@ -314,34 +334,21 @@ earl_status earl_rc_replay_add_costs(earl_rc_replay *r, size_t source, size_t n,
 
 /* ---- the replay ------------------------------------------------------------ */
 
-/* A wait state in processing order: later events first; at one event a
- * collective before a point-to-point wait state; else in the order given. */
+/* A wait state of the replay: its batch and its index there. */
 typedef struct replay_item {
-    int64_t event;
     uint32_t collective;
     uint32_t batch;
-    uint64_t index; /* within its batch */
-    uint64_t order; /* position in the order given */
+    uint64_t index;
 } replay_item;
 
-static int item_order(const void *x, const void *y)
-{
-    const replay_item *a = x, *b = y;
-    if (a->event != b->event)
-        return a->event > b->event ? -1 : 1;
-    if (a->collective != b->collective)
-        return a->collective > b->collective ? -1 : 1;
-    return (a->order > b->order) - (a->order < b->order);
-}
-
-static int replay_wait(earl_rc_replay *r, const wait_batch *b, size_t i, severity_table *sev)
+static int replay_wait(earl_rc_replay *r, const earl_rc_waits *b, size_t i, severity_table *sev)
 {
     double den = b->denominator[i];
     if (!(den > 0))
         return 0;
     for (size_t src = 0; src < r->n_sources; src++) {
         double sc = cost_at(r, src, b->row[i]) / den;
-        if (sc > 0 && severity_add_delays(sev, src, b->delayer_location[i], &b->delays,
+        if (sc > 0 && severity_add_delays(sev, src, b->delayer_location[i], b->delays,
                                           (int64_t)i, sc) < 0)
             return -1;
         double total = sc + (src == b->source ? b->scale[i] : 0.0);
@@ -487,42 +494,83 @@ static int replay_collective(earl_rc_replay *r, const earl_rc_collectives *c, si
     return 0;
 }
 
+/* The location of a delayer, growing the replay's count of locations. */
+static int64_t note_location(earl_rc_replay *r, int64_t location)
+{
+    if ((size_t)location >= r->n_locations)
+        r->n_locations = (size_t)location + 1;
+    return location;
+}
+
+/* The items in the order given (the waits' batches, then the collectives')
+ * with what rc_replay_order needs of them: where each is taken, and the
+ * points where it reads arriving costs (its waiting point, its members'). */
+static int list_items(earl_rc_replay *r, replay_item *items, rc_order_item *order_items,
+                      rc_order_read **reads)
+{
+    size_t n = 0, n_reads = 0, cap = 0;
+    for (size_t b = 0; b < r->n_wait_batches; b++) {
+        const earl_rc_waits *w = &r->waits[b].w;
+        for (size_t i = 0; i < w->count; i++, n++) {
+            items[n] = (replay_item){0, (uint32_t)b, i};
+            order_items[n] = (rc_order_item){note_location(r, w->delayer_location[i]),
+                                             w->delayer_event[i], 0, n_reads, 0};
+            if (w->row[i] < 0)
+                continue;
+            if (EARL_GROW(*reads, cap, n_reads + 1) != 0)
+                return -1;
+            (*reads)[n_reads++] = (rc_order_read){r->point_location[w->row[i]],
+                                                  r->point_event[w->row[i]]};
+            order_items[n].n_reads = 1;
+        }
+    }
+    for (size_t b = 0; b < r->n_collective_batches; b++) {
+        const earl_rc_collectives *c = &r->collectives[b].c;
+        for (size_t k = 0; k < c->count; k++, n++) {
+            items[n] = (replay_item){1, (uint32_t)b, k};
+            order_items[n] = (rc_order_item){note_location(r, c->delayer_location[k]),
+                                             c->delayer_event[k], 1, n_reads, 0};
+            for (int64_t m = c->member_offset[k]; m < c->member_offset[k + 1]; m++) {
+                int64_t row = c->member_row[m];
+                if (row < 0)
+                    continue;
+                if (EARL_GROW(*reads, cap, n_reads + 1) != 0)
+                    return -1;
+                (*reads)[n_reads++] = (rc_order_read){r->point_location[row], r->point_event[row]};
+                order_items[n].n_reads++;
+            }
+        }
+    }
+    return 0;
+}
+
 earl_status earl_rc_replay_run(earl_rc_replay *r, earl_rc_severity *out, earl_error *err)
 {
     memset(out, 0, r->n_sources * sizeof *out);
     earl_status st;
     size_t n_items = 0;
     for (size_t b = 0; b < r->n_wait_batches; b++)
-        n_items += r->waits[b].n;
+        n_items += r->waits[b].w.count;
     for (size_t b = 0; b < r->n_collective_batches; b++)
-        n_items += r->collectives[b].c.n;
-    replay_item *items = malloc((n_items ? n_items : 1) * sizeof *items);
+        n_items += r->collectives[b].c.count;
+    size_t cap = n_items ? n_items : 1;
+    replay_item *items = malloc(cap * sizeof *items);
+    rc_order_item *order_items = malloc(cap * sizeof *order_items);
+    size_t *order = malloc(cap * sizeof *order);
+    rc_order_read *reads = NULL;
     severity_table sev = {0};
     sev.per_source = out;
     sev.entry_cap = calloc(r->n_sources, sizeof *sev.entry_cap);
     scratch s = {0};
-    if (!items || !sev.entry_cap)
+    if (!items || !order_items || !order || !sev.entry_cap ||
+        list_items(r, items, order_items, &reads) < 0 ||
+        rc_replay_order(n_items, order_items, reads, r->n_locations, order, &r->out_of_order) < 0)
         goto nomem;
-    size_t n = 0;
-    for (size_t b = 0; b < r->n_wait_batches; b++)
-        for (size_t i = 0; i < r->waits[b].n; i++, n++)
-            items[n] = (replay_item){r->waits[b].event[i], 0, (uint32_t)b, i, n};
-    for (size_t b = 0; b < r->n_collective_batches; b++) {
-        const earl_rc_collectives *c = &r->collectives[b].c;
-        for (size_t k = 0; k < c->n; k++, n++) {
-            int64_t latest = c->member_event[c->member_offset[k]];
-            for (int64_t m = c->member_offset[k] + 1; m < c->member_offset[k + 1]; m++)
-                if (c->member_event[m] > latest)
-                    latest = c->member_event[m];
-            items[n] = (replay_item){latest, 1, (uint32_t)b, k, n};
-        }
-    }
-    qsort(items, n_items, sizeof *items, item_order);
     for (size_t i = 0; i < n_items; i++) {
-        int rc = items[i].collective
-                     ? replay_collective(r, &r->collectives[items[i].batch].c, items[i].index,
-                                         &sev, &s)
-                     : replay_wait(r, &r->waits[items[i].batch], items[i].index, &sev);
+        const replay_item *it = &items[order[i]];
+        int rc = it->collective
+                     ? replay_collective(r, &r->collectives[it->batch].c, it->index, &sev, &s)
+                     : replay_wait(r, &r->waits[it->batch].w, it->index, &sev);
         if (rc < 0)
             goto nomem;
     }
@@ -534,6 +582,9 @@ nomem:
     st = earl_fail(err, EARL_ERR_NOMEM, "long-term replay: out of memory");
 done:
     free(items);
+    free(order_items);
+    free(order);
+    free(reads);
     free(sev.slot_key1);
     free(sev.slot_key2);
     free(sev.slot_entry);
@@ -542,4 +593,9 @@ done:
     free(s.met);
     free(s.values);
     return st;
+}
+
+size_t earl_rc_replay_out_of_order(const earl_rc_replay *r)
+{
+    return r->out_of_order;
 }

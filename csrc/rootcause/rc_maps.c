@@ -174,11 +174,12 @@ static int query_ok(const earl_rc_map *map, const int64_t *q, size_t k)
     return !map || (q[k] >= 0 && (size_t)q[k] < map->queries);
 }
 
-earl_status earl_rc_excess(const earl_rc_map *late, const int64_t *late_q,
-                           const earl_rc_map *early, const int64_t *early_q,
-                           const earl_rc_map *within, const int64_t *within_q, size_t pairs,
-                           earl_rc_map *out, double *sum, earl_error *err)
+earl_status earl_rc_excess(const earl_rc_excess_pairs *p, earl_rc_map *out, double *sum,
+                           earl_error *err)
 {
+    const earl_rc_map *late = p->late, *early = p->early, *within = p->within;
+    const int64_t *late_q = p->late_query, *early_q = p->early_query, *within_q = p->within_query;
+    const size_t pairs = p->count;
     rc_map_builder b;
     if (rc_map_begin(&b, out, pairs) < 0)
         goto nomem;

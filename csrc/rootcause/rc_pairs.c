@@ -27,12 +27,14 @@ static int64_t latest_before(const int64_t *keys, size_t n, int64_t base, int64_
     return keys[i - 1] - base;
 }
 
-earl_status earl_rc_previous_points(const earl_rc_pair_points *pp, int64_t stride,
-                                    size_t queries, const int64_t *loc, const int64_t *partner,
-                                    const int64_t *at, int64_t *out, earl_error *err)
+earl_status earl_rc_previous_points(const earl_rc_pair_points *pp,
+                                    const earl_rc_meeting_queries *queries, int64_t *out,
+                                    earl_error *err)
 {
-    size_t nl = pp->n_locations;
-    for (size_t q = 0; q < queries; q++)
+    const size_t nl = pp->n_locations, n_queries = queries->count;
+    const int64_t stride = pp->stride;
+    const int64_t *loc = queries->location, *partner = queries->partner, *at = queries->before;
+    for (size_t q = 0; q < n_queries; q++)
         if (loc[q] < 0 || (size_t)loc[q] >= nl || partner[q] < 0 || (size_t)partner[q] >= nl)
             return earl_fail(err, EARL_ERR_INVALID,
                              "root-cause previous points: query %zu pairs locations %lld and "
@@ -60,7 +62,7 @@ earl_status earl_rc_previous_points(const earl_rc_pair_points *pp, int64_t strid
     for (size_t g = 0; g < pp->n_groups; g++)
         for (int64_t i = pp->member_offset[g]; i < pp->member_offset[g + 1]; i++)
             member[g * nl + (size_t)pp->member_location[i]] = 1;
-    for (size_t q = 0; q < queries; q++) {
+    for (size_t q = 0; q < n_queries; q++) {
         size_t l = (size_t)loc[q], r = (size_t)partner[q];
         int64_t best = latest_before(pp->pair_key, pp->n_pairs, (int64_t)(l * nl + r) * stride,
                                      at[q], pair_hint ? &pair_hint[l * nl + r] : NULL);

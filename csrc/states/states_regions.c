@@ -50,7 +50,8 @@ void regions_leave(states_pass *p, earl_eid i, earl_loc l)
          * the worker's to leave): the stack stays as it is */
         s->enterptr[i] = EARL_EID32_NONE;
         states_warn(p->warnings, EARL_SW_LEAVE_UNMATCHED, l, i,
-                    "LEAVE of region %u with no open ENTER on location %d",
+                    "LEAVE of region '%s' (%u) with no open ENTER on location %d",
+                    earl_defs_region_name(p->defs, p->ev->region[i]),
                     (unsigned)p->ev->region[i], (int)l);
         return;
     }

@@ -288,6 +288,7 @@ earl_status earl_writer_open(const char *dir, const char *name, uint64_t timer_r
     w->realtime = OTF2_UNDEFINED_TIMESTAMP;
     w->mem_limit = DEFAULT_MEMORY_LIMIT;
     w->world = EARL_UNDEFINED_REF;
+    w->mpi_locations = EARL_UNDEFINED_REF;
     size_t len = strlen(dir);
     while (len > 1 && dir[len - 1] == '/')
         len--;
@@ -547,16 +548,20 @@ static earl_status plan_close(earl_writer *w, close_plan *p, earl_error *err)
         goto out;
 
     if (n_ranks) {
-        wgroup *g = &p->extra[p->n_extra];
+        /* the group reserved before the first group of ranks, else one made now */
+        int reserved = w->mpi_locations != EARL_UNDEFINED_REF;
+        wgroup *g = reserved ? &w->groups.v[w->mpi_locations] : &p->extra[p->n_extra];
+        free(reserved ? g->members : NULL);
         *g = (wgroup){ empty, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
                        n_ranks, malloc(n_ranks * sizeof(uint64_t)) };
         if (!g->members) {
+            g->n = 0;
             st = wr_nomem(w, err);
             goto out;
         }
         for (uint32_t r = 0; r < n_ranks; r++)
             g->members[r] = w->locs.v[w->lgroups.v[w->rank_group.v[r]].master].id;
-        p->mpi_locations = w->groups.n + p->n_extra++;
+        p->mpi_locations = reserved ? w->mpi_locations : w->groups.n + p->n_extra++;
         mark_paradigm(p, OTF2_PARADIGM_MPI);
     }
     for (unsigned par = 0; par < 256; par++) {
@@ -713,17 +718,15 @@ static earl_status write_global_defs(earl_writer *w, const close_plan *p, earl_e
                                              r->paradigm, r->flags, r->file, r->begin, r->end),
             "write a region");
     }
-    /* COMM_LOCATIONS groups first: readers such as otf2-print resolve the
-     * communicator groups that refer to them as they read them. */
-    for (int pass = 0; pass < 2; pass++) {
-        for (uint32_t i = 0; i < w->groups.n + p->n_extra; i++) {
-            const wgroup *gr = i < w->groups.n ? &w->groups.v[i] : &p->extra[i - w->groups.n];
-            if ((gr->type == OTF2_GROUP_TYPE_COMM_LOCATIONS) != (pass == 0))
-                continue;
-            TRY(OTF2_GlobalDefWriter_WriteGroup(g, i, gr->name, gr->type, gr->paradigm, gr->flags,
-                                                gr->n, gr->members),
-                "write a group");
-        }
+    /* In ref order: readers such as otf2-print expect the definitions of a kind
+     * numbered 0, 1, 2, ... as they come, and resolve a group of ranks through
+     * the COMM_LOCATIONS group as they read it, which therefore has the smaller
+     * ref (reserve_mpi_locations, plan_close). */
+    for (uint32_t i = 0; i < w->groups.n + p->n_extra; i++) {
+        const wgroup *gr = i < w->groups.n ? &w->groups.v[i] : &p->extra[i - w->groups.n];
+        TRY(OTF2_GlobalDefWriter_WriteGroup(g, i, gr->name, gr->type, gr->paradigm, gr->flags,
+                                            gr->n, gr->members),
+            "write a group");
     }
     for (uint32_t i = 0; i < w->comms.n; i++) {
         const wcomm *c = &w->comms.v[i];

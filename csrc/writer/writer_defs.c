@@ -278,14 +278,37 @@ static earl_status add_group(earl_writer *w, uint32_t name, uint8_t type, uint8_
     return EARL_OK;
 }
 
+/* The MPI COMM_LOCATIONS group's ref, taken before the first group of ranks so
+ * that it comes before them in the file (its members are known at close). */
+static earl_status reserve_mpi_locations(earl_writer *w, earl_error *err)
+{
+    if (w->mpi_locations != EARL_UNDEFINED_REF)
+        return EARL_OK;
+    uint32_t empty;
+    earl_status st = wr_intern(w, NULL, "", &empty, err);
+    if (st)
+        return st;
+    wgroup *slot = VEC_PUSH(w->groups);
+    if (!slot)
+        return wr_nomem(w, err);
+    *slot = (wgroup){ empty, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                      0, NULL };
+    w->mpi_locations = w->groups.n - 1;
+    return EARL_OK;
+}
+
 earl_status earl_writer_group(earl_writer *w, const char *name, uint8_t type, uint8_t paradigm,
                               uint32_t flags, uint32_t n_members, const uint64_t *members,
                               uint32_t *ref, earl_error *err)
 {
     if (n_members && !members)
         return wr_fail(w, err, EARL_ERR_INVALID, "group '%s': no member list", name ? name : "");
+    earl_status st = EARL_OK;
+    if (type == OTF2_GROUP_TYPE_COMM_GROUP && paradigm == OTF2_PARADIGM_MPI)
+        st = reserve_mpi_locations(w, err);  /* its members are ranks */
     uint32_t nm;
-    earl_status st = wr_intern(w, name, "", &nm, err);
+    if (!st)
+        st = wr_intern(w, name, "", &nm, err);
     if (st)
         return st;
     return add_group(w, nm, type, paradigm, flags, n_members, members, 0, ref, err);
@@ -331,7 +354,9 @@ earl_status earl_writer_comm_world(earl_writer *w, const char *name, uint32_t *r
     wcomm c = { .kind = COMM_MPI, .paradigm = OTF2_PARADIGM_MPI, .parent = EARL_UNDEFINED_REF,
                 .size = size };
     uint32_t gname;
-    earl_status st = wr_intern(w, NULL, "", &gname, err);
+    earl_status st = reserve_mpi_locations(w, err);
+    if (!st)
+        st = wr_intern(w, NULL, "", &gname, err);
     if (!st)
         st = add_group(w, gname, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
                        size, members, 1, &c.group, err);
@@ -375,7 +400,9 @@ earl_status earl_writer_comm(earl_writer *w, const char *name, uint32_t parent, 
     }
     wcomm c = { .kind = COMM_MPI, .paradigm = OTF2_PARADIGM_MPI, .parent = parent, .size = n };
     uint32_t gname;
-    st = wr_intern(w, NULL, "", &gname, err);
+    st = reserve_mpi_locations(w, err);
+    if (!st)
+        st = wr_intern(w, NULL, "", &gname, err);
     if (!st)
         st = add_group(w, gname, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
                        n, members, 1, &c.group, err);

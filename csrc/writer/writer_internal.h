@@ -144,6 +144,10 @@ struct earl_writer {
     OTF2_AttributeList *attr_list; /* reused by every event with attributes */
     VEC(int32_t) rank_group; /* location group of each world rank, -1 */
     uint32_t world;          /* MPI_COMM_WORLD comm ref or undefined */
+    /* The MPI COMM_LOCATIONS group, reserved (members filled at close) before the
+     * first MPI group of ranks, so that groups are written in ref order and each
+     * comes after the group it refers to; undefined until then. */
+    uint32_t mpi_locations;
 };
 
 static inline int wr_vec_grow(void **v, uint32_t *cap, uint32_t need, size_t elem)

@@ -31,18 +31,23 @@ works outside parallel regions; long-term costs cross both: a cost on the master
 barrier wait goes on to the last thread, and idle workers make every wait of the
 master between a join and the next fork cost that many times its waiting time.
 
-The package, by concept: points.py (the synchronisation points), intervals.py
-(the time between them per call path), delays.py (delay costs, indirect and
-propagating waits), critical_path.py (the critical path and its metrics).  The
-loops over every event, interval and wait state run in the C core
-(csrc/rootcause/earl_rootcause.h, reached through earlc._core.rc_*): the time
+The package, by concept: kinds.py (the kinds of wait states and the parts of
+their costs), points.py (the synchronisation points and the wait states at
+them: sync_points(ctx), a SyncPoints record), intervals.py (the time between
+them per call path, where two locations last met), delays.py (short-term delay
+costs, indirect and propagating waits, and their properties), longterm.py (the
+long-term replay), critical_path.py (the critical path and its metrics),
+arrays.py (numpy helpers they share) and records.py (what crosses to the C
+core).  The loops over every event, interval and wait state run in the C core
+(csrc/rootcause/earl_rootcause.h, reached through earlc._core.rc_*, each
+function taking records whose fields are those of the C structs): the time
 chunks, the synchronisation intervals and the delays' excess, the group
 interval starts of collectives, the long-term backward replay and the critical
 path's walk; the package finds the points and wait states and keeps the rest in
 numpy.
 """
 from .critical_path import (CriticalImbalanceImpact, CriticalPath, CriticalPathActivities,
-                            NonCriticalPathActivities)
+                            CriticalPathTrace, NonCriticalPathActivities)
 from .delays import (Delay12N, Delay12NLongTerm, DelayBarrier, DelayBarrierLongTerm,
                      DelayLateReceiver, DelayLateReceiverLongTerm, DelayLateSender,
                      DelayLateSenderLongTerm, DelayN21, DelayN21LongTerm, DelayNxN,
@@ -56,4 +61,4 @@ PROPERTIES = (DelayLateSender, DelayLateReceiver, DelayBarrier, DelayNxN, Delay1
               DelayOmpBarrierLongTerm, DelayOmpIdleLongTerm,
               IndirectLateSender, IndirectLateReceiver, PropagatingLateSender,
               PropagatingLateReceiver, CriticalPath, CriticalPathActivities,
-              CriticalImbalanceImpact, NonCriticalPathActivities)
+              CriticalImbalanceImpact, NonCriticalPathActivities, CriticalPathTrace)

@@ -6,20 +6,14 @@ import numpy as np
 
 from earlc.analysis import Property
 
-from ..groups import group_max
 from earlc import _core
+from earlc.analysis import regions as rc
 
-from .intervals import _chunk_sums, _chunks, _i64, to_ticks
+from ..groups import group_max
+from .arrays import to_ticks
+from .intervals import chunk_sums
 from .points import READS, sync_points
-
-
-def _wait_at(p, events: np.ndarray) -> np.ndarray:
-    """The waiting time at each event: its synchronisation point's, 0.0 where it
-    is none (p: the points, sorted by event)."""
-    if not len(p["event"]):
-        return np.zeros(len(events))
-    row = np.minimum(np.searchsorted(p["event"], events), len(p["event"]) - 1)
-    return np.where(p["event"][row] == events, p["wait"][row], 0.0)
+from .records import PathGraph, Spans, as_i64
 
 
 def _omp_successors(ctx, omp_keys: np.ndarray):
@@ -62,131 +56,237 @@ def _omp_successors(ctx, omp_keys: np.ndarray):
     owner, dst = owner[known], dst[known]
     order = np.argsort(owner, kind="stable")
     offset = np.searchsorted(owner[order], np.arange(len(omp_keys) + 1)).astype(np.int64)
-    return offset, _i64(dst[order])
+    return offset, as_i64(dst[order])
+
+
+def _path_waits(ctx, sp):
+    """The wait states a critical path moves on at, as sorted keys location * (n+1)
+    + waiting event, and where the path continues from each (the event waited
+    for; a later record of the same waiting event wins)."""
+    p, ls, lr, cw = sp.points, sp.late_sender, sp.late_receiver, sp.collective_waits
+    loc = ctx.events.location
+    n = np.int64(ctx.n_events + 1)
+    wsel = cw.event != cw.delayer
+    w_ev = np.concatenate((ls.waiter, lr.waiter, cw.event[wsel])).astype(np.int64)
+    w_to = np.concatenate((ls.delayer, lr.delayer, cw.delayer[wsel])).astype(np.int64)
+    waits = p.wait_at(w_ev) > 0
+    w_key = loc[w_ev[waits]].astype(np.int64) * n + w_ev[waits]
+    order = np.argsort(w_key, kind="stable")
+    w_key, w_to = w_key[order], w_to[waits][order]
+    last = np.ones(len(w_key), dtype=bool)  # of each run of one event
+    last[:-1] = w_key[1:] != w_key[:-1]
+    return w_key[last], w_to[last]
+
+
+def _mpi_calls(ctx, *names):
+    """(ENTER, LEAVE) of every completed call of the named MPI functions."""
+    enters = ctx.enters_of(np.isin(ctx._region_tables[1], list(names)))
+    lv = ctx.leave_of(enters)
+    return enters[lv >= 0], lv[lv >= 0]
+
+
+def _is_mpi_program(ctx) -> bool:
+    """Whether the trace records MPI: an MPI call or an MPI record."""
+    mpi = [code for c, code in rc.CLASS_CODE.items() if c.startswith("mpi")]
+    table = np.isin(ctx.region_class, mpi)
+    table[-1] = False
+    return bool(ctx.count_of_kind("MPI_SEND", "MPI_ISEND", "MPI_RECV", "MPI_IRECV",
+                                  "MPI_COLLECTIVE_END") or len(ctx.enters_of(table)))
+
+
+def _cpu_locations(ctx) -> np.ndarray:
+    return np.asarray([l.index for l in ctx.trace.locations if l.type == "CPU_THREAD"],
+                      dtype=np.int64)
+
+
+def _walk(ctx, sp, w_key, w_to, init_of, ends_at_start, start_location, start_event):
+    """The critical path from start_event of start_location (-1: from its end) back
+    in time (the C core's walk), as float ticks per (location, cnode): each
+    stretch counts the exclusive time per call path between its two ends, without
+    the waiting time at its start (at most the time its call path has on the
+    stretch)."""
+    loc = ctx.events.location
+    # OpenMP: at a thread's fork point (its ENTER of a parallel region) the path
+    # moves to the master's fork point; at a team barrier it continues on the
+    # threads that did not wait there
+    next_offset, next_event = _omp_successors(ctx, sp.omp_keys)
+    walk = _core.rc_critical_walk(
+        PathGraph(stride=ctx.n_events + 1, location=np.ascontiguousarray(loc, dtype=np.int32),
+                  ends_at_start=ends_at_start, init_event=init_of, wait_key=w_key,
+                  wait_partner=w_to, omp_key=sp.omp_keys, omp_next_offset=next_offset,
+                  omp_next_event=next_event),
+        int(start_location), int(start_event))
+    sl, sf, st = (np.frombuffer(walk[k], np.int64) for k in ("location", "start", "end"))
+    q, c, v = chunk_sums(ctx, Spans(location=sl, start=sf, end=st)).columns()
+    NC = len(ctx.calltree) + 1
+    cp = np.zeros((ctx.n_locations + 1, NC))
+    np.add.at(cp, (sl[q], c), v)
+    # a stretch from a location's start (-1) has no point at its start
+    cn = np.where(sf >= 0, ctx.cnode[np.maximum(sf, 0)], -1).astype(np.int64)
+    k = np.nonzero(cn >= 0)[0]
+    entry = np.searchsorted(q * NC + c, k * NC + cn[k])
+    found = entry < len(q)
+    found[found] = (q[entry[found]] == k[found]) & (c[entry[found]] == cn[k][found])
+    own = np.zeros(len(k))
+    own[found] = v[entry[found]]
+    np.subtract.at(cp, (sl[k], cn[k]), np.minimum(sp.points.wait_at(sf[k]), own))
+    return cp
+
+
+def _scalasca_path(ctx, sp, w_key, w_to):
+    """Scalasca's critical path, as float ticks per (location, cnode).  Of an MPI
+    program: from the MPI_Finalize entered last back to MPI_Init, moving at each
+    wait state on it to the process waited for (the sender of a Late Sender, the
+    receiver of a Late Receiver, the latest member or the root of a collective);
+    without MPI_Finalize there is none (0), without MPI_Init it lacks its first
+    stretch, and a counted warning says so.  Of a program without MPI (OpenMP,
+    serial; Scalasca's OpenMP analyzer): from the end of the master thread back to
+    its start."""
+    loc = ctx.events.location
+    none = np.zeros((ctx.n_locations + 1, len(ctx.calltree) + 1))
+    init_of = np.full(ctx.n_locations, -1, dtype=np.int64)
+    if not _is_mpi_program(ctx):
+        cpu = _cpu_locations(ctx)
+        if not len(cpu) or not ctx.n_events:
+            return none
+        return _walk(ctx, sp, w_key, w_to, init_of, True, cpu[0], -1)
+    fin_enter, fin_leave = _mpi_calls(ctx, "MPI_Finalize")
+    init_enter, init_leave = _mpi_calls(ctx, "MPI_Init", "MPI_Init_thread")
+    missing = [name for name, calls in (("MPI_Init", init_leave), ("MPI_Finalize", fin_leave))
+               if not len(calls)]
+    if missing:
+        ctx.warn("critical_path_incomplete",
+                 "%s has no %s: Scalasca's critical path runs from the MPI_Finalize entered "
+                 "last back to MPI_Init, so %s, as in Scalasca; critical_path_trace is the "
+                 "critical path from the start of this trace to its end" % (
+                     ctx.trace.path, " and no ".join(missing),
+                     "it is 0 here (critical_path, critical_path_activities and "
+                     "critical_imbalance_impact are 0, non_critical_path_activities holds all "
+                     "the time without waiting)" if not len(fin_leave) else
+                     "it lacks its stretch from the start of the trace to its first wait "
+                     "state"))
+    if not len(fin_leave):
+        return none
+    for l, e in zip(loc[init_leave].tolist(), init_leave.tolist()):
+        init_of[l] = e
+    t = ctx.time_of(fin_enter)
+    start = np.lexsort((loc[fin_enter], -t))[0]
+    return _walk(ctx, sp, w_key, w_to, init_of, False, loc[fin_leave[start]],
+                 fin_leave[start])
+
+
+def _trace_path(ctx, sp, w_key, w_to):
+    """earlc's critical path of the whole trace, as float ticks per (location,
+    cnode): from the end of the CPU location whose events end last back to the
+    start of the trace, moving at the wait states Scalasca's path moves at and
+    also at the wait in MPI_Finalize (to the process that entered it last)."""
+    loc = ctx.events.location
+    none = np.zeros((ctx.n_locations + 1, len(ctx.calltree) + 1))
+    cpu = np.zeros(ctx.n_locations, dtype=bool)
+    cpu[_cpu_locations(ctx)] = True
+    end, step = ctx.n_events, 1024
+    last = -1
+    while end > 0 and last < 0:
+        tail = np.nonzero(cpu[loc[max(end - step, 0):end]])[0]
+        if len(tail):
+            last = max(end - step, 0) + int(tail[-1])
+        end, step = end - step, step * 2
+    if last < 0:
+        return none
+    fin_enter, fin_leave = _mpi_calls(ctx, "MPI_Finalize")
+    if len(fin_leave):
+        # the wait in MPI_Finalize is a wait for the process entering it last
+        wait = sp.points.wait_at(fin_leave)
+        latest = fin_leave[np.lexsort((loc[fin_enter], -ctx.time_of(fin_enter)))[0]]
+        n = np.int64(ctx.n_events + 1)
+        f_key = loc[fin_leave[wait > 0]].astype(np.int64) * n + fin_leave[wait > 0]
+        key = np.concatenate((w_key, f_key))
+        order = np.argsort(key, kind="stable")
+        w_key = key[order]
+        w_to = np.concatenate((w_to, np.full(len(f_key), latest, dtype=np.int64)))[order]
+    init_of = np.full(ctx.n_locations, -1, dtype=np.int64)
+    return _walk(ctx, sp, w_key, w_to, init_of, True, loc[last], -1)
+
+
+def _path_metrics(ctx, sp, cp):
+    """The metrics of Scalasca's critical path cp (float ticks per location and
+    cnode): its activities everywhere, the activities off it and the imbalance
+    impact."""
+    loc = ctx.events.location
+    n = np.int64(ctx.n_events + 1)
+    p, omp_keys = sp.points, sp.omp_keys
+    NL, NC = cp.shape
+    # every CPU location's time without its waiting time; a worker thread counts
+    # only from each fork of its team to its last OpenMP point before the next
+    # (Scalasca drops a worker's time outside its teams)
+    cpu_locs = _cpu_locations(ctx)
+    workers = np.empty(0, np.int64)
+    if len(omp_keys):
+        enters = ctx.thread_management()[0]
+        wsel = loc[ctx.enter_of(enters)] != loc[enters]
+        workers = np.unique(loc[enters[wsel]].astype(np.int64))
+    whole = np.setdiff1d(cpu_locs, workers)
+    r_loc = [whole]
+    r_lo = [np.full(len(whole), -1, dtype=np.int64)]
+    r_hi = [np.full(len(whole), ctx.n_events, dtype=np.int64)]
+    if len(workers):
+        fe = enters[wsel]
+        fl = loc[fe].astype(np.int64)
+        fkey = np.sort(fl * n + fe)
+        fl, fe = fkey // n, fkey % n
+        nxt_key = np.empty(len(fkey), dtype=np.int64)
+        nxt_key[:-1] = fkey[1:]
+        last_of_loc = np.ones(len(fkey), dtype=bool)
+        last_of_loc[:-1] = fl[1:] != fl[:-1]
+        nxt_key[last_of_loc] = fl[last_of_loc] * n + ctx.n_events
+        j = np.searchsorted(omp_keys, nxt_key) - 1
+        last = omp_keys[np.maximum(j, 0)] - fl * n
+        ok = (j >= 0) & (omp_keys[np.maximum(j, 0)] >= fl * n) & (last > fe)
+        r_loc.append(fl[ok])
+        r_lo.append(fe[ok])
+        r_hi.append(last[ok])
+    everything = chunk_sums(ctx, Spans(location=np.concatenate(r_loc),
+                                       start=np.concatenate(r_lo),
+                                       end=np.concatenate(r_hi))).columns()
+    lt = np.zeros((NL, NC))
+    np.add.at(lt, (np.concatenate(r_loc)[everything[0]], everything[1]), everything[2])
+    wt = np.zeros((NL, NC))
+    ok = p.cnode >= 0
+    np.add.at(wt, (p.location[ok], p.cnode[ok]), np.maximum(p.wait[ok], 0))
+    ltimes = lt - np.minimum(lt, wt)
+    g = cp.sum(axis=0)
+    on = g > 0
+    activities = np.where(on[None, :], np.minimum(g[None, :], ltimes), 0.0)
+    non_critical = np.maximum(ltimes - g[None, :], 0.0)
+    cpu = np.zeros(NL, dtype=bool)
+    cpu[cpu_locs] = True
+    excess = np.maximum(g[None, :] - ltimes, 0.0)
+    aggr_wait = g.sum() - ltimes.sum(axis=1)
+    aggr_excess = excess.sum(axis=1)
+    factor = np.where(aggr_excess > 0, aggr_wait / np.where(aggr_excess > 0, aggr_excess, 1), 0.0)
+    global_costs = (excess * factor[:, None])[cpu].sum(axis=0)
+    share = np.where(on[None, :] & (cp > 0), cp / np.where(on, g, 1)[None, :], 0.0)
+    imbalance = np.maximum(share * global_costs[None, :], 0.0)
+    return {"critical_path_activities": activities,
+            "non_critical_path_activities": non_critical,
+            "critical_imbalance_impact": imbalance}
 
 
 def _critical_path(ctx):
-    """Scalasca's critical path of an MPI program and its metrics, as float ticks
-    per (location, cnode): the path starts on the process entering MPI_Finalize
-    last and runs back in time; at each wait state on it, it moves to the process
-    waited for (the sender of a Late Sender, the receiver of a Late Receiver, the
-    latest member or the root of a collective), until MPI_Init.  Each stretch
-    counts the exclusive time per call path between its two ends, without the
-    waiting time at its start."""
+    """The critical paths and the metrics of Scalasca's, as (cnode, location,
+    ticks) rows by metric name."""
     def compute():
-        p, _, _, ls, lr, cw = sync_points(ctx)[:6]
-        ev = ctx.events
-        loc = ev.location
-        n = np.int64(ctx.n_events + 1)
-        # wait states on the path, and where the path continues from each (a later
-        # record of the same waiting event wins)
-        wsel = cw["event"] != cw["delayer"]
-        w_ev = np.concatenate((ls["recv"], lr["cmp"], cw["event"][wsel])).astype(np.int64)
-        w_to = np.concatenate((ls["send"], lr["req"], cw["delayer"][wsel])).astype(np.int64)
-        waits = _wait_at(p, w_ev) > 0
-        w_key = loc[w_ev[waits]].astype(np.int64) * n + w_ev[waits]
-        order = np.argsort(w_key, kind="stable")
-        w_key, w_to = w_key[order], w_to[waits][order]
-        last = np.ones(len(w_key), dtype=bool)  # of each run of one event
-        last[:-1] = w_key[1:] != w_key[:-1]
-        w_key, w_to = w_key[last], w_to[last]
-        # MPI_Init and MPI_Finalize
-        def leaves(names):
-            enters = ctx.enters_of(np.isin(ctx._region_tables[1], list(names)))
-            lv = ctx.leave_of(enters)
-            return enters[lv >= 0], lv[lv >= 0]
-        fin_enter, fin_leave = leaves(("MPI_Finalize",))
-        init_enter, init_leave = leaves(("MPI_Init", "MPI_Init_thread"))
-        if not len(fin_leave) or not len(init_leave):
-            return None
-        init_of = np.full(ctx.n_locations, -1, dtype=np.int64)
-        for l, e in zip(loc[init_leave].tolist(), init_leave.tolist()):
-            init_of[l] = e
-        t = ctx.time_of(fin_enter)
-        start = np.lexsort((loc[fin_enter], -t))[0]
-        # OpenMP: at a thread's fork point (its ENTER of a parallel region) the path
-        # moves to the master's fork point; at a team barrier it continues on the
-        # threads that did not wait there
-        omp_keys = sync_points(ctx)[6]
-        next_offset, next_event = _omp_successors(ctx, omp_keys)
-        sl, sf, st = (np.frombuffer(x, np.int64) for x in _core.rc_critical_walk(
-            np.ascontiguousarray(loc, dtype=np.int32), init_of, _i64(w_key), _i64(w_to),
-            _i64(omp_keys), next_offset, next_event, n, int(fin_leave[start])))
-        chunks = _chunks(ctx)
-        path = _chunk_sums(ctx, chunks, sl, sf, st)
-        q, c, v = path.columns()
-        NL = ctx.n_locations + 1
-        NC = len(ctx.calltree) + 1
-        cp = np.zeros((NL, NC))
-        np.add.at(cp, (sl[q], c), v)
-        # without the waiting time at the start of each stretch (at most the time
-        # its call path has on the stretch)
-        cn = ctx.cnode[sf].astype(np.int64)
-        k = np.nonzero(cn >= 0)[0]
-        entry = np.searchsorted(q * NC + c, k * NC + cn[k])
-        found = entry < len(q)
-        found[found] = (q[entry[found]] == k[found]) & (c[entry[found]] == cn[k][found])
-        own = np.zeros(len(k))
-        own[found] = v[entry[found]]
-        np.subtract.at(cp, (sl[k], cn[k]), np.minimum(_wait_at(p, sf[k]), own))
-        # every CPU location's time without its waiting time; a worker thread counts
-        # only from each fork of its team to its last OpenMP point before the next
-        # (Scalasca drops a worker's time outside its teams)
-        cpu_locs = np.asarray([l.index for l in ctx.trace.locations if l.type == "CPU_THREAD"],
-                              dtype=np.int64)
-        workers = np.empty(0, np.int64)
-        if len(omp_keys):
-            enters = ctx.thread_management()[0]
-            wsel = loc[ctx.enter_of(enters)] != loc[enters]
-            workers = np.unique(loc[enters[wsel]].astype(np.int64))
-        whole = np.setdiff1d(cpu_locs, workers)
-        r_loc = [whole]
-        r_lo = [np.full(len(whole), -1, dtype=np.int64)]
-        r_hi = [np.full(len(whole), ctx.n_events, dtype=np.int64)]
-        if len(workers):
-            fe = enters[wsel]
-            fl = loc[fe].astype(np.int64)
-            fkey = np.sort(fl * n + fe)
-            fl, fe = fkey // n, fkey % n
-            nxt_key = np.empty(len(fkey), dtype=np.int64)
-            nxt_key[:-1] = fkey[1:]
-            last_of_loc = np.ones(len(fkey), dtype=bool)
-            last_of_loc[:-1] = fl[1:] != fl[:-1]
-            nxt_key[last_of_loc] = fl[last_of_loc] * n + ctx.n_events
-            j = np.searchsorted(omp_keys, nxt_key) - 1
-            last = omp_keys[np.maximum(j, 0)] - fl * n
-            ok = (j >= 0) & (omp_keys[np.maximum(j, 0)] >= fl * n) & (last > fe)
-            r_loc.append(fl[ok])
-            r_lo.append(fe[ok])
-            r_hi.append(last[ok])
-        everything = _chunk_sums(ctx, chunks, np.concatenate(r_loc), np.concatenate(r_lo),
-                                 np.concatenate(r_hi)).columns()
-        lt = np.zeros((NL, NC))
-        np.add.at(lt, (np.concatenate(r_loc)[everything[0]], everything[1]), everything[2])
-        wt = np.zeros((NL, NC))
-        ok = p["cnode"] >= 0
-        np.add.at(wt, (p["loc"][ok], p["cnode"][ok]), np.maximum(p["wait"][ok], 0))
-        ltimes = lt - np.minimum(lt, wt)
-        g = cp.sum(axis=0)
-        on = g > 0
-        activities = np.where(on[None, :], np.minimum(g[None, :], ltimes), 0.0)
-        non_critical = np.maximum(ltimes - g[None, :], 0.0)
-        cpu = np.zeros(NL, dtype=bool)
-        cpu[[l.index for l in ctx.trace.locations if l.type == "CPU_THREAD"]] = True
-        excess = np.maximum(g[None, :] - ltimes, 0.0)
-        aggr_wait = g.sum() - ltimes.sum(axis=1)
-        aggr_excess = excess.sum(axis=1)
-        factor = np.where(aggr_excess > 0, aggr_wait / np.where(aggr_excess > 0, aggr_excess, 1), 0.0)
-        global_costs = (excess * factor[:, None])[cpu].sum(axis=0)
-        share = np.where(on[None, :] & (cp > 0), cp / np.where(on, g, 1)[None, :], 0.0)
-        imbalance = np.maximum(share * global_costs[None, :], 0.0)
+        sp = sync_points(ctx)
+        w_key, w_to = _path_waits(ctx, sp)
+        cp = _scalasca_path(ctx, sp, w_key, w_to)
+        out = {"critical_path": cp}
+        out.update(_path_metrics(ctx, sp, cp))
+        out["critical_path_trace"] = _trace_path(ctx, sp, w_key, w_to)
 
         def rows(m):
             l, c = np.nonzero(m)
             return to_ticks(ctx.n_locations, l, c, m[l, c])
-        return {"critical_path": rows(cp), "critical_path_activities": rows(activities),
-                "non_critical_path_activities": rows(non_critical),
-                "critical_imbalance_impact": rows(imbalance)}
+        return {name: rows(m) for name, m in out.items()}
     return ctx.memo("critical_path", compute)
 
 
@@ -195,11 +295,7 @@ class _CriticalPath(Property):
     unit, group, reads = "sec", "root_cause", READS
 
     def totals(self, ctx):
-        out = _critical_path(ctx)
-        if out is None:
-            e = np.empty(0, np.int64)
-            return e, e, e
-        return out[self.name]
+        return _critical_path(ctx)[self.name]
 
 
 class CriticalPath(_CriticalPath):
@@ -207,7 +303,13 @@ class CriticalPath(_CriticalPath):
     description = ("The critical path: from the process that enters MPI_Finalize last back "
                    "in time, moving at every wait state to the process waited for, until "
                    "MPI_Init. Its time per call path and location, without waiting time: what "
-                   "determines the program's run time.")
+                   "determines the program's run time. As in Scalasca, a trace without "
+                   "MPI_Finalize (one cut to a phase) has none (0, and all the time is off the "
+                   "path), a trace without MPI_Init lacks the path's first stretch, and a "
+                   "counted warning (critical_path_incomplete) says so; critical_path_trace is "
+                   "the path of such traces. A program without MPI (OpenMP, serial) has the "
+                   "path of Scalasca's OpenMP analyzer: from the end of the master thread back "
+                   "to its start.")
     diagnosis = ("Only call paths on the critical path shorten the run when optimised; a "
                  "large share on one process points to imbalance or serial work.")
 
@@ -236,3 +338,18 @@ class NonCriticalPathActivities(_CriticalPath):
     description = ("Per location, the time (without waiting) in call paths beyond their time "
                    "on the critical path: optimising it does not shorten the run.")
     diagnosis = "Work off the critical path: not worth optimising for run time."
+
+
+class CriticalPathTrace(_CriticalPath):
+    name, title = "critical_path_trace", "Critical path (whole trace)"
+    description = ("earlc's own critical path of the whole trace: from the end of the thread "
+                   "whose events end last back to the start of the trace, moving at every wait "
+                   "state to the location waited for (at the wait states of Scalasca's path, "
+                   "and at the wait in MPI_Finalize to the process entering it last). Unlike "
+                   "Scalasca's critical path (critical_path), which runs from MPI_Finalize to "
+                   "MPI_Init and is 0 on a trace without them (a trace cut to a phase), it "
+                   "needs neither and counts the time before MPI_Init and after MPI_Finalize; "
+                   "on a program without MPI it equals Scalasca's when the master thread ends "
+                   "last.")
+    diagnosis = ("Only call paths on the critical path shorten the run when optimised: read it "
+                 "where critical_path is 0 or misses parts of the run.")

@@ -1,36 +1,41 @@
 """Delay costs: the waiting time of each wait state charged to the call paths in
 which the late location spent more time than the waiting one since their
 previous synchronisation point (short-term), and, through the waits those
-delays caused in turn, to their own causes (long-term); the indirect and
-propagating waits; and the properties that publish them."""
+delays caused in turn, to their own causes (long-term, longterm.py); the
+indirect and propagating waits; and the properties that publish them."""
+from typing import Dict, Optional, Tuple
+
 import numpy as np
 
 from earlc.analysis import Property
 
 from ..groups import group_max, group_min
-from earlc import _core
-
-from .intervals import (CallPathMap, _chunk_sums, _chunks, _concat_maps, _excess, _f64,
-                        _gather, _group_interval_starts, _i64, _interval_times, _previous_point,
-                        _search, _segment_sums, to_ticks)
-from .points import COLL_12N, COLL_BARRIER, COLL_N21, COLL_NXN, READS, sync_points
-
-#: kinds of OpenMP wait states, for their delay costs (the MPI ones are COLL_*, "ls", "lr")
-OMP_BARRIER, OMP_IDLE = "omp_barrier", "omp_idle"
+from .arrays import gather_segments, segment_sums, sorted_search, to_ticks
+from .intervals import (chunk_sums, excess, group_interval_starts, interval_times,
+                        previous_points)
+from .kinds import COLLECTIVE_KINDS, Cost, DelayKind
+from .longterm import IdleCosts, MessageDelays, long_term_costs
+from .points import READS, MessageWaits, sync_points
+from .records import CallPathMap, CollectiveInstances, Spans, as_i64
 
 
-def delay_costs(ctx, chunks, waiter_loc, waiter_at, delayer_loc, delayer_at, wait):
+def message_delays(ctx, kind: DelayKind, waits: MessageWaits):
     """Short-term delay costs of point-to-point wait states, per Scalasca's rule:
     (location, cnode, float ticks) of the delays on the late side, and per wait
-    state the scale of its delays and the waiting time at the late side's points in
-    between (with the points themselves, as (wait state, point row) pairs)."""
-    early = _interval_times(
-        ctx, chunks, waiter_loc, _previous_point(ctx, waiter_loc, delayer_loc, waiter_at), waiter_at)
-    late = _interval_times(
-        ctx, chunks, delayer_loc, _previous_point(ctx, delayer_loc, waiter_loc, delayer_at), delayer_at)
+    state what the indirect, propagating and long-term costs need
+    (MessageDelays)."""
+    loc = ctx.events.location
+    waiter_loc = loc[waits.waiter].astype(np.int64)
+    delayer_loc = loc[waits.delayer].astype(np.int64)
+    waiter_at, delayer_at, wait = waits.waiter, waits.delayer, waits.wait
+    early = interval_times(
+        ctx, waiter_loc, previous_points(ctx, waiter_loc, delayer_loc, waiter_at), waiter_at)
+    late = interval_times(
+        ctx, delayer_loc, previous_points(ctx, delayer_loc, waiter_loc, delayer_at), delayer_at)
     # the late side's excess per call path
     each = np.arange(len(wait), dtype=np.int64)
-    delays, dsum = _excess(late.time, each, early.time, each)
+    delays, dsum = excess(late.time, each, early.time, each)
+    del early
     # past the excess only the late side's points in between are read (the
     # long-term costs): its time map goes now, not with the rest of the delays
     late.time = None
@@ -38,34 +43,39 @@ def delay_costs(ctx, chunks, waiter_loc, waiter_at, delayer_loc, delayer_at, wai
     wsum = late.wait_sum
     denom = dsum + wsum
     scale = np.where(denom > 0, np.minimum(wait / np.where(denom > 0, denom, 1), 1.0), 0.0)
-    return ((delayer_loc[q], c, val * scale[q]), scale, wsum,
-            (late.between_query, late.between_row), (delays, denom, late))
+    return (delayer_loc[q], c, val * scale[q]), MessageDelays(
+        kind=kind, waiter=waiter_at, waiter_location=waiter_loc, delayer_location=delayer_loc,
+        delayer=delayer_at, scale=scale, wait_sum=wsum, denominator=denom, delays=delays, late=late)
 
 
-def _collective_delays(ctx, chunks):
+def _collective_delays(ctx):
     """Short-term delay costs of the collective wait states, per kind: (location,
     cnode, float ticks) on the delaying member (Scalasca's collective delay); and
-    what their long-term costs need, as the arrays of the C replay's collective
-    instances (see _long_term_costs; None without collective wait states): per
-    instance its kind, delayer and members (CSR), per member its event, waiting
-    time, delays (a query of one call-path map) and their sum."""
-    p, cw = sync_points(ctx)[0], sync_points(ctx)[5]
+    what their long-term costs need, the C replay's collective instances (None
+    without collective wait states): per instance its kind, delayer and members
+    (CSR), per member its event, waiting time, delays (a query of one call-path
+    map) and their sum."""
+    sp = sync_points(ctx)
+    p, cw = sp.points, sp.collective_waits
     empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
-    if not len(cw["event"]):
-        return {k: empty for k in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21)}, None
-    (first, inst_of_row), starts, (t_inst, t_loc, t_ev) = _group_interval_starts(ctx, cw)
+    if not len(cw.event):
+        return {k: empty for k in COLLECTIVE_KINDS}, None
+    gs = group_interval_starts(ctx, cw)
+    first, inst_of_row, starts = gs.first_row, gs.instance_of_row, gs.start
+    t_inst, t_loc, t_ev = gs.met_instance, gs.met_location, gs.met_event
+    del gs
     ninst = len(first)
-    d_loc_i = cw["delayer_loc"][first]
-    d_ev_i = cw["delayer"][first]
+    d_loc_i = cw.delayer_location[first]
+    d_ev_i = cw.delayer[first]
     # queries: one per instance, one per member met one by one, one per waiter
-    waiter = np.nonzero(cw["event"] != cw["delayer"])[0]
-    w_loc, w_ev = cw["loc"][waiter], cw["event"][waiter]
-    w_dloc = cw["delayer_loc"][waiter]
-    w_prev = _previous_point(ctx, w_loc, w_dloc, w_ev)
+    waiter = np.nonzero(cw.event != cw.delayer)[0]
+    w_loc, w_ev = cw.location[waiter], cw.event[waiter]
+    w_dloc = cw.delayer_location[waiter]
+    w_prev = previous_points(ctx, w_loc, w_dloc, w_ev)
     q_loc = np.concatenate((d_loc_i, d_loc_i[t_inst], w_loc))
     q_prev = np.concatenate((starts, t_ev, w_prev))
     q_at = np.concatenate((d_ev_i, d_ev_i[t_inst], w_ev))
-    iv = _interval_times(ctx, chunks, q_loc, q_prev, q_at)
+    iv = interval_times(ctx, q_loc, q_prev, q_at)
     del q_loc, q_prev, q_at, w_prev
     wsum = iv.wait_sum
     # each waiter's source: its own meeting with the delayer since the group point,
@@ -82,16 +92,16 @@ def _collective_delays(ctx, chunks):
     local = ninst + len(t_inst) + np.arange(len(waiter))
     # the source's excess over the waiter's own interval, in the call paths of the
     # group interval (which restricts every source)
-    delays, dsum = _excess(iv.time, src, iv.time, local, within=iv.time, within_q=w_inst)
+    delays, dsum = excess(iv.time, src, iv.time, local, within=iv.time, within_q=w_inst)
     del local
     wk, c, val = delays.columns()
     prop = wsum[src]
-    wait = p["wait"][np.searchsorted(p["event"], w_ev)]
+    wait = p.wait[np.searchsorted(p.event, w_ev)]
     denom = dsum + prop
     scale = np.where(denom > 0, wait / np.where(denom > 0, denom, 1), 0.0)
-    kind = cw["kind"][waiter]
+    kind = cw.kind[waiter]
     out = {}
-    for kd in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21):
+    for kd in COLLECTIVE_KINDS:
         sel = kind[wk] == kd
         out[kd] = (w_dloc[wk[sel]], c[sel], val[sel] * scale[wk[sel]])
     del kind, wk, c, val, sel
@@ -112,12 +122,11 @@ def _collective_delays(ctx, chunks):
     # the members' delays: the group intervals (the first ninst queries; the
     # others are not needed past the excess), then the waiters' excess
     root_end = group_time.offset[ninst]
-    member_delays = _concat_maps(CallPathMap(group_time.offset[:ninst + 1],
-                                             group_time.cnode[:root_end],
-                                             group_time.value[:root_end]), delays)
+    member_delays = CallPathMap(group_time.offset[:ninst + 1], group_time.cnode[:root_end],
+                                group_time.value[:root_end]).followed_by(delays)
     member_delay_query = np.where(is_root, m_inst, ninst + j)
     # the delayer's delays in total, added as numpy.sum adds them
-    root_sum = _segment_sums(group_time.value, group_time.offset[:ninst + 1])
+    root_sum = segment_sums(group_time.value, group_time.offset[:ninst + 1])
     # the interval times are copied or summed by now: let their buffer go
     del group_time, delays
     iv.time = None
@@ -127,13 +136,12 @@ def _collective_delays(ctx, chunks):
     # long-term costs come out
     b_end = iv.between_offset[ninst]
     between_offset, between_row = iv.between_offset[:ninst + 1], iv.between_row[:b_end]
-    omp_keys = sync_points(ctx)[6]
-    if len(omp_keys):
-        is_omp = np.zeros(len(p["event"]), dtype=bool)
-        omp_rows = _point_rows(p, omp_keys % np.int64(ctx.n_events + 1))
+    if len(sp.omp_keys):
+        is_omp = np.zeros(len(p.event), dtype=bool)
+        omp_rows = p.rows_of(sp.omp_keys % np.int64(ctx.n_events + 1))
         is_omp[omp_rows[omp_rows >= 0]] = True
-        ls, lr = sync_points(ctx)[3:5]
-        message_points = np.sort(np.concatenate((ls["recv"], ls["send"], lr["cmp"], lr["req"])))
+        ls, lr = sp.late_sender, sp.late_receiver
+        message_points = np.sort(np.concatenate((ls.waiter, ls.delayer, lr.waiter, lr.delayer)))
         at = np.minimum(np.searchsorted(message_points, starts), max(len(message_points) - 1, 0))
         at_message = (message_points[at] == starts) if len(message_points) else np.zeros(
             len(starts), dtype=bool)
@@ -143,30 +151,28 @@ def _collective_delays(ctx, chunks):
         between_offset = np.concatenate(([0], np.cumsum(np.bincount(b_inst[keep],
                                                                     minlength=ninst))))
         between_row = between_row[keep]
-    between_offset, between_row = _i64(between_offset), _i64(between_row)
-    instances = {
-        "kind": _i64(cw["kind"][first]), "delayer_location": _i64(d_loc_i),
-        "member_offset": _i64(np.searchsorted(m_inst, np.arange(ninst + 1))),
-        "between_offset": between_offset, "between_row": between_row,
-        "member_event": _i64(np.where(is_root, d_ev_i[m_inst], w_ev[j])),
-        "member_wait": np.where(is_root, 0.0, wait[j]),
-        "member_delay_sum": np.where(is_root, root_sum[m_inst], dsum[j]),
-        "member_prop": np.where(is_root, wsum[m_inst], prop[j]),
-        "member_met": _i64(np.where(is_root, -1, met[j])),
-        "member_delay_query": _i64(member_delay_query), "delays": member_delays,
-    }
+    member_event = np.where(is_root, d_ev_i[m_inst], w_ev[j])
+    instances = CollectiveInstances(
+        kind=cw.kind[first], delayer_location=d_loc_i, delayer_event=d_ev_i,
+        member_offset=np.searchsorted(m_inst, np.arange(ninst + 1)),
+        between_offset=between_offset, between_row=between_row, member_event=member_event,
+        member_row=p.rows_of(as_i64(member_event)), member_wait=np.where(is_root, 0.0, wait[j]),
+        member_delay_sum=np.where(is_root, root_sum[m_inst], dsum[j]),
+        member_prop=np.where(is_root, wsum[m_inst], prop[j]),
+        member_met=np.where(is_root, -1, met[j]), member_delay_query=member_delay_query,
+        delays=member_delays)
     return out, instances
 
 
-def _omp_barrier_delays(ctx, chunks):
+def _omp_barrier_delays(ctx):
     """Short-term delay costs of OpenMP barrier waits (Scalasca's OpenMP barrier
     delay): each waiting thread's interval since its previous OpenMP point against
     the last thread's, charged to the last thread: (location, cnode, float ticks);
     and per barrier instance what its long-term costs need, in the form of the MPI
-    collectives' instances (see _long_term_costs): every thread as a member (the
-    last one with no delays of its own), and the waiting points in the last
-    thread's interval."""
-    omp_keys = sync_points(ctx)[6]
+    collectives' instances: every thread as a member (the last one with no delays
+    of its own), and the waiting points in the last thread's interval."""
+    sp = sync_points(ctx)
+    omp_keys = sp.omp_keys
     empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
     if not len(omp_keys):
         return empty, None
@@ -176,51 +182,50 @@ def _omp_barrier_delays(ctx, chunks):
     n = np.int64(ctx.n_events + 1)
     inst, leave, t = b["instance"], b["leave"], b["enter_time"]
     loc = ctx.events.location[leave].astype(np.int64)
-    i = _search(omp_keys, loc * n + leave) - 1
+    i = sorted_search(omp_keys, loc * n + leave) - 1
     prev = np.where((i >= 0) & (omp_keys[np.maximum(i, 0)] >= loc * n),
                     omp_keys[np.maximum(i, 0)] - loc * n, -1)
-    iv = _interval_times(ctx, chunks, loc, prev, leave)
+    iv = interval_times(ctx, loc, prev, leave)
     # the last thread to arrive (lowest location among equal times)
     big = np.iinfo(np.int64).max
     latest_t = group_max(inst, t)
     nrows = np.int64(len(t) + 1)
     last = group_min(inst, np.where(t == latest_t, loc * nrows + np.arange(len(t)), big)) % nrows
     wait = (latest_t - t).astype(np.float64)
-    delays, dsum = _excess(iv.time, last, iv.time, np.arange(len(t)))
+    delays, dsum = excess(iv.time, last, iv.time, np.arange(len(t)))
     wk, c, val = delays.columns()
     denom = dsum + iv.wait_sum[last]
     scale = np.where(denom > 0, wait / np.where(denom > 0, denom, 1), 0.0)
     short_term = (loc[last[wk]], c, val * scale[wk])
-    # per barrier instance, in the form of the MPI collectives' instances (see
-    # _long_term_costs): every thread a member (its delays the excess of the last
-    # thread over it; the last one has none), the last thread the delayer, its
-    # waiting points in between (one location's, in event order); OpenMP threads
-    # all meet at every barrier, nobody is met alone
+    # per barrier instance, in the form of the MPI collectives' instances: every
+    # thread a member (its delays the excess of the last thread over it; the last
+    # one has none), the last thread the delayer, its waiting points in between
+    # (one location's, in event order); OpenMP threads all meet at every barrier,
+    # nobody is met alone
     i_start = np.concatenate(([0], np.nonzero(np.diff(inst))[0] + 1))
     j_last = last[i_start]
-    b_offset, (b_row,) = _gather(iv.between_offset, j_last, iv.between_row)
-    instances = {
-        "delayer_location": _i64(loc[j_last]),
-        "member_offset": _i64(np.concatenate((i_start, [len(inst)]))),
-        "between_offset": b_offset, "between_row": _i64(b_row),
-        "member_event": _i64(leave), "member_wait": wait, "member_delay_sum": dsum,
-        "member_prop": iv.wait_sum[last], "member_met": np.full(len(t), -1, dtype=np.int64),
-        "member_delay_query": np.arange(len(t), dtype=np.int64), "delays": delays,
-    }
+    b_offset, (b_row,) = gather_segments(iv.between_offset, j_last, iv.between_row)
+    instances = CollectiveInstances(
+        kind=np.full(len(i_start), int(DelayKind.OMP_BARRIER), dtype=np.int64),
+        delayer_location=loc[j_last], delayer_event=leave[j_last], member_offset=np.concatenate((i_start, [len(inst)])),
+        between_offset=b_offset, between_row=b_row, member_event=leave,
+        member_row=sp.points.rows_of(as_i64(leave)), member_wait=wait, member_delay_sum=dsum,
+        member_prop=iv.wait_sum[last], member_met=np.full(len(t), -1, dtype=np.int64),
+        member_delay_query=np.arange(len(t), dtype=np.int64), delays=delays)
     return short_term, instances
 
 
-def _omp_idle_delays(ctx, chunks):
+def _omp_idle_delays(ctx):
     """Short-term delay costs of idle worker threads (Scalasca's OpenMP idleness
     delay): the master's time outside parallel regions, from a team's join to the
     next fork (or the end), per call path without the waiting time at the points in
     between, times the number of worker threads left idle: (location, cnode, float
-    ticks) on the master; and the long-term cost this puts on the waits in between,
-    as (point row, float ticks): the workers idle while the master waits too, so
-    each such wait costs its waiting time times the idle workers."""
-    omp_keys = sync_points(ctx)[6]
+    ticks) on the master; and the long-term cost this puts on the waits in between
+    (IdleCosts): the workers idle while the master waits too, so each such wait
+    costs its waiting time times the idle workers."""
+    omp_keys = sync_points(ctx).omp_keys
     e = np.empty(0, np.int64)
-    empty = ((e, e, np.empty(0)), (e, np.empty(0)))
+    empty = ((e, e, np.empty(0)), IdleCosts(e, np.empty(0)))
     if not len(omp_keys):
         return empty
     enters = ctx.thread_management()[0]
@@ -239,24 +244,24 @@ def _omp_idle_delays(ctx, chunks):
     # the forks of each master, and the end of its trace
     at = np.concatenate((masters, ev.loc_start[mloc_all + 1].astype(np.int64) * 0 + ctx.n_events))
     loc = np.concatenate((loc_of[masters].astype(np.int64), mloc_all))
-    i = _search(omp_keys, loc * n + at) - 1
+    i = sorted_search(omp_keys, loc * n + at) - 1
     prev = np.where((i >= 0) & (omp_keys[np.maximum(i, 0)] >= loc * n),
                     omp_keys[np.maximum(i, 0)] - loc * n, -1)
     # the first join after the previous point (or the location's start)
     jn = ctx.events_of_kind("THREAD_JOIN", "OMP_JOIN")
     jkey = np.sort(loc_of[jn].astype(np.int64) * n + jn)
-    j = _search(jkey, loc * n + prev)
+    j = sorted_search(jkey, loc * n + prev)
     ok = (j < len(jkey)) & (jkey[np.minimum(j, len(jkey) - 1)] < loc * n + at)
     start = np.where((prev >= 0) & ok, jkey[np.minimum(j, len(jkey) - 1)] - loc * n, -1)
     start = np.where(prev >= 0, start, -1)
-    q, c, v = _chunk_sums(ctx, chunks, loc, start, at).columns()
+    q, c, v = chunk_sums(ctx, Spans(location=loc, start=start, end=at)).columns()
     # waiting time at every point between the previous OpenMP point and the fork
-    iv = _interval_times(ctx, chunks, loc, prev, at)
+    iv = interval_times(ctx, loc, prev, at)
     wsum, bq, brow = iv.wait_sum, iv.between_query, iv.between_row
-    p = sync_points(ctx)[0]
+    p = sync_points(ctx).points
     NC = np.int64(len(ctx.calltree) + 1)
-    allk = np.concatenate((q * NC + c, bq * NC + p["cnode"][brow]))
-    allv = np.concatenate((v, -p["wait"][brow]))
+    allk = np.concatenate((q * NC + c, bq * NC + p.cnode[brow]))
+    allv = np.concatenate((v, -p.wait[brow]))
     uk, inv = np.unique(allk, return_inverse=True)
     val = np.zeros(len(uk))
     np.add.at(val, inv, allv)
@@ -272,167 +277,90 @@ def _omp_idle_delays(ctx, chunks):
     # long-term: the workers also idle while the master waits in between, so each
     # such wait carries the idle workers as its cost (Scalasca's idleness scale)
     hit = scale[bq] > 0
-    return (loc[qq], cc, val * scale[qq]), (brow[hit], scale[bq[hit]] * p["wait"][brow[hit]])
+    return ((loc[qq], cc, val * scale[qq]),
+            IdleCosts(brow[hit], scale[bq[hit]] * p.wait[brow[hit]]))
 
 
-def _point_rows(p, events: np.ndarray) -> np.ndarray:
-    """The row of each event among the synchronisation points (sorted by event),
-    -1 where it is none."""
-    if not len(p["event"]):
-        return np.full(len(events), -1, dtype=np.int64)
-    row = np.minimum(np.searchsorted(p["event"], events), len(p["event"]) - 1)
-    return _i64(np.where(p["event"][row] == events, row, -1))
+#: what a property reads of delay_costs: the rows of one part of one kind
+CostKey = Tuple[Cost, DelayKind]
 
 
-def _collective_inputs(kind, src):
-    """What enters a collective wait state (an MPI collective or an OpenMP barrier)
-    of `kind` as the amount to explain, for the long-term costs of source `src`:
-    the cost that later wait states of that source put on each member, and the
-    members' own waiting time when the collective is of that source's kind.
-
-    Scalasca's OpenMP barrier is the exception: its long-term costs take only the
-    barrier's own waiting time there, never the cost arriving from later wait
-    states (its OpenMP barrier long-term pattern has no input at OpenMP barriers),
-    while the costs of every other source do pass through OpenMP barriers."""
-    if kind == OMP_BARRIER:
-        return ("wait",) if src == OMP_BARRIER else ("cost",)
-    return ("cost", "wait") if src == kind else ("cost",)
+def _warn_out_of_order(ctx, n: int) -> None:
+    ctx.warn("rootcause_cycle",
+             "%s: %d wait state%s of the long-term delay costs depend on each other in a "
+             "circle (messages received before they were sent: a violated clock condition), "
+             "so their costs were passed on before all of them had arrived; the long-term "
+             "delay costs may be too low" % (ctx.trace.path, n, "" if n == 1 else "s"))
 
 
-def _long_term_costs(ctx, p, waits, collectives=(), idle_costs=None):
-    """Long-term delay costs (Scalasca's backward replay, in the C core): the
-    waiting time a wait state propagates to later ones is a cost that flows back
-    to the wait states in its late side's interval, and from there to the delays
-    that caused them.  Wait states are taken latest first, so that the cost
-    arriving at each is complete when it is passed on.  Costs are tracked per kind
-    of wait state they stem from (point-to-point and collective wait states,
-    OpenMP barriers and idle threads).
-
-    `waits`: per point-to-point kind (kind, waiting events, delaying locations,
-    scale, denominator, delays map, the late side's Intervals).  `collectives`:
-    (kind, instances) of MPI collectives and OpenMP barriers (the instances of
-    _collective_delays and _omp_barrier_delays): on a hybrid trace the costs of
-    MPI wait states reach the master's OpenMP barrier waits and go on from there
-    to the thread that was last at the barrier.  `idle_costs` (point rows, float
-    ticks) are the costs idle OpenMP workers put on the master's waits outside
-    parallel regions; they depend on nothing later, so they are there from the
-    start."""
-    sources = ["ls", "lr", COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21, OMP_BARRIER, OMP_IDLE]
-    source_of = {s: i for i, s in enumerate(sources)}
-    n_sources = len(sources)
-    bits = {"cost": _core.RC_INPUT_COST, "wait": _core.RC_INPUT_WAIT}
-    inputs = np.zeros((n_sources, n_sources), dtype=np.uint8)
-    for k, kind in enumerate(sources):
-        for s_, src in enumerate(sources):
-            inputs[k, s_] = sum(bits[what] for what in _collective_inputs(kind, src))
-    batches = []
-    for kind, waiter, dl, scale, denom, delays, late in waits:
-        batches.append((source_of[kind], _i64(waiter), _point_rows(p, waiter), _i64(dl),
-                        _f64(scale), _f64(denom), delays.arrays(), _i64(late.between_offset),
-                        _i64(late.between_row)))
-    # the source of each MPI collective instance by its kind (COLL_* are 0 to 3)
-    coll_source = np.asarray([source_of[k] for k in (COLL_BARRIER, COLL_NXN, COLL_12N,
-                                                     COLL_N21)], dtype=np.int64)
-    coll = []
-    for kind, c in collectives:
-        if c is None or not len(c["member_offset"]) > 1:
-            continue
-        source = (coll_source[c["kind"]] if kind is None else
-                  np.full(len(c["member_offset"]) - 1, source_of[kind], dtype=np.int64))
-        coll.append((source, _i64(c["delayer_location"]),
-                     _i64(c["member_offset"]), _i64(c["between_offset"]),
-                     _i64(c["between_row"]), _i64(c["member_event"]),
-                     _point_rows(p, c["member_event"]), _f64(c["member_wait"]),
-                     _f64(c["member_delay_sum"]), _f64(c["member_prop"]),
-                     _i64(c["member_met"]), _i64(c["member_delay_query"]),
-                     c["delays"].arrays()))
-    known = []
-    if idle_costs is not None and len(idle_costs[0]):
-        known.append((source_of[OMP_IDLE], _i64(idle_costs[0]), _f64(idle_costs[1])))
-    severities = _core.rc_long_term(n_sources, _i64(p["event"]), _f64(p["wait"]),
-                                    inputs.tobytes(), batches, coll, known)
-    out = {}
-    for src, (l, c, v) in zip(sources, severities):
-        out["longterm_%s" % src] = to_ticks(ctx.n_locations, np.frombuffer(l, np.int64),
-                                            np.frombuffer(c, np.int64),
-                                            np.frombuffer(v, np.float64))
-    return out
-
-
-def _delays(ctx):
-    """The short-term delay costs of every kind of wait state, computed together
-    so that the inputs of the time chunks (the thread management's extra chunks)
-    are gathered once."""
+def delay_costs(ctx) -> Dict[CostKey, tuple]:
+    """Every part of the delay costs of every kind of wait state, as (call path,
+    location, ticks) rows per (Cost, DelayKind), computed together so that the
+    inputs of the time chunks and the intervals are gathered once."""
     def compute():
-        ls, lr = sync_points(ctx)[3:5]
-        loc = ctx.events.location
-        queries = {
-            "ls": (ls["recv"], ls["send"], ls["wait"].astype(np.float64)),
-            "lr": (lr["cmp"], lr["req"], lr["wait"]),
-        }
-        out = {}
-        chunks = None
-        coll_instances = None
-        cw = sync_points(ctx)[5]
-        omp_instances, idle_costs = None, None
-        if len(sync_points(ctx)[6]):
-            chunks = _chunks(ctx)
-            short_term, omp_instances = _omp_barrier_delays(ctx, chunks)
-            out[OMP_BARRIER] = to_ticks(ctx.n_locations, *short_term)
-            short_term, idle_costs = _omp_idle_delays(ctx, chunks)
-            out[OMP_IDLE] = to_ticks(ctx.n_locations, *short_term)
-        if len(cw["event"]):
-            chunks = chunks if chunks is not None else _chunks(ctx)
-            coll_out, coll_instances = _collective_delays(ctx, chunks)
-            for kind, (l, c, v) in coll_out.items():
-                out[kind] = to_ticks(ctx.n_locations, l, c, v)
-            del coll_out, l, c, v
-        p = sync_points(ctx)[0]
+        sp = sync_points(ctx)
+        out: Dict[CostKey, tuple] = {}
+
+        def short_term(kind, rows):
+            # rounded at once: the float rows go before the next kind's are made
+            out[Cost.SHORT_TERM, kind] = to_ticks(ctx.n_locations, *rows)
+
+        coll_instances: Optional[CollectiveInstances] = None
+        omp_instances: Optional[CollectiveInstances] = None
+        idle_costs: Optional[IdleCosts] = None
+        if len(sp.omp_keys):
+            rows, omp_instances = _omp_barrier_delays(ctx)
+            short_term(DelayKind.OMP_BARRIER, rows)
+            rows, idle_costs = _omp_idle_delays(ctx)
+            short_term(DelayKind.OMP_IDLE, rows)
+        if len(sp.collective_waits.event):
+            coll_short, coll_instances = _collective_delays(ctx)
+            for kind, rows in coll_short.items():
+                short_term(kind, rows)
+            del coll_short
+        p = sp.points
         prop_rows, prop_vals = [], []
-        long_term = []
-        for kind, (waiter, delayer, wait) in queries.items():
-            if not len(waiter):
+        messages = []
+        for kind, waits in ((DelayKind.LATE_SENDER, sp.late_sender),
+                            (DelayKind.LATE_RECEIVER, sp.late_receiver)):
+            if not len(waits.waiter):
                 continue
-            if chunks is None:
-                chunks = _chunks(ctx)
-            wl = loc[waiter].astype(np.int64)
-            dl = loc[delayer].astype(np.int64)
-            costs, scale, wsum, (bq, brow), (delays, denom, late) = delay_costs(
-                ctx, chunks, wl, waiter, dl, delayer, wait)
-            long_term.append((kind, waiter, dl, scale, denom, delays, late))
-            out[kind] = to_ticks(ctx.n_locations, *costs)
+            rows, d = message_delays(ctx, kind, waits)
+            short_term(kind, rows)
+            del rows
+            messages.append(d)
             # indirect: the part of each wait explained by waiting the late side did
             # in between, charged to the waiting call
-            out["indirect_" + kind] = to_ticks(ctx.n_locations, wl, ctx.cnode[waiter],
-                                               np.where(wsum > 0, scale * wsum, 0.0))
+            out[Cost.INDIRECT, kind] = to_ticks(
+                ctx.n_locations, d.waiter_location, ctx.cnode[d.waiter],
+                np.where(d.wait_sum > 0, d.scale * d.wait_sum, 0.0))
             # propagating: those waits in between, each as much as any later wait
             # state it caused needs of it
-            use = (scale[bq] > 0) & (wsum[bq] > 0)
+            bq, brow = d.late.between_query, d.late.between_row
+            use = (d.scale[bq] > 0) & (d.wait_sum[bq] > 0)
             prop_rows.append(brow[use])
-            prop_vals.append(scale[bq[use]] * p["wait"][brow[use]])
-        out.update(_long_term_costs(ctx, p, long_term,
-                                    [(None, coll_instances), (OMP_BARRIER, omp_instances)],
-                                    idle_costs))
+            prop_vals.append(d.scale[bq[use]] * p.wait[brow[use]])
+        collectives = [c for c in (coll_instances, omp_instances) if c is not None]
+        long_term, out_of_order = long_term_costs(ctx, p, messages, collectives, idle_costs)
+        for kind, rows in long_term.items():
+            out[Cost.LONG_TERM, kind] = to_ticks(ctx.n_locations, *rows)
+        del long_term
+        if out_of_order:
+            _warn_out_of_order(ctx, out_of_order)
         if prop_rows:
             rows = np.concatenate(prop_rows)
-            best = np.zeros(len(p["event"]))
+            best = np.zeros(len(p.event))
             np.maximum.at(best, rows, np.concatenate(prop_vals))
             hit = np.nonzero(best > 0)[0]
-            k = ctx.events.kind[p["event"][hit]]
+            k = ctx.events.kind[p.event[hit]]
             kinds = ctx.kinds
-            for name, sel in (("propagating_ls", (k == kinds["MPI_RECV"]) | (k == kinds["MPI_IRECV"])),
-                              ("propagating_lr", (k == kinds["MPI_SEND"]) |
-                               (k == kinds["MPI_ISEND_COMPLETE"]))):
+            for kind, sel in (
+                    (DelayKind.LATE_SENDER, (k == kinds["MPI_RECV"]) | (k == kinds["MPI_IRECV"])),
+                    (DelayKind.LATE_RECEIVER, (k == kinds["MPI_SEND"]) |
+                     (k == kinds["MPI_ISEND_COMPLETE"]))):
                 r = hit[sel]
-                out[name] = to_ticks(ctx.n_locations, p["loc"][r], p["cnode"][r], best[r])
-        e = np.empty(0, np.int64)
-        for kind in (COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21, OMP_BARRIER, OMP_IDLE,
-                     "ls", "lr", "longterm_%d" % COLL_BARRIER, "longterm_%d" % COLL_NXN,
-                     "longterm_%d" % COLL_12N, "longterm_%d" % COLL_N21,
-                     "longterm_" + OMP_BARRIER, "longterm_" + OMP_IDLE,
-                     "indirect_ls", "indirect_lr", "propagating_ls", "propagating_lr",
-                     "longterm_ls", "longterm_lr"):
-            out.setdefault(kind, (e, e, e))
+                out[Cost.PROPAGATING, kind] = to_ticks(ctx.n_locations, p.location[r],
+                                                       p.cnode[r], best[r])
         return out
     return ctx.memo("delay_costs", compute)
 
@@ -451,10 +379,12 @@ _OMP_CROSSING_RULE = (
 class _Delay(Property):
     measures = "cause"
     unit, group, reads = "sec", "root_cause", READS
-    kind = "ls"
+    #: the kind of wait state, and the part of its costs, the property publishes
+    kind, cost = DelayKind.LATE_SENDER, Cost.SHORT_TERM
 
     def totals(self, ctx):
-        return _delays(ctx)[self.kind]
+        e = np.empty(0, np.int64)
+        return delay_costs(ctx).get((self.cost, self.kind), (e, e, e))
 
 
 class DelayLateSender(_Delay):
@@ -471,7 +401,7 @@ class DelayLateSender(_Delay):
 
 class DelayLateReceiver(_Delay):
     name, title = "delay_latereceiver", "Late Receiver delay costs (short-term)"
-    kind = "lr"
+    kind = DelayKind.LATE_RECEIVER
     cube_id = "delay_latereceiver"
     explains = "late_receiver"
     description = ("The call paths that made receivers late: for each Late Receiver, the "
@@ -483,7 +413,7 @@ class DelayLateReceiver(_Delay):
 
 class DelayBarrier(_Delay):
     name, title = "delay_barrier", "Barrier delay costs (short-term)"
-    kind = COLL_BARRIER
+    kind = DelayKind.BARRIER
     cube_id = "delay_barrier"
     explains = "wait_at_barrier"
     description = ("The call paths that made the last process late at an MPI_Barrier: per "
@@ -494,7 +424,7 @@ class DelayBarrier(_Delay):
 
 class DelayNxN(_Delay):
     name, title = "delay_n2n", "N x N delay costs (short-term)"
-    kind = COLL_NXN
+    kind = DelayKind.NXN
     cube_id = "delay_n2n"
     explains = "wait_at_nxn"
     description = ("The call paths that made the latest member late at an N x N collective "
@@ -506,7 +436,7 @@ class DelayNxN(_Delay):
 
 class Delay12N(_Delay):
     name, title = "delay_12n", "1-to-N delay costs (short-term)"
-    kind = COLL_12N
+    kind = DelayKind.ONE_TO_N
     cube_id = "delay_12n"
     explains = "late_broadcast"
     description = ("The call paths that made the root of a broadcast or scatter late: its "
@@ -517,7 +447,7 @@ class Delay12N(_Delay):
 
 class DelayN21(_Delay):
     name, title = "delay_n21", "N-to-1 delay costs (short-term)"
-    kind = COLL_N21
+    kind = DelayKind.N_TO_ONE
     cube_id = "delay_n21"
     explains = "early_reduce"
     description = ("The call paths that made the latest sender of a reduction or gather late "
@@ -528,7 +458,7 @@ class DelayN21(_Delay):
 
 class DelayOmpBarrier(_Delay):
     name, title = "delay_ompbarrier", "OpenMP barrier delay costs (short-term)"
-    kind = "omp_barrier"
+    kind = DelayKind.OMP_BARRIER
     cube_id = "delay_ompbarrier"
     explains = "omp_barrier_wait_implicit"
     description = ("The call paths that made the last thread late at an OpenMP barrier: its "
@@ -540,7 +470,7 @@ class DelayOmpBarrier(_Delay):
 
 class DelayOmpIdle(_Delay):
     name, title = "delay_ompidle", "OpenMP idleness delay costs (short-term)"
-    kind = "omp_idle"
+    kind = DelayKind.OMP_IDLE
     cube_id = "delay_ompidle"
     explains = "idle_threads"
     description = ("The master's call paths outside parallel regions that leave worker "
@@ -551,7 +481,7 @@ class DelayOmpIdle(_Delay):
 
 class DelayOmpBarrierLongTerm(_Delay):
     name, title = "delay_ompbarrier_longterm", "OpenMP barrier delay costs (long-term)"
-    kind = "longterm_" + OMP_BARRIER
+    kind, cost = DelayKind.OMP_BARRIER, Cost.LONG_TERM
     cube_id = "delay_ompbarrier_longterm"
     explains = "omp_barrier_wait_implicit"
     description = ("The call paths whose delays cause OpenMP barrier waits indirectly: the "
@@ -566,7 +496,7 @@ class DelayOmpBarrierLongTerm(_Delay):
 
 class DelayOmpIdleLongTerm(_Delay):
     name, title = "delay_ompidle_longterm", "OpenMP idleness delay costs (long-term)"
-    kind = "longterm_" + OMP_IDLE
+    kind, cost = DelayKind.OMP_IDLE, Cost.LONG_TERM
     cube_id = "delay_ompidle_longterm"
     explains = "idle_threads"
     description = ("The call paths whose delays leave worker threads idle indirectly: while "
@@ -588,31 +518,39 @@ class _DelayCollectiveLongTerm(_Delay):
 
 class DelayBarrierLongTerm(_DelayCollectiveLongTerm):
     name, title = "delay_barrier_longterm", "Barrier delay costs (long-term)"
-    kind, cube_id, explains = "longterm_%d" % COLL_BARRIER, "delay_barrier_longterm", "wait_at_barrier"
-    description = "The call paths whose delays cause waiting at MPI barriers indirectly." + _THROUGH_OMP_BARRIERS + _OMP_CROSSING_RULE
+    kind, cost = DelayKind.BARRIER, Cost.LONG_TERM
+    cube_id, explains = "delay_barrier_longterm", "wait_at_barrier"
+    description = ("The call paths whose delays cause waiting at MPI barriers indirectly." +
+                   _THROUGH_OMP_BARRIERS + _OMP_CROSSING_RULE)
 
 
 class DelayNxNLongTerm(_DelayCollectiveLongTerm):
     name, title = "delay_n2n_longterm", "N x N delay costs (long-term)"
-    kind, cube_id, explains = "longterm_%d" % COLL_NXN, "delay_n2n_longterm", "wait_at_nxn"
-    description = "The call paths whose delays cause waiting at N x N collectives indirectly." + _THROUGH_OMP_BARRIERS + _OMP_CROSSING_RULE
+    kind, cost = DelayKind.NXN, Cost.LONG_TERM
+    cube_id, explains = "delay_n2n_longterm", "wait_at_nxn"
+    description = ("The call paths whose delays cause waiting at N x N collectives indirectly." +
+                   _THROUGH_OMP_BARRIERS + _OMP_CROSSING_RULE)
 
 
 class Delay12NLongTerm(_DelayCollectiveLongTerm):
     name, title = "delay_12n_longterm", "1-to-N delay costs (long-term)"
-    kind, cube_id, explains = "longterm_%d" % COLL_12N, "delay_12n_longterm", "late_broadcast"
-    description = "The call paths whose delays cause waiting at broadcasts indirectly." + _THROUGH_OMP_BARRIERS + _OMP_CROSSING_RULE
+    kind, cost = DelayKind.ONE_TO_N, Cost.LONG_TERM
+    cube_id, explains = "delay_12n_longterm", "late_broadcast"
+    description = ("The call paths whose delays cause waiting at broadcasts indirectly." +
+                   _THROUGH_OMP_BARRIERS + _OMP_CROSSING_RULE)
 
 
 class DelayN21LongTerm(_DelayCollectiveLongTerm):
     name, title = "delay_n21_longterm", "N-to-1 delay costs (long-term)"
-    kind, cube_id, explains = "longterm_%d" % COLL_N21, "delay_n21_longterm", "early_reduce"
-    description = "The call paths whose delays cause waiting at reductions indirectly." + _THROUGH_OMP_BARRIERS + _OMP_CROSSING_RULE
+    kind, cost = DelayKind.N_TO_ONE, Cost.LONG_TERM
+    cube_id, explains = "delay_n21_longterm", "early_reduce"
+    description = ("The call paths whose delays cause waiting at reductions indirectly." +
+                   _THROUGH_OMP_BARRIERS + _OMP_CROSSING_RULE)
 
 
 class DelayLateSenderLongTerm(_Delay):
     name, title = "delay_latesender_longterm", "Late Sender delay costs (long-term)"
-    kind = "longterm_ls"
+    kind, cost = DelayKind.LATE_SENDER, Cost.LONG_TERM
     cube_id = "delay_latesender_longterm"
     explains = "late_sender"
     description = ("The call paths whose delays cause Late Sender waits indirectly: waiting "
@@ -624,7 +562,7 @@ class DelayLateSenderLongTerm(_Delay):
 
 class DelayLateReceiverLongTerm(_Delay):
     name, title = "delay_latereceiver_longterm", "Late Receiver delay costs (long-term)"
-    kind = "longterm_lr"
+    kind, cost = DelayKind.LATE_RECEIVER, Cost.LONG_TERM
     cube_id = "delay_latereceiver_longterm"
     explains = "late_receiver"
     description = ("The call paths whose delays cause Late Receiver waits indirectly, through "
@@ -634,7 +572,7 @@ class DelayLateReceiverLongTerm(_Delay):
 
 class IndirectLateSender(_Delay):
     name, title, parent = "late_sender_indirect", "Indirect (propagated) Late Sender", "late_sender"
-    kind = "indirect_ls"
+    kind, cost = DelayKind.LATE_SENDER, Cost.INDIRECT
     cube_id = "mpi_wait_indirect_latesender"
     description = ("The part of each Late Sender's waiting time that the sender itself spent "
                    "waiting since the two last met (wait states propagating to this one), "
@@ -645,7 +583,7 @@ class IndirectLateSender(_Delay):
 class IndirectLateReceiver(_Delay):
     name, title, parent = ("late_receiver_indirect", "Indirect (propagated) Late Receiver",
                            "late_receiver")
-    kind = "indirect_lr"
+    kind, cost = DelayKind.LATE_RECEIVER, Cost.INDIRECT
     cube_id = "mpi_wait_indirect_latereceiver"
     description = ("The part of each Late Receiver's waiting time that the receiver itself "
                    "spent waiting since the two last met. Charged to the waiting send.")
@@ -655,7 +593,7 @@ class IndirectLateReceiver(_Delay):
 class PropagatingLateSender(_Delay):
     name, title, parent = ("late_sender_propagating", "Propagating Late Sender",
                            "late_sender")
-    kind = "propagating_ls"
+    kind, cost = DelayKind.LATE_SENDER, Cost.PROPAGATING
     cube_id = "mpi_wait_propagating_ls"
     description = ("Late Sender waiting time that propagates: the part of a Late Sender wait "
                    "on a location that later makes another location wait for it (the largest "
@@ -666,7 +604,7 @@ class PropagatingLateSender(_Delay):
 class PropagatingLateReceiver(_Delay):
     name, title, parent = ("late_receiver_propagating", "Propagating Late Receiver",
                            "late_receiver")
-    kind = "propagating_lr"
+    kind, cost = DelayKind.LATE_RECEIVER, Cost.PROPAGATING
     cube_id = "mpi_wait_propagating_lr"
     description = ("Late Receiver waiting time that propagates: the part of a Late Receiver "
                    "wait that later makes another location wait for the sender.")

@@ -4,14 +4,90 @@ Receiver's send completion and the receive's posting, MPI collectives where
 someone waits, OpenMP parallel region entries and team barriers, the leaves of
 MPI_Init and MPI_Finalize), each with its waiting time, its call's duration and
 its completion time."""
-import numpy as np
+from dataclasses import dataclass
+from typing import List
 
+import numpy as np
 
 from ..groups import group_max, group_min
 from ..mpi_p2p import _request_half
-
+from .kinds import DelayKind
 
 _NONE = np.iinfo(np.int64).min
+
+
+@dataclass
+class Points:
+    """The synchronisation points, one row each, ascending by event."""
+    event: np.ndarray     # int64
+    location: np.ndarray  # int64
+    wait: np.ndarray      # float64: the waiting time at the point
+    cut: np.ndarray       # float64: its call's time before its completion
+    cnode: np.ndarray     # int64: its call path, -1 outside every region
+
+    def __len__(self):
+        return len(self.event)
+
+    def rows_of(self, events: np.ndarray) -> np.ndarray:
+        """The row of each event among the points, -1 where it is none."""
+        if not len(self.event):
+            return np.full(len(events), -1, dtype=np.int64)
+        row = np.minimum(np.searchsorted(self.event, events), len(self.event) - 1)
+        return np.ascontiguousarray(np.where(self.event[row] == events, row, -1), np.int64)
+
+    def wait_at(self, events: np.ndarray) -> np.ndarray:
+        """The waiting time at each event: its point's, 0.0 where it is none."""
+        if not len(self.event):
+            return np.zeros(len(events))
+        row = np.minimum(np.searchsorted(self.event, events), len(self.event) - 1)
+        return np.where(self.event[row] == events, self.wait[row], 0.0)
+
+
+@dataclass
+class MessageWaits:
+    """Late Sender or Late Receiver wait states as pairs of points: the waiter's
+    (a Late Sender's receive, a Late Receiver's send completion) and the
+    delayer's (the send, the receive's posting event), with the waiting time."""
+    waiter: np.ndarray   # int64 events
+    delayer: np.ndarray  # int64 events
+    wait: np.ndarray     # float64
+
+
+@dataclass
+class CollectiveWaits:
+    """Wait states at MPI collectives, one row per member that synchronises:
+    its event, who it waits for (the delayer; itself for the delayer's own
+    row), the kind of collective, its instance and communicator."""
+    event: np.ndarray
+    location: np.ndarray
+    delayer: np.ndarray
+    delayer_location: np.ndarray
+    kind: np.ndarray      # DelayKind values (COLLECTIVE_KINDS)
+    instance: np.ndarray
+    comm: np.ndarray
+
+
+@dataclass
+class GroupPoints:
+    """Points where everybody in a set of locations meets everybody."""
+    members: np.ndarray  # bool per location
+    keys: np.ndarray     # sorted location * (events + 1) + event
+
+
+@dataclass
+class SyncPoints:
+    """Every synchronisation point, and the wait states at them."""
+    points: Points
+    #: the points two locations share one by one, as sorted keys
+    #: (location * (locations + 1) + partner) * (events + 1) + event
+    pair_keys: np.ndarray
+    #: the group points, per communicator (or every MPI process)
+    groups: List[GroupPoints]
+    late_sender: MessageWaits
+    late_receiver: MessageWaits
+    collective_waits: CollectiveWaits
+    #: the OpenMP points of every thread, as sorted keys location * (events + 1) + event
+    omp_keys: np.ndarray
 
 
 #: the wait states and instances every root-cause property reads (`reads`: the
@@ -62,7 +138,8 @@ class _Rows:
 
 def _p2p_waits(ctx):
     """The Late Sender and Late Receiver wait states as synchronisation points:
-    (ls, lr) dicts of arrays, each with the waiter's and the delayer's event."""
+    (ls, lr) dicts of arrays, each with the waiter's and the delayer's event, the
+    waiting time and each side's call time and completion."""
     ls = ctx.published["late_sender"]
     rcall, scall = ls["recv_call"], ls["send_call"]
     r_leave = _leave_times(ctx, rcall, ls["recv"])
@@ -88,10 +165,6 @@ def _p2p_waits(ctx):
               "q_total": q_leave - ctx.time_of(qcall),
               "q_compl": np.maximum(q_leave - c_leave, 0)}
     return out_ls, out_lr
-
-
-#: kinds of collective wait states, for their delay costs
-COLL_BARRIER, COLL_NXN, COLL_12N, COLL_N21 = 0, 1, 2, 3
 
 
 def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows, delays: _Rows):
@@ -135,7 +208,7 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows, delay
         idx = np.nonzero(sel & (delayer < len(b)))[0]
         d = delayer[idx]
         delays.add(event=end[idx], loc=loc[idx], delayer=end[d], delayer_loc=loc[d],
-                  kind=np.full(len(idx), kind), instance=inst[idx], comm=comm_of[idx])
+                   kind=np.full(len(idx), int(kind)), instance=inst[idx], comm=comm_of[idx])
 
     def record(sel, latest, earliest_end, partner_rows=None):
         """Members sel (bool) are synchronisation points; partner_rows: for each
@@ -176,7 +249,7 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows, delay
         latest = group_max(inst, np.where(barrier, b, _NONE))
         first_end = group_min(inst, np.where(barrier, e, big))
         record(barrier, latest, first_end)
-        delayed(barrier, lowest_rank(barrier & (b == latest)), COLL_BARRIER)
+        delayed(barrier, lowest_rank(barrier & (b == latest)), DelayKind.BARRIER)
         del latest, first_end  # every kind's block lets go of its full-length columns
     # N x N (not Alltoallv/w): full overlap, or the receivers overlapping the latest sender
     nxn = ok & np.isin(op, [rc.OP_ALLGATHER, rc.OP_ALLGATHERV, rc.OP_ALLTOALL, rc.OP_ALLREDUCE,
@@ -203,7 +276,7 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows, delay
         if part.any():
             record(part, latest, first_end, pairs(np.nonzero(part)[0], part))
         delayer = np.where(full, lowest_rank(nxn & (b == latest_all)), first_latest)
-        delayed(sync, delayer, COLL_NXN)
+        delayed(sync, delayer, DelayKind.NXN)
         del (latest_all, first_end_all, full, s_begin, latest_s, is_latest, first_latest, sync,
              latest, first_end, part, delayer)
     # 1-to-N with payload: the receivers waiting for the root, and the root
@@ -219,7 +292,7 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows, delay
         record(sync, root_b, first_end,
                tuple(np.concatenate(x) for x in zip(pairs(np.nonzero(waits)[0], root),
                                                     pairs(np.nonzero(root)[0], waits))))
-        delayed(sync, lowest_rank(one & is_root), COLL_12N)
+        delayed(sync, lowest_rank(one & is_root), DelayKind.ONE_TO_N)
         del waits, first_end, root, sync
     del one, root_b, root_pay
     # N-to-1 with payload at the root: the root and the latest sender
@@ -239,7 +312,7 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows, delay
         record(sync, latest_s, first_end,
                tuple(np.concatenate(x) for x in zip(pairs(np.nonzero(root)[0], last),
                                                     pairs(np.nonzero(last)[0], root))))
-        delayed(sync, first_latest, COLL_N21)
+        delayed(sync, first_latest, DelayKind.N_TO_ONE)
 
 
 def _init_finalize_points(ctx, points: _Rows, groups: _Rows):
@@ -291,20 +364,16 @@ def _omp_points(ctx, points: _Rows):
     return np.sort(loc[ev].astype(np.int64) * n + ev)
 
 
-def sync_points(ctx):
-    """Every synchronisation point: (points, partner keys, group keys, Late Sender
-    and Late Receiver waits); points sorted by event id with event, loc, wait,
-    cut (the call's time before its completion), cnode columns; partners as sorted (location, partner, event)
-    keys; group points (everybody with everybody in a communicator) as (member
-    mask, sorted (location, event) keys) per communicator."""
+def sync_points(ctx) -> SyncPoints:
+    """Every synchronisation point and the wait states at them, computed once per
+    analysis."""
     def compute():
         ev = ctx.events
         ls, lr = _p2p_waits(ctx)
         points, partners, groups, coll_waits = _Rows(), _Rows(), _Rows(), _Rows()
         loc = ev.location
         # the forward replay's points first: the first record of an event wins; the
-        # waits' call times and completions serve only here (popped: the waits are
-        # kept for the delays and the critical path, these columns need not be)
+        # waits' call times and completions serve only here
         points.add(event=ls["recv"], loc=loc[ls["recv"]], wait=ls["wait"],
                    total=ls.pop("r_total"), compl=ls.pop("r_compl"))
         partners.add(event=ls["recv"], partner=loc[ls["send"]])
@@ -325,8 +394,10 @@ def sync_points(ctx):
         _, first = np.unique(p["event"], return_index=True)  # sorted by event, first wins
         p = {k: v[first] for k, v in p.items()}
         # what the intervals need of a call's time: the part before its completion
-        p["cut"] = p.pop("total") - p.pop("compl")
-        p["cnode"] = ctx.cnode[p["event"]].astype(np.int64)
+        cut = p.pop("total") - p.pop("compl")
+        table = Points(event=p["event"], location=p["loc"], wait=p["wait"], cut=cut,
+                       cnode=ctx.cnode[p["event"]].astype(np.int64))
+        del p, cut
         q = partners.columns(("event", "partner"))
         L = np.int64(ctx.n_locations + 1)
         n = np.int64(ctx.n_events + 1)
@@ -335,8 +406,9 @@ def sync_points(ctx):
         # group points: per communicator (-1: every MPI process), its members and
         # the sorted (location, event) keys of its points
         g = groups.columns(("event", "group"))
-        group_keys = []
-        mpi_locs = np.unique(ev.location[p["event"]]) if len(p["event"]) else np.empty(0, np.int64)
+        group_points = []
+        mpi_locs = (np.unique(ev.location[table.event]) if len(table.event)
+                    else np.empty(0, np.int64))
         for gid in np.unique(g["group"]).tolist():
             sel = g["event"][g["group"] == gid]
             members = np.zeros(ctx.n_locations + 1, dtype=bool)
@@ -346,8 +418,17 @@ def sync_points(ctx):
                 cm = ctx.trace.communicators.get(int(gid))
                 locs = np.asarray(cm.locations if cm is not None else [], dtype=np.int64)
                 members[locs[locs >= 0]] = True
-            group_keys.append((members, np.sort(ev.location[sel].astype(np.int64) * n + sel)))
+            group_points.append(GroupPoints(
+                members, np.sort(ev.location[sel].astype(np.int64) * n + sel)))
         cw = coll_waits.columns(("event", "loc", "delayer", "delayer_loc", "kind", "instance",
                                  "comm"))
-        return p, key, group_keys, ls, lr, cw, omp_keys
+        return SyncPoints(
+            points=table, pair_keys=key, groups=group_points,
+            late_sender=MessageWaits(ls["recv"], ls["send"], ls["wait"].astype(np.float64)),
+            late_receiver=MessageWaits(lr["cmp"], lr["req"], lr["wait"]),
+            collective_waits=CollectiveWaits(
+                event=cw["event"], location=cw["loc"], delayer=cw["delayer"],
+                delayer_location=cw["delayer_loc"], kind=cw["kind"], instance=cw["instance"],
+                comm=cw["comm"]),
+            omp_keys=omp_keys)
     return ctx.memo("sync_points", compute)

@@ -22,6 +22,7 @@ if "numpy" not in _sys.modules:
 from ._core import TraceError, memory_stats, release_memory  # noqa: E402
 from .events import KIND_NAMES, KINDS, Event, Events
 from .trace import Trace, Warnings, open  # noqa: A004
+from . import display  # noqa: F401  (earlc.display: how times and values are shown)
 from .clocks import VectorClocks
 from .search import Matches, PatternError, PatternWarning
 from .writer import TraceWriter

@@ -134,7 +134,7 @@ def cmd_info(args) -> int:
 
 
 def cmd_races(args) -> int:
-    from .races import parse_wildcard, races
+    from .races import WildcardsNotRecorded, parse_wildcard, races
 
     try:
         wildcard = parse_wildcard(args.wildcard)
@@ -145,7 +145,10 @@ def cmd_races(args) -> int:
     try:
         trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
         result = races(trace, wildcard=wildcard, clocks=args.clocks, progress=bar)
-    except ValueError as exc:  # no recorded wildcards, unknown region or rank
+    except WildcardsNotRecorded as exc:
+        print("earlc: error: %s" % exc.cli_message, file=sys.stderr)
+        return 2
+    except ValueError as exc:  # unknown region or rank
         print("earlc: error: %s" % exc, file=sys.stderr)
         return 2
     finally:
@@ -157,16 +160,28 @@ def cmd_races(args) -> int:
     return 0
 
 
-def cmd_export(args) -> int:
-    from .export.perfetto import write_perfetto
+def _window_options(args):
+    """(start, end, locations) of --from, --to and --locations, checked before the
+    trace is read; bounds outside the trace are found once it is (window_ticks)."""
     from .timeline import parse_locations, parse_seconds
 
-    try:
-        start = parse_seconds(args.start) if args.start is not None else None
-        end = parse_seconds(args.end) if args.end is not None else None
-        locations = parse_locations(args.locations) if args.locations is not None else None
-        if start is not None and end is not None and end < start:
+    start = parse_seconds(args.start) if args.start is not None else None
+    end = parse_seconds(args.end) if args.end is not None else None
+    locations = parse_locations(args.locations) if args.locations is not None else None
+    if start is not None and end is not None:
+        if end < start:
             raise ValueError("--to %s is before --from %s" % (args.end, args.start))
+        if end == start:
+            raise ValueError("--from %s --to %s is an empty window: give an end after the start"
+                             % (args.start, args.end))
+    return start, end, locations
+
+
+def cmd_export(args) -> int:
+    from .export.perfetto import write_perfetto
+
+    try:
+        start, end, locations = _window_options(args)
     except ValueError as exc:
         print("earlc: error: %s" % exc, file=sys.stderr)
         return 2
@@ -191,18 +206,13 @@ def cmd_export(args) -> int:
 def cmd_plot(args) -> int:
     from .plot import MissingDependency, require_matplotlib
     from .plot.style import check_path
-    from .timeline import parse_locations, parse_seconds
 
     try:
         check_path(args.output)
         require_matplotlib()
         if args.what != "timeline" and (args.start or args.end or args.locations):
             raise ValueError("--from, --to and --locations apply to plot timeline only")
-        start = parse_seconds(args.start) if args.start is not None else None
-        end = parse_seconds(args.end) if args.end is not None else None
-        locations = parse_locations(args.locations) if args.locations is not None else None
-        if start is not None and end is not None and end < start:
-            raise ValueError("--to %s is before --from %s" % (args.end, args.start))
+        start, end, locations = _window_options(args)
     except (ValueError, MissingDependency) as exc:
         print("earlc: error: %s" % exc, file=sys.stderr)
         return 2
@@ -277,10 +287,13 @@ def cmd_synth(args) -> int:
     options = {name: getattr(args, name) for name in OPTIONS if getattr(args, name, None) is not None}
     bar = ProgressBar()
     try:
-        r = synth(args.kind, args.output, progress=bar, overwrite=args.overwrite, **options)
-    except KeyboardInterrupt:
-        print("earlc: interrupted; nothing was written to %s" % args.output, file=sys.stderr)
-        return 130
+        with cliargs.terminate_as_interrupt():
+            r = synth(args.kind, args.output, progress=bar, overwrite=args.overwrite, **options)
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the C core removed its work
+        print("earlc: %s; nothing was written to %s" % (
+            "terminated" if isinstance(exc, cliargs.Terminated) else "interrupted", args.output),
+            file=sys.stderr)
+        return cliargs.interrupt_status(exc)
     finally:
         bar.close()
     exp = r.expected()
@@ -341,7 +354,11 @@ def cmd_search(args) -> int:
         shown = []
         for c in m.columns:
             shown += [c, c + ".time", c + ".location", c + ".kind", c + ".region"]
-        lines.append(df[shown].to_string(index=False))
+        # times as every output shows them: seconds from the trace's start, to the tick
+        digits = max(0, len(str(max(trace.timer_resolution, 1))) - 1)
+        lines.append(df[shown].to_string(
+            index=False, formatters={c + ".time": ("{:.%df}" % digits).format
+                                     for c in m.columns}))
     _write(args, "\n".join(lines))
     return 0
 
@@ -351,7 +368,8 @@ def cmd_record(args) -> int:
 
     command = args.command_line[1:] if args.command_line[:1] == ["--"] else args.command_line
     try:
-        trace, run = run_and_assemble(command, args.output, args.timeout, args.force)
+        with cliargs.terminate_as_interrupt():  # ends the run, keeps what it recorded
+            trace, run = run_and_assemble(command, args.output, args.timeout, args.force)
     except RecordError as exc:
         print("earlc: error: %s" % exc, file=sys.stderr)
         return 2
@@ -394,8 +412,21 @@ def _threads_option(parser, text: str = "reading threads (default: one per core)
     parser.add_argument("--threads", type=cliargs.threads, default=0, help=text)
 
 
+def _version_text() -> str:
+    """'earlc 0.1.0 (libotf2 3.0.2, Python 3.11.7)'."""
+    import platform
+
+    from . import __version__, _core
+
+    otf2 = getattr(_core, "OTF2_VERSION", None)
+    return "earlc %s (%sPython %s)" % (__version__, "libotf2 %s, " % otf2 if otf2 else "",
+                                       platform.python_version())
+
+
 def build_parser() -> Parser:
     p = Parser(prog="earlc", description=__doc__.split("\n")[0])
+    p.add_argument("--version", action="version", version=_version_text(),
+                   help="earlc's version and the libotf2 it reads with, then exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     an = sub.add_parser("analyze", help="find and quantify inefficiencies",
                         description="Detect the performance properties of a trace and report "
@@ -513,7 +544,8 @@ def build_parser() -> Parser:
                          description="Simulate a program and write its trace plus expected.json "
                                      "(see docs/generator.md).")
     syn.add_argument("kind", choices=KINDS, help="the program to simulate")
-    syn.add_argument("-o", "--output", required=True, help="archive folder to create")
+    syn.add_argument("-o", "--output", required=True, type=cliargs.output_folder, metavar="DIR",
+                     help="archive folder to create")
     syn.add_argument("--overwrite", action="store_true", help="replace an existing archive")
     for name, text in OPTIONS.items():
         flag = "--" + name.replace("_", "-")
@@ -545,7 +577,8 @@ def build_parser() -> Parser:
                          description="Run COMMAND (e.g. mpiexec -n 4 ./prog) with earlc's MPI "
                                      "recorder and write DIR/traces.otf2 (docs/record.md). "
                                      "The exit status is the command's.")
-    rec.add_argument("-o", "--output", help="archive folder (default: earlc-DATE-TIME)")
+    rec.add_argument("-o", "--output", type=cliargs.output_folder, metavar="DIR",
+                     help="archive folder (default: earlc-DATE-TIME)")
     rec.add_argument("--timeout", type=float, help="end the run after SECONDS "
                      "(SIGTERM, then SIGKILL) and keep what it recorded")
     rec.add_argument("--force", action="store_true", help="replace an archive at DIR")

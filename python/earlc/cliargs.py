@@ -8,7 +8,7 @@ Three pieces give a subcommand that rule without code of its own:
   texts may contain a plain `%`;
 - argument types that check a value while the command line is parsed, so nothing
   is read or computed before the user's mistake is reported: `count(low, high)`,
-  `output_file`, `existing_file`, `property_names`;
+  `output_file`, `output_folder`, `existing_file`, `name_list`;
 - `run_command`, which calls the subcommand and turns the exceptions that are the
   user's doing (`UsageError`, `earlc.TraceError`, a faulty plugin) into that one
   line; anything else is earlc's fault and says so on one line too (set
@@ -19,8 +19,10 @@ docs/cli.md states the rule for users.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
+import signal
 import sys
 from typing import Callable, Tuple, Type
 
@@ -112,6 +114,23 @@ def output_file(text: str) -> str:
     return text
 
 
+def output_folder(text: str) -> str:
+    """An archive folder the command creates (or fills): the folder holding it
+    exists and is writable, as for `output_file`, and it is no file itself.
+    Whether an existing archive may be replaced is the command's own rule."""
+    if not text:
+        raise argparse.ArgumentTypeError("the output folder name is empty")
+    if os.path.exists(text) and not os.path.isdir(text):
+        raise argparse.ArgumentTypeError("%s is a file; give a folder for the archive" % text)
+    folder = os.path.dirname(os.path.abspath(text))
+    if not os.path.isdir(folder):
+        raise argparse.ArgumentTypeError("folder %s does not exist; create it first" % folder)
+    if not os.path.exists(text) and not os.access(folder, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError("cannot create folders in %s (permission denied)"
+                                         % folder)
+    return text
+
+
 def existing_file(text: str) -> str:
     """A file that exists and can be read."""
     if not os.path.exists(text):
@@ -145,8 +164,45 @@ def write_output(path, text: str) -> None:
 
 # -- running a command ------------------------------------------------------------------
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM inside terminate_as_interrupt, raised where Ctrl-C raises
+    KeyboardInterrupt, so that what a command cleans up on Ctrl-C (a half-written
+    archive, a recorded run's processes) it cleans up when it is ended by `kill` or
+    a batch system too."""
+
+    status = 128 + signal.SIGTERM
+
+
+def _terminate(signum, frame):
+    raise Terminated()
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt():
+    """SIGTERM raises Terminated inside the block, where Ctrl-C would raise
+    KeyboardInterrupt: for commands that clean up what they leave half done (synth
+    removes its half-written archive, record ends the recorded run and writes what it
+    recorded).  Elsewhere SIGTERM keeps its default and ends earlc at once, even
+    inside a long read in C, which checks for signals only where it reports progress."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # not the main thread (earlc.cli.main called from a thread)
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+
+def interrupt_status(exc: KeyboardInterrupt) -> int:
+    """The exit status of a command ended by exc: 143 for SIGTERM, 130 for Ctrl-C."""
+    return getattr(exc, "status", 130)
+
+
 def run_command(func, args) -> int:
-    """func(args), with every user error reported on one line (status 2)."""
+    """func(args), with every user error reported on one line (status 2); ended by
+    Ctrl-C, status 130, or inside terminate_as_interrupt by SIGTERM, status 143."""
     from . import TraceError
 
     prog = "earlc"
@@ -155,9 +211,10 @@ def run_command(func, args) -> int:
     except _USER_ERRORS + (TraceError,) as exc:
         sys.stderr.write("%s: error: %s\n" % (prog, one_line(exc)))
         return USAGE_STATUS
-    except KeyboardInterrupt:
-        sys.stderr.write("%s: interrupted\n" % prog)
-        return 130
+    except KeyboardInterrupt as exc:
+        sys.stderr.write("%s: %s\n" % (prog, "terminated" if isinstance(exc, Terminated)
+                                         else "interrupted"))
+        return interrupt_status(exc)
     except BrokenPipeError:
         # the reader of our output went away (earlc ... | head): not an error
         try:

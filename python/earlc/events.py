@@ -142,9 +142,13 @@ class Table:
         return list(self._names)
 
     def to_dataframe(self):
+        """The columns as a DataFrame (a copy).  A reference or number the record
+        does not have (OTF2's undefined 0xFFFFFFFF in a 32-bit column: a collective
+        without a root, a thread record without a team) shows as -1 in an int64
+        column, as the event ids do, never as 4294967295."""
         import pandas as pd
 
-        return pd.DataFrame({n: self._whole(n) for n in self._names})
+        return pd.DataFrame({n: _missing_as_minus_one(self._whole(n)) for n in self._names})
 
     def _whole(self, name: str) -> np.ndarray:
         """Every row of column `name`, for a copy: the int64 ids of a column of 32-bit
@@ -155,6 +159,16 @@ class Table:
 
     def __repr__(self) -> str:
         return "Table(%d rows: %s)" % (len(self), ", ".join(self._names))
+
+
+def _missing_as_minus_one(col: np.ndarray) -> np.ndarray:
+    """A uint32 column with OTF2's undefined value as int64 with -1 (other columns
+    as they are)."""
+    if col.dtype != np.uint32:
+        return col
+    out = col.astype(np.int64)
+    out[col == np.uint32(otf2names.UNDEFINED_UINT32)] = -1
+    return out
 
 
 class MessageTable(Table):
@@ -277,15 +291,19 @@ class Events:
         return self._derive("bytes")
 
     def to_dataframe(self):
-        """One row per event with readable kind and region names (a copy)."""
+        """One row per event with its time (`time`: seconds from the trace's start,
+        `time_ticks`: its timestamp), readable kind and region names (a copy)."""
         import pandas as pd
+
+        from .display import time_columns
 
         t = self._trace_ref()
         kinds = pd.Categorical.from_codes(self.kind, categories=list(KIND_NAMES))
         names = t._region_name_array()  # by ref, with None past the last slot
         region = names[np.minimum(self.region_of(slice(None)), len(names) - 1)]
         return pd.DataFrame({
-            "time": self.time, "location": self.location, "kind": kinds, "region": region,
+            **time_columns(t, self.time), "location": self.location, "kind": kinds,
+            "region": region,
             "peer": self.peer, "tag": self.tag, "communicator": self.communicator,
             "bytes": self.bytes,
         })

@@ -132,15 +132,15 @@ def metric_frame(trace):
     trace start), time_ticks, value; one row per sample, in the total order."""
     import pandas as pd
 
+    from .display import time_columns
+
     s = samples(trace)
-    start = trace.start_time
     return pd.DataFrame({
         "location": s.location.astype(np.int64),
         "metric": pd.Categorical.from_codes(s.member_index, categories=s.names)
         if len(set(s.names)) == len(s.names) else np.array(s.names, dtype=object)[s.member_index],
         "unit": np.array(s.units, dtype=object)[s.member_index] if s.units
         else np.empty(0, dtype=object),
-        "time": (s.time_ticks.astype(np.int64) - start) / trace.timer_resolution,
-        "time_ticks": s.time_ticks,
+        **time_columns(trace, s.time_ticks),  # seconds from the start, and the ticks
         "value": s.value,
     })

@@ -5,8 +5,10 @@ All of them start from what the C core computes in a pass over the events: the
 call tree (earl_calltree.h: exclusive ticks and visits per call path and
 location), the time profile and the inclusive time per region (earl_profile.h,
 from the EARL layer's enter and leave pointers); what is left here is grouping
-the small results with numpy and building the DataFrames.  Times are exact
-integer ticks, with a seconds column beside them for reading.
+the small results with numpy and building the DataFrames.  Times follow the
+rule of every earlc output (earlc.display): a column `X` in seconds (for a
+point in time, from the trace's start), its exact integer ticks beside it in
+`X_ticks`.
 
 The Trace methods of the same names call these (docs/python.md shows each beside
 the pipit call it replaces).
@@ -18,6 +20,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from . import _core
+from .display import duration_columns, time_columns
 
 
 def _calltree(trace):
@@ -92,7 +95,8 @@ def _inclusive(trace, per_location: bool) -> np.ndarray:
 
 def flat_profile(trace, per_location: bool = False):
     """One row per region (per region and location with per_location): exclusive
-    and inclusive ticks, visits, seconds; largest exclusive time first.
+    and inclusive time (`time_exc`, `time_inc` in seconds, `time_exc_ticks`,
+    `time_inc_ticks` exact), visits; largest exclusive time first.
 
     Inclusive time adds every instance's span, so a recursive region counts its
     nested instances again, as pipit's does."""
@@ -114,20 +118,19 @@ def flat_profile(trace, per_location: bool = False):
     # tree rows are few); the inclusive sums come exact from the C core
     df = pd.DataFrame({
         "region": _region_names(trace, present // n_loc if per_location else present),
-        "time_exc": exc[present].astype(np.int64), "time_inc": inc[present].astype(np.int64),
+        **duration_columns(trace, exc[present], "time_exc"),
+        **duration_columns(trace, inc[present], "time_inc"),
         "visits": visits[present].astype(np.int64)})
     if per_location:
         df.insert(1, "location", present % n_loc)
-    res = trace.timer_resolution
-    df["seconds_exc"] = df["time_exc"] / res
-    df["seconds_inc"] = df["time_inc"] / res
-    return df.sort_values(["time_exc", "region"], ascending=[False, True], kind="stable") \
+    return df.sort_values(["time_exc_ticks", "region"], ascending=[False, True], kind="stable") \
         .reset_index(drop=True)
 
 
 def call_tree(trace):
     """One row per call path: id, parent, depth, region, path, exclusive and
-    inclusive ticks (the subtree's exclusive time) and visits, over all locations."""
+    inclusive time (the subtree's exclusive time; `time_exc`, `time_inc` in seconds
+    and `time_exc_ticks`, `time_inc_ticks`) and visits, over all locations."""
     import pandas as pd
 
     ct = _calltree(trace)
@@ -146,17 +149,17 @@ def call_tree(trace):
         if parent[c] >= 0:
             depth[c] = depth[parent[c]] + 1
     paths = ct.paths()
-    res = trace.timer_resolution
     return pd.DataFrame({"id": np.arange(n), "parent": parent, "depth": depth,
                          "region": frame_names(paths, parent), "path": paths,
-                         "time_exc": exc, "time_inc": inc, "visits": visits,
-                         "seconds_exc": exc / res, "seconds_inc": inc / res})
+                         **duration_columns(trace, exc, "time_exc"),
+                         **duration_columns(trace, inc, "time_inc"), "visits": visits})
 
 
 def time_profile(trace, bins: int = 50, normalized: bool = False):
     """Exclusive time of each region in each of `bins` equal time bins over the
-    trace, summed over locations: a DataFrame with bin_start, bin_end (ticks) and
-    one column per region (ticks; with normalized, fractions of the bin's total).
+    trace, summed over locations: a DataFrame with `bin_start`, `bin_end` (seconds
+    from the trace's start), `bin_start_ticks`, `bin_end_ticks` (timestamps) and one
+    column per region (seconds; with normalized, fractions of the bin's total).
 
     Between two consecutive events of a location, the time belongs to the region
     the location itself has innermost open; a stretch crossing bin edges is split
@@ -170,22 +173,30 @@ def time_profile(trace, bins: int = 50, normalized: bool = False):
     raw, seen = _core.profile_time(trace.states._core, t0, span, bins, width)
     totals = np.frombuffer(raw, dtype=np.int64).reshape(width + 1, bins)
     edges = (np.arange(bins + 1, dtype=np.int64) * span) // bins
-    out = {"bin_start": edges[:-1] + t0, "bin_end": edges[1:] + t0}
+    start = time_columns(trace, edges[:-1] + t0, "bin_start")
+    end = time_columns(trace, edges[1:] + t0, "bin_end")
+    out = {"bin_start": start["bin_start"], "bin_end": end["bin_end"],
+           "bin_start_ticks": start["bin_start_ticks"], "bin_end_ticks": end["bin_end_ticks"]}
+    bounds = list(out)
     present = np.nonzero(np.frombuffer(seen, dtype=np.uint8))[0]  # the last row: undefined
+    regions = {}
     for ref, name in zip(present.tolist(), _region_names(trace, present)):
-        out[name] = out.get(name, 0) + totals[ref]
+        regions[name] = regions.get(name, 0) + totals[ref]  # exact ticks, summed by name
     df = pd.DataFrame(out)
+    for name, ticks in regions.items():
+        df[name] = ticks / trace.timer_resolution
     if normalized:
-        cols = [c for c in df.columns if c not in ("bin_start", "bin_end")]
+        cols = [c for c in df.columns if c not in bounds]
         total = df[cols].sum(axis=1).replace(0, 1)
         df[cols] = df[cols].div(total, axis=0)
     return df
 
 
 def load_imbalance(trace, top: int = 1, by: str = "location"):
-    """Per region: mean, min and max exclusive ticks over locations (or ranks with
-    by="rank"), imbalance = max / mean, and the `top` locations (ranks) with the
-    most; largest imbalance times mean first (where balancing would gain most)."""
+    """Per region: mean, min and max exclusive time over locations (or ranks with
+    by="rank"; in seconds, with `mean_ticks`, `min_ticks`, `max_ticks`), imbalance =
+    max / mean, and the `top` locations (ranks) with the most; largest max - mean
+    first (where balancing would gain most)."""
     import pandas as pd
 
     if by not in ("location", "rank"):
@@ -194,29 +205,35 @@ def load_imbalance(trace, top: int = 1, by: str = "location"):
     if by == "rank":
         ranks = np.array([l.rank for l in trace.locations])
         flat["location"] = ranks[flat["location"].to_numpy()]
-        flat = flat.groupby(["region", "location"], as_index=False)["time_exc"].sum()
+        flat = flat.groupby(["region", "location"], as_index=False)["time_exc_ticks"].sum()
         units = sorted(set(ranks.tolist()))
     else:
         units = list(range(len(trace.locations)))
     rows = []
     for name, g in flat.groupby("region", sort=True):
-        per = dict(zip(g["location"].tolist(), g["time_exc"].tolist()))
+        per = dict(zip(g["location"].tolist(), g["time_exc_ticks"].tolist()))
         values = np.array([per.get(u, 0) for u in units], dtype=np.int64)
         mean = values.mean()
         order = np.argsort(-values, kind="stable")[:top]
-        rows.append({"region": name, "mean": mean, "min": int(values.min()),
-                     "max": int(values.max()), "imbalance": values.max() / mean if mean else 0.0,
-                     "top_" + by + "s": [units[k] for k in order.tolist()]})
+        res = trace.timer_resolution
+        rows.append({"region": name, "mean": mean / res, "min": int(values.min()) / res,
+                     "max": int(values.max()) / res,
+                     "imbalance": values.max() / mean if mean else 0.0,
+                     "top_" + by + "s": [units[k] for k in order.tolist()],
+                     "mean_ticks": mean, "min_ticks": int(values.min()),
+                     "max_ticks": int(values.max())})
     df = pd.DataFrame(rows)
     if len(df):  # where balancing would gain most first: max - mean
-        df = df.iloc[np.argsort(-(df["max"] - df["mean"]).to_numpy(), kind="stable")]
+        df = df.iloc[np.argsort(-(df["max_ticks"] - df["mean_ticks"]).to_numpy(),
+                                kind="stable")]
     return df.reset_index(drop=True)
 
 
 def idle_time(trace, mpi: bool = False, regions: Optional[Sequence[str]] = None):
-    """Per location: ticks between the trace's first and last event during which
+    """Per location: the time between the trace's first and last event during which
     the location had none of its own regions open, plus (mpi=True) the exclusive
-    time in MPI calls and the exclusive time in the named `regions`."""
+    time in MPI calls and the exclusive time in the named `regions`: `idle` in
+    seconds, `idle_ticks` exact."""
     import pandas as pd
 
     t0, t1 = trace.start_time, trace.start_time + trace.duration_ticks
@@ -243,4 +260,4 @@ def idle_time(trace, mpi: bool = False, regions: Optional[Sequence[str]] = None)
     return pd.DataFrame({"location": np.arange(n),
                          "rank": [l.rank for l in trace.locations],
                          "thread": [l.thread for l in trace.locations],
-                         "idle": total, "seconds": total / trace.timer_resolution})
+                         **duration_columns(trace, total, "idle")})

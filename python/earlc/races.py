@@ -23,6 +23,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Union
 import numpy as np
 
 from . import _core
+from .display import format_seconds, time_columns, time_fields
 from .events import KINDS, column
 
 WILDCARD = -1       #: requested source or tag: MPI_ANY_SOURCE / MPI_ANY_TAG
@@ -31,6 +32,21 @@ NOT_RECORDED = -2   #: the trace does not say what the receive asked for
 _RECV_KINDS = (KINDS["MPI_RECV"], KINDS["MPI_IRECV"])
 
 Wildcard = Union[None, str, Sequence[int], Callable]
+
+
+class WildcardsNotRecorded(ValueError):
+    """The trace has receives but does not say which of them asked for any source:
+    the caller must choose (`wildcard=`, `--wildcard`).  `cli_message` is the same
+    advice in the command line's terms."""
+
+    def __init__(self, path: str, receives: int):
+        what = ("%s has %d receive%s but does not say which asked for any source (OTF2 has no "
+                "field for it; traces written by `earlc record` carry it as an attribute)"
+                % (path, receives, "" if receives == 1 else "s"))
+        super().__init__(what + ": choose which receives to take as wildcards with wildcard='all', "
+                                "a region name, a list of ranks or a predicate")
+        self.cli_message = (what + ": choose with --wildcard all, --wildcard REGION (the "
+                                   "receives called inside it) or --wildcard RANKS (e.g. 0,2-4)")
 
 
 @dataclass(frozen=True)
@@ -91,15 +107,18 @@ def _select(trace, wildcard) -> tuple:
     source, tag = _requested_columns(trace)
     recorded = source is not None and bool((source != NOT_RECORDED).any())
     tags = tag if tag is not None and bool((tag != NOT_RECORDED).any()) else None
+    rows = _receive_rows(trace)
     if wildcard is None or (isinstance(wildcard, str) and wildcard == "recorded"):
+        if not len(rows):
+            # nothing to choose among: whatever a trace records, a trace without a
+            # completed receive has no wildcard receive (not an error)
+            return None, tags, {"wildcard": "recorded",
+                                "description": "no receive completed in this trace, so none "
+                                               "is a wildcard receive"}
         if not recorded:
-            raise ValueError(
-                "this trace does not record which receives asked for any source (OTF2 has no "
-                "field for it; `earlc record` adds one): choose which receives to take as "
-                "wildcards ('all', a region name, a list of ranks or a predicate)")
+            raise WildcardsNotRecorded(trace.path, len(rows))
         return source, tags, {"wildcard": "recorded",
                               "description": "the requested sources and tags the trace recorded"}
-    rows = _receive_rows(trace)
     events = trace.events.messages.event[rows]
     if isinstance(wildcard, str) and wildcard == "all":
         return None, tags, {"wildcard": "all",
@@ -272,9 +291,11 @@ class Races:
     def to_dataframe(self):
         """One row per (wildcard receive, alternative send), receives with most
         alternatives first: event ids `recv` and `send` (the receive record and the
-        alternative send record), their locations, ranks, tags, times (ticks) and call
-        paths, `recv_posted`, the send the receive took (`actual_send`), the receive's
-        number of `alternatives`, and `lamport` (LLCP finds it too)."""
+        alternative send record), their locations, ranks, tags, times (`recv_time`,
+        `send_time`: seconds from the trace's start, with `recv_time_ticks`,
+        `send_time_ticks` beside them) and call paths, `recv_posted`, the send the
+        receive took (`actual_send`), the receive's number of `alternatives`, and
+        `lamport` (LLCP finds it too)."""
         import pandas as pd
 
         recv, send, actual, counts = self._pair_arrays()
@@ -287,7 +308,8 @@ class Races:
             "recv_location": ev.location[recv], "send_location": ev.location[send],
             "recv_rank": ranks[ev.location[recv]], "send_rank": ranks[ev.location[send]],
             "recv_tag": self._tags(recv), "send_tag": self._tags(send),
-            "recv_time": ev.time[recv], "send_time": ev.time[send],
+            **time_columns(self.trace, ev.time[recv], "recv_time"),
+            **time_columns(self.trace, ev.time[send], "send_time"),
             "recv_callpath": [self.callpath(int(e)) for e in recv],
             "send_callpath": [self.callpath(int(e)) for e in send],
             "recv_posted": posted, "actual_send": actual, "alternatives": counts,
@@ -296,19 +318,27 @@ class Races:
 
     def receives_dataframe(self):
         """One row per wildcard receive: `recv`, `recv_posted`, `actual_send`,
-        `location`, `alternatives`, `any_tag`."""
+        `location`, `time` (seconds from the trace's start) and `time_ticks`,
+        `alternatives`, `any_tag`."""
         import pandas as pd
 
         return pd.DataFrame({"recv": self.recv, "recv_posted": self.recv_posted,
                              "actual_send": self.recv_send,
                              "location": self.trace.events.location[self.recv],
+                             **time_columns(self.trace, self.trace.events.time[self.recv]),
                              "alternatives": self.n_alternatives, "any_tag": self.recv_any_tag})
 
     def findings_dataframe(self):
+        """One row per finding: `kind`, `location`, `event` (its first call), `time`
+        (seconds from the trace's start) and `time_ticks`, `count`."""
         import pandas as pd
 
-        return pd.DataFrame([f.__dict__ for f in self.findings],
-                            columns=["kind", "location", "event", "count"])
+        events = np.array([f.event for f in self.findings], dtype=np.int64)
+        return pd.DataFrame({
+            "kind": [f.kind for f in self.findings],
+            "location": np.array([f.location for f in self.findings], dtype=np.int64),
+            "event": events, **time_columns(self.trace, self.trace.events.time[events]),
+            "count": np.array([f.count for f in self.findings], dtype=np.int64)})
 
     # -- reports ------------------------------------------------------------------------
     def _event_dict(self, e: int) -> dict:
@@ -316,7 +346,7 @@ class Races:
         loc = self.trace.locations[int(ev.location[e])]
         tag = int(self._tags(np.array([e]))[0]) if ev.ref_of(e) >= 0 else None
         return {"event": int(e), "location": loc.name, "rank": loc.rank, "tag": tag,
-                "time": int(ev.time[e]), "callpath": self.callpath(int(e))}
+                **time_fields(self.trace, int(ev.time[e])), "callpath": self.callpath(int(e))}
 
     def to_dict(self, limit: Optional[int] = None) -> dict:
         """The report as plain data (docs/races.md, "JSON"); `limit` keeps the first
@@ -340,8 +370,9 @@ class Races:
         for f in self.findings:
             loc = self.trace.locations[f.location]
             findings.append({"kind": f.kind, "location": loc.name, "rank": loc.rank,
-                             "event": f.event, "count": f.count,
-                             "callpath": self.callpath(f.event)})
+                             "event": f.event,
+                             **time_fields(self.trace, int(self.trace.events.time[f.event])),
+                             "count": f.count, "callpath": self.callpath(f.event)})
         return {
             "trace": self.trace.path,
             "timer_resolution": self.trace.timer_resolution,
@@ -364,11 +395,10 @@ class Races:
         alternatives, the other findings and warnings."""
         d = self.to_dict(limit=top)
         s = d["summary"]
-        res = self.trace.timer_resolution or 1
 
         def where(x):
             rank = "rank %s" % x["rank"] if x["rank"] is not None else x["location"]
-            return "%s t=%.6f s in %s" % (rank, x["time"] / res, x["callpath"] or "?")
+            return "%s at %s in %s" % (rank, format_seconds(x["time"]), x["callpath"] or "?")
 
         lines = ["Message races in %s" % d["trace"],
                  "  wildcards: %s" % d["assumption"]["description"],
@@ -376,6 +406,12 @@ class Races:
                  % (s["wildcard_receives"], s["receives_with_alternatives"], s["alternatives"],
                     d["clocks"], ", %d of them missed by Lamport clocks alone" % s["lamport_missed"]
                     if d["clocks"] == "vector" else "")]
+        if not s["wildcard_receives"]:
+            lines.append("")
+            lines.append("No wildcard receive, so no message race.")
+            if any(l.incomplete is not None for l in self.trace.locations):
+                lines.append("Receives still waiting when the run ended have no receive record; "
+                             "`earlc analyze` says where each location stopped.")
         for r in d["receives"]:
             lines.append("")
             took = "took #%d" % r["took"] if r["took"] is not None else "took nothing"
@@ -393,8 +429,9 @@ class Races:
             lines.append("Other nondeterminism and resource leaks:")
             for f in d["findings"]:
                 rank = "rank %s" % f["rank"] if f["rank"] is not None else f["location"]
-                lines.append("  %-22s %6d on %s, first #%d in %s"
-                             % (f["kind"], f["count"], rank, f["event"], f["callpath"] or "?"))
+                lines.append("  %-22s %6d on %s, first #%d at %s in %s"
+                             % (f["kind"], f["count"], rank, f["event"],
+                                format_seconds(f["time"]), f["callpath"] or "?"))
         if d["warnings"]:
             lines.append("")
             lines.append("Warnings: " + ", ".join("%s %d" % kv for kv in d["warnings"].items()))

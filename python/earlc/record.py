@@ -94,20 +94,23 @@ def _prepare_output(out: str, force: bool) -> bool:
 
 
 def _run(argv: Sequence[str], env: Dict[str, str], timeout: Optional[float]) -> RunResult:
-    """Run argv in a process group of its own; at the timeout (or Ctrl-C) send
-    the whole group SIGTERM, then SIGKILL after a grace period."""
+    """Run argv in a process group of its own; at the timeout (or Ctrl-C, or a
+    SIGTERM to earlc) send the whole group SIGTERM, then SIGKILL after a grace
+    period."""
     start = time.monotonic()
     try:
         proc = subprocess.Popen(list(argv), env=env, start_new_session=True)
     except OSError as exc:
         raise RecordError("%s: %s" % (argv[0], exc.strerror or exc))
     timed_out = interrupted = False
+    interrupt_status = 130
     try:
         status = proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (cliargs.Terminated): 143
         interrupted = True
+        interrupt_status = getattr(exc, "status", 130)
     # CLOCK_MONOTONIC, the clock of the records of the processes on this machine
     ended_ns = time.monotonic_ns()
     if timed_out or interrupted:
@@ -127,7 +130,7 @@ def _run(argv: Sequence[str], env: Dict[str, str], timeout: Optional[float]) -> 
     if timed_out:
         status = 124
     elif interrupted:
-        status = 130
+        status = interrupt_status
     return RunResult(status, timed_out, interrupted, time.monotonic() - start, ended_ns,
                      socket.gethostname())
 
@@ -140,6 +143,20 @@ def _signal_group(pgid: int, sig: int) -> None:
 
 
 # -- the whole -----------------------------------------------------------------------------
+
+def _scratch_folder() -> Optional[str]:
+    """The folder EARLC_RECORD_TMPDIR names for the recorder's files (None: beside
+    the archive), checked before the program runs."""
+    folder = os.environ.get("EARLC_RECORD_TMPDIR")
+    if not folder:
+        return None
+    if not os.path.isdir(folder):
+        raise RecordError("EARLC_RECORD_TMPDIR=%s is not a folder: create it, or unset the "
+                          "variable to keep the recorder's files beside the archive" % folder)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise RecordError("EARLC_RECORD_TMPDIR=%s cannot be written (permission denied)" % folder)
+    return folder
+
 
 def default_output() -> str:
     return time.strftime("earlc-%Y%m%d-%H%M%S")
@@ -172,11 +189,16 @@ def run_and_assemble(argv: Sequence[str], out: Optional[str], timeout: Optional[
     program = _program_of(argv)
     if program:
         _check_mpi_library(program)
+    scratch = _scratch_folder()
     library = recorder_library()
     parent = os.path.dirname(out)
     os.makedirs(parent, exist_ok=True)
     # beside the archive by default: every process must see it, on every machine
-    raw = tempfile.mkdtemp(prefix=".earlc-record-", dir=os.environ.get("EARLC_RECORD_TMPDIR") or parent)
+    try:
+        raw = tempfile.mkdtemp(prefix=".earlc-record-", dir=scratch or parent)
+    except OSError as exc:
+        raise RecordError("cannot create the recorder's private folder in %s: %s"
+                          % (scratch or parent, exc.strerror or exc)) from None
     try:
         env = dict(os.environ)
         env["EARLC_RECORD_DIR"] = raw

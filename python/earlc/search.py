@@ -29,6 +29,7 @@ from typing import Callable, Dict, List, Optional
 import numpy as np
 
 from . import _core
+from .display import time_columns, time_seconds
 
 TraceError = _core.TraceError
 #: matches the HTML report's timeline marks at most (earlc report --pattern)
@@ -108,9 +109,10 @@ class Matches:
         return self.events[:, self.columns.index(name)]
 
     def to_dataframe(self):
-        """One row per match; per column its event id, time (ticks), location (dense
-        index), location name, kind and region (an ENTER's or LEAVE's region, the
-        enclosing call's region for other events)."""
+        """One row per match; per column its event id, time (seconds from the trace's
+        start) and time_ticks (its timestamp), location (dense index), location name,
+        kind and region (an ENTER's or LEAVE's region, the enclosing call's region for
+        other events)."""
         import pandas as pd
 
         from .events import KIND_NAMES, NO_REGION
@@ -132,7 +134,8 @@ class Matches:
             rid = rid.astype(np.int64)
             rid = np.where(rid < len(names) - 1, rid, len(names) - 1)  # last slot: None
             data[c] = ids
-            data[c + ".time"] = ev.time[ids]
+            for name, col in time_columns(tr, ev.time[ids], c + ".time").items():
+                data[name] = col
             data[c + ".location"] = ev.location[ids]
             data[c + ".location_name"] = loc_names[ev.location[ids]] if len(ids) else []
             data[c + ".kind"] = kinds[kind] if len(ids) else []
@@ -140,9 +143,19 @@ class Matches:
         return pd.DataFrame(data, columns=list(data))
 
     def to_dict(self) -> Dict:
+        """The matches as plain data (docs/patterns.md, "JSON"): `matches` holds the
+        event ids, `time` the same events' times in seconds from the trace's start
+        and `time_ticks` their timestamps, row by row and column by column."""
+        ids = self.events
+        ticks = self._trace.events.time[np.maximum(ids, 0)].astype(np.int64) if len(self) else \
+            np.empty((0, len(self.columns)), dtype=np.int64)
+        seconds = time_seconds(self._trace, ticks)
+        none = ids < 0  # no event (never in $ columns today): no time either
         return {"pattern": self.pattern, "columns": self.columns,
-                "matches": self.events.tolist(), "truncated": self.truncated,
-                "warnings": self.warnings, "stats": self.stats}
+                "matches": ids.tolist(),
+                "time": np.where(none, None, seconds).tolist(),
+                "time_ticks": np.where(none, None, ticks).tolist(),
+                "truncated": self.truncated, "warnings": self.warnings, "stats": self.stats}
 
     def __repr__(self) -> str:
         return "<earlc.Matches %s: %d matches of (%s)%s>" % (

@@ -65,16 +65,23 @@ def display_kinds(trace) -> np.ndarray:
 
 def window_ticks(trace, start: Optional[float] = None, end: Optional[float] = None):
     """(first, last) absolute ticks of a window given in seconds from the trace start
-    (None: the trace's own start or end)."""
-    t0 = trace.start_time
-    first = t0 if start is None else t0 + int(round(start * trace.timer_resolution))
-    last = t0 + trace.duration_ticks if end is None else \
-        t0 + int(round(end * trace.timer_resolution))
+    (None: the trace's own start or end).  A bound outside the trace (before its start,
+    after its end) and an end before the start are ValueErrors whose message says
+    what the trace spans.  start == end is a valid window here (what is open at that
+    instant); the command line refuses it as showing nothing (cli._window_options)."""
+    t0, span, res = trace.start_time, trace.duration_ticks, trace.timer_resolution
+    for what, value in (("starts", start), ("ends", end)):
+        if value is None:
+            continue
+        ticks = float(value) * res  # compared as floats: 1e300 s must not overflow
+        if not math.isfinite(ticks) or ticks < 0 or ticks > span + 0.5:
+            raise ValueError("the window %s at %.9g s, outside the trace: it spans 0 to %.9g s "
+                             "from its start" % (what, value, trace.duration))
+    first = t0 if start is None else t0 + int(round(start * res))
+    last = t0 + span if end is None else t0 + int(round(end * res))
     if last < first:
-        if end is None:
-            raise ValueError("the window starts at %.9g s, after the trace's end (%.9g s)"
-                             % (start, trace.duration))
-        raise ValueError("the window ends (%.9g s) before it starts (%.9g s)" % (end, start))
+        raise ValueError("the window ends (%.9g s) before it starts (%.9g s)"
+                         % ((last - t0) / res, (first - t0) / res))
     return first, last
 
 

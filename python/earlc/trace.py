@@ -133,19 +133,20 @@ class Trace:
 
     # -- profiles and communication, as pipit offers them (profiles.py, communication.py)
     def flat_profile(self, per_location: bool = False):
-        """Per region: exclusive and inclusive ticks, visits (a DataFrame)."""
+        """Per region: exclusive and inclusive time (seconds, with ticks), visits."""
         from .profiles import flat_profile
 
         return flat_profile(self, per_location=per_location)
 
     def call_tree(self):
-        """Per call path: parent, depth, path, exclusive and inclusive ticks, visits."""
+        """Per call path: parent, depth, path, exclusive and inclusive time, visits."""
         from .profiles import call_tree
 
         return call_tree(self)
 
     def time_profile(self, bins: int = 50, normalized: bool = False):
-        """Exclusive ticks of every region in each of `bins` time bins."""
+        """Exclusive time of every region in each of `bins` time bins (bounds in
+        seconds from the trace's start, with their ticks)."""
         from .profiles import time_profile
 
         return time_profile(self, bins=bins, normalized=normalized)
@@ -157,7 +158,7 @@ class Trace:
         return load_imbalance(self, top=top, by=by)
 
     def idle_time(self, mpi: bool = False, regions=None):
-        """Per location: ticks outside its own regions (+ MPI, + named regions)."""
+        """Per location: time outside its own regions (+ MPI, + named regions)."""
         from .profiles import idle_time
 
         return idle_time(self, mpi=mpi, regions=regions)
@@ -270,7 +271,9 @@ class Trace:
 
     @property
     def start_time(self) -> int:
-        """Timestamp of the first event (ticks)."""
+        """The trace's start (ticks): the timestamp of its first event, or for a trace
+        without events its clock properties' offset.  Every time earlc shows a person
+        is counted from here (earlc.display)."""
         return int(self.events.time[0]) if len(self) else self._defs.clock_offset
 
     @property
@@ -285,8 +288,15 @@ class Trace:
         return self.duration_ticks / self.timer_resolution if self.timer_resolution else 0.0
 
     def seconds(self, ticks) -> float:
-        """Convert a tick count (or array) to seconds."""
+        """Convert a tick count, a duration (or array), to seconds."""
         return ticks / self.timer_resolution
+
+    def time_seconds(self, ticks):
+        """Timestamps (ticks, scalar or array) as seconds from the trace's start
+        (`start_time`): how every output of earlc shows a time (earlc.display)."""
+        from .display import time_seconds
+
+        return time_seconds(self, ticks)
 
     # -- events -----------------------------------------------------------------------
     def __len__(self) -> int:
@@ -355,5 +365,8 @@ def open(path, threads: int = 0, progress: Optional[ProgressFn] = None,  # noqa:
     saying how much was lost, instead of failing the open.
     Raises earlc.TraceError with a message naming the file and the problem.
     """
-    return Trace(_core.open(os.fspath(path), threads=threads, progress=progress,
-                            salvage=bool(salvage)), threads)
+    path = os.fspath(path)
+    # "run/" names the folder "run": its anchor is run/traces.otf2, not run//traces.otf2
+    path = path.rstrip(os.sep) or path
+    return Trace(_core.open(path, threads=threads, progress=progress, salvage=bool(salvage)),
+                 threads)

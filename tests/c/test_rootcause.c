@@ -75,25 +75,42 @@ static const uint64_t chunk_time[] = {0, 1, 5, 6, 9, 10, 12, 20};
 static const int32_t chunk_cnode[] = {1, 1, 2, -1, 2, 1, 1, 0};
 static const int32_t chunk_parent[] = {-1, 0, 1};
 
-static void chunk_roles(uint8_t role[256])
+static uint8_t chunk_role[256];
+
+/* The events above as the chunks are built from them (3 call paths). */
+static earl_rc_event_columns chunk_columns(void)
 {
-    memset(role, EARL_RC_CHUNK_NONE, 256);
-    role[EARL_ENTER] = EARL_RC_CHUNK_ENTER;
-    role[EARL_LEAVE] = EARL_RC_CHUNK_LEAVE;
+    memset(chunk_role, EARL_RC_CHUNK_NONE, sizeof chunk_role);
+    chunk_role[EARL_ENTER] = EARL_RC_CHUNK_ENTER;
+    chunk_role[EARL_LEAVE] = EARL_RC_CHUNK_LEAVE;
+    return (earl_rc_event_columns){.n_locations = 2,
+                                   .n_events = 8,
+                                   .location = chunk_location,
+                                   .kind = chunk_kind,
+                                   .time = chunk_time,
+                                   .cnode = chunk_cnode,
+                                   .n_cnodes = 3,
+                                   .parent = chunk_parent,
+                                   .role = chunk_role,
+                                   .program_cnode = -1};
+}
+
+/* The chunks of table t as the sums read them: stride 9, 3 call paths. */
+static earl_rc_chunks chunks_of(const earl_rc_event_chunk_table *t)
+{
+    return (earl_rc_chunks){.stride = 9,
+                            .n_cnodes = 3,
+                            .events = {t->n_locations, t->offset, t->slot, t->cnode, t->ticks,
+                                       t->n_far, t->far_chunk, t->far_ticks}};
 }
 
 /* The chunks of the events above, built into t, as the sums read them. */
 static earl_rc_chunks build_event_chunks(earl_rc_event_chunk_table *t)
 {
-    uint8_t role[256];
-    chunk_roles(role);
+    earl_rc_event_columns in = chunk_columns();
     earl_error err;
-    assert_int_equal(earl_rc_event_chunks_build(2, 8, chunk_location, chunk_kind, chunk_time,
-                                                chunk_cnode, chunk_parent, 3, role, -1, t, &err),
-                     EARL_OK);
-    earl_rc_chunks c = {.events = {2, t->offset, t->slot, t->cnode, t->ticks, t->n_far,
-                                   t->far_chunk, t->far_ticks}};
-    return c;
+    assert_int_equal(earl_rc_event_chunks_build(&in, t, &err), EARL_OK);
+    return chunks_of(t);
 }
 
 static void test_chunks_of_two_locations(void **state)
@@ -137,9 +154,10 @@ static void test_chunk_sums_of_interleaved_locations(void **state)
     earl_rc_chunks chunks = build_event_chunks(&t);
     const int64_t loc[] = {1, 0, 1, 0, 0, 0, 0}, lo[] = {-1, -1, 4, 4, -1, 2, 3},
                   hi[] = {8, 5, 8, 7, 2, 4, 5};
+    const earl_rc_spans spans = {7, loc, lo, hi};
     earl_rc_map m;
     earl_error err;
-    assert_int_equal(earl_rc_chunk_sums(&chunks, 9, 3, loc, lo, hi, 7, &m, &err), EARL_OK);
+    assert_int_equal(earl_rc_chunk_sums(&chunks, &spans, &m, &err), EARL_OK);
     assert_query(&m, 0, 1, (const int64_t[]){1}, (const double[]){9});
     assert_query(&m, 1, 2, (const int64_t[]){1, 2}, (const double[]){5, 4});
     assert_query(&m, 2, 1, (const int64_t[]){1}, (const double[]){9});
@@ -149,9 +167,14 @@ static void test_chunk_sums_of_interleaved_locations(void **state)
     assert_query(&m, 6, 1, (const int64_t[]){2}, (const double[]){4});
     earl_rc_map_free(&m);
     /* a chunk's call path beyond the sums' call paths */
-    assert_int_equal(earl_rc_chunk_sums(&chunks, 9, 2, loc, lo, hi, 7, &m, &err),
-                     EARL_ERR_INVALID);
+    chunks.n_cnodes = 2;
+    assert_int_equal(earl_rc_chunk_sums(&chunks, &spans, &m, &err), EARL_ERR_INVALID);
     assert_non_null(strstr(err.message, "has call path 2"));
+    /* a stride below 1 */
+    chunks.n_cnodes = 3;
+    chunks.stride = 0;
+    assert_int_equal(earl_rc_chunk_sums(&chunks, &spans, &m, &err), EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "stride 0"));
     earl_rc_event_chunk_table_free(&t);
 }
 
@@ -165,9 +188,10 @@ static void test_chunk_sums_add_the_table(void **state)
     const int64_t key[] = {13, 2 * (9 + 3) + 1}, cnode[] = {0, 2}, ticks[] = {-2, 7};
     chunks.table = (earl_rc_chunk_table){2, key, cnode, ticks};
     const int64_t loc[] = {0, 1}, lo[] = {4, -1}, hi[] = {7, 8};
+    const earl_rc_spans spans = {2, loc, lo, hi};
     earl_rc_map m;
     earl_error err;
-    assert_int_equal(earl_rc_chunk_sums(&chunks, 9, 3, loc, lo, hi, 2, &m, &err), EARL_OK);
+    assert_int_equal(earl_rc_chunk_sums(&chunks, &spans, &m, &err), EARL_OK);
     assert_query(&m, 0, 3, (const int64_t[]){0, 1, 2}, (const double[]){-2, 3, 4});
     assert_query(&m, 1, 2, (const int64_t[]){1, 2}, (const double[]){9, 7});
     earl_rc_map_free(&m);
@@ -177,52 +201,51 @@ static void test_chunk_sums_add_the_table(void **state)
 static void test_chunks_reject_bad_input(void **state)
 {
     (void)state;
-    uint8_t role[256];
-    chunk_roles(role);
     earl_rc_event_chunk_table t;
     earl_error err;
     int32_t location[8];
     memcpy(location, chunk_location, sizeof location);
     location[4] = 7; /* no such location */
-    assert_int_equal(earl_rc_event_chunks_build(2, 8, location, chunk_kind, chunk_time,
-                                                chunk_cnode, chunk_parent, 3, role, -1, &t, &err),
-                     EARL_ERR_INVALID);
+    earl_rc_event_columns in = chunk_columns();
+    in.location = location;
+    assert_int_equal(earl_rc_event_chunks_build(&in, &t, &err), EARL_ERR_INVALID);
     assert_non_null(strstr(err.message, "event 4 has a location out of range"));
     /* a cnode beyond the call tree */
-    assert_int_equal(earl_rc_event_chunks_build(2, 8, chunk_location, chunk_kind, chunk_time,
-                                                chunk_cnode, chunk_parent, 2, role, -1, &t, &err),
-                     EARL_ERR_INVALID);
+    in = chunk_columns();
+    in.n_cnodes = 2;
+    assert_int_equal(earl_rc_event_chunks_build(&in, &t, &err), EARL_ERR_INVALID);
     assert_non_null(strstr(err.message, "event 2 has a call path out of range"));
     /* more events than 32-bit slots tell apart (the columns are not read) */
-    assert_int_equal(earl_rc_event_chunks_build(2, (size_t)1 << 31, chunk_location, chunk_kind,
-                                                chunk_time, chunk_cnode, chunk_parent, 3, role,
-                                                -1, &t, &err),
-                     EARL_ERR_INVALID);
+    in = chunk_columns();
+    in.n_events = (size_t)1 << 31;
+    assert_int_equal(earl_rc_event_chunks_build(&in, &t, &err), EARL_ERR_INVALID);
     assert_non_null(strstr(err.message, "2147483648 events"));
     /* chunk offsets out of order */
     const uint64_t offset[] = {0, 5, 4};
     const uint32_t slot[] = {4, 9, 13, 11};
     const int32_t cnode[] = {1, 2, 1, 1};
     const int32_t ticks[] = {5, 4, 3, 9};
-    earl_rc_chunks chunks = {.events = {2, offset, slot, cnode, ticks}};
+    earl_rc_chunks chunks = {.stride = 9, .n_cnodes = 3, .events = {2, offset, slot, cnode, ticks}};
     const int64_t loc[] = {0}, lo[] = {-1}, hi[] = {8};
+    const earl_rc_spans spans = {1, loc, lo, hi};
     earl_rc_map m;
-    assert_int_equal(earl_rc_chunk_sums(&chunks, 9, 3, loc, lo, hi, 1, &m, &err),
-                     EARL_ERR_INVALID);
+    assert_int_equal(earl_rc_chunk_sums(&chunks, &spans, &m, &err), EARL_ERR_INVALID);
     assert_non_null(strstr(err.message, "offsets of location 1 are not in order"));
     /* a chunk marked far that the far table does not hold, far chunks out of order */
     const uint64_t good_offset[] = {0, 3, 4}, far_chunk[] = {2, 1};
     const int32_t far_marked[] = {5, EARL_RC_TICKS_FAR, 3, 9};
     const int64_t far_ticks[] = {7, 8};
-    earl_rc_chunks missing = {.events = {2, good_offset, slot, cnode, far_marked, 1, far_chunk,
+    earl_rc_chunks missing = {.stride = 9,
+                              .n_cnodes = 3,
+                              .events = {2, good_offset, slot, cnode, far_marked, 1, far_chunk,
                                          far_ticks}};
-    assert_int_equal(earl_rc_chunk_sums(&missing, 9, 3, loc, lo, hi, 1, &m, &err),
-                     EARL_ERR_INVALID);
+    assert_int_equal(earl_rc_chunk_sums(&missing, &spans, &m, &err), EARL_ERR_INVALID);
     assert_non_null(strstr(err.message, "chunk 1 of location 0 is marked far"));
-    earl_rc_chunks unordered = {.events = {2, good_offset, slot, cnode, far_marked, 2,
-                                           far_chunk, far_ticks}};
-    assert_int_equal(earl_rc_chunk_sums(&unordered, 9, 3, loc, lo, hi, 1, &m, &err),
-                     EARL_ERR_INVALID);
+    earl_rc_chunks unordered = {.stride = 9,
+                                .n_cnodes = 3,
+                                .events = {2, good_offset, slot, cnode, far_marked, 2, far_chunk,
+                                           far_ticks}};
+    assert_int_equal(earl_rc_chunk_sums(&unordered, &spans, &m, &err), EARL_ERR_INVALID);
     assert_non_null(strstr(err.message, "far chunks are not ascending"));
 }
 
@@ -236,24 +259,22 @@ static void test_chunks_longer_than_32_bits(void **state)
     const uint64_t big = (uint64_t)1 << 32, half = (uint64_t)1 << 31;
     const uint64_t time[] = {0, half + 100, 5 + big, 6, 5 + big + half, 100, 5 + big + half + 3,
                              5 + big + half + 11};
-    uint8_t role[256];
-    chunk_roles(role);
     earl_rc_event_chunk_table t;
     earl_error err;
-    assert_int_equal(earl_rc_event_chunks_build(2, 8, chunk_location, chunk_kind, time,
-                                                chunk_cnode, chunk_parent, 3, role, -1, &t, &err),
-                     EARL_OK);
+    earl_rc_event_columns in = chunk_columns();
+    in.time = time;
+    assert_int_equal(earl_rc_event_chunks_build(&in, &t, &err), EARL_OK);
     /* far: chunk 0 (e2: 5 + 2^32), chunk 1 (e4: 2^31), chunk 3 (e5: -2^31) */
     assert_int_equal(t.n_far, 3);
     assert_int_equal(t.far_chunk[0], 0);
     assert_int_equal(t.far_chunk[1], 1);
     assert_int_equal(t.far_chunk[2], 3);
     assert_int_equal(t.ticks[2], 3);
-    earl_rc_chunks chunks = {.events = {2, t.offset, t.slot, t.cnode, t.ticks, t.n_far,
-                                        t.far_chunk, t.far_ticks}};
+    earl_rc_chunks chunks = chunks_of(&t);
     const int64_t loc[] = {0, 1}, lo[] = {-1, -1}, hi[] = {8, 8};
+    const earl_rc_spans spans = {2, loc, lo, hi};
     earl_rc_map m;
-    assert_int_equal(earl_rc_chunk_sums(&chunks, 9, 3, loc, lo, hi, 2, &m, &err), EARL_OK);
+    assert_int_equal(earl_rc_chunk_sums(&chunks, &spans, &m, &err), EARL_OK);
     /* location 0: c1 5 + 2^32 + 3, c2 2^31; location 1: c1 -2^31 */
     assert_int_equal(m.offset[1], 2);
     assert_int_equal(m.cnode[0], 1);
@@ -283,8 +304,8 @@ static const double iv_point_wait[] = {0, 2, 0.5, 1};
 static const double iv_point_cut[] = {3, 0, 0, 0};
 
 /* no event chunks: the table only */
-static const earl_rc_chunks iv_chunks = {.table = {6, iv_chunk_key, iv_chunk_cnode,
-                                                   iv_chunk_ticks}};
+static const earl_rc_chunks iv_chunks = {
+    .stride = 100, .n_cnodes = 4, .table = {6, iv_chunk_key, iv_chunk_cnode, iv_chunk_ticks}};
 static const earl_rc_points iv_points = {4,           iv_point_key,  iv_point_row,
                                          iv_point_cnode, iv_point_wait, iv_point_cut};
 
@@ -297,11 +318,10 @@ static void test_interval_times(void **state)
      * q1: start..e14: c1 10, c2 12; e10 waits 0: nothing in between.
      * q2: e10..e12 (after e10's point, before e12's): c1 10 - 3 = 7, c2 5. */
     const int64_t loc[] = {0, 0, 0}, prev[] = {10, -1, 10}, at[] = {20, 14, 12};
+    const earl_rc_spans spans = {3, loc, prev, at};
     earl_rc_intervals iv;
     earl_error err;
-    assert_int_equal(earl_rc_interval_times(&iv_chunks, &iv_points, 100, 4, loc, prev, at, 3,
-                                            &iv, &err),
-                     EARL_OK);
+    assert_int_equal(earl_rc_interval_times(&iv_chunks, &iv_points, &spans, &iv, &err), EARL_OK);
     assert_query(&iv.time, 0, 2, (const int64_t[]){1, 2}, (const double[]){11, 10});
     assert_query(&iv.time, 1, 2, (const int64_t[]){1, 2}, (const double[]){10, 12});
     assert_query(&iv.time, 2, 2, (const int64_t[]){1, 2}, (const double[]){7, 5});
@@ -320,17 +340,20 @@ static void test_chunk_sums_keep_every_call_path(void **state)
     (void)state;
     /* e11..e16: c1 14, c2 12 and c3 with 0 ticks (raw sums keep it) */
     const int64_t loc[] = {0}, lo[] = {11}, hi[] = {16};
+    const earl_rc_spans spans = {1, loc, lo, hi};
     earl_rc_map m;
     earl_error err;
-    assert_int_equal(earl_rc_chunk_sums(&iv_chunks, 100, 4, loc, lo, hi, 1, &m, &err), EARL_OK);
+    assert_int_equal(earl_rc_chunk_sums(&iv_chunks, &spans, &m, &err), EARL_OK);
     assert_query(&m, 0, 3, (const int64_t[]){1, 2, 3}, (const double[]){14, 12, 0});
     earl_rc_map_free(&m);
     /* a chunk's call path beyond the call tree */
-    assert_int_equal(earl_rc_chunk_sums(&iv_chunks, 100, 3, loc, lo, hi, 1, &m, &err),
-                     EARL_ERR_INVALID);
+    earl_rc_chunks fewer = iv_chunks;
+    fewer.n_cnodes = 3;
+    assert_int_equal(earl_rc_chunk_sums(&fewer, &spans, &m, &err), EARL_ERR_INVALID);
     const int64_t bad_loc[] = {-1};
-    assert_int_equal(earl_rc_chunk_sums(&iv_chunks, 100, 4, bad_loc, lo, hi, 1, &m, &err),
-                     EARL_ERR_INVALID);
+    const earl_rc_spans bad = {1, bad_loc, lo, hi};
+    assert_int_equal(earl_rc_chunk_sums(&iv_chunks, &bad, &m, &err), EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "query 0 has location -1"));
 }
 
 /* ---- excess ------------------------------------------------------------------- */
@@ -352,22 +375,21 @@ static void test_excess(void **state)
     double sum[3];
     earl_error err;
     /* pair 0: {1: 3, 4: 1} (c2 gives 0); pair 1: 2 - 3 < 0: nothing */
-    assert_int_equal(earl_rc_excess(&late, late_q, &early, early_q, NULL, NULL, 2, &out, sum, &err),
-                     EARL_OK);
+    earl_rc_excess_pairs pairs = {2, &late, late_q, &early, early_q, NULL, NULL};
+    assert_int_equal(earl_rc_excess(&pairs, &out, sum, &err), EARL_OK);
     assert_query(&out, 0, 2, (const int64_t[]){1, 4}, (const double[]){3, 1});
     assert_query(&out, 1, 0, NULL, NULL);
     assert_true(sum[0] == 4 && sum[1] == 0);
     earl_rc_map_free(&out);
     /* within {1, 2}: only c1 */
-    assert_int_equal(
-        earl_rc_excess(&late, late_q, &early, early_q, &within, within_q, 1, &out, sum, &err),
-        EARL_OK);
+    pairs = (earl_rc_excess_pairs){1, &late, late_q, &early, early_q, &within, within_q};
+    assert_int_equal(earl_rc_excess(&pairs, &out, sum, &err), EARL_OK);
     assert_query(&out, 0, 1, (const int64_t[]){1}, (const double[]){3});
     assert_true(sum[0] == 3);
     earl_rc_map_free(&out);
     const int64_t bad_q[] = {2};
-    assert_int_equal(earl_rc_excess(&late, bad_q, &early, early_q, NULL, NULL, 1, &out, sum, &err),
-                     EARL_ERR_INVALID);
+    pairs = (earl_rc_excess_pairs){1, &late, bad_q, &early, early_q, NULL, NULL};
+    assert_int_equal(earl_rc_excess(&pairs, &out, sum, &err), EARL_ERR_INVALID);
 }
 
 /* ---- previous points of a pair ------------------------------------------------- */
@@ -384,18 +406,26 @@ static void test_previous_points(void **state)
     const int64_t pair_key[] = {(0 * 3 + 1) * 100 + 4, (0 * 3 + 1) * 100 + 9};
     const int64_t member_offset[] = {0, 2, 4}, member_location[] = {0, 1, 1, 2};
     const int64_t key_offset[] = {0, 2, 4}, group_key[] = {6, 106, 107, 207};
-    earl_rc_pair_points pp = {3, 2, pair_key, 2, member_offset, member_location, key_offset,
-                              group_key};
+    earl_rc_pair_points pp = {.stride = 100,
+                              .n_locations = 3,
+                              .n_pairs = 2,
+                              .pair_key = pair_key,
+                              .n_groups = 2,
+                              .member_offset = member_offset,
+                              .member_location = member_location,
+                              .key_offset = key_offset,
+                              .group_key = group_key};
     const int64_t loc[] = {0, 0, 0, 0, 1}, partner[] = {1, 1, 1, 2, 2}, at[] = {10, 9, 4, 10, 8};
+    const earl_rc_meeting_queries queries = {5, loc, partner, at};
     int64_t out[5];
     earl_error err;
-    assert_int_equal(earl_rc_previous_points(&pp, 100, 5, loc, partner, at, out, &err), EARL_OK);
+    assert_int_equal(earl_rc_previous_points(&pp, &queries, out, &err), EARL_OK);
     const int64_t want[] = {9, 6, -1, -1, 7};
     for (size_t q = 0; q < 5; q++)
         assert_int_equal(out[q], want[q]);
     const int64_t far[] = {3};
-    assert_int_equal(earl_rc_previous_points(&pp, 100, 1, loc, far, at, out, &err),
-                     EARL_ERR_INVALID);
+    const earl_rc_meeting_queries beyond = {1, loc, far, at};
+    assert_int_equal(earl_rc_previous_points(&pp, &beyond, out, &err), EARL_ERR_INVALID);
 }
 
 /* ---- group interval starts ------------------------------------------------------ */
@@ -414,13 +444,22 @@ static void test_group_starts(void **state)
     /* the pairs in any order; e8 meets location 1 twice (counted once) */
     const int64_t partner_key[] = {103, 8, 8}, partner_location[] = {0, 1, 1};
     const int64_t set_offset[] = {0, 3, 6}, set_location[] = {0, 1, 2, 0, 1, 2};
-    earl_rc_meetings m = {3, point_key, point_set, 3, partner_key, partner_location,
-                          2, set_offset, set_location, 3};
+    earl_rc_meetings m = {.stride = 100,
+                          .n_points = 3,
+                          .point_key = point_key,
+                          .point_set = point_set,
+                          .n_partners = 3,
+                          .partner_key = partner_key,
+                          .partner_location = partner_location,
+                          .n_sets = 2,
+                          .set_offset = set_offset,
+                          .set_location = set_location,
+                          .n_locations = 3};
     const int64_t d_loc[] = {0, 0, 1}, d_ev[] = {12, 7, 20}, member_set[] = {1, 1, 1};
+    const earl_rc_group_queries instances = {3, d_loc, d_ev, member_set};
     earl_rc_group_starts out;
     earl_error err;
-    assert_int_equal(earl_rc_find_group_starts(&m, 100, 3, d_loc, d_ev, member_set, &out, &err),
-                     EARL_OK);
+    assert_int_equal(earl_rc_find_group_starts(&m, &instances, &out, &err), EARL_OK);
     assert_int_equal(out.start[0], 5);
     assert_int_equal(out.start[1], 5);
     assert_int_equal(out.start[2], -1);
@@ -433,13 +472,12 @@ static void test_group_starts(void **state)
     assert_int_equal(out.met_event[1], 3);
     earl_rc_group_starts_free(&out);
     const int64_t bad_set[] = {1, 1, 5};
-    assert_int_equal(earl_rc_find_group_starts(&m, 100, 3, d_loc, d_ev, bad_set, &out, &err),
-                     EARL_ERR_INVALID);
+    const earl_rc_group_queries bad = {3, d_loc, d_ev, bad_set};
+    assert_int_equal(earl_rc_find_group_starts(&m, &bad, &out, &err), EARL_ERR_INVALID);
     /* a pair of no point */
     const int64_t stray_key[] = {103, 9, 8};
     m.partner_key = stray_key;
-    assert_int_equal(earl_rc_find_group_starts(&m, 100, 3, d_loc, d_ev, member_set, &out, &err),
-                     EARL_ERR_INVALID);
+    assert_int_equal(earl_rc_find_group_starts(&m, &instances, &out, &err), EARL_ERR_INVALID);
     assert_non_null(strstr(err.message, "pair 1"));
 }
 
@@ -456,26 +494,61 @@ static void test_critical_walk(void **state)
     const int64_t init_event[] = {0, 1};
     const int64_t wait_key[] = {6}, wait_partner[] = {3};
     const int64_t omp_key[] = {4}, omp_next_offset[] = {0, 1}, omp_next_event[] = {5};
-    earl_rc_path_graph g = {100, 10, location, 2, init_event, 1, wait_key, wait_partner,
+    earl_rc_path_graph g = {100,      10, location, 2, init_event, 0, 1, wait_key, wait_partner,
                             1, omp_key, omp_next_offset, omp_next_event};
     earl_rc_stretches s;
     earl_error err;
-    assert_int_equal(earl_rc_critical_walk(&g, 8, &s, &err), EARL_OK);
+    assert_int_equal(earl_rc_critical_walk(&g, 0, 8, &s, &err), EARL_OK);
     assert_int_equal(s.count, 2);
     assert_int_equal(s.location[0], 0);
-    assert_int_equal(s.from[0], 6);
-    assert_int_equal(s.to[0], 8);
+    assert_int_equal(s.start[0], 6);
+    assert_int_equal(s.end[0], 8);
     assert_int_equal(s.location[1], 1);
-    assert_int_equal(s.from[1], 1);
-    assert_int_equal(s.to[1], 3);
+    assert_int_equal(s.start[1], 1);
+    assert_int_equal(s.end[1], 3);
     earl_rc_stretches_free(&s);
     /* from e5 (location 1): back to the OpenMP point e4?  No: e4 is location
      * 0's; location 1 has none before e5 and ends at its init */
-    assert_int_equal(earl_rc_critical_walk(&g, 5, &s, &err), EARL_OK);
+    assert_int_equal(earl_rc_critical_walk(&g, 1, 5, &s, &err), EARL_OK);
     assert_int_equal(s.count, 1);
-    assert_int_equal(s.from[0], 1);
+    assert_int_equal(s.start[0], 1);
     earl_rc_stretches_free(&s);
-    assert_int_equal(earl_rc_critical_walk(&g, 10, &s, &err), EARL_ERR_INVALID);
+    assert_int_equal(earl_rc_critical_walk(&g, 0, 10, &s, &err), EARL_ERR_INVALID);
+    assert_int_equal(earl_rc_critical_walk(&g, 2, -1, &s, &err), EARL_ERR_INVALID);
+    /* from the end of location 0 (after e8, up to 99 = stride - 1), without init
+     * events and ending at the start: location 0 back to its wait at e6,
+     * location 1 from e3 back to its start (-1) */
+    const int64_t no_init[] = {-1, -1};
+    g.init_event = no_init;
+    g.ends_at_start = 1;
+    assert_int_equal(earl_rc_critical_walk(&g, 0, -1, &s, &err), EARL_OK);
+    assert_int_equal(s.count, 2);
+    assert_int_equal(s.location[0], 0);
+    assert_int_equal(s.start[0], 6);
+    assert_int_equal(s.end[0], 99);
+    assert_int_equal(s.location[1], 1);
+    assert_int_equal(s.start[1], -1);
+    assert_int_equal(s.end[1], 3);
+    earl_rc_stretches_free(&s);
+    /* without ends_at_start the last stretch is dropped */
+    g.ends_at_start = 0;
+    assert_int_equal(earl_rc_critical_walk(&g, 0, -1, &s, &err), EARL_OK);
+    assert_int_equal(s.count, 1);
+    earl_rc_stretches_free(&s);
+    /* wait states waiting for each other in a circle (a violated clock
+     * condition: location 0 at e4 waits for e7, location 1 at e5 for e6): every
+     * event is taken once, and the walk ends */
+    const int64_t circle_key[] = {4, 100 + 5}, circle_partner[] = {7, 6};
+    earl_rc_path_graph c = {100, 10, location, 2, no_init, 1, 2, circle_key, circle_partner,
+                            0, NULL, omp_next_offset, NULL};
+    assert_int_equal(earl_rc_critical_walk(&c, 1, -1, &s, &err), EARL_OK);
+    /* location 1 from its end to e5; location 0 from e6 to e4; location 1 from e7
+     * to e5; location 0's e6 again is not taken twice */
+    assert_int_equal(s.count, 3);
+    assert_int_equal(s.location[2], 1);
+    assert_int_equal(s.start[2], 5);
+    assert_int_equal(s.end[2], 7);
+    earl_rc_stretches_free(&s);
 }
 
 /* ---- long-term replay ----------------------------------------------------------- */
@@ -484,42 +557,51 @@ static void test_long_term_replay(void **state)
 {
     (void)state;
     /* Two sources: 0 point-to-point, 1 a collective kind.  Points (rows):
-     * e10 wait 0, e20 wait 4, e30 wait 6, e25 wait 1.
+     * e10 wait 0 (location 0), e20 wait 4 (location 1), e30 wait 6 (location
+     * 0), e25 wait 1 (location 3).
      * Wait states of source 0:
-     *   W1 at e30 (row 2): scale 0.5, denominator 12, delays {c7: 12} on
-     *      location 1, the late side waited at row 1 (e20) in between;
-     *   W3 at e25 (row 3): scale 0, denominator 2, delays {c11: 2} on location 4;
-     *   W2 at e20 (row 1): scale 1, denominator 8, delays {c9: 8} on location 2.
+     *   W1 waiting at e30 (row 2): scale 0.5, denominator 12, delays {c7: 12}
+     *      on location 1, whose point is e28; it waited at row 1 (e20) in
+     *      between;
+     *   W3 waiting at e25 (row 3): scale 0, denominator 2, delays {c11: 2} on
+     *      location 4, at e22;
+     *   W2 waiting at e20 (row 1): scale 1, denominator 8, delays {c9: 8} on
+     *      location 2, at e18.
      * A collective of kind 1 ending at e40: delayer location 3 (delays {c5: 5},
      * sum 5), one waiter (e35, waiting 2.5, delays {c5: 5}, sum 5); the delayer
      * waited at row 3 (e25) in between.
-     * Latest first: the collective (source 1 takes the waits: scale 2.5 / 5 =
-     * 0.5, cost 0.5 * 1 at row 3); W1 (cost 0.5 * 4 = 2 at row 1 for source 0);
-     * W3 (source 1's cost 0.5 / 2 = 0.25 scales its delays: c11 on location 4
-     * gets 0.5); W2 (source 0's cost 2 / 8 = 0.25: c9 on location 2 gets 2). */
-    const int64_t point_event[] = {10, 20, 30, 25};
+     * Latest late point first, a wait state once its waiting point is complete:
+     * the collective at e40 (source 1 takes the waits: scale 2.5 / 5 = 0.5,
+     * cost 0.5 * 1 at row 3); W1 at e28 (cost 0.5 * 4 = 2 at row 1 for source
+     * 0); W3 at e22 (source 1's cost 0.5 / 2 = 0.25 scales its delays: c11 on
+     * location 4 gets 0.5); W2 at e18 (source 0's cost 2 / 8 = 0.25: c9 on
+     * location 2 gets 2). */
+    const int64_t point_event[] = {10, 20, 30, 25}, point_location[] = {0, 1, 0, 3};
     const double point_wait[] = {0, 4, 6, 1};
+    const earl_rc_replay_points points = {4, point_event, point_location, point_wait};
     earl_rc_replay *r;
     earl_error err;
-    assert_int_equal(earl_rc_replay_new(2, 4, point_event, point_wait, &r, &err), EARL_OK);
-    const int64_t w_event[] = {30, 25, 20}, w_row[] = {2, 3, 1}, w_loc[] = {1, 4, 2};
+    assert_int_equal(earl_rc_replay_new(2, &points, &r, &err), EARL_OK);
+    const int64_t w_event[] = {30, 25, 20}, w_row[] = {2, 3, 1}, w_loc[] = {1, 4, 2},
+                  w_at[] = {28, 22, 18};
     const double w_scale[] = {0.5, 0, 1}, w_den[] = {12, 2, 8};
     int64_t d_off[] = {0, 1, 2, 3}, d_cn[] = {7, 11, 9};
     double d_val[] = {12, 2, 8};
     earl_rc_map delays = {3, d_off, d_cn, d_val};
     const int64_t b_off[] = {0, 1, 1, 1}, b_row[] = {1};
-    assert_int_equal(earl_rc_replay_add_waits(r, 0, 3, w_event, w_row, w_loc, w_scale, w_den,
-                                              &delays, b_off, b_row, &err),
-                     EARL_OK);
+    earl_rc_waits waits = {0,     3,     w_event, w_row, w_loc, w_at,
+                           w_scale, w_den, &delays, b_off, b_row};
+    assert_int_equal(earl_rc_replay_add_waits(r, &waits, &err), EARL_OK);
     int64_t m_off[] = {0, 1, 2}, m_cn[] = {5, 5};
     double m_val[] = {5, 5};
     earl_rc_map member_delays = {2, m_off, m_cn, m_val};
-    const int64_t kind[] = {1}, dloc[] = {3}, member_offset[] = {0, 2}, cb_off[] = {0, 1},
-                  cb_row[] = {3}, m_event[] = {40, 35}, m_row[] = {-1, -1}, m_met[] = {-1, -1},
-                  m_query[] = {0, 1};
+    const int64_t kind[] = {1}, dloc[] = {3}, d_at[] = {40}, member_offset[] = {0, 2},
+                  cb_off[] = {0, 1}, cb_row[] = {3}, m_event[] = {40, 35}, m_row[] = {-1, -1},
+                  m_met[] = {-1, -1}, m_query[] = {0, 1};
     const double m_wait[] = {0, 2.5}, m_sum[] = {5, 5}, m_prop[] = {0, 0};
-    earl_rc_collectives c = {1, kind, dloc, member_offset, cb_off, cb_row, 2, m_event, m_row,
-                             m_wait, m_sum, m_prop, m_met, m_query, &member_delays};
+    earl_rc_collectives c = {1,     kind,   dloc,   d_at,   member_offset, cb_off,  cb_row,
+                             2,     m_event, m_row, m_wait, m_sum,         m_prop,  m_met,
+                             m_query, &member_delays};
     assert_int_equal(earl_rc_replay_add_collectives(r, &c, &err), EARL_OK);
     earl_rc_severity sev[2];
     assert_int_equal(earl_rc_replay_run(r, sev, &err), EARL_OK);
@@ -531,15 +613,15 @@ static void test_long_term_replay(void **state)
     assert_int_equal(sev[1].location[0], 4);
     assert_int_equal(sev[1].cnode[0], 11);
     assert_true(sev[1].value[0] == 0.5);
+    assert_int_equal(earl_rc_replay_out_of_order(r), 0);
     earl_rc_severity_free(&sev[0]);
     earl_rc_severity_free(&sev[1]);
     /* bad input: a kind beyond the sources, a point row out of range */
     assert_int_equal(earl_rc_replay_set_input(r, 2, 0, EARL_RC_INPUT_COST, &err),
                      EARL_ERR_INVALID);
     const int64_t bad_row[] = {2, 9, 1};
-    assert_int_equal(earl_rc_replay_add_waits(r, 0, 3, w_event, bad_row, w_loc, w_scale, w_den,
-                                              &delays, b_off, b_row, &err),
-                     EARL_ERR_INVALID);
+    waits.row = bad_row;
+    assert_int_equal(earl_rc_replay_add_waits(r, &waits, &err), EARL_ERR_INVALID);
     earl_rc_replay_free(r);
 }
 
@@ -550,23 +632,27 @@ static void test_known_costs_and_inputs(void **state)
      * a cost of 3 known at its waiter's point (row 0) scales the waiter's
      * delays {c2: 4} (sum 4, prop 2; query 1 of the map, the delayer's query 0
      * is empty) by 3 / 6 = 0.5 onto the delayer (location 5): 2 ticks on c2. */
-    const int64_t point_event[] = {7};
+    const int64_t point_event[] = {7}, point_location[] = {4};
     const double point_wait[] = {1};
+    const earl_rc_replay_points points = {1, point_event, point_location, point_wait};
     earl_rc_replay *r;
     earl_error err;
-    assert_int_equal(earl_rc_replay_new(1, 1, point_event, point_wait, &r, &err), EARL_OK);
+    assert_int_equal(earl_rc_replay_new(1, &points, &r, &err), EARL_OK);
     assert_int_equal(earl_rc_replay_set_input(r, 0, 0, EARL_RC_INPUT_COST, &err), EARL_OK);
     const int64_t cost_row[] = {0};
     const double cost_value[] = {3};
-    assert_int_equal(earl_rc_replay_add_costs(r, 0, 1, cost_row, cost_value, &err), EARL_OK);
+    const earl_rc_costs costs = {0, 1, cost_row, cost_value};
+    assert_int_equal(earl_rc_replay_add_costs(r, &costs, &err), EARL_OK);
     int64_t m_off[] = {0, 0, 1}, m_cn[] = {2};
     double m_val[] = {4};
     earl_rc_map member_delays = {2, m_off, m_cn, m_val};
-    const int64_t kind[] = {0}, dloc[] = {5}, member_offset[] = {0, 2}, cb_off[] = {0, 0},
-                  m_event[] = {9, 7}, m_row[] = {-1, 0}, m_met[] = {-1, -1}, m_query[] = {0, 1};
+    const int64_t kind[] = {0}, dloc[] = {5}, d_at[] = {9}, member_offset[] = {0, 2},
+                  cb_off[] = {0, 0}, m_event[] = {9, 7}, m_row[] = {-1, 0}, m_met[] = {-1, -1},
+                  m_query[] = {0, 1};
     const double m_wait[] = {0, 100}, m_sum[] = {0, 4}, m_prop[] = {0, 2};
-    earl_rc_collectives c = {1, kind, dloc, member_offset, cb_off, NULL, 2, m_event, m_row,
-                             m_wait, m_sum, m_prop, m_met, m_query, &member_delays};
+    earl_rc_collectives c = {1,     kind,    dloc,  d_at,   member_offset, cb_off, NULL,
+                             2,     m_event, m_row, m_wait, m_sum,         m_prop, m_met,
+                             m_query, &member_delays};
     assert_int_equal(earl_rc_replay_add_collectives(r, &c, &err), EARL_OK);
     earl_rc_severity sev[1];
     assert_int_equal(earl_rc_replay_run(r, sev, &err), EARL_OK);
@@ -588,30 +674,32 @@ static void test_collective_batches_added_one_by_one(void **state)
      * waiter's delays {c(2 + k): 4} (sum 4, prop 2) by 3 / 6 = 0.5 onto the
      * delayer (location 5 + k): 2 ticks on c(2 + k). */
     enum { BATCHES = 3 };
-    const int64_t point_event[BATCHES] = {7, 17, 27};
+    const int64_t point_event[BATCHES] = {7, 17, 27}, point_location[BATCHES] = {0, 0, 0};
     const double point_wait[BATCHES] = {1, 1, 1};
+    const earl_rc_replay_points points = {BATCHES, point_event, point_location, point_wait};
     earl_rc_replay *r;
     earl_error err;
-    assert_int_equal(earl_rc_replay_new(1, BATCHES, point_event, point_wait, &r, &err), EARL_OK);
+    assert_int_equal(earl_rc_replay_new(1, &points, &r, &err), EARL_OK);
     assert_int_equal(earl_rc_replay_set_input(r, 0, 0, EARL_RC_INPUT_COST, &err), EARL_OK);
     const int64_t cost_row[BATCHES] = {0, 1, 2};
     const double cost_value[BATCHES] = {3, 3, 3};
-    assert_int_equal(earl_rc_replay_add_costs(r, 0, BATCHES, cost_row, cost_value, &err),
-                     EARL_OK);
+    const earl_rc_costs costs = {0, BATCHES, cost_row, cost_value};
+    assert_int_equal(earl_rc_replay_add_costs(r, &costs, &err), EARL_OK);
     int64_t m_off[] = {0, 0, 1};
     int64_t m_cn[BATCHES][1] = {{2}, {3}, {4}};
     double m_val[] = {4};
     const int64_t kind[] = {0}, member_offset[] = {0, 2}, cb_off[] = {0, 0}, m_met[] = {-1, -1},
                   m_query[] = {0, 1};
-    int64_t dloc[BATCHES][1] = {{5}, {6}, {7}};
+    int64_t dloc[BATCHES][1] = {{5}, {6}, {7}}, d_at[BATCHES][1] = {{9}, {19}, {29}};
     int64_t m_event[BATCHES][2] = {{9, 7}, {19, 17}, {29, 27}};
     int64_t m_row[BATCHES][2] = {{-1, 0}, {-1, 1}, {-1, 2}};
     const double m_wait[] = {0, 100}, m_sum[] = {0, 4}, m_prop[] = {0, 2};
     earl_rc_map member_delays;
     for (int k = 0; k < BATCHES; k++) {
         member_delays = (earl_rc_map){2, m_off, m_cn[k], m_val};
-        earl_rc_collectives c = {1, kind, dloc[k], member_offset, cb_off, NULL, 2, m_event[k],
-                                 m_row[k], m_wait, m_sum, m_prop, m_met, m_query,
+        earl_rc_collectives c = {1,         kind,     dloc[k], d_at[k], member_offset,
+                                 cb_off,    NULL,     2,       m_event[k], m_row[k],
+                                 m_wait,    m_sum,    m_prop,  m_met,   m_query,
                                  &member_delays};
         assert_int_equal(earl_rc_replay_add_collectives(r, &c, &err), EARL_OK);
     }
@@ -628,6 +716,142 @@ static void test_collective_batches_added_one_by_one(void **state)
     assert_int_equal(seen, 7);
     earl_rc_severity_free(&sev[0]);
     earl_rc_replay_free(r);
+}
+
+static void test_wait_batches_added_one_by_one(void **state)
+{
+    (void)state;
+    /* As the collectives: three batches of one wait state each, added with one
+     * earl_rc_waits and one map struct the caller reuses.  Batch k: a cost of 1
+     * known at its waiting point (row k) over the denominator 2 scales its
+     * delays {c(2 + k): 4} by 0.5 onto the delaying location 5 + k: 2 ticks. */
+    enum { BATCHES = 3 };
+    const int64_t point_event[BATCHES] = {10, 20, 30}, point_location[BATCHES] = {0, 0, 0};
+    const double point_wait[BATCHES] = {1, 1, 1};
+    const earl_rc_replay_points points = {BATCHES, point_event, point_location, point_wait};
+    earl_rc_replay *r;
+    earl_error err;
+    assert_int_equal(earl_rc_replay_new(1, &points, &r, &err), EARL_OK);
+    const int64_t cost_row[BATCHES] = {0, 1, 2};
+    const double cost_value[BATCHES] = {1, 1, 1};
+    const earl_rc_costs costs = {0, BATCHES, cost_row, cost_value};
+    assert_int_equal(earl_rc_replay_add_costs(r, &costs, &err), EARL_OK);
+    int64_t d_off[] = {0, 1};
+    int64_t d_cn[BATCHES][1] = {{2}, {3}, {4}};
+    double d_val[] = {4};
+    int64_t w_row[BATCHES][1] = {{0}, {1}, {2}}, w_loc[BATCHES][1] = {{5}, {6}, {7}};
+    const int64_t w_at[] = {5};
+    const double w_scale[] = {0}, w_den[] = {2};
+    const int64_t b_off[] = {0, 0};
+    earl_rc_map delays;
+    earl_rc_waits waits;
+    for (int k = 0; k < BATCHES; k++) {
+        delays = (earl_rc_map){1, d_off, d_cn[k], d_val};
+        waits = (earl_rc_waits){0,     1,     &point_event[k], w_row[k], w_loc[k], w_at,
+                                w_scale, w_den, &delays,         b_off,    NULL};
+        assert_int_equal(earl_rc_replay_add_waits(r, &waits, &err), EARL_OK);
+    }
+    delays = (earl_rc_map){0};
+    earl_rc_severity sev[1];
+    assert_int_equal(earl_rc_replay_run(r, sev, &err), EARL_OK);
+    assert_int_equal(sev[0].count, BATCHES);
+    int seen = 0;
+    for (size_t i = 0; i < sev[0].count; i++) {
+        assert_int_equal(sev[0].cnode[i], sev[0].location[i] - 3);
+        assert_true(sev[0].value[i] == 2.0);
+        seen |= 1 << (sev[0].location[i] - 5);
+    }
+    assert_int_equal(seen, 7);
+    earl_rc_severity_free(&sev[0]);
+    /* a delays map of another length than the batch */
+    delays = (earl_rc_map){1, d_off, d_cn[0], d_val};
+    waits.count = 0;
+    assert_int_equal(earl_rc_replay_add_waits(r, &waits, &err), EARL_ERR_INVALID);
+    earl_rc_replay_free(r);
+}
+
+/* ---- the order of the long-term replay ------------------------------------------- */
+
+/* Three locations.  W1: a Late Receiver whose waiting point (the send's
+ * completion, location 0, e10, row 0, waiting 5) comes before its late side's
+ * point (location 1's receive request, e30): source 1, scale 1, denominator
+ * 10, delays {c1: 10}; location 1 waited at e20 (row 2, waiting 4) in
+ * between.  W2: a Late Sender waiting at that point e20 for location 2's send
+ * at e15: source 0, scale 0.5, denominator 8, delays {c2: 8}.
+ * Location 1 walks back from e30 first: W1 puts 1 * 4 of source 1 on row 2;
+ * then W2 reads it there: 4 / 8 = 0.5 of its delays, 4 ticks of source 1 on
+ * c2 of location 2.  (Taken by waiting event, latest first, W2 at e20 would
+ * go before W1 at e10 and read nothing.) */
+static void test_replay_takes_a_wait_state_at_its_late_point(void **state)
+{
+    (void)state;
+    const int64_t point_event[] = {10, 30, 20, 15}, point_location[] = {0, 1, 1, 2};
+    const double point_wait[] = {5, 0, 4, 0};
+    const earl_rc_replay_points points = {4, point_event, point_location, point_wait};
+    earl_rc_replay *r;
+    earl_error err;
+    assert_int_equal(earl_rc_replay_new(2, &points, &r, &err), EARL_OK);
+    int64_t d_off[] = {0, 1}, lr_cn[] = {1}, ls_cn[] = {2};
+    double lr_val[] = {10}, ls_val[] = {8};
+    earl_rc_map ls_delays = {1, d_off, ls_cn, ls_val}, lr_delays = {1, d_off, lr_cn, lr_val};
+    const int64_t ls_event[] = {20}, ls_row[] = {2}, ls_loc[] = {2}, ls_at[] = {15},
+                  ls_between[] = {0, 0};
+    const double ls_scale[] = {0.5}, ls_den[] = {8};
+    const earl_rc_waits ls = {0,        1,      ls_event,   ls_row, ls_loc, ls_at,
+                              ls_scale, ls_den, &ls_delays, ls_between, NULL};
+    const int64_t lr_event[] = {10}, lr_row[] = {0}, lr_loc[] = {1}, lr_at[] = {30},
+                  lr_between[] = {0, 1}, lr_rows[] = {2};
+    const double lr_scale[] = {1}, lr_den[] = {10};
+    const earl_rc_waits lr = {1,        1,      lr_event,   lr_row,     lr_loc, lr_at,
+                              lr_scale, lr_den, &lr_delays, lr_between, lr_rows};
+    assert_int_equal(earl_rc_replay_add_waits(r, &ls, &err), EARL_OK);
+    assert_int_equal(earl_rc_replay_add_waits(r, &lr, &err), EARL_OK);
+    earl_rc_severity sev[2];
+    assert_int_equal(earl_rc_replay_run(r, sev, &err), EARL_OK);
+    assert_int_equal(sev[0].count, 0);
+    assert_int_equal(sev[1].count, 1);
+    assert_int_equal(sev[1].location[0], 2);
+    assert_int_equal(sev[1].cnode[0], 2);
+    assert_true(sev[1].value[0] == 4.0);
+    assert_int_equal(earl_rc_replay_out_of_order(r), 0);
+    earl_rc_severity_free(&sev[0]);
+    earl_rc_severity_free(&sev[1]);
+    earl_rc_replay_free(r);
+}
+
+/* rc_replay_order on its own: the queues, the waits for another location,
+ * the choice among ready heads, and a cycle. */
+static void test_replay_order(void **state)
+{
+    (void)state;
+    size_t order[4], late;
+    /* location 0: items 0 (e40) and 1 (e12, reads location 1 at e20); location
+     * 1: item 2 (e30) and item 3 (e10, reads location 0 at e35): 0 (e40, the
+     * latest), then 3 may not go before 0 has (location 0's head e40 > e35) and
+     * 1 not before 2 (location 1's head e30 > e20): 0, 2, 1, 3 (1 at e12
+     * before 3 at e10) */
+    const rc_order_read reads[] = {{1, 20}, {0, 35}};
+    rc_order_item items[] = {{0, 40, 0, 0, 0}, {0, 12, 0, 0, 1}, {1, 30, 0, 0, 0},
+                             {1, 10, 0, 1, 1}};
+    assert_int_equal(rc_replay_order(4, items, reads, 2, order, &late), 0);
+    const size_t want[] = {0, 2, 1, 3};
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(order[i], want[i]);
+    assert_int_equal(late, 0);
+    /* at one event a collective first, else in the order given */
+    rc_order_item tied[] = {{0, 5, 0, 0, 0}, {1, 5, 1, 0, 0}, {0, 5, 0, 0, 0}};
+    assert_int_equal(rc_replay_order(3, tied, reads, 2, order, &late), 0);
+    assert_int_equal(order[0], 1);
+    assert_int_equal(order[1], 0);
+    assert_int_equal(order[2], 2);
+    /* a cycle: location 0's e40 reads location 1 at e20 (its head is e30), and
+     * location 1's e30 reads location 0 at e35: the latest goes anyway */
+    const rc_order_read cycle_reads[] = {{1, 20}, {0, 35}};
+    rc_order_item cycle[] = {{0, 40, 0, 0, 1}, {1, 30, 0, 1, 1}};
+    assert_int_equal(rc_replay_order(2, cycle, cycle_reads, 2, order, &late), 0);
+    assert_int_equal(order[0], 0);
+    assert_int_equal(order[1], 1);
+    assert_int_equal(late, 1);
 }
 
 int main(void)
@@ -648,6 +872,9 @@ int main(void)
         cmocka_unit_test(test_long_term_replay),
         cmocka_unit_test(test_known_costs_and_inputs),
         cmocka_unit_test(test_collective_batches_added_one_by_one),
+        cmocka_unit_test(test_wait_batches_added_one_by_one),
+        cmocka_unit_test(test_replay_takes_a_wait_state_at_its_late_point),
+        cmocka_unit_test(test_replay_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -118,7 +118,7 @@ def test_report_views(tmp_path):
     m = r.metrics_dataframe().set_index("metric")
     assert m.loc["late_sender", "parent"] == "mpi_point2point"
     data = json.loads(r.to_json())
-    assert data["schema"] == "earlc-report/1"
+    assert data["schema"] == "earlc-report/2"
     names = [x["name"] for x in data["metrics"]]
     assert names.index("late_sender") > names.index("mpi_point2point") > names.index("mpi")
     ls = [s for s in data["severities"] if s["metric"] == "late_sender"]

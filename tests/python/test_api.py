@@ -271,3 +271,30 @@ def test_store_narrow_columns(demo):
     assert list(m.to_dataframe().columns) == m.columns
     with pytest.raises(AttributeError):
         m.no_such_column
+
+
+@pytest.mark.parametrize("name", ["casita-jacobi-hybrid", "casita-cuda-simple", "pipit-ping-pong",
+                                  "sstmacro-mpi-coverage"])
+def test_tables_show_what_is_missing_as_minus_one(name):
+    """A collective without a root, a thread record without a team, a program without
+    a name: -1 in every DataFrame, never OTF2's 4294967295; the numpy columns keep the
+    store's values."""
+    from conftest import reference_trace
+
+    trace = earlc.open(reference_trace(name))
+    ev = trace.events
+    frames = {t: getattr(ev, t).to_dataframe() for t in ("messages", "collectives", "threading",
+                                                         "programs", "metrics", "rma")}
+    frames.update(events=ev.to_dataframe(), locations=trace.locations.to_dataframe(),
+                  processes=trace.processes.to_dataframe(), regions=trace.regions.to_dataframe(),
+                  communicators=trace.communicators.to_dataframe(),
+                  groups=trace.groups.to_dataframe())
+    for what, df in frames.items():
+        for col in df.columns:
+            values = df[col].to_numpy()
+            if values.dtype.kind in "iu":
+                assert not (values.astype(np.uint64) == 0xFFFFFFFF).any(), (what, col)
+    missing = (ev.collectives.root_rank == 0xFFFFFFFF)
+    if missing.any():  # rooted and unrooted collectives both occur in these traces
+        assert (frames["collectives"]["root_rank"].to_numpy()[missing] == -1).all()
+        assert frames["collectives"]["root_rank"].dtype == np.int64

@@ -58,6 +58,18 @@ def test_missing_global_definitions(archive):
     assert "traces.def" in str(e) and "global definitions" in str(e)
 
 
+    assert e.status == "missing file"
+
+
+@pytest.mark.parametrize("content", [b"garbage\n", b"", bytes(range(256)) * 4])
+def test_garbage_global_definitions(archive, content):
+    """A traces.def that is there but is no definition file: corrupt, not missing."""
+    (archive / "traces.def").write_bytes(content)
+    e = error_of(archive)
+    assert "traces.def" in str(e) and "not a readable OTF2 definition file" in str(e)
+    assert e.status == "corrupt"
+
+
 def test_truncated_global_definitions(archive):
     data = (archive / "traces.def").read_bytes()
     (archive / "traces.def").write_bytes(data[: len(data) // 3])
@@ -127,3 +139,17 @@ def test_anchor_announcing_more_properties_than_it_holds(tmp_path):
     anchor.write_bytes(bytes(data))
     e = error_of(dst)
     assert "traces.otf2" in str(e) and "anchor file is corrupt" in str(e)
+
+
+def test_a_trailing_slash_names_the_folder(tmp_path):
+    """`earlc info run/` (what shell completion types) shows run/traces.otf2, not
+    run//traces.otf2, in Python, in the text and JSON of the command line and in the
+    analysis report."""
+    demo = str(ROOT / "traces" / "demo-ring")
+    want = demo + "/traces.otf2"
+    for given in (demo + "/", demo + "//"):
+        assert earlc.open(given).path == want
+        out = subprocess.run([sys.executable, "-m", "earlc", "info", given, "--format", "json"],
+                             capture_output=True, text=True, cwd=ROOT / "python")
+        assert out.returncode == 0 and "//" not in out.stdout, out.stdout
+    assert "//" not in earlc.analyze(earlc.open(demo + "/")).to_text()

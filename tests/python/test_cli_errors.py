@@ -24,6 +24,7 @@ MISSING = "/nonexistent-earlc-folder/trace"
 BAD_VALUES = {
     "count": ["-1", "x"],
     "output_file": ["/nonexistent-earlc-folder/out.txt", "/"],
+    "output_folder": ["/nonexistent-earlc-folder/out", "/etc/passwd"],
     "existing_file": ["/nonexistent-earlc-plugin.py"],
     "name_list": [","],
     "int": ["x"],
@@ -178,8 +179,13 @@ def test_user_errors_come_before_reading_the_trace():
 def test_properties_that_are_no_metric_and_unknown_names():
     r = run("analyze", DEMO, "--properties", "p2p_messages")
     assert_one_line_error(r, "p2p_messages is a compound event", "late_sender")
+    r = run("analyze", DEMO, "--properties", "late_sendr,wiat_at_barrier")
+    assert_one_line_error(r, "unknown properties late_sendr, wiat_at_barrier: did you mean "
+                             "late_sender for late_sendr, wait_at_barrier for wiat_at_barrier?")
+    assert_one_line_error(run("analyze", DEMO, "--properties", "root_cuase"),
+                          "unknown property root_cuase: did you mean root_cause?")
     r = run("analyze", DEMO, "--properties", "bogus")
-    assert_one_line_error(r, "unknown property bogus")
+    assert_one_line_error(r, "unknown property bogus (known: ")
     known = r.stderr.split("known: ")[1]
     assert "p2p_messages" not in known and "mpi_collectives" not in known
     assert "late_sender" in known
@@ -255,6 +261,68 @@ def test_a_plugin_that_cannot_be_loaded(tmp_path, cmd):
                      "    name = 'late_sender'\n    def detect(self, ctx, s):\n        return None\n")
     assert_one_line_error(run(cmd, *args, "--plugin", str(taken)), "taken by the built-in",
                           "replaces")
+
+
+@pytest.mark.parametrize("cmd", [["plot", "timeline"], ["export"]])
+@pytest.mark.parametrize("window,needle", [
+    (["--from", "1e300"], "outside the trace"),
+    (["--to", "1e20"], "outside the trace"),
+    (["--to", "1e300"], "outside the trace"),
+    (["--from", "1"], "spans 0 to"),
+    (["--from", "5ms", "--to", "5ms"], "empty window"),
+    (["--from", "2us", "--to", "1us"], "before"),
+])
+def test_a_window_outside_the_trace_or_empty(tmp_path, cmd, window, needle):
+    out = str(tmp_path / ("t.png" if cmd[0] == "plot" else "t.json"))
+    assert_one_line_error(run(*cmd, DEMO, "-o", out, *window), needle)
+    assert not os.path.exists(out)
+
+
+def test_a_window_in_python_is_checked_too():
+    import earlc
+    from earlc.timeline import window_ticks
+
+    trace = earlc.open(DEMO)
+    t0, span = trace.start_time, trace.duration_ticks
+    assert window_ticks(trace) == (t0, t0 + span)
+    assert window_ticks(trace, 0, trace.duration) == (t0, t0 + span)
+    assert window_ticks(trace, 1e-6, 1e-6) == (t0 + 1000, t0 + 1000)  # an instant
+    for start, end in ((1e300, None), (None, 1e20), (-1.0, None), (float("nan"), None),
+                       (2e-6, 1e-6)):
+        with pytest.raises(ValueError):
+            window_ticks(trace, start, end)
+
+
+def _output_commands():
+    """(subcommand, its -o action) of every subcommand that writes with -o."""
+    for cmd, sub in sorted(subcommands().items()):
+        for a in sub._actions:
+            if "-o" in a.option_strings:
+                yield cmd, sub, a
+
+
+@pytest.mark.parametrize("cmd", [c for c, _, _ in _output_commands()])
+def test_output_into_a_missing_folder_is_the_same_error_everywhere(cmd):
+    """Files and archive folders alike: the folder that is to hold them must exist."""
+    sub, action = next((s, a) for c, s, a in _output_commands() if c == cmd)
+    assert type_name(action) in ("output_file", "output_folder"), (cmd, type_name(action))
+    args = [a for a in placeholder_args(sub)]
+    if "-o" in args or "--output" in args:  # a required -o: the placeholder is replaced
+        k = args.index("--output") if "--output" in args else args.index("-o")
+        del args[k:k + 2]
+    ending = os.path.splitext(placeholder_output(action))[1] \
+        if type_name(action) == "output_file" else ""
+    r = run(cmd, *args, "-o", "/nonexistent-earlc-folder/out" + ending)
+    assert_one_line_error(r, "earlc %s: error: argument -o/--output: folder "
+                             "/nonexistent-earlc-folder does not exist; create it first" % cmd)
+
+
+def test_version():
+    import earlc
+
+    r = run("--version")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert r.stdout.startswith("earlc %s (libotf2 " % earlc.__version__) and r.stdout.count("\n") == 1
 
 
 def test_analyze_help_says_the_root_causes_are_opt_in():

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import earlc
+from conftest import REFERENCE_NAMES, reference_trace
 from earlc.optional import MissingDependency
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,18 +59,29 @@ def test_graphframe_equals_the_json_report(report):
                 inc[key] = inc.get(key, 0) + v
         got = {k: round(v * scale) for k, v in zip(cells, df[name + " (inc)"]) if v}
         assert got == inc, name
-    # rows: exactly the cells with a value, own or of the subtree
-    rows = set()
-    for name in units:
-        rows |= set(want[name])
-        for (path, loc) in want[name]:
-            parts = path.split("/")
-            rows |= {("/".join(parts[:k]), loc) for k in range(1, len(parts))}
-    assert sorted(zip(df["path"], df["location"])) == sorted(rows)
+    # rows: every (call path, location), zeros included (hatchet's views look up
+    # every node on the rank and thread they show)
+    assert sorted(zip(df["path"], df["location"])) == sorted(
+        (c["path"], l["index"]) for c in rep["callpaths"] for l in rep["locations"])
     ranks = {(l["rank"], l["thread"]) for l in rep["locations"]}
     assert set(zip(df["rank"], df["thread"])) == ranks
     assert "late_sender" in gf.exc_metrics and "late_sender (inc)" in gf.inc_metrics
     assert "MPI_Waitall" in gf.tree(metric_column="time (inc)")
+
+
+@pytest.mark.parametrize("name", REFERENCE_NAMES)
+def test_tree_of_every_reference_trace(name):
+    """The example of docs/exports.md on every real trace: gf.tree() reads every node
+    at rank 0, thread 0, which a sparse frame lacks for a call path that location never
+    entered (a CUDA kernel, a worker thread's task)."""
+    pytest.importorskip("hatchet")
+    gf = earlc.analyze(earlc.open(reference_trace(name))).to_hatchet()
+    text = gf.tree(metric_column="time (inc)")
+    for node in gf.graph.traverse():
+        assert node.frame["name"][:15] in text  # hatchet shortens long names
+    for rank, thread in set(zip(gf.dataframe.index.get_level_values("rank"),
+                                gf.dataframe.index.get_level_values("thread"))):
+        gf.tree(metric_column="time (inc)", rank=rank, thread=thread)
 
 
 def test_thicket_compares_runs():

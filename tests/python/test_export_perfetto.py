@@ -217,7 +217,7 @@ def test_cli_export_window(tmp_path):
     (["--locations", "0,x"], "location"),
     (["--locations", "3-1"], "empty"),
     (["--locations", "99"], "does not exist"),
-    (["--from", "5"], "after the trace's end"),
+    (["--from", "5"], "outside the trace"),
 ])
 def test_cli_export_bad_values(tmp_path, capsys, args, words):
     from earlc.cli import main

@@ -93,6 +93,26 @@ def test_numbers_equal_the_json_report(page):
             assert values == sorted(per_path[metric].values(), reverse=True)[:5]
 
 
+def test_values_read_as_in_the_text_report(page):
+    """Sizes, times and counts are written as the text report writes them (1.50 KiB,
+    not 1536 B): one formatter for both."""
+    trace, rep, path = page
+    page_text = path.read_text()
+    text = earlc.analyze(trace).to_text(top=0)
+    res = rep["trace"]["timer_resolution"]
+    units = set()
+    for m in rep["metrics"]:
+        if not m["value"]:
+            continue
+        shown = earlc.display.format_value(m["unit"], m["value"], res)
+        assert 'data-value="%d">%s<' % (m["value"], html.escape(shown)) in page_text, m["name"]
+        assert re.search(r"  %s\s+%s\s" % (re.escape(m["title"]), re.escape(shown)), text), \
+            (m["name"], shown)
+        units.add(m["unit"])
+    assert {"sec", "bytes", "occ"} <= units
+    assert "KiB" in page_text
+
+
 def test_without_matplotlib(tmp_path):
     code = ("import sys; sys.modules['matplotlib'] = None; import earlc; "
             "t = earlc.open(sys.argv[1]); earlc.analyze(t).to_html(sys.argv[2])")
@@ -217,6 +237,8 @@ def test_in_a_browser_the_tree_unfolds_and_numbers_match(page):
                 assert seconds_of(text) == pytest.approx(m["value"] / res, rel=1e-3, abs=1e-12)
                 pct = el.find_element(By.CSS_SELECTOR, ".percent").text
                 assert float(pct.rstrip("%")) == pytest.approx(m["percent_of_time"], abs=0.006)
+            elif m["unit"] == "bytes":
+                assert text == earlc.display.format_value("bytes", m["value"], res), m["name"]
             else:
                 assert int(text.split()[0]) == m["value"], m["name"]
         images = driver.find_elements(By.TAG_NAME, "img")

@@ -221,6 +221,10 @@ def test_names_taken_and_replacements(tmp_path, generated):
     with pytest.raises(PluginError, match="long_receive is taken by property long_receive"):
         earlc.analysis.catalog.assemble(files=[twice, write(tmp_path, "again.py", GOOD)],
                                         packages=False)
+    # the same file named twice, however spelt, is loaded once: no clash with itself
+    for same in ([twice, twice], [twice, str(twice.parent) + "//" + twice.name]):
+        catalog = earlc.analysis.catalog.assemble(files=same, packages=False)
+        assert [p.name for p in catalog.properties].count("long_receive") == 1
 
     class Nowhere(LateSenderPaper):
         name, replaces = "nowhere", "late_sendr"
@@ -464,7 +468,7 @@ def test_json_and_text_say_the_same_about_each_occurrence():
     trace = earlc.open(ROOT / "traces" / "ring-late-sender")
     r = earlc.analyze(trace, packages=False)
     data = json.loads(r.to_json())
-    assert data["trace"]["start_time"] == trace.start_time
+    assert data["trace"]["start_time_ticks"] == trace.start_time
     text = r.to_text()
     res = data["trace"]["timer_resolution"]
     locs = {l["index"]: l for l in data["locations"]}
@@ -473,11 +477,13 @@ def test_json_and_text_say_the_same_about_each_occurrence():
 
     assert res == trace.timer_resolution
     for occ in data["instances"]["late_sender"][:5]:
-        since_start = occ["time"] - data["trace"]["start_time"]  # ticks: no trace needed
+        # the time: seconds from the start, and its raw tick beside it
+        since_start = occ["time_ticks"] - data["trace"]["start_time_ticks"]
+        assert occ["time"] == since_start / res
         loc = locs[occ["location"]]
         shown = "%s  event %d at %s on rank %d in %s" % (
             _fmt_value(r, "sec", occ["severity"]), occ["event"],
-            _fmt_value(r, "sec", since_start), loc["rank"], paths[occ["callpath"]])
+            earlc.display.format_seconds(occ["time"]), loc["rank"], paths[occ["callpath"]])
         assert shown in text, shown
 
 

@@ -75,15 +75,19 @@ def walked(request):
 def test_flat_profile(walked):
     _, trace, w = walked
     flat = trace.flat_profile()
-    got = {r.region: (r.time_exc, r.time_inc, r.visits) for r in flat.itertuples()}
+    got = {r.region: (r.time_exc_ticks, r.time_inc_ticks, r.visits) for r in flat.itertuples()}
     exc = defaultdict(int)
     for (name, _), v in w.exc.items():
         exc[name] += v
     want = {n: (exc.get(n, 0), w.inc[n], w.visits[n]) for n in w.visits}
     assert got == want
-    assert list(flat.time_exc) == sorted(flat.time_exc, reverse=True)
+    assert list(flat.time_exc_ticks) == sorted(flat.time_exc_ticks, reverse=True)
+    # what a person reads: seconds, the exact ticks beside them
+    res = trace.timer_resolution
+    assert list(flat.time_exc) == list(flat.time_exc_ticks / res)
+    assert list(flat.time_inc) == list(flat.time_inc_ticks / res)
     per = trace.flat_profile(per_location=True)
-    got = {(r.region, r.location): r.time_exc for r in per.itertuples() if r.time_exc}
+    got = {(r.region, r.location): r.time_exc_ticks for r in per.itertuples() if r.time_exc_ticks}
     assert got == {k: v for k, v in w.exc.items() if v}
 
 
@@ -103,16 +107,18 @@ def test_call_tree(walked):
     if any(l.thread > 0 for l in trace.locations):
         # worker threads hang below their master's parallel region: compare the
         # totals only (the walk here knows each location's own stack)
-        assert ct.time_exc.sum() == sum(w.path_exc.values())
+        assert ct.time_exc_ticks.sum() == sum(w.path_exc.values())
         assert ct.visits.sum() == sum(w.path_visits.values())
         return
-    got = {r.path: (r.time_exc, r.visits) for r in ct.itertuples() if r.time_exc or r.visits}
+    got = {r.path: (r.time_exc_ticks, r.visits) for r in ct.itertuples()
+           if r.time_exc_ticks or r.visits}
     want = {p: (w.path_exc.get(p, 0), w.path_visits.get(p, 0))
             for p in set(w.path_exc) | set(w.path_visits)}
     assert got == want
     for r in ct.itertuples():
         subtree = sum(v for p, v in w.path_exc.items() if p == r.path or p.startswith(r.path + "/"))
-        assert r.time_inc == subtree, r.path
+        assert r.time_inc_ticks == subtree, r.path
+        assert r.time_inc == subtree / trace.timer_resolution
         assert r.depth == r.path.count("/")
 
 
@@ -122,7 +128,12 @@ def test_time_profile(walked):
     tp = trace.time_profile(bins=bins)
     t0, span = trace.start_time, max(trace.duration_ticks, 1)
     edges = [t0 + k * span // bins for k in range(bins + 1)]
-    assert list(tp.bin_start) == edges[:-1] and list(tp.bin_end) == edges[1:]
+    assert list(tp.bin_start_ticks) == edges[:-1] and list(tp.bin_end_ticks) == edges[1:]
+    # the bounds a person reads: seconds from the trace's start, the first one 0
+    res = trace.timer_resolution
+    assert list(tp.bin_start) == [(e - t0) / res for e in edges[:-1]]
+    assert list(tp.bin_end) == [(e - t0) / res for e in edges[1:]]
+    assert tp.bin_start[0] == 0.0 and tp.bin_end.iloc[-1] == pytest.approx(trace.duration)
     want = defaultdict(lambda: [0] * bins)
     for name, s, e in w.segments:
         for b in range(bins):
@@ -130,9 +141,9 @@ def test_time_profile(walked):
             if overlap > 0:
                 want[name][b] += overlap
     for name, values in want.items():
-        assert list(tp[name]) == values, name
+        assert list(np.round(tp[name] * res).astype(np.int64)) == values, name
     norm = trace.time_profile(bins=bins, normalized=True)
-    cols = [c for c in norm.columns if c not in ("bin_start", "bin_end")]
+    cols = [c for c in norm.columns if not c.startswith(("bin_start", "bin_end"))]
     sums = norm[cols].sum(axis=1)
     assert np.allclose(sums[sums > 0], 1.0)
 
@@ -143,12 +154,15 @@ def test_load_imbalance(walked):
     n = len(trace.locations)
     for r in li.itertuples():
         values = [w.exc.get((r.region, l), 0) for l in range(n)]
-        assert (r.min, r.max) == (min(values), max(values))
-        assert r.mean == pytest.approx(sum(values) / n)
+        assert (r.min_ticks, r.max_ticks) == (min(values), max(values))
+        assert r.mean_ticks == pytest.approx(sum(values) / n)
+        res = trace.timer_resolution
+        assert (r.min, r.max) == (min(values) / res, max(values) / res)
+        assert r.mean == pytest.approx(sum(values) / n / res)
         mean = sum(values) / n
         assert r.imbalance == pytest.approx(max(values) / mean if mean else 0.0)
         assert values[r.top_locations[0]] == max(values)
-    gains = list(li["max"] - li["mean"])
+    gains = list(li["max_ticks"] - li["mean_ticks"])
     assert gains == sorted(gains, reverse=True)
     by_rank = trace.load_imbalance(by="rank")
     assert set(by_rank.region) == set(li.region)
@@ -158,12 +172,13 @@ def test_idle_time(walked):
     _, trace, w = walked
     span = trace.duration_ticks
     idle = trace.idle_time()
-    assert list(idle.idle) == [span - w.busy[l] for l in range(len(trace.locations))]
+    assert list(idle.idle_ticks) == [span - w.busy[l] for l in range(len(trace.locations))]
+    assert list(idle.idle) == list(idle.idle_ticks / trace.timer_resolution)
     with_mpi = trace.idle_time(mpi=True)
     for l in range(len(trace.locations)):
         mpi = sum(v for (name, loc), v in w.exc.items()
                   if loc == l and w.paradigm.get(name) == "MPI")
-        assert with_mpi.idle[l] == span - w.busy[l] + mpi
+        assert with_mpi.idle_ticks[l] == span - w.busy[l] + mpi
 
 
 def python_sends(trace):

@@ -346,9 +346,11 @@ def test_findings(tmp_path):
 def test_wildcard_choices(tmp_path):
     st = fig31(tmp_path)
     t = st.trace
-    with pytest.raises(ValueError, match="does not record"):
+    with pytest.raises(ValueError, match="does not say which asked for any source.*predicate"):
         earlc.races(t)
-    with pytest.raises(ValueError, match="does not record"):
+    from earlc.races import WildcardsNotRecorded
+
+    with pytest.raises(WildcardsNotRecorded, match="wildcard='all'"):
         earlc.races(t, wildcard="recorded")
     with pytest.raises(ValueError, match="no region named 'nowhere'"):
         earlc.races(t, wildcard="nowhere")
@@ -434,10 +436,13 @@ def test_cli(tmp_path, capsys):
     for bad, words in ((["--wildcard", "3-1"], "bad rank range"),
                        (["--wildcard", "0,9"], "no MPI rank 9"),
                        (["--wildcard", "nowhere"], "no region named"),
-                       ([], "does not record")):
+                       ([], "does not say which asked for any source")):
         assert main(["races", path] + bad) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and words in err and err.startswith("earlc: error: ")
+        if not bad:  # the advice is what the command line takes: --wildcard, no predicate
+            assert "--wildcard all" in err and "--wildcard RANKS" in err
+            assert "predicate" not in err and "wildcard=" not in err
     assert main(["races", str(tmp_path / "missing"), "--wildcard", "all"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
 
@@ -520,3 +525,32 @@ def test_inconsistent_traces(tmp_path, seed):
         assert (ev.messages.peer[ev.ref_of(df["send"])] == ev.location[df["recv"]]).all()
         assert set(r.warnings) == {"cycle_broken", "recv_without_send"}
         json.loads(r.to_json())
+
+
+@pytest.mark.parametrize("incomplete", [False, True])
+def test_a_trace_without_a_completed_receive(tmp_path, capsys, incomplete):
+    """A recorded run whose receives never completed (a deadlock ended by a timeout)
+    has no receive record: no wildcard receive, not an error, whatever it records."""
+    from earlc.cli import main
+
+    with earlc.TraceWriter(tmp_path / "t", ranks=2) as w:
+        w.requested_attributes()  # as `earlc record` defines them
+        for r in range(2):
+            w.enter(r, 10, "main")
+        w.enter(0, 20, "MPI_Send"); w.send(0, 21, dest=1, tag=0, bytes=4); w.leave(0, 22, "MPI_Send")
+        w.enter(1, 15, "MPI_Recv")
+        if incomplete:
+            w.mark_incomplete(1, "ended by the test")
+        else:
+            w.leave(1, 30, "MPI_Recv")
+        w.leave(0, 40, "main")
+        if not incomplete:
+            w.leave(1, 41, "main")
+    trace = earlc.open(tmp_path / "t")
+    r = earlc.races(trace)
+    assert len(r.recv) == 0 and len(r) == 0 and r.assumption["wildcard"] == "recorded"
+    assert "no receive completed" in r.assumption["description"]
+    assert "No wildcard receive" in r.to_text()
+    assert ("still waiting when the run ended" in r.to_text()) == incomplete
+    assert main(["races", str(tmp_path / "t")]) == 0
+    assert "No wildcard receive" in capsys.readouterr().out

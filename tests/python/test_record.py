@@ -61,7 +61,7 @@ def run_record(out, command, *options):
 
 def otf2_print(anchor):
     p = subprocess.run(["otf2-print", str(anchor)], capture_output=True, text=True)
-    assert p.returncode == 0, p.stderr
+    assert p.returncode == 0 and p.stderr == "", p.stderr  # not even a warning
     return p.stdout
 
 
@@ -267,6 +267,35 @@ def test_deadlock_with_timeout_names_the_blocked_calls(programs, tmp_path):
     p = subprocess.run([sys.executable, "-m", "earlc", "analyze", str(tmp_path / "d"),
                         "--format", "json"], capture_output=True, text=True, env=_env())
     assert p.returncode == 0 and json.loads(p.stdout)["stopped"]["groups"][0]["call"] == "MPI_Recv"
+    # its receives never completed: no wildcard receive, and no advice to record it
+    p = subprocess.run([sys.executable, "-m", "earlc", "races", str(tmp_path / "d")],
+                       capture_output=True, text=True, env=_env())
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    assert "No wildcard receive" in p.stdout and "earlc record" not in p.stdout
+
+
+@needs_mpi
+def test_sigterm_ends_the_run_and_keeps_what_it_recorded(programs, tmp_path):
+    """`kill` (SIGTERM) to earlc record does what Ctrl-C does: ends the run's process
+    group, writes the archive of what was recorded, exits with 143."""
+    import signal
+    import time
+
+    p = subprocess.Popen([sys.executable, "-m", "earlc", "record", "-o", str(tmp_path / "d"), "--",
+                          "mpiexec", "-n", "3", programs["stop"], "deadlock"],
+                         env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not [f for f in os.listdir(tmp_path) if f.startswith(".earlc-record-")]:
+        assert p.poll() is None and time.monotonic() < deadline, p.communicate()
+        time.sleep(0.05)
+    time.sleep(2)  # the ranks reach their deadlock
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 143, err
+    assert "Traceback" not in err
+    trace = earlc.open(tmp_path / "d")
+    assert trace.warnings.counts["location_incomplete"] == 3
+    assert not [f for f in os.listdir(tmp_path) if f.startswith(".earlc-record-")]
 
 
 @needs_mpi
@@ -325,6 +354,16 @@ def test_no_command_and_bad_timeout(tmp_path):
     _one_line_error(p.returncode, p.stderr, "no command")
     status, _, stderr = run_record(tmp_path / "x", ["true"], "--timeout", "0")
     _one_line_error(status, stderr, "--timeout")
+
+
+def test_scratch_folder_that_does_not_exist(tmp_path):
+    env = _env()
+    env["EARLC_RECORD_TMPDIR"] = str(tmp_path / "missing")
+    p = subprocess.run([sys.executable, "-m", "earlc", "record", "-o", str(tmp_path / "x"), "--",
+                        "true"], capture_output=True, text=True, env=env, timeout=120)
+    _one_line_error(p.returncode, p.stderr, "EARLC_RECORD_TMPDIR=%s is not a folder"
+                    % (tmp_path / "missing"))
+    assert not (tmp_path / "x").exists() and not (tmp_path / "missing").exists()
 
 
 @needs_mpi

@@ -1,7 +1,8 @@
-"""The glue of the root-cause subsystem (earlc._core.rc_*): arrays of the wrong
-type or size are a ValueError naming the argument, inputs the C core rejects an
-earlc.TraceError saying what is wrong, and results come back as buffers that
-outlive the call."""
+"""The glue of the root-cause subsystem (earlc._core.rc_*): it reads records
+(properties/rootcause/records.py) field by field; a field of the wrong type or
+size is a ValueError, a missing one a TypeError, each naming the record and the
+field; inputs the C core rejects are an earlc.TraceError saying what is wrong,
+and results come back as buffers that outlive the call."""
 import gc
 
 import numpy as np
@@ -9,6 +10,8 @@ import pytest
 
 import earlc
 from earlc import _core
+from earlc.properties.rootcause.records import (CallPathMap, ChunkTable, EventChunks,
+                                               EventColumns, ExcessPairs, Spans, TimeChunks)
 
 
 def i64(*values):
@@ -19,42 +22,63 @@ def f64(*values):
     return np.asarray(values, dtype=np.float64)
 
 
-# location 0, stride 100: no event chunks, and a table of chunks after e11 (c1, 10
-# ticks) and before e12 (c2, 5)
-CHUNKS = (None, (i64(23, 24), i64(1, 2), i64(10, 5)))
+def chunks(table=None, stride=100, n_cnodes=3, events=None):
+    """No event chunks by default, and on location 0 a table of chunks after e11
+    (c1, 10 ticks) and before e12 (c2, 5)."""
+    return TimeChunks(stride, n_cnodes, events,
+                      table or ChunkTable(i64(23, 24), i64(1, 2), i64(10, 5)))
 
 
 def test_chunk_sums_come_back_as_a_map_that_outlives_the_call():
-    offset, cnode, value = _core.rc_chunk_sums(CHUNKS, 100, 3, i64(0), i64(10), i64(13))
+    m = _core.rc_chunk_sums(chunks(), Spans(i64(0), i64(10), i64(13)))
     gc.collect()
-    assert np.frombuffer(offset, np.int64).tolist() == [0, 2]
-    assert np.frombuffer(cnode, np.int64).tolist() == [1, 2]
-    assert np.frombuffer(value, np.float64).tolist() == [10.0, 5.0]
+    assert np.frombuffer(m["offset"], np.int64).tolist() == [0, 2]
+    assert np.frombuffer(m["cnode"], np.int64).tolist() == [1, 2]
+    assert np.frombuffer(m["value"], np.float64).tolist() == [10.0, 5.0]
 
 
-def test_a_wrong_array_type_names_the_argument():
-    with pytest.raises(ValueError, match="lo must be a contiguous int64 array"):
-        _core.rc_chunk_sums(CHUNKS, 100, 3, i64(0), f64(10), i64(13))
-    with pytest.raises(ValueError, match="hi holds 2 values, 1 expected"):
-        _core.rc_chunk_sums(CHUNKS, 100, 3, i64(0), i64(10), i64(13, 14))
+class _Raw:
+    """A record whose fields are taken as they are (no conversion)."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+
+def test_a_wrong_field_is_named_by_record_and_field():
+    with pytest.raises(ValueError, match="spans.start must be a contiguous int64 array"):
+        _core.rc_chunk_sums(chunks(), _Raw(location=i64(0), start=f64(10), end=i64(13)))
+    with pytest.raises(ValueError, match="spans.end holds 2 values, 1 expected"):
+        _core.rc_chunk_sums(chunks(), _Raw(location=i64(0), start=i64(10), end=i64(13, 14)))
+    with pytest.raises(TypeError, match="spans must be a record with a field end"):
+        _core.rc_chunk_sums(chunks(), _Raw(location=i64(0), start=i64(10)))
+    with pytest.raises(ValueError, match="chunks.table.ticks holds 1 values, 2 expected"):
+        _core.rc_chunk_sums(chunks(_Raw(key=i64(23, 24), cnode=i64(1, 2), ticks=i64(10))),
+                            Spans(i64(0), i64(10), i64(13)))
+    with pytest.raises(TypeError, match="chunks.stride must be an integer"):
+        _core.rc_chunk_sums(TimeChunks(None, 3, None, ChunkTable(i64(), i64(), i64())),
+                            Spans(i64(0), i64(10), i64(13)))
 
 
 def test_what_the_core_rejects_is_a_trace_error():
     # a chunk's call path beyond the 2 of the call tree
     with pytest.raises(earlc.TraceError, match="call path 2"):
-        _core.rc_chunk_sums(CHUNKS, 100, 2, i64(0), i64(10), i64(13))
-    late = (i64(0, 1), i64(1), f64(3.0))
+        _core.rc_chunk_sums(chunks(n_cnodes=2), Spans(i64(0), i64(10), i64(13)))
+    late = CallPathMap(i64(0, 1), i64(1), f64(3.0))
     with pytest.raises(earlc.TraceError, match="out of range"):
-        _core.rc_excess(late, i64(1), late, i64(0), None, None)
+        _core.rc_excess(ExcessPairs(late, i64(1), late, i64(0)))
 
 
 def test_excess():
-    late = (i64(0, 2), i64(1, 2), f64(5.0, 3.0))
-    early = (i64(0, 1), i64(2), f64(4.0))
-    (offset, cnode, value), total = _core.rc_excess(late, i64(0), early, i64(0), None, None)
-    assert np.frombuffer(cnode, np.int64).tolist() == [1]
-    assert np.frombuffer(value, np.float64).tolist() == [5.0]
-    assert np.frombuffer(total, np.float64).tolist() == [5.0]
+    late = CallPathMap(i64(0, 2), i64(1, 2), f64(5.0, 3.0))
+    early = CallPathMap(i64(0, 1), i64(2), f64(4.0))
+    r = _core.rc_excess(ExcessPairs(late, i64(0), early, i64(0)))
+    assert np.frombuffer(r["excess"]["cnode"], np.int64).tolist() == [1]
+    assert np.frombuffer(r["excess"]["value"], np.float64).tolist() == [5.0]
+    assert np.frombuffer(r["sum"], np.float64).tolist() == [5.0]
+    # within the call paths of another map: c1 only (c2 is not in it, and gives nothing)
+    within = CallPathMap(i64(0, 1), i64(2), f64(1.0))
+    r = _core.rc_excess(ExcessPairs(late, i64(0), early, i64(0), within, i64(0)))
+    assert np.frombuffer(r["excess"]["cnode"], np.int64).tolist() == []
 
 
 def _event_chunks():
@@ -65,35 +89,36 @@ def _event_chunks():
     roles[earlc.KINDS["LEAVE"]] = _core.RC_CHUNK_LEAVE
     kind = np.asarray([earlc.KINDS["ENTER"], earlc.KINDS["ENTER"], earlc.KINDS["LEAVE"]],
                       np.uint8)
-    table = _core.rc_event_chunks(1, np.zeros(3, np.int32), kind,
-                                  np.asarray([0, 5, 9], np.uint64), np.asarray([1, 2, 2], np.int32),
-                                  np.asarray([-1, 0, 1], np.int32), roles.tobytes(), -1)
-    return table
+    return EventChunks.build(EventColumns(
+        n_locations=1, location=np.zeros(3, np.int32), kind=kind,
+        time=np.asarray([0, 5, 9], np.uint64), cnode=np.asarray([1, 2, 2], np.int32),
+        parent=np.asarray([-1, 0, 1], np.int32), role=roles.tobytes(), program_cnode=-1))
 
 
 def test_event_chunks_are_summed_between_points():
     table = _event_chunks()
     gc.collect()
-    assert np.frombuffer(table[1], np.uint32).tolist() == [2, 5]
-    chunks = (table, (i64(), i64(), i64()))
+    assert np.frombuffer(table.slot, np.uint32).tolist() == [2, 5]
+    c = chunks(ChunkTable(i64(), i64(), i64()), stride=4, events=table)
     # after e0's point up to e2's: c1's (c2's comes after e2's point); after e1's
     # point to the end: c2's
-    offset, cnode, value = _core.rc_chunk_sums(chunks, 4, 3, i64(0, 0), i64(0, 1), i64(2, 3))
-    assert np.frombuffer(offset, np.int64).tolist() == [0, 1, 2]
-    assert np.frombuffer(cnode, np.int64).tolist() == [1, 2]
-    assert np.frombuffer(value, np.float64).tolist() == [5.0, 4.0]
+    m = _core.rc_chunk_sums(c, Spans(i64(0, 0), i64(0, 1), i64(2, 3)))
+    assert np.frombuffer(m["offset"], np.int64).tolist() == [0, 1, 2]
+    assert np.frombuffer(m["cnode"], np.int64).tolist() == [1, 2]
+    assert np.frombuffer(m["value"], np.float64).tolist() == [5.0, 4.0]
 
 
 def test_event_chunks_of_the_wrong_type_are_named():
-    offset, slot, cnode, ticks, far_chunk, far_ticks = _event_chunks()
-    wrong = ((offset, np.frombuffer(slot, np.uint32).astype(np.int64), cnode, ticks, far_chunk,
-              far_ticks), (i64(), i64(), i64()))
-    with pytest.raises(ValueError, match="chunk slot must be a contiguous uint32 array"):
-        _core.rc_chunk_sums(wrong, 4, 3, i64(0), i64(0), i64(2))
-    with pytest.raises(ValueError, match="roles holds 3 values, 256 expected"):
-        _core.rc_event_chunks(1, np.zeros(3, np.int32), np.zeros(3, np.uint8),
-                              np.zeros(3, np.uint64), np.zeros(3, np.int32), np.zeros(1, np.int32),
-                              b"abc", -1)
+    table = _event_chunks()
+    table.slot = np.frombuffer(table.slot, np.uint32).astype(np.int64)
+    with pytest.raises(ValueError, match="chunks.events.slot must be a contiguous uint32 array"):
+        _core.rc_chunk_sums(chunks(ChunkTable(i64(), i64(), i64()), stride=4, events=table),
+                            Spans(i64(0), i64(0), i64(2)))
+    with pytest.raises(ValueError, match="columns.role holds 3 values, 256 expected"):
+        EventChunks.build(EventColumns(
+            n_locations=1, location=np.zeros(3, np.int32), kind=np.zeros(3, np.uint8),
+            time=np.zeros(3, np.uint64), cnode=np.zeros(3, np.int32),
+            parent=np.zeros(1, np.int32), role=b"abc", program_cnode=-1))
 
 
 def test_delays_longer_than_32_bits_of_ticks(tmp_path):

@@ -17,7 +17,8 @@ import pytest
 import earlc
 from conftest import SHARED_TRACES, reference_trace
 
-TRACES = ["sstmacro-mpi-coverage", "pipit-ping-pong", "casita-jacobi-hybrid"]
+TRACES = ["sstmacro-mpi-coverage", "pipit-ping-pong", "casita-jacobi-hybrid",
+          "generated-4r-longterm", "generated-3r-longterm"]
 TOLERANCE_SECONDS = 1e-9
 
 #: (trace, Scalasca metric id) that earlc does not reproduce yet: the one list of

@@ -338,7 +338,8 @@ def test_to_dataframe(traces):
     assert len(df) == len(m) > 0
     ev = trace.events
     assert list(df["m"]) == list(m.events[:, 0])
-    assert list(df["m.time"]) == list(ev.time[m.events[:, 0]])
+    assert list(df["m.time_ticks"]) == list(ev.time[m.events[:, 0]])
+    assert list(df["m.time"]) == list(trace.time_seconds(ev.time[m.events[:, 0]]))
     assert list(df["m.partner.location"]) == list(ev.location[m.events[:, 1]])
     assert set(df["m.kind"]) <= {"MPI_SEND", "MPI_ISEND"}
     assert set(df["m.region"]) <= {"MPI_Send", "MPI_Isend"}

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import earlc
+from conftest import ROOT
 
 KIND = {name: i for i, name in enumerate(earlc.KIND_NAMES)}
 
@@ -543,3 +544,61 @@ def test_progress_and_interrupt(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         earlc.synth("ring", tmp_path / "stopped", ranks=4, events=600000, progress=stop)
     assert sorted(os.listdir(tmp_path)) == ["p"]
+
+
+def test_sigterm_leaves_nothing_as_ctrl_c_does(tmp_path):
+    """`earlc synth` ended by SIGTERM (kill, a batch system) removes its half-written
+    archive, as Ctrl-C does, and exits with 143."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    p = subprocess.Popen([sys.executable, "-m", "earlc", "synth", "ring", "-o",
+                          str(tmp_path / "t"), "--events", "2000000000"], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not [f for f in os.listdir(tmp_path) if f.startswith("t.tmp-")]:
+        assert p.poll() is None and time.monotonic() < deadline, p.communicate()
+        time.sleep(0.02)
+    time.sleep(0.2)
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 143, err
+    assert err == "earlc: terminated; nothing was written to %s\n" % (tmp_path / "t")
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_trace_the_disk_cannot_hold_is_refused_first(tmp_path, monkeypatch):
+    import shutil
+    from collections import namedtuple
+
+    from earlc.synth import estimate
+
+    e = estimate("ring", ranks=4, events=10 ** 11)
+    assert 10 ** 11 <= e.events < 10 ** 11 + 1000
+    assert 4 * 10 ** 11 < e.bytes < 4 * 10 ** 12  # 6 to 10 bytes an event
+    small = estimate("ring", ranks=4, iterations=300)
+    r = earlc.synth("ring", tmp_path / "r", ranks=4, iterations=300)
+    written = sum(f.stat().st_size for f in (tmp_path / "r").rglob("*") if f.is_file())
+    assert small.events == r.events and 0.5 < small.bytes / written < 2
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(10 ** 12, 0, 10 ** 9))
+    with pytest.raises(earlc.TraceError, match=r"would take about .* GB .* than the 1.0 GB free"):
+        earlc.synth("ring", tmp_path / "big", events=10 ** 9)
+    assert sorted(os.listdir(tmp_path)) == ["r"]
+    earlc.synth("ring", tmp_path / "fits", events=10 ** 5)  # 1 MB: fits
+
+
+def test_the_command_refuses_what_the_disk_cannot_hold(tmp_path):
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    p = subprocess.run([sys.executable, "-m", "earlc", "synth", "ring", "-o", str(tmp_path / "t"),
+                        "--events", str(10 ** 17)], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert "would take about" in p.stderr and "free in %s" % tmp_path in p.stderr
+    assert os.listdir(tmp_path) == []

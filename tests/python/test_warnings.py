@@ -33,6 +33,14 @@ def test_leave_without_enter_and_region_not_left(tmp_path):
     loc, pos, ev = d["leave_mismatch"]
     assert (loc, pos) == (0, 3) and trace.event(ev).time == 40
     assert len(trace) == 5  # everything still read
+    # regions by their names, as the program has them (the ref only beside them)
+    text = {code: detail for code, _, _, _, detail in trace.warnings.details}
+    ref = {r.name: r.id for r in trace.regions}
+    assert text["leave_without_enter"] == "LEAVE of region 'foo' (%d) with no region open" % ref["foo"]
+    assert text["leave_mismatch"] == ("LEAVE of region 'baz' (%d) while region 'bar' (%d) is open"
+                                      % (ref["baz"], ref["bar"]))
+    still_open = [detail for code, *_, detail in trace.warnings.details if code == "region_not_left"]
+    assert still_open == ["region 'main' (%d) still open at the end of the location" % ref["main"]] * 2
 
 
 def test_requests_never_completed_or_unknown(tmp_path):

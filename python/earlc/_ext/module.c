@@ -4,6 +4,7 @@
  * registration of the glue types (Trace, Column, TraceWriter).
  */
 #include "ext.h"
+#include <otf2/OTF2_GeneralDefinitions.h>
 
 PyObject *earlc_TraceError;
 
@@ -86,6 +87,9 @@ static int add_names(PyObject *m)
     families = NULL;
     if (PyModule_AddObject(m, "WARNING_NAMES", warnings) < 0)
         goto fail;
+    /* the libotf2 earlc was built against (earlc --version) */
+    if (PyModule_AddStringConstant(m, "OTF2_VERSION", OTF2_VERSION) < 0)
+        return -1;
     return 0;
 fail:
     Py_XDECREF(kinds);

@@ -2,41 +2,234 @@
  * rootcause.c - _core.rc_*: the Python face of the root-cause subsystem
  * (csrc/rootcause/earl_rootcause.h).
  *
- * The functions take C-contiguous int64 and float64 arrays (numpy arrays,
- * through the buffer protocol), run the C work with the GIL released and
- * return their results as buffers for properties/rootcause/ to view with
- * numpy: the large ones (time chunks, call-path maps) as _core.Column over
- * the C result itself, kept alive by a capsule that frees it; small ones as
- * bytes.  A call-path map travels as a tuple (offset, cnode, value).
+ * Every function takes named records: Python objects whose attributes have
+ * the names of the fields of earl_rootcause.h's structs (the dataclasses of
+ * properties/rootcause/records.py), array fields as C-contiguous arrays
+ * (numpy arrays, through the buffer protocol) of the struct's item type.
+ * The glue reads them field by field into the structs, runs the C work with
+ * the GIL released and returns the results as dicts named after the fields
+ * of the C result: the large arrays (time chunks, call-path maps) as
+ * _core.Column over the C result itself, kept alive by a capsule that frees
+ * it; small ones as bytes.  An error names the record and its field
+ * ("spans.start must be a contiguous int64 array").
  */
 #include "ext.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "earl_rootcause.h"
 
-/* The items of obj, a contiguous array of the struct-module format `format`:
- * earlc_buffer_array, read-only. */
-static const void *rc_typed_array(earlc_buffers *a, PyObject *obj, char format, size_t *count,
-                                  const char *name)
+/* ---- reading records -------------------------------------------------------- */
+
+/* Attribute `field` of record obj (a new reference); NULL with a TypeError
+ * naming both when obj has none. */
+static PyObject *field_of(PyObject *obj, const char *record, const char *field)
 {
-    return earlc_buffer_array(a, obj, format, 0, count, name);
+    PyObject *v = PyObject_GetAttrString(obj, field);
+    if (!v && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be a record with a field %s", record, field);
+    }
+    return v;
 }
 
-/* int64 ('i') or float64 ('f') arrays, the common case. */
-static const void *rc_array(earlc_buffers *a, PyObject *obj, char kind, size_t *count,
-                            const char *name)
+/* Field `field` of record obj as a contiguous array of the struct-module
+ * format `format` (earlc_buffer_array: held in a, its length into or checked
+ * against *count), read-only. */
+static const void *array_field(earlc_buffers *a, PyObject *obj, const char *record,
+                               const char *field, char format, size_t *count)
 {
-    return rc_typed_array(a, obj, kind == 'i' ? 'q' : 'd', count, name);
+    PyObject *v = field_of(obj, record, field);
+    if (!v)
+        return NULL;
+    char name[128];
+    snprintf(name, sizeof name, "%s.%s", record, field);
+    /* the buffer view holds its own reference to the array */
+    const void *p = earlc_buffer_array(a, v, format, 0, count, name);
+    Py_DECREF(v);
+    return p;
 }
+
+static const int64_t *i64_field(earlc_buffers *a, PyObject *obj, const char *record,
+                                const char *field, size_t *count)
+{
+    return array_field(a, obj, record, field, 'q', count);
+}
+
+static const double *f64_field(earlc_buffers *a, PyObject *obj, const char *record,
+                               const char *field, size_t *count)
+{
+    return array_field(a, obj, record, field, 'd', count);
+}
+
+/* An integer field; -1 with an exception when it is not one (or negative,
+ * when non_negative). */
+static int int_field(PyObject *obj, const char *record, const char *field, int non_negative,
+                     long long *out)
+{
+    PyObject *v = field_of(obj, record, field);
+    if (!v)
+        return -1;
+    *out = PyLong_AsLongLong(v);
+    Py_DECREF(v);
+    if (*out == -1 && PyErr_Occurred()) {
+        PyErr_Format(PyExc_TypeError, "%s.%s must be an integer", record, field);
+        return -1;
+    }
+    if (non_negative && *out < 0) {
+        PyErr_Format(PyExc_ValueError, "%s.%s must not be negative", record, field);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether field `field` of obj is None: 1, 0, or -1 with an exception. */
+static int field_is_none(PyObject *obj, const char *record, const char *field)
+{
+    PyObject *v = field_of(obj, record, field);
+    if (!v)
+        return -1;
+    int none = v == Py_None;
+    Py_DECREF(v);
+    return none;
+}
+
+/* A sub-record: field `field` of obj (a new reference), named record.field
+ * into name for the messages about its own fields. */
+static PyObject *record_field(PyObject *obj, const char *record, const char *field, char *name,
+                              size_t size)
+{
+    snprintf(name, size, "%s.%s", record, field);
+    return field_of(obj, record, field);
+}
+
+/* Offsets of a CSR table: n + 1 ascending values from 0 (from_zero) or
+ * more to at most `entries`. */
+static int offsets_in(const int64_t *offset, size_t n, size_t entries, int from_zero,
+                      const char *record, const char *field)
+{
+    int ok = (from_zero ? offset[0] == 0 : offset[0] >= 0) && offset[n] >= 0 &&
+             (size_t)offset[n] <= entries;
+    for (size_t k = 0; ok && k < n; k++)
+        ok = offset[k] <= offset[k + 1];
+    if (!ok)
+        PyErr_Format(PyExc_ValueError, "%s.%s must ascend from %s to at most %zu", record, field,
+                     from_zero ? "0" : "0 or more", entries);
+    return ok ? 0 : -1;
+}
+
+static int offsets_fit(const int64_t *offset, size_t n, size_t entries, const char *record,
+                       const char *field)
+{
+    return offsets_in(offset, n, entries, 1, record, field);
+}
+
+/* A call-path map (earl_rc_map: offset, cnode, value); the arrays stay in a. */
+static int map_arg(earlc_buffers *a, PyObject *obj, const char *record, earl_rc_map *m)
+{
+    size_t n_off = (size_t)-1, n = (size_t)-1;
+    if (!(m->offset = (int64_t *)i64_field(a, obj, record, "offset", &n_off)))
+        return -1;
+    if (n_off < 1) {
+        PyErr_Format(PyExc_ValueError, "%s.offset must hold queries + 1 values", record);
+        return -1;
+    }
+    m->queries = n_off - 1;
+    if (!(m->cnode = (int64_t *)i64_field(a, obj, record, "cnode", &n)) ||
+        !(m->value = (double *)f64_field(a, obj, record, "value", &n)))
+        return -1;
+    /* a query's entries may start anywhere (a map sliced from another) */
+    return offsets_in(m->offset, m->queries, n, 0, record, "offset");
+}
+
+/* A map record in field `field` of obj. */
+static int map_field(earlc_buffers *a, PyObject *obj, const char *record, const char *field,
+                     earl_rc_map *m)
+{
+    char name[96];
+    PyObject *v = record_field(obj, record, field, name, sizeof name);
+    if (!v)
+        return -1;
+    int rc = map_arg(a, v, name, m);
+    Py_DECREF(v);
+    return rc;
+}
+
+/* The chunks of the events (earl_rc_event_chunks), or none for None. */
+static int event_chunks_arg(earlc_buffers *a, PyObject *obj, const char *record,
+                            earl_rc_event_chunks *ev)
+{
+    memset(ev, 0, sizeof *ev);
+    if (obj == Py_None)
+        return 0;
+    size_t n_offsets = (size_t)-1, n_chunks = (size_t)-1, n_far = (size_t)-1;
+    if (!(ev->offset = array_field(a, obj, record, "offset", 'Q', &n_offsets)) ||
+        !(ev->slot = array_field(a, obj, record, "slot", 'I', &n_chunks)) ||
+        !(ev->cnode = array_field(a, obj, record, "cnode", 'i', &n_chunks)) ||
+        !(ev->ticks = array_field(a, obj, record, "ticks", 'i', &n_chunks)) ||
+        !(ev->far_chunk = array_field(a, obj, record, "far_chunk", 'Q', &n_far)) ||
+        !(ev->far_ticks = i64_field(a, obj, record, "far_ticks", &n_far)))
+        return -1;
+    ev->n_far = n_far;
+    if (n_offsets < 1 || ev->offset[0] != 0 || ev->offset[n_offsets - 1] != n_chunks) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s.offset must hold locations + 1 values from 0 to the chunks", record);
+        return -1;
+    }
+    ev->n_locations = n_offsets - 1;
+    return 0;
+}
+
+/* The time chunks (earl_rc_chunks: stride, n_cnodes, events, table). */
+static int chunks_arg(earlc_buffers *a, PyObject *obj, earl_rc_chunks *c)
+{
+    const char *record = "chunks";
+    long long stride, n_cnodes;
+    char name[64];
+    if (int_field(obj, record, "stride", 0, &stride) < 0 ||
+        int_field(obj, record, "n_cnodes", 0, &n_cnodes) < 0)
+        return -1;
+    c->stride = stride;
+    c->n_cnodes = n_cnodes;
+    PyObject *events = record_field(obj, record, "events", name, sizeof name);
+    if (!events)
+        return -1;
+    int rc = event_chunks_arg(a, events, name, &c->events);
+    Py_DECREF(events);
+    if (rc < 0)
+        return -1;
+    PyObject *table = record_field(obj, record, "table", name, sizeof name);
+    if (!table)
+        return -1;
+    size_t n = (size_t)-1;
+    c->table.key = i64_field(a, table, name, "key", &n);
+    c->table.cnode = c->table.key ? i64_field(a, table, name, "cnode", &n) : NULL;
+    c->table.ticks = c->table.cnode ? i64_field(a, table, name, "ticks", &n) : NULL;
+    c->table.count = n;
+    Py_DECREF(table);
+    return c->table.ticks ? 0 : -1;
+}
+
+/* Spans (earl_rc_spans: location, start, end). */
+static int spans_arg(earlc_buffers *a, PyObject *obj, earl_rc_spans *s)
+{
+    size_t n = (size_t)-1;
+    if (!(s->location = i64_field(a, obj, "spans", "location", &n)) ||
+        !(s->start = i64_field(a, obj, "spans", "start", &n)) ||
+        !(s->end = i64_field(a, obj, "spans", "end", &n)))
+        return -1;
+    s->count = n;
+    return 0;
+}
+
+/* ---- results ---------------------------------------------------------------- */
 
 static PyObject *bytes_of(const void *data, size_t n, size_t item)
 {
     return PyBytes_FromStringAndSize(n ? (const char *)data : "", (Py_ssize_t)(n * item));
 }
-
-/* ---- results handed over without a copy ------------------------------------ */
 
 typedef void (*result_free_fn)(void *result);
 
@@ -82,9 +275,9 @@ static void map_result_free(void *p)
     free(p);
 }
 
-/* (offset, cnode, value) columns of a map, which they take over (*m is
+/* A map as {offset, cnode, value} columns, which take it over (*m is
  * emptied); NULL on failure (the map freed). */
-static PyObject *map_tuple(earl_rc_map *m)
+static PyObject *map_result(earl_rc_map *m)
 {
     earl_rc_map *own = malloc(sizeof *own);
     if (!own) {
@@ -97,218 +290,16 @@ static PyObject *map_tuple(earl_rc_map *m)
     if (!owner)
         return NULL;
     size_t entries = (size_t)own->offset[own->queries];
-    PyObject *r = Py_BuildValue("(NNN)", column_of(owner, own->offset, own->queries + 1,
-                                                   sizeof(int64_t), "q"),
-                                column_of(owner, own->cnode, entries, sizeof(int64_t), "q"),
-                                column_of(owner, own->value, entries, sizeof(double), "d"));
+    PyObject *r = Py_BuildValue(
+        "{sNsNsN}", "offset",
+        column_of(owner, own->offset, own->queries + 1, sizeof(int64_t), "q"), "cnode",
+        column_of(owner, own->cnode, entries, sizeof(int64_t), "q"), "value",
+        column_of(owner, own->value, entries, sizeof(double), "d"));
     Py_DECREF(owner);
     return r;
 }
 
-/* A map from a tuple (offset, cnode, value); the arrays stay in a. */
-static int map_arg(earlc_buffers *a, PyObject *obj, earl_rc_map *m, const char *name)
-{
-    PyObject *off, *cn, *val;
-    if (!PyArg_ParseTuple(obj, "OOO", &off, &cn, &val)) {
-        PyErr_Format(PyExc_TypeError, "%s must be a tuple (offset, cnode, value)", name);
-        return -1;
-    }
-    size_t n_off = (size_t)-1, n = (size_t)-1;
-    m->offset = (int64_t *)rc_array(a, off, 'i', &n_off, name);
-    if (!m->offset)
-        return -1;
-    if (n_off < 1) {
-        PyErr_Format(PyExc_ValueError, "%s: offsets must hold queries + 1 values", name);
-        return -1;
-    }
-    m->queries = n_off - 1;
-    if (!(m->cnode = (int64_t *)rc_array(a, cn, 'i', &n, name)) ||
-        !(m->value = (double *)rc_array(a, val, 'f', &n, name)))
-        return -1;
-    for (size_t q = 0; q < m->queries; q++)
-        if (m->offset[q] < 0 || m->offset[q] > m->offset[q + 1] || (size_t)m->offset[q + 1] > n) {
-            PyErr_Format(PyExc_ValueError, "%s: offsets are not ascending within its entries",
-                         name);
-            return -1;
-        }
-    return 0;
-}
-
-/* The chunks of the events: rc_event_chunks' tuple (offset, slot, cnode,
- * ticks, far_chunk, far_ticks), or None for none. */
-static int event_chunks_arg(earlc_buffers *a, PyObject *obj, earl_rc_event_chunks *ev)
-{
-    memset(ev, 0, sizeof *ev);
-    if (obj == Py_None)
-        return 0;
-    PyObject *off_o, *slot_o, *cn_o, *ticks_o, *far_o, *far_ticks_o;
-    if (!PyTuple_Check(obj) || !PyArg_ParseTuple(obj, "OOOOOO", &off_o, &slot_o, &cn_o,
-                                                 &ticks_o, &far_o, &far_ticks_o)) {
-        PyErr_SetString(PyExc_TypeError, "event chunks must be None or a tuple (offset, slot, "
-                                         "cnode, ticks, far_chunk, far_ticks)");
-        return -1;
-    }
-    size_t n_offsets = (size_t)-1, n_chunks = (size_t)-1, n_far = (size_t)-1;
-    if (!(ev->offset = rc_typed_array(a, off_o, 'Q', &n_offsets, "chunk offset")) ||
-        !(ev->slot = rc_typed_array(a, slot_o, 'I', &n_chunks, "chunk slot")) ||
-        !(ev->cnode = rc_typed_array(a, cn_o, 'i', &n_chunks, "chunk cnode")) ||
-        !(ev->ticks = rc_typed_array(a, ticks_o, 'i', &n_chunks, "chunk ticks")) ||
-        !(ev->far_chunk = rc_typed_array(a, far_o, 'Q', &n_far, "far chunk")) ||
-        !(ev->far_ticks = rc_typed_array(a, far_ticks_o, 'q', &n_far, "far chunk ticks")))
-        return -1;
-    ev->n_far = n_far;
-    if (n_offsets < 1 || ev->offset[0] != 0 || ev->offset[n_offsets - 1] != n_chunks) {
-        PyErr_SetString(PyExc_ValueError,
-                        "the chunk offsets must hold locations + 1 values from 0 to the chunks");
-        return -1;
-    }
-    ev->n_locations = n_offsets - 1;
-    return 0;
-}
-
-/* The chunks: a tuple (event chunks, (key, cnode, ticks) of the table). */
-static int chunks_arg(earlc_buffers *a, PyObject *obj, earl_rc_chunks *c)
-{
-    PyObject *events, *key, *cnode, *ticks;
-    if (!PyTuple_Check(obj) || !PyArg_ParseTuple(obj, "O(OOO)", &events, &key, &cnode, &ticks)) {
-        PyErr_SetString(PyExc_TypeError,
-                        "chunks must be a tuple (event chunks or None, (key, cnode, ticks))");
-        return -1;
-    }
-    if (event_chunks_arg(a, events, &c->events) < 0)
-        return -1;
-    size_t n = (size_t)-1;
-    c->table.key = rc_array(a, key, 'i', &n, "chunk_key");
-    c->table.cnode = c->table.key ? rc_array(a, cnode, 'i', &n, "chunk_cnode") : NULL;
-    c->table.ticks = c->table.cnode ? rc_array(a, ticks, 'i', &n, "chunk_ticks") : NULL;
-    c->table.count = n;
-    return c->table.ticks ? 0 : -1;
-}
-
-/* rc_chunk_sums(chunks, stride, n_cnodes, loc, lo, hi) -> map tuple */
-static PyObject *py_chunk_sums(PyObject *self, PyObject *args)
-{
-    (void)self;
-    PyObject *chunks_o, *lo_o, *hi_o, *loc_o;
-    long long stride, n_cnodes;
-    if (!PyArg_ParseTuple(args, "OLLOOO", &chunks_o, &stride, &n_cnodes, &loc_o, &lo_o, &hi_o))
-        return NULL;
-    earlc_buffers a = {.n = 0};
-    earl_rc_chunks chunks;
-    size_t nq = (size_t)-1;
-    const int64_t *loc, *lo, *hi;
-    PyObject *r = NULL;
-    if (chunks_arg(&a, chunks_o, &chunks) < 0 ||
-        !(loc = rc_array(&a, loc_o, 'i', &nq, "loc")) ||
-        !(lo = rc_array(&a, lo_o, 'i', &nq, "lo")) || !(hi = rc_array(&a, hi_o, 'i', &nq, "hi")))
-        goto done;
-    earl_rc_map out;
-    earl_error err;
-    earl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = earl_rc_chunk_sums(&chunks, stride, n_cnodes, loc, lo, hi, nq, &out, &err);
-    Py_END_ALLOW_THREADS
-    if (st != EARL_OK) {
-        earlc_raise(&err);
-        goto done;
-    }
-    r = map_tuple(&out);
-done:
-    earlc_buffers_release(&a);
-    return r;
-}
-
-/* rc_interval_times(chunks, point_key, point_row, point_cnode, point_wait,
- * point_cut, stride, n_cnodes, loc, prev, at)
- * -> (map tuple, wait_sum, between_offset, between_row) */
-static PyObject *py_interval_times(PyObject *self, PyObject *args)
-{
-    (void)self;
-    PyObject *chunks_o, *pk, *pr, *pc, *pw, *pcut, *loc_o, *prev_o, *at_o;
-    long long stride, n_cnodes;
-    if (!PyArg_ParseTuple(args, "OOOOOOLLOOO", &chunks_o, &pk, &pr, &pc, &pw, &pcut, &stride,
-                          &n_cnodes, &loc_o, &prev_o, &at_o))
-        return NULL;
-    earlc_buffers a = {.n = 0};
-    earl_rc_chunks chunks;
-    earl_rc_points points;
-    size_t np_ = (size_t)-1, nq = (size_t)-1;
-    const int64_t *loc, *prev, *at;
-    PyObject *r = NULL;
-    if (chunks_arg(&a, chunks_o, &chunks) < 0 ||
-        !(points.key = rc_array(&a, pk, 'i', &np_, "point_key")) ||
-        !(points.row = rc_array(&a, pr, 'i', &np_, "point_row")) ||
-        !(points.cnode = rc_array(&a, pc, 'i', &np_, "point_cnode")) ||
-        !(points.wait = rc_array(&a, pw, 'f', &np_, "point_wait")) ||
-        !(points.cut = rc_array(&a, pcut, 'f', &np_, "point_cut")) ||
-        !(loc = rc_array(&a, loc_o, 'i', &nq, "loc")) ||
-        !(prev = rc_array(&a, prev_o, 'i', &nq, "prev")) ||
-        !(at = rc_array(&a, at_o, 'i', &nq, "at")))
-        goto done;
-    points.count = np_;
-    earl_rc_intervals out;
-    earl_error err;
-    earl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = earl_rc_interval_times(&chunks, &points, stride, n_cnodes, loc, prev, at, nq, &out, &err);
-    Py_END_ALLOW_THREADS
-    if (st != EARL_OK) {
-        earlc_raise(&err);
-        goto done;
-    }
-    size_t nb = (size_t)out.between_offset[nq];
-    r = Py_BuildValue("(NNNN)", map_tuple(&out.time), bytes_of(out.wait_sum, nq, sizeof(double)),
-                      bytes_of(out.between_offset, nq + 1, sizeof(int64_t)),
-                      bytes_of(out.between_row, nb, sizeof(int64_t)));
-    earl_rc_intervals_free(&out);
-done:
-    earlc_buffers_release(&a);
-    return r;
-}
-
-/* rc_excess(late, late_q, early, early_q, within, within_q) -> (map tuple, sum);
- * within and within_q may be None. */
-static PyObject *py_excess(PyObject *self, PyObject *args)
-{
-    (void)self;
-    PyObject *late_o, *lq_o, *early_o, *eq_o, *within_o, *wq_o;
-    if (!PyArg_ParseTuple(args, "OOOOOO", &late_o, &lq_o, &early_o, &eq_o, &within_o, &wq_o))
-        return NULL;
-    earlc_buffers a = {.n = 0};
-    earl_rc_map late, early, within;
-    size_t n = (size_t)-1;
-    const int64_t *lq, *eq, *wq = NULL;
-    PyObject *r = NULL;
-    double *sum = NULL;
-    if (map_arg(&a, late_o, &late, "late") < 0 || map_arg(&a, early_o, &early, "early") < 0 ||
-        !(lq = rc_array(&a, lq_o, 'i', &n, "late_q")) ||
-        !(eq = rc_array(&a, eq_o, 'i', &n, "early_q")))
-        goto done;
-    if (within_o != Py_None &&
-        (map_arg(&a, within_o, &within, "within") < 0 ||
-         !(wq = rc_array(&a, wq_o, 'i', &n, "within_q"))))
-        goto done;
-    sum = malloc((n ? n : 1) * sizeof *sum);
-    if (!sum) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    earl_rc_map out;
-    earl_error err;
-    earl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = earl_rc_excess(&late, lq, &early, eq, wq ? &within : NULL, wq, n, &out, sum, &err);
-    Py_END_ALLOW_THREADS
-    if (st != EARL_OK) {
-        earlc_raise(&err);
-        goto done;
-    }
-    r = Py_BuildValue("(NN)", map_tuple(&out), bytes_of(sum, n, sizeof(double)));
-done:
-    free(sum);
-    earlc_buffers_release(&a);
-    return r;
-}
+/* ---- the functions ------------------------------------------------------------ */
 
 static void event_chunks_free(void *p)
 {
@@ -316,34 +307,29 @@ static void event_chunks_free(void *p)
     free(p);
 }
 
-/* rc_event_chunks(n_locations, location, kind, time, event_cnode, parent, roles,
- * program_cnode) -> (offset, slot, cnode, ticks, far_chunk, far_ticks) */
-static PyObject *py_event_chunks(PyObject *self, PyObject *args)
+/* rc_event_chunks(columns) -> {offset, slot, cnode, ticks, far_chunk, far_ticks} */
+static PyObject *py_event_chunks(PyObject *self, PyObject *obj)
 {
     (void)self;
-    PyObject *loc_o, *kind_o, *time_o, *ec_o, *parent_o, *roles_o;
-    Py_ssize_t n_locations;
-    long long program;
-    if (!PyArg_ParseTuple(args, "nOOOOOOL", &n_locations, &loc_o, &kind_o, &time_o, &ec_o,
-                          &parent_o, &roles_o, &program))
-        return NULL;
-    if (n_locations < 0) {
-        PyErr_SetString(PyExc_ValueError, "n_locations must not be negative");
-        return NULL;
-    }
+    const char *record = "columns";
     earlc_buffers a = {.n = 0};
     PyObject *r = NULL;
+    earl_rc_event_columns in;
+    long long n_locations, program;
     size_t n_events = (size_t)-1, n_cnodes = (size_t)-1, n_roles = 256;
-    const uint64_t *time;
-    const int32_t *location, *event_cnode, *parent;
-    const uint8_t *kind, *roles;
-    if (!(location = rc_typed_array(&a, loc_o, 'i', &n_events, "location")) ||
-        !(kind = rc_typed_array(&a, kind_o, 'B', &n_events, "kind")) ||
-        !(time = rc_typed_array(&a, time_o, 'Q', &n_events, "time")) ||
-        !(event_cnode = rc_typed_array(&a, ec_o, 'i', &n_events, "event_cnode")) ||
-        !(parent = rc_typed_array(&a, parent_o, 'i', &n_cnodes, "parent")) ||
-        !(roles = rc_typed_array(&a, roles_o, 'B', &n_roles, "roles")))
+    if (int_field(obj, record, "n_locations", 1, &n_locations) < 0 ||
+        int_field(obj, record, "program_cnode", 0, &program) < 0 ||
+        !(in.location = array_field(&a, obj, record, "location", 'i', &n_events)) ||
+        !(in.kind = array_field(&a, obj, record, "kind", 'B', &n_events)) ||
+        !(in.time = array_field(&a, obj, record, "time", 'Q', &n_events)) ||
+        !(in.cnode = array_field(&a, obj, record, "cnode", 'i', &n_events)) ||
+        !(in.parent = array_field(&a, obj, record, "parent", 'i', &n_cnodes)) ||
+        !(in.role = array_field(&a, obj, record, "role", 'B', &n_roles)))
         goto done;
+    in.n_locations = (size_t)n_locations;
+    in.n_events = n_events;
+    in.n_cnodes = n_cnodes;
+    in.program_cnode = program;
     earl_rc_event_chunk_table *table = malloc(sizeof *table);
     if (!table) {
         PyErr_NoMemory();
@@ -352,8 +338,7 @@ static PyObject *py_event_chunks(PyObject *self, PyObject *args)
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = earl_rc_event_chunks_build((size_t)n_locations, n_events, location, kind, time,
-                                    event_cnode, parent, n_cnodes, roles, program, table, &err);
+    st = earl_rc_event_chunks_build(&in, table, &err);
     Py_END_ALLOW_THREADS
     if (st != EARL_OK) {
         free(table);
@@ -363,59 +348,182 @@ static PyObject *py_event_chunks(PyObject *self, PyObject *args)
     PyObject *owner = result_owner(table, event_chunks_free);
     if (!owner)
         goto done;
-    r = Py_BuildValue("(NNNNNN)",
-                      column_of(owner, table->offset, table->n_locations + 1, sizeof(uint64_t),
-                                "Q"),
-                      column_of(owner, table->slot, table->count, sizeof(uint32_t), "I"),
-                      column_of(owner, table->cnode, table->count, sizeof(int32_t), "i"),
-                      column_of(owner, table->ticks, table->count, sizeof(int32_t), "i"),
-                      column_of(owner, table->far_chunk, table->n_far, sizeof(uint64_t), "Q"),
-                      column_of(owner, table->far_ticks, table->n_far, sizeof(int64_t), "q"));
+    r = Py_BuildValue(
+        "{sNsNsNsNsNsN}", "offset",
+        column_of(owner, table->offset, table->n_locations + 1, sizeof(uint64_t), "Q"), "slot",
+        column_of(owner, table->slot, table->count, sizeof(uint32_t), "I"), "cnode",
+        column_of(owner, table->cnode, table->count, sizeof(int32_t), "i"), "ticks",
+        column_of(owner, table->ticks, table->count, sizeof(int32_t), "i"), "far_chunk",
+        column_of(owner, table->far_chunk, table->n_far, sizeof(uint64_t), "Q"), "far_ticks",
+        column_of(owner, table->far_ticks, table->n_far, sizeof(int64_t), "q"));
     Py_DECREF(owner);
 done:
     earlc_buffers_release(&a);
     return r;
 }
 
-/* rc_previous_points(n_locations, pair_key, member_offset, member_location,
- * key_offset, group_key, stride, loc, partner, at) -> prev (int64 bytes) */
+/* rc_chunk_sums(chunks, spans) -> map {offset, cnode, value} */
+static PyObject *py_chunk_sums(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *chunks_o, *spans_o;
+    if (!PyArg_ParseTuple(args, "OO", &chunks_o, &spans_o))
+        return NULL;
+    earlc_buffers a = {.n = 0};
+    earl_rc_chunks chunks;
+    earl_rc_spans spans;
+    PyObject *r = NULL;
+    if (chunks_arg(&a, chunks_o, &chunks) < 0 || spans_arg(&a, spans_o, &spans) < 0)
+        goto done;
+    earl_rc_map out;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_rc_chunk_sums(&chunks, &spans, &out, &err);
+    Py_END_ALLOW_THREADS
+    if (st != EARL_OK) {
+        earlc_raise(&err);
+        goto done;
+    }
+    r = map_result(&out);
+done:
+    earlc_buffers_release(&a);
+    return r;
+}
+
+/* rc_interval_times(chunks, points, spans)
+ * -> {time: map, wait_sum, between_offset, between_row} */
+static PyObject *py_interval_times(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *chunks_o, *points_o, *spans_o;
+    if (!PyArg_ParseTuple(args, "OOO", &chunks_o, &points_o, &spans_o))
+        return NULL;
+    const char *record = "points";
+    earlc_buffers a = {.n = 0};
+    earl_rc_chunks chunks;
+    earl_rc_points points;
+    earl_rc_spans spans;
+    size_t np_ = (size_t)-1;
+    PyObject *r = NULL;
+    if (chunks_arg(&a, chunks_o, &chunks) < 0 ||
+        !(points.key = i64_field(&a, points_o, record, "key", &np_)) ||
+        !(points.row = i64_field(&a, points_o, record, "row", &np_)) ||
+        !(points.cnode = i64_field(&a, points_o, record, "cnode", &np_)) ||
+        !(points.wait = f64_field(&a, points_o, record, "wait", &np_)) ||
+        !(points.cut = f64_field(&a, points_o, record, "cut", &np_)) ||
+        spans_arg(&a, spans_o, &spans) < 0)
+        goto done;
+    points.count = np_;
+    earl_rc_intervals out;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_rc_interval_times(&chunks, &points, &spans, &out, &err);
+    Py_END_ALLOW_THREADS
+    if (st != EARL_OK) {
+        earlc_raise(&err);
+        goto done;
+    }
+    size_t nq = spans.count, nb = (size_t)out.between_offset[nq];
+    r = Py_BuildValue("{sNsNsNsN}", "time", map_result(&out.time), "wait_sum",
+                      bytes_of(out.wait_sum, nq, sizeof(double)), "between_offset",
+                      bytes_of(out.between_offset, nq + 1, sizeof(int64_t)), "between_row",
+                      bytes_of(out.between_row, nb, sizeof(int64_t)));
+    earl_rc_intervals_free(&out);
+done:
+    earlc_buffers_release(&a);
+    return r;
+}
+
+/* rc_excess(pairs) -> {excess: map, sum}; pairs.within may be None (then
+ * pairs.within_query is not read). */
+static PyObject *py_excess(PyObject *self, PyObject *obj)
+{
+    (void)self;
+    const char *record = "pairs";
+    earlc_buffers a = {.n = 0};
+    earl_rc_map late, early, within;
+    earl_rc_excess_pairs p = {.late = &late, .early = &early};
+    size_t n = (size_t)-1;
+    PyObject *r = NULL;
+    double *sum = NULL;
+    int no_within;
+    if (map_field(&a, obj, record, "late", &late) < 0 ||
+        map_field(&a, obj, record, "early", &early) < 0 ||
+        !(p.late_query = i64_field(&a, obj, record, "late_query", &n)) ||
+        !(p.early_query = i64_field(&a, obj, record, "early_query", &n)) ||
+        (no_within = field_is_none(obj, record, "within")) < 0)
+        goto done;
+    if (!no_within) {
+        if (map_field(&a, obj, record, "within", &within) < 0 ||
+            !(p.within_query = i64_field(&a, obj, record, "within_query", &n)))
+            goto done;
+        p.within = &within;
+    }
+    p.count = n;
+    sum = malloc((n ? n : 1) * sizeof *sum);
+    if (!sum) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    earl_rc_map out;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_rc_excess(&p, &out, sum, &err);
+    Py_END_ALLOW_THREADS
+    if (st != EARL_OK) {
+        earlc_raise(&err);
+        goto done;
+    }
+    r = Py_BuildValue("{sNsN}", "excess", map_result(&out), "sum",
+                      bytes_of(sum, n, sizeof(double)));
+done:
+    free(sum);
+    earlc_buffers_release(&a);
+    return r;
+}
+
+/* rc_previous_points(points, queries) -> previous point per query (int64 bytes) */
 static PyObject *py_previous_points(PyObject *self, PyObject *args)
 {
     (void)self;
-    Py_ssize_t n_locations;
-    PyObject *pk_o, *mo_o, *ml_o, *ko_o, *gk_o, *loc_o, *partner_o, *at_o;
-    long long stride;
-    if (!PyArg_ParseTuple(args, "nOOOOOLOOO", &n_locations, &pk_o, &mo_o, &ml_o, &ko_o, &gk_o,
-                          &stride, &loc_o, &partner_o, &at_o))
+    PyObject *points_o, *queries_o;
+    if (!PyArg_ParseTuple(args, "OO", &points_o, &queries_o))
         return NULL;
+    const char *record = "points";
     earlc_buffers a = {.n = 0};
     PyObject *r = NULL;
     int64_t *out = NULL;
     earl_rc_pair_points pp;
+    earl_rc_meeting_queries q;
+    long long stride, n_locations;
     size_t n_pairs = (size_t)-1, n_off = (size_t)-1, n_members = (size_t)-1, n_keys = (size_t)-1,
            nq = (size_t)-1;
-    const int64_t *loc, *partner, *at;
-    if (!(pp.pair_key = rc_array(&a, pk_o, 'i', &n_pairs, "pair_key")) ||
-        !(pp.member_offset = rc_array(&a, mo_o, 'i', &n_off, "member_offset")) ||
-        !(pp.member_location = rc_array(&a, ml_o, 'i', &n_members, "member_location")) ||
-        !(pp.key_offset = rc_array(&a, ko_o, 'i', &n_off, "key_offset")) ||
-        !(pp.group_key = rc_array(&a, gk_o, 'i', &n_keys, "group_key")) ||
-        !(loc = rc_array(&a, loc_o, 'i', &nq, "loc")) ||
-        !(partner = rc_array(&a, partner_o, 'i', &nq, "partner")) ||
-        !(at = rc_array(&a, at_o, 'i', &nq, "at")))
+    if (int_field(points_o, record, "stride", 0, &stride) < 0 ||
+        int_field(points_o, record, "n_locations", 1, &n_locations) < 0 ||
+        !(pp.pair_key = i64_field(&a, points_o, record, "pair_key", &n_pairs)) ||
+        !(pp.member_offset = i64_field(&a, points_o, record, "member_offset", &n_off)) ||
+        !(pp.member_location = i64_field(&a, points_o, record, "member_location", &n_members)) ||
+        !(pp.key_offset = i64_field(&a, points_o, record, "key_offset", &n_off)) ||
+        !(pp.group_key = i64_field(&a, points_o, record, "group_key", &n_keys)) ||
+        !(q.location = i64_field(&a, queries_o, "queries", "location", &nq)) ||
+        !(q.partner = i64_field(&a, queries_o, "queries", "partner", &nq)) ||
+        !(q.before = i64_field(&a, queries_o, "queries", "before", &nq)))
         goto done;
-    int ok = n_locations >= 0 && n_off >= 1 && pp.member_offset[0] == 0 && pp.key_offset[0] == 0;
-    for (size_t g = 0; ok && g + 1 < n_off; g++)
-        ok = pp.member_offset[g] <= pp.member_offset[g + 1] &&
-             pp.key_offset[g] <= pp.key_offset[g + 1];
-    if (!ok || (size_t)pp.member_offset[n_off - 1] > n_members ||
-        (size_t)pp.key_offset[n_off - 1] > n_keys) {
-        PyErr_SetString(PyExc_ValueError, "rc_previous_points: group offsets do not fit");
+    if (n_off < 1) {
+        PyErr_SetString(PyExc_ValueError, "points.member_offset must hold groups + 1 values");
         goto done;
     }
+    if (offsets_fit(pp.member_offset, n_off - 1, n_members, record, "member_offset") < 0 ||
+        offsets_fit(pp.key_offset, n_off - 1, n_keys, record, "key_offset") < 0)
+        goto done;
+    pp.stride = stride;
     pp.n_locations = (size_t)n_locations;
     pp.n_pairs = n_pairs;
     pp.n_groups = n_off - 1;
+    q.count = nq;
     out = malloc((nq ? nq : 1) * sizeof *out);
     if (!out) {
         PyErr_NoMemory();
@@ -424,7 +532,7 @@ static PyObject *py_previous_points(PyObject *self, PyObject *args)
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = earl_rc_previous_points(&pp, stride, nq, loc, partner, at, out, &err);
+    st = earl_rc_previous_points(&pp, &q, out, &err);
     Py_END_ALLOW_THREADS
     if (st != EARL_OK) {
         earlc_raise(&err);
@@ -437,100 +545,101 @@ done:
     return r;
 }
 
-/* rc_group_starts(point_key, point_set, partner_key, partner_location,
- * set_offset, set_location, n_locations, stride, delayer_location,
- * delayer_event, member_set) -> (start, met_instance, met_location, met_event) */
+/* rc_group_starts(meetings, instances)
+ * -> {start, met_instance, met_location, met_event} */
 static PyObject *py_group_starts(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *pk, *ps, *ptk, *pl, *so, *sl, *dl_o, *de_o, *ms_o;
-    long long n_locations, stride;
-    if (!PyArg_ParseTuple(args, "OOOOOOLLOOO", &pk, &ps, &ptk, &pl, &so, &sl, &n_locations,
-                          &stride, &dl_o, &de_o, &ms_o))
+    PyObject *m_o, *q_o;
+    if (!PyArg_ParseTuple(args, "OO", &m_o, &q_o))
         return NULL;
+    const char *record = "meetings";
     earlc_buffers a = {.n = 0};
     PyObject *r = NULL;
     earl_rc_meetings m;
+    earl_rc_group_queries q;
+    long long stride, n_locations;
     size_t np_ = (size_t)-1, n_partner = (size_t)-1, n_set_off = (size_t)-1,
            n_set_loc = (size_t)-1, ni = (size_t)-1;
-    const int64_t *d_loc, *d_ev, *member_set;
-    if (!(m.point_key = rc_array(&a, pk, 'i', &np_, "point_key")) ||
-        !(m.point_set = rc_array(&a, ps, 'i', &np_, "point_set")) ||
-        !(m.partner_key = rc_array(&a, ptk, 'i', &n_partner, "partner_key")) ||
-        !(m.partner_location = rc_array(&a, pl, 'i', &n_partner, "partner_location")) ||
-        !(m.set_offset = rc_array(&a, so, 'i', &n_set_off, "set_offset")) ||
-        !(m.set_location = rc_array(&a, sl, 'i', &n_set_loc, "set_location")) ||
-        !(d_loc = rc_array(&a, dl_o, 'i', &ni, "delayer_location")) ||
-        !(d_ev = rc_array(&a, de_o, 'i', &ni, "delayer_event")) ||
-        !(member_set = rc_array(&a, ms_o, 'i', &ni, "member_set")))
+    if (int_field(m_o, record, "stride", 0, &stride) < 0 ||
+        int_field(m_o, record, "n_locations", 1, &n_locations) < 0 ||
+        !(m.point_key = i64_field(&a, m_o, record, "point_key", &np_)) ||
+        !(m.point_set = i64_field(&a, m_o, record, "point_set", &np_)) ||
+        !(m.partner_key = i64_field(&a, m_o, record, "partner_key", &n_partner)) ||
+        !(m.partner_location = i64_field(&a, m_o, record, "partner_location", &n_partner)) ||
+        !(m.set_offset = i64_field(&a, m_o, record, "set_offset", &n_set_off)) ||
+        !(m.set_location = i64_field(&a, m_o, record, "set_location", &n_set_loc)) ||
+        !(q.delayer_location = i64_field(&a, q_o, "instances", "delayer_location", &ni)) ||
+        !(q.delayer_event = i64_field(&a, q_o, "instances", "delayer_event", &ni)) ||
+        !(q.member_set = i64_field(&a, q_o, "instances", "member_set", &ni)))
         goto done;
-    if (n_set_off < 1 || n_locations < 0 || m.set_offset[0] != 0 ||
-        (size_t)m.set_offset[n_set_off - 1] > n_set_loc) {
-        PyErr_SetString(PyExc_ValueError, "rc_group_starts: set_offset does not fit set_location");
+    if (n_set_off < 1) {
+        PyErr_SetString(PyExc_ValueError, "meetings.set_offset must hold sets + 1 values");
         goto done;
     }
-    for (size_t k = 0; k + 1 < n_set_off; k++)
-        if (m.set_offset[k] > m.set_offset[k + 1]) {
-            PyErr_SetString(PyExc_ValueError, "rc_group_starts: set_offset is not ascending");
-            goto done;
-        }
+    if (offsets_fit(m.set_offset, n_set_off - 1, n_set_loc, record, "set_offset") < 0)
+        goto done;
+    m.stride = stride;
     m.n_points = np_;
     m.n_partners = n_partner;
     m.n_sets = n_set_off - 1;
     m.n_locations = (size_t)n_locations;
+    q.count = ni;
     earl_rc_group_starts out;
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = earl_rc_find_group_starts(&m, stride, ni, d_loc, d_ev, member_set, &out, &err);
+    st = earl_rc_find_group_starts(&m, &q, &out, &err);
     Py_END_ALLOW_THREADS
     if (st != EARL_OK) {
         earlc_raise(&err);
         goto done;
     }
-    r = Py_BuildValue("(NNNN)", bytes_of(out.start, ni, sizeof(int64_t)),
-                      bytes_of(out.met_instance, out.n_met, sizeof(int64_t)),
-                      bytes_of(out.met_location, out.n_met, sizeof(int64_t)),
-                      bytes_of(out.met_event, out.n_met, sizeof(int64_t)));
+    r = Py_BuildValue("{sNsNsNsN}", "start", bytes_of(out.start, ni, sizeof(int64_t)),
+                      "met_instance", bytes_of(out.met_instance, out.n_met, sizeof(int64_t)),
+                      "met_location", bytes_of(out.met_location, out.n_met, sizeof(int64_t)),
+                      "met_event", bytes_of(out.met_event, out.n_met, sizeof(int64_t)));
     earl_rc_group_starts_free(&out);
 done:
     earlc_buffers_release(&a);
     return r;
 }
 
-/* rc_critical_walk(location, init_event, wait_key, wait_partner, omp_key,
- * omp_next_offset, omp_next_event, stride, start_event) -> (location, from, to) */
+/* rc_critical_walk(graph, start_location, start_event) -> stretches
+ * {location, start, end}; start_event -1: from the location's end */
 static PyObject *py_critical_walk(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *loc_o, *init_o, *wk, *wp, *ok, *oo, *oe;
-    long long stride, start;
-    if (!PyArg_ParseTuple(args, "OOOOOOOLL", &loc_o, &init_o, &wk, &wp, &ok, &oo, &oe, &stride,
-                          &start))
+    PyObject *g_o;
+    long long start_location, start;
+    if (!PyArg_ParseTuple(args, "OLL", &g_o, &start_location, &start))
         return NULL;
+    const char *record = "graph";
     earlc_buffers a = {.n = 0};
     PyObject *r = NULL;
-    earl_rc_path_graph g = {.stride = stride};
+    earl_rc_path_graph g;
+    long long stride, ends_at_start;
     size_t n_events = (size_t)-1, n_loc = (size_t)-1, n_waits = (size_t)-1, n_omp = (size_t)-1,
            n_off = (size_t)-1, n_next = (size_t)-1;
-    if (!(g.location = rc_typed_array(&a, loc_o, 'i', &n_events, "location")) ||
-        !(g.init_event = rc_array(&a, init_o, 'i', &n_loc, "init_event")) ||
-        !(g.wait_key = rc_array(&a, wk, 'i', &n_waits, "wait_key")) ||
-        !(g.wait_partner = rc_array(&a, wp, 'i', &n_waits, "wait_partner")) ||
-        !(g.omp_key = rc_array(&a, ok, 'i', &n_omp, "omp_key")) ||
-        !(g.omp_next_offset = rc_array(&a, oo, 'i', &n_off, "omp_next_offset")) ||
-        !(g.omp_next_event = rc_array(&a, oe, 'i', &n_next, "omp_next_event")))
+    if (int_field(g_o, record, "stride", 0, &stride) < 0 ||
+        int_field(g_o, record, "ends_at_start", 0, &ends_at_start) < 0 ||
+        !(g.location = array_field(&a, g_o, record, "location", 'i', &n_events)) ||
+        !(g.init_event = i64_field(&a, g_o, record, "init_event", &n_loc)) ||
+        !(g.wait_key = i64_field(&a, g_o, record, "wait_key", &n_waits)) ||
+        !(g.wait_partner = i64_field(&a, g_o, record, "wait_partner", &n_waits)) ||
+        !(g.omp_key = i64_field(&a, g_o, record, "omp_key", &n_omp)) ||
+        !(g.omp_next_offset = i64_field(&a, g_o, record, "omp_next_offset", &n_off)) ||
+        !(g.omp_next_event = i64_field(&a, g_o, record, "omp_next_event", &n_next)))
         goto done;
-    if (n_off != n_omp + 1 || g.omp_next_offset[0] != 0 ||
-        (size_t)g.omp_next_offset[n_omp] > n_next) {
-        PyErr_SetString(PyExc_ValueError, "rc_critical_walk: omp_next_offset does not fit");
+    if (n_off != n_omp + 1) {
+        PyErr_SetString(PyExc_ValueError, "graph.omp_next_offset must hold omp_key's length + 1 "
+                                          "values");
         goto done;
     }
-    for (size_t i = 0; i < n_omp; i++)
-        if (g.omp_next_offset[i] > g.omp_next_offset[i + 1]) {
-            PyErr_SetString(PyExc_ValueError, "rc_critical_walk: omp_next_offset not ascending");
-            goto done;
-        }
+    if (offsets_fit(g.omp_next_offset, n_omp, n_next, record, "omp_next_offset") < 0)
+        goto done;
+    g.stride = stride;
+    g.ends_at_start = ends_at_start != 0;
     g.n_events = n_events;
     g.n_locations = n_loc;
     g.n_waits = n_waits;
@@ -539,97 +648,91 @@ static PyObject *py_critical_walk(PyObject *self, PyObject *args)
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = earl_rc_critical_walk(&g, start, &out, &err);
+    st = earl_rc_critical_walk(&g, start_location, start, &out, &err);
     Py_END_ALLOW_THREADS
     if (st != EARL_OK) {
         earlc_raise(&err);
         goto done;
     }
-    r = Py_BuildValue("(NNN)", bytes_of(out.location, out.count, sizeof(int64_t)),
-                      bytes_of(out.from, out.count, sizeof(int64_t)),
-                      bytes_of(out.to, out.count, sizeof(int64_t)));
+    r = Py_BuildValue("{sNsNsN}", "location", bytes_of(out.location, out.count, sizeof(int64_t)),
+                      "start", bytes_of(out.start, out.count, sizeof(int64_t)), "end",
+                      bytes_of(out.end, out.count, sizeof(int64_t)));
     earl_rc_stretches_free(&out);
 done:
     earlc_buffers_release(&a);
     return r;
 }
 
-/* One batch of point-to-point wait states: (source, event, row,
- * delayer_location, scale, denominator, delays, between_offset, between_row).
- * The replay keeps pointers into the arrays: their buffers stay in `held`
- * until it is freed. */
-static int add_wait_batch(earl_rc_replay *replay, PyObject *batch, earlc_buffers *held,
-                          earl_error *err, int *c_failed)
+/* One batch of point-to-point wait states (earl_rc_waits).  The replay
+ * keeps pointers into the arrays: their buffers stay in `held` until it is
+ * freed. */
+static int add_waits(earl_rc_replay *replay, PyObject *obj, earlc_buffers *held,
+                     earl_error *err, int *c_failed)
 {
-    PyObject *ev_o, *row_o, *dl_o, *sc_o, *den_o, *delays_o, *bo_o, *br_o;
-    Py_ssize_t source;
-    if (!PyArg_ParseTuple(batch, "nOOOOOOOO", &source, &ev_o, &row_o, &dl_o, &sc_o, &den_o,
-                          &delays_o, &bo_o, &br_o))
-        return -1;
+    const char *record = "waits";
+    long long source;
     size_t n = (size_t)-1, nb1 = (size_t)-1, nb = (size_t)-1;
-    const int64_t *ev, *row, *dl, *bo, *br;
-    const double *sc, *den;
     earl_rc_map delays;
-    if (source < 0) {
-        PyErr_SetString(PyExc_ValueError, "rc_long_term: a negative source");
+    earl_rc_waits w = {.delays = &delays};
+    if (int_field(obj, record, "source", 1, &source) < 0 ||
+        !(w.event = i64_field(held, obj, record, "event", &n)) ||
+        !(w.row = i64_field(held, obj, record, "row", &n)) ||
+        !(w.delayer_location = i64_field(held, obj, record, "delayer_location", &n)) ||
+        !(w.delayer_event = i64_field(held, obj, record, "delayer_event", &n)) ||
+        !(w.scale = f64_field(held, obj, record, "scale", &n)) ||
+        !(w.denominator = f64_field(held, obj, record, "denominator", &n)) ||
+        map_field(held, obj, record, "delays", &delays) < 0 ||
+        !(w.between_offset = i64_field(held, obj, record, "between_offset", &nb1)) ||
+        !(w.between_row = i64_field(held, obj, record, "between_row", &nb)))
+        return -1;
+    if (nb1 != n + 1) {
+        PyErr_SetString(PyExc_ValueError, "waits.between_offset must hold count + 1 values");
         return -1;
     }
-    if (!(ev = rc_array(held, ev_o, 'i', &n, "event")) ||
-        !(row = rc_array(held, row_o, 'i', &n, "row")) ||
-        !(dl = rc_array(held, dl_o, 'i', &n, "delayer_location")) ||
-        !(sc = rc_array(held, sc_o, 'f', &n, "scale")) ||
-        !(den = rc_array(held, den_o, 'f', &n, "denominator")) ||
-        map_arg(held, delays_o, &delays, "delays") < 0 ||
-        !(bo = rc_array(held, bo_o, 'i', &nb1, "between_offset")) ||
-        !(br = rc_array(held, br_o, 'i', &nb, "between_row")))
+    if (offsets_fit(w.between_offset, n, nb, record, "between_offset") < 0)
         return -1;
-    if (nb1 != n + 1 || bo[n] < 0 || (size_t)bo[n] > nb) {
-        PyErr_SetString(PyExc_ValueError, "rc_long_term: between_offset does not fit");
-        return -1;
-    }
-    if (earl_rc_replay_add_waits(replay, (size_t)source, n, ev, row, dl, sc, den, &delays, bo, br,
-                                 err) != EARL_OK) {
+    w.source = (size_t)source;
+    w.count = n;
+    if (earl_rc_replay_add_waits(replay, &w, err) != EARL_OK) {
         *c_failed = 1;
         return -1;
     }
     return 0;
 }
 
-/* The collective instances: (kind, delayer_location, member_offset,
- * between_offset, between_row, member_event, member_row, member_wait,
- * member_delay_sum, member_prop, member_met, member_delay_query, delays). */
-static int add_collectives(earl_rc_replay *replay, PyObject *tuple, earlc_buffers *held,
+/* The collective instances (earl_rc_collectives); held as add_waits. */
+static int add_collectives(earl_rc_replay *replay, PyObject *obj, earlc_buffers *held,
                            earl_error *err, int *c_failed)
 {
-    PyObject *o[13];
-    if (!PyArg_ParseTuple(tuple, "OOOOOOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
-                          &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12]))
-        return -1;
+    const char *record = "collectives";
     size_t n = (size_t)-1, n1 = (size_t)-1, nb = (size_t)-1, nm = (size_t)-1;
     earl_rc_map delays;
-    earl_rc_collectives c;
-    if (!(c.kind = rc_array(held, o[0], 'i', &n, "kind")) ||
-        !(c.delayer_location = rc_array(held, o[1], 'i', &n, "delayer_location")) ||
-        !(c.member_offset = rc_array(held, o[2], 'i', &n1, "member_offset")) ||
-        !(c.between_offset = rc_array(held, o[3], 'i', &n1, "between_offset")) ||
-        !(c.between_row = rc_array(held, o[4], 'i', &nb, "between_row")) ||
-        !(c.member_event = rc_array(held, o[5], 'i', &nm, "member_event")) ||
-        !(c.member_row = rc_array(held, o[6], 'i', &nm, "member_row")) ||
-        !(c.member_wait = rc_array(held, o[7], 'f', &nm, "member_wait")) ||
-        !(c.member_delay_sum = rc_array(held, o[8], 'f', &nm, "member_delay_sum")) ||
-        !(c.member_prop = rc_array(held, o[9], 'f', &nm, "member_prop")) ||
-        !(c.member_met = rc_array(held, o[10], 'i', &nm, "member_met")) ||
-        !(c.member_delay_query = rc_array(held, o[11], 'i', &nm, "member_delay_query")) ||
-        map_arg(held, o[12], &delays, "delays") < 0)
+    earl_rc_collectives c = {.delays = &delays};
+    if (!(c.kind = i64_field(held, obj, record, "kind", &n)) ||
+        !(c.delayer_location = i64_field(held, obj, record, "delayer_location", &n)) ||
+        !(c.delayer_event = i64_field(held, obj, record, "delayer_event", &n)) ||
+        !(c.member_offset = i64_field(held, obj, record, "member_offset", &n1)) ||
+        !(c.between_offset = i64_field(held, obj, record, "between_offset", &n1)) ||
+        !(c.between_row = i64_field(held, obj, record, "between_row", &nb)) ||
+        !(c.member_event = i64_field(held, obj, record, "member_event", &nm)) ||
+        !(c.member_row = i64_field(held, obj, record, "member_row", &nm)) ||
+        !(c.member_wait = f64_field(held, obj, record, "member_wait", &nm)) ||
+        !(c.member_delay_sum = f64_field(held, obj, record, "member_delay_sum", &nm)) ||
+        !(c.member_prop = f64_field(held, obj, record, "member_prop", &nm)) ||
+        !(c.member_met = i64_field(held, obj, record, "member_met", &nm)) ||
+        !(c.member_delay_query = i64_field(held, obj, record, "member_delay_query", &nm)) ||
+        map_field(held, obj, record, "delays", &delays) < 0)
         return -1;
-    if (n1 != n + 1 || c.between_offset[n] < 0 || (size_t)c.between_offset[n] > nb ||
-        c.member_offset[n] < 0 || (size_t)c.member_offset[n] > nm) {
-        PyErr_SetString(PyExc_ValueError, "rc_long_term: collective offsets do not fit");
+    if (n1 != n + 1) {
+        PyErr_SetString(PyExc_ValueError,
+                        "collectives.member_offset must hold count + 1 values");
         return -1;
     }
-    c.n = n;
+    if (offsets_fit(c.between_offset, n, nb, record, "between_offset") < 0 ||
+        offsets_fit(c.member_offset, n, nm, record, "member_offset") < 0)
+        return -1;
+    c.count = n;
     c.n_members = nm;
-    c.delays = &delays;
     if (earl_rc_replay_add_collectives(replay, &c, err) != EARL_OK) {
         *c_failed = 1;
         return -1;
@@ -637,26 +740,22 @@ static int add_collectives(earl_rc_replay *replay, PyObject *tuple, earlc_buffer
     return 0;
 }
 
-/* Known costs: (source, row, value); added (summed) at once. */
-static int add_costs(earl_rc_replay *replay, PyObject *tuple, earl_error *err, int *c_failed)
+/* Known costs (earl_rc_costs); added (summed) at once. */
+static int add_costs(earl_rc_replay *replay, PyObject *obj, earl_error *err, int *c_failed)
 {
-    PyObject *row_o, *val_o;
-    Py_ssize_t source;
-    if (!PyArg_ParseTuple(tuple, "nOO", &source, &row_o, &val_o))
-        return -1;
+    const char *record = "costs";
     earlc_buffers a = {.n = 0};
+    long long source;
     size_t n = (size_t)-1;
-    const int64_t *row;
-    const double *val;
+    earl_rc_costs c;
     int rc = -1;
-    if (source < 0) {
-        PyErr_SetString(PyExc_ValueError, "rc_long_term: a negative source");
+    if (int_field(obj, record, "source", 1, &source) < 0 ||
+        !(c.row = i64_field(&a, obj, record, "row", &n)) ||
+        !(c.value = f64_field(&a, obj, record, "value", &n)))
         goto done;
-    }
-    if (!(row = rc_array(&a, row_o, 'i', &n, "row")) ||
-        !(val = rc_array(&a, val_o, 'f', &n, "value")))
-        goto done;
-    if (earl_rc_replay_add_costs(replay, (size_t)source, n, row, val, err) != EARL_OK) {
+    c.source = (size_t)source;
+    c.count = n;
+    if (earl_rc_replay_add_costs(replay, &c, err) != EARL_OK) {
         *c_failed = 1;
         goto done;
     }
@@ -666,57 +765,75 @@ done:
     return rc;
 }
 
-/* rc_long_term(n_sources, point_event, point_wait, inputs, waits, collectives,
- * costs) -> [(location, cnode, value) per source]; inputs: n_sources**2 bytes
- * ([kind * n_sources + source]: EARL_RC_INPUT_* bits), waits, collectives and
- * costs lists of batches (taken in that order where the replay meets ties). */
-static PyObject *py_long_term(PyObject *self, PyObject *args)
+/* A list field of record obj (a new reference), or NULL with an exception. */
+static PyObject *list_field(PyObject *obj, const char *record, const char *field)
+{
+    PyObject *v = field_of(obj, record, field);
+    if (v && !PyList_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "%s.%s must be a list", record, field);
+        Py_CLEAR(v);
+    }
+    return v;
+}
+
+/* rc_long_term(replay) -> {severity: [{location, cnode, value} per source],
+ * out_of_order}; replay: n_sources, point_event, point_location, point_wait,
+ * inputs (n_sources**2 bytes,
+ * [kind * n_sources + source]: EARL_RC_INPUT_* bits), and the lists waits,
+ * collectives and costs of batches (taken in that order where the replay
+ * meets ties). */
+static PyObject *py_long_term(PyObject *self, PyObject *obj)
 {
     (void)self;
-    Py_ssize_t n_sources;
-    PyObject *pe_o, *pw_o, *waits, *colls, *costs;
-    Py_buffer inputs;
-    if (!PyArg_ParseTuple(args, "nOOy*O!O!O!", &n_sources, &pe_o, &pw_o, &inputs, &PyList_Type,
-                          &waits, &PyList_Type, &colls, &PyList_Type, &costs))
-        return NULL;
-    /* the arrays the replay points into, held until it is freed: one set for
-     * the points, one per batch */
-    Py_ssize_t n_held = 1 + PyList_GET_SIZE(waits) + PyList_GET_SIZE(colls);
-    earlc_buffers *held = calloc((size_t)n_held, sizeof *held);
-    size_t np_ = (size_t)-1;
-    const int64_t *pe;
-    const double *pw;
+    const char *record = "replay";
+    long long n_sources = 0;
+    PyObject *waits = NULL, *colls = NULL, *costs = NULL, *r = NULL;
+    earlc_buffers *held = NULL;
+    Py_ssize_t n_held = 0;
     earl_rc_replay *replay = NULL;
     earl_rc_severity *sev = NULL;
     earl_error err;
     int c_failed = 0;
-    PyObject *r = NULL;
+    size_t np_ = (size_t)-1, n_inputs = (size_t)-1;
+    earl_rc_replay_points points;
+    const uint8_t *inputs;
+    if (int_field(obj, record, "n_sources", 1, &n_sources) < 0 ||
+        !(waits = list_field(obj, record, "waits")) ||
+        !(colls = list_field(obj, record, "collectives")) ||
+        !(costs = list_field(obj, record, "costs")))
+        goto done;
+    /* the arrays the replay points into, held until it is freed: one set for
+     * the points, one per batch */
+    n_held = 1 + PyList_GET_SIZE(waits) + PyList_GET_SIZE(colls);
+    held = calloc((size_t)n_held, sizeof *held);
     if (!held) {
         PyErr_NoMemory();
         goto done;
     }
-    if (n_sources < 1 || inputs.len != n_sources * n_sources) {
-        PyErr_SetString(PyExc_ValueError, "rc_long_term: inputs must hold n_sources**2 bytes");
+    if (!(points.event = i64_field(&held[0], obj, record, "point_event", &np_)) ||
+        !(points.location = i64_field(&held[0], obj, record, "point_location", &np_)) ||
+        !(points.wait = f64_field(&held[0], obj, record, "point_wait", &np_)) ||
+        !(inputs = array_field(&held[0], obj, record, "inputs", 'B', &n_inputs)))
+        goto done;
+    if (n_sources < 1 || n_inputs != (size_t)(n_sources * n_sources)) {
+        PyErr_SetString(PyExc_ValueError, "replay.inputs must hold n_sources**2 bytes");
         goto done;
     }
-    if (!(pe = rc_array(&held[0], pe_o, 'i', &np_, "point_event")) ||
-        !(pw = rc_array(&held[0], pw_o, 'f', &np_, "point_wait")))
-        goto done;
-    if (earl_rc_replay_new((size_t)n_sources, np_, pe, pw, &replay, &err) != EARL_OK) {
+    points.count = np_;
+    if (earl_rc_replay_new((size_t)n_sources, &points, &replay, &err) != EARL_OK) {
         c_failed = 1;
         goto done;
     }
-    for (Py_ssize_t k = 0; k < n_sources; k++)
-        for (Py_ssize_t s = 0; s < n_sources; s++)
+    for (long long k = 0; k < n_sources; k++)
+        for (long long s = 0; s < n_sources; s++)
             if (earl_rc_replay_set_input(replay, (size_t)k, (size_t)s,
-                                         ((const uint8_t *)inputs.buf)[k * n_sources + s],
-                                         &err) != EARL_OK) {
+                                         inputs[k * n_sources + s], &err) != EARL_OK) {
                 c_failed = 1;
                 goto done;
             }
     Py_ssize_t h = 1;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(waits); i++)
-        if (add_wait_batch(replay, PyList_GET_ITEM(waits, i), &held[h++], &err, &c_failed) < 0)
+        if (add_waits(replay, PyList_GET_ITEM(waits, i), &held[h++], &err, &c_failed) < 0)
             goto done;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(colls); i++)
         if (add_collectives(replay, PyList_GET_ITEM(colls, i), &held[h++], &err, &c_failed) < 0)
@@ -737,62 +854,64 @@ static PyObject *py_long_term(PyObject *self, PyObject *args)
         c_failed = 1;
         goto done;
     }
-    r = PyList_New(n_sources);
-    for (Py_ssize_t s = 0; r && s < n_sources; s++) {
-        PyObject *t = Py_BuildValue("(NNN)",
-                                    bytes_of(sev[s].location, sev[s].count, sizeof(int64_t)),
-                                    bytes_of(sev[s].cnode, sev[s].count, sizeof(int64_t)),
-                                    bytes_of(sev[s].value, sev[s].count, sizeof(double)));
+    PyObject *list = PyList_New((Py_ssize_t)n_sources);
+    for (Py_ssize_t s = 0; list && s < (Py_ssize_t)n_sources; s++) {
+        PyObject *t = Py_BuildValue(
+            "{sNsNsN}", "location", bytes_of(sev[s].location, sev[s].count, sizeof(int64_t)),
+            "cnode", bytes_of(sev[s].cnode, sev[s].count, sizeof(int64_t)), "value",
+            bytes_of(sev[s].value, sev[s].count, sizeof(double)));
         if (!t) {
-            Py_CLEAR(r);
+            Py_CLEAR(list);
             break;
         }
-        PyList_SET_ITEM(r, s, t);
+        PyList_SET_ITEM(list, s, t);
     }
+    if (list)
+        r = Py_BuildValue("{sNsn}", "severity", list, "out_of_order",
+                          (Py_ssize_t)earl_rc_replay_out_of_order(replay));
 done:
     if (c_failed)
         earlc_raise(&err);
     if (sev)
-        for (Py_ssize_t s = 0; s < n_sources; s++)
+        for (long long s = 0; s < n_sources; s++)
             earl_rc_severity_free(&sev[s]);
     free(sev);
     earl_rc_replay_free(replay);
     for (Py_ssize_t i = 0; held && i < n_held; i++)
         earlc_buffers_release(&held[i]);
     free(held);
-    PyBuffer_Release(&inputs);
+    Py_XDECREF(waits);
+    Py_XDECREF(colls);
+    Py_XDECREF(costs);
     return r;
 }
 
 static PyMethodDef rootcause_functions[] = {
-    {"rc_previous_points", py_previous_points, METH_VARARGS,
-     "rc_previous_points(n_locations, pair_key, member_offset, member_location, key_offset, "
-     "group_key, stride, loc, partner, at): where each pair of locations last met before an "
-     "event."},
-    {"rc_long_term", py_long_term, METH_VARARGS,
-     "rc_long_term(n_sources, point_event, point_wait, inputs, waits, collectives, costs): the "
-     "long-term delay costs per source, by Scalasca's backward replay."},
-    {"rc_critical_walk", py_critical_walk, METH_VARARGS,
-     "rc_critical_walk(location, init_event, wait_key, wait_partner, omp_key, omp_next_offset, "
-     "omp_next_event, stride, start_event): the critical path's stretches."},
-    {"rc_group_starts", py_group_starts, METH_VARARGS,
-     "rc_group_starts(point_key, point_set, partner_key, partner_location, set_offset, "
-     "set_location, n_locations, stride, delayer_location, delayer_event, member_set): where "
-     "each collective's delayer last met its communicator."},
-    {"rc_event_chunks", py_event_chunks, METH_VARARGS,
-     "rc_event_chunks(n_locations, location, kind, time, event_cnode, parent, roles, "
-     "program_cnode): the time chunks of the events (offset, slot, cnode, ticks, far_chunk, "
-     "far_ticks)."},
+    {"rc_event_chunks", py_event_chunks, METH_O,
+     "rc_event_chunks(columns): the time chunks of the events, "
+     "{offset, slot, cnode, ticks, far_chunk, far_ticks} (earl_rc_event_chunks_build)."},
     {"rc_chunk_sums", py_chunk_sums, METH_VARARGS,
-     "rc_chunk_sums(chunks, stride, n_cnodes, loc, lo, hi): raw "
-     "time per call path between two events of a location, per query."},
+     "rc_chunk_sums(chunks, spans): raw time per call path of each span, a map "
+     "{offset, cnode, value} (earl_rc_chunk_sums)."},
     {"rc_interval_times", py_interval_times, METH_VARARGS,
-     "rc_interval_times(chunks, point_key, point_row, point_cnode, point_wait, point_cut, "
-     "stride, n_cnodes, loc, prev, at): synchronisation intervals; chunks is (None or "
-     "(offset, slot, cnode, ticks, far_chunk, far_ticks), (key, cnode, ticks))."},
-    {"rc_excess", py_excess, METH_VARARGS,
-     "rc_excess(late, late_q, early, early_q, within, within_q): positive excess per call path "
-     "of one map's queries over another's."},
+     "rc_interval_times(chunks, points, spans): synchronisation intervals, "
+     "{time, wait_sum, between_offset, between_row} (earl_rc_interval_times)."},
+    {"rc_excess", py_excess, METH_O,
+     "rc_excess(pairs): positive excess per call path of one map's queries over another's, "
+     "{excess, sum} (earl_rc_excess)."},
+    {"rc_previous_points", py_previous_points, METH_VARARGS,
+     "rc_previous_points(points, queries): where each pair of locations last met before an "
+     "event (earl_rc_previous_points)."},
+    {"rc_group_starts", py_group_starts, METH_VARARGS,
+     "rc_group_starts(meetings, instances): where each collective's delayer last met its "
+     "communicator, {start, met_instance, met_location, met_event} "
+     "(earl_rc_find_group_starts)."},
+    {"rc_critical_walk", py_critical_walk, METH_VARARGS,
+     "rc_critical_walk(graph, start_location, start_event): the critical path's stretches, "
+     "{location, start, end} (earl_rc_critical_walk)."},
+    {"rc_long_term", py_long_term, METH_O,
+     "rc_long_term(replay): the long-term delay costs per source by Scalasca's backward "
+     "replay, {severity: [{location, cnode, value}], out_of_order} (earl_rc_replay)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -159,6 +159,18 @@ def load_packages() -> (List[Property], List[str]):
 
 # -- assembling ----------------------------------------------------------------------------
 
+def _did_you_mean(unknown: Sequence[str], known: Sequence[str]) -> str:
+    """': did you mean late_sender?' for misspelt names ('' when nothing is close)."""
+    import difflib
+
+    guesses = []
+    for name in unknown:
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
+        if close:
+            guesses.append(close[0] if len(unknown) == 1 else "%s for %s" % (close[0], name))
+    return ": did you mean %s?" % ", ".join(guesses) if guesses else ""
+
+
 @dataclass
 class Catalog:
     properties: List[Property]
@@ -182,9 +194,10 @@ class Catalog:
         metrics = sorted(n for n, p in by_name.items() if p.metric)
         unknown = [n for n in names if n not in by_name]
         if unknown:
-            raise PropertyError("unknown propert%s %s (known: %s; groups: %s; `earlc "
+            raise PropertyError("unknown propert%s %s%s (known: %s; groups: %s; `earlc "
                                 "properties` lists them)"
                                 % ("y" if len(unknown) == 1 else "ies", ", ".join(unknown),
+                                   _did_you_mean(unknown, metrics + sorted(groups)),
                                    ", ".join(metrics), ", ".join(sorted(groups))))
         events = [n for n in asked if not by_name[n].metric]
         if events:
@@ -225,8 +238,14 @@ def assemble(plugins: Iterable[Property] = (), files: Iterable = (), packages: b
         if problems and strict:
             raise PluginError(problems[0])
         extra += found
+    loaded = set()
     for f in files:
-        extra += load_file(f)
+        # the same file named twice (--plugin a.py --plugin ./a.py) is loaded once:
+        # its properties are no other properties of the same name
+        key = os.path.realpath(os.fspath(f))
+        if key not in loaded:
+            loaded.add(key)
+            extra += load_file(f)
     for p in plugins:
         if not isinstance(p, Property):
             raise PluginError("%r is no Property: give instances of earlc.analysis.Property "

@@ -169,6 +169,8 @@ class AnalysisContext:
         self.kinds = KINDS
         #: the engine's store of published instances (published.py)
         self._published = Published(self)
+        #: the analysis's own counted warnings, (code, detail) in the order said
+        self.analysis_warnings = []
 
     @property
     def published(self):
@@ -176,6 +178,11 @@ class AnalysisContext:
         name, while it runs; reading another name raises UndeclaredRead.  Outside
         a property's evaluation: everything published."""
         return self._published.visible()
+
+    def warn(self, code: str, detail: str) -> None:
+        """A counted warning of the analysis (the numbers are right but need a
+        word): the report counts it under `code` and lists its detail."""
+        self.analysis_warnings.append((code, detail))
 
     def memo(self, key, compute):
         """compute() once per analysis; what several properties share."""

@@ -48,13 +48,42 @@ critical path) follow Scalasca's definitions: every wait state happens at a
 synchronisation point; the late side's excess time per call path since the two last met is
 the delay that caused it (short-term costs); waiting time passed on through other wait
 states is traced back to its origin (long-term costs, through point-to-point and MPI
-collective wait states; costs passed on through OpenMP barriers and thread idleness are
-not computed yet, so the long-term costs of hybrid programs can be incomplete).  Costs are
-computed exactly and rounded to timer ticks once per location, so each location's value
-is within half a tick of the exact one.  They are computed when asked for:
+collective wait states, OpenMP barriers and idle threads).  Costs are computed exactly and
+rounded to timer ticks once per location, so each location's value is within half a tick
+of the exact one.  They are computed when asked for:
 `earlc analyze TRACE --properties all` (or `root_cause`, or their names), or
 `earlc.analyze(trace, properties=["all"])`; the text report then lists under each wait
 state the call paths and locations whose delays cause most of it.
+
+Long-term costs flow backwards: a wait state passes the cost that arrived at its waiting
+point on to the delays of its late side and to the waits of the late side since the two
+last met.  The order in which wait states are taken is Scalasca's parallel backward
+replay: every location walks its own events backwards and takes each wait state it
+delayed at its own point there (the late side's event: the send of a Late Sender, the
+posting of the receive of a Late Receiver, its event in a collective), and the cost a wait
+state reads at its waiting point is complete once the waiting location has walked past
+that point, that is once every wait state that location delayed later has added its cost
+there.  The rule matters where a waiting point comes before the late side's point in time:
+a Late Receiver's send completes (its MPI_Send event, or MPI_Isend's completion inside
+MPI_Wait*) before the late receiver posts its receive.  Taking the wait states simply by
+their waiting events, latest first, would pass such a Late Receiver's cost on after the
+wait states that read it, and lose it: on traces of 3 or more processes that misses most
+of the long-term Late Receiver costs and some of the others.  A trace whose wait states
+wait for each other in a circle (messages received before they were sent: a violated clock
+condition) has no such order; earlc then takes the latest wait state first anyway and says
+so in a counted warning, `rootcause_cycle`.
+
+The critical path (`critical_path` and its metrics) is Scalasca's: from the process that
+enters MPI_Finalize last back to MPI_Init.  A trace without MPI_Finalize (a trace cut to a
+phase of a run) has none, as in Scalasca: the path and its activities and imbalance impact
+are 0, and all the time without waiting is off the path (`non_critical_path_activities`);
+a trace without MPI_Init has the path without its first stretch.  A counted warning,
+`critical_path_incomplete`, names the trace and says which call is missing.  A program
+without MPI (OpenMP, serial) has the path of Scalasca's OpenMP analyzer, from the end of the
+master thread back to its start.  `critical_path_trace` is earlc's own critical path of the
+whole trace, from the end of the thread whose events end last back to the start of the
+trace: it needs neither MPI_Init nor MPI_Finalize, and on complete MPI traces it also
+counts the time before MPI_Init and after MPI_Finalize.
 
 Metrics that compute Scalasca's value carry Scalasca's metric id (`cube_id` in the JSON
 report) and give the values Scalasca 2.6 gives; metrics without one are earlc's own.

@@ -16,11 +16,12 @@ from typing import Dict, List
 
 import numpy as np
 
+from ..display import time_fields
 from .property import Instances, Property
 from .ranking import measures_of, ranking
 from .severity import sum_by_key
 
-SCHEMA = "earlc-report/1"
+SCHEMA = "earlc-report/2"
 
 
 class Report:
@@ -67,11 +68,22 @@ class Report:
         return out
 
     @property
+    def analysis_warnings(self) -> Dict[str, int]:
+        """What the properties said about their numbers, by code (a value that is
+        0 by definition on this trace, for example)."""
+        out: Dict[str, int] = {}
+        for code, _ in getattr(self._ctx, "analysis_warnings", ()):
+            out[code] = out.get(code, 0) + 1
+        return out
+
+    @property
     def warnings(self) -> Dict[str, int]:
         """Everything that makes the numbers less than complete, by code: the
-        trace's inconsistencies, properties switched off, metrics exceeding their
-        parent, packages not loaded (details: warning_details)."""
+        trace's inconsistencies, what the properties said about their numbers,
+        properties switched off, metrics exceeding their parent, packages not
+        loaded (details: warning_details)."""
         out = self.trace_warnings
+        out.update(self.analysis_warnings)
         for u in self.unanalysed:
             out[u.code] = u.calls
         for code, n in (("property_switched_off", len(self.switched_off)),
@@ -92,6 +104,8 @@ class Report:
                 out.append({"code": c, "location": l, "event": e, "detail": d})
         for c, l, e, d in self._ctx.states.warnings.details:
             out.append({"code": c, "location": l, "event": e, "detail": d})
+        for c, d in getattr(self._ctx, "analysis_warnings", ()):
+            out.append({"code": c, "detail": d})
         for u in self.unanalysed:
             out.append({"code": u.code, "location": u.location, "event": u.event,
                         "calls": u.calls, "ticks": u.ticks, "properties": list(u.properties),
@@ -246,7 +260,8 @@ class Report:
         out = {
             "schema": SCHEMA,
             "trace": {"path": self.trace.path, "timer_resolution": self.resolution,
-                      "events": len(self.trace), "start_time": self.trace.start_time,
+                      "events": len(self.trace), "start_time_ticks": self.trace.start_time,
+                      "duration": self.trace.duration,
                       "duration_ticks": self.trace.duration_ticks},
             "total_time_ticks": self.total_time,
             "warnings": self.warnings,
@@ -277,10 +292,16 @@ class Report:
             rows = []
             for k in range(len(inst)):
                 w = int(inst.where[k])
-                row = {"event": w, "time": int(ev.time[w]), "location": int(ev.location[w]),
+                row = {"event": w, **time_fields(self.trace, int(ev.time[w])),
+                       "location": int(ev.location[w]),
                        "callpath": int(self._ctx.cnode[w]), "severity": int(inst.severity[k])}
                 for col, arr in inst.columns.items():
-                    row[col] = arr[k].item() if hasattr(arr[k], "item") else arr[k]
+                    value = arr[k].item() if hasattr(arr[k], "item") else arr[k]
+                    if col.endswith("_time") and isinstance(value, int):
+                        # a timestamp the property shares: shown as every time is
+                        row.update(time_fields(self.trace, value, col))
+                    else:
+                        row[col] = value
                 rows.append(row)
             out["instances"][name] = rows
         if self.stopped:

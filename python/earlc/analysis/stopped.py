@@ -21,6 +21,7 @@ from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
+from ..display import time_fields
 from ..events import KINDS
 
 CALL_SITES = "earlc::call_sites"  # location properties written by `earlc record`
@@ -73,8 +74,6 @@ def stop_report(trace, callpath_of: Optional[Callable[[int], str]] = None) -> Op
     if not reasons:
         return None
     ev = trace.events
-    t0 = trace.start_time
-    resolution = trace.timer_resolution
     locations = []
     for loc in trace.locations:
         ids = ev.of_location(loc.index)
@@ -97,9 +96,8 @@ def stop_report(trace, callpath_of: Optional[Callable[[int], str]] = None) -> Op
             "location": loc.index, "name": str(loc), "rank": loc.rank,
             "incomplete": loc.index in reasons, "reason": reasons.get(loc.index),
             "call": call, "callpath": path, "call_site": site,
-            "since_ticks": since,
-            "since_seconds": None if since is None else (since - t0) / resolution,
-            "last_event_ticks": last, "run_ended_ticks": ended})
+            **time_fields(trace, since, "since"), **time_fields(trace, last, "last_event"),
+            **time_fields(trace, ended, "run_ended")})
     groups: Dict[tuple, dict] = {}
     for s in locations:
         g = groups.setdefault((s["callpath"], s["call_site"]), {
@@ -111,10 +109,14 @@ def stop_report(trace, callpath_of: Optional[Callable[[int], str]] = None) -> Op
         if s["reason"] and s["reason"] not in g["reasons"]:
             g["reasons"].append(s["reason"])
         if s["run_ended_ticks"] is not None:
-            g["run_ended_ticks"] = max(g.get("run_ended_ticks", 0), s["run_ended_ticks"])
+            g.update(time_fields(trace, max(g.get("run_ended_ticks", 0), s["run_ended_ticks"]),
+                                 "run_ended"))
         if s["since_ticks"] is not None:
-            g["since_first_ticks"] = min(g.get("since_first_ticks", s["since_ticks"]), s["since_ticks"])
-            g["since_last_ticks"] = max(g.get("since_last_ticks", s["since_ticks"]), s["since_ticks"])
+            since = s["since_ticks"]
+            g.update(time_fields(trace, min(g.get("since_first_ticks", since), since),
+                                 "since_first"))
+            g.update(time_fields(trace, max(g.get("since_last_ticks", since), since),
+                                 "since_last"))
     # the largest group first, finished locations last
     ordered = sorted(groups.values(), key=lambda g: (g["callpath"] == FINISHED, -len(g["locations"]),
                                                      g["callpath"]))
@@ -123,7 +125,6 @@ def stop_report(trace, callpath_of: Optional[Callable[[int], str]] = None) -> Op
 
 def format_stop_report(trace, stop: dict) -> str:
     """The text of `earlc analyze` for an incomplete trace."""
-    t0, res = trace.start_time, trace.timer_resolution
     lines = ["Where the locations stopped (%d of %d records end early):"
              % (stop["incomplete"], len(stop["locations"]))]
     for g in stop["groups"]:
@@ -135,10 +136,10 @@ def format_stop_report(trace, stop: dict) -> str:
         if "since_first_ticks" not in g:
             lines.append("  %-14s %s, nothing recorded" % (who, g["callpath"]))
             continue
-        first, last = (g["since_first_ticks"] - t0) / res, (g["since_last_ticks"] - t0) / res
+        first, last = g["since_first"], g["since_last"]
         since = "%.6f s" % first if first == last else "%.6f-%.6f s" % (first, last)
         if "run_ended_ticks" in g:
-            since += " until the run was ended at %.3f s" % ((g["run_ended_ticks"] - t0) / res)
+            since += " until the run was ended at %.3f s" % g["run_ended"]
         if g["callpath"] == OUTSIDE:
             lines.append("  %-14s %s; its last record at %s" % (who, g["callpath"], since))
         else:

@@ -2,23 +2,12 @@
 properties their worst call paths, locations and occurrences, aligned."""
 from __future__ import annotations
 
+from ..display import format_time, format_value
 from .ranking import ranking
 
 
 def _fmt_value(report, unit: str, value: int) -> str:
-    if unit == "sec":
-        s = report.seconds(value)
-        if s >= 1:
-            return "%.3f s" % s
-        if s >= 1e-3:
-            return "%.3f ms" % (s * 1e3)
-        return "%.3f us" % (s * 1e6)
-    if unit == "bytes":
-        for factor, name in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-            if value >= factor:
-                return "%.2f %s" % (value / factor, name)
-        return "%d B" % value
-    return "%d" % value
+    return format_value(unit, value, report.resolution)
 
 
 def _location_name(report, index: int) -> str:
@@ -102,7 +91,7 @@ def render(report, top: int = 5, rows: int = 5) -> str:
                 ev = tr.events
                 out.append("    %12s  event %d at %s on %s in %s" % (
                     _fmt_value(report, p.unit, int(inst.severity[k])), w,
-                    _fmt_value(report, "sec", int(ev.time[w]) - tr.start_time),
+                    format_time(tr, int(ev.time[w])),
                     _location_name(report, int(ev.location[w])),
                     report.callpath_of(w) or "?"))
     if not detected and report.unanalysed:
@@ -147,6 +136,10 @@ def _warnings(report) -> list:
         out.append("Warning (%s): %s; the first at %s on %s." % (
             u.code, u.detail, report.callpath_of(u.event) or "?",
             _location_name(report, u.location)))
+    for d in report.warning_details:
+        if d["code"] in report.analysis_warnings:
+            out.append("")
+            out.append("Warning (%s): %s" % (d["code"], d["detail"]))
     for s in report.switched_off:
         out.append("")
         out.append("Warning: %s. The rest of the analysis is complete; --strict makes this an "

@@ -2,9 +2,11 @@
 filter and compare earlc's results with their other profiles.
 
 The graph is earlc's call tree (one hatchet Node per call path, its frame named
-by the region); the DataFrame has one row per (call path, location) with any
-value (own or of its subtree), indexed by ("node", "rank", "thread") as
-hatchet's multi-process readers do (see hatchet_ids), with "name", "location"
+by the region); the DataFrame has one row per (call path, location), zeros
+included, indexed by ("node", "rank", "thread") as hatchet's multi-process
+readers do (see hatchet_ids): hatchet's own views (`gf.tree()`, which looks up
+every node at one rank and thread) expect every node on every location, so the
+frame is dense rather than sparse.  Its columns are "name", "location"
 (earlc's index) and two columns per metric (seconds for time metrics, counts
 and bytes as integers): NAME, the call path's own (exclusive) value as earlc
 charges it, and "NAME (inc)", with its subtree's.
@@ -82,15 +84,11 @@ def to_hatchet(report):
                 inc[parents[k]] += inc[k]
         return own, inc.ravel()
 
-    # rows: the cells where any metric, own or inclusive, is not zero (a worker
-    # thread has inclusive time below its master's frames it never entered itself);
-    # one metric at a time, so no dense table of all metrics is ever held
-    keep = np.zeros(n_cells, dtype=bool)
-    for p in report.properties:
-        own, inc = own_and_inclusive(p.name)
-        keep |= (own != 0) | (inc != 0)
-    cell = np.nonzero(keep)[0]
-    cnode, loc = cell // n_loc, cell % n_loc
+    # every (call path, location) cell, zeros too: hatchet's views look each node
+    # up at one (rank, thread) and fail on a missing row (row k is call path
+    # k // n_loc on location k % n_loc, the layout of own_and_inclusive's arrays)
+    cnode = np.repeat(np.arange(len(parents), dtype=np.int64), n_loc)
+    loc = np.tile(np.arange(n_loc, dtype=np.int64), len(parents))
     rank_of, thread_of = hatchet_ids(trace)
     data = {"node": [nodes[k] for k in cnode.tolist()], "rank": rank_of[loc],
             "thread": thread_of[loc], "name": [nodes[k].frame["name"] for k in cnode.tolist()],
@@ -98,7 +96,6 @@ def to_hatchet(report):
     metrics, inclusive = [], []
     for p in report.properties:
         own, inc = own_and_inclusive(p.name)
-        own, inc = own[cell], inc[cell]
         if p.unit == "sec":
             own, inc = own / report.resolution, inc / report.resolution
         data[p.name] = own

@@ -19,6 +19,7 @@ from typing import List
 import numpy as np
 
 from ..analysis.ranking import is_inefficiency, ranking
+from ..display import format_time, format_value
 from ..trace import READING_NOTES
 
 #: events drawn in the timeline picture: a window of about this many around the
@@ -75,15 +76,8 @@ function earlcFold(open) {
 
 
 def _fmt(unit: str, value: int, resolution: int) -> str:
-    if unit == "sec":
-        s = value / resolution
-        for factor, name in ((1, "s"), (1e3, "ms"), (1e6, "us")):
-            if abs(s) * factor >= 1:
-                return "%.3f %s" % (s * factor, name)
-        return "%.3f us" % (s * 1e6)
-    if unit == "bytes":
-        return "%d B" % value
-    return "%d" % value
+    """As the text report writes it (earlc.display): the same units everywhere."""
+    return format_value(unit, value, resolution)
 
 
 def _location_name(loc) -> str:
@@ -178,8 +172,7 @@ def _worst(report, top: int, rows: int, listed=None) -> str:
                                               int(ev.time[w]) - trace.start_time)
                 out.append('<tr%s><td class="num">event %d</td><td class="num">%s</td><td>%s</td>'
                            '<td>%s</td><td class="num" data-value="%d">%s</td></tr>' % (
-                               link, w,
-                               escape(_fmt("sec", int(ev.time[w]) - trace.start_time, res)),
+                               link, w, escape(format_time(trace, int(ev.time[w]))),
                                escape(_location_name(trace.locations[int(ev.location[w])])),
                                escape(report.callpath_of(w) or "?"), int(inst.severity[k]),
                                escape(_fmt(p.unit, int(inst.severity[k]), res))))
@@ -323,7 +316,7 @@ def _matches(report, matches) -> str:
         cells = []
         for e in matches.events[m].tolist():
             cells.append('<td class="num" data-event="%d">event %d at %s on %s</td>' % (
-                e, e, escape(_fmt("sec", int(ev.time[e]) - trace.start_time, res)),
+                e, e, escape(format_time(trace, int(ev.time[e]))),
                 escape(_location_name(trace.locations[int(ev.location[e])]))))
         body.append('<tr class="match" data-match="%d" title="show it in the timeline">%s</tr>'
                     % (m, "".join(cells)))
@@ -344,7 +337,9 @@ def render_html(report, top: int = 5, rows: int = 5, pictures: bool = True, matc
 
     trace = report.trace
     res = report.resolution
-    warnings = {k: v for k, v in report.warnings.items() if k not in READING_NOTES}
+    said = report.analysis_warnings  # what the analysis says about its numbers
+    warnings = {k: v for k, v in report.warnings.items()
+                if k not in READING_NOTES and k not in said}
     warn = ('<p class="warning" id="warnings">The trace is inconsistent (%s); severities '
             'around those events may be incomplete. Details: <code>earlc info</code>.</p>'
             % escape(", ".join("%s: %d" % kv for kv in sorted(warnings.items())))) \
@@ -352,6 +347,8 @@ def render_html(report, top: int = 5, rows: int = 5, pictures: bool = True, matc
     warn += "".join('<p class="warning">%s (%s: %d): %s.</p>' % (level, code, n, escape(text))
                     for code, n in sorted(report.warnings.items()) if code in READING_NOTES
                     for level, text in [READING_NOTES[code]])
+    warn += "".join('<p class="warning">%s: %s</p>' % (escape(d["code"]), escape(d["detail"]))
+                    for d in report.warning_details if d["code"] in said)
     facts = [("trace", trace.path), ("creator", trace.creator),
              ("events", "%d" % len(trace)), ("locations", "%d" % len(trace.locations)),
              ("duration", "%.6f s" % trace.duration),
