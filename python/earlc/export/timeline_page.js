@@ -184,7 +184,11 @@
     var u = unitFor(Math.abs(ticks) || 1);
     return (ticks / RES * u[0]).toFixed(3) + " " + u[1];
   }
-  function at(ticks) { return (ticks / RES).toFixed(9).replace(/0+$/, "").replace(/\.$/, "") + " s"; }
+  // a point in time: seconds from the trace's start, written as earlc writes a
+  // time everywhere (the unit that keeps three decimals readable: 776.123 ms)
+  function at(ticks) { return dur(ticks); }
+  // the visible span's ends, in the unit of the span (so that they differ)
+  function atIn(ticks, u) { return (ticks / RES * u[0]).toFixed(3) + " " + u[1]; }
   function esc(s) {
     return String(s).replace(/[&<>"]/g, function (c) {
       return {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;"}[c];
@@ -315,7 +319,8 @@
     ctx.restore();
     drawAxis();
     drawSeries();
-    spanText.textContent = at(view.a) + " \u2013 " + at(view.b) + "  (" + dur(view.b - view.a) + " shown; " +
+    var su = unitFor(view.b - view.a);
+    spanText.textContent = atIn(view.a, su) + " \u2013 " + atIn(view.b, su) + "  (" + dur(view.b - view.a) + " shown; " +
       (exact ? "every region instance" : "the dominant activity of each pixel") + ")";
     spanText.setAttribute("data-start", Math.round(view.a));
     spanText.setAttribute("data-end", Math.round(view.b));
