@@ -27,7 +27,7 @@ Each metric says what it measures: an **inefficiency** (time lost: wait states, 
 threads, thread management), a plain **time** (where the time goes: Time, Computation,
 MPI, OpenMP), a **cause** (lost time charged to what caused it: the root causes' delay
 costs, a second view of an inefficiency's time, not more of it) or a **quantity** (counts
-and bytes).  Only inefficiencies are ranked as the most severe properties, in one order
+and bytes).  Only inefficiencies are ranked as the most severe, in one order
 for every output (text, JSON `ranking`, HTML, pictures), and drawn red.  Measurement
 overhead (buffer flushes) is a plain time: it is the tracer's cost, not the program's.
 

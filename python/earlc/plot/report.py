@@ -1,6 +1,7 @@
 """The analysis at a glance: the metric tree as horizontal bars (share of the
-total time, indented by depth), then for the most severe properties a heat map of
-their severity per call path (rows) and location (columns)."""
+total time, indented by depth; red for the inefficiencies), then for the most
+severe inefficiencies (the report's ranking) a heat map of their severity per
+call path (rows) and location (columns)."""
 from __future__ import annotations
 
 import numpy as np
