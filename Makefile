@@ -66,6 +66,11 @@ deps:
 	fi
 	@$(PYTHON) -c "import numpy, pandas, pytest" 2>/dev/null || \
 	  { echo "earlc: installing Python packages"; $(PYTHON) -m pip install -q $(PIP_PACKAGES); }
+	@# mpi4py built against the system's MPICH (the analysis on many processes,
+	@# docs/parallel.md): a wheel from PyPI links another MPI library
+	@$(PYTHON) -c "import mpi4py.MPI" 2>/dev/null || \
+	  { echo "earlc: building mpi4py against the system's MPI (a few minutes)"; \
+	    $(PYTHON) -m pip install -q --no-binary mpi4py mpi4py; }
 	@$(PYTHON) -c "import matplotlib, hatchet, thicket, pycubexr, selenium" 2>/dev/null || \
 	  { echo "earlc: installing Python packages for pictures and exports"; \
 	    $(PYTHON) -m pip install -q $(PIP_EXTRAS); }

@@ -219,7 +219,23 @@ typedef struct earl_location {
      * EARL_PROPERTY_INCOMPLETE, whose string says why.  0 / undefined ref. */
     uint8_t incomplete;
     uint32_t incomplete_reason; /* string ref, EARL_UNDEFINED_REF when complete */
+    /* What of the location's events the trace holds (earl_held): all of them,
+     * unless the trace is a part of a larger one (earl_reading_read with a
+     * location mask, csrc/part/earl_part.h). */
+    uint8_t held;
 } earl_location;
+
+/* What a trace holds of a location's events.  A trace opened whole holds
+ * all; a part of a trace (earlc's distributed and out-of-core analyses)
+ * holds all events of its own locations, and of the others only the
+ * ghosts: the events its own ones point to (the partners of their
+ * messages, the members of their collectives), which another part holds
+ * whole. */
+typedef enum earl_held {
+    EARL_HELD_ALL = 0,
+    EARL_HELD_NONE,
+    EARL_HELD_GHOSTS
+} earl_held;
 
 typedef struct earl_group {
     uint8_t defined;
@@ -559,6 +575,10 @@ typedef struct earl_open_options {
      * empty one keeps none.  0 (the default): such a file fails the open
      * with EARL_ERR_CORRUPT.  A file damaged inside fails either way. */
     int salvage;
+    /* The locations to read, one byte per dense location index (non-zero:
+     * read); NULL reads all.  The others are defined but hold no events
+     * (earl_location.held == EARL_HELD_NONE). */
+    const uint8_t *locations;
 } earl_open_options;
 
 /* Open the archive at path (its anchor file NAME.otf2, or the folder that
@@ -568,6 +588,30 @@ typedef struct earl_open_options {
 earl_status earl_trace_open(const char *path, const earl_open_options *options,
                             earl_trace **out, earl_error *err);
 void earl_trace_close(earl_trace *trace);
+
+/* The stages of earl_trace_open, for a caller that must act between them
+ * (the analysis of a trace in parts, csrc/part/earl_part.h, plans its parts
+ * from the definitions, then adds other parts' ghost events before the
+ * order is made):
+ *
+ *   earl_reading_open    find the anchor, read the global definitions;
+ *   earl_reading_read    read the events of the locations in the mask (NULL:
+ *                        all) into per-location buffers, check their counts;
+ *   earl_reading_finish  merge the buffers into the total order: the trace.
+ *                        It consumes the reading, also on failure.
+ *
+ * earl_reading_free drops a reading at any stage.  options as for
+ * earl_trace_open (its locations member is not used: earl_reading_read
+ * takes the mask).  Not thread-safe on one reading. */
+typedef struct earl_reading earl_reading;
+earl_status earl_reading_open(const char *path, const earl_open_options *options,
+                              earl_reading **out, earl_error *err);
+const earl_defs *earl_reading_defs(const earl_reading *reading);
+const char *earl_reading_path(const earl_reading *reading); /* the anchor file */
+earl_status earl_reading_read(earl_reading *reading, const uint8_t *locations,
+                              earl_error *err);
+earl_status earl_reading_finish(earl_reading *reading, earl_trace **out, earl_error *err);
+void earl_reading_free(earl_reading *reading);
 
 const char *earl_trace_path(const earl_trace *trace); /* the anchor file */
 const earl_defs *earl_trace_defs(const earl_trace *trace);

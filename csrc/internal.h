@@ -254,6 +254,10 @@ struct earl_trace {
  * tables) that order_events built. */
 void trace_store_free(earl_trace *tr);
 
+/* The per-location buffers of a reading (earl_reading_read), for adding
+ * ghost events to them (csrc/part/). */
+loc_events *reading_buffers(earl_reading *reading, const defs_store **defs, size_t *n_locs);
+
 /* Merge the per-location buffers into the trace's total order, in n_threads
  * slices of the time axis merged concurrently (the result does not depend on
  * n_threads). */

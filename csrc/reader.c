@@ -164,6 +164,8 @@ static int reserve_core(loc_events *b, size_t need)
 
 size_t reading_slots(const read_plan *plan, size_t l)
 {
+    if (plan->defs->locations[l].held != EARL_HELD_ALL)
+        return 0; /* not read (a part's ghosts come apart, csrc/part/) */
     uint64_t n = plan->defs->locations[l].declared_events;
     if (plan->file_bytes && n > plan->file_bytes[l] / 2)
         n = plan->file_bytes[l] / 2;

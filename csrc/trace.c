@@ -141,7 +141,12 @@ static earl_status read_all(const read_plan *plan, loc_events *bufs, int n_threa
                             earl_error *err)
 {
     const char *anchor = plan->anchor;
-    size_t n = plan->defs->n_locations;
+    const defs_store *defs = plan->defs;
+    size_t n = 0; /* the locations to read: all, or a part's own */
+    for (size_t l = 0; l < defs->n_locations; l++)
+        n += defs->locations[l].held == EARL_HELD_ALL;
+    if (n == 0)
+        return EARL_OK;
     if (n_threads < 1)
         n_threads = online_cores();
     if ((size_t)n_threads > n)
@@ -157,8 +162,9 @@ static earl_status read_all(const read_plan *plan, loc_events *bufs, int n_threa
         st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", anchor);
         goto done;
     }
-    for (size_t i = 0; i < n; i++)
-        order[i] = i;
+    for (size_t l = 0, i = 0; l < defs->n_locations; l++)
+        if (defs->locations[l].held == EARL_HELD_ALL)
+            order[i++] = l;
     qsort_r(order, n, sizeof *order, by_bytes_desc, (void *)plan->file_bytes);
     /* count per thread, then lay the assignments out contiguously */
     size_t *count = calloc((size_t)n_threads, sizeof *count);
@@ -220,6 +226,8 @@ static void count_records(defs_store *defs, loc_events *bufs)
 {
     for (size_t i = 0; i < defs->n_locations; i++) {
         earl_location *l = &defs->locations[i];
+        if (l->held != EARL_HELD_ALL)
+            continue; /* not read: none, or a part's ghosts (csrc/part/) */
         uint64_t other = 0;
         for (int k = 0; k < OTHER_RECORD_COUNT; k++)
             other += bufs[i].other[k];
@@ -315,8 +323,25 @@ static void fill_view(earl_trace *tr)
     /* count and kind_counts were filled by order_events */
 }
 
-earl_status earl_trace_open(const char *path, const earl_open_options *options,
-                            earl_trace **out, earl_error *err)
+/* ---- the stages of an open ----------------------------------------------------- */
+
+/* A trace between its stages: definitions read, then the events of some or
+ * all locations in their reading buffers, then (for a part of a trace) the
+ * ghost events of other locations added (csrc/part/), then ordered. */
+struct earl_reading {
+    earl_trace *tr;         /* anchor and definitions; the store once ordered */
+    loc_events *bufs;       /* one per location, by dense index */
+    size_t n_locs;
+    reading_columns columns;
+    uint64_t *file_bytes;   /* event file size by dense location */
+    progress pr;
+    int threads;            /* as asked: 0 for one per core */
+    int salvage;
+    int events_read;
+};
+
+earl_status earl_reading_open(const char *path, const earl_open_options *options,
+                              earl_reading **out, earl_error *err)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, earl_otf2_install_error_handler);
@@ -325,21 +350,24 @@ earl_status earl_trace_open(const char *path, const earl_open_options *options,
         err->message[0] = '\0';
     }
     if (!out)
-        return earl_fail(err, EARL_ERR_INVALID, "earl_trace_open: no output handle");
+        return earl_fail(err, EARL_ERR_INVALID, "earl_reading_open: no output handle");
     *out = NULL;
     earl_open_options defaults = {0};
     if (!options)
         options = &defaults;
-
-    earl_trace *tr = calloc(1, sizeof *tr);
-    if (!tr)
+    earl_reading *r = calloc(1, sizeof *r);
+    earl_trace *tr = r ? calloc(1, sizeof *tr) : NULL;
+    if (!tr) {
+        free(r);
         return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", path ? path : "");
+    }
+    r->tr = tr;
+    r->threads = options->threads;
+    r->salvage = options->salvage;
+    r->pr = (progress){options->progress, options->progress_data, 0, 0,
+                       PTHREAD_MUTEX_INITIALIZER};
     earl_status st = earl_archive_find_anchor(path, &tr->anchor, err);
     OTF2_Reader *reader = NULL;
-    loc_events *bufs = NULL;
-    reading_columns columns = {0};
-    size_t n_locs = 0;
-    uint64_t *file_bytes = NULL;
     if (st == EARL_OK)
         st = earl_archive_check_anchor(tr->anchor, err);
     /* libotf2 reads past the end of a damaged definition or event file into
@@ -356,65 +384,146 @@ earl_status earl_trace_open(const char *path, const earl_open_options *options,
         st = defs_read(&tr->defs, reader, tr->anchor, err);
         OTF2_Reader_Close(reader);
     }
-    if (st == EARL_OK) {
-        file_bytes = calloc(tr->defs.n_locations, sizeof *file_bytes);
-        st = file_bytes ? earl_archive_check_event_files(tr->anchor, tr->defs.locations,
-                                                         tr->defs.n_locations, options->salvage,
-                                                         file_bytes, err)
-                        : earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", tr->anchor);
-    }
-    progress pr = {options->progress, options->progress_data, 0, 0,
-                   PTHREAD_MUTEX_INITIALIZER};
-    read_plan plan = {tr->anchor, &tr->defs, file_bytes, options->salvage, report_progress, &pr};
-    if (st == EARL_OK) {
-        n_locs = tr->defs.n_locations;
-        bufs = loc_events_alloc(n_locs);
-        if (!bufs)
-            st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", tr->anchor);
-        for (size_t l = 0; bufs && l < n_locs; l++)
-            bufs[l].loc = (earl_loc)l;
-        size_t *first_slot = malloc((n_locs + 1) * sizeof *first_slot);
-        if (bufs && first_slot && reading_columns_alloc(&columns, &plan, first_slot) == 0) {
-            for (size_t l = 0; l < n_locs; l++) {
-                size_t end = l + 1 < n_locs ? first_slot[l + 1] : columns.slots;
-                loc_events_use_shared(&bufs[l], &columns, first_slot[l], end - first_slot[l]);
-            }
-        }
-        free(first_slot);
-    }
-    for (size_t l = 0; l < n_locs; l++)
-        pr.total += reading_slots(&plan, l);
-    if (st == EARL_OK)
-        st = read_all(&plan, bufs, options->threads, err);
     mallopt(M_PERTURB, 0);
     if (st == EARL_OK) {
-        count_records(&tr->defs, bufs);
-        if (pr.fn)
-            pr.fn(pr.data, "ordering", 0, 1);
-        st = order_events(tr, bufs, n_locs,
-                          options->threads > 0 ? options->threads : online_cores(), err);
+        r->n_locs = tr->defs.n_locations;
+        r->bufs = loc_events_alloc(r->n_locs);
+        if (!r->bufs)
+            st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", tr->anchor);
+        for (size_t l = 0; r->bufs && l < r->n_locs; l++)
+            r->bufs[l].loc = (earl_loc)l;
     }
+    if (st != EARL_OK) {
+        earl_reading_free(r);
+        return st;
+    }
+    *out = r;
+    return EARL_OK;
+}
+
+const earl_defs *earl_reading_defs(const earl_reading *r) { return &r->tr->defs.view; }
+const char *earl_reading_path(const earl_reading *r) { return r->tr->anchor; }
+
+/* A location that the definitions announce but that is not read holds no
+ * events: EARL_HELD_NONE, until a part adds its ghosts. */
+static void mark_held(earl_reading *r, const uint8_t *locations)
+{
+    for (size_t l = 0; l < r->n_locs; l++)
+        r->tr->defs.locations[l].held =
+            !locations || locations[l] ? EARL_HELD_ALL : EARL_HELD_NONE;
+}
+
+earl_status earl_reading_read(earl_reading *r, const uint8_t *locations, earl_error *err)
+{
+    if (!r || r->events_read)
+        return earl_fail(err, EARL_ERR_INVALID, "earl_reading_read: %s",
+                         r ? "the events were read already" : "no reading");
+    earl_trace *tr = r->tr;
+    r->events_read = 1;
+    mark_held(r, locations);
+    size_t n_locs = r->n_locs;
+    r->file_bytes = calloc(n_locs ? n_locs : 1, sizeof *r->file_bytes);
+    earl_status st = r->file_bytes
+        ? earl_archive_check_event_files(tr->anchor, tr->defs.locations, n_locs, r->salvage,
+                                         r->file_bytes, err)
+        : earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", tr->anchor);
+    if (st != EARL_OK)
+        return st;
+    read_plan plan = {tr->anchor, &tr->defs, r->file_bytes, r->salvage, report_progress, &r->pr};
+    size_t *first_slot = malloc((n_locs + 1) * sizeof *first_slot);
+    if (first_slot && reading_columns_alloc(&r->columns, &plan, first_slot) == 0) {
+        for (size_t l = 0; l < n_locs; l++) {
+            size_t end = l + 1 < n_locs ? first_slot[l + 1] : r->columns.slots;
+            loc_events_use_shared(&r->bufs[l], &r->columns, first_slot[l], end - first_slot[l]);
+        }
+    }
+    free(first_slot);
+    for (size_t l = 0; l < n_locs; l++)
+        r->pr.total += reading_slots(&plan, l);
+    mallopt(M_PERTURB, 0xff);
+    st = read_all(&plan, r->bufs, r->threads, err);
+    mallopt(M_PERTURB, 0);
+    /* the threads' reports skip a busy callback: the last one may be lost */
+    if (st == EARL_OK && r->pr.fn) {
+        uint64_t done = atomic_load(&r->pr.done);
+        r->pr.fn(r->pr.data, "reading", done < r->pr.total ? done : r->pr.total, r->pr.total);
+    }
+    if (st == EARL_OK)
+        count_records(&tr->defs, r->bufs);
+    return st;
+}
+
+loc_events *reading_buffers(earl_reading *r, const defs_store **defs, size_t *n_locs)
+{
+    if (defs)
+        *defs = &r->tr->defs;
+    if (n_locs)
+        *n_locs = r->n_locs;
+    return r->bufs;
+}
+
+earl_status earl_reading_finish(earl_reading *r, earl_trace **out, earl_error *err)
+{
+    if (!out)
+        return earl_fail(err, EARL_ERR_INVALID, "earl_reading_finish: no output handle");
+    *out = NULL;
+    if (!r || !r->events_read) {
+        earl_status st = earl_fail(err, EARL_ERR_INVALID,
+                                   "earl_reading_finish: the events were not read");
+        earl_reading_free(r);
+        return st;
+    }
+    earl_trace *tr = r->tr;
+    if (r->pr.fn)
+        r->pr.fn(r->pr.data, "ordering", 0, 1);
+    earl_status st = order_events(tr, r->bufs, r->n_locs,
+                                  r->threads > 0 ? r->threads : online_cores(), err);
     if (st == EARL_OK && tr->defs.clock_missing)
         clock_fallback(tr);
     if (st == EARL_OK)
-        st = gather_warnings(tr, bufs, n_locs, err);
-    for (size_t l = 0; l < n_locs && bufs; l++)
-        loc_events_free(&bufs[l]);
-    free(bufs);
-    free(file_bytes);
-    reading_columns_free(&columns);
+        st = gather_warnings(tr, r->bufs, r->n_locs, err);
+    if (st == EARL_OK) {
+        fill_view(tr);
+        r->tr = NULL; /* the caller's now */
+        if (r->pr.fn)
+            r->pr.fn(r->pr.data, "done", 1, 1);
+        *out = tr;
+    }
+    earl_reading_free(r);
+    return st;
+}
+
+void earl_reading_free(earl_reading *r)
+{
+    if (!r)
+        return;
+    for (size_t l = 0; l < r->n_locs && r->bufs; l++)
+        loc_events_free(&r->bufs[l]);
+    free(r->bufs);
+    free(r->file_bytes);
+    reading_columns_free(&r->columns);
     /* what the reading left in malloc's heap (small locations' side tables,
      * region stacks, request maps) goes back to the system too */
     malloc_trim(0);
+    earl_trace_close(r->tr);
+    free(r);
+}
+
+earl_status earl_trace_open(const char *path, const earl_open_options *options,
+                            earl_trace **out, earl_error *err)
+{
+    if (!out)
+        return earl_fail(err, EARL_ERR_INVALID, "earl_trace_open: no output handle");
+    *out = NULL;
+    earl_reading *r = NULL;
+    earl_status st = earl_reading_open(path, options, &r, err);
+    if (st == EARL_OK)
+        st = earl_reading_read(r, options ? options->locations : NULL, err);
     if (st != EARL_OK) {
-        earl_trace_close(tr);
+        earl_reading_free(r);
         return st;
     }
-    fill_view(tr);
-    if (pr.fn)
-        pr.fn(pr.data, "done", 1, 1);
-    *out = tr;
-    return EARL_OK;
+    return earl_reading_finish(r, out, err);
 }
 
 void trace_store_free(earl_trace *tr)

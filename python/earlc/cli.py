@@ -64,14 +64,16 @@ def cmd_analyze(args) -> int:
                                  "FILE.cubex")
     catalog = _catalog(args)
     plugins = [p for p in catalog.properties if p.source != "built-in"]
-    bar = ProgressBar()
+    bar = _progress_bar()
     try:
-        trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
+        trace = _open_for_analysis(args, bar)
         report = analyze(trace, properties=args.properties, top=max(args.top, 1),
                          progress=bar, plugins=plugins, strict=args.strict, packages=False)
     finally:
         bar.close()
     report.package_problems = catalog.problems
+    if not _writes_outputs():
+        return 0
     if args.format == "json":
         _write(args, report.to_json(indent=1))
     elif args.format == "cube":
@@ -83,6 +85,30 @@ def cmd_analyze(args) -> int:
     else:
         _write(args, report.to_text(top=args.top, rows=args.rows))
     return 0
+
+
+def _progress_bar() -> ProgressBar:
+    """The terminal's progress bar: shown by one process of an MPI job only."""
+    from .parts import mpi_world_rank
+
+    return ProgressBar(enabled=None if mpi_world_rank() == 0 else False)
+
+
+def _writes_outputs() -> bool:
+    """Whether this process writes the outputs: rank 0 of an MPI job, or the
+    only process."""
+    from .parts import mpi_world_rank
+
+    return mpi_world_rank() == 0
+
+
+def _open_for_analysis(args, bar):
+    """The trace, or under mpiexec with several processes this process's part
+    of it (docs/parallel.md)."""
+    from .parts import under_mpi
+
+    return open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage,
+                      parts="mpi" if under_mpi() else None)
 
 
 def _root_kinds(p):

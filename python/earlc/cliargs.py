@@ -205,14 +205,28 @@ def run_command(func, args) -> int:
     Ctrl-C, status 130, or inside terminate_as_interrupt by SIGTERM, status 143."""
     from . import TraceError
 
+    from .parts import MPIUnavailable, PartsFailed, mpi_world_rank
+    from .parts.plan import PartitionError
+
     prog = "earlc"
+    # in an MPI job every process ends with the same verdict; one of them says it
+    say = sys.stderr if mpi_world_rank() == 0 else open(os.devnull, "w")
     try:
         return func(args)
-    except _USER_ERRORS + (TraceError,) as exc:
-        sys.stderr.write("%s: error: %s\n" % (prog, one_line(exc)))
+    except _USER_ERRORS + (TraceError, MPIUnavailable, PartitionError) as exc:
+        say.write("%s: error: %s\n" % (prog, one_line(exc)))
         return USAGE_STATUS
+    except PartsFailed as exc:
+        user = exc.kind in {t.__name__ for t in _USER_ERRORS + (TraceError, MPIUnavailable,
+                                                                PartitionError)}
+        if user or exc.kind in ("FileNotFoundError", "PermissionError", "OSError"):
+            say.write("%s: error: %s\n" % (prog, one_line(exc)))
+            return USAGE_STATUS
+        say.write("%s: internal error in part %d: %s: %s (this is a bug in earlc; "
+                  "EARLC_TRACEBACK=1 shows where)\n" % (prog, exc.part, exc.kind, one_line(exc)))
+        return 1
     except KeyboardInterrupt as exc:
-        sys.stderr.write("%s: %s\n" % (prog, "terminated" if isinstance(exc, Terminated)
+        say.write("%s: %s\n" % (prog, "terminated" if isinstance(exc, Terminated)
                                          else "interrupted"))
         return interrupt_status(exc)
     except BrokenPipeError:
@@ -228,4 +242,17 @@ def run_command(func, args) -> int:
         sys.stderr.write("%s: internal error: %s: %s (this is a bug in earlc; "
                          "EARLC_TRACEBACK=1 shows where)\n"
                          % (prog, type(exc).__name__, one_line(exc)))
+        _abort_mpi_job()
         return 1
+
+
+def _abort_mpi_job() -> None:
+    """A failure that this process alone met, in an MPI job: the others would
+    wait for it at their next exchange for good, so the whole job ends here."""
+    if "mpi4py.MPI" not in sys.modules:
+        return
+    from mpi4py import MPI
+
+    if MPI.Is_initialized() and not MPI.Is_finalized() and MPI.COMM_WORLD.Get_size() > 1:
+        sys.stderr.flush()
+        MPI.COMM_WORLD.Abort(1)

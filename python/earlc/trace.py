@@ -70,6 +70,10 @@ class Trace:
     position on the location); `len(trace)` is the number of events.
     """
 
+    #: this process's part when the trace is analysed in parts over MPI
+    #: (earlc.parts): the trace then holds that part's events only
+    part = None
+
     def __init__(self, core_trace, threads: int = 0):
         self._core = core_trace
         #: threads the trace was opened with (0: one per core); later work on it
@@ -273,12 +277,19 @@ class Trace:
     def start_time(self) -> int:
         """The trace's start (ticks): the timestamp of its first event, or for a trace
         without events its clock properties' offset.  Every time earlc shows a person
-        is counted from here (earlc.display)."""
+        is counted from here (earlc.display).  Of a part of a trace (earlc.parts),
+        the whole trace's first event."""
+        whole = self.part.whole if self.part is not None else {}
+        if whole.get("first_time") is not None:
+            return whole["first_time"]
         return int(self.events.time[0]) if len(self) else self._defs.clock_offset
 
     @property
     def duration_ticks(self) -> int:
-        """Ticks from the first to the last event."""
+        """Ticks from the first to the last event (of the whole trace, for a part)."""
+        whole = self.part.whole if self.part is not None else {}
+        if whole.get("first_time") is not None:
+            return whole["last_time"] - whole["first_time"]
         t = self.events.time
         return int(t[-1]) - int(t[0]) if len(t) else self._defs.clock_length
 
@@ -354,7 +365,7 @@ ProgressFn = Callable[[str, int, int], None]
 
 
 def open(path, threads: int = 0, progress: Optional[ProgressFn] = None,  # noqa: A001
-         salvage: bool = False) -> Trace:
+         salvage: bool = False, parts: Optional[str] = None) -> Trace:
     """Read the OTF2 archive at `path`: its anchor file (NAME.otf2), or the folder
     that holds it (its traces.otf2, else its only *.otf2 file).
 
@@ -363,10 +374,21 @@ def open(path, threads: int = 0, progress: Optional[ProgressFn] = None,  # noqa:
     salvage: an event file cut short (a crashed run) keeps every record that lies
     whole before its end, with an `event_file_cut_short` warning per location
     saying how much was lost, instead of failing the open.
+    parts: "mpi" to read only this MPI process's part of the trace (collective:
+    every process of the job calls it; docs/parallel.md); the trace then holds
+    that part's events, and earlc.analyze(trace) gives the whole trace's report.
+    None: the whole trace.
     Raises earlc.TraceError with a message naming the file and the problem.
     """
     path = os.fspath(path)
     # "run/" names the folder "run": its anchor is run/traces.otf2, not run//traces.otf2
     path = path.rstrip(os.sep) or path
+    if parts is not None:
+        if parts != "mpi":
+            raise ValueError("parts must be None or 'mpi', not %r" % (parts,))
+        from .parts import mpi_exchange, open_part
+
+        return open_part(path, mpi_exchange(), threads=threads, progress=progress,
+                         salvage=salvage).trace
     return Trace(_core.open(path, threads=threads, progress=progress, salvage=bool(salvage)),
                  threads)

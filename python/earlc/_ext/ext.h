@@ -33,6 +33,12 @@ typedef struct earlc_progress_bridge {
 } earlc_progress_bridge;
 void earlc_call_progress(void *bridge, const char *phase, uint64_t done, uint64_t total);
 
+/* The definitions as the dict of plain tuples that python/earlc wraps. */
+PyObject *earlc_definitions(const earl_defs *defs, const char *path);
+
+/* A _core.Trace owning tr (closed on failure). */
+PyObject *earlc_trace_new(earl_trace *tr);
+
 /* The C trace behind a _core.Trace, or NULL with TypeError set. */
 earl_trace *earlc_trace_of(PyObject *obj);
 
@@ -69,4 +75,5 @@ int earlc_add_profile(PyObject *module);      /* profile.c */
 int earlc_add_overview(PyObject *module);     /* overview.c */
 int earlc_add_numpy_memory(PyObject *module); /* numpy_memory.c */
 int earlc_add_rootcause(PyObject *module);    /* rootcause.c */
+int earlc_add_reading_type(PyObject *module); /* part.c */
 #endif

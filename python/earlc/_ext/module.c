@@ -125,6 +125,8 @@ PyMODINIT_FUNC PyInit__core(void)
         goto fail;
     if (earlc_add_search(m) < 0)
         goto fail;
+    if (earlc_add_reading_type(m) < 0)
+        goto fail;
     if (earlc_add_rootcause(m) < 0)
         goto fail;
     if (earlc_add_catalog(m) < 0)

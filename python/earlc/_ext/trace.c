@@ -154,9 +154,8 @@ static PyObject *loc_list(const earl_loc *v, uint32_t n)
     return l;
 }
 
-static PyObject *build_definitions(const earl_trace *tr)
+PyObject *earlc_definitions(const earl_defs *d, const char *path)
 {
-    const earl_defs *d = earl_trace_defs(tr);
     PyObject *out = PyDict_New();
     if (!out)
         return NULL;
@@ -182,7 +181,7 @@ static PyObject *build_definitions(const earl_trace *tr)
         l_;                                                         \
     })
 
-    PUT("path", PyUnicode_DecodeFSDefault(earl_trace_path(tr)));
+    PUT("path", PyUnicode_DecodeFSDefault(path));
     PUT("creator", PyUnicode_DecodeUTF8(d->creator, (Py_ssize_t)strlen(d->creator), "replace"));
     PUT("version", Py_BuildValue("(iii)", d->version[0], d->version[1], d->version[2]));
     PUT("n_defs_read", PyLong_FromUnsignedLong(d->n_defs_read));
@@ -223,6 +222,13 @@ static PyObject *build_definitions(const earl_trace *tr)
                                         (unsigned long long)d->locations[i].other_records,
                                         d->locations[i].thread, d->locations[i].incomplete,
                                         d->locations[i].incomplete_reason)));
+    /* per location, what the trace holds of its events (earl_held) */
+    {
+        PyObject *held = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)d->n_locations);
+        for (uint32_t i = 0; held && i < d->n_locations; i++)
+            PyBytes_AS_STRING(held)[i] = (char)d->locations[i].held;
+        PUT("held", held);
+    }
     /* (location, name, value): string-valued location properties */
     PUT("location_properties", LIST(d->n_location_properties,
                                     Py_BuildValue("(iII)", d->location_properties[i].location,
@@ -269,7 +275,8 @@ static PyObject *build_definitions(const earl_trace *tr)
 static PyObject *trace_definitions(PyObject *self, PyObject *unused)
 {
     (void)unused;
-    return build_definitions(((TraceObject *)self)->trace);
+    const earl_trace *tr = ((TraceObject *)self)->trace;
+    return earlc_definitions(earl_trace_defs(tr), earl_trace_path(tr));
 }
 
 /* ---- warnings, counts, memory ---------------------------------------------------------- */
@@ -386,6 +393,17 @@ void earlc_call_progress(void *data, const char *phase, uint64_t done, uint64_t 
     PyGILState_Release(g);
 }
 
+PyObject *earlc_trace_new(earl_trace *tr)
+{
+    TraceObject *t = PyObject_New(TraceObject, &TraceType);
+    if (!t) {
+        earl_trace_close(tr);
+        return NULL;
+    }
+    t->trace = tr;
+    return (PyObject *)t;
+}
+
 PyObject *earlc_open(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     (void)module;
@@ -397,7 +415,7 @@ PyObject *earlc_open(PyObject *module, PyObject *args, PyObject *kwargs)
         return NULL;
     earlc_progress_bridge bridge = {progress, 0};
     earl_open_options opts = {threads, progress != Py_None ? earlc_call_progress : NULL, &bridge,
-                              salvage};
+                              salvage, NULL};
     earl_trace *tr = NULL;
     earl_error err;
     earl_status st;
@@ -408,13 +426,7 @@ PyObject *earlc_open(PyObject *module, PyObject *args, PyObject *kwargs)
     Py_DECREF(path_obj);
     if (st != EARL_OK)
         return earlc_raise(&err);
-    TraceObject *t = PyObject_New(TraceObject, &TraceType);
-    if (!t) {
-        earl_trace_close(tr);
-        return NULL;
-    }
-    t->trace = tr;
-    return (PyObject *)t;
+    return earlc_trace_new(tr);
 }
 
 earl_trace *earlc_trace_of(PyObject *obj)

@@ -21,6 +21,12 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
     packages (entry-point group earlc.properties, unless packages=False) and the
     Property instances in plugins.
 
+    trace: an earlc.Trace, or the path of an archive.  A script started by
+        mpiexec with several processes analyses a path in parts, each process
+        holding its share of the trace, and every process gets the whole
+        trace's report (docs/parallel.md); so does a trace opened with
+        earlc.open(path, parts="mpi").
+
     properties: a name, a group ("all", "root_cause") or a Property, or a list of
         them; then only those are evaluated,
         with what they need (parents, publishers, Time).
@@ -29,9 +35,29 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
         being switched off and listed in report.switched_off.
     progress: called as progress(phase, done, total).
     """
+    import os
+
     from .. import _core
     from .engine import run
 
+    if isinstance(trace, (str, os.PathLike)):
+        from ..parts import mpi_exchange, mpi_world_size, open_part
+
+        if (mpi_world_size() or 1) > 1:
+            trace = open_part(trace, mpi_exchange(), progress=progress).trace
+        else:
+            from ..trace import open as open_trace
+
+            trace = open_trace(trace, progress=progress)
+    if trace.part is not None:
+        from ..parts.merge import analyze as analyze_parts
+
+        previous = _core.use_store_memory()
+        try:
+            return analyze_parts(trace.part, properties=properties, top=top, progress=progress,
+                                 plugins=plugins, strict=strict, packages=packages)
+        finally:
+            _core.restore_numpy_memory(previous)
     # numpy temporaries from earlc's kept memory (docs/model.md, "Memory")
     previous = _core.use_store_memory()
     try:

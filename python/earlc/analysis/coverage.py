@@ -141,9 +141,20 @@ CHECKS = (
 )
 
 
-def unanalysed_waits(ctx, evaluated: Sequence[str]) -> List[Unanalysed]:
+def describe(code: str, calls: int, ticks: int, properties, resolution: int) -> str:
+    """The detail text of an Unanalysed."""
+    check = next(c for c in CHECKS if c.code == code)
+    return ("%d %s (%.6g s) %s, so %s cannot be computed for them"
+            % (calls, check.what, ticks / resolution if resolution else 0.0, check.missing,
+               ", ".join(properties)))
+
+
+def unanalysed_waits(ctx, evaluated: Sequence[str], own=None,
+                     last_time: int = None) -> List[Unanalysed]:
     """The checks of the properties evaluated (names) whose calls lack their
-    records on this trace."""
+    records on this trace.  own (a bool per location): the calls of those
+    locations only (a part of a trace analysed in parts); last_time: where the
+    calls never left end (default: the trace's last event)."""
     out = []
     names = set(evaluated)
     for check in CHECKS:
@@ -158,16 +169,17 @@ def unanalysed_waits(ctx, evaluated: Sequence[str]) -> List[Unanalysed]:
         # a call inside another of the same kind (OMPT nests "wait_barrier" in
         # "barrier") is counted once, with the outer one
         missing = missing[~_member(ctx.enter_of(missing), missing)]
+        if own is not None:
+            missing = missing[own[ctx.events.location[missing]]]
         if not len(missing):
             continue
         leave = ctx.leave_of(missing)
         end = np.where(leave >= 0, ctx.time_of(np.maximum(leave, 0)),
-                       int(ctx.events.time[-1]))
+                       int(ctx.events.time[-1]) if last_time is None else last_time)
         ticks = int((end - ctx.time_of(missing)).sum())
         first = int(missing[0])
-        detail = ("%d %s (%.6g s) %s, so %s cannot be computed for them"
-                  % (len(missing), check.what, ticks / ctx.trace.timer_resolution,
-                     check.missing, ", ".join(props)))
         out.append(Unanalysed(check.code, len(missing), ticks, first,
-                              int(ctx.events.location[first]), props, detail))
+                              int(ctx.events.location[first]), props,
+                              describe(check.code, len(missing), ticks, props,
+                                       ctx.trace.timer_resolution)))
     return out

@@ -162,7 +162,12 @@ class Evaluation:
 
 
 def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top: int = 10,
-        progress=None, plugins: Sequence = (), strict: bool = False, packages: bool = True):
+        progress=None, plugins: Sequence = (), strict: bool = False, packages: bool = True,
+        own: Optional[np.ndarray] = None, last_time: Optional[int] = None):
+    """The analysis of trace.  own (a bool per location) keeps the values and
+    the worst occurrences of those locations only: a part of a trace analysed
+    in parts holds other locations' ghosts, whose occurrences are another
+    part's (earlc.parts); last_time is then the whole trace's last timestamp."""
     from .report import Report
 
     if isinstance(properties, (str, Property)):
@@ -182,11 +187,11 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
     store = SeverityStore(ctx.n_locations)
     counts = SeverityStore(ctx.n_locations)  # occurrences, for detected properties
     worst: Dict[str, Instances] = {}
-    evaluation.run(order, lambda p: _evaluate(p, ctx, store, counts, worst, top), progress)
+    evaluation.run(order, lambda p: _evaluate(p, ctx, store, counts, worst, top, own), progress)
     for s in evaluation.switched_off:
         store.declare(s.name)
     evaluated = [p.name for p in order if p.name not in evaluation.off]
-    unanalysed = unanalysed_waits(ctx, evaluated)
+    unanalysed = unanalysed_waits(ctx, evaluated, own, last_time)
     ctx.forget_shared()  # what properties shared during the analysis
     if progress:
         progress("done", len(order), len(order))
@@ -215,15 +220,23 @@ def detect(p: Property, ctx, published: Published) -> Optional[Instances]:
     return inst
 
 
-def _evaluate(p: Property, ctx, store, counts, worst, top) -> None:
+def _own_cells(cnode, loc, value, own):
+    """The cells of own locations (all when own is None)."""
+    if own is None:
+        return cnode, loc, value
+    keep = own[np.asarray(loc, dtype=np.int64)]
+    return cnode[keep], loc[keep], value[keep]
+
+
+def _evaluate(p: Property, ctx, store, counts, worst, top, own=None) -> None:
     """One property's values into the stores (nothing added if it fails)."""
     if p.region_class is not None:
-        cnode, loc, value = _class_time(ctx, p.region_class)
-        store.add(p.name, cnode, loc, value)
+        store.add(p.name, *_own_cells(*_class_time(ctx, p.region_class), own))
         return
     totals = p.totals(ctx)
     if totals is not None:
-        store.add(p.name, *check_totals(p, totals, len(ctx.calltree), ctx.n_locations))
+        store.add(p.name, *_own_cells(*check_totals(p, totals, len(ctx.calltree),
+                                                    ctx.n_locations), own))
         return
     inst = detect(p, ctx, ctx._published)
     if inst is None:
@@ -231,10 +244,12 @@ def _evaluate(p: Property, ctx, store, counts, worst, top) -> None:
         return
     if not p.metric:
         return
+    if own is not None:  # a part's ghosts' occurrences are other parts'
+        inst = inst.select(own[ctx.events.location[inst.where]])
     where_cnode, where_loc = ctx.cnode[inst.where], ctx.events.location[inst.where]
     store.add(p.name, where_cnode, where_loc, inst.severity)
     counts.add(p.name, where_cnode, where_loc, np.ones(len(inst), dtype=np.int64))
-    worst[p.name] = inst.select(largest(inst.severity, top))
+    worst[p.name] = inst.select(largest(inst.severity, top, inst.where))
     if isinstance(worst[p.name].columns, Columns):
         worst[p.name].columns.own()  # a few rows: not the columns they were selected from
 
@@ -274,19 +289,21 @@ def exceeding_parents(order: List[Property], store: SeverityStore, off=(),
     return out
 
 
-def largest(values: np.ndarray, k: int) -> np.ndarray:
-    """Indices of the k largest values, largest first, ties in index order: the
-    first k of a stable descending sort, without sorting all of them."""
+def largest(values: np.ndarray, k: int, events: Optional[np.ndarray] = None) -> np.ndarray:
+    """Indices of the k largest values, largest first, ties in the order of
+    `events` (the occurrences' events: the trace's order, whatever order a
+    property lists them in and however the trace was split into parts), then
+    in index order; without sorting all of them."""
     n = len(values)
     if k <= 0 or n == 0:
         return np.empty(0, dtype=np.int64)
+    if events is None:
+        events = np.zeros(n, dtype=np.int64)
     if n <= 4 * k:
-        return np.argsort(-values, kind="stable")[:k]
+        return np.lexsort((np.arange(n), events, -values))[:k]
     threshold = values[np.argpartition(-values, k - 1)[:k]].min()
-    above = np.nonzero(values > threshold)[0]
-    at = np.nonzero(values == threshold)[0][:k - len(above)]
-    cand = np.concatenate((above, at))
-    return cand[np.lexsort((cand, -values[cand]))]
+    cand = np.nonzero(values >= threshold)[0]
+    return cand[np.lexsort((cand, events[cand], -values[cand]))][:k]
 
 
 def _class_time(ctx: AnalysisContext, classes):

@@ -58,6 +58,23 @@ class Report:
         c = int(self._ctx.cnode[event])
         return self.callpaths[c] if c >= 0 else ""
 
+    def occurrence(self, metric: str, k: int):
+        """The k-th worst occurrence of metric: (event id, timestamp in ticks,
+        location index, call path id)."""
+        w = int(self.worst[metric].where[k])
+        ev = self.trace.events
+        return w, int(ev.time[w]), int(ev.location[w]), int(self._ctx.cnode[w])
+
+    @property
+    def summary(self) -> dict:
+        """The trace as the report's header gives it: its anchor, its timer
+        resolution, its events, the timestamp of its first event, and the time
+        from there to its last (seconds, and ticks)."""
+        t = self.trace
+        return {"path": t.path, "timer_resolution": self.resolution, "events": len(t),
+                "start_time_ticks": t.start_time, "duration": t.duration,
+                "duration_ticks": t.duration_ticks}
+
     @property
     def trace_warnings(self) -> Dict[str, int]:
         """Inconsistencies found while reading the trace and building the EARL layer,
@@ -72,7 +89,7 @@ class Report:
         """What the properties said about their numbers, by code (a value that is
         0 by definition on this trace, for example)."""
         out: Dict[str, int] = {}
-        for code, _ in getattr(self._ctx, "analysis_warnings", ()):
+        for code, _ in self._context_warnings():
             out[code] = out.get(code, 0) + 1
         return out
 
@@ -98,18 +115,32 @@ class Report:
         """The first trace inconsistencies of each code (reading and EARL layer),
         then every property switched off, metric exceeding its parent and package
         that failed to load: one dict each, with a `code`."""
+        return (self._trace_warning_details() + self._context_warning_details() +
+                self._unanalysed_details() + self._analysis_warning_details())
+
+    def _trace_warning_details(self) -> List[dict]:
         out = []
         for c, l, pos, e, d in self.trace.warnings.details:
             if c != "other_record":
                 out.append({"code": c, "location": l, "event": e, "detail": d})
         for c, l, e, d in self._ctx.states.warnings.details:
             out.append({"code": c, "location": l, "event": e, "detail": d})
-        for c, d in getattr(self._ctx, "analysis_warnings", ()):
-            out.append({"code": c, "detail": d})
-        for u in self.unanalysed:
-            out.append({"code": u.code, "location": u.location, "event": u.event,
-                        "calls": u.calls, "ticks": u.ticks, "properties": list(u.properties),
-                        "detail": u.detail})
+        return out
+
+    def _context_warning_details(self) -> List[dict]:
+        return [{"code": c, "detail": d} for c, d in self._context_warnings()]
+
+    def _context_warnings(self):
+        """What the properties said with ctx.warn: (code, detail) pairs."""
+        return list(getattr(self._ctx, "analysis_warnings", ()))
+
+    def _unanalysed_details(self) -> List[dict]:
+        return [{"code": u.code, "location": u.location, "event": u.event, "calls": u.calls,
+                 "ticks": u.ticks, "properties": list(u.properties), "detail": u.detail}
+                for u in self.unanalysed]
+
+    def _analysis_warning_details(self) -> List[dict]:
+        out = []
         for s in self.switched_off:
             out.append({"code": "property_switched_off", "property": s.name,
                         "source": s.source, "exception": s.exception, "detail": s.message,
@@ -254,15 +285,11 @@ class Report:
             "percent": self.percent(p.name)} for p in self.properties])
 
     def to_dict(self) -> dict:
-        ev = self.trace.events
         locs = self.trace.locations
-        ct = self._ctx.calltree
+        parents, regions = self.callpath_parents, self.callpath_regions
         out = {
             "schema": SCHEMA,
-            "trace": {"path": self.trace.path, "timer_resolution": self.resolution,
-                      "events": len(self.trace), "start_time_ticks": self.trace.start_time,
-                      "duration": self.trace.duration,
-                      "duration_ticks": self.trace.duration_ticks},
+            "trace": self.summary,
             "total_time_ticks": self.total_time,
             "warnings": self.warnings,
             "warning_details": self.warning_details,
@@ -279,8 +306,8 @@ class Report:
                 "percent_of_time": round(self.percent(p.name), 6),
                 "exceeds_parent": self._exceeds_dict(p.name)})
         for c, path in enumerate(self.callpaths):
-            out["callpaths"].append({"id": c, "parent": int(ct.parent[c]),
-                                     "region": int(ct.region[c]), "path": path})
+            out["callpaths"].append({"id": c, "parent": int(parents[c]),
+                                     "region": int(regions[c]), "path": path})
         for l in locs:
             out["locations"].append({"index": l.index, "id": l.id, "name": l.name,
                                      "rank": l.rank, "thread": l.thread, "type": l.type})
@@ -291,10 +318,9 @@ class Report:
         for name, inst in self.worst.items():
             rows = []
             for k in range(len(inst)):
-                w = int(inst.where[k])
-                row = {"event": w, **time_fields(self.trace, int(ev.time[w])),
-                       "location": int(ev.location[w]),
-                       "callpath": int(self._ctx.cnode[w]), "severity": int(inst.severity[k])}
+                w, time, location, callpath = self.occurrence(name, k)
+                row = {"event": w, **time_fields(self.trace, time), "location": location,
+                       "callpath": callpath, "severity": int(inst.severity[k])}
                 for col, arr in inst.columns.items():
                     value = arr[k].item() if hasattr(arr[k], "item") else arr[k]
                     if col.endswith("_time") and isinstance(value, int):

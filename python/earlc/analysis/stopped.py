@@ -70,12 +70,20 @@ def stop_report(trace, callpath_of: Optional[Callable[[int], str]] = None) -> Op
     """Where every location stopped, or None when no location's record ends
     early.  callpath_of(event) names an ENTER's call path (the analysis's call
     tree); by default the open regions' names joined by '/'."""
-    reasons = {loc.index: loc.incomplete for loc in trace.locations if loc.incomplete is not None}
-    if not reasons:
+    if not any(loc.incomplete is not None for loc in trace.locations):
         return None
+    return group_stops(trace, location_stops(trace, callpath_of,
+                                             [loc.index for loc in trace.locations]))
+
+
+def location_stops(trace, callpath_of, locations) -> list:
+    """Where each of these locations (dense indices) stopped: one entry each,
+    as stop_report's "locations" lists them."""
+    reasons = {loc.index: loc.incomplete for loc in trace.locations if loc.incomplete is not None}
     ev = trace.events
-    locations = []
-    for loc in trace.locations:
+    out = []
+    for index in locations:
+        loc = trace.locations[int(index)]
         ids = ev.of_location(loc.index)
         open_ids = ids[_open_enters(ev.kind[ids])] if len(ids) else ids
         site = None
@@ -92,12 +100,18 @@ def stop_report(trace, callpath_of: Optional[Callable[[int], str]] = None) -> Op
         last = int(ev.time[ids[-1]]) if len(ids) else None
         ended = loc.properties.get(RUN_ENDED)
         ended = int(ended) if ended and ended.isdigit() else None
-        locations.append({
+        out.append({
             "location": loc.index, "name": str(loc), "rank": loc.rank,
             "incomplete": loc.index in reasons, "reason": reasons.get(loc.index),
             "call": call, "callpath": path, "call_site": site,
             **time_fields(trace, since, "since"), **time_fields(trace, last, "last_event"),
             **time_fields(trace, ended, "run_ended")})
+    return out
+
+
+def group_stops(trace, locations: list) -> dict:
+    """stop_report's dict from the entries of every location, in location order
+    (trace: for the times)."""
     groups: Dict[tuple, dict] = {}
     for s in locations:
         g = groups.setdefault((s["callpath"], s["call_site"]), {
@@ -120,7 +134,8 @@ def stop_report(trace, callpath_of: Optional[Callable[[int], str]] = None) -> Op
     # the largest group first, finished locations last
     ordered = sorted(groups.values(), key=lambda g: (g["callpath"] == FINISHED, -len(g["locations"]),
                                                      g["callpath"]))
-    return {"incomplete": len(reasons), "groups": ordered, "locations": locations}
+    return {"incomplete": sum(1 for s in locations if s["incomplete"]), "groups": ordered,
+            "locations": locations}
 
 
 def format_stop_report(trace, stop: dict) -> str:

@@ -21,8 +21,10 @@ def render(report, top: int = 5, rows: int = 5) -> str:
     tr = report.trace
     out = []
     out.append("earlc analysis of %s" % tr.path)
+    summary = report.summary
     out.append("  %d locations, %d events, %.6f s traced, total time %s over all locations"
-               % (len(tr.locations), len(tr), tr.duration,
+               % (len(tr.locations), summary["events"],
+                  summary["duration_ticks"] / report.resolution if report.resolution else 0.0,
                   _fmt_value(report, "sec", report.total_time)))
     if report.stopped:
         from .stopped import format_stop_report
@@ -87,13 +89,12 @@ def render(report, top: int = 5, rows: int = 5) -> str:
         if inst is not None and len(inst):
             out.append("  worst occurrences:")
             for k in range(min(rows, len(inst))):
-                w = int(inst.where[k])
-                ev = tr.events
+                w, time, location, callpath = report.occurrence(p.name, k)
                 out.append("    %12s  event %d at %s on %s in %s" % (
                     _fmt_value(report, p.unit, int(inst.severity[k])), w,
-                    format_time(tr, int(ev.time[w])),
-                    _location_name(report, int(ev.location[w])),
-                    report.callpath_of(w) or "?"))
+                    format_time(tr, time),
+                    _location_name(report, location),
+                    (report.callpaths[callpath] if callpath >= 0 else "") or "?"))
     if not detected and report.unanalysed:
         out.append("")
         out.append("No inefficiency found by the selected properties, but %d waiting calls "

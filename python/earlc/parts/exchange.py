@@ -1,0 +1,198 @@
+"""How the parts of one analysis talk: one process (Serial), or the processes
+of an MPI job (through mpi4py, built against the system's MPI).
+
+Every method is collective: each part calls the same methods in the same
+order.  A part that fails must still take part in the next exchange, so that
+the others learn it: `agree` turns the first failure (by part) into the same
+error on every part, and the analysis ends everywhere with one message
+instead of a hang of the others.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+from typing import Any, List, Optional, Sequence
+
+import numpy as np
+
+
+class PartsFailed(RuntimeError):
+    """A failure of one part, raised on every part (see Exchange.agree).
+    `kind` names the exception type the failing part raised, `part` its rank."""
+
+    def __init__(self, message: str, kind: str = "", part: int = 0):
+        super().__init__(message)
+        self.kind, self.part = kind, part
+
+
+class Exchange:
+    """The parts of one analysis: `rank` is this part, `size` their number."""
+
+    rank = 0
+    size = 1
+
+    def alltoall_bytes(self, outgoing: Sequence[bytes]) -> List[bytes]:
+        """outgoing[p] goes to part p; returns what each part sent here."""
+        raise NotImplementedError
+
+    def allgather(self, obj: Any) -> List[Any]:
+        raise NotImplementedError
+
+    def bcast(self, obj: Any, root: int = 0) -> Any:
+        raise NotImplementedError
+
+    def allreduce_sum(self, values: np.ndarray) -> np.ndarray:
+        """Element-wise sum of an int64 or float64 array over the parts."""
+        raise NotImplementedError
+
+    def agree(self, error: Optional[BaseException]) -> None:
+        """Collective: raise on every part if any part failed (its error, or
+        None).  The first failing part's message is everybody's, so that every
+        process ends with the same words; the failing part re-raises its own
+        exception (with its traceback) when it is the first."""
+        verdicts = self.allgather(None if error is None else
+                                  (type(error).__name__, _message(error)))
+        for part, v in enumerate(verdicts):
+            if v is not None:
+                if part == self.rank and error is not None:
+                    raise error
+                raise PartsFailed(v[1], v[0], part)
+
+    @property
+    def is_root(self) -> bool:
+        return self.rank == 0
+
+
+def _message(error: BaseException) -> str:
+    text = str(error)
+    return text if text else type(error).__name__
+
+
+class Serial(Exchange):
+    """One part: every exchange is with itself."""
+
+    def alltoall_bytes(self, outgoing):
+        return [outgoing[0]]
+
+    def allgather(self, obj):
+        return [obj]
+
+    def bcast(self, obj, root=0):
+        return obj
+
+    def allreduce_sum(self, values):
+        return np.asarray(values).copy()
+
+    def agree(self, error):
+        if error is not None:
+            raise error
+
+
+class MPIExchange(Exchange):
+    """The processes of an MPI communicator (mpi4py's COMM_WORLD by default)."""
+
+    #: bytes per message of the large exchanges; MPI counts are ints
+    CHUNK = 1 << 30
+
+    def __init__(self, comm):
+        self.comm = comm
+        self.rank = comm.Get_rank()
+        self.size = comm.Get_size()
+
+    def alltoall_bytes(self, outgoing):
+        from mpi4py import MPI
+
+        send = [np.frombuffer(memoryview(b).cast("B"), dtype=np.uint8) for b in outgoing]
+        counts = np.array([len(b) for b in send], dtype=np.int64)
+        recv_counts = np.empty(self.size, dtype=np.int64)
+        self.comm.Alltoall(counts, recv_counts)
+        if counts.max(initial=0) < self.CHUNK and recv_counts.max(initial=0) < self.CHUNK \
+                and counts.sum() < self.CHUNK and recv_counts.sum() < self.CHUNK:
+            sbuf = np.concatenate(send) if send else np.empty(0, np.uint8)
+            rbuf = np.empty(int(recv_counts.sum()), dtype=np.uint8)
+            sdis = np.concatenate(([0], np.cumsum(counts)[:-1]))
+            rdis = np.concatenate(([0], np.cumsum(recv_counts)[:-1]))
+            self.comm.Alltoallv([sbuf, counts.astype(np.int32), sdis.astype(np.int32), MPI.BYTE],
+                                [rbuf, recv_counts.astype(np.int32), rdis.astype(np.int32),
+                                 MPI.BYTE])
+            return [rbuf[rdis[p]:rdis[p] + recv_counts[p]].tobytes() for p in range(self.size)]
+        # large: pairwise, in chunks, each pair in a fixed order (no deadlock)
+        out = [b""] * self.size
+        for step in range(self.size):
+            dest = (self.rank + step) % self.size
+            src = (self.rank - step) % self.size
+            data, got = send[dest], bytearray(int(recv_counts[src]))
+            view = memoryview(got)
+            for at in range(0, max(len(data), len(got), 1), self.CHUNK):
+                part = data[at:at + self.CHUNK]
+                want = min(self.CHUNK, max(len(got) - at, 0))
+                self.comm.Sendrecv([part, MPI.BYTE], dest, 17, [view[at:at + want], MPI.BYTE],
+                                   src, 17)
+            out[src] = bytes(got)
+        return out
+
+    def allgather(self, obj):
+        return self.comm.allgather(obj)
+
+    def bcast(self, obj, root=0):
+        return self.comm.bcast(obj, root=root)
+
+    def allreduce_sum(self, values):
+        from mpi4py import MPI
+
+        values = np.ascontiguousarray(values)
+        out = np.empty_like(values)
+        self.comm.Allreduce(values, out, op=MPI.SUM)
+        return out
+
+
+def mpi_world_size() -> Optional[int]:
+    """The number of processes of the MPI job this process was started in
+    (by mpiexec: MPICH's Hydra, Open MPI, PMIx), None when not under one.
+    Read from the launcher's environment, without loading MPI."""
+    for name in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"):
+        value = os.environ.get(name)
+        if value and value.isdigit():
+            return int(value)
+    return None
+
+
+def mpi_world_rank() -> int:
+    """This process's rank in its MPI job (0 when not under one), from the
+    launcher's environment."""
+    for name in ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"):
+        value = os.environ.get(name)
+        if value and value.isdigit():
+            return int(value)
+    return 0
+
+
+class MPIUnavailable(RuntimeError):
+    """Started by mpiexec with several processes, but no usable MPI binding."""
+
+
+def mpi_exchange() -> Exchange:
+    """The exchange of this process's MPI job: Serial when not started by
+    mpiexec (or with one process), else MPI's COMM_WORLD through mpi4py.
+    MPIUnavailable when mpiexec started several processes and mpi4py cannot be
+    loaded: one line that says what to install."""
+    size = mpi_world_size()
+    if not size or size < 2:
+        return Serial()
+    try:
+        from mpi4py import MPI
+    except Exception as exc:  # ImportError, or a library mismatch (OSError, RuntimeError)
+        raise MPIUnavailable(
+            "mpiexec started %d processes, but the MPI binding mpi4py cannot be loaded (%s): "
+            "install it built against this MPI (pip install --no-binary mpi4py mpi4py), or run "
+            "earlc without mpiexec" % (size, str(exc).splitlines()[0] if str(exc) else
+                                       type(exc).__name__)) from None
+    return MPIExchange(MPI.COMM_WORLD)
+
+
+def dumps(obj) -> bytes:
+    return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+__all__ = ["Exchange", "Serial", "MPIExchange", "PartsFailed", "MPIUnavailable",
+           "mpi_world_size", "mpi_world_rank", "mpi_exchange"]

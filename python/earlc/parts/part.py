@@ -1,0 +1,225 @@
+"""A part's trace: every event of its own locations and the ghosts of the
+others (csrc/part/earl_part.h), and the whole trace's event ids.
+
+Opening a part is collective: every part reads the definitions and plans the
+same partition, reads its own locations, exports to every other part the
+ghosts it needs, receives its own ghosts, and orders its events.  Each step's
+failure on any part ends every part with the same error (Exchange.agree).
+
+Event ids of a part are positions in the part's own total order, which is the
+whole trace's order restricted to the part's events: (timestamp, location,
+position on the location), where a ghost keeps its position in the whole
+trace.  The whole trace's id of an event is the number of events before it in
+that order, counted by every part over its own locations and summed
+(`global_ids`): the ids a report shows do not depend on the partition.
+"""
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+import numpy as np
+
+from .. import _core
+from ..trace import Trace
+from .exchange import Exchange
+from .plan import Partition, plan
+
+#: an earl_ghost record (earl_part.h), for reading what a part received
+GHOST_RECORD = np.dtype([
+    ("time", "<u8"), ("position", "<u8"), ("partner", "<i8"), ("bytes", "<u8"),
+    ("request", "<u8"), ("location", "<i4"), ("ref", "<u4"), ("peer", "<i4"),
+    ("peer_rank", "<u4"), ("tag", "<u4"), ("requested_source", "<i4"),
+    ("requested_tag", "<i4"), ("kind", "u1"), ("reserved", "u1", (3,))])
+assert GHOST_RECORD.itemsize == _core.GHOST_RECORD_BYTES
+
+
+class Part:
+    """This process's part of a trace analysed in parts."""
+
+    def __init__(self, trace: Trace, partition: Partition, index: int, exchange: Exchange,
+                 ghost_positions: Dict[int, np.ndarray], ghosts_received: int):
+        self.trace = trace
+        self.partition = partition
+        self.index = index
+        self.exchange = exchange
+        #: per location: does this part hold all of its events?
+        self.own = partition.part_of == index
+        #: per ghost location, the positions its ghosts have in the whole trace
+        self.ghost_positions = ghost_positions
+        self.ghosts_received = ghosts_received
+        #: the whole trace's events, first and last timestamps (open_part)
+        self.whole = {}
+        self._own_times = None
+
+    # -- event keys ------------------------------------------------------------------
+    def positions(self, ids: np.ndarray) -> np.ndarray:
+        """Each event's position on its location in the whole trace."""
+        ids = np.asarray(ids, dtype=np.int64)
+        ev = self.trace.events
+        loc = ev.location[ids].astype(np.int64)
+        out = np.empty(len(ids), dtype=np.int64)
+        for l in np.unique(loc).tolist():
+            sel = np.nonzero(loc == l)[0]
+            local = np.searchsorted(ev.of_location(l), ids[sel])
+            ghost = self.ghost_positions.get(l)
+            out[sel] = local if ghost is None else ghost[local]
+        return out
+
+    def keys(self, ids: np.ndarray):
+        """(time, location, position in the whole trace) of each event: the
+        whole trace's order."""
+        ids = np.asarray(ids, dtype=np.int64)
+        ev = self.trace.events
+        return (ev.time[ids].astype(np.uint64), ev.location[ids].astype(np.int64),
+                self.positions(ids))
+
+    def count_before(self, time: np.ndarray, location: np.ndarray,
+                     position: np.ndarray) -> np.ndarray:
+        """Per key: how many of this part's own events come before it in the
+        whole trace's order."""
+        time = np.asarray(time, dtype=np.uint64)
+        location = np.asarray(location, dtype=np.int64)
+        position = np.asarray(position, dtype=np.int64)
+        out = np.zeros(len(time), dtype=np.int64)
+        for l, times in self.own_times().items():
+            left = np.searchsorted(times, time, side="left")    # times strictly before
+            right = np.searchsorted(times, time, side="right")  # up to equal times
+            out += np.where(location < l, left, np.where(location > l, right, 0))
+            same = location == l
+            out[same] += position[same]
+        return out
+
+    def own_times(self) -> Dict[int, np.ndarray]:
+        """Timestamps of each own location's events, ascending."""
+        if self._own_times is None:
+            ev = self.trace.events
+            self._own_times = {int(l): ev.time[ev.of_location(int(l))]
+                               for l in np.nonzero(self.own)[0]}
+        return self._own_times
+
+    def global_ids(self, ids: np.ndarray) -> np.ndarray:
+        """Collective: the whole trace's event id of each of these events (of
+        this part; -1 stays -1).  Every part must call it, each with its own ids."""
+        ids = np.asarray(ids, dtype=np.int64)
+        valid = ids >= 0
+        t, l, p = self.keys(ids[valid])
+        gathered = self.exchange.allgather((t, l, p))
+        sizes = [len(g[0]) for g in gathered]
+        T = np.concatenate([g[0] for g in gathered]) if gathered else np.empty(0, np.uint64)
+        L = np.concatenate([g[1] for g in gathered]) if gathered else np.empty(0, np.int64)
+        P = np.concatenate([g[2] for g in gathered]) if gathered else np.empty(0, np.int64)
+        counts = self.exchange.allreduce_sum(self.count_before(T, L, P))
+        first = int(np.sum(sizes[:self.exchange.rank]))
+        out = np.full(len(ids), -1, dtype=np.int64)
+        out[valid] = counts[first:first + int(valid.sum())]
+        return out
+
+
+    # -- collective instances ------------------------------------------------------------
+    def _instance_firsts(self):
+        """Per collective instance of the part's EARL layer, its first member
+        (the event that made it: instances are numbered in that order)."""
+        st = self.trace.states
+        start = st.coll_member_start
+        members = st.coll_members
+        n = len(start) - 1
+        if n <= 0:
+            return np.empty(0, np.int64)
+        return members[start[:-1].astype(np.int64)].astype(np.int64)
+
+    def global_instances(self, instances: np.ndarray) -> np.ndarray:
+        """Collective: the whole trace's number of each of these collective
+        instances of this part (-1 stays -1).  Instances are numbered in the
+        order of their first member; an instance is counted by the part of its
+        first member's location (every part sees all members of the instances
+        it has a member of)."""
+        instances = np.asarray(instances, dtype=np.int64)
+        firsts = self._instance_firsts()
+        valid = instances >= 0
+        t, l, p = self.keys(firsts[instances[valid]])
+        gathered = self.exchange.allgather((t, l, p))
+        T = np.concatenate([g[0] for g in gathered])
+        L = np.concatenate([g[1] for g in gathered])
+        P = np.concatenate([g[2] for g in gathered])
+        mine = firsts[self.own[self.trace.events.location[firsts]]] if len(firsts) else firsts
+        mt, ml, mp = self.keys(np.sort(mine))
+        order = np.lexsort((mp, ml, mt))  # the whole trace's order
+        mt, ml, mp = mt[order], ml[order], mp[order]
+        counts = np.zeros(len(T), dtype=np.int64)
+        if len(mt):
+            # instances of this part ordered before each key: a merge of sorted keys
+            keys = np.rec.fromarrays((mt, ml, mp), names="t,l,p")
+            probe = np.rec.fromarrays((T, L, P), names="t,l,p")
+            counts = np.searchsorted(keys, probe, side="left").astype(np.int64)
+        counts = self.exchange.allreduce_sum(counts)
+        first = sum(len(g[0]) for g in gathered[:self.exchange.rank])
+        out = np.full(len(instances), -1, dtype=np.int64)
+        out[valid] = counts[first:first + int(valid.sum())]
+        return out
+
+
+def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
+              partition: Optional[Partition] = None, salvage: bool = False) -> Part:
+    """Collective: this process's part of the trace at `path`, split into
+    exchange.size parts (plan.py) unless `partition` is given."""
+    error, reading, part_of = None, None, None
+    try:
+        reading = _core.Reading(str(path), threads=threads, progress=progress,
+                                salvage=bool(salvage))
+        if partition is None:
+            partition = plan(reading.definitions(), exchange.size)
+    except Exception as exc:  # every part must learn of it (Exchange.agree)
+        error = exc
+    exchange.agree(error)
+    me = exchange.rank
+    try:
+        reading.read(partition.mask(me))
+        offsets, records = reading.export(partition.part_of, partition.parts, me)
+    except Exception as exc:
+        error = exc
+    exchange.agree(error)
+    offsets = np.frombuffer(offsets, dtype=np.uint64)
+    rec = memoryview(records)
+    size = GHOST_RECORD.itemsize
+    outgoing = [rec[int(offsets[p]) * size:int(offsets[p + 1]) * size]
+                for p in range(partition.parts)]
+    del records
+    incoming = exchange.alltoall_bytes(outgoing)
+    del outgoing, rec
+    # every location's ghosts come from its one owner, sorted: a plain concatenation
+    ghosts = b"".join(incoming)
+    del incoming
+    try:
+        reading.add_ghosts(ghosts)
+        core = reading.finish()
+    except Exception as exc:
+        error = exc
+    exchange.agree(error)
+    table = np.frombuffer(ghosts, dtype=GHOST_RECORD)
+    positions = {}
+    if len(table):
+        locs = table["location"]
+        cuts = np.nonzero(np.diff(locs))[0] + 1
+        for run in np.split(np.arange(len(table)), cuts):
+            positions[int(locs[run[0]])] = table["position"][run].astype(np.int64)
+    trace = Trace(core, threads)
+    part = trace.part = Part(trace, partition, me, exchange, positions, len(table))
+    part.whole = _whole_trace(part)
+    return part
+
+
+def _whole_trace(part: Part) -> dict:
+    """Collective: the whole trace's event count, first and last timestamps."""
+    ev = part.trace.events
+    ids = np.nonzero(part.own[ev.location])[0] if len(ev) else np.empty(0, np.int64)
+    mine = (len(ids), int(ev.time[ids[0]]) if len(ids) else None,
+            int(ev.time[ids[-1]]) if len(ids) else None)
+    every = part.exchange.allgather(mine)
+    firsts = [f for _, f, _ in every if f is not None]
+    lasts = [t for _, _, t in every if t is not None]
+    return {"events": sum(n for n, _, _ in every),
+            "first_time": min(firsts) if firsts else None,
+            "last_time": max(lasts) if lasts else None}
+
+
+__all__ = ["Part", "open_part", "GHOST_RECORD"]
