@@ -18,7 +18,7 @@ IDLE_COLOUR = "#e4e4e4"
 IDLE_LABEL = "idle (no region of its own)"
 #: inefficiencies: the same colour in every picture and page; none is an
 #: activity's colour, black is the messages'
-PROPERTY_COLOURS = {
+INEFFICIENCY_COLOURS = {
     "late_sender": "#e7298a", "late_sender_wrong_order": "#c51b7d",
     "late_sender_wrong_order_same_source": "#8e0152",
     "late_sender_wrong_order_different_source": "#de77ae", "late_receiver": "#8c510a",
@@ -34,6 +34,24 @@ PROPERTY_COLOURS = {
 OTHER_PROPERTY_COLOURS = ("#1b9e77", "#e6ab02", "#a6761d", "#17becf", "#8c564b", "#bcbd22",
                           "#9467bd", "#ff7f0e", "#1f77b4", "#e377c2")
 MESSAGE_COLOUR = "#000000"
+#: a palette of distinct colours for lines and bars of other pictures (runs
+#: compared, series), in order
+PROPERTY_COLOURS = ("#000000", "#e7298a", "#1b9e77", "#7570b3", "#e6ab02", "#a6761d",
+                    "#66a61e", "#d95f02", "#666666", "#17becf", "#8c564b", "#bcbd22",
+                    "#9467bd", "#ff7f0e", "#2ca02c", "#1f77b4")
+
+
+def rectangles(x0, x1, y0, y1):
+    """Vertices (n, 4, 2) of axis-aligned rectangles [x0, x1] x [y0, y1]."""
+    import numpy as np
+
+    n = len(x0)
+    v = np.empty((n, 4, 2))
+    v[:, 0, 0] = v[:, 3, 0] = x0
+    v[:, 1, 0] = v[:, 2, 0] = x1
+    v[:, 0, 1] = v[:, 1, 1] = y0
+    v[:, 2, 1] = v[:, 3, 1] = y1
+    return v
 
 SAVE_FORMATS = ("png", "svg", "pdf")
 DPI = 100
@@ -41,7 +59,7 @@ DPI = 100
 
 def property_colour(name: str) -> str:
     """The colour of an inefficiency in every picture and page."""
-    found = PROPERTY_COLOURS.get(name)
+    found = INEFFICIENCY_COLOURS.get(name)
     if found is not None:
         return found
     return OTHER_PROPERTY_COLOURS[zlib.crc32(name.encode()) % len(OTHER_PROPERTY_COLOURS)]

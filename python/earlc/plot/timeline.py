@@ -31,8 +31,8 @@ from ..metrics import metric_locations
 from ..timeline import Window, selected_locations, window_ticks
 from .series import MAX_PANELS, draw_series, metrics_of
 from .style import (ACTIVITY_COLOURS, DPI, IDLE_COLOUR, IDLE_LABEL, MESSAGE_COLOUR, fit_legend,
-                    location_label, new_figure, plain, property_colour, save, text_width,
-                    time_unit)
+                    location_label, new_figure, plain, property_colour, rectangles, save,
+                    text_width, time_unit)
 
 #: a row's height in pixels, at most and at least (many rows: thinner ones)
 ROW_PX_MAX, ROW_PX_MIN = 26, 4
@@ -58,17 +58,6 @@ def _palette() -> np.ndarray:
         pal[k] = np.round(np.array(to_rgba(ACTIVITY_COLOURS[name])) * 255)
     pal[ov.IDLE] = np.round(np.array(to_rgba(IDLE_COLOUR)) * 255)
     return pal
-
-
-def _rectangles(x0, x1, y0, y1):
-    """Vertices (n, 4, 2) of axis-aligned rectangles."""
-    n = len(x0)
-    v = np.empty((n, 4, 2))
-    v[:, 0, 0] = v[:, 3, 0] = x0
-    v[:, 1, 0] = v[:, 2, 0] = x1
-    v[:, 0, 1] = v[:, 1, 1] = y0
-    v[:, 2, 1] = v[:, 3, 1] = y1
-    return v
 
 
 def stopped_rows(trace, rows, first: int, last: int):
@@ -217,7 +206,7 @@ def plot_timeline(trace, path=None, start: Optional[float] = None, end: Optional
         k = waits_shown
         wrow = np.searchsorted(win.locations, waits.location[k]).astype(np.float64)
         ax.add_collection(PolyCollection(
-            _rectangles(x(waits.start[k]), x(waits.end[k]), wrow - 0.5 + STRIP[0],
+            rectangles(x(waits.start[k]), x(waits.end[k]), wrow - 0.5 + STRIP[0],
                         wrow - 0.5 + STRIP[1]),
             facecolors=[property_colour(waits.names[p]) for p in waits.prop[k].tolist()],
             edgecolors="none", linewidths=0, antialiaseds=False, zorder=2))
