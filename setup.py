@@ -73,6 +73,7 @@ setup(
     package_dir={"": "python", "earlc.properties": "properties"},
     packages=find_packages("python") + ["earlc.properties"] +
     ["earlc.properties." + p for p in find_packages("properties")],
+    package_data={"earlc.export": ["*.js"]},
     ext_modules=[core],
     python_requires=">=3.9",
     install_requires=["numpy>=1.22", "pandas>=1.4"],

@@ -278,14 +278,28 @@ def cmd_report(args) -> int:
 
     if not args.output.lower().endswith((".html", ".htm")):
         raise cliargs.UsageError("the report is an HTML page: give -o a name ending in .html")
+    text = _pattern_text(args.pattern) if args.pattern is not None else None
     bar = ProgressBar()
     trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
+    matches = None
     try:
-        report = analyze(trace, top=max(args.top, 1), progress=bar)
+        report = analyze(trace, top=max(args.top, 1, args.rows), progress=bar)
+        if text is not None:
+            import warnings
+
+            from .search import MAX_MATCHES_DRAWN, PatternWarning, search
+
+            with warnings.catch_warnings():  # matches.warnings says them, once each, below
+                warnings.simplefilter("ignore", PatternWarning)
+                matches = search(trace, text, name=args.pattern_name, limit=MAX_MATCHES_DRAWN,
+                                 progress=bar, threads=args.threads)
     finally:
         bar.close()
+    for message in (matches.warnings if matches is not None else ()):
+        print("earlc: warning: %s" % message, file=sys.stderr)  # no match: still a page
     with cliargs.user_errors(output=args.output):
-        report.to_html(args.output, top=args.top, rows=args.rows, pictures=not args.no_pictures)
+        report.to_html(args.output, top=args.top, rows=args.rows, pictures=not args.no_pictures,
+                       matches=matches)
     print("earlc report -> %s" % args.output)
     return 0
 
@@ -533,6 +547,10 @@ def build_parser() -> Parser:
     rp.add_argument("--rows", type=count(1), default=5,
                     help="call paths, locations, occurrences (5)")
     rp.add_argument("--no-pictures", action="store_true", help="leave the pictures out")
+    rp.add_argument("--pattern", help="a pattern file (or text) whose matches the timeline "
+                                      "marks (docs/patterns.md)")
+    rp.add_argument("--pattern-name", help="the pattern of the text to search (default: the "
+                                           "last one)")
     _threads_option(rp)
     rp.set_defaults(func=cmd_report)
 
