@@ -170,10 +170,9 @@ def cmd_races(args) -> int:
     bar = ProgressBar()
     try:
         trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
-        with cliargs.user_errors(ValueError):  # an unknown region or rank
+        # an unknown region or rank; a trace that does not say which receives were wildcards
+        with cliargs.user_errors(ValueError, WildcardsNotRecorded):
             result = races(trace, wildcard=wildcard, clocks=args.clocks, progress=bar)
-    except WildcardsNotRecorded as exc:
-        raise cliargs.UsageError(exc.cli_message) from None
     finally:
         bar.close()
     if args.format == "json":

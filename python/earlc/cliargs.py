@@ -53,13 +53,15 @@ def user_errors(*types: Type[BaseException], output: Optional[str] = None):
     """Exceptions of these types, raised by the work inside, are the user's
     mistake (a window outside the trace, a location it lacks): they become a
     UsageError with their message.  With output given, an OSError is the file the
-    command writes that cannot be written: "OUTPUT: why"."""
+    command writes that cannot be written: "OUTPUT: why".  An exception that
+    carries a cli_message (advice in command-line words, where its message
+    gives the Python keyword) shows that one."""
     try:
         yield
     except UsageError:
         raise
     except types as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(getattr(exc, "cli_message", None) or str(exc)) from None
     except OSError as exc:
         if output is None:
             raise
