@@ -162,6 +162,8 @@ PyMODINIT_FUNC PyInit__core(void)
         goto fail;
     if (earlc_add_profile(m) < 0)
         goto fail;
+    if (earlc_add_overview(m) < 0)
+        goto fail;
     if (earlc_add_search(m) < 0)
         goto fail;
     if (earlc_add_reading_type(m) < 0)

@@ -143,7 +143,7 @@ class Evaluation:
                         raise failure
                     self._switch_off(p, failure)
             for q in done_with[k]:
-                published.let_go(q)
+                published.let_go(q, lambda q=q: detect(q, self.ctx, published))
 
     def _inputs_off(self, p: Property) -> bool:
         """Switch p off when an input was (True)."""
@@ -259,13 +259,11 @@ class Evaluation:
     def _finish(self, k, inputs, readers, waiting_on, open_uses, order) -> List[int]:
         """Property k is done: let go what no one reads any more; the
         properties that can start now."""
-        for j in set(inputs[k]):
+        published = self.published
+        for j in list(set(inputs[k])) + [k]:
             open_uses[j] -= 1
             if not open_uses[j]:
-                self.published.let_go(order[j])
-        open_uses[k] -= 1
-        if not open_uses[k]:
-            self.published.let_go(order[k])
+                published.let_go(order[j], lambda q=order[j]: detect(q, self.ctx, published))
         now = []
         for r in readers[k]:
             waiting_on[r] -= 1

@@ -29,6 +29,8 @@ import numpy as np
 from .._core import Error
 
 UNITS = ("sec", "occ", "bytes")
+#: what a metric can measure (Property.measures)
+MEASURES = ("inefficiency", "time", "cause", "quantity")
 
 
 class Columns(MutableMapping):
@@ -90,7 +92,8 @@ class Columns(MutableMapping):
         return len(base) + sum(1 for k in own if k not in base)
 
     def rows_of(self, rows: np.ndarray) -> "Columns":
-        """These rows (integer positions) of this selection."""
+        """These rows (integer positions) of this selection, with the columns set
+        on it."""
         base, mine, gathered, own = self._state
         out = Columns(base, rows if mine is None else mine[rows])
         if own:
@@ -260,6 +263,16 @@ class Property:
     #: threads > 1 properties whose inputs are done run at once: one that keeps
     #: state of its own outside ctx.memo and its instances sets this)
     concurrent: bool = True
+    #: what the metric measures: "inefficiency" (time lost: wait states, idleness,
+    #: management overhead; the only kind ranked as most severe and drawn red),
+    #: "time" (where time goes: Time, MPI, Computation), "cause" (lost time charged
+    #: to what caused it: delay costs), "quantity" (counts and bytes).  None: decided
+    #: from the declaration (see measures_of in analysis/ranking.py)
+    measures: Optional[str] = None
+    #: the column of `detect`'s instances holding, per occurrence, the event that
+    #: the waiting was for (the send call of a Late Sender): a picture draws an
+    #: arrow from it; None when there is none
+    partner: Optional[str] = None
     #: what the further columns of its instances hold, where a column is not the
     #: event id of a constituent (the convention): "ticks" (a time or duration; a
     #: name ending in _time is ticks without saying so), "location" (a dense

@@ -24,7 +24,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, MutableMapping
 from contextlib import contextmanager
-from typing import Dict, Iterator, List, Sequence
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .._core import Error
 from .property import Columns, Instances, Property
@@ -53,7 +53,8 @@ class Published(MutableMapping):
     def __init__(self, ctx):
         self._ctx = ctx
         self._kept: Dict[str, Instances] = {}
-        self._let_go: Dict[str, Property] = {}  # detected again on the next read
+        #: instances let go: the property and how to detect them again on a read
+        self._let_go: Dict[str, Tuple[Property, Callable[[], Optional[Instances]]]] = {}
         # per thread (properties may run at once: schedule.py), the property
         # evaluated now, innermost last
         self._local = threading.local()
@@ -70,13 +71,12 @@ class Published(MutableMapping):
         inst = self._kept.get(name)
         if inst is not None:
             return inst
-        p = self._let_go.get(name)
-        if p is None:
+        gone = self._let_go.get(name)
+        if gone is None:
             raise KeyError(name)
-        from .engine import detect  # the engine imports this module
-
+        p, again = gone
         with self.reading(p):
-            inst = detect(p, self._ctx, self)  # publishes it here again
+            inst = again()  # publishes it here again
         if inst is None:  # it found something the first time: it does again
             raise KeyError(name)
         return inst
@@ -119,15 +119,16 @@ class Published(MutableMapping):
         return self._readers[-1] if self._readers else self
 
     # -- keeping -------------------------------------------------------------------------
-    def let_go(self, p: Property) -> None:
-        """Drop p's instances; a later read detects them again.  Instances kept
+    def let_go(self, p: Property, again: Callable[[], Optional[Instances]]) -> None:
+        """Drop p's instances; a later read calls again() to detect them again
+        (the engine's detection, which publishes them here).  Instances kept
         that select from p's (a subscriber's refinement shares its columns) take
         their own copy of the rows they select first."""
         with self._lock:
             inst = self._kept.pop(p.name, None)
             if inst is None:
                 return
-            self._let_go[p.name] = p
+            self._let_go[p.name] = (p, again)
             others = list(self._kept.values())
         for other in others:
             if isinstance(other.columns, Columns) and other.columns.selects_from(inst.columns):

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..calltree import CallTree
 from ..events import KINDS
-from .context import CallTree
+from ..sums import sum_by_key
 from .schedule import once_property
-from .severity import sum_by_key
 from .window import View, WindowContext
 
 
