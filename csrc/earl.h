@@ -610,6 +610,11 @@ const earl_defs *earl_reading_defs(const earl_reading *reading);
 const char *earl_reading_path(const earl_reading *reading); /* the anchor file */
 earl_status earl_reading_read(earl_reading *reading, const uint8_t *locations,
                               earl_error *err);
+/* After the read: the timestamps of location l as read, in its order, and
+ * their number in *n (NULL and 0 for a location not read, or before the
+ * read).  Valid until the reading is finished or freed.  Parts analysed one
+ * after another spill them (the whole trace's event ids are counts of them). */
+const earl_time *earl_reading_times(const earl_reading *reading, size_t l, size_t *n);
 earl_status earl_reading_finish(earl_reading *reading, earl_trace **out, earl_error *err);
 void earl_reading_free(earl_reading *reading);
 

@@ -453,6 +453,16 @@ earl_status earl_reading_read(earl_reading *r, const uint8_t *locations, earl_er
     return st;
 }
 
+const earl_time *earl_reading_times(const earl_reading *r, size_t l, size_t *n)
+{
+    *n = 0;
+    if (!r || !r->events_read || l >= r->n_locs ||
+        r->tr->defs.locations[l].held != EARL_HELD_ALL)
+        return NULL;
+    *n = r->bufs[l].n;
+    return r->bufs[l].time;
+}
+
 loc_events *reading_buffers(earl_reading *r, const defs_store **defs, size_t *n_locs)
 {
     if (defs)

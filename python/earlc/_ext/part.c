@@ -106,6 +106,35 @@ static PyObject *reading_read(PyObject *self, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+/* times(l, start=0, out=None): without out, how many timestamps location l
+ * holds; with out (a writable buffer of uint64), copies the next ones from
+ * start into it and returns how many it copied. */
+static PyObject *reading_times(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"location", "start", "out", NULL};
+    earl_reading *rd = reading_of((ReadingObject *)self);
+    if (!rd)
+        return NULL;
+    Py_ssize_t l, start = 0;
+    PyObject *out_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "n|nO", kwlist, &l, &start, &out_obj))
+        return NULL;
+    size_t n = 0;
+    const earl_time *t = l >= 0 ? earl_reading_times(rd, (size_t)l, &n) : NULL;
+    if (out_obj == Py_None)
+        return PyLong_FromSize_t(n);
+    Py_buffer out;
+    if (PyObject_GetBuffer(out_obj, &out, PyBUF_WRITABLE) != 0)
+        return NULL;
+    size_t room = (size_t)out.len / sizeof(earl_time), k = 0;
+    if (t && start >= 0 && (size_t)start < n) {
+        k = n - (size_t)start < room ? n - (size_t)start : room;
+        memcpy(out.buf, t + start, k * sizeof *t);
+    }
+    PyBuffer_Release(&out);
+    return PyLong_FromSize_t(k);
+}
+
 /* export(part_of, n_parts, self) -> (offsets: bytes of n_parts + 1 uint64,
  * records: bytes of earl_ghost records) */
 static PyObject *reading_export(PyObject *self, PyObject *args)
@@ -194,6 +223,8 @@ static PyMethodDef reading_methods[] = {
     {"n_locations", reading_n_locations, METH_NOARGS, "locations the definitions name"},
     {"definitions", reading_definitions, METH_NOARGS, "the definitions, as Trace.definitions"},
     {"read", reading_read, METH_O, "read the events of the locations in a bytes mask"},
+    {"times", (PyCFunction)(void (*)(void))reading_times, METH_VARARGS | METH_KEYWORDS,
+     "times(location, start=0, out=None): a read location's timestamps"},
     {"export", reading_export, METH_VARARGS, "ghost records for each part"},
     {"add_ghosts", reading_add_ghosts, METH_O, "add ghost records of other parts"},
     {"finish", reading_finish, METH_NOARGS, "order the events: a _core.Trace"},

@@ -16,7 +16,8 @@ from .validate import PropertyError
 
 
 def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
-            strict: bool = False, packages: bool = True) -> Report:
+            strict: bool = False, packages: bool = True, memory=None, scratch=None,
+            threads: int = 0, salvage: bool = False) -> Report:
     """Evaluate the catalog on trace: the built-ins, the properties of installed
     packages (entry-point group earlc.properties, unless packages=False) and the
     Property instances in plugins.
@@ -34,6 +35,14 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
     strict: a property that raises stops the analysis (PropertyError) instead of
         being switched off and listed in report.switched_off.
     progress: called as progress(phase, done, total).
+    memory: for a path, the budget of resident memory ("8G", "512M", bytes):
+        a trace whose analysis needs more is analysed in parts one after
+        another, each within the budget, with the same report
+        (docs/memory.md).  None: the machine's available memory decides;
+        "unlimited": always in one piece.
+    scratch: the folder where an analysis in parts keeps what crosses parts
+        (default: the system's temporary folder); removed at the end.
+    threads, salvage: as for earlc.open, when trace is a path.
     """
     import os
 
@@ -43,12 +52,25 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
     if isinstance(trace, (str, os.PathLike)):
         from ..parts import mpi_exchange, mpi_world_size, open_part
 
+        path = os.fspath(trace).rstrip(os.sep) or os.fspath(trace)
         if (mpi_world_size() or 1) > 1:
-            trace = open_part(trace, mpi_exchange(), progress=progress).trace
+            trace = open_part(path, mpi_exchange(), threads=threads, progress=progress,
+                              salvage=salvage).trace
         else:
+            from ..parts.inturn import InTurn, needs_parts
             from ..trace import open as open_trace
 
-            trace = open_trace(trace, progress=progress)
+            need = needs_parts(path, memory, properties, plugins, packages, strict)
+            if need is not None:
+                budget, model = need
+                with InTurn(path, budget, scratch=scratch, threads=threads, salvage=salvage,
+                            progress=progress, model=model) as parts:
+                    return parts.analyze(properties=properties, top=top, plugins=plugins,
+                                         strict=strict, packages=packages)
+            trace = open_trace(path, threads=threads, progress=progress, salvage=salvage)
+    elif memory is not None or scratch is not None:
+        raise ValueError("memory and scratch apply to the analysis of a path: this trace is "
+                         "in memory already")
     if trace.part is not None:
         from ..parts.merge import analyze as analyze_parts
 

@@ -170,17 +170,7 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
     part's (earlc.parts); last_time is then the whole trace's last timestamp."""
     from .report import Report
 
-    if isinstance(properties, (str, Property)):
-        properties = [properties]  # one name, group or property: not its characters
-    given = [p for p in properties or () if isinstance(p, Property)]
-    catalog = assemble(plugins=list(plugins) + given, packages=packages, strict=strict)
-    if properties:
-        # named properties (or groups) and plugins given among them: those, with
-        # what they need
-        names = [p.name if isinstance(p, Property) else p for p in properties]
-        chosen = catalog.select(names)
-    else:  # optional groups (root causes) only when asked for, or when read
-        chosen = catalog.with_needs([p.name for p in catalog.properties if not p.group])
+    catalog, chosen = selection(properties, plugins, packages, strict)
     ctx = AnalysisContext(trace)
     evaluation = Evaluation(ctx, strict=strict)
     order = evaluation.expand(ordered(chosen), catalog)
@@ -199,6 +189,25 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
     return Report(trace, ctx, order, store, worst, counts,
                   switched_off=evaluation.switched_off, exceeding=exceeding,
                   package_problems=catalog.problems, unanalysed=unanalysed)
+
+
+def selection(properties=None, plugins: Sequence = (), packages: bool = True,
+              strict: bool = False):
+    """(catalog, chosen): the catalog of the built-ins, the installed packages'
+    and the plugins' properties, and the properties an analysis with these
+    arguments evaluates (before the ones they expand to for a given trace)."""
+    if isinstance(properties, (str, Property)):
+        properties = [properties]  # one name, group or property: not its characters
+    given = [p for p in properties or () if isinstance(p, Property)]
+    catalog = assemble(plugins=list(plugins) + given, packages=packages, strict=strict)
+    if properties:
+        # named properties (or groups) and plugins given among them: those, with
+        # what they need
+        names = [p.name if isinstance(p, Property) else p for p in properties]
+        chosen = catalog.select(names)
+    else:  # optional groups (root causes) only when asked for, or when read
+        chosen = catalog.with_needs([p.name for p in catalog.properties if not p.group])
+    return catalog, chosen
 
 
 def is_detected(p: Property) -> bool:

@@ -310,6 +310,34 @@ def merge(pieces: List[dict], part: Part, local: Report, top: int) -> "MergedRep
                         extra)
 
 
+class PartsCatalog:
+    """What the merge needs of the parts' own reports when they are not all
+    alive at once (parts analysed in turn, inturn.py): the properties, the
+    packages that failed to load, and which properties kept worst occurrences
+    (in the properties' order)."""
+
+    def __init__(self, report: Report):
+        self.properties = report.properties
+        self.package_problems = list(report.package_problems)
+        self._names: List[str] = []
+
+    def add(self, report: Report) -> None:
+        """A part's report: its worst occurrences' names, in evaluation order,
+        merged into those of the parts before (a name new here goes right after
+        the name before it in this part's order)."""
+        at = 0
+        for name in report.worst:
+            if name in self._names:
+                at = self._names.index(name) + 1
+            else:
+                self._names.insert(at, name)
+                at += 1
+
+    @property
+    def worst(self) -> Dict[str, None]:
+        return dict.fromkeys(self._names)
+
+
 class _Store:
     """The merged tables, as engine.exceeding_parents reads a SeverityStore."""
 
@@ -326,8 +354,9 @@ class PartedTrace:
     them all) and the whole trace's event count and times; the events
     themselves are in the parts."""
 
-    def __init__(self, trace, events: int, start: int, duration: int):
+    def __init__(self, trace, events: int, start: int, duration: int, in_turn: bool = False):
         self._trace = trace
+        self._in_turn = in_turn
         self._events, self._start, self._duration = events, start, duration
 
     def __len__(self) -> int:
@@ -349,7 +378,11 @@ class PartedTrace:
     @property
     def events(self):
         raise RuntimeError("this report was made in parts: the trace's events are spread over "
-                           "the MPI processes; open the trace (earlc.open) for its events")
+                           "%s; open the trace (earlc.open) for its events" % self._where)
+
+    @property
+    def _where(self) -> str:
+        return "the parts analysed one after another" if self._in_turn else "the MPI processes"
 
     def __getattr__(self, name):
         return getattr(self._trace, name)
@@ -366,7 +399,8 @@ class MergedReport(Report):
         start = whole["first_time"] if whole["first_time"] is not None else trace.clock_offset
         duration = (whole["last_time"] - start if whole["last_time"] is not None
                     else trace._defs.clock_length)
-        self.trace = PartedTrace(trace, events, start, duration)
+        self.trace = PartedTrace(trace, events, start, duration,
+                                 in_turn=getattr(part, "in_turn", False))
         self.part = part
         self.switched_off = _union_switched_off(pieces)
         self.package_problems = list(local.package_problems)
@@ -526,4 +560,4 @@ def _merge_stops(pieces, trace, start: int):
     return group_stops(trace, entries)
 
 
-__all__ = ["analyze", "merge", "MergedReport", "PartedTrace", "column_kind"]
+__all__ = ["analyze", "merge", "MergedReport", "PartedTrace", "PartsCatalog", "column_kind"]

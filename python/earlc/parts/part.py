@@ -36,11 +36,15 @@ assert GHOST_RECORD.itemsize == _core.GHOST_RECORD_BYTES
 class Part:
     """This process's part of a trace analysed in parts."""
 
-    def __init__(self, trace: Trace, partition: Partition, index: int, exchange: Exchange,
-                 ghost_positions: Dict[int, np.ndarray], ghosts_received: int):
+    def __init__(self, trace: Trace, partition: Partition, index: int,
+                 exchange: Optional[Exchange], ghost_positions: Dict[int, np.ndarray],
+                 ghosts_received: int):
         self.trace = trace
         self.partition = partition
         self.index = index
+        #: how the parts talk (collective methods); None for a part of an
+        #: analysis in parts one after another (inturn.py), which numbers events
+        #: from spilled tables instead
         self.exchange = exchange
         #: per location: does this part hold all of its events?
         self.own = partition.part_of == index
@@ -190,21 +194,32 @@ def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
     ghosts = b"".join(incoming)
     del incoming
     try:
-        reading.add_ghosts(ghosts)
-        core = reading.finish()
+        part = assemble(reading, [ghosts], partition, me, exchange, threads)
     except Exception as exc:
         error = exc
     exchange.agree(error)
-    table = np.frombuffer(ghosts, dtype=GHOST_RECORD)
-    positions = {}
-    if len(table):
-        locs = table["location"]
-        cuts = np.nonzero(np.diff(locs))[0] + 1
-        for run in np.split(np.arange(len(table)), cuts):
-            positions[int(locs[run[0]])] = table["position"][run].astype(np.int64)
-    trace = Trace(core, threads)
-    part = trace.part = Part(trace, partition, me, exchange, positions, len(table))
     part.whole = _whole_trace(part)
+    return part
+
+
+def assemble(reading, ghosts, partition: Partition, index: int, exchange: Optional[Exchange],
+             threads: int = 0) -> Part:
+    """Part `index` from a reading of its own locations and the ghost records
+    other parts sent it (buffers of GHOST_RECORD, each holding whole locations,
+    sorted): the ghosts are added, the events ordered."""
+    positions, received = {}, 0
+    for chunk in ghosts:
+        reading.add_ghosts(chunk)
+        table = np.frombuffer(chunk, dtype=GHOST_RECORD)
+        received += len(table)
+        if len(table):
+            locs = table["location"]
+            cuts = np.nonzero(np.diff(locs))[0] + 1
+            for run in np.split(np.arange(len(table)), cuts):
+                positions[int(locs[run[0]])] = table["position"][run].astype(np.int64)
+    core = reading.finish()
+    trace = Trace(core, threads)
+    part = trace.part = Part(trace, partition, index, exchange, positions, received)
     return part
 
 
@@ -222,4 +237,4 @@ def _whole_trace(part: Part) -> dict:
             "last_time": max(lasts) if lasts else None}
 
 
-__all__ = ["Part", "open_part", "GHOST_RECORD"]
+__all__ = ["Part", "open_part", "assemble", "GHOST_RECORD"]
