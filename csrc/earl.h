@@ -400,6 +400,12 @@ typedef struct earl_coll_table {
     earl_loc *root;      /* location of the root, -1 when none */
     uint64_t *sent;
     uint64_t *received;
+    /* a part of a trace (csrc/part/earl_part.h): per row, for a ghost
+     * location's row, earl_ghost.seq and .members; members 0 for an own
+     * location's row, which the EARL layer counts itself.  NULL when no
+     * ghost row carries them (a whole trace). */
+    uint32_t *part_seq;
+    uint32_t *part_members;
 } earl_coll_table;
 
 /* Threading records.  Meaning of the generic columns per kind:

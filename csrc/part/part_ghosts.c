@@ -5,7 +5,10 @@
  * those events.  The merge (order.c) then places them in the total order
  * beside the own events; a ghost's index on its location is its rank among
  * the location's ghosts, and a request's other half, given by its position
- * in the whole trace, becomes that index.
+ * in the whole trace, becomes that index.  A collective end's sequence
+ * number and the members it stands for (earl_ghost.seq, .members) are noted
+ * with the reading, which puts them in the trace's collective table once
+ * the merge gave the event its row.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -153,8 +156,13 @@ earl_status earl_part_add_ghosts(earl_reading *reading, const earl_ghost *record
         if (reserve(b, k1 - k0, rows) != 0)
             return earl_fail(err, EARL_ERR_NOMEM, "out of memory adding ghost events");
         size_t base = b->n;
-        for (size_t k = k0; k < k1; k++)
+        for (size_t k = k0; k < k1; k++) {
             append(b, &records[k]);
+            if (records[k].kind == EARL_MPI_COLLECTIVE_END && records[k].members &&
+                reading_note_ghost_coll(reading, loc, base + (k - k0), records[k].seq,
+                                        records[k].members) != 0)
+                return earl_fail(err, EARL_ERR_NOMEM, "out of memory adding ghost events");
+        }
         link_requests(b, base, records, k0, k1);
         l->held = EARL_HELD_GHOSTS;
         l->events = b->n;

@@ -88,7 +88,7 @@ static void open_parts(const char *path, int n, int32_t *part_of, parts *out)
         for (uint32_t l = 0; l < d->n_locations; l++)
             mask[l] = part_of[l] == p;
         ok(earl_reading_read(r[p], mask, &err));
-        ok(earl_part_export(r[p], part_of, (size_t)n, p, &out->exported[p], &err));
+        ok(earl_part_export(r[p], part_of, (size_t)n, p, NULL, NULL, &out->exported[p], &err));
         assert_int_equal(out->exported[p].offset[p], out->exported[p].offset[p + 1]);
     }
     for (int p = 0; p < n; p++) {

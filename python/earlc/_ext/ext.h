@@ -23,6 +23,10 @@ PyObject *earlc_raise(const earl_error *err);
 /* A read-only buffer of length items over data, kept alive with owner. */
 PyObject *earlc_column_new(PyObject *owner, const void *data, size_t length,
                            size_t itemsize, const char *format);
+/* An owner for columns over a C result: a capsule that frees it with
+ * free_result when the last column over it goes (column.c).  NULL, with the
+ * result freed, on failure. */
+PyObject *earlc_owner_new(void *result, void (*free_result)(void *result));
 
 /* Progress of long C work reported to a Python callable(phase, done, total)
  * from any thread (the GIL is taken for the call).  A callback that raises is

@@ -231,37 +231,6 @@ static PyObject *bytes_of(const void *data, size_t n, size_t item)
     return PyBytes_FromStringAndSize(n ? (const char *)data : "", (Py_ssize_t)(n * item));
 }
 
-typedef void (*result_free_fn)(void *result);
-
-/* What a capsule owns: a C result and the function that frees it. */
-typedef struct owned_result {
-    void *result;
-    result_free_fn free_result;
-} owned_result;
-
-static void result_capsule_free(PyObject *capsule)
-{
-    owned_result *o = PyCapsule_GetPointer(capsule, "earlc.rootcause.result");
-    o->free_result(o->result);
-    free(o);
-}
-
-/* A capsule owning result (heap-allocated; freed with f when the last column
- * over it goes); NULL, with result freed, on failure. */
-static PyObject *result_owner(void *result, result_free_fn f)
-{
-    owned_result *o = malloc(sizeof *o);
-    PyObject *c = o ? PyCapsule_New(o, "earlc.rootcause.result", result_capsule_free) : NULL;
-    if (!c) {
-        free(o);
-        f(result);
-        return o ? NULL : PyErr_NoMemory();
-    }
-    o->result = result;
-    o->free_result = f;
-    return c;
-}
-
 static PyObject *column_of(PyObject *owner, const void *data, size_t n, size_t item,
                            const char *format)
 {
@@ -286,7 +255,7 @@ static PyObject *map_result(earl_rc_map *m)
     }
     *own = *m;
     memset(m, 0, sizeof *m);
-    PyObject *owner = result_owner(own, map_result_free);
+    PyObject *owner = earlc_owner_new(own, map_result_free);
     if (!owner)
         return NULL;
     size_t entries = (size_t)own->offset[own->queries];
@@ -345,7 +314,7 @@ static PyObject *py_event_chunks(PyObject *self, PyObject *obj)
         earlc_raise(&err);
         goto done;
     }
-    PyObject *owner = result_owner(table, event_chunks_free);
+    PyObject *owner = earlc_owner_new(table, event_chunks_free);
     if (!owner)
         goto done;
     r = Py_BuildValue(

@@ -42,7 +42,7 @@ import numpy as np
 from .. import _core
 from .budget import DEFAULT, ROOT_CAUSES, BudgetError, Model, format_size, parse_size
 from .plan import Partition, plan, process_of_locations
-from .part import GHOST_RECORD, Part, assemble
+from .part import COLL_MEMBER, GHOST_RECORD, Part, assemble
 from .scratch import Scratch
 from .spill import BLOCK, Instances, LocationTimes
 
@@ -250,8 +250,12 @@ class InTurn:
     removed at the end, however it ends."""
 
     def __init__(self, path, budget: int, scratch=None, threads: int = 0, salvage: bool = False,
-                 progress=None, model: Model = DEFAULT, parts: Optional[int] = None):
+                 progress=None, model: Model = DEFAULT, parts: Optional[int] = None,
+                 representatives: bool = True):
         self.path, self.threads, self.salvage = path, threads, bool(salvage)
+        #: collectives as representatives (earl_part.h), else every member
+        self.representatives = representatives
+        self.reps = {}
         self.budget, self.model = budget, model
         reading = _core.Reading(str(path), threads=threads, salvage=self.salvage)
         self.defs = reading.definitions()
@@ -312,6 +316,7 @@ class InTurn:
         for name in os.listdir(self.scratch.path):
             self.scratch.delete(name)
         self.times = LocationTimes(self.scratch)
+        self.reps = {}
         pp.ghosts[:] = 0
         counts, firsts, lasts = 0, [], []
         for p in range(pp.parts):
@@ -325,12 +330,19 @@ class InTurn:
                 if n:
                     firsts.append(self._first_time)
                     lasts.append(self._last_time)
-            offsets, records = reading.export(pp.partition.part_of, pp.parts, p)
+            got = reading.export(pp.partition.part_of, pp.parts, p,
+                                 members=self.representatives)
             del reading
-            offsets = np.frombuffer(offsets, dtype=np.uint64).astype(np.int64)
-            self.scratch.write("g%d.bin" % p, records)
+            offsets = np.frombuffer(got[0], dtype=np.uint64).astype(np.int64)
+            self.scratch.write("g%d.bin" % p, got[1])
             self.scratch.write("g%d.idx" % p, offsets)
-            del records
+            if self.representatives:
+                members = np.frombuffer(got[2], dtype=COLL_MEMBER)
+                self.scratch.write("m%d.bin" % p, members)
+                key = (members["comm"].astype(np.uint64) << np.uint64(32)) | members["seq"]
+                self.scratch.write("k%d.bin" % p, key)
+                del members, key
+            del got
             sent = np.diff(offsets)
             pp.ghosts += sent
             self.progress.end()
@@ -342,6 +354,8 @@ class InTurn:
                     return share * 1.1
         self.whole = {"events": counts, "first_time": min(firsts) if firsts else None,
                       "last_time": max(lasts) if lasts else None}
+        if self.representatives:
+            self._choose_representatives()
         if self._fixed_parts is not None:
             return None
         over = [p for p in range(pp.parts) if pp.peak(p, None) > self.budget]
@@ -349,6 +363,56 @@ class InTurn:
             return None
         return 1.1 * max(float(pp.ghosts[p]) / max(float(pp.own_events[p]), 1.0)
                          for p in range(pp.parts))
+
+    #: collective members handed to one choice of representatives, about
+    MEMBERS_AT_ONCE = 1 << 20
+
+    def _choose_representatives(self) -> None:
+        """The collective ghosts of every part (earl_part_representatives),
+        from the members that pass 1 listed part by part, a window of whole
+        instances at a time.  Part p's are appended to c<p>.bin, each window's
+        sorted by (location, position); self.reps[p][l] lists where location
+        l's are: (offset, count) per window, in window order."""
+        pp = self.pp
+        keys = [self.scratch.load("k%d.bin" % q, np.uint64) for q in range(pp.parts)]
+        step = max(self.MEMBERS_AT_ONCE // max(pp.parts, 1), 1)
+        bounds = np.unique(np.concatenate([k[::step] for k in keys] +
+                                          [np.empty(0, np.uint64)]))
+        if not sum(len(k) for k in keys):
+            return
+        bounds = np.append(bounds, np.uint64(np.iinfo(np.uint64).max))
+        cuts = [np.searchsorted(k, bounds, side="left") for k in keys]
+        size = COLL_MEMBER.itemsize
+        reading = _core.Reading(str(self.path), threads=self.threads, salvage=self.salvage)
+        self.reps = {p: {} for p in range(pp.parts)}
+        at = np.zeros(pp.parts, dtype=np.int64)
+        for w in range(len(bounds) - 1):
+            rows = [self.scratch.load("m%d.bin" % q, COLL_MEMBER, int(cuts[q][w]) * size,
+                                      int(cuts[q][w + 1] - cuts[q][w]))
+                    for q in range(pp.parts) if cuts[q][w + 1] > cuts[q][w]]
+            if not rows:
+                continue
+            rows = np.concatenate(rows)
+            end = rows["time"][:, 2]
+            order = np.lexsort((rows["position"][:, 2], rows["location"], end, rows["seq"],
+                                rows["comm"]))
+            rows = rows[order]
+            offsets, records = reading.representatives(rows, pp.partition.part_of, pp.parts)
+            del rows
+            offsets = np.frombuffer(offsets, dtype=np.uint64).astype(np.int64)
+            table = np.frombuffer(records, dtype=GHOST_RECORD)
+            for p in range(pp.parts):
+                mine = table[offsets[p]:offsets[p + 1]]
+                if not len(mine):
+                    continue
+                start = self.scratch.append("c%d.bin" % p, mine) // GHOST_RECORD.itemsize
+                locs, first, count = np.unique(mine["location"], return_index=True,
+                                               return_counts=True)
+                for l, f, c in zip(locs.tolist(), first.tolist(), count.tolist()):
+                    self.reps[p].setdefault(l, []).append((start + f, c))
+                pp.ghosts[p] += len(mine)
+                at[p] += len(mine)
+        del reading
 
     def _replan(self, share: float) -> None:
         old = self.pp.parts
@@ -373,16 +437,44 @@ class InTurn:
 
     # -- pass 2 -------------------------------------------------------------------------
     def ghosts_for(self, p: int):
-        """The ghost records the other parts wrote for part p, source by source
-        (each holds whole locations, sorted)."""
+        """The ghost records the other parts wrote for part p, location by
+        location (each location's in one buffer, sorted by position): the
+        ghosts of messages and calls from their owner's pass 1, beside the
+        representatives of the collectives chosen for p."""
         size = GHOST_RECORD.itemsize
+        reps = dict(self.reps.get(p, {}))
         for q in range(self.pp.parts):
             if q == p:
                 continue
             off = self.scratch.load("g%d.idx" % q, np.int64)
             n = int(off[p + 1] - off[p])
-            if n:
-                yield self.scratch.load("g%d.bin" % q, np.uint8, int(off[p]) * size, n * size)
+            if not n:
+                continue
+            chunk = self.scratch.load("g%d.bin" % q, GHOST_RECORD, int(off[p]) * size, n)
+            locs = chunk["location"]
+            cuts = np.flatnonzero(np.diff(locs)) + 1
+            for run in np.split(np.arange(n), cuts):
+                l = int(locs[run[0]])
+                yield self._with_reps(p, chunk[run[0]:run[-1] + 1], reps.pop(l, ()))
+        for l in sorted(reps):
+            yield self._with_reps(p, np.empty(0, GHOST_RECORD), reps[l])
+
+    def _with_reps(self, p: int, records: np.ndarray, where) -> np.ndarray:
+        """A location's ghosts with its representatives, sorted by position,
+        each position once (a record that is both keeps its collective count)."""
+        if not where:
+            return records
+        reps = np.concatenate([self.scratch.load("c%d.bin" % p, GHOST_RECORD,
+                                                 start * GHOST_RECORD.itemsize, count)
+                               for start, count in where])
+        # the representatives first: a position in both keeps theirs
+        out = np.concatenate((reps, records))
+        position = np.ascontiguousarray(out["position"])
+        order = np.argsort(position, kind="stable")
+        position = position[order]
+        keep = np.ones(len(out), dtype=bool)
+        keep[1:] = position[1:] != position[:-1]
+        return out[order[keep]]
 
     def open(self, p: int) -> Part:
         """Part p with its ghosts (pass 2)."""

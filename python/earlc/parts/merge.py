@@ -124,9 +124,11 @@ def _findings(report: Report, part: Part, top: int) -> dict:
     # the first own event of each call path: whose order numbers the merged tree
     own_ids = np.nonzero(own_loc[ev.location])[0] if len(ev) else np.empty(0, np.int64)
     cn = ct.event_cnode[own_ids].astype(np.int64)
-    placed = cn >= 0
-    cnodes, first = np.unique(cn[placed], return_index=True)
-    first_ids = own_ids[placed][first]
+    placed = np.flatnonzero(cn >= 0)
+    first = np.full(len(ct.parent), len(placed), dtype=np.int64)
+    np.minimum.at(first, cn[placed], np.arange(len(placed), dtype=np.int64))
+    cnodes = np.flatnonzero(first < len(placed))
+    first_ids = own_ids[placed[first[cnodes]]]
     program = sorted(ct.extra_names)
     program_roots = set()
     program_info = None

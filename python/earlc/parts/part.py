@@ -29,8 +29,16 @@ GHOST_RECORD = np.dtype([
     ("time", "<u8"), ("position", "<u8"), ("partner", "<i8"), ("bytes", "<u8"),
     ("request", "<u8"), ("location", "<i4"), ("ref", "<u4"), ("peer", "<i4"),
     ("peer_rank", "<u4"), ("tag", "<u4"), ("requested_source", "<i4"),
-    ("requested_tag", "<i4"), ("kind", "u1"), ("reserved", "u1", (3,))])
+    ("requested_tag", "<i4"), ("seq", "<u4"), ("members", "<u4"), ("kind", "u1"),
+    ("reserved", "u1", (3,))])
 assert GHOST_RECORD.itemsize == _core.GHOST_RECORD_BYTES
+#: an earl_coll_member row (earl_part.h): an own member of a collective
+#: instance, for the choice of the representatives other parts get
+COLL_MEMBER = np.dtype([
+    ("time", "<u8", (4,)), ("position", "<u8", (4,)), ("sent", "<u8"), ("received", "<u8"),
+    ("comm", "<u4"), ("seq", "<u4"), ("location", "<i4"), ("region", "<u4"), ("root", "<i4"),
+    ("root_rank", "<u4"), ("rank", "<u4"), ("op", "u1"), ("reserved", "u1", (3,))])
+assert COLL_MEMBER.itemsize == _core.COLL_MEMBER_BYTES
 
 
 class Part:
@@ -237,4 +245,4 @@ def _whole_trace(part: Part) -> dict:
             "last_time": max(lasts) if lasts else None}
 
 
-__all__ = ["Part", "open_part", "assemble", "GHOST_RECORD"]
+__all__ = ["Part", "open_part", "assemble", "GHOST_RECORD", "COLL_MEMBER"]
