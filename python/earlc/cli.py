@@ -66,9 +66,16 @@ def cmd_analyze(args) -> int:
     plugins = [p for p in catalog.properties if p.source != "built-in"]
     bar = _progress_bar()
     try:
-        trace = _open_for_analysis(args, bar)
-        report = analyze(trace, properties=args.properties, top=max(args.top, 1),
-                         progress=bar, plugins=plugins, strict=args.strict, packages=False)
+        parts = _in_parts(args, plugins)
+        if parts is not None:
+            with cliargs.terminate_as_interrupt(), parts:  # Ctrl-C, SIGTERM: scratch removed
+                parts.progress.fn = bar
+                report = parts.analyze(properties=args.properties, top=max(args.top, 1),
+                                       plugins=plugins, strict=args.strict, packages=False)
+        else:
+            trace = _open_for_analysis(args, bar)
+            report = analyze(trace, properties=args.properties, top=max(args.top, 1),
+                             progress=bar, plugins=plugins, strict=args.strict, packages=False)
     finally:
         bar.close()
     report.package_problems = catalog.problems
@@ -100,6 +107,36 @@ def _writes_outputs() -> bool:
     from .parts import mpi_world_rank
 
     return mpi_world_rank() == 0
+
+
+def _in_parts(args, plugins=()):
+    """The analysis in parts one after another (earlc.parts.inturn) when the
+    trace needs more memory than --memory gives, or without --memory than the
+    machine has available (with a note saying so); None to analyse it in one
+    piece.  Under mpiexec each process holds its part already."""
+    from .parts import under_mpi
+    from .parts.budget import format_size
+    from .parts.inturn import InTurn, needs_parts
+
+    if under_mpi():
+        if args.memory is not None or args.scratch is not None:
+            raise cliargs.UsageError("--memory and --scratch apply to an analysis in one "
+                                     "process: under mpiexec each process holds its part of "
+                                     "the trace (docs/parallel.md)")
+        return None
+    need = needs_parts(args.trace, args.memory, getattr(args, "properties", None), plugins,
+                       packages=False, strict=getattr(args, "strict", False))
+    if need is None:
+        return None
+    parts = InTurn(args.trace, need.budget, scratch=args.scratch, threads=args.threads,
+                   salvage=args.salvage, model=need.model,
+                   representatives=need.representatives)
+    if args.memory is None:
+        print("earlc: the analysis of %s needs about %s, more than the %s this machine has "
+              "available: it runs in %d parts one after another (--memory sets the budget)"
+              % (args.trace, format_size(need.whole), format_size(need.budget),
+                 parts.pp.parts), file=sys.stderr)
+    return parts
 
 
 def _open_for_analysis(args, bar):
@@ -420,6 +457,17 @@ def _output_option(parser, required: bool = False,
                         help=text)
 
 
+def _memory_options(parser) -> None:
+    parser.add_argument("--memory", type=cliargs.memory_size, metavar="SIZE",
+                        help="budget of resident memory, e.g. 8G or 512M: a trace that needs "
+                             "more is analysed in parts one after another, with the same "
+                             "results (default: what the machine has available; 'unlimited': "
+                             "always in one piece; docs/memory.md)")
+    parser.add_argument("--scratch", type=cliargs.scratch_folder, metavar="DIR",
+                        help="where an analysis in parts keeps what crosses parts, removed at "
+                             "its end (default: the system's temporary folder)")
+
+
 def _threads_option(parser, text: str = "reading threads (default: one per core)") -> None:
     parser.add_argument("--threads", type=cliargs.threads, default=0, help=text)
 
@@ -457,6 +505,7 @@ def build_parser() -> Parser:
     an.add_argument("--rows", type=count(1), default=5,
                     help="call paths, locations and occurrences shown (5)")
     _threads_option(an)
+    _memory_options(an)
     an.set_defaults(func=cmd_analyze)
 
     pr = sub.add_parser("properties", help="list the properties available",

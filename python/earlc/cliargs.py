@@ -8,7 +8,8 @@ Three pieces give a subcommand that rule without code of its own:
   texts may contain a plain `%`;
 - argument types that check a value while the command line is parsed, so nothing
   is read or computed before the user's mistake is reported: `count(low, high)`,
-  `output_file`, `output_folder`, `existing_file`, `name_list`;
+  `output_file`, `output_folder`, `existing_file`, `name_list`, `memory_size`,
+  `scratch_folder`;
 - `run_command`, which calls the subcommand and turns the exceptions that are the
   user's doing (`UsageError`, `earlc.TraceError`, a faulty plugin) into that one
   line; anything else is earlc's fault and says so on one line too (set
@@ -142,6 +143,29 @@ def existing_file(text: str) -> str:
     return text
 
 
+def memory_size(text: str) -> str:
+    """A memory budget: 8G, 512M, 1.5G (checked here, used as given)."""
+    from .parts.budget import BudgetError, parse_size
+
+    if text.strip().lower() == "unlimited":
+        return "unlimited"
+    try:
+        parse_size(text)
+    except BudgetError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def scratch_folder(text: str) -> str:
+    """A folder where an analysis in parts may write (it must exist)."""
+    from .parts.scratch import ScratchError, check_folder
+
+    try:
+        return check_folder(text)
+    except ScratchError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def name_list(text: str) -> list:
     """Comma-separated names; at least one."""
     names = [n.strip() for n in text.split(",") if n.strip()]
@@ -206,14 +230,17 @@ def run_command(func, args) -> int:
     from . import TraceError
 
     from .parts import MPIUnavailable, PartsFailed, mpi_world_rank
+    from .parts.budget import BudgetError
     from .parts.plan import PartitionError
+    from .parts.scratch import ScratchError
 
     prog = "earlc"
     # in an MPI job every process ends with the same verdict; one of them says it
     say = sys.stderr if mpi_world_rank() == 0 else open(os.devnull, "w")
     try:
         return func(args)
-    except _USER_ERRORS + (TraceError, MPIUnavailable, PartitionError) as exc:
+    except _USER_ERRORS + (TraceError, MPIUnavailable, PartitionError, BudgetError,
+                           ScratchError) as exc:
         say.write("%s: error: %s\n" % (prog, one_line(exc)))
         return USAGE_STATUS
     except PartsFailed as exc:

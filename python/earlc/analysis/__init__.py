@@ -62,15 +62,18 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
 
             need = needs_parts(path, memory, properties, plugins, packages, strict)
             if need is not None:
-                budget, model = need
-                with InTurn(path, budget, scratch=scratch, threads=threads, salvage=salvage,
-                            progress=progress, model=model) as parts:
+                with InTurn(path, need.budget, scratch=scratch, threads=threads,
+                            salvage=salvage, progress=progress, model=need.model,
+                            representatives=need.representatives) as parts:
                     return parts.analyze(properties=properties, top=top, plugins=plugins,
                                          strict=strict, packages=packages)
             trace = open_trace(path, threads=threads, progress=progress, salvage=salvage)
     elif memory is not None or scratch is not None:
         raise ValueError("memory and scratch apply to the analysis of a path: this trace is "
                          "in memory already")
+    if trace.part is not None and trace.part.exchange is None:
+        raise ValueError("this trace is one part of an analysis in parts one after another: "
+                         "earlc.analyze(path, memory=...) analyses the whole trace")
     if trace.part is not None:
         from ..parts.merge import analyze as analyze_parts
 

@@ -35,6 +35,7 @@ import gc
 import os
 import sys
 import time
+from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence
 
 import numpy as np
@@ -262,6 +263,8 @@ class InTurn:
         del reading
         self.declared = declared_events(path, self.defs)
         self.n_locations = len(self.defs["locations"])
+        #: what the analysis in one piece would take
+        self.whole_need = model.whole(int(self.declared.sum()), self.n_locations)
         if parts is not None:
             self.pp = PartsPlan(plan(self.defs, parts), self.declared, model, budget)
         else:
@@ -487,14 +490,28 @@ class InTurn:
         return part
 
     def parts(self):
-        """Every part in turn, with its ghosts (pass 1 first when not run yet)."""
+        """Every part in turn, with its ghosts (pass 1 first when not run yet).
+        A part is let go when the next is asked for: keep none of them."""
         if self.times is None:
             self.pass1()
         for p in range(self.pp.parts):
             part = self.open(p)
             yield part
+            self.let_go(part)
             del part
             self.progress.end()
+
+    @staticmethod
+    def let_go(part: Part) -> None:
+        """Free a part's memory now: a part and its trace point at each other,
+        which only the cycle collector would otherwise undo."""
+        if part.trace is not None:
+            part.trace.part = None
+        part.trace = None
+        gc.collect()
+
+    def __iter__(self):
+        return self.parts()
 
     # -- the analysis -----------------------------------------------------------------------
     def analyze(self, properties=None, top: int = 10, plugins=(), strict: bool = False,
@@ -506,7 +523,8 @@ class InTurn:
             self.pass1()
         pieces, keys, instances = [], [], Instances()
         light = None
-        for part in self.parts():
+        for p in range(self.pp.parts):
+            part = self.open(p)
             previous = _core.use_store_memory()
             try:
                 local = engine.run(part.trace, properties, top=top, progress=self.progress,
@@ -528,8 +546,10 @@ class InTurn:
             if light is None:
                 light = merge.PartsCatalog(local)
             light.add(local)
-            del local, part
-            gc.collect()
+            del local
+            self.let_go(part)
+            del part
+            self.progress.end()
         for piece, (valid, k, ivalid, ik) in zip(pieces, keys):
             gids = np.full(len(valid), -1, dtype=np.int64)
             gids[valid] = self.times.count_before(*k)
@@ -562,13 +582,26 @@ def choose_budget(memory) -> Optional[int]:
     return parse_size(memory)
 
 
+@dataclass(frozen=True)
+class Need:
+    """An analysis that must run in parts: its budget, its memory model, and
+    whether the collectives may travel as representatives (earl_part.h: the
+    built-in wait states read only the members they pick; a plugin, or the
+    root causes, may read every member)."""
+
+    budget: int
+    model: Model
+    representatives: bool
+    whole: int  #: what the analysis in one piece would take
+
+
 def needs_parts(path, memory=None, properties=None, plugins=(), packages: bool = True,
-                strict: bool = False):
-    """(budget, model) when the analysis of the trace at path must run in parts
-    within budget, else None (it fits in one piece, or memory="unlimited")."""
+                strict: bool = False) -> Optional[Need]:
+    """How the analysis of the trace at path must run in parts within its
+    budget, or None when it fits in one piece (or memory="unlimited")."""
     from ..analysis.engine import selection
 
-    if isinstance(memory, str) and memory.strip().lower() in ("unlimited", "none", "0"):
+    if isinstance(memory, str) and memory.strip().lower() == "unlimited":
         return None
     budget = choose_budget(memory)
     if budget is None:
@@ -579,10 +612,19 @@ def needs_parts(path, memory=None, properties=None, plugins=(), packages: bool =
     _, chosen = selection(properties, plugins, packages, strict)
     model = model_for(chosen)
     declared = declared_events(path, defs)
-    if model.whole(int(declared.sum()), len(declared)) <= budget:
+    whole = model.whole(int(declared.sum()), len(declared))
+    if whole <= budget:
         return None
-    return budget, model
+    rootcause = [p.name for p in chosen if getattr(p, "group", None) == "root_cause"]
+    if rootcause:
+        raise BudgetError("the analysis of this trace needs about %s, more than the budget of "
+                          "%s, and the root causes (%s) are not analysed in parts one after "
+                          "another yet: analyse them on a machine with that much memory "
+                          "(--memory unlimited), or leave them out"
+                          % (format_size(whole), format_size(budget), ", ".join(rootcause[:3])))
+    builtin = all(getattr(p, "source", None) == "built-in" for p in chosen)
+    return Need(budget, model, representatives=builtin, whole=whole)
 
 
-__all__ = ["InTurn", "PartsPlan", "plan_parts", "needs_parts", "declared_events", "model_for",
-           "Progress"]
+__all__ = ["InTurn", "Need", "PartsPlan", "plan_parts", "needs_parts", "declared_events",
+           "model_for", "Progress"]

@@ -114,6 +114,10 @@ def _path_keys(ct) -> List[Optional[tuple]]:
     return keys
 
 
+#: events looked at at once where a part's findings pass over all its events
+_SLICE = 1 << 20
+
+
 def _findings(report: Report, part: Part, top: int) -> dict:
     ctx = report._ctx
     ct = ctx.calltree
@@ -122,13 +126,15 @@ def _findings(report: Report, part: Part, top: int) -> dict:
     own_loc = part.own
     keys = _path_keys(ct)
     # the first own event of each call path: whose order numbers the merged tree
-    own_ids = np.nonzero(own_loc[ev.location])[0] if len(ev) else np.empty(0, np.int64)
-    cn = ct.event_cnode[own_ids].astype(np.int64)
-    placed = np.flatnonzero(cn >= 0)
-    first = np.full(len(ct.parent), len(placed), dtype=np.int64)
-    np.minimum.at(first, cn[placed], np.arange(len(placed), dtype=np.int64))
-    cnodes = np.flatnonzero(first < len(placed))
-    first_ids = own_ids[placed[first[cnodes]]]
+    # (in slices of the events: a few bytes per event at a time)
+    n = len(ev)
+    first = np.full(len(ct.parent), n, dtype=np.int64)
+    for lo in range(0, n, _SLICE):
+        cn = ct.event_cnode[lo:lo + _SLICE]
+        ids = np.flatnonzero(own_loc[ev.location[lo:lo + _SLICE]] & (cn >= 0))
+        np.minimum.at(first, cn[ids].astype(np.int64), ids + lo)
+    cnodes = np.flatnonzero(first < n)
+    first_ids = first[cnodes]
     program = sorted(ct.extra_names)
     program_roots = set()
     program_info = None

@@ -54,7 +54,7 @@ class LocationTimes:
         if not n:
             return
         blocks = (n + BLOCK - 1) // BLOCK
-        firsts = times[::BLOCK]
+        firsts = times[::BLOCK].copy()  # not a view: it would keep the chunk alive
         base = np.repeat(firsts, BLOCK)[:n]
         delta = times - base
         lasts = times[np.minimum(np.arange(1, blocks + 1) * BLOCK, n) - 1]
