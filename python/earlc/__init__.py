@@ -21,7 +21,7 @@ if "numpy" not in _sys.modules:
 
 from ._core import TraceError, memory_stats, release_memory  # noqa: E402
 from .events import KIND_NAMES, KINDS, Event, Events
-from .trace import Trace, Warnings, open  # noqa: A004
+from .trace import Trace, TraceTooLarge, Warnings, open  # noqa: A004
 from . import display  # noqa: F401  (earlc.display: how times and values are shown)
 from .clocks import VectorClocks
 from .search import Matches, PatternError, PatternWarning
@@ -31,7 +31,7 @@ from .analysis import Instances, Property, Report, analyze
 from .races import Races, races
 from .record import RecordError, record
 
-__all__ = ["open", "Trace", "TraceError", "TraceWriter", "Events", "Event", "Warnings",
+__all__ = ["open", "Trace", "TraceError", "TraceTooLarge", "TraceWriter", "Events", "Event", "Warnings",
            "KIND_NAMES", "KINDS", "synth", "SynthResult", "analyze", "Report", "Property",
            "Instances", "races", "Races", "record", "RecordError", "release_memory",
            "memory_stats", "VectorClocks", "Matches", "PatternError",

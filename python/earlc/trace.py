@@ -19,6 +19,11 @@ from .events import KIND_NAMES, Event, Events, make_event
 TraceError = _core.TraceError
 
 
+class TraceTooLarge(TraceError):
+    """A trace whose open would take more memory than there is: the message
+    says how much, and how to analyse it in parts instead."""
+
+
 #: codes that say how the trace was read rather than that its content is
 #: inconsistent: (Note or Warning, what it means for the numbers), as reports say it
 READING_NOTES = {
@@ -365,7 +370,7 @@ ProgressFn = Callable[[str, int, int], None]
 
 
 def open(path, threads: int = 0, progress: Optional[ProgressFn] = None,  # noqa: A001
-         salvage: bool = False, parts: Optional[str] = None) -> Trace:
+         salvage: bool = False, parts: Optional[str] = None, memory=None) -> Trace:
     """Read the OTF2 archive at `path`: its anchor file (NAME.otf2), or the folder
     that holds it (its traces.otf2, else its only *.otf2 file).
 
@@ -378,6 +383,12 @@ def open(path, threads: int = 0, progress: Optional[ProgressFn] = None,  # noqa:
     every process of the job calls it; docs/parallel.md); the trace then holds
     that part's events, and earlc.analyze(trace) gives the whole trace's report.
     None: the whole trace.
+    memory: the memory the open may take ("8G", "512M", bytes; default: what
+    the machine has available; "unlimited": no check).  A trace that would
+    take more is not read: earlc.TraceTooLarge (a TraceError) says how much it
+    needs and how to analyse it in parts (earlc.analyze(path, memory=...),
+    earlc.parts.in_turn(path), docs/memory.md), instead of the system
+    swapping or killing the process.
     Raises earlc.TraceError with a message naming the file and the problem.
     """
     path = os.fspath(path)
@@ -390,5 +401,34 @@ def open(path, threads: int = 0, progress: Optional[ProgressFn] = None,  # noqa:
 
         return open_part(path, mpi_exchange(), threads=threads, progress=progress,
                          salvage=salvage).trace
-    return Trace(_core.open(path, threads=threads, progress=progress, salvage=bool(salvage)),
-                 threads)
+    reading = _core.Reading(path, threads=threads, progress=progress, salvage=bool(salvage))
+    if not (isinstance(memory, str) and memory.strip().lower() == "unlimited"):
+        _check_fits(path, reading.definitions(), memory)
+    reading.read(b"\x01" * reading.n_locations())
+    return Trace(reading.finish(), threads)
+
+
+def _check_fits(path, defs: dict, memory) -> None:
+    """TraceTooLarge when the open of this trace would take more than memory
+    (None: what is available now)."""
+    from .parts.budget import DEFAULT, available_memory, format_size, parse_size, resident_now
+    from .parts.inturn import declared_events
+
+    if memory is None:
+        room = available_memory()
+        if room is None:
+            return
+        budget, what = room + resident_now(), "available"
+    else:
+        budget, what = parse_size(memory), "given"
+    declared = declared_events(path, defs)
+    need = DEFAULT.opening(int(declared.sum()), len(declared))
+    if need <= budget:
+        return
+    raise TraceTooLarge(
+        "%s: its %s events take about %s to open, more than the %s %s: analyse it in parts "
+        "within the memory (earlc analyze, search and races with --memory; "
+        "earlc.analyze(path, memory=...)), or take its parts one at a time with "
+        "earlc.parts.in_turn(path) (docs/memory.md)"
+        % (defs.get("path") or path, format(int(declared.sum()), ","), format_size(need),
+           format_size(budget), what))

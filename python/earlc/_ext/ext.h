@@ -30,12 +30,18 @@ PyObject *earlc_owner_new(void *result, void (*free_result)(void *result));
 
 /* Progress of long C work reported to a Python callable(phase, done, total)
  * from any thread (the GIL is taken for the call).  A callback that raises is
- * not called again and does not stop the work. */
+ * not called again and does not stop the work.  Ctrl-C arrives as a
+ * KeyboardInterrupt raised in the callback (SIGTERM, in a command that cleans
+ * up, as its subclass): it is kept, and earlc_progress_interrupted raises it
+ * once the work returns, instead of losing it. */
 typedef struct earlc_progress_bridge {
     PyObject *callback;
     int failed;
+    PyObject *pending; /* the interrupt raised in the callback, or NULL */
 } earlc_progress_bridge;
 void earlc_call_progress(void *bridge, const char *phase, uint64_t done, uint64_t total);
+/* After the work: 1 with the kept interrupt raised (return NULL then), else 0. */
+int earlc_progress_interrupted(earlc_progress_bridge *bridge);
 
 /* The definitions as the dict of plain tuples that python/earlc wraps. */
 PyObject *earlc_definitions(const earl_defs *defs, const char *path);

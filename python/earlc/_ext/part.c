@@ -24,6 +24,7 @@ static void reading_dealloc(PyObject *self)
     ReadingObject *r = (ReadingObject *)self;
     earl_reading_free(r->reading);
     r->reading = NULL;
+    Py_CLEAR(r->bridge.pending);
     Py_XDECREF(r->progress);
     Py_TYPE(self)->tp_free(self);
 }
@@ -50,7 +51,7 @@ static PyObject *reading_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     }
     Py_INCREF(progress);
     r->progress = progress;
-    r->bridge = (earlc_progress_bridge){progress, 0};
+    r->bridge = (earlc_progress_bridge){progress, 0, NULL};
     earl_open_options opts = {threads, progress != Py_None ? earlc_call_progress : NULL,
                               &r->bridge, salvage, NULL};
     earl_error err;
@@ -60,6 +61,10 @@ static PyObject *reading_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     st = earl_reading_open(path, &opts, &r->reading, &err);
     Py_END_ALLOW_THREADS
     Py_DECREF(path_obj);
+    if (earlc_progress_interrupted(&r->bridge)) {
+        Py_DECREF(r);
+        return NULL;
+    }
     if (st != EARL_OK) {
         Py_DECREF(r);
         return earlc_raise(&err);
@@ -101,6 +106,8 @@ static PyObject *reading_read(PyObject *self, PyObject *arg)
     st = earl_reading_read(rd, mask.buf, &err);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&mask);
+    if (earlc_progress_interrupted(&((ReadingObject *)self)->bridge))
+        return NULL;
     if (st != EARL_OK)
         return earlc_raise(&err);
     Py_RETURN_NONE;
@@ -297,6 +304,10 @@ static PyObject *reading_finish(PyObject *self, PyObject *unused)
     Py_BEGIN_ALLOW_THREADS
     st = earl_reading_finish(rd, &tr, &err);
     Py_END_ALLOW_THREADS
+    if (earlc_progress_interrupted(&r->bridge)) {
+        earl_trace_close(tr);
+        return NULL;
+    }
     if (st != EARL_OK)
         return earlc_raise(&err);
     return earlc_trace_new(tr);

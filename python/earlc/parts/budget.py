@@ -106,7 +106,16 @@ AVAILABLE_SHARE = 0.8
 def available_memory() -> Optional[int]:
     """Bytes this process may still take without the kernel killing it: the
     machine's available memory, bounded by the control group's room; None where
-    the system does not say (then earlc does not split on its own)."""
+    the system does not say (then earlc does not split on its own).  The
+    environment variable EARLC_AVAILABLE_MEMORY (a size: 16G) says it instead,
+    for a machine that misreports it (or a test)."""
+    given = os.environ.get("EARLC_AVAILABLE_MEMORY")
+    if given:
+        try:
+            return parse_size(given)
+        except BudgetError:
+            raise BudgetError("EARLC_AVAILABLE_MEMORY=%s is no memory size: write it as 16G or "
+                              "512M" % given) from None
     room = [x for x in (_meminfo("MemAvailable"), _cgroup_room()) if x is not None]
     return min(room) if room else None
 

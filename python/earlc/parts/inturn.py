@@ -56,6 +56,10 @@ TIMES_CHUNK = BLOCK * 2048
 ATTEMPTS = 4
 #: time of pass 2 per event relative to pass 1's, until measured
 PASS2_COST = 3.0
+#: members of one part that are representatives of an instance, at most in
+#: the usual case (earl_part.h: first, completing, latest begins, earliest
+#: end, root, first of another part); scans may have more
+REPRESENTATIVES = 7
 
 
 class PartsPlan:
@@ -165,6 +169,8 @@ class Progress:
         self.done_events = [0.0, 0.0]
         self.pass_no, self.part = 0, 0
         self.part_t0 = self.t0
+        own = float(pp.own_events.sum())
+        self.first = own / (own + PASS2_COST * own * (1 + GHOST_SHARE)) if own else 0.5
 
     def work(self, pass_no: int) -> np.ndarray:
         own = self.pp.own_events.astype(np.float64)
@@ -198,22 +204,24 @@ class Progress:
         return left1 / rate1 + left2 / rate2
 
     def fraction(self, within: float) -> float:
-        rate1 = self.rate[0] or 1.0
-        rate2 = self.rate[1] or rate1 / PASS2_COST
-        w1, w2 = self.work(0).sum() / rate1, self.work(1).sum() / rate2
+        """The share of the work done: pass 1 takes the first `self.first`
+        of the bar (its events against pass 2's, with the ghosts the plan
+        assumes, PASS2_COST times dearer), pass 2 the rest."""
+        w = float(self.work(self.pass_no).sum())
         cur = float(self.work(self.pass_no)[self.part]) * within
-        done = (self.done_events[0] + (cur if self.pass_no == 0 else 0)) / rate1 + \
-            (self.done_events[1] + (cur if self.pass_no == 1 else 0)) / rate2
-        return done / (w1 + w2) if w1 + w2 else 0.0
+        done = min((self.done_events[self.pass_no] + cur) / w, 1.0) if w else 1.0
+        return self.first * done if self.pass_no == 0 else self.first + (1 - self.first) * done
 
     def __call__(self, phase: str, done: int, total: int) -> None:
         if self.fn is None or phase == "done":
             return
         within = done / total if total else 0.0
-        if self.pass_no == 1 and phase in self.STAGES:
+        if phase == "starting":
+            within = 0.0
+        elif self.pass_no == 1 and phase in self.STAGES:
             lo, hi = self.STAGES[phase]
             within = lo + (hi - lo) * within
-        elif self.pass_no == 0:
+        elif self.pass_no == 0:  # reading, then the export and the spill
             within = 0.9 * within if phase == "reading" else 0.9
         label = "pass %d, part %d of %d: %s" % (self.pass_no + 1, self.part + 1, self.pp.parts,
                                                 phase)
@@ -339,11 +347,14 @@ class InTurn:
             offsets = np.frombuffer(got[0], dtype=np.uint64).astype(np.int64)
             self.scratch.write("g%d.bin" % p, got[1])
             self.scratch.write("g%d.idx" % p, offsets)
+            reps = 0  # at most, the representatives of part 0's members others get
             if self.representatives:
                 members = np.frombuffer(got[2], dtype=COLL_MEMBER)
                 self.scratch.write("m%d.bin" % p, members)
                 key = (members["comm"].astype(np.uint64) << np.uint64(32)) | members["seq"]
                 self.scratch.write("k%d.bin" % p, key)
+                if p == 0:
+                    reps = 4 * min(len(key), REPRESENTATIVES * len(np.unique(key)))
                 del members, key
             del got
             sent = np.diff(offsets)
@@ -352,7 +363,7 @@ class InTurn:
             if p == 0 and pp.parts > 1 and self._fixed_parts is None:
                 # what part 0 gives the others, as a share of its events: the
                 # share each part may be expected to receive
-                share = float(sent.sum()) / max(float(pp.own_events[0]), 1.0)
+                share = float(sent.sum() + reps) / max(float(pp.own_events[0]), 1.0)
                 if any(pp.peak(q, share) > self.budget for q in range(pp.parts)):
                     return share * 1.1
         self.whole = {"events": counts, "first_time": min(firsts) if firsts else None,

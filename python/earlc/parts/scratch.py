@@ -92,7 +92,7 @@ class Scratch:
         return os.path.join(self.path, name)
 
     def _error(self, exc: OSError) -> ScratchError:
-        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
             why = "ran out of space after %s written by this analysis: give --scratch a " \
                   "folder with more room" % format_size(self.written)
         elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
