@@ -144,8 +144,11 @@ def _open_for_analysis(args, bar):
     of it (docs/parallel.md)."""
     from .parts import under_mpi
 
+    if under_mpi():
+        return open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage,
+                          parts="mpi")
     return open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage,
-                      parts="mpi" if under_mpi() else None)
+                      memory=getattr(args, "memory", None))
 
 
 def _root_kinds(p):

@@ -427,8 +427,8 @@ def _check_fits(path, defs: dict, memory) -> None:
         return
     raise TraceTooLarge(
         "%s: its %s events take about %s to open, more than the %s %s: analyse it in parts "
-        "within the memory (earlc analyze, search and races with --memory; "
-        "earlc.analyze(path, memory=...)), or take its parts one at a time with "
+        "within the memory (earlc analyze --memory SIZE; earlc.analyze(path, memory=...)), "
+        "or take its parts one at a time with "
         "earlc.parts.in_turn(path) (docs/memory.md)"
         % (defs.get("path") or path, format(int(declared.sum()), ","), format_size(need),
            format_size(budget), what))

@@ -321,3 +321,18 @@ def test_an_open_bigger_than_memory_says_how_to_analyse_it(traces):
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "earlc.parts.in_turn" in lines[0], r.stderr
+
+
+def test_unlimited_analyses_in_one_piece_whatever_is_available(traces, monkeypatch):
+    """--memory unlimited (memory="unlimited") opens the trace without looking
+    at the available memory, on the command line as from Python."""
+    path = traces["hybrid"]
+    want = earlc.analyze(earlc.open(path)).to_json()
+    r = earlc_cli("analyze", path, "--memory", "unlimited", "--format", "json",
+                  environ=env(EARLC_AVAILABLE_MEMORY="1M"))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == earlc_cli("analyze", path, "--format", "json").stdout
+    monkeypatch.setenv("EARLC_AVAILABLE_MEMORY", "1M")
+    assert earlc.analyze(str(path), memory="unlimited").to_json() == want
+    with pytest.raises(earlc.TraceTooLarge):
+        earlc.open(path)

@@ -67,7 +67,8 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
                             representatives=need.representatives) as parts:
                     return parts.analyze(properties=properties, top=top, plugins=plugins,
                                          strict=strict, packages=packages)
-            trace = open_trace(path, threads=threads, progress=progress, salvage=salvage)
+            trace = open_trace(path, threads=threads, progress=progress, salvage=salvage,
+                               memory=memory)
     elif memory is not None or scratch is not None:
         raise ValueError("memory and scratch apply to the analysis of a path: this trace is "
                          "in memory already")
