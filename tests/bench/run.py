@@ -10,7 +10,10 @@ events that is deleted afterwards.
 
 Environment: EARLC_BENCH_DIR (default /tmp/earlc-bench), EARLC_BENCH_EVENTS (default
 20000000), EARLC_BENCH_KIND (default halo), EARLC_BENCH_RANKS (default 2),
-EARLC_BENCH_REPEATS (default 3).
+EARLC_BENCH_REPEATS (default 3).  EARLC_BENCH_INTURN (a number of events, e.g.
+1000000000; unset: skipped) adds the analysis of a trace bigger than memory in parts one
+after another (inturn_section; its traces are kept in EARLC_BENCH_DIR/inturn, its budget
+EARLC_BENCH_INTURN_MEMORY, default 8G).
 """
 import os
 import shutil
@@ -124,6 +127,7 @@ def main() -> int:
     search_section(trace)
     races_section(trace)
     export_section(trace)
+    inturn_section(synth)
     # the MPI recorder of `earlc record` (issue 16): a run of its own, not a trace
     subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "record_bench.py"), REPEATS],
                    check=True)
@@ -136,6 +140,64 @@ def open_bench(trace, env=None) -> dict:
                          check=True, capture_output=True, text=True,
                          env=dict(os.environ, **(env or {}))).stdout
     return {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+
+
+# issue 24: a trace bigger than memory, analysed within the budget, at most 2 x the
+# in-memory analysis of a tenth of it scaled by 10, with the generator's wait states
+TARGET_INTURN = 2.0
+INTURN_EVENTS = int(os.environ.get("EARLC_BENCH_INTURN", "0"))
+INTURN_MEMORY = os.environ.get("EARLC_BENCH_INTURN_MEMORY", "8G")
+INTURN_RANKS = "32"
+
+
+def inturn_section(synth: str) -> None:
+    """The analysis in parts one after another (inturn_bench.py) of a 32-rank halo of
+    EARLC_BENCH_INTURN events within EARLC_BENCH_INTURN_MEMORY, against the in-memory
+    analysis of the same program with a tenth of the events.  The traces are written
+    once into EARLC_BENCH_DIR/inturn and kept there (about 9.5 bytes per event on disk);
+    the scratch folder (about 60 bytes per event while it runs) is removed."""
+    if not INTURN_EVENTS:
+        print("earlc in turn: skipped (EARLC_BENCH_INTURN=1000000000 measures a trace bigger "
+              "than memory)")
+        return
+    sys.path.insert(0, str(ROOT / "python"))
+    from earlc.parts.budget import format_size, parse_size
+
+    folder = BENCH_DIR / "inturn"
+    traces = []
+    for events in (INTURN_EVENTS, INTURN_EVENTS // 10):
+        trace = folder / ("halo-%sr-%d" % (INTURN_RANKS, events))
+        if not (trace / "traces.otf2").exists():
+            subprocess.run([synth, str(trace), str(events), "halo", INTURN_RANKS], check=True,
+                           capture_output=True)
+        traces.append(str(trace))
+    scratch = folder / "scratch"
+    scratch.mkdir(parents=True, exist_ok=True)
+    out = subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "inturn_bench.py"),
+                          traces[0], traces[1], INTURN_MEMORY, str(scratch)], check=True,
+                         capture_output=True, text=True).stdout
+    m = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+    n, budget = m["big_events"], parse_size(INTURN_MEMORY)
+    scaled = m["small_seconds"] * m["big_events"] / m["small_events"]
+    print("earlc in turn: halo, %s ranks, %d events, --memory %s (in one piece it needs "
+          "about %s)" % (INTURN_RANKS, n, INTURN_MEMORY, format_size(m["big_whole_need"])))
+    print("  %d parts (%d plans): %.1f s; the in-memory analysis of %d events x %.0f: %.1f s; "
+          "ratio %.2f (target <= %.1f)"
+          % (m["big_parts"], m["big_plans"], m["big_seconds"], m["small_events"],
+             n / m["small_events"], scaled, m["big_seconds"] / scaled, TARGET_INTURN))
+    print("  peak resident %s, budget %s (target: within it); in one piece, a tenth: %s"
+          % (format_size(m["big_peak"]), format_size(budget), format_size(m["small_peak"])))
+    print("  scratch written %s (%.1f bytes/event), read %s; block devices: written %s, "
+          "read %s" % (format_size(m["big_scratch_written"]), m["big_scratch_written"] / n,
+                       format_size(m["big_scratch_read"]), format_size(m["big_disk_written"]),
+                       format_size(m["big_disk_read"])))
+    diffs = {k[5:]: int(v) for k, v in m.items() if k.startswith("diff_")}
+    wrong = {k: v for k, v in diffs.items() if v}
+    print("  wait states against expected.json: %s"
+          % ("exact (%s)" % ", ".join("%s %d" % (k, m["expected_" + k]) for k in diffs
+                                      if m["expected_" + k])
+             if not wrong else "DIFFERENT: %s" % wrong))
+    shutil.rmtree(scratch, ignore_errors=True)
 
 
 def fresh_section(synth: str) -> None:
