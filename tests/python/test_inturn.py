@@ -188,6 +188,23 @@ def test_memory_budget_gives_the_same_report_within_it(large, tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["one.json", "parts.json"]
 
 
+def test_many_collectives_in_many_parts_stay_within_the_budget(tmp_path):
+    """What every part receives of the other parts' members of a collective is
+    many times the members themselves: a trace of collectives on every process
+    in many parts stays within its budget while they are chosen (the old window
+    of a million members took 700 MB here)."""
+    path = earlc.synth("collectives", tmp_path / "c", ranks=32, events=4_000_000).path
+    one = earlc_cli("analyze", path, "--format", "json")
+    assert one.returncode == 0, one.stderr
+    budget = 250 << 20
+    r, peak = peak_of(["analyze", path, "--memory", "250M", "--scratch", tmp_path,
+                       "--format", "json"])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == one.stdout
+    assert peak <= budget, "peaked at %.0f MB, above its %.0f MB budget" % (
+        peak / 2 ** 20, budget / 2 ** 20)
+
+
 def test_without_a_budget_the_available_memory_decides(large, tmp_path):
     one = tmp_path / "one.txt"
     assert earlc_cli("analyze", large, "-o", one).returncode == 0

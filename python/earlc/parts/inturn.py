@@ -378,23 +378,39 @@ class InTurn:
         return 1.1 * max(float(pp.ghosts[p]) / max(float(pp.own_events[p]), 1.0)
                          for p in range(pp.parts))
 
-    #: collective members handed to one choice of representatives, about
+    #: collective members handed to one choice of representatives, at most
     MEMBERS_AT_ONCE = 1 << 20
+    #: bytes a representative record takes while it is chosen: the record in
+    #: its part's list, its sort key and index, and its copy in the layout
+    REPRESENTATIVE_BYTES = 2 * GHOST_RECORD.itemsize + 16
+
+    def _instances_at_once(self, members: int, instances: int) -> int:
+        """Collective instances handed to one choice of representatives: what
+        every part receives of an instance (up to REPRESENTATIVES members of 4
+        records each) is many times the members read, so the window is sized
+        by that output, within half the room the budget leaves above the
+        fixed costs (at least 64 MB), and by MEMBERS_AT_ONCE members."""
+        room = max((self.budget - self.model.fixed) // 2, 64 << 20)
+        out = self.pp.parts * REPRESENTATIVES * 4 * self.REPRESENTATIVE_BYTES
+        per_instance = max(members / max(instances, 1), 1.0)
+        return max(1, min(int(room // out), int(self.MEMBERS_AT_ONCE / per_instance)))
 
     def _choose_representatives(self) -> None:
         """The collective ghosts of every part (earl_part_representatives),
         from the members that pass 1 listed part by part, a window of whole
-        instances at a time.  Part p's are appended to c<p>.bin, each window's
-        sorted by (location, position); self.reps[p][l] lists where location
-        l's are: (offset, count) per window, in window order."""
+        instances at a time (_instances_at_once).  Part p's are appended to
+        c<p>.bin, each window's sorted by (location, position); self.reps[p][l]
+        lists where location l's are: (offset, count) per window, in window
+        order."""
         pp = self.pp
         keys = [self.scratch.load("k%d.bin" % q, np.uint64) for q in range(pp.parts)]
-        step = max(self.MEMBERS_AT_ONCE // max(pp.parts, 1), 1)
-        bounds = np.unique(np.concatenate([k[::step] for k in keys] +
-                                          [np.empty(0, np.uint64)]))
-        if not sum(len(k) for k in keys):
+        members = sum(len(k) for k in keys)
+        if not members:
             return
-        bounds = np.append(bounds, np.uint64(np.iinfo(np.uint64).max))
+        instances = np.unique(np.concatenate([np.unique(k) for k in keys]))
+        step = self._instances_at_once(members, len(instances))
+        bounds = np.append(instances[::step], np.uint64(np.iinfo(np.uint64).max))
+        del instances
         cuts = [np.searchsorted(k, bounds, side="left") for k in keys]
         size = COLL_MEMBER.itemsize
         reading = _core.Reading(str(self.path), threads=self.threads, salvage=self.salvage)
