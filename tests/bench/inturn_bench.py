@@ -8,8 +8,8 @@ BIG and SMALL are archives written by `earlc synth` (expected.json beside them),
 SMALL with a tenth of BIG's events.  Each analysis runs in a fresh process:
 BIG as `earlc analyze BIG --memory MEMORY --scratch SCRATCH` runs it (the parts
 chosen from the budget), SMALL in one piece (`earlc.analyze(earlc.open(SMALL))`).
-Prints "key value" lines for tests/bench/run.py: each run's wall time and peak
-resident memory, the parts and plans of the analysis in turn, the bytes it wrote
+Prints "key value" lines for tests/bench/run.py: each run's wall time, processor
+time (user and system, every thread) and peak resident memory, the parts and plans of the analysis in turn, the bytes it wrote
 to and read from its scratch folder (and the process's block-device traffic,
 /proc/self/io), and, per wait state the generator computes, the difference
 between the analysis's total and expected.json's (ticks; 0 when exact).
@@ -45,7 +45,9 @@ if memory:
 else:
     report = earlc.analyze(earlc.open(path))
 out["seconds"] = time.perf_counter() - t0
-out["peak"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+usage = resource.getrusage(resource.RUSAGE_SELF)
+out["peak"] = usage.ru_maxrss * 1024
+out["cpu"] = usage.ru_utime + usage.ru_stime
 with open("/proc/self/io") as f:
     io = dict(line.split(": ") for line in f.read().splitlines())
 out["disk_read"], out["disk_written"] = int(io["read_bytes"]), int(io["write_bytes"])
@@ -79,10 +81,11 @@ def main() -> int:
     eb = expected(big)
     print("big_events", eb["events"])
     print("small_events", expected(small)["events"])
-    for key in ("seconds", "peak", "parts", "plans", "scratch_written", "scratch_read",
+    for key in ("seconds", "cpu", "peak", "parts", "plans", "scratch_written", "scratch_read",
                 "disk_read", "disk_written", "whole_need"):
         print("big_%s" % key, b[key])
     print("small_seconds", s["seconds"])
+    print("small_cpu", s["cpu"])
     print("small_peak", s["peak"])
     for name in WAIT_STATES:
         if name in eb["totals"]:

@@ -181,10 +181,14 @@ def inturn_section(synth: str) -> None:
     scaled = m["small_seconds"] * m["big_events"] / m["small_events"]
     print("earlc in turn: halo, %s ranks, %d events, --memory %s (in one piece it needs "
           "about %s)" % (INTURN_RANKS, n, INTURN_MEMORY, format_size(m["big_whole_need"])))
-    print("  %d parts (%d plans): %.1f s; the in-memory analysis of %d events x %.0f: %.1f s; "
+    print("  %d parts (plans made: %d): %.1f s; the in-memory analysis of %d events x %.0f: %.1f s; "
           "ratio %.2f (target <= %.1f)"
           % (m["big_parts"], m["big_plans"], m["big_seconds"], m["small_events"],
              n / m["small_events"], scaled, m["big_seconds"] / scaled, TARGET_INTURN))
+    print("  processor time %.1f s against %.1f s x %.0f: ratio %.2f (on a shared machine, "
+          "steadier than the wall time)" % (m["big_cpu"], m["small_cpu"],
+                                          n / m["small_events"],
+                                          m["big_cpu"] / (m["small_cpu"] * n / m["small_events"])))
     print("  peak resident %s, budget %s (target: within it); in one piece, a tenth: %s"
           % (format_size(m["big_peak"]), format_size(budget), format_size(m["small_peak"])))
     print("  scratch written %s (%.1f bytes/event), read %s; block devices: written %s, "
