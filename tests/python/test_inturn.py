@@ -267,6 +267,28 @@ def test_a_scratch_folder_too_small_is_refused_first(large, tmp_path):
         subprocess.run(["umount", str(folder)])
 
 
+def test_a_scratch_folder_too_small_for_what_the_first_part_wrote_is_refused_then(
+        tmp_path, monkeypatch):
+    """The first estimate assumes few ghosts; the first part of pass 1 measures
+    what the parts write per event, and a folder without room for that is
+    refused then, before the disk fills."""
+    from earlc.parts import scratch as scratch_module
+
+    # 2 of 32 ranks per part: most messages cross parts, 75 bytes per event are written
+    path = earlc.synth("halo", tmp_path / "h", ranks=32, events=1_000_000).path
+    folder = tmp_path / "scratch"
+    folder.mkdir()
+    with InTurn(path, 1 << 50, scratch=folder, parts=16) as it:
+        first = it._scratch_need()
+    monkeypatch.setattr(scratch_module, "free_bytes", lambda folder: first + 1)
+    with InTurn(path, 1 << 50, scratch=folder, parts=16) as it:  # the first estimate fits
+        with pytest.raises(earlc.parts.ScratchError, match="free, and the analysis in parts "
+                                                           "writes about"):
+            it.pass1()
+        assert it.progress.done_events[0] == it.pp.own_events[0]  # after the first part
+    assert os.listdir(folder) == []
+
+
 def test_a_scratch_folder_running_out_of_space_is_one_line_and_cleaned(large, tmp_path):
     """The disk fills while the analysis writes (here: a file size limit of 1 MB,
     which the system reports as a full disk would be)."""

@@ -360,6 +360,8 @@ class InTurn:
             sent = np.diff(offsets)
             pp.ghosts += sent
             self.progress.end()
+            if p == 0:
+                self._check_scratch_room(float(pp.own_events[0]))
             if p == 0 and pp.parts > 1 and self._fixed_parts is None:
                 # what part 0 gives the others, as a share of its events: the
                 # share each part may be expected to receive
@@ -377,6 +379,17 @@ class InTurn:
             return None
         return 1.1 * max(float(pp.ghosts[p]) / max(float(pp.own_events[p]), 1.0)
                          for p in range(pp.parts))
+
+    def _check_scratch_room(self, events_read: float) -> None:
+        """After the first part of pass 1: what it wrote per event, times the
+        trace's events, must fit in the scratch folder (with a quarter more
+        for the representatives and the rest), else ScratchError now rather
+        than a full disk later."""
+        total = float(self.declared.sum())
+        if events_read <= 0 or total <= events_read:
+            return
+        need = int(self.scratch.written / events_read * total * 1.25) - self.scratch.written
+        self.scratch.check_room(need)
 
     #: collective members handed to one choice of representatives, at most
     MEMBERS_AT_ONCE = 1 << 20

@@ -59,12 +59,8 @@ class Scratch:
 
     def __init__(self, folder=None, need: int = 0):
         base = check_folder(folder if folder is not None else tempfile.gettempdir())
-        free = free_bytes(base)
-        if need and free is not None and need > free:
-            raise ScratchError("the scratch folder %s has %s free, and the analysis in parts "
-                               "writes about %s there: give --scratch a folder with more room"
-                               % (base, format_size(free), format_size(need)))
         self.base = base
+        self.check_room(need)
         try:
             self.path = tempfile.mkdtemp(prefix="earlc-parts-", dir=base)
         except OSError as exc:
@@ -72,6 +68,15 @@ class Scratch:
         self.written = 0  #: bytes written, for the disk traffic a benchmark reports
         self.read = 0
         atexit.register(self.remove)
+
+    def check_room(self, need: int) -> None:
+        """ScratchError when the folder has less than `need` bytes free: the
+        analysis would write about that much more there."""
+        free = free_bytes(self.base)
+        if need > 0 and free is not None and need > free:
+            raise ScratchError("the scratch folder %s has %s free, and the analysis in parts "
+                               "writes about %s there: give --scratch a folder with more room"
+                               % (self.base, format_size(free), format_size(need)))
 
     def __enter__(self) -> "Scratch":
         return self
