@@ -49,7 +49,15 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
     from .. import _core
     from .engine import run
 
-    if isinstance(trace, (str, os.PathLike)):
+    if not isinstance(trace, (str, os.PathLike)) and (memory is not None or scratch is not None):
+        raise ValueError("memory and scratch apply to the analysis of a path: this trace is "
+                         "in memory already")
+    context = None
+    if getattr(trace, "is_view", False):  # a view of a trace (earlc.view, analysis/view.py)
+        from .view import view_context
+
+        context = view_context(trace, properties)
+    elif isinstance(trace, (str, os.PathLike)):
         from ..parts import mpi_exchange, mpi_world_size, open_part
 
         path = os.fspath(trace).rstrip(os.sep) or os.fspath(trace)
@@ -69,13 +77,10 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
                                          strict=strict, packages=packages)
             trace = open_trace(path, threads=threads, progress=progress, salvage=salvage,
                                memory=memory)
-    elif memory is not None or scratch is not None:
-        raise ValueError("memory and scratch apply to the analysis of a path: this trace is "
-                         "in memory already")
-    if trace.part is not None and trace.part.exchange is None:
+    if context is None and trace.part is not None and trace.part.exchange is None:
         raise ValueError("this trace is one part of an analysis in parts one after another: "
                          "earlc.analyze(path, memory=...) analyses the whole trace")
-    if trace.part is not None:
+    if context is None and trace.part is not None:
         from ..parts.merge import analyze as analyze_parts
 
         previous = _core.use_store_memory()
@@ -87,10 +92,14 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
     # numpy temporaries from earlc's kept memory (docs/model.md, "Memory")
     previous = _core.use_store_memory()
     try:
-        return run(trace, properties=properties, top=top, progress=progress, plugins=plugins,
-                   strict=strict, packages=packages)
+        report = run(getattr(trace, "trace", trace) if context is not None else trace,
+                     properties=properties, top=top, progress=progress, plugins=plugins,
+                     strict=strict, packages=packages, context=context)
     finally:
         _core.restore_numpy_memory(previous)
+    if context is not None:
+        report.view = trace
+    return report
 
 
 __all__ = ["analyze", "Property", "Instances", "Report", "CompoundEvent", "Fraction", "Root",
