@@ -22,12 +22,14 @@ from typing import Optional
 
 import numpy as np
 
+from .._core import Error
+
 _UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 1 << 20,
           "MB": 1 << 20, "MIB": 1 << 20, "G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30,
           "T": 1 << 40, "TB": 1 << 40, "TIB": 1 << 40}
 
 
-class BudgetError(ValueError):
+class BudgetError(Error, ValueError):
     """A budget that cannot be read, or in which no analysis fits: the message
     says what to give instead."""
 

@@ -20,10 +20,11 @@ from typing import Optional
 
 import numpy as np
 
+from .._core import Error
 from .budget import format_size
 
 
-class ScratchError(OSError):
+class ScratchError(Error, OSError):
     """The scratch folder cannot hold what the analysis writes there."""
 
     def __str__(self) -> str:
