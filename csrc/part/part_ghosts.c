@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sorted.h"
 #include "earl_part.h"
 #include "internal.h"
 
@@ -110,6 +111,18 @@ static earl_status check_run(const earl_ghost *g, size_t k0, size_t k1, const lo
     return EARL_OK;
 }
 
+/* The records of a location before a position (they ascend by position). */
+typedef struct position_bound {
+    const earl_ghost *g;
+    uint64_t position;
+} position_bound;
+
+static int position_before(const void *ctx, size_t k)
+{
+    const position_bound *b = ctx;
+    return b->g[k].position < b->position;
+}
+
 /* Request halves by position: the records [k0, k1) are the location's
  * events from index `base` on; each partner position becomes an index. */
 static void link_requests(loc_events *b, size_t base, const earl_ghost *g, size_t k0, size_t k1)
@@ -118,14 +131,8 @@ static void link_requests(loc_events *b, size_t base, const earl_ghost *g, size_
     for (size_t k = k0; k < k1; k++) {
         if (g[k].partner < 0 || earl_kind_family(g[k].kind) != EARL_FAMILY_MSG)
             continue;
-        size_t lo = k0, hi = k1; /* positions ascend: a binary search */
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (g[mid].position < (uint64_t)g[k].partner)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        position_bound pb = {g, (uint64_t)g[k].partner};
+        size_t lo = earl_partition_point(k0, k1, position_before, &pb);
         if (lo < k1 && g[lo].position == (uint64_t)g[k].partner)
             m->partner[b->payload[base + (k - k0)]] = (earl_eid32)(base + (lo - k0));
     }
