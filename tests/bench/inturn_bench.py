@@ -46,7 +46,8 @@ else:
     report = earlc.analyze(earlc.open(path))
 out["seconds"] = time.perf_counter() - t0
 usage = resource.getrusage(resource.RUSAGE_SELF)
-out["peak"] = usage.ru_maxrss * 1024
+with open("/proc/self/status") as f:  # VmHWM: ru_maxrss starts at the parent's (fork, exec)
+    out["peak"] = [int(l.split()[1]) * 1024 for l in f if l.startswith("VmHWM")][0]
 out["cpu"] = usage.ru_utime + usage.ru_stime
 with open("/proc/self/io") as f:
     io = dict(line.split(": ") for line in f.read().splitlines())

@@ -80,20 +80,18 @@ class PartsPlan:
 
 
 def declared_events(path, raw_defs: dict) -> np.ndarray:
-    """Events per location as the definitions announce them; where a location
-    announces none, an upper bound from its event file's size (OTF2 needs at
-    least EVENT_FILE_BYTES bytes per event)."""
+    """Events per location as the definitions announce them, at most what its
+    event file can hold (OTF2 needs at least EVENT_FILE_BYTES bytes per event);
+    where a location announces none, that upper bound."""
     declared = np.array([loc[4] for loc in raw_defs["locations"]], dtype=np.float64)
-    if (declared > 0).all() or not len(declared):
-        return declared
     folder = os.path.splitext(raw_defs["path"])[0]
     for i, loc in enumerate(raw_defs["locations"]):
-        if declared[i] <= 0:
-            try:
-                size = os.path.getsize(os.path.join(folder, "%d.evt" % loc[0]))
-            except OSError:
-                size = 0
-            declared[i] = size / EVENT_FILE_BYTES
+        try:
+            most = os.path.getsize(os.path.join(folder, "%d.evt" % loc[0])) / EVENT_FILE_BYTES
+        except OSError:
+            continue
+        # a count announced wrongly (docs/model.md) cannot exceed what the file holds
+        declared[i] = most if declared[i] <= 0 else min(declared[i], most)
     return declared
 
 
