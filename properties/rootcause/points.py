@@ -12,6 +12,7 @@ import numpy as np
 from ..groups import group_max, group_min
 from ..mpi_p2p import _request_half
 from .kinds import DelayKind
+from .parts import numbering, parts_of
 
 _NONE = np.iinfo(np.int64).min
 
@@ -364,9 +365,9 @@ def _omp_points(ctx, points: _Rows):
     return np.sort(loc[ev].astype(np.int64) * n + ev)
 
 
-def sync_points(ctx) -> SyncPoints:
-    """Every synchronisation point and the wait states at them, computed once per
-    analysis."""
+def _point_table(ctx) -> dict:
+    """The synchronisation points and what sync_points makes of them, but the
+    members of the group of every MPI process (mpi_locations)."""
     def compute():
         ev = ctx.events
         ls, lr = _p2p_waits(ctx)
@@ -396,39 +397,70 @@ def sync_points(ctx) -> SyncPoints:
         # what the intervals need of a call's time: the part before its completion
         cut = p.pop("total") - p.pop("compl")
         table = Points(event=p["event"], location=p["loc"], wait=p["wait"], cut=cut,
-                       cnode=ctx.cnode[p["event"]].astype(np.int64))
+                       cnode=numbering(ctx).cnode[p["event"]].astype(np.int64))
         del p, cut
         q = partners.columns(("event", "partner"))
         L = np.int64(ctx.n_locations + 1)
         n = np.int64(ctx.n_events + 1)
         key = np.sort((ev.location[q["event"]].astype(np.int64) * L + q["partner"]) * n
                       + q["event"])
+        cw = coll_waits.columns(("event", "loc", "delayer", "delayer_loc", "kind", "instance",
+                                 "comm"))
+        return {"table": table, "pair_keys": key,
+                "groups": groups.columns(("event", "group")), "ls": ls, "lr": lr, "cw": cw,
+                "omp_keys": omp_keys}
+    return ctx.memo("rc_point_table", compute)
+
+
+def mpi_locations(ctx) -> np.ndarray:
+    """The locations with synchronisation points: the members of the group
+    points of every MPI process (MPI_Init, MPI_Finalize).  For a part of a
+    trace analysed in parts, the whole trace's (found by the parts together
+    first: parts.prepare)."""
+    def compute():
+        if parts_of(ctx) is not None:
+            raise RuntimeError("the locations with synchronisation points are found by the "
+                               "parts together first (rootcause.parts.prepare)")
+        return own_point_locations(ctx)
+    return ctx.memo("rc_mpi_locations", compute)
+
+
+def own_point_locations(ctx) -> np.ndarray:
+    """The locations with synchronisation points among this trace's events."""
+    table = _point_table(ctx)["table"]
+    return (np.unique(ctx.events.location[table.event]).astype(np.int64) if len(table.event)
+            else np.empty(0, np.int64))
+
+
+def sync_points(ctx) -> SyncPoints:
+    """Every synchronisation point and the wait states at them, computed once per
+    analysis."""
+    def compute():
+        ev = ctx.events
+        t = _point_table(ctx)
+        table, ls, lr, cw, g = t["table"], t["ls"], t["lr"], t["cw"], t["groups"]
+        n = np.int64(ctx.n_events + 1)
         # group points: per communicator (-1: every MPI process), its members and
         # the sorted (location, event) keys of its points
-        g = groups.columns(("event", "group"))
         group_points = []
-        mpi_locs = (np.unique(ev.location[table.event]) if len(table.event)
-                    else np.empty(0, np.int64))
         for gid in np.unique(g["group"]).tolist():
             sel = g["event"][g["group"] == gid]
             members = np.zeros(ctx.n_locations + 1, dtype=bool)
             if gid < 0:
-                members[mpi_locs] = True
+                members[mpi_locations(ctx)] = True
             else:
                 cm = ctx.trace.communicators.get(int(gid))
                 locs = np.asarray(cm.locations if cm is not None else [], dtype=np.int64)
                 members[locs[locs >= 0]] = True
             group_points.append(GroupPoints(
                 members, np.sort(ev.location[sel].astype(np.int64) * n + sel)))
-        cw = coll_waits.columns(("event", "loc", "delayer", "delayer_loc", "kind", "instance",
-                                 "comm"))
         return SyncPoints(
-            points=table, pair_keys=key, groups=group_points,
+            points=table, pair_keys=t["pair_keys"], groups=group_points,
             late_sender=MessageWaits(ls["recv"], ls["send"], ls["wait"].astype(np.float64)),
             late_receiver=MessageWaits(lr["cmp"], lr["req"], lr["wait"]),
             collective_waits=CollectiveWaits(
                 event=cw["event"], location=cw["loc"], delayer=cw["delayer"],
                 delayer_location=cw["delayer_loc"], kind=cw["kind"], instance=cw["instance"],
                 comm=cw["comm"]),
-            omp_keys=omp_keys)
+            omp_keys=t["omp_keys"])
     return ctx.memo("sync_points", compute)

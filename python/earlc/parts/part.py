@@ -32,6 +32,9 @@ GHOST_RECORD = np.dtype([
     ("requested_tag", "<i4"), ("kind", "u1"), ("reserved", "u1", (3,))])
 assert GHOST_RECORD.itemsize == _core.GHOST_RECORD_BYTES
 
+#: an event key (Part.event_keys) is location << POSITION_BITS | position
+POSITION_BITS = 40
+
 
 class Part:
     """This process's part of a trace analysed in parts."""
@@ -63,6 +66,41 @@ class Part:
             local = np.searchsorted(ev.of_location(l), ids[sel])
             ghost = self.ghost_positions.get(l)
             out[sel] = local if ghost is None else ghost[local]
+        return out
+
+    def event_keys(self, ids: np.ndarray) -> np.ndarray:
+        """Each event as one int64 that every part holding it shares: location
+        << 40 | position in the whole trace (ids_of_keys: back)."""
+        ids = np.asarray(ids, dtype=np.int64)
+        loc = self.trace.events.location[ids].astype(np.int64)
+        return (loc << POSITION_BITS) | self.positions(ids)
+
+    def ids_of_keys(self, keys: np.ndarray) -> np.ndarray:
+        """This part's event id of each event key (event_keys), -1 where the
+        part does not hold the event."""
+        keys = np.asarray(keys, dtype=np.int64)
+        ev = self.trace.events
+        loc = keys >> POSITION_BITS
+        pos = keys & ((1 << POSITION_BITS) - 1)
+        out = np.full(len(keys), -1, dtype=np.int64)
+        n_loc = len(self.own)
+        for l in np.unique(loc).tolist():
+            if not 0 <= l < n_loc:
+                continue
+            sel = np.nonzero(loc == l)[0]
+            events = ev.of_location(l)
+            ghost = self.ghost_positions.get(l)
+            if ghost is None:
+                if not self.own[l]:
+                    continue
+                at = pos[sel]
+                ok = at < len(events)
+                out[sel[ok]] = events[at[ok]]
+            else:
+                at = np.searchsorted(ghost, pos[sel])
+                ok = at < len(ghost)
+                ok[ok] = ghost[at[ok]] == pos[sel][ok]
+                out[sel[ok]] = events[at[ok]]
         return out
 
     def keys(self, ids: np.ndarray):
@@ -222,4 +260,4 @@ def _whole_trace(part: Part) -> dict:
             "last_time": max(lasts) if lasts else None}
 
 
-__all__ = ["Part", "open_part", "GHOST_RECORD"]
+__all__ = ["Part", "open_part", "GHOST_RECORD", "POSITION_BITS"]
