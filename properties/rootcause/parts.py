@@ -300,9 +300,10 @@ def numbering(ctx) -> Numbering:
 
 def prepare(ctx) -> Optional[Parts]:
     """Collective for a part (the first steps of every root-cause computation
-    in parts, once): the call-path numbering, and the locations with
-    synchronisation points of the whole trace (points.mpi_locations).  The
-    part, or None for a whole trace."""
+    in parts, once): the call-path numbering, the point-to-point wait states
+    to the parts of their late sides, and the locations with synchronisation
+    points of the whole trace (points.mpi_locations).  The part, or None for a
+    whole trace."""
     parts = parts_of(ctx)
     if parts is not None:
         ctx.memo("rc_prepared", lambda: _prepare(ctx, parts))
@@ -310,9 +311,10 @@ def prepare(ctx) -> Optional[Parts]:
 
 
 def _prepare(ctx, parts: Parts) -> bool:
-    from .points import own_point_locations
+    from .points import own_point_locations, p2p_waits_to_late_side
 
     numbering(ctx)
+    p2p_waits_to_late_side(ctx, parts)
 
     def own_points():
         locs = own_point_locations(ctx)

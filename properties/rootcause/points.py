@@ -137,10 +137,102 @@ class _Rows:
         return out
 
 
+#: the columns of the point-to-point wait states (_p2p_waits) and the events of
+#: each: "order" is what orders the wait states (Late Senders by their receive
+#: call, Late Receivers by their receive, as the properties list them)
+P2P_EVENTS = {"ls": ("recv", "send"), "lr": ("cmp", "req")}
+P2P_TIMES = {"ls": ("r_total", "r_compl", "s_total", "s_compl"),
+             "lr": ("c_total", "c_compl", "q_total", "q_compl")}
+
+
 def _p2p_waits(ctx):
     """The Late Sender and Late Receiver wait states as synchronisation points:
     (ls, lr) dicts of arrays, each with the waiter's and the delayer's event, the
-    waiting time and each side's call time and completion."""
+    waiting time and each side's call time and completion.
+
+    For a part of a trace analysed in parts: those its own locations wait at
+    (the waiting side's part decides a wait state: it holds the waiting call
+    whole), and those its locations delay, which the waiting side's part sent
+    (p2p_waits_to_late_side), in the order of the whole trace."""
+    parts = parts_of(ctx)
+    if parts is None:
+        return _detected_p2p_waits(ctx)
+    own, got = ctx.memo("rc_p2p_own", lambda: _own_p2p_waits(ctx, parts)), \
+        ctx.memo("rc_p2p_received", _not_exchanged)
+    out = []
+    for kind, mine, theirs in (("ls", own[0], got[0]), ("lr", own[1], got[1])):
+        t, l, p = (np.concatenate((mine["order"][i], theirs["order"][i])) for i in range(3))
+        order = np.lexsort((p, l, t))
+        out.append({k: np.concatenate((mine[k], theirs[k]))[order]
+                    for k in P2P_EVENTS[kind] + ("wait",) + P2P_TIMES[kind]})
+    return out[0], out[1]
+
+
+def _not_exchanged():
+    raise RuntimeError("the wait states of other parts' locations are exchanged first "
+                       "(rootcause.parts.prepare)")
+
+
+def _own_p2p_waits(ctx, parts):
+    """The point-to-point wait states of this part's own locations, with the
+    (time, location, position) of the event that orders them."""
+    ls, lr = _detected_p2p_waits(ctx, with_order=True)
+    out = []
+    for kind, w in (("ls", ls), ("lr", lr)):
+        waiter = w[P2P_EVENTS[kind][0]]
+        keep = parts.own[ctx.events.location[waiter]]
+        w = {k: v[keep] for k, v in w.items()}
+        t, l, pos = parts.part.keys(w.pop("order"))
+        w["order"] = (np.asarray(t, np.int64), np.asarray(l, np.int64), np.asarray(pos, np.int64))
+        out.append(w)
+    return out[0], out[1]
+
+
+def p2p_waits_to_late_side(ctx, parts) -> None:
+    """Collective: every part sends the point-to-point wait states its own
+    locations wait at to the parts of the locations that delay them (events as
+    event keys); each keeps what it receives for _p2p_waits."""
+    part = parts.part
+    loc = ctx.events.location
+
+    def compute():
+        own = ctx.memo("rc_p2p_own", lambda: _own_p2p_waits(ctx, parts))
+        out = [{"ls": None, "lr": None} for _ in range(parts.size)]
+        for i, kind in enumerate(("ls", "lr")):
+            w = own[i]
+            waiter, delayer = (w[k] for k in P2P_EVENTS[kind])
+            dest = parts.part_of[loc[delayer]]
+            for q in np.unique(dest[~parts.own[loc[delayer]]]).tolist():
+                sel = dest == q
+                row = {k: w[k][sel] for k in ("wait",) + P2P_TIMES[kind]}
+                row.update({k: part.event_keys(w[k][sel]) for k in P2P_EVENTS[kind]})
+                row["order"] = tuple(x[sel] for x in w["order"])
+                out[q][kind] = row
+        return out
+    got = parts.alltoall(compute)
+    received = []
+    for kind in ("ls", "lr"):
+        rows = [g[kind] for g in got if g is not None and g[kind] is not None]
+        names = P2P_EVENTS[kind] + ("wait",) + P2P_TIMES[kind]
+        merged = {k: (np.concatenate([r[k] for r in rows]) if rows else
+                      np.empty(0, np.float64 if k not in P2P_EVENTS[kind] else np.int64))
+                  for k in names}
+        for k in P2P_EVENTS[kind]:
+            ids = part.ids_of_keys(merged[k])
+            if (ids < 0).any():
+                raise RuntimeError("a wait state another part sent names an event this part "
+                                   "does not hold")
+            merged[k] = ids
+        merged["order"] = tuple(np.concatenate([r["order"][i] for r in rows]) if rows else
+                                np.empty(0, np.int64) for i in range(3))
+        received.append(merged)
+    ctx.memo("rc_p2p_received", lambda: (received[0], received[1]))
+
+
+def _detected_p2p_waits(ctx, with_order: bool = False):
+    """The point-to-point wait states the properties found in this trace (or
+    part), as _p2p_waits gives them; with_order: with the event that orders
+    them."""
     ls = ctx.published["late_sender"]
     rcall, scall = ls["recv_call"], ls["send_call"]
     r_leave = _leave_times(ctx, rcall, ls["recv"])
@@ -153,6 +245,8 @@ def _p2p_waits(ctx):
               "r_compl": np.maximum(r_leave - s_leave, 0)[keep],
               "s_total": (s_leave - ctx.time_of(scall))[keep],
               "s_compl": np.maximum(s_leave - r_leave, 0)[keep]}
+    if with_order:
+        out_ls["order"] = rcall[keep]
     lr = ctx.published["late_receiver"]
     send, recv, ccall = lr["send"], lr["recv"], lr["send_completion"]
     cmp_ev = _request_half(ctx, send, "MPI_ISEND")
@@ -165,6 +259,8 @@ def _p2p_waits(ctx):
               "c_compl": np.where(c_leave > q_leave, 0, c_leave - q_leave),
               "q_total": q_leave - ctx.time_of(qcall),
               "q_compl": np.maximum(q_leave - c_leave, 0)}
+    if with_order:
+        out_lr["order"] = recv
     return out_ls, out_lr
 
 
