@@ -175,11 +175,14 @@ def replay_in_parts(ctx, parts: Parts, replay: Replay, points) -> dict:
                               count) + np.arange(int(count.sum()))
             to, at = w_by[entry], w_at[entry]
             which = np.repeat(np.arange(len(done)), count)
-            out = [{"left": left, "taken": taken, "at": np.empty(0, np.int64),
-                    "cost": np.empty((0, n_sources))} for _ in range(parts.size)]
+            # every part learns what every part did: who has wait states left, and
+            # whether anything moved anywhere
+            status = {"left": left, "moved": taken + len(to)}
+            out = [dict(status, at=np.empty(0, np.int64), cost=np.empty((0, n_sources)))
+                   for _ in range(parts.size)]
             for p in np.unique(to).tolist():
                 sel = to == p
-                out[p] = {"left": left, "taken": taken, "at": at[sel], "cost": costs[which[sel]]}
+                out[p] = dict(status, at=at[sel], cost=costs[which[sel]])
             return out
         got = parts.alltoall(sends)
         for q, g in enumerate(got):
@@ -188,7 +191,7 @@ def replay_in_parts(ctx, parts: Parts, replay: Replay, points) -> dict:
                             np.ascontiguousarray(g["cost"]).ravel())
         if all(g["left"] == 0 for g in got):
             break
-        if not any(g["taken"] or len(g["at"]) for g in got):
+        if not any(g["moved"] for g in got):
             raise RuntimeError("the long-term replay in parts stopped with %d wait states left: "
                                "no part can go on" % sum(g["left"] for g in got))
     return run.finish()
