@@ -213,6 +213,9 @@ static int rows_ok(const earl_rc_replay *r, size_t n, const int64_t *offset, con
 
 earl_status earl_rc_replay_add_waits(earl_rc_replay *r, const earl_rc_waits *w, earl_error *err)
 {
+    if (r->parts)
+        return earl_fail(err, EARL_ERR_INVALID,
+                         "long-term replay: wait states added after the replay in parts began");
     size_t n = w->count;
     if (w->source >= r->n_sources || w->delays->queries != n ||
         !rows_ok(r, n, w->between_offset, w->between_row))
@@ -229,9 +232,6 @@ earl_status earl_rc_replay_add_waits(earl_rc_replay *r, const earl_rc_waits *w, 
                              "long-term replay: wait state %zu has delaying location %lld", i,
                              (long long)w->delayer_location[i]);
     }
-    if (r->parts)
-        return earl_fail(err, EARL_ERR_INVALID,
-                         "long-term replay: wait states added after the replay in parts began");
     rc_wait_batch *more = realloc(r->waits, (r->n_wait_batches + 1) * sizeof *more);
     if (!more)
         return earl_fail(err, EARL_ERR_NOMEM, "long-term replay: out of memory");
@@ -250,6 +250,9 @@ earl_status earl_rc_replay_add_waits(earl_rc_replay *r, const earl_rc_waits *w, 
 earl_status earl_rc_replay_add_collectives(earl_rc_replay *r, const earl_rc_collectives *c,
                                            earl_error *err)
 {
+    if (r->parts)
+        return earl_fail(err, EARL_ERR_INVALID,
+                         "long-term replay: collectives added after the replay in parts began");
     size_t n = c->count, nm = c->n_members;
     int ok = c->member_offset[0] == 0 && (size_t)c->member_offset[n] == nm &&
              rows_ok(r, n, c->between_offset, c->between_row);
@@ -264,9 +267,6 @@ earl_status earl_rc_replay_add_collectives(earl_rc_replay *r, const earl_rc_coll
                          "long-term replay: collective instances do not fit (a kind, member list, "
                          "point row, delay query or location out of range, or an instance "
                          "without members)");
-    if (r->parts)
-        return earl_fail(err, EARL_ERR_INVALID,
-                         "long-term replay: collectives added after the replay in parts began");
     rc_collective_batch *more =
         realloc(r->collectives, (r->n_collective_batches + 1) * sizeof *more);
     if (!more)

@@ -381,6 +381,7 @@ def _paths(ctx, parts):
 
 class _CriticalPath(Property):
     unit, group, reads = "sec", "root_cause", READS
+    across_parts = True
 
     def totals(self, ctx):
         return numbering(ctx).local_rows(_critical_path(ctx)[self.name])

@@ -427,6 +427,7 @@ _OMP_CROSSING_RULE = (
 
 class _Delay(Property):
     unit, group, reads = "sec", "root_cause", READS
+    across_parts = True
     #: the kind of wait state, and the part of its costs, the property publishes
     kind, cost = DelayKind.LATE_SENDER, Cost.SHORT_TERM
 

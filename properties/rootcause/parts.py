@@ -49,9 +49,10 @@ class Parts:
         self.own = np.asarray(part.own, dtype=bool)
         #: per location: the part that holds it
         self.part_of = np.asarray(part.partition.part_of, dtype=np.int64)
-        #: bytes this part sent in the root causes' steps, and the replay's rounds
-        self.sent = 0
-        self.rounds = 0
+        #: what the root causes exchanged, kept on the part (Part.stats): the bytes
+        #: this part sent to others, the collective steps, the replay's rounds
+        self.stats = part.stats.setdefault("rootcause", {"bytes_sent": 0, "steps": 0,
+                                                         "replay_rounds": 0})
 
     # -- collective steps with the failures of any part --------------------------------
     #
@@ -61,7 +62,8 @@ class Parts:
     # it (as Exchange.agree does).  `run` wraps a whole computation so.
 
     def _exchange(self, payload: List[bytes]) -> List[bytes]:
-        self.sent += sum(len(b) for i, b in enumerate(payload) if i != self.rank)
+        self.stats["bytes_sent"] += sum(len(b) for i, b in enumerate(payload) if i != self.rank)
+        self.stats["steps"] += 1
         return self.exchange.alltoall_bytes(payload)
 
     def _raise_failures(self, error, got: List[bytes]) -> None:

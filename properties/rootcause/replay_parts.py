@@ -161,7 +161,7 @@ def replay_in_parts(ctx, parts: Parts, replay: Replay, points) -> dict:
     run = _core.RcReplay(replay, own.astype(np.uint8).tobytes(), w_rows.astype(np.int64))
     n_sources = replay.n_sources
     while True:
-        parts.rounds += 1
+        parts.stats["replay_rounds"] += 1
         taken = run.advance()
         done, costs = run.completed()
         done = np.frombuffer(done, np.int64)

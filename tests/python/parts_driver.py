@@ -1,7 +1,8 @@
 """Run by the tests of the analysis in parts under `mpiexec -n P`: analyses each
 trace named on the command line (NAME=PATH[:PROPERTIES]) with earlc.analyze(PATH),
-as a script under mpiexec does, and rank 0 writes NAME.json and NAME.txt into OUT
-(the first argument).  Every rank checks it got the same report as rank 0."""
+as a script under mpiexec does, and rank 0 writes NAME.json, NAME.txt and
+NAME.cubex into OUT (the first argument).  Every rank checks it got the same
+report as rank 0."""
 import hashlib
 import os
 import sys
@@ -25,6 +26,7 @@ def main(out, entries):
                 f.write(text)
             with open(os.path.join(out, name + ".txt"), "w") as f:
                 f.write(report.to_text())
+            report.to_cube(os.path.join(out, name + ".cubex"))
 
 
 if __name__ == "__main__":

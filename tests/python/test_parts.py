@@ -1,9 +1,11 @@
 """The analysis of a trace in parts over MPI (earlc.parts, docs/parallel.md):
 `mpiexec -n P` with P = 1 to 4 on 2 cores gives, value for value, the report of
-the single-process analysis (JSON and text), on every generated program shape,
-the bundled traces and the real traces; every process ends with the same
-one-line verdict on bad input; and without a usable MPI binding earlc says so in
-one line.  The tests skip where mpiexec or mpi4py are missing."""
+the single-process analysis (JSON, text and CUBE), with and without the root
+causes (`--properties all`), on every generated program shape, the bundled
+traces and the real traces; so does one part holding the whole trace (without
+MPI); every process ends with the same one-line verdict on bad input; and
+without a usable MPI binding earlc says so in one line.  The tests that start
+MPI processes skip where mpiexec or mpi4py are missing."""
 import json
 import os
 import shutil
@@ -83,31 +85,70 @@ def locations(path) -> int:
     return len(earlc.open(path).locations)
 
 
+#: the reports each trace is analysed for: the default catalog, and with the
+#: root causes and the critical path
+PROPERTIES = {"": None, "-all": "all"}
+
+
 @pytest.fixture(scope="module")
-def single(traces):
-    """The single-process reports (JSON text and the text report)."""
+def single(traces, tmp_path_factory):
+    """The single-process reports per NAME and NAME-all (JSON text, the text
+    report, the CUBE file's bytes)."""
     out = {}
+    cubes = tmp_path_factory.mktemp("cubes")
     for name, path in traces.items():
-        r = earlc.analyze(earlc.open(path))
-        out[name] = (r.to_json(), r.to_text())
+        trace = earlc.open(path)
+        for suffix, props in PROPERTIES.items():
+            r = earlc.analyze(trace, properties=props)
+            r.to_cube(cubes / (name + suffix + ".cubex"))
+            out[name + suffix] = (r.to_json(), r.to_text(),
+                                  (cubes / (name + suffix + ".cubex")).read_bytes())
     return out
+
+
+def _differences(want: str, got: str) -> str:
+    """Which parts of two JSON reports differ, and in which metrics."""
+    a, b = json.loads(want), json.loads(got)
+    keys = [k for k in a if a[k] != b.get(k)]
+    metrics = sorted({s["metric"] for s in a.get("severities", [])} ^
+                     {s["metric"] for s in b.get("severities", [])} |
+                     {m["name"] for m, n in zip(a.get("metrics", []), b.get("metrics", []))
+                      if m != n})
+    return "%s%s" % (keys, " (metrics %s)" % metrics if metrics else "")
 
 
 @needs_mpi
 @pytest.mark.parametrize("processes", [1, 2, 3, 4])
 def test_reports_equal_the_single_process_analysis(processes, traces, single, tmp_path):
+    """One mpiexec per number of processes analyses every trace twice: with the
+    default catalog and with --properties all (the root causes exchange costs
+    between the parts: properties/rootcause/parts.py)."""
     names = [n for n, p in traces.items() if locations(p) >= processes]
-    r = mpiexec(processes, sys.executable, DRIVER, tmp_path,
-                *["%s=%s" % (n, traces[n]) for n in names])
+    entries = ["%s%s=%s%s" % (n, suffix, traces[n], ":" + props if props else "")
+               for n in names for suffix, props in PROPERTIES.items()]
+    r = mpiexec(processes, sys.executable, DRIVER, tmp_path, *entries, timeout=900)
     assert r.returncode == 0, r.stderr
-    for name in names:
+    for name in [n + suffix for n in names for suffix in PROPERTIES]:
         got = (tmp_path / (name + ".json")).read_text()
-        want = single[name][0]
+        want, text, cube = single[name]
         if got != want:  # say where
-            a, b = json.loads(want), json.loads(got)
-            diff = [k for k in a if a[k] != b.get(k)]
-            pytest.fail("%s in %d parts: the report differs in %s" % (name, processes, diff))
-        assert (tmp_path / (name + ".txt")).read_text() == single[name][1], name
+            pytest.fail("%s in %d parts: the report differs in %s"
+                        % (name, processes, _differences(want, got)))
+        assert (tmp_path / (name + ".txt")).read_text() == text, name
+        assert (tmp_path / (name + ".cubex")).read_bytes() == cube, name
+
+
+def test_one_part_equals_the_whole_trace(traces, single, tmp_path):
+    """earlc.open(path, parts="mpi") without mpiexec: one part holding the whole
+    trace, analysed with every step of the analysis in parts (the root causes'
+    exchanges with itself), gives the single-process report."""
+    for name, path in traces.items():
+        trace = earlc.open(path, parts="mpi")
+        for suffix, props in PROPERTIES.items():
+            got = earlc.analyze(trace, properties=props).to_json()
+            want = single[name + suffix][0]
+            assert got == want, "%s%s in one part: %s" % (name, suffix,
+                                                         _differences(want, got))
 
 
 @needs_mpi

@@ -122,10 +122,16 @@ class Evaluation:
             progress=None) -> None:
         published = self.published
         done_with = let_go_after(order)
+        part = getattr(self.ctx.trace, "part", None)
         for k, p in enumerate(order):
             if progress:
                 progress("analysing", k, len(order))
-            missing = [n for n in uses(p) if n in self.off]
+            off = self.off
+            if part is not None and p.across_parts:
+                # a property computed with the other parts runs on every part or on
+                # none: switched off where an input is off on any part
+                off = off.union(*part.exchange.allgather(sorted(self.off)))
+            missing = [n for n in uses(p) if n in off]
             if missing:
                 self.off.add(p.name)
                 verb = "subscribes to" if missing[0] == p.subscribes else "reads"

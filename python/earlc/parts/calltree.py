@@ -44,16 +44,25 @@ def path_keys(ct) -> List[Optional[tuple]]:
     return keys
 
 
-def first_visits(part, ct, keys):
+def first_visits(part, ct, keys=None):
     """The call paths this part's own events visit (local cnodes, ascending)
-    and the key (timestamp, location, position) of the first own event of
-    each: what orders the whole trace's call tree."""
+    and the first own event of each: whose keys (timestamp, location, position)
+    order the whole trace's call tree.  Kept on the part for its call tree
+    (the root causes need it first, the merge again)."""
+    cached = getattr(part, "_first_visits", None)
+    if cached is not None and cached[0] is ct:
+        return cached[1]
     ev = part.trace.events
     own_ids = np.nonzero(part.own[ev.location])[0] if len(ev) else np.empty(0, np.int64)
     cn = ct.event_cnode[own_ids].astype(np.int64)
     placed = cn >= 0
-    cnodes, first = np.unique(cn[placed], return_index=True)
-    return cnodes, own_ids[placed][first]
+    first = np.full(len(ct.parent) + 1, len(own_ids), dtype=np.int64)
+    # the first own event of each call path: own_ids ascend
+    np.minimum.at(first, cn[placed], np.nonzero(placed)[0])
+    cnodes = np.nonzero(first < len(own_ids))[0]
+    out = (cnodes, own_ids[first[cnodes]])
+    part._first_visits = (ct, out)
+    return out
 
 
 def program_of(ct, keys):

@@ -52,21 +52,35 @@ class Part:
         self.ghosts_received = ghosts_received
         #: the whole trace's events, first and last timestamps (open_part)
         self.whole = {}
+        self._positions = None
+        #: what the analyses in parts exchanged, by what exchanged it (the root
+        #: causes: bytes sent, collective steps, rounds of the long-term replay)
+        self.stats = {}
         self._own_times = None
 
     # -- event keys ------------------------------------------------------------------
     def positions(self, ids: np.ndarray) -> np.ndarray:
         """Each event's position on its location in the whole trace."""
         ids = np.asarray(ids, dtype=np.int64)
-        ev = self.trace.events
-        loc = ev.location[ids].astype(np.int64)
-        out = np.empty(len(ids), dtype=np.int64)
-        for l in np.unique(loc).tolist():
-            sel = np.nonzero(loc == l)[0]
-            local = np.searchsorted(ev.of_location(l), ids[sel])
-            ghost = self.ghost_positions.get(l)
-            out[sel] = local if ghost is None else ghost[local]
-        return out
+        return self._position_table()[ids].astype(np.int64)
+
+    def _position_table(self) -> np.ndarray:
+        """Per event of the part, its position on its location in the whole
+        trace (int32 while positions fit: 4 bytes per event), made at the
+        first question and kept."""
+        if self._positions is None:
+            ev = self.trace.events
+            top = max([len(ev.of_location(l)) for l in np.nonzero(self.own)[0].tolist()] +
+                      [int(g[-1]) + 1 for g in self.ghost_positions.values() if len(g)] + [0])
+            table = np.empty(len(ev), dtype=np.int32 if top < 1 << 31 else np.int64)
+            for l in range(len(self.own)):
+                events = ev.of_location(l)
+                if not len(events):
+                    continue
+                ghost = self.ghost_positions.get(l)
+                table[events] = np.arange(len(events)) if ghost is None else ghost
+            self._positions = table
+        return self._positions
 
     def event_keys(self, ids: np.ndarray) -> np.ndarray:
         """Each event as one int64 that every part holding it shares: location
