@@ -100,8 +100,13 @@ class Parts:
             out = compute()
             if len(out) != self.size:
                 raise ValueError("a step sends to %d parts of %d" % (len(out), self.size))
-            payload = [b"" if x is None else pickle.dumps(x, protocol=pickle.HIGHEST_PROTOCOL)
-                       for x in out]
+            made = {}  # an object sent to several parts is pickled once
+
+            def dumped(x):
+                if id(x) not in made:
+                    made[id(x)] = pickle.dumps(x, protocol=pickle.HIGHEST_PROTOCOL)
+                return made[id(x)]
+            payload = [b"" if x is None else dumped(x) for x in out]
         except Exception as exc:  # every part must learn of it
             error = exc
             payload = [self._failure(exc)] * self.size

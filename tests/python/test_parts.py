@@ -152,6 +152,71 @@ def test_one_part_equals_the_whole_trace(traces, single, tmp_path):
 
 
 @needs_mpi
+def test_the_merged_replay_equals_the_replay_in_parts(traces, single, tmp_path):
+    """The long-term replay's other way (the parts' inputs merged on part 0, as a
+    trace against the clock condition needs; properties/rootcause/replay_parts.py)
+    gives the same reports."""
+    names = [n for n in ("halo", "collectives", "hybrid", "generated-3r-longterm",
+                         "casita-jacobi-hybrid", "sstmacro-mpi-coverage") if n in traces]
+    r = mpiexec(3, sys.executable, DRIVER, tmp_path, "--merged",
+                *["%s-all=%s:all" % (n, traces[n]) for n in names])
+    assert r.returncode == 0, r.stderr
+    for name in names:
+        got, want = (tmp_path / (name + "-all.json")).read_text(), single[name + "-all"][0]
+        assert got == want, "%s: %s" % (name, _differences(want, got))
+
+
+def _root_cause_values(report: dict) -> dict:
+    """The root causes' severities of a JSON report, by metric."""
+    names = {m["name"] for m in report["metrics"] if m["name"].startswith(("delay_",
+             "critical_")) or m["name"].endswith(("_indirect", "_propagating"))}
+    out = {}
+    for s in report["severities"]:
+        if s["metric"] in names:
+            out.setdefault(s["metric"], []).append((s["callpath"], s["location"], s["value"]))
+    return out
+
+
+@needs_mpi
+def test_wait_states_in_a_circle(tmp_path):
+    """Messages received before they were sent (a violated clock condition): the
+    replay on one process takes a wait state out of order; the parts see it
+    coming and replay together on part 0, with the same costs and warning."""
+    path = tmp_path / "circle"
+    with earlc.TraceWriter(path, ranks=2) as w:
+        for rank in (0, 1):
+            w.enter(rank, 0, "main")
+            w.enter(rank, 10, "MPI_Recv"); w.recv(rank, 30, source=1 - rank, tag=1, bytes=8)
+            w.leave(rank, 31, "MPI_Recv")
+            w.enter(rank, 40, "MPI_Send"); w.send(rank, 41, dest=1 - rank, tag=1, bytes=8)
+            w.leave(rank, 42, "MPI_Send")
+            w.leave(rank, 50, "main")
+    want = json.loads(earlc.analyze(earlc.open(path), properties="all").to_json())
+    r = mpiexec(2, sys.executable, DRIVER, tmp_path, "circle=%s:all" % path)
+    assert r.returncode == 0, r.stderr
+    got = json.loads((tmp_path / "circle.json").read_text())
+    assert got["warnings"]["rootcause_cycle"] == want["warnings"]["rootcause_cycle"] == 1
+    assert _root_cause_values(got) == _root_cause_values(want)
+
+
+@needs_mpi
+def test_a_root_cause_failing_on_one_part(traces, tmp_path):
+    """The delay costs raise on part 1 only: every part switches them off (and
+    what reads them), with part 1's message, and none waits for another."""
+    path = traces["halo"]
+    r = mpiexec(3, sys.executable, DRIVER, tmp_path, "--fail-rootcause-on=1",
+                "halo=%s:all" % path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    report = json.loads((tmp_path / "halo.json").read_text())
+    off = {d["property"]: d for d in report["warning_details"]
+           if d["code"] == "property_switched_off"}
+    assert "delay_latesender" in off and "delay_latesender_longterm" in off
+    assert "the delays of part 1 failed" in off["delay_latesender"]["detail"]
+    # the critical path, computed apart, is there
+    assert any(s["metric"] == "critical_path_trace" for s in report["severities"])
+
+
+@needs_mpi
 def test_the_command_line_writes_once(traces, tmp_path):
     path = traces["hybrid"]
     one, out = tmp_path / "1.json", tmp_path / "3.json"
