@@ -1,23 +1,15 @@
 /*
  * hb_replay.c - the replay that computes vector timestamps: every event of
  * the trace is visited once, in an order where each event comes after the
- * events it depends on (hb_rules.c), and the running clock of its location
- * takes in theirs.
- *
- * The replay follows the total order (timestamps) as long as that order
- * respects the dependencies, which keeps the saved clocks few (only messages
- * and collectives in flight).  When an event depends on one not replayed yet
- * (a receive whose clock ran ahead of its send's, a collective member whose
- * begin carries a later timestamp), its location waits for that event and
- * the total order goes on with the other locations; when the awaited event is
- * replayed, the waiting location catches up to where the total order is.
- * Locations that still wait at the end wait in a cycle, which only an
- * inconsistent trace has: the earliest waiting event is replayed without the
- * dependency it lacks, and a warning counts it.
+ * events it depends on (the walk of hb_walk.c over the rules of hb_rules.c),
+ * and the running clock of its location takes in theirs.  A cycle the walk
+ * breaks (an inconsistent trace) is counted as a warning.
  *
  * Clocks: entry l of a location's clock is the number of events of location
  * l that happened before the current event or are it.  An event increments
  * its own entry and takes the maximum with its dependencies' saved clocks.
+ * Saved clocks are few: the walk follows the total order, so only messages
+ * and collectives in flight are remembered.
  *
  * Threads: the schedule (which event comes next, who waits, which cycle is
  * broken) depends only on the trace, so several threads replay the same
@@ -33,8 +25,6 @@
 #include "hb_internal.h"
 #include "util.h"
 
-#define PROGRESS_EVERY ((uint64_t)1 << 20)
-
 typedef struct replay {
     const earl_events *ev;
     hb_rules *rules;
@@ -42,25 +32,18 @@ typedef struct replay {
     uint32_t first;          /* the clock entries this replay computes: */
     uint32_t width;          /* [first, first + width) */
     size_t nl;
-    hb_deps deps;
     int leader;              /* the replay that writes places, warnings, progress */
     uint32_t index, n_threads;
     uint32_t *clock;         /* nl x width: the running clock of each location */
-    size_t *cursor;          /* per location: positions replayed so far */
-    uint8_t *done;           /* bit per event: replayed */
     uint8_t *stamped;        /* bit per event: to be stamped */
     size_t *stamp_next;      /* per location: its next stamp in stamp_order */
     size_t *stamp_order;     /* stamp indices grouped by location, in program order */
-    hb_waiters waiters;      /* locations waiting for an event not replayed yet */
     hb_clock_pool pool;      /* saved clocks */
     hb_event_map saved;      /* event -> slot of its saved clock */
     uint32_t *refs;          /* per slot: takers left, HB_REFS_HELD */
     size_t cap_refs;
     hb_event_map instance_max; /* all-to-all instance -> slot of its members' max begin */
     uint32_t *instance_done; /* per collective instance: member ends replayed */
-    earl_loc *work;          /* locations to advance */
-    size_t n_work;
-    uint64_t replayed;
     const earl_hb_options *opt;
     int nomem;
 } replay;
@@ -68,21 +51,6 @@ typedef struct replay {
 static uint32_t *clock_of(replay *rp, earl_loc l)
 {
     return rp->clock + (size_t)l * rp->width;
-}
-
-static earl_eid event_at(const replay *rp, earl_loc l, size_t pos)
-{
-    return rp->ev->loc_events[rp->ev->loc_start[l] + pos];
-}
-
-static size_t events_of(const replay *rp, earl_loc l)
-{
-    return rp->ev->loc_start[l + 1] - rp->ev->loc_start[l];
-}
-
-static earl_eid next_event(void *rp, int32_t l)
-{
-    return event_at(rp, l, ((replay *)rp)->cursor[l]);
 }
 
 static void save_clock(replay *rp, earl_eid e, const uint32_t *c, uint32_t refs)
@@ -114,20 +82,21 @@ static void take_in(replay *rp, uint32_t *c, earl_eid d)
         drop_saved(rp, d);
 }
 
-static int all_done(const replay *rp, const earl_eid *deps, size_t n)
+static int all_done(const hb_walk *w, const earl_eid *deps, size_t n)
 {
     for (size_t k = 0; k < n; k++)
-        if (!HB_BIT_GET(rp->done, deps[k]))
+        if (!hb_walk_done(w, deps[k]))
             return 0;
     return 1;
 }
 
 /* The maximum of an all-to-all instance's begins, computed once. */
-static void take_in_instance(replay *rp, uint32_t *c, int32_t k, const earl_eid *deps, size_t n)
+static void take_in_instance(replay *rp, const hb_walk *w, uint32_t *c, int32_t k,
+                             const earl_eid *deps, size_t n)
 {
     uint32_t slot = hb_event_map_get(&rp->instance_max, k);
     if (slot == UINT32_MAX) {
-        if (!all_done(rp, deps, n)) { /* a broken cycle: take what there is */
+        if (!all_done(w, deps, n)) { /* a broken cycle: take what there is */
             for (size_t j = 0; j < n; j++)
                 take_in(rp, c, deps[j]);
             return;
@@ -161,40 +130,23 @@ static void instance_finished(replay *rp, int32_t k)
         hb_clock_release(&rp->pool, slot);
 }
 
-/* Replay the next event of location l.  Unless forced, returns 0 without
- * replaying when a dependency is not replayed yet (l then waits for it). */
-static int replay_next(replay *rp, earl_loc l, int forced)
+/* The visitor of the walk: the clock of event s->e from its location's and
+ * its dependencies', stamped when asked for and saved when a later event
+ * takes it. */
+static int replay_event(void *data, hb_walk *w, const hb_step *s)
 {
-    size_t pos = rp->cursor[l];
-    earl_eid e = event_at(rp, l, pos);
-    earl_eid prev = pos ? event_at(rp, l, pos - 1) : EARL_NONE;
-    hb_merge merge;
-    int32_t instance;
-    size_t n = hb_rules_deps(rp->rules, e, prev, &rp->deps, &merge, &instance);
-    const earl_eid *deps = rp->deps.ids;
-    if (n == SIZE_MAX) {
-        rp->nomem = 1;
-        return 0;
-    }
-    if (!forced) {
-        for (size_t k = 0; k < n; k++)
-            if (!HB_BIT_GET(rp->done, deps[k])) {
-                if (hb_wait(&rp->waiters, l, deps[k]) != 0)
-                    rp->nomem = 1;
-                return 0;
-            }
-    } else if (rp->leader) {
-        rp->hb->warnings[EARL_HBW_CYCLE_BROKEN]++;
-    }
+    replay *rp = data;
+    earl_loc l = s->l;
+    earl_eid e = s->e;
     uint32_t *c = clock_of(rp, l);
     if ((uint32_t)l - rp->first < rp->width)
         c[l - rp->first]++;
-    if (merge == HB_MERGE_INSTANCE) {
-        take_in_instance(rp, c, instance, deps, n);
+    if (s->merge == HB_MERGE_INSTANCE) {
+        take_in_instance(rp, w, c, s->instance, s->deps, s->n);
     } else {
-        for (size_t k = 0; k < n; k++)
-            if (HB_BIT_GET(rp->done, deps[k]))
-                take_in(rp, c, deps[k]);
+        for (size_t k = 0; k < s->n; k++)
+            if (hb_walk_done(w, s->deps[k]))
+                take_in(rp, c, s->deps[k]);
     }
     if (HB_BIT_GET(rp->stamped, e)) {
         earl_hb *hb = rp->hb;
@@ -202,38 +154,21 @@ static int replay_next(replay *rp, earl_loc l, int forced)
         hb_clock_copy(hb->stamps + k * hb->width + rp->first, c, rp->width);
         if (rp->leader) {
             hb->location[k] = l;
-            hb->position[k] = (uint32_t)pos;
+            hb->position[k] = (uint32_t)s->pos;
         }
     }
     uint32_t refs = hb_rules_saves(rp->rules, e);
     if (refs)
         save_clock(rp, e, c, refs);
-    if (instance >= 0)
-        instance_finished(rp, instance);
+    if (s->instance >= 0)
+        instance_finished(rp, s->instance);
     uint8_t kind = rp->ev->kind[e];
     if (kind == EARL_OMP_JOIN || kind == EARL_THREAD_JOIN) {
         earl_eid f = hb_rules_join_fork(rp->rules, e);
         if (f >= 0)
             drop_saved(rp, f); /* every run of the team took it before the join */
     }
-    HB_BIT_SET(rp->done, e);
-    rp->cursor[l] = pos + 1;
-    rp->n_work += hb_wake(&rp->waiters, e, rp->work + rp->n_work);
-    if (++rp->replayed % PROGRESS_EVERY == 0 && rp->leader && rp->opt && rp->opt->progress)
-        rp->opt->progress(rp->opt->progress_data, "clocks", rp->replayed, rp->ev->count);
-    return 1;
-}
-
-/* Replay the locations on the work stack up to event id limit each. */
-static void drain(replay *rp, earl_eid limit)
-{
-    while (rp->n_work && !rp->nomem) {
-        earl_loc l = rp->work[--rp->n_work];
-        while (!hb_waiting(&rp->waiters, l) && rp->cursor[l] < events_of(rp, l) &&
-               event_at(rp, l, rp->cursor[l]) <= limit && !rp->nomem)
-            if (!replay_next(rp, l, 0))
-                break;
-    }
+    return rp->nomem ? -1 : 0;
 }
 
 /* One replay over the clock entries [rp->first, rp->first + rp->width):
@@ -246,21 +181,14 @@ static int replay_columns(replay *base)
     size_t nl = rp.nl ? rp.nl : 1;
     int rc = 0;
     rp.clock = calloc(nl * (size_t)rp.width + 1, sizeof *rp.clock);
-    rp.cursor = calloc(nl, sizeof *rp.cursor);
-    rp.done = calloc(ev->count / 8 + 1, 1);
     rp.stamped = calloc(ev->count / 8 + 1, 1);
     rp.stamp_next = calloc(nl + 1, sizeof *rp.stamp_next);
     rp.stamp_order = malloc((hb->n ? hb->n : 1) * sizeof *rp.stamp_order);
-    /* a location is on the stack at most once: it is pushed when it starts
-     * or stops waiting, and popped before either happens again */
-    rp.work = malloc((nl + 1) * sizeof *rp.work);
     rp.instance_done = calloc(rp.rules->view->n_colls + 1, sizeof *rp.instance_done);
     hb_clock_pool_init(&rp.pool, rp.width);
     hb_event_map_init(&rp.saved);
     hb_event_map_init(&rp.instance_max);
-    if (!rp.clock || !rp.cursor || !rp.done || !rp.stamped || !rp.stamp_next ||
-        !rp.stamp_order || !rp.work || !rp.instance_done ||
-        hb_waiters_init(&rp.waiters, nl) != 0) {
+    if (!rp.clock || !rp.stamped || !rp.stamp_next || !rp.stamp_order || !rp.instance_done) {
         rc = -1;
         goto done;
     }
@@ -278,40 +206,24 @@ static int replay_columns(replay *base)
         rp.stamp_next[l] = rp.stamp_next[l - 1];
     rp.stamp_next[0] = 0;
 
-    /* the total order drives; waiting locations catch up when woken */
-    for (size_t e = 0; e < ev->count && !rp.nomem; e++) {
-        earl_loc l = ev->location[e];
-        if (HB_BIT_GET(rp.done, e) || hb_waiting(&rp.waiters, l))
-            continue;
-        if (replay_next(&rp, l, 0) && rp.n_work) /* woke some: they catch up */
-            drain(&rp, (earl_eid)e);
-    }
-    /* what still waits, waits in a cycle: break it at the earliest event */
-    for (;;) {
-        earl_loc pick = hb_waiters_earliest(&rp.waiters, next_event, &rp);
-        if (pick < 0 || rp.nomem)
-            break;
-        hb_unwait(&rp.waiters, pick);
-        replay_next(&rp, pick, 1);
-        rp.work[rp.n_work++] = pick;
-        drain(&rp, (earl_eid)ev->count);
-    }
-    if (rp.nomem)
+    const earl_hb_options *o = rp.opt;
+    hb_walk walk = {.ev = ev, .rules = rp.rules, .nl = rp.nl, .visit = replay_event,
+                    .data = &rp, .phase = "clocks",
+                    .progress = rp.leader && o ? o->progress : NULL,
+                    .progress_data = o ? o->progress_data : NULL};
+    if (hb_walk_run(&walk) != 0 || rp.nomem)
         rc = -1;
+    else if (rp.leader)
+        hb->warnings[EARL_HBW_CYCLE_BROKEN] += walk.forced;
 done:
     free(rp.clock);
-    free(rp.cursor);
-    free(rp.done);
     free(rp.stamped);
     free(rp.stamp_next);
     free(rp.stamp_order);
-    free(rp.work);
     free(rp.instance_done);
     free(rp.refs);
-    free(rp.deps.ids);
     hb_clock_pool_free(&rp.pool);
     hb_event_map_free(&rp.saved);
-    hb_waiters_free(&rp.waiters);
     hb_event_map_free(&rp.instance_max);
     return rc;
 }

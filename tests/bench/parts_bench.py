@@ -1,96 +1,78 @@
-"""Benchmark of the analysis in parts (docs/parallel.md): one trace analysed
-with `--properties all` by 1, 2 and 4 MPI processes, side by side in one run.
+"""The analysis in parts on P MPI processes (docs/parallel.md): wall time and the
+peak resident memory of the largest process, against one process.
 
-    python tests/bench/parts_bench.py [EVENTS] [RANKS]
+    python3 tests/bench/parts_bench.py TRACE PROPERTIES P [P ...]
 
-Synthesises a halo trace (earlc synth halo: RANKS ranks, default 16, about
-EVENTS events, default 10,000,000) and reports per number of processes: the
-wall time of the analysis (open to merged report), the peak resident memory of
-the largest process against the single-process analysis's (target: at most
-1/P of it plus 10%), and what the root causes exchanged (the long-term
-replay's rounds, the bytes sent by all processes).  Each process runs this
-file's `worker` under mpiexec; P = 1 is the single-process analysis without
-mpiexec.  Skipped without mpiexec and mpi4py.
+For each P, `mpiexec -n P` runs `earlc.analyze(TRACE)` as a script under mpiexec
+does (P = 1: the single-process analysis).  Every process reports its peak
+resident memory above the interpreter's (numpy and earlc imported), its events
+(own and ghosts) and the ghost bytes it received; rank 0 the wall time from
+before the open to the merged report.  Prints "key value" lines for
+tests/bench/run.py: for each P, the largest process's peak, the wall time, the
+events and ghosts of the largest part, the ghost bytes exchanged in all, and
+what the root causes exchanged (with properties all): the long-term replay's
+rounds and the bytes all processes sent.
 """
-import json
 import os
-import resource
-import shutil
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+PYTHON = Path(__file__).resolve().parents[2] / "python"
+
+CHILD = r"""
+import resource, sys, time
+sys.path.insert(0, %(python)r)
+import earlc
+from earlc.parts import mpi_exchange
+def resident():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize()
+ex = mpi_exchange()
+base = resident()
+t0 = time.perf_counter()
+if ex.size > 1:
+    trace = earlc.open(%(trace)r, parts="mpi")
+    own = int(trace.part.own[trace.events.location].sum()) if len(trace) else 0
+    ghosts = trace.part.ghosts_received
+else:
+    trace = earlc.open(%(trace)r)
+    own, ghosts = len(trace), 0
+report = earlc.analyze(trace, properties=%(properties)r)
+wall = time.perf_counter() - t0
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base
+rc = trace.part.stats.get("rootcause", {}) if trace.part is not None else {}
+every = ex.allgather((peak, own, ghosts, rc.get("replay_rounds", 0), rc.get("bytes_sent", 0)))
+if ex.rank == 0:
+    print("wall", wall)
+    print("events", report.summary["events"])
+    print("peak", max(e[0] for e in every))
+    largest = max(range(len(every)), key=lambda r: every[r][1])
+    print("largest_own", every[largest][1])
+    print("largest_ghosts", every[largest][2])
+    print("ghosts", sum(e[2] for e in every))
+    print("rc_rounds", max(e[3] for e in every))
+    print("rc_bytes", sum(e[4] for e in every))
+"""
 
 
-def worker(path: str, out: str) -> None:
-    """Under mpiexec (or alone): analyse, then rank 0 writes what every process
-    measured to `out`."""
-    import earlc
-    from earlc.parts import mpi_exchange
-
-    ex = mpi_exchange()
-    start = time.perf_counter()
-    report = earlc.analyze(path, properties=os.environ.get("EARLC_BENCH_PROPERTIES", "all") or None)
-    report.to_json()
-    wall = time.perf_counter() - start
-    part = getattr(report, "part", None)
-    stats = dict(part.stats.get("rootcause", {})) if part is not None else {}
-    mine = {"wall": wall, "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-            **stats}
-    every = ex.allgather(mine)
-    if ex.rank == 0:
-        Path(out).write_text(json.dumps(every))
+def run(trace: str, properties, processes: int) -> dict:
+    code = CHILD % {"python": str(PYTHON), "trace": trace, "properties": properties}
+    out = subprocess.run(["mpiexec", "-n", str(processes), sys.executable, "-c", code],
+                         check=True, capture_output=True, text=True,
+                         env=dict(os.environ, OPENBLAS_NUM_THREADS="1")).stdout
+    return {k: float(v) for k, v in (line.split() for line in out.splitlines())}
 
 
-def run(events: int = 10_000_000, ranks: int = 16, processes=(1, 2, 4)) -> list:
-    if not shutil.which("mpiexec"):
-        print("analysis in parts benchmark: skipped (needs mpiexec)")
-        return []
-    try:
-        import mpi4py  # noqa: F401
-    except ImportError:
-        print("analysis in parts benchmark: skipped (needs mpi4py)")
-        return []
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT / "python") + (os.pathsep + env["PYTHONPATH"]
-                                                if env.get("PYTHONPATH") else "")
-    tmp = Path(tempfile.mkdtemp(prefix="earlc-parts-bench-"))
-    try:
-        trace = tmp / "halo"
-        subprocess.run([sys.executable, "-m", "earlc", "synth", "halo", "--ranks", str(ranks),
-                        "--events", str(events), "-o", str(trace)], env=env, check=True,
-                       stdout=subprocess.DEVNULL)
-        rows = []
-        for p in processes:
-            out = tmp / ("%d.json" % p)
-            cmd = [sys.executable, __file__, "--worker", str(trace), str(out)]
-            if p > 1:
-                cmd = ["mpiexec", "-n", str(p)] + cmd
-            subprocess.run(cmd, env=env, check=True)
-            every = json.loads(out.read_text())
-            rows.append((p, every))
-        single = max(r["rss_kb"] for r in rows[0][1]) if rows and rows[0][0] == 1 else None
-        print("analysis in parts: halo, %d ranks, %d events, --properties all" % (ranks, events))
-        for p, every in rows:
-            peak = max(r["rss_kb"] for r in every)
-            ratio = " (%.2f of one process; target <= %.2f)" % (peak / single, 1 / p + 0.1) \
-                if single else ""
-            print("  %d process%s: %.1f s, peak %.0f MB%s; replay rounds %d, root causes sent "
-                  "%.1f MB in %d steps" % (
-                      p, "es" if p > 1 else "", max(r["wall"] for r in every), peak / 1024,
-                      ratio, max(r.get("replay_rounds", 0) for r in every),
-                      sum(r.get("bytes_sent", 0) for r in every) / 1e6,
-                      max(r.get("steps", 0) for r in every)))
-        return rows
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+def main() -> int:
+    trace, properties = sys.argv[1], sys.argv[2]
+    properties = None if properties == "default" else properties
+    for p in [int(x) for x in sys.argv[3:]]:
+        m = run(trace, properties, p)
+        for key, value in m.items():
+            print("p%d_%s %s" % (p, key, value))
+    return 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        worker(sys.argv[2], sys.argv[3])
-    else:
-        run(*(int(a) for a in sys.argv[1:3]))
+    sys.exit(main())

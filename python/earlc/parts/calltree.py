@@ -53,14 +53,15 @@ def first_visits(part, ct, keys=None):
     if cached is not None and cached[0] is ct:
         return cached[1]
     ev = part.trace.events
-    own_ids = np.nonzero(part.own[ev.location])[0] if len(ev) else np.empty(0, np.int64)
-    cn = ct.event_cnode[own_ids].astype(np.int64)
-    placed = cn >= 0
-    first = np.full(len(ct.parent) + 1, len(own_ids), dtype=np.int64)
-    # the first own event of each call path: own_ids ascend
-    np.minimum.at(first, cn[placed], np.nonzero(placed)[0])
-    cnodes = np.nonzero(first < len(own_ids))[0]
-    out = (cnodes, own_ids[first[cnodes]])
+    # location by location: the temporaries are of one location's size, not the part's
+    first = np.full(len(ct.parent) + 1, np.iinfo(np.int64).max, dtype=np.int64)
+    for l in np.nonzero(part.own)[0].tolist():
+        ids = ev.of_location(l)
+        cn = ct.event_cnode[ids]
+        placed = cn >= 0
+        np.minimum.at(first, cn[placed], ids[placed].astype(np.int64))
+    cnodes = np.nonzero(first < np.iinfo(np.int64).max)[0]
+    out = (cnodes, first[cnodes])
     part._first_visits = (ct, out)
     return out
 

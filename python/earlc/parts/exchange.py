@@ -36,6 +36,13 @@ class Exchange:
         """outgoing[p] goes to part p; returns what each part sent here."""
         raise NotImplementedError
 
+    def alltoallv(self, send, counts: np.ndarray):
+        """Bytes [offset[p], offset[p] + counts[p]) of the buffer send go to part p
+        (the segments in part order, back to back); returns (one uint8 array of
+        what every part sent here, in part order, the byte count from each).  No
+        copy of the send buffer is made."""
+        raise NotImplementedError
+
     def allgather(self, obj: Any) -> List[Any]:
         raise NotImplementedError
 
@@ -74,6 +81,10 @@ class Serial(Exchange):
 
     def alltoall_bytes(self, outgoing):
         return [outgoing[0]]
+
+    def alltoallv(self, send, counts):
+        data = np.frombuffer(send, dtype=np.uint8)[:int(counts[0])]
+        return data.copy(), np.asarray(counts[:1], dtype=np.int64)
 
     def allgather(self, obj):
         return [obj]
@@ -124,37 +135,38 @@ class MPIExchange(Exchange):
         return got
 
     def alltoall_bytes(self, outgoing):
-        from mpi4py import MPI
-
         send = [np.frombuffer(memoryview(b).cast("B"), dtype=np.uint8) for b in outgoing]
         counts = np.array([len(b) for b in send], dtype=np.int64)
+        rbuf, recv_counts = self.alltoallv(np.concatenate(send) if send else
+                                           np.empty(0, np.uint8), counts)
+        rdis = np.concatenate(([0], np.cumsum(recv_counts)[:-1]))
+        return [rbuf[rdis[p]:rdis[p] + recv_counts[p]].tobytes() for p in range(self.size)]
+
+    def alltoallv(self, send, counts):
+        from mpi4py import MPI
+
+        sbuf = np.frombuffer(send, dtype=np.uint8)
+        counts = np.ascontiguousarray(counts, dtype=np.int64)
         recv_counts = self._counts(counts)
-        if counts.max(initial=0) < self.CHUNK and recv_counts.max(initial=0) < self.CHUNK \
-                and counts.sum() < self.CHUNK and recv_counts.sum() < self.CHUNK:
-            sbuf = np.concatenate(send) if send else np.empty(0, np.uint8)
-            rbuf = np.empty(int(recv_counts.sum()), dtype=np.uint8)
-            sdis = np.concatenate(([0], np.cumsum(counts)[:-1]))
-            rdis = np.concatenate(([0], np.cumsum(recv_counts)[:-1]))
+        sdis = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+        rdis = np.concatenate(([0], np.cumsum(recv_counts)[:-1])).astype(np.int64)
+        rbuf = np.empty(int(recv_counts.sum()), dtype=np.uint8)
+        if max(int(counts.sum()), int(recv_counts.sum())) < self.CHUNK:
             self._wait(self.comm.Ialltoallv(
                 [sbuf, counts.astype(np.int32), sdis.astype(np.int32), MPI.BYTE],
                 [rbuf, recv_counts.astype(np.int32), rdis.astype(np.int32), MPI.BYTE]))
-            return [rbuf[rdis[p]:rdis[p] + recv_counts[p]].tobytes() for p in range(self.size)]
-        # large: pairwise, in chunks, each pair in a fixed order (no deadlock)
-        out = [b""] * self.size
+            return rbuf, recv_counts
+        # large: pairwise, in chunks that MPI's int counts can say, each pair in a
+        # fixed order (no deadlock)
         for step in range(self.size):
-            dest = (self.rank + step) % self.size
-            src = (self.rank - step) % self.size
-            data, got = send[dest], bytearray(int(recv_counts[src]))
-            view = memoryview(got)
-            for at in range(0, max(len(data), len(got), 1), self.CHUNK):
-                part = data[at:at + self.CHUNK]
-                want = min(self.CHUNK, max(len(got) - at, 0))
-                requests = [self.comm.Isend([part, MPI.BYTE], dest, 17),
-                            self.comm.Irecv([view[at:at + want], MPI.BYTE], src, 17)]
-                for r in requests:
+            dest, src = (self.rank + step) % self.size, (self.rank - step) % self.size
+            out = sbuf[sdis[dest]:sdis[dest] + counts[dest]]
+            into = rbuf[rdis[src]:rdis[src] + recv_counts[src]]
+            for at in range(0, max(len(out), len(into), 1), self.CHUNK):
+                for r in (self.comm.Isend([out[at:at + self.CHUNK], MPI.BYTE], dest, 17),
+                          self.comm.Irecv([into[at:at + self.CHUNK], MPI.BYTE], src, 17)):
                     self._wait(r)
-            out[src] = bytes(got)
-        return out
+        return rbuf, recv_counts
 
     def allgather(self, obj):
         from mpi4py import MPI

@@ -43,19 +43,13 @@ PROGRAM = ("program",)
 EVENT, TICKS, LOCATION, INSTANCE, VALUE = "event", "ticks", "location", "instance", "value"
 
 
-#: columns of the built-in compound events that hold no event id
-_KNOWN = {"instance": INSTANCE, "location": LOCATION, "later_source": LOCATION,
-          "root": LOCATION, "rank": VALUE, "op": VALUE, "fork_part": TICKS}
-
-
-def column_kind(p, name: str, values: np.ndarray) -> str:
-    """What an instance column holds: a property's declaration, else by
-    convention a flag (bool), ticks (a name ending in _time), or event ids."""
-    declared = getattr(p, "column_kinds", None) or {}
+def column_kind(inst: Instances, name: str, values: np.ndarray) -> str:
+    """What an instance column holds: its publishers' declaration
+    (Property.column_kinds), else by convention a value (booleans), ticks (a
+    name ending in _time), or event ids."""
+    declared = getattr(inst, "column_kinds", None) or {}
     if name in declared:
         return declared[name]
-    if name in _KNOWN:
-        return _KNOWN[name]
     if values.dtype == bool or values.dtype.kind not in "iu":
         return VALUE
     if name.endswith("_time"):
@@ -108,11 +102,10 @@ def _findings(report: Report, part: Part, top: int) -> dict:
     counts = dict(report._counts)
     worst, ids, insts = {}, [np.asarray(first_ids, np.int64)], []
     for name, inst in report.worst.items():
-        p = report._by_name.get(name)
         cols = {}
         for c, values in inst.columns.items():
             values = np.asarray(values)
-            kind = column_kind(p, c, values)
+            kind = column_kind(inst, c, values)
             if kind == EVENT:
                 ids.append(values.astype(np.int64))
             elif kind == INSTANCE:
