@@ -249,7 +249,7 @@ class Numbering:
     """The call paths as the root causes number them: the trace's own call tree,
     or for a part the whole trace's (parts/calltree.py), so that sums over call
     paths run in the single-process order.  `cnode` per event (-1 outside
-    every region; a ghost's is meaningless), `parent` per call path, the
+    every region and at a part's ghosts), `parent` per call path, the
     program's node (-1: none), and per call path the part's own cnode
     (`to_local`, None: the same numbers)."""
     cnode: np.ndarray
@@ -295,8 +295,11 @@ def numbering(ctx) -> Numbering:
         every = parts.allgather(mine)
         tree = order_paths([(k, np.arange(len(k)), f, p, r) for k, f, p, r in every])
         to_global = tree.local_to_global(local["keys"])
-        cn = ctx.cnode
-        cnode = np.where(cn >= 0, to_global[np.maximum(cn, 0)], -1).astype(np.int32)
+        # one gather per event, -1 (outside every region) taking the last entry;
+        # a ghost's call path in the part is not its own: none, so that its events
+        # give no time chunks (its time is its owner's)
+        cnode = np.append(to_global, -1).astype(np.int32)[ctx.cnode]
+        cnode[~parts.own[ctx.events.location]] = -1
         to_local = np.full(len(tree.parents), -1, dtype=np.int64)
         known = to_global >= 0
         to_local[to_global[known]] = np.nonzero(known)[0]
