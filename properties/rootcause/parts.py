@@ -1,25 +1,26 @@
 """The root causes of a trace analysed in parts (earlc.parts): what crosses
-parts, and how.
+parts, and how (docs/parallel.md, "Root causes and the critical path", and
+its table of the steps for developers).
 
-Every part runs the root causes on its own events and ghosts (see
-docs/parallel.md, "Root causes in parts").  What a part computes alone: the
-time chunks, synchronisation points and intervals of its own locations, the
-group interval starts of the collectives its locations delay, the OpenMP costs
-(a process's threads are in one part).  What crosses parts goes through the
-part's Exchange, in collective steps that every part takes in the same order
-(each a local computation and one exchange; a failure of any part travels in
-the exchange instead of its data and ends every part with the same error, as
-Exchange.agree does):
+Every part runs the root causes on its own events and ghosts.  What a part
+computes alone: the time chunks, synchronisation points and intervals of its
+own locations, the group interval starts of the collectives its locations
+delay, the OpenMP costs (a process's threads are in one part).  What crosses
+parts goes through the part's Exchange, in collective steps that every part
+takes in the same order (a local computation and one exchange each; a failure
+of any part travels in the exchange instead of its data and ends every part
+with the same error, as Exchange.agree does):
 
 1. the call-path numbering (`numbering`): the whole trace's, so that every sum
    over call paths runs in the order of the single-process analysis;
-2. the waiting side's interval time map of each wait state whose late side is
-   in another part goes there (delays.py: the late side computes the excess,
-   the delays charged to its own call paths), and the late side's share of
-   the wait (the indirect part) comes back;
-3. the long-term replay in rounds (longterm.py, `replay_rounds`);
+2. the point-to-point wait states, decided by the waiting side's part, go to
+   the late side's (points.py), and so do the waiting side's interval time
+   maps (`to_late_side`: the late side computes the excess, the delays charged
+   to its own call paths); the late side's share of each wait (the indirect
+   part) comes back (`to_waiting_side`);
+3. the long-term replay in rounds (replay_parts.py);
 4. the critical path's graph, walked on one part, its stretches back to their
-   owners (critical_path.py); its global sums.
+   owners (critical_parts.py); its sums over every location.
 
 Events that cross parts are named by their event keys (Part.event_keys:
 location and position in the whole trace), call paths by the whole trace's
