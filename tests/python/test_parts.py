@@ -237,6 +237,25 @@ def test_the_command_line_writes_once(traces, tmp_path):
 
 
 @needs_mpi
+def test_the_command_line_with_the_root_causes(traces, tmp_path):
+    """`mpiexec -n 3 earlc analyze --properties all` writes the single-process
+    report (JSON and text)."""
+    path = traces["hybrid"]
+    for fmt in ("json", "text"):
+        one, three = tmp_path / ("1." + fmt), tmp_path / ("3." + fmt)
+        r = subprocess.run([sys.executable, "-m", "earlc", "analyze", str(path), "--properties",
+                            "all", "--format", fmt, "-o", str(one)], env=env(),
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        r = mpiexec(3, sys.executable, "-m", "earlc", "analyze", path, "--properties", "all",
+                    "--format", fmt, "-o", three)
+        assert r.returncode == 0, r.stderr
+        assert three.read_text() == one.read_text(), fmt
+    report = json.loads((tmp_path / "1.json").read_text())
+    assert {"delay_latesender", "critical_path"} <= {m["name"] for m in report["metrics"]}
+
+
+@needs_mpi
 def test_more_processes_than_locations_is_refused(traces):
     path = traces["ping-pong"]
     r = mpiexec(3, sys.executable, "-m", "earlc", "analyze", path)
