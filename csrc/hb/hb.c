@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "hb_internal.h"
-#include "util.h"
 
 /* Refuse stamps that cannot fit in memory before touching any: the size is
  * events x locations, easy to get wrong by stamping a whole large trace. */
@@ -22,6 +21,9 @@ earl_status earl_hb_build(const earl_trace *trace, earl_states *states, const ea
                           size_t n, const earl_hb_options *options, earl_hb **out,
                           earl_error *err)
 {
+    earl_error scratch; /* the rules read back the error they failed with */
+    if (!err)
+        err = &scratch;
     *out = NULL;
     const earl_events *ev = earl_trace_events(trace);
     uint32_t width = earl_trace_defs(trace)->n_locations;
@@ -98,7 +100,7 @@ uint64_t earl_hb_warning_count(const earl_hb *hb, earl_hb_warning_code code)
 
 int64_t earl_hb_index(const earl_hb *hb, earl_eid e)
 {
-    size_t k = earl_eid_lower_bound(hb->events, 0, hb->n, e);
+    size_t k = earl_i64_lower_bound(hb->events, 0, hb->n, e);
     return k < hb->n && hb->events[k] == e ? (int64_t)k : -1;
 }
 

@@ -9,6 +9,11 @@
 
 #include "earl_hb.h"
 #include "hb_clock.h"
+#include "base/errors.h"
+#include "base/grow.h"
+#include "base/mem.h"
+#include "base/parts.h"
+#include "base/sorted.h"
 
 /* The stamps.  Stamped events are kept sorted by event id; stamp k holds
  * width entries at stamps + k * width. */

@@ -17,13 +17,10 @@
  * dominates with many locations, is divided among them, and the stamps are
  * the same for any number of threads.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "hb_internal.h"
-#include "util.h"
 
 typedef struct replay {
     const earl_events *ev;
@@ -249,22 +246,6 @@ static void *fault_rows(void *arg)
     return NULL;
 }
 
-/* Run fn on every part, one thread each; a part whose thread cannot be
- * started runs on the caller. */
-static void run_parts(void *(*fn)(void *), replay *parts, uint32_t n, pthread_t *tids)
-{
-    uint8_t started[n];
-    for (uint32_t t = 1; t < n; t++)
-        started[t] = pthread_create(&tids[t], NULL, fn, &parts[t]) == 0;
-    fn(&parts[0]);
-    for (uint32_t t = 1; t < n; t++) {
-        if (started[t])
-            pthread_join(tids[t], NULL);
-        else
-            fn(&parts[t]);
-    }
-}
-
 /* Threads for the replay: as asked (0: one per core), never more than
  * locations, and when chosen automatically at least 256 entries each, below
  * which a thread's share of the merging does not pay for its scheduling. */
@@ -272,8 +253,7 @@ static uint32_t replay_threads(const earl_hb_options *options, uint32_t width)
 {
     long asked = options ? options->threads : 0;
     if (asked <= 0) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        asked = cores > 0 ? cores : 1;
+        asked = earl_online_cores();
         if (asked > (long)(width / 256))
             asked = (long)(width / 256);
     }
@@ -287,12 +267,8 @@ earl_status hb_replay(earl_hb *hb, const earl_trace *trace, hb_rules *rules,
 {
     uint32_t nt = replay_threads(options, hb->width);
     replay *parts = calloc(nt, sizeof *parts);
-    pthread_t *tids = calloc(nt, sizeof *tids);
-    if (!parts || !tids) {
-        free(parts);
-        free(tids);
+    if (!parts)
         return earl_fail(err, EARL_ERR_NOMEM, "out of memory for the vector clock threads");
-    }
     uint32_t first = 0;
     for (uint32_t t = 0; t < nt; t++) {
         uint32_t w = hb->width / nt + (t < hb->width % nt);
@@ -302,13 +278,12 @@ earl_status hb_replay(earl_hb *hb, const earl_trace *trace, hb_rules *rules,
         first += w;
     }
     if (nt > 1)
-        run_parts(fault_rows, parts, nt, tids);
-    run_parts(replay_thread, parts, nt, tids);
+        earl_parts_run(fault_rows, parts, sizeof *parts, nt);
+    earl_parts_run(replay_thread, parts, sizeof *parts, nt);
     int nomem = 0;
     for (uint32_t t = 0; t < nt; t++)
         nomem |= parts[t].nomem;
     free(parts);
-    free(tids);
     if (nomem)
         return earl_fail(err, EARL_ERR_NOMEM, "out of memory for the vector clocks of %u locations",
                          (unsigned)hb->width);

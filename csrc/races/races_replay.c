@@ -44,9 +44,8 @@
 
 #include <otf2/otf2.h>
 
-#include "hb_clock.h"
+#include "hb/hb_clock.h"
 #include "races_internal.h"
-#include "util.h"
 
 /* A posted non-blocking receive not matched yet. */
 typedef struct pending_recv {
@@ -364,7 +363,7 @@ static void on_coll_begin(replay *R, int32_t l)
         return;
     const earl_eid *members;
     size_t n = members_of(R, inst, &members);
-    size_t mi = earl_eid_lower_bound(members, 0, n, end);
+    size_t mi = earl_i64_lower_bound(members, 0, n, end);
     if (mi >= n || members[mi] != end)
         return;
     coll_state *cs = R->colls[inst];

@@ -15,61 +15,20 @@
 
 /* ---- severities: (source, location, cnode) -> value, in first-touch order --- */
 
-static uint64_t mix(uint64_t a, uint64_t b)
-{
-    uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6) + (a >> 2));
-    h ^= h >> 31;
-    h *= 0xBF58476D1CE4E5B9ull;
-    return h ^ (h >> 29);
-}
-
-static int severity_grow(rc_severity_table *t)
-{
-    size_t cap = t->cap ? 2 * t->cap : 1024;
-    uint64_t *k1 = calloc(cap, sizeof *k1), *k2 = calloc(cap, sizeof *k2);
-    int64_t *e = malloc(cap * sizeof *e);
-    if (!k1 || !k2 || !e) {
-        free(k1);
-        free(k2);
-        free(e);
-        return -1;
-    }
-    for (size_t i = 0; i < t->cap; i++) {
-        if (!t->slot_key1[i])
-            continue;
-        size_t j = mix(t->slot_key1[i], t->slot_key2[i]) & (cap - 1);
-        while (k1[j])
-            j = (j + 1) & (cap - 1);
-        k1[j] = t->slot_key1[i];
-        k2[j] = t->slot_key2[i];
-        e[j] = t->slot_entry[i];
-    }
-    free(t->slot_key1);
-    free(t->slot_key2);
-    free(t->slot_entry);
-    t->slot_key1 = k1;
-    t->slot_key2 = k2;
-    t->slot_entry = e;
-    t->cap = cap;
-    return 0;
-}
-
 /* severity[source][(location, cnode)] += value */
 static int severity_add(rc_severity_table *t, size_t source, int64_t location, int64_t cnode,
                         double value)
 {
-    if (2 * (t->used + 1) > t->cap && severity_grow(t) < 0)
-        return -1;
     uint64_t k1 = ((uint64_t)source << 40) | (uint64_t)(location + 1), k2 = (uint64_t)(cnode + 1);
-    size_t j = mix(k1, k2) & (t->cap - 1);
-    while (t->slot_key1[j]) {
-        if (t->slot_key1[j] == k1 && t->slot_key2[j] == k2) {
-            t->per_source[source].value[t->slot_entry[j]] += value;
-            return 0;
-        }
-        j = (j + 1) & (t->cap - 1);
-    }
     earl_rc_severity *s = &t->per_source[source];
+    int added;
+    int64_t *entry = earl_map_slot(&t->index, k1, k2, (int64_t)s->count, &added);
+    if (!entry)
+        return -1;
+    if (!added) {
+        s->value[*entry] += value;
+        return 0;
+    }
     size_t n = s->count, cap = t->entry_cap[source];
     if (n == cap) {
         cap = cap ? 2 * cap : 256;
@@ -90,10 +49,6 @@ static int severity_add(rc_severity_table *t, size_t source, int64_t location, i
     s->cnode[n] = cnode;
     s->value[n] = 0.0 + value;
     s->count = n + 1;
-    t->slot_key1[j] = k1;
-    t->slot_key2[j] = k2;
-    t->slot_entry[j] = (int64_t)n;
-    t->used++;
     return 0;
 }
 
@@ -108,9 +63,7 @@ int rc_severity_add_delays(rc_severity_table *t, size_t source, int64_t location
 
 void rc_severity_table_free(rc_severity_table *t)
 {
-    free(t->slot_key1);
-    free(t->slot_key2);
-    free(t->slot_entry);
+    earl_map_free(&t->index);
     free(t->entry_cap);
     memset(t, 0, sizeof *t);
 }

@@ -28,7 +28,6 @@
 #include <time.h>
 
 #include "search_internal.h"
-#include "util.h"
 
 typedef struct compiler {
     const earl_search_program *prog;
@@ -619,12 +618,6 @@ done:
 
 /* ---- stamps ------------------------------------------------------------------- */
 
-static int cmp_eid(const void *x, const void *y)
-{
-    earl_eid a = *(const earl_eid *)x, b = *(const earl_eid *)y;
-    return (a > b) - (a < b);
-}
-
 /* The values of an arity-1 domain grouped by location (a counting sort:
  * ascending inside each group, as the values are). */
 static earl_status group_by_location(compiler *c, search_domain *d)
@@ -706,7 +699,7 @@ static earl_status build_stamps(compiler *c)
             n += q->domains[k]->n * q->domains[k]->arity;
         }
     if (n)
-        qsort(all, n, sizeof *all, cmp_eid);
+        qsort(all, n, sizeof *all, earl_cmp_i64);
     size_t u = 0;
     for (size_t k = 0; k < n; k++)
         if (!u || all[u - 1] != all[k])
@@ -730,6 +723,9 @@ earl_status earl_search_prepare(const earl_search_program *prog, const earl_trac
                                 earl_states *states, const earl_search_prepare_options *opt,
                                 earl_search_query **out, earl_error *err)
 {
+    earl_error scratch; /* the compiler reads back the error it failed with */
+    if (!err)
+        err = &scratch;
     *out = NULL;
     if (!prog || !trace || !states)
         return earl_fail(err, EARL_ERR_INVALID, "pattern: no program, trace or states");
@@ -785,7 +781,7 @@ earl_status earl_search_prepare(const earl_search_program *prog, const earl_trac
         search_run_options ro = {.progress = opt ? opt->progress : NULL,
                                  .progress_data = opt ? opt->progress_data : NULL,
                                  .phase = "subpattern"};
-        int threads = opt && opt->threads > 0 ? opt->threads : search_default_threads();
+        int threads = earl_threads_or_cores(opt ? opt->threads : 0);
         st = threads == 1 ? search_solve(s, &ro, &mt, &truncated, &stats, err)
                           : search_solve_parallel(s, &ro, threads, 1, &mt, &truncated, &stats,
                                                   NULL, err);
@@ -853,13 +849,6 @@ size_t earl_search_query_stamped(const earl_search_query *q, size_t *bytes)
 
 /* ---- execute ------------------------------------------------------------------ */
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 void earl_search_result_free(earl_search_result *r)
 {
     if (!r)
@@ -903,16 +892,14 @@ earl_status earl_search_execute(const earl_search_query *q, const earl_search_op
                              .first_end = opt ? opt->first_end : 0,
                              .progress = opt ? opt->progress : NULL,
                              .progress_data = opt ? opt->progress_data : NULL, .phase = "search"};
-    int threads = opt ? opt->threads : 1;
-    if (threads <= 0)
-        threads = search_default_threads();
+    int threads = earl_threads_or_cores(opt ? opt->threads : 0);
     r->n_threads = (size_t)threads;
     r->threads = calloc((size_t)threads, sizeof *r->threads);
     if (!r->threads) {
         earl_search_result_free(r);
         return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory");
     }
-    double t0 = now_seconds();
+    double t0 = earl_now_seconds();
     earl_status st;
     if (threads == 1) {
         st = search_solve(s, &ro, &mt, &r->truncated, &r->stats, err);
@@ -924,7 +911,7 @@ earl_status earl_search_execute(const earl_search_query *q, const earl_search_op
         st = search_solve_parallel(s, &ro, threads, opt ? opt->teams : 1, &mt, &r->truncated,
                                    &r->stats, r->threads, err);
     }
-    r->stats.seconds = now_seconds() - t0;
+    r->stats.seconds = earl_now_seconds() - t0;
     if (st != EARL_OK) {
         free(mt.ev);
         earl_search_result_free(r);

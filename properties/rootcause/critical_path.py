@@ -380,6 +380,7 @@ def _paths(ctx, parts):
 
 
 class _CriticalPath(Property):
+    measures = "time"
     unit, group, reads = "sec", "root_cause", READS
     across_parts = True
 
@@ -412,6 +413,7 @@ class CriticalPathActivities(_CriticalPath):
 
 
 class CriticalImbalanceImpact(_CriticalPath):
+    measures = "cause"
     name, title = "critical_imbalance_impact", "Critical-path imbalance impact"
     cube_id = "critical_imbalance_impact"
     description = ("The waiting time of all locations mapped onto the call paths that spend "

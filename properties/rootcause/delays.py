@@ -426,6 +426,7 @@ _OMP_CROSSING_RULE = (
 
 
 class _Delay(Property):
+    measures = "cause"
     unit, group, reads = "sec", "root_cause", READS
     across_parts = True
     #: the kind of wait state, and the part of its costs, the property publishes

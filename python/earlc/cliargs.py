@@ -10,9 +10,10 @@ Three pieces give a subcommand that rule without code of its own:
   is read or computed before the user's mistake is reported: `count(low, high)`,
   `output_file`, `output_folder`, `existing_file`, `name_list`;
 - `run_command`, which calls the subcommand and turns the exceptions that are the
-  user's doing (`UsageError`, `earlc.TraceError`, a faulty plugin) into that one
-  line; anything else is earlc's fault and says so on one line too (set
-  EARLC_TRACEBACK=1 to see the traceback).
+  user's doing (every `earlc.Error`: `UsageError`, `earlc.TraceError`, a faulty
+  plugin, a pattern, memory that ran out) into that one line; anything else is
+  earlc's fault and says so on one line too (set EARLC_TRACEBACK=1 to see the
+  traceback).
 
 docs/cli.md states the rule for users.
 """
@@ -24,13 +25,15 @@ import os
 import re
 import signal
 import sys
-from typing import Callable, Tuple, Type
+from typing import Callable, Optional, Tuple, Type
+
+from ._core import Error
 
 #: exit status of every user error (argparse's own, too)
 USAGE_STATUS = 2
 
 
-class UsageError(Exception):
+class UsageError(Error):
     """Something the user asked for cannot be done: the message says what to change."""
 
 
@@ -43,6 +46,26 @@ def user_error_types(*types: Type[BaseException]) -> None:
     """Declare exception types as user errors (reported on one line, status 2)."""
     global _USER_ERRORS
     _USER_ERRORS = tuple(dict.fromkeys(_USER_ERRORS + types))
+
+
+@contextlib.contextmanager
+def user_errors(*types: Type[BaseException], output: Optional[str] = None):
+    """Exceptions of these types, raised by the work inside, are the user's
+    mistake (a window outside the trace, a location it lacks): they become a
+    UsageError with their message.  With output given, an OSError is the file the
+    command writes that cannot be written: "OUTPUT: why".  An exception that
+    carries a cli_message (advice in command-line words, where its message
+    gives the Python keyword) shows that one."""
+    try:
+        yield
+    except UsageError:
+        raise
+    except types as exc:
+        raise UsageError(getattr(exc, "cli_message", None) or str(exc)) from None
+    except OSError as exc:
+        if output is None:
+            raise
+        raise UsageError("%s: %s" % (output, exc.strerror or exc)) from None
 
 
 def one_line(text: str) -> str:
@@ -94,6 +117,17 @@ def count(low: int = 0, high: int = 1 << 31, what: str = "") -> Callable[[str], 
 
 #: --threads: 0 means one per core
 threads = count(0, 4096, "0: one per core")
+
+
+def parsed(parse: Callable[[str], object]) -> Callable[[str], object]:
+    """An argparse type from a parser that raises ValueError for a bad value."""
+    def convert(text: str):
+        try:
+            return parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    convert.__name__ = getattr(parse, "__name__", "value")
+    return convert
 
 
 def output_file(text: str) -> str:
@@ -203,28 +237,24 @@ def interrupt_status(exc: KeyboardInterrupt) -> int:
 def run_command(func, args) -> int:
     """func(args), with every user error reported on one line (status 2); ended by
     Ctrl-C, status 130, or inside terminate_as_interrupt by SIGTERM, status 143."""
-    from . import TraceError
-
-    from .parts import MPIUnavailable, PartsFailed, mpi_world_rank
-    from .parts.plan import PartitionError
+    from .parts import PartsFailed, mpi_world_rank
 
     prog = "earlc"
     # in an MPI job every process ends with the same verdict; one of them says it
     say = sys.stderr if mpi_world_rank() == 0 else open(os.devnull, "w")
     try:
         return func(args)
-    except _USER_ERRORS + (TraceError, MPIUnavailable, PartitionError) as exc:
-        say.write("%s: error: %s\n" % (prog, one_line(exc)))
-        return USAGE_STATUS
-    except PartsFailed as exc:
-        user = exc.kind in {t.__name__ for t in _USER_ERRORS + (TraceError, MPIUnavailable,
-                                                                PartitionError)}
+    except PartsFailed as exc:  # another part's error: the user's when it was an earlc.Error
+        user = exc.user or exc.kind in {t.__name__ for t in _USER_ERRORS}
         if user or exc.kind in ("FileNotFoundError", "PermissionError", "OSError"):
             say.write("%s: error: %s\n" % (prog, one_line(exc)))
             return USAGE_STATUS
         say.write("%s: internal error in part %d: %s: %s (this is a bug in earlc; "
                   "EARLC_TRACEBACK=1 shows where)\n" % (prog, exc.part, exc.kind, one_line(exc)))
         return 1
+    except _USER_ERRORS + (Error,) as exc:
+        say.write("%s: error: %s\n" % (prog, one_line(exc)))
+        return USAGE_STATUS
     except KeyboardInterrupt as exc:
         say.write("%s: %s\n" % (prog, "terminated" if isinstance(exc, Terminated)
                                          else "interrupted"))

@@ -24,20 +24,8 @@ from .display import duration_columns, time_columns
 
 
 def _calltree(trace):
-    """The call tree of trace, built once and kept on it; of a view (earlc.view), the
-    whole trace's call tree with the rows of the view (analysis/view.py)."""
-    tree = getattr(trace, "_profile_calltree", None)
-    if tree is None:
-        if getattr(trace, "is_view", False):
-            from .analysis.view import ViewCallTree
-
-            tree = ViewCallTree(trace, _calltree(trace.trace))
-        else:
-            from .analysis.context import CallTree
-
-            tree = CallTree(trace)
-        trace._profile_calltree = tree
-    return tree
+    """The call tree of a trace or of a view (each builds it once)."""
+    return trace.calltree
 
 
 def depth_first_order(parents) -> np.ndarray:

@@ -32,9 +32,11 @@ from . import _core
 from .display import time_columns, time_seconds
 
 TraceError = _core.TraceError
+#: matches the HTML report's timeline marks at most (earlc report --pattern)
+MAX_MATCHES_DRAWN = 5000
 
 
-class PatternError(ValueError):
+class PatternError(_core.Error, ValueError):
     """A pattern that cannot be searched: a syntax error (with its line, column and
     what was expected), an unknown name or kind."""
 

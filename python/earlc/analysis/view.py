@@ -29,8 +29,8 @@ from functools import cached_property
 import numpy as np
 
 from ..events import KINDS
-from .context import CallTree
-from .severity import sum_by_key
+from ..calltree import CallTree
+from ..sums import sum_by_key
 from .window import View, WindowContext
 
 

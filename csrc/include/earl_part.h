@@ -1,0 +1,131 @@
+/*
+ * earl_part.h - public API of the part subsystem (earl_part_*): a trace
+ * analysed in parts, each part holding whole locations.
+ *
+ * The largest traces do not fit in one process's memory.  earlc then splits
+ * the locations into parts (whole processes with their threads, in
+ * contiguous blocks) and gives each part to an MPI process, or analyses the
+ * parts one after another.  A part holds every event of its own locations,
+ * plus the *ghosts*: the events of other locations that its own events
+ * point to, which the EARL layer and the wait-state catalog read:
+ *
+ *   - the other side of every message of an own location (a send to it, a
+ *     receive from it, with the other half of their requests: MPI_ISEND and
+ *     MPI_ISEND_COMPLETE, MPI_IRECV_REQUEST and MPI_IRECV);
+ *   - the MPI_COLLECTIVE_BEGIN and _END of every member of the collectives
+ *     of a communicator that has an own location;
+ *   - the MPI_Init, MPI_Init_thread and MPI_Finalize calls of every process;
+ *   - for each of those, the ENTER and LEAVE of the call around it, so that
+ *     the ghost location's region stack, enterptr and leaves are those of
+ *     the whole trace for the ghosts.
+ *
+ * Each message and each collective then has all its constituents in every
+ * part that owns one of them, and the EARL layer matches them exactly as in
+ * the whole trace: a receive's send is found among the sends from its
+ * source to it, all of which are own events or ghosts.
+ *
+ * The exchange: each part reads its own locations (earl_reading_read with
+ * their mask), exports for every other part the events that part needs
+ * (earl_part_export: one packed buffer of earl_ghost records per part),
+ * the buffers travel (MPI, or files), and each part adds those it receives
+ * (earl_part_add_ghosts) before the order is made (earl_reading_finish).
+ * Ghost locations are EARL_HELD_GHOSTS in the trace's definitions.
+ *
+ * A ghost keeps its position on its location in the whole trace, so that
+ * (timestamp, location, position) orders the events of every part as the
+ * whole trace orders them: event ids of a part are not those of the whole
+ * trace, but their order is, and the whole trace's id of any event follows
+ * from counting, in every part, the own events ordered before it.
+ *
+ * Deterministic: the packed buffers depend only on the trace and the
+ * partition.  Not thread-safe on one reading.
+ */
+#ifndef EARL_PART_H
+#define EARL_PART_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "earl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One ghost event as it travels between parts: 72 bytes, no pointers, in
+ * the byte order of the machine (parts run on machines of one kind). */
+typedef struct earl_ghost {
+    uint64_t time;
+    uint64_t position;     /* on its location, in the whole trace */
+    int64_t partner;       /* position of the other half of its request, or -1 */
+    uint64_t bytes;        /* message: bytes; collective end: sent */
+    uint64_t request;      /* message: request id; collective end: received */
+    int32_t location;      /* dense location index */
+    uint32_t ref;          /* ENTER/LEAVE: region; message, collective end: communicator */
+    int32_t peer;          /* message: peer location; collective end: root location */
+    uint32_t peer_rank;    /* message: peer rank; collective end: root rank */
+    uint32_t tag;          /* message: tag; collective end: operation */
+    int32_t requested_source;
+    int32_t requested_tag;
+    uint8_t kind;          /* earl_kind */
+    uint8_t reserved[3];
+} earl_ghost;
+
+/* Packed ghosts for each part: records [offset[p], offset[p + 1]) go to
+ * part p, sorted by (location, position).  Free with earl_ghosts_free. */
+typedef struct earl_ghosts {
+    size_t n_parts;
+    size_t *offset;        /* n_parts + 1 */
+    earl_ghost *records;
+} earl_ghosts;
+
+/**
+ * Free the buffers of packed ghosts and empty them.
+ *
+ * @param ghosts  ghosts of earl_part_export, or NULL (nothing happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_ghosts_free(earl_ghosts *ghosts);
+
+/**
+ * The ghosts that every other part needs of this part's own locations (the
+ * locations earl_reading_read read).
+ *
+ * @param reading  a reading whose own locations were read
+ * @param part_of  per dense location, its part (0..n_parts-1; -1: none, no
+ *                 ghosts go there)
+ * @param n_parts  the parts
+ * @param self     this part, whose own records stay empty
+ * @param out      receives the packed ghosts per part; free them with
+ *                 earl_ghosts_free
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a read location not in part self), or
+ *         EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_part_export(earl_reading *reading, const int32_t *part_of,
+                                      size_t n_parts, int32_t self, earl_ghosts *out,
+                                      earl_error *err);
+
+/**
+ * Add ghost records received from other parts to a reading whose own
+ * locations were read and not yet ordered.
+ *
+ * @param reading  the reading
+ * @param records  n records; each location's in one call, ascending by
+ *                 position, of no own location
+ * @param n        how many
+ * @param err      receives the status and a message naming the record on
+ *                 failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (records out of order, of an own, unknown
+ *         or repeated location, of an unknown kind), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_part_add_ghosts(earl_reading *reading, const earl_ghost *records,
+                                          size_t n, earl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
