@@ -18,7 +18,7 @@ import numpy as np
 from .events import KINDS
 from .analysis import regions as rc
 from .analysis.ranking import is_inefficiency
-from .analysis.window import open_regions
+from .states import open_regions
 
 #: what a timeline colours a region by
 DISPLAY_KINDS = ("computation", "mpi_p2p", "mpi_collective", "mpi_other", "openmp", "other")

@@ -40,9 +40,9 @@ from .record_files import resolve_addresses
 from .verify_schedule import (Decision, Forced, RunDecisions, VerifyError, decisions_of,
                               find_alternatives, forced_from, load_schedule, recorder_text,
                               schedule_json)
+from .verify_report import OUTCOMES
 
-#: every outcome of a run; FAILED are those a verification fails on
-OUTCOMES = ("completed", "deadlock", "abort", "signal", "exit", "output", "unforceable")
+#: the outcomes a verification fails on (OUTCOMES names them all)
 FAILED = ("deadlock", "abort", "signal", "exit", "output")
 
 #: the timeout of the first run when none is given, and the least of the others'

@@ -11,7 +11,9 @@ import shlex
 from collections import Counter
 from typing import List
 
-from .verify import OUTCOMES
+
+#: every outcome of a run, in the order the reports list them
+OUTCOMES = ("completed", "deadlock", "abort", "signal", "exit", "output", "unforceable")
 
 #: forced decisions shown per failing run in the text report
 SHOWN_DECISIONS = 12
