@@ -85,6 +85,112 @@ int earl_hb_before(const earl_hb *hb, size_t ia, size_t ib);
 /* a || b: neither a --> b nor b --> a, and a != b. */
 int earl_hb_concurrent(const earl_hb *hb, size_t ia, size_t ib);
 
+/* ---- stamps computed elsewhere ---------------------------------------------------- */
+
+/* A handle over stamps that the parts of a trace computed and gathered:
+ * n events (ascending, distinct, in any numbering the caller keeps, such as
+ * the whole trace's ids), the location and position of each and width
+ * entries per stamp, copied.  earl_hb_before and the rest work on it as on
+ * a built one.  EARL_ERR_INVALID for unsorted events or a location >= width. */
+earl_status earl_hb_from_stamps(uint32_t width, size_t n, const earl_eid *events,
+                                const earl_loc *location, const uint32_t *position,
+                                const uint32_t *stamps, earl_hb **out, earl_error *err);
+
+/* ---- the replay of a part of a trace ----------------------------------------------- */
+
+/*
+ * A part of a trace (csrc/part/earl_part.h) replays its own locations, and
+ * the parts pass each other the clocks of the events that cross: the send of
+ * a message whose receive is another part's, the begins of a collective's
+ * members.  The stamps are those of the whole trace's replay (earl_hb_build)
+ * of the same events, for any partition.  The replay is a sequence of steps
+ * that any driver can run (MPI processes, or one process analysing the parts
+ * one after another); nothing here talks to other parts:
+ *
+ *   1. earl_hb_part_new: the events to stamp (own events).
+ *   2. earl_hb_part_needs: the ghost events whose clocks the own events wait
+ *      for; a ghost's index in that list is its *ticket*.  The driver tells
+ *      each ghost's owner: (location, position on it, ticket).
+ *   3. earl_hb_part_export, at the owner: the own events whose clocks part q
+ *      waits for, with q's tickets.
+ *   4. Rounds: earl_hb_part_run replays until every own location is done or
+ *      waits for a ghost clock not received; earl_hb_part_take gives the
+ *      clocks replayed since for each part (records of a ticket and the
+ *      clock); the driver delivers them, and each part takes its records in
+ *      with earl_hb_part_receive.  The driver repeats while any part sent
+ *      something.
+ *   5. When no part sent anything and some own locations still wait, the
+ *      trace has a cycle (an inconsistent trace).  The whole trace's replay
+ *      breaks it at the waiting event that comes first in the total order:
+ *      each part names its earliest (earl_hb_part_waiting), the driver picks
+ *      the first of them in the whole trace's order (timestamp, location,
+ *      position) and its part replays it without the clocks it lacks
+ *      (earl_hb_part_force); then rounds go on (4).
+ *   6. When no own location of any part waits: earl_hb_part_finish.
+ *
+ * Every event that the rules allow is replayed before a cycle is broken, in
+ * the whole trace's replay and in the parts alike, so the broken cycles and
+ * the stamps are the same.  Memory per part: its stamps, a running clock per
+ * own location, the clocks in flight, and the ghost clocks it received and
+ * not yet used (the width of each clock is the whole trace's locations).
+ * Rounds: the longest chain of dependencies that crosses parts (one per
+ * iteration of a program that exchanges messages across the part's border).
+ *
+ * Threads (options->threads) replay column ranges as earl_hb_build does.
+ * A part handle is used by one thread at a time.
+ */
+typedef struct earl_hb_part earl_hb_part;
+
+/* Start the replay of a part: stamped[0..n) are own events (sorted, distinct,
+ * of locations the trace holds whole); EARL_ERR_INVALID otherwise. */
+earl_status earl_hb_part_new(const earl_trace *trace, earl_states *states,
+                             const earl_eid *stamped, size_t n, const earl_hb_options *options,
+                             earl_hb_part **out, earl_error *err);
+void earl_hb_part_free(earl_hb_part *part);
+
+/* The ghost events (ascending) whose clocks the own events wait for. */
+size_t earl_hb_part_needs(const earl_hb_part *part, const earl_eid **ghosts);
+
+/* Own events[0..n) go to part `to`, which waits for them with tickets[k].
+ * EARL_ERR_INVALID for an event that is not own. */
+earl_status earl_hb_part_export(earl_hb_part *part, int32_t to, const earl_eid *events,
+                                const uint64_t *tickets, size_t n, earl_error *err);
+
+/* Replay until every own location is done or waits for a ghost clock. */
+earl_status earl_hb_part_run(earl_hb_part *part, earl_error *err);
+
+/* Clocks for other parts: records [offset[q], offset[q + 1]) go to part q;
+ * a record is a uint64 ticket then width uint32 entries (record_bytes each,
+ * the machine's byte order; parts run on machines of one kind). */
+typedef struct earl_hb_outbox {
+    size_t n_parts;
+    size_t *offset;      /* n_parts + 1 */
+    size_t record_bytes; /* 8 + 4 x width */
+    uint8_t *records;
+} earl_hb_outbox;
+void earl_hb_outbox_free(earl_hb_outbox *outbox);
+
+/* The clocks replayed since the last take, for parts 0 .. n_parts - 1 (the
+ * parts of earl_hb_part_export are below n_parts). */
+earl_status earl_hb_part_take(earl_hb_part *part, size_t n_parts, earl_hb_outbox *out,
+                              earl_error *err);
+
+/* Records other parts sent here (bytes: a multiple of the record size).
+ * EARL_ERR_INVALID for a ticket this part did not give out. */
+earl_status earl_hb_part_receive(earl_hb_part *part, const void *records, size_t bytes,
+                                 earl_error *err);
+
+/* Own locations not done. */
+size_t earl_hb_part_unfinished(const earl_hb_part *part);
+/* The waiting own event that comes first in the total order, -1 when none. */
+earl_eid earl_hb_part_waiting(earl_hb_part *part);
+/* Replay e, the next event of a waiting own location, without the clocks it
+ * lacks (a counted warning, EARL_HBW_CYCLE_BROKEN).  EARL_ERR_INVALID when
+ * e is not such an event. */
+earl_status earl_hb_part_force(earl_hb_part *part, earl_eid e, earl_error *err);
+/* The stamps of the stamped events (*out owns them); the part is done with. */
+earl_status earl_hb_part_finish(earl_hb_part *part, earl_hb **out, earl_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -74,6 +74,11 @@ typedef struct hb_deps {
 
 earl_status hb_rules_init(hb_rules *r, const earl_trace *trace, earl_states *states,
                           earl_error *err);
+/* Is location l replayed here: held whole (a ghost location of a part is not)? */
+static inline int hb_rules_own(const hb_rules *r, earl_loc l)
+{
+    return r->defs->locations[l].held == EARL_HELD_ALL;
+}
 void hb_rules_free(hb_rules *r);
 
 /* The events on other locations that e depends on directly (prev: the event
@@ -83,7 +88,9 @@ size_t hb_rules_deps(const hb_rules *r, earl_eid e, earl_eid prev, hb_deps *out,
                      hb_merge *merge, int32_t *instance);
 
 /* 0 when no later event needs e's clock, else the references to keep it for
- * (HB_REFS_HELD: until the rules release it). */
+ * (HB_REFS_HELD: until the rules release it).  Only events of replayed
+ * locations take saved clocks: a send whose receive is another part's keeps
+ * none (its clock goes there instead). */
 uint32_t hb_rules_saves(const hb_rules *r, earl_eid e);
 
 /* The fork a join closes, -1. */
@@ -91,11 +98,74 @@ earl_eid hb_rules_join_fork(const hb_rules *r, earl_eid join);
 
 /* ---- replay (hb_replay.c) ----------------------------------------------------- */
 
-/* Replay the trace in dependency order and fill hb's stamps (hb->events,
+/* What a replay replays and what it hands to other parts: the whole trace
+ * (every location has a row), or a part's own locations (ghost locations
+ * have none: their events are never replayed, their clocks arrive from
+ * their owners), with the events whose clocks other parts wait for. */
+typedef struct hb_scope {
+    int32_t *row;               /* per location: its running clock's row, -1 */
+    uint32_t n_rows;
+    uint32_t *instance_members; /* per collective instance: members on replayed
+                                   locations (their ends release its begins) */
+    uint8_t *exported;          /* bit per event: its clock goes to other parts;
+                                   NULL: to none */
+} hb_scope;
+
+earl_status hb_scope_init(hb_scope *s, const earl_trace *trace, const hb_rules *rules,
+                          earl_error *err);
+void hb_scope_free(hb_scope *s);
+
+/* One replay computing the clock entries [first, first + width) of the
+ * stamps: resumable, so that a part can stop where its own locations wait
+ * for clocks of other parts and go on when they arrive (hb_part.c). */
+typedef struct hb_columns hb_columns;
+
+/* NULL when out of memory.  The leader (one per set of column replays)
+ * writes the stamps' places, the warnings and the progress. */
+hb_columns *hb_columns_new(earl_hb *hb, const earl_trace *trace, hb_rules *rules,
+                           const hb_scope *scope, uint32_t first, uint32_t width, int leader,
+                           const earl_hb_options *options);
+void hb_columns_free(hb_columns *c);
+/* The first call replays in the total order, later calls catch up the
+ * locations that stopped waiting since (hb_columns_receive,
+ * hb_columns_force); each returns when every location is done or waits.
+ * 0, or -1 when out of memory. */
+int hb_columns_run(hb_columns *c);
+/* The waiting location whose next event comes first in the total order
+ * (*next: that event), -1 when none waits. */
+earl_loc hb_columns_earliest(hb_columns *c, earl_eid *next);
+/* The next event of location l when l waits, -1 otherwise. */
+earl_eid hb_columns_waiting_next(hb_columns *c, earl_loc l);
+/* Break a cycle: replay the next event of waiting location l with the
+ * clocks of those of its dependencies that are replayed (or received). */
+void hb_columns_force(hb_columns *c, earl_loc l);
+/* The clock of ghost event e (its entries [first, first + width)), sent by
+ * its owner: saved for the events that take it, and the locations waiting
+ * for it go on at the next run.  0, or -1 when out of memory. */
+int hb_columns_receive(hb_columns *c, earl_eid e, const uint32_t *entries);
+/* The clocks of exported events replayed since the last clear, in replay
+ * order: n x width entries, and (leader only) their events. */
+size_t hb_columns_sent(const hb_columns *c, const uint32_t **entries, const earl_eid **events);
+void hb_columns_clear_sent(hb_columns *c);
+/* Replayed locations not done. */
+size_t hb_columns_unfinished(const hb_columns *c);
+
+/* Replay the whole trace in dependency order and fill hb's stamps (hb->events,
  * n and width set, stamps allocated).  With several threads each replays
  * the same schedule for its own range of clock entries (locations), so the
  * stamps do not depend on the thread count. */
 earl_status hb_replay(earl_hb *hb, const earl_trace *trace, hb_rules *rules,
                       const earl_hb_options *options, earl_error *err);
+/* Threads for a replay of width entries (options->threads, 0: automatic). */
+uint32_t hb_replay_threads(const earl_hb_options *options, uint32_t width);
+/* Run fn(arg + k * size) for k < n, one thread each (the caller runs the
+ * first, and any whose thread cannot be started). */
+void hb_run_threads(void *(*fn)(void *), void *args, size_t size, uint32_t n);
+
+/* ---- the handle (hb.c) ------------------------------------------------------------ */
+
+/* A handle for n stamps of width entries over events stamped[] (sorted),
+ * its stamps not yet computed.  NULL with err when they cannot fit. */
+earl_hb *hb_alloc(const earl_trace *trace, const earl_eid *stamped, size_t n, earl_error *err);
 
 #endif /* EARL_HB_INTERNAL_H */
