@@ -190,12 +190,17 @@ class Trace:
         need = np.union1d(np.asarray(a, dtype=np.int64).ravel(),
                           np.asarray(b, dtype=np.int64).ravel())
         c = self._clocks
-        if c is None or len(np.setdiff1d(need, c.events, assume_unique=True)):
+        stale = c is None or len(np.setdiff1d(need, c.events, assume_unique=True)) > 0
+        if self.part is not None:  # stamping is collective: restamp where any part must
+            stale = bool(self.part.exchange.allreduce_sum(np.array([stale], np.int64))[0])
+        if stale:
             c = self._clocks = self.vector_clocks(need)
         return c
 
     def happened_before(self, a, b):
-        """a --> b for event ids a and b (scalars or numpy arrays that broadcast)."""
+        """a --> b for event ids a and b (scalars or numpy arrays that broadcast).
+        Of a part of a trace (earlc.parts) collective: every MPI process calls it,
+        each with events of its own part."""
         return self._clocks_for(a, b).happened_before(a, b)
 
     def concurrent(self, a, b):

@@ -60,6 +60,10 @@ void earlc_buffers_release(earlc_buffers *held);
 void *earlc_buffer_array(earlc_buffers *held, PyObject *obj, char format, int writable,
                          size_t *count, const char *name);
 
+/* A _core.VectorClocks owning hb, keeping owner (may be NULL) alive (hb.c). */
+struct earl_hb;
+PyObject *earlc_clocks_new(struct earl_hb *hb, PyObject *owner);
+
 int earlc_add_trace_type(PyObject *module);   /* trace.c */
 int earlc_add_hb_type(PyObject *module);      /* hb.c */
 int earlc_add_states_type(PyObject *module);  /* states.c */
@@ -75,4 +79,5 @@ int earlc_add_profile(PyObject *module);      /* profile.c */
 int earlc_add_numpy_memory(PyObject *module); /* numpy_memory.c */
 int earlc_add_rootcause(PyObject *module);    /* rootcause.c */
 int earlc_add_reading_type(PyObject *module); /* part.c */
+int earlc_add_part_clocks_type(PyObject *module); /* hb_part.c */
 #endif
