@@ -210,15 +210,17 @@ class Trace:
     # -- causal pattern search (python/earlc/search.py) --------------------------------
     def search(self, pattern, name: Optional[str] = None, limit: Optional[int] = None,
                progress=None, threads: Optional[int] = None, teams: int = 1,
-               pruning: bool = True):
+               pruning: bool = True, root: Optional[int] = None):
         """The matches of a pattern (docs/patterns.md) as an earlc.Matches, in
         canonical order; limit: the first K of them; name: the pattern of the text to
         search (default: the last one); threads (default: the trace's) and teams do
-        not change the answer.  Raises earlc.PatternError for a bad pattern."""
+        not change the answer.  Raises earlc.PatternError for a bad pattern.  Of a
+        part of a trace (earlc.parts) collective, with the whole trace's matches on
+        every MPI process, or on process `root` only."""
         from .search import search
 
         return search(self, pattern, name=name, limit=limit, progress=progress,
-                      threads=threads, teams=teams, pruning=pruning)
+                      threads=threads, teams=teams, pruning=pruning, root=root)
 
     # -- definitions --------------------------------------------------------------
     @property

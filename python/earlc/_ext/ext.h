@@ -64,6 +64,20 @@ void *earlc_buffer_array(earlc_buffers *held, PyObject *obj, char format, int wr
 struct earl_hb;
 PyObject *earlc_clocks_new(struct earl_hb *hb, PyObject *owner);
 
+/* The search's glue shared with the search of a trace in parts (search.c):
+ * the program of a _core.SearchProgram (NULL with TypeError), the dict of a
+ * result, and an execution of a prepared query that Ctrl-C stops (the
+ * options' interrupt is set there); NULL with an exception on failure. */
+struct earl_search_program;
+struct earl_search_query;
+struct earl_search_result;
+struct earl_search_options;
+struct earl_search_program *earlc_program_of(PyObject *obj);
+PyObject *earlc_search_result_dict(const struct earl_search_query *q,
+                                   const struct earl_search_result *r);
+PyObject *earlc_search_execute(struct earl_search_query *q,
+                               const struct earl_search_options *options);
+
 int earlc_add_trace_type(PyObject *module);   /* trace.c */
 int earlc_add_hb_type(PyObject *module);      /* hb.c */
 int earlc_add_states_type(PyObject *module);  /* states.c */
@@ -80,4 +94,5 @@ int earlc_add_numpy_memory(PyObject *module); /* numpy_memory.c */
 int earlc_add_rootcause(PyObject *module);    /* rootcause.c */
 int earlc_add_reading_type(PyObject *module); /* part.c */
 int earlc_add_part_clocks_type(PyObject *module); /* hb_part.c */
+int earlc_add_search_query_type(PyObject *module); /* search_parts.c */
 #endif

@@ -41,6 +41,10 @@ class Exchange:
     def bcast(self, obj: Any, root: int = 0) -> Any:
         raise NotImplementedError
 
+    def gather(self, obj: Any, root: int = 0) -> Optional[List[Any]]:
+        """Every part's obj on part `root` (in part order), None elsewhere."""
+        raise NotImplementedError
+
     def allreduce_sum(self, values: np.ndarray) -> np.ndarray:
         """Element-wise sum of an int64 or float64 array over the parts."""
         raise NotImplementedError
@@ -79,6 +83,9 @@ class Serial(Exchange):
 
     def bcast(self, obj, root=0):
         return obj
+
+    def gather(self, obj, root=0):
+        return [obj]
 
     def allreduce_sum(self, values):
         return np.asarray(values).copy()
@@ -136,6 +143,9 @@ class MPIExchange(Exchange):
 
     def bcast(self, obj, root=0):
         return self.comm.bcast(obj, root=root)
+
+    def gather(self, obj, root=0):
+        return self.comm.gather(obj, root=root)
 
     def allreduce_sum(self, values):
         from mpi4py import MPI
