@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "earl.h"
+#include "earl_part.h"
 #include "earl_states.h"
 
 #ifdef __cplusplus
@@ -159,20 +160,10 @@ earl_status earl_hb_part_export(earl_hb_part *part, int32_t to, const earl_eid *
 /* Replay until every own location is done or waits for a ghost clock. */
 earl_status earl_hb_part_run(earl_hb_part *part, earl_error *err);
 
-/* Clocks for other parts: records [offset[q], offset[q + 1]) go to part q;
- * a record is a uint64 ticket then width uint32 entries (record_bytes each,
- * the machine's byte order; parts run on machines of one kind). */
-typedef struct earl_hb_outbox {
-    size_t n_parts;
-    size_t *offset;      /* n_parts + 1 */
-    size_t record_bytes; /* 8 + 4 x width */
-    uint8_t *records;
-} earl_hb_outbox;
-void earl_hb_outbox_free(earl_hb_outbox *outbox);
-
 /* The clocks replayed since the last take, for parts 0 .. n_parts - 1 (the
- * parts of earl_hb_part_export are below n_parts). */
-earl_status earl_hb_part_take(earl_hb_part *part, size_t n_parts, earl_hb_outbox *out,
+ * parts of earl_hb_part_export are below n_parts): records of a uint64 ticket
+ * then width uint32 entries (earl_outbox, earl_part.h). */
+earl_status earl_hb_part_take(earl_hb_part *part, size_t n_parts, earl_outbox *out,
                               earl_error *err);
 
 /* Records other parts sent here (bytes: a multiple of the record size).

@@ -17,14 +17,6 @@
 #include "hb_internal.h"
 #include "util.h"
 
-/* One export: own event `event` goes to part `to` under the ticket the
- * receiving part gave it. */
-typedef struct hb_export {
-    earl_eid event;
-    int32_t to;
-    uint64_t ticket;
-} hb_export;
-
 struct earl_hb_part {
     const earl_trace *trace;
     hb_rules rules;
@@ -37,25 +29,13 @@ struct earl_hb_part {
     uint32_t *width;
     earl_eid *needs;        /* ghost events waited for, ascending: ticket = index */
     size_t n_needs;
-    hb_export *exports;     /* sorted by (event, to, ticket) once sealed */
-    size_t n_exports, cap_exports;
-    int sorted;
+    earl_exports exports;   /* own events other parts wait for (keys: event ids) */
 };
 
 static int cmp_eid(const void *a, const void *b)
 {
     earl_eid x = *(const earl_eid *)a, y = *(const earl_eid *)b;
     return (x > y) - (x < y);
-}
-
-static int cmp_export(const void *a, const void *b)
-{
-    const hb_export *x = a, *y = b;
-    if (x->event != y->event)
-        return x->event < y->event ? -1 : 1;
-    if (x->to != y->to)
-        return x->to < y->to ? -1 : 1;
-    return (x->ticket > y->ticket) - (x->ticket < y->ticket);
 }
 
 /* The ghost events the own events depend on: one pass over the own events
@@ -164,7 +144,7 @@ void earl_hb_part_free(earl_hb_part *p)
     free(p->first);
     free(p->width);
     free(p->needs);
-    free(p->exports);
+    earl_exports_free(&p->exports);
     hb_scope_free(&p->scope);
     hb_rules_free(&p->rules);
     earl_hb_free(p->hb);
@@ -183,19 +163,16 @@ earl_status earl_hb_part_export(earl_hb_part *p, int32_t to, const earl_eid *eve
     const earl_events *ev = earl_trace_events(p->trace);
     if (!p->scope.exported && !(p->scope.exported = calloc(ev->count / 8 + 1, 1)))
         return earl_fail(err, EARL_ERR_NOMEM, "out of memory for the clocks a part sends");
-    if (to < 0)
-        return earl_fail(err, EARL_ERR_INVALID, "clocks for part %d: no such part", (int)to);
     for (size_t k = 0; k < n; k++) {
         earl_eid e = events[k];
         if (e < 0 || (size_t)e >= ev->count || p->scope.row[ev->location[e]] < 0)
             return earl_fail(err, EARL_ERR_INVALID, "part %d waits for event %lld, which is "
                              "no own event of this part", (int)to, (long long)e);
-        if (EARL_GROW(p->exports, p->cap_exports, p->n_exports + 1) != 0)
-            return earl_fail(err, EARL_ERR_NOMEM, "out of memory for the clocks a part sends");
-        p->exports[p->n_exports++] = (hb_export){e, to, tickets[k]};
+        earl_status st = earl_exports_add(&p->exports, e, to, tickets[k], err);
+        if (st != EARL_OK)
+            return st;
         HB_BIT_SET(p->scope.exported, e);
     }
-    p->sorted = 0;
     return EARL_OK;
 }
 
@@ -224,85 +201,31 @@ earl_status earl_hb_part_run(earl_hb_part *p, earl_error *err)
     return EARL_OK;
 }
 
-void earl_hb_outbox_free(earl_hb_outbox *o)
+/* Record k's clock: the entries of every column replay put together. */
+static void fill_clock(void *ctx, size_t k, uint8_t *dst)
 {
-    free(o->offset);
-    free(o->records);
-    memset(o, 0, sizeof *o);
-}
-
-/* The exports of event e: [*lo, return). */
-static size_t exports_of(const earl_hb_part *p, earl_eid e, size_t *lo)
-{
-    size_t a = 0, b = p->n_exports;
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (p->exports[mid].event < e)
-            a = mid + 1;
-        else
-            b = mid;
+    earl_hb_part *p = ctx;
+    for (uint32_t t = 0; t < p->n_columns; t++) {
+        const uint32_t *cols;
+        hb_columns_sent(p->columns[t], &cols, NULL);
+        memcpy(dst + (size_t)p->first[t] * sizeof(uint32_t), cols + k * p->width[t],
+               (size_t)p->width[t] * sizeof(uint32_t));
     }
-    *lo = a;
-    while (b < p->n_exports && p->exports[b].event == e)
-        b++;
-    return b;
 }
 
-earl_status earl_hb_part_take(earl_hb_part *p, size_t n_parts, earl_hb_outbox *out,
+earl_status earl_hb_part_take(earl_hb_part *p, size_t n_parts, earl_outbox *out,
                               earl_error *err)
 {
-    memset(out, 0, sizeof *out);
-    if (!p->sorted) {
-        if (p->n_exports)
-            qsort(p->exports, p->n_exports, sizeof *p->exports, cmp_export);
-        p->sorted = 1;
-    }
-    uint32_t width = p->hb->width;
-    size_t rb = sizeof(uint64_t) + (size_t)width * sizeof(uint32_t);
     const earl_eid *events;
     const uint32_t *entries;
     size_t n_sent = hb_columns_sent(p->columns[0], &entries, &events);
-    out->n_parts = n_parts;
-    out->record_bytes = rb;
-    out->offset = calloc(n_parts + 2, sizeof *out->offset);
-    if (!out->offset)
-        return earl_fail(err, EARL_ERR_NOMEM, "out of memory for the clocks a part sends");
-    for (size_t k = 0; k < n_sent; k++) {
-        size_t lo, hi = exports_of(p, events[k], &lo);
-        for (size_t x = lo; x < hi; x++) {
-            if ((size_t)p->exports[x].to >= n_parts) {
-                earl_hb_outbox_free(out);
-                return earl_fail(err, EARL_ERR_INVALID, "clocks for part %d of %zu parts",
-                                 (int)p->exports[x].to, n_parts);
-            }
-            out->offset[p->exports[x].to + 2]++;
-        }
-    }
-    for (size_t q = 0; q < n_parts; q++)
-        out->offset[q + 2] += out->offset[q + 1];
-    size_t total = out->offset[n_parts + 1];
-    out->records = malloc(total * rb + 1);
-    if (!out->records) {
-        earl_hb_outbox_free(out);
-        return earl_fail(err, EARL_ERR_NOMEM, "out of memory for the clocks a part sends");
-    }
-    /* records in replay order per part: offset[q + 1] is where part q's next goes */
-    for (size_t k = 0; k < n_sent; k++) {
-        size_t lo, hi = exports_of(p, events[k], &lo);
-        for (size_t x = lo; x < hi; x++) {
-            uint8_t *r = out->records + out->offset[p->exports[x].to + 1]++ * rb;
-            memcpy(r, &p->exports[x].ticket, sizeof(uint64_t));
-            for (uint32_t t = 0; t < p->n_columns; t++) {
-                const uint32_t *cols;
-                hb_columns_sent(p->columns[t], &cols, NULL);
-                memcpy(r + sizeof(uint64_t) + (size_t)p->first[t] * sizeof(uint32_t),
-                       cols + k * p->width[t], (size_t)p->width[t] * sizeof(uint32_t));
-            }
-        }
-    }
-    for (uint32_t t = 0; t < p->n_columns; t++)
-        hb_columns_clear_sent(p->columns[t]);
-    return EARL_OK;
+    earl_status st = earl_outbox_build(&p->exports, n_parts, n_sent, events,
+                                       (size_t)p->hb->width * sizeof(uint32_t), fill_clock, p,
+                                       out, err);
+    if (st == EARL_OK)
+        for (uint32_t t = 0; t < p->n_columns; t++)
+            hb_columns_clear_sent(p->columns[t]);
+    return st;
 }
 
 earl_status earl_hb_part_receive(earl_hb_part *p, const void *records, size_t bytes,

@@ -92,7 +92,7 @@ static void rounds(stepper *s)
     int n = s->ps.n;
     for (;;) {
         size_t sent = 0;
-        earl_hb_outbox out[PTU_MAX_PARTS];
+        earl_outbox out[PTU_MAX_PARTS];
         for (int p = 0; p < n; p++) {
             ok(earl_hb_part_run(s->hb[p], &err));
             ok(earl_hb_part_take(s->hb[p], (size_t)n, &out[p], &err));
@@ -103,7 +103,7 @@ static void rounds(stepper *s)
                 ok(earl_hb_part_receive(s->hb[q], out[p].records + out[p].offset[q] * out[p].record_bytes,
                                         (out[p].offset[q + 1] - out[p].offset[q]) * out[p].record_bytes,
                                         &err));
-            earl_hb_outbox_free(&out[p]);
+            earl_outbox_free(&out[p]);
         }
         s->rounds++;
         if (sent)

@@ -144,7 +144,7 @@ static PyObject *part_clocks_take(PyObject *self, PyObject *arg)
         return NULL;
     if (n_parts < 1)
         return PyErr_Format(PyExc_ValueError, "take: %zd parts", n_parts);
-    earl_hb_outbox out;
+    earl_outbox out;
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
@@ -156,7 +156,7 @@ static PyObject *part_clocks_take(PyObject *self, PyObject *arg)
                                                   (Py_ssize_t)((out.n_parts + 1) * sizeof(size_t)));
     PyObject *records = PyBytes_FromStringAndSize(
         (const char *)out.records, (Py_ssize_t)(out.offset[out.n_parts] * out.record_bytes));
-    earl_hb_outbox_free(&out);
+    earl_outbox_free(&out);
     if (!offsets || !records) {
         Py_XDECREF(offsets);
         Py_XDECREF(records);
