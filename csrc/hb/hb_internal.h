@@ -23,11 +23,6 @@ struct earl_hb {
     size_t bytes;
 };
 
-/* Bit sets over event ids (a byte per 8 events): which events are replayed,
- * stamped, kept for later, members of a collective. */
-#define HB_BIT_SET(a, i) ((a)[(size_t)(i) >> 3] |= (uint8_t)(1u << ((size_t)(i) & 7)))
-#define HB_BIT_GET(a, i) (((a)[(size_t)(i) >> 3] >> ((size_t)(i) & 7)) & 1u)
-
 /* ---- rules (hb_rules.c) ----------------------------------------------------- */
 
 /* How an event takes in the clocks of the events it depends on. */

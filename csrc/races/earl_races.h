@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "earl.h"
+#include "earl_part.h"
 #include "earl_states.h"
 
 #ifdef __cplusplus
@@ -66,6 +67,9 @@ typedef struct earl_races_options {
     earl_races_clocks clocks;
     earl_progress_fn progress; /* phases "races" (the replay), "matches" */
     void *progress_data;
+    /* Per location: it has MPI records (a vector entry of its own).  NULL:
+     * those of the trace; a part of a trace needs the whole trace's. */
+    const uint8_t *clocked;
 } earl_races_options;
 
 /* Warnings of the analysis. */
@@ -133,6 +137,65 @@ uint64_t earl_races_warning_count(const earl_races *races, earl_races_warning_co
 /* Heap bytes the analysis held at its peak (clocks, tables) and holds now. */
 size_t earl_races_peak_bytes(const earl_races *races);
 size_t earl_races_bytes(const earl_races *races);
+
+/* ---- the race analysis of a part of a trace ----------------------------------------- */
+
+/*
+ * A part of a trace (csrc/part/earl_part.h) replays its own locations, and
+ * the parts pass each other the clocks of what crosses them, as the
+ * happened-before replay of earl_hb.h does (its steps, and a driver's, are
+ * the same):
+ *   1. earl_races_part_new (options as for earl_races_build, with `clocked`
+ *      the whole trace's MPI locations);
+ *   2. earl_races_part_needs: what the own locations wait for from other
+ *      parts, (kind, ghost event) pairs whose index is their ticket:
+ *        EARL_RACES_SENT_CLOCK   a send to an own location: its sender's
+ *                                clock when it sent (also for the race test
+ *                                of a send no own receive took);
+ *        EARL_RACES_ACK_CLOCK    an own synchronous send taken by another
+ *                                part: the receiver's clock just after;
+ *        EARL_RACES_BEGIN_CLOCK  another part's member of a collective with
+ *                                an own member, by its MPI_COLLECTIVE_END:
+ *                                its clock at its begin;
+ *      the driver tells the part that produces each (the owner of the send,
+ *      of the receive, of the member), which earl_races_part_export's them;
+ *   3. rounds of earl_races_part_run, _take (earl_outbox, a record a ticket
+ *      and a clock of the vector entries and the Lamport value), _receive;
+ *   4. cycles broken at the waiting event that comes first in the whole
+ *      trace (earl_races_part_waiting, _force);
+ *   5. earl_races_part_finish: the races of the own wildcard receives and the
+ *      findings of the own locations, in this part's event ids; their union
+ *      over the parts is the whole trace's analysis.
+ */
+typedef enum earl_races_crossing {
+    EARL_RACES_SENT_CLOCK = 0,
+    EARL_RACES_ACK_CLOCK = 1,
+    EARL_RACES_BEGIN_CLOCK = 2
+} earl_races_crossing;
+
+typedef struct earl_races_part earl_races_part;
+
+earl_status earl_races_part_new(const earl_trace *trace, earl_states *states,
+                                const earl_races_options *options, earl_races_part **out,
+                                earl_error *err);
+void earl_races_part_free(earl_races_part *part);
+size_t earl_races_part_needs(const earl_races_part *part, const uint8_t **kinds,
+                             const earl_eid **events);
+/* Part `to` waits for (kinds[k], events[k]) under tickets[k]; EARL_ERR_INVALID
+ * when this part does not produce it. */
+earl_status earl_races_part_export(earl_races_part *part, int32_t to, const uint8_t *kinds,
+                                   const earl_eid *events, const uint64_t *tickets, size_t n,
+                                   earl_error *err);
+earl_status earl_races_part_run(earl_races_part *part, earl_error *err);
+earl_status earl_races_part_take(earl_races_part *part, size_t n_parts, earl_outbox *out,
+                                 earl_error *err);
+earl_status earl_races_part_receive(earl_races_part *part, const void *records, size_t bytes,
+                                    earl_error *err);
+size_t earl_races_part_unfinished(const earl_races_part *part);
+earl_eid earl_races_part_waiting(earl_races_part *part);
+earl_status earl_races_part_force(earl_races_part *part, earl_eid e, earl_error *err);
+/* The result (*out owns it); the part is done with. */
+earl_status earl_races_part_finish(earl_races_part *part, earl_races **out, earl_error *err);
 
 #ifdef __cplusplus
 }

@@ -19,13 +19,11 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <otf2/otf2.h>
 
 #include "earl.h"
 #include "earl_hb.h"
 #include "earl_part.h"
 #include "earl_states.h"
-#include "earl_writer.h"
 #include "part_test_util.h"
 
 static void ok(earl_status st)
@@ -57,6 +55,41 @@ typedef struct stepper {
     int rounds;
 } stepper;
 
+static size_t hb_needs(void *h, const uint8_t **kinds, const earl_eid **events)
+{
+    *kinds = NULL;
+    return earl_hb_part_needs(h, events);
+}
+static earl_loc hb_producer(const ptu_parts *ps, int p, void *h, uint8_t kind, earl_eid e)
+{
+    (void)h;
+    (void)kind;
+    return earl_trace_events(ps->trace[p])->location[e];
+}
+static earl_status hb_export(void *h, int32_t to, uint8_t kind, earl_eid e, uint64_t ticket)
+{
+    (void)kind;
+    return earl_hb_part_export(h, to, &e, &ticket, 1, &err);
+}
+static earl_status hb_run(void *h, earl_error *e) { return earl_hb_part_run(h, e); }
+static earl_status hb_take(void *h, size_t n, earl_outbox *out, earl_error *e)
+{
+    return earl_hb_part_take(h, n, out, e);
+}
+static earl_status hb_receive(void *h, const void *r, size_t bytes, earl_error *e)
+{
+    return earl_hb_part_receive(h, r, bytes, e);
+}
+static size_t hb_unfinished(const void *h) { return earl_hb_part_unfinished(h); }
+static earl_eid hb_waiting(void *h) { return earl_hb_part_waiting(h); }
+static earl_status hb_force(void *h, earl_eid e, earl_error *er)
+{
+    return earl_hb_part_force(h, e, er);
+}
+
+static const ptu_steps HB_STEPS = {hb_needs, hb_producer, hb_export, hb_run, hb_take,
+                                   hb_receive, hb_unfinished, hb_waiting, hb_force};
+
 /* Steps 1 to 3: every part's replay, the tickets told to the owners. */
 static void start(stepper *s, const char *path, int n, int threads)
 {
@@ -69,68 +102,12 @@ static void start(stepper *s, const char *path, int n, int threads)
         ok(earl_hb_part_new(s->ps.trace[p], s->states[p], s->stamped[p], s->n_stamped[p], &o,
                             &s->hb[p], &err));
     }
-    for (int p = 0; p < n; p++) {
-        const earl_eid *ghosts;
-        size_t ng = earl_hb_part_needs(s->hb[p], &ghosts);
-        const earl_events *pe = earl_trace_events(s->ps.trace[p]);
-        for (size_t t = 0; t < ng; t++) {
-            earl_loc l = pe->location[ghosts[t]];
-            int q = s->part_of[l];
-            assert_true(q != p);
-            const earl_events *qe = earl_trace_events(s->ps.trace[q]);
-            earl_eid at = qe->loc_events[qe->loc_start[l] + ptu_position(&s->ps, p, ghosts[t])];
-            uint64_t ticket = t;
-            ok(earl_hb_part_export(s->hb[q], p, &at, &ticket, 1, &err));
-        }
-    }
+    ptu_tell_needs(&HB_STEPS, &s->ps, s->part_of, (void **)s->hb);
 }
 
-/* Step 4 to 5 until every part is done: the rounds, cycles broken at the
- * earliest waiting event of all parts (by time, location, position). */
 static void rounds(stepper *s)
 {
-    int n = s->ps.n;
-    for (;;) {
-        size_t sent = 0;
-        earl_outbox out[PTU_MAX_PARTS];
-        for (int p = 0; p < n; p++) {
-            ok(earl_hb_part_run(s->hb[p], &err));
-            ok(earl_hb_part_take(s->hb[p], (size_t)n, &out[p], &err));
-            sent += out[p].offset[n];
-        }
-        for (int p = 0; p < n; p++) {
-            for (int q = 0; q < n; q++)
-                ok(earl_hb_part_receive(s->hb[q], out[p].records + out[p].offset[q] * out[p].record_bytes,
-                                        (out[p].offset[q + 1] - out[p].offset[q]) * out[p].record_bytes,
-                                        &err));
-            earl_outbox_free(&out[p]);
-        }
-        s->rounds++;
-        if (sent)
-            continue;
-        int pick = -1;
-        earl_eid pick_e = -1;
-        uint64_t best[3] = {0, 0, 0};
-        for (int p = 0; p < n; p++) {
-            earl_eid e = earl_hb_part_waiting(s->hb[p]);
-            if (e < 0)
-                continue;
-            const earl_events *pe = earl_trace_events(s->ps.trace[p]);
-            uint64_t key[3] = {pe->time[e], (uint64_t)pe->location[e], ptu_position(&s->ps, p, e)};
-            int before = key[0] != best[0] ? key[0] < best[0]
-                         : key[1] != best[1] ? key[1] < best[1] : key[2] < best[2];
-            if (pick < 0 || before) {
-                pick = p;
-                pick_e = e;
-                memcpy(best, key, sizeof key);
-            }
-        }
-        if (pick < 0)
-            break;
-        ok(earl_hb_part_force(s->hb[pick], pick_e, &err));
-    }
-    for (int p = 0; p < n; p++)
-        assert_int_equal(earl_hb_part_unfinished(s->hb[p]), 0);
+    s->rounds = ptu_rounds(&HB_STEPS, &s->ps, (void **)s->hb);
 }
 
 static void stop(stepper *s)
@@ -205,45 +182,12 @@ static void test_master_worker(void **s) { (void)s; check_kind(EARL_SYNTH_MASTER
 static void test_collectives(void **s) { (void)s; check_kind(EARL_SYNTH_COLLECTIVES, 5, 1); }
 static void test_hybrid(void **s) { (void)s; check_kind(EARL_SYNTH_HYBRID, 3, 2); }
 
-/* An inconsistent trace of `ranks` ranks in a ring: each receives from its
- * left neighbour before it sends to its right one, so that every receive
- * waits for a send that waits for it; `rounds` times, with a barrier-free
- * stretch of local work in between. */
-static char *cyclic_trace(int ranks, int rounds_of, char *path, size_t size)
-{
-    char *dir = wtu_scratch();
-    snprintf(path, size, "%s/t", dir);
-    earl_writer *w;
-    ok(earl_writer_open(path, NULL, 1000, 0, &w, &err));
-    uint32_t machine, proc, world;
-    earl_loc loc[PTU_MAX_LOCATIONS];
-    ok(earl_writer_system_node(w, "machine", "machine", EARL_UNDEFINED_REF, &machine, &err));
-    for (int r = 0; r < ranks; r++) {
-        char name[32];
-        snprintf(name, sizeof name, "rank %d", r);
-        ok(earl_writer_process(w, name, machine, r, &proc, &err));
-        ok(earl_writer_location(w, proc, "Master thread", OTF2_LOCATION_TYPE_CPU_THREAD,
-                                EARL_WRITER_AUTO_ID, &loc[r], &err));
-    }
-    ok(earl_writer_comm_world(w, NULL, &world, &err));
-    for (int r = 0; r < ranks; r++)
-        for (int k = 0; k < rounds_of; k++) {
-            earl_time t = (earl_time)(100 * k + 10 + r);
-            ok(earl_writer_mpi_recv(w, loc[r], t, (uint32_t)((r + ranks - 1) % ranks), world, 0, 4,
-                                    &err));
-            ok(earl_writer_mpi_send(w, loc[r], t + 20, (uint32_t)((r + 1) % ranks), world, 0, 4,
-                                    &err));
-        }
-    ok(earl_writer_close(w, &err));
-    return dir;
-}
-
 static void test_cycles_broken_as_in_the_whole_trace(void **state)
 {
     (void)state;
     char path[512];
     for (int ranks = 2; ranks <= 4; ranks++) {
-        char *dir = cyclic_trace(ranks, 3, path, sizeof path);
+        char *dir = ptu_cyclic_trace(ranks, 3, path, sizeof path);
         for (int n = 2; n <= ranks && n <= 3; n++)
             check_parts(path, n, 1);
         wtu_remove_tree(dir);
@@ -255,7 +199,7 @@ static void test_bad_steps(void **state)
 {
     (void)state;
     char path[512];
-    char *dir = cyclic_trace(2, 1, path, sizeof path);
+    char *dir = ptu_cyclic_trace(2, 1, path, sizeof path);
     stepper s;
     start(&s, path, 2, 1);
     /* a ghost is its owner's to stamp */
