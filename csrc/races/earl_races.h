@@ -175,6 +175,8 @@ typedef enum earl_races_crossing {
 
 typedef struct earl_races_part earl_races_part;
 
+/* options->requested_source, requested_tag and clocked are read here only;
+ * the progress callback is kept. */
 earl_status earl_races_part_new(const earl_trace *trace, earl_states *states,
                                 const earl_races_options *options, earl_races_part **out,
                                 earl_error *err);

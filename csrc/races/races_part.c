@@ -132,6 +132,9 @@ earl_status earl_races_part_new(const earl_trace *trace, earl_states *states,
         st = races_run_new(trace, states, &p->opts, p->flags, &p->clocks, &p->run, err);
     if (st == EARL_OK)
         st = find_needs(p, err);
+    /* read while starting only: the caller may free them */
+    p->opts.requested_source = p->opts.requested_tag = NULL;
+    p->opts.clocked = NULL;
     if (st != EARL_OK) {
         earl_races_part_free(p);
         return st;

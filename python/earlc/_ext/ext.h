@@ -78,6 +78,13 @@ PyObject *earlc_search_result_dict(const struct earl_search_query *q,
 PyObject *earlc_search_execute(struct earl_search_query *q,
                                const struct earl_search_options *options);
 
+/* A _core.Races owning races, keeping trace and states alive (races.c); an
+ * optional buffer of int32 per message-table row (-1 with an exception, 0
+ * for None, 1 held in buf). */
+struct earl_races;
+PyObject *earlc_races_new(struct earl_races *races, PyObject *trace_obj, PyObject *states_obj);
+int earlc_races_rows(PyObject *obj, Py_buffer *buf, size_t rows, const char *what);
+
 int earlc_add_trace_type(PyObject *module);   /* trace.c */
 int earlc_add_hb_type(PyObject *module);      /* hb.c */
 int earlc_add_states_type(PyObject *module);  /* states.c */
@@ -95,4 +102,5 @@ int earlc_add_rootcause(PyObject *module);    /* rootcause.c */
 int earlc_add_reading_type(PyObject *module); /* part.c */
 int earlc_add_part_clocks_type(PyObject *module); /* hb_part.c */
 int earlc_add_search_query_type(PyObject *module); /* search_parts.c */
+int earlc_add_part_races_type(PyObject *module); /* races_part.c */
 #endif

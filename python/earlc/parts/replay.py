@@ -1,17 +1,19 @@
-"""The happened-before replay of a trace in parts: vector timestamps equal to
-the whole trace's, each part replaying its own locations and the parts passing
-each other the clocks of the events that cross them (csrc/hb/earl_hb.h, "the
-replay of a part").
+"""The replays of a trace in parts: the happened-before replay (vector
+timestamps equal to the whole trace's, csrc/hb/earl_hb.h, "the replay of a
+part") and the matches-before replay of the race analysis (csrc/races/
+earl_races.h), each part replaying its own locations and the parts passing each
+other the clocks of what crosses them.
 
-The replay is a sequence of steps on one part's state (`ClockReplay`), whose
-inputs and outputs are bytes for each other part; any driver can run them: the
-MPI processes of `replay` below (one part each, the bytes exchanged by
-Exchange.alltoall_bytes), or one process that analyses the parts one after
-another and keeps what crosses in files.
+A replay is a sequence of steps on one part's state (`ClockReplay`,
+`RaceReplay`), whose inputs and outputs are bytes for each other part; any
+driver can run them: the MPI processes of `drive` below (one part each, the
+bytes exchanged by Exchange.alltoall_bytes), or one process that analyses the
+parts one after another and keeps what crosses in files.
 
-1. `requests()`: the ghost events whose clocks this part's events wait for,
-   as (location, position in the whole trace, ticket) for each owner part.
-2. `grant(incoming)`: at the owner, the own events other parts wait for.
+1. `requests()`: what this part's events wait for, as REQUEST records
+   (location and position in the whole trace of the event it is keyed by, the
+   kind of clock, the ticket) for each part that produces it.
+2. `grant(incoming)`: at the producer, what other parts wait for.
 3. Rounds: `step()` replays until every own location is done or waits for a
    ghost clock not received, and returns the clocks replayed since for each
    part (a record is the ticket and the clock); `receive(incoming)` takes in
@@ -37,9 +39,11 @@ import numpy as np
 from .. import _core
 from .part import Part
 
-#: a ghost clock asked for: where the event is in the whole trace, and the
-#: ticket the asking part knows it by
-REQUEST = np.dtype([("location", "<i4"), ("position", "<i8"), ("ticket", "<u8")])
+#: a clock asked for: where the event it is keyed by is in the whole trace, its
+#: kind (0 for the happened-before replay; earl_races_crossing for the races),
+#: and the ticket the asking part knows it by
+REQUEST = np.dtype([("location", "<i4"), ("position", "<i8"), ("ticket", "<u8"),
+                    ("kind", "u1")])
 
 
 @dataclass
@@ -55,43 +59,46 @@ class ReplayStats:
     extra: dict = field(default_factory=dict)
 
 
-class ClockReplay:
-    """The replay steps of one part (see the module)."""
+class PartReplay:
+    """The steps of one part's replay (see the module); `_core` is the C part
+    (_core.PartClocks or _core.PartRaces), `_needs()` what it waits for as
+    (kinds, events, producing locations)."""
 
-    def __init__(self, part: Part, stamped: np.ndarray, threads: Optional[int] = None,
-                 progress=None):
+    _core = None
+
+    def __init__(self, part: Part):
         self.part = part
         self.parts = part.partition.parts
-        trace = part.trace
-        stamped = np.ascontiguousarray(stamped, dtype=np.int64)
-        self._core = _core.PartClocks(trace.states._core, stamped,
-                                      threads=trace.threads if threads is None else threads,
-                                      progress=progress)
+
+    def _needs(self):
+        raise NotImplementedError
+
+    def _export(self, to: int, kinds: np.ndarray, events: np.ndarray, tickets: np.ndarray):
+        raise NotImplementedError
 
     # -- 1, 2: who waits for what --------------------------------------------------------
     def requests(self) -> List[bytes]:
-        """For each part, the REQUEST records of the ghost clocks this part waits for
-        and that part owns."""
-        ghosts = np.frombuffer(self._core.needs(), dtype=np.int64)
-        ev = self.part.trace.events
-        loc = ev.location[ghosts].astype(np.int64)
-        owner = self.part.partition.part_of[loc] if len(ghosts) else np.empty(0, np.int64)
-        records = np.empty(len(ghosts), dtype=REQUEST)
-        records["location"] = loc
-        records["position"] = self.part.positions(ghosts)
-        records["ticket"] = np.arange(len(ghosts), dtype=np.uint64)
+        """For each part, the REQUEST records of the clocks this part waits for
+        and that part produces."""
+        kinds, events, producer = self._needs()
+        part_of = self.part.partition.part_of
+        records = np.empty(len(events), dtype=REQUEST)
+        records["location"] = self.part.trace.events.location[events]
+        records["position"] = self.part.positions(events)
+        records["ticket"] = np.arange(len(events), dtype=np.uint64)
+        records["kind"] = kinds
+        owner = part_of[producer] if len(events) else np.empty(0, np.int64)
         return [records[owner == q].tobytes() for q in range(self.parts)]
 
     def grant(self, incoming: Sequence[bytes]) -> None:
-        """The requests of every part (incoming[q] from part q): the own events
-        whose clocks go there."""
-        ev = self.part.trace.events
+        """The requests of every part (incoming[q] from part q): what goes there."""
         for q, buf in enumerate(incoming):
             asked = np.frombuffer(buf, dtype=REQUEST)
             if not len(asked):
                 continue
-            events = own_events_at(ev, asked["location"], asked["position"])
-            self._core.export(q, events, np.ascontiguousarray(asked["ticket"]))
+            events = held_events_at(self.part, asked["location"], asked["position"])
+            self._export(q, np.ascontiguousarray(asked["kind"]), events,
+                         np.ascontiguousarray(asked["ticket"]))
 
     # -- 3, 4: rounds ------------------------------------------------------------------------
     def step(self) -> List[bytes]:
@@ -130,8 +137,72 @@ class ClockReplay:
 
     # -- 5 --------------------------------------------------------------------------------------
     def finish(self):
-        """The stamps of the own events asked for (_core.VectorClocks)."""
+        """The result of the part's replay (_core.VectorClocks, _core.Races)."""
         return self._core.finish()
+
+
+class ClockReplay(PartReplay):
+    """The happened-before replay of one part: the stamps of own events."""
+
+    def __init__(self, part: Part, stamped: np.ndarray, threads: Optional[int] = None,
+                 progress=None):
+        super().__init__(part)
+        trace = part.trace
+        stamped = np.ascontiguousarray(stamped, dtype=np.int64)
+        self._core = _core.PartClocks(trace.states._core, stamped,
+                                      threads=trace.threads if threads is None else threads,
+                                      progress=progress)
+
+    def _needs(self):
+        ghosts = np.frombuffer(self._core.needs(), dtype=np.int64)
+        loc = self.part.trace.events.location[ghosts].astype(np.int64)
+        return np.zeros(len(ghosts), np.uint8), ghosts, loc
+
+    def _export(self, to, kinds, events, tickets):
+        self._core.export(to, events, tickets)
+
+
+class RaceReplay(PartReplay):
+    """The matches-before replay of one part's race analysis (earlc.races): a
+    send's clock goes to its receiver's part, the receiver's clock after a
+    synchronous send back to the sender's, a collective member's begin to the
+    parts of the other members."""
+
+    SENT, ACK, BEGIN = 0, 1, 2  # earl_races_crossing
+
+    def __init__(self, part: Part, core):
+        super().__init__(part)
+        self._core = core
+
+    def _needs(self):
+        kinds, events = self._core.needs()
+        kinds = np.frombuffer(kinds, dtype=np.uint8)
+        events = np.frombuffer(events, dtype=np.int64)
+        ev = self.part.trace.events
+        at = events.copy()
+        ack = kinds == self.ACK  # made by the receiver of the own send
+        if ack.any():
+            at[ack] = self.part.trace.states.gather("recvptr", events[ack])
+        return kinds, events, ev.location[at].astype(np.int64)
+
+    def _export(self, to, kinds, events, tickets):
+        self._core.export(to, kinds, events, tickets)
+
+
+def held_events_at(part: Part, location: np.ndarray, position: np.ndarray) -> np.ndarray:
+    """The ids of events this part holds, given by (location, position in the
+    whole trace): an own location's position is its index there, a ghost's is
+    found among the positions its ghosts carry."""
+    ev = part.trace.events
+    out = np.empty(len(location), dtype=np.int64)
+    location = np.asarray(location)
+    position = np.asarray(position)
+    for l in np.unique(location).tolist():
+        sel = np.nonzero(location == l)[0]
+        ghost = part.ghost_positions.get(int(l))
+        index = position[sel] if ghost is None else np.searchsorted(ghost, position[sel])
+        out[sel] = ev.of_location(int(l))[index]
+    return out
 
 
 def own_events_at(ev, location: np.ndarray, position: np.ndarray) -> np.ndarray:
@@ -150,6 +221,12 @@ def replay(part: Part, stamped: np.ndarray, threads: Optional[int] = None,
     """Collective: the stamps of `stamped` (own events of this part, sorted) in
     the whole trace's happened-before order, the parts of part.exchange each
     running the steps of ClockReplay.  Returns (_core.VectorClocks, ReplayStats)."""
+    return drive(part, lambda: ClockReplay(part, stamped, threads=threads, progress=progress))
+
+
+def drive(part: Part, make) -> tuple:
+    """Collective: the steps of the replay make() returns (a PartReplay), run by
+    every part of part.exchange; returns (its finish(), ReplayStats)."""
     import time
 
     ex = part.exchange
@@ -157,7 +234,7 @@ def replay(part: Part, stamped: np.ndarray, threads: Optional[int] = None,
     stats = ReplayStats()
     error, rp = None, None
     try:
-        rp = ClockReplay(part, stamped, threads=threads, progress=progress)
+        rp = make()
         requests = rp.requests()
     except Exception as exc:  # every part learns of it
         error, requests = exc, [b""] * ex.size
@@ -202,13 +279,13 @@ def replay(part: Part, stamped: np.ndarray, threads: Optional[int] = None,
             except Exception as exc:
                 error = exc
     try:
-        clocks = rp.finish()
+        result = rp.finish()
     except Exception as exc:
-        error, clocks = exc, None
+        error, result = exc, None
     ex.agree(error)
     stats.cycles_broken = int(ex.allreduce_sum(np.array([stats.cycles_broken], np.int64))[0])
     stats.seconds = time.perf_counter() - t0
-    return clocks, stats
+    return result, stats
 
 
 def stamps_of(part: Part, ids: np.ndarray, threads: Optional[int] = None, progress=None):
@@ -247,4 +324,5 @@ def stamps_of(part: Part, ids: np.ndarray, threads: Optional[int] = None, progre
     return ids, ev.location[ids].astype(np.int32), part.positions(ids), stamps, stats
 
 
-__all__ = ["ClockReplay", "ReplayStats", "REQUEST", "replay", "stamps_of", "own_events_at"]
+__all__ = ["PartReplay", "ClockReplay", "RaceReplay", "ReplayStats", "REQUEST", "replay", "drive",
+           "stamps_of", "own_events_at", "held_events_at"]
