@@ -248,25 +248,25 @@ def drive(part: Part, make) -> tuple:
     while True:
         try:
             outgoing = rp.step()
+            unfinished = rp.unfinished()
         except Exception as exc:
-            error, outgoing = exc, [b""] * ex.size
-        incoming = ex.alltoall_bytes(outgoing)
-        stats.rounds += 1
+            error, outgoing, unfinished = exc, [b""] * ex.size, 0
         sent = sum(len(b) for b in outgoing)
+        # what travels, and whether anything did, anything waits, anything failed
+        incoming, total = ex.round(outgoing, np.array([sent, unfinished, error is not None],
+                                                      np.int64))
+        stats.rounds += 1
         stats.bytes_sent += sent
         stats.bytes_received += sum(len(b) for b in incoming)
-        try:
-            if error is None:
-                rp.receive(incoming)
-        except Exception as exc:
-            error = exc
-        unfinished = rp.unfinished() if error is None else 0
-        total = ex.allreduce_sum(np.array([sent, unfinished, error is not None], np.int64))
         if total[2]:
             ex.agree(error)
+        try:
+            rp.receive(incoming)
+        except Exception as exc:
+            error = exc
         if total[0]:
-            continue
-        if not total[1]:
+            continue  # a failure to take them in is told in the next round
+        if not total[1]:  # nothing travelled: nothing was taken in, nothing failed
             break
         # every part waits and nothing travels: a cycle, broken where the whole
         # trace's replay breaks it, at the waiting event that comes first
