@@ -58,7 +58,7 @@ class Part:
         ev = self.trace.events
         loc = ev.location[ids].astype(np.int64)
         out = np.empty(len(ids), dtype=np.int64)
-        for l in np.unique(loc).tolist():
+        for l in np.flatnonzero(np.bincount(loc)).tolist():  # the locations present
             sel = np.nonzero(loc == l)[0]
             local = np.searchsorted(ev.of_location(l), ids[sel])
             ghost = self.ghost_positions.get(l)

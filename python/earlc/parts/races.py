@@ -26,6 +26,7 @@ from typing import Dict, List, Optional
 import numpy as np
 
 from .. import _core
+from ..clocks import sorted_unique
 from ..events import KINDS
 from ..races import Finding, Races, _select
 from .replay import REQUEST, RaceReplay, drive, held_events_at
@@ -59,7 +60,7 @@ def clocked_locations(trace) -> np.ndarray:
     ev = trace.events
     mine = np.zeros(len(trace.locations), dtype=np.int64)
     has = np.isin(ev.kind, _CLOCKED_KINDS)
-    locs = np.unique(ev.location[has])
+    locs = np.flatnonzero(np.bincount(ev.location[has], minlength=len(mine)))
     locs = locs[part.own[locs]] if len(locs) else locs
     mine[locs] = 1
     return (part.exchange.allreduce_sum(mine) > 0).astype(np.uint8)
@@ -107,8 +108,8 @@ def _piece(local, part) -> dict:
     ev = local.trace.events
     finding_events = np.array([f.event for f in local.findings], dtype=np.int64)
     took = local.recv_send[local.recv_send >= 0]
-    refs = np.unique(np.concatenate([local.recv, local.recv_posted, took, local.alt_send,
-                                     finding_events]).astype(np.int64))
+    refs = sorted_unique(np.concatenate([local.recv, local.recv_posted, took, local.alt_send,
+                                         finding_events]).astype(np.int64))
     own = part.own[ev.location[refs]] if len(refs) else np.zeros(0, bool)
     # what a report shows of a ghost comes from its owner
     ghosts = refs[~own]

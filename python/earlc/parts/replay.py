@@ -197,7 +197,7 @@ def held_events_at(part: Part, location: np.ndarray, position: np.ndarray) -> np
     out = np.empty(len(location), dtype=np.int64)
     location = np.asarray(location)
     position = np.asarray(position)
-    for l in np.unique(location).tolist():
+    for l in np.flatnonzero(np.bincount(location.astype(np.int64))).tolist():
         sel = np.nonzero(location == l)[0]
         ghost = part.ghost_positions.get(int(l))
         index = position[sel] if ghost is None else np.searchsorted(ghost, position[sel])
@@ -210,7 +210,7 @@ def own_events_at(ev, location: np.ndarray, position: np.ndarray) -> np.ndarray:
     location holds every event, so its position is its index there."""
     out = np.empty(len(location), dtype=np.int64)
     location = np.asarray(location)
-    for l in np.unique(location).tolist():
+    for l in np.flatnonzero(np.bincount(location.astype(np.int64))).tolist():
         sel = np.nonzero(location == l)[0]
         out[sel] = ev.of_location(int(l))[np.asarray(position)[sel]]
     return out
@@ -293,9 +293,11 @@ def stamps_of(part: Part, ids: np.ndarray, threads: Optional[int] = None, progre
     ghosts: a ghost's stamp comes from its owner).  Returns (events ids, their
     location, position in the whole trace, stamps (n, locations) uint32,
     ReplayStats)."""
+    from ..clocks import sorted_unique
+
     ev = part.trace.events
     ex = part.exchange
-    ids = np.unique(np.asarray(ids, dtype=np.int64))
+    ids = sorted_unique(ids)
     own = part.own[ev.location[ids]] if len(ids) else np.zeros(0, bool)
     ghosts = ids[~own]
     # ask the owners of the ghosts to stamp them too
@@ -307,8 +309,8 @@ def stamps_of(part: Part, ids: np.ndarray, threads: Optional[int] = None, progre
     incoming = ex.alltoall_bytes([asks[owner == q].tobytes() for q in range(ex.size)])
     asked = [own_events_at(ev, a["location"], a["position"])
              for a in (np.frombuffer(b, dtype=REQUEST) for b in incoming)]
-    stamped = np.unique(np.concatenate([ids[own]] + asked)) if len(ids) or any(
-        len(a) for a in asked) else np.empty(0, np.int64)
+    stamped = sorted_unique(np.concatenate([ids[own]] + asked)) if any(len(a) for a in asked) \
+        else ids[own]
     clocks, stats = replay(part, stamped, threads=threads, progress=progress)
     width = len(part.trace.locations)
     table = np.frombuffer(clocks.stamps(), dtype=np.uint32).reshape(len(stamped), width)

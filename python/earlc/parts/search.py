@@ -28,6 +28,7 @@ from typing import Dict, List, Optional
 import numpy as np
 
 from .. import _core
+from ..clocks import sorted_unique
 from ..events import NO_REGION
 from .part import Part
 from .replay import REQUEST, own_events_at, replay
@@ -102,7 +103,7 @@ def gather_values(part: Part, program, name: Optional[str], threads: int, progre
     values = _agreed(ex, lambda: _core.search_part_values(trace.states._core, program,
                                                           name=name))
     arrays = [np.frombuffer(v, dtype=np.int64) for (_, _, _, v) in values]
-    held = np.unique(np.concatenate(arrays)) if arrays else np.empty(0, np.int64)
+    held = sorted_unique(np.concatenate(arrays)) if arrays else np.empty(0, np.int64)
     own = part.own[ev.location[held]] if len(held) else np.zeros(0, bool)
     ghosts = held[~own]
     # the owners of ghosts in pairs stamp them too
@@ -113,7 +114,7 @@ def gather_values(part: Part, program, name: Optional[str], threads: int, progre
     incoming = ex.alltoall_bytes([asks[owner == q].tobytes() for q in range(ex.size)])
     asked = [own_events_at(ev, a["location"], a["position"])
              for a in (np.frombuffer(b, dtype=REQUEST) for b in incoming)]
-    stamped = np.unique(np.concatenate([held[own]] + asked))
+    stamped = sorted_unique(np.concatenate([held[own]] + asked))
     clocks, stats = replay(part, stamped, threads=threads, progress=progress)
     gids = part.global_ids(stamped)
     piece = np.empty(len(stamped), dtype=ATTRIBUTES)
