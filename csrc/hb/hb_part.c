@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "hb_internal.h"
+#include "part_outbox.h"
 #include "util.h"
 
 struct earl_hb_part {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "earl_part.h"
+#include "part_outbox.h"
 #include "util.h"
 
 /* One export: what `key` names goes to `part` under `ticket`. */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "part_outbox.h"
 #include "races_internal.h"
 #include "util.h"
 

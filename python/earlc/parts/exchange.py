@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import time
 from typing import Any, List, Optional, Sequence
 
 import numpy as np
@@ -152,7 +153,8 @@ class MPIExchange(Exchange):
         """The counts of the byte exchange carry every part's status: one
         Alltoall, and one Alltoallv when anything travels anywhere (between
         oversubscribed processes each collective costs a turn of the
-        scheduler)."""
+        scheduler).  A replay makes thousands of rounds: a process that waits
+        for the others gives up its core meanwhile (_wait)."""
         from mpi4py import MPI
 
         status = np.asarray(status, dtype=np.int64)
@@ -165,7 +167,7 @@ class MPIExchange(Exchange):
         table[:, 2] = large
         table[:, 3:] = status
         got = np.empty_like(table)
-        self.comm.Alltoall(table, got)
+        _wait(self.comm.Ialltoall(table, got))
         recv_counts = got[:, 0]
         sent, large, total = got[:, 1].sum(), got[:, 2].sum(), got[:, 3:].sum(axis=0)
         if large or sent >= self.CHUNK:  # every part decides alike (sent bounds what one gets)
@@ -176,9 +178,10 @@ class MPIExchange(Exchange):
         rbuf = np.empty(int(recv_counts.sum()), dtype=np.uint8)
         sdis = np.concatenate(([0], np.cumsum(counts)[:-1]))
         rdis = np.concatenate(([0], np.cumsum(recv_counts)[:-1]))
-        self.comm.Alltoallv([sbuf, counts.astype(np.int32), sdis.astype(np.int32), MPI.BYTE],
-                            [rbuf, recv_counts.astype(np.int32), rdis.astype(np.int32),
-                             MPI.BYTE])
+        _wait(self.comm.Ialltoallv([sbuf, counts.astype(np.int32), sdis.astype(np.int32),
+                                    MPI.BYTE],
+                                   [rbuf, recv_counts.astype(np.int32), rdis.astype(np.int32),
+                                    MPI.BYTE]))
         return [rbuf[rdis[p]:rdis[p] + recv_counts[p]].tobytes() for p in range(self.size)], total
 
     def bcast(self, obj, root=0):
@@ -194,6 +197,19 @@ class MPIExchange(Exchange):
         out = np.empty_like(values)
         self.comm.Allreduce(values, out, op=MPI.SUM)
         return out
+
+
+def _wait(request) -> None:
+    """Wait for a non-blocking MPI operation, giving up the core while it is
+    not done.  MPICH busy-polls inside a blocking collective, and none of its
+    settings makes it yield; with more processes than cores (or a loaded
+    machine) the process that is waited for then cannot run until the
+    scheduler preempts the poller.  Measured with 4 processes on 2 cores: a
+    small Alltoall took 16 ms blocking, 4 ms with this loop; with 2 processes
+    on 2 cores both take about 45 us."""
+    give_up = getattr(os, "sched_yield", None) or (lambda: time.sleep(0))
+    while not request.Test():
+        give_up()
 
 
 def mpi_world_size() -> Optional[int]:
