@@ -289,6 +289,7 @@ def test_under_mpiexec(processes, traces, tmp_path):
         got = json.loads((tmp_path / (name + ".json")).read_text())
         whole = earlc.open(traces[name])
         assert got["stamps"] is True, name
+        assert got["rounds"] is True
         for k in MPI_PATTERNS:
             want = quiet_search(whole, PATTERNS[k], threads=1).events.tolist()
             assert got["search"][k] == want, (name, k)
