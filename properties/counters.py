@@ -14,7 +14,6 @@ import re
 import numpy as np
 
 from earlc.analysis import Property
-from earlc.metrics import metric_locations
 
 #: OTF2_MetricMode values whose records carry a running total since the start
 _ACCUMULATED_START = 0
@@ -100,7 +99,7 @@ class HardwareCounters(Property):
             return []
         classes = ctx.metric_classes()
         m = ctx.events.metrics
-        beside_regions = ~metric_locations(ctx.trace)[ctx.events.location[m.event.astype(np.int64)]]
+        beside_regions = ~ctx.metric_locations()[ctx.events.location[m.event.astype(np.int64)]]
         klass_of_record = np.unique(m.metric.astype(np.int64)[beside_regions])
         out, names = [], set()
         for k in klass_of_record.tolist():

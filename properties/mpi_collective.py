@@ -17,6 +17,9 @@ class MpiCollectives(Property):
     name, title, metric, unit = "mpi_collectives", "MPI collective instances", False, "occ"
     description = "Every member of every complete MPI collective instance."
 
+    column_kinds = {"instance": "instance", "location": "location", "root": "location",
+                    "rank": "value", "op": "value"}
+
     def detect(self, ctx, subscribed):
         st = ctx.states
         inst, end = ctx.collective_members("mpi", complete_only=True)

@@ -90,6 +90,7 @@ class LateSenderWrongOrder(Property):
     name, title, parent, subscribes = ("late_sender_wrong_order", "Late Sender, wrong order",
                                        "late_sender", "late_sender")
     reads = ("p2p_messages",)  # the other messages of the receiving location
+    column_kinds = {"later_source": "location"}
     cube_id = "mpi_latesender_wo"
     description = ("A Late Sender whose message was sent after a message that the same "
                    "location receives later: had the receives come in the order of the sends, "

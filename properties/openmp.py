@@ -17,6 +17,8 @@ class OmpBarriers(Property):
     name, title, metric, unit = "omp_barriers", "OpenMP barrier instances", False, "occ"
     description = "Every member of every OpenMP team barrier instance."
 
+    column_kinds = {"instance": "instance"}
+
     def detect(self, ctx, subscribed):
         inst, leave = ctx.collective_members("omp_barrier")
         enter = ctx.enter_of(leave)
@@ -117,6 +119,8 @@ class OmpManagement(Property):
                    "this time lies outside its own regions).")
     diagnosis = ("Many short parallel regions pay the team start-up and shut-down each time: "
                  "merge them, or use fewer threads for small ones.")
+
+    column_kinds = {"fork_part": "ticks"}
 
     def detect(self, ctx, subscribed):
         enters, fork_part, join_part = ctx.thread_management()

@@ -182,6 +182,50 @@ earl_status earl_hb_part_force(earl_hb_part *part, earl_eid e, earl_error *err);
 /* The stamps of the stamped events (*out owns them); the part is done with. */
 earl_status earl_hb_part_finish(earl_hb_part *part, earl_hb **out, earl_error *err);
 
+/* ---- logical time (hb_logical.c) ----------------------------------------------
+ *
+ * Logical steps in the manner of Ravel (Isaacs et al., "Combing the
+ * communication hairball", 2014): the communication and synchronisation
+ * events get integer steps that respect the happened-before order above, so
+ * that a timeline drawn by step shows the structure of the program without
+ * the noise of wall-clock time.  The stepped events are sends (MPI_SEND,
+ * MPI_ISEND), receives (MPI_RECV, MPI_IRECV), the members of collective
+ * instances (MPI_COLLECTIVE_END, the LEAVE of an OpenMP team barrier), forks,
+ * joins and lock acquisitions.  A Lamport clock in which only stepped events
+ * tick gives their steps:
+ *
+ *   C(e) = max(C(previous event of e's location), C(d) for every d e depends
+ *          on) + (1 if e is stepped, else 0),        C(nothing) = 0,
+ *   step(e) = C(e) - 1 for a stepped event,
+ *
+ * with the dependencies of the happened-before rules, except that every
+ * member of a collective instance depends on every member's begin: a receive
+ * is one step after its send at least, the members of a collective share one
+ * step, and each location's steps increase along it.  The lateness of a
+ * stepped event is its timestamp minus the earliest timestamp among the
+ * stepped events of its step (all locations): how much later than the first
+ * one it got there.
+ *
+ * The steps come from one walk of the trace in dependency order (the one the
+ * vector timestamps use, one thread, 4 bytes an event while it runs); a
+ * cycle in the dependencies (an inconsistent trace) is broken as there and
+ * counted.  The result does not depend on options->threads.
+ */
+typedef struct earl_logical earl_logical;
+
+earl_status earl_logical_build(const earl_trace *trace, earl_states *states,
+                               const earl_hb_options *options, earl_logical **out,
+                               earl_error *err);
+void earl_logical_free(earl_logical *lt);
+
+size_t earl_logical_count(const earl_logical *lt);            /* stepped events */
+const earl_eid *earl_logical_events(const earl_logical *lt);  /* their ids, ascending */
+const uint32_t *earl_logical_steps(const earl_logical *lt);   /* step of each */
+const int64_t *earl_logical_lateness(const earl_logical *lt); /* ticks, >= 0 */
+uint32_t earl_logical_n_steps(const earl_logical *lt);        /* largest step + 1 */
+uint64_t earl_logical_cycles_broken(const earl_logical *lt);
+size_t earl_logical_bytes(const earl_logical *lt);
+
 #ifdef __cplusplus
 }
 #endif

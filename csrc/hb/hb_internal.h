@@ -58,6 +58,9 @@ typedef struct hb_rules {
     earl_eid *run_fork;         /* team runs on non-master threads, sorted by */
     earl_eid *run_last;         /* fork: the last event of each run */
     size_t n_runs;
+    int align_collectives;      /* every member's end depends on every member's
+                                   begin, whatever the operation's shape (logical
+                                   time puts a collective's members on one step) */
 } hb_rules;
 
 /* Storage for the dependencies hb_rules_deps returns, one per replaying
@@ -90,6 +93,96 @@ uint32_t hb_rules_saves(const hb_rules *r, earl_eid e);
 
 /* The fork a join closes, -1. */
 earl_eid hb_rules_join_fork(const hb_rules *r, earl_eid join);
+
+/* ---- the walk in dependency order (hb_walk.c) ------------------------------------ */
+
+typedef struct hb_walk hb_walk;
+
+/* One event handed to a visitor: the event e, its location l, its position
+ * there and the event before it on l (-1), the events on other locations it
+ * depends on (hb_rules_deps: deps, n, merge, instance), and whether it is
+ * visited without some of them (forced: a cycle broken there; the visitor
+ * takes in only the dependencies hb_walk_done says were visited). */
+typedef struct hb_step {
+    earl_eid e;
+    earl_loc l;
+    size_t pos;
+    earl_eid prev;
+    const earl_eid *deps;
+    size_t n;
+    hb_merge merge;
+    int32_t instance;
+    int forced;
+} hb_step;
+
+/* What a replay does with one event: 0, or -1 when out of memory (the walk
+ * stops). */
+typedef int (*hb_visit_fn)(void *data, hb_walk *walk, const hb_step *step);
+
+/* A walk over the events in dependency order.  The caller sets the fields
+ * above the line, then either calls hb_walk_run (the whole walk at once) or
+ * drives it in steps (hb_walk_init, hb_walk_resume, ..., hb_walk_free): a
+ * replay in parts stops where its own locations wait for events of other
+ * parts and goes on when they arrive.  The rest is the walk's own state. */
+struct hb_walk {
+    const earl_events *ev;
+    const hb_rules *rules;
+    size_t nl;                 /* locations */
+    const int32_t *row;        /* per location: >= 0 when the walk visits it (a
+                                  part's own locations); NULL: every location */
+    hb_visit_fn visit;
+    void *data;
+    earl_progress_fn progress; /* NULL: none */
+    void *progress_data;
+    const char *phase;
+    /* ---- */
+    size_t *cursor;            /* per location: positions visited so far */
+    uint8_t *done;             /* bit per event: visited (or arrived) */
+    hb_waiters waiters;        /* locations waiting for an event not visited yet */
+    earl_loc *work;            /* locations to advance */
+    size_t n_work;
+    hb_deps deps;
+    uint64_t visited;
+    uint64_t forced;           /* visits forced to break a cycle */
+    int started;               /* the pass in total order is done */
+    int nomem;
+};
+
+/* Visit every event once, each after its dependencies, cycles broken at the
+ * earliest waiting event (see hb_walk.c): hb_walk_init, hb_walk_complete,
+ * hb_walk_free.  0, or -1 when out of memory. */
+int hb_walk_run(hb_walk *walk);
+
+/* The steps.  init: the walk's state (0, or -1 when out of memory); free:
+ * releases it. */
+int hb_walk_init(hb_walk *walk);
+void hb_walk_free(hb_walk *walk);
+/* The first call visits in the total order, later calls catch up the
+ * locations that stopped waiting since (hb_walk_arrived, hb_walk_force);
+ * each returns when every visited location is done or waits.  0, or -1. */
+int hb_walk_resume(hb_walk *walk);
+/* Resume, and break every cycle left at its earliest waiting event, until
+ * no location waits.  0, or -1. */
+int hb_walk_complete(hb_walk *walk);
+/* The waiting location whose next event comes first in the total order
+ * (*next: that event), -1 when none waits. */
+earl_loc hb_walk_earliest(hb_walk *walk, earl_eid *next);
+/* The next event of location l when l waits, -1 otherwise. */
+earl_eid hb_walk_waiting_next(hb_walk *walk, earl_loc l);
+/* Break a cycle: visit the next event of waiting location l (forced). */
+void hb_walk_force(hb_walk *walk, earl_loc l);
+/* Event e, of a location the walk does not visit, is done elsewhere (a
+ * ghost whose owner replayed it): the locations waiting for it go on at the
+ * next resume.  0, or -1 when out of memory. */
+int hb_walk_arrived(hb_walk *walk, earl_eid e);
+/* Visited locations not done. */
+size_t hb_walk_unfinished(const hb_walk *walk);
+
+/* Whether event e was visited already (or arrived). */
+static inline int hb_walk_done(const hb_walk *walk, earl_eid e)
+{
+    return HB_BIT_GET(walk->done, e);
+}
 
 /* ---- replay (hb_replay.c) ----------------------------------------------------- */
 

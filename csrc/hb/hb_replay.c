@@ -1,33 +1,23 @@
 /*
- * hb_replay.c - the replay that computes vector timestamps: every event of
- * the trace is visited once, in an order where each event comes after the
- * events it depends on (hb_rules.c), and the running clock of its location
- * takes in theirs.
- *
- * The replay follows the total order (timestamps) as long as that order
- * respects the dependencies, which keeps the saved clocks few (only messages
- * and collectives in flight).  When an event depends on one not replayed yet
- * (a receive whose clock ran ahead of its send's, a collective member whose
- * begin carries a later timestamp), its location waits for that event and
- * the total order goes on with the other locations; when the awaited event is
- * replayed, the waiting location catches up to where the total order is.
- * Locations that still wait at the end wait in a cycle, which only an
- * inconsistent trace has: the earliest waiting event is replayed without the
- * dependency it lacks, and a warning counts it.
+ * hb_replay.c - the replay that computes vector timestamps: the visitor of
+ * the walk in dependency order (hb_walk.c), which makes the running clock of
+ * each event's location take in its dependencies' clocks.
  *
  * Clocks: entry l of a location's clock is the number of events of location
  * l that happened before the current event or are it.  An event increments
  * its own entry and takes the maximum with its dependencies' saved clocks.
- * Without cycles the stamps are a function of the dependencies alone, not of
- * the order the events are replayed in; with cycles they depend only on
- * which events were replayed when each cycle is broken, which is every event
- * that can be replayed (all locations wait or are done), whatever the order.
+ * Saved clocks are few: the walk follows the total order, so only messages
+ * and collectives in flight are remembered.  Without cycles the stamps are a
+ * function of the dependencies alone, not of the order the events are
+ * replayed in; with cycles they depend only on which events were replayed
+ * when each cycle is broken, which is every event that can be replayed (all
+ * locations wait or are done), whatever the order.
  *
  * Threads: the schedule (which event comes next, who waits, which cycle is
  * broken) depends only on the trace, so several threads replay the same
- * schedule, each for its own range of clock entries (an hb_columns).
- * Merging clocks, which dominates with many locations, is divided among
- * them, and the stamps are the same for any number of threads.
+ * schedule, each for its own range of clock entries (an hb_columns with a
+ * walk of its own).  Merging clocks, which dominates with many locations, is
+ * divided among them, and the stamps are the same for any number of threads.
  *
  * Parts (hb_part.c): a replay is resumable.  A part replays its own
  * locations only (hb_scope); a dependency on a ghost event waits until the
@@ -44,8 +34,6 @@
 #include "hb_internal.h"
 #include "util.h"
 
-#define PROGRESS_EVERY ((uint64_t)1 << 20)
-
 struct hb_columns {
     const earl_events *ev;
     hb_rules *rules;
@@ -54,28 +42,21 @@ struct hb_columns {
     uint32_t first;          /* the clock entries this replay computes: */
     uint32_t width;          /* [first, first + width) */
     size_t nl;
-    hb_deps deps;
     int leader;              /* the replay that writes places, warnings, progress */
+    hb_walk walk;            /* the schedule; this replay is its visitor */
     uint32_t *clock;         /* scope->n_rows x width: the running clocks */
-    size_t *cursor;          /* per location: positions replayed so far */
-    uint8_t *done;           /* bit per event: replayed (or, a ghost, received) */
     uint8_t *stamped;        /* bit per event: to be stamped */
     size_t *stamp_next;      /* per location: its next stamp in stamp_order */
     size_t *stamp_order;     /* stamp indices grouped by location, in program order */
-    hb_waiters waiters;      /* locations waiting for an event not replayed yet */
     hb_clock_pool pool;      /* saved clocks */
     hb_event_map saved;      /* event -> slot of its saved clock */
     uint32_t *refs;          /* per slot: takers left, HB_REFS_HELD */
     size_t cap_refs;
     hb_event_map instance_max; /* all-to-all instance -> slot of its members' max begin */
     uint32_t *instance_done; /* per collective instance: own member ends replayed */
-    earl_loc *work;          /* locations to advance */
-    size_t n_work;
-    int started;             /* the pass in total order is done */
     uint32_t *sent;          /* clocks of exported events replayed: n_sent x width */
     earl_eid *sent_event;    /* (leader) their events */
     size_t n_sent, cap_sent, cap_sent_event;
-    uint64_t replayed;
     const earl_hb_options *opt;
     int nomem;
 };
@@ -83,21 +64,6 @@ struct hb_columns {
 static uint32_t *clock_of(hb_columns *rp, earl_loc l)
 {
     return rp->clock + (size_t)rp->scope->row[l] * rp->width;
-}
-
-static earl_eid event_at(const hb_columns *rp, earl_loc l, size_t pos)
-{
-    return rp->ev->loc_events[rp->ev->loc_start[l] + pos];
-}
-
-static size_t events_of(const hb_columns *rp, earl_loc l)
-{
-    return rp->ev->loc_start[l + 1] - rp->ev->loc_start[l];
-}
-
-static earl_eid next_event(void *rp, int32_t l)
-{
-    return event_at(rp, l, ((hb_columns *)rp)->cursor[l]);
 }
 
 static void save_clock(hb_columns *rp, earl_eid e, const uint32_t *c, uint32_t refs)
@@ -129,10 +95,10 @@ static void take_in(hb_columns *rp, uint32_t *c, earl_eid d)
         drop_saved(rp, d);
 }
 
-static int all_done(const hb_columns *rp, const earl_eid *deps, size_t n)
+static int all_done(const hb_walk *w, const earl_eid *deps, size_t n)
 {
     for (size_t k = 0; k < n; k++)
-        if (!HB_BIT_GET(rp->done, deps[k]))
+        if (!hb_walk_done(w, deps[k]))
             return 0;
     return 1;
 }
@@ -143,7 +109,7 @@ static void take_in_instance(hb_columns *rp, uint32_t *c, int32_t k, const earl_
 {
     uint32_t slot = hb_event_map_get(&rp->instance_max, k);
     if (slot == UINT32_MAX) {
-        if (!all_done(rp, deps, n)) { /* a broken cycle: take what there is */
+        if (!all_done(&rp->walk, deps, n)) { /* a broken cycle: take what there is */
             for (size_t j = 0; j < n; j++)
                 take_in(rp, c, deps[j]);
             return;
@@ -192,40 +158,25 @@ static void send_clock(hb_columns *rp, earl_eid e, const uint32_t *c)
     rp->n_sent++;
 }
 
-/* Replay the next event of location l.  Unless forced, returns 0 without
- * replaying when a dependency is not replayed yet (l then waits for it). */
-static int replay_next(hb_columns *rp, earl_loc l, int forced)
+/* The visitor of the walk: the clock of event s->e from its location's and
+ * its dependencies', stamped when asked for, sent when other parts wait for
+ * it, and saved when a later event takes it. */
+static int replay_event(void *data, hb_walk *w, const hb_step *s)
 {
-    size_t pos = rp->cursor[l];
-    earl_eid e = event_at(rp, l, pos);
-    earl_eid prev = pos ? event_at(rp, l, pos - 1) : EARL_NONE;
-    hb_merge merge;
-    int32_t instance;
-    size_t n = hb_rules_deps(rp->rules, e, prev, &rp->deps, &merge, &instance);
-    const earl_eid *deps = rp->deps.ids;
-    if (n == SIZE_MAX) {
-        rp->nomem = 1;
-        return 0;
-    }
-    if (!forced) {
-        for (size_t k = 0; k < n; k++)
-            if (!HB_BIT_GET(rp->done, deps[k])) {
-                if (hb_wait(&rp->waiters, l, deps[k]) != 0)
-                    rp->nomem = 1;
-                return 0;
-            }
-    } else if (rp->leader) {
+    hb_columns *rp = data;
+    earl_loc l = s->l;
+    earl_eid e = s->e;
+    if (s->forced && rp->leader)
         rp->hb->warnings[EARL_HBW_CYCLE_BROKEN]++;
-    }
     uint32_t *c = clock_of(rp, l);
     if ((uint32_t)l - rp->first < rp->width)
         c[l - rp->first]++;
-    if (merge == HB_MERGE_INSTANCE) {
-        take_in_instance(rp, c, instance, deps, n);
+    if (s->merge == HB_MERGE_INSTANCE) {
+        take_in_instance(rp, c, s->instance, s->deps, s->n);
     } else {
-        for (size_t k = 0; k < n; k++)
-            if (HB_BIT_GET(rp->done, deps[k]))
-                take_in(rp, c, deps[k]);
+        for (size_t k = 0; k < s->n; k++)
+            if (hb_walk_done(w, s->deps[k]))
+                take_in(rp, c, s->deps[k]);
     }
     if (HB_BIT_GET(rp->stamped, e)) {
         earl_hb *hb = rp->hb;
@@ -233,7 +184,7 @@ static int replay_next(hb_columns *rp, earl_loc l, int forced)
         hb_clock_copy(hb->stamps + k * hb->width + rp->first, c, rp->width);
         if (rp->leader) {
             hb->location[k] = l;
-            hb->position[k] = (uint32_t)pos;
+            hb->position[k] = (uint32_t)s->pos;
         }
     }
     if (rp->scope->exported && HB_BIT_GET(rp->scope->exported, e))
@@ -241,87 +192,45 @@ static int replay_next(hb_columns *rp, earl_loc l, int forced)
     uint32_t refs = hb_rules_saves(rp->rules, e);
     if (refs)
         save_clock(rp, e, c, refs);
-    if (instance >= 0)
-        instance_finished(rp, instance);
+    if (s->instance >= 0)
+        instance_finished(rp, s->instance);
     uint8_t kind = rp->ev->kind[e];
     if (kind == EARL_OMP_JOIN || kind == EARL_THREAD_JOIN) {
         earl_eid f = hb_rules_join_fork(rp->rules, e);
         if (f >= 0)
             drop_saved(rp, f); /* every run of the team took it before the join */
     }
-    HB_BIT_SET(rp->done, e);
-    rp->cursor[l] = pos + 1;
-    rp->n_work += hb_wake(&rp->waiters, e, rp->work + rp->n_work);
-    if (++rp->replayed % PROGRESS_EVERY == 0 && rp->leader && rp->opt && rp->opt->progress)
-        rp->opt->progress(rp->opt->progress_data, "clocks", rp->replayed, rp->ev->count);
-    return 1;
-}
-
-/* Replay the locations on the work stack up to event id limit each. */
-static void drain(hb_columns *rp, earl_eid limit)
-{
-    while (rp->n_work && !rp->nomem) {
-        earl_loc l = rp->work[--rp->n_work];
-        while (!hb_waiting(&rp->waiters, l) && rp->cursor[l] < events_of(rp, l) &&
-               event_at(rp, l, rp->cursor[l]) <= limit && !rp->nomem)
-            if (!replay_next(rp, l, 0))
-                break;
-    }
-}
-
-/* The total order drives; waiting locations catch up when woken. */
-static void main_pass(hb_columns *rp)
-{
-    const earl_events *ev = rp->ev;
-    const int32_t *row = rp->scope->row;
-    for (size_t e = 0; e < ev->count && !rp->nomem; e++) {
-        earl_loc l = ev->location[e];
-        if (row[l] < 0 || HB_BIT_GET(rp->done, e) || hb_waiting(&rp->waiters, l))
-            continue;
-        if (replay_next(rp, l, 0) && rp->n_work) /* woke some: they catch up */
-            drain(rp, (earl_eid)e);
-    }
+    return rp->nomem ? -1 : 0;
 }
 
 int hb_columns_run(hb_columns *rp)
 {
-    if (!rp->started) {
-        rp->started = 1;
-        main_pass(rp);
-    }
-    drain(rp, (earl_eid)rp->ev->count);
-    return rp->nomem ? -1 : 0;
+    return hb_walk_resume(&rp->walk) != 0 || rp->nomem ? -1 : 0;
 }
 
 earl_loc hb_columns_earliest(hb_columns *rp, earl_eid *next)
 {
-    earl_loc l = hb_waiters_earliest(&rp->waiters, next_event, rp);
-    *next = l >= 0 ? next_event(rp, l) : EARL_NONE;
-    return l;
+    return hb_walk_earliest(&rp->walk, next);
 }
 
 earl_eid hb_columns_waiting_next(hb_columns *rp, earl_loc l)
 {
-    return hb_waiting(&rp->waiters, l) ? next_event(rp, l) : EARL_NONE;
+    return hb_walk_waiting_next(&rp->walk, l);
 }
 
 void hb_columns_force(hb_columns *rp, earl_loc l)
 {
-    hb_unwait(&rp->waiters, l);
-    replay_next(rp, l, 1);
-    rp->work[rp->n_work++] = l;
+    hb_walk_force(&rp->walk, l);
 }
 
 int hb_columns_receive(hb_columns *rp, earl_eid e, const uint32_t *entries)
 {
-    if (HB_BIT_GET(rp->done, e))
+    if (hb_walk_done(&rp->walk, e))
         return 0; /* sent twice: the first is the clock */
     uint32_t refs = hb_rules_saves(rp->rules, e);
     if (refs)
         save_clock(rp, e, entries, refs);
-    HB_BIT_SET(rp->done, e);
-    rp->n_work += hb_wake(&rp->waiters, e, rp->work + rp->n_work);
-    return rp->nomem ? -1 : 0;
+    return hb_walk_arrived(&rp->walk, e) != 0 || rp->nomem ? -1 : 0;
 }
 
 size_t hb_columns_sent(const hb_columns *rp, const uint32_t **entries, const earl_eid **events)
@@ -339,31 +248,24 @@ void hb_columns_clear_sent(hb_columns *rp)
 
 size_t hb_columns_unfinished(const hb_columns *rp)
 {
-    size_t n = 0;
-    for (size_t l = 0; l < rp->nl; l++)
-        n += rp->scope->row[l] >= 0 && rp->cursor[l] < events_of(rp, (earl_loc)l);
-    return n;
+    return hb_walk_unfinished(&rp->walk);
 }
 
 void hb_columns_free(hb_columns *rp)
 {
     if (!rp)
         return;
+    hb_walk_free(&rp->walk);
     free(rp->clock);
-    free(rp->cursor);
-    free(rp->done);
     free(rp->stamped);
     free(rp->stamp_next);
     free(rp->stamp_order);
-    free(rp->work);
     free(rp->instance_done);
     free(rp->refs);
-    free(rp->deps.ids);
     free(rp->sent);
     free(rp->sent_event);
     hb_clock_pool_free(&rp->pool);
     hb_event_map_free(&rp->saved);
-    hb_waiters_free(&rp->waiters);
     hb_event_map_free(&rp->instance_max);
     free(rp);
 }
@@ -381,21 +283,19 @@ hb_columns *hb_columns_new(earl_hb *hb, const earl_trace *trace, hb_rules *rules
                        .leader = leader, .opt = options};
     size_t nl = rp->nl ? rp->nl : 1;
     rp->clock = calloc((size_t)scope->n_rows * width + 1, sizeof *rp->clock);
-    rp->cursor = calloc(nl, sizeof *rp->cursor);
-    rp->done = calloc(ev->count / 8 + 1, 1);
     rp->stamped = calloc(ev->count / 8 + 1, 1);
     rp->stamp_next = calloc(nl + 1, sizeof *rp->stamp_next);
     rp->stamp_order = malloc((hb->n ? hb->n : 1) * sizeof *rp->stamp_order);
-    /* a location is on the stack at most once: it is pushed when it starts
-     * or stops waiting, and popped before either happens again */
-    rp->work = malloc((nl + 1) * sizeof *rp->work);
     rp->instance_done = calloc(rules->view->n_colls + 1, sizeof *rp->instance_done);
     hb_clock_pool_init(&rp->pool, width);
     hb_event_map_init(&rp->saved);
     hb_event_map_init(&rp->instance_max);
-    if (!rp->clock || !rp->cursor || !rp->done || !rp->stamped || !rp->stamp_next ||
-        !rp->stamp_order || !rp->work || !rp->instance_done ||
-        hb_waiters_init(&rp->waiters, nl) != 0) {
+    rp->walk = (hb_walk){.ev = ev, .rules = rules, .nl = rp->nl, .row = scope->row,
+                         .visit = replay_event, .data = rp, .phase = "clocks",
+                         .progress = leader && options ? options->progress : NULL,
+                         .progress_data = options ? options->progress_data : NULL};
+    if (!rp->clock || !rp->stamped || !rp->stamp_next || !rp->stamp_order ||
+        !rp->instance_done || hb_walk_init(&rp->walk) != 0) {
         hb_columns_free(rp);
         return NULL;
     }
@@ -457,17 +357,7 @@ typedef struct whole_job {
 static void *replay_whole(void *arg)
 {
     whole_job *job = arg;
-    hb_columns *c = job->c;
-    int rc = hb_columns_run(c);
-    for (;;) {
-        earl_eid next;
-        earl_loc pick = rc == 0 ? hb_columns_earliest(c, &next) : -1;
-        if (pick < 0)
-            break;
-        hb_columns_force(c, pick);
-        rc = hb_columns_run(c);
-    }
-    job->failed = rc != 0;
+    job->failed = hb_walk_complete(&job->c->walk) != 0 || job->c->nomem;
     return NULL;
 }
 

@@ -207,8 +207,8 @@ static size_t collective_deps(const hb_rules *r, hb_deps *out, earl_eid e, int32
     size_t n = 0;
     /* a team barrier is an all-to-all; Scan and Exscan differ only in the
      * member's own begin, which precedes its end on its location anyway */
-    hb_shape s = v->coll_type[k] == EARL_COLL_MPI ? hb_collective_shape(v->coll_op[k])
-                                                   : HB_SHAPE_ALL;
+    hb_shape s = v->coll_type[k] == EARL_COLL_MPI && !r->align_collectives
+                     ? hb_collective_shape(v->coll_op[k]) : HB_SHAPE_ALL;
     int prefix = s == HB_SHAPE_SCAN || s == HB_SHAPE_EXSCAN;
     earl_loc root = v->coll_root[k];
     int64_t my_rank = prefix ? hb_comm_rank(r->defs, v->coll_comm[k], self) : -1;

@@ -190,6 +190,9 @@ static void leave(pass *s, earl_loc loc, int64_t leave_at)
     s->n_dest = f.first;
 }
 
+/* The records of a message that another part's analysis reads: the send with
+ * its completion (the call completing a send is a column of every message),
+ * the receive with the MPI_IRECV_REQUEST that posted it. */
 static int is_message_half(uint8_t kind)
 {
     return kind == EARL_MPI_SEND || kind == EARL_MPI_ISEND || kind == EARL_MPI_ISEND_COMPLETE ||

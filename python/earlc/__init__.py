@@ -30,10 +30,13 @@ from .synth import SynthResult, synth
 from .analysis import Instances, Property, Report, analyze
 from .races import Races, races
 from .record import RecordError, record
+from .checks import check
+from .markers import annotate
+from .comparison import compare
 
 __all__ = ["open", "Trace", "TraceError", "TraceWriter", "Events", "Event", "Warnings",
            "KIND_NAMES", "KINDS", "synth", "SynthResult", "analyze", "Report", "Property",
            "Instances", "races", "Races", "record", "RecordError", "release_memory",
            "memory_stats", "VectorClocks", "Matches", "PatternError",
-           "PatternWarning"]
+           "PatternWarning", "check", "annotate", "compare"]
 __version__ = "0.1.0"

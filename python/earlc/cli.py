@@ -23,6 +23,9 @@ Commands:
     record [-o DIR] COMMAND...
                     run an MPI program with earlc's recorder and write its trace
                     (docs/record.md)
+    check TRACE RULES, annotate TRACE -o OUT, compare A B [C ...], logical TRACE
+                    the workflow: rules as checks, markers for Vampir, runs compared,
+                    logical time (earlc.workflow_cli, docs/workflow.md)
 
 Every user error is one line on standard error and exit status 2, found before any
 long work starts (earlc.cliargs: the rule every subcommand follows).
@@ -240,8 +243,10 @@ def cmd_plot(args) -> int:
     try:
         check_path(args.output)
         require_matplotlib()
-        if args.what != "timeline" and (args.start or args.end or args.locations):
-            raise ValueError("--from, --to and --locations apply to plot timeline only")
+        if args.what != "timeline" and (args.start or args.end or args.locations
+                                        or args.logical):
+            raise ValueError("--from, --to, --locations and --logical apply to plot timeline "
+                             "only")
         start, end, locations = _window_options(args)
     except (ValueError, MissingDependency) as exc:
         print("earlc: error: %s" % exc, file=sys.stderr)
@@ -259,6 +264,11 @@ def cmd_plot(args) -> int:
             report = None if args.what == "timeline" else analyze(trace, progress=bar)
             if args.what == "report":
                 plot_report(report, args.output)
+            elif args.logical:
+                from .plot import plot_logical_timeline
+
+                plot_logical_timeline(trace, args.output, start=start, end=end,
+                                      locations=locations)
             else:
                 plot_timeline(trace, args.output, start=start, end=end, locations=locations,
                               report=report, wait_states=not args.no_wait_states,
@@ -537,6 +547,9 @@ def build_parser() -> Parser:
                     help="comm: bytes or messages (bytes)")
     pl.add_argument("--by", choices=["location", "rank"], default="location",
                     help="comm: between locations or MPI ranks (location)")
+    pl.add_argument("--logical", action="store_true",
+                    help="timeline: logical steps instead of time, coloured by lateness "
+                         "(docs/workflow.md)")
     _threads_option(pl)
     pl.set_defaults(func=cmd_plot)
 
@@ -598,6 +611,9 @@ def build_parser() -> Parser:
     rec.add_argument("--force", action="store_true", help="replace an archive at DIR")
     rec.add_argument("command_line", nargs=argparse.REMAINDER, metavar="COMMAND ...")
     rec.set_defaults(func=cmd_record)
+
+    from .workflow_cli import add_workflow_commands  # check, annotate, compare, logical
+    add_workflow_commands(sub)
     return p
 
 

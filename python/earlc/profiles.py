@@ -24,12 +24,18 @@ from .display import duration_columns, time_columns
 
 
 def _calltree(trace):
-    """The call tree of trace, built once and kept on it."""
+    """The call tree of trace, built once and kept on it; of a view (earlc.view), the
+    whole trace's call tree with the rows of the view (analysis/view.py)."""
     tree = getattr(trace, "_profile_calltree", None)
     if tree is None:
-        from .analysis.context import CallTree
+        if getattr(trace, "is_view", False):
+            from .analysis.view import ViewCallTree
 
-        tree = CallTree(trace)
+            tree = ViewCallTree(trace, _calltree(trace.trace))
+        else:
+            from .analysis.context import CallTree
+
+            tree = CallTree(trace)
         trace._profile_calltree = tree
     return tree
 
@@ -86,11 +92,56 @@ def _region_width(trace) -> int:
 def _inclusive(trace, per_location: bool) -> np.ndarray:
     """Inclusive ticks of all region instances (a region never left ends at its
     location's last event) per region ref, or per region ref * n_locations +
-    location, from the C core (earl_profile_inclusive)."""
+    location, from the C core (earl_profile_inclusive); of a view, the instances'
+    spans clipped to it (_view_inclusive)."""
+    if getattr(trace, "is_view", False):
+        return _view_inclusive(trace, per_location)
     leaveptr = np.ascontiguousarray(trace.states.leaveptr, dtype=np.int64)
     raw = _core.profile_inclusive(trace._core, leaveptr, _region_width(trace),
                                   per_location=per_location)
     return np.frombuffer(raw, dtype=np.int64)
+
+
+def _view_instances(view):
+    """The region instances of a view: ENTERs open at the window's start or entered
+    in it on the view's locations, inside its regions, with their spans clipped to
+    the window (a region never left ends at its location's last event): (location,
+    region ref, start, end)."""
+    from .analysis.window import open_regions
+    from .events import KINDS
+
+    trace = view.trace
+    ev = trace.events
+    open_at_start = open_regions(trace, view.location_indices.tolist(), view.lo)[0]
+    enters = np.concatenate((np.unique(open_at_start),
+                             view.ids[ev.kind[view.ids] == KINDS["ENTER"]]))
+    inside = view.cnode_mask()
+    if inside is not None and len(enters):
+        cn = _calltree(trace).event_cnode[enters].astype(np.int64)
+        enters = enters[(cn >= 0) & inside[np.maximum(cn, 0)]]
+    time = ev.time.view(np.int64)
+    leave = trace.states.gather("leaveptr", enters)
+    loc = ev.location[enters].astype(np.int64)
+    last_of = np.array([int(ev.of_location(l)[-1]) if len(ev.of_location(l)) else 0
+                        for l in range(len(trace.locations))], dtype=np.int64)
+    end = np.where(leave >= 0, time[np.maximum(leave, 0)], time[last_of[loc]])
+    start = np.maximum(time[enters], view.first)
+    end = np.minimum(end, view.last)
+    keep = end >= start
+    return loc[keep], ev.region_of(enters[keep]).astype(np.int64), start[keep], end[keep]
+
+
+def _view_inclusive(view, per_location: bool) -> np.ndarray:
+    """Inclusive ticks per region (and location) of a view: the instances' spans
+    inside the window, summed as _inclusive sums the whole trace's."""
+    loc, region, start, end = _view_instances(view)
+    width = _region_width(view.trace)
+    n_loc = len(view.trace.locations)
+    ok = region < width
+    key = region[ok] * n_loc + loc[ok] if per_location else region[ok]
+    out = np.zeros(width * (n_loc if per_location else 1), dtype=np.int64)
+    np.add.at(out, key, (end - start)[ok])
+    return out
 
 
 def flat_profile(trace, per_location: bool = False):
@@ -113,7 +164,8 @@ def flat_profile(trace, per_location: bool = False):
     exc = np.bincount(key, weights=ct.row_time[rows].astype(np.float64), minlength=size)
     visits = np.bincount(key, weights=ct.row_visits[rows].astype(np.float64), minlength=size)
     inc = _inclusive(trace, per_location)
-    present = np.nonzero(visits > 0)[0]
+    # a view may hold a region's time without its ENTER (entered before the window)
+    present = np.nonzero((visits > 0) | (exc != 0) | (inc != 0))[0]
     # bincount adds in float64: exact while every sum stays below 2**53 ticks (call
     # tree rows are few); the inclusive sums come exact from the C core
     df = pd.DataFrame({
@@ -168,10 +220,14 @@ def time_profile(trace, bins: int = 50, normalized: bool = False):
 
     if bins < 1:
         raise ValueError("bins must be at least 1")
-    t0, span = trace.start_time, max(trace.duration_ticks, 1)
     width = _region_width(trace)
-    raw, seen = _core.profile_time(trace.states._core, t0, span, bins, width)
-    totals = np.frombuffer(raw, dtype=np.int64).reshape(width + 1, bins)
+    if getattr(trace, "is_view", False):  # the view's window, locations and regions
+        t0, span = trace.first, max(trace.last - trace.first, 1)
+        totals, seen = _view_time_profile(trace, t0, span, bins, width)
+    else:
+        t0, span = trace.start_time, max(trace.duration_ticks, 1)
+        raw, seen = _core.profile_time(trace.states._core, t0, span, bins, width)
+        totals = np.frombuffer(raw, dtype=np.int64).reshape(width + 1, bins)
     edges = (np.arange(bins + 1, dtype=np.int64) * span) // bins
     start = time_columns(trace, edges[:-1] + t0, "bin_start")
     end = time_columns(trace, edges[1:] + t0, "bin_end")
@@ -190,6 +246,35 @@ def time_profile(trace, bins: int = 50, normalized: bool = False):
         total = df[cols].sum(axis=1).replace(0, 1)
         df[cols] = df[cols].div(total, axis=0)
     return df
+
+
+def _view_time_profile(view, t0: int, span: int, bins: int, width: int):
+    """The time profile of a view: its stretches (analysis/view.py) split at the bin
+    edges as earl_profile_time splits the whole trace's, in numpy.  Returns (totals,
+    present) as the C kernel does."""
+    from .analysis.view import view_stretches
+
+    tree = _calltree(view.trace)
+    cnode, _, start, stop, idle = view_stretches(view, tree)
+    cnode, start, stop = cnode[~idle], start[~idle], stop[~idle]
+    region = np.minimum(tree.region[cnode].astype(np.int64), width)  # width: undefined row
+    edges = t0 + (np.arange(bins + 1, dtype=np.int64) * span) // bins
+    b0 = np.clip(np.searchsorted(edges, start, side="right") - 1, 0, bins - 1)
+    b1 = np.clip(np.searchsorted(edges, stop, side="left") - 1, 0, bins - 1)
+    totals = np.zeros((width + 1, bins), dtype=np.int64)
+    same = b0 == b1
+    np.add.at(totals, (region[same], b0[same]), (stop - start)[same])
+    cross = ~same
+    r, s, e, f, g = region[cross], start[cross], stop[cross], b0[cross], b1[cross]
+    np.add.at(totals, (r, f), edges[f + 1] - s)  # the first bin's part
+    np.add.at(totals, (r, g), e - edges[g])      # the last bin's part
+    full = np.zeros((width + 1, bins + 1), dtype=np.int64)  # the bins in between, whole
+    np.add.at(full, (r, f + 1), 1)
+    np.add.at(full, (r, g), -1)
+    totals += np.cumsum(full, axis=1)[:, :bins] * np.diff(edges)[None, :]
+    present = np.zeros(width + 1, dtype=np.uint8)
+    present[np.unique(region)] = 1
+    return totals, present
 
 
 def load_imbalance(trace, top: int = 1, by: str = "location"):
@@ -237,6 +322,8 @@ def idle_time(trace, mpi: bool = False, regions: Optional[Sequence[str]] = None)
     import pandas as pd
 
     t0, t1 = trace.start_time, trace.start_time + trace.duration_ticks
+    if getattr(trace, "is_view", False):  # its window; its locations are listed below
+        t0, t1 = trace.first, trace.last
     ct = _calltree(trace)
     n = len(trace.locations)
     rows, reg = _region_rows(trace, ct)
@@ -257,7 +344,10 @@ def idle_time(trace, mpi: bool = False, regions: Optional[Sequence[str]] = None)
         extra = np.bincount(ct.row_location[m].astype(np.int64),
                             weights=ct.row_time[m].astype(np.float64), minlength=n)
     total = (idle + extra).astype(np.int64)
-    return pd.DataFrame({"location": np.arange(n),
-                         "rank": [l.rank for l in trace.locations],
-                         "thread": [l.thread for l in trace.locations],
-                         **duration_columns(trace, total, "idle")})
+    df = pd.DataFrame({"location": np.arange(n),
+                       "rank": [l.rank for l in trace.locations],
+                       "thread": [l.thread for l in trace.locations],
+                       **duration_columns(trace, total, "idle")})
+    if getattr(trace, "is_view", False):
+        df = df.iloc[trace.location_indices].reset_index(drop=True)
+    return df

@@ -210,6 +210,9 @@ def races(trace, wildcard: Wildcard = None, clocks: str = "vector",
     """
     if clocks not in ("vector", "lamport"):
         raise ValueError("clocks must be 'vector' or 'lamport', not %r" % (clocks,))
+    if getattr(trace, "is_view", False):  # the receives in a view (earlc.view)
+        return races(trace.trace, wildcard=wildcard, clocks=clocks,
+                     progress=progress).restrict(trace.contains)
     if trace.part is not None:
         from .parts.races import races as races_parts
 
@@ -250,6 +253,22 @@ class Races:
                 column(core, "finding_kind", "B"), column(core, "finding_location", "i"),
                 column(core, "finding_event", "q"), column(core, "finding_count", "Q"))]
         self._paths: Dict[int, str] = {}
+
+    def restrict(self, contains) -> "Races":
+        """These races for the wildcard receives for which contains(ids) holds (a
+        view's), with all their alternatives; findings on those receives' locations
+        only where their event is in it too.  Changes this object and returns it."""
+        keep = contains(self.recv) if len(self.recv) else np.zeros(0, dtype=bool)
+        counts = self.n_alternatives
+        pair_keep = np.repeat(keep, counts)
+        self.recv, self.recv_posted = self.recv[keep], self.recv_posted[keep]
+        self.recv_send, self.recv_any_tag = self.recv_send[keep], self.recv_any_tag[keep]
+        self.alt_start = np.concatenate(([0], np.cumsum(counts[keep]))).astype(np.uint64)
+        self.alt_send, self.alt_lamport = self.alt_send[pair_keep], self.alt_lamport[pair_keep]
+        events = np.array([f.event for f in self.findings], dtype=np.int64)
+        inside = contains(events) if len(events) else np.zeros(0, dtype=bool)
+        self.findings = [f for f, k in zip(self.findings, inside.tolist()) if k]
+        return self
 
     # -- counts ----------------------------------------------------------------------
     def __len__(self) -> int:

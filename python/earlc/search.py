@@ -200,6 +200,23 @@ class PartMatches(Matches):
 ProgressFn = Callable[[str, int, int], None]
 
 
+def _search_view(view, program, name, limit, progress, threads, teams, pruning) -> Matches:
+    """The matches of the whole trace whose every event is in the view (earlc.view),
+    the first `limit` of them in canonical order."""
+    m = search(view.trace, program, name=name, progress=progress, threads=threads,
+               teams=teams, pruning=pruning)
+    keep = view.contains(m.events.ravel()).reshape(m.events.shape).all(axis=1) \
+        if m.events.size else np.zeros(len(m), dtype=bool)
+    rows = np.nonzero(keep)[0]
+    truncated = limit is not None and len(rows) > limit
+    if limit is not None:
+        rows = rows[:limit]
+    m.events = m.events[rows]
+    m.truncated = truncated
+    m._trace = view.trace
+    return m
+
+
 def search(trace, pattern, name: Optional[str] = None, limit: Optional[int] = None,
            progress: Optional[ProgressFn] = None, threads: Optional[int] = None,
            teams: int = 1, pruning: bool = True, root: Optional[int] = None) -> Matches:
@@ -219,6 +236,8 @@ def search(trace, pattern, name: Optional[str] = None, limit: Optional[int] = No
     (event ids of the whole trace), on every process, or with root=R on process R
     only (the command line's choice: rank 0 writes them)."""
     program = parse(pattern)
+    if getattr(trace, "is_view", False):  # a view: the whole trace's matches inside it
+        return _search_view(trace, program, name, limit, progress, threads, teams, pruning)
     if limit is not None:
         if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
             raise ValueError("limit must be a positive integer, not %r" % (limit,))

@@ -179,6 +179,50 @@ class Trace:
 
         return message_histogram(self, bins=bins)
 
+    def comm_over_time(self, output: str = "bytes", message: str = "send", bins: int = 50):
+        """(values, edges in ticks): bytes or messages sent (received) per time bin."""
+        from .communication import comm_over_time
+
+        return comm_over_time(self, output=output, message=message, bins=bins)
+
+    def comm_by_process(self, output: str = "bytes", by: str = "rank"):
+        """DataFrame of bytes (or messages) sent and received per rank (location)."""
+        from .communication import comm_by_process
+
+        return comm_by_process(self, output=output, by=by)
+
+    def detect_iterations(self, region=None, location: int = 0, max_period: int = 64):
+        """The repeated phases of the run on one location (earlc.phases.Iterations): the
+        instances of `region`, or found by earlc (docs/python.md)."""
+        from .phases import detect_iterations
+
+        return detect_iterations(self, region=region, location=location,
+                                 max_period=max_period)
+
+    # -- the workflow: markers, logical time, views (markers.py, logical.py, view.py) --
+    @property
+    def markers(self):
+        """The markers of the archive's marker file (earlc.markers.Markers; empty when
+        it has none), read afresh on every access: annotating changes them."""
+        from .markers import read_markers
+
+        return read_markers(self)
+
+    def filter(self, start=None, end=None, locations=None, regions=None):
+        """A view of the events between start and end (seconds from the trace's
+        start), on locations, inside regions (names): an earlc.view.TraceView, which
+        earlc.analyze, search, the profiles and the other analyses accept."""
+        from .view import TraceView
+
+        return TraceView(self, start=start, end=end, locations=locations, regions=regions)
+
+    def logical_time(self, progress=None):
+        """Logical steps and lateness of the communication events (earlc.logical:
+        numpy columns events, step, lateness, location, time; late_processes())."""
+        from .logical import LogicalTime
+
+        return LogicalTime(self, progress=progress)
+
     # -- happened-before order (python/earlc/clocks.py) ------------------------------
     def vector_clocks(self, ids, threads: Optional[int] = None, progress=None):
         """Vector timestamps of the events ids (see earlc.VectorClocks)."""

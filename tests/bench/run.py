@@ -42,6 +42,9 @@ TARGET_SEARCH_CHECKS = 10e6  # pattern search: at least 10 M constraint checks/s
 TARGET_SEARCH_SPEEDUP = 1.8  # parallel search: 2 threads against 1 on 2 cores
 TARGET_SEARCH_SPREAD = 1.15  # nodes per thread, max / mean, with 16 and 64 threads
 SEARCH_EVENTS = int(os.environ.get("EARLC_BENCH_SEARCH_EVENTS", "400000"))
+TARGET_CHECK = 1.2  # issue 28: earlc check, five rules <= 1.2 x the analysis and search they need
+TARGET_ANNOTATE = 1.0  # annotate <= a copy of the archive + the search of the pattern
+TARGET_LOGICAL = 1.0  # logical time of a 10M-event trace < the open (all cores)
 TARGET_PERFETTO = 1.0  # issue 14: Perfetto export of a 1% window < the open
 TARGET_TIMELINE_SECONDS = 2.0  # issue 14: a timeline PNG of 100,000 events
 # issue 12, on 10M-event traces in fresh processes: the catalog (EARL layer included)
@@ -120,10 +123,12 @@ def main() -> int:
     states_section(trace)
     catalog_section(trace)
     fresh_section(synth)
+    parts_section(synth)
     clocks_section(trace)
     search_section(trace)
     races_section(trace)
     export_section(trace)
+    workflow_section(synth)
     # the MPI recorder of `earlc record` (issue 16): a run of its own, not a trace
     subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "record_bench.py"), REPEATS],
                    check=True)
@@ -309,6 +314,41 @@ def export_section(trace) -> None:
              m["timeline_first_seconds"], m["timeline_open_analysis_plot_seconds"]))
 
 
+def workflow_section(synth: str) -> None:
+    """The workflow (issue 28) on the 2-rank 10M-event halo trace: logical time against
+    the open (logical_bench.c), `earlc check` with five rules against the analysis and
+    search they need, annotate against a copy plus the search (workflow_bench.py)."""
+    trace = BENCH_DIR / "halo-2r-10M" / "traces.otf2"
+    if not trace.exists():
+        subprocess.run([synth, str(trace.parent), "10000000", "halo", "2"], check=True,
+                       capture_output=True)
+    out = subprocess.run([str(BUILD / "bench" / "logical_bench"), str(trace), REPEATS],
+                         check=True, capture_output=True, text=True).stdout
+    m = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+    n = m["events"]
+    print("earlc workflow benchmark: %s (%d events, best of %s)" % (trace, n, REPEATS))
+    print("  %-34s %8.3f s   (1 thread %.3f s)" % ("open, all cores", m["open_seconds"],
+                                                  m["open1_seconds"]))
+    print("  %-34s %8.3f s   %.1f M events/s; ratio to the open %.2f (target < %.1f); %d "
+          "events in %d steps, %.1f bytes per stepped event"
+          % ("logical time (after the EARL layer)", m["logical_seconds"],
+             n / m["logical_seconds"] / 1e6, m["logical_seconds"] / m["open_seconds"],
+             TARGET_LOGICAL, m["stepped"], m["steps"], m["logical_bytes"] / max(m["stepped"], 1)))
+    out = subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "workflow_bench.py"),
+                          str(trace), REPEATS, str(BENCH_DIR)], check=True, capture_output=True,
+                         text=True).stdout
+    w = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+    print("  %-34s %8.3f s   the analysis of its 4 properties + the search: %.3f s, ratio %.2f "
+          "(target <= %.1f)" % ("earlc check, 5 rules", w["check_seconds"], w["needed_seconds"],
+                                w["check_seconds"] / w["needed_seconds"], TARGET_CHECK))
+    base = w["copy_seconds"] + w["search_seconds"]
+    print("  %-34s %8.3f s   copy %.3f s (%.0f MB) + search %.3f s = %.3f s, ratio %.2f "
+          "(target <= %.1f); %d markers"
+          % ("annotate a pattern into a copy", w["annotate_seconds"], w["copy_seconds"],
+             w["archive_bytes"] / 1e6, w["search_seconds"], base, w["annotate_seconds"] / base,
+             TARGET_ANNOTATE, w["markers"]))
+
+
 def clocks_section(trace) -> None:
     """Vector timestamps of two classes (every send, every receive) against the open."""
     out = subprocess.run([str(BUILD / "bench" / "hb_bench"), str(trace), REPEATS],
@@ -345,6 +385,37 @@ def catalog_section(trace) -> None:
              "%.1f M events/s" % (n / whole / 1e6), whole / m["open_seconds"],
              TARGET_ROOT_CAUSE))
     print("  peak resident %.1f bytes/event (trace, EARL layer, catalog)" % (m["peak_rss_bytes"] / n))
+
+
+def parts_section(synth: str) -> None:
+    """The analysis in parts on P MPI processes (docs/parallel.md), P = 1, 2, 4, on
+    the 16-rank 10M-event trace: the largest process's peak against the single
+    process's, and the wall time (parts_bench.py)."""
+    if not shutil.which("mpiexec"):
+        print("earlc in parts: skipped (no mpiexec)")
+        return
+    trace = BENCH_DIR / "halo-16r-10M" / "traces.otf2"
+    if not trace.exists():
+        subprocess.run([synth, str(trace.parent), "10000000", "halo", "16"], check=True,
+                       capture_output=True)
+    for properties in ("default", "all"):
+        out = subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "parts_bench.py"),
+                              str(trace), properties, "1", "2", "4"], capture_output=True,
+                             text=True)
+        if out.returncode:
+            print("earlc in parts (%s): failed: %s" % (properties, out.stderr.strip()[-300:]))
+            continue
+        m = {k: float(v) for k, v in (line.split() for line in out.stdout.splitlines())}
+        n = m["p1_events"]
+        print("earlc in parts, mpiexec -n P, properties %s: halo, 16 ranks, %d events"
+              % (properties, n))
+        single = m["p1_peak"]
+        for p in (1, 2, 4):
+            peak = m["p%d_peak" % p]
+            print("  P=%d  wall %7.2f s   largest process: %8.1f MB peak (%.2f of one "
+                  "process's; target <= %.2f), %d own events + %d ghosts"
+                  % (p, m["p%d_wall" % p], peak / 1e6, peak / single, 1.0 / p + 0.1,
+                     m["p%d_largest_own" % p], m["p%d_largest_ghosts" % p]))
 
 
 def states_section(trace) -> None:

@@ -36,6 +36,14 @@ class ThreadExchange(Exchange):
         every = self._every([bytes(b) for b in outgoing])
         return [every[q][self.rank] for q in range(self.size)]
 
+    def alltoallv(self, send, counts):
+        data = np.frombuffer(send, dtype=np.uint8)
+        ends = np.cumsum(np.asarray(counts, dtype=np.int64))
+        pieces = [data[e - c:e].copy() for e, c in zip(ends.tolist(), counts)]
+        got = self.alltoall_bytes(pieces)
+        return (np.frombuffer(b"".join(bytes(g) for g in got), dtype=np.uint8).copy(),
+                np.array([len(g) for g in got], dtype=np.int64))
+
     def allgather(self, obj):
         return self._every(obj)
 

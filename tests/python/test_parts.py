@@ -167,3 +167,63 @@ def test_without_an_mpi_binding_one_line(traces, tmp_path):
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "mpi4py" in lines[0] and "pip install" in lines[0]
+
+
+WHOLE_TRACE_PLUGIN = '''
+import numpy as np
+from earlc.analysis import Instances, Property
+
+class LastEvents(Property):
+    name, title, parent = "last_events", "Last events", "time"
+    description = "reads the trace's events directly"
+
+    def detect(self, ctx, subscribed):
+        ev = ctx.trace.events          # the whole trace? not under parts
+        last = np.array([len(ev) - 1])
+        return Instances(last, np.ones(1, np.int64))
+'''
+
+
+@needs_mpi
+def test_documented_plugins_run_in_parts_unchanged(traces, tmp_path):
+    """The worked examples of docs/plugins.md (they use the documented context)
+    give under mpiexec what they give in one process."""
+    from test_plugin_docs import examples
+
+    plugins = []
+    for name, source in examples().items():
+        (tmp_path / name).write_text(source)
+        plugins += ["--plugin", tmp_path / name]
+    path = traces["ring"]
+    one = subprocess.run([sys.executable, "-m", "earlc", "analyze", str(path), "--format", "json",
+                          *map(str, plugins)], capture_output=True, text=True, env=env())
+    assert one.returncode == 0, one.stderr
+    parts = mpiexec(3, sys.executable, "-m", "earlc", "analyze", path, "--format", "json",
+                    *plugins)
+    assert parts.returncode == 0, parts.stderr
+    assert json.loads(parts.stdout) == json.loads(one.stdout)
+    assert not json.loads(one.stdout)["switched_off"]
+
+
+@needs_mpi
+def test_a_plugin_reading_the_whole_trace_is_told_what_to_use(traces, tmp_path):
+    plugin = tmp_path / "last_events.py"
+    plugin.write_text(WHOLE_TRACE_PLUGIN)
+    path = traces["ring"]
+    r = mpiexec(2, sys.executable, "-m", "earlc", "analyze", path, "--plugin", plugin,
+                "--strict")
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert "ctx.trace.events" in lines[0] and "ctx.events" in lines[0]
+    assert "2 parts" in lines[0]
+    # without --strict the property is switched off, with the same words
+    r = mpiexec(2, sys.executable, "-m", "earlc", "analyze", path, "--plugin", plugin,
+                "--format", "json")
+    assert r.returncode == 0, r.stderr
+    off = json.loads(r.stdout)["warning_details"]
+    assert any(d["code"] == "property_switched_off" and "ctx.events" in d["detail"] for d in off)
+    # in one process the trace is whole: the plugin reads it
+    r = subprocess.run([sys.executable, "-m", "earlc", "analyze", str(path), "--plugin",
+                        str(plugin), "--strict"], capture_output=True, text=True, env=env())
+    assert r.returncode == 0, r.stderr

@@ -87,6 +87,7 @@ int earlc_races_rows(PyObject *obj, Py_buffer *buf, size_t rows, const char *wha
 
 int earlc_add_trace_type(PyObject *module);   /* trace.c */
 int earlc_add_hb_type(PyObject *module);      /* hb.c */
+int earlc_add_logical_type(PyObject *module); /* logical.c */
 int earlc_add_states_type(PyObject *module);  /* states.c */
 int earlc_add_column_type(PyObject *module);  /* column.c */
 int earlc_add_writer_type(PyObject *module);  /* writer.c */
@@ -99,6 +100,7 @@ int earlc_add_catalog(PyObject *module);     /* catalog.c */
 int earlc_add_profile(PyObject *module);      /* profile.c */
 int earlc_add_numpy_memory(PyObject *module); /* numpy_memory.c */
 int earlc_add_rootcause(PyObject *module);    /* rootcause.c */
+int earlc_add_markers(PyObject *module);      /* markers.c */
 int earlc_add_reading_type(PyObject *module); /* part.c */
 int earlc_add_part_clocks_type(PyObject *module); /* hb_part.c */
 int earlc_add_search_query_type(PyObject *module); /* search_parts.c */

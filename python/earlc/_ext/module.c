@@ -130,6 +130,10 @@ PyMODINIT_FUNC PyInit__core(void)
         goto fail;
     if (earlc_add_catalog(m) < 0)
         goto fail;
+    if (earlc_add_logical_type(m) < 0)
+        goto fail;
+    if (earlc_add_markers(m) < 0)
+        goto fail;
     return m;
 fail:
     Py_DECREF(m);

@@ -40,7 +40,12 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
     from .. import _core
     from .engine import run
 
-    if isinstance(trace, (str, os.PathLike)):
+    context = None
+    if getattr(trace, "is_view", False):  # a view of a trace (earlc.view, analysis/view.py)
+        from .view import view_context
+
+        context = view_context(trace, properties)
+    elif isinstance(trace, (str, os.PathLike)):
         from ..parts import mpi_exchange, mpi_world_size, open_part
 
         if (mpi_world_size() or 1) > 1:
@@ -49,7 +54,7 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
             from ..trace import open as open_trace
 
             trace = open_trace(trace, progress=progress)
-    if trace.part is not None:
+    if context is None and trace.part is not None:
         from ..parts.merge import analyze as analyze_parts
 
         previous = _core.use_store_memory()
@@ -61,10 +66,14 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
     # numpy temporaries from earlc's kept memory (docs/model.md, "Memory")
     previous = _core.use_store_memory()
     try:
-        return run(trace, properties=properties, top=top, progress=progress, plugins=plugins,
-                   strict=strict, packages=packages)
+        report = run(getattr(trace, "trace", trace) if context is not None else trace,
+                     properties=properties, top=top, progress=progress, plugins=plugins,
+                     strict=strict, packages=packages, context=context)
     finally:
         _core.restore_numpy_memory(previous)
+    if context is not None:
+        report.view = trace
+    return report
 
 
 __all__ = ["analyze", "Property", "Instances", "Report", "CompoundEvent", "Fraction", "Root",

@@ -162,7 +162,11 @@ class AnalysisContext:
     view = None
 
     def __init__(self, trace):
-        self.trace = trace
+        #: the trace's definitions (locations, regions, communicators, ...); for a
+        #: part of a trace analysed in parts, only those: the events a property
+        #: reads come through the context (ctx.events, events_of_kind, ...)
+        self.trace = trace if trace.part is None else trace.part.definitions()
+        self._trace = trace
         self.events = trace.events
         self.n_events = len(trace)
         self.n_locations = len(trace.locations)
@@ -178,6 +182,11 @@ class AnalysisContext:
         name, while it runs; reading another name raises UndeclaredRead.  Outside
         a property's evaluation: everything published."""
         return self._published.visible()
+
+    def counted(self, inst):
+        """The occurrences of inst the analysis counts: all of them (the analysis of a
+        view counts those of its events, analysis/view.py)."""
+        return inst
 
     def warn(self, code: str, detail: str) -> None:
         """A counted warning of the analysis (the numbers are right but need a
@@ -199,11 +208,11 @@ class AnalysisContext:
     # -- the EARL layer and the call tree ------------------------------------------
     @cached_property
     def states(self):
-        return self.trace.states
+        return self._trace.states
 
     @cached_property
     def calltree(self) -> CallTree:
-        ct = CallTree(self.trace)
+        ct = CallTree(self._trace)
         enters, fork_part, join_part = self.thread_management()
         if len(enters):
             ct.charge_thread_management(self, enters, fork_part + join_part)
@@ -248,10 +257,18 @@ class AnalysisContext:
         """Call path of every event (-1 outside every region)."""
         return self.calltree.event_cnode
 
+    def metric_locations(self) -> np.ndarray:
+        """Per location: whether its counters are time series of their own (an
+        OTF2 METRIC location, or one with METRIC records and no region), not
+        values of call paths (earlc.metrics)."""
+        from ..metrics import metric_locations
+
+        return metric_locations(self._trace)
+
     # -- regions --------------------------------------------------------------------
     @cached_property
     def _region_tables(self):
-        return rc.region_tables(self.trace)
+        return rc.region_tables(self._trace)
 
     @property
     def region_class(self) -> np.ndarray:
@@ -357,7 +374,7 @@ class AnalysisContext:
 
     def count_of_kind(self, *names) -> int:
         """Events of these kinds in the trace (free: counted while reading)."""
-        counts = self.trace.kind_counts()
+        counts = self._trace.kind_counts()
         return sum(counts.get(n, 0) for n in names)
 
     def enters_of(self, region_table: np.ndarray) -> np.ndarray:
@@ -384,7 +401,7 @@ class AnalysisContext:
         them and their times, the call completing the send and the call posting
         the receive (-1: none).  Rows in the order of the receives.  Matched in C
         from the EARL layer's sendptr and enterptr (csrc/catalog)."""
-        cap = _core.p2p_capacity(self.trace._core)
+        cap = _core.p2p_capacity(self._trace._core)
         cols = {name: np.empty(cap, dtype=np.int64) for name in P2P_COLUMNS}
         n = _core.p2p_messages(self.states._core, *(cols[name] for name in P2P_COLUMNS))
         return {name: col[:n] for name, col in cols.items()}
@@ -398,7 +415,7 @@ class AnalysisContext:
         a later call, and sent before its own message was; -1 when there is none
         (a search in C, O(n log n))."""
         found = np.empty(len(late_call), dtype=np.int64)
-        _core.wrong_order(self.trace._core, int64_array(recv), int64_array(recv_call),
+        _core.wrong_order(self._trace._core, int64_array(recv), int64_array(recv_call),
                           int64_array(send), int64_array(late_call), int64_array(late_send),
                           found)
         return found
@@ -411,7 +428,7 @@ class AnalysisContext:
         a window's analysis, which evaluates wait states only)."""
         def compute():
             return [tuple(np.frombuffer(col, dtype=np.int64) for col in side)
-                    for side in _core.message_sums(self.trace._core, self.cnode)]
+                    for side in _core.message_sums(self._trace._core, self.cnode)]
         sends, receives = self.memo("message_sums", compute)
         return sends, receives
 
@@ -425,7 +442,7 @@ class AnalysisContext:
             return out
         order = np.argsort(ends, kind="stable")  # the pass visits them in the total order
         found = np.empty(len(ends), dtype=np.int64)
-        _core.collective_begins(self.trace._core, int64_array(ends[order]),
+        _core.collective_begins(self._trace._core, int64_array(ends[order]),
                                 int64_array(calls[order]), found)
         out[order] = found
         return out
@@ -456,8 +473,8 @@ class AnalysisContext:
         its members in record order (a record's value of member k is
         events.metric_values[first + k])."""
         def compute():
-            d = self.trace._defs
-            members, strings = d.metric_members, self.trace.strings
+            d = self._trace._defs
+            members, strings = d.metric_members, self._trace.strings
 
             def text(ref):
                 return strings[ref] if 0 <= ref < len(strings) else ""

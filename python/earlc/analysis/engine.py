@@ -163,11 +163,12 @@ class Evaluation:
 
 def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top: int = 10,
         progress=None, plugins: Sequence = (), strict: bool = False, packages: bool = True,
-        own: Optional[np.ndarray] = None, last_time: Optional[int] = None):
+        own: Optional[np.ndarray] = None, last_time: Optional[int] = None, context=None):
     """The analysis of trace.  own (a bool per location) keeps the values and
     the worst occurrences of those locations only: a part of a trace analysed
     in parts holds other locations' ghosts, whose occurrences are another
-    part's (earlc.parts); last_time is then the whole trace's last timestamp."""
+    part's (earlc.parts); last_time is then the whole trace's last timestamp.
+    context: the analysis of a view runs in its own (analysis/view.py)."""
     from .report import Report
 
     if isinstance(properties, (str, Property)):
@@ -181,7 +182,8 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
         chosen = catalog.select(names)
     else:  # optional groups (root causes) only when asked for, or when read
         chosen = catalog.with_needs([p.name for p in catalog.properties if not p.group])
-    ctx = AnalysisContext(trace)
+    # context: the analysis of a view of the trace runs in its own (analysis/view.py)
+    ctx = context if context is not None else AnalysisContext(trace)
     evaluation = Evaluation(ctx, strict=strict)
     order = evaluation.expand(ordered(chosen), catalog)
     store = SeverityStore(ctx.n_locations)
@@ -216,6 +218,8 @@ def detect(p: Property, ctx, published: Published) -> Optional[Instances]:
     if inst is None:
         return None
     inst.published_by = p.name
+    inst.column_kinds = {**(subscribed.column_kinds if subscribed is not None else {}),
+                         **p.column_kinds}
     published[p.name] = inst
     return inst
 
@@ -244,6 +248,7 @@ def _evaluate(p: Property, ctx, store, counts, worst, top, own=None) -> None:
         return
     if not p.metric:
         return
+    inst = ctx.counted(inst)
     if own is not None:  # a part's ghosts' occurrences are other parts'
         inst = inst.select(own[ctx.events.location[inst.where]])
     where_cnode, where_loc = ctx.cnode[inst.where], ctx.events.location[inst.where]

@@ -130,6 +130,9 @@ class Instances:
 
     #: the property that published these instances (set by the analysis), for messages
     published_by = None
+    #: what each column holds where it is no event id (Property.column_kinds, with
+    #: those of the instances they were refined from; set by the analysis)
+    column_kinds = {}
 
     def __post_init__(self):
         self.where = _as_integers(self.where, "where")
@@ -171,6 +174,7 @@ class Instances:
         columns = self.columns if isinstance(self.columns, Columns) else Columns(self.columns)
         out = Instances(self.where[rows], self.severity[rows], columns.rows_of(rows))
         out.published_by = self.published_by
+        out.column_kinds = self.column_kinds
         return out
 
     def charged(self, severity: np.ndarray, mask=None) -> "Instances":
@@ -182,6 +186,7 @@ class Instances:
         sel = self.select(keep)
         out = Instances(sel.where, np.asarray(severity)[keep], sel.columns)
         out.published_by = self.published_by
+        out.column_kinds = self.column_kinds
         return out
 
     @staticmethod
@@ -224,6 +229,14 @@ class Property:
     #: for plugins: the name of the built-in property this one replaces (its
     #: subscribers and children then use this one)
     replaces: Optional[str] = None
+    #: what the further columns of its instances hold, where a column is not the
+    #: event id of a constituent (the convention): "ticks" (a time or duration; a
+    #: name ending in _time is ticks without saying so), "location" (a dense
+    #: location index), "instance" (a collective instance of the EARL layer),
+    #: "value" (anything else: counts, ranks, operation codes; boolean columns
+    #: are values without saying so).  The analysis in parts (docs/parallel.md)
+    #: turns the event ids and instances of a part into the whole trace's.
+    column_kinds = {}
     #: where the property comes from ("built-in", "plugin FILE", "package NAME"),
     #: set when the catalog is assembled; shown by `earlc properties` and in messages
     source: Optional[str] = None

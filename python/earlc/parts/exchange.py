@@ -36,6 +36,13 @@ class Exchange:
         """outgoing[p] goes to part p; returns what each part sent here."""
         raise NotImplementedError
 
+    def alltoallv(self, send, counts: np.ndarray):
+        """Bytes [offset[p], offset[p] + counts[p]) of the buffer send go to part p
+        (the segments in part order, back to back); returns (one uint8 array of
+        what every part sent here, in part order, the byte count from each).  No
+        copy of the send buffer is made."""
+        raise NotImplementedError
+
     def allgather(self, obj: Any) -> List[Any]:
         raise NotImplementedError
 
@@ -85,6 +92,10 @@ class Serial(Exchange):
 
     def alltoall_bytes(self, outgoing):
         return [outgoing[0]]
+
+    def alltoallv(self, send, counts):
+        data = np.frombuffer(send, dtype=np.uint8)[:int(counts[0])]
+        return data.copy(), np.asarray(counts[:1], dtype=np.int64)
 
     def allgather(self, obj):
         return [obj]
@@ -145,6 +156,31 @@ class MPIExchange(Exchange):
                                    src, 17)
             out[src] = bytes(got)
         return out
+
+    def alltoallv(self, send, counts):
+        from mpi4py import MPI
+
+        sbuf = np.frombuffer(send, dtype=np.uint8)
+        counts = np.ascontiguousarray(counts, dtype=np.int64)
+        recv_counts = np.empty(self.size, dtype=np.int64)
+        self.comm.Alltoall(counts, recv_counts)
+        sdis = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+        rdis = np.concatenate(([0], np.cumsum(recv_counts)[:-1])).astype(np.int64)
+        rbuf = np.empty(int(recv_counts.sum()), dtype=np.uint8)
+        if max(int(counts.sum()), int(recv_counts.sum())) < self.CHUNK:
+            self.comm.Alltoallv([sbuf, counts.astype(np.int32), sdis.astype(np.int32), MPI.BYTE],
+                                [rbuf, recv_counts.astype(np.int32), rdis.astype(np.int32),
+                                 MPI.BYTE])
+            return rbuf, recv_counts
+        # large: pairwise, in chunks that MPI's int counts can say
+        for step in range(self.size):
+            dest, src = (self.rank + step) % self.size, (self.rank - step) % self.size
+            out = sbuf[sdis[dest]:sdis[dest] + counts[dest]]
+            into = rbuf[rdis[src]:rdis[src] + recv_counts[src]]
+            for at in range(0, max(len(out), len(into), 1), self.CHUNK):
+                self.comm.Sendrecv([out[at:at + self.CHUNK], MPI.BYTE], dest, 17,
+                                   [into[at:at + self.CHUNK], MPI.BYTE], src, 17)
+        return rbuf, recv_counts
 
     def allgather(self, obj):
         return self.comm.allgather(obj)

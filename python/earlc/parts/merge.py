@@ -42,19 +42,13 @@ PROGRAM = ("program",)
 EVENT, TICKS, LOCATION, INSTANCE, VALUE = "event", "ticks", "location", "instance", "value"
 
 
-#: columns of the built-in compound events that hold no event id
-_KNOWN = {"instance": INSTANCE, "location": LOCATION, "later_source": LOCATION,
-          "root": LOCATION, "rank": VALUE, "op": VALUE, "fork_part": TICKS}
-
-
-def column_kind(p, name: str, values: np.ndarray) -> str:
-    """What an instance column holds: a property's declaration, else by
-    convention a flag (bool), ticks (a name ending in _time), or event ids."""
-    declared = getattr(p, "column_kinds", None) or {}
+def column_kind(inst: Instances, name: str, values: np.ndarray) -> str:
+    """What an instance column holds: its publishers' declaration
+    (Property.column_kinds), else by convention a value (booleans), ticks (a
+    name ending in _time), or event ids."""
+    declared = getattr(inst, "column_kinds", None) or {}
     if name in declared:
         return declared[name]
-    if name in _KNOWN:
-        return _KNOWN[name]
     if values.dtype == bool or values.dtype.kind not in "iu":
         return VALUE
     if name.endswith("_time"):
@@ -114,6 +108,23 @@ def _path_keys(ct) -> List[Optional[tuple]]:
     return keys
 
 
+def _first_events(event_cnode: np.ndarray, ev, own: np.ndarray):
+    """(cnodes, the first event of each among the own locations' events): whose
+    order numbers the merged call tree.  Location by location, so that the
+    temporaries are of one location's size, not of the part's."""
+    best: Dict[int, int] = {}
+    for l in np.nonzero(own)[0].tolist():
+        ids = ev.of_location(l)
+        cn = event_cnode[ids]
+        cnodes, first = np.unique(cn, return_index=True)
+        keep = cnodes >= 0
+        for c, e in zip(cnodes[keep].tolist(), ids[first[keep]].tolist()):
+            if c not in best or e < best[c]:
+                best[c] = e
+    cnodes = np.array(sorted(best), dtype=np.int64)
+    return cnodes, np.array([best[c] for c in cnodes.tolist()], dtype=np.int64)
+
+
 def _findings(report: Report, part: Part, top: int) -> dict:
     ctx = report._ctx
     ct = ctx.calltree
@@ -121,12 +132,7 @@ def _findings(report: Report, part: Part, top: int) -> dict:
     ev = trace.events
     own_loc = part.own
     keys = _path_keys(ct)
-    # the first own event of each call path: whose order numbers the merged tree
-    own_ids = np.nonzero(own_loc[ev.location])[0] if len(ev) else np.empty(0, np.int64)
-    cn = ct.event_cnode[own_ids].astype(np.int64)
-    placed = cn >= 0
-    cnodes, first = np.unique(cn[placed], return_index=True)
-    first_ids = own_ids[placed][first]
+    cnodes, first_ids = _first_events(ct.event_cnode, ev, own_loc)
     program = sorted(ct.extra_names)
     program_roots = set()
     program_info = None
@@ -139,11 +145,10 @@ def _findings(report: Report, part: Part, top: int) -> dict:
     counts = dict(report._counts)
     worst, ids, insts = {}, [np.asarray(first_ids, np.int64)], []
     for name, inst in report.worst.items():
-        p = report._by_name.get(name)
         cols = {}
         for c, values in inst.columns.items():
             values = np.asarray(values)
-            kind = column_kind(p, c, values)
+            kind = column_kind(inst, c, values)
             if kind == EVENT:
                 ids.append(values.astype(np.int64))
             elif kind == INSTANCE:

@@ -51,6 +51,11 @@ class Part:
         self.whole = {}
         self._own_times = None
 
+    def definitions(self) -> "DefinitionsOnly":
+        """The trace as a property of the analysis in parts sees it (ctx.trace):
+        its definitions, not its events."""
+        return DefinitionsOnly(self.trace, self.partition.parts)
+
     # -- event keys ------------------------------------------------------------------
     def positions(self, ids: np.ndarray) -> np.ndarray:
         """Each event's position on its location in the whole trace."""
@@ -158,6 +163,41 @@ class Part:
         return out
 
 
+class PartOfTraceError(RuntimeError):
+    """What a property may not read of a part of a trace: its events through
+    ctx.trace (they are this process's part only)."""
+
+
+class DefinitionsOnly:
+    """ctx.trace of a property analysing a part of a trace: the definitions of
+    the whole trace (every part reads them all), and no events.  A property that
+    reads the events of ctx.trace directly would see one part and count it as
+    the whole trace; this says so in one line, naming what to use instead."""
+
+    #: what every part knows of the whole trace
+    ALLOWED = frozenset({
+        "path", "creator", "otf2_version", "locations", "processes", "regions",
+        "communicators", "groups", "system_tree", "strings", "definition_count",
+        "timer_resolution", "clock_offset", "start_time", "duration_ticks", "duration",
+        "seconds", "time_seconds", "part"})
+
+    def __init__(self, trace, parts: int):
+        self._trace, self._parts = trace, parts
+
+    def __getattr__(self, name):
+        if name in DefinitionsOnly.ALLOWED:
+            return getattr(self._trace, name)
+        raise PartOfTraceError(
+            "ctx.trace.%s: the trace is analysed in %d parts, one per MPI process, and a "
+            "property sees its process's part: ctx.trace gives the definitions only "
+            "(locations, regions, communicators, ...); read events through the context "
+            "(ctx.events, ctx.events_of_kind, ctx.enters_of, ctx.published; docs/plugins.md)"
+            % (name, self._parts))
+
+    def __len__(self):
+        return self.__getattr__("__len__")
+
+
 def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
               partition: Optional[Partition] = None, salvage: bool = False) -> Part:
     """Collective: this process's part of the trace at `path`, split into
@@ -178,34 +218,39 @@ def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
     except Exception as exc:
         error = exc
     exchange.agree(error)
-    offsets = np.frombuffer(offsets, dtype=np.uint64)
-    rec = memoryview(records)
-    size = GHOST_RECORD.itemsize
-    outgoing = [rec[int(offsets[p]) * size:int(offsets[p + 1]) * size]
-                for p in range(partition.parts)]
-    del records
-    incoming = exchange.alltoall_bytes(outgoing)
-    del outgoing, rec
-    # every location's ghosts come from its one owner, sorted: a plain concatenation
-    ghosts = b"".join(incoming)
-    del incoming
+    # the export is one buffer, its records sorted by part: it is sent as it is
+    offsets = np.frombuffer(offsets, dtype=np.uint64).astype(np.int64)
+    ghosts, _ = exchange.alltoallv(records, np.diff(offsets) * GHOST_RECORD.itemsize)
+    del records  # every location's ghosts come from its one owner, sorted: as received
     try:
         reading.add_ghosts(ghosts)
+    except Exception as exc:
+        error = exc
+    exchange.agree(error)
+    positions = _ghost_positions(np.frombuffer(ghosts, dtype=GHOST_RECORD))
+    received = len(ghosts) // GHOST_RECORD.itemsize
+    del ghosts  # copied into the reading: gone before the order is made
+    try:
         core = reading.finish()
     except Exception as exc:
         error = exc
     exchange.agree(error)
-    table = np.frombuffer(ghosts, dtype=GHOST_RECORD)
+    trace = Trace(core, threads)
+    part = trace.part = Part(trace, partition, me, exchange, positions, received)
+    part.whole = _whole_trace(part)
+    return part
+
+
+def _ghost_positions(table: np.ndarray) -> Dict[int, np.ndarray]:
+    """Per ghost location, its ghosts' positions in the whole trace (the records
+    of a location come together, ascending)."""
     positions = {}
     if len(table):
         locs = table["location"]
-        cuts = np.nonzero(np.diff(locs))[0] + 1
-        for run in np.split(np.arange(len(table)), cuts):
-            positions[int(locs[run[0]])] = table["position"][run].astype(np.int64)
-    trace = Trace(core, threads)
-    part = trace.part = Part(trace, partition, me, exchange, positions, len(table))
-    part.whole = _whole_trace(part)
-    return part
+        starts = np.concatenate(([0], np.nonzero(np.diff(locs))[0] + 1, [len(table)]))
+        for a, b in zip(starts[:-1].tolist(), starts[1:].tolist()):
+            positions[int(locs[a])] = table["position"][a:b].astype(np.int64)
+    return positions
 
 
 def _whole_trace(part: Part) -> dict:
@@ -222,4 +267,4 @@ def _whole_trace(part: Part) -> dict:
             "last_time": max(lasts) if lasts else None}
 
 
-__all__ = ["Part", "open_part", "GHOST_RECORD"]
+__all__ = ["Part", "open_part", "GHOST_RECORD", "DefinitionsOnly", "PartOfTraceError"]

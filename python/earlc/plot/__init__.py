@@ -6,6 +6,8 @@ dependency: `pip install matplotlib`).
     report     the metric tree as bars with the share of time, and per property a
                call path x location heat map
     comm       the communication matrix
+    logical timeline
+               the communication events at their logical step, coloured by lateness
 
 Each function returns the matplotlib Figure and, given a path, saves it (the
 format follows the file name: .png, .svg, .pdf).  Nothing here touches pyplot's
@@ -23,6 +25,12 @@ def plot_timeline(trace, path=None, **options):
     return draw(trace, path, **options)
 
 
+def plot_logical_timeline(trace, path=None, **options):
+    from .logical import plot_logical_timeline as draw
+
+    return draw(trace, path, **options)
+
+
 def plot_report(report, path=None, **options):
     from .report import plot_report as draw
 
@@ -35,4 +43,4 @@ def plot_comm(trace, path=None, **options):
     return draw(trace, path, **options)
 
 
-__all__ = ["plot_timeline", "plot_report", "plot_comm", "require_matplotlib", "MissingDependency"]
+__all__ = ["plot_timeline", "plot_logical_timeline", "plot_report", "plot_comm", "require_matplotlib", "MissingDependency"]
