@@ -22,16 +22,24 @@ BUILD      ?= build
 OTF2_CFLAGS := $(shell pkg-config --cflags otf2 2>/dev/null)
 OTF2_LIBS   := $(shell pkg-config --libs otf2 2>/dev/null)
 WARN        = -Wall -Wextra -Werror -Wno-missing-field-initializers
+# Only the public API (EARL_API, csrc/include/earl_api.h) is visible outside
+# a shared object built from the core; the recorder exports only MPI's
+# functions (csrc/record/record_internal.h).
+VISIBILITY  = -fvisibility=hidden
 CFLAGS     ?= -O2 -g
-ALL_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(OTF2_CFLAGS) $(addprefix -I,$(CORE_DIRS)) -pthread
+ALL_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) $(VISIBILITY) $(CFLAGS) $(OTF2_CFLAGS) $(CORE_INCLUDES) -pthread
 SAN         = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 TSAN        = -fsanitize=thread -fno-omit-frame-pointer
 
 # csrc/ holds the trace model; each subsystem has a folder of its own
 # (csrc/states, csrc/hb, ...).  csrc/record is built apart: it links MPI.
-CORE_DIRS   = csrc $(filter-out csrc/record,$(patsubst %/,%,$(wildcard csrc/*/)))
+# The public headers are in csrc/include; an internal header stays beside its
+# code, and a file includes another folder's internal header by its path
+# from csrc/ ("hb/hb_clock.h").
+CORE_DIRS   = csrc $(filter-out csrc/record csrc/include,$(patsubst %/,%,$(wildcard csrc/*/)))
+CORE_INCLUDES = -Icsrc/include -Icsrc
 CORE_SRC    = $(sort $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.c)))
-CORE_HDR    = $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.h))
+CORE_HDR    = $(wildcard csrc/include/*.h) $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.h))
 CORE_OBJ    = $(CORE_SRC:csrc/%.c=$(BUILD)/obj/%.o)
 CTEST_SRC   = $(sort $(wildcard tests/c/test_*.c))
 CTEST_BIN   = $(CTEST_SRC:tests/c/%.c=$(BUILD)/tests/%)
@@ -94,12 +102,13 @@ lib: $(BUILD)/libearl.a
 # shared library, built with the MPI compiler wrapper and kept out of
 # libearl, and placed in the package so an editable install finds it.
 MPICC       ?= mpicc
-RECORD_SRC  = $(sort $(wildcard csrc/record/*.c))
+# it takes the core's hash map (csrc/base/hashmap.c) along, hidden inside it
+RECORD_SRC  = $(sort $(wildcard csrc/record/*.c)) csrc/base/hashmap.c
 RECORDER    = python/earlc/libearlc_record.so
 recorder: $(RECORDER)
 
-$(RECORDER): $(RECORD_SRC) $(wildcard csrc/record/*.h)
-	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -fPIC -shared $(OTF2_CFLAGS) -Icsrc/record \
+$(RECORDER): $(RECORD_SRC) $(wildcard csrc/record/*.h) csrc/include/earlc_record.h csrc/base/hashmap.h
+	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) $(VISIBILITY) $(CFLAGS) -fPIC -shared $(OTF2_CFLAGS) $(CORE_INCLUDES) \
 	  $(RECORD_SRC) -o $@ -pthread
 
 $(BUILD)/obj/%.o: csrc/%.c $(CORE_HDR)

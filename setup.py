@@ -24,8 +24,11 @@ def pkg_config(*args):
 
 cflags = pkg_config("--cflags")
 libs = pkg_config("--libs")
+# Hidden visibility: the module exports PyInit__core and the core's public
+# API (EARL_API, csrc/include/earl_api.h), none of its internal names.
 extra_compile = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
-                 "-Wno-missing-field-initializers", "-D_GNU_SOURCE"] + cflags
+                 "-Wno-missing-field-initializers", "-D_GNU_SOURCE",
+                 "-fvisibility=hidden"] + cflags
 if os.environ.get("EARLC_SANITIZE"):
     extra_compile += ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-O1", "-g"]
 
@@ -39,9 +42,12 @@ def numpy_include():
 
 # csrc/ holds the trace model; each subsystem has a folder of its own
 # (csrc/states, csrc/hb, ...).  csrc/record is not part of the extension: it is
-# the MPI recorder, a library of its own built with mpicc (Makefile).
+# the MPI recorder, a library of its own built with mpicc (Makefile).  The
+# public headers are in csrc/include; internal headers stay beside their code
+# and are included by their path from csrc/ across folders.
 CORE_DIRS = ["csrc"] + sorted(d.rstrip("/") for d in glob.glob("csrc/*/")
-                              if d.rstrip("/") != "csrc/record")
+                              if d.rstrip("/") not in ("csrc/record", "csrc/include"))
+CORE_INCLUDES = ["csrc/include", "csrc"]
 
 
 def core_files(pattern):
@@ -51,8 +57,9 @@ def core_files(pattern):
 core = Extension(
     "earlc._core",
     sources=core_files("*.c") + sorted(glob.glob("python/earlc/_ext/*.c")),
-    include_dirs=CORE_DIRS + [numpy_include()],
-    depends=core_files("*.h") + sorted(glob.glob("python/earlc/_ext/*.h")),
+    include_dirs=CORE_INCLUDES + [numpy_include()],
+    depends=(sorted(glob.glob("csrc/include/*.h")) + core_files("*.h")
+             + sorted(glob.glob("python/earlc/_ext/*.h"))),
     extra_compile_args=extra_compile,
     extra_link_args=libs + ["-pthread"],
 )

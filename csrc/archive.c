@@ -25,7 +25,9 @@
 #include <sys/stat.h>
 
 #include "archive.h"
-#include "util.h"
+#include "base/errors.h"
+#include "base/grow.h"
+#include "base/text.h"
 
 /* ---- the anchor ----------------------------------------------------------------- */
 

@@ -17,7 +17,11 @@
 #include <string.h>
 
 #include "earl_calltree.h"
-#include "util.h"
+#include "base/colset.h"
+#include "base/errors.h"
+#include "base/grow.h"
+#include "base/hashmap.h"
+#include "base/mem.h"
 
 /* The metric columns of earl_calltree_view, as a colset. */
 typedef struct rows {
@@ -41,7 +45,7 @@ struct earl_calltree {
     int32_t *parent;
     uint32_t *region;
     size_t n_cnodes, cap_parent, cap_region;
-    earl_keymap cnodes; /* (parent + 1) << 32 | region -> cnode */
+    earl_map cnodes;    /* (parent + 1) << 32 | region -> cnode */
     /* the cnodes entered recently, by a hash of their key: most ENTERs repeat
      * a call path of the last few iterations, found here without the map */
     struct recent_cnode {
@@ -56,16 +60,17 @@ struct earl_calltree {
 static int32_t cnode_of(earl_calltree *t, int32_t parent, uint32_t region)
 {
     uint64_t key = ((uint64_t)(uint32_t)(parent + 1) << 32) | region;
-    struct recent_cnode *recent = &t->recent[(key * 0x9e3779b97f4a7c15ULL) >> 56];
+    struct recent_cnode *recent = &t->recent[earl_hash_mix(key, 0) >> 56];
     if (recent->key == key)
         return recent->cnode;
     if (EARL_GROW(t->parent, t->cap_parent, t->n_cnodes + 1) != 0 ||
         EARL_GROW(t->region, t->cap_region, t->n_cnodes + 1) != 0)
         return -2;
     int added;
-    int32_t c = earl_keymap_get(&t->cnodes, key, (int32_t)t->n_cnodes, &added);
-    if (c < 0)
+    int64_t *slot = earl_map_slot(&t->cnodes, key, 0, (int64_t)t->n_cnodes, &added);
+    if (!slot)
         return -2;
+    int32_t c = (int32_t)*slot;
     if (added) {
         t->parent[c] = parent;
         t->region[c] = region;
@@ -119,14 +124,16 @@ typedef struct loc_state {
 /* The row of (location l, cnode c), appended on first use; -1 when out of
  * memory.  Most lookups ask for one of the location's last two call paths
  * (a call and its caller alternate), answered without the map. */
-static int32_t row_of(rows *r, earl_keymap *index, loc_state *s, earl_loc l, int32_t c)
+static int32_t row_of(rows *r, earl_map *index, loc_state *s, earl_loc l, int32_t c)
 {
     if (s->row >= 0 && r->cnode[s->row] == c)
         return s->row;
     int32_t row = s->cached_row;
     if (s->cached_cnode != c) {
         int added;
-        row = earl_keymap_get(index, ((uint64_t)l << 32) | (uint32_t)c, (int32_t)r->n, &added);
+        int64_t *slot = earl_map_slot(index, ((uint64_t)l << 32) | (uint32_t)c, 0, (int64_t)r->n,
+                                      &added);
+        row = slot ? (int32_t)*slot : -1;
         if (row >= 0 && added) {
             earl_colset cols = rows_columns(r);
             if (earl_colset_reserve(&cols, &r->cap, r->n + 1) != 0)
@@ -182,7 +189,7 @@ static earl_status walk(earl_calltree *t, const earl_trace *trace, const earl_ei
     const earl_events *ev = earl_trace_events(trace);
     size_t n_locs = earl_trace_defs(trace)->n_locations;
     loc_state *locs = malloc((n_locs ? n_locs : 1) * sizeof *locs);
-    earl_keymap index = {0};
+    earl_map index = {0};
     if (!locs)
         goto nomem;
     for (size_t l = 0; l < n_locs; l++)
@@ -220,14 +227,14 @@ static earl_status walk(earl_calltree *t, const earl_trace *trace, const earl_ei
             r->visits[row]++;
     }
     free(locs);
-    earl_keymap_free(&index);
+    earl_map_free(&index);
     if (group_rows_by_location(r, n_locs) != 0)
         return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory building the call tree",
                          earl_trace_path(trace));
     return EARL_OK;
 nomem:
     free(locs);
-    earl_keymap_free(&index);
+    earl_map_free(&index);
     return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory building the call tree",
                      earl_trace_path(trace));
 }
@@ -261,7 +268,7 @@ void earl_calltree_free(earl_calltree *t)
 {
     if (!t)
         return;
-    free(t->parent); free(t->region); earl_keymap_free(&t->cnodes);
+    free(t->parent); free(t->region); earl_map_free(&t->cnodes);
     earl_mem_free(t->event_cnode);
     earl_colset cols = rows_columns(&t->rows);
     earl_colset_free(&cols);

@@ -13,7 +13,17 @@
 
 #include "archive.h"
 #include "earl.h"
-#include "util.h"
+#include "base/colset.h"
+#include "base/compiler.h"
+#include "base/details.h"
+#include "base/errors.h"
+#include "base/grow.h"
+#include "base/hashmap.h"
+#include "base/mem.h"
+#include "base/otf2_errors.h"
+#include "base/parts.h"
+#include "base/sorted.h"
+#include "base/text.h"
 
 /* ---- definitions --------------------------------------------------------- */
 
@@ -117,13 +127,6 @@ typedef struct warning_list {
     earl_warning *items; size_t n, cap;
 } warning_list;
 
-/* The one counting mechanism of every warning list: count code in counts[]
- * and, while fewer than EARL_WARNING_DETAIL_MAX of it are kept, return a new
- * zeroed item of item_size bytes appended to *items (NULL otherwise, or when
- * out of memory: the count stays exact, only the detail is lost). */
-void *warning_slot(uint64_t *counts, int code, void **items, size_t *n, size_t *cap,
-                   size_t item_size);
-
 /* Count a warning and keep its detail while fewer than
  * EARL_WARNING_DETAIL_MAX of its code are kept. */
 void warning_add(warning_list *w, earl_warning_code code, earl_loc loc,
@@ -143,13 +146,6 @@ typedef enum other_record {
 } other_record;
 
 extern const char *const other_record_names[OTHER_RECORD_COUNT];
-
-/* Pending non-blocking requests of a location: open addressing on the
- * request id, value = local event index of the request's start. */
-typedef struct request_map {
-    uint64_t *keys; int64_t *values; uint8_t *used;
-    size_t cap, n;
-} request_map;
 
 /* Reading threads write their own location's buffer on every event, so
  * buffers start on a cache line of their own (allocate arrays of them with
@@ -212,7 +208,7 @@ typedef struct loc_events {
 
     earl_time last_time;
     uint32_t *stack; size_t depth, cap_stack;   /* open regions */
-    request_map requests;
+    earl_map requests;         /* pending requests: id -> position of the start */
     uint64_t other[OTHER_RECORD_COUNT];
     warning_list warnings;
     int nomem;

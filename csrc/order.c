@@ -22,7 +22,6 @@
  * fault in those pages: the open needs little more than the finished trace.
  */
 #include <malloc.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -288,42 +287,32 @@ static size_t count_before(const loc_events *b, earl_time t)
     return earl_u64_lower_bound(b->time, 0, b->n, t);
 }
 
-/* A time t such that about `want` events lie before it. */
+/* Times t before which fewer than `want` events lie. */
+typedef struct time_split {
+    const loc_events *bufs;
+    size_t n_locs, want;
+} time_split;
+
+static int too_few_before(const void *ctx, size_t t)
+{
+    const time_split *q = ctx;
+    size_t c = 0;
+    for (size_t l = 0; l < q->n_locs; l++)
+        c += count_before(&q->bufs[l], (earl_time)t);
+    return c < q->want;
+}
+
+/* A time t such that about `want` events lie before it: the smallest with
+ * at least `want` before it, searched over the times (a size_t holds them). */
 static earl_time split_time(const loc_events *bufs, size_t n_locs, size_t want)
 {
-    earl_time lo = 0, hi = 0;
+    _Static_assert(sizeof(size_t) >= sizeof(earl_time), "times are searched as size_t");
+    earl_time hi = 0;
     for (size_t l = 0; l < n_locs; l++)
         if (bufs[l].n && bufs[l].time[bufs[l].n - 1] + 1 > hi)
             hi = bufs[l].time[bufs[l].n - 1] + 1;
-    while (lo < hi) { /* smallest t with count_before(t) >= want */
-        earl_time mid = lo + (hi - lo) / 2;
-        size_t c = 0;
-        for (size_t l = 0; l < n_locs; l++)
-            c += count_before(&bufs[l], mid);
-        if (c < want)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* Run fn on each of the P parts, parts 1.. in threads and part 0 here; a
- * part whose thread cannot start runs here too, so the result never depends
- * on how many threads ran. */
-static void run_parts(void *(*fn)(void *), merge_part *parts, size_t P, pthread_t *tids)
-{
-    size_t started = 0;
-    for (size_t k = 1; k < P; k++) {
-        if (pthread_create(&tids[k], NULL, fn, &parts[k]) != 0)
-            break;
-        started = k;
-    }
-    fn(&parts[0]);
-    for (size_t k = started + 1; k < P; k++)
-        fn(&parts[k]);
-    for (size_t k = 1; k <= started; k++)
-        pthread_join(tids[k], NULL);
+    time_split q = {bufs, n_locs, want};
+    return earl_partition_point(0, (size_t)hi, too_few_before, &q);
 }
 
 earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_threads,
@@ -353,11 +342,10 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
     size_t *positions = malloc(P * (n_locs + 1) * sizeof *positions);
     heap_node *heaps = malloc(P * (n_locs + 1) * sizeof *heaps);
     size_t (*given_back)[3] = malloc(P * (n_locs + 1) * sizeof *given_back);
-    pthread_t *tids = calloc(P, sizeof *tids);
     earl_status st = EARL_OK;
     if (!tr->time || !tr->location || !tr->kind || !tr->payload || !tr->loc_events ||
         !tr->loc_start || !base || !value_base || !parts || !cursors || !positions || !heaps ||
-        !given_back || !tids) {
+        !given_back) {
         st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory ordering %zu events", tr->anchor, n);
         goto done;
     }
@@ -412,12 +400,12 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
     }
     /* the side-table rows first, so that the reading buffers' tables are
      * gone before the core columns are written */
-    run_parts(copy_rows, parts, P, tids);
+    earl_parts_run(copy_rows, parts, sizeof *parts, P);
     for (size_t l = 0; l < n_locs; l++)
         side_tables_free_unkept(&bufs[l].tables);
     malloc_trim(0); /* small locations' tables came from malloc's heap */
-    run_parts(merge_slice, parts, P, tids);
-    run_parts(fix_rows, parts, P, tids);
+    earl_parts_run(merge_slice, parts, sizeof *parts, P);
+    earl_parts_run(fix_rows, parts, sizeof *parts, P);
     memset(tr->view.kind_counts, 0, sizeof tr->view.kind_counts);
     for (size_t k = 0; k < P; k++)
         for (int kind = 0; kind < EARL_KIND_COUNT; kind++)
@@ -432,6 +420,5 @@ done:
     free(positions);
     free(heaps);
     free(given_back);
-    free(tids);
     return st;
 }

@@ -40,91 +40,6 @@ const char *const other_record_names[OTHER_RECORD_COUNT] = {
     [OTHER_UNKNOWN] = "UNKNOWN",
 };
 
-/* ---- request map ----------------------------------------------------------- */
-
-static uint64_t hash64(uint64_t x)
-{
-    x ^= x >> 33; x *= 0xff51afd7ed558ccdULL; x ^= x >> 33;
-    return x;
-}
-
-static int request_map_grow(request_map *m)
-{
-    size_t cap = m->cap ? m->cap * 2 : 64;
-    request_map n = {calloc(cap, 8), calloc(cap, 8), calloc(cap, 1), cap, 0};
-    if (!n.keys || !n.values || !n.used) {
-        free(n.keys); free(n.values); free(n.used);
-        return -1;
-    }
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!m->used[i])
-            continue;
-        size_t j = hash64(m->keys[i]) & (cap - 1);
-        while (n.used[j])
-            j = (j + 1) & (cap - 1);
-        n.used[j] = 1; n.keys[j] = m->keys[i]; n.values[j] = m->values[i]; n.n++;
-    }
-    free(m->keys); free(m->values); free(m->used);
-    *m = n;
-    return 0;
-}
-
-static size_t request_slot(const request_map *m, uint64_t key)
-{
-    size_t j = hash64(key) & (m->cap - 1);
-    while (m->used[j] && m->keys[j] != key)
-        j = (j + 1) & (m->cap - 1);
-    return j;
-}
-
-/* Returns the previous value for key, or -1. */
-static int64_t request_put(request_map *m, uint64_t key, int64_t value, int *nomem)
-{
-    if ((m->n + 1) * 2 > m->cap && request_map_grow(m) != 0) {
-        *nomem = 1;
-        return -1;
-    }
-    size_t j = request_slot(m, key);
-    int64_t old = m->used[j] ? m->values[j] : -1;
-    if (!m->used[j])
-        m->n++;
-    m->used[j] = 1; m->keys[j] = key; m->values[j] = value;
-    return old;
-}
-
-static int64_t request_get(const request_map *m, uint64_t key)
-{
-    if (!m->cap)
-        return -1;
-    size_t j = request_slot(m, key);
-    return m->used[j] ? m->values[j] : -1;
-}
-
-/* Remove key, keeping the probe chains of linear probing intact. */
-static int64_t request_take(request_map *m, uint64_t key)
-{
-    if (!m->cap)
-        return -1;
-    size_t j = request_slot(m, key);
-    if (!m->used[j])
-        return -1;
-    int64_t value = m->values[j];
-    m->used[j] = 0;
-    m->n--;
-    size_t k = (j + 1) & (m->cap - 1);
-    while (m->used[k]) {
-        size_t home = hash64(m->keys[k]) & (m->cap - 1);
-        /* move k back into the hole at j if its home is not in (j, k] */
-        if ((k > j && (home <= j || home > k)) || (k < j && home <= j && home > k)) {
-            m->keys[j] = m->keys[k]; m->values[j] = m->values[k]; m->used[j] = 1;
-            m->used[k] = 0;
-            j = k;
-        }
-        k = (k + 1) & (m->cap - 1);
-    }
-    return value;
-}
-
 /* ---- appending ------------------------------------------------------------- */
 
 #define UD(b) loc_events *b = (loc_events *)user_data
@@ -404,9 +319,14 @@ static OTF2_CallbackCode on_recv(OTF2_LocationRef location, OTF2_TimeStamp t, ui
 /* The start of a non-blocking request: remember it until it completes. */
 static OTF2_CallbackCode request_start(loc_events *b, int64_t i, uint64_t request)
 {
-    int64_t old = request_put(&b->requests, request, i, &b->nomem);
-    if (b->nomem)
+    int added;
+    int64_t *start = earl_map_slot(&b->requests, request, 0, i, &added);
+    if (!start) {
+        b->nomem = 1;
         return OTF2_CALLBACK_INTERRUPT;
+    }
+    int64_t old = added ? -1 : *start;
+    *start = i;
     if (old >= 0)
         warning_add(&b->warnings, EARL_WARN_REQUEST_NOT_COMPLETED, b->loc, (uint64_t)old,
                     "request %llu started again before it completed",
@@ -475,8 +395,13 @@ static void copy_message(earl_msg_table *m, int64_t to, int64_t from)
 static void link_request(loc_events *b, int64_t i, uint64_t request, int take,
                          int completion_knows_message)
 {
-    int64_t start = take ? request_take(&b->requests, request)
-                         : request_get(&b->requests, request);
+    int64_t start = -1;
+    if (take) {
+        earl_map_take(&b->requests, request, 0, &start);
+    } else {
+        const int64_t *at = earl_map_find(&b->requests, request, 0);
+        start = at ? *at : -1;
+    }
     if (start < 0) {
         warning_add(&b->warnings, EARL_WARN_REQUEST_UNKNOWN, b->loc, (uint64_t)i,
                     "%s of request %llu that was never started", earl_kind_name(b->kind[i]),
@@ -888,6 +813,37 @@ static OTF2_EvtReaderCallbacks *make_callbacks(void)
 
 /* ---- reading a location --------------------------------------------------------- */
 
+static void warn_never_completed(loc_events *b, int64_t start, uint64_t request)
+{
+    warning_add(&b->warnings, EARL_WARN_REQUEST_NOT_COMPLETED, b->loc, (uint64_t)start,
+                "request %llu never completed", (unsigned long long)request);
+}
+
+/* The requests still pending at the end of a location, in the order they
+ * started (without memory to sort them, in the map's order). */
+static void warn_pending_requests(loc_events *b)
+{
+    const earl_map *m = &b->requests;
+    int64_t (*pending)[2] = m->n ? malloc(m->n * sizeof *pending) : NULL; /* start, request */
+    size_t n = 0;
+    for (size_t j = 0; j < m->cap; j++) {
+        const earl_map_entry *e = &m->slots[j];
+        if (!e->hash)
+            continue;
+        if (pending) {
+            pending[n][0] = e->val;
+            pending[n++][1] = (int64_t)e->k1;
+        } else {
+            warn_never_completed(b, e->val, e->k1);
+        }
+    }
+    if (n)
+        qsort(pending, n, sizeof *pending, earl_cmp_i64); /* starts are distinct */
+    for (size_t k = 0; k < n; k++)
+        warn_never_completed(b, pending[k][0], (uint64_t)pending[k][1]);
+    free(pending);
+}
+
 /* Checks at the end of a location: regions still open, requests never
  * completed. */
 static void finish_location(loc_events *b)
@@ -902,15 +858,9 @@ static void finish_location(loc_events *b)
         warning_add(&b->warnings, EARL_WARN_REGION_NOT_LEFT, b->loc, b->n,
                     "region '%s' (%u) still open at the end of the location",
                     earl_defs_region_name(&b->defs->view, b->stack[d - 1]), b->stack[d - 1]);
-    request_map *m = &b->requests;
-    for (size_t j = 0; j < m->cap; j++)
-        if (m->used[j])
-            warning_add(&b->warnings, EARL_WARN_REQUEST_NOT_COMPLETED, b->loc,
-                        (uint64_t)m->values[j], "request %llu never completed",
-                        (unsigned long long)m->keys[j]);
+    warn_pending_requests(b);
     free(b->stack); b->stack = NULL; b->depth = b->cap_stack = 0;
-    free(m->keys); free(m->values); free(m->used);
-    memset(m, 0, sizeof *m);
+    earl_map_free(&b->requests);
 }
 
 /* How often a reader reports progress, in events. */
@@ -926,9 +876,7 @@ static void loc_events_restart(loc_events *b)
     b->tables.metric.n_values = 0;
     b->last_time = 0;
     b->depth = 0;
-    request_map *m = &b->requests;
-    free(m->keys); free(m->values); free(m->used);
-    memset(m, 0, sizeof *m);
+    earl_map_free(&b->requests);
     memset(b->other, 0, sizeof b->other);
     warning_list_free(&b->warnings);
     memset(b->warnings.counts, 0, sizeof b->warnings.counts);
@@ -1082,7 +1030,6 @@ void loc_events_free(loc_events *b)
     b->time = NULL; b->kind = NULL; b->payload = NULL;
     side_tables_free_unkept(&b->tables);
     free(b->stack); b->stack = NULL;
-    free(b->requests.keys); free(b->requests.values); free(b->requests.used);
-    memset(&b->requests, 0, sizeof b->requests);
+    earl_map_free(&b->requests);
     warning_list_free(&b->warnings);
 }

@@ -69,15 +69,14 @@ static earl_status open_reader(const char *anchor, OTF2_Reader **out, earl_error
     return EARL_OK;
 }
 
-static void *run_job(void *arg)
+static void read_job_locations(read_job *job)
 {
-    read_job *job = arg;
     const char *anchor = job->plan->anchor;
     const defs_store *defs = job->plan->defs;
     OTF2_Reader *r = NULL;
     job->status = open_reader(anchor, &r, &job->err);
     if (job->status != EARL_OK)
-        return NULL;
+        return;
     for (size_t k = 0; k < job->n_locs; k++)
         OTF2_Reader_SelectLocation(r, defs->locations[job->locs[k]].id);
     /* local definition files are optional; they carry mapping tables and
@@ -87,7 +86,7 @@ static void *run_job(void *arg)
         job->status = earl_fail(&job->err, EARL_ERR_CORRUPT, "%s: cannot open the event files: %s",
                                 anchor, earl_otf2_last_message());
         OTF2_Reader_Close(r);
-        return NULL;
+        return;
     }
     for (size_t k = 0; k < job->n_locs && have_defs; k++) {
         uint64_t id = defs->locations[job->locs[k]].id;
@@ -115,6 +114,14 @@ static void *run_job(void *arg)
     }
     OTF2_Reader_CloseEvtFiles(r);
     OTF2_Reader_Close(r);
+}
+
+static void *run_job(void *arg)
+{
+    read_job *job = arg;
+    read_job_locations(job);
+    /* libotf2's buffers, no fault of the archive */
+    job->status = earl_otf2_blame_memory(&job->err, job->status);
     return NULL;
 }
 
@@ -129,12 +136,6 @@ static int by_bytes_desc(const void *a, const void *b, void *bytes)
     return x < y ? -1 : x > y;
 }
 
-static int online_cores(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
-
 /* Read every location, in n_threads threads.  Locations are dealt out
  * largest first to the least loaded thread, which balances events. */
 static earl_status read_all(const read_plan *plan, loc_events *bufs, int n_threads,
@@ -147,8 +148,7 @@ static earl_status read_all(const read_plan *plan, loc_events *bufs, int n_threa
         n += defs->locations[l].held == EARL_HELD_ALL;
     if (n == 0)
         return EARL_OK;
-    if (n_threads < 1)
-        n_threads = online_cores();
+    n_threads = earl_threads_or_cores(n_threads);
     if ((size_t)n_threads > n)
         n_threads = (int)n;
     size_t *order = malloc(n * sizeof *order);
@@ -156,9 +156,8 @@ static earl_status read_all(const read_plan *plan, loc_events *bufs, int n_threa
     loc_events *scratch = loc_events_alloc(n);
     read_job *jobs = calloc((size_t)n_threads, sizeof *jobs);
     uint64_t *load = calloc((size_t)n_threads, sizeof *load);
-    pthread_t *tids = calloc((size_t)n_threads, sizeof *tids);
     earl_status st = EARL_OK;
-    if (!order || !assigned || !scratch || !jobs || !load || !tids) {
+    if (!order || !assigned || !scratch || !jobs || !load) {
         st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", anchor);
         goto done;
     }
@@ -193,18 +192,7 @@ static earl_status read_all(const read_plan *plan, loc_events *bufs, int n_threa
     free(count);
     free(owner);
 
-    int started = 0;
-    for (int t = 1; t < n_threads; t++) {
-        if (pthread_create(&tids[t], NULL, run_job, &jobs[t]) != 0) {
-            st = earl_fail(err, EARL_ERR_THREAD, "%s: cannot start a reading thread", anchor);
-            break;
-        }
-        started = t;
-    }
-    if (st == EARL_OK)
-        run_job(&jobs[0]);
-    for (int t = 1; t <= started; t++)
-        pthread_join(tids[t], NULL);
+    earl_parts_run(run_job, jobs, sizeof *jobs, (size_t)n_threads);
     /* report the first failure in location order, independent of timing */
     for (int t = 0; st == EARL_OK && t < n_threads; t++)
         if (jobs[t].status != EARL_OK) {
@@ -213,7 +201,7 @@ static earl_status read_all(const read_plan *plan, loc_events *bufs, int n_threa
             st = jobs[t].status;
         }
 done:
-    free(order); free(assigned); free(scratch); free(jobs); free(load); free(tids);
+    free(order); free(assigned); free(scratch); free(jobs); free(load);
     return st;
 }
 
@@ -384,6 +372,7 @@ earl_status earl_reading_open(const char *path, const earl_open_options *options
         st = defs_read(&tr->defs, reader, tr->anchor, err);
         OTF2_Reader_Close(reader);
     }
+    st = earl_otf2_blame_memory(err, st); /* libotf2's buffers, no fault of the archive */
     mallopt(M_PERTURB, 0);
     if (st == EARL_OK) {
         r->n_locs = tr->defs.n_locations;
@@ -477,7 +466,7 @@ earl_status earl_reading_finish(earl_reading *r, earl_trace **out, earl_error *e
     if (r->pr.fn)
         r->pr.fn(r->pr.data, "ordering", 0, 1);
     earl_status st = order_events(tr, r->bufs, r->n_locs,
-                                  r->threads > 0 ? r->threads : online_cores(), err);
+                                  earl_threads_or_cores(r->threads), err);
     if (st == EARL_OK && tr->defs.clock_missing)
         clock_fallback(tr);
     if (st == EARL_OK)

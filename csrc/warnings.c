@@ -5,29 +5,19 @@
  * are kept with their location, position and a short detail, so that a user
  * can find them without the list growing with the trace.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
-
-void *warning_slot(uint64_t *counts, int code, void **items, size_t *n, size_t *cap,
-                   size_t item_size)
-{
-    if (counts[code]++ >= EARL_WARNING_DETAIL_MAX)
-        return NULL;
-    if (earl_grow(items, cap, *n + 1, item_size) != 0)
-        return NULL;
-    void *it = (char *)*items + (*n)++ * item_size;
-    memset(it, 0, item_size);
-    return it;
-}
+#include "base/details.h"
 
 void warning_add(warning_list *w, earl_warning_code code, earl_loc loc,
                  uint64_t position, const char *fmt, ...)
 {
-    earl_warning *it = warning_slot(w->counts, code, (void **)&w->items, &w->n, &w->cap,
-                                    sizeof *w->items);
+    earl_warning *it = earl_detail_slot(w->counts, code, (void **)&w->items, &w->n, &w->cap,
+                                        sizeof *w->items);
     if (!it)
         return;
     it->code = code;

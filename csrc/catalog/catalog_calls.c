@@ -20,7 +20,8 @@
 #include <string.h>
 
 #include "earl_catalog.h"
-#include "util.h"
+#include "base/errors.h"
+#include "base/mem.h"
 
 /* Queries by event id, then by position (a stable order). */
 static int by_id(const void *a, const void *b, void *ids)

@@ -28,7 +28,11 @@
 #include <string.h>
 
 #include "earl_catalog.h"
-#include "util.h"
+#include "base/errors.h"
+#include "base/grow.h"
+#include "base/hashmap.h"
+#include "base/mem.h"
+#include "base/sorted.h"
 
 static int is_send_kind(uint8_t kind)
 {
@@ -112,7 +116,7 @@ earl_status earl_p2p_find(const earl_trace *trace, earl_states *states, earl_p2p
 }
 
 /* The sums of one (cnode, location) of sends or receives, found through a
- * keymap. */
+ * hash map. */
 typedef struct cell_sum {
     uint64_t key; /* cnode << 32 | location: ascending (cnode, location) */
     int64_t records, payload;
@@ -120,7 +124,7 @@ typedef struct cell_sum {
 } cell_sum;
 
 typedef struct cell_sums {
-    earl_keymap cells;
+    earl_map cells;
     cell_sum *sum;
     size_t n, cap;
 } cell_sums;
@@ -143,9 +147,10 @@ static int add_to_cell(cell_sums *c, last_cell *last, uint64_t key, uint64_t byt
     int32_t k = last->cell;
     if (k < 0 || key != last->key) {
         int added;
-        k = earl_keymap_get(&c->cells, key, (int32_t)c->n, &added);
-        if (k < 0 || (added && EARL_GROW(c->sum, c->cap, c->n + 1) != 0))
+        int64_t *slot = earl_map_slot(&c->cells, key, 0, (int64_t)c->n, &added);
+        if (!slot || (added && EARL_GROW(c->sum, c->cap, c->n + 1) != 0))
             return -1;
+        k = (int32_t)*slot;
         if (added)
             c->sum[c->n++] = (cell_sum){key, 0, 0, 0};
         *last = (last_cell){key, k};
@@ -203,7 +208,7 @@ earl_status earl_message_sums_build(const earl_events *ev, const int32_t *event_
     }
     ok = ok && finish_cells(&c[0], sends) == 0 && finish_cells(&c[1], recvs) == 0;
     for (int side = 0; side < 2; side++) {
-        earl_keymap_free(&c[side].cells);
+        earl_map_free(&c[side].cells);
         free(c[side].sum);
     }
     free(last);
@@ -217,6 +222,8 @@ earl_status earl_message_sums_build(const earl_events *ev, const int32_t *event_
 
 void earl_message_sums_free(earl_message_sums *s)
 {
+    if (!s)
+        return;
     free(s->cnode); free(s->location); free(s->records); free(s->payload); free(s->bytes);
     *s = (earl_message_sums){0};
 }
@@ -282,31 +289,28 @@ static void order_by_receiver(const earl_events *ev, size_t n_locations, size_t 
 
 /* The first row in [lo, hi) whose call comes after `call` (rows of one call
  * are adjacent and calls ascend along a location).  The Late Senders usually
- * come in call order, so the search gallops forward from `from` (the previous
- * answer on the location) when the answer lies beyond it: a few probes near
- * the last answer instead of a binary search over the location's rows. */
+ * come in call order, so the search gallops from `from` (the previous answer
+ * on the location): a few probes near the last answer instead of a binary
+ * search over the location's rows. */
 static size_t after_call(const earl_eid *row_call, size_t lo, size_t hi, size_t from,
                          earl_eid call)
 {
-    if (from > lo && from <= hi && row_call[from - 1] <= call) {
-        lo = from;
-        for (size_t step = 1; lo + step - 1 < hi; step *= 2) {
-            size_t probe = lo + step - 1;
-            if (row_call[probe] > call) {
-                hi = probe;
-                break;
-            }
-            lo = probe + 1;
-        }
-    }
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (row_call[mid] <= call)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    size_t hint = from >= lo && from <= hi ? from - lo : 0;
+    return lo + earl_i64_gallop_lower_bound(row_call + lo, hi - lo, call + 1, hint);
+}
+
+/* The entries of a stack of rows sent before a bound (their send times
+ * ascend from the bottom). */
+typedef struct sent_before {
+    const int64_t *row_sent;
+    const size_t *stack;
+    int64_t bound;
+} sent_before;
+
+static int is_sent_before(const void *ctx, size_t k)
+{
+    const sent_before *b = ctx;
+    return b->row_sent[b->stack[k]] < b->bound;
 }
 
 earl_status earl_wrong_order(const earl_events *ev, size_t n_locations, size_t n_msgs,
@@ -378,16 +382,9 @@ earl_status earl_wrong_order(const earl_events *ev, size_t n_locations, size_t n
             stack[depth++] = r;
             for (size_t q = query_start[r]; q < query_start[r + 1]; q++) {
                 size_t j = query[q];
-                int64_t bound = query_bound[j];
-                size_t lo = 0, hi = depth; /* entries sent before bound: [0, lo) */
-                while (lo < hi) {
-                    size_t mid = lo + (hi - lo) / 2;
-                    if (row_sent[stack[mid]] < bound)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
-                if (lo)
+                sent_before b = {row_sent, stack, query_bound[j]};
+                size_t lo = earl_partition_point(0, depth, is_sent_before, &b);
+                if (lo) /* entries [0, lo) were sent before the bound */
                     later_source[j] = ev->location[send[row_msg[stack[lo - 1]]]];
             }
         }

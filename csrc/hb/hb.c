@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "hb_internal.h"
-#include "util.h"
 
 /* Refuse stamps that cannot fit in memory before touching any: the size is
  * events x locations, easy to get wrong by stamping a whole large trace. */
@@ -79,10 +78,13 @@ earl_status earl_hb_build(const earl_trace *trace, earl_states *states, const ea
                           size_t n, const earl_hb_options *options, earl_hb **out,
                           earl_error *err)
 {
+    earl_error scratch; /* the rules read back the error they failed with */
+    if (!err)
+        err = &scratch;
     *out = NULL;
     earl_hb *hb = hb_alloc(trace, stamped, n, err);
     if (!hb)
-        return err ? err->code : EARL_ERR_NOMEM;
+        return err->code;
     hb_rules rules;
     earl_status rc = hb_rules_init(&rules, trace, states, err);
     if (rc == EARL_OK)
@@ -100,6 +102,9 @@ earl_status earl_hb_from_stamps(uint32_t width, size_t n, const earl_eid *events
                                 const earl_loc *location, const uint32_t *position,
                                 const uint32_t *stamps, earl_hb **out, earl_error *err)
 {
+    earl_error scratch; /* the failure's code is read back below */
+    if (!err)
+        err = &scratch;
     *out = NULL;
     for (size_t k = 1; k < n; k++)
         if (events[k] <= events[k - 1])
@@ -113,7 +118,7 @@ earl_status earl_hb_from_stamps(uint32_t width, size_t n, const earl_eid *events
                              (unsigned)width);
     earl_hb *hb = hb_new_empty(width, n, err);
     if (!hb)
-        return err ? err->code : EARL_ERR_NOMEM;
+        return err->code;
     if (n) {
         memcpy(hb->events, events, n * sizeof *events);
         memcpy(hb->location, location, n * sizeof *location);
@@ -146,7 +151,7 @@ uint64_t earl_hb_warning_count(const earl_hb *hb, earl_hb_warning_code code)
 
 int64_t earl_hb_index(const earl_hb *hb, earl_eid e)
 {
-    size_t k = earl_eid_lower_bound(hb->events, 0, hb->n, e);
+    size_t k = earl_i64_lower_bound(hb->events, 0, hb->n, e);
     return k < hb->n && hb->events[k] == e ? (int64_t)k : -1;
 }
 

@@ -1,13 +1,13 @@
 /*
  * hb_clock.c - the machinery of the causal-order replays (hb_clock.h): the
- * store of saved vector clocks, the event-id map that finds them, the
- * locations waiting in dependency order, and the shapes of collectives.
+ * store of saved vector clocks, the locations waiting in dependency order,
+ * and the shapes of collectives.
  */
 #include <otf2/otf2.h>
 #include <stdlib.h>
 
 #include "hb_clock.h"
-#include "util.h"
+#include "base/grow.h"
 
 void hb_clock_pool_init(hb_clock_pool *pool, uint32_t width)
 {
@@ -61,115 +61,6 @@ void hb_clock_release(hb_clock_pool *pool, uint32_t slot)
     pool->free_slots[pool->n_free++] = slot;
 }
 
-/* ---- event map ------------------------------------------------------------- */
-
-static size_t home(const hb_event_map *map, earl_eid key)
-{
-    uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull; /* Fibonacci hashing */
-    return (size_t)(h >> 17) & (map->cap - 1);
-}
-
-void hb_event_map_init(hb_event_map *map)
-{
-    memset(map, 0, sizeof *map);
-}
-
-void hb_event_map_free(hb_event_map *map)
-{
-    free(map->keys);
-    free(map->values);
-    memset(map, 0, sizeof *map);
-}
-
-static int rehash(hb_event_map *map, size_t cap)
-{
-    earl_eid *keys = malloc(cap * sizeof *keys);
-    uint32_t *values = malloc(cap * sizeof *values);
-    if (!keys || !values) {
-        free(keys);
-        free(values);
-        return -1;
-    }
-    for (size_t k = 0; k < cap; k++)
-        keys[k] = -1;
-    hb_event_map old = *map;
-    map->keys = keys;
-    map->values = values;
-    map->cap = cap;
-    for (size_t k = 0; k < old.cap; k++) {
-        if (old.keys[k] < 0)
-            continue;
-        size_t i = home(map, old.keys[k]);
-        while (keys[i] >= 0)
-            i = (i + 1) & (cap - 1);
-        keys[i] = old.keys[k];
-        values[i] = old.values[k];
-    }
-    free(old.keys);
-    free(old.values);
-    return 0;
-}
-
-int hb_event_map_put(hb_event_map *map, earl_eid key, uint32_t value)
-{
-    if ((map->count + 1) * 4 > map->cap * 3 && rehash(map, map->cap ? map->cap * 2 : 64) != 0)
-        return -1;
-    size_t i = home(map, key);
-    while (map->keys[i] >= 0 && map->keys[i] != key)
-        i = (i + 1) & (map->cap - 1);
-    if (map->keys[i] < 0) {
-        map->keys[i] = key;
-        map->count++;
-    }
-    map->values[i] = value;
-    return 0;
-}
-
-static size_t find(const hb_event_map *map, earl_eid key)
-{
-    if (!map->cap)
-        return SIZE_MAX;
-    size_t i = home(map, key);
-    while (map->keys[i] >= 0) {
-        if (map->keys[i] == key)
-            return i;
-        i = (i + 1) & (map->cap - 1);
-    }
-    return SIZE_MAX;
-}
-
-uint32_t hb_event_map_get(const hb_event_map *map, earl_eid key)
-{
-    size_t i = find(map, key);
-    return i == SIZE_MAX ? UINT32_MAX : map->values[i];
-}
-
-uint32_t hb_event_map_take(hb_event_map *map, earl_eid key)
-{
-    size_t i = find(map, key);
-    if (i == SIZE_MAX)
-        return UINT32_MAX;
-    uint32_t value = map->values[i];
-    /* backward-shift deletion: pull later entries of the probe run into the
-     * hole when their home does not lie cyclically in (hole, their slot] */
-    size_t mask = map->cap - 1, hole = i, j = i;
-    for (;;) {
-        j = (j + 1) & mask;
-        if (map->keys[j] < 0)
-            break;
-        size_t h = home(map, map->keys[j]);
-        int stays = hole <= j ? (hole < h && h <= j) : (hole < h || h <= j);
-        if (stays)
-            continue;
-        map->keys[hole] = map->keys[j];
-        map->values[hole] = map->values[j];
-        hole = j;
-    }
-    map->keys[hole] = -1;
-    map->count--;
-    return value;
-}
-
 /* ---- waiting ------------------------------------------------------------------ */
 
 int hb_waiters_init(hb_waiters *w, size_t n_locations)
@@ -214,7 +105,7 @@ int hb_wait(hb_waiters *w, int32_t l, int64_t key)
 
 size_t hb_wake(hb_waiters *w, int64_t key, int32_t *out)
 {
-    if (!w->heads.count)
+    if (!w->heads.n)
         return 0;
     uint32_t head = hb_event_map_take(&w->heads, key);
     size_t n = 0;

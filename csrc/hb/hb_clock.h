@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "earl.h"
+#include "base/hashmap.h"
 
 /* Bit sets over event ids (a byte per 8 events): which events are replayed,
  * stamped, kept for later, members of a collective, waited for elsewhere. */
@@ -70,27 +71,44 @@ static inline size_t hb_clock_pool_bytes(const hb_clock_pool *pool)
            (size_t)pool->cap_free * sizeof(uint32_t);
 }
 
-/* Event id -> value (a slot, a counter), open addressing with linear
- * probing; removal shifts entries back, so no tombstones accumulate while a
+/* Event id -> value (a slot, a counter): the core's hash map
+ * (base/hashmap.h) keyed by the event id, UINT32_MAX standing for an absent
+ * key.  Removal shifts entries back, so no tombstones accumulate while a
  * replay puts and takes millions of messages. */
-typedef struct hb_event_map {
-    earl_eid *keys;        /* -1: empty */
-    uint32_t *values;
-    size_t cap;            /* a power of two */
-    size_t count;
-} hb_event_map;
+typedef earl_map hb_event_map;
 
-void hb_event_map_init(hb_event_map *map);
-void hb_event_map_free(hb_event_map *map);
+static inline void hb_event_map_init(hb_event_map *map)
+{
+    memset(map, 0, sizeof *map);
+}
+static inline void hb_event_map_free(hb_event_map *map)
+{
+    earl_map_free(map);
+}
 /* Insert or overwrite; 0, or -1 when out of memory. */
-int hb_event_map_put(hb_event_map *map, earl_eid key, uint32_t value);
+static inline int hb_event_map_put(hb_event_map *map, earl_eid key, uint32_t value)
+{
+    int64_t *v = earl_map_slot(map, (uint64_t)key, 0, value, NULL);
+    if (!v)
+        return -1;
+    *v = value;
+    return 0;
+}
 /* The value of key, or UINT32_MAX when absent. */
-uint32_t hb_event_map_get(const hb_event_map *map, earl_eid key);
+static inline uint32_t hb_event_map_get(const hb_event_map *map, earl_eid key)
+{
+    const int64_t *v = earl_map_find(map, (uint64_t)key, 0);
+    return v ? (uint32_t)*v : UINT32_MAX;
+}
 /* Remove key and return its value, or UINT32_MAX when absent. */
-uint32_t hb_event_map_take(hb_event_map *map, earl_eid key);
+static inline uint32_t hb_event_map_take(hb_event_map *map, earl_eid key)
+{
+    int64_t v;
+    return earl_map_take(map, (uint64_t)key, 0, &v) ? (uint32_t)v : UINT32_MAX;
+}
 static inline size_t hb_event_map_bytes(const hb_event_map *map)
 {
-    return map->cap * (sizeof(earl_eid) + sizeof(uint32_t));
+    return earl_map_bytes(map);
 }
 
 /* ---- waiting in dependency order ---------------------------------------- */

@@ -9,6 +9,11 @@
 
 #include "earl_hb.h"
 #include "hb_clock.h"
+#include "base/errors.h"
+#include "base/grow.h"
+#include "base/mem.h"
+#include "base/parts.h"
+#include "base/sorted.h"
 
 /* The stamps.  Stamped events are kept sorted by event id; stamp k holds
  * width entries at stamps + k * width. */
@@ -246,9 +251,6 @@ earl_status hb_replay(earl_hb *hb, const earl_trace *trace, hb_rules *rules,
                       const earl_hb_options *options, earl_error *err);
 /* Threads for a replay of width entries (options->threads, 0: automatic). */
 uint32_t hb_replay_threads(const earl_hb_options *options, uint32_t width);
-/* Run fn(arg + k * size) for k < n, one thread each (the caller runs the
- * first, and any whose thread cannot be started). */
-void hb_run_threads(void *(*fn)(void *), void *args, size_t size, uint32_t n);
 
 /* ---- the handle (hb.c) ------------------------------------------------------------ */
 

@@ -16,7 +16,8 @@
 #include <string.h>
 
 #include "hb_internal.h"
-#include "util.h"
+#include "base/errors.h"
+#include "base/mem.h"
 
 struct earl_logical {
     size_t count;

@@ -15,8 +15,7 @@
 #include <string.h>
 
 #include "hb_internal.h"
-#include "part_outbox.h"
-#include "util.h"
+#include "part/part_outbox.h"
 
 struct earl_hb_part {
     const earl_trace *trace;
@@ -196,7 +195,7 @@ earl_status earl_hb_part_run(earl_hb_part *p, earl_error *err)
     run_job jobs[p->n_columns];
     for (uint32_t t = 0; t < p->n_columns; t++)
         jobs[t] = (run_job){p->columns[t], 0};
-    hb_run_threads(run_columns, jobs, sizeof *jobs, p->n_columns);
+    earl_parts_run(run_columns, jobs, sizeof *jobs, p->n_columns);
     for (uint32_t t = 0; t < p->n_columns; t++)
         if (jobs[t].failed)
             return earl_fail(err, EARL_ERR_NOMEM, "out of memory for the vector clocks of %u "

@@ -26,13 +26,10 @@
  * replayed (hb_columns_sent).  hb_columns_run returns when every own
  * location is done or waits, and goes on where it stopped at the next call.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "hb_internal.h"
-#include "util.h"
 
 struct hb_columns {
     const earl_events *ev;
@@ -380,21 +377,6 @@ static void *fault_rows(void *arg)
     return NULL;
 }
 
-void hb_run_threads(void *(*fn)(void *), void *args, size_t size, uint32_t n)
-{
-    pthread_t tids[n ? n : 1];
-    uint8_t started[n ? n : 1];
-    for (uint32_t t = 1; t < n; t++)
-        started[t] = pthread_create(&tids[t], NULL, fn, (char *)args + t * size) == 0;
-    fn(args);
-    for (uint32_t t = 1; t < n; t++) {
-        if (started[t])
-            pthread_join(tids[t], NULL);
-        else
-            fn((char *)args + t * size);
-    }
-}
-
 /* Threads for the replay: as asked (0: one per core), never more than
  * locations, and when chosen automatically at least 256 entries each, below
  * which a thread's share of the merging does not pay for its scheduling. */
@@ -402,8 +384,7 @@ uint32_t hb_replay_threads(const earl_hb_options *options, uint32_t width)
 {
     long asked = options ? options->threads : 0;
     if (asked <= 0) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        asked = cores > 0 ? cores : 1;
+        asked = earl_online_cores();
         if (asked > (long)(width / 256))
             asked = (long)(width / 256);
     }
@@ -433,8 +414,8 @@ earl_status hb_replay(earl_hb *hb, const earl_trace *trace, hb_rules *rules,
     }
     if (!nomem) {
         if (nt > 1)
-            hb_run_threads(fault_rows, faults, sizeof *faults, nt);
-        hb_run_threads(replay_whole, jobs, sizeof *jobs, nt);
+            earl_parts_run(fault_rows, faults, sizeof *faults, nt);
+        earl_parts_run(replay_whole, jobs, sizeof *jobs, nt);
     }
     for (uint32_t t = 0; jobs && t < nt; t++) {
         nomem |= jobs[t].failed;

@@ -23,7 +23,6 @@
 #include <string.h>
 
 #include "hb_internal.h"
-#include "util.h"
 
 
 static int is_fork(uint8_t k) { return k == EARL_OMP_FORK || k == EARL_THREAD_FORK; }
@@ -187,7 +186,7 @@ void hb_rules_free(hb_rules *r)
 
 earl_eid hb_rules_join_fork(const hb_rules *r, earl_eid join)
 {
-    size_t k = earl_eid_lower_bound(r->join_event, 0, r->n_joins, join);
+    size_t k = earl_i64_lower_bound(r->join_event, 0, r->n_joins, join);
     return k < r->n_joins && r->join_event[k] == join ? r->join_fork[k] : EARL_NONE;
 }
 
@@ -262,7 +261,7 @@ size_t hb_rules_deps(const hb_rules *r, earl_eid e, earl_eid prev, hb_deps *out,
             return SIZE_MAX;
     } else if (is_join(kind) && r->forkptr) {
         earl_eid f = hb_rules_join_fork(r, e);
-        size_t k = f >= 0 ? earl_eid_lower_bound(r->run_fork, 0, r->n_runs, f) : r->n_runs;
+        size_t k = f >= 0 ? earl_i64_lower_bound(r->run_fork, 0, r->n_runs, f) : r->n_runs;
         for (; k < r->n_runs && r->run_fork[k] == f; k++)
             if (ev->location[r->run_last[k]] != ev->location[e] &&
                 push_dep(out, &n, r->run_last[k]) != 0)

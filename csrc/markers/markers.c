@@ -18,7 +18,10 @@
 
 #include "archive.h"
 #include "earl_markers.h"
-#include "util.h"
+#include "base/errors.h"
+#include "base/grow.h"
+#include "base/otf2_errors.h"
+#include "base/text.h"
 
 /* The set, with the strings it owns. */
 struct earl_markers {

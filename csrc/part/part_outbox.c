@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "part_outbox.h"
-#include "util.h"
+#include "base/errors.h"
+#include "base/grow.h"
+#include "base/sorted.h"
 
 /* One export: what `key` names goes to `part` under `ticket`. */
 struct earl_export {
@@ -49,26 +51,33 @@ void earl_exports_free(earl_exports *x)
 
 void earl_outbox_free(earl_outbox *o)
 {
+    if (!o)
+        return;
     free(o->offset);
     free(o->records);
     memset(o, 0, sizeof *o);
 }
 
+/* The exports below a key (sorted by key). */
+typedef struct export_bound {
+    const struct earl_export *items;
+    int64_t key;
+} export_bound;
+
+static int export_before(const void *ctx, size_t k)
+{
+    const export_bound *b = ctx;
+    return b->items[k].key < b->key;
+}
+
 /* The exports of key: [*lo, return). */
 static size_t exports_of(const earl_exports *x, int64_t key, size_t *lo)
 {
-    size_t a = 0, b = x->n;
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (x->items[mid].key < key)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    *lo = a;
-    while (b < x->n && x->items[b].key == key)
-        b++;
-    return b;
+    export_bound b = {x->items, key};
+    size_t hi = *lo = earl_partition_point(0, x->n, export_before, &b);
+    while (hi < x->n && x->items[hi].key == key)
+        hi++;
+    return hi;
 }
 
 earl_status earl_outbox_build(earl_exports *x, size_t n_parts, size_t n, const int64_t *keys,

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 
 #include "earl_profile.h"
-#include "util.h"
+#include "base/errors.h"
+#include "base/sorted.h"
 
 /* The region instance the location itself has innermost open just after
  * event i: its ENTER, or -1. */
@@ -33,20 +34,27 @@ static earl_eid active_enter(const earl_events *ev, const earl_eid32 *enterptr, 
     return e;
 }
 
+/* Bin edges below a time t (strict), or at or below it. */
+typedef struct edge_bound {
+    const int64_t *edges;
+    int64_t t;
+    int strict;
+} edge_bound;
+
+static int edge_before(const void *ctx, size_t k)
+{
+    const edge_bound *b = ctx;
+    return b->strict ? b->edges[k] < b->t : b->edges[k] <= b->t;
+}
+
 /* The last bin whose edge is <= t (strict: < t), clipped to the bins. */
 static uint32_t bin_of(const int64_t *edges, uint32_t n_bins, int64_t t, int strict)
 {
-    uint32_t lo = 0, hi = n_bins + 1; /* first edge above (at or above) t */
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (strict ? edges[mid] < t : edges[mid] <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    edge_bound b = {edges, t, strict};
+    size_t lo = earl_partition_point(0, (size_t)n_bins + 1, edge_before, &b);
     if (lo == 0)
         return 0;
-    return lo - 1 < n_bins ? lo - 1 : n_bins - 1;
+    return lo - 1 < n_bins ? (uint32_t)(lo - 1) : n_bins - 1;
 }
 
 earl_status earl_profile_time(const earl_trace *trace, const earl_eid32 *enterptr,

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "races_internal.h"
-#include "util.h"
 
 struct earl_races {
     earl_races_view view;

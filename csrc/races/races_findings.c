@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "races_internal.h"
-#include "util.h"
 
 typedef struct tally {
     earl_eid first;

@@ -16,6 +16,11 @@
 #define EARL_RACES_INTERNAL_H
 
 #include "earl_races.h"
+#include "base/errors.h"
+#include "base/grow.h"
+#include "base/hashmap.h"
+#include "base/mem.h"
+#include "base/sorted.h"
 
 /* ---- races_calls.c ---------------------------------------------------------- */
 

@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "races_internal.h"
-#include "util.h"
 
 /* One channel's sends: slots [start, start + n) of the send arrays. */
 typedef struct channel {
@@ -29,44 +28,9 @@ typedef struct channel {
     size_t start, n;
 } channel;
 
-/* Channel lookup while grouping: open addressing over channel ids. */
-typedef struct channel_index {
-    uint32_t *ids; /* UINT32_MAX: empty */
-    size_t cap;
-} channel_index;
-
-static uint64_t channel_hash(earl_loc d, uint32_t c, earl_loc s, uint32_t t)
-{
-    uint64_t h = (uint64_t)(uint32_t)d * 0x9E3779B97F4A7C15ull;
-    h = (h ^ c) * 0xC2B2AE3D27D4EB4Full;
-    h = (h ^ (uint32_t)s) * 0x165667B19E3779F9ull;
-    h = (h ^ t) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29);
-}
-
 static int same_channel(const channel *ch, earl_loc d, uint32_t c, earl_loc s, uint32_t t)
 {
     return ch->dest == d && ch->comm == c && ch->source == s && ch->tag == t;
-}
-
-static int index_grow(channel_index *ix, const channel *chans, size_t n_chans)
-{
-    size_t cap = ix->cap ? ix->cap * 2 : 256;
-    uint32_t *ids = malloc(cap * sizeof *ids);
-    if (!ids)
-        return -1;
-    memset(ids, 0xff, cap * sizeof *ids);
-    for (size_t k = 0; k < n_chans; k++) {
-        const channel *ch = &chans[k];
-        size_t i = channel_hash(ch->dest, ch->comm, ch->source, ch->tag) & (cap - 1);
-        while (ids[i] != UINT32_MAX)
-            i = (i + 1) & (cap - 1);
-        ids[i] = (uint32_t)k;
-    }
-    free(ix->ids);
-    ix->ids = ids;
-    ix->cap = cap;
-    return 0;
 }
 
 /* The sends grouped by channel. */
@@ -130,26 +94,25 @@ static int cmp_pair(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The channel of send row m in the index, inserting it when new (then
- * counted in g); UINT32_MAX when out of memory. */
-static uint32_t channel_of(const earl_events *ev, size_t m, send_groups *g, channel_index *ix)
+/* The channel of send row m in the index (key: destination and
+ * communicator, source and tag), inserting it when new (then counted in g);
+ * UINT32_MAX when out of memory. */
+static uint32_t channel_of(const earl_events *ev, size_t m, send_groups *g, earl_map *index)
 {
     const earl_msg_table *msg = &ev->msg;
     earl_loc d = msg->peer[m], s = ev->location[msg->event[m]];
     uint32_t c = msg->comm[m], t = msg->tag[m];
-    size_t i = channel_hash(d, c, s, t) & (ix->cap - 1);
-    while (ix->ids[i] != UINT32_MAX && !same_channel(&g->chans[ix->ids[i]], d, c, s, t))
-        i = (i + 1) & (ix->cap - 1);
-    if (ix->ids[i] != UINT32_MAX)
-        return ix->ids[i];
-    if (EARL_GROW(g->chans, g->cap_chans, g->n_chans + 1) != 0)
+    int added;
+    int64_t *id = earl_map_slot(index, (uint64_t)(uint32_t)d << 32 | c,
+                                (uint64_t)(uint32_t)s << 32 | t, (int64_t)g->n_chans, &added);
+    if (!id)
         return UINT32_MAX;
-    g->chans[g->n_chans] = (channel){d, c, s, t, 0, 0};
-    uint32_t id = (uint32_t)g->n_chans++;
-    ix->ids[i] = id;
-    if (g->n_chans * 2 > ix->cap && index_grow(ix, g->chans, g->n_chans) != 0)
-        return UINT32_MAX;
-    return id;
+    if (added) {
+        if (EARL_GROW(g->chans, g->cap_chans, g->n_chans + 1) != 0)
+            return UINT32_MAX;
+        g->chans[g->n_chans++] = (channel){d, c, s, t, 0, 0};
+    }
+    return (uint32_t)*id;
 }
 
 static int is_grouped(const earl_events *ev, size_t m)
@@ -164,9 +127,7 @@ static earl_status group_sends(const earl_events *ev, earl_states *states, send_
                                earl_error *err, const char *path)
 {
     const earl_msg_table *msg = &ev->msg;
-    channel_index ix = {NULL, 0};
-    if (index_grow(&ix, NULL, 0) != 0)
-        goto nomem;
+    earl_map ix = {0};
     for (size_t m = 0; m < msg->count; m++) {
         if (!is_grouped(ev, m))
             continue;
@@ -222,41 +183,37 @@ static earl_status group_sends(const earl_events *ev, earl_states *states, send_
     for (size_t k = 0; k < g->n_chans; k++)
         g->sorted[k] = k;
     qsort_r(g->sorted, g->n_chans, sizeof *g->sorted, cmp_channel, g->chans);
-    free(ix.ids);
+    earl_map_free(&ix);
     return EARL_OK;
 nomem:
-    free(ix.ids);
+    earl_map_free(&ix);
     return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory grouping the sends", path);
+}
+
+/* The sorted channels below a key. */
+typedef struct channel_bound {
+    const send_groups *g;
+    channel key;
+} channel_bound;
+
+static int channel_before(const void *ctx, size_t k)
+{
+    const channel_bound *b = ctx;
+    return cmp_key(&b->g->chans[b->g->sorted[k]], &b->key) < 0;
 }
 
 /* The first sorted channel whose (dest, comm, source, tag) >= (d, c, s, t). */
 static size_t lower_channel(const send_groups *g, earl_loc d, uint32_t c, earl_loc s, uint32_t t)
 {
-    channel key = {d, c, s, t, 0, 0};
-    size_t lo = 0, hi = g->n_chans;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (cmp_key(&g->chans[g->sorted[mid]], &key) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    channel_bound b = {g, {d, c, s, t, 0, 0}};
+    return earl_partition_point(0, g->n_chans, channel_before, &b);
 }
 
 /* The first send of channel ch whose receive was posted at or after
  * `posted` (or that was never received), -1. */
 static earl_eid first_after(const send_groups *g, const channel *ch, earl_eid posted)
 {
-    const earl_eid *key = g->key_max + ch->start;
-    size_t lo = 0, hi = ch->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (key[mid] >= posted)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
+    size_t lo = earl_i64_lower_bound(g->key_max + ch->start, 0, ch->n, posted);
     return lo < ch->n ? g->send[ch->start + lo] : -1;
 }
 

@@ -13,9 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "part_outbox.h"
+#include "part/part_outbox.h"
 #include "races_internal.h"
-#include "util.h"
 
 struct earl_races_part {
     const earl_trace *trace;

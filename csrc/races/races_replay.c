@@ -52,9 +52,8 @@
 
 #include <otf2/otf2.h>
 
-#include "hb_clock.h"
+#include "hb/hb_clock.h"
 #include "races_internal.h"
-#include "util.h"
 
 /* A posted non-blocking receive not matched yet. */
 typedef struct pending_recv {
@@ -448,7 +447,7 @@ static void on_coll_begin(replay *R, int32_t l)
         return;
     const earl_eid *members;
     size_t n = members_of(R, inst, &members);
-    size_t mi = earl_eid_lower_bound(members, 0, n, end);
+    size_t mi = earl_i64_lower_bound(members, 0, n, end);
     if (mi >= n || members[mi] != end)
         return;
     coll_begun(R, inst, mi, clock_of(R, l));
@@ -849,7 +848,7 @@ int races_run_receive(replay *R, int64_t key, const uint32_t *clk)
             break;
         const earl_eid *members;
         size_t n = members_of(R, inst, &members);
-        size_t mi = earl_eid_lower_bound(members, 0, n, e);
+        size_t mi = earl_i64_lower_bound(members, 0, n, e);
         if (mi < n && members[mi] == e)
             coll_begun(R, inst, mi, clk);
         break;

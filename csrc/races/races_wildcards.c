@@ -10,7 +10,6 @@
  * MPI_IRECV row, the receive record the analysis reports.
  */
 #include "races_internal.h"
-#include "util.h"
 
 /* What the receive asked for: its posting row's value, else its record's. */
 static int32_t requested(const int32_t *values, size_t posted_row, size_t row)

@@ -6,7 +6,7 @@
  *
  * A request the program frees (MPI_Request_free) is forgotten.
  *
- * Both tables are fixed-size (RECORD_MAX_REQUESTS, RECORD_MAX_COMMS) so the
+ * Both tables are bounded (RECORD_MAX_REQUESTS, RECORD_MAX_COMMS) so the
  * recorder's memory is bounded; what does not fit is counted in the defs
  * file ("lost-request", "lost-comm") and recorded without it.
  */
@@ -16,16 +16,18 @@
 
 #include "record_internal.h"
 
-/* ---- requests: open addressing on the handle's bits ------------------------ */
+/* ---- requests --------------------------------------------------------------- */
 
-typedef struct request_slot {
-    uint64_t key;
-    uint8_t used;
-    rec_request r;
-} request_slot;
+/* At most this many requests are followed at once. */
+#define MAX_PENDING (RECORD_MAX_REQUESTS / 4 * 3)
 
-static request_slot requests[RECORD_MAX_REQUESTS];
-static unsigned n_requests;
+/* The pending requests: the core's hash map (base/hashmap.h) takes a
+ * handle's bits to the request's place in a fixed pool, which holds what its
+ * completion record needs; freed places are reused first. */
+static earl_map pending_index;
+static rec_request pending[MAX_PENDING];
+static uint32_t free_places[MAX_PENDING];
+static unsigned n_free, n_places;
 
 static uint64_t handle_key(MPI_Request handle)
 {
@@ -34,69 +36,46 @@ static uint64_t handle_key(MPI_Request handle)
     return key;
 }
 
-static size_t home_of(uint64_t key)
-{
-    key ^= key >> 33;
-    key *= 0xff51afd7ed558ccdULL;
-    key ^= key >> 33;
-    return key & (RECORD_MAX_REQUESTS - 1);
-}
-
-static size_t find_slot(uint64_t key)
-{
-    size_t j = home_of(key);
-    while (requests[j].used && requests[j].key != key)
-        j = (j + 1) & (RECORD_MAX_REQUESTS - 1);
-    return j;
-}
-
 /* Several pending requests may share a handle: MPICH gives every send that
  * completed at once the same pre-completed request.  So a handle is a key
- * that may repeat; a completion takes the first entry of its handle. */
+ * that may repeat; a completion takes the first entry of its handle (the
+ * map keeps a key's entries in the order they came). */
 uint32_t rec_request_add(MPI_Request handle, const rec_request *r)
 {
-    uint64_t key = handle_key(handle);
-    /* keep probe chains short: at most three quarters full */
-    if (n_requests + 1 > RECORD_MAX_REQUESTS / 4 * 3) {
+    uint32_t place = UINT32_MAX;
+    if (n_free)
+        place = free_places[--n_free];
+    else if (n_places < MAX_PENDING)
+        place = n_places++;
+    if (place != UINT32_MAX && earl_map_add(&pending_index, handle_key(handle), 0, place) != 0) {
+        free_places[n_free++] = place; /* out of memory */
+        place = UINT32_MAX;
+    }
+    if (place == UINT32_MAX) {
         if (!rec.lost_requests++)
             record_log_def(rec.log, "lost-request first");
         return 0;
     }
-    size_t j = home_of(key);
-    while (requests[j].used)
-        j = (j + 1) & (RECORD_MAX_REQUESTS - 1);
-    n_requests++;
-    requests[j].used = 1;
-    requests[j].key = key;
-    requests[j].r = *r;
-    requests[j].r.id = rec.next_request++;
-    return requests[j].r.id;
+    pending[place] = *r;
+    pending[place].id = rec.next_request++;
+    return pending[place].id;
 }
 
 int rec_request_find(MPI_Request handle, rec_request *out, int take)
 {
-    if (!n_requests)
-        return 0;
-    size_t j = find_slot(handle_key(handle));
-    if (!requests[j].used)
-        return 0;
-    *out = requests[j].r;
-    if (!take)
-        return 1;
-    /* remove, moving later members of the chain back into the hole */
-    requests[j].used = 0;
-    n_requests--;
-    size_t k = (j + 1) & (RECORD_MAX_REQUESTS - 1);
-    while (requests[k].used) {
-        size_t home = home_of(requests[k].key);
-        int between = j <= k ? (home > j && home <= k) : (home > j || home <= k);
-        if (!between) {
-            requests[j] = requests[k];
-            requests[k].used = 0;
-            j = k;
-        }
-        k = (k + 1) & (RECORD_MAX_REQUESTS - 1);
+    uint64_t key = handle_key(handle);
+    int64_t place;
+    if (take) {
+        if (!earl_map_take(&pending_index, key, 0, &place))
+            return 0;
+        free_places[n_free++] = (uint32_t)place;
+    } else {
+        const int64_t *at = earl_map_find(&pending_index, key, 0);
+        if (!at)
+            return 0;
+        place = *at;
     }
+    *out = pending[place];
     return 1;
 }
 

@@ -8,10 +8,17 @@
 #ifndef EARLC_RECORD_INTERNAL_H
 #define EARLC_RECORD_INTERNAL_H
 
+/* The recorder is compiled with hidden visibility: what it exports is MPI's
+ * own functions, which its wrappers define, and nothing else.  Their
+ * declarations in mpi.h take default visibility, which their definitions
+ * then keep; every other function of the recorder stays inside it. */
+#pragma GCC visibility push(default)
 #include <mpi.h>
+#pragma GCC visibility pop
 #include <pthread.h>
 
 #include "earlc_record.h"
+#include "base/hashmap.h"
 
 /* The recording process.  log is NULL until MPI_Init has opened the files,
  * and stays NULL when EARLC_RECORD_DIR is unset or the files could not be

@@ -199,14 +199,7 @@ earl_status rc_chunks_check(const earl_rc_chunks *chunks, const char *what, earl
  * hold it. */
 static int far_ticks_of(const earl_rc_event_chunks *ev, uint64_t i, int64_t *ticks)
 {
-    size_t lo = 0, hi = ev->n_far;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ev->far_chunk[mid] < i)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = earl_u64_lower_bound(ev->far_chunk, 0, ev->n_far, i);
     if (lo == ev->n_far || ev->far_chunk[lo] != i)
         return -1;
     *ticks = ev->far_ticks[lo];
@@ -229,7 +222,7 @@ static earl_status sum_event_chunks(const earl_rc_event_chunks *ev, int64_t loc,
     uint32_t from = slot_after(lo), to = slot_after(hi);
     const uint32_t *slot = ev->slot + ev->offset[loc];
     size_t count = (size_t)(ev->offset[loc + 1] - ev->offset[loc]);
-    size_t first = rc_gallop_lower_bound_u32(slot, count, from, cur->chunk);
+    size_t first = earl_u32_gallop_lower_bound(slot, count, from, cur->chunk);
     cur->chunk = first; /* the location's next query starts near this one */
     const int32_t *cnode = ev->cnode + ev->offset[loc];
     const int32_t *ticks = ev->ticks + ev->offset[loc];
@@ -261,8 +254,8 @@ static earl_status sum_table_chunks(const earl_rc_chunk_table *t, int64_t stride
 {
     if (!t->count)
         return EARL_OK;
-    size_t first = rc_gallop_lower_bound(t->key, t->count, (loc * stride + lo) * 2 + 1, *hint);
-    size_t end = rc_gallop_lower_bound(t->key, t->count, (loc * stride + hi) * 2 + 1, first);
+    size_t first = earl_i64_gallop_lower_bound(t->key, t->count, (loc * stride + lo) * 2 + 1, *hint);
+    size_t end = earl_i64_gallop_lower_bound(t->key, t->count, (loc * stride + hi) * 2 + 1, first);
     const uint64_t n_cnodes = (uint64_t)acc->n_cnodes;
     for (size_t i = first; i < end; i++) {
         int64_t c = t->cnode[i];

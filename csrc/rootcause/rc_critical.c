@@ -39,7 +39,7 @@ static int pending_push(pending *p, int64_t e)
 static int64_t latest_before(const int64_t *keys, size_t n, int64_t stride, int64_t loc,
                              int64_t end, size_t *index)
 {
-    size_t i = rc_lower_bound(keys, 0, n, loc * stride + end);
+    size_t i = earl_i64_lower_bound(keys, 0, n, loc * stride + end);
     if (i == 0 || keys[i - 1] < loc * stride)
         return -1;
     *index = i - 1;

@@ -57,7 +57,7 @@ static int group_partners(const earl_rc_meetings *m, int64_t **offset, int64_t *
     for (size_t i = 0; i < m->n_partners; i++) {
         /* pairs come in runs of one location's points in event order: search
          * from the previous answer */
-        size_t j = rc_gallop_lower_bound(m->point_key, m->n_points, m->partner_key[i], hint);
+        size_t j = earl_i64_gallop_lower_bound(m->point_key, m->n_points, m->partner_key[i], hint);
         if (j == m->n_points || m->point_key[j] != m->partner_key[i]) {
             *bad = i;
             goto fail;
@@ -183,8 +183,8 @@ earl_status earl_rc_find_group_starts(const earl_rc_meetings *m,
                     w.n_remaining++;
                 }
             }
-        size_t low = rc_lower_bound(m->point_key, 0, m->n_points, d_loc * stride);
-        size_t j = rc_lower_bound(m->point_key, low, m->n_points, d_loc * stride + delayer_event[k]);
+        size_t low = earl_i64_lower_bound(m->point_key, 0, m->n_points, d_loc * stride);
+        size_t j = earl_i64_lower_bound(m->point_key, low, m->n_points, d_loc * stride + delayer_event[k]);
         while (j > low && w.n_remaining) {
             j--;
             int64_t event = m->point_key[j] - d_loc * stride;

@@ -19,7 +19,11 @@
 #define EARL_RC_INTERNAL_H
 
 #include "earl_rootcause.h"
-#include "util.h"
+#include "base/errors.h"
+#include "base/grow.h"
+#include "base/hashmap.h"
+#include "base/mem.h"
+#include "base/sorted.h"
 
 /* ---- a map grown one query at a time -------------------------------------- */
 
@@ -149,75 +153,5 @@ typedef struct rc_order_read {
  * *out_of_order.  -1 when out of memory. */
 int rc_replay_order(size_t n_items, const rc_order_item *items, const rc_order_read *reads,
                     size_t n_locations, size_t *order, size_t *out_of_order);
-
-/* ---- sorted keys ---------------------------------------------------------- */
-
-/* Answers this close to the hint are found by a plain scan: sequential reads
- * and one mispredicted branch, where a galloping search mispredicts at every
- * step. */
-#define RC_SCAN_NEAR 64
-
-/* rc_lower_bound##suffix, rc_gallop_lower_bound##suffix: searches of sorted
- * arrays of type (int64_t keys without a suffix, uint32_t chunk slots with
- * _u32). */
-#define RC_DEFINE_SEARCHES(suffix, type)                                                         \
-/* The first k in [lo, hi) with a[k] >= x, or hi. */                                             \
-static inline size_t rc_lower_bound##suffix(const type *a, size_t lo, size_t hi, type x)         \
-{                                                                                                \
-    while (lo < hi) {                                                                            \
-        size_t mid = lo + (hi - lo) / 2;                                                         \
-        if (a[mid] < x)                                                                          \
-            lo = mid + 1;                                                                        \
-        else                                                                                     \
-            hi = mid;                                                                            \
-    }                                                                                            \
-    return lo;                                                                                   \
-}                                                                                                \
-                                                                                                 \
-/* The first k with a[k] >= x in a[0..n), searched outward from hint (the                        \
- * answer of a nearby earlier search): queries that move forward a little each                   \
- * time touch only the cache lines around their answers. */                                      \
-static inline size_t rc_gallop_lower_bound##suffix(const type *a, size_t n, type x, size_t hint) \
-{                                                                                                \
-    if (hint > n)                                                                                \
-        hint = n;                                                                                \
-    size_t lo, hi, step = 1;                                                                     \
-    if (hint < n && a[hint] < x) {                                                               \
-        /* forward: a[lo] < x */                                                                 \
-        size_t near = n - hint < RC_SCAN_NEAR ? n : hint + RC_SCAN_NEAR;                         \
-        for (size_t i = hint + 1; i < near; i++)                                                 \
-            if (a[i] >= x)                                                                       \
-                return i;                                                                        \
-        if (near == n)                                                                           \
-            return n;                                                                            \
-        lo = near - 1;                                                                           \
-        hi = near;                                                                               \
-        while (hi < n && a[hi] < x) {                                                            \
-            lo = hi;                                                                             \
-            step *= 2;                                                                           \
-            hi = near + step < n ? near + step : n;                                              \
-        }                                                                                        \
-        return rc_lower_bound##suffix(a, lo + 1, hi, x);                                         \
-    }                                                                                            \
-    /* backward: the answer is at most hint */                                                   \
-    size_t near = hint < RC_SCAN_NEAR ? 0 : hint - RC_SCAN_NEAR;                                 \
-    for (size_t i = hint; i > near; i--)                                                         \
-        if (a[i - 1] < x)                                                                        \
-            return i;                                                                            \
-    if (near == 0)                                                                               \
-        return 0;                                                                                \
-    hint = near;                                                                                 \
-    hi = hint;                                                                                   \
-    lo = hint;                                                                                   \
-    while (lo > 0 && a[lo - 1] >= x) {                                                           \
-        hi = lo - 1;                                                                             \
-        lo = step <= hint ? hint - step : 0;                                                     \
-        step *= 2;                                                                               \
-    }                                                                                            \
-    return rc_lower_bound##suffix(a, lo, hi, x);                                                 \
-}
-
-RC_DEFINE_SEARCHES(, int64_t)
-RC_DEFINE_SEARCHES(_u32, uint32_t)
 
 #endif

@@ -12,7 +12,7 @@
 
 /* Where the previous query of each location found its chunks and points:
  * a location's queries mostly come in time order, so the next search starts
- * there (rc_gallop_lower_bound). */
+ * there (earl_i64_gallop_lower_bound). */
 typedef struct hints {
     rc_chunk_cursor *chunk;
     size_t *point;
@@ -151,8 +151,8 @@ earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_p
             acc.value[acc.list[i]] = (double)acc.ticks[acc.list[i]];
         /* the points strictly in between: their waiting time is not the
          * location's own time (it propagates from elsewhere) */
-        size_t j = rc_gallop_lower_bound(points->key, points->count, base + start + 1, *point_hint);
-        size_t j_end = rc_gallop_lower_bound(points->key, points->count, base + at[q], j);
+        size_t j = earl_i64_gallop_lower_bound(points->key, points->count, base + start + 1, *point_hint);
+        size_t j_end = earl_i64_gallop_lower_bound(points->key, points->count, base + at[q], j);
         *point_hint = j_end;
         double wait_sum = 0.0;
         for (; j < j_end; j++) {
@@ -173,7 +173,7 @@ earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_p
         double cut = 0.0;
         int64_t cut_cnode = -1;
         if (prev[q] >= 0) {
-            size_t p = rc_gallop_lower_bound(points->key, points->count, base + prev[q], j);
+            size_t p = earl_i64_gallop_lower_bound(points->key, points->count, base + prev[q], j);
             if (p < points->count && points->key[p] == base + prev[q]) {
                 cut_cnode = points->cnode[p];
                 cut = points->cut[p];

@@ -27,68 +27,25 @@ typedef struct collective_batch {
 /* ---- severities: (source, location, cnode) -> value, in first-touch order --- */
 
 typedef struct severity_table {
-    uint64_t *slot_key1, *slot_key2; /* (source << 40 | location + 1), cnode + 1; 0: free */
-    int64_t *slot_entry;
-    size_t cap, used;
+    earl_map index; /* (source << 40 | location + 1, cnode + 1) -> entry */
     earl_rc_severity *per_source;
     size_t *entry_cap;
 } severity_table;
-
-static uint64_t mix(uint64_t a, uint64_t b)
-{
-    uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6) + (a >> 2));
-    h ^= h >> 31;
-    h *= 0xBF58476D1CE4E5B9ull;
-    return h ^ (h >> 29);
-}
-
-static int severity_grow(severity_table *t)
-{
-    size_t cap = t->cap ? 2 * t->cap : 1024;
-    uint64_t *k1 = calloc(cap, sizeof *k1), *k2 = calloc(cap, sizeof *k2);
-    int64_t *e = malloc(cap * sizeof *e);
-    if (!k1 || !k2 || !e) {
-        free(k1);
-        free(k2);
-        free(e);
-        return -1;
-    }
-    for (size_t i = 0; i < t->cap; i++) {
-        if (!t->slot_key1[i])
-            continue;
-        size_t j = mix(t->slot_key1[i], t->slot_key2[i]) & (cap - 1);
-        while (k1[j])
-            j = (j + 1) & (cap - 1);
-        k1[j] = t->slot_key1[i];
-        k2[j] = t->slot_key2[i];
-        e[j] = t->slot_entry[i];
-    }
-    free(t->slot_key1);
-    free(t->slot_key2);
-    free(t->slot_entry);
-    t->slot_key1 = k1;
-    t->slot_key2 = k2;
-    t->slot_entry = e;
-    t->cap = cap;
-    return 0;
-}
 
 /* severity[source][(location, cnode)] += value */
 static int severity_add(severity_table *t, size_t source, int64_t location, int64_t cnode,
                         double value)
 {
-    if (2 * (t->used + 1) > t->cap && severity_grow(t) < 0)
-        return -1;
     uint64_t k1 = ((uint64_t)source << 40) | (uint64_t)(location + 1), k2 = (uint64_t)(cnode + 1);
-    size_t j = mix(k1, k2) & (t->cap - 1);
-    while (t->slot_key1[j]) {
-        if (t->slot_key1[j] == k1 && t->slot_key2[j] == k2) {
-            t->per_source[source].value[t->slot_entry[j]] += value;
-            return 0;
-        }
-        j = (j + 1) & (t->cap - 1);
-    }
     earl_rc_severity *s = &t->per_source[source];
+    int added;
+    int64_t *entry = earl_map_slot(&t->index, k1, k2, (int64_t)s->count, &added);
+    if (!entry)
+        return -1;
+    if (!added) {
+        s->value[*entry] += value;
+        return 0;
+    }
     size_t n = s->count, cap = t->entry_cap[source];
     if (n == cap) {
         cap = cap ? 2 * cap : 256;
@@ -109,10 +66,6 @@ static int severity_add(severity_table *t, size_t source, int64_t location, int6
     s->cnode[n] = cnode;
     s->value[n] = 0.0 + value;
     s->count = n + 1;
-    t->slot_key1[j] = k1;
-    t->slot_key2[j] = k2;
-    t->slot_entry[j] = (int64_t)n;
-    t->used++;
     return 0;
 }
 
@@ -585,9 +538,7 @@ done:
     free(order_items);
     free(order);
     free(reads);
-    free(sev.slot_key1);
-    free(sev.slot_key2);
-    free(sev.slot_entry);
+    earl_map_free(&sev.index);
     free(sev.entry_cap);
     free(s.scales);
     free(s.met);

@@ -75,17 +75,11 @@ void rc_acc_free(rc_accumulator *a)
     memset(a, 0, sizeof *a);
 }
 
-static int compare_int64(const void *x, const void *y)
-{
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return (a > b) - (a < b);
-}
-
 void rc_acc_sort(rc_accumulator *a)
 {
     /* most intervals touch a handful of call paths: insertion sort, qsort beyond */
     if (a->n_list > 32) {
-        qsort(a->list, a->n_list, sizeof *a->list, compare_int64);
+        qsort(a->list, a->n_list, sizeof *a->list, earl_cmp_i64);
         return;
     }
     for (size_t i = 1; i < a->n_list; i++) {

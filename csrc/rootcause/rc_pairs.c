@@ -18,8 +18,8 @@
 static int64_t latest_before(const int64_t *keys, size_t n, int64_t base, int64_t at,
                              size_t *hint)
 {
-    size_t i = hint ? rc_gallop_lower_bound(keys, n, base + at, *hint)
-                    : rc_lower_bound(keys, 0, n, base + at);
+    size_t i = hint ? earl_i64_gallop_lower_bound(keys, n, base + at, *hint)
+                    : earl_i64_lower_bound(keys, 0, n, base + at);
     if (hint)
         *hint = i;
     if (i == 0 || keys[i - 1] < base)

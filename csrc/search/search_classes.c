@@ -32,13 +32,6 @@
 #include <string.h>
 
 #include "search_internal.h"
-#include "util.h"
-
-static int cmp_eid(const void *x, const void *y)
-{
-    earl_eid a = *(const earl_eid *)x, b = *(const earl_eid *)y;
-    return (a > b) - (a < b);
-}
 
 static int location_matches(const char *glob, const earl_trace *trace, const earl_location *l)
 {
@@ -111,7 +104,7 @@ earl_status search_class_events(const search_class *cls, const earl_trace *trace
     }
     free(region_ok);
     if (count)
-        qsort(ids, count, sizeof *ids, cmp_eid);
+        qsort(ids, count, sizeof *ids, earl_cmp_i64);
     *out = ids;
     *n = count;
     return EARL_OK;
@@ -119,7 +112,7 @@ earl_status search_class_events(const search_class *cls, const earl_trace *trace
 
 static int contains(const earl_eid *a, size_t n, earl_eid x)
 {
-    size_t k = earl_eid_lower_bound(a, 0, n, x);
+    size_t k = earl_i64_lower_bound(a, 0, n, x);
     return k < n && a[k] == x;
 }
 

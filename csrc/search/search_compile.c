@@ -34,7 +34,6 @@
 #include <time.h>
 
 #include "search_internal.h"
-#include "util.h"
 
 typedef struct compiler {
     const earl_search_program *prog;
@@ -667,12 +666,6 @@ done:
 
 /* ---- stamps ------------------------------------------------------------------- */
 
-static int cmp_eid(const void *x, const void *y)
-{
-    earl_eid a = *(const earl_eid *)x, b = *(const earl_eid *)y;
-    return (a > b) - (a < b);
-}
-
 /* The values of an arity-1 domain grouped by location (a counting sort:
  * ascending inside each group, as the values are). */
 static earl_status group_by_location(earl_search_query *q, search_domain *d, earl_error *err)
@@ -756,7 +749,7 @@ static earl_status build_stamps(compiler *c)
             n += q->domains[k]->n * q->domains[k]->arity;
         }
     if (n)
-        qsort(all, n, sizeof *all, cmp_eid);
+        qsort(all, n, sizeof *all, earl_cmp_i64);
     size_t u = 0;
     for (size_t k = 0; k < n; k++)
         if (!u || all[u - 1] != all[k])
@@ -863,7 +856,7 @@ static earl_status solve_subs(earl_search_query *q, const earl_search_prepare_op
         search_run_options ro = {.progress = opt ? opt->progress : NULL,
                                  .progress_data = opt ? opt->progress_data : NULL,
                                  .phase = "subpattern"};
-        int threads = opt && opt->threads > 0 ? opt->threads : search_default_threads();
+        int threads = earl_threads_or_cores(opt ? opt->threads : 0);
         earl_status st = threads == 1 ? search_solve(s, &ro, &mt, &truncated, &stats, err)
                                       : search_solve_parallel(s, &ro, threads, 1, &mt, &truncated,
                                                               &stats, NULL, err);
@@ -878,6 +871,9 @@ static earl_status prepare(const earl_search_program *prog, const earl_trace *tr
                            earl_states *states, const earl_search_prepare_options *opt,
                            earl_search_values **values, earl_search_query **out, earl_error *err)
 {
+    earl_error scratch; /* the compiler reads back the error it failed with */
+    if (!err)
+        err = &scratch;
     *out = NULL;
     int given = opt && opt->given;
     if (!prog || (!given && (!trace || !states)))
@@ -1030,13 +1026,6 @@ size_t earl_search_query_stamped(const earl_search_query *q, size_t *bytes)
 
 /* ---- execute ------------------------------------------------------------------ */
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 void earl_search_result_free(earl_search_result *r)
 {
     if (!r)
@@ -1092,16 +1081,14 @@ earl_status earl_search_execute(const earl_search_query *q, const earl_search_op
                              .progress_data = opt ? opt->progress_data : NULL, .phase = "search",
                              .tasks = opt ? opt->tasks : 0, .block = opt ? opt->block : 0,
                              .blocks = opt ? opt->blocks : 0};
-    int threads = opt ? opt->threads : 1;
-    if (threads <= 0)
-        threads = search_default_threads();
+    int threads = earl_threads_or_cores(opt ? opt->threads : 0);
     r->n_threads = (size_t)threads;
     r->threads = calloc((size_t)threads, sizeof *r->threads);
     if (!r->threads) {
         earl_search_result_free(r);
         return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory");
     }
-    double t0 = now_seconds();
+    double t0 = earl_now_seconds();
     earl_status st;
     if (threads == 1 && !ro.tasks && ro.blocks <= 1) {
         st = search_solve(s, &ro, &mt, &r->truncated, &r->stats, err);
@@ -1113,7 +1100,7 @@ earl_status earl_search_execute(const earl_search_query *q, const earl_search_op
         st = search_solve_parallel(s, &ro, threads, opt ? opt->teams : 1, &mt, &r->truncated,
                                    &r->stats, r->threads, err);
     }
-    r->stats.seconds = now_seconds() - t0;
+    r->stats.seconds = earl_now_seconds() - t0;
     if (st != EARL_OK) {
         free(mt.ev);
         earl_search_result_free(r);

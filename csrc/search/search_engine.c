@@ -42,7 +42,6 @@
 #include <string.h>
 
 #include "search_internal.h"
-#include "util.h"
 
 struct search_engine {
     const search_solver *s;
@@ -194,45 +193,53 @@ static inline int conjuncts_ok(engine *e, uint32_t d)
 
 /* ---- range pruning -------------------------------------------------------------- */
 
-/* Over positions [a, b) of a location group (values by_loc[k], in program
- * order): the first whose stamp entry at location l exceeds p (the entries
- * grow along the group), or b. */
+/* The positions of a location group of domain d (values by_loc[k], in
+ * program order) below a bound: the searches of range pruning. */
+typedef struct group_bound {
+    const search_domain *d;
+    earl_loc l;
+    uint32_t p;
+    size_t v;
+} group_bound;
+
+static int stamp_at_most(const void *ctx, size_t k)
+{
+    const group_bound *g = ctx;
+    return g->d->stamp[g->d->by_loc[k]][g->l] <= g->p;
+}
+
+static int position_below(const void *ctx, size_t k)
+{
+    const group_bound *g = ctx;
+    return g->d->pos[g->d->by_loc[k]] < g->p;
+}
+
+static int value_below(const void *ctx, size_t k)
+{
+    const group_bound *g = ctx;
+    return g->d->by_loc[k] < g->v;
+}
+
+/* Over positions [a, b) of a location group: the first whose stamp entry at
+ * location l exceeds p (the entries grow along the group), or b. */
 static size_t first_after(const search_domain *d, size_t a, size_t b, earl_loc l, uint32_t p)
 {
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (d->stamp[d->by_loc[mid]][l] > p)
-            b = mid;
-        else
-            a = mid + 1;
-    }
-    return a;
+    group_bound g = {d, l, p, 0};
+    return earl_partition_point(a, b, stamp_at_most, &g);
 }
 
 /* The first position in [a, b) whose value's position on its location is >= p. */
 static size_t first_at(const search_domain *d, size_t a, size_t b, uint32_t p)
 {
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (d->pos[d->by_loc[mid]] >= p)
-            b = mid;
-        else
-            a = mid + 1;
-    }
-    return a;
+    group_bound g = {d, 0, p, 0};
+    return earl_partition_point(a, b, position_below, &g);
 }
 
 /* The first position in [a, b) whose value index is >= v. */
 static size_t first_value(const search_domain *d, size_t a, size_t b, size_t v)
 {
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (d->by_loc[mid] >= v)
-            b = mid;
-        else
-            a = mid + 1;
-    }
-    return a;
+    group_bound g = {d, 0, 0, v};
+    return earl_partition_point(a, b, value_below, &g);
 }
 
 static int prunable(const search_conjunct *c, uint32_t v)

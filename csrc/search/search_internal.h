@@ -15,6 +15,13 @@
 
 #include "earl_hb.h"
 #include "earl_search.h"
+#include "base/clock.h"
+#include "base/compiler.h"
+#include "base/errors.h"
+#include "base/grow.h"
+#include "base/parts.h"
+#include "base/sorted.h"
+#include "base/text.h"
 
 /* ---- the syntax tree of a program ----------------------------------------- */
 
@@ -296,7 +303,6 @@ earl_status search_solve_parallel(const search_solver *s, const search_run_optio
                                   int threads, int teams, search_matches *out, int *truncated,
                                   earl_search_stats *stats, earl_search_thread_stats *per_thread,
                                   earl_error *err);
-int search_default_threads(void);
 
 /* Sequential search of the whole tree (or of the first variable's range). */
 earl_status search_solve(const search_solver *s, const search_run_options *opt,

@@ -44,11 +44,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "search_internal.h"
-#include "util.h"
 
 #define SEARCH_LAMBDA 0.707
 #define SEARCH_TASKS_PER_THREAD 8
@@ -192,22 +189,7 @@ typedef struct worker {
     double idle_seconds;
     double cpu_seconds;
     uint64_t tasks;
-    pthread_t thread;
 } worker;
-
-static double thread_cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int cmp_ptask(const void *x, const void *y)
 {
@@ -289,7 +271,7 @@ static void *work(void *arg)
     worker *w = arg;
     pool *p = w->p;
     pteam *tm = &p->teams[w->team];
-    double cpu0 = thread_cpu_seconds();
+    double cpu0 = earl_thread_cpu_seconds();
     pthread_mutex_lock(&p->lock);
     for (;;) {
         if (atomic_load(&p->cancel))
@@ -327,21 +309,15 @@ static void *work(void *arg)
         if (tm->running == 0)
             break; /* nothing pending and nobody left who could split work off */
         atomic_fetch_add(&tm->idle, 1);
-        double t0 = now_seconds();
+        double t0 = earl_now_seconds();
         pthread_cond_wait(&p->wake, &p->lock);
-        w->idle_seconds += now_seconds() - t0;
+        w->idle_seconds += earl_now_seconds() - t0;
         atomic_fetch_sub(&tm->idle, 1);
     }
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->lock);
-    w->cpu_seconds += thread_cpu_seconds() - cpu0;
+    w->cpu_seconds += earl_thread_cpu_seconds() - cpu0;
     return NULL;
-}
-
-int search_default_threads(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
 }
 
 earl_status search_solve_parallel(const search_solver *s, const search_run_options *opt,
@@ -400,7 +376,6 @@ earl_status search_solve_parallel(const search_solver *s, const search_run_optio
             st = earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory making tasks");
             goto done;
         }
-    int started = 0;
     for (int k = 0; k < threads; k++) {
         worker *w = &ws[k];
         w->p = &p;
@@ -422,17 +397,8 @@ earl_status search_solve_parallel(const search_solver *s, const search_run_optio
             break;
         }
     }
-    if (st == EARL_OK) {
-        for (; started < threads; started++)
-            if (pthread_create(&ws[started].thread, NULL, work, &ws[started]) != 0)
-                break;
-        for (int k = 0; k < started; k++)
-            pthread_join(ws[k].thread, NULL);
-        /* threads that could not start: their teams' remaining tasks are searched
-         * here, by the caller (the started threads finished every task of theirs) */
-        for (int k = started; k < threads; k++)
-            work(&ws[k]);
-    }
+    if (st == EARL_OK)
+        earl_parts_run(work, ws, sizeof *ws, (size_t)threads);
     /* the workers' progress reports may arrive out of order: end with the total */
     if (st == EARL_OK && opt->progress)
         opt->progress(opt->progress_data, opt->phase, p.n_all, p.n_all);

@@ -24,12 +24,12 @@
  * "#" starts a comment that runs to the end of the line.
  */
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "search_internal.h"
-#include "util.h"
 
 typedef enum tok_type {
     T_END = 0, T_NAME, T_VAR, T_STRING, T_LBRACK, T_RBRACK, T_COMMA, T_DOT, T_SEMI,

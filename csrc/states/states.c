@@ -20,9 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "internal.h"
 #include "states_internal.h"
 
 static const char *const warning_names[EARL_STATES_WARNING_CODE_COUNT] = {
@@ -39,8 +37,8 @@ const char *earl_states_warning_code_name(earl_states_warning_code code)
 void states_warn(states_warning_list *w, earl_states_warning_code code, earl_loc loc,
                  earl_eid event, const char *fmt, ...)
 {
-    earl_states_warning *it = warning_slot(w->counts, code, (void **)&w->items, &w->n, &w->cap,
-                                           sizeof *w->items);
+    earl_states_warning *it = earl_detail_slot(w->counts, code, (void **)&w->items, &w->n, &w->cap,
+                                               sizeof *w->items);
     if (!it)
         return;
     it->code = code;
@@ -162,9 +160,20 @@ static inline __attribute__((always_inline)) void pass_loop(states_pass *p, int 
     }
 }
 
-static void *stacks_half(void *p)
+/* One half of a pass run as two: the region stacks, or the messages and
+ * collectives. */
+typedef struct pass_half {
+    states_pass *pass;
+    int stacks;
+} pass_half;
+
+static void *run_half(void *arg)
 {
-    pass_loop(p, 0, 1, 0);
+    pass_half *h = arg;
+    if (h->stacks) /* constant flags: each half gets its own inlined loop */
+        pass_loop(h->pass, 0, 1, 0);
+    else
+        pass_loop(h->pass, 0, 0, 1);
     return NULL;
 }
 
@@ -178,7 +187,7 @@ static int halves_apply(const states_pass *p, int threads)
         EARL_THREAD_ACQUIRE_LOCK, EARL_THREAD_RELEASE_LOCK};
     if (threads == 1 || p->implicit || p->ev->count < ((size_t)1 << 16))
         return 0;
-    if (threads < 1 && sysconf(_SC_NPROCESSORS_ONLN) < 2)
+    if (threads < 1 && earl_online_cores() < 2)
         return 0;
     for (size_t k = 0; k < sizeof threading / sizeof *threading; k++)
         if (p->ev->kind_counts[threading[k]])
@@ -221,13 +230,8 @@ static void run_pass(states_pass *p, int threads)
     states_warning_list comm_warnings = {0};
     states_pass stacks = *p; /* reads the shared arrays, writes enterptr and top */
     p->warnings = &comm_warnings;
-    pthread_t tid;
-    int threaded = pthread_create(&tid, NULL, stacks_half, &stacks) == 0;
-    if (!threaded)
-        stacks_half(&stacks);
-    pass_loop(p, 0, 0, 1);
-    if (threaded)
-        pthread_join(tid, NULL);
+    pass_half halves[2] = {{p, 0}, {&stacks, 1}};
+    earl_parts_run(run_half, halves, sizeof *halves, 2);
     p->nomem |= stacks.nomem;
     p->warnings = &p->s->warnings;
     if (merge_warnings(p->warnings, &comm_warnings) != 0)
@@ -353,7 +357,7 @@ size_t earl_states_bytes(const earl_states *s)
     bytes += s->n_locks * (sizeof(uint32_t) + 1 + sizeof(uint64_t) + sizeof(size_t));
     bytes += (s->n_locks ? s->lock_start[s->n_locks] : 0) * sizeof(earl_eid);
     if (s->queue_built) {
-        bytes += s->queue_pairs.cap * (2 * sizeof(uint64_t) + sizeof(int64_t) + 1);
+        bytes += earl_map_bytes(&s->queue_pairs);
         size_t pairs = s->queue_pairs.n;
         bytes += 2 * (pairs + 1) * sizeof(size_t);
         bytes += s->queue_start[pairs] * sizeof(earl_eid) + s->tree_start[pairs] * sizeof(earl_eid);

@@ -26,7 +26,7 @@
 
 int collectives_init(states_pass *p)
 {
-    if (states_map_init(&p->coll_counts, 64) || states_map_init(&p->coll_groups, 16))
+    if (earl_map_init(&p->coll_counts, 64) || earl_map_init(&p->coll_groups, 16))
         return -1;
     return 0;
 }
@@ -38,13 +38,13 @@ void collectives_free(states_pass *p)
     free(p->group_inst);
     free(p->group_n);
     free(p->group_cap);
-    states_map_free(&p->coll_counts);
-    states_map_free(&p->coll_groups);
+    earl_map_free(&p->coll_counts);
+    earl_map_free(&p->coll_groups);
 }
 
 static int64_t group_index(states_pass *p, uint64_t k1, uint64_t k2)
 {
-    int64_t *slot = states_map_slot(&p->coll_groups, k1, k2, EARL_NONE);
+    int64_t *slot = earl_map_slot(&p->coll_groups, k1, k2, EARL_NONE, NULL);
     if (!slot)
         return EARL_NONE;
     if (*slot >= 0)
@@ -56,7 +56,7 @@ static int64_t group_index(states_pass *p, uint64_t k1, uint64_t k2)
     p->group_inst[g] = NULL;
     p->group_n[g] = p->group_cap[g] = 0;
     p->n_groups++;
-    *states_map_find(&p->coll_groups, k1, k2) = (int64_t)g;
+    *earl_map_find(&p->coll_groups, k1, k2) = (int64_t)g;
     return (int64_t)g;
 }
 
@@ -144,7 +144,7 @@ void collectives_mpi(states_pass *p, earl_eid i, earl_loc l)
         p->nomem = 1;
         return;
     }
-    int64_t *seq = states_map_slot(&p->coll_counts, (uint64_t)(uint32_t)l, (uint64_t)g, 0);
+    int64_t *seq = earl_map_slot(&p->coll_counts, (uint64_t)(uint32_t)l, (uint64_t)g, 0, NULL);
     if (!seq) {
         p->nomem = 1;
         return;
@@ -211,7 +211,7 @@ void collectives_finish(states_pass *p)
 /* The member row of event i in the members list (sorted by event), -1. */
 static int64_t member_row(const earl_states *s, earl_eid i)
 {
-    size_t lo = earl_eid_lower_bound(s->member_event, 0, s->n_members, i);
+    size_t lo = earl_i64_lower_bound(s->member_event, 0, s->n_members, i);
     return lo < s->n_members && s->member_event[lo] == i ? (int64_t)lo : -1;
 }
 

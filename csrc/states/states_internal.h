@@ -4,12 +4,16 @@
  *
  *   states.c              the handle, the one forward pass (it dispatches each
  *                         event to the concepts below), warnings, memory
- *   states_map.c          the open-addressing hash map the concepts key by
  *   states_regions.c      region stacks, enterptr/leaveptr, stack queries
  *   states_threads.c      forks, teams, inherited stacks, forkptr, locks
  *   states_messages.c     message queues, sendptr/recvptr, queue queries
  *   states_collectives.c  MPI collective and OpenMP barrier instances
  *   states_views.c        the dense per-event arrays, built on request
+ *
+ * The concepts key their few states (channels, collective groups, locks,
+ * queue pairs) by the core's hash map (base/hashmap.h), never by event, so
+ * its size follows the number of channels, groups and locks, not the trace
+ * length.
  *
  * Not part of the public API.
  */
@@ -19,24 +23,14 @@
 #include <pthread.h>
 
 #include "earl_states.h"
-#include "util.h"
-
-/* ---- hash map: 128-bit keys to int64 values -------------------------------- */
-
-typedef struct states_map {
-    uint64_t *k1, *k2;
-    int64_t *val;     /* EARL_NONE marks a free slot's value; used[] tells */
-    uint8_t *used;
-    size_t cap, n;    /* cap is a power of two */
-} states_map;
-
-int states_map_init(states_map *m, size_t expected);
-void states_map_free(states_map *m);
-/* The value slot of (k1, k2), inserted with value init when absent; NULL when
- * out of memory.  The pointer is valid until the next insertion. */
-int64_t *states_map_slot(states_map *m, uint64_t k1, uint64_t k2, int64_t init);
-/* The value of (k1, k2), or NULL when absent. */
-int64_t *states_map_find(const states_map *m, uint64_t k1, uint64_t k2);
+#include "base/compiler.h"
+#include "base/details.h"
+#include "base/errors.h"
+#include "base/grow.h"
+#include "base/hashmap.h"
+#include "base/mem.h"
+#include "base/parts.h"
+#include "base/sorted.h"
 
 /* ---- warnings --------------------------------------------------------------- */
 
@@ -113,7 +107,7 @@ struct earl_states {
     /* message queue index (states_messages.c), built on the first query
      * under lazy_lock */
     int queue_built;
-    states_map queue_pairs;     /* (src, dst) -> pair index */
+    earl_map queue_pairs;     /* (src, dst) -> pair index */
     size_t *queue_start;        /* pairs + 1: sends of a pair in queue_sends */
     earl_eid *queue_sends;      /* per pair, in send order */
     size_t *tree_start;         /* pairs + 1: segment trees in queue_tree */
@@ -165,22 +159,22 @@ typedef struct states_pass {
     earl_eid *impl_fork;        /* per location: fork of its implicit team, -1 */
     earl_eid *impl_top;         /* per location: own stack top before it */
     uint32_t *barrier_count;    /* per location: barriers passed in its team */
-    states_map locks;           /* (process, model, id) -> lock index */
+    earl_map locks;           /* (process, model, id) -> lock index */
     int32_t *lock_of_row;       /* per sync row: lock index, -1 */
     earl_eid *lock_last;        /* per lock: last event */
     earl_loc *lock_holder;
     size_t cap_locks;
 
     /* messages */
-    states_map channels;        /* (src, dst, comm, tag) -> channel index */
+    earl_map channels;        /* (src, dst, comm, tag) -> channel index */
     int64_t *ch_head, *ch_tail; /* per channel: FIFO of pending msg rows */
     uint8_t *ch_recvs;          /* 1: the pending rows are receives */
     size_t n_channels, cap_channels;
     int32_t *msg_next;          /* per msg row: next pending row of its channel */
 
     /* collectives */
-    states_map coll_counts;     /* (location, group) -> collectives passed */
-    states_map coll_groups;     /* group key -> group index */
+    earl_map coll_counts;     /* (location, group) -> collectives passed */
+    earl_map coll_groups;     /* group key -> group index */
     int32_t **group_inst;       /* per group: instance ids by sequence number */
     size_t *group_n, *group_cap;
     size_t n_groups, cap_groups;

@@ -28,7 +28,7 @@ int messages_init(states_pass *p)
     p->msg_next = malloc((nm ? nm : 1) * sizeof *p->msg_next);
     if (!p->msg_next)
         return -1;
-    return states_map_init(&p->channels, 64);
+    return earl_map_init(&p->channels, 64);
 }
 
 void messages_free(states_pass *p)
@@ -37,14 +37,14 @@ void messages_free(states_pass *p)
     free(p->ch_head);
     free(p->ch_tail);
     free(p->ch_recvs);
-    states_map_free(&p->channels);
+    earl_map_free(&p->channels);
 }
 
 static int64_t channel(states_pass *p, earl_loc src, earl_loc dst, uint32_t comm, uint32_t tag)
 {
     uint64_t k1 = (uint64_t)(uint32_t)src << 32 | (uint32_t)dst;
     uint64_t k2 = (uint64_t)comm << 32 | tag;
-    int64_t *slot = states_map_slot(&p->channels, k1, k2, EARL_NONE);
+    int64_t *slot = earl_map_slot(&p->channels, k1, k2, EARL_NONE, NULL);
     if (!slot) {
         p->nomem = 1;
         return EARL_NONE;
@@ -65,7 +65,7 @@ static int64_t channel(states_pass *p, earl_loc src, earl_loc dst, uint32_t comm
     p->ch_recvs[c] = 0;
     p->n_channels++;
     /* the slot may have moved if a grow happened: look it up again */
-    *states_map_find(&p->channels, k1, k2) = (int64_t)c;
+    *earl_map_find(&p->channels, k1, k2) = (int64_t)c;
     return (int64_t)c;
 }
 
@@ -167,7 +167,7 @@ void messages_finish(states_pass *p)
 
 void messages_index_free(earl_states *s)
 {
-    states_map_free(&s->queue_pairs);
+    earl_map_free(&s->queue_pairs);
     free(s->queue_start);
     free(s->queue_sends);
     free(s->tree_start);
@@ -196,7 +196,7 @@ static int build_index(earl_states *s)
     const earl_msg_table *m = &ev->msg;
     size_t *count = NULL;
     size_t n_pairs = 0, cap_count = 0;
-    if (states_map_init(&s->queue_pairs, 64) != 0)
+    if (earl_map_init(&s->queue_pairs, 64) != 0)
         return -1;
     /* pass 1: pairs and their send counts */
     for (size_t r = 0; r < m->count; r++) {
@@ -204,7 +204,7 @@ static int build_index(earl_states *s)
         if (!is_send(ev->kind[e]) || m->peer[r] < 0)
             continue;
         uint64_t key = (uint64_t)(uint32_t)ev->location[e] << 32 | (uint32_t)m->peer[r];
-        int64_t *slot = states_map_slot(&s->queue_pairs, key, 0, EARL_NONE);
+        int64_t *slot = earl_map_slot(&s->queue_pairs, key, 0, EARL_NONE, NULL);
         if (!slot)
             goto fail;
         if (*slot < 0) {
@@ -237,7 +237,7 @@ static int build_index(earl_states *s)
         if (!is_send(ev->kind[e]) || m->peer[r] < 0)
             continue;
         uint64_t key = (uint64_t)(uint32_t)ev->location[e] << 32 | (uint32_t)m->peer[r];
-        int64_t q = *states_map_find(&s->queue_pairs, key, 0);
+        int64_t q = *earl_map_find(&s->queue_pairs, key, 0);
         size_t pos = count[q]++, half = tree_size(s->queue_start[q + 1] - s->queue_start[q]) / 2;
         s->queue_sends[s->queue_start[q] + pos] = e;
         earl_eid rv = states_msg_match(s, ev, r);
@@ -297,12 +297,12 @@ earl_status earl_states_queue(earl_states *s, earl_eid i, earl_loc src, earl_loc
     if (i < 0 || src < 0 || dst < 0)
         return EARL_OK;
     uint64_t key = (uint64_t)(uint32_t)src << 32 | (uint32_t)dst;
-    const int64_t *q = states_map_find(&s->queue_pairs, key, 0);
+    const int64_t *q = earl_map_find(&s->queue_pairs, key, 0);
     if (!q)
         return EARL_OK;
     const earl_eid *sends = s->queue_sends + s->queue_start[*q];
     size_t m = s->queue_start[*q + 1] - s->queue_start[*q];
-    size_t lo = earl_eid_lower_bound(sends, 0, m, i + 1); /* sends up to i */
+    size_t lo = earl_i64_lower_bound(sends, 0, m, i + 1); /* sends up to i */
     queue_walk w = {s->queue_tree + s->tree_start[*q], sends, tree_size(m) / 2, lo, i,
                     out, out ? cap : 0, 0};
     if (lo > 0)

@@ -56,7 +56,7 @@ int threads_init(states_pass *p)
     memset(p->process_fork, 0xff, ng * sizeof *p->process_fork);
     memset(p->lock_of_row, 0xff, ns * sizeof *p->lock_of_row);
     memset(p->s->sync_top, 0xff, ns * sizeof *p->s->sync_top);
-    return states_map_init(&p->locks, 16);
+    return earl_map_init(&p->locks, 16);
 }
 
 void threads_free(states_pass *p)
@@ -75,7 +75,7 @@ void threads_free(states_pass *p)
     free(p->impl_top);
     free(p->lock_last);
     free(p->lock_holder);
-    states_map_free(&p->locks);
+    earl_map_free(&p->locks);
 }
 
 static uint32_t process_of(const states_pass *p, earl_loc l)
@@ -224,7 +224,7 @@ static void lock_event(states_pass *p, earl_eid i, earl_loc l, int32_t row, int 
     const earl_sync_table *t = &p->ev->sync;
     uint32_t g = process_of(p, l);
     uint64_t k1 = (uint64_t)g << 8 | t->model[row];
-    int64_t *slot = states_map_slot(&p->locks, k1, t->id[row], EARL_NONE);
+    int64_t *slot = earl_map_slot(&p->locks, k1, t->id[row], EARL_NONE, NULL);
     if (!slot) {
         p->nomem = 1;
         return;
@@ -244,8 +244,8 @@ static void lock_event(states_pass *p, earl_eid i, earl_loc l, int32_t row, int 
         s->lock_id[n] = t->id[row];
         s->lock_model[n] = t->model[row];
         s->n_locks++;
-        *states_map_find(&p->locks, k1, t->id[row]) = (int64_t)n;
-        slot = states_map_find(&p->locks, k1, t->id[row]);
+        *earl_map_find(&p->locks, k1, t->id[row]) = (int64_t)n;
+        slot = earl_map_find(&p->locks, k1, t->id[row]);
     }
     int64_t k = *slot;
     p->lock_of_row[row] = (int32_t)k;
@@ -296,12 +296,6 @@ void threads_event(states_pass *p, earl_eid i, earl_loc l, earl_kind k)
     }
 }
 
-static int by_eid(const void *a, const void *b)
-{
-    earl_eid x = *(const earl_eid *)a, y = *(const earl_eid *)b;
-    return x < y ? -1 : x > y;
-}
-
 void threads_finish(states_pass *p)
 {
     earl_states *s = p->s;
@@ -332,7 +326,7 @@ void threads_finish(states_pass *p)
     /* sync rows are grouped by location: put each lock's events in the total order */
     for (size_t k = 0; k < nl; k++)
         qsort(s->lock_events + s->lock_start[k], s->lock_start[k + 1] - s->lock_start[k],
-              sizeof *s->lock_events, by_eid);
+              sizeof *s->lock_events, earl_cmp_i64);
 }
 
 size_t earl_states_locks(const earl_states *s, earl_eid i, earl_lock_state *out, size_t cap)
@@ -340,7 +334,7 @@ size_t earl_states_locks(const earl_states *s, earl_eid i, earl_lock_state *out,
     const earl_events *ev = earl_trace_events(s->trace);
     size_t n = 0;
     for (size_t k = 0; k < s->n_locks; k++) {
-        size_t lo = earl_eid_lower_bound(s->lock_events, s->lock_start[k], s->lock_start[k + 1],
+        size_t lo = earl_i64_lower_bound(s->lock_events, s->lock_start[k], s->lock_start[k + 1],
                                          i + 1);
         if (lo == s->lock_start[k])
             continue;

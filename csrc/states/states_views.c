@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
 #include "states_internal.h"
 
 static const char *const pointer_names[EARL_POINTER_COUNT] = {

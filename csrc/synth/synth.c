@@ -97,6 +97,9 @@ static void grid(const earl_synth_options *o, uint32_t *px, uint32_t *py)
 
 earl_status earl_synth_check(const earl_synth_options *o, earl_error *err)
 {
+    if (!o)
+        return earl_fail(err, EARL_ERR_INVALID,
+                         "synth: no options given (start from earl_synth_defaults)");
     const char *kn = earl_synth_kind_name(o->kind);
     if ((unsigned)o->kind >= EARL_SYNTH_KIND_COUNT)
         return bad(err, "unknown kind %s%" PRId64 "%.0" PRId64, "#", (int64_t)o->kind, 0);
@@ -501,13 +504,6 @@ static void totals(const sx_book *b, earl_synth_result *res)
     }
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 earl_status earl_synth_run(const earl_synth_options *opt, const char *dir,
                            earl_synth_result *result, earl_error *err)
 {
@@ -516,7 +512,7 @@ earl_status earl_synth_run(const earl_synth_options *opt, const char *dir,
         return st;
     if (!dir || !*dir)
         return earl_fail(err, EARL_ERR_INVALID, "synth: no output folder given");
-    double t_start = now();
+    double t_start = earl_now_seconds();
     sim s;
     memset(&s, 0, sizeof(s));
     s.o = *opt;
@@ -641,7 +637,7 @@ earl_status earl_synth_run(const earl_synth_options *opt, const char *dir,
         st = s.st;
     }
     free_sim(&s);
-    res.seconds = now() - t_start;
+    res.seconds = earl_now_seconds() - t_start;
     if (st == EARL_OK && result)
         *result = res;
     return st;

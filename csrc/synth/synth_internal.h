@@ -20,7 +20,9 @@
 
 #include "earl_writer.h"
 #include "synth_expect.h"
-#include "util.h"
+#include "base/clock.h"
+#include "base/errors.h"
+#include "base/grow.h"
 
 /* ------------------------------------------------------------------------ */
 /* Regions                                                                    */

@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -231,8 +232,8 @@ static void free_writer(earl_writer *w)
     for (uint32_t i = 0; i < w->strings.n; i++)
         free(w->strings.v[i]);
     free(w->strings.v);
-    free(w->str_slots);
-    free(w->id_slots);
+    earl_map_free(&w->string_index);
+    earl_map_free(&w->location_index);
     free(w->nodes.v);
     free(w->lgroups.v);
     free(w->locs.v);

@@ -13,62 +13,27 @@
 /* Definitions                                                                */
 /* ------------------------------------------------------------------------ */
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static uint64_t hash_u64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return x;
-}
-
-static int rehash_strings(earl_writer *w, size_t cap)
-{
-    uint32_t *slots = calloc(cap, sizeof *slots);
-    if (!slots)
-        return -1;
-    for (uint32_t r = 0; r < w->strings.n; r++) {
-        size_t i = hash_str(w->strings.v[r]) & (cap - 1);
-        while (slots[i])
-            i = (i + 1) & (cap - 1);
-        slots[i] = r + 1;
-    }
-    free(w->str_slots);
-    w->str_slots = slots;
-    w->str_cap = cap;
-    return 0;
-}
-
 earl_status earl_writer_string(earl_writer *w, const char *text, uint32_t *ref, earl_error *err)
 {
     if (!text)
         text = "";
-    if ((size_t)(w->strings.n + 1) * 2 > w->str_cap &&
-        rehash_strings(w, w->str_cap ? w->str_cap * 2 : 256))
-        return wr_nomem(w, err);
-    size_t i = hash_str(text) & (w->str_cap - 1);
-    while (w->str_slots[i]) {
-        if (strcmp(w->strings.v[w->str_slots[i] - 1], text) == 0) {
-            *ref = w->str_slots[i] - 1;
+    uint64_t h = earl_hash_bytes(text, strlen(text));
+    const earl_map *index = &w->string_index;
+    for (size_t j = earl_map_first(index, h, 0); j != EARL_MAP_END;
+         j = earl_map_next(index, j, h, 0))
+        if (strcmp(w->strings.v[index->slots[j].val], text) == 0) {
+            *ref = (uint32_t)index->slots[j].val;
             return EARL_OK;
         }
-        i = (i + 1) & (w->str_cap - 1);
-    }
     char *copy = strdup(text);
     char **slot = copy ? VEC_PUSH(w->strings) : NULL;
-    if (!slot) {
+    if (!slot || earl_map_add(&w->string_index, h, 0, (int64_t)w->strings.n - 1) != 0) {
+        if (slot)
+            w->strings.n--;
         free(copy);
         return wr_nomem(w, err);
     }
     *slot = copy;
-    w->str_slots[i] = w->strings.n;
     *ref = w->strings.n - 1;
     return EARL_OK;
 }
@@ -149,41 +114,10 @@ earl_status earl_writer_process(earl_writer *w, const char *name, uint32_t syste
                                       EARL_UNDEFINED_REF, rank, ref, err);
 }
 
-static int id_insert(earl_writer *w, uint64_t id, uint32_t index)
-{
-    if ((size_t)(w->locs.n + 1) * 2 > w->id_cap) {
-        size_t cap = w->id_cap ? w->id_cap * 2 : 64;
-        uint32_t *slots = calloc(cap, sizeof *slots);
-        if (!slots)
-            return -1;
-        for (uint32_t l = 0; l < w->locs.n; l++) {
-            size_t i = hash_u64(w->locs.v[l].id) & (cap - 1);
-            while (slots[i])
-                i = (i + 1) & (cap - 1);
-            slots[i] = l + 1;
-        }
-        free(w->id_slots);
-        w->id_slots = slots;
-        w->id_cap = cap;
-    }
-    size_t i = hash_u64(id) & (w->id_cap - 1);
-    while (w->id_slots[i])
-        i = (i + 1) & (w->id_cap - 1);
-    w->id_slots[i] = index + 1;
-    return 0;
-}
-
 int64_t wr_id_find(const earl_writer *w, uint64_t id)
 {
-    if (!w->id_cap)
-        return -1;
-    size_t i = hash_u64(id) & (w->id_cap - 1);
-    while (w->id_slots[i]) {
-        if (w->locs.v[w->id_slots[i] - 1].id == id)
-            return w->id_slots[i] - 1;
-        i = (i + 1) & (w->id_cap - 1);
-    }
-    return -1;
+    const int64_t *index = earl_map_find(&w->location_index, id, 0);
+    return index ? *index : -1;
 }
 
 earl_status earl_writer_location(earl_writer *w, uint32_t group, const char *name, uint8_t type,
@@ -214,9 +148,13 @@ earl_status earl_writer_location(earl_writer *w, uint32_t group, const char *nam
         return wr_fail(w, err, EARL_ERR_IO, "libotf2 could not create the event writer of location %llu",
                      (unsigned long long)id);
     }
-    wloc *slot = VEC_PUSH(w->locs);
-    if (!slot || id_insert(w, id, w->locs.n - 1))
+    if (!earl_map_slot(&w->location_index, id, 0, (int64_t)w->locs.n, NULL))
         return wr_nomem(w, err);
+    wloc *slot = VEC_PUSH(w->locs);
+    if (!slot) {
+        earl_map_take(&w->location_index, id, 0, NULL);
+        return wr_nomem(w, err);
+    }
     *slot = l;
     *loc = (earl_loc)(w->locs.n - 1);
     if (type == OTF2_LOCATION_TYPE_CPU_THREAD && g->master < 0)

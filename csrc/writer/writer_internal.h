@@ -14,7 +14,9 @@
 #include <otf2/otf2.h>
 
 #include "earl_writer.h"
-#include "util.h"
+#include "base/compiler.h"
+#include "base/errors.h"
+#include "base/hashmap.h"
 
 #define EVT_CHUNK_SIZE (1024 * 1024)
 #define DEF_CHUNK_SIZE (4 * 1024 * 1024)
@@ -121,13 +123,11 @@ struct earl_writer {
     size_t mem_limit, mem_used;
     earl_writer_quirks quirks; /* untruthful definitions, for tests of readers */
 
-    /* strings, interned through an open-addressing table of ref+1 */
+    /* strings, interned: the hash of a text -> its refs (texts may share a
+     * hash: the entries of one are compared) */
     VEC(char *) strings;
-    uint32_t *str_slots;
-    size_t str_cap;
-    /* location ids, an open-addressing table of index+1 keyed by id */
-    uint32_t *id_slots;
-    size_t id_cap;
+    earl_map string_index;
+    earl_map location_index; /* location id -> index */
 
     VEC(wnode) nodes;
     VEC(wlgroup) lgroups;

@@ -39,7 +39,7 @@ costs, indirect and propagating waits, and their properties), longterm.py (the
 long-term replay), critical_path.py (the critical path and its metrics),
 arrays.py (numpy helpers they share) and records.py (what crosses to the C
 core).  The loops over every event, interval and wait state run in the C core
-(csrc/rootcause/earl_rootcause.h, reached through earlc._core.rc_*, each
+(csrc/include/earl_rootcause.h, reached through earlc._core.rc_*, each
 function taking records whose fields are those of the C structs): the time
 chunks, the synchronisation intervals and the delays' excess, the group
 interval starts of collectives, the long-term backward replay and the critical

@@ -2,7 +2,7 @@
 parts of their costs that properties publish.
 
 A DelayKind is also the index of a *source* of the long-term replay (the kind of
-wait state a cost stems from, csrc/rootcause/earl_rootcause.h): the C core takes
+wait state a cost stems from, csrc/include/earl_rootcause.h): the C core takes
 the values as they are."""
 from enum import Enum, IntEnum
 

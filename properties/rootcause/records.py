@@ -1,5 +1,5 @@
 """The records the root-cause package hands to the C core (earlc._core.rc_*) and
-gets back: one dataclass per struct of csrc/rootcause/earl_rootcause.h, with the
+gets back: one dataclass per struct of csrc/include/earl_rootcause.h, with the
 struct's field names (the glue reads them by name, field by field).  Array fields
 are converted on construction to the C-contiguous dtype the struct declares
 (int64 or float64); the counts of the C structs are the arrays' lengths."""

@@ -19,22 +19,23 @@ if "numpy" not in _sys.modules:
     # all its threads.  A value set in the environment is left as it is.
     _os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "20")
 
-from ._core import TraceError, memory_stats, release_memory  # noqa: E402
+from ._core import Error, OutOfMemoryError, TraceError, memory_stats, release_memory  # noqa: E402
 from .events import KIND_NAMES, KINDS, Event, Events
 from .trace import Trace, Warnings, open  # noqa: A004
 from . import display  # noqa: F401  (earlc.display: how times and values are shown)
 from .clocks import VectorClocks
 from .search import Matches, PatternError, PatternWarning
-from .writer import TraceWriter
+from .writer import TraceWriter, WriterError
 from .synth import SynthResult, synth
 from .analysis import Instances, Property, Report, analyze
-from .races import Races, races
+from .races import Races, RacesError, races
 from .record import RecordError, record
 from .checks import check
 from .markers import annotate
 from .comparison import compare
 
-__all__ = ["open", "Trace", "TraceError", "TraceWriter", "Events", "Event", "Warnings",
+__all__ = ["open", "Trace", "Error", "TraceError", "OutOfMemoryError", "TraceWriter",
+           "WriterError", "RacesError", "Events", "Event", "Warnings",
            "KIND_NAMES", "KINDS", "synth", "SynthResult", "analyze", "Report", "Property",
            "Instances", "races", "Races", "record", "RecordError", "release_memory",
            "memory_stats", "VectorClocks", "Matches", "PatternError",

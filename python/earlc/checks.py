@@ -28,6 +28,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
+from ._core import Error
 from .readable import event_text, location_text, moment_text, ticks_text
 
 #: the keys a rule may have, by kind; `name` and `description` fit every kind
@@ -44,7 +45,7 @@ _KIND_OF_KEY = {"property": "property", "pattern": "pattern", "pattern_text": "p
 FIRST = 3
 
 
-class RulesError(ValueError):
+class RulesError(Error, ValueError):
     """A rules file that cannot be used: the message names the file, the rule and
     what to change."""
 

@@ -10,9 +10,10 @@ Three pieces give a subcommand that rule without code of its own:
   is read or computed before the user's mistake is reported: `count(low, high)`,
   `output_file`, `output_folder`, `existing_file`, `name_list`;
 - `run_command`, which calls the subcommand and turns the exceptions that are the
-  user's doing (`UsageError`, `earlc.TraceError`, a faulty plugin) into that one
-  line; anything else is earlc's fault and says so on one line too (set
-  EARLC_TRACEBACK=1 to see the traceback).
+  user's doing (every `earlc.Error`: `UsageError`, `earlc.TraceError`, a faulty
+  plugin, a pattern, memory that ran out) into that one line; anything else is
+  earlc's fault and says so on one line too (set EARLC_TRACEBACK=1 to see the
+  traceback).
 
 docs/cli.md states the rule for users.
 """
@@ -26,11 +27,13 @@ import signal
 import sys
 from typing import Callable, Tuple, Type
 
+from ._core import Error
+
 #: exit status of every user error (argparse's own, too)
 USAGE_STATUS = 2
 
 
-class UsageError(Exception):
+class UsageError(Error):
     """Something the user asked for cannot be done: the message says what to change."""
 
 
@@ -203,28 +206,24 @@ def interrupt_status(exc: KeyboardInterrupt) -> int:
 def run_command(func, args) -> int:
     """func(args), with every user error reported on one line (status 2); ended by
     Ctrl-C, status 130, or inside terminate_as_interrupt by SIGTERM, status 143."""
-    from . import TraceError
-
-    from .parts import MPIUnavailable, PartsFailed, mpi_world_rank
-    from .parts.plan import PartitionError
+    from .parts import PartsFailed, mpi_world_rank
 
     prog = "earlc"
     # in an MPI job every process ends with the same verdict; one of them says it
     say = sys.stderr if mpi_world_rank() == 0 else open(os.devnull, "w")
     try:
         return func(args)
-    except _USER_ERRORS + (TraceError, MPIUnavailable, PartitionError) as exc:
-        say.write("%s: error: %s\n" % (prog, one_line(exc)))
-        return USAGE_STATUS
-    except PartsFailed as exc:
-        user = exc.kind in {t.__name__ for t in _USER_ERRORS + (TraceError, MPIUnavailable,
-                                                                PartitionError)}
+    except PartsFailed as exc:  # another part's error: the user's when it was an earlc.Error
+        user = exc.user or exc.kind in {t.__name__ for t in _USER_ERRORS}
         if user or exc.kind in ("FileNotFoundError", "PermissionError", "OSError"):
             say.write("%s: error: %s\n" % (prog, one_line(exc)))
             return USAGE_STATUS
         say.write("%s: internal error in part %d: %s: %s (this is a bug in earlc; "
                   "EARLC_TRACEBACK=1 shows where)\n" % (prog, exc.part, exc.kind, one_line(exc)))
         return 1
+    except _USER_ERRORS + (Error,) as exc:
+        say.write("%s: error: %s\n" % (prog, one_line(exc)))
+        return USAGE_STATUS
     except KeyboardInterrupt as exc:
         say.write("%s: %s\n" % (prog, "terminated" if isinstance(exc, Terminated)
                                          else "interrupted"))

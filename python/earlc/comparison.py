@@ -22,11 +22,13 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
+from ._core import Error
+
 #: call path label of a metric's total over all call paths
 TOTAL = "(all call paths)"
 
 
-class CompareError(ValueError):
+class CompareError(Error, ValueError):
     """Runs that cannot be compared (no call path in common, fewer than two runs,
     labels that repeat): the message says what to change."""
 

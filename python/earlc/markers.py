@@ -37,7 +37,7 @@ DEFAULT_TOP = 20
 DEFAULT_MATCHES = 1000
 
 
-class AnnotateError(ValueError):
+class AnnotateError(_core.Error, ValueError):
     """An annotation that cannot be done as asked: the message says what to change."""
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import importlib
 
+from ._core import Error
 
-class MissingDependency(ImportError):
+
+class MissingDependency(Error, ImportError):
     """An optional package is not installed; the message says how to get it."""
 
 

@@ -26,6 +26,12 @@ from . import _core
 from .display import format_seconds, time_columns, time_fields
 from .events import KINDS, column
 
+
+class RacesError(_core.Error, ValueError):
+    """A choice of wildcard receives (or of clocks) that cannot be made on this trace:
+    the message says what to choose instead."""
+
+
 WILDCARD = -1       #: requested source or tag: MPI_ANY_SOURCE / MPI_ANY_TAG
 NOT_RECORDED = -2   #: the trace does not say what the receive asked for
 
@@ -34,7 +40,7 @@ _RECV_KINDS = (KINDS["MPI_RECV"], KINDS["MPI_IRECV"])
 Wildcard = Union[None, str, Sequence[int], Callable]
 
 
-class WildcardsNotRecorded(ValueError):
+class WildcardsNotRecorded(RacesError):
     """The trace has receives but does not say which of them asked for any source:
     the caller must choose (`wildcard=`, `--wildcard`).  `cli_message` is the same
     advice in the command line's terms."""
@@ -136,7 +142,7 @@ def _select(trace, wildcard) -> tuple:
     if isinstance(wildcard, str):
         refs = np.array([r.id for r in trace.regions if r.name == wildcard], dtype=np.uint32)
         if not len(refs):
-            raise ValueError("no region named %r in %s" % (wildcard, trace.path))
+            raise RacesError("no region named %r in %s" % (wildcard, trace.path))
         chosen = _inside_region(trace, _posted(trace, events), refs)
         assumption = {"wildcard": "region", "value": wildcard,
                       "description": "the receives called inside %s taken as asking for any "
@@ -151,14 +157,14 @@ def _select(trace, wildcard) -> tuple:
         try:
             ranks = sorted({int(r) for r in wildcard})
         except (TypeError, ValueError):
-            raise ValueError("wildcard must be 'all', 'recorded', a region name, a list of ranks "
+            raise RacesError("wildcard must be 'all', 'recorded', a region name, a list of ranks "
                              "or a predicate, not %r" % (wildcard,)) from None
         rank_of = np.array([l.rank if l.rank is not None else -1 for l in trace.locations],
                            dtype=np.int64)
         known = set(int(r) for r in rank_of if r >= 0)
         unknown = [r for r in ranks if r not in known]
         if unknown or not ranks:
-            raise ValueError("no MPI rank %s in %s (ranks 0..%d)" % (
+            raise RacesError("no MPI rank %s in %s (ranks 0..%d)" % (
                 ", ".join(map(str, unknown)) or "given", trace.path, max(known, default=-1)))
         chosen = np.isin(rank_of[trace.events.location[events]], ranks)
         assumption = {"wildcard": "ranks", "value": ranks,
@@ -180,10 +186,10 @@ def parse_wildcard(text: Optional[str]) -> Wildcard:
         for part in t.split(","):
             lo, dash, hi = part.partition("-")
             if not lo.isdigit() or (dash and not hi.isdigit()):
-                raise ValueError("bad rank list %r (write ranks as 0,2-4)" % text)
+                raise RacesError("bad rank list %r (write ranks as 0,2-4)" % text)
             a, b = int(lo), int(hi) if dash else int(lo)
             if b < a:
-                raise ValueError("bad rank range %r in %r" % (part, text))
+                raise RacesError("bad rank range %r in %r" % (part, text))
             ranks.extend(range(a, b + 1))
         return ranks
     return text
@@ -209,7 +215,7 @@ def races(trace, wildcard: Wildcard = None, clocks: str = "vector",
     get None): the command line's choice, where rank 0 writes the report.
     """
     if clocks not in ("vector", "lamport"):
-        raise ValueError("clocks must be 'vector' or 'lamport', not %r" % (clocks,))
+        raise RacesError("clocks must be 'vector' or 'lamport', not %r" % (clocks,))
     if getattr(trace, "is_view", False):  # the receives in a view (earlc.view)
         return races(trace.trace, wildcard=wildcard, clocks=clocks,
                      progress=progress).restrict(trace.contains)

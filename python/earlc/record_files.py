@@ -2,7 +2,7 @@
 
 While an MPI program runs under `earlc record`, each process writes
 rank-R.events (fixed-size binary records) and rank-R.defs (text lines), laid
-out in csrc/record/earlc_record.h.  Once the command has ended, however it
+out in csrc/include/earlc_record.h.  Once the command has ended, however it
 ended, `assemble` reads them and writes the OTF2 archive with earlc's writer
 (earlc.TraceWriter): the processes' records as Score-P lays them out, the
 communicators with their members, clock offsets, and for every process whose
@@ -18,6 +18,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ._core import Error
 from .events import KINDS
 from .writer import TraceWriter
 
@@ -45,7 +46,7 @@ RECORD_NONE = -2
 BUILT_FOR = "MPICH (libmpich.so.12)"
 
 
-class RecordError(Exception):
+class RecordError(Error):
     """Bad input to `earlc record`: a one-line message for the user."""
 
 

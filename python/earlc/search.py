@@ -34,7 +34,7 @@ from .display import time_columns, time_seconds
 TraceError = _core.TraceError
 
 
-class PatternError(ValueError):
+class PatternError(_core.Error, ValueError):
     """A pattern that cannot be searched: a syntax error (with its line, column and
     what was expected), an unknown name or kind."""
 

@@ -57,6 +57,11 @@ _REQUEST_INDEX_TEXT = ("position of the completed request in the array of MPI_Wa
                        "MPI_Testany/-some")
 
 
+class WriterError(_core.Error, ValueError):
+    """A trace described wrongly to the writer: an unknown name, role or paradigm, a rank
+    or communicator that is not defined.  (What the C writer refuses is a TraceError.)"""
+
+
 def _reverse(table):
     return {name: value for value, name in table.items()}
 
@@ -122,7 +127,7 @@ def collective_op(name: str) -> int:
     """The OTF2 collective operation of an MPI collective region's name."""
     call = mpi_calls.lookup(name if name.startswith("MPI_") else "MPI_" + name)
     if call is None or call.op is None:
-        raise ValueError("cannot infer the collective operation of %r; pass op=" % name)
+        raise WriterError("cannot infer the collective operation of %r; pass op=" % name)
     return COLLECTIVE_OP[call.op]
 
 
@@ -132,7 +137,7 @@ def _enum(table: Dict[str, int], value, what: str) -> int:
         if key not in table:
             key = value.upper()
         if key not in table:
-            raise ValueError("unknown %s %r (one of: %s)" % (what, value, ", ".join(table)))
+            raise WriterError("unknown %s %r (one of: %s)" % (what, value, ", ".join(table)))
         return table[key]
     return int(value)
 
@@ -265,7 +270,7 @@ class TraceWriter:
         try:
             return self._locs[key]
         except KeyError:
-            raise ValueError("no location for rank %d thread %d" % key) from None
+            raise WriterError("no location for rank %d thread %d" % key) from None
 
     def string(self, text: str) -> int:
         if text not in self._strings:
@@ -315,7 +320,7 @@ class TraceWriter:
     def _comm(self, comm: Ref) -> int:
         if comm is None:
             if self.world is None:
-                raise ValueError("no MPI_COMM_WORLD: pass comm=")
+                raise WriterError("no MPI_COMM_WORLD: pass comm=")
             return self.world
         if isinstance(comm, str):
             if comm == "MPI_COMM_SELF":
@@ -323,7 +328,7 @@ class TraceWriter:
             try:
                 return self._comms[comm]
             except KeyError:
-                raise ValueError("no communicator named %r" % comm) from None
+                raise WriterError("no communicator named %r" % comm) from None
         return int(comm)
 
     def team(self, members: Iterable[Where], name: Optional[str] = None, parent: Ref = None,

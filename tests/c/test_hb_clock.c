@@ -1,10 +1,9 @@
 /*
  * test_hb_clock.c - cmocka tests of hb_clock.c, the saved vector clocks of
- * the causal-order replays: the event map against a plain array under long
- * random sequences of puts and takes (backward-shift deletion keeps every
- * key findable), the slot pool keeps contents across growth and reuses
- * released slots, waiting lists wake exactly the locations of a key, and the
- * collective shapes.
+ * the causal-order replays: the slot pool keeps contents across growth and
+ * reuses released slots, waiting lists wake exactly the locations of a key,
+ * and the collective shapes.  (The event map is the core's hash map, tested
+ * in test_base.c.)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,42 +14,7 @@
 
 #include <cmocka.h>
 
-#include "hb_clock.h"
-
-#define KEYS 5000
-
-static void test_event_map_matches_an_array(void **state)
-{
-    (void)state;
-    static uint32_t want[KEYS];
-    for (size_t k = 0; k < KEYS; k++)
-        want[k] = UINT32_MAX;
-    hb_event_map map;
-    hb_event_map_init(&map);
-    srand(7);
-    size_t count = 0;
-    for (int step = 0; step < 400000; step++) {
-        /* keys spread over a wide range collide in the table's low bits */
-        earl_eid key = (earl_eid)(rand() % KEYS);
-        earl_eid stored = key * 4096 + 3;
-        if (rand() % 3) {
-            uint32_t v = (uint32_t)rand();
-            assert_int_equal(hb_event_map_put(&map, stored, v), 0);
-            count += want[key] == UINT32_MAX;
-            want[key] = v;
-        } else {
-            assert_int_equal(hb_event_map_take(&map, stored), want[key]);
-            count -= want[key] != UINT32_MAX;
-            want[key] = UINT32_MAX;
-        }
-        if (step % 997 == 0)
-            for (size_t k = 0; k < KEYS; k++)
-                assert_int_equal(hb_event_map_get(&map, (earl_eid)k * 4096 + 3), want[k]);
-        assert_int_equal(map.count, count);
-    }
-    hb_event_map_free(&map);
-    assert_int_equal(hb_event_map_get(&map, 3), UINT32_MAX);
-}
+#include "hb/hb_clock.h"
 
 static void test_clock_pool_keeps_contents_and_reuses_slots(void **state)
 {
@@ -128,7 +92,6 @@ static void test_collective_shapes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_event_map_matches_an_array),
         cmocka_unit_test(test_clock_pool_keeps_contents_and_reuses_slots),
         cmocka_unit_test(test_waiters_wake_exactly_their_key),
         cmocka_unit_test(test_collective_shapes),

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include "base/mem.h"
 
-#include "util.h"
 
 #define MB ((size_t)1 << 20)
 

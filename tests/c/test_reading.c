@@ -25,6 +25,7 @@
 #include <otf2/otf2.h>
 
 #include "earl.h"
+#include "earl_mem.h"
 #include "writer_test_util.h"
 
 /* Iterations per location; 3 events each, so that the two locations make

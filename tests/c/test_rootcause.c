@@ -1,6 +1,6 @@
 /*
  * test_rootcause.c - cmocka tests of the root-cause subsystem
- * (csrc/rootcause/earl_rootcause.h) on small hand-built cases whose answers
+ * (csrc/include/earl_rootcause.h) on small hand-built cases whose answers
  * are worked out in the comments: the time chunks of two locations' events,
  * their sums with those of a table, the
  * synchronisation intervals (waits in between, the first point's cut,
@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "earl_rootcause.h"
-#include "rc_internal.h"
+#include "rootcause/rc_internal.h"
 
 /* The entries of query q of map m are exactly (cnode[i], value[i]), i < n. */
 static void assert_query(const earl_rc_map *m, size_t q, size_t n, const int64_t *cnode,
@@ -28,33 +28,6 @@ static void assert_query(const earl_rc_map *m, size_t q, size_t n, const int64_t
     for (size_t i = 0; i < n; i++) {
         assert_int_equal(m->cnode[m->offset[q] + (int64_t)i], cnode[i]);
         assert_true(m->value[m->offset[q] + (int64_t)i] == value[i]);
-    }
-}
-
-/* ---- searches ------------------------------------------------------------------ */
-
-/* The search from a hint agrees with a plain lower bound for every hint, near
- * and far, on sorted keys with runs of equal values. */
-static void test_gallop_matches_lower_bound(void **state)
-{
-    (void)state;
-    enum { N = 1500 };
-    int64_t a[N];
-    srand(11);
-    for (int round = 0; round < 20; round++) {
-        int64_t v = rand() % 5;
-        for (size_t i = 0; i < N; i++) {
-            a[i] = v;
-            v += rand() % 3 == 0 ? rand() % 4 : 0;
-        }
-        for (int probe = 0; probe < 2000; probe++) {
-            int64_t x = rand() % (v + 4) - 2;
-            size_t hint = (size_t)rand() % (N + 1), want = 0;
-            while (want < N && a[want] < x)
-                want++;
-            assert_int_equal(rc_gallop_lower_bound(a, N, x, hint), want);
-            assert_int_equal(rc_lower_bound(a, 0, N, x), want);
-        }
     }
 }
 
@@ -857,7 +830,6 @@ static void test_replay_order(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gallop_matches_lower_bound),
         cmocka_unit_test(test_chunks_of_two_locations),
         cmocka_unit_test(test_chunk_sums_of_interleaved_locations),
         cmocka_unit_test(test_chunk_sums_add_the_table),

@@ -24,9 +24,10 @@
 #include "earl_search.h"
 #include "earl_states.h"
 #include "earl_synth.h"
-#include "search_internal.h"
-#include "util.h"
+#include "search/search_internal.h"
 #include "writer_test_util.h"
+#include "base/grow.h"
+#include "base/parts.h"
 
 static uint64_t rng_state = 88172645463325252ull;
 static uint64_t rnd(uint64_t n)
@@ -285,6 +286,41 @@ static void test_threads_teams_and_limits_give_the_sequential_answer(void **stat
     close_halo(&f);
 }
 
+/* NULL options are the defaults, those of a zeroed struct, at every step
+ * (every core searches); a NULL error is allowed where a step fails. */
+static void test_null_options_are_the_defaults(void **state)
+{
+    (void)state;
+    fixture f;
+    open_halo(&f);
+    earl_search_program *p;
+    earl_search_query *q;
+    ok(earl_search_parse(patterns[0], &p, &err));
+    ok(earl_search_prepare(p, f.trace, f.states, NULL, &q, &err));
+    earl_search_options zero = {0};
+    earl_search_result *by_null, *by_zero, *seq;
+    ok(earl_search_execute(q, NULL, &by_null, &err));
+    ok(earl_search_execute(q, &zero, &by_zero, &err));
+    run_sequential(q, &zero, &seq);
+    assert_int_equal(earl_search_result_threads(by_null), earl_online_cores());
+    assert_int_equal(earl_search_result_threads(by_zero), earl_online_cores());
+    assert_int_equal(earl_search_result_rows(by_null), earl_search_result_rows(seq));
+    assert_memory_equal(earl_search_result_events(by_null), earl_search_result_events(seq),
+                        earl_search_result_rows(seq) * earl_search_result_columns(seq) *
+                            sizeof(earl_eid));
+    earl_search_query *none = (earl_search_query *)1;
+    earl_search_prepare_options unknown = {.pattern = "Nowhere"};
+    assert_int_equal(earl_search_prepare(p, f.trace, f.states, &unknown, &none, NULL),
+                     EARL_ERR_INVALID);
+    assert_null(none);
+    earl_search_result_free(by_null);
+    earl_search_result_free(by_zero);
+    earl_search_result_free(seq);
+    earl_search_query_free(q);
+    earl_search_program_free(p);
+    close_halo(&f);
+}
+
 /* A class matching no event is a warning of the query, not an error: its $
  * variable has no match, its * variable holds vacuously (the $-only part of
  * the formula still holds), on one thread and on several. */
@@ -354,6 +390,7 @@ int main(void)
         cmocka_unit_test(test_grouped_tasks_cover_the_tree_once),
         cmocka_unit_test(test_split_everywhere_gives_the_sequential_answer),
         cmocka_unit_test(test_threads_teams_and_limits_give_the_sequential_answer),
+        cmocka_unit_test(test_null_options_are_the_defaults),
         cmocka_unit_test(test_a_class_matching_no_event_is_a_warning),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,8 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "base/colset.h"
+#include "base/grow.h"
 
 /* ---- column sets ------------------------------------------------------------------ */
 

@@ -472,7 +472,7 @@ def test_clock_offsets_are_applied_by_open(tmp_path):
 
 
 def _fake_rank(folder, rank, size, records, finalized=True, clock=()):
-    """Files as the recorder writes them (csrc/record/earlc_record.h)."""
+    """Files as the recorder writes them (csrc/include/earlc_record.h)."""
     lines = ["earlc-record 1", "rank %d %d 1 host%d" % (rank, size, rank),
              "library MPICH Version:\t4.0.2", "built-for MPICH 4.0.2", "thread-level 0",
              "call 0 MPI_Init", "call 1 MPI_Recv", "call 2 MPI_Send",

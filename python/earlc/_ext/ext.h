@@ -14,10 +14,15 @@
 
 #include "earl.h"
 
-/* earlc.TraceError, raised for every earl_status other than EARL_OK. */
+/* earlc.Error, the base of earlc's exceptions; earlc.TraceError, raised for
+ * every earl_status other than EARL_OK and EARL_ERR_NOMEM; and
+ * earlc.OutOfMemoryError (also a MemoryError), raised for EARL_ERR_NOMEM. */
+extern PyObject *earlc_Error;
 extern PyObject *earlc_TraceError;
+extern PyObject *earlc_OutOfMemoryError;
 
-/* Raise earlc.TraceError from a filled earl_error; returns NULL. */
+/* Raise earlc.TraceError (earlc.OutOfMemoryError for EARL_ERR_NOMEM) from a
+ * filled earl_error; returns NULL. */
 PyObject *earlc_raise(const earl_error *err);
 
 /* A read-only buffer of length items over data, kept alive with owner. */

@@ -1,20 +1,27 @@
 /*
- * module.c - the earlc._core extension module: the TraceError exception,
- * the vocabulary of the C core (kind, family and warning names), and the
- * registration of the glue types (Trace, Column, TraceWriter).
+ * module.c - the earlc._core extension module: earlc's exceptions (Error,
+ * the base of every error earlc raises, and the two the C core raises:
+ * TraceError and OutOfMemoryError), the vocabulary of the C core (kind,
+ * family and warning names), and the registration of the glue types (Trace,
+ * Column, TraceWriter).
  */
+#include "earl_mem.h"
 #include "ext.h"
 #include <otf2/OTF2_GeneralDefinitions.h>
 
+PyObject *earlc_Error;
 PyObject *earlc_TraceError;
+PyObject *earlc_OutOfMemoryError;
 
 PyObject *earlc_open(PyObject *module, PyObject *args, PyObject *kwargs); /* trace.c */
 
 PyObject *earlc_raise(const earl_error *err)
 {
     /* the message is the only argument, so str(exc) is the message; the
-     * category travels as attributes (status: its name, code: its number) */
-    PyObject *exc = PyObject_CallFunction(earlc_TraceError, "s", err->message);
+     * category travels as attributes (status: its name, code: its number).
+     * Out of memory is no fault of the trace: a MemoryError of its own. */
+    PyObject *type = err->code == EARL_ERR_NOMEM ? earlc_OutOfMemoryError : earlc_TraceError;
+    PyObject *exc = PyObject_CallFunction(type, "s", err->message);
     if (exc) {
         PyObject *status = PyUnicode_FromString(earl_status_name(err->code));
         PyObject *code = PyLong_FromLong((long)err->code);
@@ -24,10 +31,47 @@ PyObject *earlc_raise(const earl_error *err)
             PyObject_SetAttrString(exc, "code", code);
         Py_XDECREF(status);
         Py_XDECREF(code);
-        PyErr_SetObject(earlc_TraceError, exc);
+        PyErr_SetObject(type, exc);
         Py_DECREF(exc);
     }
     return NULL;
+}
+
+/* Error, TraceError(Error) and OutOfMemoryError(Error, MemoryError), added
+ * to the module. */
+static int add_exceptions(PyObject *m)
+{
+    earlc_Error = PyErr_NewExceptionWithDoc(
+        "earlc.Error",
+        "The base of every error earlc raises: a trace that cannot be read or written, a "
+        "pattern, a plugin or a command line that is wrong, a recording that failed, memory "
+        "that ran out (docs/python.md, \"Errors\").",
+        PyExc_Exception, NULL);
+    if (!earlc_Error)
+        return -1;
+    earlc_TraceError = PyErr_NewExceptionWithDoc(
+        "earlc.TraceError",
+        "A trace cannot be read or written: the message names the file and the problem.",
+        earlc_Error, NULL);
+    PyObject *bases = earlc_TraceError ? PyTuple_Pack(2, earlc_Error, PyExc_MemoryError) : NULL;
+    earlc_OutOfMemoryError = bases ? PyErr_NewExceptionWithDoc(
+        "earlc.OutOfMemoryError",
+        "The C core ran out of memory (a MemoryError, never a fault of the trace): the "
+        "message says what it was doing.",
+        bases, NULL) : NULL;
+    Py_XDECREF(bases);
+    if (!earlc_OutOfMemoryError)
+        return -1;
+    PyObject *const types[] = {earlc_Error, earlc_TraceError, earlc_OutOfMemoryError};
+    const char *const names[] = {"Error", "TraceError", "OutOfMemoryError"};
+    for (int k = 0; k < 3; k++) {
+        Py_INCREF(types[k]); /* one reference stays with the C globals */
+        if (PyModule_AddObject(m, names[k], types[k]) < 0) {
+            Py_DECREF(types[k]);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* release_memory(): earl_mem_release; returns the bytes that were kept. */
@@ -103,13 +147,8 @@ PyMODINIT_FUNC PyInit__core(void)
     PyObject *m = PyModule_Create(&core_module);
     if (!m)
         return NULL;
-    earlc_TraceError = PyErr_NewExceptionWithDoc(
-        "earlc.TraceError",
-        "A trace cannot be read or written: the message names the file and the problem.",
-        PyExc_Exception, NULL);
-    if (!earlc_TraceError || PyModule_AddObject(m, "TraceError", earlc_TraceError) < 0)
+    if (add_exceptions(m) < 0)
         goto fail;
-    Py_INCREF(earlc_TraceError);
     if (add_names(m) < 0 || earlc_add_column_type(m) < 0 || earlc_add_trace_type(m) < 0 ||
         earlc_add_writer_type(m) < 0 || earlc_add_states_type(m) < 0 ||
         earlc_add_calltree_type(m) < 0 || earlc_add_hb_type(m) < 0 ||

@@ -17,10 +17,10 @@
  */
 #define NPY_NO_DEPRECATED_API NPY_1_22_API_VERSION
 #include "ext.h"
+#include "earl_mem.h"
 
 #include <numpy/arrayobject.h>
 
-#include "util.h"
 
 static void *np_malloc(void *ctx, size_t size)
 {

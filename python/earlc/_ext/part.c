@@ -1,6 +1,6 @@
 /*
  * part.c - _core.Reading: the stages of an open (earl_reading_*, earl.h)
- * and the ghosts of a part of a trace (earl_part_*, csrc/part/earl_part.h).
+ * and the ghosts of a part of a trace (earl_part_*, csrc/include/earl_part.h).
  *
  * A part of a trace is read in stages: the definitions first (to plan the
  * parts), then the part's own locations, then the ghosts the other parts

@@ -1,6 +1,6 @@
 /*
  * races.c - _core.Races: the Python face of earl_races (the message-race
- * analysis, csrc/races/earl_races.h).
+ * analysis, csrc/include/earl_races.h).
  *
  * _core.Races(trace, states, requested_source=None, requested_tag=None,
  * lamport=False, progress=None) runs the analysis with the GIL released and

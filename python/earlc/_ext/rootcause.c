@@ -1,6 +1,6 @@
 /*
  * rootcause.c - _core.rc_*: the Python face of the root-cause subsystem
- * (csrc/rootcause/earl_rootcause.h).
+ * (csrc/include/earl_rootcause.h).
  *
  * Every function takes named records: Python objects whose attributes have
  * the names of the fields of earl_rootcause.h's structs (the dataclasses of

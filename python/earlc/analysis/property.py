@@ -26,6 +26,8 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
+from .._core import Error
+
 UNITS = ("sec", "occ", "bytes")
 
 
@@ -89,7 +91,7 @@ class Columns(MutableMapping):
         self._base, self._rows, self._gathered = self._gathered, None, {}
 
 
-class MissingColumn(KeyError):
+class MissingColumn(Error, KeyError):
     """A column asked for that the instances do not have: says which they have."""
 
     def __init__(self, name: str, available, publisher: Optional[str] = None):

@@ -25,10 +25,11 @@ from collections.abc import Mapping, MutableMapping
 from contextlib import contextmanager
 from typing import Dict, Iterator, List, Sequence
 
+from .._core import Error
 from .property import Columns, Instances, Property
 
 
-class UndeclaredRead(LookupError):
+class UndeclaredRead(Error, LookupError):
     """A property read published instances it does not declare (`subscribes`,
     `reads`).  Not a KeyError: `ctx.published.get(name)` must not turn it into a
     silent None."""

@@ -11,13 +11,15 @@ from typing import Optional
 
 import numpy as np
 
+from .._core import Error
+
 from .property import UNITS, Instances, Property
 from . import regions as rc
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-class PropertyError(ValueError):
+class PropertyError(Error, ValueError):
     """A property is declared wrongly or returned something earlc cannot use."""
 
 

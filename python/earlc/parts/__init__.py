@@ -6,7 +6,7 @@ processes with their threads, in contiguous blocks balanced by their event
 counts, plan.py), and each part holds every event of its own locations plus
 the *ghosts*: the events of other locations that its own events point to (the
 other side of each message, the members of each collective, the calls around
-them; csrc/part/earl_part.h).  The parts run on MPI processes (mpi.py), and
+them; csrc/include/earl_part.h).  The parts run on MPI processes (mpi.py), and
 every result is the one of the whole trace: the built-in properties run
 unchanged on each part, each part's severities of its own locations are
 merged, and what crosses parts (the root causes' costs, the happened-before

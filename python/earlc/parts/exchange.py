@@ -16,14 +16,17 @@ from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
+from .._core import Error
 
-class PartsFailed(RuntimeError):
+
+class PartsFailed(Error, RuntimeError):
     """A failure of one part, raised on every part (see Exchange.agree).
-    `kind` names the exception type the failing part raised, `part` its rank."""
+    `kind` names the exception type the failing part raised, `part` its rank,
+    `user` says whether it was an earlc.Error (the user's doing, not a bug)."""
 
-    def __init__(self, message: str, kind: str = "", part: int = 0):
+    def __init__(self, message: str, kind: str = "", part: int = 0, user: bool = False):
         super().__init__(message)
-        self.kind, self.part = kind, part
+        self.kind, self.part, self.user = kind, part, user
 
 
 class Exchange:
@@ -70,12 +73,13 @@ class Exchange:
         process ends with the same words; the failing part re-raises its own
         exception (with its traceback) when it is the first."""
         verdicts = self.allgather(None if error is None else
-                                  (type(error).__name__, _message(error)))
+                                  (type(error).__name__, _message(error),
+                                   isinstance(error, Error)))
         for part, v in enumerate(verdicts):
             if v is not None:
                 if part == self.rank and error is not None:
                     raise error
-                raise PartsFailed(v[1], v[0], part)
+                raise PartsFailed(v[1], v[0], part, v[2])
 
     @property
     def is_root(self) -> bool:
@@ -288,7 +292,7 @@ def mpi_world_rank() -> int:
     return 0
 
 
-class MPIUnavailable(RuntimeError):
+class MPIUnavailable(Error, RuntimeError):
     """Started by mpiexec with several processes, but no usable MPI binding."""
 
 

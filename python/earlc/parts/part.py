@@ -1,5 +1,5 @@
 """A part's trace: every event of its own locations and the ghosts of the
-others (csrc/part/earl_part.h), and the whole trace's event ids.
+others (csrc/include/earl_part.h), and the whole trace's event ids.
 
 Opening a part is collective: every part reads the definitions and plans the
 same partition, reads its own locations, exports to every other part the
@@ -163,7 +163,7 @@ class Part:
         return out
 
 
-class PartOfTraceError(RuntimeError):
+class PartOfTraceError(_core.Error, RuntimeError):
     """What a property may not read of a part of a trace: its events through
     ctx.trace (they are this process's part only)."""
 

@@ -21,8 +21,10 @@ from typing import List
 
 import numpy as np
 
+from .._core import Error
 
-class PartitionError(ValueError):
+
+class PartitionError(Error, ValueError):
     """A partition that cannot be made (more parts than locations)."""
 
 

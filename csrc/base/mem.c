@@ -60,7 +60,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* mremap */
 #endif
-#include "util.h"
+#include "base/clock.h"
+#include "base/mem.h"
 
 #include <malloc.h>
 #include <pthread.h>
@@ -127,13 +128,6 @@ static struct {
     pthread_cond_t wake;   /* the reaper sleeps on it; earl_mem_release wakes it */
     earl_mem_stats stats;
 } pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
-
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static mem_header *header_of(void *p)
 {
@@ -208,7 +202,7 @@ static void *reap(void *unused)
         /* sleep on CLOCK_REALTIME, which pthread_cond_timedwait uses */
         struct timespec at;
         clock_gettime(CLOCK_REALTIME, &at);
-        double wait = due - seconds_now();
+        double wait = due - earl_now_seconds();
         if (wait > 0) {
             double whole = (double)(long)wait;
             at.tv_sec += (time_t)whole;
@@ -219,7 +213,7 @@ static void *reap(void *unused)
             }
             pthread_cond_timedwait(&pool.wake, &pool.lock, &at);
         }
-        expire_locked(seconds_now());
+        expire_locked(earl_now_seconds());
     }
     pool.reaper_running = 0;
     pthread_mutex_unlock(&pool.lock);
@@ -281,7 +275,7 @@ static void *take_fitting(size_t bytes, int growing)
 {
     pthread_mutex_lock(&pool.lock);
     configure_locked();
-    expire_locked(seconds_now());
+    expire_locked(earl_now_seconds());
     int best = -1;
     for (int k = 0; k < pool.n_kept; k++) {
         size_t c = pool.kept[k].capacity;
@@ -341,7 +335,7 @@ static void free_large(void *block)
     size_t capacity = header_of(block)->capacity;
     pthread_mutex_lock(&pool.lock);
     configure_locked();
-    double now = seconds_now();
+    double now = earl_now_seconds();
     expire_locked(now);
     int keep = !pool.disabled && capacity <= pool.max_kept_bytes;
     /* make room: the oldest kept blocks go first */

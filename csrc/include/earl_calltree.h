@@ -49,17 +49,52 @@ typedef struct earl_calltree_view {
                                     to the master's call path */
 } earl_calltree_view;
 
-/* enterptr: one entry per event of trace (earl_states_view.enterptr, 32
- * bits, EARL_EID32_NONE for none). */
-earl_status earl_calltree_build(const earl_trace *trace, const earl_eid32 *enterptr,
-                                earl_calltree **out, earl_error *err);
-void earl_calltree_free(earl_calltree *tree);
-const earl_calltree_view *earl_calltree_get_view(const earl_calltree *tree);
+/**
+ * Build the call tree of a trace and its plain metrics, in one forward pass.
+ *
+ * @param trace     an open trace
+ * @param enterptr  one entry per event of trace: the EARL layer's enterptr
+ *                  (earl_states_view.enterptr, EARL_EID32_NONE for none)
+ * @param out       receives the call tree, which the caller frees with
+ *                  earl_calltree_free; NULL on failure
+ * @param err       receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_calltree_build(const earl_trace *trace, const earl_eid32 *enterptr,
+                                         earl_calltree **out, earl_error *err);
 
-/* The cnode that is the innermost call path the location itself has open
- * just after event i (for a LEAVE: the enclosing one), -1 if none. */
-int32_t earl_calltree_current(const earl_calltree *tree, const earl_trace *trace,
-                              const earl_eid32 *enterptr, earl_eid i);
+/**
+ * Free a call tree and its view.
+ *
+ * @param tree  a call tree of earl_calltree_build, or NULL (nothing happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_calltree_free(earl_calltree *tree);
+
+/**
+ * The cnodes, the cnode of every event and the metric rows.
+ *
+ * @param tree  a call tree
+ * @return a view owned by the tree, valid until earl_calltree_free
+ * @since 0.1.0
+ */
+EARL_API const earl_calltree_view *earl_calltree_get_view(const earl_calltree *tree);
+
+/**
+ * The innermost call path a location itself has open just after an event
+ * (after a LEAVE: the enclosing one); frames inherited from a master thread
+ * do not count.
+ *
+ * @param tree      the call tree of trace
+ * @param trace     the trace it was built from
+ * @param enterptr  the enterptr it was built from
+ * @param i         an event of trace
+ * @return the cnode, or -1 when the location has none open
+ * @since 0.1.0
+ */
+EARL_API int32_t earl_calltree_current(const earl_calltree *tree, const earl_trace *trace,
+                                       const earl_eid32 *enterptr, earl_eid i);
 
 #ifdef __cplusplus
 }

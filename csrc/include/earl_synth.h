@@ -32,10 +32,24 @@ typedef enum earl_synth_kind {
     EARL_SYNTH_KIND_COUNT
 } earl_synth_kind;
 
-/* "ping-pong", "ring", "halo", "master-worker", "collectives", "omp", "hybrid". */
-const char *earl_synth_kind_name(earl_synth_kind kind);
-/* The kind of a name, or -1. */
-int earl_synth_kind_from_name(const char *name);
+/**
+ * The name of a workload kind.
+ *
+ * @param kind  any value (one outside earl_synth_kind reads "unknown")
+ * @return "ping-pong", "ring", "halo", "master-worker", "collectives", "omp"
+ *         or "hybrid"; a static string
+ * @since 0.1.0
+ */
+EARL_API const char *earl_synth_kind_name(earl_synth_kind kind);
+
+/**
+ * The workload kind of a name.
+ *
+ * @param name  a name as earl_synth_kind_name gives it (NULL: none)
+ * @return the kind, or -1 when no kind has that name
+ * @since 0.1.0
+ */
+EARL_API int earl_synth_kind_from_name(const char *name);
 
 /* Progress: called every few hundred thousand events with the work done and
  * the total (events when a target is set, else iterations).  A non-zero
@@ -73,12 +87,27 @@ typedef struct earl_synth_options {
     void *progress_data;
 } earl_synth_options;
 
-/* Defaults for a kind (every field set; kind-specific choices). */
-void earl_synth_defaults(earl_synth_kind kind, earl_synth_options *o);
+/**
+ * The default options of a kind (docs/generator.md): every field set, with
+ * the kind's own choices.  The options say what to generate, so unlike the
+ * options of the other subsystems they cannot be NULL: start from these.
+ *
+ * @param kind  the workload kind
+ * @param o     receives the options
+ * @since 0.1.0
+ */
+EARL_API void earl_synth_defaults(earl_synth_kind kind, earl_synth_options *o);
 
-/* Check the options without writing anything (EARL_ERR_INVALID and a message
- * naming the parameter otherwise). */
-earl_status earl_synth_check(const earl_synth_options *o, earl_error *err);
+/**
+ * Check options without writing anything.
+ *
+ * @param o    the options
+ * @param err  receives the status and a message naming the parameter on
+ *             failure (may be NULL)
+ * @return EARL_OK, or EARL_ERR_INVALID (NULL options, an impossible value)
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_synth_check(const earl_synth_options *o, earl_error *err);
 
 /* The properties of expected.json, in its order: time, visits, late_sender,
  * late_sender_wrong_order_same_source, late_sender_wrong_order_different_source,
@@ -87,8 +116,24 @@ earl_status earl_synth_check(const earl_synth_options *o, earl_error *err);
  * omp_barrier_wait_explicit, omp_barrier_wait_implicit, lock_contention,
  * lock_contention_critical, lock_contention_api. */
 #define EARL_SYNTH_PROPERTY_COUNT 19
-const char *earl_synth_property_name(int property); /* NULL outside 0..COUNT-1 */
-int earl_synth_property_from_name(const char *name); /* -1 if unknown */
+/**
+ * The name of a property of expected.json.
+ *
+ * @param property  an index in the order above
+ * @return "time", "late_sender", ...; a static string, NULL outside
+ *         0..EARL_SYNTH_PROPERTY_COUNT-1
+ * @since 0.1.0
+ */
+EARL_API const char *earl_synth_property_name(int property);
+
+/**
+ * The index of a property of expected.json.
+ *
+ * @param name  a name as earl_synth_property_name gives it
+ * @return the index, or -1 when no property has that name
+ * @since 0.1.0
+ */
+EARL_API int earl_synth_property_from_name(const char *name);
 
 typedef struct earl_synth_result {
     uint64_t events;          /* events written */
@@ -101,10 +146,24 @@ typedef struct earl_synth_result {
     uint64_t property_instances[EARL_SYNTH_PROPERTY_COUNT];
 } earl_synth_result;
 
-/* Simulate, write DIR/traces.otf2 (+ traces.def, traces/) and DIR/expected.json.
- * The archive is built in DIR.tmp-XXXXXX and appears at DIR only when complete. */
-earl_status earl_synth_run(const earl_synth_options *o, const char *dir,
-                           earl_synth_result *result, earl_error *err);
+/**
+ * Simulate a workload and write its trace DIR/traces.otf2 (with traces.def
+ * and traces/) and DIR/expected.json.  The archive is built in
+ * DIR.tmp-XXXXXX and appears at DIR only when complete.
+ *
+ * @param o       the options (earl_synth_defaults, then changed); required
+ * @param dir     the archive folder to create (replaced only with
+ *                o->overwrite)
+ * @param result  receives what was written: events, iterations, duration,
+ *                counts per kind, the totals of expected.json (may be NULL)
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK; EARL_ERR_INVALID (options that earl_synth_check refuses, no
+ *         dir, an existing archive without o->overwrite, an interrupt by
+ *         o->progress), EARL_ERR_IO, or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_synth_run(const earl_synth_options *o, const char *dir,
+                                    earl_synth_result *result, earl_error *err);
 
 #ifdef __cplusplus
 }

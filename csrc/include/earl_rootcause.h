@@ -112,13 +112,29 @@ typedef struct earl_rc_event_columns {
     int64_t program_cnode;   /* charged at EARL_RC_CHUNK_PROGRAM_END */
 } earl_rc_event_columns;
 
-/* The chunks of the events.  A location's first event with a role only
- * starts its time, and an event charged to no cnode (-1) gives no chunk.
- * EARL_ERR_INVALID for a location or a cnode out of range, and for 2^31
- * events or more (their slots would not fit). */
-earl_status earl_rc_event_chunks_build(const earl_rc_event_columns *events,
-                                       earl_rc_event_chunk_table *out, earl_error *err);
-void earl_rc_event_chunk_table_free(earl_rc_event_chunk_table *table);
+/**
+ * Build the time chunks of the events.  A location's first event with a
+ * role only starts its time, and an event charged to no cnode (-1) gives no
+ * chunk.
+ *
+ * @param events  the events' columns, the call tree's parents and the roles
+ * @param out     receives the table; free it with
+ *                earl_rc_event_chunk_table_free
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a location or a cnode out of range, 2^31
+ *         events or more: their slots would not fit), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_rc_event_chunks_build(const earl_rc_event_columns *events,
+                                                earl_rc_event_chunk_table *out, earl_error *err);
+/**
+ * Free the arrays of a chunk table and empty it.
+ *
+ * @param table  a table of earl_rc_event_chunks_build, or NULL (nothing
+ *               happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_rc_event_chunk_table_free(earl_rc_event_chunk_table *table);
 
 /* Chunks given as a table, ascending by key (see above). */
 typedef struct earl_rc_chunk_table {
@@ -169,14 +185,29 @@ typedef struct earl_rc_map {
     double *value;
 } earl_rc_map;
 
-void earl_rc_map_free(earl_rc_map *map);
+/**
+ * Free the arrays of a call-path map this API filled, and empty it.
+ *
+ * @param map  a map, or NULL (nothing happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_rc_map_free(earl_rc_map *map);
 
-/* Raw exclusive time per call path of each span (one query of out per
- * span): every call path with a chunk there, with its exact tick sum as a
- * double (zero and negative sums included).  EARL_ERR_INVALID for a chunk's
- * cnode out of range, a negative location or a stride below 1. */
-earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, const earl_rc_spans *spans,
-                               earl_rc_map *out, earl_error *err);
+/**
+ * Raw exclusive time per call path of each span: every call path with a
+ * chunk there, with its exact tick sum as a double (zero and negative sums
+ * included).
+ *
+ * @param chunks  the time chunks
+ * @param spans   the stretches of time
+ * @param out     receives one query per span; free it with earl_rc_map_free
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a chunk's cnode out of range, offsets not
+ *         ascending, a negative location, a stride below 1), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, const earl_rc_spans *spans,
+                                        earl_rc_map *out, earl_error *err);
 
 /* Synchronisation intervals (Scalasca's pruned time maps): per span, from a
  * synchronisation point of its location (start; -1: the location's start) to
@@ -193,10 +224,30 @@ typedef struct earl_rc_intervals {
     int64_t *between_row;    /* the rows of those points with waiting time > 0, in event order */
 } earl_rc_intervals;
 
-earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_points *points,
-                                   const earl_rc_spans *spans, earl_rc_intervals *out,
-                                   earl_error *err);
-void earl_rc_intervals_free(earl_rc_intervals *intervals);
+/**
+ * Synchronisation intervals (see earl_rc_intervals).
+ *
+ * @param chunks  the time chunks
+ * @param points  the synchronisation points (keys with the chunks' stride)
+ * @param spans   per interval, its location and the points it runs between
+ * @param out     receives the intervals; free them with earl_rc_intervals_free
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (as earl_rc_chunk_sums, and a point's
+ *         cnode of n_cnodes or more), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_rc_interval_times(const earl_rc_chunks *chunks,
+                                            const earl_rc_points *points,
+                                            const earl_rc_spans *spans, earl_rc_intervals *out,
+                                            earl_error *err);
+/**
+ * Free the arrays of intervals and empty them.
+ *
+ * @param intervals  intervals of earl_rc_interval_times, or NULL (nothing
+ *                   happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_rc_intervals_free(earl_rc_intervals *intervals);
 
 /* Pairs of queries of call-path maps: for each pair k, the late side's
  * query late_query[k] against the early side's early_query[k], restricted to
@@ -212,13 +263,23 @@ typedef struct earl_rc_excess_pairs {
     const int64_t *within_query;
 } earl_rc_excess_pairs;
 
-/* The excess of the late side over the early side, per pair: the entries of
+/**
+ * The excess of the late side over the early side, per pair: the entries of
  * the late query whose cnode is also in the within query, minus the early
  * query's value of that cnode (0 when absent), the positive differences
- * only.  out gets one query per pair; sum[k] (count entries, the caller's
- * array) their total.  EARL_ERR_INVALID for a query index out of range. */
-earl_status earl_rc_excess(const earl_rc_excess_pairs *pairs, earl_rc_map *out, double *sum,
-                           earl_error *err);
+ * only.
+ *
+ * @param pairs  the pairs of queries
+ * @param out    receives one query per pair; free it with earl_rc_map_free
+ * @param sum    receives, per pair, the total of its query (the caller's array
+ *               of pairs->count entries)
+ * @param err    receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a query index out of range), or
+ *         EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_rc_excess(const earl_rc_excess_pairs *pairs, earl_rc_map *out,
+                                    double *sum, earl_error *err);
 
 /* The synchronisation points two locations share: those where they meet one
  * by one (pair_key = (location * n_locations + partner) * stride + event,
@@ -246,13 +307,22 @@ typedef struct earl_rc_meeting_queries {
     const int64_t *before;
 } earl_rc_meeting_queries;
 
-/* Per query: the last synchronisation point of the location with its
- * partner before the event, -1 when none, into out[q] (count entries, the
- * caller's array); a group point counts when both are members.
- * EARL_ERR_INVALID for a location out of range. */
-earl_status earl_rc_previous_points(const earl_rc_pair_points *points,
-                                    const earl_rc_meeting_queries *queries, int64_t *out,
-                                    earl_error *err);
+/**
+ * Per query, the last synchronisation point of a location with its partner
+ * before an event (strictly); a group point counts when both are members.
+ *
+ * @param points   the points the locations share
+ * @param queries  the locations, partners and events
+ * @param out      receives, per query, the point's event or -1 when none (the
+ *                 caller's array of queries->count entries)
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a location out of range), or
+ *         EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_rc_previous_points(const earl_rc_pair_points *points,
+                                             const earl_rc_meeting_queries *queries, int64_t *out,
+                                             earl_error *err);
 
 /* Who meets whom at the synchronisation points: the points (point_key,
  * location * stride + event ascending), the partner locations a point
@@ -299,12 +369,30 @@ typedef struct earl_rc_group_queries {
     const int64_t *member_set;
 } earl_rc_group_queries;
 
-/* EARL_ERR_INVALID for a set or a location out of range, or a partner pair
- * of no point. */
-earl_status earl_rc_find_group_starts(const earl_rc_meetings *meetings,
-                                      const earl_rc_group_queries *instances,
-                                      earl_rc_group_starts *out, earl_error *err);
-void earl_rc_group_starts_free(earl_rc_group_starts *starts);
+/**
+ * Where the delayer of each collective wait state last met its
+ * communicator (see earl_rc_group_starts).
+ *
+ * @param meetings   who meets whom at the synchronisation points
+ * @param instances  the collective wait state instances
+ * @param out        receives the starts; free them with
+ *                   earl_rc_group_starts_free
+ * @param err        receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a set or a location out of range, a
+ *         partner pair of no point), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_rc_find_group_starts(const earl_rc_meetings *meetings,
+                                               const earl_rc_group_queries *instances,
+                                               earl_rc_group_starts *out, earl_error *err);
+/**
+ * Free the arrays of group starts and empty them.
+ *
+ * @param starts  starts of earl_rc_find_group_starts, or NULL (nothing
+ *                happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_rc_group_starts_free(earl_rc_group_starts *starts);
 
 /* The critical path's walk back in time (Scalasca's critical-path pass):
  * from its start (an event of a location, or the location's end), each step
@@ -343,13 +431,33 @@ typedef struct earl_rc_stretches {
     int64_t *end;
 } earl_rc_stretches;
 
-/* The walk from start_event of start_location, or from the location's end
- * when start_event is -1 (its first stretch then ends at `stride - 1`, after
- * every event).  EARL_ERR_INVALID for a start, a wait state's partner or an
- * OpenMP successor out of range. */
-earl_status earl_rc_critical_walk(const earl_rc_path_graph *graph, int64_t start_location,
-                                  int64_t start_event, earl_rc_stretches *out, earl_error *err);
-void earl_rc_stretches_free(earl_rc_stretches *stretches);
+/**
+ * Walk the critical path back in time (see earl_rc_path_graph).
+ *
+ * @param graph           the wait states, OpenMP points and locations' starts
+ * @param start_location  the location the path ends on
+ * @param start_event     the event it ends at, or -1: the location's end (its
+ *                        first stretch then ends at `stride - 1`, after every
+ *                        event)
+ * @param out             receives the stretches; free them with
+ *                        earl_rc_stretches_free
+ * @param err             receives the status and a message on failure (may be
+ *                        NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a start, a wait state's partner or an
+ *         OpenMP successor out of range), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_rc_critical_walk(const earl_rc_path_graph *graph, int64_t start_location,
+                                           int64_t start_event, earl_rc_stretches *out,
+                                           earl_error *err);
+/**
+ * Free the arrays of stretches and empty them.
+ *
+ * @param stretches  stretches of earl_rc_critical_walk, or NULL (nothing
+ *                   happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_rc_stretches_free(earl_rc_stretches *stretches);
 
 /* ---- long-term delay costs (Scalasca's backward replay) --------------------
  *
@@ -408,17 +516,45 @@ typedef struct earl_rc_replay_points {
     const double *wait;
 } earl_rc_replay_points;
 
-/* A replay over the points with n_sources sources; every collective kind
+/**
+ * A long-term replay over synchronisation points; every collective kind
  * takes by default the arriving cost for every source, and the members' own
- * waiting time for the source of its own kind.  EARL_ERR_INVALID for a
- * negative location or 0 or more than 255 sources. */
-earl_status earl_rc_replay_new(size_t n_sources, const earl_rc_replay_points *points,
-                               earl_rc_replay **out, earl_error *err);
-void earl_rc_replay_free(earl_rc_replay *replay);
+ * waiting time for the source of its own kind.  Fill it with the add_* and
+ * set_input calls, then run it.
+ *
+ * @param n_sources  the sources (kinds of wait states), 1 to 255
+ * @param points     the synchronisation points (kept until
+ *                   earl_rc_replay_free)
+ * @param out        receives the replay, which the caller frees with
+ *                   earl_rc_replay_free; NULL on failure
+ * @param err        receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a negative location, sources out of
+ *         1..255), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_rc_replay_new(size_t n_sources, const earl_rc_replay_points *points,
+                                        earl_rc_replay **out, earl_error *err);
+/**
+ * Free a replay (not the arrays it was given).
+ *
+ * @param replay  a replay of earl_rc_replay_new, or NULL (nothing happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_rc_replay_free(earl_rc_replay *replay);
 
-/* What collectives of kind `kind` take as input for source `source`. */
-earl_status earl_rc_replay_set_input(earl_rc_replay *replay, size_t kind, size_t source,
-                                     unsigned inputs, earl_error *err);
+/**
+ * What collectives of a kind take as input for a source.
+ *
+ * @param replay  a replay
+ * @param kind    a collective kind (a source)
+ * @param source  a source
+ * @param inputs  EARL_RC_INPUT_COST, EARL_RC_INPUT_WAIT, both or none
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, or EARL_ERR_INVALID (a kind or source out of range)
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_rc_replay_set_input(earl_rc_replay *replay, size_t kind, size_t source,
+                                              unsigned inputs, earl_error *err);
 
 /* Point-to-point wait states of kind `source`: per wait state k its waiting
  * event and point row (-1: no point, no cost arrives), the delaying
@@ -440,8 +576,18 @@ typedef struct earl_rc_waits {
     const int64_t *between_row;
 } earl_rc_waits;
 
-earl_status earl_rc_replay_add_waits(earl_rc_replay *replay, const earl_rc_waits *waits,
-                                     earl_error *err);
+/**
+ * Point-to-point wait states of one kind (see earl_rc_waits).
+ *
+ * @param replay  a replay
+ * @param waits   the wait states (kept until earl_rc_replay_free)
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a source, row or query out of range), or
+ *         EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_rc_replay_add_waits(earl_rc_replay *replay, const earl_rc_waits *waits,
+                                              earl_error *err);
 
 /* Collective instances: per instance its kind (a source), the delaying
  * location and its point there (its event in the collective), its members
@@ -470,9 +616,21 @@ typedef struct earl_rc_collectives {
     const earl_rc_map *delays;
 } earl_rc_collectives;
 
-earl_status earl_rc_replay_add_collectives(earl_rc_replay *replay,
-                                           const earl_rc_collectives *collectives,
-                                           earl_error *err);
+/**
+ * Collective instances (see earl_rc_collectives).
+ *
+ * @param replay       a replay
+ * @param collectives  the instances and their members (kept until
+ *                     earl_rc_replay_free)
+ * @param err          receives the status and a message on failure (may be
+ *                     NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a kind, row or query out of range), or
+ *         EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_rc_replay_add_collectives(earl_rc_replay *replay,
+                                                    const earl_rc_collectives *collectives,
+                                                    earl_error *err);
 
 /* Costs known before the replay (they depend on nothing later): value[i] on
  * point row row[i] of source `source`, added in order. */
@@ -483,8 +641,18 @@ typedef struct earl_rc_costs {
     const double *value;
 } earl_rc_costs;
 
-earl_status earl_rc_replay_add_costs(earl_rc_replay *replay, const earl_rc_costs *costs,
-                                     earl_error *err);
+/**
+ * Costs known before the replay (see earl_rc_costs).
+ *
+ * @param replay  a replay
+ * @param costs   the costs, added in order
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a source or row out of range), or
+ *         EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_rc_replay_add_costs(earl_rc_replay *replay, const earl_rc_costs *costs,
+                                              earl_error *err);
 
 /* The long-term severities, per source: out[s] gets parallel arrays of
  * (location, cnode, value) in first-touch order (free with
@@ -496,12 +664,36 @@ typedef struct earl_rc_severity {
     double *value;
 } earl_rc_severity;
 
-earl_status earl_rc_replay_run(earl_rc_replay *replay, earl_rc_severity *out, earl_error *err);
-void earl_rc_severity_free(earl_rc_severity *severity);
+/**
+ * Run the replay: the long-term severities per source.
+ *
+ * @param replay  a filled replay
+ * @param out     n_sources severities, the caller's array; each receives
+ *                parallel arrays of (location, cnode, value) in first-touch
+ *                order: free each with earl_rc_severity_free
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_rc_replay_run(earl_rc_replay *replay, earl_rc_severity *out,
+                                        earl_error *err);
+/**
+ * Free the arrays of severities and empty them.
+ *
+ * @param severity  severities of earl_rc_replay_run, or NULL (nothing happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_rc_severity_free(earl_rc_severity *severity);
 
-/* How many wait states the last run took before the costs they read were
- * complete (a cycle of dependencies; see above): 0 on a consistent trace. */
-size_t earl_rc_replay_out_of_order(const earl_rc_replay *replay);
+/**
+ * How many wait states the last run took before the costs they read were
+ * complete (a cycle of dependencies; see above).
+ *
+ * @param replay  a replay that ran
+ * @return the count: 0 on a consistent trace
+ * @since 0.1.0
+ */
+EARL_API size_t earl_rc_replay_out_of_order(const earl_rc_replay *replay);
 
 #ifdef __cplusplus
 }

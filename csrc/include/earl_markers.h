@@ -62,24 +62,60 @@ typedef struct earl_marker_set {
 
 typedef struct earl_markers earl_markers;
 
-/* Read the marker file of the archive at path (its anchor file NAME.otf2, or
- * the folder that holds it, found as earl_trace_open finds it; an empty set
- * when it has no marker file).  A marker whose definition is missing is kept
- * with def = UINT32_MAX.  On failure *out is NULL and err names the file and
- * the problem. */
-earl_status earl_markers_read(const char *path, earl_markers **out, earl_error *err);
-const earl_marker_set *earl_markers_get(const earl_markers *m);
-void earl_markers_free(earl_markers *m);
+/**
+ * Read the marker file of an archive.  A marker whose definition is missing
+ * is kept with def = UINT32_MAX.
+ *
+ * @param path  the anchor file NAME.otf2, or the folder that holds it (found
+ *              as earl_trace_open finds it)
+ * @param out   receives the markers (an empty set when the archive has no
+ *              marker file), which the caller frees with earl_markers_free;
+ *              NULL on failure
+ * @param err   receives the status and a message naming the file and the
+ *              problem on failure (may be NULL)
+ * @return EARL_OK; EARL_ERR_NOT_FOUND, EARL_ERR_NOT_ARCHIVE, EARL_ERR_CORRUPT
+ *         (a marker file that cannot be decoded), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_markers_read(const char *path, earl_markers **out, earl_error *err);
 
-/* Rewrite the marker file of the archive at path (as for earl_markers_read):
- * the markers it holds
- * whose definition's group is none of drop[0..n_drop) (and their
- * definitions), then every definition and marker of add (add->markers refer
- * to add->defs).  *kept receives the number of markers kept (may be NULL).
- * Fails with EARL_ERR_INVALID, before anything is written, when a marker of
- * add names no definition of add. */
-earl_status earl_markers_update(const char *path, const char *const *drop, size_t n_drop,
-                                const earl_marker_set *add, size_t *kept, earl_error *err);
+/**
+ * The definitions and markers read.
+ *
+ * @param m  markers of earl_markers_read
+ * @return a view owned by m, valid until earl_markers_free
+ * @since 0.1.0
+ */
+EARL_API const earl_marker_set *earl_markers_get(const earl_markers *m);
+
+/**
+ * Free markers.
+ *
+ * @param m  markers of earl_markers_read, or NULL (nothing happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_markers_free(earl_markers *m);
+
+/**
+ * Rewrite the marker file of an archive: the markers it holds whose
+ * definition's group is none of the groups to drop (and their definitions),
+ * then every definition and marker of add.
+ *
+ * @param path    as for earl_markers_read
+ * @param drop    the groups whose markers go (may be NULL when n_drop is 0)
+ * @param n_drop  how many
+ * @param add     the definitions and markers to add (add->markers refer to
+ *                add->defs); may be NULL
+ * @param kept    receives the number of markers kept (may be NULL)
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK; EARL_ERR_INVALID before anything is written when a marker
+ *         of add names no definition of add; the errors of earl_markers_read;
+ *         EARL_ERR_IO when the file cannot be written
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_markers_update(const char *path, const char *const *drop, size_t n_drop,
+                                         const earl_marker_set *add, size_t *kept,
+                                         earl_error *err);
 
 #ifdef __cplusplus
 }

@@ -7,21 +7,28 @@
  * store, ordered totally by (timestamp, location, position on the location).
  * Event ids are positions in that order.
  *
- * Conventions, after libotf2's own API:
+ * Conventions, after libotf2's own API, shared by every public header of
+ * this folder (docs/c-api.md states them once, with the lifecycle of every
+ * handle):
  *   - one prefix per module: earl_trace_*, earl_defs_*, earl_kind_*, ...;
  *   - handles are opaque (earl_trace); the data they own is exposed through
  *     const views (earl_events, earl_defs) so that callers, the Python
  *     bindings first of all, can read the columns without copying;
- *   - every fallible call returns an earl_status and fills an earl_error with
- *     a message that names the file and the problem.
+ *   - every fallible call returns an earl_status and fills an earl_error
+ *     (which may be NULL) with a message that names the file and the problem;
+ *   - NULL options are the defaults, those of a zeroed options struct.
  *
- * Nothing here depends on Python.
+ * The other subsystems have headers of their own beside this one
+ * (earl_states.h, earl_search.h, ...); memory is earl_mem.h.  Nothing here
+ * depends on Python.
  */
 #ifndef EARL_H
 #define EARL_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "earl_api.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,7 +47,8 @@ typedef enum earl_status {
     EARL_ERR_IO,           /* an operating-system level read/write failure */
     EARL_ERR_NOMEM,        /* out of memory */
     EARL_ERR_INVALID,      /* an invalid argument from the caller */
-    EARL_ERR_THREAD        /* a worker thread could not be started */
+    EARL_ERR_THREAD        /* reserved: a part whose thread cannot be started runs on the
+                              caller, so no function returns it */
 } earl_status;
 
 #define EARL_ERROR_MESSAGE_MAX 1024
@@ -52,7 +60,14 @@ typedef struct earl_error {
     char message[EARL_ERROR_MESSAGE_MAX];
 } earl_error;
 
-const char *earl_status_name(earl_status status);
+/**
+ * The name of a status, for messages.
+ *
+ * @param status  any value (one outside earl_status reads "unknown status")
+ * @return "ok", "not found", "not an OTF2 archive", ...; a static string
+ * @since 0.1.0
+ */
+EARL_API const char *earl_status_name(earl_status status);
 
 /* ------------------------------------------------------------------------ */
 /* Event kinds                                                                */
@@ -129,8 +144,24 @@ typedef enum earl_family {
     EARL_FAMILY_RMA       /* RMA_* */
 } earl_family;
 
-const char *earl_kind_name(earl_kind kind); /* "MPI_SEND", ... */
-earl_family earl_kind_family(earl_kind kind);
+/**
+ * The name of an event kind, as OTF2 names its record without the prefix.
+ *
+ * @param kind  any value (one outside earl_kind reads "UNKNOWN")
+ * @return "ENTER", "MPI_SEND", ...; a static string
+ * @since 0.1.0
+ */
+EARL_API const char *earl_kind_name(earl_kind kind);
+
+/**
+ * The side table that holds the payload of events of a kind.
+ *
+ * @param kind  an event kind
+ * @return its family; EARL_FAMILY_NONE for a kind without a side-table row and
+ *         for a value outside earl_kind
+ * @since 0.1.0
+ */
+EARL_API earl_family earl_kind_family(earl_kind kind);
 
 /* ------------------------------------------------------------------------ */
 /* Basic types                                                                */
@@ -316,12 +347,26 @@ typedef struct earl_defs {
     uint32_t n_defs_read;          /* global definition records read */
 } earl_defs;
 
-/* earl_loc of an OTF2 location id, -1 if the archive does not define it. */
-earl_loc earl_defs_location_index(const earl_defs *defs, uint64_t location_id);
+/**
+ * The dense index of a location (O(log locations)).
+ *
+ * @param defs         the definitions of a trace (earl_trace_defs)
+ * @param location_id  an OTF2 location id
+ * @return its earl_loc, or -1 when the archive does not define it
+ * @since 0.1.0
+ */
+EARL_API earl_loc earl_defs_location_index(const earl_defs *defs, uint64_t location_id);
 
-/* The name of a region ref, for messages: "?" when the archive does not define
- * the region or its name. */
-const char *earl_defs_region_name(const earl_defs *defs, uint32_t region);
+/**
+ * The name of a region, for messages.
+ *
+ * @param defs    the definitions of a trace (earl_trace_defs)
+ * @param region  a region ref
+ * @return its name, owned by the definitions; "?" when the archive does not
+ *         define the region or its name
+ * @since 0.1.0
+ */
+EARL_API const char *earl_defs_region_name(const earl_defs *defs, uint32_t region);
 
 /* ------------------------------------------------------------------------ */
 /* Events: the columnar store                                                 */
@@ -552,7 +597,14 @@ typedef struct earl_warnings {
     const uint64_t *other_type_counts;
 } earl_warnings;
 
-const char *earl_warning_code_name(earl_warning_code code);
+/**
+ * The name of a warning code, as the reports show it.
+ *
+ * @param code  any value (one outside earl_warning_code reads "unknown")
+ * @return "leave_without_enter", "time_backwards", ...; a static string
+ * @since 0.1.0
+ */
+EARL_API const char *earl_warning_code_name(earl_warning_code code);
 
 /* ------------------------------------------------------------------------ */
 /* The trace                                                                  */
@@ -581,18 +633,45 @@ typedef struct earl_open_options {
     const uint8_t *locations;
 } earl_open_options;
 
-/* Open the archive at path (its anchor file NAME.otf2, or the folder that
- * holds it: its traces.otf2, else its only *.otf2 file), read all
- * definitions and events.  On success *out owns the trace; on failure *out
- * is NULL and err says why. */
-earl_status earl_trace_open(const char *path, const earl_open_options *options,
-                            earl_trace **out, earl_error *err);
-void earl_trace_close(earl_trace *trace);
+/**
+ * Open an archive: read its definitions and every event of every location
+ * into the columnar store, in the total order.  The locations are read by
+ * options->threads threads, each with a libotf2 reader of its own; the trace
+ * does not depend on their number.
+ *
+ * @param path     the anchor file (NAME.otf2), or the folder that holds it:
+ *                 its traces.otf2, else its only *.otf2 file
+ * @param options  reading threads, progress, salvage, the locations to read;
+ *                 NULL: the defaults (those of a zeroed earl_open_options: one
+ *                 thread per core, no progress, no salvage, every location)
+ * @param out      receives the trace, which the caller closes with
+ *                 earl_trace_close; NULL on failure
+ * @param err      receives the status and a message naming the file and the
+ *                 problem on failure (may be NULL)
+ * @return EARL_OK; EARL_ERR_NOT_FOUND (no such path), EARL_ERR_NOT_ARCHIVE,
+ *         EARL_ERR_MISSING_FILE (a definition or event file), EARL_ERR_CORRUPT
+ *         (a file that cannot be decoded, or is cut short without
+ *         options->salvage), EARL_ERR_IO, EARL_ERR_NOMEM, or EARL_ERR_INVALID
+ *         (no path or no out, more than EARL_MAX_EVENTS events)
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_trace_open(const char *path, const earl_open_options *options,
+                                     earl_trace **out, earl_error *err);
+
+/**
+ * Close a trace and free everything it holds (the views it gave out
+ * included).  The handles built on it (earl_states, earl_hb, ...) must be
+ * freed first.
+ *
+ * @param trace  a trace of earl_trace_open, or NULL (nothing happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_trace_close(earl_trace *trace);
 
 /* The stages of earl_trace_open, for a caller that must act between them
- * (the analysis of a trace in parts, csrc/part/earl_part.h, plans its parts
- * from the definitions, then adds other parts' ghost events before the
- * order is made):
+ * (the analysis of a trace in parts, earl_part.h, plans its parts from the
+ * definitions, then adds other parts' ghost events before the order is
+ * made):
  *
  *   earl_reading_open    find the anchor, read the global definitions;
  *   earl_reading_read    read the events of the locations in the mask (NULL:
@@ -600,44 +679,140 @@ void earl_trace_close(earl_trace *trace);
  *   earl_reading_finish  merge the buffers into the total order: the trace.
  *                        It consumes the reading, also on failure.
  *
- * earl_reading_free drops a reading at any stage.  options as for
- * earl_trace_open (its locations member is not used: earl_reading_read
- * takes the mask).  Not thread-safe on one reading. */
+ * earl_reading_free drops a reading at any stage.  Not thread-safe on one
+ * reading. */
 typedef struct earl_reading earl_reading;
-earl_status earl_reading_open(const char *path, const earl_open_options *options,
-                              earl_reading **out, earl_error *err);
-const earl_defs *earl_reading_defs(const earl_reading *reading);
-const char *earl_reading_path(const earl_reading *reading); /* the anchor file */
-earl_status earl_reading_read(earl_reading *reading, const uint8_t *locations,
-                              earl_error *err);
-earl_status earl_reading_finish(earl_reading *reading, earl_trace **out, earl_error *err);
-void earl_reading_free(earl_reading *reading);
 
-const char *earl_trace_path(const earl_trace *trace); /* the anchor file */
-const earl_defs *earl_trace_defs(const earl_trace *trace);
-const earl_events *earl_trace_events(const earl_trace *trace);
-const earl_warnings *earl_trace_warnings(const earl_trace *trace);
-/* Heap bytes held by the event store (core columns, side tables). */
-size_t earl_trace_event_bytes(const earl_trace *trace, size_t *core_bytes);
+/**
+ * The first stage of earl_trace_open: find the anchor and read the global
+ * definitions.
+ *
+ * @param path     as for earl_trace_open
+ * @param options  as for earl_trace_open (its locations member is not used:
+ *                 earl_reading_read takes the mask); NULL: the defaults
+ * @param out      receives the reading, which earl_reading_finish consumes or
+ *                 earl_reading_free drops; NULL on failure
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return as earl_trace_open for the anchor and the definitions
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_reading_open(const char *path, const earl_open_options *options,
+                                       earl_reading **out, earl_error *err);
 
-/* Memory.  The event store's large columns are kept mapped for a while
- * after a trace is closed, so that the next open or analysis reuses pages
- * the process has already touched (see docs/model.md, "Memory"). */
-typedef struct earl_mem_stats {
-    uint64_t mapped;       /* large blocks newly mapped */
-    uint64_t reused;       /* large blocks served from the kept ones */
-    size_t kept_blocks;    /* blocks kept now */
-    size_t kept_bytes;
-} earl_mem_stats;
-/* Unmap every kept block now. */
-void earl_mem_release(void);
-/* Give the free pages of malloc's heap back to the kernel: after a burst of
- * scratch arrays (an analysis's), which come from it below 32 MB. */
-void earl_mem_trim(void);
-earl_mem_stats earl_mem_get_stats(void);
+/**
+ * The definitions a reading has read.
+ *
+ * @param reading  a reading of earl_reading_open
+ * @return a view owned by the reading (then by its trace)
+ * @since 0.1.0
+ */
+EARL_API const earl_defs *earl_reading_defs(const earl_reading *reading);
 
-/* Convenience accessors. */
-const char *earl_trace_string(const earl_trace *trace, uint32_t ref);
+/**
+ * The anchor file of a reading.
+ *
+ * @param reading  a reading of earl_reading_open
+ * @return the path, owned by the reading
+ * @since 0.1.0
+ */
+EARL_API const char *earl_reading_path(const earl_reading *reading);
+
+/**
+ * The second stage: read the events of some locations into per-location
+ * buffers and check their counts.  The locations not read are defined but
+ * hold no events (earl_location.held == EARL_HELD_NONE).
+ *
+ * @param reading    a reading of earl_reading_open, its events not read yet
+ * @param locations  one byte per dense location index (non-zero: read); NULL:
+ *                   all
+ * @param err        receives the status and a message on failure (may be NULL)
+ * @return as earl_trace_open for the events; EARL_ERR_INVALID for no reading
+ *         or one whose events were read already
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_reading_read(earl_reading *reading, const uint8_t *locations,
+                                       earl_error *err);
+
+/**
+ * The last stage: merge the buffers into the total order.  It consumes the
+ * reading, also on failure.
+ *
+ * @param reading  a reading whose events were read
+ * @param out      receives the trace, which the caller closes with
+ *                 earl_trace_close; NULL on failure
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_NOMEM, or EARL_ERR_INVALID (no out, events not
+ *         read, more than EARL_MAX_EVENTS events)
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_reading_finish(earl_reading *reading, earl_trace **out,
+                                         earl_error *err);
+
+/**
+ * Drop a reading at any stage.
+ *
+ * @param reading  a reading, or NULL (nothing happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_reading_free(earl_reading *reading);
+
+/**
+ * The anchor file the trace was read from.
+ *
+ * @param trace  an open trace
+ * @return the path, owned by the trace
+ * @since 0.1.0
+ */
+EARL_API const char *earl_trace_path(const earl_trace *trace);
+
+/**
+ * The definitions of a trace.
+ *
+ * @param trace  an open trace
+ * @return a view owned by the trace, valid until earl_trace_close
+ * @since 0.1.0
+ */
+EARL_API const earl_defs *earl_trace_defs(const earl_trace *trace);
+
+/**
+ * The events of a trace: the core columns in the total order and the side
+ * tables.
+ *
+ * @param trace  an open trace
+ * @return a view owned by the trace, valid until earl_trace_close
+ * @since 0.1.0
+ */
+EARL_API const earl_events *earl_trace_events(const earl_trace *trace);
+
+/**
+ * The warnings of the reading: counts per code, the first details of each.
+ *
+ * @param trace  an open trace
+ * @return a view owned by the trace, valid until earl_trace_close
+ * @since 0.1.0
+ */
+EARL_API const earl_warnings *earl_trace_warnings(const earl_trace *trace);
+
+/**
+ * Heap bytes the event store holds: core columns and side tables.
+ *
+ * @param trace       an open trace
+ * @param core_bytes  receives the bytes of the core columns alone (may be
+ *                    NULL)
+ * @return the bytes of the whole store
+ * @since 0.1.0
+ */
+EARL_API size_t earl_trace_event_bytes(const earl_trace *trace, size_t *core_bytes);
+
+/**
+ * The text of a string definition.
+ *
+ * @param trace  an open trace
+ * @param ref    an OTF2 string reference
+ * @return the text, owned by the trace; "" for an undefined reference
+ * @since 0.1.0
+ */
+EARL_API const char *earl_trace_string(const earl_trace *trace, uint32_t ref);
 
 #ifdef __cplusplus
 }

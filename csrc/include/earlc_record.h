@@ -22,9 +22,9 @@
  * below is what it reads, and docs/record.md describes both.
  *
  * Memory per process is bounded whatever the run's length: one mapped
- * window of RECORD_WINDOW_BYTES of the events file, RECORD_MAX_REQUESTS
- * pending requests (24 bytes each) and RECORD_MAX_COMMS live communicators:
- * about 1.5 MB.
+ * window of RECORD_WINDOW_BYTES of the events file, three quarters of
+ * RECORD_MAX_REQUESTS pending requests (at most about 100 bytes each, with
+ * their index) and RECORD_MAX_COMMS live communicators: about 2 MB.
  */
 #ifndef EARLC_RECORD_H
 #define EARLC_RECORD_H

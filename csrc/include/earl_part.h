@@ -79,23 +79,50 @@ typedef struct earl_ghosts {
     earl_ghost *records;
 } earl_ghosts;
 
-void earl_ghosts_free(earl_ghosts *ghosts);
+/**
+ * Free the buffers of packed ghosts and empty them.
+ *
+ * @param ghosts  ghosts of earl_part_export, or NULL (nothing happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_ghosts_free(earl_ghosts *ghosts);
 
-/* The ghosts that every other part needs of this part's own locations (the
- * locations earl_reading_read read).  part_of[l] is the part of dense
- * location l (0..n_parts-1; -1: none, no ghosts go there); this part is
- * `self`, whose own records stay empty.  Returns EARL_ERR_INVALID when a read
- * location is not in part `self`, EARL_ERR_NOMEM when out of memory. */
-earl_status earl_part_export(earl_reading *reading, const int32_t *part_of, size_t n_parts,
-                             int32_t self, earl_ghosts *out, earl_error *err);
+/**
+ * The ghosts that every other part needs of this part's own locations (the
+ * locations earl_reading_read read).
+ *
+ * @param reading  a reading whose own locations were read
+ * @param part_of  per dense location, its part (0..n_parts-1; -1: none, no
+ *                 ghosts go there)
+ * @param n_parts  the parts
+ * @param self     this part, whose own records stay empty
+ * @param out      receives the packed ghosts per part; free them with
+ *                 earl_ghosts_free
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a read location not in part self), or
+ *         EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_part_export(earl_reading *reading, const int32_t *part_of,
+                                      size_t n_parts, int32_t self, earl_ghosts *out,
+                                      earl_error *err);
 
-/* Add n ghost records (received from other parts) to a reading whose own
- * locations were read and not yet ordered.  Each location's records must
- * come in one call, ascending by position, and the location must not be
- * own.  EARL_ERR_INVALID (with the record named) otherwise, and for an
- * unknown kind or location. */
-earl_status earl_part_add_ghosts(earl_reading *reading, const earl_ghost *records, size_t n,
-                                 earl_error *err);
+/**
+ * Add ghost records received from other parts to a reading whose own
+ * locations were read and not yet ordered.
+ *
+ * @param reading  the reading
+ * @param records  n records; each location's in one call, ascending by
+ *                 position, of no own location
+ * @param n        how many
+ * @param err      receives the status and a message naming the record on
+ *                 failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (records out of order, of an own, unknown
+ *         or repeated location, of an unknown kind), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_part_add_ghosts(earl_reading *reading, const earl_ghost *records,
+                                          size_t n, earl_error *err);
 
 /* What a part sends the others in one round of a replay in parts (the
  * happened-before clocks of earl_hb.h, the matches-before clocks of
@@ -109,7 +136,15 @@ typedef struct earl_outbox {
     size_t record_bytes;
     uint8_t *records;
 } earl_outbox;
-void earl_outbox_free(earl_outbox *outbox);
+
+/**
+ * Free the records of an outbox and empty it.
+ *
+ * @param outbox  an outbox of earl_hb_part_take or earl_races_part_take, or
+ *                NULL (nothing happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_outbox_free(earl_outbox *outbox);
 
 #ifdef __cplusplus
 }
