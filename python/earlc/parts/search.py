@@ -79,8 +79,8 @@ def _region_ids(trace, ids: np.ndarray) -> np.ndarray:
     kind = ev.kind[ids]
     own = (kind == 0) | (kind == 1)
     enc = trace.states.enterptr_of(ids)
-    return np.where(own, ev.region_of(ids),
-                    np.where(enc >= 0, ev.region_of(np.maximum(enc, 0)), NO_REGION)).astype(np.int64)
+    around = np.where(enc >= 0, ev.region_of(np.maximum(enc, 0)), NO_REGION)
+    return np.where(own, ev.region_of(ids), around).astype(np.int64)
 
 
 def _agreed(ex, fn):
