@@ -17,8 +17,9 @@ of every class of the pattern with the stamps of its events.  So:
    between teams, here between machines) with its threads sharing the block's
    tasks dynamically; the blocks' matches in block order are the answer.
 
-Memory per part: the gathered events, 8 + 4 + 4 + 4 x locations (the stamp) +
-13 bytes (time, kind, region) each, and the values (8 bytes per event of each).
+Memory per part: the gathered events, 4 x locations (the stamp) + 33 bytes (id,
+location, position, time, region, kind) each, and the values (8 bytes per event
+of each).
 """
 from __future__ import annotations
 
