@@ -98,6 +98,10 @@ class Matches:
         """int64 (matches, columns): event ids, canonical order."""
         return self._events
 
+    @events.setter
+    def events(self, rows: np.ndarray) -> None:
+        self._events = rows
+
     def __len__(self) -> int:
         return self.events.shape[0]
 
