@@ -68,8 +68,12 @@ setup(
     name="earlc",
     version="0.1.0",
     description="Post-mortem performance analysis of parallel programs from OTF2 traces",
-    package_dir={"": "python"},
-    packages=find_packages("python"),
+    # the built-in properties live in the repository's properties/ folder and ship
+    # inside the package as earlc.properties
+    package_dir={"": "python", "earlc.properties": "properties"},
+    packages=find_packages("python") + ["earlc.properties"] +
+    ["earlc.properties." + p for p in find_packages("properties")],
+    package_data={"earlc.export": ["*.js"]},
     ext_modules=[core],
     python_requires=">=3.9",
     install_requires=["numpy>=1.22", "pandas>=1.4"],

@@ -24,8 +24,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <otf2/otf2.h>
+
 #include "archive.h"
 #include "base/errors.h"
+#include "base/otf2_errors.h"
 #include "base/grow.h"
 #include "base/text.h"
 
@@ -391,5 +394,25 @@ earl_status earl_archive_scan_event_file(const char *path, uint64_t chunk_size,
     }
     free(chunk);
     fclose(f);
+    return EARL_OK;
+}
+
+earl_status earl_archive_open_reader(const char *anchor, OTF2_Reader **out, earl_error *err)
+{
+    struct stat st;
+    if (stat(anchor, &st) != 0)
+        return earl_fail(err, EARL_ERR_NOT_FOUND, "%s: no such file", anchor);
+    earl_otf2_clear_message();
+    OTF2_Reader *r = OTF2_Reader_Open(anchor);
+    if (!r)
+        return earl_fail(err, EARL_ERR_NOT_ARCHIVE, "%s: not an OTF2 archive (%s)", anchor,
+                         earl_otf2_last_message()[0] ? earl_otf2_last_message()
+                                                     : "libotf2 cannot open the anchor file");
+    if (OTF2_Reader_SetSerialCollectiveCallbacks(r) != OTF2_SUCCESS) {
+        OTF2_Reader_Close(r);
+        return earl_fail(err, EARL_ERR_CORRUPT, "%s: cannot set up reading: %s", anchor,
+                         earl_otf2_last_message());
+    }
+    *out = r;
     return EARL_OK;
 }

@@ -30,6 +30,15 @@ earl_status earl_archive_find_anchor(const char *path, char **anchor, earl_error
  * libotf2, which names it. */
 earl_status earl_archive_check_anchor(const char *anchor, earl_error *err);
 
+/* A libotf2 reader of the archive whose anchor file is anchor, with the
+ * serial collective callbacks every reader of earlc's needs (the reading of
+ * one process, and the marker writer a reader makes).  A missing anchor is
+ * EARL_ERR_NOT_FOUND, one libotf2 refuses EARL_ERR_NOT_ARCHIVE with its
+ * reason.  *out is closed with OTF2_Reader_Close. */
+struct OTF2_Reader_struct;
+earl_status earl_archive_open_reader(const char *anchor, struct OTF2_Reader_struct **out,
+                                     earl_error *err);
+
 /* Paths of the archive's files, derived from its anchor DIR/NAME.otf2: the
  * global definitions DIR/NAME.def and a location's events DIR/NAME/ID.evt
  * (truncated to size, always terminated). */

@@ -52,29 +52,12 @@ static void report_progress(void *p, uint64_t got)
     }
 }
 
-static earl_status open_reader(const char *anchor, OTF2_Reader **out, earl_error *err)
-{
-    earl_otf2_clear_message();
-    OTF2_Reader *r = OTF2_Reader_Open(anchor);
-    if (!r)
-        return earl_fail(err, EARL_ERR_NOT_ARCHIVE, "%s: not an OTF2 archive (%s)", anchor,
-                         earl_otf2_last_message()[0] ? earl_otf2_last_message()
-                                                     : "libotf2 cannot open the anchor file");
-    if (OTF2_Reader_SetSerialCollectiveCallbacks(r) != OTF2_SUCCESS) {
-        OTF2_Reader_Close(r);
-        return earl_fail(err, EARL_ERR_CORRUPT, "%s: cannot set up reading: %s", anchor,
-                         earl_otf2_last_message());
-    }
-    *out = r;
-    return EARL_OK;
-}
-
 static void read_job_locations(read_job *job)
 {
     const char *anchor = job->plan->anchor;
     const defs_store *defs = job->plan->defs;
     OTF2_Reader *r = NULL;
-    job->status = open_reader(anchor, &r, &job->err);
+    job->status = earl_archive_open_reader(anchor, &r, &job->err);
     if (job->status != EARL_OK)
         return;
     for (size_t k = 0; k < job->n_locs; k++)
@@ -367,7 +350,7 @@ earl_status earl_reading_open(const char *path, const earl_open_options *options
      * from earl_mem), so the fill costs little. */
     mallopt(M_PERTURB, 0xff);
     if (st == EARL_OK)
-        st = open_reader(tr->anchor, &reader, err);
+        st = earl_archive_open_reader(tr->anchor, &reader, err);
     if (st == EARL_OK) {
         st = defs_read(&tr->defs, reader, tr->anchor, err);
         OTF2_Reader_Close(reader);

@@ -42,6 +42,7 @@ def _management(ctx):
 
 
 class Time(Property):
+    measures = "time"
     name, title, parent = "time", "Time", None
     cube_id = "time"
     description = ("Time spent in the program's regions on the CPU locations (processes and "
@@ -57,6 +58,7 @@ class Time(Property):
 
 
 class Execution(Property):
+    measures = "time"
     name, title, parent = "execution", "Execution", "time"
     cube_id = "execution"
     description = "Time, without the measurement system's own overhead."
@@ -67,6 +69,7 @@ class Execution(Property):
 
 
 class Overhead(Property):
+    measures = "time"
     name, title, parent = "overhead", "Overhead", "time"
     cube_id = "overhead"
     description = ("Time in the measurement system's own regions (trace buffer flushes, "
@@ -79,6 +82,7 @@ class Overhead(Property):
 
 
 class Computation(Property):
+    measures = "time"
     name, title, parent = "comp", "Computation", "execution"
     cube_id = "comp"
     description = ("Time in the program's own work: user code, and the bodies of OpenMP "
@@ -93,6 +97,7 @@ class Computation(Property):
 
 
 class Mpi(Property):
+    measures = "time"
     name, title, parent, region_class = "mpi", "MPI", "execution", MPI_CLASSES
     cube_id = "mpi"
     description = "Time spent in MPI calls."
@@ -100,18 +105,21 @@ class Mpi(Property):
 
 
 class MpiInitFinalize(Property):
+    measures = "time"
     name, title, parent, region_class = "mpi_init_finalize", "Init/Finalize", "mpi", ("mpi_init_finalize",)
     description = "Time in MPI_Init, MPI_Init_thread, MPI_Finalize and their queries."
     diagnosis = "Usually fixed start-up and shut-down cost; waiting in MPI_Finalize is shown below."
 
 
 class MpiSynchronization(Property):
+    measures = "time"
     name, title, parent, region_class = "mpi_synchronization", "Synchronization", "mpi", ("mpi_barrier",)
     description = "Time in MPI_Barrier."
     diagnosis = "Barriers wait for the slowest process: look at Wait at Barrier."
 
 
 class MpiCommunication(Property):
+    measures = "time"
     name, title, parent = "mpi_communication", "Communication", "mpi"
     region_class = ("mpi_p2p", "mpi_collective")
     description = "Time in MPI point-to-point and collective communication calls."
@@ -119,18 +127,21 @@ class MpiCommunication(Property):
 
 
 class MpiPointToPoint(Property):
+    measures = "time"
     name, title, parent, region_class = "mpi_point2point", "Point-to-point", "mpi_communication", ("mpi_p2p",)
     description = "Time in MPI point-to-point calls (send, receive, wait, test, probe)."
     diagnosis = "Waiting states in point-to-point communication are itemised below."
 
 
 class MpiCollective(Property):
+    measures = "time"
     name, title, parent, region_class = "mpi_collective", "Collective", "mpi_communication", ("mpi_collective",)
     description = "Time in MPI collective operations other than MPI_Barrier."
     diagnosis = "Waiting states of collective operations are itemised below."
 
 
 class OpenMP(Property):
+    measures = "time"
     name, title, parent = "omp", "OpenMP", "execution"
     cube_id = "omp_time"
     description = ("Time in the OpenMP runtime: thread management, barriers, critical "
@@ -146,12 +157,14 @@ class OpenMP(Property):
 
 
 class OmpSynchronization(Property):
+    measures = "time"
     name, title, parent, region_class = "omp_synchronization", "Synchronization", "omp", OMP_SYNC_CLASSES
     description = "Time in OpenMP barriers, critical sections and lock calls."
     diagnosis = "Threads waiting for each other: itemised below."
 
 
 class OmpBarrier(Property):
+    measures = "time"
     name, title, parent = "omp_barrier", "Barrier", "omp_synchronization"
     region_class = ("omp_barrier_explicit", "omp_barrier_implicit")
     description = "Time in explicit and implicit OpenMP barriers."
@@ -159,6 +172,7 @@ class OmpBarrier(Property):
 
 
 class OmpLocking(Property):
+    measures = "time"
     name, title, parent = "omp_locking", "Critical and locks", "omp_synchronization"
     region_class = ("omp_critical", "omp_lock")
     description = "Time in OpenMP critical sections and lock API calls."
@@ -166,6 +180,7 @@ class OmpLocking(Property):
 
 
 class IdleThreads(Property):
+    measures = "inefficiency"
     name, title = "idle_threads", "Idle threads"
     description = ("Time a worker thread spends with no region of its own open while its "
                    "master's frames are inherited: between the parallel regions of its team, "
@@ -181,6 +196,7 @@ class IdleThreads(Property):
 
 
 class Visits(Property):
+    measures = "quantity"
     name, title, unit = "visits", "Visits", "occ"
     cube_id = "visits"
     description = "Number of times each call path was entered."
@@ -192,6 +208,7 @@ class Visits(Property):
 
 
 class MessagesSent(Property):
+    measures = "quantity"
     name, title, unit = "messages_sent", "Messages sent", "occ"
     description = "Point-to-point messages sent (MPI_SEND and MPI_ISEND records)."
     diagnosis = "Compare with bytes sent: many small messages cost latency."
@@ -202,6 +219,7 @@ class MessagesSent(Property):
 
 
 class BytesSent(Property):
+    measures = "quantity"
     name, title, unit = "bytes_sent", "Bytes sent", "bytes"
     cube_id = "bytes_sent"
     description = "Bytes sent in point-to-point messages."
@@ -213,6 +231,7 @@ class BytesSent(Property):
 
 
 class BytesReceived(Property):
+    measures = "quantity"
     name, title, unit = "bytes_received", "Bytes received", "bytes"
     cube_id = "bytes_rcvd"
     description = "Bytes received in point-to-point messages."

@@ -56,7 +56,7 @@ def _counter_rows(ctx):
 class CounterMetric(Property):
     """One hardware counter: its exclusive increase per call path and location."""
 
-    unit = "occ"
+    measures, unit = "quantity", "occ"
 
     def __init__(self, member: int, counter: str, description: str, klass: int, slot: int):
         self.member, self.klass, self.slot = member, klass, slot
@@ -88,6 +88,7 @@ class CounterMetric(Property):
 
 
 class HardwareCounters(Property):
+    measures = "quantity"
     name, title, metric, unit = "hardware_counters", "Hardware counters", False, "occ"
     description = ("Expands into one metric per hardware counter the trace records with "
                    "mode 'accumulated start' (PAPI, rusage and the like) beside the ENTER and "

@@ -10,10 +10,12 @@ import numpy as np
 
 from earlc.analysis import Instances, Property
 from earlc.analysis import regions as rc
-from earlc.analysis.reductions import exclusive_running_max, group_max, group_min
+from earlc.analysis.reductions import (exclusive_running_max, group_max, group_min,
+                                       member_with_largest)
 
 
 class MpiCollectives(Property):
+    measures = "quantity"
     name, title, metric, unit = "mpi_collectives", "MPI collective instances", False, "occ"
     description = "Every member of every complete MPI collective instance."
 
@@ -65,7 +67,10 @@ def _begin_times(ctx, call: np.ndarray, end: np.ndarray) -> np.ndarray:
 
 
 class _CollectiveWait(Property):
+    measures = "inefficiency"
     subscribes = "mpi_collectives"
+    #: the call of the member each occurrence waits for (a picture's arrow)
+    partner = "partner_call"
     ops = ()
 
     def members(self, coll):
@@ -74,9 +79,19 @@ class _CollectiveWait(Property):
     def waits(self, m):
         raise NotImplementedError
 
+    def waited_for(self, m):
+        """Per member: the call of the member of its instance it waits for (by
+        default the one that began last), or None when there is no such one."""
+        return member_with_largest(m, m["begin_time"])
+
     def detect(self, ctx, coll):
         m = self.members(coll)
-        return m.charged(self.waits(m))
+        wait = self.waits(m)
+        out = m.charged(wait)
+        waited_for = self.waited_for(m)
+        if waited_for is not None:
+            out.columns["partner_call"] = waited_for[wait > 0]
+        return out
 
 
 # As Scalasca: a member's operation runs from its MPI_COLLECTIVE_BEGIN to its
@@ -131,6 +146,9 @@ class BarrierCompletion(_CollectiveWait):
     def waits(self, m):
         return _completion(m)
 
+    def waited_for(self, m):
+        return member_with_largest(m, -m["end_time"])  # the first to finish
+
 
 class WaitAtNxN(_CollectiveWait):
     name, title, parent = "wait_at_nxn", "Wait at N x N", "mpi_collective"
@@ -156,6 +174,9 @@ class NxNCompletion(_CollectiveWait):
     def waits(self, m):
         return _completion(m)
 
+    def waited_for(self, m):
+        return member_with_largest(m, -m["end_time"])  # the first to finish
+
 
 class LateBroadcast(_CollectiveWait):
     name, title, parent = "late_broadcast", "Late Broadcast", "mpi_collective"
@@ -168,6 +189,9 @@ class LateBroadcast(_CollectiveWait):
     def waits(self, m):
         is_root = m["location"] == m["root"]
         return _wait_for_latest_of(m, counted=is_root, waiting=~is_root)
+
+    def waited_for(self, m):
+        return member_with_largest(m, np.where(m["location"] == m["root"], 1, 0))
 
 
 class EarlyReduce(_CollectiveWait):
@@ -182,6 +206,11 @@ class EarlyReduce(_CollectiveWait):
         is_root = m["location"] == m["root"]
         # a root alone in its communicator waits for nobody
         return _wait_for_latest_of(m, counted=~is_root, waiting=is_root)
+
+    def waited_for(self, m):
+        none = np.iinfo(np.int64).min
+        return member_with_largest(m, np.where(m["location"] == m["root"], none,
+                                                m["begin_time"]))
 
 
 class EarlyScan(_CollectiveWait):
@@ -204,8 +233,14 @@ class EarlyScan(_CollectiveWait):
         out[order] = wait
         return out
 
+    partner = None  # one of the lower ranks: not one member for the whole instance
+
+    def waited_for(self, m):
+        return None
+
 
 class WaitAtFinalize(Property):
+    measures = "inefficiency"
     name, title, parent = "wait_at_finalize", "Wait at Finalize", "mpi_init_finalize"
     cube_id = "mpi_finalize_wait"
     description = ("In MPI_Finalize, taken as one collective of all processes (each process's "
@@ -217,6 +252,8 @@ class WaitAtFinalize(Property):
                    "MPI_Finalize, not more.")
     diagnosis = "Processes finish at different times; the early ones wait in MPI_Finalize."
 
+    partner = "partner_call"
+
     def detect(self, ctx, subscribed):
         fin = ctx.enters_of(ctx.finalize_region)  # ascending
         leave = ctx.leave_of(fin)
@@ -224,14 +261,16 @@ class WaitAtFinalize(Property):
         _, first = np.unique(ctx.events.location[fin], return_index=True)
         fin, leave = fin[first], leave[first]  # one call per location
         if len(fin) == 0:
-            return Instances.empty()
+            return Instances.empty(partner_call=np.int64)
         t_enter = ctx.time_of(fin)
         wait = np.minimum(t_enter.max(), ctx.time_of(leave)) - t_enter
         keep = wait > 0
-        return Instances(fin[keep], wait[keep])
+        last = fin[int(np.argmax(t_enter))]  # the process that came last
+        return Instances(fin[keep], wait[keep], {"partner_call": np.full(int(keep.sum()), last)})
 
 
 class MpiInitCompletion(Property):
+    measures = "inefficiency"
     name, title, parent = "mpi_init_completion", "Initialization Completion", "mpi_init_finalize"
     cube_id = "mpi_init_completion"
     description = ("In MPI_Init / MPI_Init_thread, taken as one collective of all processes: "
@@ -240,19 +279,23 @@ class MpiInitCompletion(Property):
     diagnosis = ("The MPI library's start-up after the processes could proceed: usually a "
                  "fixed cost, large only on many processes or a slow launcher.")
 
+    partner = "partner_call"
+
     def detect(self, ctx, subscribed):
         init = ctx.enters_of_regions("MPI_Init", "MPI_Init_thread")
         if len(init) == 0:
-            return Instances.empty()
+            return Instances.empty(partner_call=np.int64)
         leave = ctx.leave_of(init)
         init, leave = init[leave >= 0], leave[leave >= 0]
         if len(init) == 0:
-            return Instances.empty()
+            return Instances.empty(partner_call=np.int64)
         t_enter, t_leave = ctx.time_of(init), ctx.time_of(leave)
         first_end = np.maximum(t_leave.min(), np.minimum(t_enter.max(), t_leave))
         completion = t_leave - first_end
         keep = completion > 0
-        return Instances(init[keep], completion[keep])
+        first = init[int(np.argmin(t_leave))]  # the process that finished first
+        return Instances(init[keep], completion[keep],
+                         {"partner_call": np.full(int(keep.sum()), first)})
 
 
 PROPERTIES = (MpiCollectives, MpiInitCompletion, WaitAtFinalize, WaitAtBarrier, BarrierCompletion, WaitAtNxN,

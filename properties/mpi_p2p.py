@@ -12,6 +12,7 @@ from earlc.analysis.reductions import exclusive_running_max, first_of_groups, se
 
 
 class P2PMessages(Property):
+    measures = "quantity"
     name, title, metric, unit = "p2p_messages", "Point-to-point messages", False, "occ"
     description = ("Every received message with its send: the receive event (MPI_RECV, or the "
                    "MPI_IRECV completing a request), the send (MPI_SEND, MPI_ISEND), the "
@@ -25,8 +26,10 @@ class P2PMessages(Property):
 
 
 class LateSender(Property):
+    measures = "inefficiency"
     name, title, parent, subscribes = "late_sender", "Late Sender", "mpi_point2point", "p2p_messages"
     cube_id = "mpi_latesender"
+    partner = "send_call"
     description = ("A blocking receive (MPI_Recv, or MPI_Wait/Waitall/Waitany/Waitsome completing "
                    "receives) entered before the matching send call: the receiver waits "
                    "enter(send call) - enter(receive call), at most until the receive call is "
@@ -87,11 +90,13 @@ def _wrong_order(ctx, ls):
 
 
 class LateSenderWrongOrder(Property):
+    measures = "inefficiency"
     name, title, parent, subscribes = ("late_sender_wrong_order", "Late Sender, wrong order",
                                        "late_sender", "late_sender")
     reads = ("p2p_messages",)  # the other messages of the receiving location
     column_kinds = {"later_source": "location"}
     cube_id = "mpi_latesender_wo"
+    partner = "send_call"
     description = ("A Late Sender whose message was sent after a message that the same "
                    "location receives later: had the receives come in the order of the sends, "
                    "the earlier message could have been received first. (Scalasca's "
@@ -107,6 +112,8 @@ class LateSenderWrongOrder(Property):
 
 
 class _LateSenderWrongOrderSource(Property):
+    measures = "inefficiency"
+    partner = "send_call"
     parent = subscribes = "late_sender_wrong_order"
     same_source = True
 
@@ -160,9 +167,11 @@ _MULTI_COMPLETION = ("MPI_Waitall", "MPI_Waitsome")
 
 
 class LateReceiver(Property):
+    measures = "inefficiency"
     name, title, parent, subscribes = "late_receiver", "Late Receiver", "mpi_point2point", "p2p_messages"
     reads = ("late_sender",)  # a call completing several sends may wait for a Late Sender
     cube_id = "mpi_latereceiver"
+    partner = "request_call"
     description = ("A send whose completing call (MPI_Send, MPI_Ssend, MPI_Rsend, or the "
                    "MPI_Wait, MPI_Waitany, MPI_Waitall, MPI_Waitsome completing an MPI_Isend) "
                    "was entered before the receiver posted the receive (the MPI_Recv, or the "
@@ -212,6 +221,7 @@ class LateReceiver(Property):
 
 
 class MessagesInWrongOrder(Property):
+    measures = "inefficiency"
     name, title, parent, subscribes = ("messages_in_wrong_order", "Messages in Wrong Order",
                                        "mpi_point2point", "p2p_messages")
     description = ("A receive of a message while an older message from the same sender to the "

@@ -9,11 +9,11 @@ import numpy as np
 
 from earlc.analysis import Instances, Property
 from earlc.analysis import regions as rc
-
-from earlc.analysis.reductions import group_max
+from earlc.analysis.reductions import group_max, member_with_largest
 
 
 class OmpBarriers(Property):
+    measures = "quantity"
     name, title, metric, unit = "omp_barriers", "OpenMP barrier instances", False, "occ"
     description = "Every member of every OpenMP team barrier instance."
 
@@ -33,12 +33,17 @@ class OmpBarriers(Property):
 
 
 class _OmpBarrierWait(Property):
+    measures = "inefficiency"
     parent, subscribes = "omp_barrier", "omp_barriers"
+    partner = "partner_call"  # the thread that came last
     explicit = True
 
     def detect(self, ctx, b):
         wait = group_max(b["instance"], b["enter_time"]) - b["enter_time"]
-        return b.charged(wait, b["explicit"] == self.explicit)
+        mine = b["explicit"] == self.explicit
+        out = b.charged(wait, mine)
+        out.columns["partner_call"] = member_with_largest(b, b["enter_time"])[(wait > 0) & mine]
+        return out
 
 
 class OmpBarrierWaitExplicit(_OmpBarrierWait):
@@ -58,6 +63,8 @@ class OmpBarrierWaitImplicit(_OmpBarrierWait):
 
 
 class LockContention(Property):
+    measures = "inefficiency"
+    partner = "release"  # the previous holder's release
     name, title, parent = "lock_contention", "Lock contention", "omp_locking"
     description = ("A thread enters a critical section or lock call while another thread holds "
                    "the lock: previous holder's release time - own enter of the acquiring "
@@ -87,6 +94,8 @@ class LockContention(Property):
 
 
 class _LockContentionKind(Property):
+    measures = "inefficiency"
+    partner = "release"
     parent = subscribes = "lock_contention"
     critical = True
 
@@ -110,6 +119,7 @@ class LockApiContention(_LockContentionKind):
 
 
 class OmpManagement(Property):
+    measures = "inefficiency"
     name, title, parent = "omp_management", "Thread management", "omp"
     cube_id = "omp_management"
     description = ("Creating and ending thread teams, on every thread of the team: from the "
@@ -130,6 +140,7 @@ class OmpManagement(Property):
 
 
 class OmpFork(Property):
+    measures = "inefficiency"
     name, title, parent, subscribes = "omp_fork", "Fork", "omp_management", "omp_management"
     cube_id = "omp_fork"
     description = ("The fork part of thread management: from the team's fork to each thread's "

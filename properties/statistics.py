@@ -33,6 +33,7 @@ def _count(ctx, events: np.ndarray, values=None):
 
 
 class _P2PCount(Property):
+    measures = "quantity"
     unit = "occ"
     sends = True
     payload = True
@@ -73,6 +74,7 @@ class SyncsRecv(_P2PCount):
 
 
 class _CollectiveCount(Property):
+    measures = "quantity"
     unit = "occ"
     sent = received = True
 
@@ -115,6 +117,7 @@ class CommsCdst(_CollectiveCount):
 
 
 class BytesCout(Property):
+    measures = "quantity"
     name, title, unit, cube_id = "bytes_cout", "Collective bytes outgoing", "bytes", "bytes_cout"
     description = ("Bytes a process sends in collective operations, as recorded in its "
                    "MPI_COLLECTIVE_END (a naive implementation's volume, not the network's).")
@@ -126,6 +129,7 @@ class BytesCout(Property):
 
 
 class BytesCin(Property):
+    measures = "quantity"
     name, title, unit, cube_id = "bytes_cin", "Collective bytes incoming", "bytes", "bytes_cin"
     description = "Bytes a process receives in collective operations (its MPI_COLLECTIVE_END)."
     diagnosis = "Where collective volume concentrates, per call path and process."
@@ -137,6 +141,8 @@ class BytesCin(Property):
 
 class _LateCount(Property):
     """Instances of a waiting-time property whose message has (or lacks) a payload."""
+
+    measures = "quantity"
     unit = "occ"
     payload = True
 

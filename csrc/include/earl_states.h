@@ -283,6 +283,28 @@ EARL_API earl_status earl_states_gather(earl_states *states, earl_pointer p, con
  */
 EARL_API int32_t earl_states_instance_of(const earl_states *states, earl_eid i);
 
+/* The region instance location ev->location[i] itself has innermost open
+ * just after event i, from the view's enterptr: its ENTER, or -1 when it has
+ * none of its own (a worker thread's outermost frames are its master's,
+ * inherited at the fork: not the thread's own activity).  Walks over a
+ * location's events read what it does between two events through this. */
+static inline earl_eid earl_states_own_innermost(const earl_events *ev,
+                                                 const earl_eid32 *enterptr, earl_eid i)
+{
+    earl_eid e;
+    if (ev->kind[i] == EARL_ENTER) {
+        e = i;
+    } else if (ev->kind[i] == EARL_LEAVE) {
+        earl_eid own = earl_eid_from32(enterptr[i]); /* the instance this LEAVE closes */
+        e = own >= 0 ? earl_eid_from32(enterptr[own]) : EARL_NONE;
+    } else {
+        e = earl_eid_from32(enterptr[i]);
+    }
+    if (e >= 0 && ev->location[e] != ev->location[i])
+        return EARL_NONE;
+    return e;
+}
+
 /* ---- history queries -------------------------------------------------------- */
 
 /**

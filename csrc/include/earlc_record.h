@@ -24,7 +24,9 @@
  * Memory per process is bounded whatever the run's length: one mapped
  * window of RECORD_WINDOW_BYTES of the events file, three quarters of
  * RECORD_MAX_REQUESTS pending requests (at most about 100 bytes each, with
- * their index) and RECORD_MAX_COMMS live communicators: about 2 MB.
+ * their index) and RECORD_MAX_COMMS live communicators: about 2 MB; under a
+ * schedule (`earlc verify`, record_schedule.c), 16 bytes more per decision
+ * of the process.
  */
 #ifndef EARLC_RECORD_H
 #define EARLC_RECORD_H
@@ -46,7 +48,10 @@ typedef enum record_type {
     RECORD_END = 0,
     RECORD_ENTER,             /* comm = the call (enum record_call); peer and tag:
                                  the low and high 32 bits of the call site, the
-                                 return address into the calling code */
+                                 return address into the calling code; of a
+                                 wildcard operation (record_schedule.c): request
+                                 = its number + 1, bytes = the source a schedule
+                                 forced it to + 1 (0: not forced) */
     RECORD_LEAVE,             /* comm = the call */
     RECORD_SEND,              /* comm, peer = destination, tag, bytes */
     RECORD_ISEND,             /* the same and request */
@@ -155,7 +160,15 @@ typedef enum record_call {
  *   lost-request first / lost-comm first   the first time the bounded tables
  *                                had no room for a request / communicator
  *   lost-request N / lost-comm N how many, written by MPI_Finalize
+ *   schedule N                   EARLC_RECORD_SCHEDULE was read: N decisions
+ *                                for this process (record_schedule.c)
+ *   schedule-error TEXT          it could not be read
+ *   schedule-miss INDEX WHAT     the decision for wildcard operation INDEX
+ *                                was not applied: "call NAME" (the operation
+ *                                is another call) or "source S of SIZE"
  *   abort TIME CODE              MPI_Abort was called
+ *   exit TIME STATUS             the process exited (exit(3), a return from
+ *                                main) without MPI_Finalize
  *   finalized TIME               MPI_Finalize returned: the record is whole
  */
 

@@ -54,27 +54,6 @@ static char *marker_file(const char *anchor)
     return path;
 }
 
-static earl_status open_archive(const char *anchor, OTF2_Reader **out, earl_error *err)
-{
-    struct stat st;
-    if (stat(anchor, &st) != 0)
-        return earl_fail(err, EARL_ERR_NOT_FOUND, "%s: no such file", anchor);
-    earl_otf2_clear_message();
-    OTF2_Reader *r = OTF2_Reader_Open(anchor);
-    if (!r)
-        return earl_fail(err, EARL_ERR_NOT_ARCHIVE, "%s: not an OTF2 archive (%s)", anchor,
-                         earl_otf2_last_message()[0] ? earl_otf2_last_message()
-                                                     : "libotf2 cannot open the anchor file");
-    /* the marker writer of a reader needs them, though it reads no collective */
-    if (OTF2_Reader_SetSerialCollectiveCallbacks(r) != OTF2_SUCCESS) {
-        OTF2_Reader_Close(r);
-        return earl_fail(err, EARL_ERR_CORRUPT, "%s: cannot set up reading: %s", anchor,
-                         earl_otf2_last_message());
-    }
-    *out = r;
-    return EARL_OK;
-}
-
 static OTF2_CallbackCode on_def(void *data, OTF2_MarkerRef self, const char *group,
                                 const char *category, OTF2_MarkerSeverity severity)
 {
@@ -188,7 +167,7 @@ earl_status earl_markers_read(const char *path, earl_markers **out, earl_error *
         return earl_fail(err, EARL_ERR_NOMEM, "out of memory reading the markers of %s", path);
     }
     OTF2_Reader *r = NULL;
-    rc = open_archive(anchor, &r, err);
+    rc = earl_archive_open_reader(anchor, &r, err);
     if (rc == EARL_OK) {
         rc = read_markers(r, anchor, m, err);
         OTF2_Reader_Close(r);
@@ -289,7 +268,7 @@ static earl_status update(const char *anchor, const char *const *drop, size_t n_
     if (!old)
         return earl_fail(err, EARL_ERR_NOMEM, "out of memory writing the markers of %s", anchor);
     OTF2_Reader *r = NULL;
-    earl_status rc = open_archive(anchor, &r, err);
+    earl_status rc = earl_archive_open_reader(anchor, &r, err);
     if (rc == EARL_OK)
         rc = read_markers(r, anchor, old, err);
     publish(old);

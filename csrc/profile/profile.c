@@ -12,27 +12,9 @@
 #include <stdlib.h>
 
 #include "earl_profile.h"
+#include "earl_states.h"
 #include "base/errors.h"
 #include "base/sorted.h"
-
-/* The region instance the location itself has innermost open just after
- * event i: its ENTER, or -1. */
-static earl_eid active_enter(const earl_events *ev, const earl_eid32 *enterptr, earl_eid i)
-{
-    earl_eid e;
-    if (ev->kind[i] == EARL_ENTER) {
-        e = i;
-    } else if (ev->kind[i] == EARL_LEAVE) {
-        earl_eid own = earl_eid_from32(enterptr[i]); /* the instance this LEAVE closes */
-        e = own >= 0 ? earl_eid_from32(enterptr[own]) : -1;
-    } else {
-        e = earl_eid_from32(enterptr[i]);
-    }
-    /* a worker thread's outermost frames are its master's: not its own */
-    if (e >= 0 && ev->location[e] != ev->location[i])
-        return -1;
-    return e;
-}
 
 /* Bin edges below a time t (strict), or at or below it. */
 typedef struct edge_bound {
@@ -81,7 +63,7 @@ earl_status earl_profile_time(const earl_trace *trace, const earl_eid32 *enterpt
         const earl_eid32 *ids = ev->loc_events + ev->loc_start[l];
         size_t n = ev->loc_start[l + 1] - ev->loc_start[l];
         for (size_t k = 0; k + 1 < n; k++) {
-            earl_eid e = active_enter(ev, enterptr, ids[k]);
+            earl_eid e = earl_states_own_innermost(ev, enterptr, ids[k]);
             if (e < 0)
                 continue;
             int64_t start = (int64_t)ev->time[ids[k]] - bins->t0;

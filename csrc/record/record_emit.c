@@ -41,7 +41,9 @@ static void extra(int requested_source, int requested_tag, int index, int op, ui
     __atomic_store_n(&x->bytes2_type, bytes2 << 8 | RECORD_EXTRA, __ATOMIC_RELEASE);
 }
 
-void rec_enter(record_call call, uint64_t time, void *site)
+/* An ENTER; op and forced: the wildcard operation's number + 1 and its
+ * forced source + 1 (0: not a wildcard operation, not forced). */
+static void enter_record(record_call call, uint64_t time, void *site, uint32_t op, uint64_t forced)
 {
     record_event *e = slot_at(time);
     if (!e)
@@ -50,7 +52,19 @@ void rec_enter(record_call call, uint64_t time, void *site)
     uint64_t address = (uint64_t)(uintptr_t)site;
     e->peer = (int32_t)(uint32_t)address;
     e->tag = (int32_t)(uint32_t)(address >> 32);
-    record_log_commit(e, RECORD_ENTER, 0);
+    e->request = op;
+    record_log_commit(e, RECORD_ENTER, forced);
+}
+
+void rec_enter(record_call call, uint64_t time, void *site)
+{
+    enter_record(call, time, site, 0, 0);
+}
+
+void rec_enter_wildcard(record_call call, uint64_t time, void *site, const rec_wildcard *w)
+{
+    enter_record(call, time, site, (uint32_t)(w->index + 1),
+                 w->forced >= 0 ? (uint64_t)w->forced + 1 : 0);
 }
 
 void rec_leave(record_call call)

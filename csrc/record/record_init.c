@@ -1,7 +1,9 @@
 /*
  * record_init.c - the start and end of a recording: MPI_Init and
- * MPI_Init_thread open the process's files (when EARLC_RECORD_DIR is set)
- * and describe the process, the MPI library and the call names; MPI_Finalize
+ * MPI_Init_thread open the process's files (when EARLC_RECORD_DIR is set),
+ * describe the process, the MPI library and the call names, and read the
+ * process's decisions when a schedule forces its wildcard operations
+ * (record_schedule.c); MPI_Finalize
  * closes them and marks the record whole; MPI_Abort notes the abort before
  * the library ends the job.  Both ends measure the clock offset to rank 0
  * when the process runs on another machine than rank 0.
@@ -14,7 +16,7 @@
 
 #include "record_internal.h"
 
-static const char *const call_names[RECORD_CALL_COUNT] = {
+const char *const rec_call_names[RECORD_CALL_COUNT] = {
 #define RECORD_CALL_NAME(name) #name,
     RECORD_CALLS(RECORD_CALL_NAME)
 #undef RECORD_CALL_NAME
@@ -107,6 +109,16 @@ static int note_object(struct dl_phdr_info *info, size_t size, void *log)
     return 0;
 }
 
+/* At the process's exit (exit(3) or a return from main): a process that
+ * leaves without MPI_Finalize says with which status, so that a run whose
+ * launcher then kills the other processes can tell who ended it. */
+static void note_exit(int status, void *unused)
+{
+    (void)unused;
+    if (rec_on())
+        record_log_def(rec.log, "exit %llu %d", (unsigned long long)record_now(), status);
+}
+
 /* After PMPI_Init: open the files and describe the process. */
 static void start(record_call call, uint64_t t_enter, void *site, int thread_level)
 {
@@ -139,11 +151,13 @@ static void start(record_call call, uint64_t t_enter, void *site, int thread_lev
     }
     record_log_def(log, "thread-level %d", thread_level);
     for (int i = 0; i < RECORD_CALL_COUNT; i++)
-        record_log_def(log, "call %d %s", i, call_names[i]);
+        record_log_def(log, "call %d %s", i, rec_call_names[i]);
     dl_iterate_phdr(note_object, log);
     rec.locked = thread_level == MPI_THREAD_MULTIPLE;
     rec.log = log;
     rec_comms_init();
+    rec_schedule_init();
+    on_exit(note_exit, NULL);
     PMPI_Comm_dup(MPI_COMM_WORLD, &clock_comm);
     find_machine(host);
     measure_clock_offsets();

@@ -34,6 +34,9 @@ typedef struct recorder {
 
 extern recorder rec;
 
+/* "MPI_Init", ...: the name of each record_call (record_init.c). */
+extern const char *const rec_call_names[RECORD_CALL_COUNT];
+
 static inline int rec_on(void) { return rec.log != NULL; }
 
 /* In an exported MPI function: where in the program it was called from. */
@@ -47,6 +50,9 @@ void rec_unlock(void);
 /* site: the return address into the program's code that made the call
  * (CALLER in the exported wrapper), for the call site of a stopped process. */
 void rec_enter(record_call call, uint64_t time, void *site);
+/* The ENTER of a wildcard operation: its number and forced source too. */
+struct rec_wildcard;
+void rec_enter_wildcard(record_call call, uint64_t time, void *site, const struct rec_wildcard *w);
 void rec_leave(record_call call);
 /* A SEND/ISEND/RECV/IRECV record: peer and tag as given, bytes. */
 void rec_message(record_type type, uint32_t comm, int peer, int tag, uint64_t bytes,
@@ -91,6 +97,25 @@ void rec_comm_created(MPI_Comm comm);
 void rec_comm_freed(MPI_Comm comm);
 /* World and self, at MPI_Init. */
 void rec_comms_init(void);
+
+/* ---- wildcard operations and the schedule (record_schedule.c) ----------------- */
+
+/* A wildcard operation being made: its number in this process and the
+ * source the schedule forced it to (-1: none, it asks for any source). */
+typedef struct rec_wildcard {
+    uint64_t index;
+    int forced;
+} rec_wildcard;
+
+/* At MPI_Init: read this process's decisions from EARLC_RECORD_SCHEDULE. */
+void rec_schedule_init(void);
+/* Number a wildcard operation of call on comm and, when the schedule has a
+ * decision for it that fits, replace *source (MPI_ANY_SOURCE) by its
+ * source.  Under rec_lock, before the PMPI_ call. */
+void rec_wildcard_begin(rec_wildcard *w, record_call call, MPI_Comm comm, int *source);
+/* An MPI_Iprobe found a message: its number is taken (other operations take
+ * theirs in rec_wildcard_begin). */
+void rec_wildcard_found(const rec_wildcard *w);
 
 /* ---- completion records, shared by every Wait and Test (record_p2p.c) -------- */
 

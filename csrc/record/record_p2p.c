@@ -9,6 +9,11 @@
  * What Score-P leaves out is kept too: the source and tag a receive or a
  * probe asked for (wildcards as RECORD_ANY), and the position of the
  * request that an *any / *some call completed.
+ *
+ * A receive or probe that asks for MPI_ANY_SOURCE is a wildcard operation:
+ * numbered in its ENTER, and made with the source a schedule chose for it
+ * when `earlc verify` runs the program (record_schedule.c).  Its records
+ * still say what the program asked for.
  */
 #include <stdlib.h>
 
@@ -28,6 +33,29 @@ static void enter(record_call call, void *site)
     uint64_t t = record_now();
     rec_lock();
     rec_enter(call, t, site);
+    rec_unlock();
+}
+
+/* Under rec_lock: the ENTER of a call that receives or probes from
+ * *source; a wildcard one is numbered, and *source replaced when the
+ * schedule forces it. */
+static void enter_receiving(record_call call, uint64_t t, void *site, MPI_Comm comm,
+                            int *source, rec_wildcard *w)
+{
+    if (*source == MPI_ANY_SOURCE) {
+        rec_wildcard_begin(w, call, comm, source);
+        rec_enter_wildcard(call, t, site, w);
+    } else {
+        rec_enter(call, t, site);
+    }
+}
+
+static void enter_receive(record_call call, void *site, MPI_Comm comm, int *source,
+                          rec_wildcard *w)
+{
+    uint64_t t = record_now();
+    rec_lock();
+    enter_receiving(call, t, site, comm, source, w);
     rec_unlock();
 }
 
@@ -121,11 +149,13 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     MPI_Status own;
     if (status == MPI_STATUS_IGNORE)
         status = &own;
-    enter(RECORD_CALL_MPI_Recv, CALLER);
+    int asked = source;
+    rec_wildcard w;
+    enter_receive(RECORD_CALL_MPI_Recv, CALLER, comm, &source, &w);
     int rc = PMPI_Recv(buf, count, type, source, tag, comm, status);
     rec_lock();
     if (rc == MPI_SUCCESS)
-        record_recv(comm, source, tag, status);
+        record_recv(comm, asked, tag, status);
     rec_leave(RECORD_CALL_MPI_Recv);
     rec_unlock();
     return rc;
@@ -136,14 +166,16 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
 {
     if (!rec_on())
         return PMPI_Irecv(buf, count, type, source, tag, comm, request);
-    enter(RECORD_CALL_MPI_Irecv, CALLER);
+    int asked = source;
+    rec_wildcard w;
+    enter_receive(RECORD_CALL_MPI_Irecv, CALLER, comm, &source, &w);
     int rc = PMPI_Irecv(buf, count, type, source, tag, comm, request);
     rec_lock();
     if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) {
         rec_request r = { .comm = rec_comm(comm), .is_recv = 1 };
         uint32_t id = rec_request_add(*request, &r);
         if (id)
-            rec_request_record(RECORD_IRECV_REQUEST, id, rec_requested_source(source),
+            rec_request_record(RECORD_IRECV_REQUEST, id, rec_requested_source(asked),
                                rec_requested_tag(tag), -1);
     }
     rec_leave(RECORD_CALL_MPI_Irecv);
@@ -162,8 +194,10 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     if (status == MPI_STATUS_IGNORE)
         status = &own;
     uint64_t t = record_now();
+    int asked = source;
+    rec_wildcard w;
     rec_lock();
-    rec_enter(RECORD_CALL_MPI_Sendrecv, t, CALLER);
+    enter_receiving(RECORD_CALL_MPI_Sendrecv, t, CALLER, comm, &source, &w);
     if (dest != MPI_PROC_NULL)
         rec_message(RECORD_SEND, rec_comm(comm), dest, sendtag, rec_bytes(sendcount, sendtype),
                     0, RECORD_NONE, RECORD_NONE, -1);
@@ -172,7 +206,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
                            recvtype, source, recvtag, comm, status);
     rec_lock();
     if (rc == MPI_SUCCESS)
-        record_recv(comm, source, recvtag, status);
+        record_recv(comm, asked, recvtag, status);
     rec_leave(RECORD_CALL_MPI_Sendrecv);
     rec_unlock();
     return rc;
@@ -188,8 +222,10 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
     if (status == MPI_STATUS_IGNORE)
         status = &own;
     uint64_t t = record_now();
+    int asked = source;
+    rec_wildcard w;
     rec_lock();
-    rec_enter(RECORD_CALL_MPI_Sendrecv_replace, t, CALLER);
+    enter_receiving(RECORD_CALL_MPI_Sendrecv_replace, t, CALLER, comm, &source, &w);
     if (dest != MPI_PROC_NULL)
         rec_message(RECORD_SEND, rec_comm(comm), dest, sendtag, rec_bytes(count, type), 0,
                     RECORD_NONE, RECORD_NONE, -1);
@@ -197,7 +233,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
     int rc = PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
     rec_lock();
     if (rc == MPI_SUCCESS)
-        record_recv(comm, source, recvtag, status);
+        record_recv(comm, asked, recvtag, status);
     rec_leave(RECORD_CALL_MPI_Sendrecv_replace);
     rec_unlock();
     return rc;
@@ -448,11 +484,13 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     MPI_Status own;
     if (status == MPI_STATUS_IGNORE)
         status = &own;
-    enter(RECORD_CALL_MPI_Probe, CALLER);
+    int asked = source;
+    rec_wildcard w;
+    enter_receive(RECORD_CALL_MPI_Probe, CALLER, comm, &source, &w);
     int rc = PMPI_Probe(source, tag, comm, status);
     rec_lock();
     if (rc == MPI_SUCCESS)
-        rec_probe(rec_comm(comm), rec_requested_source(source), rec_requested_tag(tag),
+        rec_probe(rec_comm(comm), rec_requested_source(asked), rec_requested_tag(tag),
                   status->MPI_SOURCE, status->MPI_TAG);
     rec_leave(RECORD_CALL_MPI_Probe);
     rec_unlock();
@@ -466,11 +504,15 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
     MPI_Status own;
     if (status == MPI_STATUS_IGNORE)
         status = &own;
-    enter(RECORD_CALL_MPI_Iprobe, CALLER);
+    int asked = source;
+    rec_wildcard w;
+    enter_receive(RECORD_CALL_MPI_Iprobe, CALLER, comm, &source, &w);
     int rc = PMPI_Iprobe(source, tag, comm, flag, status);
     rec_lock();
+    if (rc == MPI_SUCCESS && *flag && asked == MPI_ANY_SOURCE)
+        rec_wildcard_found(&w);
     if (rc == MPI_SUCCESS)
-        rec_probe(rec_comm(comm), rec_requested_source(source), rec_requested_tag(tag),
+        rec_probe(rec_comm(comm), rec_requested_source(asked), rec_requested_tag(tag),
                   *flag ? status->MPI_SOURCE : RECORD_NONE, *flag ? status->MPI_TAG : RECORD_NONE);
     rec_leave(RECORD_CALL_MPI_Iprobe);
     rec_unlock();

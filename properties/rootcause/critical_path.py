@@ -291,6 +291,7 @@ def _critical_path(ctx):
 
 
 class _CriticalPath(Property):
+    measures = "time"
     unit, group, reads = "sec", "root_cause", READS
 
     def totals(self, ctx):
@@ -322,6 +323,7 @@ class CriticalPathActivities(_CriticalPath):
 
 
 class CriticalImbalanceImpact(_CriticalPath):
+    measures = "cause"
     name, title = "critical_imbalance_impact", "Critical-path imbalance impact"
     cube_id = "critical_imbalance_impact"
     description = ("The waiting time of all locations mapped onto the call paths that spend "

@@ -377,6 +377,7 @@ _OMP_CROSSING_RULE = (
 
 
 class _Delay(Property):
+    measures = "cause"
     unit, group, reads = "sec", "root_cause", READS
     #: the kind of wait state, and the part of its costs, the property publishes
     kind, cost = DelayKind.LATE_SENDER, Cost.SHORT_TERM

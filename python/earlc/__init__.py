@@ -19,6 +19,34 @@ if "numpy" not in _sys.modules:
     # all its threads.  A value set in the environment is left as it is.
     _os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "20")
 
+def _find_checkout_properties() -> None:
+    """The built-in properties are the subpackage earlc.properties: installed
+    inside the package, and in a source checkout (an editable install, or the
+    python/ folder on sys.path) the repository's properties/ folder beside
+    python/, found on import by this finder."""
+    import importlib.abc
+    import importlib.util
+
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    if _os.path.isdir(_os.path.join(here, "properties")):
+        return  # installed: the subpackage is there
+    folder = _os.path.normpath(_os.path.join(here, "..", "..", "properties"))
+    init = _os.path.join(folder, "__init__.py")
+    if not _os.path.isfile(init):
+        return
+
+    class CheckoutProperties(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name != __name__ + ".properties":
+                return None
+            return importlib.util.spec_from_file_location(
+                name, init, submodule_search_locations=[folder])
+
+    _sys.meta_path.append(CheckoutProperties())
+
+
+_find_checkout_properties()
+
 from ._core import Error, OutOfMemoryError, TraceError, memory_stats, release_memory  # noqa: E402
 from .events import KIND_NAMES, KINDS, Event, Events
 from .trace import Trace, Warnings, open  # noqa: A004
@@ -30,6 +58,7 @@ from .synth import SynthResult, synth
 from .analysis import Instances, Property, Report, analyze
 from .races import Races, RacesError, races
 from .record import RecordError, record
+from .verify import Verification, verify
 from .checks import check
 from .markers import annotate
 from .comparison import compare
@@ -37,7 +66,7 @@ from .comparison import compare
 __all__ = ["open", "Trace", "Error", "TraceError", "OutOfMemoryError", "TraceWriter",
            "WriterError", "RacesError", "Events", "Event", "Warnings",
            "KIND_NAMES", "KINDS", "synth", "SynthResult", "analyze", "Report", "Property",
-           "Instances", "races", "Races", "record", "RecordError", "release_memory",
-           "memory_stats", "VectorClocks", "Matches", "PatternError",
+           "Instances", "races", "Races", "record", "RecordError", "verify", "Verification",
+           "release_memory", "memory_stats", "VectorClocks", "Matches", "PatternError",
            "PatternWarning", "check", "annotate", "compare"]
-__version__ = "0.1.0"
+from .version import __version__  # noqa: E402

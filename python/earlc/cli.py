@@ -23,6 +23,9 @@ Commands:
     record [-o DIR] COMMAND...
                     run an MPI program with earlc's recorder and write its trace
                     (docs/record.md)
+    verify [-o DIR] -- COMMAND...
+                    run an MPI program in every match order of its wildcard
+                    receives and report the failing schedules (docs/verify.md)
     check TRACE RULES, annotate TRACE -o OUT, compare A B [C ...], logical TRACE
                     the workflow: rules as checks, markers for Vampir, runs compared,
                     logical time (earlc.workflow_cli, docs/workflow.md)
@@ -81,11 +84,8 @@ def cmd_analyze(args) -> int:
     if args.format == "json":
         _write(args, report.to_json(indent=1))
     elif args.format == "cube":
-        try:
+        with cliargs.user_errors(output=args.output):
             report.to_cube(args.output)
-        except OSError as exc:
-            print("earlc: error: %s: %s" % (args.output, exc.strerror or exc), file=sys.stderr)
-            return 2
     else:
         _write(args, report.to_text(top=args.top, rows=args.rows))
     return 0
@@ -166,22 +166,14 @@ def cmd_info(args) -> int:
 def cmd_races(args) -> int:
     from .races import WildcardsNotRecorded, parse_wildcard, races
 
-    try:
+    with cliargs.user_errors(ValueError):
         wildcard = parse_wildcard(args.wildcard)
-    except ValueError as exc:
-        print("earlc: error: %s" % exc, file=sys.stderr)
-        return 2
     bar = _progress_bar()
-    say = sys.stderr if _writes_outputs() else open(os.devnull, "w")
     try:
         trace = _open_for_analysis(args, bar)
-        result = races(trace, wildcard=wildcard, clocks=args.clocks, progress=bar, root=0)
-    except WildcardsNotRecorded as exc:
-        print("earlc: error: %s" % exc.cli_message, file=say)
-        return 2
-    except ValueError as exc:  # unknown region or rank
-        print("earlc: error: %s" % exc, file=say)
-        return 2
+        # an unknown region or rank; a trace that does not say which receives were wildcards
+        with cliargs.user_errors(ValueError, WildcardsNotRecorded):
+            result = races(trace, wildcard=wildcard, clocks=args.clocks, progress=bar, root=0)
     finally:
         bar.close()
     if not _writes_outputs():
@@ -193,42 +185,46 @@ def cmd_races(args) -> int:
     return 0
 
 
-def _window_options(args):
-    """(start, end, locations) of --from, --to and --locations, checked before the
-    trace is read; bounds outside the trace are found once it is (window_ticks)."""
+def _window_arguments(parser, what: str = "") -> None:
+    """--from, --to and --locations of the commands that draw or export a window,
+    parsed once, by argparse: seconds from the trace start and location indices."""
     from .timeline import parse_locations, parse_seconds
 
-    start = parse_seconds(args.start) if args.start is not None else None
-    end = parse_seconds(args.end) if args.end is not None else None
-    locations = parse_locations(args.locations) if args.locations is not None else None
+    parser.add_argument("--from", dest="start", metavar="T", type=cliargs.parsed(parse_seconds),
+                        help=what + "window start from the trace start: seconds, or 20ms, "
+                        "300us, 40ns")
+    parser.add_argument("--to", dest="end", metavar="T", type=cliargs.parsed(parse_seconds),
+                        help=what + "window end, as --from")
+    parser.add_argument("--locations", metavar="LIST", type=cliargs.parsed(parse_locations),
+                        help=what + "location indices (earlc info lists them), e.g. 0,2-5 "
+                        "(default: all)")
+
+
+def _window_options(args):
+    """(start, end, locations) of --from, --to and --locations, checked together
+    before the trace is read; bounds outside the trace are found once it is
+    (window_ticks)."""
+    start, end = args.start, args.end
     if start is not None and end is not None:
         if end < start:
-            raise ValueError("--to %s is before --from %s" % (args.end, args.start))
+            raise cliargs.UsageError("--to %g s is before --from %g s" % (end, start))
         if end == start:
-            raise ValueError("--from %s --to %s is an empty window: give an end after the start"
-                             % (args.start, args.end))
-    return start, end, locations
+            raise cliargs.UsageError("--from %g s --to %g s is an empty window: give an end "
+                                     "after the start" % (start, end))
+    return start, end, args.locations
 
 
 def cmd_export(args) -> int:
     from .export.perfetto import write_perfetto
 
-    try:
-        start, end, locations = _window_options(args)
-    except ValueError as exc:
-        print("earlc: error: %s" % exc, file=sys.stderr)
-        return 2
+    start, end, locations = _window_options(args)
     bar = ProgressBar()
     trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
     try:
-        written = write_perfetto(trace, args.output, start=start, end=end, locations=locations,
-                                 wait_states=not args.no_wait_states)
-    except ValueError as exc:  # a location the trace does not have
-        print("earlc: error: %s" % exc, file=sys.stderr)
-        return 2
-    except OSError as exc:  # the output cannot be written
-        print("earlc: error: %s: %s" % (args.output, exc.strerror or exc), file=sys.stderr)
-        return 2
+        # a location the trace does not have, a window outside it: the user's
+        with cliargs.user_errors(ValueError, output=args.output):
+            written = write_perfetto(trace, args.output, start=start, end=end,
+                                     locations=locations, wait_states=not args.no_wait_states)
     finally:
         bar.close()
     print("earlc export: %(slices)d region slices, %(wait_states)d wait states, %(flows)d "
@@ -240,45 +236,39 @@ def cmd_plot(args) -> int:
     from .plot import MissingDependency, require_matplotlib
     from .plot.style import check_path
 
-    try:
+    with cliargs.user_errors(ValueError, MissingDependency):
         check_path(args.output)
         require_matplotlib()
-        if args.what != "timeline" and (args.start or args.end or args.locations
-                                        or args.logical):
-            raise ValueError("--from, --to, --locations and --logical apply to plot timeline "
-                             "only")
-        start, end, locations = _window_options(args)
-    except (ValueError, MissingDependency) as exc:
-        print("earlc: error: %s" % exc, file=sys.stderr)
-        return 2
+    if args.what != "timeline" and (args.start is not None or args.end is not None
+                                    or args.locations is not None or args.logical):
+        raise cliargs.UsageError("--from, --to, --locations and --logical apply to plot "
+                                 "timeline only")
+    start, end, locations = _window_options(args)
     from .analysis import analyze
     from .plot import plot_comm, plot_report, plot_timeline
 
     bar = ProgressBar()
     trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
     try:
-        if args.what == "comm":
-            plot_comm(trace, args.output, output=args.value, by=args.by)
-        else:
-            # a timeline's wait states come from the window's own analysis
-            report = None if args.what == "timeline" else analyze(trace, progress=bar)
-            if args.what == "report":
-                plot_report(report, args.output)
-            elif args.logical:
-                from .plot import plot_logical_timeline
-
-                plot_logical_timeline(trace, args.output, start=start, end=end,
-                                      locations=locations)
+        # a location the trace does not have, a window outside it: the user's
+        with cliargs.user_errors(ValueError, output=args.output):
+            if args.what == "comm":
+                plot_comm(trace, args.output, output=args.value, by=args.by)
             else:
-                plot_timeline(trace, args.output, start=start, end=end, locations=locations,
-                              report=report, wait_states=not args.no_wait_states,
-                              metrics=not args.no_metrics)
-    except ValueError as exc:  # a location the trace does not have
-        print("earlc: error: %s" % exc, file=sys.stderr)
-        return 2
-    except OSError as exc:  # the output cannot be written
-        print("earlc: error: %s: %s" % (args.output, exc.strerror or exc), file=sys.stderr)
-        return 2
+                # a timeline's wait states come from the window's own analysis
+                report = None if args.what == "timeline" else analyze(trace, progress=bar)
+                if args.what == "report":
+                    plot_report(report, args.output)
+                elif args.logical:
+                    from .plot import plot_logical_timeline
+
+                    plot_logical_timeline(trace, args.output, start=start, end=end,
+                                          locations=locations)
+                else:
+                    plot_timeline(trace, args.output, start=start, end=end,
+                                  locations=locations, report=report,
+                                  wait_states=not args.no_wait_states,
+                                  metrics=not args.no_metrics)
     finally:
         bar.close()
     print("earlc plot %s -> %s" % (args.what, args.output))
@@ -289,20 +279,29 @@ def cmd_report(args) -> int:
     from .analysis import analyze
 
     if not args.output.lower().endswith((".html", ".htm")):
-        print("earlc: error: the report is an HTML page: give -o a name ending in .html",
-              file=sys.stderr)
-        return 2
+        raise cliargs.UsageError("the report is an HTML page: give -o a name ending in .html")
+    text = _pattern_text(args.pattern) if args.pattern is not None else None
     bar = ProgressBar()
     trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
+    matches = None
     try:
-        report = analyze(trace, top=max(args.top, 1), progress=bar)
+        report = analyze(trace, top=max(args.top, 1, args.rows), progress=bar)
+        if text is not None:
+            import warnings
+
+            from .search import MAX_MATCHES_DRAWN, PatternWarning, search
+
+            with warnings.catch_warnings():  # matches.warnings says them, once each, below
+                warnings.simplefilter("ignore", PatternWarning)
+                matches = search(trace, text, name=args.pattern_name, limit=MAX_MATCHES_DRAWN,
+                                 progress=bar, threads=args.threads)
     finally:
         bar.close()
-    try:
-        report.to_html(args.output, top=args.top, rows=args.rows, pictures=not args.no_pictures)
-    except OSError as exc:
-        print("earlc: error: %s: %s" % (args.output, exc.strerror or exc), file=sys.stderr)
-        return 2
+    for message in (matches.warnings if matches is not None else ()):
+        print("earlc: warning: %s" % message, file=sys.stderr)  # no match: still a page
+    with cliargs.user_errors(output=args.output):
+        report.to_html(args.output, top=args.top, rows=args.rows, pictures=not args.no_pictures,
+                       matches=matches)
     print("earlc report -> %s" % args.output)
     return 0
 
@@ -395,12 +394,9 @@ def cmd_record(args) -> int:
     from .record import RecordError, run_and_assemble
 
     command = args.command_line[1:] if args.command_line[:1] == ["--"] else args.command_line
-    try:
-        with cliargs.terminate_as_interrupt():  # ends the run, keeps what it recorded
-            trace, run = run_and_assemble(command, args.output, args.timeout, args.force)
-    except RecordError as exc:
-        print("earlc: error: %s" % exc, file=sys.stderr)
-        return 2
+    with cliargs.user_errors(RecordError), cliargs.terminate_as_interrupt():
+        # SIGTERM ends the run and keeps what it recorded
+        trace, run = run_and_assemble(command, args.output, args.timeout, args.force)
     how = " (ended after the %g s timeout)" % args.timeout if run.timed_out else ""
     incomplete = trace.warnings.counts.get("location_incomplete", 0)
     n = len(trace.locations)
@@ -516,11 +512,7 @@ def build_parser() -> Parser:
     _trace_argument(ex)
     ex.add_argument("--format", choices=["perfetto"], default="perfetto")
     _output_option(ex, required=True, text="the JSON file to write")
-    ex.add_argument("--from", dest="start", metavar="T",
-                    help="window start from the trace start: seconds, or 20ms, 300us, 40ns")
-    ex.add_argument("--to", dest="end", metavar="T", help="window end, as --from")
-    ex.add_argument("--locations", metavar="LIST",
-                    help="location indices (earlc info lists them), e.g. 0,2-5 (default: all)")
+    _window_arguments(ex)
     ex.add_argument("--no-wait-states", action="store_true",
                     help="skip the analysis: regions and messages only")
     _threads_option(ex)
@@ -534,11 +526,7 @@ def build_parser() -> Parser:
     _trace_argument(pl)
     _output_option(pl, required=True,
                    text="the picture file; .png, .svg or .pdf chooses the format")
-    pl.add_argument("--from", dest="start", metavar="T",
-                    help="timeline: window start from the trace start (seconds, or 20ms, 300us)")
-    pl.add_argument("--to", dest="end", metavar="T", help="timeline: window end, as --from")
-    pl.add_argument("--locations", metavar="LIST",
-                    help="timeline: location indices, e.g. 0,2-5 (default: all)")
+    _window_arguments(pl, "timeline: ")
     pl.add_argument("--no-wait-states", action="store_true",
                     help="timeline: skip the analysis, draw regions and messages only")
     pl.add_argument("--no-metrics", action="store_true",
@@ -563,6 +551,10 @@ def build_parser() -> Parser:
     rp.add_argument("--rows", type=count(1), default=5,
                     help="call paths, locations, occurrences (5)")
     rp.add_argument("--no-pictures", action="store_true", help="leave the pictures out")
+    rp.add_argument("--pattern", help="a pattern file (or text) whose matches the timeline "
+                                      "marks (docs/patterns.md)")
+    rp.add_argument("--pattern-name", help="the pattern of the text to search (default: the "
+                                           "last one)")
     _threads_option(rp)
     rp.set_defaults(func=cmd_report)
 
@@ -612,6 +604,8 @@ def build_parser() -> Parser:
     rec.add_argument("command_line", nargs=argparse.REMAINDER, metavar="COMMAND ...")
     rec.set_defaults(func=cmd_record)
 
+    from . import verify_cli
+    verify_cli.add_parser(sub)
     from .workflow_cli import add_workflow_commands  # check, annotate, compare, logical
     add_workflow_commands(sub)
     return p

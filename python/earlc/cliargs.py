@@ -25,7 +25,7 @@ import os
 import re
 import signal
 import sys
-from typing import Callable, Tuple, Type
+from typing import Callable, Optional, Tuple, Type
 
 from ._core import Error
 
@@ -46,6 +46,26 @@ def user_error_types(*types: Type[BaseException]) -> None:
     """Declare exception types as user errors (reported on one line, status 2)."""
     global _USER_ERRORS
     _USER_ERRORS = tuple(dict.fromkeys(_USER_ERRORS + types))
+
+
+@contextlib.contextmanager
+def user_errors(*types: Type[BaseException], output: Optional[str] = None):
+    """Exceptions of these types, raised by the work inside, are the user's
+    mistake (a window outside the trace, a location it lacks): they become a
+    UsageError with their message.  With output given, an OSError is the file the
+    command writes that cannot be written: "OUTPUT: why".  An exception that
+    carries a cli_message (advice in command-line words, where its message
+    gives the Python keyword) shows that one."""
+    try:
+        yield
+    except UsageError:
+        raise
+    except types as exc:
+        raise UsageError(getattr(exc, "cli_message", None) or str(exc)) from None
+    except OSError as exc:
+        if output is None:
+            raise
+        raise UsageError("%s: %s" % (output, exc.strerror or exc)) from None
 
 
 def one_line(text: str) -> str:
@@ -97,6 +117,17 @@ def count(low: int = 0, high: int = 1 << 31, what: str = "") -> Callable[[str], 
 
 #: --threads: 0 means one per core
 threads = count(0, 4096, "0: one per core")
+
+
+def parsed(parse: Callable[[str], object]) -> Callable[[str], object]:
+    """An argparse type from a parser that raises ValueError for a bad value."""
+    def convert(text: str):
+        try:
+            return parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    convert.__name__ = getattr(parse, "__name__", "value")
+    return convert
 
 
 def output_file(text: str) -> str:

@@ -37,9 +37,16 @@ def comm_matrix(trace, output: str = "bytes", by: str = "location") -> np.ndarra
         src, dst, size = src[ok], dst[ok], size[ok]
     else:
         n = len(trace.locations)
-    out = np.zeros((n, n), dtype=np.int64)
-    np.add.at(out, (src, dst), size if output == "bytes" else 1)
-    return out
+    key = src * n + dst
+    if output == "count":
+        return np.bincount(key, minlength=n * n).astype(np.int64).reshape(n, n)
+    # bytes summed as integers (a float's 53 bits could round a large cell)
+    out = np.zeros(n * n, dtype=np.int64)
+    if len(key):
+        order = np.argsort(key, kind="stable")
+        cells, first = np.unique(key[order], return_index=True)
+        out[cells] = np.add.reduceat(size[order], first)
+    return out.reshape(n, n)
 
 
 def message_histogram(trace, bins=20):

@@ -6,7 +6,7 @@ thread (PAPI, rusage) belong to call paths: the analysis turns them into `hwc_`
 metrics (properties/counters.py).  Counters sampled on their own METRIC locations
 (Score-P's metric plugins: GPU power, temperature, node energy) belong to no call
 path: they are time series, nothing else, and the timeline draws them under its
-rows (plot/metric_panels.py).  `metric_locations` tells the two apart.
+rows (earlc.series, plot/series.py).  `metric_locations` tells the two apart.
 """
 from __future__ import annotations
 

@@ -24,20 +24,8 @@ from .display import duration_columns, time_columns
 
 
 def _calltree(trace):
-    """The call tree of trace, built once and kept on it; of a view (earlc.view), the
-    whole trace's call tree with the rows of the view (analysis/view.py)."""
-    tree = getattr(trace, "_profile_calltree", None)
-    if tree is None:
-        if getattr(trace, "is_view", False):
-            from .analysis.view import ViewCallTree
-
-            tree = ViewCallTree(trace, _calltree(trace.trace))
-        else:
-            from .analysis.context import CallTree
-
-            tree = CallTree(trace)
-        trace._profile_calltree = tree
-    return tree
+    """The call tree of a trace or of a view (each builds it once)."""
+    return trace.calltree
 
 
 def depth_first_order(parents) -> np.ndarray:
@@ -107,7 +95,7 @@ def _view_instances(view):
     in it on the view's locations, inside its regions, with their spans clipped to
     the window (a region never left ends at its location's last event): (location,
     region ref, start, end)."""
-    from .analysis.window import open_regions
+    from .states import open_regions
     from .events import KINDS
 
     trace = view.trace
@@ -252,10 +240,10 @@ def _view_time_profile(view, t0: int, span: int, bins: int, width: int):
     """The time profile of a view: its stretches (analysis/view.py) split at the bin
     edges as earl_profile_time splits the whole trace's, in numpy.  Returns (totals,
     present) as the C kernel does."""
-    from .analysis.view import view_stretches
+    from .calltree import window_stretches
 
     tree = _calltree(view.trace)
-    cnode, _, start, stop, idle = view_stretches(view, tree)
+    cnode, _, start, stop, idle = window_stretches(view, tree)
     cnode, start, stop = cnode[~idle], start[~idle], stop[~idle]
     region = np.minimum(tree.region[cnode].astype(np.int64), width)  # width: undefined row
     edges = t0 + (np.arange(bins + 1, dtype=np.int64) * span) // bins

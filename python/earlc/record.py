@@ -93,13 +93,15 @@ def _prepare_output(out: str, force: bool) -> bool:
     return True
 
 
-def _run(argv: Sequence[str], env: Dict[str, str], timeout: Optional[float]) -> RunResult:
+def _run(argv: Sequence[str], env: Dict[str, str], timeout: Optional[float],
+         stdout=None, stderr=None) -> RunResult:
     """Run argv in a process group of its own; at the timeout (or Ctrl-C, or a
     SIGTERM to earlc) send the whole group SIGTERM, then SIGKILL after a grace
-    period."""
+    period.  stdout and stderr: files for the command's output (None: ours)."""
     start = time.monotonic()
     try:
-        proc = subprocess.Popen(list(argv), env=env, start_new_session=True)
+        proc = subprocess.Popen(list(argv), env=env, start_new_session=True, stdout=stdout,
+                                stderr=stderr)
     except OSError as exc:
         raise RecordError("%s: %s" % (argv[0], exc.strerror or exc))
     timed_out = interrupted = False
@@ -174,7 +176,11 @@ def record(argv: Sequence[str], out: Optional[str] = None, timeout: Optional[flo
 
 
 def run_and_assemble(argv: Sequence[str], out: Optional[str], timeout: Optional[float],
-                     force: bool):
+                     force: bool, env: Optional[Dict[str, str]] = None, stdout=None,
+                     stderr=None):
+    """record() returning (trace, RunResult); env: variables added to the
+    command's environment, stdout/stderr: files for its output (`earlc
+    verify` runs the program so, and reads run.records)."""
     from .trace import open as open_trace
 
     argv = list(argv)
@@ -200,12 +206,12 @@ def run_and_assemble(argv: Sequence[str], out: Optional[str], timeout: Optional[
         raise RecordError("cannot create the recorder's private folder in %s: %s"
                           % (scratch or parent, exc.strerror or exc)) from None
     try:
-        env = dict(os.environ)
+        env = dict(os.environ, **(env or {}))
         env["EARLC_RECORD_DIR"] = raw
         # after what is preloaded already (a sanitizer's runtime must stay first); any
         # preloaded library still comes before the program's MPI library
         env["LD_PRELOAD"] = (env["LD_PRELOAD"] + ":" if env.get("LD_PRELOAD") else "") + library
-        run = _run(argv, env, timeout)
+        run = _run(argv, env, timeout, stdout, stderr)
         run.dropped = assemble(raw, out, run, overwrite=overwrite, command=argv)
     finally:
         if not os.environ.get("EARLC_KEEP_RECORD_FILES"):

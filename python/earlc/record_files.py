@@ -60,6 +60,7 @@ class RunResult:
     ended_ns: int = 0      # when it ended or was told to, on CLOCK_MONOTONIC of `host`
     host: str = ""
     dropped: Dict[str, int] = field(default_factory=dict)  # what could not be recorded
+    records: List["RankRecord"] = field(default_factory=list)  # the processes' files, read
 
 
 # -- reading the recorder's files -------------------------------------------------------
@@ -78,7 +79,9 @@ class RankRecord:
     clock: List[Tuple[int, int]] = field(default_factory=list)
     finalized: bool = False
     abort: Optional[Tuple[int, int]] = None
+    exit: Optional[int] = None  # the status it exited with, without MPI_Finalize
     lost: Dict[str, int] = field(default_factory=dict)
+    schedule: List[str] = field(default_factory=list)  # the schedule lines (record_schedule.c)
     events: np.ndarray = field(default_factory=lambda: np.empty(0, RECORD_DTYPE))
 
 
@@ -112,8 +115,12 @@ def read_rank(folder: str, rank: int) -> RankRecord:
                 r.finalized = True
             elif key == "abort":
                 r.abort = (int(fields[0]), int(fields[1]))
+            elif key == "exit" and len(fields) >= 2:
+                r.exit = int(fields[1])
             elif key in ("lost-request", "lost-comm") and fields and fields[0].isdigit():
                 r.lost[key] = int(fields[0])
+            elif key.startswith("schedule"):
+                r.schedule.append(line.rstrip("\n"))
     path = os.path.join(folder, "rank-%d.events" % rank)
     if os.path.exists(path):
         events = np.fromfile(path, dtype=RECORD_DTYPE,
@@ -158,10 +165,15 @@ def _clock_offsets(w: TraceWriter, r: RankRecord, times: np.ndarray) -> None:
 
 # -- assembling the archive -------------------------------------------------------------
 
-def _ended_how(r: RankRecord, run: RunResult, aborts: List[RankRecord]) -> str:
+def _ended_how(r: RankRecord, run: RunResult, aborts: List[RankRecord],
+               exits: List[RankRecord]) -> str:
     if aborts:
         a = aborts[0]
         return "rank %d called MPI_Abort (error code %d)" % (a.rank, a.abort[1])
+    if exits:
+        # the launcher then ends the others (MPICH's kills them)
+        e = r if r in exits else exits[0]
+        return "rank %d exited with status %d without calling MPI_Finalize" % (e.rank, e.exit)
     if run.timed_out:
         return "the run did not finish within the timeout and was ended"
     if run.interrupted:
@@ -175,6 +187,7 @@ def assemble(folder: str, out: str, run: RunResult, overwrite: bool = False,
     returns what could not be recorded or written, counted (empty when all was)."""
     ranks = _rank_files(folder)
     records = [read_rank(folder, r) for r in ranks]
+    run.records = records
     if not records:
         raise RecordError(
             "%s recorded nothing: no process called MPI_Init, so it is not an MPI program "
@@ -187,6 +200,7 @@ def assemble(folder: str, out: str, run: RunResult, overwrite: bool = False,
     size = max(r.size for r in records)
     by_rank = {r.rank: r for r in records}
     aborts = [r for r in records if r.abort]
+    exits = [r for r in records if r.exit is not None and not r.finalized]
     dropped = {"records on a communicator the recorder had no room for": 0,
                "requests the recorder had no room for": sum(r.lost.get("lost-request", 0)
                                                             for r in records),
@@ -203,7 +217,7 @@ def assemble(folder: str, out: str, run: RunResult, overwrite: bool = False,
             dropped["records on a communicator the recorder had no room for"] += \
                 _write_rank(w, r, comm_refs[rank])
             if not r.finalized:
-                w.mark_incomplete(rank, _ended_how(r, run, aborts))
+                w.mark_incomplete(rank, _ended_how(r, run, aborts, exits))
                 sites = _open_call_sites(r)
                 if sites:
                     w.location_property(rank, PROPERTY_CALL_SITES, sites)
@@ -301,6 +315,22 @@ _ON_COMM = [SEND, ISEND, RECV, IRECV, COLLECTIVE_END, PROBE]
 UNDEFINED = 0xFFFFFFFF
 
 
+def _written(rtype: np.ndarray, lost: np.ndarray) -> np.ndarray:
+    """Which records become events of the archive (PROBE and EXTRA do not, nor
+    records on a communicator the recorder had no room for)."""
+    return np.isin(rtype, list(_WRITTEN_AS)) & ~lost
+
+
+def written_positions(r: RankRecord) -> np.ndarray:
+    """For each record of r, its position among the location's events in the
+    archive `assemble` writes (-1: not written), so that a record can be found
+    in the opened trace: ``trace.events.of_location(loc)[position]``."""
+    rtype = (r.events["bytes_type"] & 0xFF).astype(np.int64)
+    lost = np.isin(rtype, _ON_COMM) & ~np.isin(r.events["comm"], list(r.comms))
+    keep = _written(rtype, lost)
+    return np.where(keep, np.cumsum(keep) - 1, -1)
+
+
 def _write_rank(w: TraceWriter, r: RankRecord, comms: Dict[int, int]) -> int:
     """Write one process's events, all columns at once; returns the records
     dropped because the recorder had no room for their communicator."""
@@ -354,7 +384,7 @@ def _write_rank(w: TraceWriter, r: RankRecord, comms: Dict[int, int]) -> int:
     kind[(rtype == ISEND) & (ev["request"] == 0)] = KINDS["MPI_SEND"]
     peer = ev["peer"].view(np.uint32).copy()
     peer[(rtype == COLLECTIVE_END) & (ev["peer"] == RECORD_NONE)] = UNDEFINED  # no root
-    keep = np.isin(rtype, list(_WRITTEN_AS)) & ~lost
+    keep = _written(rtype, lost)
 
     attributes = {}
     asks = np.isin(rtype, [RECV, IRECV_REQUEST, LEAVE]) & (req_source != absent)

@@ -32,6 +32,8 @@ from . import _core
 from .display import time_columns, time_seconds
 
 TraceError = _core.TraceError
+#: matches the HTML report's timeline marks at most (earlc report --pattern)
+MAX_MATCHES_DRAWN = 5000
 
 
 class PatternError(_core.Error, ValueError):

@@ -32,14 +32,14 @@ Event objects (None for none).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import weakref
 
 import numpy as np
 
 from . import _core, otf2names
-from .events import column, event_ids64
+from .events import KINDS, column, event_ids64
 
 POINTERS = ("enterptr", "leaveptr", "sendptr", "recvptr", "lockptr", "forkptr")
 WARNING_NAMES = _core.STATES_WARNING_NAMES
@@ -227,3 +227,28 @@ class States:
     def __repr__(self) -> str:
         return "<earlc.States: %d events, %d collective instances, %s>" % (
             len(self), self.n_collectives, self.warnings)
+
+
+def open_regions(trace, locations: Sequence[int], before: int) -> Tuple[np.ndarray, np.ndarray]:
+    """The ENTERs of the regions open on each location after its last event with
+    an id below `before`, innermost first per location: (enters, location)."""
+    ev = trace.events
+    enterptr_of = trace.states.enterptr_of
+    loc_of = ev.location
+    enter_kind, leave_kind = KINDS["ENTER"], KINDS["LEAVE"]
+    out, where = [], []
+    for loc in locations:
+        ids = ev.of_location(loc)
+        p = int(np.searchsorted(ids, before))  # ids of a location grow with time
+        if p == 0:
+            continue
+        q = int(ids[p - 1])
+        k = int(ev.kind[q])
+        e = q if k == enter_kind else int(enterptr_of(q))
+        if k == leave_kind and e >= 0:
+            e = int(enterptr_of(e))  # a LEAVE's enterptr is its own, closed, ENTER
+        while e >= 0 and int(loc_of[e]) == loc:
+            out.append(e)
+            where.append(loc)
+            e = int(enterptr_of(e))
+    return np.asarray(out, dtype=np.int64), np.asarray(where, dtype=np.int64)

@@ -17,7 +17,8 @@ import numpy as np
 
 from .events import KINDS
 from .analysis import regions as rc
-from .analysis.window import open_regions
+from .analysis.ranking import is_inefficiency
+from .states import open_regions
 
 #: what a timeline colours a region by
 DISPLAY_KINDS = ("computation", "mpi_p2p", "mpi_collective", "mpi_other", "openmp", "other")
@@ -41,8 +42,16 @@ def display_kind(region_class: str) -> str:
 
 
 #: properties whose waiting sits at the end of the call (the time after the first
-#: process left), all others wait from the start of the call
+#: process left), all others wait from the start of the call, except:
 WAIT_AT_END = {"barrier_completion", "nxn_completion"}
+#: properties whose waiting lies before the call they are charged to: the fork
+#: part of thread management, from the team's fork to the thread's enter of the
+#: parallel region (on a worker thread, time outside its own regions)
+WAIT_BEFORE = {"omp_fork"}
+#: properties whose waiting lies around the call: the column holding the part
+#: before it (thread management: the fork part before the parallel region, the
+#: join part after it)
+WAIT_AROUND = {"omp_management": "fork_part"}
 
 
 def display_kinds(trace) -> np.ndarray:
@@ -137,6 +146,8 @@ class WaitStates:
     start: np.ndarray
     end: np.ndarray
     severity: np.ndarray
+    #: the row of each in its property's instances (report.instances(name))
+    occurrence: np.ndarray = None
 
     def __len__(self) -> int:
         return len(self.where)
@@ -177,9 +188,16 @@ class Window:
                                 self._in_window(["ENTER"])))
         time = ev.time.view(np.int64)
         start = np.maximum(time[enter], self.first)
-        # the window's calls only: no pointer array over the whole trace
-        leave = st.gather("leaveptr", enter)
-        end = np.where(leave >= 0, time[np.maximum(leave, 0)], self.last)
+        # an instance ends at its LEAVE when that lies in the window (the window's
+        # LEAVEs point back to their own ENTER), else past the window's end: no
+        # pointer array over the whole trace, no walk to a far LEAVE
+        leaves = self._in_window(["LEAVE"])
+        opened = st.enterptr_of(leaves)
+        pos = np.searchsorted(enter, opened)
+        ok = (opened >= 0) & (pos < len(enter))
+        ok[ok] &= enter[pos[ok]] == opened[ok]
+        end = np.full(len(enter), self.last, dtype=np.int64)
+        end[pos[ok]] = time[leaves[ok]]
         end = np.minimum(end, self.last)
         keep = end >= start
         keep &= ~((start == self.first) & (end == self.first) & (time[enter] < self.first))
@@ -229,12 +247,15 @@ class Window:
             found = analyze_window(self.trace, self.lo, self.hi, self.locations)
         else:
             found = [(p, report.instances(p.name)) for p in report.properties
-                     if p.unit == "sec" and p.region_class is None]
+                     if is_inefficiency(p) and report.total(p.name) > 0]
         names, titles, parts = [], [], []
         for p, inst in found:
             if inst is None or not len(inst):
                 continue
-            span = self.waiting_spans(p.name, inst.where, inst.severity)
+            before = None
+            if p.name in WAIT_AROUND and WAIT_AROUND[p.name] in inst:
+                before = inst[WAIT_AROUND[p.name]]
+            span = self.waiting_spans(p.name, inst.where, inst.severity, before)
             if span is None:
                 continue
             parts.append((len(names),) + span)
@@ -242,9 +263,9 @@ class Window:
             titles.append(p.title)
         if not parts:
             z = np.empty(0, dtype=np.int64)
-            return WaitStates(z, names, titles, z, z, z, z, z)
+            return WaitStates(z, names, titles, z, z, z, z, z, z)
         return WaitStates(np.concatenate([np.full(len(x[1]), x[0]) for x in parts]), names, titles,
-                          *(np.concatenate([x[k] for x in parts]) for k in range(1, 6)))
+                          *(np.concatenate([x[k] for x in parts]) for k in range(1, 7)))
 
     def waiting_calls(self, where: np.ndarray):
         """For occurrences charged to the events `where`: (call: the waiting call's
@@ -272,25 +293,49 @@ class Window:
         overlaps &= self._selected[loc]
         return call, begin, end, overlaps
 
-    def waiting_spans(self, name: str, where: np.ndarray, severity: np.ndarray):
-        """(call, location, start, end, severity) of the occurrences of property
-        `name` drawn in the window, None when none is."""
+    def waiting_spans(self, name: str, where: np.ndarray, severity: np.ndarray,
+                      before: Optional[np.ndarray] = None):
+        """(call, location, start, end, severity, occurrence) of the occurrences of
+        property `name` drawn in the window (occurrence: the position in `where`),
+        None when none is.  Most wait inside the call
+        they are charged to (from its start, or up to its end: WAIT_AT_END); some
+        before it (WAIT_BEFORE); with `before` (ticks per occurrence), that part
+        lies before the call and the rest after it (WAIT_AROUND): such an
+        occurrence gives two spans."""
+        if before is not None:
+            before = np.minimum(np.asarray(before, dtype=np.int64), severity)
+            a = self._spans("before", where, before)
+            b = self._spans("after", where, severity - before)
+            got = [x for x in (a, b) if x is not None]
+            if not got:
+                return None
+            return tuple(np.concatenate([g[k] for g in got]) for k in range(6))
+        mode = "end" if name in WAIT_AT_END else "before" if name in WAIT_BEFORE else "start"
+        return self._spans(mode, where, severity)
+
+    def _spans(self, mode: str, where: np.ndarray, severity: np.ndarray):
+        # the occurrences whose call overlaps the window (as the window's own
+        # analysis finds them), their waiting cut at the window's edges
         call, begin, end, overlaps = self.waiting_calls(where)
-        keep = np.nonzero(overlaps)[0]
+        finish = np.where(end >= 0, end, begin + severity)
+        if mode == "before":
+            s, e = begin - severity, begin
+        elif mode == "after":
+            s, e = finish, finish + severity
+        elif mode == "end":
+            s, e = np.maximum(finish - severity, begin), finish
+        else:
+            s, e = begin, np.minimum(begin + severity, finish)
+        keep = np.nonzero(overlaps & (severity > 0))[0]
         if not len(keep):
             return None
-        call, begin, end, sev = call[keep], begin[keep], end[keep], severity[keep]
-        finish = np.where(end >= 0, end, begin + sev)
-        if name in WAIT_AT_END:
-            s, e = np.maximum(finish - sev, begin), finish
-        else:
-            s, e = begin, np.minimum(begin + sev, finish)
+        call, s, e, sev = call[keep], s[keep], e[keep], severity[keep]
         s, e = np.maximum(s, self.first), np.minimum(e, self.last)
         ok = e > s
         if not ok.any():
             return None
         loc = self.trace.events.location[call[ok]].astype(np.int64)
-        return call[ok], loc, s[ok], e[ok], sev[ok]
+        return call[ok], loc, s[ok], e[ok], sev[ok], keep[ok]
 
 
 _UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}

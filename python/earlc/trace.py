@@ -63,79 +63,11 @@ class Warnings:
                             columns=["code", "location", "position", "event", "detail"])
 
 
-class Trace:
-    """An OTF2 trace: definitions, all events in total order, warnings.
+class ProfileMethods:
+    """The profiles and communication summaries pipit users know, as methods of
+    a Trace and of a view of one (earlc.view.TraceView): thin calls of
+    profiles.py and communication.py, which restrict themselves to a view."""
 
-    Event ids are positions in the total order (timestamp, then location, then
-    position on the location); `len(trace)` is the number of events.
-    """
-
-    #: this process's part when the trace is analysed in parts over MPI
-    #: (earlc.parts): the trace then holds that part's events only
-    part = None
-
-    def __init__(self, core_trace, threads: int = 0):
-        self._core = core_trace
-        #: threads the trace was opened with (0: one per core); later work on it
-        #: (the EARL layer) uses as many
-        self.threads = threads
-        self._defs = Definitions(core_trace.definitions())
-        self.events = Events(core_trace, self)
-        self.warnings = Warnings(core_trace.warnings())
-        self._region_names = None
-        self._states = None
-        self._clocks = None  # the last VectorClocks of happened_before/concurrent
-
-    # -- EARL states (python/earlc/states.py) ------------------------------------
-    @property
-    def states(self):
-        """Pointer attributes and collective instances, built on first use."""
-        if self._states is None:
-            from .states import States
-
-            self._states = States(self)
-        return self._states
-
-    def stack(self, i: int, loc) -> List[int]:
-        """ENTER ids of the open regions of loc just after event i, outermost first."""
-        return self.states.stack(i, loc)
-
-    def queue(self, i: int, src, dst) -> List[int]:
-        """Send ids of the messages in transfer from src to dst just after event i."""
-        return self.states.queue(i, src, dst)
-
-    def coll(self, i: int) -> List[int]:
-        """Members of the collective instance event i completes ([] if none)."""
-        return self.states.coll(i)
-
-    def locks(self, i: int):
-        """The locks changed up to event i, with their state just after it."""
-        return self.states.locks(i)
-
-    # -- exports (python/earlc/export/) ------------------------------------------------
-    def to_perfetto(self, path, start=None, end=None, locations=None, report=None,
-                    wait_states: bool = True) -> dict:
-        """Write a window (seconds from the trace start) as trace-event JSON for
-        Perfetto: regions, wait states, messages (docs/exports.md)."""
-        from .export.perfetto import write_perfetto
-
-        return write_perfetto(self, path, start=start, end=end, locations=locations,
-                              report=report, wait_states=wait_states)
-
-    # -- counters as time series (python/earlc/metrics.py) ---------------------------
-    @property
-    def metrics(self):
-        """Every METRIC sample as a time series: a pandas DataFrame of location,
-        metric (the member's name), unit, time (seconds from the trace start),
-        time_ticks and value (float64, in the unit), one row per sample in the total
-        order.  Counters sampled on their own METRIC locations (GPU power,
-        temperature) are only here; those recorded beside ENTER/LEAVE are also the
-        analysis's hwc_ metrics (docs/model.md)."""
-        from .metrics import metric_frame
-
-        return metric_frame(self)
-
-    # -- profiles and communication, as pipit offers them (profiles.py, communication.py)
     def flat_profile(self, per_location: bool = False):
         """Per region: exclusive and inclusive time (seconds, with ticks), visits."""
         from .profiles import flat_profile
@@ -190,6 +122,91 @@ class Trace:
         from .communication import comm_by_process
 
         return comm_by_process(self, output=output, by=by)
+
+
+class Trace(ProfileMethods):
+    """An OTF2 trace: definitions, all events in total order, warnings.
+
+    Event ids are positions in the total order (timestamp, then location, then
+    position on the location); `len(trace)` is the number of events.
+    """
+
+    #: this process's part when the trace is analysed in parts over MPI
+    #: (earlc.parts): the trace then holds that part's events only
+    part = None
+
+    def __init__(self, core_trace, threads: int = 0):
+        self._core = core_trace
+        #: threads the trace was opened with (0: one per core); later work on it
+        #: (the EARL layer) uses as many
+        self.threads = threads
+        self._defs = Definitions(core_trace.definitions())
+        self.events = Events(core_trace, self)
+        self.warnings = Warnings(core_trace.warnings())
+        self._region_names = None
+        self._states = None
+        self._calltree = None
+        self._clocks = None  # the last VectorClocks of happened_before/concurrent
+
+    # -- EARL states (python/earlc/states.py) ------------------------------------
+    @property
+    def states(self):
+        """Pointer attributes and collective instances, built on first use."""
+        if self._states is None:
+            from .states import States
+
+            self._states = States(self)
+        return self._states
+
+    @property
+    def calltree(self):
+        """The call tree (earlc.calltree.CallTree): call paths, the call path of
+        every event, exclusive time and visits per (call path, location); built on
+        first use, as the profiles read it."""
+        if self._calltree is None:
+            from .calltree import CallTree
+
+            self._calltree = CallTree(self)
+        return self._calltree
+
+    def stack(self, i: int, loc) -> List[int]:
+        """ENTER ids of the open regions of loc just after event i, outermost first."""
+        return self.states.stack(i, loc)
+
+    def queue(self, i: int, src, dst) -> List[int]:
+        """Send ids of the messages in transfer from src to dst just after event i."""
+        return self.states.queue(i, src, dst)
+
+    def coll(self, i: int) -> List[int]:
+        """Members of the collective instance event i completes ([] if none)."""
+        return self.states.coll(i)
+
+    def locks(self, i: int):
+        """The locks changed up to event i, with their state just after it."""
+        return self.states.locks(i)
+
+    # -- exports (python/earlc/export/) ------------------------------------------------
+    def to_perfetto(self, path, start=None, end=None, locations=None, report=None,
+                    wait_states: bool = True) -> dict:
+        """Write a window (seconds from the trace start) as trace-event JSON for
+        Perfetto: regions, wait states, messages (docs/exports.md)."""
+        from .export.perfetto import write_perfetto
+
+        return write_perfetto(self, path, start=start, end=end, locations=locations,
+                              report=report, wait_states=wait_states)
+
+    # -- counters as time series (python/earlc/metrics.py) ---------------------------
+    @property
+    def metrics(self):
+        """Every METRIC sample as a time series: a pandas DataFrame of location,
+        metric (the member's name), unit, time (seconds from the trace start),
+        time_ticks and value (float64, in the unit), one row per sample in the total
+        order.  Counters sampled on their own METRIC locations (GPU power,
+        temperature) are only here; those recorded beside ENTER/LEAVE are also the
+        analysis's hwc_ metrics (docs/model.md)."""
+        from .metrics import metric_frame
+
+        return metric_frame(self)
 
     def detect_iterations(self, region=None, location: int = 0, max_period: int = 64):
         """The repeated phases of the run on one location (earlc.phases.Iterations): the

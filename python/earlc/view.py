@@ -33,12 +33,14 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from .trace import ProfileMethods
+
 
 #: attributes a view keeps for itself (caches made for the view, not the trace)
-_OWN = {"_profile_calltree", "_clocks", "_states"}
+_OWN = {"_view_calltree", "_clocks", "_states"}
 
 
-class TraceView:
+class TraceView(ProfileMethods):
     """A time window, a set of locations and (optionally) regions of a Trace.  It
     answers what a Trace answers about its definitions (path, locations, regions,
     timer_resolution, ...); the analyses restrict themselves to its events."""
@@ -75,6 +77,16 @@ class TraceView:
         self._selected[self.location_indices] = True
         self._ids = None
         self._cnode_mask = None
+        self._view_calltree = None
+
+    @property
+    def calltree(self):
+        """The whole trace's call tree with the rows of the view (analysis/view.py)."""
+        if getattr(self, "_view_calltree", None) is None:
+            from .analysis.view import ViewCallTree
+
+            self._view_calltree = ViewCallTree(self, self.trace.calltree)
+        return self._view_calltree
 
     # -- what a Trace answers about itself --------------------------------------------
     def __getattr__(self, name):
@@ -202,51 +214,6 @@ class TraceView:
 
         return search(self, pattern, name=name, limit=limit, progress=progress,
                       threads=threads, teams=teams)
-
-    def flat_profile(self, per_location: bool = False):
-        from .profiles import flat_profile
-
-        return flat_profile(self, per_location=per_location)
-
-    def call_tree(self):
-        from .profiles import call_tree
-
-        return call_tree(self)
-
-    def time_profile(self, bins: int = 50, normalized: bool = False):
-        from .profiles import time_profile
-
-        return time_profile(self, bins=bins, normalized=normalized)
-
-    def load_imbalance(self, top: int = 1, by: str = "location"):
-        from .profiles import load_imbalance
-
-        return load_imbalance(self, top=top, by=by)
-
-    def idle_time(self, mpi: bool = False, regions=None):
-        from .profiles import idle_time
-
-        return idle_time(self, mpi=mpi, regions=regions)
-
-    def comm_matrix(self, output: str = "bytes", by: str = "location"):
-        from .communication import comm_matrix
-
-        return comm_matrix(self, output=output, by=by)
-
-    def message_histogram(self, bins=20):
-        from .communication import message_histogram
-
-        return message_histogram(self, bins=bins)
-
-    def comm_over_time(self, output: str = "bytes", message: str = "send", bins: int = 50):
-        from .communication import comm_over_time
-
-        return comm_over_time(self, output=output, message=message, bins=bins)
-
-    def comm_by_process(self, output: str = "bytes", by: str = "rank"):
-        from .communication import comm_by_process
-
-        return comm_by_process(self, output=output, by=by)
 
     def logical_time(self, progress=None):
         """The whole trace's logical steps, the rows of the view's events."""

@@ -8,6 +8,9 @@
  *   self ITERATIONS       each rank sends itself a message: MPI_Isend,
  *                         MPI_Recv, MPI_Wait; no waiting for a partner, so
  *                         the loop's time is the calls' own cost
+ *   wild ITERATIONS       the same with MPI_Recv(MPI_ANY_SOURCE): a wildcard
+ *                         receive, which `earlc verify` may force
+ *                         (verify_bench.py)
  *   halo ITERATIONS       a 1-D periodic halo exchange of 64 doubles with
  *                         both neighbours: 2 MPI_Irecv, 2 MPI_Isend and one
  *                         MPI_Waitall per rank per iteration
@@ -56,12 +59,13 @@ int main(int argc, char **argv)
             }
             calls += 2;
         }
-    } else if (!strcmp(kind, "self")) {
+    } else if (!strcmp(kind, "self") || !strcmp(kind, "wild")) {
         double x = 0, y;
         MPI_Request r;
+        int from = !strcmp(kind, "wild") ? MPI_ANY_SOURCE : rank;
         for (long i = 0; i < iterations; i++) {
             MPI_Isend(&x, 1, MPI_DOUBLE, rank, 3, MPI_COMM_WORLD, &r);
-            MPI_Recv(&y, 1, MPI_DOUBLE, rank, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Recv(&y, 1, MPI_DOUBLE, from, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Wait(&r, MPI_STATUS_IGNORE);
             calls += 3;
         }

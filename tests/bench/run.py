@@ -47,6 +47,10 @@ TARGET_ANNOTATE = 1.0  # annotate <= a copy of the archive + the search of the p
 TARGET_LOGICAL = 1.0  # logical time of a 10M-event trace < the open (all cores)
 TARGET_PERFETTO = 1.0  # issue 14: Perfetto export of a 1% window < the open
 TARGET_TIMELINE_SECONDS = 2.0  # issue 14: a timeline PNG of 100,000 events
+# issue 26, on 10M-event traces: the HTML report written in at most 2x the analysis,
+# at most 30 MB; the pictures' pixel checks hold (tests/python/picture_checks.py)
+TARGET_PAGE_RATIO = 2.0
+TARGET_PAGE_MB = 30.0
 # issue 12, on 10M-event traces in fresh processes: the catalog (EARL layer included)
 # <= 1.5 x the open of a 16-rank trace, with root causes < 2 x, peak <= 64 bytes/event,
 # and at least 8 x faster than Scalasca 2.6 on a 2-rank trace
@@ -129,9 +133,14 @@ def main() -> int:
     search_section(trace)
     races_section(trace)
     export_section(trace)
+    pictures_section(synth)
     workflow_section(synth)
     # the MPI recorder of `earlc record` (issue 16): a run of its own, not a trace
     subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "record_bench.py"), REPEATS],
+                   check=True)
+    # `earlc verify` (issue 27): a forced wildcard receive against a free one, and the
+    # runs of the search against the match orders of the test programs
+    subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "verify_bench.py"), REPEATS],
                    check=True)
     return 0
 
@@ -313,6 +322,48 @@ def export_section(trace) -> None:
           "matplotlib's import: %.3f s; open + its wait states + picture: %.3f s)"
           % (m["small_events"], m["timeline_seconds"], TARGET_TIMELINE_SECONDS,
              m["timeline_first_seconds"], m["timeline_open_analysis_plot_seconds"]))
+
+
+def pictures_section(synth: str) -> None:
+    """The HTML report and the timeline picture of two 10M-event traces (issue 26):
+    the 16-rank halo (many messages) and a hybrid program of 4 ranks x 4 threads."""
+    traces = {"halo, 16 ranks": BENCH_DIR / "halo-16r-10M" / "traces.otf2",
+              "hybrid, 4 ranks x 4 threads": BENCH_DIR / "hybrid-4r4t-10M" / "traces.otf2"}
+    if not traces["halo, 16 ranks"].exists():
+        subprocess.run([synth, str(traces["halo, 16 ranks"].parent), "10000000", "halo", "16"],
+                       check=True, capture_output=True)
+    hybrid = traces["hybrid, 4 ranks x 4 threads"]
+    if not hybrid.exists():
+        subprocess.run([sys.executable, "-m", "earlc", "synth", "hybrid", "-o", str(hybrid.parent),
+                        "--ranks", "4", "--threads", "4", "--events", "10000000", "--overwrite"],
+                       check=True, capture_output=True, env=dict(os.environ, PYTHONPATH=str(ROOT / "python")))
+    for label, trace in traces.items():
+        out = subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "pictures_bench.py"),
+                              str(trace), REPEATS], check=True, capture_output=True,
+                             text=True).stdout
+        m = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+        print("earlc HTML report and timeline picture: %s, %d events (best of %s)"
+              % (label, m["events"], REPEATS))
+        print("  %-34s %8.3f s" % ("open (all cores)", m["open_seconds"]))
+        print("  %-34s %8.3f s" % ("analysis", m["analysis_seconds"]))
+        print("  %-34s %8.3f s   ratio to the analysis %.2f (target <= %.1f); its timeline's "
+              "data %.3f s" % ("HTML report written", m["page_seconds"],
+                               m["page_seconds"] / m["analysis_seconds"], TARGET_PAGE_RATIO,
+                               m["timeline_data_seconds"]))
+        print("  %-34s %8.1f MB (target <= %.0f)" % ("page size", m["page_bytes"] / 1e6,
+                                                      TARGET_PAGE_MB))
+        if "skip_browser" in m:
+            print("  browser: not installed (Debian: chromium chromium-driver), not measured")
+        else:
+            print("  %-34s %8.3f s; first draw %.0f ms, redraw after a 4x zoom %.0f ms, after a "
+                  "pan %.0f ms" % ("headless Chromium: page loaded", m["browser_load_seconds"],
+                                   m["first_draw_ms"], m["zoom_redraw_ms"], m["pan_redraw_ms"]))
+        for name in ("whole", "zoomed"):
+            print("  timeline PNG, %-6s %.3f s: the most message-covered row %.1f%% of its pixels "
+                  "(check <= 20%%), %d activities present, all drawn"
+                  % (name, m["picture_%s_seconds" % name],
+                     100 * m["picture_%s_message_share" % name],
+                     m["picture_%s_activities" % name]))
 
 
 def workflow_section(synth: str) -> None:

@@ -303,20 +303,18 @@ def test_reference_papi_counters_as_time_series():
 
 def test_timeline_draws_metric_panels(tmp_path):
     pytest.importorskip("matplotlib")
-    from matplotlib.collections import PolyCollection
 
     from earlc.plot import plot_timeline
 
     trace = earlc.open(write_metric_locations(tmp_path / "m"))
     fig = plot_timeline(trace, tmp_path / "t.png", wait_states=False)
-    assert len(fig.axes) == 3
-    # the rows are the threads; the metric locations are panels under them
+    # the rows are the threads; the counter beside their regions (as its rate) and
+    # the metric locations are panels under them
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert labels == ["rank 0.0", "rank 1.0"]
-    bars = [c for c in fig.axes[0].collections if isinstance(c, PolyCollection)][0]
-    assert len(bars.get_paths()) == 4
-    assert [ax.get_ylabel() for ax in fig.axes[1:]] == ["energy\n(J)", "power\n(W)"]
-    lines = fig.axes[2].get_lines()
+    assert [ax.get_ylabel() for ax in fig.axes[1:]] == ["PAPI_TOT_CYC /s", "energy\n(J)",
+                                                        "power\n(W)"]
+    lines = fig.axes[3].get_lines()
     assert len(lines) == 2 and list(lines[1].get_ydata()) == [50.5 + i for i in range(20)]
     assert len(plot_timeline(trace, None, wait_states=False, metrics=False).axes) == 1
     r = run_cli("plot", "timeline", tmp_path / "m", "-o", tmp_path / "n.png", "--no-metrics",

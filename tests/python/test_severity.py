@@ -1,12 +1,13 @@
 """Exact severity sums and group reductions: the linear-time counting path and
-the sorting path of sum_by_key agree and stay exact beyond float precision,
+the sorting path of earlc.sums.sum_by_key agree and stay exact beyond float precision,
 SeverityStore tables drop zero rows, first_of_groups picks the same rows with
 and without its sort."""
 import numpy as np
 import pytest
 
-from earlc.analysis import severity
-from earlc.analysis.severity import SeverityStore, sum_by_key
+from earlc import sums
+from earlc.analysis.severity import SeverityStore
+from earlc.sums import sum_by_key
 
 
 def _by_sorting(keys, values):
@@ -21,7 +22,7 @@ def test_counting_path_equals_plain_sums():
     rng = np.random.default_rng(7)
     keys = rng.integers(0, 500, 20000).astype(np.int64)
     values = rng.integers(-10 ** 9, 10 ** 9, 20000).astype(np.int64)
-    assert severity._sum_by_counting(keys, values) is not None  # the fast path ran
+    assert sums._sum_by_counting(keys, values) is not None  # the fast path ran
     k, v = sum_by_key(keys, values)
     wk, wv = _by_sorting(keys, values)
     assert np.array_equal(k, wk) and np.array_equal(v, wv)
@@ -32,7 +33,7 @@ def test_large_values_fall_back_and_stay_exact():
     # sums beyond 2**53 would be rounded in float64: the sorting path takes them
     keys = np.array([3, 3, 1, 3], dtype=np.int64)
     values = np.array([2 ** 60 + 1, 2 ** 60 + 1, 5, 7], dtype=np.int64)
-    assert severity._sum_by_counting(keys, values) is None
+    assert sums._sum_by_counting(keys, values) is None
     k, v = sum_by_key(keys, values)
     assert k.tolist() == [1, 3]
     assert v.tolist() == [5, 2 ** 61 + 9]
@@ -41,7 +42,7 @@ def test_large_values_fall_back_and_stay_exact():
 def test_sparse_keys_use_sorting():
     keys = np.array([10 ** 12, 5, 10 ** 12], dtype=np.int64)
     values = np.array([1, 2, 3], dtype=np.int64)
-    assert severity._sum_by_counting(keys, values) is None
+    assert sums._sum_by_counting(keys, values) is None
     k, v = sum_by_key(keys, values)
     assert k.tolist() == [5, 10 ** 12] and v.tolist() == [2, 4]
 

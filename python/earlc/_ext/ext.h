@@ -103,6 +103,7 @@ int earlc_add_synth(PyObject *module);       /* synth.c */
 int earlc_add_search(PyObject *module);      /* search.c */
 int earlc_add_catalog(PyObject *module);     /* catalog.c */
 int earlc_add_profile(PyObject *module);      /* profile.c */
+int earlc_add_overview(PyObject *module);     /* overview.c */
 int earlc_add_numpy_memory(PyObject *module); /* numpy_memory.c */
 int earlc_add_rootcause(PyObject *module);    /* rootcause.c */
 int earlc_add_markers(PyObject *module);      /* markers.c */

@@ -17,143 +17,17 @@ from typing import Dict, Tuple
 import numpy as np
 
 from .. import _core
-from ..events import KINDS, column
+from ..calltree import CallTree
+from ..events import KINDS
 from . import regions as rc
 from .published import Published
 from .reductions import int64_array
-from .severity import sum_by_key
 
 #: the columns of matched_messages, in the order _core.p2p_messages fills them
 P2P_COLUMNS = ("recv", "send", "recv_call", "send_call", "recv_call_time", "send_call_time",
                "completion_call", "request_call")
 #: the types of collective instances of the EARL layer (states.COLL_TYPES), by name
 COLLECTIVE_TYPES = {"mpi": 0, "omp_barrier": 1}
-
-
-class CallTree:
-    """Call paths: parent and region per cnode, the cnode of every event, and the
-    exclusive time and visits per (cnode, location), from the C core."""
-
-    def __init__(self, trace):
-        # built in C from the EARL layer's own (32-bit) enterptr
-        core = _core.CallTree(trace.states._core)
-        self._core = core
-        self.parent = column(core, "parent", "i")
-        self.region = column(core, "region", "I")
-        self.event_cnode = column(core, "event_cnode", "i")
-        self.row_cnode = column(core, "row_cnode", "i")
-        self.row_location = column(core, "row_location", "i")
-        self.row_time = column(core, "row_time", "Q")
-        self.row_visits = column(core, "row_visits", "Q")
-        self.row_idle = column(core, "row_idle", "Q")
-        self._trace = trace
-        #: names of cnodes that are no OTF2 region (the program, see _add_program)
-        self.extra_names = {}
-        self._add_program(trace)
-
-    def _add_program(self, trace) -> None:
-        """A location that records PROGRAM_BEGIN and PROGRAM_END runs its regions
-        inside the program: as Scalasca does, the call tree gets the program as
-        its root (named after the program), visited once and holding the time
-        from PROGRAM_BEGIN to PROGRAM_END that no region covers."""
-        ev = trace.events
-        prog = ev.programs
-        if len(prog) == 0:
-            return
-        kinds = ev.kind[prog.event]
-        begin, end = {}, {}
-        for e, k, name in zip(prog.event.tolist(), kinds.tolist(), prog.name.tolist()):
-            loc = int(ev.location[e])
-            if k == KINDS["PROGRAM_BEGIN"]:
-                begin.setdefault(loc, (e, name))
-            elif k == KINDS["PROGRAM_END"]:
-                end[loc] = e
-        locs = sorted(l for l in begin if l in end and ev.time[end[l]] >= ev.time[begin[l][0]])
-        if not locs:
-            return
-        on = np.isin(self.row_location, locs)
-        roots = np.unique(self.row_cnode[on][self.parent[self.row_cnode[on]] < 0])
-        program = len(self.parent)
-        self.parent = np.append(self.parent, np.int32(-1))
-        self.parent[roots] = program
-        self.region = np.append(self.region, np.uint32(0xFFFFFFFF))
-        # the program's name without its directory: '/' separates a path's frames
-        name = (trace._string(int(begin[locs[0]][1])) or "").rstrip("/").rsplit("/", 1)[-1]
-        self.extra_names[program] = name or "program"
-        # the time the regions cover on each location, summed exactly
-        loc_keys, covered = sum_by_key(self.row_location.astype(np.int64),
-                                       self.row_time.astype(np.int64))
-        own = dict(zip(loc_keys.tolist(), covered.tolist()))
-        # a damaged trace's timestamps can make these exceed what the int64
-        # columns hold: clamp rather than fail (its warnings say it is damaged)
-        top = (1 << 63) - 1
-        rest = [min(max(int(ev.time[end[l]]) - int(ev.time[begin[l][0]]) - own.get(l, 0), 0),
-                    top) for l in locs]
-        n = len(locs)
-        self.row_cnode = np.append(self.row_cnode, np.full(n, program, np.int32))
-        self.row_location = np.append(self.row_location, np.asarray(locs, np.int32))
-        self.row_time = np.append(self.row_time, np.asarray(rest, np.uint64))
-        self.row_visits = np.append(self.row_visits, np.ones(n, np.uint64))
-        self.row_idle = np.append(self.row_idle, np.zeros(n, np.uint64))
-
-    def charge_thread_management(self, ctx, enters: np.ndarray, cost: np.ndarray) -> None:
-        """Count thread management (cost per ENTER of a parallel region) in the
-        parallel region's exclusive time, as Scalasca does: on the master the time
-        moves there from the call path that forked; on a worker, whose own regions
-        do not cover it, it is added."""
-        cnode = self.event_cnode[enters].astype(np.int64)
-        loc = ctx.events.location[enters].astype(np.int64)
-        ok = (cnode >= 0) & (cost > 0)
-        cnode, loc, cost = cnode[ok], loc[ok], cost[ok]
-        if not len(cnode):
-            return
-        L = np.int64(ctx.n_locations + 1)
-        keys = self.row_cnode.astype(np.int64) * L + self.row_location
-        order = np.argsort(keys)
-        time = self.row_time.astype(np.int64)
-
-        def add(c, l, v):
-            k = c * L + l
-            pos = order[np.minimum(np.searchsorted(keys, k, sorter=order), len(keys) - 1)]
-            hit = keys[pos] == k
-            np.add.at(time, pos[hit], v[hit])
-
-        add(cnode, loc, cost)
-        # the master's part was the forking call path's own time
-        master = (self.parent[cnode] >= 0) & (ctx.events.location[ctx.enter_of(enters[ok])] == loc)
-        add(self.parent[cnode[master]].astype(np.int64), loc[master], -cost[master])
-        self.row_time = np.maximum(time, 0).astype(np.uint64)
-
-    def _name(self, cnode: int) -> str:
-        extra = self.extra_names.get(cnode)
-        if extra is not None:
-            return extra
-        region = self._trace.regions.get(int(self.region[cnode]))
-        return region.name if region else "?"
-
-    def __len__(self) -> int:
-        return len(self.parent)
-
-    def path(self, cnode: int) -> str:
-        """'main/solve/MPI_Recv' for a cnode."""
-        parts = []
-        while cnode >= 0:
-            parts.append(self._name(cnode))
-            cnode = int(self.parent[cnode])
-        return "/".join(reversed(parts))
-
-    def paths(self) -> list:
-        """The path of every cnode, computed parents first."""
-        out = [None] * len(self)
-        for c in range(len(self)):
-            todo = []
-            while c >= 0 and out[c] is None:  # parents usually have smaller ids
-                todo.append(c)
-                c = int(self.parent[c])
-            for t in reversed(todo):
-                p = int(self.parent[t])
-                out[t] = self._name(t) if p < 0 else out[p] + "/" + self._name(t)
-        return out
 
 
 class AnalysisContext:

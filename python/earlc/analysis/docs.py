@@ -6,6 +6,7 @@ catalog's documentation and its code never disagree.
 from __future__ import annotations
 
 from .catalog import builtin_properties
+from .ranking import measures_of
 from .report import _tree_order
 
 HEADER = """# The property catalog
@@ -21,6 +22,14 @@ the thread management of each parallel region on every thread of its team, and, 
 the trace records PROGRAM_BEGIN and PROGRAM_END, the rest of the program's run.
 Compound events that are no metric (marked *published*) are computed once and shared by
 the properties that subscribe to them, as in EXPERT.
+
+Each metric says what it measures: an **inefficiency** (time lost: wait states, idle
+threads, thread management), a plain **time** (where the time goes: Time, Computation,
+MPI, OpenMP), a **cause** (lost time charged to what caused it: the root causes' delay
+costs, a second view of an inefficiency's time, not more of it) or a **quantity** (counts
+and bytes).  Only inefficiencies are ranked as the most severe, in one order
+for every output (text, JSON `ranking`, HTML, pictures), and drawn red.  Measurement
+overhead (buffer flushes) is a plain time: it is the tracer's cost, not the program's.
 
 The time tree is the one Scalasca's reports show in Cube: Time splits into Execution and
 the measurement system's Overhead; Execution into Computation (user code and the bodies
@@ -98,12 +107,17 @@ def render() -> str:
     for p in metrics:
         depth[p.name] = depth[p.parent] + 1 if p.parent in depth else 0
         cube = ", Scalasca `%s`" % p.cube_id if p.cube_id else ""
-        out.append("%s- %s (`%s`, %s%s)" % ("  " * depth[p.name], p.title, p.name, p.unit, cube))
+        what = measures_of(p)
+        mark = "**%s**" % what if what == "inefficiency" else what
+        out.append("%s- %s (`%s`, %s, %s%s)" % ("  " * depth[p.name], p.title, p.name, p.unit,
+                                              mark, cube))
     out += ["", "## Properties", ""]
     for p in metrics + [p for p in props if not p.metric]:
         out.append("### %s (`%s`)" % (p.title, p.name))
         out.append("")
-        facts = ["unit: %s" % p.unit]
+        facts = ["unit: %s" % p.unit, "measures: %s" % measures_of(p)]
+        if p.partner:
+            facts.append("waits for: the event in column `%s`" % p.partner)
         if p.cube_id:
             facts.append("Scalasca: `%s`" % p.cube_id)
         if p.group:

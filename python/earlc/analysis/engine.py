@@ -147,7 +147,7 @@ class Evaluation:
                     self.switched_off.append(SwitchedOff(p.name, p.source or "",
                                                          type(exc).__name__, str(exc), path, line))
             for q in done_with[k]:
-                published.let_go(q)
+                published.let_go(q, lambda q=q: detect(q, self.ctx, published))
 
     def expand(self, order: List[Property], catalog) -> List[Property]:
         """order with the further properties its members define for this trace

@@ -29,6 +29,8 @@ import numpy as np
 from .._core import Error
 
 UNITS = ("sec", "occ", "bytes")
+#: what a metric can measure (Property.measures)
+MEASURES = ("inefficiency", "time", "cause", "quantity")
 
 
 class Columns(MutableMapping):
@@ -72,8 +74,13 @@ class Columns(MutableMapping):
         return len(self._base) + sum(1 for k in self._gathered if k not in self._base)
 
     def rows_of(self, rows: np.ndarray) -> "Columns":
-        """These rows (integer positions) of this selection."""
-        return Columns(self._base, rows if self._rows is None else self._rows[rows])
+        """These rows (integer positions) of this selection, with the columns set
+        on it."""
+        out = Columns(self._base, rows if self._rows is None else self._rows[rows])
+        for name, col in self._gathered.items():
+            if name not in self._base:
+                out._gathered[name] = col[rows]
+        return out
 
     def selects_from(self, columns) -> bool:
         """Whether this is a selection of those columns (a dict or the Columns of
@@ -231,6 +238,16 @@ class Property:
     #: for plugins: the name of the built-in property this one replaces (its
     #: subscribers and children then use this one)
     replaces: Optional[str] = None
+    #: what the metric measures: "inefficiency" (time lost: wait states, idleness,
+    #: management overhead; the only kind ranked as most severe and drawn red),
+    #: "time" (where time goes: Time, MPI, Computation), "cause" (lost time charged
+    #: to what caused it: delay costs), "quantity" (counts and bytes).  None: decided
+    #: from the declaration (see measures_of in analysis/ranking.py)
+    measures: Optional[str] = None
+    #: the column of `detect`'s instances holding, per occurrence, the event that
+    #: the waiting was for (the send call of a Late Sender): a picture draws an
+    #: arrow from it; None when there is none
+    partner: Optional[str] = None
     #: what the further columns of its instances hold, where a column is not the
     #: event id of a constituent (the convention): "ticks" (a time or duration; a
     #: name ending in _time is ticks without saying so), "location" (a dense

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, MutableMapping
 from contextlib import contextmanager
-from typing import Dict, Iterator, List, Sequence
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .._core import Error
 from .property import Columns, Instances, Property
@@ -52,20 +52,20 @@ class Published(MutableMapping):
     def __init__(self, ctx):
         self._ctx = ctx
         self._kept: Dict[str, Instances] = {}
-        self._let_go: Dict[str, Property] = {}  # detected again on the next read
+        #: instances let go: the property and how to detect them again on a read
+        self._let_go: Dict[str, Tuple[Property, Callable[[], Optional[Instances]]]] = {}
         self._readers: List["Declared"] = []    # the property evaluated now, innermost last
 
     def __getitem__(self, name: str) -> Instances:
         inst = self._kept.get(name)
         if inst is not None:
             return inst
-        p = self._let_go.get(name)
-        if p is None:
+        gone = self._let_go.get(name)
+        if gone is None:
             raise KeyError(name)
-        from .engine import detect  # the engine imports this module
-
+        p, again = gone
         with self.reading(p):
-            inst = detect(p, self._ctx, self)  # publishes it here again
+            inst = again()  # publishes it here again
         if inst is None:  # it found something the first time: it does again
             raise KeyError(name)
         return inst
@@ -107,14 +107,15 @@ class Published(MutableMapping):
         return self._readers[-1] if self._readers else self
 
     # -- keeping -------------------------------------------------------------------------
-    def let_go(self, p: Property) -> None:
-        """Drop p's instances; a later read detects them again.  Instances kept
+    def let_go(self, p: Property, again: Callable[[], Optional[Instances]]) -> None:
+        """Drop p's instances; a later read calls again() to detect them again
+        (the engine's detection, which publishes them here).  Instances kept
         that select from p's (a subscriber's refinement shares its columns) take
         their own copy of the rows they select first."""
         inst = self._kept.pop(p.name, None)
         if inst is None:
             return
-        self._let_go[p.name] = p
+        self._let_go[p.name] = (p, again)
         for other in self._kept.values():
             if isinstance(other.columns, Columns) and other.columns.selects_from(inst.columns):
                 other.columns.own()

@@ -69,5 +69,16 @@ def first_of_groups(keys: np.ndarray, order_within: np.ndarray) -> np.ndarray:
     return idx[keep]
 
 
+def member_with_largest(m, key: np.ndarray) -> np.ndarray:
+    """Per member of collective instances (Instances with an "instance" column,
+    rows sorted by it): the `where` (its call) of the member of the same
+    instance with the largest key (the first such row on ties): the member a
+    waiting one waits for, which the HTML report's timeline joins to it by an
+    arrow (a property's `partner` column)."""
+    instance = m["instance"]
+    best = first_of_groups(instance, key)  # ascending by instance
+    return m.where[best[np.searchsorted(instance[best], instance)]]
+
+
 __all__ = ["segments", "group_max", "group_min", "exclusive_running_max", "first_of_groups",
-           "int64_array"]
+           "member_with_largest", "int64_array"]

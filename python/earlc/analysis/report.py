@@ -18,7 +18,8 @@ import numpy as np
 
 from ..display import time_fields
 from .property import Instances, Property
-from .severity import sum_by_key
+from ..sums import sum_by_key
+from .ranking import measures_of, ranking
 
 SCHEMA = "earlc-report/2"
 
@@ -184,6 +185,15 @@ class Report:
         """Number of occurrences found (0 for metrics that are no compound event)."""
         return int(self._counts[metric][2].sum()) if metric in self._counts else 0
 
+    def ranking(self) -> List[Property]:
+        """The inefficiencies found, most severe first: the one list every output
+        shows (analysis/ranking.py)."""
+        return ranking(self)
+
+    def measures(self, metric: str) -> str:
+        """What a metric measures: inefficiency, time, cause or quantity."""
+        return measures_of(self._by_name[metric])
+
     def depth(self, metric: str) -> int:
         d, p = 0, self._by_name[metric].parent
         while p is not None and p in self._by_name:
@@ -285,11 +295,13 @@ class Report:
             "warning_details": self.warning_details,
             "switched_off": [s.name for s in self.switched_off],
             "metrics": [], "callpaths": [], "locations": [], "severities": [], "instances": {},
+            "ranking": [p.name for p in self.ranking()],
         }
         for p in self.properties:
             out["metrics"].append({
                 "name": p.name, "cube_id": p.cube_id, "title": p.title, "parent": p.parent,
-                "unit": p.unit, "description": p.description, "diagnosis": p.diagnosis,
+                "unit": p.unit, "measures": measures_of(p), "partner": p.partner,
+                "description": p.description, "diagnosis": p.diagnosis,
                 "value": self.total(p.name), "occurrences": self.occurrences(p.name),
                 "percent_of_time": round(self.percent(p.name), 6),
                 "exceeds_parent": self._exceeds_dict(p.name)})
@@ -335,25 +347,28 @@ class Report:
     def to_cube(self, path) -> str:
         """Write a CUBE4 file (.cubex) for Cube and Scalasca users; returns the path
         (docs/exports.md)."""
-        from ..export.cube import write_cube
+        from ..export import cube
 
-        return write_cube(self, path)
+        return cube.write(self, path)
 
     def to_hatchet(self):
         """A hatchet GraphFrame: the call tree, one row per (call path, location),
         one column per metric (needs `pip install llnl-hatchet`; docs/exports.md)."""
-        from ..export.hatchet import to_hatchet
+        from ..export import hatchet
 
-        return to_hatchet(self)
+        return hatchet.graphframe(self)
 
-    def to_html(self, path=None, top: int = 5, rows: int = 5, pictures: bool = True) -> str:
-        """One self-contained HTML page (metric tree, worst places, pictures when
-        matplotlib is installed); written to path if given, else returned."""
-        from ..export.html import render_html, write_html
+    def to_html(self, path=None, top: int = 5, rows: int = 5, pictures: bool = True,
+                matches=None, timeline: bool = True) -> str:
+        """One self-contained HTML page (an interactive timeline, the metric tree,
+        the worst places, pictures when matplotlib is installed; matches: those of
+        trace.search(...) to mark); written to path if given, else returned."""
+        from ..export import html
 
+        kw = dict(top=top, rows=rows, pictures=pictures, matches=matches, timeline=timeline)
         if path is not None:
-            return write_html(self, path, top=top, rows=rows, pictures=pictures)
-        return render_html(self, top=top, rows=rows, pictures=pictures)
+            return html.write(self, path, **kw)
+        return html.render(self, **kw)
 
     def to_text(self, top: int = 5, rows: int = 5) -> str:
         from .text import render

@@ -10,38 +10,7 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
-
-#: float64 holds every integer below this exactly
-_EXACT_IN_FLOAT = 2 ** 53
-
-
-def sum_by_key(keys: np.ndarray, values: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """(distinct keys ascending, int64 sum of the values of each): exact."""
-    if len(keys) == 0:
-        return keys, values
-    counted = _sum_by_counting(keys, values)
-    if counted is not None:
-        return counted
-    order = np.argsort(keys, kind="stable")
-    keys, values = keys[order], values[order]
-    starts = np.concatenate(([0], np.nonzero(np.diff(keys))[0] + 1))
-    return keys[starts], np.add.reduceat(values, starts)
-
-
-def _sum_by_counting(keys: np.ndarray, values: np.ndarray):
-    """sum_by_key in linear time when the keys are few and dense, or None.
-    bincount adds in float64, which is exact here: every partial sum is at most
-    the sum of the absolute values, checked to be below 2**53."""
-    lo, hi = int(keys.min()), int(keys.max())
-    if lo < 0 or hi > 4 * len(keys) + (1 << 20):
-        return None
-    magnitude = np.abs(values).astype(np.float64).sum()  # float: cannot overflow
-    if not magnitude < _EXACT_IN_FLOAT / 2:  # margin for the rounding of this check
-        return None
-    present = np.bincount(keys, minlength=hi + 1) > 0
-    sums = np.bincount(keys, weights=values, minlength=hi + 1)
-    distinct = np.nonzero(present)[0]
-    return distinct.astype(keys.dtype, copy=False), sums[distinct].astype(np.int64)
+from ..sums import sum_by_key
 
 
 class SeverityStore:

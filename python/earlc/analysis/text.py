@@ -3,6 +3,7 @@ properties their worst call paths, locations and occurrences, aligned."""
 from __future__ import annotations
 
 from ..display import format_time, format_value
+from .ranking import ranking
 
 
 def _fmt_value(report, unit: str, value: int) -> str:
@@ -54,10 +55,14 @@ def render(report, top: int = 5, rows: int = 5) -> str:
                 x.cells, "" if x.cells == 1 else "s")
         out.append(("  %-*s  %14s  %7s" % (width, label, _fmt_value(report, p.unit, v), pct))
                    + note)
-    detected = [p for p in report.properties
-                if p.region_class is None and p.unit == "sec" and p.name in report.worst
-                and report.total(p.name) > 0]
-    detected.sort(key=lambda p: -report.total(p.name))
+    detected = ranking(report)
+    if detected:
+        out.append("")
+        out.append("Most severe inefficiencies (%d found):" % len(detected))
+        for k, p in enumerate(detected[:top]):
+            out.append("  %d. %-34s %14s  %6.2f%%" % (
+                k + 1, p.title, _fmt_value(report, p.unit, report.total(p.name)),
+                report.percent(p.name)))
     for p in detected[:top]:
         out.append("")
         out.append("%s: %s (%.2f%% of time)" % (p.title, _fmt_value(report, p.unit, report.total(p.name)),

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._core import Error
 
-from .property import UNITS, Instances, Property
+from .property import MEASURES, UNITS, Instances, Property
 from . import regions as rc
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -54,11 +54,21 @@ def check_declaration(p: Property) -> None:
     if p.unit not in UNITS:
         raise PropertyError("%s: unit must be one of %s, not %r"
                             % (who, ", ".join(UNITS), p.unit))
-    for attr in ("parent", "subscribes", "replaces"):
+    measures = getattr(p, "measures", None)
+    if measures is not None:
+        if measures not in MEASURES:
+            raise PropertyError("%s: measures must be one of %s (or None), not %r"
+                                % (who, ", ".join(MEASURES), measures))
+        if (measures == "quantity") != (p.unit != "sec"):
+            raise PropertyError("%s: measures %r does not fit unit %r: a time (unit \"sec\") "
+                                "measures an inefficiency, a time or a cause, counts and bytes "
+                                "a quantity" % (who, measures, p.unit))
+    for attr in ("parent", "subscribes", "replaces", "partner"):
         value = getattr(p, attr, None)
         if value is not None and not isinstance(value, str):
-            raise PropertyError("%s: %s must be a property name (a string) or None, not %r"
-                                % (who, attr, value))
+            raise PropertyError("%s: %s must be a %s name (a string) or None, not %r"
+                                % (who, attr, "column" if attr == "partner" else "property",
+                                   value))
     if p.parent == p.name or p.subscribes == p.name:
         raise PropertyError("%s: a property cannot be its own parent or subscribe to itself"
                             % who)
@@ -150,7 +160,7 @@ def check_totals(p: Property, totals, n_cnodes: int, n_locations: int):
     if len(value) and int(value.min()) < 0:
         # rows may correct others (time minus the part charged elsewhere); what
         # each (call path, location) cell adds up to may not be negative
-        from .severity import sum_by_key
+        from ..sums import sum_by_key
 
         placed = cnode >= 0
         _, sums = sum_by_key(cnode[placed] * np.int64(n_locations) + loc[placed], value[placed])

@@ -29,52 +29,9 @@ from functools import cached_property
 import numpy as np
 
 from ..events import KINDS
-from .context import CallTree
-from .severity import sum_by_key
+from ..calltree import CallTree, window_stretches
+from ..sums import sum_by_key
 from .window import View, WindowContext
-
-
-def view_stretches(view, base_tree):
-    """The stretches of time of the view: for each selected location, between each
-    of its events and the next, cut to the window [view.first, view.last]: (cnode
-    charged, location, start, stop (ticks), idle), as the C call tree charges them (the location's
-    own innermost call path after the earlier event; idle under a frame inherited
-    from its master), only those of call paths inside the view's regions."""
-    trace = view.trace
-    ev = trace.events
-    st = trace.states
-    parts = []
-    for loc in view.location_indices.tolist():
-        ids = ev.of_location(loc)
-        p0 = max(int(np.searchsorted(ids, view.lo)) - 1, 0)  # the stretch entering the window
-        p1 = min(int(np.searchsorted(ids, view.hi)) + 1, len(ids))  # and the one leaving it
-        if p1 - p0 >= 2:
-            parts.append(ids[p0:p1].astype(np.int64))
-    if not parts:
-        z = np.empty(0, np.int64)
-        return z, z, z, z, np.empty(0, bool)
-    firsts = np.concatenate([p[:-1] for p in parts])
-    nexts = np.concatenate([p[1:] for p in parts])
-    kind = ev.kind[firsts]
-    enter = st.enterptr_of(firsts)
-    open_ = np.where(kind == KINDS["ENTER"], firsts, enter)
-    leave = kind == KINDS["LEAVE"]
-    open_[leave] = np.where(enter[leave] >= 0, st.enterptr_of(np.maximum(enter[leave], 0)), -1)
-    loc = ev.location[firsts].astype(np.int64)
-    has = open_ >= 0
-    cnode = np.full(len(firsts), -1, dtype=np.int64)
-    cnode[has] = base_tree.event_cnode[open_[has]]
-    idle = np.zeros(len(firsts), dtype=bool)
-    idle[has] = ev.location[open_[has]] != loc[has]
-    time = ev.time.view(np.int64)
-    start = np.maximum(time[firsts], view.first)
-    stop = np.minimum(time[nexts], view.last)
-    ticks = np.maximum(stop - start, 0)
-    keep = (cnode >= 0) & (ticks > 0)
-    inside = view.cnode_mask(base_tree)
-    if inside is not None:
-        keep[keep] &= inside[cnode[keep]]
-    return cnode[keep], loc[keep], start[keep], stop[keep], idle[keep]
 
 
 class ViewCallTree(CallTree):
@@ -87,7 +44,7 @@ class ViewCallTree(CallTree):
         self.parent = base.parent
         self.region = base.region
         self.extra_names = dict(base.extra_names)
-        cnode, loc, start, stop, idle = view_stretches(view, base)
+        cnode, loc, start, stop, idle = window_stretches(view, base)
         ticks = stop - start
         n_loc = np.int64(len(view.trace.locations))
         key = cnode * n_loc + loc
@@ -221,4 +178,4 @@ def view_context(view, properties=None) -> ViewContext:
     return ViewContext(view)
 
 
-__all__ = ["ViewCallTree", "ViewContext", "view_context", "view_stretches"]
+__all__ = ["ViewCallTree", "ViewContext", "view_context"]

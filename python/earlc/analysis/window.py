@@ -46,6 +46,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..events import KINDS
+from ..states import open_regions
 from . import regions as rc
 from .catalog import builtin_properties
 from .context import AnalysisContext
@@ -61,31 +62,6 @@ _WORK_CLASSES = {rc.CLASS_CODE[c] for c in ("user", "omp_parallel", "omp_constru
 _SEND_KINDS = (KINDS["MPI_SEND"], KINDS["MPI_ISEND"])
 _RECV_KINDS = (KINDS["MPI_RECV"], KINDS["MPI_IRECV"])
 _INIT_FINALIZE = ("MPI_Init", "MPI_Init_thread", "MPI_Finalize")
-
-
-def open_regions(trace, locations: Sequence[int], before: int) -> Tuple[np.ndarray, np.ndarray]:
-    """The ENTERs of the regions open on each location after its last event with
-    an id below `before`, innermost first per location: (enters, location)."""
-    ev = trace.events
-    enterptr_of = trace.states.enterptr_of
-    loc_of = ev.location
-    enter_kind, leave_kind = KINDS["ENTER"], KINDS["LEAVE"]
-    out, where = [], []
-    for loc in locations:
-        ids = ev.of_location(loc)
-        p = int(np.searchsorted(ids, before))  # ids of a location grow with time
-        if p == 0:
-            continue
-        q = int(ids[p - 1])
-        k = int(ev.kind[q])
-        e = q if k == enter_kind else int(enterptr_of(q))
-        if k == leave_kind and e >= 0:
-            e = int(enterptr_of(e))  # a LEAVE's enterptr is its own, closed, ENTER
-        while e >= 0 and int(loc_of[e]) == loc:
-            out.append(e)
-            where.append(loc)
-            e = int(enterptr_of(e))
-    return np.asarray(out, dtype=np.int64), np.asarray(where, dtype=np.int64)
 
 
 def _in_flight(ev, st, stop: int, latest: int) -> np.ndarray:
@@ -255,4 +231,4 @@ def analyze_window(trace, lo: int, hi: int, locations: Sequence[int]):
         _core.restore_numpy_memory(previous)
 
 
-__all__ = ["View", "WindowContext", "analyze_window", "open_regions", "wait_state_properties"]
+__all__ = ["View", "WindowContext", "analyze_window", "wait_state_properties"]

@@ -32,7 +32,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 import numpy as np
 
-from ..analysis.severity import sum_by_key
+from ..sums import sum_by_key
 
 INDEX_MAGIC = b"CUBEX.INDEX"
 DATA_MAGIC = b"CUBEX.DATA"
@@ -55,7 +55,7 @@ def cube_name(metric) -> str:
     return getattr(metric, "cube_id", None) or metric.name
 
 
-def write_cube(report, path) -> str:
+def write(report, path) -> str:
     """Write report to path (conventionally *.cubex); returns the path."""
     path = os.fspath(path)
     metrics = _metric_tree(report)
@@ -192,7 +192,7 @@ def _text(tag: str, value) -> str:
 
 
 def _anchor(report, metrics, calls, system) -> str:
-    from .. import __version__
+    from ..version import __version__
 
     trace = report.trace
     out = ['<?xml version="1.0" encoding="UTF-8"?>', '<cube version="%s">' % ANCHOR_SYNTAX]

@@ -43,7 +43,7 @@ def hatchet_ids(trace):
     return rank, thread
 
 
-def to_hatchet(report):
+def graphframe(report):
     """The GraphFrame of report (see the module doc)."""
     require_hatchet()
     import pandas as pd

@@ -1,10 +1,12 @@
 """A Report as one self-contained HTML page: no network, no files beside it.
 
-The page holds the metric tree (folded; each metric opens to its children),
-the most severe properties with their worst call paths, locations and
-occurrences, the warnings, and the pictures of earlc.plot inlined as PNG when
-matplotlib is installed.  Every number carries its exact value in a data-value
-attribute (ticks, counts or bytes) beside the text people read.
+The page holds an interactive timeline (timeline_page.py and .js), where a run
+that hung or aborted stopped, the matches of a search pattern, the metric tree
+(folded; each metric opens to its children), the most severe inefficiencies
+(the report's ranking) with their worst call paths, locations and occurrences,
+the warnings, and the report and communication pictures of earlc.plot inlined
+as PNG when matplotlib is installed.  Every number carries its exact value in a
+data-value attribute (ticks, counts or bytes) beside the text people read.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from typing import List
 
 import numpy as np
 
+from ..analysis.ranking import is_inefficiency, ranking
 from ..display import format_time, format_value
 from ..trace import READING_NOTES
 
@@ -44,6 +47,25 @@ table.rows td.num { text-align: right; font-family: monospace; }
 .warning { background: #fff3cd; padding: 0.5em 0.8em; border: 1px solid #e0c97f; }
 .note { color: #666; font-style: italic; }
 img { max-width: 100%; border: 1px solid #ddd; }
+.tl { position: relative; border: 1px solid #ccc; padding: 4px; user-select: none; }
+.tl canvas { display: block; }
+.tl-canvas { cursor: crosshair; outline: none; }
+.tl-bar { margin-bottom: 4px; font-size: 0.9em; }
+.tl-bar button { min-width: 2.2em; }
+.tl-span { font-family: monospace; margin-left: 1em; }
+.tl-tip { position: absolute; z-index: 5; background: #fffff0; border: 1px solid #999;
+          padding: 4px 6px; font-size: 0.85em; max-width: 30em; pointer-events: none; }
+.tl-details { border-top: 1px solid #ddd; margin-top: 4px; padding: 4px; font-size: 0.9em;
+              min-height: 3.2em; }
+.tl-legend { font-size: 0.8em; margin-top: 4px; }
+.tl-key { display: inline-block; margin-right: 1.2em; white-space: nowrap; }
+.tl-swatch { display: inline-block; width: 1.1em; height: 0.8em; margin-right: 0.3em;
+             vertical-align: middle; border: 1px solid #aaa; }
+.tl-strip { height: 0.35em; }
+.tl-path { font-family: monospace; }
+tr.occurrence, tr.match { cursor: pointer; }
+tr.occurrence:hover, tr.match:hover { background: #eef4ff; }
+ul.stopped { font-family: monospace; }
 """
 
 _SCRIPT = """
@@ -87,7 +109,7 @@ def _metric_tree(report) -> str:
                    "%.2f%%" % pct if p.unit == "sec" else "", bar))
 
     def node(p, depth: int) -> None:
-        detected = p.region_class is None and p.unit == "sec"
+        detected = is_inefficiency(p)
         classes = ["metric"] + (["detected"] if detected else []) + \
             (["zero"] if report.total(p.name) == 0 else [])
         attrs = 'class="%s" data-metric="%s" title="%s"' % (
@@ -107,12 +129,14 @@ def _metric_tree(report) -> str:
     return '<div class="tree" id="metric-tree">%s</div>' % "\n".join(out)
 
 
-def _worst(report, top: int, rows: int) -> str:
+def _worst(report, top: int, rows: int, listed=None) -> str:
+    """The most severe inefficiencies (the report's ranking) with their worst call
+    paths, locations and occurrences; listed: {(property, event): index of the
+    occurrence among the timeline's wait states} makes each occurrence a link
+    that zooms the timeline to it."""
     res = report.resolution
     trace = report.trace
-    found = [p for p in report.properties if p.region_class is None and p.unit == "sec"
-             and report.total(p.name) > 0]
-    found.sort(key=lambda p: -report.total(p.name))
+    found = ranking(report)
     if not found:
         return "<p>No inefficiency found by the selected properties.</p>"
     out = []
@@ -141,9 +165,14 @@ def _worst(report, top: int, rows: int) -> str:
                        '<th>location</th><th>call path</th><th>time lost</th></tr>')
             for k in range(min(rows, len(inst))):
                 w = int(inst.where[k])
-                out.append('<tr><td class="num">event %d</td><td class="num">%s</td><td>%s</td>'
+                link = ""
+                if listed is not None:
+                    link = ' class="occurrence" data-wait="%d" data-time="%d" title="show it in ' \
+                           'the timeline"' % (listed.get((p.name, w), -1),
+                                              int(ev.time[w]) - trace.start_time)
+                out.append('<tr%s><td class="num">event %d</td><td class="num">%s</td><td>%s</td>'
                            '<td>%s</td><td class="num" data-value="%d">%s</td></tr>' % (
-                               w, escape(format_time(trace, int(ev.time[w]))),
+                               link, w, escape(format_time(trace, int(ev.time[w]))),
                                escape(_location_name(trace.locations[int(ev.location[w])])),
                                escape(report.callpath_of(w) or "?"), int(inst.severity[k]),
                                escape(_fmt(p.unit, int(inst.severity[k]), res))))
@@ -174,7 +203,9 @@ def _timeline_window(report):
     return (int(time[lo]) - t0) / res, (int(time[hi]) - t0) / res
 
 
-def _pictures(report) -> str:
+def _pictures(report, timeline: bool = True) -> str:
+    """The report and communication pictures as inlined PNG; the timeline picture
+    too when the page has no interactive timeline."""
     from ..optional import MissingDependency
     from ..plot.style import require_matplotlib
 
@@ -185,15 +216,17 @@ def _pictures(report) -> str:
     from ..plot import plot_comm, plot_report, plot_timeline
 
     trace = report.trace
-    start, end = _timeline_window(report)
     parts = []
-    what = "the whole trace" if start is None else \
-        "%.6g s to %.6g s from the start, around the most severe wait state" % (start, end)
-    parts.append(("timeline", "Timeline (%s)" % what,
-                  plot_timeline(trace, None, start=start, end=end, report=report)))
-    parts.append(("report", "Metric tree and where the worst properties cost time",
+    if not timeline:
+        start, end = _timeline_window(report)
+        what = "the whole trace" if start is None else \
+            "%.6g s to %.6g s from the start, around the most severe wait state" % (start, end)
+        parts.append(("timeline", "Timeline (%s)" % what,
+                      plot_timeline(trace, None, start=start, end=end, report=report)))
+    parts.append(("report", "Metric tree and where the worst inefficiencies cost time",
                   plot_report(report, None)))
-    if np.any(trace.comm_matrix(output="count")):
+    counts = trace.kind_counts()
+    if counts.get("MPI_SEND", 0) + counts.get("MPI_ISEND", 0):  # messages: a matrix
         parts.append(("comm", "Communication matrix (bytes)", plot_comm(trace, None)))
     return "\n".join('<figure id="picture-%s"><figcaption>%s</figcaption>'
                      '<img alt="%s" src="data:image/png;base64,%s"></figure>'
@@ -201,9 +234,106 @@ def _pictures(report) -> str:
                      for key, caption, fig in parts)
 
 
-def render_html(report, top: int = 5, rows: int = 5, pictures: bool = True) -> str:
+def _timeline(report, rows: int, matches):
+    """(html, listed) of the interactive timeline: the viewer, its data and its
+    script; listed maps the listed occurrences to their wait-state index."""
+    import json
+
+    from .timeline_page import timeline_data
+
+    data = timeline_data(report, matches=matches, occurrences=rows)
+    listed = {(name, event): index for name, event, index in data["waits"]["listed"]}
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "timeline_page.js"), encoding="utf-8") as f:
+        script = f.read()
+    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    present = set(data["present"])
+    legend = "".join('<span class="tl-key"><span class="tl-swatch" style="background:%s"></span>%s'
+                     '</span>' % (a["colour"], escape(a["label"]))
+                     for k, a in enumerate(data["activities"]) if a.get("id", k) in present)
+    legend += "".join('<span class="tl-key"><span class="tl-swatch tl-strip" style="background:%s">'
+                      '</span>%s</span>' % (w["colour"], escape(w["title"]))
+                      for w in data["waits"]["props"])
+    if data["stopped"]:
+        legend += ('<span class="tl-key"><span class="tl-swatch" style="background: '
+                   'repeating-linear-gradient(135deg, #fff 0 3px, #555 3px 4px)"></span>'
+                   'stopped (run hung or aborted)</span>')
+    shown = data["waits"]["count"]
+    note = ("" if shown == data["waits"]["total"] else
+            " The page holds the %d most severe of the %d wait states and those around the "
+            "occurrences listed below." % (shown, data["waits"]["total"]))
+    if not data["exact"]["all"]:
+        note += (" Single region instances are held around the occurrences listed below (click "
+                 "one); elsewhere the timeline shows the dominant activity of each pixel, down to "
+                 "%s per pixel." % _fmt("sec", max(data["span"] // data["levels"][-1]["bins"], 1),
+                                        report.resolution)) if data["levels"] else ""
+    html = ('<div id="earlc-timeline" class="tl">'
+            '<div class="tl-bar"><button data-act="in" title="zoom in (+)">+</button>'
+            '<button data-act="out" title="zoom out (-)">&minus;</button>'
+            '<button data-act="reset" title="the whole run (Home)">whole run</button> '
+            '<span class="tl-span"></span></div>'
+            '<canvas class="tl-canvas" tabindex="0"></canvas><canvas class="tl-axis"></canvas>'
+            '<div class="tl-series"></div><div class="tl-tip" hidden></div>'
+            '<div class="tl-legend">%s</div>'
+            '<div class="tl-details">Click an interval or a wait state for its details.</div>'
+            '<p class="note">Wheel or + and &minus;: zoom; drag or the arrow keys: pan; Home: the '
+            'whole run; a click on a process folds its threads. Each row shows what the location '
+            'itself did (the activity that took most of each pixel), its wait states in the strip '
+            'under it (those at least a pixel wide), messages as lines (bundled where they '
+            'crowd).%s</p></div>'
+            '<script type="application/json" id="earlc-timeline-data">%s</script>'
+            '<script>%s</script>' % (legend, escape(note), payload, script))
+    return html, listed
+
+
+def _stopped(report) -> str:
+    """Where each location of a run that hung or aborted stopped, grouped as the
+    text report groups them."""
+    stop = report.stopped
+    if not stop:
+        return ""
+    from ..analysis.stopped import format_stop_report
+
+    lines = format_stop_report(report.trace, stop).splitlines()
+    items = "".join("<li>%s</li>" % escape(line.strip()) for line in lines[1:])
+    return ('<h2 id="stopped">%s</h2><ul class="stopped">%s</ul><p class="note">The timeline '
+            'hatches each stopped location from the call it stopped in to the end of the run.</p>'
+            % (escape(lines[0].rstrip(":")), items))
+
+
+def _matches(report, matches) -> str:
+    """The first matches of a search pattern, each a link that zooms the timeline."""
+    from ..search import MAX_MATCHES_DRAWN
+
+    if matches is None:
+        return ""
+    trace = report.trace
+    ev = trace.events
+    res = report.resolution
+    head = "".join("<th>%s</th>" % escape(c) for c in matches.columns)
+    body = []
+    for m in range(min(len(matches), 50)):
+        cells = []
+        for e in matches.events[m].tolist():
+            cells.append('<td class="num" data-event="%d">event %d at %s on %s</td>' % (
+                e, e, escape(format_time(trace, int(ev.time[e]))),
+                escape(_location_name(trace.locations[int(ev.location[e])]))))
+        body.append('<tr class="match" data-match="%d" title="show it in the timeline">%s</tr>'
+                    % (m, "".join(cells)))
+    notes = "".join('<p class="warning">%s</p>' % escape(w)
+                    for w in getattr(matches, "warnings", ()))
+    return ('<h2 id="matches">Matches of %s</h2>%s<p>%d match%s%s; the timeline marks the '
+            'first %d (blue).</p><table class="rows matches"><tr>%s</tr>%s</table>'
+            % (escape(matches.pattern or "the pattern"), notes, len(matches),
+               "" if len(matches) == 1 else "es",
+               " (the search stopped at its limit)" if matches.truncated else "",
+               min(len(matches), MAX_MATCHES_DRAWN), head, "".join(body)))
+
+
+def render(report, top: int = 5, rows: int = 5, pictures: bool = True, matches=None,
+                timeline: bool = True) -> str:
     """The page as a string."""
-    from .. import __version__
+    from ..version import __version__
 
     trace = report.trace
     res = report.resolution
@@ -229,13 +359,21 @@ def render_html(report, top: int = 5, rows: int = 5, pictures: bool = True) -> s
         '<table class="facts">%s</table>' % "".join(
             "<tr><td>%s</td><td>%s</td></tr>" % (escape(k), escape(v)) for k, v in facts),
         warn,
+        _stopped(report),
+    ]
+    listed = None
+    if timeline:
+        view, listed = _timeline(report, rows, matches)
+        body += ["<h2>Timeline</h2>", view]
+    body += [
+        _matches(report, matches),
         '<h2>Metric tree</h2><p><button onclick="earlcFold(true)">unfold all</button> '
         '<button onclick="earlcFold(false)">fold all</button></p>',
         _metric_tree(report),
-        "<h2>Most severe properties</h2>", _worst(report, top, rows),
+        "<h2>Most severe inefficiencies</h2>", _worst(report, top, rows, listed),
     ]
     if pictures:
-        body += ["<h2>Pictures</h2>", _pictures(report)]
+        body += ["<h2>Pictures</h2>", _pictures(report, timeline)]
     body.append('<p class="note">Written by earlc %s. Times in seconds at the trace\'s timer '
                 'resolution (%d ticks per second); exact values in each number\'s data-value '
                 'attribute.</p>' % (escape(__version__), res))
@@ -244,10 +382,12 @@ def render_html(report, top: int = 5, rows: int = 5, pictures: bool = True) -> s
             '</body></html>\n' % (escape(trace.path), _STYLE, _SCRIPT, "\n".join(body)))
 
 
-def write_html(report, path, top: int = 5, rows: int = 5, pictures: bool = True) -> str:
+def write(report, path, top: int = 5, rows: int = 5, pictures: bool = True,
+               matches=None, timeline: bool = True) -> str:
     """Write the page to path; returns the path."""
     path = os.fspath(path)
-    text = render_html(report, top=top, rows=rows, pictures=pictures)
+    text = render(report, top=top, rows=rows, pictures=pictures, matches=matches,
+                       timeline=timeline)
     tmp = path + ".part"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)

@@ -42,7 +42,7 @@ def write_perfetto(trace, path, start: Optional[float] = None, end: Optional[flo
     occurrences as the whole analysis, at the cost of the window).  Returns what
     was written: {"slices", "wait_states", "flows", "tracks"}.
     """
-    from .. import __version__
+    from ..version import __version__
 
     path = os.fspath(path)
     first, last = window_ticks(trace, start, end)

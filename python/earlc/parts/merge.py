@@ -31,7 +31,7 @@ from ..analysis import engine
 from ..analysis.engine import ExceedsParent, SwitchedOff, exceeding_parents
 from ..analysis.property import Instances
 from ..analysis.report import Report
-from ..analysis.severity import sum_by_key
+from ..sums import sum_by_key
 from .part import Part
 
 #: the program's node of the call tree (CallTree._add_program), in path keys

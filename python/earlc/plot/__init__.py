@@ -1,10 +1,11 @@
 """Pictures of a trace and its analysis, drawn with matplotlib (an optional
 dependency: `pip install matplotlib`).
 
-    timeline   a window of the trace: regions per location coloured by kind,
-               messages as lines, wait states hatched in their property's colour
-    report     the metric tree as bars with the share of time, and per property a
-               call path x location heat map
+    timeline   a window of the trace: per location and pixel the activity that
+               dominates it, wait states in a strip under each row, messages
+               bundled where they crowd, counter series below
+    report     the metric tree as bars with the share of time (red: inefficiencies),
+               and for the most severe a call path x location heat map
     comm       the communication matrix
     logical timeline
                the communication events at their logical step, coloured by lateness

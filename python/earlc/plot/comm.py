@@ -2,10 +2,12 @@
 messages as colour, with the numbers written in when the matrix is small."""
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 
 from ..communication import comm_matrix
-from .style import location_label, new_figure, plain, save
+from .style import DPI, location_label, new_figure, plain, save, text_width
 
 #: beyond this many rows the cells are too small for their numbers
 LABELLED_CELLS = 16
@@ -14,19 +16,27 @@ LABELLED_CELLS = 16
 def plot_comm(trace, path=None, output: str = "bytes", by: str = "location"):
     """Draw trace.comm_matrix(output, by); returns the Figure, saves it to path."""
     matrix = comm_matrix(trace, output=output, by=by)
+    counts = matrix if output == "count" else comm_matrix(trace, output="count", by=by)
     n = len(matrix)
     if by == "rank":
         labels = ["rank %d" % r for r in range(n)]
     else:
         labels = [plain(location_label(l)) for l in trace.locations]
-    side = min(4.0 + 0.35 * n, 20.0)
-    fig = new_figure(side + 1.5, side)
-    ax = fig.add_subplot(1, 1, 1)
+    # laid out in pixels around the measured labels: nothing is cut
+    shown_labels = labels if n <= 40 else []
+    label_px = text_width(shown_labels, 7) + 14 if shown_labels else 20
+    side_px = min(400 + 35 * n, 1800)
+    fig_w, fig_h = label_px + 30 + side_px + 110, 60 + side_px + label_px + 30
+    fig = new_figure(fig_w / DPI, fig_h / DPI)
+    ax = fig.add_axes([(label_px + 30) / fig_w, (label_px + 30) / fig_h, side_px / fig_w,
+                       side_px / fig_h])
+    cax = fig.add_axes([(label_px + 30 + side_px + 12) / fig_w, (label_px + 30) / fig_h,
+                        14 / fig_w, side_px / fig_h])
     shown = np.ma.masked_equal(matrix, 0)
     image = ax.imshow(shown, cmap="viridis", interpolation="nearest", vmin=0,
-                      vmax=max(int(matrix.max(initial=0)), 1))
-    fig.colorbar(image, ax=ax, label="bytes sent" if output == "bytes" else "messages sent")
-    if n <= 40:
+                      vmax=max(int(matrix.max(initial=0)), 1), aspect="auto")
+    fig.colorbar(image, cax=cax, label="bytes sent" if output == "bytes" else "messages sent")
+    if shown_labels:
         ax.set_xticks(range(n))
         ax.set_xticklabels(labels, rotation=90, fontsize=7)
         ax.set_yticks(range(n))
@@ -38,10 +48,10 @@ def plot_comm(trace, path=None, output: str = "bytes", by: str = "location"):
                     color="black" if matrix[i, j] > top * 0.6 else "white")
     ax.set_xlabel("receiver")
     ax.set_ylabel("sender")
-    ax.set_title(plain("%s: %s, %d messages" % (
-        trace.path, "bytes" if output == "bytes" else "messages",
-        int(comm_matrix(trace, output="count", by=by).sum()))), fontsize=9)
-    fig.tight_layout()
+    title = "%s: %s, %d messages" % (trace.path, "bytes" if output == "bytes" else "messages",
+                                     int(counts.sum()))
+    ax.set_title(plain("\n".join(textwrap.wrap(title, max(int(side_px / 5.5), 30)))),
+                 fontsize=9)
     save(fig, path)
     return fig
 

@@ -14,8 +14,11 @@ import numpy as np
 
 from ..events import KINDS
 from ..timeline import selected_locations, window_ticks
-from .style import location_label, new_figure, plain, save, time_unit
-from .timeline import PLOT_WIDTH, ROW_HEIGHT, _rectangles
+from .style import location_label, new_figure, plain, rectangles, save, time_unit
+
+#: a row's box height (rows are 1 apart) and the plot area's share of the width
+ROW_HEIGHT = 0.8
+PLOT_WIDTH = 0.72
 
 #: beyond this many steps on screen the boxes become an image (see the module doc)
 RASTER_ABOVE_STEPS = 3000
@@ -76,7 +79,7 @@ def plot_logical_timeline(trace, path=None, start: Optional[float] = None,
                      max(1, (hi - lo) // pixels))
     else:
         ax.add_collection(PolyCollection(
-            _rectangles(step - 0.4, step + 0.4, y - ROW_HEIGHT / 2, ROW_HEIGHT),
+            rectangles(step - 0.4, step + 0.4, y - ROW_HEIGHT / 2, y + ROW_HEIGHT / 2),
             facecolors=cmap(norm(value)), edgecolors="#555555", linewidths=0.3))
     if messages and not raster:
         ev = trace.events

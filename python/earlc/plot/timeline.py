@@ -1,212 +1,277 @@
-"""A Vampir-like timeline of a window: one row per location, each region instance
-a bar in its kind's colour (inner regions drawn over outer ones, so a row shows
-what the location is doing at each moment), messages as lines from send to
-receive, and the wait states the analysis found outlined and lightly filled in
-their property's colour.  Counters sampled on METRIC locations are line panels
-under the rows (metric_panels.py), not rows of their own.
+"""A timeline picture of a window, readable at any zoom, as Vampir draws one:
 
-Everything is drawn as three collections (bars, wait states, messages), so the
-cost grows with the number of pieces but not with a Python loop over them."""
+- one row per location; each pixel of a row in the colour of the activity that
+  took most of the location's own time there (csrc/overview), so a zoomed-out
+  trace shows what each location mostly did instead of whichever region came
+  last; a worker thread between parallel regions is idle (light grey), not
+  painted in its master's colours;
+- under each row a strip with the wait states the analysis found, in their
+  property's colour, those at least a pixel wide (a thinner one cannot be
+  seen, and a thousand of them would paint the strip solid);
+- messages as black lines from send to receive, bundled: the messages between
+  two rows whose sends lie within BUNDLE_PX pixels are one line, its weight
+  growing with their number, so lines never merge into a block;
+- for a run that hung or aborted (docs/record.md), each stopped location's row
+  carries on to the end of the run, hatched, with the call it stopped in;
+- counter and metric time series (earlc.series) as lines in panels below,
+  sharing the time axis;
+- a legend below the picture, laid out in as many columns as fit: never cut.
+
+Everything is laid out in pixels first (labels and legend measured), then
+drawn once, so the activity image maps one to one onto the plot's pixels."""
 from __future__ import annotations
 
+import textwrap
 from typing import Optional, Sequence
 
 import numpy as np
 
+from .. import overview as ov
 from ..metrics import metric_locations
-from ..timeline import DISPLAY_KINDS, Window, display_kinds, window_ticks
-from . import metric_panels
-from .style import (KIND_COLOURS, KIND_LABELS, PROPERTY_COLOURS, location_label, new_figure,
-                    plain, save, time_unit)
+from ..timeline import Window, selected_locations, window_ticks
+from .series import MAX_PANELS, draw_series, metrics_of
+from .style import (ACTIVITY_COLOURS, DPI, IDLE_COLOUR, IDLE_LABEL, MESSAGE_COLOUR, fit_legend,
+                    location_label, new_figure, plain, property_colour, rectangles, save,
+                    text_width, time_unit)
 
-ROW_HEIGHT = 0.8
-#: beyond this many region instances the bars are painted as an image, each pixel
-#: in the kind that took most of its time: most instances are far narrower than a
-#: pixel then, and drawing millions of polygons would take minutes
-RASTER_ABOVE = 200000
-#: beyond these counts only the most severe wait states and a sample of the
-#: messages spread over the window are drawn (the title says how many of how many)
-MAX_WAIT_STATES = 50000
-MAX_MESSAGES = 20000
-#: the plot area's share of the figure's width (the rest: labels and legend)
-PLOT_WIDTH = 0.72
+#: a row's height in pixels, at most and at least (many rows: thinner ones)
+ROW_PX_MAX, ROW_PX_MIN = 26, 4
+#: the rows' panel at most this high (beyond: rows of ROW_PX_MIN)
+ROWS_PX = 900
+#: within a row (fractions of its height from the top): the activity band and
+#: the wait-state strip
+BAND = (0.06, 0.66)
+STRIP = (0.70, 0.94)
+#: messages between two rows whose sends lie within this many pixels are one line
+BUNDLE_PX = 24
+#: a counter panel's height in pixels
+SERIES_PX = 95
+FONT = 8
 
 
-def _rectangles(x0, x1, y0, height):
-    """Vertices (n, 4, 2) of axis-aligned rectangles."""
-    n = len(x0)
-    v = np.empty((n, 4, 2))
-    v[:, 0, 0] = v[:, 3, 0] = x0
-    v[:, 1, 0] = v[:, 2, 0] = x1
-    v[:, 0, 1] = v[:, 1, 1] = y0
-    v[:, 2, 1] = v[:, 3, 1] = y0 + height
-    return v
+def _palette() -> np.ndarray:
+    """RGBA (uint8) per activity id, IDLE and EMPTY (transparent)."""
+    from matplotlib.colors import to_rgba
+
+    pal = np.zeros((256, 4), dtype=np.uint8)
+    for k, name in enumerate(ov.ACTIVITIES):
+        pal[k] = np.round(np.array(to_rgba(ACTIVITY_COLOURS[name])) * 255)
+    pal[ov.IDLE] = np.round(np.array(to_rgba(IDLE_COLOUR)) * 255)
+    return pal
+
+
+def stopped_rows(trace, rows, first: int, last: int):
+    """For a run that hung or aborted: per stopped location drawn, (row, since,
+    until, text): from when it was in the call it stopped in to the end of the
+    run (or of the window)."""
+    from ..analysis.stopped import stop_report
+
+    stop = stop_report(trace)
+    if not stop:
+        return [], None
+    row_of = {loc: k for k, loc in enumerate(rows)}
+    ended = max([s["run_ended_ticks"] or 0 for s in stop["locations"]] + [0]) or None
+    out = []
+    for s in stop["locations"]:
+        if not s["incomplete"] or s["location"] not in row_of or s["since_ticks"] is None:
+            continue
+        until = min(max(s["run_ended_ticks"] or ended or last, s["since_ticks"]), last)
+        since = max(s["since_ticks"], first)
+        if until > since:
+            what = "stopped in %s" % s["call"] if s["call"] else "stopped"
+            out.append((row_of[s["location"]], since, until, what))
+    return out, ended
 
 
 def plot_timeline(trace, path=None, start: Optional[float] = None, end: Optional[float] = None,
                   locations: Optional[Sequence[int]] = None, report=None,
                   wait_states: bool = True, messages: bool = True, width: float = 12.0,
-                  metrics: bool = True):
-    """Draw the window [start, end] (seconds from the trace start; None: whole
-    trace) of the selected locations (None: all but the METRIC locations); wait
-    states from report (or, when wait_states is true, the window's own analysis);
-    with metrics, the counters of the selected METRIC locations (None: all) as line
-    panels underneath.  Returns the Figure; saves it to path."""
+                  metrics=True):
+    """Draw the window [start, end] (seconds from the trace start; None: the
+    whole trace, to the end of the run for one that was stopped) of the selected
+    locations (None: all but the METRIC locations, whose counters are series).
+    Wait states come from report, or (wait_states true) from the window's own
+    analysis; metrics: the counter series to draw below (True: those the trace
+    records beside its regions and on the selected METRIC locations, see
+    earlc.series; or a DataFrame in the shape of trace.metrics; False: none).
+    Returns the Figure; saves it to path."""
     from matplotlib.collections import LineCollection, PolyCollection
     from matplotlib.patches import Patch
 
     first, last = window_ticks(trace, start, end)
-    shown, left_out = metric_panels.panels(trace, first, last, locations) if metrics else ([], [])
-    if locations is None:
-        own = metric_locations(trace)
-        if own.any() and not own.all():
-            locations = np.nonzero(~own)[0]
+    own = metric_locations(trace)
+    series_locations = selected_locations(trace, locations)  # ValueError for unknown ones
+    if locations is None and own.any() and not own.all():
+        locations = np.nonzero(~own)[0]  # METRIC locations are series, not rows
     win = Window(trace, first, last, locations)
-    rows = {loc: k for k, loc in enumerate(win.locations.tolist())}
-    row_of = np.full(len(trace.locations), -1, dtype=np.int64)
-    row_of[win.locations] = np.arange(len(win.locations))
+    rows = win.locations.tolist()
+    stops, run_ended = stopped_rows(trace, rows, first, last)
+    if end is None and run_ended is not None and run_ended > last:
+        last = run_ended  # the rows go on to the end of the run
+        stops = stopped_rows(trace, rows, first, last)[0]
     n_rows = max(len(rows), 1)
-    height = min(2.0 + 0.35 * n_rows, 40.0)
-    fig = new_figure(width, height + metric_panels.PANEL_HEIGHT * len(shown))
-    if shown:
-        grid = fig.add_gridspec(1 + len(shown), 1, hspace=0.25,
-                                height_ratios=[height - 0.9] + [metric_panels.PANEL_HEIGHT - 0.25]
-                                * len(shown))
-        ax = fig.add_subplot(grid[0])
-        panel_axes = [fig.add_subplot(grid[1 + k], sharex=ax) for k in range(len(shown))]
-    else:
-        ax = fig.add_subplot(1, 1, 1)
+    span = max(last - first, 1)
     t0 = trace.start_time
-    span = max(last - first, 1) / trace.timer_resolution
-    factor, unit = time_unit(span)
+    factor, unit = time_unit(span / trace.timer_resolution)
     scale = factor / trace.timer_resolution
 
     def x(ticks):
         return (np.asarray(ticks, dtype=np.int64) - t0) * scale
 
-    slices = win.slices()
-    kinds = display_kinds(trace)
-    order = np.argsort(slices.depth, kind="stable")  # inner regions over outer ones
-    kind = kinds[np.minimum(slices.region[order], len(kinds) - 1)]
-    row = row_of[slices.location[order]].astype(np.float64)
-    raster = len(slices) > RASTER_ABOVE
-    if raster:
-        pixels = int(width * fig.dpi * PLOT_WIDTH)
-        image = paint_rows(slices, kinds[np.minimum(slices.region, len(kinds) - 1)], row_of,
-                           first, max(last - first, 1), n_rows, pixels)
-        ax.imshow(image, extent=(x(first), x(last) if last > first else x(first) + 1,
-                                 n_rows - 0.5, -0.5),
-                  aspect="auto", interpolation="nearest", zorder=0)
-    else:
-        colours = np.array([KIND_COLOURS[k] for k in DISPLAY_KINDS])[kind]
-        bars = PolyCollection(_rectangles(x(slices.start[order]), x(slices.end[order]),
-                                          row - ROW_HEIGHT / 2, ROW_HEIGHT),
-                              facecolors=colours, edgecolors="none", linewidths=0,
-                              antialiaseds=False)  # bars meet exactly; smoothing costs time
-        ax.add_collection(bars)
+    # -- layout in pixels ------------------------------------------------------------
+    labels = [location_label(trace.locations[l]) for l in rows]
+    fig_w = int(round(width * DPI))
+    left = int(text_width(labels + ["rank 0.0"], FONT)) + 24
+    right = 16
+    pixels = max(fig_w - left - right, 50)
+    row_px = int(min(ROW_PX_MAX, max(ROW_PX_MIN, ROWS_PX // n_rows)))
+    rows_px = row_px * n_rows
+
+    # -- what is drawn -----------------------------------------------------------------
     notes = []
-    legend = [Patch(facecolor=KIND_COLOURS[k], label=KIND_LABELS[k])
-              for k in [DISPLAY_KINDS[i] for i in
-                        np.nonzero(np.bincount(kind, minlength=len(DISPLAY_KINDS)))[0].tolist()]]
-
-    if wait_states:
+    act = ov.activity(trace, first, last, rows, pixels) if rows else \
+        np.full((0, pixels), ov.EMPTY, np.uint8)
+    waits = None
+    if wait_states or report is not None:
         waits = win.wait_states(report)  # without a report: the window's own analysis
-        if len(waits) > MAX_WAIT_STATES:
-            notes.append("the %d most severe of %d wait states" % (MAX_WAIT_STATES, len(waits)))
-            waits = _select(waits, np.argsort(-waits.severity, kind="stable")[:MAX_WAIT_STATES])
-        if len(waits):
-            wrow = row_of[waits.location].astype(np.float64)
-            prop_colour = [PROPERTY_COLOURS[k % len(PROPERTY_COLOURS)]
-                           for k in range(len(waits.names))]
-            # outlined and lightly filled in the property's colour: hatching costs a
-            # second per few thousand rectangles in Agg
-            edge = [prop_colour[k] for k in waits.prop.tolist()]
-            ax.add_collection(PolyCollection(
-                _rectangles(x(waits.start), x(waits.end), wrow - ROW_HEIGHT / 2, ROW_HEIGHT),
-                facecolors=[c + "59" for c in edge], edgecolors=edge, linewidths=1.2,
-                antialiaseds=False))
-            legend += [Patch(facecolor=prop_colour[k] + "59", edgecolor=prop_colour[k],
-                             label=plain(title)) for k, title in enumerate(waits.titles)]
-    if messages and raster:  # lines thicker than the gaps between them: a black wall
-        notes.append("no messages at this zoom")
-    elif messages:
+        wide = (waits.end - waits.start) * pixels >= span  # at least a pixel
+        if len(waits) and not wide.all():
+            notes.append("%d of %d wait states (those at least a pixel wide)"
+                         % (int(wide.sum()), len(waits)))
+        order = np.nonzero(wide)[0]
+        waits_shown = order[np.argsort(waits.severity[order], kind="stable")]  # worst on top
+    bundles = None
+    if messages:
         msgs = win.messages()
-        if len(msgs) > MAX_MESSAGES:  # a sample spread evenly over the window
-            notes.append("%d of %d messages" % (MAX_MESSAGES, len(msgs)))
-            msgs = _select(msgs, np.linspace(0, len(msgs) - 1, MAX_MESSAGES).astype(np.int64))
         if len(msgs):
-            src = row_of[msgs.src].astype(np.float64)
-            dst = row_of[msgs.dst].astype(np.float64)
-            seg = np.stack([np.stack([x(msgs.send_time), src], axis=1),
-                            np.stack([x(msgs.recv_time), dst], axis=1)], axis=1)
-            ax.add_collection(LineCollection(seg, colors="black", linewidths=0.6, alpha=0.8))
-            legend.append(Patch(facecolor="black", label="message"))
+            row_of = np.full(len(trace.locations), -1, dtype=np.int64)
+            row_of[win.locations] = np.arange(len(rows))
+            bundles = ov.message_bundles(msgs.send_time, msgs.recv_time, row_of[msgs.src],
+                                         row_of[msgs.dst], first, last, pixels, BUNDLE_PX)
+            if len(bundles["count"]) < len(msgs):
+                notes.append("%d messages as %d lines" % (len(msgs), len(bundles["count"])))
+    frame = None
+    if metrics is True:
+        from ..series import has_series, trace_series
 
-    if shown:
-        metric_panels.draw(panel_axes, shown, trace, x)
-        panel_axes[-1].set_xlabel("time from the trace start (%s)" % unit)
-        if left_out:
-            notes.append("%d of %d metric panels (all in trace.metrics)"
-                         % (len(shown), len(shown) + len(left_out)))
-    ax.set_xlim(x(first), x(last) if last > first else x(first) + 1)
+        frame = trace_series(trace) if has_series(trace) else None
+    elif metrics is not False and metrics is not None:
+        frame = metrics
+    panels = metrics_of(frame, first, last, series_locations)
+    if len(panels) > MAX_PANELS:
+        notes.append("series %s not drawn" % ", ".join(panels[MAX_PANELS:]))
+        panels = panels[:MAX_PANELS]
+
+    # -- legend ------------------------------------------------------------------------
+    present = set(np.unique(act).tolist())
+    legend = [Patch(facecolor=ACTIVITY_COLOURS[name], label=ov.ACTIVITY_LABELS[name])
+              for k, name in enumerate(ov.ACTIVITIES) if k in present]
+    if ov.IDLE in present:
+        legend.append(Patch(facecolor=IDLE_COLOUR, label=IDLE_LABEL))
+    if waits is not None and len(waits_shown):
+        drawn = sorted(set(waits.prop[waits_shown].tolist()))
+        legend += [Patch(facecolor=property_colour(waits.names[k]),
+                         label=plain(waits.titles[k] + " (strip)")) for k in drawn]
+    if bundles is not None and len(bundles["count"]):
+        legend.append(Patch(facecolor=MESSAGE_COLOUR, label="messages (thicker: more)"))
+    if stops:
+        legend.append(Patch(facecolor="white", edgecolor="#444444", hatch="////",
+                            label="stopped (run hung or aborted)"))
+    ncol, legend_px = fit_legend(legend, fig_w, FONT)
+
+    title = "%s: window %.6g-%.6g %s%s" % (trace.path, x(first), x(last), unit,
+                                           "; " + "; ".join(notes) if notes else "")
+    title_lines = textwrap.wrap(title, max(int(fig_w / 6.2), 40))
+    top_px = 10 + 14 * len(title_lines)
+    axis_px = 42
+    series_px = len(panels) * (SERIES_PX + 14)
+    fig_h = top_px + rows_px + axis_px + series_px + legend_px + 16
+    fig = new_figure(fig_w / DPI, fig_h / DPI)
+
+    def box(left_px, top_px_, w_px, h_px):
+        return [left_px / fig_w, 1 - (top_px_ + h_px) / fig_h, w_px / fig_w, h_px / fig_h]
+
+    ax = fig.add_axes(box(left, top_px, pixels, rows_px))
+    xlim = (x(first), x(last) if last > first else x(first) + 1)
+    # the activity: an image of exactly the plot's pixels
+    pal = _palette()
+    image = np.zeros((rows_px, pixels, 4), dtype=np.uint8)
+    for r in range(len(rows)):
+        y0, y1 = r * row_px + int(round(BAND[0] * row_px)), r * row_px + int(round(BAND[1] * row_px))
+        image[y0:max(y1, y0 + 1)] = pal[act[r]][None, :, :]
+    ax.imshow(image, extent=(xlim[0], xlim[1], n_rows - 0.5, -0.5), aspect="auto",
+              interpolation="nearest", zorder=0)
+    ymid = (BAND[0] + BAND[1]) / 2 - 0.5
+    if waits is not None and len(waits_shown):
+        k = waits_shown
+        wrow = np.searchsorted(win.locations, waits.location[k]).astype(np.float64)
+        ax.add_collection(PolyCollection(
+            rectangles(x(waits.start[k]), x(waits.end[k]), wrow - 0.5 + STRIP[0],
+                        wrow - 0.5 + STRIP[1]),
+            facecolors=[property_colour(waits.names[p]) for p in waits.prop[k].tolist()],
+            edgecolors="none", linewidths=0, antialiaseds=False, zorder=2))
+    if bundles is not None and len(bundles["count"]):
+        b = bundles
+        send = (b["send_first"] + b["send_last"]) // 2
+        recv = (b["recv_first"] + b["recv_last"]) // 2
+        seg = np.stack([np.stack([x(send), b["src"] + ymid], axis=1),
+                        np.stack([x(recv), b["dst"] + ymid], axis=1)], axis=1)
+        weight = np.log2(b["count"].astype(np.float64))
+        ax.add_collection(LineCollection(seg, colors=MESSAGE_COLOUR,
+                                         linewidths=np.minimum(0.5 + 0.25 * weight, 1.6),
+                                         alpha=0.5, zorder=3))
+    for r, since, until, what in stops:
+        ax.add_patch(_stopped_patch(x(since), x(until), r))
+        if (until - since) * pixels >= 60 * span:
+            ax.text(x(since), r + ymid, " " + what, fontsize=7, va="center", ha="left",
+                    clip_on=True, zorder=5,
+                    bbox=dict(facecolor="white", edgecolor="none", pad=0.5))
+    if run_ended is not None and first <= run_ended <= last:
+        ax.axvline(x(run_ended), color="#444444", linewidth=0.8, linestyle="--", zorder=4)
+    ax.set_xlim(*xlim)
     ax.set_ylim(n_rows - 0.5, -0.5)
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([plain(location_label(trace.locations[l])) for l in rows])
-    if not shown:
-        ax.set_xlabel("time from the trace start (%s)" % unit)
-    ax.set_title(plain("%s: %d region instances, window %.6g-%.6g %s%s"
-                       % (trace.path, len(slices), x(first), x(last), unit,
-                          "; showing " + ", ".join(notes) if notes else "")), fontsize=9)
+    ax.set_yticklabels([plain(t) for t in labels],
+                       fontsize=FONT if row_px >= 10 else max(row_px - 2, 3))
+    ax.tick_params(axis="x", labelsize=FONT)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    fig.text(left / fig_w, 1 - 6 / fig_h, plain("\n".join(title_lines)), fontsize=FONT + 1,
+             va="top", ha="left")
+    xlabel = "time from the trace start (%s)" % unit
+    below = top_px + rows_px
+    if panels:
+        ax.tick_params(axis="x", labelbottom=False)
+        colours = _location_colours(len(trace.locations))
+        for k, metric in enumerate(panels):
+            top = below + 14 + k * (SERIES_PX + 14)
+            sx = fig.add_axes(box(left, top, pixels, SERIES_PX), sharex=ax)
+            draw_series(sx, frame, metric, first, last, series_locations.tolist(), x,
+                        lambda l: location_label(trace.locations[l]),
+                        lambda l: colours[l % len(colours)], pixels)
+            if k < len(panels) - 1:
+                sx.tick_params(axis="x", labelbottom=False)
+        below += series_px
+        sx.set_xlabel(xlabel, fontsize=FONT)
+        sx.set_xlim(*xlim)
+    else:
+        ax.set_xlabel(xlabel, fontsize=FONT)
     if legend:
-        ax.legend(handles=legend, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
-                  frameon=False)
-    # fixed margins: tight_layout would draw the whole figure once more to measure it
-    label_width = max([len(location_label(trace.locations[l])) for l in rows] + [6])
-    left = min(0.04 + 0.0075 * label_width * 12.0 / width, 0.3)
-    fig.subplots_adjust(left=left, right=max(left + PLOT_WIDTH, 0.8),
-                        bottom=0.5 / fig.get_figheight() + 0.05, top=1 - 0.4 / fig.get_figheight())
+        fig.legend(handles=legend, ncol=ncol, fontsize=FONT, frameon=False, loc="upper left",
+                   bbox_to_anchor=(4 / fig_w, 1 - (below + axis_px) / fig_h))
     save(fig, path)
     return fig
 
 
-def _select(table, rows):
-    """The same dataclass of columns with only these rows (names lists stay whole)."""
-    fields = {k: (v[rows] if isinstance(v, np.ndarray) else v) for k, v in vars(table).items()}
-    return type(table)(**fields)
+def _stopped_patch(x0, x1, row):
+    from matplotlib.patches import Rectangle
+
+    return Rectangle((x0, row - 0.5 + BAND[0]), x1 - x0, BAND[1] - BAND[0], facecolor="white",
+                     edgecolor="#444444", hatch="////", linewidth=0.6, zorder=1)
 
 
-def paint_rows(slices, kind, row_of, first: int, span: int, n_rows: int, pixels: int):
-    """An RGBA image (n_rows * 5 x pixels) of region bars: each pixel shows the kind
-    that took most of the location's time in that pixel (the exclusive time of each
-    region instance: its span less its children's), as a timeline zoomed out that far
-    should; the first and last fifth of each row stay transparent, the gaps
-    between rows.  kind: index into DISPLAY_KINDS per slice."""
-    from matplotlib.colors import to_rgba
+def _location_colours(n: int):
+    from matplotlib import colormaps
 
-    n_kinds = len(DISPLAY_KINDS)
-    start = (slices.start - first).astype(np.float64) * pixels / span
-    end = (slices.end - first).astype(np.float64) * pixels / span
-    px0 = np.clip(np.floor(start).astype(np.int64), 0, pixels - 1)
-    px1 = np.clip(np.ceil(end).astype(np.int64), px0 + 1, pixels)
-    length = px1 - px0
-    piece = np.repeat(np.arange(len(start)), length)
-    px = px0[piece] + (np.arange(len(piece)) - np.repeat(np.cumsum(length) - length, length))
-    cover = np.minimum(end[piece], px + 1) - np.maximum(start[piece], px)  # in pixels
-    cell = row_of[slices.location[piece]] * pixels + px
-    # + the instance's coverage for its kind, - the same for its parent's kind
-    parent = slices.parent[piece]
-    has = parent >= 0
-    keys = np.concatenate((cell * n_kinds + kind[piece],
-                           cell[has] * n_kinds + kind[parent[has]]))
-    weights = np.concatenate((cover, -cover[has]))
-    time = np.bincount(keys, weights=weights, minlength=n_rows * pixels * n_kinds)
-    time = time.reshape(n_rows * pixels, n_kinds)
-    best = np.argmax(time, axis=1)
-    busy = time[np.arange(len(best)), best] > 1e-9
-    palette = np.array([to_rgba(KIND_COLOURS[k]) for k in DISPLAY_KINDS] + [(0, 0, 0, 0)])
-    colour = np.where(busy, best, n_kinds)
-    rows = palette[colour].reshape(n_rows, 1, pixels, 4)
-    band = np.ones(5, dtype=bool)
-    band[[0, 4]] = False  # 3/5 of the row painted: close to ROW_HEIGHT
-    image = np.where(band[None, :, None, None], rows, 0.0)
-    return image.reshape(n_rows * 5, pixels, 4)
+    cmap = colormaps["tab10" if n <= 10 else "viridis"]
+    return [cmap(k if n <= 10 else k / max(n - 1, 1)) for k in range(n)]
