@@ -469,3 +469,24 @@ def test_counters_in_the_page(tmp_path):
         assert [p.get_attribute("title") for p in panels] == ["PAPI_TOT_INS /s"]
     finally:
         driver.quit()
+
+
+def test_the_note_counts_occurrences_not_spans(monkeypatch):
+    from conftest import reference_trace
+
+    """Where the page keeps only the most severe wait states, its note says how many
+    occurrences of how many it holds (an occurrence may take several spans: a wait
+    state of many members draws one per member); where it keeps all, no note."""
+    from earlc.export import timeline_page
+
+    report = earlc.analyze(earlc.open(reference_trace("casita-jacobi-hybrid")))
+    assert "most severe of the" not in report.to_html(pictures=False)
+    monkeypatch.setattr(timeline_page, "WAITS_ALL", 1000)
+    monkeypatch.setattr(timeline_page, "WAIT_BUDGET", 1000)
+    monkeypatch.setattr(timeline_page, "EXACT_ALL", 1000)  # windows, not the whole run
+    waits = timeline_page.timeline_data(report, occurrences=1)["waits"]
+    assert waits["occurrences"] < waits["total"]
+    page = report.to_html(pictures=False, rows=1)
+    held, total = map(int, re.search(r"holds the (\d+) most severe of the (\d+) wait states",
+                                     page).groups())
+    assert (held, total) == (waits["occurrences"], waits["total"])

@@ -258,7 +258,7 @@ def _timeline(report, rows: int, matches):
         legend += ('<span class="tl-key"><span class="tl-swatch" style="background: '
                    'repeating-linear-gradient(135deg, #fff 0 3px, #555 3px 4px)"></span>'
                    'stopped (run hung or aborted)</span>')
-    shown = data["waits"]["count"]
+    shown = data["waits"]["occurrences"]
     note = ("" if shown == data["waits"]["total"] else
             " The page holds the %d most severe of the %d wait states and those around the "
             "occurrences listed below." % (shown, data["waits"]["total"]))

@@ -366,6 +366,7 @@ class PageData:
         found = [(p, inst) for p, inst in found if inst is not None and len(inst)]
         total = sum(len(inst) for _, inst in found)
         props, parts = [], []
+        kept = 0  # occurrences kept (one may take several spans: count counts spans)
         for (p, inst), rows in zip(found, self.chosen_occurrences(found, listed, windows)):
             before = inst[WAIT_AROUND[p.name]][rows] if p.name in WAIT_AROUND and \
                 WAIT_AROUND[p.name] in inst else None
@@ -374,6 +375,7 @@ class PageData:
                 continue
             _, loc, start, end, sev, occ = got
             occ = rows[occ]
+            kept += len(np.unique(occ))
             where = inst.where[occ]
             partner = inst[p.partner][occ] if p.partner and p.partner in inst else \
                 np.full(len(occ), -1, dtype=np.int64)
@@ -386,7 +388,7 @@ class PageData:
             empty = {k: "" for k in ("prop", "row", "start", "end", "severity", "where",
                                      "callpath", "partner_row", "partner_time",
                                      "partner_callpath")}
-            return dict(empty, props=props, count=0, total=total, listed=[])
+            return dict(empty, props=props, count=0, occurrences=0, total=total, listed=[])
         prop, loc, start, end, sev, where, partner = (np.concatenate([x[i] for x in parts])
                                                       for i in range(7))
         names = [p["name"] for p in props]
@@ -407,7 +409,7 @@ class PageData:
         listed_rows = {}
         for i in np.asarray(hits).tolist():
             listed_rows.setdefault((names[int(prop[sel[i]])], int(where[sel[i]])), i)
-        return {"props": props, "count": int(len(sel)), "total": int(total),
+        return {"props": props, "count": int(len(sel)), "occurrences": kept, "total": int(total),
                 "prop": b64(prop[sel], np.uint8), "row": b64(self.row_of[loc[sel]], np.uint32),
                 "start": b64(start[sel] - self.t0, np.float64),
                 "end": b64(end[sel] - self.t0, np.float64),
