@@ -468,6 +468,11 @@ def parts_section(synth: str) -> None:
                   "process's; target <= %.2f), %d own events + %d ghosts"
                   % (p, m["p%d_wall" % p], peak / 1e6, peak / single, 1.0 / p + 0.1,
                      m["p%d_largest_own" % p], m["p%d_largest_ghosts" % p]))
+            if properties == "all" and p > 1:
+                print("        root causes: %d rounds of the long-term replay, %.1f MB sent "
+                      "by all processes (%.2f bytes per event)"
+                      % (m["p%d_rc_rounds" % p], m["p%d_rc_bytes" % p] / 1e6,
+                         m["p%d_rc_bytes" % p] / n))
 
 
 def parts_causal_section() -> None:

@@ -122,10 +122,18 @@ class Evaluation:
             progress=None) -> None:
         published = self.published
         done_with = let_go_after(order)
+        part = getattr(self.ctx.trace, "part", None)
+        elsewhere, across = set(), False
         for k, p in enumerate(order):
             if progress:
                 progress("analysing", k, len(order))
-            missing = [n for n in uses(p) if n in self.off]
+            if part is not None and p.across_parts and not across:
+                # a property computed with the other parts runs on every part or on
+                # none: switched off where an input is off on any part.  Learnt
+                # before each run of such properties: within it they fail together
+                elsewhere = set().union(*part.exchange.allgather(sorted(self.off)))
+            across = part is not None and p.across_parts
+            missing = [n for n in uses(p) if n in self.off or (across and n in elsewhere)]
             if missing:
                 self.off.add(p.name)
                 verb = "subscribes to" if missing[0] == p.subscribes else "reads"

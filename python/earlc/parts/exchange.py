@@ -119,75 +119,87 @@ class Serial(Exchange):
 
 
 class MPIExchange(Exchange):
-    """The processes of an MPI communicator (mpi4py's COMM_WORLD by default)."""
+    """The processes of an MPI communicator (mpi4py's COMM_WORLD by default).
+
+    Every collective is started non-blocking and waited for by `_wait`, which
+    polls and sleeps between polls: MPI libraries busy-poll in a blocking call
+    (Debian's MPICH offers no setting against it, docs/record.md), which with
+    more processes than cores keeps the cores from the processes that have work
+    to do.  A process that waits sleeps instead, so a collective costs about a
+    scheduler tick, not a time slice of every busy waiter."""
 
     #: bytes per message of the large exchanges; MPI counts are ints
     CHUNK = 1 << 30
+    #: polls before the first sleep, and the longest sleep (seconds)
+    SPINS, LONGEST_SLEEP = 20, 0.002
 
     def __init__(self, comm):
         self.comm = comm
         self.rank = comm.Get_rank()
         self.size = comm.Get_size()
 
-    def alltoall_bytes(self, outgoing):
-        from mpi4py import MPI
+    def _wait(self, request) -> None:
+        spins, pause = 0, 1e-5
+        while not request.Test():
+            spins += 1
+            if spins > self.SPINS:
+                time.sleep(pause)
+                pause = min(pause * 2, self.LONGEST_SLEEP)
 
+    def _counts(self, counts: np.ndarray) -> np.ndarray:
+        """Every part's counts for this part (an alltoall of one int64 each)."""
+        got = np.empty(self.size, dtype=np.int64)
+        self._wait(self.comm.Ialltoall(np.ascontiguousarray(counts, dtype=np.int64), got))
+        return got
+
+    def alltoall_bytes(self, outgoing):
         send = [np.frombuffer(memoryview(b).cast("B"), dtype=np.uint8) for b in outgoing]
         counts = np.array([len(b) for b in send], dtype=np.int64)
-        recv_counts = np.empty(self.size, dtype=np.int64)
-        self.comm.Alltoall(counts, recv_counts)
-        if counts.max(initial=0) < self.CHUNK and recv_counts.max(initial=0) < self.CHUNK \
-                and counts.sum() < self.CHUNK and recv_counts.sum() < self.CHUNK:
-            sbuf = np.concatenate(send) if send else np.empty(0, np.uint8)
-            rbuf = np.empty(int(recv_counts.sum()), dtype=np.uint8)
-            sdis = np.concatenate(([0], np.cumsum(counts)[:-1]))
-            rdis = np.concatenate(([0], np.cumsum(recv_counts)[:-1]))
-            self.comm.Alltoallv([sbuf, counts.astype(np.int32), sdis.astype(np.int32), MPI.BYTE],
-                                [rbuf, recv_counts.astype(np.int32), rdis.astype(np.int32),
-                                 MPI.BYTE])
-            return [rbuf[rdis[p]:rdis[p] + recv_counts[p]].tobytes() for p in range(self.size)]
-        # large: pairwise, in chunks, each pair in a fixed order (no deadlock)
-        out = [b""] * self.size
-        for step in range(self.size):
-            dest = (self.rank + step) % self.size
-            src = (self.rank - step) % self.size
-            data, got = send[dest], bytearray(int(recv_counts[src]))
-            view = memoryview(got)
-            for at in range(0, max(len(data), len(got), 1), self.CHUNK):
-                part = data[at:at + self.CHUNK]
-                want = min(self.CHUNK, max(len(got) - at, 0))
-                self.comm.Sendrecv([part, MPI.BYTE], dest, 17, [view[at:at + want], MPI.BYTE],
-                                   src, 17)
-            out[src] = bytes(got)
-        return out
+        rbuf, recv_counts = self.alltoallv(np.concatenate(send) if send else
+                                           np.empty(0, np.uint8), counts)
+        rdis = np.concatenate(([0], np.cumsum(recv_counts)[:-1]))
+        return [rbuf[rdis[p]:rdis[p] + recv_counts[p]].tobytes() for p in range(self.size)]
 
     def alltoallv(self, send, counts):
         from mpi4py import MPI
 
         sbuf = np.frombuffer(send, dtype=np.uint8)
         counts = np.ascontiguousarray(counts, dtype=np.int64)
-        recv_counts = np.empty(self.size, dtype=np.int64)
-        self.comm.Alltoall(counts, recv_counts)
+        recv_counts = self._counts(counts)
         sdis = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
         rdis = np.concatenate(([0], np.cumsum(recv_counts)[:-1])).astype(np.int64)
         rbuf = np.empty(int(recv_counts.sum()), dtype=np.uint8)
         if max(int(counts.sum()), int(recv_counts.sum())) < self.CHUNK:
-            self.comm.Alltoallv([sbuf, counts.astype(np.int32), sdis.astype(np.int32), MPI.BYTE],
-                                [rbuf, recv_counts.astype(np.int32), rdis.astype(np.int32),
-                                 MPI.BYTE])
+            self._wait(self.comm.Ialltoallv(
+                [sbuf, counts.astype(np.int32), sdis.astype(np.int32), MPI.BYTE],
+                [rbuf, recv_counts.astype(np.int32), rdis.astype(np.int32), MPI.BYTE]))
             return rbuf, recv_counts
-        # large: pairwise, in chunks that MPI's int counts can say
+        # large: pairwise, in chunks that MPI's int counts can say, each pair in a
+        # fixed order (no deadlock)
         for step in range(self.size):
             dest, src = (self.rank + step) % self.size, (self.rank - step) % self.size
             out = sbuf[sdis[dest]:sdis[dest] + counts[dest]]
             into = rbuf[rdis[src]:rdis[src] + recv_counts[src]]
             for at in range(0, max(len(out), len(into), 1), self.CHUNK):
-                self.comm.Sendrecv([out[at:at + self.CHUNK], MPI.BYTE], dest, 17,
-                                   [into[at:at + self.CHUNK], MPI.BYTE], src, 17)
+                for r in (self.comm.Isend([out[at:at + self.CHUNK], MPI.BYTE], dest, 17),
+                          self.comm.Irecv([into[at:at + self.CHUNK], MPI.BYTE], src, 17)):
+                    self._wait(r)
         return rbuf, recv_counts
 
     def allgather(self, obj):
-        return self.comm.allgather(obj)
+        from mpi4py import MPI
+
+        data = np.frombuffer(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), np.uint8)
+        sizes = np.empty(self.size, dtype=np.int64)
+        self._wait(self.comm.Iallgather(np.array([len(data)], np.int64), sizes))
+        if sizes.sum() >= self.CHUNK:  # too large for MPI's int counts: one by one
+            return [pickle.loads(b) for b in self.alltoall_bytes([data.tobytes()] * self.size)]
+        rbuf = np.empty(int(sizes.sum()), dtype=np.uint8)
+        displ = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        self._wait(self.comm.Iallgatherv(data, [rbuf, sizes.astype(np.int32),
+                                                displ.astype(np.int32), MPI.BYTE]))
+        return [pickle.loads(rbuf[displ[p]:displ[p] + sizes[p]].tobytes())
+                for p in range(self.size)]
 
     #: bytes per destination that a round carries with its counts (the clocks
     #: of a few events of a trace of tens of locations): INLINE up to 16
@@ -244,7 +256,8 @@ class MPIExchange(Exchange):
         return [rbuf[rdis[p]:rdis[p] + recv_counts[p]].tobytes() for p in range(self.size)], total
 
     def bcast(self, obj, root=0):
-        return self.comm.bcast(obj, root=root)
+        data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL) if self.rank == root else b""
+        return pickle.loads(self.alltoall_bytes([data] * self.size)[root])
 
     def gather(self, obj, root=0):
         return self.comm.gather(obj, root=root)
@@ -254,7 +267,7 @@ class MPIExchange(Exchange):
 
         values = np.ascontiguousarray(values)
         out = np.empty_like(values)
-        self.comm.Allreduce(values, out, op=MPI.SUM)
+        self._wait(self.comm.Iallreduce(values, out, op=MPI.SUM))
         return out
 
 

@@ -32,6 +32,9 @@ GHOST_RECORD = np.dtype([
     ("requested_tag", "<i4"), ("kind", "u1"), ("reserved", "u1", (3,))])
 assert GHOST_RECORD.itemsize == _core.GHOST_RECORD_BYTES
 
+#: an event key (Part.event_keys) is location << POSITION_BITS | position
+POSITION_BITS = 40
+
 
 class Part:
     """This process's part of a trace analysed in parts."""
@@ -49,6 +52,10 @@ class Part:
         self.ghosts_received = ghosts_received
         #: the whole trace's events, first and last timestamps (open_part)
         self.whole = {}
+        self._positions = None
+        #: what the analyses in parts exchanged, by what exchanged it (the root
+        #: causes: bytes sent, collective steps, rounds of the long-term replay)
+        self.stats = {}
         self._own_times = None
 
     def definitions(self) -> "DefinitionsOnly":
@@ -60,14 +67,59 @@ class Part:
     def positions(self, ids: np.ndarray) -> np.ndarray:
         """Each event's position on its location in the whole trace."""
         ids = np.asarray(ids, dtype=np.int64)
+        return self._position_table()[ids].astype(np.int64)
+
+    def _position_table(self) -> np.ndarray:
+        """Per event of the part, its position on its location in the whole
+        trace (int32 while positions fit: 4 bytes per event), made at the
+        first question and kept."""
+        if self._positions is None:
+            ev = self.trace.events
+            top = max([len(ev.of_location(l)) for l in np.nonzero(self.own)[0].tolist()] +
+                      [int(g[-1]) + 1 for g in self.ghost_positions.values() if len(g)] + [0])
+            table = np.empty(len(ev), dtype=np.int32 if top < 1 << 31 else np.int64)
+            for l in range(len(self.own)):
+                events = ev.of_location(l)
+                if not len(events):
+                    continue
+                ghost = self.ghost_positions.get(l)
+                table[events] = np.arange(len(events)) if ghost is None else ghost
+            self._positions = table
+        return self._positions
+
+    def event_keys(self, ids: np.ndarray) -> np.ndarray:
+        """Each event as one int64 that every part holding it shares: location
+        << 40 | position in the whole trace (ids_of_keys: back)."""
+        ids = np.asarray(ids, dtype=np.int64)
+        loc = self.trace.events.location[ids].astype(np.int64)
+        return (loc << POSITION_BITS) | self.positions(ids)
+
+    def ids_of_keys(self, keys: np.ndarray) -> np.ndarray:
+        """This part's event id of each event key (event_keys), -1 where the
+        part does not hold the event."""
+        keys = np.asarray(keys, dtype=np.int64)
         ev = self.trace.events
-        loc = ev.location[ids].astype(np.int64)
-        out = np.empty(len(ids), dtype=np.int64)
-        for l in np.flatnonzero(np.bincount(loc)).tolist():  # the locations present
+        loc = keys >> POSITION_BITS
+        pos = keys & ((1 << POSITION_BITS) - 1)
+        out = np.full(len(keys), -1, dtype=np.int64)
+        n_loc = len(self.own)
+        for l in np.unique(loc).tolist():
+            if not 0 <= l < n_loc:
+                continue
             sel = np.nonzero(loc == l)[0]
-            local = np.searchsorted(ev.of_location(l), ids[sel])
+            events = ev.of_location(l)
             ghost = self.ghost_positions.get(l)
-            out[sel] = local if ghost is None else ghost[local]
+            if ghost is None:
+                if not self.own[l]:
+                    continue
+                at = pos[sel]
+                ok = at < len(events)
+                out[sel[ok]] = events[at[ok]]
+            else:
+                at = np.searchsorted(ghost, pos[sel])
+                ok = at < len(ghost)
+                ok[ok] = ghost[at[ok]] == pos[sel][ok]
+                out[sel[ok]] = events[at[ok]]
         return out
 
     def keys(self, ids: np.ndarray):
@@ -267,4 +319,5 @@ def _whole_trace(part: Part) -> dict:
             "last_time": max(lasts) if lasts else None}
 
 
-__all__ = ["Part", "open_part", "GHOST_RECORD", "DefinitionsOnly", "PartOfTraceError"]
+__all__ = ["Part", "open_part", "GHOST_RECORD", "POSITION_BITS", "DefinitionsOnly",
+           "PartOfTraceError"]
