@@ -206,6 +206,28 @@ EARL_API earl_status earl_part_representatives(const earl_defs *defs,
 EARL_API earl_status earl_part_add_ghosts(earl_reading *reading, const earl_ghost *records,
                                           size_t n, earl_error *err);
 
+/* What a part sends the others in one round of a replay in parts (the
+ * happened-before clocks of earl_hb.h, the matches-before clocks of
+ * earl_races.h): records [offset[q], offset[q + 1]) go to part q, each
+ * record_bytes long, a uint64 ticket (the receiver's number for what it
+ * waits for) and a clock, in the machine's byte order (parts run on machines
+ * of one kind). */
+typedef struct earl_outbox {
+    size_t n_parts;
+    size_t *offset;      /* n_parts + 1 */
+    size_t record_bytes;
+    uint8_t *records;
+} earl_outbox;
+
+/**
+ * Free the records of an outbox and empty it.
+ *
+ * @param outbox  an outbox of earl_hb_part_take or earl_races_part_take, or
+ *                NULL (nothing happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_outbox_free(earl_outbox *outbox);
+
 #ifdef __cplusplus
 }
 #endif

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import List, Optional
 
@@ -207,14 +208,16 @@ def cmd_races(args) -> int:
 
     with cliargs.user_errors(ValueError):
         wildcard = parse_wildcard(args.wildcard)
-    bar = ProgressBar()
+    bar = _progress_bar()
     try:
-        trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
+        trace = _open_for_analysis(args, bar)
         # an unknown region or rank; a trace that does not say which receives were wildcards
         with cliargs.user_errors(ValueError, WildcardsNotRecorded):
-            result = races(trace, wildcard=wildcard, clocks=args.clocks, progress=bar)
+            result = races(trace, wildcard=wildcard, clocks=args.clocks, progress=bar, root=0)
     finally:
         bar.close()
+    if not _writes_outputs():
+        return 0
     if args.format == "json":
         _write(args, result.to_json(indent=1))
     else:
@@ -390,20 +393,22 @@ def cmd_search(args) -> int:
     from .search import PatternWarning, search
 
     text = _pattern_text(args.pattern)
-    bar = ProgressBar()
+    bar = _progress_bar()
     try:
-        trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
+        trace = _open_for_analysis(args, bar)
         with warnings.catch_warnings():  # m.warnings says them, once each, below
             warnings.simplefilter("ignore", PatternWarning)
             m = search(trace, text, name=args.name, limit=args.limit, progress=bar,
-                       threads=args.threads, teams=args.teams)
+                       threads=args.threads, teams=args.teams, root=0)
     finally:
         bar.close()
+    say = sys.stderr if _writes_outputs() else open(os.devnull, "w")
     for message in m.warnings:  # a class matching no event: zero matches, not an error
-        print("earlc: %s: %s" % ("error" if args.strict else "warning", message),
-              file=sys.stderr)
+        print("earlc: %s: %s" % ("error" if args.strict else "warning", message), file=say)
     if m.warnings and args.strict:
         return 2
+    if not _writes_outputs():
+        return 0
     if args.format == "json":
         _write(args, json.dumps(m.to_dict(), indent=1))
         return 0

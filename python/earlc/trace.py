@@ -256,12 +256,17 @@ class Trace(ProfileMethods):
         need = np.union1d(np.asarray(a, dtype=np.int64).ravel(),
                           np.asarray(b, dtype=np.int64).ravel())
         c = self._clocks
-        if c is None or len(np.setdiff1d(need, c.events, assume_unique=True)):
+        stale = c is None or len(np.setdiff1d(need, c.events, assume_unique=True)) > 0
+        if self.part is not None:  # stamping is collective: restamp where any part must
+            stale = bool(self.part.exchange.allreduce_sum(np.array([stale], np.int64))[0])
+        if stale:
             c = self._clocks = self.vector_clocks(need)
         return c
 
     def happened_before(self, a, b):
-        """a --> b for event ids a and b (scalars or numpy arrays that broadcast)."""
+        """a --> b for event ids a and b (scalars or numpy arrays that broadcast).
+        Of a part of a trace (earlc.parts) collective: every MPI process calls it,
+        each with events of its own part."""
         return self._clocks_for(a, b).happened_before(a, b)
 
     def concurrent(self, a, b):
@@ -271,15 +276,17 @@ class Trace(ProfileMethods):
     # -- causal pattern search (python/earlc/search.py) --------------------------------
     def search(self, pattern, name: Optional[str] = None, limit: Optional[int] = None,
                progress=None, threads: Optional[int] = None, teams: int = 1,
-               pruning: bool = True):
+               pruning: bool = True, root: Optional[int] = None):
         """The matches of a pattern (docs/patterns.md) as an earlc.Matches, in
         canonical order; limit: the first K of them; name: the pattern of the text to
         search (default: the last one); threads (default: the trace's) and teams do
-        not change the answer.  Raises earlc.PatternError for a bad pattern."""
+        not change the answer.  Raises earlc.PatternError for a bad pattern.  Of a
+        part of a trace (earlc.parts) collective, with the whole trace's matches on
+        every MPI process, or on process `root` only."""
         from .search import search
 
         return search(self, pattern, name=name, limit=limit, progress=progress,
-                      threads=threads, teams=teams, pruning=pruning)
+                      threads=threads, teams=teams, pruning=pruning, root=root)
 
     # -- definitions --------------------------------------------------------------
     @property

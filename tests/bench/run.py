@@ -131,6 +131,7 @@ def main() -> int:
     catalog_section(trace)
     fresh_section(synth)
     parts_section(synth)
+    parts_causal_section()
     clocks_section(trace)
     search_section(trace)
     races_section(trace)
@@ -538,6 +539,28 @@ def parts_section(synth: str) -> None:
                       "by all processes (%.2f bytes per event)"
                       % (m["p%d_rc_rounds" % p], m["p%d_rc_bytes" % p] / 1e6,
                          m["p%d_rc_bytes" % p] / n))
+
+
+def parts_causal_section() -> None:
+    """The causal analyses in parts on P MPI processes (docs/parallel.md,
+    "Happened-before, search and races"), P = 1, 2, 4, on the 16-rank 10M-event
+    trace that parts_section made: stamps of the message records and a search,
+    with the wall time, the replay's rounds, the bytes exchanged and the largest
+    process's peak (parts_causal_bench.py)."""
+    trace = BENCH_DIR / "halo-16r-10M" / "traces.otf2"
+    if not shutil.which("mpiexec") or not trace.exists():
+        print("earlc causal analyses in parts: skipped (no mpiexec)")
+        return
+    out = subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "parts_causal_bench.py"),
+                          str(trace), "--parts", "1,2,4"], capture_output=True, text=True)
+    if out.returncode:
+        print("earlc causal analyses in parts: failed: %s" % out.stderr.strip()[-300:])
+        return
+    print("earlc causal analyses in parts, mpiexec -n P: halo, 16 ranks, stamps of the message "
+          "records and a search of concurrent sends (same answers for every P)")
+    for line in out.stdout.splitlines():
+        if line.strip() and not line.startswith("RESULT "):
+            print("  " + line)
 
 
 def states_section(trace) -> None:

@@ -75,6 +75,31 @@ void earlc_buffers_release(earlc_buffers *held);
 void *earlc_buffer_array(earlc_buffers *held, PyObject *obj, char format, int writable,
                          size_t *count, const char *name);
 
+/* A _core.VectorClocks owning hb, keeping owner (may be NULL) alive (hb.c). */
+struct earl_hb;
+PyObject *earlc_clocks_new(struct earl_hb *hb, PyObject *owner);
+
+/* The search's glue shared with the search of a trace in parts (search.c):
+ * the program of a _core.SearchProgram (NULL with TypeError), the dict of a
+ * result, and an execution of a prepared query that Ctrl-C stops (the
+ * options' interrupt is set there); NULL with an exception on failure. */
+struct earl_search_program;
+struct earl_search_query;
+struct earl_search_result;
+struct earl_search_options;
+struct earl_search_program *earlc_program_of(PyObject *obj);
+PyObject *earlc_search_result_dict(const struct earl_search_query *q,
+                                   const struct earl_search_result *r);
+PyObject *earlc_search_execute(struct earl_search_query *q,
+                               const struct earl_search_options *options);
+
+/* A _core.Races owning races, keeping trace and states alive (races.c); an
+ * optional buffer of int32 per message-table row (-1 with an exception, 0
+ * for None, 1 held in buf). */
+struct earl_races;
+PyObject *earlc_races_new(struct earl_races *races, PyObject *trace_obj, PyObject *states_obj);
+int earlc_races_rows(PyObject *obj, Py_buffer *buf, size_t rows, const char *what);
+
 int earlc_add_trace_type(PyObject *module);   /* trace.c */
 int earlc_add_hb_type(PyObject *module);      /* hb.c */
 int earlc_add_logical_type(PyObject *module); /* logical.c */
@@ -93,4 +118,7 @@ int earlc_add_numpy_memory(PyObject *module); /* numpy_memory.c */
 int earlc_add_rootcause(PyObject *module);    /* rootcause.c */
 int earlc_add_markers(PyObject *module);      /* markers.c */
 int earlc_add_reading_type(PyObject *module); /* part.c */
+int earlc_add_part_clocks_type(PyObject *module); /* hb_part.c */
+int earlc_add_search_query_type(PyObject *module); /* search_parts.c */
+int earlc_add_part_races_type(PyObject *module); /* races_part.c */
 #endif
