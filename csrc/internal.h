@@ -253,6 +253,12 @@ void trace_store_free(earl_trace *tr);
 /* The per-location buffers of a reading (earl_reading_read), for adding
  * ghost events to them (csrc/part/). */
 loc_events *reading_buffers(earl_reading *reading, const defs_store **defs, size_t *n_locs);
+/* A ghost collective end added at `index` of location loc's buffer carries
+ * (seq, members) (earl_ghost): the finish puts them in the trace's
+ * collective table (earl_coll_table.part_seq, .part_members).  -1 when out
+ * of memory. */
+int reading_note_ghost_coll(earl_reading *reading, earl_loc loc, size_t index, uint32_t seq,
+                            uint32_t members);
 
 /* Merge the per-location buffers into the trace's total order, in n_threads
  * slices of the time axis merged concurrently (the result does not depend on

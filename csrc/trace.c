@@ -309,6 +309,10 @@ struct earl_reading {
     int threads;            /* as asked: 0 for one per core */
     int salvage;
     int events_read;
+    /* ghost collective ends' (seq, members), by location and index there,
+     * until the finish knows their rows (reading_note_ghost_coll) */
+    struct coll_note { earl_loc loc; uint32_t seq, members; size_t index; } *notes;
+    size_t n_notes, cap_notes;
 };
 
 earl_status earl_reading_open(const char *path, const earl_open_options *options,
@@ -425,6 +429,16 @@ earl_status earl_reading_read(earl_reading *r, const uint8_t *locations, earl_er
     return st;
 }
 
+const earl_time *earl_reading_times(const earl_reading *r, size_t l, size_t *n)
+{
+    *n = 0;
+    if (!r || !r->events_read || l >= r->n_locs ||
+        r->tr->defs.locations[l].held != EARL_HELD_ALL)
+        return NULL;
+    *n = r->bufs[l].n;
+    return r->bufs[l].time;
+}
+
 loc_events *reading_buffers(earl_reading *r, const defs_store **defs, size_t *n_locs)
 {
     if (defs)
@@ -432,6 +446,37 @@ loc_events *reading_buffers(earl_reading *r, const defs_store **defs, size_t *n_
     if (n_locs)
         *n_locs = r->n_locs;
     return r->bufs;
+}
+
+int reading_note_ghost_coll(earl_reading *r, earl_loc loc, size_t index, uint32_t seq,
+                            uint32_t members)
+{
+    if (r->n_notes == r->cap_notes && EARL_GROW(r->notes, r->cap_notes, r->n_notes + 1) != 0)
+        return -1;
+    r->notes[r->n_notes++] = (struct coll_note){loc, seq, members, index};
+    return 0;
+}
+
+/* The ghost collective ends' notes as the collective table's part columns,
+ * once the merge gave every event its id and row. */
+static earl_status apply_coll_notes(earl_trace *tr, const struct coll_note *notes, size_t n,
+                                    earl_error *err)
+{
+    earl_coll_table *c = &tr->tables.coll;
+    size_t rows = c->count ? c->count : 1;
+    c->part_seq = calloc(rows, sizeof *c->part_seq);
+    c->part_members = calloc(rows, sizeof *c->part_members);
+    if (!c->part_seq || !c->part_members)
+        return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory", tr->anchor);
+    for (size_t k = 0; k < n; k++) {
+        earl_eid32 e = tr->loc_events[tr->loc_start[notes[k].loc] + notes[k].index];
+        uint32_t row = tr->payload[e];
+        if (tr->kind[e] != EARL_MPI_COLLECTIVE_END || row >= c->count)
+            continue;
+        c->part_seq[row] = notes[k].seq;
+        c->part_members[row] = notes[k].members;
+    }
+    return EARL_OK;
 }
 
 earl_status earl_reading_finish(earl_reading *r, earl_trace **out, earl_error *err)
@@ -454,6 +499,8 @@ earl_status earl_reading_finish(earl_reading *r, earl_trace **out, earl_error *e
         clock_fallback(tr);
     if (st == EARL_OK)
         st = gather_warnings(tr, r->bufs, r->n_locs, err);
+    if (st == EARL_OK && r->n_notes)
+        st = apply_coll_notes(tr, r->notes, r->n_notes, err);
     if (st == EARL_OK) {
         fill_view(tr);
         r->tr = NULL; /* the caller's now */
@@ -473,6 +520,7 @@ void earl_reading_free(earl_reading *r)
         loc_events_free(&r->bufs[l]);
     free(r->bufs);
     free(r->file_bytes);
+    free(r->notes);
     reading_columns_free(&r->columns);
     /* what the reading left in malloc's heap (small locations' side tables,
      * region stacks, request maps) goes back to the system too */
@@ -505,6 +553,9 @@ void trace_store_free(earl_trace *tr)
     free(tr->loc_start);
     tr->time = NULL; tr->location = NULL; tr->kind = NULL; tr->payload = NULL;
     tr->loc_events = NULL; tr->loc_start = NULL;
+    free(tr->tables.coll.part_seq);
+    free(tr->tables.coll.part_members);
+    tr->tables.coll.part_seq = tr->tables.coll.part_members = NULL;
     side_tables_free(&tr->tables);
 }
 

@@ -24,6 +24,11 @@
 #include "earl.h"
 #include "base/hashmap.h"
 
+/* Bit sets over event ids (a byte per 8 events): which events are replayed,
+ * stamped, kept for later, members of a collective, waited for elsewhere. */
+#define HB_BIT_SET(a, i) ((a)[(size_t)(i) >> 3] |= (uint8_t)(1u << ((size_t)(i) & 7)))
+#define HB_BIT_GET(a, i) (((a)[(size_t)(i) >> 3] >> ((size_t)(i) & 7)) & 1u)
+
 /* dst[k] = max(dst[k], src[k]) for k < width. */
 static inline void hb_clock_max(uint32_t *restrict dst, const uint32_t *restrict src,
                                 uint32_t width)

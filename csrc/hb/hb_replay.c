@@ -1,37 +1,47 @@
 /*
- * hb_replay.c - the replay that computes vector timestamps: every event of
- * the trace is visited once, in an order where each event comes after the
- * events it depends on (the walk of hb_walk.c over the rules of hb_rules.c),
- * and the running clock of its location takes in theirs.  A cycle the walk
- * breaks (an inconsistent trace) is counted as a warning.
+ * hb_replay.c - the replay that computes vector timestamps: the visitor of
+ * the walk in dependency order (hb_walk.c), which makes the running clock of
+ * each event's location take in its dependencies' clocks.
  *
  * Clocks: entry l of a location's clock is the number of events of location
  * l that happened before the current event or are it.  An event increments
  * its own entry and takes the maximum with its dependencies' saved clocks.
  * Saved clocks are few: the walk follows the total order, so only messages
- * and collectives in flight are remembered.
+ * and collectives in flight are remembered.  Without cycles the stamps are a
+ * function of the dependencies alone, not of the order the events are
+ * replayed in; with cycles they depend only on which events were replayed
+ * when each cycle is broken, which is every event that can be replayed (all
+ * locations wait or are done), whatever the order.
  *
  * Threads: the schedule (which event comes next, who waits, which cycle is
  * broken) depends only on the trace, so several threads replay the same
- * schedule, each for its own range of clock entries.  Merging clocks, which
- * dominates with many locations, is divided among them, and the stamps are
- * the same for any number of threads.
+ * schedule, each for its own range of clock entries (an hb_columns with a
+ * walk of its own).  Merging clocks, which dominates with many locations, is
+ * divided among them, and the stamps are the same for any number of threads.
+ *
+ * Parts (hb_part.c): a replay is resumable.  A part replays its own
+ * locations only (hb_scope); a dependency on a ghost event waits until the
+ * ghost's clock arrives from its owner (hb_columns_receive), and the clocks
+ * of own events that other parts wait for are collected as they are
+ * replayed (hb_columns_sent).  hb_columns_run returns when every own
+ * location is done or waits, and goes on where it stopped at the next call.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hb_internal.h"
 
-typedef struct replay {
+struct hb_columns {
     const earl_events *ev;
     hb_rules *rules;
+    const hb_scope *scope;
     earl_hb *hb;
     uint32_t first;          /* the clock entries this replay computes: */
     uint32_t width;          /* [first, first + width) */
     size_t nl;
     int leader;              /* the replay that writes places, warnings, progress */
-    uint32_t index, n_threads;
-    uint32_t *clock;         /* nl x width: the running clock of each location */
+    hb_walk walk;            /* the schedule; this replay is its visitor */
+    uint32_t *clock;         /* scope->n_rows x width: the running clocks */
     uint8_t *stamped;        /* bit per event: to be stamped */
     size_t *stamp_next;      /* per location: its next stamp in stamp_order */
     size_t *stamp_order;     /* stamp indices grouped by location, in program order */
@@ -40,17 +50,20 @@ typedef struct replay {
     uint32_t *refs;          /* per slot: takers left, HB_REFS_HELD */
     size_t cap_refs;
     hb_event_map instance_max; /* all-to-all instance -> slot of its members' max begin */
-    uint32_t *instance_done; /* per collective instance: member ends replayed */
+    uint32_t *instance_done; /* per collective instance: own member ends replayed */
+    uint32_t *sent;          /* clocks of exported events replayed: n_sent x width */
+    earl_eid *sent_event;    /* (leader) their events */
+    size_t n_sent, cap_sent, cap_sent_event;
     const earl_hb_options *opt;
     int nomem;
-} replay;
+};
 
-static uint32_t *clock_of(replay *rp, earl_loc l)
+static uint32_t *clock_of(hb_columns *rp, earl_loc l)
 {
-    return rp->clock + (size_t)l * rp->width;
+    return rp->clock + (size_t)rp->scope->row[l] * rp->width;
 }
 
-static void save_clock(replay *rp, earl_eid e, const uint32_t *c, uint32_t refs)
+static void save_clock(hb_columns *rp, earl_eid e, const uint32_t *c, uint32_t refs)
 {
     uint32_t slot = hb_clock_take(&rp->pool, c);
     if (slot == UINT32_MAX || EARL_GROW(rp->refs, rp->cap_refs, (size_t)slot + 1) != 0 ||
@@ -61,7 +74,7 @@ static void save_clock(replay *rp, earl_eid e, const uint32_t *c, uint32_t refs)
     rp->refs[slot] = refs;
 }
 
-static void drop_saved(replay *rp, earl_eid e)
+static void drop_saved(hb_columns *rp, earl_eid e)
 {
     uint32_t slot = hb_event_map_take(&rp->saved, e);
     if (slot != UINT32_MAX)
@@ -69,7 +82,7 @@ static void drop_saved(replay *rp, earl_eid e)
 }
 
 /* Take in the saved clock of dependency d; the last taker frees it. */
-static void take_in(replay *rp, uint32_t *c, earl_eid d)
+static void take_in(hb_columns *rp, uint32_t *c, earl_eid d)
 {
     uint32_t slot = hb_event_map_get(&rp->saved, d);
     if (slot == UINT32_MAX)
@@ -88,12 +101,12 @@ static int all_done(const hb_walk *w, const earl_eid *deps, size_t n)
 }
 
 /* The maximum of an all-to-all instance's begins, computed once. */
-static void take_in_instance(replay *rp, const hb_walk *w, uint32_t *c, int32_t k,
-                             const earl_eid *deps, size_t n)
+static void take_in_instance(hb_columns *rp, uint32_t *c, int32_t k, const earl_eid *deps,
+                             size_t n)
 {
     uint32_t slot = hb_event_map_get(&rp->instance_max, k);
     if (slot == UINT32_MAX) {
-        if (!all_done(w, deps, n)) { /* a broken cycle: take what there is */
+        if (!all_done(&rp->walk, deps, n)) { /* a broken cycle: take what there is */
             for (size_t j = 0; j < n; j++)
                 take_in(rp, c, deps[j]);
             return;
@@ -112,12 +125,13 @@ static void take_in_instance(replay *rp, const hb_walk *w, uint32_t *c, int32_t 
     hb_clock_max(c, hb_clock_at(&rp->pool, slot), rp->width);
 }
 
-/* Member k's ends are all replayed: its saved begins are of no further use. */
-static void instance_finished(replay *rp, int32_t k)
+/* The replayed members' ends of instance k are all replayed: its saved
+ * begins are of no further use. */
+static void instance_finished(hb_columns *rp, int32_t k)
 {
     const earl_states_view *v = rp->rules->view;
     size_t first = v->coll_member_start[k], last = v->coll_member_start[k + 1];
-    if (++rp->instance_done[k] < last - first)
+    if (++rp->instance_done[k] < rp->scope->instance_members[k])
         return;
     for (size_t j = first; j < last; j++)
         if (rp->rules->member_begin[j] >= 0)
@@ -127,19 +141,35 @@ static void instance_finished(replay *rp, int32_t k)
         hb_clock_release(&rp->pool, slot);
 }
 
+/* An exported event's clock, kept for the parts that wait for it. */
+static void send_clock(hb_columns *rp, earl_eid e, const uint32_t *c)
+{
+    if (EARL_GROW(rp->sent, rp->cap_sent, (rp->n_sent + 1) * rp->width + 1) != 0 ||
+        (rp->leader && EARL_GROW(rp->sent_event, rp->cap_sent_event, rp->n_sent + 1) != 0)) {
+        rp->nomem = 1;
+        return;
+    }
+    hb_clock_copy(rp->sent + rp->n_sent * rp->width, c, rp->width);
+    if (rp->leader)
+        rp->sent_event[rp->n_sent] = e;
+    rp->n_sent++;
+}
+
 /* The visitor of the walk: the clock of event s->e from its location's and
- * its dependencies', stamped when asked for and saved when a later event
- * takes it. */
+ * its dependencies', stamped when asked for, sent when other parts wait for
+ * it, and saved when a later event takes it. */
 static int replay_event(void *data, hb_walk *w, const hb_step *s)
 {
-    replay *rp = data;
+    hb_columns *rp = data;
     earl_loc l = s->l;
     earl_eid e = s->e;
+    if (s->forced && rp->leader)
+        rp->hb->warnings[EARL_HBW_CYCLE_BROKEN]++;
     uint32_t *c = clock_of(rp, l);
     if ((uint32_t)l - rp->first < rp->width)
         c[l - rp->first]++;
     if (s->merge == HB_MERGE_INSTANCE) {
-        take_in_instance(rp, w, c, s->instance, s->deps, s->n);
+        take_in_instance(rp, c, s->instance, s->deps, s->n);
     } else {
         for (size_t k = 0; k < s->n; k++)
             if (hb_walk_done(w, s->deps[k]))
@@ -154,6 +184,8 @@ static int replay_event(void *data, hb_walk *w, const hb_step *s)
             hb->position[k] = (uint32_t)s->pos;
         }
     }
+    if (rp->scope->exported && HB_BIT_GET(rp->scope->exported, e))
+        send_clock(rp, e, c);
     uint32_t refs = hb_rules_saves(rp->rules, e);
     if (refs)
         save_clock(rp, e, c, refs);
@@ -168,79 +200,178 @@ static int replay_event(void *data, hb_walk *w, const hb_step *s)
     return rp->nomem ? -1 : 0;
 }
 
-/* One replay over the clock entries [rp->first, rp->first + rp->width):
- * 0, or -1 when out of memory. */
-static int replay_columns(replay *base)
+int hb_columns_run(hb_columns *rp)
 {
-    replay rp = *base;
-    const earl_events *ev = rp.ev;
-    earl_hb *hb = rp.hb;
-    size_t nl = rp.nl ? rp.nl : 1;
-    int rc = 0;
-    rp.clock = calloc(nl * (size_t)rp.width + 1, sizeof *rp.clock);
-    rp.stamped = calloc(ev->count / 8 + 1, 1);
-    rp.stamp_next = calloc(nl + 1, sizeof *rp.stamp_next);
-    rp.stamp_order = malloc((hb->n ? hb->n : 1) * sizeof *rp.stamp_order);
-    rp.instance_done = calloc(rp.rules->view->n_colls + 1, sizeof *rp.instance_done);
-    hb_clock_pool_init(&rp.pool, rp.width);
-    hb_event_map_init(&rp.saved);
-    hb_event_map_init(&rp.instance_max);
-    if (!rp.clock || !rp.stamped || !rp.stamp_next || !rp.stamp_order || !rp.instance_done) {
-        rc = -1;
-        goto done;
+    return hb_walk_resume(&rp->walk) != 0 || rp->nomem ? -1 : 0;
+}
+
+earl_loc hb_columns_earliest(hb_columns *rp, earl_eid *next)
+{
+    return hb_walk_earliest(&rp->walk, next);
+}
+
+earl_eid hb_columns_waiting_next(hb_columns *rp, earl_loc l)
+{
+    return hb_walk_waiting_next(&rp->walk, l);
+}
+
+void hb_columns_force(hb_columns *rp, earl_loc l)
+{
+    hb_walk_force(&rp->walk, l);
+}
+
+int hb_columns_receive(hb_columns *rp, earl_eid e, const uint32_t *entries)
+{
+    if (hb_walk_done(&rp->walk, e))
+        return 0; /* sent twice: the first is the clock */
+    uint32_t refs = hb_rules_saves(rp->rules, e);
+    if (refs)
+        save_clock(rp, e, entries, refs);
+    return hb_walk_arrived(&rp->walk, e) != 0 || rp->nomem ? -1 : 0;
+}
+
+size_t hb_columns_sent(const hb_columns *rp, const uint32_t **entries, const earl_eid **events)
+{
+    *entries = rp->sent;
+    if (events)
+        *events = rp->sent_event;
+    return rp->n_sent;
+}
+
+void hb_columns_clear_sent(hb_columns *rp)
+{
+    rp->n_sent = 0;
+}
+
+size_t hb_columns_unfinished(const hb_columns *rp)
+{
+    return hb_walk_unfinished(&rp->walk);
+}
+
+void hb_columns_free(hb_columns *rp)
+{
+    if (!rp)
+        return;
+    hb_walk_free(&rp->walk);
+    free(rp->clock);
+    free(rp->stamped);
+    free(rp->stamp_next);
+    free(rp->stamp_order);
+    free(rp->instance_done);
+    free(rp->refs);
+    free(rp->sent);
+    free(rp->sent_event);
+    hb_clock_pool_free(&rp->pool);
+    hb_event_map_free(&rp->saved);
+    hb_event_map_free(&rp->instance_max);
+    free(rp);
+}
+
+hb_columns *hb_columns_new(earl_hb *hb, const earl_trace *trace, hb_rules *rules,
+                           const hb_scope *scope, uint32_t first, uint32_t width, int leader,
+                           const earl_hb_options *options)
+{
+    hb_columns *rp = calloc(1, sizeof *rp);
+    if (!rp)
+        return NULL;
+    const earl_events *ev = earl_trace_events(trace);
+    *rp = (hb_columns){.ev = ev, .rules = rules, .scope = scope, .hb = hb, .first = first,
+                       .width = width, .nl = earl_trace_defs(trace)->n_locations,
+                       .leader = leader, .opt = options};
+    size_t nl = rp->nl ? rp->nl : 1;
+    rp->clock = calloc((size_t)scope->n_rows * width + 1, sizeof *rp->clock);
+    rp->stamped = calloc(ev->count / 8 + 1, 1);
+    rp->stamp_next = calloc(nl + 1, sizeof *rp->stamp_next);
+    rp->stamp_order = malloc((hb->n ? hb->n : 1) * sizeof *rp->stamp_order);
+    rp->instance_done = calloc(rules->view->n_colls + 1, sizeof *rp->instance_done);
+    hb_clock_pool_init(&rp->pool, width);
+    hb_event_map_init(&rp->saved);
+    hb_event_map_init(&rp->instance_max);
+    rp->walk = (hb_walk){.ev = ev, .rules = rules, .nl = rp->nl, .row = scope->row,
+                         .visit = replay_event, .data = rp, .phase = "clocks",
+                         .progress = leader && options ? options->progress : NULL,
+                         .progress_data = options ? options->progress_data : NULL};
+    if (!rp->clock || !rp->stamped || !rp->stamp_next || !rp->stamp_order ||
+        !rp->instance_done || hb_walk_init(&rp->walk) != 0) {
+        hb_columns_free(rp);
+        return NULL;
     }
     /* stamps grouped by location (a counting sort): a location meets its
      * stamped events in program order, so each takes the next of its group */
     for (size_t k = 0; k < hb->n; k++) {
-        HB_BIT_SET(rp.stamped, hb->events[k]);
-        rp.stamp_next[ev->location[hb->events[k]] + 1]++;
+        HB_BIT_SET(rp->stamped, hb->events[k]);
+        rp->stamp_next[ev->location[hb->events[k]] + 1]++;
     }
-    for (size_t l = 0; l < nl; l++)
-        rp.stamp_next[l + 1] += rp.stamp_next[l];
+    for (size_t l = 0; l < rp->nl; l++)
+        rp->stamp_next[l + 1] += rp->stamp_next[l];
     for (size_t k = 0; k < hb->n; k++)
-        rp.stamp_order[rp.stamp_next[ev->location[hb->events[k]]]++] = k;
-    for (size_t l = nl; l > 0; l--)
-        rp.stamp_next[l] = rp.stamp_next[l - 1];
-    rp.stamp_next[0] = 0;
-
-    const earl_hb_options *o = rp.opt;
-    hb_walk walk = {.ev = ev, .rules = rp.rules, .nl = rp.nl, .visit = replay_event,
-                    .data = &rp, .phase = "clocks",
-                    .progress = rp.leader && o ? o->progress : NULL,
-                    .progress_data = o ? o->progress_data : NULL};
-    if (hb_walk_run(&walk) != 0 || rp.nomem)
-        rc = -1;
-    else if (rp.leader)
-        hb->warnings[EARL_HBW_CYCLE_BROKEN] += walk.forced;
-done:
-    free(rp.clock);
-    free(rp.stamped);
-    free(rp.stamp_next);
-    free(rp.stamp_order);
-    free(rp.instance_done);
-    free(rp.refs);
-    hb_clock_pool_free(&rp.pool);
-    hb_event_map_free(&rp.saved);
-    hb_event_map_free(&rp.instance_max);
-    return rc;
+        rp->stamp_order[rp->stamp_next[ev->location[hb->events[k]]]++] = k;
+    for (size_t l = rp->nl; l > 0; l--)
+        rp->stamp_next[l] = rp->stamp_next[l - 1];
+    rp->stamp_next[0] = 0;
+    return rp;
 }
 
-static void *replay_thread(void *arg)
+/* ---- the scope of a replay ------------------------------------------------------- */
+
+earl_status hb_scope_init(hb_scope *s, const earl_trace *trace, const hb_rules *rules,
+                          earl_error *err)
 {
-    replay *rp = arg;
-    rp->nomem = replay_columns(rp) != 0;
+    memset(s, 0, sizeof *s);
+    size_t nl = earl_trace_defs(trace)->n_locations;
+    const earl_states_view *v = rules->view;
+    s->row = malloc((nl ? nl : 1) * sizeof *s->row);
+    s->instance_members = calloc(v->n_colls + 1, sizeof *s->instance_members);
+    if (!s->row || !s->instance_members) {
+        hb_scope_free(s);
+        return earl_fail(err, EARL_ERR_NOMEM, "out of memory for the happened-before replay");
+    }
+    for (size_t l = 0; l < nl; l++)
+        s->row[l] = hb_rules_own(rules, (earl_loc)l) ? (int32_t)s->n_rows++ : -1;
+    const earl_loc *loc = rules->ev->location;
+    for (size_t k = 0; k < v->n_colls; k++)
+        for (size_t j = v->coll_member_start[k]; j < v->coll_member_start[k + 1]; j++)
+            s->instance_members[k] += s->row[loc[v->coll_members[j]]] >= 0;
+    return EARL_OK;
+}
+
+void hb_scope_free(hb_scope *s)
+{
+    free(s->row);
+    free(s->instance_members);
+    free(s->exported);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- the replay of a whole trace ------------------------------------------------- */
+
+typedef struct whole_job {
+    hb_columns *c;
+    int failed;
+} whole_job;
+
+/* One column replay to the end, cycles broken at the earliest waiting event. */
+static void *replay_whole(void *arg)
+{
+    whole_job *job = arg;
+    job->failed = hb_walk_complete(&job->c->walk) != 0 || job->c->nomem;
     return NULL;
 }
 
 /* Fault in one thread's share of the stamps' rows.  Every replay writes into
  * every row, and pages faulted by one thread at a time would serialise the
  * threads on the kernel's page zeroing. */
+typedef struct fault_job {
+    earl_hb *hb;
+    uint32_t index, n;
+} fault_job;
+
 static void *fault_rows(void *arg)
 {
-    replay *rp = arg;
-    earl_hb *hb = rp->hb;
-    size_t rows = hb->n / rp->n_threads, from = rows * rp->index;
-    if (rp->index + 1 == rp->n_threads)
+    fault_job *f = arg;
+    earl_hb *hb = f->hb;
+    size_t rows = hb->n / f->n, from = rows * f->index;
+    if (f->index + 1 == f->n)
         rows = hb->n - from;
     memset(hb->stamps + from * hb->width, 0, rows * hb->width * sizeof *hb->stamps);
     return NULL;
@@ -250,7 +381,7 @@ static void *fault_rows(void *arg)
  * entries (base/parts.h's earl_parallel_parts), below which a thread's share
  * of the merging does not pay for its scheduling: every thread walks all the
  * events. */
-static uint32_t replay_threads(const earl_hb_options *options, uint32_t width)
+uint32_t hb_replay_threads(const earl_hb_options *options, uint32_t width)
 {
     return (uint32_t)earl_parallel_parts(options ? options->threads : 0, width, 256);
 }
@@ -258,25 +389,34 @@ static uint32_t replay_threads(const earl_hb_options *options, uint32_t width)
 earl_status hb_replay(earl_hb *hb, const earl_trace *trace, hb_rules *rules,
                       const earl_hb_options *options, earl_error *err)
 {
-    uint32_t nt = replay_threads(options, hb->width);
-    replay *parts = calloc(nt, sizeof *parts);
-    if (!parts)
-        return earl_fail(err, EARL_ERR_NOMEM, "out of memory for the vector clock threads");
+    uint32_t nt = hb_replay_threads(options, hb->width);
+    hb_scope scope;
+    earl_status st = hb_scope_init(&scope, trace, rules, err);
+    if (st != EARL_OK)
+        return st;
+    whole_job *jobs = calloc(nt, sizeof *jobs);
+    fault_job *faults = calloc(nt, sizeof *faults);
+    int nomem = !jobs || !faults;
     uint32_t first = 0;
-    for (uint32_t t = 0; t < nt; t++) {
+    for (uint32_t t = 0; t < nt && !nomem; t++) {
         uint32_t w = hb->width / nt + (t < hb->width % nt);
-        parts[t] = (replay){.ev = earl_trace_events(trace), .rules = rules, .hb = hb,
-                            .first = first, .width = w, .nl = earl_trace_defs(trace)->n_locations,
-                            .leader = t == 0, .index = t, .n_threads = nt, .opt = options};
+        jobs[t].c = hb_columns_new(hb, trace, rules, &scope, first, w, t == 0, options);
+        faults[t] = (fault_job){hb, t, nt};
+        nomem |= !jobs[t].c;
         first += w;
     }
-    if (nt > 1)
-        earl_parts_run(fault_rows, parts, sizeof *parts, nt);
-    earl_parts_run(replay_thread, parts, sizeof *parts, nt);
-    int nomem = 0;
-    for (uint32_t t = 0; t < nt; t++)
-        nomem |= parts[t].nomem;
-    free(parts);
+    if (!nomem) {
+        if (nt > 1)
+            earl_parts_run(fault_rows, faults, sizeof *faults, nt);
+        earl_parts_run(replay_whole, jobs, sizeof *jobs, nt);
+    }
+    for (uint32_t t = 0; jobs && t < nt; t++) {
+        nomem |= jobs[t].failed;
+        hb_columns_free(jobs[t].c);
+    }
+    free(jobs);
+    free(faults);
+    hb_scope_free(&scope);
     if (nomem)
         return earl_fail(err, EARL_ERR_NOMEM, "out of memory for the vector clocks of %u locations",
                          (unsigned)hb->width);

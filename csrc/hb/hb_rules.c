@@ -13,6 +13,11 @@
  *
  * The rules also say which events' clocks must be saved for those later
  * events (hb_rules_saves), so the replay keeps no clock it will not use.
+ *
+ * In a part of a trace (csrc/part/earl_part.h) the rules are those of the
+ * whole trace: every dependency of an own event is an own event or a ghost
+ * (the send of a message, the begins of a collective's members), whose
+ * clock its owner sends (hb_part.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -275,8 +280,10 @@ size_t hb_rules_deps(const hb_rules *r, earl_eid e, earl_eid prev, hb_deps *out,
 uint32_t hb_rules_saves(const hb_rules *r, earl_eid e)
 {
     uint8_t kind = r->ev->kind[e];
-    if (kind == EARL_MPI_SEND || kind == EARL_MPI_ISEND)
-        return earl_states_ptr(r->states, EARL_PTR_RECV, e) >= 0 ? 1 : 0;
+    if (kind == EARL_MPI_SEND || kind == EARL_MPI_ISEND) {
+        earl_eid recv = earl_states_ptr(r->states, EARL_PTR_RECV, e);
+        return recv >= 0 && hb_rules_own(r, r->ev->location[recv]) ? 1 : 0;
+    }
     if (is_release(kind))
         return 1;
     if (is_fork(kind))

@@ -17,6 +17,14 @@
  * which only an inconsistent trace has: the earliest waiting event is visited
  * without the dependency it lacks (the visit is marked forced; the walk
  * counts them).
+ *
+ * Parts (hb_part.c): a walk may visit some locations only (a part's own,
+ * `row`), and is resumable.  A dependency on an event of another location
+ * waits until that event is said to have arrived (hb_walk_arrived: its
+ * owner replayed it and sent its clock); hb_walk_resume returns when every
+ * visited location is done or waits, and goes on where it stopped at the
+ * next call.  Breaking cycles is then the driver's choice (hb_walk_earliest,
+ * hb_walk_force), since the earliest waiting event may be another part's.
  */
 #include <stdlib.h>
 
@@ -86,46 +94,33 @@ static void drain(hb_walk *w, earl_eid limit)
     }
 }
 
-int hb_walk_run(hb_walk *w)
+static int visited_here(const hb_walk *w, earl_loc l)
 {
-    const earl_events *ev = w->ev;
+    return !w->row || w->row[l] >= 0;
+}
+
+int hb_walk_init(hb_walk *w)
+{
     size_t nl = w->nl ? w->nl : 1;
-    int rc = 0;
     w->cursor = calloc(nl, sizeof *w->cursor);
-    w->done = calloc(ev->count / 8 + 1, 1);
+    w->done = calloc(w->ev->count / 8 + 1, 1);
     /* a location is on the stack at most once: it is pushed when it starts
      * or stops waiting, and popped before either happens again */
     w->work = malloc((nl + 1) * sizeof *w->work);
     w->n_work = 0;
     w->deps = (hb_deps){NULL, 0};
     w->visited = w->forced = 0;
-    w->nomem = 0;
+    w->started = w->nomem = 0;
     w->waiters = (hb_waiters){0};
     if (!w->cursor || !w->done || !w->work || hb_waiters_init(&w->waiters, nl) != 0) {
-        rc = -1;
-        goto done;
+        hb_walk_free(w);
+        return -1;
     }
-    /* the total order drives; waiting locations catch up when woken */
-    for (size_t e = 0; e < ev->count && !w->nomem; e++) {
-        earl_loc l = ev->location[e];
-        if (hb_walk_done(w, (earl_eid)e) || hb_waiting(&w->waiters, l))
-            continue;
-        if (visit_next(w, l, 0) && w->n_work) /* woke some: they catch up */
-            drain(w, (earl_eid)e);
-    }
-    /* what still waits, waits in a cycle: break it at the earliest event */
-    for (;;) {
-        earl_loc pick = hb_waiters_earliest(&w->waiters, next_event, w);
-        if (pick < 0 || w->nomem)
-            break;
-        hb_unwait(&w->waiters, pick);
-        visit_next(w, pick, 1);
-        w->work[w->n_work++] = pick;
-        drain(w, (earl_eid)ev->count);
-    }
-    if (w->nomem)
-        rc = -1;
-done:
+    return 0;
+}
+
+void hb_walk_free(hb_walk *w)
+{
     free(w->cursor);
     free(w->done);
     free(w->work);
@@ -135,5 +130,80 @@ done:
     w->done = NULL;
     w->work = NULL;
     w->deps.ids = NULL;
+}
+
+int hb_walk_resume(hb_walk *w)
+{
+    const earl_events *ev = w->ev;
+    if (!w->started) { /* the total order drives; waiting locations catch up when woken */
+        w->started = 1;
+        for (size_t e = 0; e < ev->count && !w->nomem; e++) {
+            earl_loc l = ev->location[e];
+            if (!visited_here(w, l) || hb_walk_done(w, (earl_eid)e) ||
+                hb_waiting(&w->waiters, l))
+                continue;
+            if (visit_next(w, l, 0) && w->n_work) /* woke some: they catch up */
+                drain(w, (earl_eid)e);
+        }
+    }
+    drain(w, (earl_eid)ev->count);
+    return w->nomem ? -1 : 0;
+}
+
+earl_loc hb_walk_earliest(hb_walk *w, earl_eid *next)
+{
+    earl_loc l = hb_waiters_earliest(&w->waiters, next_event, w);
+    *next = l >= 0 ? next_event(w, l) : EARL_NONE;
+    return l;
+}
+
+earl_eid hb_walk_waiting_next(hb_walk *w, earl_loc l)
+{
+    return hb_waiting(&w->waiters, l) ? next_event(w, l) : EARL_NONE;
+}
+
+void hb_walk_force(hb_walk *w, earl_loc l)
+{
+    hb_unwait(&w->waiters, l);
+    visit_next(w, l, 1);
+    w->work[w->n_work++] = l;
+}
+
+int hb_walk_arrived(hb_walk *w, earl_eid e)
+{
+    HB_BIT_SET(w->done, e);
+    w->n_work += hb_wake(&w->waiters, e, w->work + w->n_work);
+    return w->nomem ? -1 : 0;
+}
+
+size_t hb_walk_unfinished(const hb_walk *w)
+{
+    size_t n = 0;
+    for (size_t l = 0; l < w->nl; l++)
+        n += visited_here(w, (earl_loc)l) && w->cursor[l] < events_of(w, (earl_loc)l);
+    return n;
+}
+
+int hb_walk_complete(hb_walk *w)
+{
+    int rc = hb_walk_resume(w);
+    /* what still waits, waits in a cycle: break it at the earliest event */
+    for (;;) {
+        earl_eid next;
+        earl_loc pick = rc == 0 ? hb_walk_earliest(w, &next) : -1;
+        if (pick < 0)
+            break;
+        hb_walk_force(w, pick);
+        rc = hb_walk_resume(w);
+    }
+    return rc;
+}
+
+int hb_walk_run(hb_walk *w)
+{
+    if (hb_walk_init(w) != 0)
+        return -1;
+    int rc = hb_walk_complete(w);
+    hb_walk_free(w);
     return rc;
 }

@@ -445,6 +445,12 @@ typedef struct earl_coll_table {
     earl_loc *root;      /* location of the root, -1 when none */
     uint64_t *sent;
     uint64_t *received;
+    /* a part of a trace (csrc/part/earl_part.h): per row, for a ghost
+     * location's row, earl_ghost.seq and .members; members 0 for an own
+     * location's row, which the EARL layer counts itself.  NULL when no
+     * ghost row carries them (a whole trace). */
+    uint32_t *part_seq;
+    uint32_t *part_members;
 } earl_coll_table;
 
 /* Threading records.  Meaning of the generic columns per kind:
@@ -732,6 +738,21 @@ EARL_API const char *earl_reading_path(const earl_reading *reading);
  */
 EARL_API earl_status earl_reading_read(earl_reading *reading, const uint8_t *locations,
                                        earl_error *err);
+
+/**
+ * After the read: the timestamps of a location as read, in its order.  Parts
+ * analysed one after another spill them (the whole trace's event ids are
+ * counts of them).
+ *
+ * @param reading  a reading whose events were read, not finished yet
+ * @param l        a dense location index
+ * @param n        receives the number of timestamps (0 for a location not read,
+ *                 or before the read)
+ * @return the timestamps, owned by the reading, valid until it is finished or
+ *         freed; NULL for a location not read, or before the read
+ * @since 0.1.0
+ */
+EARL_API const earl_time *earl_reading_times(const earl_reading *reading, size_t l, size_t *n);
 
 /**
  * The last stage: merge the buffers into the total order.  It consumes the

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "earl.h"
+#include "earl_part.h"
 #include "earl_states.h"
 
 #ifdef __cplusplus
@@ -196,6 +197,219 @@ EARL_API int earl_hb_before(const earl_hb *hb, size_t ia, size_t ib);
  * @since 0.1.0
  */
 EARL_API int earl_hb_concurrent(const earl_hb *hb, size_t ia, size_t ib);
+
+/* ---- stamps computed elsewhere ---------------------------------------------------- */
+
+/**
+ * A handle over stamps that the parts of a trace computed and gathered;
+ * earl_hb_before and the rest work on it as on stamps of earl_hb_build.
+ *
+ * @param width     entries per stamp (the locations of the whole trace)
+ * @param n         how many events
+ * @param events    the n events, ascending, distinct, in any numbering the
+ *                  caller keeps (such as the whole trace's ids)
+ * @param location  per event, its location (below width)
+ * @param position  per event, its position on its location
+ * @param stamps    n x width entries, row by row; copied
+ * @param out       receives the handle, freed with earl_hb_free; NULL on
+ *                  failure
+ * @param err       receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (unsorted events, a location >= width),
+ *         or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_hb_from_stamps(uint32_t width, size_t n, const earl_eid *events,
+                                         const earl_loc *location, const uint32_t *position,
+                                         const uint32_t *stamps, earl_hb **out,
+                                         earl_error *err);
+
+/* ---- the replay of a part of a trace ----------------------------------------------- */
+
+/*
+ * A part of a trace (earl_part.h) replays its own locations, and the parts
+ * pass each other the clocks of the events that cross: the send of a message
+ * whose receive is another part's, the begins of a collective's members.
+ * The stamps are those of the whole trace's replay (earl_hb_build) of the
+ * same events, for any partition.  The replay is a sequence of steps that
+ * any driver can run (MPI processes, or one process analysing the parts one
+ * after another); nothing here talks to other parts:
+ *
+ *   1. earl_hb_part_new: the events to stamp (own events).
+ *   2. earl_hb_part_needs: the ghost events whose clocks the own events wait
+ *      for; a ghost's index in that list is its *ticket*.  The driver tells
+ *      each ghost's owner: (location, position on it, ticket).
+ *   3. earl_hb_part_export, at the owner: the own events whose clocks part q
+ *      waits for, with q's tickets.
+ *   4. Rounds: earl_hb_part_run replays until every own location is done or
+ *      waits for a ghost clock not received; earl_hb_part_take gives the
+ *      clocks replayed since for each part (records of a ticket and the
+ *      clock); the driver delivers them, and each part takes its records in
+ *      with earl_hb_part_receive.  The driver repeats while any part sent
+ *      something.
+ *   5. When no part sent anything and some own locations still wait, the
+ *      trace has a cycle (an inconsistent trace).  The whole trace's replay
+ *      breaks it at the waiting event that comes first in the total order:
+ *      each part names its earliest (earl_hb_part_waiting), the driver picks
+ *      the first of them in the whole trace's order (timestamp, location,
+ *      position) and its part replays it without the clocks it lacks
+ *      (earl_hb_part_force); then rounds go on (4).
+ *   6. When no own location of any part waits: earl_hb_part_finish.
+ *
+ * Every event that the rules allow is replayed before a cycle is broken, in
+ * the whole trace's replay and in the parts alike, so the broken cycles and
+ * the stamps are the same.  Memory per part: its stamps, a running clock per
+ * own location, the clocks in flight, and the ghost clocks it received and
+ * not yet used (the width of each clock is the whole trace's locations).
+ * Rounds: the longest chain of dependencies that crosses parts (one per
+ * iteration of a program that exchanges messages across the part's border).
+ *
+ * Threads (options->threads) replay column ranges as earl_hb_build does.
+ * A part handle is used by one thread at a time.
+ */
+typedef struct earl_hb_part earl_hb_part;
+
+/**
+ * Start the replay of a part (step 1).
+ *
+ * @param trace    a part of a trace (earl_reading_finish after ghosts were
+ *                 added); it must stay open until earl_hb_part_free
+ * @param states   the part's EARL layer
+ * @param stamped  the n own events to stamp: ascending, distinct, of
+ *                 locations the part holds whole
+ * @param n        how many
+ * @param options  as for earl_hb_build (NULL: the defaults)
+ * @param out      receives the part's replay, freed with earl_hb_part_free
+ *                 (also after earl_hb_part_finish); NULL on failure
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (unsorted events, an event of a ghost
+ *         location), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_hb_part_new(const earl_trace *trace, earl_states *states,
+                                      const earl_eid *stamped, size_t n,
+                                      const earl_hb_options *options, earl_hb_part **out,
+                                      earl_error *err);
+
+/**
+ * Free a part's replay.
+ *
+ * @param part  a replay of earl_hb_part_new, or NULL (nothing happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_hb_part_free(earl_hb_part *part);
+
+/**
+ * The ghost events whose clocks the own events wait for (step 2); the index
+ * of a ghost in the list is its ticket.
+ *
+ * @param part    the part's replay
+ * @param ghosts  receives the list, ascending (owned by the part)
+ * @return how many
+ * @since 0.1.0
+ */
+EARL_API size_t earl_hb_part_needs(const earl_hb_part *part, const earl_eid **ghosts);
+
+/**
+ * Say that part `to` waits for the clocks of own events (step 3).
+ *
+ * @param part     the part's replay
+ * @param to       the part that waits (0 or more)
+ * @param events   n own events
+ * @param tickets  per event, the ticket part `to` gave it
+ * @param n        how many
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (an event that is not own, a negative
+ *         part), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_hb_part_export(earl_hb_part *part, int32_t to, const earl_eid *events,
+                                         const uint64_t *tickets, size_t n, earl_error *err);
+
+/**
+ * Replay until every own location is done or waits for a ghost clock not
+ * received (step 4).
+ *
+ * @param part  the part's replay
+ * @param err   receives the status and a message on failure (may be NULL)
+ * @return EARL_OK or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_hb_part_run(earl_hb_part *part, earl_error *err);
+
+/**
+ * The clocks replayed since the last take, for each part (step 4): records
+ * of a uint64 ticket then width uint32 entries.
+ *
+ * @param part     the part's replay
+ * @param n_parts  the parts (every part of earl_hb_part_export is below it)
+ * @param out      receives the records per part; free with earl_outbox_free
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (an export to a part >= n_parts), or
+ *         EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_hb_part_take(earl_hb_part *part, size_t n_parts, earl_outbox *out,
+                                       earl_error *err);
+
+/**
+ * Take in records other parts sent here (step 4).
+ *
+ * @param part     the part's replay
+ * @param records  records as earl_hb_part_take makes them, tickets of this
+ *                 part's earl_hb_part_needs
+ * @param bytes    their size: a multiple of the record size
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a size that is no multiple of a
+ *         record, a ticket this part did not give out), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_hb_part_receive(earl_hb_part *part, const void *records, size_t bytes,
+                                          earl_error *err);
+
+/**
+ * Own locations not done.
+ *
+ * @param part  the part's replay
+ * @return how many
+ * @since 0.1.0
+ */
+EARL_API size_t earl_hb_part_unfinished(const earl_hb_part *part);
+
+/**
+ * The waiting own event that comes first in the total order (step 5).
+ *
+ * @param part  the part's replay
+ * @return its id in the part, or -1 when no own location waits
+ * @since 0.1.0
+ */
+EARL_API earl_eid earl_hb_part_waiting(earl_hb_part *part);
+
+/**
+ * Replay e, the next event of a waiting own location, without the clocks it
+ * lacks: a cycle broken, counted as EARL_HBW_CYCLE_BROKEN (step 5).
+ *
+ * @param part  the part's replay
+ * @param e     the event (earl_hb_part_waiting of the part whose event comes
+ *              first among all parts)
+ * @param err   receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (e is not the next event of a waiting
+ *         own location), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_hb_part_force(earl_hb_part *part, earl_eid e, earl_error *err);
+
+/**
+ * The stamps of the stamped events (step 6); the part's replay is then done
+ * with (free it with earl_hb_part_free).
+ *
+ * @param part  the part's replay, whose own locations are all done
+ * @param out   receives the stamps, freed with earl_hb_free; NULL on failure
+ * @param err   receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (an own location still waits), or
+ *         EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_hb_part_finish(earl_hb_part *part, earl_hb **out, earl_error *err);
 
 /* ---- logical time (hb_logical.c) ----------------------------------------------
  *

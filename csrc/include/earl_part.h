@@ -37,6 +37,26 @@
  * trace, but their order is, and the whole trace's id of any event follows
  * from counting, in every part, the own events ordered before it.
  *
+ * Collectives can travel two ways.  Every member's records to every part
+ * of the communicator (earl_part_export without a member list, as the MPI
+ * parts do): simple, but each part then holds the collective records of the
+ * whole communicator, which on a large communicator outweigh its own events.
+ * Or as *representatives*: each part lists its own members instead
+ * (earl_coll_member), the lists of all parts are brought together per
+ * instance, and earl_part_representatives picks, for each part, the few
+ * members of other parts its analysis needs: the instance's first member
+ * (it numbers the instance) and the one completing it, the first member of
+ * another part than the first's, and the members that decide the built-in
+ * collective wait states: the latest begin (of all members, and of those
+ * that are not the root), the earliest end, the root, and for scans every
+ * member that begins later than all members of lower rank.  Those travel
+ * with their call around them (ENTER, BEGIN, END, LEAVE); the first of them
+ * carries the count of the members left out (earl_ghost.members), so that
+ * the EARL layer completes the instance at the same member as in the whole
+ * trace.  Every group maximum and minimum the wait states take over an
+ * instance is then the whole instance's (docs/memory.md says which analyses
+ * need every member instead).
+ *
  * Deterministic: the packed buffers depend only on the trace and the
  * partition.  Not thread-safe on one reading.
  */
@@ -52,7 +72,7 @@
 extern "C" {
 #endif
 
-/* One ghost event as it travels between parts: 72 bytes, no pointers, in
+/* One ghost event as it travels between parts: 80 bytes, no pointers, in
  * the byte order of the machine (parts run on machines of one kind). */
 typedef struct earl_ghost {
     uint64_t time;
@@ -67,6 +87,13 @@ typedef struct earl_ghost {
     uint32_t tag;          /* message: tag; collective end: operation */
     int32_t requested_source;
     int32_t requested_tag;
+    /* collective end: its number among its location's collective ends on its
+     * communicator, which is its instance's (the EARL layer counts them so
+     * on a location it reads whole), and the members of the instance it
+     * stands for: 1, more for a representative that carries the count of
+     * the members left out; 0 for the other kinds */
+    uint32_t seq;
+    uint32_t members;
     uint8_t kind;          /* earl_kind */
     uint8_t reserved[3];
 } earl_ghost;
@@ -87,25 +114,80 @@ typedef struct earl_ghosts {
  */
 EARL_API void earl_ghosts_free(earl_ghosts *ghosts);
 
+/* An own member of a collective instance whose communicator has members in
+ * other parts, as earl_part_representatives needs it: 112 bytes, no
+ * pointers.  Its events are the MPI_COLLECTIVE_END, the latest
+ * MPI_COLLECTIVE_BEGIN before it inside the same call, and the ENTER and
+ * LEAVE of the call around it (the region open at the END). */
+#define EARL_PART_NO_EVENT UINT64_MAX
+enum { EARL_MEMBER_ENTER, EARL_MEMBER_BEGIN, EARL_MEMBER_END, EARL_MEMBER_LEAVE };
+typedef struct earl_coll_member {
+    uint64_t time[4];      /* by EARL_MEMBER_*; 0 where missing */
+    uint64_t position[4];  /* on the location; EARL_PART_NO_EVENT where missing */
+    uint64_t sent, received;
+    uint32_t comm;
+    uint32_t seq;          /* as earl_ghost.seq: the instance is (comm, seq) */
+    int32_t location;
+    uint32_t region;       /* of the call (EARL_UNDEFINED_REF: none open) */
+    int32_t root;          /* as recorded in the END */
+    uint32_t root_rank;
+    uint32_t rank;         /* in the communicator: scans only, else UINT32_MAX */
+    uint8_t op;            /* OTF2_CollectiveOp */
+    uint8_t reserved[3];
+} earl_coll_member;
+
 /**
  * The ghosts that every other part needs of this part's own locations (the
  * locations earl_reading_read read).
  *
- * @param reading  a reading whose own locations were read
- * @param part_of  per dense location, its part (0..n_parts-1; -1: none, no
- *                 ghosts go there)
- * @param n_parts  the parts
- * @param self     this part, whose own records stay empty
- * @param out      receives the packed ghosts per part; free them with
- *                 earl_ghosts_free
- * @param err      receives the status and a message on failure (may be NULL)
+ * @param reading    a reading whose own locations were read
+ * @param part_of    per dense location, its part (0..n_parts-1; -1: none, no
+ *                   ghosts go there)
+ * @param n_parts    the parts
+ * @param self       this part, whose own records stay empty
+ * @param members    NULL to send every collective member's records to every
+ *                   part of its communicator; else the collectives are left
+ *                   out of the ghosts, and *members (free() it) receives the
+ *                   own members of the instances of communicators with members
+ *                   in other parts, sorted by (comm, seq, time of the END,
+ *                   location, position of the END), for
+ *                   earl_part_representatives
+ * @param n_members  receives the number of *members (with members only)
+ * @param out        receives the packed ghosts per part; free them with
+ *                   earl_ghosts_free
+ * @param err        receives the status and a message on failure (may be NULL)
  * @return EARL_OK, EARL_ERR_INVALID (a read location not in part self), or
  *         EARL_ERR_NOMEM
  * @since 0.1.0
  */
 EARL_API earl_status earl_part_export(earl_reading *reading, const int32_t *part_of,
-                                      size_t n_parts, int32_t self, earl_ghosts *out,
-                                      earl_error *err);
+                                      size_t n_parts, int32_t self,
+                                      earl_coll_member **members, size_t *n_members,
+                                      earl_ghosts *out, earl_error *err);
+
+/**
+ * The collective ghosts each part needs (see the top of this file), from the
+ * members of whole instances.
+ *
+ * @param defs     the definitions (the communicators' sizes)
+ * @param members  n members: every member of each of its instances, from every
+ *                 part, sorted as earl_part_export lists them
+ * @param n        how many
+ * @param part_of  per dense location, its part
+ * @param n_parts  the parts
+ * @param out      receives, for part p, the records [offset[p], offset[p + 1]),
+ *                 sorted by (location, position): the representatives of the
+ *                 instances p has a member of, those of other parts; free them
+ *                 with earl_ghosts_free
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (unsorted members, a member's location in
+ *         no part), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_part_representatives(const earl_defs *defs,
+                                               const earl_coll_member *members, size_t n,
+                                               const int32_t *part_of, size_t n_parts,
+                                               earl_ghosts *out, earl_error *err);
 
 /**
  * Add ghost records received from other parts to a reading whose own
@@ -123,6 +205,28 @@ EARL_API earl_status earl_part_export(earl_reading *reading, const int32_t *part
  */
 EARL_API earl_status earl_part_add_ghosts(earl_reading *reading, const earl_ghost *records,
                                           size_t n, earl_error *err);
+
+/* What a part sends the others in one round of a replay in parts (the
+ * happened-before clocks of earl_hb.h, the matches-before clocks of
+ * earl_races.h): records [offset[q], offset[q + 1]) go to part q, each
+ * record_bytes long, a uint64 ticket (the receiver's number for what it
+ * waits for) and a clock, in the machine's byte order (parts run on machines
+ * of one kind). */
+typedef struct earl_outbox {
+    size_t n_parts;
+    size_t *offset;      /* n_parts + 1 */
+    size_t record_bytes;
+    uint8_t *records;
+} earl_outbox;
+
+/**
+ * Free the records of an outbox and empty it.
+ *
+ * @param outbox  an outbox of earl_hb_part_take or earl_races_part_take, or
+ *                NULL (nothing happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_outbox_free(earl_outbox *outbox);
 
 #ifdef __cplusplus
 }

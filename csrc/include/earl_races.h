@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "earl.h"
+#include "earl_part.h"
 #include "earl_states.h"
 
 #ifdef __cplusplus
@@ -66,6 +67,9 @@ typedef struct earl_races_options {
     earl_races_clocks clocks;
     earl_progress_fn progress; /* phases "races" (the replay), "matches" */
     void *progress_data;
+    /* Per location: it has MPI records (a vector entry of its own).  NULL:
+     * those of the trace; a part of a trace needs the whole trace's. */
+    const uint8_t *clocked;
 } earl_races_options;
 
 /* Warnings of the analysis. */
@@ -199,6 +203,192 @@ EARL_API size_t earl_races_peak_bytes(const earl_races *races);
  * @since 0.1.0
  */
 EARL_API size_t earl_races_bytes(const earl_races *races);
+
+/* ---- the race analysis of a part of a trace ----------------------------------------- */
+
+/*
+ * A part of a trace (earl_part.h) replays its own locations, and the parts
+ * pass each other the clocks of what crosses them, as the happened-before
+ * replay of earl_hb.h does (its steps, and a driver's, are the same):
+ *   1. earl_races_part_new (options as for earl_races_build, with `clocked`
+ *      the whole trace's MPI locations);
+ *   2. earl_races_part_needs: what the own locations wait for from other
+ *      parts, (kind, ghost event) pairs whose index is their ticket:
+ *        EARL_RACES_SENT_CLOCK   a send to an own location: its sender's
+ *                                clock when it sent (also for the race test
+ *                                of a send no own receive took);
+ *        EARL_RACES_ACK_CLOCK    an own synchronous send taken by another
+ *                                part: the receiver's clock just after;
+ *        EARL_RACES_BEGIN_CLOCK  another part's member of a collective with
+ *                                an own member, by its MPI_COLLECTIVE_END:
+ *                                its clock at its begin;
+ *      the driver tells the part that produces each (the owner of the send,
+ *      of the receive, of the member), which earl_races_part_export's them;
+ *   3. rounds of earl_races_part_run, _take (earl_outbox, a record a ticket
+ *      and a clock of the vector entries and the Lamport value), _receive;
+ *   4. cycles broken at the waiting event that comes first in the whole
+ *      trace (earl_races_part_waiting, _force);
+ *   5. earl_races_part_finish: the races of the own wildcard receives and the
+ *      findings of the own locations, in this part's event ids; their union
+ *      over the parts is the whole trace's analysis.
+ * A part handle is used by one thread at a time.
+ */
+typedef enum earl_races_crossing {
+    EARL_RACES_SENT_CLOCK = 0,
+    EARL_RACES_ACK_CLOCK = 1,
+    EARL_RACES_BEGIN_CLOCK = 2
+} earl_races_crossing;
+
+typedef struct earl_races_part earl_races_part;
+
+/**
+ * Start the race analysis of a part (step 1).
+ *
+ * @param trace    a part of a trace (earl_part.h); it must stay open until
+ *                 earl_races_part_free
+ * @param states   the part's EARL layer
+ * @param options  as for earl_races_build, with `clocked` set to the whole
+ *                 trace's MPI locations; requested_source, requested_tag and
+ *                 clocked are read here only, the progress callback is kept
+ * @param out      receives the part's analysis, freed with
+ *                 earl_races_part_free; NULL on failure
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID, or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_races_part_new(const earl_trace *trace, earl_states *states,
+                                         const earl_races_options *options,
+                                         earl_races_part **out, earl_error *err);
+
+/**
+ * Free a part's race analysis.
+ *
+ * @param part  an analysis of earl_races_part_new, or NULL (nothing happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_races_part_free(earl_races_part *part);
+
+/**
+ * What the own locations wait for from other parts (step 2): (kind, event)
+ * pairs, the index of a pair being its ticket.
+ *
+ * @param part    the part's analysis
+ * @param kinds   receives the kinds (earl_races_crossing), owned by the part
+ * @param events  receives the events the clocks are keyed by (a ghost send,
+ *                an own synchronous send, a ghost collective end), owned by
+ *                the part
+ * @return how many
+ * @since 0.1.0
+ */
+EARL_API size_t earl_races_part_needs(const earl_races_part *part, const uint8_t **kinds,
+                                      const earl_eid **events);
+
+/**
+ * Say that part `to` waits for clocks this part produces (step 2, at the
+ * producer).
+ *
+ * @param part     the part's analysis
+ * @param to       the part that waits (0 or more)
+ * @param kinds    n kinds (earl_races_crossing)
+ * @param events   n events of this part, as the waiting part named them
+ * @param tickets  per pair, the ticket part `to` gave it
+ * @param n        how many
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a clock this part does not produce),
+ *         or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_races_part_export(earl_races_part *part, int32_t to,
+                                            const uint8_t *kinds, const earl_eid *events,
+                                            const uint64_t *tickets, size_t n, earl_error *err);
+
+/**
+ * Replay until every own location is done or waits for a clock not received
+ * (step 3).
+ *
+ * @param part  the part's analysis
+ * @param err   receives the status and a message on failure (may be NULL)
+ * @return EARL_OK or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_races_part_run(earl_races_part *part, earl_error *err);
+
+/**
+ * The clocks produced since the last take, for each part (step 3).
+ *
+ * @param part     the part's analysis
+ * @param n_parts  the parts (every part of earl_races_part_export is below)
+ * @param out      receives the records per part; free with earl_outbox_free
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (an export to a part >= n_parts), or
+ *         EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_races_part_take(earl_races_part *part, size_t n_parts,
+                                          earl_outbox *out, earl_error *err);
+
+/**
+ * Take in records other parts sent here (step 3).
+ *
+ * @param part     the part's analysis
+ * @param records  records as earl_races_part_take makes them, tickets of
+ *                 this part's earl_races_part_needs
+ * @param bytes    their size: a multiple of the record size
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a size that is no multiple of a
+ *         record, a ticket this part did not give out), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_races_part_receive(earl_races_part *part, const void *records,
+                                             size_t bytes, earl_error *err);
+
+/**
+ * Own locations not done.
+ *
+ * @param part  the part's analysis
+ * @return how many
+ * @since 0.1.0
+ */
+EARL_API size_t earl_races_part_unfinished(const earl_races_part *part);
+
+/**
+ * The waiting own event that comes first in the total order (step 4).
+ *
+ * @param part  the part's analysis
+ * @return its id in the part, or -1 when no own location waits
+ * @since 0.1.0
+ */
+EARL_API earl_eid earl_races_part_waiting(earl_races_part *part);
+
+/**
+ * Replay e, the next event of a waiting own location, without the clocks it
+ * lacks: a cycle broken, counted as the warning cycle_broken (step 4).
+ *
+ * @param part  the part's analysis
+ * @param e     the event (earl_races_part_waiting of the part whose event
+ *              comes first among all parts)
+ * @param err   receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (e is not the next event of a waiting
+ *         own location), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_races_part_force(earl_races_part *part, earl_eid e, earl_error *err);
+
+/**
+ * The races of the own wildcard receives and the findings of the own
+ * locations, in this part's event ids (step 5); the part's analysis is then
+ * done with (free it with earl_races_part_free).
+ *
+ * @param part  the part's analysis, whose own locations are all done
+ * @param out   receives the result, freed with earl_races_free; NULL on
+ *              failure
+ * @param err   receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (an own location still waits), or
+ *         EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_races_part_finish(earl_races_part *part, earl_races **out,
+                                            earl_error *err);
 
 #ifdef __cplusplus
 }

@@ -695,6 +695,131 @@ EARL_API void earl_rc_severity_free(earl_rc_severity *severity);
  */
 EARL_API size_t earl_rc_replay_out_of_order(const earl_rc_replay *replay);
 
+/* ---- the long-term replay in parts ------------------------------------------
+ *
+ * A trace analysed in parts (earl_part.h) replays its long-term costs in
+ * parts too.  Each part's replay holds the wait states its own locations
+ * delayed and every point they touch: their own points, and the waiting
+ * points of other parts' locations they read (*remote* points).  A point's
+ * cost is complete once every wait state that adds to it (those whose late
+ * side's interval holds it) has passed its cost on; a wait state passes its
+ * cost on once the costs it reads are complete: its own part's as they
+ * complete, remote ones as they arrive (earl_rc_replay_receive).  The caller
+ * runs rounds: advance, send the completed costs other parts read
+ * (earl_rc_replay_completed, for the rows it watches), receive theirs, until
+ * nothing remains; then earl_rc_replay_finish gives this part's severities.
+ *
+ * The results are earl_rc_replay_run's on the whole trace to the bit (every
+ * sum is made in its order: rc_parts.c), provided that run takes no wait
+ * state out of order.  It takes none when no wait state reads a point p of a
+ * location that delayed another wait state at an event strictly between p
+ * and the reader's own point (then the latest head is always ready); the
+ * caller checks this over the parts before it starts, and otherwise replays
+ * the parts' inputs together on one process (earl_rc_replay_run).
+ *
+ * The replay's points of locations not held here are remote; batches and
+ * costs are given before earl_rc_replay_start and not after. */
+
+/**
+ * Begin the replay in parts.
+ *
+ * @param replay  a replay holding this part's batches and costs
+ * @param held    held[l] is set for the locations whose wait states and
+ *                points this part holds (l < n_held)
+ * @param n_held  the length of held
+ * @param watch   the rows of held points whose completed costs other parts
+ *                read (earl_rc_replay_completed gives them)
+ * @param n_watch the length of watch
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (a watched row out of range, a wait state
+ *         of a location not held, a second start), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_rc_replay_start(earl_rc_replay *replay, const uint8_t *held,
+                                          size_t n_held, const int64_t *watch, size_t n_watch,
+                                          earl_error *err);
+
+/**
+ * Pass on the cost of every wait state whose reads are complete, and of those
+ * whose reads complete in turn.
+ *
+ * @param replay  a started replay
+ * @param taken   receives how many wait states passed their cost on
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (not started), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_rc_replay_advance(earl_rc_replay *replay, size_t *taken, earl_error *err);
+
+/* The watched points completed since the last call: their indices in the
+ * watch list and their costs, cost[k * n_sources + s] for source s. */
+typedef struct earl_rc_completed {
+    size_t count;
+    int64_t *watch;
+    double *cost;
+} earl_rc_completed;
+
+/**
+ * The watched points whose costs became complete since the last call.
+ *
+ * @param replay  a started replay
+ * @param out     receives their indices in the watch list and their costs
+ *                (free with earl_rc_completed_free)
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (not started), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_rc_replay_completed(earl_rc_replay *replay, earl_rc_completed *out,
+                                              earl_error *err);
+
+/**
+ * Free the arrays of completed costs and empty them.
+ *
+ * @param completed  completed costs of earl_rc_replay_completed, or NULL
+ *                   (nothing happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_rc_completed_free(earl_rc_completed *completed);
+
+/**
+ * Take the complete costs of remote points, as another part's
+ * earl_rc_replay_completed gave them.
+ *
+ * @param replay  a started replay
+ * @param n       how many points
+ * @param row     their rows in this replay's points
+ * @param cost    their costs, cost[k * n_sources + s] for source s
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (not started; a row out of range, held
+ *         here, or received before), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_rc_replay_receive(earl_rc_replay *replay, size_t n, const int64_t *row,
+                                            const double *cost, earl_error *err);
+
+/**
+ * How many of this part's wait states have not passed their cost on.
+ *
+ * @param replay  a started replay
+ * @return the count: 0 once the replay in parts can finish
+ * @since 0.1.0
+ */
+EARL_API size_t earl_rc_replay_remaining(const earl_rc_replay *replay);
+
+/**
+ * This part's long-term severities (as earl_rc_replay_run gives them on the
+ * whole trace, for this part's locations).
+ *
+ * @param replay  a started replay whose wait states all passed their cost on
+ * @param out     n_sources severities, the caller's array (free each with
+ *                earl_rc_severity_free)
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (wait states left), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_rc_replay_finish(earl_rc_replay *replay, earl_rc_severity *out,
+                                           earl_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -92,12 +92,22 @@ EARL_API const char *earl_search_pattern_name(const earl_search_program *program
 
 typedef struct earl_search_query earl_search_query;
 
+typedef struct earl_search_given earl_search_given;
+
 typedef struct earl_search_prepare_options {
     const char *pattern;       /* the pattern to search; NULL: the last one defined */
     int threads;               /* for the timestamps (earl_hb_options.threads) and the
                                   sub-patterns' searches: 0 one per core */
     earl_progress_fn progress; /* phases "clocks", "subpattern" */
     void *progress_data;
+    /* A trace in parts (below): the values of every class and their stamps,
+     * gathered from the parts, in place of the trace's (trace and states may
+     * then be NULL). */
+    const earl_search_given *given;
+    /* Leave the sub-patterns used as variable types unsolved: the caller
+     * solves each in turn (earl_search_query_pending), for instance on many
+     * processes, each searching its block of the tasks. */
+    int defer_subpatterns;
 } earl_search_prepare_options;
 
 /**
@@ -201,6 +211,127 @@ EARL_API const char *earl_search_query_warning(const earl_search_query *query, s
  */
 EARL_API size_t earl_search_query_stamped(const earl_search_query *query, size_t *bytes);
 
+/**
+ * The sub-pattern to solve next, of a query prepared with defer_subpatterns
+ * (children first).  Execute it with earl_search_options.subpattern set, and
+ * give its whole answer to earl_search_query_solved.
+ *
+ * @param query    the query
+ * @param columns  receives the sub-pattern's columns (may be NULL)
+ * @return the sub-pattern's name (owned by the query), or NULL when none is
+ *         left
+ * @since 0.1.0
+ */
+EARL_API const char *earl_search_query_pending(const earl_search_query *query,
+                                               uint32_t *columns);
+
+/**
+ * The whole answer of the pending sub-pattern: its matches become the values
+ * of the variables of its type.
+ *
+ * @param query   the query
+ * @param rows    n_rows x its columns event ids, in canonical order
+ * @param n_rows  how many matches
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (no sub-pattern is pending), or
+ *         EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_search_query_solved(earl_search_query *query, const earl_eid *rows,
+                                              size_t n_rows, earl_error *err);
+
+/* ---- a trace in parts ------------------------------------------------------------ */
+
+/*
+ * A trace analysed in parts (earl_part.h) is searched by every part together
+ * (docs/patterns.md, "In parts"):
+ *   1. each part lists the values it holds of every class the pattern (and
+ *      its sub-patterns) use: earl_search_part_values.  A class's values are
+ *      its events on own locations; a partner class's are its pairs (a, b)
+ *      whose a is own (b may be a ghost);
+ *   2. the events of all values are stamped (earl_hb_part_*) and gathered on
+ *      every part with their ids in the whole trace, as are the values;
+ *   3. every part prepares the same query from them (options.given), with
+ *      its sub-patterns deferred;
+ *   4. each sub-pattern and then the pattern is searched by all parts, each
+ *      its block of the task list (earl_search_options.block, blocks,
+ *      tasks: the static split between teams, here between machines), and
+ *      the blocks' matches, concatenated in block order, are the answer.
+ * Memory per part: the gathered values and the stamps of their events
+ * (4 bytes x locations each), as for the whole trace.
+ */
+
+/* One class of a pattern: first, second (a partner class; -1 otherwise) name
+ * the class literals of the program; its n values are rows of `arity` event
+ * ids (1, or 2 for a partner class), ascending. */
+typedef struct earl_search_given_class {
+    int32_t first, second;
+    uint32_t arity;
+    size_t n;
+    const earl_eid *values;
+} earl_search_given_class;
+
+/* The values of every class and the stamps of their events, under one
+ * numbering of the events (the whole trace's ids).  The query takes the
+ * stamps (earl_hb_from_stamps); the values are copied. */
+struct earl_search_given {
+    size_t n_classes;
+    const earl_search_given_class *classes;
+    struct earl_hb *stamps;
+};
+
+/* The values a part holds of each class of a pattern. */
+typedef struct earl_search_values earl_search_values;
+
+/**
+ * The values a part of a trace holds of the classes of a pattern and of the
+ * sub-patterns it uses (step 1).
+ *
+ * @param program  a parsed program
+ * @param pattern  the pattern's name; NULL: the last one defined
+ * @param trace    a part of a trace
+ * @param states   its EARL layer
+ * @param out      receives the values, in the part's event ids; free with
+ *                 earl_search_values_free; NULL on failure
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (an unknown pattern, a pattern the trace
+ *         cannot answer), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_search_part_values(const earl_search_program *program,
+                                             const char *pattern, const earl_trace *trace,
+                                             earl_states *states, earl_search_values **out,
+                                             earl_error *err);
+
+/**
+ * How many classes the values hold.
+ *
+ * @param values  values of earl_search_part_values
+ * @return the classes
+ * @since 0.1.0
+ */
+EARL_API size_t earl_search_values_count(const earl_search_values *values);
+
+/**
+ * One class's values.
+ *
+ * @param values  values of earl_search_part_values
+ * @param k       the class, below earl_search_values_count
+ * @return the class (its values owned by `values`); first -1 and no values
+ *         for k out of range
+ * @since 0.1.0
+ */
+EARL_API earl_search_given_class earl_search_values_class(const earl_search_values *values,
+                                                          size_t k);
+
+/**
+ * Free the values.
+ *
+ * @param values  values of earl_search_part_values, or NULL (nothing happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_search_values_free(earl_search_values *values);
+
 /* ---- execution ----------------------------------------------------------------- */
 
 typedef struct earl_search_options {
@@ -227,6 +358,17 @@ typedef struct earl_search_options {
      * several threads search. */
     int (*interrupt)(void *data);
     void *interrupt_data;
+    /* The search split between processes (a trace in parts): `tasks` initial
+     * tasks are made (0: 8 per thread), split into `blocks` contiguous blocks
+     * as between teams, and this execution searches block `block` of them
+     * (0, 0, 0: all).  The matches of consecutive blocks are consecutive
+     * runs of the canonical order; with a limit K each block keeps its
+     * first K. */
+    size_t tasks;
+    int block, blocks;
+    /* Execute the pending sub-pattern (earl_search_query_pending) instead of
+     * the pattern. */
+    int subpattern;
 } earl_search_options;
 
 typedef struct earl_search_stats {

@@ -5,11 +5,15 @@
  * those events.  The merge (order.c) then places them in the total order
  * beside the own events; a ghost's index on its location is its rank among
  * the location's ghosts, and a request's other half, given by its position
- * in the whole trace, becomes that index.
+ * in the whole trace, becomes that index.  A collective end's sequence
+ * number and the members it stands for (earl_ghost.seq, .members) are noted
+ * with the reading, which puts them in the trace's collective table once
+ * the merge gave the event its row.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sorted.h"
 #include "earl_part.h"
 #include "internal.h"
 
@@ -107,6 +111,18 @@ static earl_status check_run(const earl_ghost *g, size_t k0, size_t k1, const lo
     return EARL_OK;
 }
 
+/* The records of a location before a position (they ascend by position). */
+typedef struct position_bound {
+    const earl_ghost *g;
+    uint64_t position;
+} position_bound;
+
+static int position_before(const void *ctx, size_t k)
+{
+    const position_bound *b = ctx;
+    return b->g[k].position < b->position;
+}
+
 /* Request halves by position: the records [k0, k1) are the location's
  * events from index `base` on; each partner position becomes an index. */
 static void link_requests(loc_events *b, size_t base, const earl_ghost *g, size_t k0, size_t k1)
@@ -115,14 +131,8 @@ static void link_requests(loc_events *b, size_t base, const earl_ghost *g, size_
     for (size_t k = k0; k < k1; k++) {
         if (g[k].partner < 0 || earl_kind_family(g[k].kind) != EARL_FAMILY_MSG)
             continue;
-        size_t lo = k0, hi = k1; /* positions ascend: a binary search */
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (g[mid].position < (uint64_t)g[k].partner)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        position_bound pb = {g, (uint64_t)g[k].partner};
+        size_t lo = earl_partition_point(k0, k1, position_before, &pb);
         if (lo < k1 && g[lo].position == (uint64_t)g[k].partner)
             m->partner[b->payload[base + (k - k0)]] = (earl_eid32)(base + (lo - k0));
     }
@@ -153,8 +163,13 @@ earl_status earl_part_add_ghosts(earl_reading *reading, const earl_ghost *record
         if (reserve(b, k1 - k0, rows) != 0)
             return earl_fail(err, EARL_ERR_NOMEM, "out of memory adding ghost events");
         size_t base = b->n;
-        for (size_t k = k0; k < k1; k++)
+        for (size_t k = k0; k < k1; k++) {
             append(b, &records[k]);
+            if (records[k].kind == EARL_MPI_COLLECTIVE_END && records[k].members &&
+                reading_note_ghost_coll(reading, loc, base + (k - k0), records[k].seq,
+                                        records[k].members) != 0)
+                return earl_fail(err, EARL_ERR_NOMEM, "out of memory adding ghost events");
+        }
         link_requests(b, base, records, k0, k1);
         l->held = EARL_HELD_GHOSTS;
         l->events = b->n;

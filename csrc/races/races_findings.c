@@ -73,6 +73,8 @@ earl_status races_find_other(const earl_trace *trace, const uint8_t *calls,
             cancelled[ev->ref[p]] = 1;
     }
     for (uint32_t l = 0; l < defs->n_locations; l++) {
+        if (defs->locations[l].held != EARL_HELD_ALL)
+            continue; /* a part's ghosts are their owner's to count */
         for (int k = 0; k < N_CALL_KINDS; k++)
             calls_at[k] = (tally){-1, 0};
         requests = (tally){-1, 0};

@@ -5,7 +5,9 @@
  *                       Waitany & co., probes, communicator creation and release)
  *   races_wildcards.c   which receives asked for any source or any tag, which
  *                       sends are synchronous: per-row flags of the message table
- *   races_replay.c      the matches-before replay: lazy vector and Lamport clocks
+ *   races_replay.c      the matches-before replay: lazy vector and Lamport clocks,
+ *                       resumable for a part of a trace
+ *   races_part.c        the steps of the race analysis of a part of a trace
  *   races_matches.c     the potential-match test over those clocks: the result
  *   races_findings.c    other nondeterminism and resource errors
  *   races.c             earl_races_build and the accessors
@@ -74,10 +76,63 @@ typedef struct races_clocks {
     size_t peak_bytes; /* the replay's working memory at its largest */
 } races_clocks;
 
+/* The replay of a whole trace, cycles broken where they block. */
 earl_status races_replay(const earl_trace *trace, earl_states *states,
                          const earl_races_options *opts, uint8_t *flags, races_clocks *out,
                          earl_error *err);
 void races_clocks_free(races_clocks *c);
+
+/* The same replay, resumable (races_part.c drives it for a part of a trace):
+ * the locations the trace holds whole are replayed; what other parts send
+ * and what they wait for are named by keys, a kind and an event: */
+enum { RACES_SENT = EARL_RACES_SENT_CLOCK, RACES_ACK = EARL_RACES_ACK_CLOCK,
+       RACES_BEGIN = EARL_RACES_BEGIN_CLOCK };
+#define RACES_KEY(kind, e) ((int64_t)(e) * 4 + (kind))
+#define RACES_KEY_KIND(key) ((int)((key) & 3))
+#define RACES_KEY_EVENT(key) ((earl_eid)((key) >> 2))
+/*   RACES_SENT  a send: its sender's clock when it sent (for the receiver)
+ *   RACES_ACK   a synchronous send: the receiver's clock just after it took it
+ *               (for the sender)
+ *   RACES_BEGIN a collective member, by its MPI_COLLECTIVE_END: its clock at
+ *               its begin (for the other members) */
+typedef struct races_run races_run;
+earl_status races_run_new(const earl_trace *trace, earl_states *states,
+                          const earl_races_options *opts, uint8_t *flags, races_clocks *out,
+                          races_run **run, earl_error *err);
+void races_run_free(races_run *run);
+/* Run every location that can go on until all wait or are done; -1 out of memory. */
+int races_run_go(races_run *run);
+/* The waiting location whose next event comes first (*location, that event),
+ * -1 when none waits; the next event of waiting location l, -1. */
+earl_eid races_run_waiting(races_run *run, int32_t *location);
+earl_eid races_run_waiting_at(races_run *run, int32_t l);
+/* Break a cycle: run waiting location l, letting its first wait go. */
+void races_run_force(races_run *run, int32_t l);
+size_t races_run_unfinished(const races_run *run);
+/* Entries of a clock that crosses parts: the vector entries and the Lamport value. */
+uint32_t races_run_clock_entries(const races_run *run);
+/* Another part waits for key: its clock is produced when it is replayed. */
+int races_run_export(races_run *run, int64_t key);
+size_t races_run_produced(const races_run *run, const int64_t **keys, const uint32_t **clocks);
+void races_run_clear_produced(races_run *run);
+/* Another part's clock for key (races_run_clock_entries entries); -1 out of memory. */
+int races_run_receive(races_run *run, int64_t key, const uint32_t *clock);
+size_t races_run_peak_bytes(const races_run *run);
+
+/* ---- races.c ------------------------------------------------------------------------ */
+
+/* The options with their defaults, checked (as earl_races_build checks them). */
+earl_status races_check(const earl_trace *trace, earl_states *states,
+                        const earl_races_options *options, earl_races_options *opts,
+                        earl_error *err);
+
+/* The result of a replay: the potential matches of the wildcard receives it
+ * clocked, the other findings (of the locations the trace holds whole), the
+ * warnings (cycles_broken: the replay's). */
+earl_status races_result(const earl_trace *trace, earl_states *states,
+                         const earl_races_options *opts, const uint8_t *flags,
+                         const uint8_t *calls, const races_clocks *clocks, earl_races **out,
+                         earl_error *err);
 
 /* ---- races_matches.c ----------------------------------------------------------- */
 

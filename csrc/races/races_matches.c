@@ -246,39 +246,49 @@ static int add_pair(races_table *t, earl_eid send, uint8_t lamport)
     return 0;
 }
 
-/* Most alternatives first, ties in event order (the receives were added in
- * event order: a stable counting sort by count keeps it). */
+/* Most alternatives first, ties in event order.  The receives were added in
+ * the message table's order (location by location), so a sort by (count
+ * descending, receive event) is needed: the order then depends on the
+ * events alone, and the parts of a trace in parts merge into it. */
+typedef struct receive_key {
+    size_t count;
+    earl_eid recv;
+    size_t k;
+} receive_key;
+
+static int by_count_then_event(const void *a, const void *b)
+{
+    const receive_key *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return (x->recv > y->recv) - (x->recv < y->recv);
+}
+
 static earl_status order_receives(races_table *t, earl_error *err, const char *path)
 {
-    size_t n = t->n_receives, max = 0;
+    size_t n = t->n_receives;
     int ordered = 1;
-    for (size_t k = 0; k < n; k++) {
-        size_t c = t->alt_start[k + 1] - t->alt_start[k];
-        if (k && c > t->alt_start[k] - t->alt_start[k - 1])
-            ordered = 0;
-        max = c > max ? c : max;
+    for (size_t k = 1; k < n && ordered; k++) {
+        size_t c0 = t->alt_start[k] - t->alt_start[k - 1], c1 = t->alt_start[k + 1] - t->alt_start[k];
+        ordered = c1 < c0 || (c1 == c0 && t->recv[k] > t->recv[k - 1]);
     }
     if (ordered)
         return EARL_OK;
-    size_t *bucket = calloc(max + 2, sizeof *bucket);
-    size_t *perm = malloc(n * sizeof *perm);
+    receive_key *keys = malloc((n ? n : 1) * sizeof *keys);
     races_table o = {0};
     earl_eid *alt = malloc((t->n_pairs ? t->n_pairs : 1) * sizeof *alt);
     uint8_t *lam = malloc(t->n_pairs ? t->n_pairs : 1);
     earl_status st = EARL_OK;
-    if (!bucket || !perm || alloc_receives(&o, n) != 0 || !alt || !lam) {
+    if (!keys || alloc_receives(&o, n) != 0 || !alt || !lam) {
         st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory ordering the races", path);
         goto done;
     }
     for (size_t k = 0; k < n; k++)
-        bucket[max - (t->alt_start[k + 1] - t->alt_start[k]) + 1]++;
-    for (size_t b = 1; b <= max + 1; b++)
-        bucket[b] += bucket[b - 1];
-    for (size_t k = 0; k < n; k++)
-        perm[bucket[max - (t->alt_start[k + 1] - t->alt_start[k])]++] = k;
+        keys[k] = (receive_key){t->alt_start[k + 1] - t->alt_start[k], t->recv[k], k};
+    qsort(keys, n, sizeof *keys, by_count_then_event);
     size_t at = 0;
     for (size_t j = 0; j < n; j++) {
-        size_t k = perm[j];
+        size_t k = keys[j].k;
         o.recv[j] = t->recv[k];
         o.recv_posted[j] = t->recv_posted[k];
         o.recv_send[j] = t->recv_send[k];
@@ -304,8 +314,7 @@ static earl_status order_receives(races_table *t, earl_error *err, const char *p
     memset(&o, 0, sizeof o);
 done:
     races_table_free(&o);
-    free(bucket);
-    free(perm);
+    free(keys);
     free(alt);
     free(lam);
     return st;

@@ -38,6 +38,14 @@
  * Saved clocks (a send's until its receive, a collective member's begin
  * until every member ended, the clock a synchronous sender waits for) live in
  * the shared slot pool of hb_clock.h, found by event id.
+ *
+ * Parts (races_part.c): a run is resumable and replays the locations the
+ * trace holds whole.  What another part produces arrives as clocks
+ * (races_run_receive): the clock of a send to an own location when it was
+ * sent, the clock of the receiver just after it took a synchronous send of
+ * an own location, the clock of a collective member at its begin.  What an
+ * own location produces for another part is collected as it is replayed
+ * (races_run_produced), under the same keys.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -74,11 +82,12 @@ typedef struct loc_state {
 typedef struct coll_state {
     uint32_t *slot;   /* per member: saved clock at its begin, UINT32_MAX before */
     uint32_t n_begun, n_ended;
+    uint32_t n_own;   /* members on replayed locations: their ends release it */
     uint32_t joined;  /* the join of every member's begin, made once all began (an
                          all-to-all end merges one clock, not one per member) */
 } coll_state;
 
-typedef struct replay {
+struct races_run {
     const earl_events *ev;
     const earl_defs *defs;
     earl_states *states;
@@ -104,13 +113,42 @@ typedef struct replay {
     int nomem;
     uint64_t processed, next_report;
     const earl_races_options *opts;
-} replay;
+    /* parts */
+    uint8_t *released;   /* bit per collective instance: its state was freed */
+    uint8_t *exported;   /* bit per key (below): another part waits for it */
+    int64_t *produced_key; /* keys produced for other parts since the last clear */
+    uint32_t *produced;  /* and their clocks, w1 entries each */
+    size_t n_produced, cap_produced_key, cap_produced;
+};
+typedef struct races_run replay;
 
 /* Keys of the waits: a send's clock, a synchronous send's receive clock, a
- * collective instance's begins. */
-#define KEY_SENT(e) ((int64_t)(e) * 4)
-#define KEY_ACK(e) ((int64_t)(e) * 4 + 1)
-#define KEY_COLL(k) ((int64_t)(k) * 4 + 2)
+ * collective instance's begins; and of what crosses parts: a send's clock,
+ * a synchronous send's receive clock, a member's begin clock (by its END). */
+#define KEY_SENT(e) RACES_KEY(RACES_SENT, e)
+#define KEY_ACK(e) RACES_KEY(RACES_ACK, e)
+#define KEY_COLL(k) ((int64_t)(k) * 4 + 3)
+#define KEY_BEGIN(m) RACES_KEY(RACES_BEGIN, m)
+
+static int own(const replay *R, earl_loc l)
+{
+    return R->defs->locations[l].held == EARL_HELD_ALL;
+}
+
+/* What another part waits for is produced: its clock is kept for the take. */
+static void produce(replay *R, int64_t key, const uint32_t *clk)
+{
+    if (!R->exported || !HB_BIT_GET(R->exported, key))
+        return;
+    if (EARL_GROW(R->produced_key, R->cap_produced_key, R->n_produced + 1) != 0 ||
+        EARL_GROW(R->produced, R->cap_produced, (R->n_produced + 1) * R->w1) != 0) {
+        R->nomem = 1;
+        return;
+    }
+    R->produced_key[R->n_produced] = key;
+    hb_clock_copy(R->produced + R->n_produced * R->w1, clk, R->w1);
+    R->n_produced++;
+}
 
 static uint32_t *clock_of(replay *R, int32_t l)
 {
@@ -164,11 +202,12 @@ static void on_send(replay *R, int32_t l, earl_eid e, size_t row)
     earl_eid recv = earl_states_ptr(R->states, EARL_PTR_RECV, e);
     if (R->vector) {
         R->out->own[row] = dv >= 0 ? clk[dv] : 0;
-        if (recv >= 0)
+        if (recv >= 0 && own(R, R->ev->location[recv])) /* else its clock goes there */
             put(R, &R->saved, e, save(R, clk));
     }
     R->out->lamport[row] = clk[R->width];
     R->flags[row] |= RACES_REPLAYED;
+    produce(R, KEY_SENT(e), clk);
     wake(R, KEY_SENT(e));
     if (R->ev->kind[e] == EARL_MPI_SEND && (R->flags[row] & RACES_SYNC_SEND) && recv >= 0)
         R->locs[l].await_ack = e;
@@ -189,8 +228,12 @@ static void assign(replay *R, int32_t l, size_t row)
 
 static void publish_ack(replay *R, int32_t l, earl_eid send)
 {
-    put(R, &R->acks, send, save(R, clock_of(R, l)));
-    wake(R, KEY_ACK(send));
+    if (own(R, R->ev->location[send])) {
+        put(R, &R->acks, send, save(R, clock_of(R, l)));
+        wake(R, KEY_ACK(send));
+    } else { /* the sender is another part's */
+        produce(R, KEY_ACK(send), clock_of(R, l));
+    }
 }
 
 static int is_sync(const replay *R, earl_eid send)
@@ -343,6 +386,47 @@ static size_t members_of(const replay *R, int32_t inst, const earl_eid **members
     return b - a;
 }
 
+/* The state of an open instance, made on first need. */
+static coll_state *coll_open(replay *R, int32_t inst)
+{
+    coll_state *cs = R->colls[inst];
+    if (cs)
+        return cs;
+    const earl_eid *members;
+    size_t n = members_of(R, inst, &members);
+    cs = calloc(1, sizeof *cs);
+    uint32_t *slot = cs ? malloc((n ? n : 1) * sizeof *slot) : NULL;
+    if (!slot) {
+        free(cs);
+        R->nomem = 1;
+        return NULL;
+    }
+    for (size_t k = 0; k < n; k++) {
+        slot[k] = UINT32_MAX;
+        cs->n_own += own(R, R->ev->location[members[k]]);
+    }
+    cs->slot = slot;
+    cs->joined = UINT32_MAX;
+    R->colls[inst] = cs;
+    return cs;
+}
+
+/* Member mi of instance inst began with clock clk. */
+static void coll_begun(replay *R, int32_t inst, size_t mi, const uint32_t *clk)
+{
+    if (HB_BIT_GET(R->released, inst))
+        return; /* every own member ended: none takes it */
+    coll_state *cs = coll_open(R, inst);
+    if (!cs)
+        return;
+    if (cs->slot[mi] == UINT32_MAX)
+        cs->n_begun++;
+    else
+        hb_clock_release(&R->pool, cs->slot[mi]);
+    cs->slot[mi] = save(R, clk);
+    wake(R, KEY_COLL(inst));
+}
+
 static void on_coll_begin(replay *R, int32_t l)
 {
     loc_state *st = &R->locs[l];
@@ -366,29 +450,10 @@ static void on_coll_begin(replay *R, int32_t l)
     size_t mi = earl_i64_lower_bound(members, 0, n, end);
     if (mi >= n || members[mi] != end)
         return;
-    coll_state *cs = R->colls[inst];
-    if (!cs) {
-        cs = calloc(1, sizeof *cs);
-        uint32_t *slot = cs ? malloc(n * sizeof *slot) : NULL;
-        if (!slot) {
-            free(cs);
-            R->nomem = 1;
-            return;
-        }
-        for (size_t k = 0; k < n; k++)
-            slot[k] = UINT32_MAX;
-        cs->slot = slot;
-        cs->joined = UINT32_MAX;
-        R->colls[inst] = cs;
-    }
-    if (cs->slot[mi] == UINT32_MAX)
-        cs->n_begun++;
-    else
-        hb_clock_release(&R->pool, cs->slot[mi]);
-    cs->slot[mi] = save(R, clock_of(R, l));
+    coll_begun(R, inst, mi, clock_of(R, l));
+    produce(R, KEY_BEGIN(end), clock_of(R, l));
     st->coll_inst = inst;
     st->coll_member = (uint32_t)mi;
-    wake(R, KEY_COLL(inst));
 }
 
 /* Does the end of member mi wait for the begin of member j (the shapes that
@@ -412,6 +477,7 @@ static int depends(const replay *R, int32_t inst, hb_shape shape, const earl_eid
 static void release_coll(replay *R, int32_t inst, size_t n)
 {
     coll_state *cs = R->colls[inst];
+    HB_BIT_SET(R->released, inst);
     for (size_t k = 0; k < n; k++)
         if (cs->slot[k] != UINT32_MAX)
             hb_clock_release(&R->pool, cs->slot[k]);
@@ -471,7 +537,7 @@ static int on_coll_end(replay *R, int32_t l, int force, int64_t *key)
                 hb_clock_max(clk, hb_clock_at(&R->pool, cs->slot[j]), R->w1);
     }
     st->coll_inst = -1;
-    if (++cs->n_ended == n)
+    if (++cs->n_ended == cs->n_own)
         release_coll(R, inst, n);
     return 0;
 }
@@ -565,14 +631,18 @@ static earl_status setup(replay *R, const earl_trace *trace, earl_error *err)
     R->locs = calloc(R->n_locs ? R->n_locs : 1, sizeof *R->locs);
     R->ready = malloc((R->n_locs ? R->n_locs : 1) * sizeof *R->ready);
     R->colls = calloc(R->view->n_colls ? R->view->n_colls : 1, sizeof *R->colls);
-    if (!R->vidx || !R->locs || !R->ready || !R->colls)
+    R->released = calloc(R->view->n_colls / 8 + 1, 1);
+    if (!R->vidx || !R->locs || !R->ready || !R->colls || !R->released)
         return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory for the race replay",
                          earl_trace_path(trace));
+    /* a clock per MPI location: of the whole trace when a part's caller says
+     * which those are, else the locations with MPI records here */
+    const uint8_t *clocked = R->opts->clocked;
     for (uint32_t l = 0; l < R->n_locs; l++)
-        R->vidx[l] = -1;
-    for (size_t m = 0; m < ev->msg.count; m++)
+        R->vidx[l] = clocked && clocked[l] ? 0 : -1;
+    for (size_t m = 0; !clocked && m < ev->msg.count; m++)
         R->vidx[ev->location[ev->msg.event[m]]] = 0;
-    for (size_t m = 0; m < ev->coll.count; m++)
+    for (size_t m = 0; !clocked && m < ev->coll.count; m++)
         R->vidx[ev->location[ev->coll.event[m]]] = 0;
     uint32_t n_clocked = 0;
     for (uint32_t l = 0; l < R->n_locs; l++)
@@ -592,7 +662,7 @@ static earl_status setup(replay *R, const earl_trace *trace, earl_error *err)
         st->vidx = R->vidx[l];
         st->await_ack = -1;
         st->coll_inst = -1;
-        st->done = st->vidx < 0;
+        st->done = st->vidx < 0 || !own(R, (earl_loc)l);
     }
     hb_clock_pool_init(&R->pool, R->w1);
     hb_event_map_init(&R->saved);
@@ -600,6 +670,9 @@ static earl_status setup(replay *R, const earl_trace *trace, earl_error *err)
     if (hb_waiters_init(&R->waiters, R->n_locs) != 0)
         return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory for the race replay",
                          earl_trace_path(trace));
+    for (uint32_t l = R->n_locs; l-- > 0;)
+        if (!R->locs[l].done)
+            R->ready[R->n_ready++] = (int32_t)l;
     return EARL_OK;
 }
 
@@ -617,8 +690,10 @@ static size_t working_bytes(const replay *R)
     return b + n_clocked * R->w1 * sizeof(uint32_t);
 }
 
-static void teardown(replay *R)
+void races_run_free(replay *R)
 {
+    if (!R)
+        return;
     if (R->colls)
         for (size_t k = 0; k < R->view->n_colls; k++)
             if (R->colls[k]) {
@@ -629,6 +704,10 @@ static void teardown(replay *R)
         for (uint32_t l = 0; l < R->n_locs; l++)
             free(R->locs[l].pending);
     free(R->colls);
+    free(R->released);
+    free(R->exported);
+    free(R->produced_key);
+    free(R->produced);
     free(R->locs);
     free(R->vidx);
     free(R->ready);
@@ -638,57 +717,178 @@ static void teardown(replay *R)
     hb_event_map_free(&R->saved);
     hb_event_map_free(&R->acks);
     hb_waiters_free(&R->waiters);
+    free(R);
+}
+
+earl_status races_run_new(const earl_trace *trace, earl_states *states,
+                          const earl_races_options *opts, uint8_t *flags, races_clocks *out,
+                          races_run **run, earl_error *err)
+{
+    *run = NULL;
+    memset(out, 0, sizeof *out);
+    replay *R = calloc(1, sizeof *R);
+    if (!R)
+        return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory for the race replay",
+                         earl_trace_path(trace));
+    R->ev = earl_trace_events(trace);
+    R->defs = earl_trace_defs(trace);
+    R->states = states;
+    R->view = earl_states_get_view(states);
+    R->flags = flags;
+    R->out = out;
+    R->opts = opts;
+    R->vector = opts->clocks == EARL_RACES_VECTOR;
+    size_t rows = R->ev->msg.count ? R->ev->msg.count : 1;
+    /* per-row arrays from the store's warm blocks (the open's reading buffers) */
+    out->lamport = earl_mem_calloc(rows, sizeof *out->lamport);
+    out->own = R->vector ? earl_mem_calloc(rows, sizeof *out->own) : NULL;
+    earl_status st = EARL_OK;
+    if (!out->lamport || (R->vector && !out->own))
+        st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory for the message clocks",
+                       earl_trace_path(trace));
+    if (st == EARL_OK)
+        st = setup(R, trace, err);
+    if (st != EARL_OK) {
+        races_run_free(R);
+        races_clocks_free(out);
+        return st;
+    }
+    *run = R;
+    return EARL_OK;
+}
+
+int races_run_go(replay *R)
+{
+    while (R->n_ready && !R->nomem)
+        run(R, R->ready[--R->n_ready], 0);
+    return R->nomem ? -1 : 0;
+}
+
+earl_eid races_run_waiting(replay *R, int32_t *location)
+{
+    int32_t l = hb_waiters_earliest(&R->waiters, next_event, R);
+    *location = l;
+    return l >= 0 ? next_event(R, l) : EARL_NONE;
+}
+
+earl_eid races_run_waiting_at(replay *R, int32_t l)
+{
+    return l >= 0 && (uint32_t)l < R->n_locs && hb_waiting(&R->waiters, l) ? next_event(R, l)
+                                                                            : EARL_NONE;
+}
+
+void races_run_force(replay *R, int32_t l)
+{
+    hb_unwait(&R->waiters, l);
+    run(R, l, 1);
+}
+
+size_t races_run_unfinished(const replay *R)
+{
+    size_t n = 0;
+    for (uint32_t l = 0; l < R->n_locs; l++)
+        n += !R->locs[l].done;
+    return n;
+}
+
+uint32_t races_run_clock_entries(const replay *R)
+{
+    return R->w1;
+}
+
+int races_run_export(replay *R, int64_t key)
+{
+    size_t bits = R->ev->count * 4 + 4;
+    if (!R->exported && !(R->exported = calloc(bits / 8 + 1, 1)))
+        return -1;
+    HB_BIT_SET(R->exported, key);
+    return 0;
+}
+
+size_t races_run_produced(const replay *R, const int64_t **keys, const uint32_t **clocks)
+{
+    *keys = R->produced_key;
+    *clocks = R->produced;
+    return R->n_produced;
+}
+
+void races_run_clear_produced(replay *R)
+{
+    R->n_produced = 0;
+}
+
+int races_run_receive(replay *R, int64_t key, const uint32_t *clk)
+{
+    earl_eid e = RACES_KEY_EVENT(key);
+    const earl_events *ev = R->ev;
+    switch (RACES_KEY_KIND(key)) {
+    case RACES_SENT: { /* another part's send to an own location was sent */
+        int32_t row = ev->ref[e];
+        if (row < 0 || (R->flags[row] & RACES_REPLAYED))
+            break;
+        earl_loc dest = ev->msg.peer[row];
+        int32_t dv = dest >= 0 ? R->vidx[dest] : -1;
+        if (R->vector) {
+            R->out->own[row] = dv >= 0 ? clk[dv] : 0;
+            if (earl_states_ptr(R->states, EARL_PTR_RECV, e) >= 0)
+                put(R, &R->saved, e, save(R, clk));
+        }
+        R->out->lamport[row] = clk[R->width];
+        R->flags[row] |= RACES_REPLAYED;
+        wake(R, KEY_SENT(e));
+        break;
+    }
+    case RACES_ACK: /* another part took an own synchronous send */
+        put(R, &R->acks, e, save(R, clk));
+        wake(R, KEY_ACK(e));
+        break;
+    case RACES_BEGIN: { /* another part's collective member began */
+        int32_t inst = earl_states_instance_of(R->states, e);
+        if (inst < 0 || R->view->coll_type[inst] != EARL_COLL_MPI)
+            break;
+        const earl_eid *members;
+        size_t n = members_of(R, inst, &members);
+        size_t mi = earl_i64_lower_bound(members, 0, n, e);
+        if (mi < n && members[mi] == e)
+            coll_begun(R, inst, mi, clk);
+        break;
+    }
+    default:
+        break;
+    }
+    return R->nomem ? -1 : 0;
+}
+
+size_t races_run_peak_bytes(const replay *R)
+{
+    return working_bytes(R);
 }
 
 earl_status races_replay(const earl_trace *trace, earl_states *states,
                          const earl_races_options *opts, uint8_t *flags, races_clocks *out,
                          earl_error *err)
 {
-    replay R;
-    memset(&R, 0, sizeof R);
-    memset(out, 0, sizeof *out);
-    R.ev = earl_trace_events(trace);
-    R.defs = earl_trace_defs(trace);
-    R.states = states;
-    R.view = earl_states_get_view(states);
-    R.flags = flags;
-    R.out = out;
-    R.opts = opts;
-    R.vector = opts->clocks == EARL_RACES_VECTOR;
-    size_t rows = R.ev->msg.count ? R.ev->msg.count : 1;
-    /* per-row arrays from the store's warm blocks (the open's reading buffers) */
-    out->lamport = earl_mem_calloc(rows, sizeof *out->lamport);
-    out->own = R.vector ? earl_mem_calloc(rows, sizeof *out->own) : NULL;
-    earl_status st = EARL_OK;
-    if (!out->lamport || (R.vector && !out->own))
-        st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory for the message clocks",
-                       earl_trace_path(trace));
-    if (st == EARL_OK)
-        st = setup(&R, trace, err);
-    if (st == EARL_OK) {
-        for (uint32_t l = R.n_locs; l-- > 0;)
-            if (!R.locs[l].done)
-                R.ready[R.n_ready++] = (int32_t)l;
-        for (;;) {
-            while (R.n_ready && !R.nomem)
-                run(&R, R.ready[--R.n_ready], 0);
-            if (R.nomem)
-                break;
-            /* everything left waits: a cycle; go on at the earliest blocked event */
-            int32_t first = hb_waiters_earliest(&R.waiters, next_event, &R);
-            if (first < 0)
-                break;
-            hb_unwait(&R.waiters, first);
-            run(&R, first, 1);
-        }
-        if (R.nomem)
-            st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory in the race replay",
-                           earl_trace_path(trace));
-        out->peak_bytes = working_bytes(&R);
-        if (opts->progress)
-            opts->progress(opts->progress_data, "races", R.ev->count, R.ev->count);
+    replay *R;
+    earl_status st = races_run_new(trace, states, opts, flags, out, &R, err);
+    if (st != EARL_OK)
+        return st;
+    for (;;) {
+        races_run_go(R);
+        if (R->nomem)
+            break;
+        /* everything left waits: a cycle; go on at the earliest blocked event */
+        int32_t first;
+        if (races_run_waiting(R, &first) < 0)
+            break;
+        races_run_force(R, first);
     }
-    teardown(&R);
+    if (R->nomem)
+        st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory in the race replay",
+                       earl_trace_path(trace));
+    out->peak_bytes = working_bytes(R);
+    if (opts->progress)
+        opts->progress(opts->progress_data, "races", R->ev->count, R->ev->count);
+    races_run_free(R);
     if (st != EARL_OK)
         races_clocks_free(out);
     return st;

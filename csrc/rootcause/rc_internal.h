@@ -8,8 +8,11 @@
  *   rc_intervals.c  time chunks summed between synchronisation points
  *   rc_pairs.c      where two locations last met before an event
  *   rc_groups.c     where a collective's delayer last met its communicator
- *   rc_longterm.c   the backward replay of long-term delay costs
+ *   rc_longterm.c   the backward replay of long-term delay costs: its handle
+ *                   and what one wait state passes on
  *   rc_order.c      the order in which that replay takes the wait states
+ *   rc_parts.c      the same replay in parts: each part takes the wait states
+ *                   of its own locations once the costs they read are final
  *   rc_heap.c       the max-heap that orders the walk's and the replay's work
  *   rc_critical.c   the critical path's walk
  *
@@ -153,5 +156,107 @@ typedef struct rc_order_read {
  * *out_of_order.  -1 when out of memory. */
 int rc_replay_order(size_t n_items, const rc_order_item *items, const rc_order_read *reads,
                     size_t n_locations, size_t *order, size_t *out_of_order);
+
+/* ---- the long-term replay (rc_longterm.c, rc_parts.c) -------------------- */
+
+typedef struct rc_wait_batch {
+    earl_rc_waits w;
+    earl_rc_map delays;   /* w.delays points here: the caller's arrays */
+    size_t between_base;  /* the number of its first between entry (see below) */
+} rc_wait_batch;
+
+typedef struct rc_collective_batch {
+    earl_rc_collectives c;
+    earl_rc_map delays;   /* c.delays points here */
+    size_t between_base;
+} rc_collective_batch;
+
+/* A wait state of the replay: its batch and its index there. */
+typedef struct rc_replay_item {
+    uint32_t collective;
+    uint32_t batch;
+    uint64_t index;
+} rc_replay_item;
+
+/* Severities: (source, location, cnode) -> value, in first-touch order. */
+typedef struct rc_severity_table {
+    earl_map index; /* (source << 40 | location + 1, cnode + 1) -> entry */
+    earl_rc_severity *per_source;
+    size_t *entry_cap;
+} rc_severity_table;
+
+/* The delays of query q of map, scaled by factor, into the severity of source
+ * on location; -1 when out of memory. */
+int rc_severity_add_delays(rc_severity_table *t, size_t source, int64_t location,
+                           const earl_rc_map *map, int64_t q, double factor);
+void rc_severity_table_free(rc_severity_table *t);
+
+/* Where a wait state's results go.  A wait state passes on, per source, the
+ * cost that arrived at it: to the severity of its delays (`severity`), and to
+ * the costs of its late side's points in between (`cost`: entry `entry` of
+ * the replay's between entries, point row `row`, the m-th amount it adds
+ * there (0, then 1 for the second input of a collective), which is
+ * `factor * point_wait[row]`).  The replay on one process adds both at once
+ * (rc_longterm.c); the replay in parts keeps the costs per entry until the
+ * point is final and the severities until every wait state is done
+ * (rc_parts.c).  Either returns -1 when out of memory; NULL: not wanted. */
+typedef struct rc_sink {
+    int (*severity)(void *ctx, size_t source, int64_t location, const earl_rc_map *map,
+                    int64_t q, double factor);
+    int (*cost)(void *ctx, size_t source, size_t entry, int64_t row, int m, double factor);
+    void *ctx;
+} rc_sink;
+
+/* Scratch space of the collectives' passing on (grown as needed). */
+typedef struct rc_scratch {
+    double *scales;
+    struct rc_met_scale *met;
+    double *values; /* the scale sum in force from each mark on */
+    size_t cap;
+} rc_scratch;
+
+void rc_scratch_free(rc_scratch *s);
+
+/* The state of a replay in parts (rc_parts.c), NULL until earl_rc_replay_start. */
+typedef struct rc_parts rc_parts;
+
+struct earl_rc_replay {
+    size_t n_sources, n_points;
+    const int64_t *point_event, *point_location;
+    const double *point_wait;
+    size_t n_locations;  /* every point's and delayer's location is below it */
+    size_t out_of_order; /* of the last run */
+    uint8_t *inputs; /* [kind * n_sources + source] */
+    double **costs;  /* [source][row]; NULL until the source's first cost */
+    rc_wait_batch *waits;
+    size_t n_wait_batches;
+    rc_collective_batch *collectives;
+    size_t n_collective_batches;
+    size_t n_between;    /* between entries of every batch, numbered batch by batch */
+    rc_parts *parts;
+};
+
+/* The costs of a source, allocated (zero) at its first cost; NULL when out of
+ * memory. */
+double *rc_costs_of(earl_rc_replay *r, size_t source);
+
+/* The wait states in the order given (the waits' batches, then the
+ * collectives'), n of them into *items (malloc'ed), with what rc_replay_order
+ * needs of each (order_items, reads: malloc'ed; NULL: not wanted); the
+ * delaying locations grow r->n_locations.  -1 when out of memory. */
+int rc_list_items(earl_rc_replay *r, size_t *n, rc_replay_item **items,
+                  rc_order_item **order_items, rc_order_read **reads);
+
+/* Pass on what arrived at one wait state (read with cost_at: the costs the
+ * replay holds now) into sink.  -1 when out of memory. */
+int rc_pass_on(earl_rc_replay *r, const rc_replay_item *it, const rc_sink *sink,
+               rc_scratch *scratch);
+
+/* The ranks of the items in the order of their location's queue: latest
+ * point first, a collective before a point-to-point wait state at one event,
+ * else in the order given (rc_order.c's). */
+int rc_later_first(const rc_order_item *a, const rc_order_item *b);
+
+void rc_parts_free(rc_parts *p);
 
 #endif

@@ -5,35 +5,18 @@
  * side's point, once the cost at its waiting point is complete); each passes
  * the cost that arrived at it to the delays that caused it (the long-term
  * severity) and to the waiting points of its late side in between (their
- * costs), per source.
+ * costs), per source (rc_pass_on, through a sink: the replay in parts,
+ * rc_parts.c, passes on the same way and keeps the results for later).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "rc_internal.h"
 
-/* ---- what the replay is given (borrowed: see earl_rc_replay_new) ---------- */
-
-typedef struct wait_batch {
-    earl_rc_waits w;
-    earl_rc_map delays; /* w.delays points here: the caller's arrays */
-} wait_batch;
-
-typedef struct collective_batch {
-    earl_rc_collectives c;
-    earl_rc_map delays; /* c.delays points here */
-} collective_batch;
-
 /* ---- severities: (source, location, cnode) -> value, in first-touch order --- */
 
-typedef struct severity_table {
-    earl_map index; /* (source << 40 | location + 1, cnode + 1) -> entry */
-    earl_rc_severity *per_source;
-    size_t *entry_cap;
-} severity_table;
-
 /* severity[source][(location, cnode)] += value */
-static int severity_add(severity_table *t, size_t source, int64_t location, int64_t cnode,
+static int severity_add(rc_severity_table *t, size_t source, int64_t location, int64_t cnode,
                         double value)
 {
     uint64_t k1 = ((uint64_t)source << 40) | (uint64_t)(location + 1), k2 = (uint64_t)(cnode + 1);
@@ -69,14 +52,20 @@ static int severity_add(severity_table *t, size_t source, int64_t location, int6
     return 0;
 }
 
-/* The delays of query q of map, scaled by factor, into the severity. */
-static int severity_add_delays(severity_table *t, size_t source, int64_t location,
-                               const earl_rc_map *map, int64_t q, double factor)
+int rc_severity_add_delays(rc_severity_table *t, size_t source, int64_t location,
+                           const earl_rc_map *map, int64_t q, double factor)
 {
     for (int64_t i = map->offset[q]; i < map->offset[q + 1]; i++)
         if (severity_add(t, source, location, map->cnode[i], factor * map->value[i]) < 0)
             return -1;
     return 0;
+}
+
+void rc_severity_table_free(rc_severity_table *t)
+{
+    earl_map_free(&t->index);
+    free(t->entry_cap);
+    memset(t, 0, sizeof *t);
 }
 
 void earl_rc_severity_free(earl_rc_severity *s)
@@ -90,20 +79,6 @@ void earl_rc_severity_free(earl_rc_severity *s)
 }
 
 /* ---- the handle -------------------------------------------------------------- */
-
-struct earl_rc_replay {
-    size_t n_sources, n_points;
-    const int64_t *point_event, *point_location;
-    const double *point_wait;
-    size_t n_locations;  /* every point's and delayer's location is below it */
-    size_t out_of_order; /* of the last run */
-    uint8_t *inputs; /* [kind * n_sources + source] */
-    double **costs;  /* [source][row]; NULL until the source's first cost */
-    wait_batch *waits;
-    size_t n_wait_batches;
-    collective_batch *collectives;
-    size_t n_collective_batches;
-};
 
 earl_status earl_rc_replay_new(size_t n_sources, const earl_rc_replay_points *points,
                                earl_rc_replay **out, earl_error *err)
@@ -148,6 +123,7 @@ void earl_rc_replay_free(earl_rc_replay *r)
 {
     if (!r)
         return;
+    rc_parts_free(r->parts);
     free(r->waits);
     free(r->collectives);
     for (size_t s = 0; r->costs && s < r->n_sources; s++)
@@ -190,6 +166,9 @@ static int rows_ok(const earl_rc_replay *r, size_t n, const int64_t *offset, con
 
 earl_status earl_rc_replay_add_waits(earl_rc_replay *r, const earl_rc_waits *w, earl_error *err)
 {
+    if (r->parts)
+        return earl_fail(err, EARL_ERR_INVALID,
+                         "long-term replay: wait states added after the replay in parts began");
     size_t n = w->count;
     if (w->source >= r->n_sources || w->delays->queries != n ||
         !rows_ok(r, n, w->between_offset, w->between_row))
@@ -206,13 +185,15 @@ earl_status earl_rc_replay_add_waits(earl_rc_replay *r, const earl_rc_waits *w, 
                              "long-term replay: wait state %zu has delaying location %lld", i,
                              (long long)w->delayer_location[i]);
     }
-    wait_batch *more = realloc(r->waits, (r->n_wait_batches + 1) * sizeof *more);
+    rc_wait_batch *more = realloc(r->waits, (r->n_wait_batches + 1) * sizeof *more);
     if (!more)
         return earl_fail(err, EARL_ERR_NOMEM, "long-term replay: out of memory");
     r->waits = more;
-    wait_batch *b = &r->waits[r->n_wait_batches++];
+    rc_wait_batch *b = &r->waits[r->n_wait_batches++];
     b->w = *w;
     b->delays = *w->delays;
+    b->between_base = r->n_between;
+    r->n_between += (size_t)w->between_offset[n];
     /* w.delays points into its own batch: the realloc may have moved them all */
     for (size_t k = 0; k < r->n_wait_batches; k++)
         r->waits[k].w.delays = &r->waits[k].delays;
@@ -222,6 +203,9 @@ earl_status earl_rc_replay_add_waits(earl_rc_replay *r, const earl_rc_waits *w, 
 earl_status earl_rc_replay_add_collectives(earl_rc_replay *r, const earl_rc_collectives *c,
                                            earl_error *err)
 {
+    if (r->parts)
+        return earl_fail(err, EARL_ERR_INVALID,
+                         "long-term replay: collectives added after the replay in parts began");
     size_t n = c->count, nm = c->n_members;
     int ok = c->member_offset[0] == 0 && (size_t)c->member_offset[n] == nm &&
              rows_ok(r, n, c->between_offset, c->between_row);
@@ -236,23 +220,23 @@ earl_status earl_rc_replay_add_collectives(earl_rc_replay *r, const earl_rc_coll
                          "long-term replay: collective instances do not fit (a kind, member list, "
                          "point row, delay query or location out of range, or an instance "
                          "without members)");
-    collective_batch *more =
+    rc_collective_batch *more =
         realloc(r->collectives, (r->n_collective_batches + 1) * sizeof *more);
     if (!more)
         return earl_fail(err, EARL_ERR_NOMEM, "long-term replay: out of memory");
     r->collectives = more;
-    collective_batch *b = &r->collectives[r->n_collective_batches++];
+    rc_collective_batch *b = &r->collectives[r->n_collective_batches++];
     b->c = *c;
     b->delays = *c->delays;
+    b->between_base = r->n_between;
+    r->n_between += (size_t)c->between_offset[n];
     /* c.delays points into its own batch: the realloc may have moved them all */
     for (size_t k = 0; k < r->n_collective_batches; k++)
         r->collectives[k].c.delays = &r->collectives[k].delays;
     return EARL_OK;
 }
 
-/* The costs of a source, allocated (zero) at its first cost; NULL when out of
- * memory. */
-static double *costs_of(earl_rc_replay *r, size_t source)
+double *rc_costs_of(earl_rc_replay *r, size_t source)
 {
     if (!r->costs[source])
         r->costs[source] = calloc(r->n_points ? r->n_points : 1, sizeof(double));
@@ -273,11 +257,14 @@ earl_status earl_rc_replay_add_costs(earl_rc_replay *r, const earl_rc_costs *c, 
     if (source >= r->n_sources)
         return earl_fail(err, EARL_ERR_INVALID, "long-term replay: source %zu of %zu", source,
                          r->n_sources);
+    if (r->parts)
+        return earl_fail(err, EARL_ERR_INVALID,
+                         "long-term replay: costs added after the replay in parts began");
     for (size_t i = 0; i < n; i++)
         if (!row_ok(r, row[i], 0))
             return earl_fail(err, EARL_ERR_INVALID, "long-term replay: cost on point row %lld",
                              (long long)row[i]);
-    double *costs = n ? costs_of(r, source) : NULL;
+    double *costs = n ? rc_costs_of(r, source) : NULL;
     if (n && !costs)
         return earl_fail(err, EARL_ERR_NOMEM, "long-term replay: out of memory");
     for (size_t i = 0; i < n; i++)
@@ -285,41 +272,33 @@ earl_status earl_rc_replay_add_costs(earl_rc_replay *r, const earl_rc_costs *c, 
     return EARL_OK;
 }
 
-/* ---- the replay ------------------------------------------------------------ */
+/* ---- what one wait state passes on ------------------------------------------- */
 
-/* A wait state of the replay: its batch and its index there. */
-typedef struct replay_item {
-    uint32_t collective;
-    uint32_t batch;
-    uint64_t index;
-} replay_item;
-
-static int replay_wait(earl_rc_replay *r, const earl_rc_waits *b, size_t i, severity_table *sev)
+static int pass_on_wait(earl_rc_replay *r, const rc_wait_batch *batch, size_t i,
+                        const rc_sink *sink)
 {
+    const earl_rc_waits *b = &batch->w;
     double den = b->denominator[i];
     if (!(den > 0))
         return 0;
     for (size_t src = 0; src < r->n_sources; src++) {
         double sc = cost_at(r, src, b->row[i]) / den;
-        if (sc > 0 && severity_add_delays(sev, src, b->delayer_location[i], b->delays,
-                                          (int64_t)i, sc) < 0)
+        if (sc > 0 && sink->severity &&
+            sink->severity(sink->ctx, src, b->delayer_location[i], b->delays, (int64_t)i, sc) < 0)
             return -1;
         double total = sc + (src == b->source ? b->scale[i] : 0.0);
-        if (!(total > 0) || b->between_offset[i] == b->between_offset[i + 1])
+        if (!(total > 0) || !sink->cost)
             continue;
-        double *costs = costs_of(r, src);
-        if (!costs)
-            return -1;
-        for (int64_t j = b->between_offset[i]; j < b->between_offset[i + 1]; j++) {
-            int64_t row = b->between_row[j];
-            costs[row] = costs[row] + total * r->point_wait[row];
-        }
+        for (int64_t j = b->between_offset[i]; j < b->between_offset[i + 1]; j++)
+            if (sink->cost(sink->ctx, src, batch->between_base + (size_t)j, b->between_row[j], 0,
+                           total) < 0)
+                return -1;
     }
     return 0;
 }
 
 /* A member met alone and its scale, ordered by the event where it was met. */
-typedef struct met_scale {
+typedef struct rc_met_scale {
     int64_t event;
     double scale;
     size_t member;
@@ -333,14 +312,7 @@ static int met_order(const void *x, const void *y)
     return (a->member > b->member) - (a->member < b->member);
 }
 
-typedef struct scratch {
-    double *scales;
-    met_scale *met;
-    double *values; /* the scale sum in force from each mark on */
-    size_t cap;
-} scratch;
-
-static int scratch_reserve(scratch *s, size_t n)
+static int scratch_reserve(rc_scratch *s, size_t n)
 {
     if (n <= s->cap)
         return 0;
@@ -359,11 +331,21 @@ static int scratch_reserve(scratch *s, size_t n)
     return 0;
 }
 
-/* One input (the arriving costs or the members' waits) of collective k for
- * source src. */
-static int replay_collective_input(earl_rc_replay *r, const earl_rc_collectives *c, size_t k,
-                                   size_t src, int input, severity_table *sev, scratch *s)
+void rc_scratch_free(rc_scratch *s)
 {
+    free(s->scales);
+    free(s->met);
+    free(s->values);
+    memset(s, 0, sizeof *s);
+}
+
+/* One input (the arriving costs or the members' waits) of collective k for
+ * source src; `m` numbers the input among those the kind takes. */
+static int pass_on_collective_input(earl_rc_replay *r, const rc_collective_batch *batch,
+                                    size_t k, size_t src, int input, int m_input,
+                                    const rc_sink *sink, rc_scratch *s)
+{
+    const earl_rc_collectives *c = &batch->c;
     int64_t m0 = c->member_offset[k], m1 = c->member_offset[k + 1];
     size_t nm = (size_t)(m1 - m0);
     int any = 0;
@@ -379,12 +361,14 @@ static int replay_collective_input(earl_rc_replay *r, const earl_rc_collectives 
     }
     if (!any) /* most instances carry no cost of most sources: nothing to pass on */
         return 0;
-    if (input == EARL_RC_INPUT_COST)
+    if (input == EARL_RC_INPUT_COST && sink->severity)
         for (int64_t m = m0; m < m1; m++)
             if (s->scales[m - m0] > 0 &&
-                severity_add_delays(sev, src, c->delayer_location[k], c->delays,
-                                    c->member_delay_query[m], s->scales[m - m0]) < 0)
+                sink->severity(sink->ctx, src, c->delayer_location[k], c->delays,
+                               c->member_delay_query[m], s->scales[m - m0]) < 0)
                 return -1;
+    if (!sink->cost)
+        return 0;
     /* the scales along the delayer's interval: members met one by one join at
      * the point where they were met */
     double base = 0.0;
@@ -415,7 +399,6 @@ static int replay_collective_input(earl_rc_replay *r, const earl_rc_collectives 
     }
     double current = base;
     size_t j = 0;
-    double *costs = r->costs[src];
     for (int64_t b = c->between_offset[k]; b < c->between_offset[k + 1]; b++) {
         int64_t row = c->between_row[b];
         int64_t event = r->point_event[row];
@@ -423,29 +406,41 @@ static int replay_collective_input(earl_rc_replay *r, const earl_rc_collectives 
             current = s->values[j++];
         if (!(current > 0 && r->point_wait[row] > 0))
             continue;
-        if (!costs && !(costs = costs_of(r, src)))
+        if (sink->cost(sink->ctx, src, batch->between_base + (size_t)b, row, m_input, current) <
+            0)
             return -1;
-        costs[row] = costs[row] + current * r->point_wait[row];
     }
     return 0;
 }
 
-static int replay_collective(earl_rc_replay *r, const earl_rc_collectives *c, size_t k,
-                             severity_table *sev, scratch *s)
+static int pass_on_collective(earl_rc_replay *r, const rc_collective_batch *batch, size_t k,
+                              const rc_sink *sink, rc_scratch *s)
 {
+    const earl_rc_collectives *c = &batch->c;
     if (scratch_reserve(s, (size_t)(c->member_offset[k + 1] - c->member_offset[k])) < 0)
         return -1;
     for (size_t src = 0; src < r->n_sources; src++) {
         unsigned inputs = r->inputs[(size_t)c->kind[k] * r->n_sources + src];
+        int m = 0;
         if ((inputs & EARL_RC_INPUT_COST) &&
-            replay_collective_input(r, c, k, src, EARL_RC_INPUT_COST, sev, s) < 0)
+            pass_on_collective_input(r, batch, k, src, EARL_RC_INPUT_COST, m++, sink, s) < 0)
             return -1;
         if ((inputs & EARL_RC_INPUT_WAIT) &&
-            replay_collective_input(r, c, k, src, EARL_RC_INPUT_WAIT, sev, s) < 0)
+            pass_on_collective_input(r, batch, k, src, EARL_RC_INPUT_WAIT, m, sink, s) < 0)
             return -1;
     }
     return 0;
 }
+
+int rc_pass_on(earl_rc_replay *r, const rc_replay_item *it, const rc_sink *sink,
+               rc_scratch *scratch)
+{
+    return it->collective ? pass_on_collective(r, &r->collectives[it->batch], it->index, sink,
+                                               scratch)
+                          : pass_on_wait(r, &r->waits[it->batch], it->index, sink);
+}
+
+/* ---- the replay on one process ---------------------------------------------- */
 
 /* The location of a delayer, growing the replay's count of locations. */
 static int64_t note_location(earl_rc_replay *r, int64_t location)
@@ -455,78 +450,124 @@ static int64_t note_location(earl_rc_replay *r, int64_t location)
     return location;
 }
 
-/* The items in the order given (the waits' batches, then the collectives')
- * with what rc_replay_order needs of them: where each is taken, and the
- * points where it reads arriving costs (its waiting point, its members'). */
-static int list_items(earl_rc_replay *r, replay_item *items, rc_order_item *order_items,
-                      rc_order_read **reads)
+int rc_list_items(earl_rc_replay *r, size_t *n_out, rc_replay_item **items_out,
+                  rc_order_item **order_out, rc_order_read **reads_out)
 {
+    size_t n_items = 0;
+    for (size_t b = 0; b < r->n_wait_batches; b++)
+        n_items += r->waits[b].w.count;
+    for (size_t b = 0; b < r->n_collective_batches; b++)
+        n_items += r->collectives[b].c.count;
+    size_t cap_items = n_items ? n_items : 1;
+    rc_replay_item *items = malloc(cap_items * sizeof *items);
+    rc_order_item *order_items = order_out ? malloc(cap_items * sizeof *order_items) : NULL;
+    rc_order_read *reads = NULL;
     size_t n = 0, n_reads = 0, cap = 0;
+    *n_out = n_items;
+    *items_out = items;
+    if (order_out)
+        *order_out = order_items;
+    if (reads_out)
+        *reads_out = NULL;
+    if (!items || (order_out && !order_items))
+        return -1;
     for (size_t b = 0; b < r->n_wait_batches; b++) {
         const earl_rc_waits *w = &r->waits[b].w;
         for (size_t i = 0; i < w->count; i++, n++) {
-            items[n] = (replay_item){0, (uint32_t)b, i};
-            order_items[n] = (rc_order_item){note_location(r, w->delayer_location[i]),
-                                             w->delayer_event[i], 0, n_reads, 0};
-            if (w->row[i] < 0)
+            items[n] = (rc_replay_item){0, (uint32_t)b, i};
+            int64_t loc = note_location(r, w->delayer_location[i]);
+            if (!order_out)
                 continue;
-            if (EARL_GROW(*reads, cap, n_reads + 1) != 0)
-                return -1;
-            (*reads)[n_reads++] = (rc_order_read){r->point_location[w->row[i]],
-                                                  r->point_event[w->row[i]]};
+            order_items[n] = (rc_order_item){loc, w->delayer_event[i], 0, n_reads, 0};
+            if (w->row[i] < 0 || !reads_out)
+                continue;
+            if (EARL_GROW(reads, cap, n_reads + 1) != 0)
+                goto nomem;
+            reads[n_reads++] = (rc_order_read){r->point_location[w->row[i]],
+                                               r->point_event[w->row[i]]};
             order_items[n].n_reads = 1;
         }
     }
     for (size_t b = 0; b < r->n_collective_batches; b++) {
         const earl_rc_collectives *c = &r->collectives[b].c;
         for (size_t k = 0; k < c->count; k++, n++) {
-            items[n] = (replay_item){1, (uint32_t)b, k};
-            order_items[n] = (rc_order_item){note_location(r, c->delayer_location[k]),
-                                             c->delayer_event[k], 1, n_reads, 0};
+            items[n] = (rc_replay_item){1, (uint32_t)b, k};
+            int64_t loc = note_location(r, c->delayer_location[k]);
+            if (!order_out)
+                continue;
+            order_items[n] = (rc_order_item){loc, c->delayer_event[k], 1, n_reads, 0};
+            if (!reads_out)
+                continue;
             for (int64_t m = c->member_offset[k]; m < c->member_offset[k + 1]; m++) {
                 int64_t row = c->member_row[m];
                 if (row < 0)
                     continue;
-                if (EARL_GROW(*reads, cap, n_reads + 1) != 0)
-                    return -1;
-                (*reads)[n_reads++] = (rc_order_read){r->point_location[row], r->point_event[row]};
+                if (EARL_GROW(reads, cap, n_reads + 1) != 0)
+                    goto nomem;
+                reads[n_reads++] = (rc_order_read){r->point_location[row], r->point_event[row]};
                 order_items[n].n_reads++;
             }
         }
     }
+    if (reads_out)
+        *reads_out = reads;
+    return 0;
+nomem:
+    free(reads);
+    return -1;
+}
+
+/* The sink of the replay on one process: both results at once, the
+ * severities into the table, the costs into the replay's. */
+typedef struct direct {
+    earl_rc_replay *r;
+    rc_severity_table *sev;
+} direct;
+
+static int add_severity(void *ctx, size_t source, int64_t location, const earl_rc_map *map,
+                        int64_t q, double factor)
+{
+    return rc_severity_add_delays(((direct *)ctx)->sev, source, location, map, q, factor);
+}
+
+static int add_cost(void *ctx, size_t source, size_t entry, int64_t row, int m, double factor)
+{
+    (void)entry;
+    (void)m;
+    earl_rc_replay *r = ((direct *)ctx)->r;
+    double *costs = rc_costs_of(r, source);
+    if (!costs)
+        return -1;
+    costs[row] = costs[row] + factor * r->point_wait[row];
     return 0;
 }
 
 earl_status earl_rc_replay_run(earl_rc_replay *r, earl_rc_severity *out, earl_error *err)
 {
     memset(out, 0, r->n_sources * sizeof *out);
+    if (r->parts)
+        return earl_fail(err, EARL_ERR_INVALID,
+                         "long-term replay: a replay in parts finishes with "
+                         "earl_rc_replay_finish");
     earl_status st;
     size_t n_items = 0;
-    for (size_t b = 0; b < r->n_wait_batches; b++)
-        n_items += r->waits[b].w.count;
-    for (size_t b = 0; b < r->n_collective_batches; b++)
-        n_items += r->collectives[b].c.count;
-    size_t cap = n_items ? n_items : 1;
-    replay_item *items = malloc(cap * sizeof *items);
-    rc_order_item *order_items = malloc(cap * sizeof *order_items);
-    size_t *order = malloc(cap * sizeof *order);
+    rc_replay_item *items = NULL;
+    rc_order_item *order_items = NULL;
     rc_order_read *reads = NULL;
-    severity_table sev = {0};
+    size_t *order = NULL;
+    rc_severity_table sev = {0};
     sev.per_source = out;
     sev.entry_cap = calloc(r->n_sources, sizeof *sev.entry_cap);
-    scratch s = {0};
-    if (!items || !order_items || !order || !sev.entry_cap ||
-        list_items(r, items, order_items, &reads) < 0 ||
+    rc_scratch s = {0};
+    if (!sev.entry_cap || rc_list_items(r, &n_items, &items, &order_items, &reads) < 0 ||
+        !(order = malloc((n_items ? n_items : 1) * sizeof *order)) ||
         rc_replay_order(n_items, order_items, reads, r->n_locations, order, &r->out_of_order) < 0)
         goto nomem;
-    for (size_t i = 0; i < n_items; i++) {
-        const replay_item *it = &items[order[i]];
-        int rc = it->collective
-                     ? replay_collective(r, &r->collectives[it->batch].c, it->index, &sev, &s)
-                     : replay_wait(r, &r->waits[it->batch].w, it->index, &sev);
-        if (rc < 0)
+    direct d = {r, &sev};
+    const rc_sink sink = {add_severity, add_cost, &d};
+    for (size_t i = 0; i < n_items; i++)
+        if (rc_pass_on(r, &items[order[i]], &sink, &s) < 0)
             goto nomem;
-    }
     st = EARL_OK;
     goto done;
 nomem:
@@ -538,11 +579,9 @@ done:
     free(order_items);
     free(order);
     free(reads);
-    earl_map_free(&sev.index);
-    free(sev.entry_cap);
-    free(s.scales);
-    free(s.met);
-    free(s.values);
+    sev.per_source = NULL;
+    rc_severity_table_free(&sev);
+    rc_scratch_free(&s);
     return st;
 }
 

@@ -28,7 +28,7 @@
 /* The items' ranks in the order of a location's queue: its latest point
  * first, a collective before a point-to-point wait state at one event, else
  * in the order given. */
-static int later_first(const rc_order_item *a, const rc_order_item *b)
+int rc_later_first(const rc_order_item *a, const rc_order_item *b)
 {
     if (a->event != b->event)
         return a->event > b->event ? -1 : 1;
@@ -48,7 +48,7 @@ static int by_location_then_later(const void *x, const void *y)
     const keyed_item *a = x, *b = y;
     if (a->item.location != b->item.location)
         return a->item.location < b->item.location ? -1 : 1;
-    int c = later_first(&a->item, &b->item);
+    int c = rc_later_first(&a->item, &b->item);
     return c ? c : (a->index > b->index) - (a->index < b->index);
 }
 
@@ -76,7 +76,7 @@ static int ready_less(const rc_heap_entry *x, const rc_heap_entry *y, const void
 {
     const walk *w = ctx;
     size_t i = w->queue[w->head[x->value]], j = w->queue[w->head[y->value]];
-    int c = later_first(&w->items[i], &w->items[j]);
+    int c = rc_later_first(&w->items[i], &w->items[j]);
     return c ? c > 0 : i > j;
 }
 
@@ -109,7 +109,7 @@ static size_t latest_head(const walk *w)
         if (w->head[l] == w->end[l])
             continue;
         if (best == w->n_locations ||
-            later_first(&w->items[w->queue[w->head[l]]], &w->items[w->queue[w->head[best]]]) < 0)
+            rc_later_first(&w->items[w->queue[w->head[l]]], &w->items[w->queue[w->head[best]]]) < 0)
             best = l;
     }
     return best;

@@ -17,6 +17,11 @@
  * merged (pairwise, O(n log locations): a sort of all ids cost a tenth of a
  * parallel search's time, on one thread before the search starts).
  *
+ * In a part of a trace a class's events are those of the own locations;
+ * the second class of a partner class is matched against the ghosts too
+ * (the partner of an own event may be another part's), so that each pair is
+ * found once, by the part of its first event.
+ *
  * Partners are the pairs the model links: a send and its receive (sendptr /
  * recvptr), the two halves of a non-blocking request (msg.partner: an
  * MPI_ISEND and its MPI_ISEND_COMPLETE, an MPI_IRECV_REQUEST and its
@@ -78,8 +83,8 @@ static int location_matches(const char *glob, const earl_trace *trace, const ear
 }
 
 earl_status search_class_events(const search_class *cls, const earl_trace *trace,
-                                const earl_eid32 *enterptr, earl_eid **out, size_t *n,
-                                earl_error *err)
+                                const earl_eid32 *enterptr, int own_only, earl_eid **out,
+                                size_t *n, earl_error *err)
 {
     *out = NULL;
     *n = 0;
@@ -108,7 +113,8 @@ earl_status search_class_events(const search_class *cls, const earl_trace *trace
         return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory matching a class");
     }
     for (uint32_t l = 0; l < defs->n_locations; l++) {
-        if (!location_matches(cls->field[0], trace, &defs->locations[l]))
+        if ((own_only && defs->locations[l].held != EARL_HELD_ALL) ||
+            !location_matches(cls->field[0], trace, &defs->locations[l]))
             continue;
         start[runs++] = count;
         for (size_t k = ev->loc_start[l]; k < ev->loc_start[l + 1]; k++) {

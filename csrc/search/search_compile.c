@@ -20,6 +20,12 @@
  *      gets its location, position and stamp row;
  *   4. the sub-patterns are solved, children first, and their matches become
  *      the domains of the variables they type.
+ *
+ * A trace in parts (earl_search.h, "a trace in parts") takes two runs of
+ * step 1: one per part that stops after the domains of the classes, which
+ * are the part's values (earl_search_part_values), and one on every part
+ * with every part's values and stamps given (options.given) in place of
+ * steps 2 and 3; step 4 is then left to the caller (defer_subpatterns).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,6 +49,8 @@ typedef struct compiler {
     search_domain **class_domain; /* indexed first * (n_classes + 1) + second + 1 */
     const earl_search_prepare_options *opt;
 } compiler;
+
+static earl_status fill_stamps(earl_search_query *q, search_domain *d, earl_error *err);
 
 static earl_status nomem(compiler *c)
 {
@@ -84,6 +92,9 @@ void earl_search_query_free(earl_search_query *q)
 {
     if (!q)
         return;
+    for (size_t k = 0; k < q->n_subs; k++)
+        free(q->subs[k].name);
+    free(q->subs);
     for (size_t k = 0; k < q->n_solvers; k++)
         solver_free(q->solvers[k]);
     for (size_t k = 0; k < q->n_domains; k++)
@@ -99,7 +110,9 @@ void earl_search_query_free(earl_search_query *q)
 
 /* A domain the trace gives no value: a warning of the query (the search goes
  * on: a $ or ~ variable over it has no match, a * variable holds vacuously). */
-static earl_status warn_empty(compiler *c, const char *fmt, ...)
+static earl_status query_warn(earl_search_query *q, earl_error *err, const char *fmt, ...)
+    EARL_PRINTF(3, 4);
+static earl_status query_warn(earl_search_query *q, earl_error *err, const char *fmt, ...)
 {
     char buf[512];
     va_list ap;
@@ -107,20 +120,20 @@ static earl_status warn_empty(compiler *c, const char *fmt, ...)
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     char *copy = earl_strdup(buf);
-    if (!copy || EARL_GROW(c->q->warnings, c->q->cap_warnings, c->q->n_warnings + 1)) {
+    if (!copy || EARL_GROW(q->warnings, q->cap_warnings, q->n_warnings + 1)) {
         free(copy);
-        return nomem(c);
+        return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory preparing the search");
     }
-    c->q->warnings[c->q->n_warnings++] = copy;
+    q->warnings[q->n_warnings++] = copy;
     return EARL_OK;
 }
 
 /* The events of an empty domain: an allocation of its own, so that an empty
  * domain is stamped (with nothing) like any other. */
-static earl_status empty_events(compiler *c, search_domain *d)
+static earl_status empty_events(search_domain *d, earl_error *err)
 {
     if (!d->ev && !(d->ev = malloc(sizeof *d->ev)))
-        return nomem(c);
+        return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory preparing the search");
     d->n = 0;
     return EARL_OK;
 }
@@ -137,6 +150,30 @@ static search_domain *new_domain(compiler *c)
 }
 
 /* ---- domains of classes ------------------------------------------------------- */
+
+/* The values of class (first, second) from options.given (a trace in parts). */
+static earl_status given_values(compiler *c, int32_t first, int32_t second, search_domain *d)
+{
+    const earl_search_given *g = c->opt->given;
+    uint32_t arity = second < 0 ? 1 : 2;
+    for (size_t k = 0; k < g->n_classes; k++) {
+        const earl_search_given_class *gc = &g->classes[k];
+        if (gc->first != first || gc->second != second)
+            continue;
+        if (gc->arity != arity)
+            break;
+        d->arity = arity;
+        d->n = gc->n;
+        if (!(d->ev = malloc((gc->n * arity + 1) * sizeof *d->ev)))
+            return nomem(c);
+        if (gc->n)
+            memcpy(d->ev, gc->values, gc->n * arity * sizeof *d->ev);
+        return EARL_OK;
+    }
+    const search_class *k = &c->prog->classes[first];
+    return earl_fail(c->err, EARL_ERR_INVALID, "pattern: line %d, column %d: the values of this "
+                     "class were not given (of arity %u)", k->line, k->col, (unsigned)arity);
+}
 
 /* The domain of a class (first, second: class literals); an empty one is an
  * error reported at the literal. */
@@ -155,15 +192,19 @@ static earl_status class_domain(compiler *c, int32_t first, int32_t second, cons
     earl_eid *a = NULL, *b = NULL;
     size_t na = 0, nb = 0;
     const search_class *ca = &c->prog->classes[first];
-    if ((st = search_class_events(ca, c->trace, c->enterptr, &a, &na, c->err)) != EARL_OK)
+    if (c->opt && c->opt->given) {
+        if ((st = given_values(c, first, second, d)) != EARL_OK)
+            return st;
+    } else if ((st = search_class_events(ca, c->trace, c->enterptr, 1, &a, &na, c->err)) !=
+               EARL_OK) {
         return st;
-    if (second < 0) {
+    } else if (second < 0) {
         d->arity = 1;
         d->ev = a;
         d->n = na;
     } else {
         const search_class *cb = &c->prog->classes[second];
-        if ((st = search_class_events(cb, c->trace, c->enterptr, &b, &nb, c->err)) != EARL_OK) {
+        if ((st = search_class_events(cb, c->trace, c->enterptr, 0, &b, &nb, c->err)) != EARL_OK) {
             free(a);
             return st;
         }
@@ -177,11 +218,11 @@ static earl_status class_domain(compiler *c, int32_t first, int32_t second, cons
     }
     if (d->n == 0) {
         const search_class *k = &c->prog->classes[first];
-        if ((st = warn_empty(c, "pattern: line %d, column %d: the %s [\"%s\", \"%s\", \"%s\"]%s "
-                             "matches no %s of this trace", k->line, k->col, what, k->field[0],
-                             k->field[1], k->field[2], second >= 0 ? ".[...]" : "",
+        if ((st = query_warn(c->q, c->err, "pattern: line %d, column %d: the %s [\"%s\", \"%s\", "
+                             "\"%s\"]%s matches no %s of this trace", k->line, k->col, what,
+                             k->field[0], k->field[1], k->field[2], second >= 0 ? ".[...]" : "",
                              second >= 0 ? "pair of partner events" : "event")) != EARL_OK ||
-            (st = empty_events(c, d)) != EARL_OK)
+            (st = empty_events(d, c->err)) != EARL_OK)
             return st;
     }
     c->class_domain[slot] = d;
@@ -213,11 +254,18 @@ static earl_status typed_domain(compiler *c, int32_t def, search_domain **out)
         if (st != EARL_OK)
             return st;
         search_domain *dom = new_domain(c);
-        if (!dom)
+        earl_search_query *q = c->q;
+        if (!dom || EARL_GROW(q->subs, q->cap_subs, q->n_subs + 1))
             return nomem(c);
         dom->arity = sub->columns; /* filled when the sub-pattern is solved */
         c->def_solver[def] = sub;
         c->def_domain[def] = dom;
+        /* after its own sub-patterns: children first */
+        search_sub *x = &q->subs[q->n_subs];
+        *x = (search_sub){sub, dom, earl_strdup(d->name), d->line, d->col};
+        if (!x->name)
+            return nomem(c);
+        q->n_subs++;
     }
     *out = c->def_domain[def];
     return EARL_OK;
@@ -620,14 +668,14 @@ done:
 
 /* The values of an arity-1 domain grouped by location (a counting sort:
  * ascending inside each group, as the values are). */
-static earl_status group_by_location(compiler *c, search_domain *d)
+static earl_status group_by_location(earl_search_query *q, search_domain *d, earl_error *err)
 {
-    uint32_t n_locs = earl_trace_defs(c->trace)->n_locations;
+    uint32_t n_locs = earl_hb_width(q->hb);
     size_t *count = calloc((size_t)n_locs + 1, sizeof *count);
     d->by_loc = malloc((d->n ? d->n : 1) * sizeof *d->by_loc);
     if (!count || !d->by_loc) {
         free(count);
-        return nomem(c);
+        return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory preparing the search");
     }
     for (size_t k = 0; k < d->n; k++)
         count[d->loc[k] + 1]++;
@@ -639,7 +687,7 @@ static earl_status group_by_location(compiler *c, search_domain *d)
     d->group_loc = malloc(((size_t)groups + 1) * sizeof *d->group_loc);
     if (!d->group_start || !d->group_loc) {
         free(count);
-        return nomem(c);
+        return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory preparing the search");
     }
     uint32_t g = 0;
     for (uint32_t l = 0; l < n_locs; l++) {
@@ -656,31 +704,33 @@ static earl_status group_by_location(compiler *c, search_domain *d)
     return EARL_OK;
 }
 
-static earl_status fill_stamps(compiler *c, search_domain *d)
+static earl_status fill_stamps(earl_search_query *q, search_domain *d, earl_error *err)
 {
     size_t m = d->n * d->arity;
     d->loc = malloc((m ? m : 1) * sizeof *d->loc);
     d->pos = malloc((m ? m : 1) * sizeof *d->pos);
     d->stamp = malloc((m ? m : 1) * sizeof *d->stamp);
     if (!d->loc || !d->pos || !d->stamp)
-        return nomem(c);
+        return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory preparing the search");
     earl_loc first_loc = EARL_NONE;
     d->single_location = d->arity == 1;
     for (size_t k = 0; k < m; k++) {
-        int64_t i = earl_hb_index(c->q->hb, d->ev[k]);
+        int64_t i = earl_hb_index(q->hb, d->ev[k]);
         if (i < 0)
-            return earl_fail(c->err, EARL_ERR_INVALID, "pattern: internal error: event %lld "
+            return earl_fail(err, EARL_ERR_INVALID, "pattern: internal error: event %lld "
                              "has no timestamp", (long long)d->ev[k]);
-        d->loc[k] = earl_hb_location(c->q->hb, (size_t)i);
-        d->pos[k] = earl_hb_position(c->q->hb, (size_t)i);
-        d->stamp[k] = earl_hb_stamp(c->q->hb, (size_t)i);
+        d->loc[k] = earl_hb_location(q->hb, (size_t)i);
+        d->pos[k] = earl_hb_position(q->hb, (size_t)i);
+        d->stamp[k] = earl_hb_stamp(q->hb, (size_t)i);
         if (k == 0)
             first_loc = d->loc[k];
         else if (d->loc[k] != first_loc)
             d->single_location = 0;
     }
-    return d->arity == 1 ? group_by_location(c, d) : EARL_OK;
+    return d->arity == 1 ? group_by_location(q, d, err) : EARL_OK;
 }
+
+static earl_status stamp_domains(compiler *c);
 
 static earl_status build_stamps(compiler *c)
 {
@@ -711,47 +761,130 @@ static earl_status build_stamps(compiler *c)
     free(all);
     if (st != EARL_OK)
         return st;
-    for (size_t k = 0; k < q->n_domains; k++)
-        if (q->domains[k]->ev && (st = fill_stamps(c, q->domains[k])) != EARL_OK)
+    return stamp_domains(c);
+}
+
+/* Every class domain gets the stamps of its events (sub-patterns' domains
+ * get theirs when they are solved). */
+static earl_status stamp_domains(compiler *c)
+{
+    earl_status st;
+    for (size_t k = 0; k < c->q->n_domains; k++)
+        if (c->q->domains[k]->ev && (st = fill_stamps(c->q, c->q->domains[k], c->err)) != EARL_OK)
             return st;
     return EARL_OK;
 }
 
+/* Sub-pattern k is solved: its n matches (rows of its columns, taken) are
+ * the values of its domain. */
+static earl_status solve_sub(earl_search_query *q, size_t k, earl_eid *rows, size_t n,
+                             earl_error *err)
+{
+    search_sub *x = &q->subs[k];
+    search_domain *dom = x->domain;
+    free(dom->ev);
+    dom->ev = rows;
+    dom->n = n;
+    earl_status st;
+    if (n == 0 &&
+        ((st = query_warn(q, err, "pattern: line %d, column %d: the pattern '%s', used as a "
+                          "variable type, has no match in this trace", x->line, x->col,
+                          x->name)) != EARL_OK ||
+         (st = empty_events(dom, err)) != EARL_OK))
+        return st;
+    return fill_stamps(q, dom, err);
+}
+
 /* ---- prepare ------------------------------------------------------------------ */
 
-earl_status earl_search_prepare(const earl_search_program *prog, const earl_trace *trace,
-                                earl_states *states, const earl_search_prepare_options *opt,
-                                earl_search_query **out, earl_error *err)
+struct earl_search_values {
+    size_t n;
+    earl_search_given_class *classes; /* values owned */
+};
+
+/* The definition of the pattern to search, or -1 with err. */
+static int32_t pattern_def(const earl_search_program *prog, const char *name, earl_error *err)
+{
+    if (!name)
+        return prog->patterns[prog->n_patterns - 1];
+    for (size_t k = 0; k < prog->n_patterns; k++)
+        if (strcmp(prog->defs[prog->patterns[k]].name, name) == 0)
+            return prog->patterns[k];
+    char names[400] = "";
+    for (size_t k = 0; k < prog->n_patterns; k++) {
+        size_t used = strlen(names);
+        snprintf(names + used, sizeof names - used, "%s%s", k ? ", " : "",
+                 prog->defs[prog->patterns[k]].name);
+    }
+    earl_fail(err, EARL_ERR_INVALID, "pattern: no pattern named '%s' (the text defines: %s)", name,
+              names);
+    return -1;
+}
+
+/* The class domains the compiler made (a part's values), taken from them. */
+static earl_status take_values(compiler *c, earl_search_values **out)
+{
+    size_t slots = (c->prog->n_classes + 1) * (c->prog->n_classes + 1), n = 0;
+    earl_search_values *v = calloc(1, sizeof *v);
+    if (!v || !(v->classes = calloc(slots + 1, sizeof *v->classes))) {
+        free(v);
+        return nomem(c);
+    }
+    for (size_t slot = 0; slot < slots; slot++) {
+        search_domain *d = c->class_domain[slot];
+        if (!d)
+            continue;
+        v->classes[n++] = (earl_search_given_class){
+            (int32_t)(slot / (c->prog->n_classes + 1)),
+            (int32_t)(slot % (c->prog->n_classes + 1)) - 1, d->arity, d->n, d->ev};
+        d->ev = NULL;
+    }
+    v->n = n;
+    *out = v;
+    return EARL_OK;
+}
+
+/* Solve the sub-patterns left, children first, on this process. */
+static earl_status solve_subs(earl_search_query *q, const earl_search_prepare_options *opt,
+                              earl_error *err)
+{
+    for (; q->pending < q->n_subs; q->pending++) {
+        const search_solver *s = q->subs[q->pending].solver;
+        search_matches mt = {.columns = s->columns};
+        int truncated;
+        earl_search_stats stats;
+        search_run_options ro = {.progress = opt ? opt->progress : NULL,
+                                 .progress_data = opt ? opt->progress_data : NULL,
+                                 .phase = "subpattern"};
+        int threads = earl_threads_or_cores(opt ? opt->threads : 0);
+        earl_status st = threads == 1 ? search_solve(s, &ro, &mt, &truncated, &stats, err)
+                                      : search_solve_parallel(s, &ro, threads, 1, &mt, &truncated,
+                                                              &stats, NULL, err);
+        if (st != EARL_OK || (st = solve_sub(q, q->pending, mt.ev, mt.rows, err)) != EARL_OK)
+            return st;
+    }
+    return EARL_OK;
+}
+
+/* Steps 1 to 4 of the module (values: step 1 of a part only). */
+static earl_status prepare(const earl_search_program *prog, const earl_trace *trace,
+                           earl_states *states, const earl_search_prepare_options *opt,
+                           earl_search_values **values, earl_search_query **out, earl_error *err)
 {
     earl_error scratch; /* the compiler reads back the error it failed with */
     if (!err)
         err = &scratch;
     *out = NULL;
-    if (!prog || !trace || !states)
+    int given = opt && opt->given;
+    if (!prog || (!given && (!trace || !states)))
         return earl_fail(err, EARL_ERR_INVALID, "pattern: no program, trace or states");
-    int32_t def = -1;
-    if (opt && opt->pattern) {
-        for (size_t k = 0; k < prog->n_patterns; k++)
-            if (strcmp(prog->defs[prog->patterns[k]].name, opt->pattern) == 0)
-                def = prog->patterns[k];
-        if (def < 0) {
-            char names[400] = "";
-            for (size_t k = 0; k < prog->n_patterns; k++) {
-                size_t used = strlen(names);
-                snprintf(names + used, sizeof names - used, "%s%s", k ? ", " : "",
-                         prog->defs[prog->patterns[k]].name);
-            }
-            return earl_fail(err, EARL_ERR_INVALID, "pattern: no pattern named '%s' (the text "
-                             "defines: %s)", opt->pattern, names);
-        }
-    } else {
-        def = prog->patterns[prog->n_patterns - 1];
-    }
-    earl_error local;
-    if (!err)
-        err = &local;
+    if (given && !opt->given->stamps)
+        return earl_fail(err, EARL_ERR_INVALID, "pattern: values given without their stamps");
+    int32_t def = pattern_def(prog, opt ? opt->pattern : NULL, err);
+    if (def < 0)
+        return EARL_ERR_INVALID;
     compiler c = {.prog = prog, .trace = trace, .states = states, .err = err, .opt = opt};
-    c.enterptr = earl_states_get_view(states)->enterptr;
+    c.enterptr = states ? earl_states_get_view(states)->enterptr : NULL;
     c.q = calloc(1, sizeof *c.q);
     c.def_solver = calloc(prog->n_defs + 1, sizeof *c.def_solver);
     c.def_domain = calloc(prog->n_defs + 1, sizeof *c.def_domain);
@@ -764,51 +897,95 @@ earl_status earl_search_prepare(const earl_search_program *prog, const earl_trac
     c.q->trace = trace;
     if ((st = build_solver(&c, def, &c.q->top)) != EARL_OK)
         goto done;
-    if ((st = build_stamps(&c)) != EARL_OK)
+    if (values) {
+        st = take_values(&c, values);
         goto done;
-    /* solve the sub-patterns, children first (c.q->solvers is in post-order) */
-    for (size_t k = 0; k < c.q->n_solvers; k++) {
-        search_solver *s = c.q->solvers[k];
-        if (s == c.q->top)
-            continue;
-        int32_t d = -1;
-        for (size_t j = 0; j < prog->n_defs; j++)
-            if (c.def_solver[j] == s)
-                d = (int32_t)j;
-        search_matches mt = {.columns = s->columns};
-        int truncated;
-        earl_search_stats stats;
-        search_run_options ro = {.progress = opt ? opt->progress : NULL,
-                                 .progress_data = opt ? opt->progress_data : NULL,
-                                 .phase = "subpattern"};
-        int threads = earl_threads_or_cores(opt ? opt->threads : 0);
-        st = threads == 1 ? search_solve(s, &ro, &mt, &truncated, &stats, err)
-                          : search_solve_parallel(s, &ro, threads, 1, &mt, &truncated, &stats,
-                                                  NULL, err);
-        if (st != EARL_OK)
-            goto done;
-        search_domain *dom = c.def_domain[d];
-        dom->ev = mt.ev;
-        dom->n = mt.rows;
-        if (mt.rows == 0 &&
-            ((st = warn_empty(&c, "pattern: line %d, column %d: the pattern '%s', used as a "
-                              "variable type, has no match in this trace", prog->defs[d].line,
-                              prog->defs[d].col, prog->defs[d].name)) != EARL_OK ||
-             (st = empty_events(&c, dom)) != EARL_OK))
-            goto done;
-        if ((st = fill_stamps(&c, dom)) != EARL_OK)
-            goto done;
     }
+    if (given) {
+        c.q->hb = opt->given->stamps;
+        st = stamp_domains(&c);
+    } else {
+        st = build_stamps(&c);
+    }
+    if (st == EARL_OK && !(opt && opt->defer_subpatterns))
+        st = solve_subs(c.q, opt, err);
 done:
     free(c.def_solver);
     free(c.def_domain);
     free(c.class_domain);
-    if (st != EARL_OK) {
+    if (st != EARL_OK || values) {
+        if (c.q && given && c.q->hb == opt->given->stamps)
+            c.q->hb = NULL; /* the caller's on failure */
         earl_search_query_free(c.q);
         return st;
     }
     *out = c.q;
     return EARL_OK;
+}
+
+earl_status earl_search_prepare(const earl_search_program *prog, const earl_trace *trace,
+                                earl_states *states, const earl_search_prepare_options *opt,
+                                earl_search_query **out, earl_error *err)
+{
+    earl_error local;
+    return prepare(prog, trace, states, opt, NULL, out, err ? err : &local);
+}
+
+earl_status earl_search_part_values(const earl_search_program *program, const char *pattern,
+                                    const earl_trace *trace, earl_states *states,
+                                    earl_search_values **out, earl_error *err)
+{
+    earl_error local;
+    earl_search_prepare_options o = {.pattern = pattern};
+    earl_search_query *q;
+    *out = NULL;
+    return prepare(program, trace, states, &o, out, &q, err ? err : &local);
+}
+
+size_t earl_search_values_count(const earl_search_values *v)
+{
+    return v ? v->n : 0;
+}
+
+earl_search_given_class earl_search_values_class(const earl_search_values *v, size_t k)
+{
+    earl_search_given_class none = {-1, -1, 0, 0, NULL};
+    return v && k < v->n ? v->classes[k] : none;
+}
+
+void earl_search_values_free(earl_search_values *v)
+{
+    if (!v)
+        return;
+    for (size_t k = 0; k < v->n; k++)
+        free((earl_eid *)v->classes[k].values);
+    free(v->classes);
+    free(v);
+}
+
+const char *earl_search_query_pending(const earl_search_query *q, uint32_t *columns)
+{
+    int left = q && q->pending < q->n_subs;
+    if (columns)
+        *columns = left ? q->subs[q->pending].solver->columns : 0;
+    return left ? q->subs[q->pending].name : NULL;
+}
+
+earl_status earl_search_query_solved(earl_search_query *q, const earl_eid *rows, size_t n_rows,
+                                     earl_error *err)
+{
+    if (!q || q->pending >= q->n_subs)
+        return earl_fail(err, EARL_ERR_INVALID, "pattern: no sub-pattern is left to solve");
+    uint32_t columns = q->subs[q->pending].solver->columns;
+    earl_eid *copy = malloc((n_rows * columns + 1) * sizeof *copy);
+    if (!copy)
+        return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory for a sub-pattern's matches");
+    if (n_rows && columns)
+        memcpy(copy, rows, n_rows * columns * sizeof *copy);
+    earl_status st = solve_sub(q, q->pending, copy, n_rows, err);
+    if (st == EARL_OK)
+        q->pending++;
+    return st;
 }
 
 size_t earl_search_query_warnings(const earl_search_query *q)
@@ -868,10 +1045,20 @@ earl_status earl_search_execute(const earl_search_query *q, const earl_search_op
     *out = NULL;
     if (!q)
         return earl_fail(err, EARL_ERR_INVALID, "pattern: no query");
+    const search_solver *s = q->top;
+    if (opt && opt->subpattern) {
+        if (q->pending >= q->n_subs)
+            return earl_fail(err, EARL_ERR_INVALID, "pattern: no sub-pattern is left to solve");
+        s = q->subs[q->pending].solver;
+    } else if (q->pending < q->n_subs) {
+        return earl_fail(err, EARL_ERR_INVALID, "pattern: the sub-pattern '%s' is not solved yet",
+                         q->subs[q->pending].name);
+    }
+    if (opt && opt->blocks > 0 && (opt->block < 0 || opt->block >= opt->blocks))
+        return earl_fail(err, EARL_ERR_INVALID, "pattern: block %d of %d", opt->block, opt->blocks);
     earl_search_result *r = calloc(1, sizeof *r);
     if (!r)
         return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory");
-    const search_solver *s = q->top;
     r->columns = s->columns;
     r->column_names = calloc(s->columns + 1, sizeof(char *));
     if (!r->column_names) {
@@ -891,7 +1078,9 @@ earl_status earl_search_execute(const earl_search_query *q, const earl_search_op
                              .first_begin = opt ? opt->first_begin : 0,
                              .first_end = opt ? opt->first_end : 0,
                              .progress = opt ? opt->progress : NULL,
-                             .progress_data = opt ? opt->progress_data : NULL, .phase = "search"};
+                             .progress_data = opt ? opt->progress_data : NULL, .phase = "search",
+                             .tasks = opt ? opt->tasks : 0, .block = opt ? opt->block : 0,
+                             .blocks = opt ? opt->blocks : 0};
     int threads = earl_threads_or_cores(opt ? opt->threads : 0);
     r->n_threads = (size_t)threads;
     r->threads = calloc((size_t)threads, sizeof *r->threads);
@@ -901,7 +1090,7 @@ earl_status earl_search_execute(const earl_search_query *q, const earl_search_op
     }
     double t0 = earl_now_seconds();
     earl_status st;
-    if (threads == 1) {
+    if (threads == 1 && !ro.tasks && ro.blocks <= 1) {
         st = search_solve(s, &ro, &mt, &r->truncated, &r->stats, err);
         r->stats.tasks = 1;
         r->threads[0].nodes = r->stats.nodes;

@@ -94,10 +94,12 @@ int search_glob(const char *glob, const char *s);
 
 /* ---- classes over a trace (search_classes.c) -------------------------------- */
 
-/* The events a class literal matches, ascending; *n their number. */
+/* The events a class literal matches, ascending; *n their number.  With
+ * own_only the events of the locations the trace holds whole (all of them,
+ * unless it is a part of a trace: then not the ghosts). */
 earl_status search_class_events(const search_class *cls, const earl_trace *trace,
-                                const earl_eid32 *enterptr, earl_eid **out, size_t *n,
-                                earl_error *err);
+                                const earl_eid32 *enterptr, int own_only, earl_eid **out,
+                                size_t *n, earl_error *err);
 /* The partner pairs (a, b) with a in first, b in second, ascending by (a, b):
  * rows of 2 in *out, *n pairs. */
 earl_status search_partner_pairs(const earl_eid *first, size_t n_first, const earl_eid *second,
@@ -192,6 +194,15 @@ typedef struct search_solver {
     char **column_names;
 } search_solver;
 
+/* A sub-pattern used as a variable type: solved before the pattern, its
+ * matches the values of its domain. */
+typedef struct search_sub {
+    search_solver *solver;
+    search_domain *domain;
+    char *name;
+    int line, col;
+} search_sub;
+
 struct earl_search_query {
     const earl_trace *trace;
     earl_hb *hb;
@@ -199,6 +210,8 @@ struct earl_search_query {
     /* everything allocated for the query, freed together */
     search_solver **solvers; size_t n_solvers, cap_solvers;
     search_domain **domains; size_t n_domains, cap_domains;
+    /* the sub-patterns, children first; subs[pending ..) are not solved yet */
+    search_sub *subs; size_t n_subs, cap_subs, pending;
     /* what the trace gives no value for (a class matching no event, a
      * sub-pattern without a match): the search goes on with empty domains,
      * and these messages say so */
@@ -230,6 +243,8 @@ typedef struct search_run_options {
     earl_progress_fn progress;
     void *progress_data;
     const char *phase;
+    size_t tasks;                  /* earl_search_options.tasks, block, blocks */
+    int block, blocks;
 } search_run_options;
 
 /* A task: a subtree of the search, the variables 0 .. depth-1 fixed to the

@@ -26,6 +26,12 @@
  *   only inside a team.  One team of all threads is the default; the layout is
  *   the one a run over several machines would use (a team per machine).
  *
+ *   Machines: a trace in parts is searched by all its processes, each with
+ *   its threads, and the same split is made between them.  Every process
+ *   makes the same initial tasks (the number wanted is given: 8 per thread
+ *   of all processes) and searches its block (search_run_options.block);
+ *   the blocks' matches, in block order, are the answer.
+ *
  * Determinism: every task's matches are a consecutive run of the canonical
  * order, so sorting the tasks by search_task_compare and concatenating their
  * matches gives exactly the sequential answer, whatever the timing.  With a
@@ -126,6 +132,20 @@ size_t search_make_tasks(const size_t *sizes, uint32_t n_fixable, size_t lo, siz
     }
     *out = tasks;
     return n;
+}
+
+/* The block-th of `blocks` contiguous blocks of the tasks, split as between
+ * teams (task k to block k x blocks / n), moved to the front; returns its
+ * size.  One block of all when blocks <= 1. */
+static size_t take_block(search_task *tasks, size_t n, int block, int blocks)
+{
+    if (blocks <= 1)
+        return n;
+    size_t kept = 0;
+    for (size_t k = 0; k < n; k++)
+        if ((int)(k * (size_t)blocks / n) == block)
+            tasks[kept++] = tasks[k];
+    return kept;
 }
 
 /* ---- the pool ------------------------------------------------------------------- */
@@ -351,11 +371,11 @@ earl_status search_solve_parallel(const search_solver *s, const search_run_optio
     for (uint32_t v = 0; v < s->n_vars; v++)
         sizes[v] = s->vars[v].dom->n;
     search_task *initial = NULL;
-    size_t n_initial = search_make_tasks(sizes, s->n_returned, lo, hi,
-                                         (size_t)SEARCH_TASKS_PER_THREAD * (size_t)threads,
-                                         &initial);
+    size_t wanted = opt->tasks ? opt->tasks : (size_t)SEARCH_TASKS_PER_THREAD * (size_t)threads;
+    size_t n_initial = search_make_tasks(sizes, s->n_returned, lo, hi, wanted, &initial);
     if (n_initial == (size_t)-1)
         return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory making tasks");
+    n_initial = take_block(initial, n_initial, opt->block, opt->blocks);
 
     pool p;
     memset(&p, 0, sizeof p);

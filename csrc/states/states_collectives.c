@@ -11,9 +11,11 @@
  * the LEAVE of the k-th barrier region a thread passes in its team.  A
  * location's sequence number per group sits in a hash map keyed by
  * (location, group) (threads count in a per-location counter the team saves
- * and restores); a group's instances in an array indexed by k.  An instance
- * is complete when it has as many members as its group (the event adding
- * the last one is its completing event); incomplete instances and members
+ * and restores); a group's instances in an array indexed by k.  A ghost
+ * collective end of a part of a trace comes with its number and the members
+ * it stands for (earl_coll_table.part_seq, .part_members; csrc/part/).  An
+ * instance is complete when it has as many members as its group (the event
+ * adding the last one is its completing event); incomplete instances and members
  * that disagree on operation or root are counted warnings.  After the pass
  * the members are sorted into CSR arrays by a counting sort; the members
  * list itself (in the total order) answers "which instance is event i in"
@@ -85,28 +87,32 @@ static int32_t new_instance(states_pass *p, uint8_t type, uint32_t comm, earl_ei
     return (int32_t)c;
 }
 
-/* Event i is member number k of group g: add it to instance k. */
+/* Event i is member number k of group g, standing for `weight` members (1;
+ * more for a part's ghost that represents members left out): add it to
+ * instance k.  In a whole trace k is at most the group's instances so far
+ * (a location passes 0..k-1 first); a part's ghosts may come before the
+ * members of earlier instances, which are then made in turn, each waiting
+ * for its first member to say its operation and root. */
 static void add_member(states_pass *p, earl_eid i, earl_loc l, int64_t g, uint64_t k,
                        uint8_t type, uint32_t comm, earl_eid fork, uint8_t op, earl_loc root,
-                       uint32_t expected)
+                       uint32_t expected, uint32_t weight)
 {
     earl_states *s = p->s;
-    int32_t inst;
-    if (k < p->group_n[g]) {
-        inst = p->group_inst[g][k];
-    } else {
+    if (k >= p->group_n[g]) {
         if (EARL_GROW(p->group_inst[g], p->group_cap[g], k + 1)) {
             p->nomem = 1;
             return;
         }
-        inst = new_instance(p, type, comm, fork, op, root, expected);
-        if (inst < 0) {
-            p->nomem = 1;
-            return;
+        while (p->group_n[g] <= k) {
+            int32_t made = new_instance(p, type, comm, fork, op, root, expected);
+            if (made < 0) {
+                p->nomem = 1;
+                return;
+            }
+            p->group_inst[g][p->group_n[g]++] = made;
         }
-        while (p->group_n[g] <= k) /* k == group_n: every location passed 0..k-1 */
-            p->group_inst[g][p->group_n[g]++] = inst;
     }
+    int32_t inst = p->group_inst[g][k];
     size_t cm = s->n_members, c1 = s->cap_members;
     if (EARL_GROW(s->member_event, c1, cm + 1) ||
         EARL_GROW(s->member_inst, s->cap_members, cm + 1)) {
@@ -116,11 +122,17 @@ static void add_member(states_pass *p, earl_eid i, earl_loc l, int64_t g, uint64
     s->member_event[cm] = i;
     s->member_inst[cm] = inst;
     s->n_members++;
-    if (type == EARL_COLL_MPI && (s->coll_op[inst] != op || s->coll_root[inst] != root))
+    if (s->coll_count[inst] == 0) { /* the first member says what the instance is */
+        s->coll_op[inst] = op;
+        s->coll_root[inst] = root;
+    } else if (type == EARL_COLL_MPI && (s->coll_op[inst] != op || s->coll_root[inst] != root)) {
         states_warn(p->warnings, EARL_SW_COLL_MISMATCH, l, i,
                     "collective instance %d on communicator %u: operation or root differs "
                     "from its first member's", (int)inst, (unsigned)comm);
-    if (++s->coll_count[inst] == s->coll_expected[inst])
+    }
+    uint32_t before = s->coll_count[inst];
+    s->coll_count[inst] += weight;
+    if (before < s->coll_expected[inst] && s->coll_count[inst] >= s->coll_expected[inst])
         s->coll_complete[inst] = i;
 }
 
@@ -144,14 +156,22 @@ void collectives_mpi(states_pass *p, earl_eid i, earl_loc l)
         p->nomem = 1;
         return;
     }
-    int64_t *seq = earl_map_slot(&p->coll_counts, (uint64_t)(uint32_t)l, (uint64_t)g, 0, NULL);
-    if (!seq) {
-        p->nomem = 1;
-        return;
+    uint64_t k;
+    uint32_t weight = 1;
+    if (t->part_members && t->part_members[row]) { /* a part's ghost: numbered by its owner */
+        k = t->part_seq[row];
+        weight = t->part_members[row];
+    } else {
+        int64_t *seq = earl_map_slot(&p->coll_counts, (uint64_t)(uint32_t)l, (uint64_t)g, 0,
+                                     NULL);
+        if (!seq) {
+            p->nomem = 1;
+            return;
+        }
+        k = (uint64_t)(*seq)++;
     }
-    uint64_t k = (uint64_t)(*seq)++;
     add_member(p, i, l, g, k, EARL_COLL_MPI, comm, EARL_NONE, t->op[row], t->root[row],
-               expected);
+               expected, weight);
 }
 
 void collectives_barrier(states_pass *p, earl_eid i, earl_loc l)
@@ -170,7 +190,7 @@ void collectives_barrier(states_pass *p, earl_eid i, earl_loc l)
     }
     uint64_t k = p->barrier_count[l]++;
     add_member(p, i, l, g, k, EARL_COLL_OMP_BARRIER, team, f, 0 /* OTF2_COLLECTIVE_OP_BARRIER */,
-               EARL_NONE, expected);
+               EARL_NONE, expected, 1);
 }
 
 void collectives_finish(states_pass *p)
@@ -182,22 +202,29 @@ void collectives_finish(states_pass *p)
             s->coll_expected[c] = s->coll_count[c];
     s->coll_member_start = calloc(nc + 1, sizeof *s->coll_member_start);
     s->coll_members = malloc((s->n_members + 1) * sizeof *s->coll_members);
-    if (!s->coll_member_start || !s->coll_members) {
+    /* members present per instance (coll_count counts those a ghost stands
+     * for too), then the fill cursor */
+    uint32_t *present = calloc(nc ? nc : 1, sizeof *present);
+    if (!s->coll_member_start || !s->coll_members || !present) {
+        free(present);
         p->nomem = 1;
         return;
     }
-    for (size_t c = 0; c < nc; c++)
-        s->coll_member_start[c + 1] = s->coll_member_start[c] + s->coll_count[c];
-    /* coll_count becomes the fill cursor, then the count again */
-    for (size_t c = 0; c < nc; c++)
-        s->coll_count[c] = 0;
+    for (size_t m = 0; m < s->n_members; m++)
+        present[s->member_inst[m]]++;
+    for (size_t c = 0; c < nc; c++) {
+        s->coll_member_start[c + 1] = s->coll_member_start[c] + present[c];
+        present[c] = 0;
+    }
     for (size_t m = 0; m < s->n_members; m++) {
         int32_t c = s->member_inst[m];
-        s->coll_members[s->coll_member_start[c] + s->coll_count[c]++] = s->member_event[m];
+        s->coll_members[s->coll_member_start[c] + present[c]++] = s->member_event[m];
     }
+    free(present);
     const earl_loc *loc = p->ev->location;
     for (size_t c = 0; c < nc; c++) {
-        if (s->coll_count[c] >= s->coll_expected[c])
+        if (s->coll_count[c] >= s->coll_expected[c] ||
+            s->coll_member_start[c] == s->coll_member_start[c + 1])
             continue;
         earl_eid first = s->coll_members[s->coll_member_start[c]];
         states_warn(p->warnings, EARL_SW_COLL_INCOMPLETE, loc[first], first,

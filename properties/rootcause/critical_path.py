@@ -2,6 +2,9 @@
 their synchronisation points, that determines the run's length, and the
 metrics on it (critical path, its activities, the imbalance impact, the
 activities off the path)."""
+from dataclasses import dataclass
+from typing import Optional
+
 import numpy as np
 
 from earlc.analysis import Property
@@ -12,6 +15,7 @@ from earlc.analysis import regions as rc
 from ..groups import group_max
 from .arrays import to_ticks
 from .intervals import chunk_sums
+from .parts import numbering, parts_of, prepare
 from .points import READS, sync_points
 from .records import PathGraph, Spans, as_i64
 
@@ -59,10 +63,11 @@ def _omp_successors(ctx, omp_keys: np.ndarray):
     return offset, as_i64(dst[order])
 
 
-def _path_waits(ctx, sp):
+def _path_waits(ctx, sp, own=None):
     """The wait states a critical path moves on at, as sorted keys location * (n+1)
     + waiting event, and where the path continues from each (the event waited
-    for; a later record of the same waiting event wins)."""
+    for; a later record of the same waiting event wins); with `own` (a bool per
+    location) those waited at on these locations only."""
     p, ls, lr, cw = sp.points, sp.late_sender, sp.late_receiver, sp.collective_waits
     loc = ctx.events.location
     n = np.int64(ctx.n_events + 1)
@@ -70,6 +75,8 @@ def _path_waits(ctx, sp):
     w_ev = np.concatenate((ls.waiter, lr.waiter, cw.event[wsel])).astype(np.int64)
     w_to = np.concatenate((ls.delayer, lr.delayer, cw.delayer[wsel])).astype(np.int64)
     waits = p.wait_at(w_ev) > 0
+    if own is not None:
+        waits &= own[loc[w_ev]]
     w_key = loc[w_ev[waits]].astype(np.int64) * n + w_ev[waits]
     order = np.argsort(w_key, kind="stable")
     w_key, w_to = w_key[order], w_to[waits][order]
@@ -99,57 +106,39 @@ def _cpu_locations(ctx) -> np.ndarray:
                       dtype=np.int64)
 
 
-def _walk(ctx, sp, w_key, w_to, init_of, ends_at_start, start_location, start_event):
-    """The critical path from start_event of start_location (-1: from its end) back
-    in time (the C core's walk), as float ticks per (location, cnode): each
-    stretch counts the exclusive time per call path between its two ends, without
-    the waiting time at its start (at most the time its call path has on the
-    stretch)."""
-    loc = ctx.events.location
-    # OpenMP: at a thread's fork point (its ENTER of a parallel region) the path
-    # moves to the master's fork point; at a team barrier it continues on the
-    # threads that did not wait there
-    next_offset, next_event = _omp_successors(ctx, sp.omp_keys)
-    walk = _core.rc_critical_walk(
-        PathGraph(stride=ctx.n_events + 1, location=np.ascontiguousarray(loc, dtype=np.int32),
-                  ends_at_start=ends_at_start, init_event=init_of, wait_key=w_key,
-                  wait_partner=w_to, omp_key=sp.omp_keys, omp_next_offset=next_offset,
-                  omp_next_event=next_event),
-        int(start_location), int(start_event))
-    sl, sf, st = (np.frombuffer(walk[k], np.int64) for k in ("location", "start", "end"))
-    q, c, v = chunk_sums(ctx, Spans(location=sl, start=sf, end=st)).columns()
-    NC = len(ctx.calltree) + 1
-    cp = np.zeros((ctx.n_locations + 1, NC))
-    np.add.at(cp, (sl[q], c), v)
-    # a stretch from a location's start (-1) has no point at its start
-    cn = np.where(sf >= 0, ctx.cnode[np.maximum(sf, 0)], -1).astype(np.int64)
-    k = np.nonzero(cn >= 0)[0]
-    entry = np.searchsorted(q * NC + c, k * NC + cn[k])
-    found = entry < len(q)
-    found[found] = (q[entry[found]] == k[found]) & (c[entry[found]] == cn[k][found])
-    own = np.zeros(len(k))
-    own[found] = v[entry[found]]
-    np.subtract.at(cp, (sl[k], cn[k]), np.minimum(sp.points.wait_at(sf[k]), own))
-    return cp
+@dataclass
+class Walk:
+    """A walk of the critical path: where it starts (an event of a location, or
+    the location's end: -1), whether a location without an init event ends it
+    at the location's start, the init event per location (-1: none) and the
+    wait states it moves on at besides those of every walk (`more_key`,
+    `more_to`: sorted keys and partners)."""
+    location: int
+    event: int
+    ends_at_start: bool
+    init_of: np.ndarray
+    more_key: np.ndarray
+    more_to: np.ndarray
 
 
-def _scalasca_path(ctx, sp, w_key, w_to):
-    """Scalasca's critical path, as float ticks per (location, cnode).  Of an MPI
-    program: from the MPI_Finalize entered last back to MPI_Init, moving at each
-    wait state on it to the process waited for (the sender of a Late Sender, the
-    receiver of a Late Receiver, the latest member or the root of a collective);
-    without MPI_Finalize there is none (0), without MPI_Init it lacks its first
-    stretch, and a counted warning says so.  Of a program without MPI (OpenMP,
-    serial; Scalasca's OpenMP analyzer): from the end of the master thread back to
-    its start."""
+def _scalasca_walk(ctx, sp, is_mpi: bool, has_events: bool) -> Optional[Walk]:
+    """Scalasca's critical path, None where there is none.  Of an MPI program:
+    from the MPI_Finalize entered last back to MPI_Init, moving at each wait
+    state on it to the process waited for (the sender of a Late Sender, the
+    receiver of a Late Receiver, the latest member or the root of a
+    collective); without MPI_Finalize there is none (0), without MPI_Init it
+    lacks its first stretch, and a counted warning says so.  Of a program
+    without MPI (OpenMP, serial; Scalasca's OpenMP analyzer): from the end of
+    the master thread back to its start.  (Every part of a trace analysed in
+    parts holds every process's MPI_Init and MPI_Finalize.)"""
     loc = ctx.events.location
-    none = np.zeros((ctx.n_locations + 1, len(ctx.calltree) + 1))
     init_of = np.full(ctx.n_locations, -1, dtype=np.int64)
-    if not _is_mpi_program(ctx):
+    none = np.empty(0, np.int64)
+    if not is_mpi:
         cpu = _cpu_locations(ctx)
-        if not len(cpu) or not ctx.n_events:
-            return none
-        return _walk(ctx, sp, w_key, w_to, init_of, True, cpu[0], -1)
+        if not len(cpu) or not has_events:
+            return None
+        return Walk(int(cpu[0]), -1, True, init_of, none, none)
     fin_enter, fin_leave = _mpi_calls(ctx, "MPI_Finalize")
     init_enter, init_leave = _mpi_calls(ctx, "MPI_Init", "MPI_Init_thread")
     missing = [name for name, calls in (("MPI_Init", init_leave), ("MPI_Finalize", fin_leave))
@@ -166,22 +155,32 @@ def _scalasca_path(ctx, sp, w_key, w_to):
                      "it lacks its stretch from the start of the trace to its first wait "
                      "state"))
     if not len(fin_leave):
-        return none
+        return None
     for l, e in zip(loc[init_leave].tolist(), init_leave.tolist()):
         init_of[l] = e
     t = ctx.time_of(fin_enter)
     start = np.lexsort((loc[fin_enter], -t))[0]
-    return _walk(ctx, sp, w_key, w_to, init_of, False, loc[fin_leave[start]],
-                 fin_leave[start])
+    return Walk(int(loc[fin_leave[start]]), int(fin_leave[start]), False, init_of, none, none)
 
 
-def _trace_path(ctx, sp, w_key, w_to):
-    """earlc's critical path of the whole trace, as float ticks per (location,
-    cnode): from the end of the CPU location whose events end last back to the
-    start of the trace, moving at the wait states Scalasca's path moves at and
-    also at the wait in MPI_Finalize (to the process that entered it last)."""
+def _finalize_waits(ctx, sp):
+    """The wait in MPI_Finalize as a wait for the process entering it last:
+    (sorted keys location * (n+1) + leave of every MPI_Finalize waited in, the
+    leave of the one entered last)."""
     loc = ctx.events.location
-    none = np.zeros((ctx.n_locations + 1, len(ctx.calltree) + 1))
+    fin_enter, fin_leave = _mpi_calls(ctx, "MPI_Finalize")
+    if not len(fin_leave):
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    wait = sp.points.wait_at(fin_leave)
+    latest = fin_leave[np.lexsort((loc[fin_enter], -ctx.time_of(fin_enter)))[0]]
+    n = np.int64(ctx.n_events + 1)
+    f_key = loc[fin_leave[wait > 0]].astype(np.int64) * n + fin_leave[wait > 0]
+    return f_key, np.full(len(f_key), latest, dtype=np.int64)
+
+
+def _last_cpu_event(ctx) -> int:
+    """The last event of a CPU location (-1: none)."""
+    loc = ctx.events.location
     cpu = np.zeros(ctx.n_locations, dtype=bool)
     cpu[_cpu_locations(ctx)] = True
     end, step = ctx.n_events, 1024
@@ -191,27 +190,73 @@ def _trace_path(ctx, sp, w_key, w_to):
         if len(tail):
             last = max(end - step, 0) + int(tail[-1])
         end, step = end - step, step * 2
+    return last
+
+
+def _trace_walk(ctx, sp, last: int) -> Optional[Walk]:
+    """earlc's critical path of the whole trace: from the end of the CPU location
+    whose events end last (`last`: its last event) back to the start of the
+    trace, moving at the wait states Scalasca's path moves at and also at the
+    wait in MPI_Finalize (to the process that entered it last)."""
     if last < 0:
-        return none
-    fin_enter, fin_leave = _mpi_calls(ctx, "MPI_Finalize")
-    if len(fin_leave):
-        # the wait in MPI_Finalize is a wait for the process entering it last
-        wait = sp.points.wait_at(fin_leave)
-        latest = fin_leave[np.lexsort((loc[fin_enter], -ctx.time_of(fin_enter)))[0]]
-        n = np.int64(ctx.n_events + 1)
-        f_key = loc[fin_leave[wait > 0]].astype(np.int64) * n + fin_leave[wait > 0]
-        key = np.concatenate((w_key, f_key))
+        return None
+    f_key, f_to = _finalize_waits(ctx, sp)
+    return Walk(int(ctx.events.location[last]), -1, True,
+                np.full(ctx.n_locations, -1, dtype=np.int64), f_key, f_to)
+
+
+def _graph(ctx, sp, w_key, w_to, walk: Walk) -> PathGraph:
+    """The graph the C core walks: the wait states (with the walk's own), the
+    OpenMP points and their successors."""
+    if len(walk.more_key):
+        key = np.concatenate((w_key, walk.more_key))
         order = np.argsort(key, kind="stable")
-        w_key = key[order]
-        w_to = np.concatenate((w_to, np.full(len(f_key), latest, dtype=np.int64)))[order]
-    init_of = np.full(ctx.n_locations, -1, dtype=np.int64)
-    return _walk(ctx, sp, w_key, w_to, init_of, True, loc[last], -1)
+        w_key, w_to = key[order], np.concatenate((w_to, walk.more_to))[order]
+    # OpenMP: at a thread's fork point (its ENTER of a parallel region) the path
+    # moves to the master's fork point; at a team barrier it continues on the
+    # threads that did not wait there
+    next_offset, next_event = _omp_successors(ctx, sp.omp_keys)
+    return PathGraph(stride=ctx.n_events + 1,
+                     location=np.ascontiguousarray(ctx.events.location, dtype=np.int32),
+                     ends_at_start=walk.ends_at_start, init_event=walk.init_of, wait_key=w_key,
+                     wait_partner=w_to, omp_key=sp.omp_keys, omp_next_offset=next_offset,
+                     omp_next_event=next_event)
 
 
-def _path_metrics(ctx, sp, cp):
+def _stretches(graph: PathGraph, walk: Walk):
+    """The stretches of a walk, in the order walked: (location, start, end)."""
+    out = _core.rc_critical_walk(graph, int(walk.location), int(walk.event))
+    return tuple(np.frombuffer(out[k], np.int64) for k in ("location", "start", "end"))
+
+
+def _stretch_times(ctx, sp, stretches):
+    """The time of the stretches as float ticks per (location, cnode): each
+    counts the exclusive time per call path between its two ends, without the
+    waiting time at its start (at most the time its call path has there)."""
+    sl, sf, st = stretches
+    num = numbering(ctx)
+    q, c, v = chunk_sums(ctx, Spans(location=sl, start=sf, end=st)).columns()
+    NC = num.n + 1
+    cp = np.zeros((ctx.n_locations + 1, NC))
+    np.add.at(cp, (sl[q], c), v)
+    # a stretch from a location's start (-1) has no point at its start
+    cn = np.where(sf >= 0, num.cnode[np.maximum(sf, 0)], -1).astype(np.int64)
+    k = np.nonzero(cn >= 0)[0]
+    entry = np.searchsorted(q * NC + c, k * NC + cn[k])
+    found = entry < len(q)
+    found[found] = (q[entry[found]] == k[found]) & (c[entry[found]] == cn[k][found])
+    own = np.zeros(len(k))
+    own[found] = v[entry[found]]
+    np.subtract.at(cp, (sl[k], cn[k]), np.minimum(sp.points.wait_at(sf[k]), own))
+    return cp
+
+
+def _path_metrics(ctx, sp, cp, parts=None):
     """The metrics of Scalasca's critical path cp (float ticks per location and
     cnode): its activities everywhere, the activities off it and the imbalance
-    impact."""
+    impact.  In parts (`parts`: this part) cp holds the path on this part's
+    locations, and so do the metrics; the sums over every location come from
+    every part."""
     loc = ctx.events.location
     n = np.int64(ctx.n_events + 1)
     p, omp_keys = sp.points, sp.omp_keys
@@ -220,6 +265,8 @@ def _path_metrics(ctx, sp, cp):
     # only from each fork of its team to its last OpenMP point before the next
     # (Scalasca drops a worker's time outside its teams)
     cpu_locs = _cpu_locations(ctx)
+    if parts is not None:
+        cpu_locs = cpu_locs[parts.own[cpu_locs]]
     workers = np.empty(0, np.int64)
     if len(omp_keys):
         enters = ctx.thread_management()[0]
@@ -252,9 +299,12 @@ def _path_metrics(ctx, sp, cp):
     np.add.at(lt, (np.concatenate(r_loc)[everything[0]], everything[1]), everything[2])
     wt = np.zeros((NL, NC))
     ok = p.cnode >= 0
+    if parts is not None:
+        ok &= parts.own[p.location]
     np.add.at(wt, (p.location[ok], p.cnode[ok]), np.maximum(p.wait[ok], 0))
     ltimes = lt - np.minimum(lt, wt)
-    g = cp.sum(axis=0)
+    # the path's time per call path: integer ticks, the same sum in any order
+    g = cp.sum(axis=0) if parts is None else parts.sum(lambda: cp.sum(axis=0))
     on = g > 0
     activities = np.where(on[None, :], np.minimum(g[None, :], ltimes), 0.0)
     non_critical = np.maximum(ltimes - g[None, :], 0.0)
@@ -264,7 +314,11 @@ def _path_metrics(ctx, sp, cp):
     aggr_wait = g.sum() - ltimes.sum(axis=1)
     aggr_excess = excess.sum(axis=1)
     factor = np.where(aggr_excess > 0, aggr_wait / np.where(aggr_excess > 0, aggr_excess, 1), 0.0)
-    global_costs = (excess * factor[:, None])[cpu].sum(axis=0)
+    weighted = excess * factor[:, None]
+    if parts is not None:
+        # every CPU location's row, summed as the single-process analysis sums them
+        weighted, cpu = _every_cpu_row(ctx, parts, weighted, cpu)
+    global_costs = weighted[cpu].sum(axis=0)
     share = np.where(on[None, :] & (cp > 0), cp / np.where(on, g, 1)[None, :], 0.0)
     imbalance = np.maximum(share * global_costs[None, :], 0.0)
     return {"critical_path_activities": activities,
@@ -272,30 +326,66 @@ def _path_metrics(ctx, sp, cp):
             "critical_imbalance_impact": imbalance}
 
 
+def _every_cpu_row(ctx, parts, weighted, cpu):
+    """Collective: the rows of every part's CPU locations of `weighted` (the
+    others' sent as their non-zero entries) and the mask of every CPU
+    location."""
+    def mine():
+        l, c = np.nonzero(weighted * cpu[:, None])
+        return l, c, weighted[l, c], np.nonzero(cpu)[0]
+    every = parts.allgather(mine)
+    out = np.zeros_like(weighted)
+    mask = np.zeros_like(cpu)
+    for l, c, v, locs in every:
+        out[l, c] = v
+        mask[locs] = True
+    return out, mask
+
+
 def _critical_path(ctx):
     """The critical paths and the metrics of Scalasca's, as (cnode, location,
-    ticks) rows by metric name."""
+    ticks) rows by metric name (for a part of a trace analysed in parts: its
+    own locations', found with the other parts: critical_parts.py)."""
     def compute():
-        sp = sync_points(ctx)
-        w_key, w_to = _path_waits(ctx, sp)
-        cp = _scalasca_path(ctx, sp, w_key, w_to)
-        out = {"critical_path": cp}
-        out.update(_path_metrics(ctx, sp, cp))
-        out["critical_path_trace"] = _trace_path(ctx, sp, w_key, w_to)
-
-        def rows(m):
-            l, c = np.nonzero(m)
-            return to_ticks(ctx.n_locations, l, c, m[l, c])
-        return {name: rows(m) for name, m in out.items()}
+        parts = parts_of(ctx)
+        if parts is None:
+            return _paths(ctx, None)
+        return parts.run(lambda: _paths(ctx, prepare(ctx)))
     return ctx.memo("critical_path", compute)
+
+
+def _paths(ctx, parts):
+    sp = sync_points(ctx)
+    NC = numbering(ctx).n + 1
+    none = np.zeros((ctx.n_locations + 1, NC))
+    if parts is None:
+        w_key, w_to = _path_waits(ctx, sp)
+        walks = (_scalasca_walk(ctx, sp, _is_mpi_program(ctx), ctx.n_events > 0),
+                 _trace_walk(ctx, sp, _last_cpu_event(ctx)))
+        stretches = [_stretches(_graph(ctx, sp, w_key, w_to, w), w) if w is not None else None
+                     for w in walks]
+    else:
+        from .critical_parts import walks_in_parts
+
+        stretches = walks_in_parts(ctx, parts, sp)
+    paths = [_stretch_times(ctx, sp, s) if s is not None else none for s in stretches]
+    out = {"critical_path": paths[0]}
+    out.update(_path_metrics(ctx, sp, paths[0], parts))
+    out["critical_path_trace"] = paths[1]
+
+    def rows(m):
+        l, c = np.nonzero(m)
+        return to_ticks(ctx.n_locations, l, c, m[l, c])
+    return {name: rows(m) for name, m in out.items()}
 
 
 class _CriticalPath(Property):
     measures = "time"
     unit, group, reads = "sec", "root_cause", READS
+    across_parts = True
 
     def totals(self, ctx):
-        return _critical_path(ctx)[self.name]
+        return numbering(ctx).local_rows(_critical_path(ctx)[self.name])
 
 
 class CriticalPath(_CriticalPath):

@@ -15,26 +15,43 @@ from .intervals import (chunk_sums, excess, group_interval_starts, interval_time
                         previous_points)
 from .kinds import COLLECTIVE_KINDS, Cost, DelayKind
 from .longterm import IdleCosts, MessageDelays, long_term_costs
-from .points import READS, MessageWaits, sync_points
+from .parts import numbering, parts_of, prepare
+from .points import READS, CollectiveWaits, MessageWaits, sync_points
 from .records import CallPathMap, CollectiveInstances, Spans, as_i64
 
 
-def message_delays(ctx, kind: DelayKind, waits: MessageWaits):
+def message_delays(ctx, kind: DelayKind, waits: MessageWaits, parts=None):
     """Short-term delay costs of point-to-point wait states, per Scalasca's rule:
-    (location, cnode, float ticks) of the delays on the late side, and per wait
+    (location, cnode, float ticks) of the delays on the late side; per wait
     state what the indirect, propagating and long-term costs need
-    (MessageDelays)."""
+    (MessageDelays); and the indirect part of each wait (location, cnode, float
+    ticks on the waiting call).
+
+    In parts (`parts`: this part, see parts.py) the late side's part computes
+    the delays, with the waiting side's interval sent there; the MessageDelays
+    are those of the wait states delayed here, the indirect rows those waited
+    here (the late side's part sends them back)."""
     loc = ctx.events.location
     waiter_loc = loc[waits.waiter].astype(np.int64)
     delayer_loc = loc[waits.delayer].astype(np.int64)
-    waiter_at, delayer_at, wait = waits.waiter, waits.delayer, waits.wait
-    early = interval_times(
-        ctx, waiter_loc, previous_points(ctx, waiter_loc, delayer_loc, waiter_at), waiter_at)
-    late = interval_times(
-        ctx, delayer_loc, previous_points(ctx, delayer_loc, waiter_loc, delayer_at), delayer_at)
+    if parts is None:
+        mine_w = mine_d = slice(None)
+    else:
+        mine_w = np.nonzero(parts.own[waiter_loc])[0]
+        mine_d = np.nonzero(parts.own[delayer_loc])[0]
+    w_loc, d_loc, w_at = waiter_loc[mine_w], delayer_loc[mine_w], waits.waiter[mine_w]
+    early = interval_times(ctx, w_loc, previous_points(ctx, w_loc, d_loc, w_at), w_at).time
+    del w_loc, d_loc, w_at
+    if parts is not None:
+        early = parts.to_late_side(waits.waiter, delayer_loc, mine_w, early, mine_d)
+    waiter_at, delayer_at = waits.waiter[mine_d], waits.delayer[mine_d]
+    waiter_loc_d, delayer_loc_d, wait = waiter_loc[mine_d], delayer_loc[mine_d], waits.wait[mine_d]
+    late = interval_times(ctx, delayer_loc_d,
+                          previous_points(ctx, delayer_loc_d, waiter_loc_d, delayer_at),
+                          delayer_at)
     # the late side's excess per call path
     each = np.arange(len(wait), dtype=np.int64)
-    delays, dsum = excess(late.time, each, early.time, each)
+    delays, dsum = excess(late.time, each, early, each)
     del early
     # past the excess only the late side's points in between are read (the
     # long-term costs): its time map goes now, not with the rest of the delays
@@ -43,21 +60,48 @@ def message_delays(ctx, kind: DelayKind, waits: MessageWaits):
     wsum = late.wait_sum
     denom = dsum + wsum
     scale = np.where(denom > 0, np.minimum(wait / np.where(denom > 0, denom, 1), 1.0), 0.0)
-    return (delayer_loc[q], c, val * scale[q]), MessageDelays(
-        kind=kind, waiter=waiter_at, waiter_location=waiter_loc, delayer_location=delayer_loc,
-        delayer=delayer_at, scale=scale, wait_sum=wsum, denominator=denom, delays=delays, late=late)
+    # indirect: the part of each wait explained by waiting the late side did in
+    # between, charged to the waiting call
+    indirect = np.where(wsum > 0, scale * wsum, 0.0)
+    if parts is not None:
+        indirect = parts.to_waiting_side(waits.waiter, waiter_loc, mine_d, indirect, mine_w)
+    num = numbering(ctx)
+    indirect_rows = (waiter_loc[mine_w], num.cnode[waits.waiter[mine_w]], indirect)
+    return (delayer_loc_d[q], c, val * scale[q]), MessageDelays(
+        kind=kind, waiter=waiter_at, waiter_location=waiter_loc_d,
+        delayer_location=delayer_loc_d, delayer=delayer_at, scale=scale, wait_sum=wsum,
+        denominator=denom, delays=delays, late=late), indirect_rows
 
 
-def _collective_delays(ctx):
+def _collective_delays(ctx, parts=None):
     """Short-term delay costs of the collective wait states, per kind: (location,
     cnode, float ticks) on the delaying member (Scalasca's collective delay); and
     what their long-term costs need, the C replay's collective instances (None
     without collective wait states): per instance its kind, delayer and members
     (CSR), per member its event, waiting time, delays (a query of one call-path
-    map) and their sum."""
+    map) and their sum.  In parts (`parts`: this part) those of the instances
+    its own locations delay, with the intervals of the waiters elsewhere sent
+    here by their parts."""
     sp = sync_points(ctx)
     p, cw = sp.points, sp.collective_waits
     empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
+    # each waiter's own interval since it last met the delayer
+    waiter = np.nonzero(cw.event != cw.delayer)[0]
+    if parts is not None:
+        mine_w = waiter[parts.own[cw.location[waiter]]]
+    else:
+        mine_w = waiter
+    w_loc, w_dloc, w_ev = cw.location[mine_w], cw.delayer_location[mine_w], cw.event[mine_w]
+    w_time = interval_times(ctx, w_loc, previous_points(ctx, w_loc, w_dloc, w_ev), w_ev).time
+    if parts is not None:
+        # the instances delayed here, with the intervals of their waiters
+        here = parts.own[cw.delayer_location]
+        rows = np.nonzero(here)[0]
+        w_time = parts.to_late_side(cw.event, cw.delayer_location, mine_w, w_time,
+                                    rows[cw.event[rows] != cw.delayer[rows]])
+        cw = CollectiveWaits(**{f: getattr(cw, f)[here] for f in (
+            "event", "location", "delayer", "delayer_location", "kind", "instance", "comm")})
+        waiter = np.nonzero(cw.event != cw.delayer)[0]
     if not len(cw.event):
         return {k: empty for k in COLLECTIVE_KINDS}, None
     gs = group_interval_starts(ctx, cw)
@@ -68,15 +112,14 @@ def _collective_delays(ctx):
     d_loc_i = cw.delayer_location[first]
     d_ev_i = cw.delayer[first]
     # queries: one per instance, one per member met one by one, one per waiter
-    waiter = np.nonzero(cw.event != cw.delayer)[0]
+    # (those w_time holds)
     w_loc, w_ev = cw.location[waiter], cw.event[waiter]
     w_dloc = cw.delayer_location[waiter]
-    w_prev = previous_points(ctx, w_loc, w_dloc, w_ev)
-    q_loc = np.concatenate((d_loc_i, d_loc_i[t_inst], w_loc))
-    q_prev = np.concatenate((starts, t_ev, w_prev))
-    q_at = np.concatenate((d_ev_i, d_ev_i[t_inst], w_ev))
-    iv = interval_times(ctx, q_loc, q_prev, q_at)
-    del q_loc, q_prev, q_at, w_prev
+    iv = interval_times(ctx, np.concatenate((d_loc_i, d_loc_i[t_inst])),
+                        np.concatenate((starts, t_ev)),
+                        np.concatenate((d_ev_i, d_ev_i[t_inst])))
+    times = iv.time.followed_by(w_time)
+    del w_time
     wsum = iv.wait_sum
     # each waiter's source: its own meeting with the delayer since the group point,
     # else the group interval
@@ -92,8 +135,8 @@ def _collective_delays(ctx):
     local = ninst + len(t_inst) + np.arange(len(waiter))
     # the source's excess over the waiter's own interval, in the call paths of the
     # group interval (which restricts every source)
-    delays, dsum = excess(iv.time, src, iv.time, local, within=iv.time, within_q=w_inst)
-    del local
+    delays, dsum = excess(times, src, times, local, within=times, within_q=w_inst)
+    del local, times
     wk, c, val = delays.columns()
     prop = wsum[src]
     wait = p.wait[np.searchsorted(p.event, w_ev)]
@@ -259,7 +302,7 @@ def _omp_idle_delays(ctx):
     iv = interval_times(ctx, loc, prev, at)
     wsum, bq, brow = iv.wait_sum, iv.between_query, iv.between_row
     p = sync_points(ctx).points
-    NC = np.int64(len(ctx.calltree) + 1)
+    NC = np.int64(numbering(ctx).n + 1)
     allk = np.concatenate((q * NC + c, bq * NC + p.cnode[brow]))
     allv = np.concatenate((v, -p.wait[brow]))
     uk, inv = np.unique(allk, return_inverse=True)
@@ -296,73 +339,79 @@ def _warn_out_of_order(ctx, n: int) -> None:
 def delay_costs(ctx) -> Dict[CostKey, tuple]:
     """Every part of the delay costs of every kind of wait state, as (call path,
     location, ticks) rows per (Cost, DelayKind), computed together so that the
-    inputs of the time chunks and the intervals are gathered once."""
+    inputs of the time chunks and the intervals are gathered once.  For a part
+    of a trace analysed in parts, those of its own locations, found with the
+    other parts (parts.py)."""
     def compute():
-        sp = sync_points(ctx)
-        out: Dict[CostKey, tuple] = {}
-
-        def short_term(kind, rows):
-            # rounded at once: the float rows go before the next kind's are made
-            out[Cost.SHORT_TERM, kind] = to_ticks(ctx.n_locations, *rows)
-
-        coll_instances: Optional[CollectiveInstances] = None
-        omp_instances: Optional[CollectiveInstances] = None
-        idle_costs: Optional[IdleCosts] = None
-        if len(sp.omp_keys):
-            rows, omp_instances = _omp_barrier_delays(ctx)
-            short_term(DelayKind.OMP_BARRIER, rows)
-            rows, idle_costs = _omp_idle_delays(ctx)
-            short_term(DelayKind.OMP_IDLE, rows)
-        if len(sp.collective_waits.event):
-            coll_short, coll_instances = _collective_delays(ctx)
-            for kind, rows in coll_short.items():
-                short_term(kind, rows)
-            del coll_short
-        p = sp.points
-        prop_rows, prop_vals = [], []
-        messages = []
-        for kind, waits in ((DelayKind.LATE_SENDER, sp.late_sender),
-                            (DelayKind.LATE_RECEIVER, sp.late_receiver)):
-            if not len(waits.waiter):
-                continue
-            rows, d = message_delays(ctx, kind, waits)
-            short_term(kind, rows)
-            del rows
-            messages.append(d)
-            # indirect: the part of each wait explained by waiting the late side did
-            # in between, charged to the waiting call
-            out[Cost.INDIRECT, kind] = to_ticks(
-                ctx.n_locations, d.waiter_location, ctx.cnode[d.waiter],
-                np.where(d.wait_sum > 0, d.scale * d.wait_sum, 0.0))
-            # propagating: those waits in between, each as much as any later wait
-            # state it caused needs of it
-            bq, brow = d.late.between_query, d.late.between_row
-            use = (d.scale[bq] > 0) & (d.wait_sum[bq] > 0)
-            prop_rows.append(brow[use])
-            prop_vals.append(d.scale[bq[use]] * p.wait[brow[use]])
-        collectives = [c for c in (coll_instances, omp_instances) if c is not None]
-        long_term, out_of_order = long_term_costs(ctx, p, messages, collectives, idle_costs)
-        for kind, rows in long_term.items():
-            out[Cost.LONG_TERM, kind] = to_ticks(ctx.n_locations, *rows)
-        del long_term
-        if out_of_order:
-            _warn_out_of_order(ctx, out_of_order)
-        if prop_rows:
-            rows = np.concatenate(prop_rows)
-            best = np.zeros(len(p.event))
-            np.maximum.at(best, rows, np.concatenate(prop_vals))
-            hit = np.nonzero(best > 0)[0]
-            k = ctx.events.kind[p.event[hit]]
-            kinds = ctx.kinds
-            for kind, sel in (
-                    (DelayKind.LATE_SENDER, (k == kinds["MPI_RECV"]) | (k == kinds["MPI_IRECV"])),
-                    (DelayKind.LATE_RECEIVER, (k == kinds["MPI_SEND"]) |
-                     (k == kinds["MPI_ISEND_COMPLETE"]))):
-                r = hit[sel]
-                out[Cost.PROPAGATING, kind] = to_ticks(ctx.n_locations, p.location[r],
-                                                       p.cnode[r], best[r])
-        return out
+        parts = parts_of(ctx)
+        if parts is None:
+            return _delay_costs(ctx, None)
+        return parts.run(lambda: _delay_costs(ctx, prepare(ctx)))
     return ctx.memo("delay_costs", compute)
+
+
+def _delay_costs(ctx, parts) -> Dict[CostKey, tuple]:
+    sp = sync_points(ctx)
+    out: Dict[CostKey, tuple] = {}
+
+    def short_term(kind, rows):
+        # rounded at once: the float rows go before the next kind's are made
+        out[Cost.SHORT_TERM, kind] = to_ticks(ctx.n_locations, *rows)
+
+    coll_instances: Optional[CollectiveInstances] = None
+    omp_instances: Optional[CollectiveInstances] = None
+    idle_costs: Optional[IdleCosts] = None
+    if len(sp.omp_keys):  # a process's threads are all in one part
+        rows, omp_instances = _omp_barrier_delays(ctx)
+        short_term(DelayKind.OMP_BARRIER, rows)
+        rows, idle_costs = _omp_idle_delays(ctx)
+        short_term(DelayKind.OMP_IDLE, rows)
+    # in parts every part takes every step: another part may need this one's
+    if parts is not None or len(sp.collective_waits.event):
+        coll_short, coll_instances = _collective_delays(ctx, parts)
+        for kind, rows in coll_short.items():
+            short_term(kind, rows)
+        del coll_short
+    p = sp.points
+    prop_rows, prop_vals = [], []
+    messages = []
+    for kind, waits in ((DelayKind.LATE_SENDER, sp.late_sender),
+                        (DelayKind.LATE_RECEIVER, sp.late_receiver)):
+        if parts is None and not len(waits.waiter):
+            continue
+        rows, d, indirect = message_delays(ctx, kind, waits, parts)
+        short_term(kind, rows)
+        del rows
+        messages.append(d)
+        out[Cost.INDIRECT, kind] = to_ticks(ctx.n_locations, *indirect)
+        # propagating: those waits in between, each as much as any later wait
+        # state it caused needs of it
+        bq, brow = d.late.between_query, d.late.between_row
+        use = (d.scale[bq] > 0) & (d.wait_sum[bq] > 0)
+        prop_rows.append(brow[use])
+        prop_vals.append(d.scale[bq[use]] * p.wait[brow[use]])
+    collectives = [c for c in (coll_instances, omp_instances) if c is not None]
+    long_term, out_of_order = long_term_costs(ctx, p, messages, collectives, idle_costs, parts)
+    for kind, rows in long_term.items():
+        out[Cost.LONG_TERM, kind] = to_ticks(ctx.n_locations, *rows)
+    del long_term
+    if out_of_order:
+        _warn_out_of_order(ctx, out_of_order)
+    if prop_rows:
+        rows = np.concatenate(prop_rows)
+        best = np.zeros(len(p.event))
+        np.maximum.at(best, rows, np.concatenate(prop_vals))
+        hit = np.nonzero(best > 0)[0]
+        k = ctx.events.kind[p.event[hit]]
+        kinds = ctx.kinds
+        for kind, sel in (
+                (DelayKind.LATE_SENDER, (k == kinds["MPI_RECV"]) | (k == kinds["MPI_IRECV"])),
+                (DelayKind.LATE_RECEIVER, (k == kinds["MPI_SEND"]) |
+                 (k == kinds["MPI_ISEND_COMPLETE"]))):
+            r = hit[sel]
+            out[Cost.PROPAGATING, kind] = to_ticks(ctx.n_locations, p.location[r],
+                                                   p.cnode[r], best[r])
+    return out
 
 
 #: how long-term costs cross OpenMP barriers, for the descriptions of the long-term metrics
@@ -379,12 +428,13 @@ _OMP_CROSSING_RULE = (
 class _Delay(Property):
     measures = "cause"
     unit, group, reads = "sec", "root_cause", READS
+    across_parts = True
     #: the kind of wait state, and the part of its costs, the property publishes
     kind, cost = DelayKind.LATE_SENDER, Cost.SHORT_TERM
 
     def totals(self, ctx):
         e = np.empty(0, np.int64)
-        return delay_costs(ctx).get((self.cost, self.kind), (e, e, e))
+        return numbering(ctx).local_rows(delay_costs(ctx).get((self.cost, self.kind), (e, e, e)))
 
 
 class DelayLateSender(_Delay):

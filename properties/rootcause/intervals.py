@@ -14,6 +14,7 @@ from earlc import _core
 from .records import (CallPathMap, ChunkTable, EventChunks, EventColumns, ExcessPairs,
                       GroupQueries, MeetingQueries, Meetings, PairPoints, PointsByLocation,
                       Spans, TimeChunks, as_i64)
+from .parts import numbering
 from .points import CollectiveWaits, sync_points
 
 
@@ -31,6 +32,7 @@ def time_chunks(ctx) -> TimeChunks:
 
 def _build_chunks(ctx) -> TimeChunks:
     ev = ctx.events
+    num = numbering(ctx)
     kinds = ctx.kinds
     roles = np.zeros(256, dtype=np.uint8)
     roles[[kinds["ENTER"]]] = _core.RC_CHUNK_ENTER
@@ -38,17 +40,16 @@ def _build_chunks(ctx) -> TimeChunks:
     # a team's join closes a stretch of the master's time (Scalasca's checkpoint)
     roles[[kinds["THREAD_JOIN"], kinds["OMP_JOIN"]]] = _core.RC_CHUNK_JOIN
     # PROGRAM_BEGIN and PROGRAM_END open and close the program's call path
-    program = [c for c in ctx.calltree.extra_names]
-    if program:
+    if num.program >= 0:
         roles[[kinds["PROGRAM_BEGIN"]]] = _core.RC_CHUNK_ENTER
         roles[[kinds["PROGRAM_END"]]] = _core.RC_CHUNK_PROGRAM_END
     events = EventChunks.build(EventColumns(
         n_locations=ctx.n_locations, location=ev.location, kind=ev.kind, time=ev.time,
-        cnode=np.ascontiguousarray(ctx.cnode, dtype=np.int32),
-        parent=np.ascontiguousarray(ctx.calltree.parent, dtype=np.int32), role=roles.tobytes(),
-        program_cnode=program[0] if program else -1))
+        cnode=np.ascontiguousarray(num.cnode, dtype=np.int32),
+        parent=np.ascontiguousarray(num.parent, dtype=np.int32), role=roles.tobytes(),
+        program_cnode=num.program))
     n = np.int64(ctx.n_events + 1)
-    chunks = TimeChunks(stride=int(n), n_cnodes=len(ctx.calltree) + 1, events=events,
+    chunks = TimeChunks(stride=int(n), n_cnodes=num.n + 1, events=events,
                         table=None)
     # thread management counts in the parallel region, as in the call tree: on
     # every thread the fork part after its ENTER; on the master it leaves the
@@ -58,13 +59,13 @@ def _build_chunks(ctx) -> TimeChunks:
         empty = np.empty(0, np.int64)
         chunks.table = ChunkTable(empty, empty, empty)
         return chunks
-    c_all = ctx.cnode[enters].astype(np.int64)
+    c_all = num.cnode[enters].astype(np.int64)
     loc_all = ctx.events.location[enters].astype(np.int64)
     ok_all = c_all >= 0
     master = ok_all & (ctx.events.location[ctx.enter_of(enters)] == loc_all)
-    master &= ctx.calltree.parent[np.maximum(c_all, 0)] >= 0
+    master &= num.parent[np.maximum(c_all, 0)] >= 0
     e, c, mloc = enters[master], c_all[master], loc_all[master]
-    pc = ctx.calltree.parent[c].astype(np.int64)
+    pc = num.parent[c].astype(np.int64)
     leave = ctx.leave_of(e)
     f, j = fork_part[master], join_part[master]
     has = leave >= 0

@@ -77,7 +77,7 @@ def _inputs() -> bytes:
 
 def long_term_costs(ctx, points: Points, messages: List[MessageDelays],
                     collectives: List[CollectiveInstances],
-                    idle: Optional[IdleCosts] = None):
+                    idle: Optional[IdleCosts] = None, parts=None):
     """The long-term delay costs per source, as (location, cnode, float ticks),
     and how many wait states the replay took out of order (a cycle of
     dependencies in an inconsistent trace; 0 otherwise).
@@ -86,7 +86,9 @@ def long_term_costs(ctx, points: Points, messages: List[MessageDelays],
     instances of MPI collectives and OpenMP barriers: on a hybrid trace the costs
     of MPI wait states reach the master's OpenMP barrier waits and go on from
     there to the thread that was last at the barrier.  `idle` (see IdleCosts)
-    depends on nothing later, so it is there from the start."""
+    depends on nothing later, so it is there from the start.  In parts
+    (`parts`: this part) the wait states this part's locations delayed, with
+    the other parts (replay_parts.py)."""
     replay = Replay(n_sources=len(DelayKind), inputs=_inputs(), point_event=points.event,
                     point_location=points.location, point_wait=points.wait)
     for d in messages:
@@ -99,7 +101,12 @@ def long_term_costs(ctx, points: Points, messages: List[MessageDelays],
     if idle is not None and len(idle.row):
         replay.costs.append(KnownCosts(source=int(DelayKind.OMP_IDLE), row=idle.row,
                                        value=idle.value))
-    result = _core.rc_long_term(replay)
+    if parts is None:
+        result = _core.rc_long_term(replay)
+    else:
+        from .replay_parts import replay_in_parts
+
+        result = replay_in_parts(ctx, parts, replay, points)
     return {kind: (np.frombuffer(s["location"], np.int64), np.frombuffer(s["cnode"], np.int64),
                    np.frombuffer(s["value"], np.float64))
             for kind, s in zip(DelayKind, result["severity"])}, result["out_of_order"]

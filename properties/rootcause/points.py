@@ -12,6 +12,7 @@ import numpy as np
 from ..groups import group_max, group_min
 from ..mpi_p2p import _request_half
 from .kinds import DelayKind
+from .parts import numbering, parts_of
 
 _NONE = np.iinfo(np.int64).min
 
@@ -136,10 +137,102 @@ class _Rows:
         return out
 
 
+#: the columns of the point-to-point wait states (_p2p_waits) and the events of
+#: each: "order" is what orders the wait states (Late Senders by their receive
+#: call, Late Receivers by their receive, as the properties list them)
+P2P_EVENTS = {"ls": ("recv", "send"), "lr": ("cmp", "req")}
+P2P_TIMES = {"ls": ("r_total", "r_compl", "s_total", "s_compl"),
+             "lr": ("c_total", "c_compl", "q_total", "q_compl")}
+
+
 def _p2p_waits(ctx):
     """The Late Sender and Late Receiver wait states as synchronisation points:
     (ls, lr) dicts of arrays, each with the waiter's and the delayer's event, the
-    waiting time and each side's call time and completion."""
+    waiting time and each side's call time and completion.
+
+    For a part of a trace analysed in parts: those its own locations wait at
+    (the waiting side's part decides a wait state: it holds the waiting call
+    whole), and those its locations delay, which the waiting side's part sent
+    (p2p_waits_to_late_side), in the order of the whole trace."""
+    parts = parts_of(ctx)
+    if parts is None:
+        return _detected_p2p_waits(ctx)
+    own, got = ctx.memo("rc_p2p_own", lambda: _own_p2p_waits(ctx, parts)), \
+        ctx.memo("rc_p2p_received", _not_exchanged)
+    out = []
+    for kind, mine, theirs in (("ls", own[0], got[0]), ("lr", own[1], got[1])):
+        t, l, p = (np.concatenate((mine["order"][i], theirs["order"][i])) for i in range(3))
+        order = np.lexsort((p, l, t))
+        out.append({k: np.concatenate((mine[k], theirs[k]))[order]
+                    for k in P2P_EVENTS[kind] + ("wait",) + P2P_TIMES[kind]})
+    return out[0], out[1]
+
+
+def _not_exchanged():
+    raise RuntimeError("the wait states of other parts' locations are exchanged first "
+                       "(rootcause.parts.prepare)")
+
+
+def _own_p2p_waits(ctx, parts):
+    """The point-to-point wait states of this part's own locations, with the
+    (time, location, position) of the event that orders them."""
+    ls, lr = _detected_p2p_waits(ctx, with_order=True)
+    out = []
+    for kind, w in (("ls", ls), ("lr", lr)):
+        waiter = w[P2P_EVENTS[kind][0]]
+        keep = parts.own[ctx.events.location[waiter]]
+        w = {k: v[keep] for k, v in w.items()}
+        t, l, pos = parts.part.keys(w.pop("order"))
+        w["order"] = (np.asarray(t, np.int64), np.asarray(l, np.int64), np.asarray(pos, np.int64))
+        out.append(w)
+    return out[0], out[1]
+
+
+def p2p_waits_to_late_side(ctx, parts) -> None:
+    """Collective: every part sends the point-to-point wait states its own
+    locations wait at to the parts of the locations that delay them (events as
+    event keys); each keeps what it receives for _p2p_waits."""
+    part = parts.part
+    loc = ctx.events.location
+
+    def compute():
+        own = ctx.memo("rc_p2p_own", lambda: _own_p2p_waits(ctx, parts))
+        out = [{"ls": None, "lr": None} for _ in range(parts.size)]
+        for i, kind in enumerate(("ls", "lr")):
+            w = own[i]
+            waiter, delayer = (w[k] for k in P2P_EVENTS[kind])
+            dest = parts.part_of[loc[delayer]]
+            for q in np.unique(dest[~parts.own[loc[delayer]]]).tolist():
+                sel = dest == q
+                row = {k: w[k][sel] for k in ("wait",) + P2P_TIMES[kind]}
+                row.update({k: part.event_keys(w[k][sel]) for k in P2P_EVENTS[kind]})
+                row["order"] = tuple(x[sel] for x in w["order"])
+                out[q][kind] = row
+        return out
+    got = parts.alltoall(compute)
+    received = []
+    for kind in ("ls", "lr"):
+        rows = [g[kind] for g in got if g is not None and g[kind] is not None]
+        names = P2P_EVENTS[kind] + ("wait",) + P2P_TIMES[kind]
+        merged = {k: (np.concatenate([r[k] for r in rows]) if rows else
+                      np.empty(0, np.float64 if k not in P2P_EVENTS[kind] else np.int64))
+                  for k in names}
+        for k in P2P_EVENTS[kind]:
+            ids = part.ids_of_keys(merged[k])
+            if (ids < 0).any():
+                raise RuntimeError("a wait state another part sent names an event this part "
+                                   "does not hold")
+            merged[k] = ids
+        merged["order"] = tuple(np.concatenate([r["order"][i] for r in rows]) if rows else
+                                np.empty(0, np.int64) for i in range(3))
+        received.append(merged)
+    ctx.memo("rc_p2p_received", lambda: (received[0], received[1]))
+
+
+def _detected_p2p_waits(ctx, with_order: bool = False):
+    """The point-to-point wait states the properties found in this trace (or
+    part), as _p2p_waits gives them; with_order: with the event that orders
+    them."""
     ls = ctx.published["late_sender"]
     rcall, scall = ls["recv_call"], ls["send_call"]
     r_leave = _leave_times(ctx, rcall, ls["recv"])
@@ -152,6 +245,8 @@ def _p2p_waits(ctx):
               "r_compl": np.maximum(r_leave - s_leave, 0)[keep],
               "s_total": (s_leave - ctx.time_of(scall))[keep],
               "s_compl": np.maximum(s_leave - r_leave, 0)[keep]}
+    if with_order:
+        out_ls["order"] = rcall[keep]
     lr = ctx.published["late_receiver"]
     send, recv, ccall = lr["send"], lr["recv"], lr["send_completion"]
     cmp_ev = _request_half(ctx, send, "MPI_ISEND")
@@ -164,6 +259,8 @@ def _p2p_waits(ctx):
               "c_compl": np.where(c_leave > q_leave, 0, c_leave - q_leave),
               "q_total": q_leave - ctx.time_of(qcall),
               "q_compl": np.maximum(q_leave - c_leave, 0)}
+    if with_order:
+        out_lr["order"] = recv
     return out_ls, out_lr
 
 
@@ -364,9 +461,9 @@ def _omp_points(ctx, points: _Rows):
     return np.sort(loc[ev].astype(np.int64) * n + ev)
 
 
-def sync_points(ctx) -> SyncPoints:
-    """Every synchronisation point and the wait states at them, computed once per
-    analysis."""
+def _point_table(ctx) -> dict:
+    """The synchronisation points and what sync_points makes of them, but the
+    members of the group of every MPI process (mpi_locations)."""
     def compute():
         ev = ctx.events
         ls, lr = _p2p_waits(ctx)
@@ -396,39 +493,70 @@ def sync_points(ctx) -> SyncPoints:
         # what the intervals need of a call's time: the part before its completion
         cut = p.pop("total") - p.pop("compl")
         table = Points(event=p["event"], location=p["loc"], wait=p["wait"], cut=cut,
-                       cnode=ctx.cnode[p["event"]].astype(np.int64))
+                       cnode=numbering(ctx).cnode[p["event"]].astype(np.int64))
         del p, cut
         q = partners.columns(("event", "partner"))
         L = np.int64(ctx.n_locations + 1)
         n = np.int64(ctx.n_events + 1)
         key = np.sort((ev.location[q["event"]].astype(np.int64) * L + q["partner"]) * n
                       + q["event"])
+        cw = coll_waits.columns(("event", "loc", "delayer", "delayer_loc", "kind", "instance",
+                                 "comm"))
+        return {"table": table, "pair_keys": key,
+                "groups": groups.columns(("event", "group")), "ls": ls, "lr": lr, "cw": cw,
+                "omp_keys": omp_keys}
+    return ctx.memo("rc_point_table", compute)
+
+
+def mpi_locations(ctx) -> np.ndarray:
+    """The locations with synchronisation points: the members of the group
+    points of every MPI process (MPI_Init, MPI_Finalize).  For a part of a
+    trace analysed in parts, the whole trace's (found by the parts together
+    first: parts.prepare)."""
+    def compute():
+        if parts_of(ctx) is not None:
+            raise RuntimeError("the locations with synchronisation points are found by the "
+                               "parts together first (rootcause.parts.prepare)")
+        return own_point_locations(ctx)
+    return ctx.memo("rc_mpi_locations", compute)
+
+
+def own_point_locations(ctx) -> np.ndarray:
+    """The locations with synchronisation points among this trace's events."""
+    table = _point_table(ctx)["table"]
+    return (np.unique(ctx.events.location[table.event]).astype(np.int64) if len(table.event)
+            else np.empty(0, np.int64))
+
+
+def sync_points(ctx) -> SyncPoints:
+    """Every synchronisation point and the wait states at them, computed once per
+    analysis."""
+    def compute():
+        ev = ctx.events
+        t = _point_table(ctx)
+        table, ls, lr, cw, g = t["table"], t["ls"], t["lr"], t["cw"], t["groups"]
+        n = np.int64(ctx.n_events + 1)
         # group points: per communicator (-1: every MPI process), its members and
         # the sorted (location, event) keys of its points
-        g = groups.columns(("event", "group"))
         group_points = []
-        mpi_locs = (np.unique(ev.location[table.event]) if len(table.event)
-                    else np.empty(0, np.int64))
         for gid in np.unique(g["group"]).tolist():
             sel = g["event"][g["group"] == gid]
             members = np.zeros(ctx.n_locations + 1, dtype=bool)
             if gid < 0:
-                members[mpi_locs] = True
+                members[mpi_locations(ctx)] = True
             else:
                 cm = ctx.trace.communicators.get(int(gid))
                 locs = np.asarray(cm.locations if cm is not None else [], dtype=np.int64)
                 members[locs[locs >= 0]] = True
             group_points.append(GroupPoints(
                 members, np.sort(ev.location[sel].astype(np.int64) * n + sel)))
-        cw = coll_waits.columns(("event", "loc", "delayer", "delayer_loc", "kind", "instance",
-                                 "comm"))
         return SyncPoints(
-            points=table, pair_keys=key, groups=group_points,
+            points=table, pair_keys=t["pair_keys"], groups=group_points,
             late_sender=MessageWaits(ls["recv"], ls["send"], ls["wait"].astype(np.float64)),
             late_receiver=MessageWaits(lr["cmp"], lr["req"], lr["wait"]),
             collective_waits=CollectiveWaits(
                 event=cw["event"], location=cw["loc"], delayer=cw["delayer"],
                 delayer_location=cw["delayer_loc"], kind=cw["kind"], instance=cw["instance"],
                 comm=cw["comm"]),
-            omp_keys=omp_keys)
+            omp_keys=t["omp_keys"])
     return ctx.memo("sync_points", compute)

@@ -49,7 +49,7 @@ _find_checkout_properties()
 
 from ._core import Error, OutOfMemoryError, TraceError, memory_stats, release_memory  # noqa: E402
 from .events import KIND_NAMES, KINDS, Event, Events
-from .trace import Trace, Warnings, open  # noqa: A004
+from .trace import Trace, TraceTooLarge, Warnings, open  # noqa: A004
 from . import display  # noqa: F401  (earlc.display: how times and values are shown)
 from .clocks import VectorClocks
 from .search import Matches, PatternError, PatternWarning
@@ -63,8 +63,8 @@ from .checks import check
 from .markers import annotate
 from .comparison import compare
 
-__all__ = ["open", "Trace", "Error", "TraceError", "OutOfMemoryError", "TraceWriter",
-           "WriterError", "RacesError", "Events", "Event", "Warnings",
+__all__ = ["open", "Trace", "Error", "TraceError", "TraceTooLarge", "OutOfMemoryError",
+           "TraceWriter", "WriterError", "RacesError", "Events", "Event", "Warnings",
            "KIND_NAMES", "KINDS", "synth", "SynthResult", "analyze", "Report", "Property",
            "Instances", "races", "Races", "record", "RecordError", "verify", "Verification",
            "release_memory", "memory_stats", "VectorClocks", "Matches", "PatternError",

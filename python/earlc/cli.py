@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import List, Optional
 
@@ -72,10 +73,17 @@ def cmd_analyze(args) -> int:
     plugins = [p for p in catalog.properties if p.source != "built-in"]
     bar = _progress_bar()
     try:
-        trace = _open_for_analysis(args, bar)
-        report = analyze(trace, properties=args.properties, top=max(args.top, 1),
-                         progress=bar, plugins=plugins, strict=args.strict, packages=False,
-                         threads=args.threads)
+        parts = _in_parts(args, plugins)
+        if parts is not None:
+            with cliargs.terminate_as_interrupt(), parts:  # Ctrl-C, SIGTERM: scratch removed
+                parts.progress.fn = bar
+                report = parts.analyze(properties=args.properties, top=max(args.top, 1),
+                                       plugins=plugins, strict=args.strict, packages=False)
+        else:
+            trace = _open_for_analysis(args, bar)
+            report = analyze(trace, properties=args.properties, top=max(args.top, 1),
+                             progress=bar, plugins=plugins, strict=args.strict, packages=False,
+                             threads=args.threads)
     finally:
         bar.close()
     report.package_problems = catalog.problems
@@ -106,13 +114,46 @@ def _writes_outputs() -> bool:
     return mpi_world_rank() == 0
 
 
+def _in_parts(args, plugins=()):
+    """The analysis in parts one after another (earlc.parts.inturn) when the
+    trace needs more memory than --memory gives, or without --memory than the
+    machine has available (with a note saying so); None to analyse it in one
+    piece.  Under mpiexec each process holds its part already."""
+    from .parts import under_mpi
+    from .parts.budget import format_size
+    from .parts.inturn import InTurn, needs_parts
+
+    if under_mpi():
+        if args.memory is not None or args.scratch is not None:
+            raise cliargs.UsageError("--memory and --scratch apply to an analysis in one "
+                                     "process: under mpiexec each process holds its part of "
+                                     "the trace (docs/parallel.md)")
+        return None
+    need = needs_parts(args.trace, args.memory, getattr(args, "properties", None), plugins,
+                       packages=False, strict=getattr(args, "strict", False))
+    if need is None:
+        return None
+    parts = InTurn(args.trace, need.budget, scratch=args.scratch, threads=args.threads,
+                   salvage=args.salvage, model=need.model,
+                   representatives=need.representatives)
+    if args.memory is None:
+        print("earlc: the analysis of %s needs about %s, more than the %s this machine has "
+              "available: it runs in %d parts one after another (--memory sets the budget)"
+              % (args.trace, format_size(need.whole), format_size(need.budget),
+                 parts.pp.parts), file=sys.stderr)
+    return parts
+
+
 def _open_for_analysis(args, bar):
     """The trace, or under mpiexec with several processes this process's part
     of it (docs/parallel.md)."""
     from .parts import under_mpi
 
+    if under_mpi():
+        return open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage,
+                          parts="mpi")
     return open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage,
-                      parts="mpi" if under_mpi() else None)
+                      memory=getattr(args, "memory", None))
 
 
 def _root_kinds(p):
@@ -168,14 +209,16 @@ def cmd_races(args) -> int:
 
     with cliargs.user_errors(ValueError):
         wildcard = parse_wildcard(args.wildcard)
-    bar = ProgressBar()
+    bar = _progress_bar()
     try:
-        trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
+        trace = _open_for_analysis(args, bar)
         # an unknown region or rank; a trace that does not say which receives were wildcards
         with cliargs.user_errors(ValueError, WildcardsNotRecorded):
-            result = races(trace, wildcard=wildcard, clocks=args.clocks, progress=bar)
+            result = races(trace, wildcard=wildcard, clocks=args.clocks, progress=bar, root=0)
     finally:
         bar.close()
+    if not _writes_outputs():
+        return 0
     if args.format == "json":
         _write(args, result.to_json(indent=1))
     else:
@@ -353,20 +396,22 @@ def cmd_search(args) -> int:
     from .search import PatternWarning, search
 
     text = _pattern_text(args.pattern)
-    bar = ProgressBar()
+    bar = _progress_bar()
     try:
-        trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
+        trace = _open_for_analysis(args, bar)
         with warnings.catch_warnings():  # m.warnings says them, once each, below
             warnings.simplefilter("ignore", PatternWarning)
             m = search(trace, text, name=args.name, limit=args.limit, progress=bar,
-                       threads=args.threads, teams=args.teams)
+                       threads=args.threads, teams=args.teams, root=0)
     finally:
         bar.close()
+    say = sys.stderr if _writes_outputs() else open(os.devnull, "w")
     for message in m.warnings:  # a class matching no event: zero matches, not an error
-        print("earlc: %s: %s" % ("error" if args.strict else "warning", message),
-              file=sys.stderr)
+        print("earlc: %s: %s" % ("error" if args.strict else "warning", message), file=say)
     if m.warnings and args.strict:
         return 2
+    if not _writes_outputs():
+        return 0
     if args.format == "json":
         _write(args, json.dumps(m.to_dict(), indent=1))
         return 0
@@ -430,6 +475,17 @@ def _output_option(parser, required: bool = False,
                         help=text)
 
 
+def _memory_options(parser) -> None:
+    parser.add_argument("--memory", type=cliargs.memory_size, metavar="SIZE",
+                        help="budget of resident memory, e.g. 8G or 512M: a trace that needs "
+                             "more is analysed in parts one after another, with the same "
+                             "results (default: what the machine has available; 'unlimited': "
+                             "always in one piece; docs/memory.md)")
+    parser.add_argument("--scratch", type=cliargs.scratch_folder, metavar="DIR",
+                        help="where an analysis in parts keeps what crosses parts, removed at "
+                             "its end (default: the system's temporary folder)")
+
+
 def _threads_option(parser, text: str = "reading threads (default: one per core)") -> None:
     parser.add_argument("--threads", type=cliargs.threads, default=0, help=text)
 
@@ -468,6 +524,7 @@ def build_parser() -> Parser:
                     help="call paths, locations and occurrences shown (5)")
     _threads_option(an, "threads for reading and analysing (default: one per core; the "
                         "report is the same for any number)")
+    _memory_options(an)
     an.set_defaults(func=cmd_analyze)
 
     pr = sub.add_parser("properties", help="list the properties available",

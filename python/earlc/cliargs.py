@@ -8,7 +8,8 @@ Three pieces give a subcommand that rule without code of its own:
   texts may contain a plain `%`;
 - argument types that check a value while the command line is parsed, so nothing
   is read or computed before the user's mistake is reported: `count(low, high)`,
-  `output_file`, `output_folder`, `existing_file`, `name_list`;
+  `output_file`, `output_folder`, `existing_file`, `name_list`, `memory_size`,
+  `scratch_folder`;
 - `run_command`, which calls the subcommand and turns the exceptions that are the
   user's doing (every `earlc.Error`: `UsageError`, `earlc.TraceError`, a faulty
   plugin, a pattern, memory that ran out) into that one line; anything else is
@@ -174,6 +175,29 @@ def existing_file(text: str) -> str:
     if not os.access(text, os.R_OK):
         raise argparse.ArgumentTypeError("%s cannot be read (permission denied)" % text)
     return text
+
+
+def memory_size(text: str) -> str:
+    """A memory budget: 8G, 512M, 1.5G (checked here, used as given)."""
+    from .parts.budget import BudgetError, parse_size
+
+    if text.strip().lower() == "unlimited":
+        return "unlimited"
+    try:
+        parse_size(text)
+    except BudgetError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def scratch_folder(text: str) -> str:
+    """A folder where an analysis in parts may write (it must exist)."""
+    from .parts.scratch import ScratchError, check_folder
+
+    try:
+        return check_folder(text)
+    except ScratchError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def name_list(text: str) -> list:

@@ -16,6 +16,12 @@ order, after which `a --> b` is a constant-time test:
 Entry l of an event's stamp is the number of events of location l that happened
 before the event or are the event.  Memory is events x locations x 4 bytes, so
 stamp what the question needs; `clocks.bytes` reports it.
+
+Of a part of a trace (earlc.open(path, parts="mpi")) the stamps are the whole
+trace's: every MPI process replays its own locations and they pass each other
+the clocks that cross (earlc.parts.replay).  Stamping is then collective: every
+process calls vector_clocks (or happened_before, concurrent) at the same point,
+each with ids of its own part (own events or ghosts).
 """
 from __future__ import annotations
 
@@ -30,27 +36,52 @@ def _ids(x) -> np.ndarray:
     return np.asarray(x, dtype=np.int64)
 
 
+def sorted_unique(ids: np.ndarray) -> np.ndarray:
+    """ids sorted, without repeats: as they come when they are so already (the
+    usual case: ids from np.nonzero), which costs a comparison instead of a sort."""
+    ids = np.asarray(ids, dtype=np.int64).ravel()
+    if len(ids) < 2 or bool(np.all(ids[1:] > ids[:-1])):
+        return ids
+    ids = np.sort(ids)  # a sort and a comparison: faster than np.unique's hashing
+    return ids[np.concatenate(([True], ids[1:] != ids[:-1]))]
+
+
 class VectorClocks:
     """Vector timestamps of a set of events of one trace (sorted, distinct)."""
 
     def __init__(self, trace, ids, threads: Optional[int] = None, progress=None):
-        ids = np.unique(_ids(ids).ravel())
+        ids = sorted_unique(ids)
         n = len(trace)
         bad = ids[(ids < 0) | (ids >= n)]
-        if len(bad):
-            raise IndexError("event %d is not an event of this trace (it has %d events)"
-                             % (int(bad[0]), n))
+        error = IndexError("event %d is not an event of this trace (it has %d events)"
+                           % (int(bad[0]), n)) if len(bad) else None
+        if trace.part is not None:  # collective: every part ends with the same error
+            trace.part.exchange.agree(error)
+        elif error is not None:
+            raise error
         self.trace = trace
         self.events = ids
-        self._core = _core.VectorClocks(trace.states._core, ids.tobytes(),
-                                        threads=trace.threads if threads is None else threads,
-                                        progress=progress)
+        #: of a part of a trace (earlc.parts): what the replay in parts cost
+        self.replay = None
+        if trace.part is not None:
+            from .parts.replay import stamps_of
+
+            ids, loc, pos, stamps, self.replay = stamps_of(trace.part, ids, threads=threads,
+                                                           progress=progress)
+            self._core = _core.clocks_from_stamps(stamps.shape[1], ids, loc,
+                                                  pos.astype(np.uint32), stamps.ravel())
+            cycles = self.replay.cycles_broken
+        else:
+            self._core = _core.VectorClocks(trace.states._core, ids.tobytes(),
+                                            threads=trace.threads if threads is None else threads,
+                                            progress=progress)
+            cycles = None
         info = self._core.info()
         self.width = info["width"]
         #: heap bytes of the stamps and their index
         self.bytes = info["bytes"]
         #: dependencies that could not be honoured (cycles of an inconsistent trace)
-        self.cycles_broken = info["cycles_broken"]
+        self.cycles_broken = info["cycles_broken"] if cycles is None else cycles
         self.location = np.empty(len(ids), dtype=np.int32)
         self.position = np.empty(len(ids), dtype=np.uint32)
         self._core.places(self.location, self.position)

@@ -109,20 +109,30 @@ def _inside_region(trace, events: np.ndarray, refs: np.ndarray) -> np.ndarray:
 
 
 def _select(trace, wildcard) -> tuple:
-    """(requested_source, requested_tag, assumption dict) for the C core."""
+    """(requested_source, requested_tag, assumption dict) for the C core.  Of a
+    part of a trace (earlc.parts) collective: what the whole trace records
+    decides, and the same error ends every part."""
     source, tag = _requested_columns(trace)
     recorded = source is not None and bool((source != NOT_RECORDED).any())
-    tags = tag if tag is not None and bool((tag != NOT_RECORDED).any()) else None
+    tag_recorded = tag is not None and bool((tag != NOT_RECORDED).any())
     rows = _receive_rows(trace)
+    n_receives = len(rows)
+    part = trace.part
+    if part is not None:  # the whole trace's: every part counts its own receives
+        own = part.own[trace.events.location[trace.events.messages.event[rows]]]
+        rows = rows[own]
+        n_receives, recorded, tag_recorded = (int(x) for x in part.exchange.allreduce_sum(
+            np.array([len(rows), recorded, tag_recorded], np.int64)))
+    tags = tag if tag is not None and tag_recorded else None
     if wildcard is None or (isinstance(wildcard, str) and wildcard == "recorded"):
-        if not len(rows):
+        if not n_receives:
             # nothing to choose among: whatever a trace records, a trace without a
             # completed receive has no wildcard receive (not an error)
             return None, tags, {"wildcard": "recorded",
                                 "description": "no receive completed in this trace, so none "
                                                "is a wildcard receive"}
         if not recorded:
-            raise WildcardsNotRecorded(trace.path, len(rows))
+            raise WildcardsNotRecorded(trace.path, n_receives)
         return source, tags, {"wildcard": "recorded",
                               "description": "the requested sources and tags the trace recorded"}
     events = trace.events.messages.event[rows]
@@ -186,7 +196,8 @@ def parse_wildcard(text: Optional[str]) -> Wildcard:
 
 
 def races(trace, wildcard: Wildcard = None, clocks: str = "vector",
-          progress: Optional[Callable[[str, int, int], None]] = None) -> "Races":
+          progress: Optional[Callable[[str, int, int], None]] = None,
+          root: Optional[int] = None) -> "Races":
     """The message races of a trace.
 
     wildcard: which receives asked for any source.  None or "recorded": what the trace
@@ -197,12 +208,21 @@ def races(trace, wildcard: Wildcard = None, clocks: str = "vector",
     clocks: "vector" (LVCP, every alternative; what LLCP alone finds is marked) or
     "lamport" (LLCP alone: cheaper, may miss some).
     Raises ValueError for a bad choice; the C work runs without the GIL.
+
+    Of a trace in parts (earlc.open(path, parts="mpi")) collective: every MPI
+    process calls it with the same arguments and gets the whole trace's races
+    (event ids of the whole trace), or with root=R process R only (the others
+    get None): the command line's choice, where rank 0 writes the report.
     """
     if clocks not in ("vector", "lamport"):
         raise RacesError("clocks must be 'vector' or 'lamport', not %r" % (clocks,))
     if getattr(trace, "is_view", False):  # the receives in a view (earlc.view)
         return races(trace.trace, wildcard=wildcard, clocks=clocks,
                      progress=progress).restrict(trace.contains)
+    if trace.part is not None:
+        from .parts.races import races as races_parts
+
+        return races_parts(trace, wildcard, clocks, progress, root)
     source, tag, assumption = _select(trace, wildcard)
     core = _core.Races(trace._core, trace.states._core, requested_source=source,
                        requested_tag=tag, lamport=clocks == "lamport", progress=progress)
@@ -307,6 +327,17 @@ class Races:
         ev = self.trace.events
         return ev.messages.tag[ev.ref_of(events)].astype(np.int64)
 
+    def _tag_of(self, e: int) -> Optional[int]:
+        """The tag of a point-to-point record, None for another event."""
+        return int(self._tags(np.array([e]))[0]) if self.trace.events.ref_of(e) >= 0 else None
+
+    def _locations(self, events: np.ndarray) -> np.ndarray:
+        return self.trace.events.location[events]
+
+    def _times(self, events: np.ndarray) -> np.ndarray:
+        """Timestamps (ticks) of events."""
+        return self.trace.events.time[events]
+
     # -- tables ------------------------------------------------------------------------
     def _pair_arrays(self):
         counts = self.n_alternatives
@@ -324,17 +355,17 @@ class Races:
         import pandas as pd
 
         recv, send, actual, counts = self._pair_arrays()
-        ev = self.trace.events
         ranks = np.array([l.rank if l.rank is not None else -1 for l in self.trace.locations],
                          dtype=np.int64)
         posted = np.repeat(self.recv_posted, self.n_alternatives)
+        recv_loc, send_loc = self._locations(recv), self._locations(send)
         return pd.DataFrame({
             "recv": recv, "send": send,
-            "recv_location": ev.location[recv], "send_location": ev.location[send],
-            "recv_rank": ranks[ev.location[recv]], "send_rank": ranks[ev.location[send]],
+            "recv_location": recv_loc, "send_location": send_loc,
+            "recv_rank": ranks[recv_loc], "send_rank": ranks[send_loc],
             "recv_tag": self._tags(recv), "send_tag": self._tags(send),
-            **time_columns(self.trace, ev.time[recv], "recv_time"),
-            **time_columns(self.trace, ev.time[send], "send_time"),
+            **time_columns(self.trace, self._times(recv), "recv_time"),
+            **time_columns(self.trace, self._times(send), "send_time"),
             "recv_callpath": [self.callpath(int(e)) for e in recv],
             "send_callpath": [self.callpath(int(e)) for e in send],
             "recv_posted": posted, "actual_send": actual, "alternatives": counts,
@@ -349,8 +380,8 @@ class Races:
 
         return pd.DataFrame({"recv": self.recv, "recv_posted": self.recv_posted,
                              "actual_send": self.recv_send,
-                             "location": self.trace.events.location[self.recv],
-                             **time_columns(self.trace, self.trace.events.time[self.recv]),
+                             "location": self._locations(self.recv),
+                             **time_columns(self.trace, self._times(self.recv)),
                              "alternatives": self.n_alternatives, "any_tag": self.recv_any_tag})
 
     def findings_dataframe(self):
@@ -362,16 +393,15 @@ class Races:
         return pd.DataFrame({
             "kind": [f.kind for f in self.findings],
             "location": np.array([f.location for f in self.findings], dtype=np.int64),
-            "event": events, **time_columns(self.trace, self.trace.events.time[events]),
+            "event": events, **time_columns(self.trace, self._times(events)),
             "count": np.array([f.count for f in self.findings], dtype=np.int64)})
 
     # -- reports ------------------------------------------------------------------------
     def _event_dict(self, e: int) -> dict:
-        ev = self.trace.events
-        loc = self.trace.locations[int(ev.location[e])]
-        tag = int(self._tags(np.array([e]))[0]) if ev.ref_of(e) >= 0 else None
-        return {"event": int(e), "location": loc.name, "rank": loc.rank, "tag": tag,
-                **time_fields(self.trace, int(ev.time[e])), "callpath": self.callpath(int(e))}
+        loc = self.trace.locations[int(self._locations(np.array([e]))[0])]
+        return {"event": int(e), "location": loc.name, "rank": loc.rank, "tag": self._tag_of(e),
+                **time_fields(self.trace, int(self._times(np.array([e]))[0])),
+                "callpath": self.callpath(int(e))}
 
     def to_dict(self, limit: Optional[int] = None) -> dict:
         """The report as plain data (docs/races.md, "JSON"); `limit` keeps the first
@@ -396,7 +426,7 @@ class Races:
             loc = self.trace.locations[f.location]
             findings.append({"kind": f.kind, "location": loc.name, "rank": loc.rank,
                              "event": f.event,
-                             **time_fields(self.trace, int(self.trace.events.time[f.event])),
+                             **time_fields(self.trace, int(self._times(np.array([f.event]))[0])),
                              "count": f.count, "callpath": self.callpath(f.event)})
         return {
             "trace": self.trace.path,

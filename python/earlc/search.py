@@ -76,12 +76,12 @@ class Matches:
     variable (`a`; `m` and `m.partner` for a partner class; `ce.sc`, ... for a
     variable whose type is a sub-pattern), rows in canonical order."""
 
-    def __init__(self, trace, raw: Dict, pattern: Optional[str]):
+    def __init__(self, trace, raw: Dict, pattern: Optional[str], events=None):
         self._trace = trace
         self.pattern = pattern
         self.columns: List[str] = list(raw["columns"])
-        self.events = np.frombuffer(raw["events"], dtype=np.int64).reshape(
-            raw["rows"], len(self.columns))
+        self._events = np.frombuffer(raw["events"], dtype=np.int64).reshape(
+            raw["rows"], len(self.columns)) if events is None else events
         #: True when the search stopped at the limit (more matches may exist)
         self.truncated: bool = raw["truncated"]
         #: nodes (bindings tried), checks (relations evaluated), pruned (values skipped
@@ -95,8 +95,31 @@ class Matches:
         #: 'S' [...] matches no event of this trace"), one message each
         self.warnings: List[str] = list(raw.get("warnings", ()))
 
+    @property
+    def events(self) -> np.ndarray:
+        """int64 (matches, columns): event ids, canonical order."""
+        return self._events
+
+    @events.setter
+    def events(self, rows: np.ndarray) -> None:
+        self._events = rows
+
     def __len__(self) -> int:
         return self.events.shape[0]
+
+    def _attributes(self, ids: np.ndarray):
+        """(timestamps, locations, kinds, region ids) of events: the region of an
+        ENTER or LEAVE, of the call around it for any other event (NO_REGION
+        outside every region)."""
+        from .events import NO_REGION
+
+        ev = self._trace.events
+        kind = ev.kind[ids]
+        own = (kind == 0) | (kind == 1)  # ENTER, LEAVE
+        enc = self._trace.states.enterptr_of(ids)
+        rid = np.where(own, ev.region_of(ids),
+                       np.where(enc >= 0, ev.region_of(np.maximum(enc, 0)), NO_REGION))
+        return ev.time[ids], ev.location[ids], kind, rid.astype(np.int64)
 
     def __iter__(self):
         for row in self.events:
@@ -115,29 +138,22 @@ class Matches:
         other events)."""
         import pandas as pd
 
-        from .events import KIND_NAMES, NO_REGION
+        from .events import KIND_NAMES
 
         tr = self._trace
-        ev = tr.events
         names = tr._region_name_array()
-        st = tr.states
         loc_names = np.array([l.name for l in tr.locations], dtype=object)
         kinds = np.array(KIND_NAMES, dtype=object)
         data = {}
         for j, c in enumerate(self.columns):
             ids = self.events[:, j]
-            kind = ev.kind[ids]
-            own = (kind == 0) | (kind == 1)  # ENTER, LEAVE
-            enc = st.enterptr_of(ids)
-            rid = np.where(own, ev.region_of(ids),
-                           np.where(enc >= 0, ev.region_of(np.maximum(enc, 0)), NO_REGION))
-            rid = rid.astype(np.int64)
-            rid = np.where(rid < len(names) - 1, rid, len(names) - 1)  # last slot: None
+            time, location, kind, rid = self._attributes(ids)
+            rid = np.where((rid >= 0) & (rid < len(names) - 1), rid, len(names) - 1)  # None
             data[c] = ids
-            for name, col in time_columns(tr, ev.time[ids], c + ".time").items():
+            for name, col in time_columns(tr, time, c + ".time").items():
                 data[name] = col
-            data[c + ".location"] = ev.location[ids]
-            data[c + ".location_name"] = loc_names[ev.location[ids]] if len(ids) else []
+            data[c + ".location"] = location
+            data[c + ".location_name"] = loc_names[location] if len(ids) else []
             data[c + ".kind"] = kinds[kind] if len(ids) else []
             data[c + ".region"] = names[rid] if len(ids) else []
         return pd.DataFrame(data, columns=list(data))
@@ -147,8 +163,8 @@ class Matches:
         event ids, `time` the same events' times in seconds from the trace's start
         and `time_ticks` their timestamps, row by row and column by column."""
         ids = self.events
-        ticks = self._trace.events.time[np.maximum(ids, 0)].astype(np.int64) if len(self) else \
-            np.empty((0, len(self.columns)), dtype=np.int64)
+        ticks = self._attributes(np.maximum(ids, 0).ravel())[0].astype(np.int64).reshape(
+            ids.shape) if len(self) else np.empty((0, len(self.columns)), dtype=np.int64)
         seconds = time_seconds(self._trace, ticks)
         none = ids < 0  # no event (never in $ columns today): no time either
         return {"pattern": self.pattern, "columns": self.columns,
@@ -161,6 +177,30 @@ class Matches:
         return "<earlc.Matches %s: %d matches of (%s)%s>" % (
             self.pattern, len(self), ", ".join(self.columns),
             ", truncated" if self.truncated else "")
+
+
+class PartMatches(Matches):
+    """The matches of a trace analysed in parts (earlc.parts): the whole
+    trace's, with the events' ids in the whole trace; what a match shows of an
+    event comes from the events gathered for the search (every part has them).
+    Gathered on one process (`root`), the other processes' have no rows."""
+
+    def __init__(self, trace, raw: Dict, pattern: Optional[str], table, here: bool,
+                 root: Optional[int]):
+        super().__init__(trace, raw, pattern)
+        self._table, self._here, self._root = table, here, root
+
+    @property
+    def events(self) -> np.ndarray:
+        if not self._here:
+            raise RuntimeError("the matches were gathered on MPI process %d (root=%d): read "
+                               "them there, or search with root=None to have them on every "
+                               "process" % (self._root, self._root))
+        return self._events
+
+    def _attributes(self, ids: np.ndarray):
+        a = self._table.attrs[self._table.rows(np.asarray(ids, dtype=np.int64))]
+        return a["time"], a["location"], a["kind"], a["region"]
 
 
 ProgressFn = Callable[[str, int, int], None]
@@ -185,7 +225,7 @@ def _search_view(view, program, name, limit, progress, threads, teams, pruning) 
 
 def search(trace, pattern, name: Optional[str] = None, limit: Optional[int] = None,
            progress: Optional[ProgressFn] = None, threads: Optional[int] = None,
-           teams: int = 1, pruning: bool = True) -> Matches:
+           teams: int = 1, pruning: bool = True, root: Optional[int] = None) -> Matches:
     """The matches of a pattern in trace (see the module doc and docs/patterns.md).
 
     pattern: the text (or parse(text)); name: the pattern to search (default: the
@@ -195,7 +235,12 @@ def search(trace, pattern, name: Optional[str] = None, limit: Optional[int] = No
     (the answer never depends on threads or teams); pruning=False tries every value
     instead of the windows range pruning selects (the same answer, slower: for tests
     and measurements).  Raises PatternError for a bad pattern; a class that
-    matches no event is a PatternWarning (and m.warnings), not an error."""
+    matches no event is a PatternWarning (and m.warnings), not an error.
+
+    Of a trace in parts (earlc.open(path, parts="mpi")) collective: every MPI
+    process calls it with the same arguments; the matches are the whole trace's
+    (event ids of the whole trace), on every process, or with root=R on process R
+    only (the command line's choice: rank 0 writes them)."""
     program = parse(pattern)
     if getattr(trace, "is_view", False):  # a view: the whole trace's matches inside it
         return _search_view(trace, program, name, limit, progress, threads, teams, pruning)
@@ -211,13 +256,27 @@ def search(trace, pattern, name: Optional[str] = None, limit: Optional[int] = No
     for what, value, low in (("threads", threads, 0), ("teams", teams, 1)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
             raise ValueError("%s must be an integer >= %d, not %r" % (what, low, value))
+    pattern_name = name if name is not None else names[-1]
     try:
-        raw = _core.search(trace.states._core, program, name=name, limit=int(limit or 0),
-                           threads=int(threads), progress=progress, teams=int(teams),
-                           pruning=bool(pruning))
+        if trace.part is not None:
+            from .parts.search import search as search_parts
+
+            raw, table, here = search_parts(trace, program, name, limit, progress, int(threads),
+                                            int(teams), bool(pruning), root)
+            m = PartMatches(trace, raw, pattern_name, table, here, root)
+        else:
+            raw = _core.search(trace.states._core, program, name=name, limit=int(limit or 0),
+                               threads=int(threads), progress=progress, teams=int(teams),
+                               pruning=bool(pruning))
+            m = Matches(trace, raw, pattern_name)
     except TraceError as exc:
         raise _pattern_error(exc) from None
-    m = Matches(trace, raw, name if name is not None else names[-1])
+    except Exception as exc:
+        from .parts import PartsFailed
+
+        if isinstance(exc, PartsFailed) and str(exc).startswith("pattern:"):
+            raise PatternError(str(exc)) from None  # another part's, the same words
+        raise
     for message in m.warnings:
         warnings.warn(message, PatternWarning, stacklevel=2)
     return m

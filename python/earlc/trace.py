@@ -19,6 +19,11 @@ from .events import KIND_NAMES, Event, Events, make_event
 TraceError = _core.TraceError
 
 
+class TraceTooLarge(TraceError):
+    """A trace whose open would take more memory than there is: the message
+    says how much, and how to analyse it in parts instead."""
+
+
 #: codes that say how the trace was read rather than that its content is
 #: inconsistent: (Note or Warning, what it means for the numbers), as reports say it
 READING_NOTES = {
@@ -251,12 +256,17 @@ class Trace(ProfileMethods):
         need = np.union1d(np.asarray(a, dtype=np.int64).ravel(),
                           np.asarray(b, dtype=np.int64).ravel())
         c = self._clocks
-        if c is None or len(np.setdiff1d(need, c.events, assume_unique=True)):
+        stale = c is None or len(np.setdiff1d(need, c.events, assume_unique=True)) > 0
+        if self.part is not None:  # stamping is collective: restamp where any part must
+            stale = bool(self.part.exchange.allreduce_sum(np.array([stale], np.int64))[0])
+        if stale:
             c = self._clocks = self.vector_clocks(need)
         return c
 
     def happened_before(self, a, b):
-        """a --> b for event ids a and b (scalars or numpy arrays that broadcast)."""
+        """a --> b for event ids a and b (scalars or numpy arrays that broadcast).
+        Of a part of a trace (earlc.parts) collective: every MPI process calls it,
+        each with events of its own part."""
         return self._clocks_for(a, b).happened_before(a, b)
 
     def concurrent(self, a, b):
@@ -266,15 +276,17 @@ class Trace(ProfileMethods):
     # -- causal pattern search (python/earlc/search.py) --------------------------------
     def search(self, pattern, name: Optional[str] = None, limit: Optional[int] = None,
                progress=None, threads: Optional[int] = None, teams: int = 1,
-               pruning: bool = True):
+               pruning: bool = True, root: Optional[int] = None):
         """The matches of a pattern (docs/patterns.md) as an earlc.Matches, in
         canonical order; limit: the first K of them; name: the pattern of the text to
         search (default: the last one); threads (default: the trace's) and teams do
-        not change the answer.  Raises earlc.PatternError for a bad pattern."""
+        not change the answer.  Raises earlc.PatternError for a bad pattern.  Of a
+        part of a trace (earlc.parts) collective, with the whole trace's matches on
+        every MPI process, or on process `root` only."""
         from .search import search
 
         return search(self, pattern, name=name, limit=limit, progress=progress,
-                      threads=threads, teams=teams, pruning=pruning)
+                      threads=threads, teams=teams, pruning=pruning, root=root)
 
     # -- definitions --------------------------------------------------------------
     @property
@@ -426,7 +438,7 @@ ProgressFn = Callable[[str, int, int], None]
 
 
 def open(path, threads: int = 0, progress: Optional[ProgressFn] = None,  # noqa: A001
-         salvage: bool = False, parts: Optional[str] = None) -> Trace:
+         salvage: bool = False, parts: Optional[str] = None, memory=None) -> Trace:
     """Read the OTF2 archive at `path`: its anchor file (NAME.otf2), or the folder
     that holds it (its traces.otf2, else its only *.otf2 file).
 
@@ -439,6 +451,12 @@ def open(path, threads: int = 0, progress: Optional[ProgressFn] = None,  # noqa:
     every process of the job calls it; docs/parallel.md); the trace then holds
     that part's events, and earlc.analyze(trace) gives the whole trace's report.
     None: the whole trace.
+    memory: the memory the open may take ("8G", "512M", bytes; default: what
+    the machine has available; "unlimited": no check).  A trace that would
+    take more is not read: earlc.TraceTooLarge (a TraceError) says how much it
+    needs and how to analyse it in parts (earlc.analyze(path, memory=...),
+    earlc.parts.in_turn(path), docs/memory.md), instead of the system
+    swapping or killing the process.
     Raises earlc.TraceError with a message naming the file and the problem.
     """
     path = os.fspath(path)
@@ -451,5 +469,34 @@ def open(path, threads: int = 0, progress: Optional[ProgressFn] = None,  # noqa:
 
         return open_part(path, mpi_exchange(), threads=threads, progress=progress,
                          salvage=salvage).trace
-    return Trace(_core.open(path, threads=threads, progress=progress, salvage=bool(salvage)),
-                 threads)
+    reading = _core.Reading(path, threads=threads, progress=progress, salvage=bool(salvage))
+    if not (isinstance(memory, str) and memory.strip().lower() == "unlimited"):
+        _check_fits(path, reading.definitions(), memory)
+    reading.read(b"\x01" * reading.n_locations())
+    return Trace(reading.finish(), threads)
+
+
+def _check_fits(path, defs: dict, memory) -> None:
+    """TraceTooLarge when the open of this trace would take more than memory
+    (None: what is available now)."""
+    from .parts.budget import DEFAULT, available_memory, format_size, parse_size, resident_now
+    from .parts.inturn import declared_events
+
+    if memory is None:
+        room = available_memory()
+        if room is None:
+            return
+        budget, what = room + resident_now(), "available"
+    else:
+        budget, what = parse_size(memory), "given"
+    declared = declared_events(path, defs)
+    need = DEFAULT.opening(int(declared.sum()), len(declared))
+    if need <= budget:
+        return
+    raise TraceTooLarge(
+        "%s: its %s events take about %s to open, more than the %s %s: analyse it in parts "
+        "within the memory (earlc analyze --memory SIZE; earlc.analyze(path, memory=...)), "
+        "or take its parts one at a time with "
+        "earlc.parts.in_turn(path) (docs/memory.md)"
+        % (defs.get("path") or path, format(int(declared.sum()), ","), format_size(need),
+           format_size(budget), what))

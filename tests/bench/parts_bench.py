@@ -9,7 +9,9 @@ resident memory above the interpreter's (numpy and earlc imported), its events
 (own and ghosts) and the ghost bytes it received; rank 0 the wall time from
 before the open to the merged report.  Prints "key value" lines for
 tests/bench/run.py: for each P, the largest process's peak, the wall time, the
-events and ghosts of the largest part, and the ghost bytes exchanged in all.
+events and ghosts of the largest part, the ghost bytes exchanged in all, and
+what the root causes exchanged (with properties all): the long-term replay's
+rounds and the bytes all processes sent.
 """
 import os
 import subprocess
@@ -39,15 +41,18 @@ else:
 report = earlc.analyze(trace, properties=%(properties)r)
 wall = time.perf_counter() - t0
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base
-every = ex.allgather((peak, own, ghosts))
+rc = trace.part.stats.get("rootcause", {}) if trace.part is not None else {}
+every = ex.allgather((peak, own, ghosts, rc.get("replay_rounds", 0), rc.get("bytes_sent", 0)))
 if ex.rank == 0:
     print("wall", wall)
     print("events", report.summary["events"])
-    print("peak", max(p for p, _, _ in every))
+    print("peak", max(e[0] for e in every))
     largest = max(range(len(every)), key=lambda r: every[r][1])
     print("largest_own", every[largest][1])
     print("largest_ghosts", every[largest][2])
-    print("ghosts", sum(g for _, _, g in every))
+    print("ghosts", sum(e[2] for e in every))
+    print("rc_rounds", max(e[3] for e in every))
+    print("rc_bytes", sum(e[4] for e in every))
 """
 
 

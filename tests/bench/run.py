@@ -10,7 +10,10 @@ events that is deleted afterwards.
 
 Environment: EARLC_BENCH_DIR (default /tmp/earlc-bench), EARLC_BENCH_EVENTS (default
 20000000), EARLC_BENCH_KIND (default halo), EARLC_BENCH_RANKS (default 2),
-EARLC_BENCH_REPEATS (default 3).
+EARLC_BENCH_REPEATS (default 3).  EARLC_BENCH_INTURN (a number of events, e.g.
+1000000000; unset: skipped) adds the analysis of a trace bigger than memory in parts one
+after another (inturn_section; its traces are kept in EARLC_BENCH_DIR/inturn, its budget
+EARLC_BENCH_INTURN_MEMORY, default 8G).
 """
 import os
 import shutil
@@ -136,12 +139,14 @@ def main() -> int:
     fresh_section(synth)
     parts_section(synth)
     cores_section(synth)
+    parts_causal_section()
     clocks_section(trace)
     search_section(trace)
     races_section(trace)
     export_section(trace)
     pictures_section(synth)
     workflow_section(synth)
+    inturn_section(synth)
     # the MPI recorder of `earlc record` (issue 16): a run of its own, not a trace
     subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "record_bench.py"), REPEATS],
                    check=True)
@@ -158,6 +163,68 @@ def open_bench(trace, env=None) -> dict:
                          check=True, capture_output=True, text=True,
                          env=dict(os.environ, **(env or {}))).stdout
     return {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+
+
+# issue 24: a trace bigger than memory, analysed within the budget, at most 2 x the
+# in-memory analysis of a tenth of it scaled by 10, with the generator's wait states
+TARGET_INTURN = 2.0
+INTURN_EVENTS = int(os.environ.get("EARLC_BENCH_INTURN", "0"))
+INTURN_MEMORY = os.environ.get("EARLC_BENCH_INTURN_MEMORY", "8G")
+INTURN_RANKS = "32"
+
+
+def inturn_section(synth: str) -> None:
+    """The analysis in parts one after another (inturn_bench.py) of a 32-rank halo of
+    EARLC_BENCH_INTURN events within EARLC_BENCH_INTURN_MEMORY, against the in-memory
+    analysis of the same program with a tenth of the events.  The traces are written
+    once into EARLC_BENCH_DIR/inturn and kept there (about 9.5 bytes per event on disk);
+    the scratch folder (about 60 bytes per event while it runs) is removed."""
+    if not INTURN_EVENTS:
+        print("earlc in turn: skipped (EARLC_BENCH_INTURN=1000000000 measures a trace bigger "
+              "than memory)")
+        return
+    sys.path.insert(0, str(ROOT / "python"))
+    from earlc.parts.budget import format_size, parse_size
+
+    folder = BENCH_DIR / "inturn"
+    traces = []
+    for events in (INTURN_EVENTS, INTURN_EVENTS // 10):
+        trace = folder / ("halo-%sr-%d" % (INTURN_RANKS, events))
+        if not (trace / "traces.otf2").exists():
+            subprocess.run([synth, str(trace), str(events), "halo", INTURN_RANKS], check=True,
+                           capture_output=True)
+        traces.append(str(trace))
+    scratch = folder / "scratch"
+    scratch.mkdir(parents=True, exist_ok=True)
+    out = subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "inturn_bench.py"),
+                          traces[0], traces[1], INTURN_MEMORY, str(scratch)], check=True,
+                         capture_output=True, text=True).stdout
+    m = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+    n, budget = m["big_events"], parse_size(INTURN_MEMORY)
+    scaled = m["small_seconds"] * m["big_events"] / m["small_events"]
+    print("earlc in turn: halo, %s ranks, %d events, --memory %s (in one piece it needs "
+          "about %s)" % (INTURN_RANKS, n, INTURN_MEMORY, format_size(m["big_whole_need"])))
+    print("  %d parts (plans made: %d): %.1f s; the in-memory analysis of %d events x %.0f: %.1f s; "
+          "ratio %.2f (target <= %.1f)"
+          % (m["big_parts"], m["big_plans"], m["big_seconds"], m["small_events"],
+             n / m["small_events"], scaled, m["big_seconds"] / scaled, TARGET_INTURN))
+    print("  processor time %.1f s against %.1f s x %.0f: ratio %.2f (on a shared machine, "
+          "steadier than the wall time)" % (m["big_cpu"], m["small_cpu"],
+                                          n / m["small_events"],
+                                          m["big_cpu"] / (m["small_cpu"] * n / m["small_events"])))
+    print("  peak resident %s, budget %s (target: within it); in one piece, a tenth: %s"
+          % (format_size(m["big_peak"]), format_size(budget), format_size(m["small_peak"])))
+    print("  scratch written %s (%.1f bytes/event), read %s; block devices: written %s, "
+          "read %s" % (format_size(m["big_scratch_written"]), m["big_scratch_written"] / n,
+                       format_size(m["big_scratch_read"]), format_size(m["big_disk_written"]),
+                       format_size(m["big_disk_read"])))
+    diffs = {k[5:]: int(v) for k, v in m.items() if k.startswith("diff_")}
+    wrong = {k: v for k, v in diffs.items() if v}
+    print("  wait states against expected.json: %s"
+          % ("exact (%s)" % ", ".join("%s %d" % (k, m["expected_" + k]) for k in diffs
+                                      if m["expected_" + k])
+             if not wrong else "DIFFERENT: %s" % wrong))
+    shutil.rmtree(scratch, ignore_errors=True)
 
 
 def fresh_section(synth: str) -> None:
@@ -527,6 +594,33 @@ def parts_section(synth: str) -> None:
                   "process's; target <= %.2f), %d own events + %d ghosts"
                   % (p, m["p%d_wall" % p], peak / 1e6, peak / single, 1.0 / p + 0.1,
                      m["p%d_largest_own" % p], m["p%d_largest_ghosts" % p]))
+            if properties == "all" and p > 1:
+                print("        root causes: %d rounds of the long-term replay, %.1f MB sent "
+                      "by all processes (%.2f bytes per event)"
+                      % (m["p%d_rc_rounds" % p], m["p%d_rc_bytes" % p] / 1e6,
+                         m["p%d_rc_bytes" % p] / n))
+
+
+def parts_causal_section() -> None:
+    """The causal analyses in parts on P MPI processes (docs/parallel.md,
+    "Happened-before, search and races"), P = 1, 2, 4, on the 16-rank 10M-event
+    trace that parts_section made: stamps of the message records and a search,
+    with the wall time, the replay's rounds, the bytes exchanged and the largest
+    process's peak (parts_causal_bench.py)."""
+    trace = BENCH_DIR / "halo-16r-10M" / "traces.otf2"
+    if not shutil.which("mpiexec") or not trace.exists():
+        print("earlc causal analyses in parts: skipped (no mpiexec)")
+        return
+    out = subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "parts_causal_bench.py"),
+                          str(trace), "--parts", "1,2,4"], capture_output=True, text=True)
+    if out.returncode:
+        print("earlc causal analyses in parts: failed: %s" % out.stderr.strip()[-300:])
+        return
+    print("earlc causal analyses in parts, mpiexec -n P: halo, 16 ranks, stamps of the message "
+          "records and a search of concurrent sends (same answers for every P)")
+    for line in out.stdout.splitlines():
+        if line.strip() and not line.startswith("RESULT "):
+            print("  " + line)
 
 
 def states_section(trace) -> None:

@@ -26,7 +26,7 @@
 #include "earl_part.h"
 #include "earl_states.h"
 #include "earl_synth.h"
-#include "writer_test_util.h"
+#include "part_test_util.h"
 
 static earl_error err;
 
@@ -36,110 +36,10 @@ static void ok(earl_status st)
         fail_msg("status %d: %s", (int)st, err.message);
 }
 
-/* A generated trace of `kind` with `ranks` processes of `threads` threads. */
-static char *generate(earl_synth_kind kind, uint32_t ranks, uint32_t threads, char *path,
-                      size_t size)
-{
-    char *dir = wtu_scratch();
-    snprintf(path, size, "%s/t", dir);
-    earl_synth_options o;
-    earl_synth_defaults(kind, &o);
-    o.ranks = ranks;
-    o.threads = threads;
-    o.iterations = 6;
-    o.delay = 300;
-    o.delay_rank = 1;
-    earl_synth_result r;
-    ok(earl_synth_run(&o, path, &r, &err));
-    return dir;
-}
-
-/* Part p of n: location l is in part l * n / n_locations (whole processes of
- * one location each in these traces, or the threads of a process together:
- * by process). */
-static void partition(const earl_defs *d, int n, int32_t *part_of)
-{
-    uint32_t groups = 0;
-    for (uint32_t l = 0; l < d->n_locations; l++)
-        if (d->locations[l].group + 1 > groups)
-            groups = d->locations[l].group + 1;
-    for (uint32_t l = 0; l < d->n_locations; l++)
-        part_of[l] = (int32_t)((uint64_t)d->locations[l].group * (uint64_t)n / groups);
-}
-
-typedef struct parts {
-    int n;
-    earl_trace *trace[4];
-    earl_ghosts exported[4];
-} parts;
-
-static void open_parts(const char *path, int n, int32_t *part_of, parts *out)
-{
-    earl_reading *r[4];
-    memset(out, 0, sizeof *out);
-    out->n = n;
-    for (int p = 0; p < n; p++) {
-        ok(earl_reading_open(path, NULL, &r[p], &err));
-        const earl_defs *d = earl_reading_defs(r[p]);
-        if (p == 0)
-            partition(d, n, part_of);
-        uint8_t mask[64] = {0};
-        assert_true(d->n_locations <= 64);
-        for (uint32_t l = 0; l < d->n_locations; l++)
-            mask[l] = part_of[l] == p;
-        ok(earl_reading_read(r[p], mask, &err));
-        ok(earl_part_export(r[p], part_of, (size_t)n, p, &out->exported[p], &err));
-        assert_int_equal(out->exported[p].offset[p], out->exported[p].offset[p + 1]);
-    }
-    for (int p = 0; p < n; p++) {
-        for (int q = 0; q < n; q++) {
-            const earl_ghosts *g = &out->exported[q];
-            ok(earl_part_add_ghosts(r[p], g->records + g->offset[p],
-                                    g->offset[p + 1] - g->offset[p], &err));
-        }
-        ok(earl_reading_finish(r[p], &out->trace[p], &err));
-    }
-}
-
-static void close_parts(parts *ps)
-{
-    for (int p = 0; p < ps->n; p++) {
-        earl_trace_close(ps->trace[p]);
-        earl_ghosts_free(&ps->exported[p]);
-    }
-}
-
-/* The whole trace's id of part event e of location l (at index k there). */
-static earl_eid whole_event(const earl_trace *whole, const earl_trace *part,
-                            const earl_ghosts *exported, int n, int self, earl_eid e)
-{
-    const earl_events *pe = earl_trace_events(part), *we = earl_trace_events(whole);
-    earl_loc l = pe->location[e];
-    size_t k = 0;
-    while (pe->loc_events[pe->loc_start[l] + k] != (earl_eid32)e)
-        k++;
-    const earl_location *loc = &earl_trace_defs(part)->locations[l];
-    size_t position = k;
-    if (loc->held == EARL_HELD_GHOSTS) { /* the k-th ghost of l: find its record */
-        size_t seen = 0;
-        position = SIZE_MAX;
-        for (int q = 0; q < n && position == SIZE_MAX; q++) {
-            const earl_ghosts *g = &exported[q];
-            for (size_t i = g->offset[self]; i < g->offset[self + 1]; i++)
-                if (g->records[i].location == l && seen++ == k) {
-                    position = g->records[i].position;
-                    break;
-                }
-        }
-        assert_true(position != SIZE_MAX);
-    }
-    return we->loc_events[we->loc_start[l] + position];
-}
-
 static void check_kind(earl_synth_kind kind, uint32_t ranks, uint32_t threads)
 {
     char path[512];
-    char *dir = generate(kind, ranks, threads, path, sizeof path);
+    char *dir = ptu_generate(kind, ranks, threads, path, sizeof path);
     earl_trace *whole;
     ok(earl_trace_open(path, NULL, &whole, &err));
     earl_states *ws;
@@ -147,8 +47,8 @@ static void check_kind(earl_synth_kind kind, uint32_t ranks, uint32_t threads)
     const earl_events *we = earl_trace_events(whole);
     for (int n = 2; n <= 3; n++) {
         int32_t part_of[64];
-        parts ps;
-        open_parts(path, n, part_of, &ps);
+        ptu_parts ps;
+        ptu_open_parts(path, n, part_of, &ps);
         for (int p = 0; p < n; p++) {
             const earl_trace *t = ps.trace[p];
             const earl_events *pe = earl_trace_events(t);
@@ -156,7 +56,7 @@ static void check_kind(earl_synth_kind kind, uint32_t ranks, uint32_t threads)
             ok(earl_states_build(t, NULL, &st, &err));
             for (size_t e = 0; e < pe->count; e++) {
                 earl_loc l = pe->location[e];
-                earl_eid w = whole_event(whole, t, ps.exported, n, p, (earl_eid)e);
+                earl_eid w = ptu_whole_event(whole, &ps, p, (earl_eid)e);
                 assert_int_equal(pe->time[e], we->time[w]);
                 assert_int_equal(pe->kind[e], we->kind[w]);
                 assert_int_equal(l, we->location[w]);
@@ -174,22 +74,22 @@ static void check_kind(earl_synth_kind kind, uint32_t ranks, uint32_t threads)
                         continue;
                     }
                     assert_true(a >= 0);
-                    assert_int_equal(whole_event(whole, t, ps.exported, n, p, a), b);
+                    assert_int_equal(ptu_whole_event(whole, &ps, p, a), b);
                 }
             }
             earl_states_free(st);
         }
         /* exported again: the same bytes */
-        parts again;
+        ptu_parts again;
         int32_t part_again[64];
-        open_parts(path, n, part_again, &again);
+        ptu_open_parts(path, n, part_again, &again);
         for (int p = 0; p < n; p++) {
             assert_int_equal(ps.exported[p].offset[n], again.exported[p].offset[n]);
             assert_memory_equal(ps.exported[p].records, again.exported[p].records,
                                 ps.exported[p].offset[n] * sizeof(earl_ghost));
         }
-        close_parts(&again);
-        close_parts(&ps);
+        ptu_close_parts(&again);
+        ptu_close_parts(&ps);
     }
     earl_states_free(ws);
     earl_trace_close(whole);
@@ -208,7 +108,7 @@ static void test_bad_ghosts(void **s)
 {
     (void)s;
     char path[512];
-    char *dir = generate(EARL_SYNTH_RING, 3, 1, path, sizeof path);
+    char *dir = ptu_generate(EARL_SYNTH_RING, 3, 1, path, sizeof path);
     earl_reading *r;
     ok(earl_reading_open(path, NULL, &r, &err));
     uint8_t mask[3] = {1, 0, 0};
@@ -244,7 +144,7 @@ static void test_definitions_only(void **s)
 {
     (void)s;
     char path[512];
-    char *dir = generate(EARL_SYNTH_RING, 3, 1, path, sizeof path);
+    char *dir = ptu_generate(EARL_SYNTH_RING, 3, 1, path, sizeof path);
     earl_reading *r;
     ok(earl_reading_open(path, NULL, &r, &err));
     uint8_t none[3] = {0, 0, 0};

@@ -5,8 +5,9 @@
  * their sums with those of a table, the
  * synchronisation intervals (waits in between, the first point's cut,
  * positive times only), raw chunk sums, the excess of one map over another,
- * the group interval starts of collectives, the critical path's walk and the
- * long-term replay; and the errors for inputs out of range.
+ * the group interval starts of collectives, the critical path's walk, the
+ * long-term replay and the same replay in parts; and the errors for inputs
+ * out of range.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -827,6 +828,167 @@ static void test_replay_order(void **state)
     assert_int_equal(late, 1);
 }
 
+/* ---- the long-term replay in parts ------------------------------------------ */
+
+/* The inputs of test_long_term_replay, for the wait states `which` selects
+ * (bit 0: W1, bit 1: W3, bit 2: W2, bit 3: the collective), added to r; the
+ * replay borrows the arrays of `in` (one per replay). */
+static const int64_t lt_point_event[] = {10, 20, 30, 25}, lt_point_location[] = {0, 1, 0, 3};
+static const double lt_point_wait[] = {0, 4, 6, 1};
+
+typedef struct lt_inputs {
+    int64_t ev[3], row[3], loc[3], at[3], d_off[4], d_cn[3], b_off[4], b_row[1];
+    double scale[3], den[3], d_val[3];
+    earl_rc_map delays;
+} lt_inputs;
+
+static void add_long_term_inputs(earl_rc_replay *r, unsigned which, lt_inputs *in)
+{
+    static const int64_t w_event[] = {30, 25, 20}, w_row[] = {2, 3, 1}, w_loc[] = {1, 4, 2},
+                         w_at[] = {28, 22, 18};
+    static const double w_scale[] = {0.5, 0, 1}, w_den[] = {12, 2, 8};
+    static const int64_t d_cn[] = {7, 11, 9};
+    static const double d_val[] = {12, 2, 8};
+    size_t n = 0, nb = 0;
+    earl_error err;
+    in->d_off[0] = in->b_off[0] = 0;
+    for (size_t i = 0; i < 3; i++) {
+        if (!(which & (1u << i)))
+            continue;
+        in->ev[n] = w_event[i], in->row[n] = w_row[i], in->loc[n] = w_loc[i];
+        in->at[n] = w_at[i], in->scale[n] = w_scale[i], in->den[n] = w_den[i];
+        in->d_cn[n] = d_cn[i], in->d_val[n] = d_val[i];
+        in->d_off[n + 1] = (int64_t)n + 1;
+        if (i == 0) /* W1 waited at row 1 in between */
+            in->b_row[nb++] = 1;
+        in->b_off[n + 1] = (int64_t)nb;
+        n++;
+    }
+    in->delays = (earl_rc_map){n, in->d_off, in->d_cn, in->d_val};
+    earl_rc_waits waits = {0,         n,        in->ev,     in->row,   in->loc,  in->at,
+                           in->scale, in->den, &in->delays, in->b_off, in->b_row};
+    if (n)
+        assert_int_equal(earl_rc_replay_add_waits(r, &waits, &err), EARL_OK);
+    if (which & 8u) {
+        static int64_t m_off[] = {0, 1, 2}, m_cn[] = {5, 5};
+        static double m_val[] = {5, 5};
+        static earl_rc_map member_delays = {2, m_off, m_cn, m_val};
+        static const int64_t kind[] = {1}, dloc[] = {3}, d_at[] = {40}, member_offset[] = {0, 2},
+                             cb_off[] = {0, 1}, cb_row[] = {3}, m_event[] = {40, 35},
+                             m_row[] = {-1, -1}, m_met[] = {-1, -1}, m_query[] = {0, 1};
+        static const double m_wait[] = {0, 2.5}, m_sum[] = {5, 5}, m_prop[] = {0, 0};
+        earl_rc_collectives c = {1,      kind,    dloc,    d_at,  member_offset, cb_off,
+                                 cb_row, 2,       m_event, m_row, m_wait,        m_sum,
+                                 m_prop, m_met,   m_query, &member_delays};
+        assert_int_equal(earl_rc_replay_add_collectives(r, &c, &err), EARL_OK);
+    }
+}
+
+/* The wait states of test_long_term_replay in two parts: part A holds
+ * locations 1 and 2 (W1, W2), part B locations 0, 3 and 4 (W3, the
+ * collective).  W1 reads row 2 (location 0): B sends its cost (complete from
+ * the start: nobody adds to it); W2 reads row 1, which W1 adds to; W3 reads
+ * row 3, which the collective adds to.  The severities are those of the
+ * replay on one process, each part holding its own locations'. */
+static void test_replay_in_parts(void **state)
+{
+    (void)state;
+    const earl_rc_replay_points points = {4, lt_point_event, lt_point_location, lt_point_wait};
+    earl_rc_replay *a, *b;
+    earl_error err;
+    assert_int_equal(earl_rc_replay_new(2, &points, &a, &err), EARL_OK);
+    assert_int_equal(earl_rc_replay_new(2, &points, &b, &err), EARL_OK);
+    lt_inputs in_a, in_b;
+    add_long_term_inputs(a, 1u | 4u, &in_a);
+    const uint8_t held_a[] = {0, 1, 1, 0, 0}, held_b[] = {1, 0, 0, 1, 1};
+    const int64_t watch_b[] = {2};
+    assert_int_equal(earl_rc_replay_start(a, held_a, 5, NULL, 0, &err), EARL_OK);
+    /* batches come before the start, costs of the part's own points from itself */
+    assert_int_equal(earl_rc_replay_add_waits(a, &(earl_rc_waits){0}, &err), EARL_ERR_INVALID);
+    assert_int_equal(earl_rc_replay_start(a, held_a, 5, NULL, 0, &err), EARL_ERR_INVALID);
+    size_t taken;
+    assert_int_equal(earl_rc_replay_advance(a, &taken, &err), EARL_OK);
+    assert_int_equal(taken, 0); /* W1 waits for row 2, W2 for W1 */
+    assert_int_equal(earl_rc_replay_remaining(a), 2);
+    earl_rc_severity sev[2];
+    assert_int_equal(earl_rc_replay_finish(a, sev, &err), EARL_ERR_INVALID);
+    add_long_term_inputs(b, 2u | 8u, &in_b);
+    assert_int_equal(earl_rc_replay_start(b, held_b, 5, watch_b, 1, &err), EARL_OK);
+    assert_int_equal(earl_rc_replay_advance(b, &taken, &err), EARL_OK);
+    assert_int_equal(taken, 2);
+    earl_rc_completed done;
+    assert_int_equal(earl_rc_replay_completed(b, &done, &err), EARL_OK);
+    assert_int_equal(done.count, 1);
+    assert_int_equal(done.watch[0], 0);
+    assert_true(done.cost[0] == 0.0 && done.cost[1] == 0.0);
+    /* a cost of a part's own point, or one received twice, is refused */
+    const int64_t own_row[] = {1};
+    assert_int_equal(earl_rc_replay_receive(a, 1, own_row, done.cost, &err), EARL_ERR_INVALID);
+    const int64_t row2[] = {2};
+    assert_int_equal(earl_rc_replay_receive(a, 1, row2, done.cost, &err), EARL_OK);
+    assert_int_equal(earl_rc_replay_receive(a, 1, row2, done.cost, &err), EARL_ERR_INVALID);
+    earl_rc_completed_free(&done);
+    assert_int_equal(earl_rc_replay_advance(a, &taken, &err), EARL_OK);
+    assert_int_equal(taken, 2);
+    assert_int_equal(earl_rc_replay_remaining(a), 0);
+    /* part A: W2 on location 2 (source 0: 2 on c9); part B: W3 on location 4
+     * (source 1: 0.5 on c11) */
+    assert_int_equal(earl_rc_replay_finish(a, sev, &err), EARL_OK);
+    assert_int_equal(sev[0].count, 1);
+    assert_int_equal(sev[0].location[0], 2);
+    assert_int_equal(sev[0].cnode[0], 9);
+    assert_true(sev[0].value[0] == 2.0);
+    assert_int_equal(sev[1].count, 0);
+    earl_rc_severity_free(&sev[0]);
+    earl_rc_severity_free(&sev[1]);
+    assert_int_equal(earl_rc_replay_finish(b, sev, &err), EARL_OK);
+    assert_int_equal(sev[0].count, 0);
+    assert_int_equal(sev[1].count, 1);
+    assert_int_equal(sev[1].location[0], 4);
+    assert_int_equal(sev[1].cnode[0], 11);
+    assert_true(sev[1].value[0] == 0.5);
+    earl_rc_severity_free(&sev[0]);
+    earl_rc_severity_free(&sev[1]);
+    earl_rc_replay_free(a);
+    earl_rc_replay_free(b);
+}
+
+/* One part holding every location gives the replay on one process, to the
+ * bit, and a wait state of a location it does not hold is refused. */
+static void test_replay_in_one_part(void **state)
+{
+    (void)state;
+    const earl_rc_replay_points points = {4, lt_point_event, lt_point_location, lt_point_wait};
+    earl_rc_replay *one, *whole;
+    earl_error err;
+    assert_int_equal(earl_rc_replay_new(2, &points, &one, &err), EARL_OK);
+    assert_int_equal(earl_rc_replay_new(2, &points, &whole, &err), EARL_OK);
+    lt_inputs in_one, in_whole;
+    add_long_term_inputs(one, 15u, &in_one);
+    add_long_term_inputs(whole, 15u, &in_whole);
+    const uint8_t all[] = {1, 1, 1, 1, 1}, some[] = {1, 1, 0, 1, 1};
+    assert_int_equal(earl_rc_replay_start(one, some, 5, NULL, 0, &err), EARL_ERR_INVALID);
+    assert_int_equal(earl_rc_replay_start(one, all, 5, NULL, 0, &err), EARL_OK);
+    size_t taken;
+    assert_int_equal(earl_rc_replay_advance(one, &taken, &err), EARL_OK);
+    assert_int_equal(taken, 4);
+    earl_rc_severity got[2], want[2];
+    assert_int_equal(earl_rc_replay_finish(one, got, &err), EARL_OK);
+    assert_int_equal(earl_rc_replay_run(whole, want, &err), EARL_OK);
+    for (int s = 0; s < 2; s++) {
+        assert_int_equal(got[s].count, want[s].count);
+        for (size_t i = 0; i < got[s].count; i++) {
+            assert_int_equal(got[s].location[i], want[s].location[i]);
+            assert_int_equal(got[s].cnode[i], want[s].cnode[i]);
+            assert_memory_equal(&got[s].value[i], &want[s].value[i], sizeof(double));
+        }
+        earl_rc_severity_free(&got[s]);
+        earl_rc_severity_free(&want[s]);
+    }
+    earl_rc_replay_free(one);
+    earl_rc_replay_free(whole);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -847,6 +1009,8 @@ int main(void)
         cmocka_unit_test(test_wait_batches_added_one_by_one),
         cmocka_unit_test(test_replay_takes_a_wait_state_at_its_late_point),
         cmocka_unit_test(test_replay_order),
+        cmocka_unit_test(test_replay_in_parts),
+        cmocka_unit_test(test_replay_in_one_part),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

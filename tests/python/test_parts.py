@@ -1,9 +1,11 @@
 """The analysis of a trace in parts over MPI (earlc.parts, docs/parallel.md):
 `mpiexec -n P` with P = 1 to 4 on 2 cores gives, value for value, the report of
-the single-process analysis (JSON and text), on every generated program shape,
-the bundled traces and the real traces; every process ends with the same
-one-line verdict on bad input; and without a usable MPI binding earlc says so in
-one line.  The tests skip where mpiexec or mpi4py are missing."""
+the single-process analysis (JSON, text and CUBE), with and without the root
+causes (`--properties all`), on every generated program shape, the bundled
+traces and the real traces; so does one part holding the whole trace (without
+MPI); every process ends with the same one-line verdict on bad input; and
+without a usable MPI binding earlc says so in one line.  The tests that start
+MPI processes skip where mpiexec or mpi4py are missing."""
 import json
 import os
 import shutil
@@ -83,31 +85,135 @@ def locations(path) -> int:
     return len(earlc.open(path).locations)
 
 
+#: the reports each trace is analysed for: the default catalog, and with the
+#: root causes and the critical path
+PROPERTIES = {"": None, "-all": "all"}
+
+
 @pytest.fixture(scope="module")
-def single(traces):
-    """The single-process reports (JSON text and the text report)."""
+def single(traces, tmp_path_factory):
+    """The single-process reports per NAME and NAME-all (JSON text, the text
+    report, the CUBE file's bytes)."""
     out = {}
+    cubes = tmp_path_factory.mktemp("cubes")
     for name, path in traces.items():
-        r = earlc.analyze(earlc.open(path))
-        out[name] = (r.to_json(), r.to_text())
+        trace = earlc.open(path)
+        for suffix, props in PROPERTIES.items():
+            r = earlc.analyze(trace, properties=props)
+            r.to_cube(cubes / (name + suffix + ".cubex"))
+            out[name + suffix] = (r.to_json(), r.to_text(),
+                                  (cubes / (name + suffix + ".cubex")).read_bytes())
     return out
+
+
+def _differences(want: str, got: str) -> str:
+    """Which parts of two JSON reports differ, and in which metrics."""
+    a, b = json.loads(want), json.loads(got)
+    keys = [k for k in a if a[k] != b.get(k)]
+    metrics = sorted({s["metric"] for s in a.get("severities", [])} ^
+                     {s["metric"] for s in b.get("severities", [])} |
+                     {m["name"] for m, n in zip(a.get("metrics", []), b.get("metrics", []))
+                      if m != n})
+    return "%s%s" % (keys, " (metrics %s)" % metrics if metrics else "")
 
 
 @needs_mpi
 @pytest.mark.parametrize("processes", [1, 2, 3, 4])
 def test_reports_equal_the_single_process_analysis(processes, traces, single, tmp_path):
+    """One mpiexec per number of processes analyses every trace twice: with the
+    default catalog and with --properties all (the root causes exchange costs
+    between the parts: properties/rootcause/parts.py)."""
     names = [n for n, p in traces.items() if locations(p) >= processes]
-    r = mpiexec(processes, sys.executable, DRIVER, tmp_path,
-                *["%s=%s" % (n, traces[n]) for n in names])
+    entries = ["%s%s=%s%s" % (n, suffix, traces[n], ":" + props if props else "")
+               for n in names for suffix, props in PROPERTIES.items()]
+    r = mpiexec(processes, sys.executable, DRIVER, tmp_path, *entries, timeout=900)
+    assert r.returncode == 0, r.stderr
+    for name in [n + suffix for n in names for suffix in PROPERTIES]:
+        got = (tmp_path / (name + ".json")).read_text()
+        want, text, cube = single[name]
+        if got != want:  # say where
+            pytest.fail("%s in %d parts: the report differs in %s"
+                        % (name, processes, _differences(want, got)))
+        assert (tmp_path / (name + ".txt")).read_text() == text, name
+        assert (tmp_path / (name + ".cubex")).read_bytes() == cube, name
+
+
+def test_one_part_equals_the_whole_trace(traces, single, tmp_path):
+    """earlc.open(path, parts="mpi") without mpiexec: one part holding the whole
+    trace, analysed with every step of the analysis in parts (the root causes'
+    exchanges with itself), gives the single-process report."""
+    for name, path in traces.items():
+        trace = earlc.open(path, parts="mpi")
+        for suffix, props in PROPERTIES.items():
+            got = earlc.analyze(trace, properties=props).to_json()
+            want = single[name + suffix][0]
+            assert got == want, "%s%s in one part: %s" % (name, suffix,
+                                                         _differences(want, got))
+
+
+@needs_mpi
+def test_the_merged_replay_equals_the_replay_in_parts(traces, single, tmp_path):
+    """The long-term replay's other way (the parts' inputs merged on part 0, as a
+    trace against the clock condition needs; properties/rootcause/replay_parts.py)
+    gives the same reports."""
+    names = [n for n in ("halo", "collectives", "hybrid", "generated-3r-longterm",
+                         "casita-jacobi-hybrid", "sstmacro-mpi-coverage") if n in traces]
+    r = mpiexec(3, sys.executable, DRIVER, tmp_path, "--merged",
+                *["%s-all=%s:all" % (n, traces[n]) for n in names])
     assert r.returncode == 0, r.stderr
     for name in names:
-        got = (tmp_path / (name + ".json")).read_text()
-        want = single[name][0]
-        if got != want:  # say where
-            a, b = json.loads(want), json.loads(got)
-            diff = [k for k in a if a[k] != b.get(k)]
-            pytest.fail("%s in %d parts: the report differs in %s" % (name, processes, diff))
-        assert (tmp_path / (name + ".txt")).read_text() == single[name][1], name
+        got, want = (tmp_path / (name + "-all.json")).read_text(), single[name + "-all"][0]
+        assert got == want, "%s: %s" % (name, _differences(want, got))
+
+
+def _root_cause_values(report: dict) -> dict:
+    """The root causes' severities of a JSON report, by metric."""
+    names = {m["name"] for m in report["metrics"] if m["name"].startswith(("delay_",
+             "critical_")) or m["name"].endswith(("_indirect", "_propagating"))}
+    out = {}
+    for s in report["severities"]:
+        if s["metric"] in names:
+            out.setdefault(s["metric"], []).append((s["callpath"], s["location"], s["value"]))
+    return out
+
+
+@needs_mpi
+def test_wait_states_in_a_circle(tmp_path):
+    """Messages received before they were sent (a violated clock condition): the
+    replay on one process takes a wait state out of order; the parts see it
+    coming and replay together on part 0, with the same costs and warning."""
+    path = tmp_path / "circle"
+    with earlc.TraceWriter(path, ranks=2) as w:
+        for rank in (0, 1):
+            w.enter(rank, 0, "main")
+            w.enter(rank, 10, "MPI_Recv"); w.recv(rank, 30, source=1 - rank, tag=1, bytes=8)
+            w.leave(rank, 31, "MPI_Recv")
+            w.enter(rank, 40, "MPI_Send"); w.send(rank, 41, dest=1 - rank, tag=1, bytes=8)
+            w.leave(rank, 42, "MPI_Send")
+            w.leave(rank, 50, "main")
+    want = json.loads(earlc.analyze(earlc.open(path), properties="all").to_json())
+    r = mpiexec(2, sys.executable, DRIVER, tmp_path, "circle=%s:all" % path)
+    assert r.returncode == 0, r.stderr
+    got = json.loads((tmp_path / "circle.json").read_text())
+    assert got["warnings"]["rootcause_cycle"] == want["warnings"]["rootcause_cycle"] == 1
+    assert _root_cause_values(got) == _root_cause_values(want)
+
+
+@needs_mpi
+def test_a_root_cause_failing_on_one_part(traces, tmp_path):
+    """The delay costs raise on part 1 only: every part switches them off (and
+    what reads them), with part 1's message, and none waits for another."""
+    path = traces["halo"]
+    r = mpiexec(3, sys.executable, DRIVER, tmp_path, "--fail-rootcause-on=1",
+                "halo=%s:all" % path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    report = json.loads((tmp_path / "halo.json").read_text())
+    off = {d["property"]: d for d in report["warning_details"]
+           if d["code"] == "property_switched_off"}
+    assert "delay_latesender" in off and "delay_latesender_longterm" in off
+    assert "the delays of part 1 failed" in off["delay_latesender"]["detail"]
+    # the critical path, computed apart, is there
+    assert any(s["metric"] == "critical_path_trace" for s in report["severities"])
 
 
 @needs_mpi
@@ -128,6 +234,25 @@ def test_the_command_line_writes_once(traces, tmp_path):
                 cube2)
     assert r.returncode == 0, r.stderr
     assert cube1.read_bytes() == cube2.read_bytes()
+
+
+@needs_mpi
+def test_the_command_line_with_the_root_causes(traces, tmp_path):
+    """`mpiexec -n 3 earlc analyze --properties all` writes the single-process
+    report (JSON and text)."""
+    path = traces["hybrid"]
+    for fmt in ("json", "text"):
+        one, three = tmp_path / ("1." + fmt), tmp_path / ("3." + fmt)
+        r = subprocess.run([sys.executable, "-m", "earlc", "analyze", str(path), "--properties",
+                            "all", "--format", fmt, "-o", str(one)], env=env(),
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        r = mpiexec(3, sys.executable, "-m", "earlc", "analyze", path, "--properties", "all",
+                    "--format", fmt, "-o", three)
+        assert r.returncode == 0, r.stderr
+        assert three.read_text() == one.read_text(), fmt
+    report = json.loads((tmp_path / "1.json").read_text())
+    assert {"delay_latesender", "critical_path"} <= {m["name"] for m in report["metrics"]}
 
 
 @needs_mpi

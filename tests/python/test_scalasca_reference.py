@@ -47,12 +47,14 @@ def per_location(report, metric):
     return out
 
 
-def compare(name):
+def compare(name, in_parts=False):
     """(differences, missing): per Scalasca metric id, the largest difference on
-    any location, and the ids with data that no earlc metric declares."""
+    any location, and the ids with data that no earlc metric declares.
+    in_parts: analyse the trace's path (in parts when run under mpiexec)."""
     ref = _reference(name)
-    trace = earlc.open(reference_trace(name))
-    report = earlc.analyze(trace, properties=["all"])  # root causes included
+    path = reference_trace(name)
+    # root causes included
+    report = earlc.analyze(str(path) if in_parts else earlc.open(path), properties=["all"])
     twins = {}
     for p in report.properties:
         if p.cube_id:
@@ -76,9 +78,7 @@ def compare(name):
     return differences, missing
 
 
-@pytest.mark.parametrize("name", TRACES)
-def test_same_values_as_scalasca(name):
-    differences, missing = compare(name)
+def _check(name, differences, missing):
     wrong = {m for m, d in differences.items() if d > TOLERANCE_SECONDS}
     gaps = {m for t, m in KNOWN_GAPS if t == name}
     unexpected = (wrong | missing) - gaps
@@ -86,6 +86,45 @@ def test_same_values_as_scalasca(name):
         (m, differences.get(m, "missing")) for m in unexpected)
     fixed = gaps - wrong - missing
     assert not fixed, "agree with Scalasca now, remove from KNOWN_GAPS: %s" % sorted(fixed)
+
+
+@pytest.mark.parametrize("name", TRACES)
+def test_same_values_as_scalasca(name):
+    _check(name, *compare(name))
+
+
+@pytest.mark.parametrize("processes", [2, 3])
+def test_same_values_as_scalasca_in_parts(processes, tmp_path):
+    """The same comparisons of the analysis in parts (docs/parallel.md), one
+    mpiexec for every trace with enough locations."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if not shutil.which("mpiexec"):
+        pytest.skip("mpiexec (Debian mpich) is needed")
+    pytest.importorskip("mpi4py")
+    names = []
+    for name in TRACES:
+        path = SHARED_TRACES / name
+        if (path / "scalasca-2.6.json").exists() and \
+                len(earlc.open(reference_trace(name)).locations) >= processes:
+            names.append(name)
+    if not names:
+        pytest.skip("no reference trace with %d locations" % processes)
+    here = Path(__file__).resolve().parent
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(here.parents[1] / "python"), str(here)] +
+                                        ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    out = tmp_path / "compared.json"
+    r = subprocess.run(["mpiexec", "-n", str(processes), sys.executable,
+                        str(here / "scalasca_parts_driver.py"), str(out)] + names,
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr
+    for name, (differences, missing) in json.loads(out.read_text()).items():
+        _check(name, differences, set(missing))
 
 
 def test_scalasca_ids_are_unique_and_documented():

@@ -105,6 +105,33 @@ PyObject *earlc_column_of_block(void *block, size_t length, size_t itemsize, con
     return c;
 }
 
+/* What an owner capsule holds: a C result and the function that frees it. */
+typedef struct owned_result {
+    void *result;
+    void (*free_result)(void *result);
+} owned_result;
+
+static void owner_capsule_free(PyObject *capsule)
+{
+    owned_result *o = PyCapsule_GetPointer(capsule, "earlc.result");
+    o->free_result(o->result);
+    free(o);
+}
+
+PyObject *earlc_owner_new(void *result, void (*free_result)(void *result))
+{
+    owned_result *o = malloc(sizeof *o);
+    PyObject *c = o ? PyCapsule_New(o, "earlc.result", owner_capsule_free) : NULL;
+    if (!c) {
+        free(o);
+        free_result(result);
+        return o ? NULL : PyErr_NoMemory();
+    }
+    o->result = result;
+    o->free_result = free_result;
+    return c;
+}
+
 int earlc_add_column_type(PyObject *module)
 {
     if (PyType_Ready(&ColumnType) < 0)

@@ -33,15 +33,25 @@ PyObject *earlc_column_new(PyObject *owner, const void *data, size_t length,
  * failure the block is freed. */
 PyObject *earlc_column_of_block(void *block, size_t length, size_t itemsize,
                                 const char *format);
+/* An owner for columns over a C result: a capsule that frees it with
+ * free_result when the last column over it goes (column.c).  NULL, with the
+ * result freed, on failure. */
+PyObject *earlc_owner_new(void *result, void (*free_result)(void *result));
 
 /* Progress of long C work reported to a Python callable(phase, done, total)
  * from any thread (the GIL is taken for the call).  A callback that raises is
- * not called again and does not stop the work. */
+ * not called again and does not stop the work.  Ctrl-C arrives as a
+ * KeyboardInterrupt raised in the callback (SIGTERM, in a command that cleans
+ * up, as its subclass): it is kept, and earlc_progress_interrupted raises it
+ * once the work returns, instead of losing it. */
 typedef struct earlc_progress_bridge {
     PyObject *callback;
     int failed;
+    PyObject *pending; /* the interrupt raised in the callback, or NULL */
 } earlc_progress_bridge;
 void earlc_call_progress(void *bridge, const char *phase, uint64_t done, uint64_t total);
+/* After the work: 1 with the kept interrupt raised (return NULL then), else 0. */
+int earlc_progress_interrupted(earlc_progress_bridge *bridge);
 
 /* The definitions as the dict of plain tuples that python/earlc wraps. */
 PyObject *earlc_definitions(const earl_defs *defs, const char *path);
@@ -70,6 +80,32 @@ void earlc_buffers_release(earlc_buffers *held);
 void *earlc_buffer_array(earlc_buffers *held, PyObject *obj, char format, int writable,
                          size_t *count, const char *name);
 
+/* A _core.VectorClocks owning hb, keeping owner (may be NULL) alive (hb.c). */
+struct earl_hb;
+PyObject *earlc_clocks_new(struct earl_hb *hb, PyObject *owner);
+
+/* The search's glue shared with the search of a trace in parts (search.c):
+ * the program of a _core.SearchProgram (NULL with TypeError), the dict of a
+ * result (which takes the result over: numpy views its matches without a
+ * copy), and an execution of a prepared query that Ctrl-C stops (the
+ * options' interrupt is set there); NULL with an exception on failure. */
+struct earl_search_program;
+struct earl_search_query;
+struct earl_search_result;
+struct earl_search_options;
+struct earl_search_program *earlc_program_of(PyObject *obj);
+PyObject *earlc_search_result_dict(const struct earl_search_query *q,
+                                   struct earl_search_result *r);
+PyObject *earlc_search_execute(struct earl_search_query *q,
+                               const struct earl_search_options *options);
+
+/* A _core.Races owning races, keeping trace and states alive (races.c); an
+ * optional buffer of int32 per message-table row (-1 with an exception, 0
+ * for None, 1 held in buf). */
+struct earl_races;
+PyObject *earlc_races_new(struct earl_races *races, PyObject *trace_obj, PyObject *states_obj);
+int earlc_races_rows(PyObject *obj, Py_buffer *buf, size_t rows, const char *what);
+
 int earlc_add_trace_type(PyObject *module);   /* trace.c */
 int earlc_add_hb_type(PyObject *module);      /* hb.c */
 int earlc_add_logical_type(PyObject *module); /* logical.c */
@@ -88,4 +124,7 @@ int earlc_add_numpy_memory(PyObject *module); /* numpy_memory.c */
 int earlc_add_rootcause(PyObject *module);    /* rootcause.c */
 int earlc_add_markers(PyObject *module);      /* markers.c */
 int earlc_add_reading_type(PyObject *module); /* part.c */
+int earlc_add_part_clocks_type(PyObject *module); /* hb_part.c */
+int earlc_add_search_query_type(PyObject *module); /* search_parts.c */
+int earlc_add_part_races_type(PyObject *module); /* races_part.c */
 #endif

@@ -6,6 +6,8 @@
  * events ids (int64, sorted, distinct) with the GIL released and keeps the
  * states (and through them the trace) alive.  Columns come out as
  * _core.Column buffers; the vectorised tests write into a caller's buffer.
+ * _core.clocks_from_stamps(width, events, location, position, stamps) makes
+ * one of stamps gathered from the parts of a trace (earl_hb_from_stamps).
  */
 #include "ext.h"
 
@@ -23,6 +25,21 @@ static void clocks_dealloc(PyObject *self)
     earl_hb_free(c->hb);
     Py_XDECREF(c->states_obj);
     Py_TYPE(self)->tp_free(self);
+}
+
+static PyTypeObject ClocksType;
+
+PyObject *earlc_clocks_new(earl_hb *hb, PyObject *owner)
+{
+    ClocksObject *c = (ClocksObject *)ClocksType.tp_alloc(&ClocksType, 0);
+    if (!c) {
+        earl_hb_free(hb);
+        return NULL;
+    }
+    Py_XINCREF(owner);
+    c->states_obj = owner;
+    c->hb = hb;
+    return (PyObject *)c;
 }
 
 static PyObject *clocks_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
@@ -167,10 +184,55 @@ static PyTypeObject ClocksType = {
     .tp_new = clocks_new,
 };
 
+/* clocks_from_stamps(width, events, location, position, stamps) -> VectorClocks
+ * over stamps computed elsewhere (int64, int32, uint32, uint32 x width). */
+static PyObject *clocks_from_stamps(PyObject *module, PyObject *args)
+{
+    (void)module;
+    unsigned width;
+    PyObject *events_obj, *loc_obj, *pos_obj, *stamps_obj;
+    if (!PyArg_ParseTuple(args, "IOOOO", &width, &events_obj, &loc_obj, &pos_obj, &stamps_obj))
+        return NULL;
+    earlc_buffers held = {0};
+    size_t n = (size_t)-1, entries = (size_t)-1;
+    const earl_eid *events = earlc_buffer_array(&held, events_obj, 'q', 0, &n, "events");
+    const int32_t *loc = events ? earlc_buffer_array(&held, loc_obj, 'i', 0, &n, "location") : NULL;
+    const uint32_t *pos = loc ? earlc_buffer_array(&held, pos_obj, 'I', 0, &n, "position") : NULL;
+    const uint32_t *stamps = pos ? earlc_buffer_array(&held, stamps_obj, 'I', 0, &entries,
+                                                      "stamps") : NULL;
+    if (!stamps) {
+        earlc_buffers_release(&held);
+        return NULL;
+    }
+    if (entries != n * (size_t)width) {
+        earlc_buffers_release(&held);
+        return PyErr_Format(PyExc_ValueError, "stamps: %zu entries for %zu events of %u",
+                            entries, n, width);
+    }
+    earl_hb *hb;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_hb_from_stamps(width, n, events, loc, pos, stamps, &hb, &err);
+    Py_END_ALLOW_THREADS
+    earlc_buffers_release(&held);
+    if (st != EARL_OK)
+        return earlc_raise(&err);
+    return earlc_clocks_new(hb, NULL);
+}
+
+static PyMethodDef module_functions[] = {
+    {"clocks_from_stamps", clocks_from_stamps, METH_VARARGS,
+     "clocks_from_stamps(width, events, location, position, stamps) -> VectorClocks"},
+    {NULL, NULL, 0, NULL},
+};
+
 int earlc_add_hb_type(PyObject *module)
 {
     if (PyType_Ready(&ClocksType) < 0)
         return -1;
     Py_INCREF(&ClocksType);
-    return PyModule_AddObject(module, "VectorClocks", (PyObject *)&ClocksType);
+    if (PyModule_AddObject(module, "VectorClocks", (PyObject *)&ClocksType) < 0)
+        return -1;
+    return PyModule_AddFunctions(module, module_functions);
 }

@@ -164,9 +164,10 @@ PyMODINIT_FUNC PyInit__core(void)
         goto fail;
     if (earlc_add_overview(m) < 0)
         goto fail;
-    if (earlc_add_search(m) < 0)
+    if (earlc_add_search(m) < 0 || earlc_add_search_query_type(m) < 0)
         goto fail;
-    if (earlc_add_reading_type(m) < 0)
+    if (earlc_add_reading_type(m) < 0 || earlc_add_part_clocks_type(m) < 0 ||
+        earlc_add_part_races_type(m) < 0)
         goto fail;
     if (earlc_add_rootcause(m) < 0)
         goto fail;

@@ -5,7 +5,7 @@
  * A part of a trace is read in stages: the definitions first (to plan the
  * parts), then the part's own locations, then the ghosts the other parts
  * export for it are added, then the events are ordered into a _core.Trace.
- * Ghost records travel as bytes (earl_ghost structs, 72 bytes each), which
+ * Ghost records travel as bytes (earl_ghost structs, 80 bytes each), which
  * the Python side sends between parts as they are.  Each stage releases
  * the GIL around its C work.
  */
@@ -24,6 +24,7 @@ static void reading_dealloc(PyObject *self)
     ReadingObject *r = (ReadingObject *)self;
     earl_reading_free(r->reading);
     r->reading = NULL;
+    Py_CLEAR(r->bridge.pending);
     Py_XDECREF(r->progress);
     Py_TYPE(self)->tp_free(self);
 }
@@ -50,7 +51,7 @@ static PyObject *reading_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     }
     Py_INCREF(progress);
     r->progress = progress;
-    r->bridge = (earlc_progress_bridge){progress, 0};
+    r->bridge = (earlc_progress_bridge){progress, 0, NULL};
     earl_open_options opts = {threads, progress != Py_None ? earlc_call_progress : NULL,
                               &r->bridge, salvage, NULL};
     earl_error err;
@@ -60,6 +61,10 @@ static PyObject *reading_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     st = earl_reading_open(path, &opts, &r->reading, &err);
     Py_END_ALLOW_THREADS
     Py_DECREF(path_obj);
+    if (earlc_progress_interrupted(&r->bridge)) {
+        Py_DECREF(r);
+        return NULL;
+    }
     if (st != EARL_OK) {
         Py_DECREF(r);
         return earlc_raise(&err);
@@ -101,22 +106,85 @@ static PyObject *reading_read(PyObject *self, PyObject *arg)
     st = earl_reading_read(rd, mask.buf, &err);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&mask);
+    if (earlc_progress_interrupted(&((ReadingObject *)self)->bridge))
+        return NULL;
     if (st != EARL_OK)
         return earlc_raise(&err);
     Py_RETURN_NONE;
 }
 
-/* export(part_of, n_parts, self) -> (offsets: bytes of n_parts + 1 uint64,
- * records: bytes of earl_ghost records) */
-static PyObject *reading_export(PyObject *self, PyObject *args)
+/* times(l, start=0, out=None): without out, how many timestamps location l
+ * holds; with out (a writable buffer of uint64), copies the next ones from
+ * start into it and returns how many it copied. */
+static PyObject *reading_times(PyObject *self, PyObject *args, PyObject *kwargs)
 {
+    static char *kwlist[] = {"location", "start", "out", NULL};
+    earl_reading *rd = reading_of((ReadingObject *)self);
+    if (!rd)
+        return NULL;
+    Py_ssize_t l, start = 0;
+    PyObject *out_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "n|nO", kwlist, &l, &start, &out_obj))
+        return NULL;
+    size_t n = 0;
+    const earl_time *t = l >= 0 ? earl_reading_times(rd, (size_t)l, &n) : NULL;
+    if (out_obj == Py_None)
+        return PyLong_FromSize_t(n);
+    Py_buffer out;
+    if (PyObject_GetBuffer(out_obj, &out, PyBUF_WRITABLE) != 0)
+        return NULL;
+    size_t room = (size_t)out.len / sizeof(earl_time), k = 0;
+    if (t && start >= 0 && (size_t)start < n) {
+        k = n - (size_t)start < room ? n - (size_t)start : room;
+        memcpy(out.buf, t + start, k * sizeof *t);
+    }
+    PyBuffer_Release(&out);
+    return PyLong_FromSize_t(k);
+}
+
+static void ghosts_free(void *g)
+{
+    earl_ghosts_free(g);
+    free(g);
+}
+
+/* The packed ghosts as (offsets, records): read-only buffers over the C
+ * result (n_parts + 1 uint64 and the earl_ghost records as bytes), which
+ * they take over (*g is emptied); NULL on failure (g freed). */
+static PyObject *ghosts_tuple(earl_ghosts *g)
+{
+    earl_ghosts *own = malloc(sizeof *own);
+    if (!own) {
+        earl_ghosts_free(g);
+        return PyErr_NoMemory();
+    }
+    *own = *g;
+    memset(g, 0, sizeof *g);
+    PyObject *owner = earlc_owner_new(own, ghosts_free);
+    if (!owner)
+        return NULL;
+    PyObject *r = Py_BuildValue(
+        "(NN)", earlc_column_new(owner, own->offset, own->n_parts + 1, sizeof(size_t), "Q"),
+        earlc_column_new(owner, own->records, own->offset[own->n_parts] * sizeof(earl_ghost), 1,
+                         "B"));
+    Py_DECREF(owner);
+    return r;
+}
+
+/* export(part_of, n_parts, self, members=False) -> (offsets, records), or
+ * with members (offsets, records, members: earl_coll_member rows as bytes),
+ * buffers over the C result */
+static PyObject *reading_export(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"part_of", "n_parts", "self", "members", NULL};
     earl_reading *rd = reading_of((ReadingObject *)self);
     if (!rd)
         return NULL;
     PyObject *part_obj;
     Py_ssize_t n_parts;
-    int me;
-    if (!PyArg_ParseTuple(args, "Oni", &part_obj, &n_parts, &me))
+    int me, want_members = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oni|p", kwlist, &part_obj, &n_parts, &me,
+                                     &want_members))
         return NULL;
     earlc_buffers held = {0};
     size_t n = earl_reading_defs(rd)->n_locations;
@@ -124,25 +192,76 @@ static PyObject *reading_export(PyObject *self, PyObject *args)
     if (!part_of)
         return NULL;
     earl_ghosts out;
+    earl_coll_member *members = NULL;
+    size_t n_members = 0;
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = earl_part_export(rd, part_of, (size_t)n_parts, me, &out, &err);
+    st = earl_part_export(rd, part_of, (size_t)n_parts, me, want_members ? &members : NULL,
+                          &n_members, &out, &err);
     Py_END_ALLOW_THREADS
     earlc_buffers_release(&held);
     if (st != EARL_OK)
         return earlc_raise(&err);
-    PyObject *offsets = PyBytes_FromStringAndSize((const char *)out.offset,
-                                                  (Py_ssize_t)((out.n_parts + 1) * sizeof(size_t)));
-    PyObject *records = PyBytes_FromStringAndSize(
-        (const char *)out.records, (Py_ssize_t)(out.offset[out.n_parts] * sizeof(earl_ghost)));
-    earl_ghosts_free(&out);
-    if (!offsets || !records) {
-        Py_XDECREF(offsets);
-        Py_XDECREF(records);
+    PyObject *ghosts = ghosts_tuple(&out);
+    if (!ghosts || !want_members) {
+        free(members);
+        return ghosts;
+    }
+    void *rows = members ? (void *)members : malloc(1); /* a buffer even when empty */
+    PyObject *owner = rows ? earlc_owner_new(rows, free) : PyErr_NoMemory();
+    PyObject *m = owner ? earlc_column_new(owner, rows, n_members * sizeof *members, 1, "B")
+                        : NULL;
+    Py_XDECREF(owner);
+    if (!m) {
+        Py_DECREF(ghosts);
         return NULL;
     }
-    return Py_BuildValue("(NN)", offsets, records);
+    PyObject *result = Py_BuildValue("(OON)", PyTuple_GET_ITEM(ghosts, 0),
+                                     PyTuple_GET_ITEM(ghosts, 1), m);
+    Py_DECREF(ghosts);
+    return result;
+}
+
+/* representatives(members, part_of, n_parts) -> (offsets, records): the
+ * collective ghosts of every part from the members of whole instances */
+static PyObject *reading_representatives(PyObject *self, PyObject *args)
+{
+    earl_reading *rd = reading_of((ReadingObject *)self);
+    if (!rd)
+        return NULL;
+    PyObject *members_obj, *part_obj;
+    Py_ssize_t n_parts;
+    if (!PyArg_ParseTuple(args, "OOn", &members_obj, &part_obj, &n_parts))
+        return NULL;
+    Py_buffer mb;
+    if (PyObject_GetBuffer(members_obj, &mb, PyBUF_SIMPLE) != 0)
+        return NULL;
+    if (mb.len % (Py_ssize_t)sizeof(earl_coll_member)) {
+        PyBuffer_Release(&mb);
+        return PyErr_Format(PyExc_ValueError, "collective members come in %zu bytes each, not "
+                            "%zd bytes in all", sizeof(earl_coll_member), mb.len);
+    }
+    earlc_buffers held = {0};
+    size_t n = earl_reading_defs(rd)->n_locations;
+    const int32_t *part_of = earlc_buffer_array(&held, part_obj, 'i', 0, &n, "part_of");
+    if (!part_of) {
+        PyBuffer_Release(&mb);
+        return NULL;
+    }
+    earl_ghosts out;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_part_representatives(earl_reading_defs(rd), mb.buf,
+                                   (size_t)mb.len / sizeof(earl_coll_member), part_of,
+                                   (size_t)n_parts, &out, &err);
+    Py_END_ALLOW_THREADS
+    earlc_buffers_release(&held);
+    PyBuffer_Release(&mb);
+    if (st != EARL_OK)
+        return earlc_raise(&err);
+    return ghosts_tuple(&out);
 }
 
 /* add_ghosts(records): earl_ghost records as bytes (or any buffer) */
@@ -185,6 +304,10 @@ static PyObject *reading_finish(PyObject *self, PyObject *unused)
     Py_BEGIN_ALLOW_THREADS
     st = earl_reading_finish(rd, &tr, &err);
     Py_END_ALLOW_THREADS
+    if (earlc_progress_interrupted(&r->bridge)) {
+        earl_trace_close(tr);
+        return NULL;
+    }
     if (st != EARL_OK)
         return earlc_raise(&err);
     return earlc_trace_new(tr);
@@ -194,7 +317,12 @@ static PyMethodDef reading_methods[] = {
     {"n_locations", reading_n_locations, METH_NOARGS, "locations the definitions name"},
     {"definitions", reading_definitions, METH_NOARGS, "the definitions, as Trace.definitions"},
     {"read", reading_read, METH_O, "read the events of the locations in a bytes mask"},
-    {"export", reading_export, METH_VARARGS, "ghost records for each part"},
+    {"times", (PyCFunction)(void (*)(void))reading_times, METH_VARARGS | METH_KEYWORDS,
+     "times(location, start=0, out=None): a read location's timestamps"},
+    {"export", (PyCFunction)(void (*)(void))reading_export, METH_VARARGS | METH_KEYWORDS,
+     "ghost records for each part (and the own collective members)"},
+    {"representatives", reading_representatives, METH_VARARGS,
+     "the collective ghosts of every part, from the members of whole instances"},
     {"add_ghosts", reading_add_ghosts, METH_O, "add ghost records of other parts"},
     {"finish", reading_finish, METH_NOARGS, "order the events: a _core.Trace"},
     {NULL, NULL, 0, NULL},
@@ -218,5 +346,7 @@ int earlc_add_reading_type(PyObject *module)
     Py_INCREF(&ReadingType);
     if (PyModule_AddObject(module, "Reading", (PyObject *)&ReadingType) < 0)
         return -1;
-    return PyModule_AddIntConstant(module, "GHOST_RECORD_BYTES", (long)sizeof(earl_ghost));
+    if (PyModule_AddIntConstant(module, "GHOST_RECORD_BYTES", (long)sizeof(earl_ghost)) < 0)
+        return -1;
+    return PyModule_AddIntConstant(module, "COLL_MEMBER_BYTES", (long)sizeof(earl_coll_member));
 }

@@ -28,8 +28,24 @@ static void races_dealloc(PyObject *self)
     Py_TYPE(self)->tp_free(self);
 }
 
-/* An optional buffer of int32, one per message-table row. */
-static int int32_rows(PyObject *obj, Py_buffer *buf, size_t rows, const char *what)
+static PyTypeObject RacesType;
+
+PyObject *earlc_races_new(earl_races *races, PyObject *trace_obj, PyObject *states_obj)
+{
+    RacesObject *r = (RacesObject *)RacesType.tp_alloc(&RacesType, 0);
+    if (!r) {
+        earl_races_free(races);
+        return NULL;
+    }
+    Py_XINCREF(trace_obj);
+    Py_XINCREF(states_obj);
+    r->trace_obj = trace_obj;
+    r->states_obj = states_obj;
+    r->races = races;
+    return (PyObject *)r;
+}
+
+int earlc_races_rows(PyObject *obj, Py_buffer *buf, size_t rows, const char *what)
 {
     if (obj == Py_None)
         return 0;
@@ -60,10 +76,10 @@ static PyObject *races_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         return NULL;
     size_t rows = earl_trace_events(tr)->msg.count;
     Py_buffer source = {0}, tag = {0};
-    int has_source = int32_rows(source_obj, &source, rows, "requested_source");
+    int has_source = earlc_races_rows(source_obj, &source, rows, "requested_source");
     if (has_source < 0)
         return NULL;
-    int has_tag = int32_rows(tag_obj, &tag, rows, "requested_tag");
+    int has_tag = earlc_races_rows(tag_obj, &tag, rows, "requested_tag");
     if (has_tag < 0) {
         if (has_source)
             PyBuffer_Release(&source);

@@ -231,37 +231,6 @@ static PyObject *bytes_of(const void *data, size_t n, size_t item)
     return PyBytes_FromStringAndSize(n ? (const char *)data : "", (Py_ssize_t)(n * item));
 }
 
-typedef void (*result_free_fn)(void *result);
-
-/* What a capsule owns: a C result and the function that frees it. */
-typedef struct owned_result {
-    void *result;
-    result_free_fn free_result;
-} owned_result;
-
-static void result_capsule_free(PyObject *capsule)
-{
-    owned_result *o = PyCapsule_GetPointer(capsule, "earlc.rootcause.result");
-    o->free_result(o->result);
-    free(o);
-}
-
-/* A capsule owning result (heap-allocated; freed with f when the last column
- * over it goes); NULL, with result freed, on failure. */
-static PyObject *result_owner(void *result, result_free_fn f)
-{
-    owned_result *o = malloc(sizeof *o);
-    PyObject *c = o ? PyCapsule_New(o, "earlc.rootcause.result", result_capsule_free) : NULL;
-    if (!c) {
-        free(o);
-        f(result);
-        return o ? NULL : PyErr_NoMemory();
-    }
-    o->result = result;
-    o->free_result = f;
-    return c;
-}
-
 static PyObject *column_of(PyObject *owner, const void *data, size_t n, size_t item,
                            const char *format)
 {
@@ -286,7 +255,7 @@ static PyObject *map_result(earl_rc_map *m)
     }
     *own = *m;
     memset(m, 0, sizeof *m);
-    PyObject *owner = result_owner(own, map_result_free);
+    PyObject *owner = earlc_owner_new(own, map_result_free);
     if (!owner)
         return NULL;
     size_t entries = (size_t)own->offset[own->queries];
@@ -345,7 +314,7 @@ static PyObject *py_event_chunks(PyObject *self, PyObject *obj)
         earlc_raise(&err);
         goto done;
     }
-    PyObject *owner = result_owner(table, event_chunks_free);
+    PyObject *owner = earlc_owner_new(table, event_chunks_free);
     if (!owner)
         goto done;
     r = Py_BuildValue(
@@ -776,24 +745,23 @@ static PyObject *list_field(PyObject *obj, const char *record, const char *field
     return v;
 }
 
-/* rc_long_term(replay) -> {severity: [{location, cnode, value} per source],
- * out_of_order}; replay: n_sources, point_event, point_location, point_wait,
- * inputs (n_sources**2 bytes,
- * [kind * n_sources + source]: EARL_RC_INPUT_* bits), and the lists waits,
- * collectives and costs of batches (taken in that order where the replay
- * meets ties). */
-static PyObject *py_long_term(PyObject *self, PyObject *obj)
+/* The replay of record obj (n_sources, point_event, point_location,
+ * point_wait, inputs: n_sources**2 bytes, [kind * n_sources + source]:
+ * EARL_RC_INPUT_* bits, and the lists waits, collectives and costs of
+ * batches, taken in that order where the replay meets ties) into *out; the
+ * arrays it points into are held in *held (n_held sets) until it is freed.
+ * -1 with an exception. */
+static int replay_build(PyObject *obj, earl_rc_replay **out, earlc_buffers **held_out,
+                        Py_ssize_t *n_held_out, size_t *n_sources_out)
 {
-    (void)self;
     const char *record = "replay";
     long long n_sources = 0;
-    PyObject *waits = NULL, *colls = NULL, *costs = NULL, *r = NULL;
+    PyObject *waits = NULL, *colls = NULL, *costs = NULL;
     earlc_buffers *held = NULL;
     Py_ssize_t n_held = 0;
     earl_rc_replay *replay = NULL;
-    earl_rc_severity *sev = NULL;
     earl_error err;
-    int c_failed = 0;
+    int c_failed = 0, rc = -1;
     size_t np_ = (size_t)-1, n_inputs = (size_t)-1;
     earl_rc_replay_points points;
     const uint8_t *inputs;
@@ -841,20 +809,41 @@ static PyObject *py_long_term(PyObject *self, PyObject *obj)
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(costs); i++)
         if (add_costs(replay, PyList_GET_ITEM(costs, i), &err, &c_failed) < 0)
             goto done;
-    sev = calloc((size_t)n_sources, sizeof *sev);
-    if (!sev) {
-        PyErr_NoMemory();
-        goto done;
+    rc = 0;
+done:
+    if (c_failed)
+        earlc_raise(&err);
+    if (rc < 0) {
+        earl_rc_replay_free(replay);
+        for (Py_ssize_t i = 0; held && i < n_held; i++)
+            earlc_buffers_release(&held[i]);
+        free(held);
+        replay = NULL, held = NULL, n_held = 0;
     }
-    earl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = earl_rc_replay_run(replay, sev, &err);
-    Py_END_ALLOW_THREADS
-    if (st != EARL_OK) {
-        c_failed = 1;
-        goto done;
-    }
-    PyObject *list = PyList_New((Py_ssize_t)n_sources);
+    *out = replay;
+    *held_out = held;
+    *n_held_out = n_held;
+    *n_sources_out = (size_t)n_sources;
+    Py_XDECREF(waits);
+    Py_XDECREF(colls);
+    Py_XDECREF(costs);
+    return rc;
+}
+
+static void replay_release(earl_rc_replay *replay, earlc_buffers *held, Py_ssize_t n_held)
+{
+    earl_rc_replay_free(replay);
+    for (Py_ssize_t i = 0; held && i < n_held; i++)
+        earlc_buffers_release(&held[i]);
+    free(held);
+}
+
+/* The severities per source as {severity: [{location, cnode, value}],
+ * out_of_order}; frees sev. */
+static PyObject *severity_result(const earl_rc_replay *replay, earl_rc_severity *sev,
+                                 size_t n_sources)
+{
+    PyObject *r = NULL, *list = PyList_New((Py_ssize_t)n_sources);
     for (Py_ssize_t s = 0; list && s < (Py_ssize_t)n_sources; s++) {
         PyObject *t = Py_BuildValue(
             "{sNsNsN}", "location", bytes_of(sev[s].location, sev[s].count, sizeof(int64_t)),
@@ -869,22 +858,210 @@ static PyObject *py_long_term(PyObject *self, PyObject *obj)
     if (list)
         r = Py_BuildValue("{sNsn}", "severity", list, "out_of_order",
                           (Py_ssize_t)earl_rc_replay_out_of_order(replay));
-done:
-    if (c_failed)
-        earlc_raise(&err);
-    if (sev)
-        for (long long s = 0; s < n_sources; s++)
-            earl_rc_severity_free(&sev[s]);
+    for (size_t s = 0; s < n_sources; s++)
+        earl_rc_severity_free(&sev[s]);
     free(sev);
-    earl_rc_replay_free(replay);
-    for (Py_ssize_t i = 0; held && i < n_held; i++)
-        earlc_buffers_release(&held[i]);
-    free(held);
-    Py_XDECREF(waits);
-    Py_XDECREF(colls);
-    Py_XDECREF(costs);
     return r;
 }
+
+/* rc_long_term(replay) -> {severity: [{location, cnode, value} per source],
+ * out_of_order}: the replay of the whole trace (replay_build's record). */
+static PyObject *py_long_term(PyObject *self, PyObject *obj)
+{
+    (void)self;
+    earl_rc_replay *replay;
+    earlc_buffers *held;
+    Py_ssize_t n_held;
+    size_t n_sources;
+    if (replay_build(obj, &replay, &held, &n_held, &n_sources) < 0)
+        return NULL;
+    PyObject *r = NULL;
+    earl_rc_severity *sev = calloc(n_sources, sizeof *sev);
+    if (!sev) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_rc_replay_run(replay, sev, &err);
+    Py_END_ALLOW_THREADS
+    if (st != EARL_OK) {
+        free(sev);
+        earlc_raise(&err);
+        goto done;
+    }
+    r = severity_result(replay, sev, n_sources);
+done:
+    replay_release(replay, held, n_held);
+    return r;
+}
+
+/* ---- _core.RcReplay: the replay in parts ---------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    earl_rc_replay *replay;
+    earlc_buffers *held;
+    Py_ssize_t n_held;
+    size_t n_sources;
+} RcReplayObject;
+
+static void rc_replay_dealloc(PyObject *self)
+{
+    RcReplayObject *o = (RcReplayObject *)self;
+    replay_release(o->replay, o->held, o->n_held);
+    o->replay = NULL;
+    Py_TYPE(self)->tp_free(self);
+}
+
+/* RcReplay(replay, held, watch): replay_build's record, held a byte per
+ * location (set: this part's), watch the rows whose completed costs other
+ * parts read (int64). */
+static PyObject *rc_replay_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"replay", "held", "watch", NULL};
+    PyObject *obj, *held_o, *watch_o;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO", kwlist, &obj, &held_o, &watch_o))
+        return NULL;
+    RcReplayObject *o = (RcReplayObject *)type->tp_alloc(type, 0);
+    if (!o)
+        return NULL;
+    if (replay_build(obj, &o->replay, &o->held, &o->n_held, &o->n_sources) < 0) {
+        Py_DECREF(o);
+        return NULL;
+    }
+    earlc_buffers a = {.n = 0};
+    size_t n_loc = (size_t)-1, n_watch = (size_t)-1;
+    const uint8_t *held = earlc_buffer_array(&a, held_o, 'B', 0, &n_loc, "held");
+    const int64_t *watch = held ? earlc_buffer_array(&a, watch_o, 'q', 0, &n_watch, "watch")
+                                : NULL;
+    earl_error err;
+    earl_status st = EARL_OK;
+    if (watch) {
+        Py_BEGIN_ALLOW_THREADS
+        st = earl_rc_replay_start(o->replay, held, n_loc, watch, n_watch, &err);
+        Py_END_ALLOW_THREADS
+    }
+    earlc_buffers_release(&a);
+    if (!watch || st != EARL_OK) {
+        if (watch)
+            earlc_raise(&err);
+        Py_DECREF(o);
+        return NULL;
+    }
+    return (PyObject *)o;
+}
+
+/* advance() -> how many wait states passed their cost on */
+static PyObject *rc_replay_advance(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    RcReplayObject *o = (RcReplayObject *)self;
+    size_t taken;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_rc_replay_advance(o->replay, &taken, &err);
+    Py_END_ALLOW_THREADS
+    if (st != EARL_OK)
+        return earlc_raise(&err);
+    return PyLong_FromSize_t(taken);
+}
+
+/* completed() -> (watch indices: int64 bytes, costs: float64 bytes, n_sources a row) */
+static PyObject *rc_replay_completed(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    RcReplayObject *o = (RcReplayObject *)self;
+    earl_rc_completed c;
+    earl_error err;
+    if (earl_rc_replay_completed(o->replay, &c, &err) != EARL_OK)
+        return earlc_raise(&err);
+    PyObject *r = Py_BuildValue("(NN)", bytes_of(c.watch, c.count, sizeof(int64_t)),
+                                bytes_of(c.cost, c.count * o->n_sources, sizeof(double)));
+    earl_rc_completed_free(&c);
+    return r;
+}
+
+/* receive(rows, costs): other parts' completed costs (int64, float64 arrays) */
+static PyObject *rc_replay_receive(PyObject *self, PyObject *args)
+{
+    RcReplayObject *o = (RcReplayObject *)self;
+    PyObject *rows_o, *costs_o;
+    if (!PyArg_ParseTuple(args, "OO", &rows_o, &costs_o))
+        return NULL;
+    earlc_buffers a = {.n = 0};
+    size_t n = (size_t)-1, nc = (size_t)-1;
+    const int64_t *rows = earlc_buffer_array(&a, rows_o, 'q', 0, &n, "rows");
+    const double *costs = rows ? earlc_buffer_array(&a, costs_o, 'd', 0, &nc, "costs") : NULL;
+    PyObject *r = NULL;
+    if (costs && nc != n * o->n_sources) {
+        PyErr_SetString(PyExc_ValueError, "costs must hold n_sources values per row");
+    } else if (costs) {
+        earl_error err;
+        if (earl_rc_replay_receive(o->replay, n, rows, costs, &err) != EARL_OK)
+            earlc_raise(&err);
+        else
+            r = Py_NewRef(Py_None);
+    }
+    earlc_buffers_release(&a);
+    return r;
+}
+
+static PyObject *rc_replay_remaining(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyLong_FromSize_t(earl_rc_replay_remaining(((RcReplayObject *)self)->replay));
+}
+
+/* finish() -> {severity: [...], out_of_order} as rc_long_term's */
+static PyObject *rc_replay_finish(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    RcReplayObject *o = (RcReplayObject *)self;
+    earl_rc_severity *sev = calloc(o->n_sources, sizeof *sev);
+    if (!sev)
+        return PyErr_NoMemory();
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_rc_replay_finish(o->replay, sev, &err);
+    Py_END_ALLOW_THREADS
+    if (st != EARL_OK) {
+        free(sev);
+        return earlc_raise(&err);
+    }
+    return severity_result(o->replay, sev, o->n_sources);
+}
+
+static PyMethodDef rc_replay_methods[] = {
+    {"advance", rc_replay_advance, METH_NOARGS,
+     "advance(): pass on the costs of the wait states whose reads are complete; how many "
+     "did (earl_rc_replay_advance)."},
+    {"completed", rc_replay_completed, METH_NOARGS,
+     "completed(): the watched points completed since the last call, (watch indices, costs) "
+     "as int64 and float64 bytes (earl_rc_replay_completed)."},
+    {"receive", rc_replay_receive, METH_VARARGS,
+     "receive(rows, costs): other parts' completed costs (earl_rc_replay_receive)."},
+    {"remaining", rc_replay_remaining, METH_NOARGS,
+     "remaining(): wait states that have not passed their cost on yet."},
+    {"finish", rc_replay_finish, METH_NOARGS,
+     "finish(): this part's severities, as rc_long_term's (earl_rc_replay_finish)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject RcReplayType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "earlc._core.RcReplay",
+    .tp_basicsize = sizeof(RcReplayObject),
+    .tp_dealloc = rc_replay_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The long-term replay of one part of a trace analysed in parts "
+              "(earl_rc_replay_start ... earl_rc_replay_finish).",
+    .tp_methods = rc_replay_methods,
+    .tp_new = rc_replay_new,
+};
 
 static PyMethodDef rootcause_functions[] = {
     {"rc_event_chunks", py_event_chunks, METH_O,
@@ -924,5 +1101,12 @@ int earlc_add_rootcause(PyObject *module)
         PyModule_AddIntConstant(module, "RC_INPUT_COST", EARL_RC_INPUT_COST) < 0 ||
         PyModule_AddIntConstant(module, "RC_INPUT_WAIT", EARL_RC_INPUT_WAIT) < 0)
         return -1;
+    if (PyType_Ready(&RcReplayType) < 0)
+        return -1;
+    Py_INCREF(&RcReplayType);
+    if (PyModule_AddObject(module, "RcReplay", (PyObject *)&RcReplayType) < 0) {
+        Py_DECREF(&RcReplayType);
+        return -1;
+    }
     return PyModule_AddFunctions(module, rootcause_functions);
 }

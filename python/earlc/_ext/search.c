@@ -145,7 +145,7 @@ static PyObject *matches_buffer(earl_search_result *r)
 
 /* The matches and what the search says about them; takes r over (freed
  * with the last view of its matches). */
-static PyObject *result_dict(const earl_search_query *q, earl_search_result *r)
+PyObject *earlc_search_result_dict(const earl_search_query *q, earl_search_result *r)
 {
     size_t rows = earl_search_result_rows(r), cols = earl_search_result_columns(r);
     PyObject *names = PyTuple_New((Py_ssize_t)cols);
@@ -230,7 +230,9 @@ static int job_interrupted(void *data)
 
 static void job_run(search_job *j)
 {
-    j->rc = earl_search_prepare(j->prog, j->trace, j->states, &j->popt, &j->query, &j->err);
+    j->rc = EARL_OK;
+    if (!j->query) /* else prepared already (a trace in parts, search_parts.c) */
+        j->rc = earl_search_prepare(j->prog, j->trace, j->states, &j->popt, &j->query, &j->err);
     if (j->rc == EARL_OK)
         j->rc = earl_search_execute(j->query, &j->xopt, &j->result, &j->err);
 }
@@ -326,11 +328,47 @@ static PyObject *search_run(PyObject *module, PyObject *args, PyObject *kwargs)
     } else if (j.rc != EARL_OK) {
         earlc_raise(&j.err);
     } else {
-        d = result_dict(j.query, j.result); /* which takes the result over */
+        d = earlc_search_result_dict(j.query, j.result); /* which takes the result over */
         j.result = NULL;
     }
     earl_search_result_free(j.result);
     earl_search_query_free(j.query);
+    return d;
+}
+
+earl_search_program *earlc_program_of(PyObject *obj)
+{
+    if (!PyObject_TypeCheck(obj, &ProgramType)) {
+        PyErr_SetString(PyExc_TypeError, "a _core.SearchProgram is needed");
+        return NULL;
+    }
+    return ((ProgramObject *)obj)->program;
+}
+
+PyObject *earlc_search_execute(earl_search_query *q, const earl_search_options *options)
+{
+    search_job j;
+    memset(&j, 0, sizeof j);
+    j.query = q;
+    j.xopt = *options;
+    j.xopt.interrupt = job_interrupted;
+    j.xopt.interrupt_data = &j;
+    atomic_init(&j.stop, 0);
+    pthread_mutex_init(&j.lock, NULL);
+    pthread_cond_init(&j.finished, NULL);
+    int interrupted = job_run_interruptible(&j);
+    pthread_cond_destroy(&j.finished);
+    pthread_mutex_destroy(&j.lock);
+    PyObject *d = NULL;
+    if (interrupted) {
+        /* the exception of the signal is set */
+    } else if (j.rc != EARL_OK) {
+        earlc_raise(&j.err);
+    } else {
+        d = earlc_search_result_dict(q, j.result); /* which takes the result over */
+        j.result = NULL;
+    }
+    earl_search_result_free(j.result);
     return d;
 }
 

@@ -383,14 +383,35 @@ void earlc_call_progress(void *data, const char *phase, uint64_t done, uint64_t 
     if (!b->failed) {
         PyObject *r = PyObject_CallFunction(b->callback, "sKK", phase, (unsigned long long)done,
                                             (unsigned long long)total);
-        if (r)
+        if (r) {
             Py_DECREF(r);
-        else {
+        } else {
             b->failed = 1;
+            if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt) && !b->pending) {
+                PyObject *type, *value, *tb;
+                PyErr_Fetch(&type, &value, &tb);
+                PyErr_NormalizeException(&type, &value, &tb);
+                if (tb)
+                    PyException_SetTraceback(value, tb);
+                b->pending = value;
+                Py_XDECREF(type);
+                Py_XDECREF(tb);
+            }
             PyErr_Clear(); /* a broken progress display must not stop the read */
         }
     }
     PyGILState_Release(g);
+}
+
+int earlc_progress_interrupted(earlc_progress_bridge *b)
+{
+    if (!b->pending)
+        return 0;
+    PyObject *e = b->pending;
+    b->pending = NULL;
+    PyErr_SetObject((PyObject *)Py_TYPE(e), e);
+    Py_DECREF(e);
+    return 1;
 }
 
 PyObject *earlc_trace_new(earl_trace *tr)
@@ -424,6 +445,10 @@ PyObject *earlc_open(PyObject *module, PyObject *args, PyObject *kwargs)
     st = earl_trace_open(path, &opts, &tr, &err);
     Py_END_ALLOW_THREADS
     Py_DECREF(path_obj);
+    if (earlc_progress_interrupted(&bridge)) {
+        earl_trace_close(tr);
+        return NULL;
+    }
     if (st != EARL_OK)
         return earlc_raise(&err);
     return earlc_trace_new(tr);

@@ -16,7 +16,8 @@ from .validate import PropertyError
 
 
 def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
-            strict: bool = False, packages: bool = True, threads=None) -> Report:
+            strict: bool = False, packages: bool = True, threads=None, memory=None,
+            scratch=None, salvage: bool = False) -> Report:
     """Evaluate the catalog on trace: the built-ins, the properties of installed
     packages (entry-point group earlc.properties, unless packages=False) and the
     Property instances in plugins.
@@ -35,8 +36,16 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
         being switched off and listed in report.switched_off.
     progress: called as progress(phase, done, total).
     threads: threads of the analysis, 0 for one per core; by default as many as
-        the trace was opened with (earlc.open: one per core).  The report does
-        not depend on it.
+        the trace was opened with (earlc.open: one per core); for a path, also the threads
+        of its reading.  The report does not depend on it.
+    memory: for a path, the budget of resident memory ("8G", "512M", bytes):
+        a trace whose analysis needs more is analysed in parts one after
+        another, each within the budget, with the same report
+        (docs/memory.md).  None: the machine's available memory decides;
+        "unlimited": always in one piece.
+    scratch: the folder where an analysis in parts keeps what crosses parts
+        (default: the system's temporary folder); removed at the end.
+    salvage: as for earlc.open, when trace is a path.
     """
     import os
 
@@ -44,6 +53,9 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
     from .engine import run
 
     threads = _threads(threads)
+    if not isinstance(trace, (str, os.PathLike)) and (memory is not None or scratch is not None):
+        raise ValueError("memory and scratch apply to the analysis of a path: this trace is "
+                         "in memory already")
     context = None
     if getattr(trace, "is_view", False):  # a view of a trace (earlc.view, analysis/view.py)
         from .view import view_context
@@ -52,12 +64,26 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
     elif isinstance(trace, (str, os.PathLike)):
         from ..parts import mpi_exchange, mpi_world_size, open_part
 
+        path = os.fspath(trace).rstrip(os.sep) or os.fspath(trace)
         if (mpi_world_size() or 1) > 1:
-            trace = open_part(trace, mpi_exchange(), progress=progress).trace
+            trace = open_part(path, mpi_exchange(), threads=threads or 0, progress=progress,
+                              salvage=salvage).trace
         else:
+            from ..parts.inturn import InTurn, needs_parts
             from ..trace import open as open_trace
 
-            trace = open_trace(trace, threads=threads or 0, progress=progress)
+            need = needs_parts(path, memory, properties, plugins, packages, strict)
+            if need is not None:
+                with InTurn(path, need.budget, scratch=scratch, threads=threads or 0,
+                            salvage=salvage, progress=progress, model=need.model,
+                            representatives=need.representatives) as parts:
+                    return parts.analyze(properties=properties, top=top, plugins=plugins,
+                                         strict=strict, packages=packages)
+            trace = open_trace(path, threads=threads or 0, progress=progress, salvage=salvage,
+                               memory=memory)
+    if context is None and trace.part is not None and trace.part.exchange is None:
+        raise ValueError("this trace is one part of an analysis in parts one after another: "
+                         "earlc.analyze(path, memory=...) analyses the whole trace")
     if threads is None:
         threads = getattr(trace, "trace", trace).threads if context is not None else trace.threads
     threads = threads or os.cpu_count() or 1

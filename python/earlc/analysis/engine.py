@@ -128,15 +128,25 @@ class Evaluation:
 
     def run(self, order: Sequence[Property], value: Callable[[Property], None],
             progress=None, threads: int = 1) -> None:
-        if threads > 1 and len(order) > 1:
+        part = getattr(self.ctx.trace, "part", None)
+        # the properties of a part exchange with the other parts in the order of
+        # the catalog, the same on every part: one after another
+        if threads > 1 and len(order) > 1 and part is None:
             self._run_parallel(order, value, progress, threads)
             return
         published = self.published
         done_with = let_go_after(order)
+        elsewhere, across = set(), False
         for k, p in enumerate(order):
             if progress:
                 progress("analysing", k, len(order))
-            if not self._inputs_off(p):
+            if part is not None and p.across_parts and not across:
+                # a property computed with the other parts runs on every part or on
+                # none: switched off where an input is off on any part.  Learnt
+                # before each run of such properties: within it they fail together
+                elsewhere = set().union(*part.exchange.allgather(sorted(self.off)))
+            across = part is not None and p.across_parts
+            if not self._inputs_off(p, elsewhere if across else ()):
                 failure = self._evaluate(k, p, value)
                 if failure is not None:
                     if self.strict:
@@ -145,9 +155,10 @@ class Evaluation:
             for q in done_with[k]:
                 published.let_go(q, lambda q=q: detect(q, self.ctx, published))
 
-    def _inputs_off(self, p: Property) -> bool:
-        """Switch p off when an input was (True)."""
-        missing = [n for n in uses(p) if n in self.off]
+    def _inputs_off(self, p: Property, elsewhere=()) -> bool:
+        """Switch p off when an input was, here or (elsewhere) on another part
+        (True)."""
+        missing = [n for n in uses(p) if n in self.off or n in elsewhere]
         if not missing:
             return False
         self.off.add(p.name)
@@ -295,17 +306,7 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
     context: the analysis of a view runs in its own (analysis/view.py)."""
     from .report import Report
 
-    if isinstance(properties, (str, Property)):
-        properties = [properties]  # one name, group or property: not its characters
-    given = [p for p in properties or () if isinstance(p, Property)]
-    catalog = assemble(plugins=list(plugins) + given, packages=packages, strict=strict)
-    if properties:
-        # named properties (or groups) and plugins given among them: those, with
-        # what they need
-        names = [p.name if isinstance(p, Property) else p for p in properties]
-        chosen = catalog.select(names)
-    else:  # optional groups (root causes) only when asked for, or when read
-        chosen = catalog.with_needs([p.name for p in catalog.properties if not p.group])
+    catalog, chosen = selection(properties, plugins, packages, strict)
     # context: the analysis of a view of the trace runs in its own (analysis/view.py)
     ctx = context if context is not None else AnalysisContext(trace, threads=threads)
     evaluation = Evaluation(ctx, strict=strict)
@@ -334,6 +335,25 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
     return Report(trace, ctx, order, store, worst, counts,
                   switched_off=evaluation.switched_off, exceeding=exceeding,
                   package_problems=catalog.problems, unanalysed=unanalysed)
+
+
+def selection(properties=None, plugins: Sequence = (), packages: bool = True,
+              strict: bool = False):
+    """(catalog, chosen): the catalog of the built-ins, the installed packages'
+    and the plugins' properties, and the properties an analysis with these
+    arguments evaluates (before the ones they expand to for a given trace)."""
+    if isinstance(properties, (str, Property)):
+        properties = [properties]  # one name, group or property: not its characters
+    given = [p for p in properties or () if isinstance(p, Property)]
+    catalog = assemble(plugins=list(plugins) + given, packages=packages, strict=strict)
+    if properties:
+        # named properties (or groups) and plugins given among them: those, with
+        # what they need
+        names = [p.name if isinstance(p, Property) else p for p in properties]
+        chosen = catalog.select(names)
+    else:  # optional groups (root causes) only when asked for, or when read
+        chosen = catalog.with_needs([p.name for p in catalog.properties if not p.group])
+    return catalog, chosen
 
 
 def is_detected(p: Property) -> bool:

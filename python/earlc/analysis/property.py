@@ -284,6 +284,10 @@ class Property:
     #: where the property comes from ("built-in", "plugin FILE", "package NAME"),
     #: set when the catalog is assembled; shown by `earlc properties` and in messages
     source: Optional[str] = None
+    #: True for a property that a trace analysed in parts computes with the other
+    #: parts (the root causes exchange what crosses parts while they compute):
+    #: every part evaluates it, or none does (engine.Evaluation)
+    across_parts: bool = False
 
     def detect(self, ctx, subscribed: Optional[Instances]) -> Optional[Instances]:
         """The occurrences of this property (None: it has none of its own)."""

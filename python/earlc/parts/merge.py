@@ -32,6 +32,7 @@ from ..analysis.engine import ExceedsParent, SwitchedOff, exceeding_parents
 from ..analysis.property import Instances
 from ..analysis.report import Report
 from ..sums import sum_by_key
+from .calltree import first_visits, order_paths, path_keys, program_of
 from .part import Part
 
 #: the program's node of the call tree (CallTree._add_program), in path keys
@@ -87,60 +88,16 @@ def analyze(part: Part, properties=None, top: int = 10, progress=None, plugins=(
 
 # -- what one part found -------------------------------------------------------------------
 
-def _path_keys(ct) -> List[Optional[tuple]]:
-    """Per cnode of a part's call tree, its regions from the root (None for
-    the program's node; the program is not part of the key)."""
-    parent, region = ct.parent, ct.region
-    program = set(ct.extra_names)
-    keys: List[Optional[tuple]] = [None] * len(parent)
-    for c in range(len(parent)):
-        chain = []
-        x = c
-        while x >= 0 and x not in program and keys[x] is None:
-            chain.append(x)
-            x = int(parent[x])
-        base = () if x < 0 or x in program else keys[x]
-        for y in reversed(chain):
-            base = base + (int(region[y]),)
-            keys[y] = base
-    for x in program:
-        keys[x] = None
-    return keys
-
-
-def _first_events(event_cnode: np.ndarray, ev, own: np.ndarray):
-    """(cnodes, the first event of each among the own locations' events): whose
-    order numbers the merged call tree.  Location by location, so that the
-    temporaries are of one location's size, not of the part's."""
-    best: Dict[int, int] = {}
-    for l in np.nonzero(own)[0].tolist():
-        ids = ev.of_location(l)
-        cn = event_cnode[ids]
-        cnodes, first = np.unique(cn, return_index=True)
-        keep = cnodes >= 0
-        for c, e in zip(cnodes[keep].tolist(), ids[first[keep]].tolist()):
-            if c not in best or e < best[c]:
-                best[c] = e
-    cnodes = np.array(sorted(best), dtype=np.int64)
-    return cnodes, np.array([best[c] for c in cnodes.tolist()], dtype=np.int64)
-
-
 def _findings(report: Report, part: Part, top: int) -> dict:
     ctx = report._ctx
     ct = ctx.calltree
     trace = part.trace
     ev = trace.events
     own_loc = part.own
-    keys = _path_keys(ct)
-    cnodes, first_ids = _first_events(ct.event_cnode, ev, own_loc)
-    program = sorted(ct.extra_names)
-    program_roots = set()
-    program_info = None
-    if program:
-        pc = program[0]
-        program_roots = {keys[c] for c in np.nonzero(ct.parent == pc)[0].tolist()}
-        rows = ct.row_location[ct.row_cnode == pc]
-        program_info = (int(rows.min()) if len(rows) else -1, ct.extra_names[pc])
+    keys = path_keys(ct)
+    # the first own event of each call path: whose order numbers the merged tree
+    cnodes, first_ids = first_visits(part, ct, keys)
+    program_info, program_roots = program_of(ct, keys)
     tables = {p.name: report._tables[p.name] for p in report.properties}
     counts = dict(report._counts)
     worst, ids, insts = {}, [np.asarray(first_ids, np.int64)], []
@@ -236,39 +193,10 @@ def _globalize(piece: Optional[dict], gids: np.ndarray, ginst: np.ndarray) -> No
 
 def merge(pieces: List[dict], part: Part, local: Report, top: int) -> "MergedReport":
     # the call tree: every path some part visits, in the order of its first event
-    first: Dict[tuple, Tuple[int, int, int]] = {}
-    for piece in pieces:
-        t, l, pos = piece["first_keys"]
-        for c, a, b, d in zip(piece["cnodes"].tolist(), t.tolist(), l.tolist(), pos.tolist()):
-            key = piece["keys"][c]
-            if key is None:
-                continue
-            k = (a, b, d)
-            if key not in first or k < first[key]:
-                first[key] = k
-    ordered = sorted(first, key=lambda k: first[k])
-    gid = {k: i for i, k in enumerate(ordered)}
-    programs = [p["program"] for p in pieces if p["program"] is not None]
-    program_id = None
-    parents = np.array([gid[k[:-1]] if len(k) > 1 else -1 for k in ordered], dtype=np.int32)
-    regions = np.array([k[-1] for k in ordered], dtype=np.uint32)
-    extra = {}
-    if programs:
-        program_id = len(ordered)
-        under = set().union(*(p["program_roots"] for p in pieces))
-        for k in under:
-            if k is not None and k in gid:
-                parents[gid[k]] = program_id
-        parents = np.append(parents, np.int32(-1))
-        regions = np.append(regions, np.uint32(0xFFFFFFFF))
-        extra[program_id] = min(programs)[1]
-
-    def to_global(piece):
-        m = np.array([gid.get(k, -1) if k is not None else program_id if program_id is not None else -1
-                      for k in piece["keys"]], dtype=np.int64)
-        return m
-
-    maps = [to_global(p) for p in pieces]
+    tree = order_paths([(p["keys"], p["cnodes"], p["first_keys"], p["program"],
+                         p["program_roots"]) for p in pieces])
+    parents, regions, extra = tree.parents, tree.regions, tree.extra
+    maps = [tree.local_to_global(p["keys"]) for p in pieces]
     n_loc = len(part.trace.locations)
 
     def merged_tables(field):
@@ -315,6 +243,34 @@ def merge(pieces: List[dict], part: Part, local: Report, top: int) -> "MergedRep
                         extra)
 
 
+class PartsCatalog:
+    """What the merge needs of the parts' own reports when they are not all
+    alive at once (parts analysed in turn, inturn.py): the properties, the
+    packages that failed to load, and which properties kept worst occurrences
+    (in the properties' order)."""
+
+    def __init__(self, report: Report):
+        self.properties = report.properties
+        self.package_problems = list(report.package_problems)
+        self._names: List[str] = []
+
+    def add(self, report: Report) -> None:
+        """A part's report: its worst occurrences' names, in evaluation order,
+        merged into those of the parts before (a name new here goes right after
+        the name before it in this part's order)."""
+        at = 0
+        for name in report.worst:
+            if name in self._names:
+                at = self._names.index(name) + 1
+            else:
+                self._names.insert(at, name)
+                at += 1
+
+    @property
+    def worst(self) -> Dict[str, None]:
+        return dict.fromkeys(self._names)
+
+
 class _Store:
     """The merged tables, as engine.exceeding_parents reads a SeverityStore."""
 
@@ -331,8 +287,9 @@ class PartedTrace:
     them all) and the whole trace's event count and times; the events
     themselves are in the parts."""
 
-    def __init__(self, trace, events: int, start: int, duration: int):
+    def __init__(self, trace, events: int, start: int, duration: int, in_turn: bool = False):
         self._trace = trace
+        self._in_turn = in_turn
         self._events, self._start, self._duration = events, start, duration
 
     def __len__(self) -> int:
@@ -354,7 +311,11 @@ class PartedTrace:
     @property
     def events(self):
         raise RuntimeError("this report was made in parts: the trace's events are spread over "
-                           "the MPI processes; open the trace (earlc.open) for its events")
+                           "%s; open the trace (earlc.open) for its events" % self._where)
+
+    @property
+    def _where(self) -> str:
+        return "the parts analysed one after another" if self._in_turn else "the MPI processes"
 
     def __getattr__(self, name):
         return getattr(self._trace, name)
@@ -371,7 +332,8 @@ class MergedReport(Report):
         start = whole["first_time"] if whole["first_time"] is not None else trace.clock_offset
         duration = (whole["last_time"] - start if whole["last_time"] is not None
                     else trace._defs.clock_length)
-        self.trace = PartedTrace(trace, events, start, duration)
+        self.trace = PartedTrace(trace, events, start, duration,
+                                 in_turn=getattr(part, "in_turn", False))
         self.part = part
         self.switched_off = _union_switched_off(pieces)
         self.package_problems = list(local.package_problems)
@@ -531,4 +493,4 @@ def _merge_stops(pieces, trace, start: int):
     return group_stops(trace, entries)
 
 
-__all__ = ["analyze", "merge", "MergedReport", "PartedTrace", "column_kind"]
+__all__ = ["analyze", "merge", "MergedReport", "PartedTrace", "PartsCatalog", "column_kind"]

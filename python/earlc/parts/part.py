@@ -29,18 +29,33 @@ GHOST_RECORD = np.dtype([
     ("time", "<u8"), ("position", "<u8"), ("partner", "<i8"), ("bytes", "<u8"),
     ("request", "<u8"), ("location", "<i4"), ("ref", "<u4"), ("peer", "<i4"),
     ("peer_rank", "<u4"), ("tag", "<u4"), ("requested_source", "<i4"),
-    ("requested_tag", "<i4"), ("kind", "u1"), ("reserved", "u1", (3,))])
+    ("requested_tag", "<i4"), ("seq", "<u4"), ("members", "<u4"), ("kind", "u1"),
+    ("reserved", "u1", (3,))])
 assert GHOST_RECORD.itemsize == _core.GHOST_RECORD_BYTES
+#: an earl_coll_member row (earl_part.h): an own member of a collective
+#: instance, for the choice of the representatives other parts get
+COLL_MEMBER = np.dtype([
+    ("time", "<u8", (4,)), ("position", "<u8", (4,)), ("sent", "<u8"), ("received", "<u8"),
+    ("comm", "<u4"), ("seq", "<u4"), ("location", "<i4"), ("region", "<u4"), ("root", "<i4"),
+    ("root_rank", "<u4"), ("rank", "<u4"), ("op", "u1"), ("reserved", "u1", (3,))])
+assert COLL_MEMBER.itemsize == _core.COLL_MEMBER_BYTES
+
+#: an event key (Part.event_keys) is location << POSITION_BITS | position
+POSITION_BITS = 40
 
 
 class Part:
     """This process's part of a trace analysed in parts."""
 
-    def __init__(self, trace: Trace, partition: Partition, index: int, exchange: Exchange,
-                 ghost_positions: Dict[int, np.ndarray], ghosts_received: int):
+    def __init__(self, trace: Trace, partition: Partition, index: int,
+                 exchange: Optional[Exchange], ghost_positions: Dict[int, np.ndarray],
+                 ghosts_received: int):
         self.trace = trace
         self.partition = partition
         self.index = index
+        #: how the parts talk (collective methods); None for a part of an
+        #: analysis in parts one after another (inturn.py), which numbers events
+        #: from spilled tables instead
         self.exchange = exchange
         #: per location: does this part hold all of its events?
         self.own = partition.part_of == index
@@ -49,6 +64,10 @@ class Part:
         self.ghosts_received = ghosts_received
         #: the whole trace's events, first and last timestamps (open_part)
         self.whole = {}
+        self._positions = None
+        #: what the analyses in parts exchanged, by what exchanged it (the root
+        #: causes: bytes sent, collective steps, rounds of the long-term replay)
+        self.stats = {}
         self._own_times = None
 
     def definitions(self) -> "DefinitionsOnly":
@@ -60,14 +79,59 @@ class Part:
     def positions(self, ids: np.ndarray) -> np.ndarray:
         """Each event's position on its location in the whole trace."""
         ids = np.asarray(ids, dtype=np.int64)
+        return self._position_table()[ids].astype(np.int64)
+
+    def _position_table(self) -> np.ndarray:
+        """Per event of the part, its position on its location in the whole
+        trace (int32 while positions fit: 4 bytes per event), made at the
+        first question and kept."""
+        if self._positions is None:
+            ev = self.trace.events
+            top = max([len(ev.of_location(l)) for l in np.nonzero(self.own)[0].tolist()] +
+                      [int(g[-1]) + 1 for g in self.ghost_positions.values() if len(g)] + [0])
+            table = np.empty(len(ev), dtype=np.int32 if top < 1 << 31 else np.int64)
+            for l in range(len(self.own)):
+                events = ev.of_location(l)
+                if not len(events):
+                    continue
+                ghost = self.ghost_positions.get(l)
+                table[events] = np.arange(len(events)) if ghost is None else ghost
+            self._positions = table
+        return self._positions
+
+    def event_keys(self, ids: np.ndarray) -> np.ndarray:
+        """Each event as one int64 that every part holding it shares: location
+        << 40 | position in the whole trace (ids_of_keys: back)."""
+        ids = np.asarray(ids, dtype=np.int64)
+        loc = self.trace.events.location[ids].astype(np.int64)
+        return (loc << POSITION_BITS) | self.positions(ids)
+
+    def ids_of_keys(self, keys: np.ndarray) -> np.ndarray:
+        """This part's event id of each event key (event_keys), -1 where the
+        part does not hold the event."""
+        keys = np.asarray(keys, dtype=np.int64)
         ev = self.trace.events
-        loc = ev.location[ids].astype(np.int64)
-        out = np.empty(len(ids), dtype=np.int64)
+        loc = keys >> POSITION_BITS
+        pos = keys & ((1 << POSITION_BITS) - 1)
+        out = np.full(len(keys), -1, dtype=np.int64)
+        n_loc = len(self.own)
         for l in np.unique(loc).tolist():
+            if not 0 <= l < n_loc:
+                continue
             sel = np.nonzero(loc == l)[0]
-            local = np.searchsorted(ev.of_location(l), ids[sel])
+            events = ev.of_location(l)
             ghost = self.ghost_positions.get(l)
-            out[sel] = local if ghost is None else ghost[local]
+            if ghost is None:
+                if not self.own[l]:
+                    continue
+                at = pos[sel]
+                ok = at < len(events)
+                out[sel[ok]] = events[at[ok]]
+            else:
+                at = np.searchsorted(ghost, pos[sel])
+                ok = at < len(ghost)
+                ok[ok] = ghost[at[ok]] == pos[sel][ok]
+                out[sel[ok]] = events[at[ok]]
         return out
 
     def keys(self, ids: np.ndarray):
@@ -222,35 +286,50 @@ def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
     offsets = np.frombuffer(offsets, dtype=np.uint64).astype(np.int64)
     ghosts, _ = exchange.alltoallv(records, np.diff(offsets) * GHOST_RECORD.itemsize)
     del records  # every location's ghosts come from its one owner, sorted: as received
+    chunks = [ghosts]  # the only chunk: assemble lets it go before the order is made
+    del ghosts
     try:
-        reading.add_ghosts(ghosts)
+        part = assemble(reading, _taken(chunks), partition, me, exchange, threads)
     except Exception as exc:
         error = exc
     exchange.agree(error)
-    positions = _ghost_positions(np.frombuffer(ghosts, dtype=GHOST_RECORD))
-    received = len(ghosts) // GHOST_RECORD.itemsize
-    del ghosts  # copied into the reading: gone before the order is made
-    try:
-        core = reading.finish()
-    except Exception as exc:
-        error = exc
-    exchange.agree(error)
-    trace = Trace(core, threads)
-    part = trace.part = Part(trace, partition, me, exchange, positions, received)
     part.whole = _whole_trace(part)
     return part
 
 
-def _ghost_positions(table: np.ndarray) -> Dict[int, np.ndarray]:
+def _taken(chunks: list):
+    """The chunks of a list one by one, each removed from the list as it is
+    given: the list keeps none of them alive."""
+    while chunks:
+        yield chunks.pop(0)
+
+
+def _ghost_positions(table: np.ndarray, positions: Dict[int, np.ndarray]) -> None:
     """Per ghost location, its ghosts' positions in the whole trace (the records
-    of a location come together, ascending)."""
-    positions = {}
+    of a location come together, ascending), into positions."""
     if len(table):
         locs = table["location"]
         starts = np.concatenate(([0], np.nonzero(np.diff(locs))[0] + 1, [len(table)]))
         for a, b in zip(starts[:-1].tolist(), starts[1:].tolist()):
             positions[int(locs[a])] = table["position"][a:b].astype(np.int64)
-    return positions
+
+
+def assemble(reading, ghosts, partition: Partition, index: int, exchange: Optional[Exchange],
+             threads: int = 0) -> Part:
+    """Part `index` from a reading of its own locations and the ghost records
+    other parts sent it (buffers of GHOST_RECORD, each holding whole locations,
+    sorted): the ghosts are added, the events ordered."""
+    positions, received = {}, 0
+    for chunk in ghosts:
+        reading.add_ghosts(chunk)
+        table = np.frombuffer(chunk, dtype=GHOST_RECORD)
+        received += len(table)
+        _ghost_positions(table, positions)
+        del chunk, table  # copied into the reading: gone before the order is made
+    core = reading.finish()
+    trace = Trace(core, threads)
+    part = trace.part = Part(trace, partition, index, exchange, positions, received)
+    return part
 
 
 def _whole_trace(part: Part) -> dict:
@@ -267,4 +346,6 @@ def _whole_trace(part: Part) -> dict:
             "last_time": max(lasts) if lasts else None}
 
 
-__all__ = ["Part", "open_part", "GHOST_RECORD", "DefinitionsOnly", "PartOfTraceError"]
+__all__ = ["Part", "open_part", "assemble", "GHOST_RECORD", "COLL_MEMBER", "POSITION_BITS",
+           "DefinitionsOnly",
+           "PartOfTraceError"]

@@ -1,0 +1,303 @@
+/*
+ * part_representatives.c - earl_part_representatives: of every collective
+ * instance, the members of other parts that a part's analysis needs, as
+ * ghost records (earl_part.h explains the choice).
+ *
+ * The members of one instance come together, sorted by their END in the
+ * whole trace's order.  The choice is made once per instance: the first
+ * member, the first of a part other than the first's, the member whose END
+ * completes the instance (the last, when the instance has as many members as
+ * its communicator; an instance with more ends than members, or of a
+ * communicator of unknown size, sends every member), and among the members with a
+ * call around them (ENTER and LEAVE: those the collective wait states
+ * read) the latest begin, the latest begin of a member that is not the
+ * root, the earliest end, the root, and for scans each member beginning
+ * later than every member of lower rank.  Each part that has a member gets
+ * the chosen members of the other parts, ENTER, BEGIN, END and LEAVE; the
+ * first of them stands for the members left out too (earl_ghost.members).
+ *
+ * Why these suffice: the wait states of a member take maxima and minima of
+ * the begins and ends over its instance (or over its root, or over the
+ * lower ranks), and every such extreme is a chosen member or an own one;
+ * the EARL layer numbers an instance by its first member and completes it
+ * at the member that brings its count to the communicator's size, both
+ * present with the count of the others carried.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "earl_part.h"
+#include "internal.h"
+#include "part_internal.h"
+
+static int member_cmp(const earl_coll_member *x, const earl_coll_member *y)
+{
+    if (x->comm != y->comm)
+        return x->comm < y->comm ? -1 : 1;
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    if (x->time[EARL_MEMBER_END] != y->time[EARL_MEMBER_END])
+        return x->time[EARL_MEMBER_END] < y->time[EARL_MEMBER_END] ? -1 : 1;
+    if (x->location != y->location)
+        return x->location < y->location ? -1 : 1;
+    return x->position[EARL_MEMBER_END] < y->position[EARL_MEMBER_END] ? -1 :
+           x->position[EARL_MEMBER_END] > y->position[EARL_MEMBER_END];
+}
+
+static int has_call(const earl_coll_member *m)
+{
+    return m->position[EARL_MEMBER_ENTER] != EARL_PART_NO_EVENT &&
+           m->position[EARL_MEMBER_LEAVE] != EARL_PART_NO_EVENT;
+}
+
+/* As mpi_collectives takes it: the BEGIN inside the call, else the ENTER. */
+static uint64_t begin_of(const earl_coll_member *m)
+{
+    return m->position[EARL_MEMBER_BEGIN] != EARL_PART_NO_EVENT ? m->time[EARL_MEMBER_BEGIN]
+                                                                : m->time[EARL_MEMBER_ENTER];
+}
+
+static int is_scan(uint8_t op)
+{
+    return op == 14 /* OTF2_COLLECTIVE_OP_SCAN */ || op == 15 /* _EXSCAN */;
+}
+
+/* Scratch of the choice, reused from instance to instance. */
+typedef struct choice {
+    uint8_t *chosen;        /* per member of the instance */
+    size_t *by_rank;
+    size_t cap;
+    size_t *own;            /* per part: members in the instance */
+    size_t *stamp;          /* per part: the instance it was last counted for, + 1 */
+    int32_t *dests;         /* parts with a member */
+    size_t n_dests;
+} choice;
+
+static int by_rank_ctx_cmp(const void *a, const void *b, void *ctx)
+{
+    const earl_coll_member *m = ctx;
+    const earl_coll_member *x = &m[*(const size_t *)a], *y = &m[*(const size_t *)b];
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+}
+
+/* Mark, among members m[0..n) of one instance, those every part needs. */
+static void choose(const earl_coll_member *m, size_t n, uint32_t expected, const int32_t *part_of,
+                   choice *c)
+{
+    uint8_t *sel = c->chosen;
+    if (!expected || n > expected) { /* more ends than members: every one, as they are */
+        memset(sel, 1, n);
+        return;
+    }
+    memset(sel, 0, n);
+    sel[0] = 1;
+    for (size_t k = 1; k < n; k++)
+        if (part_of[m[k].location] != part_of[m[0].location]) {
+            sel[k] = 1;
+            break;
+        }
+    if (n == expected)
+        sel[n - 1] = 1;
+    int32_t root = m[0].root;
+    int64_t late = -1, late_other = -1, early_end = -1;
+    for (size_t k = 0; k < n; k++) {
+        if (!has_call(&m[k]))
+            continue;
+        uint64_t b = begin_of(&m[k]);
+        if (late < 0 || b > begin_of(&m[late]))
+            late = (int64_t)k;
+        if (m[k].location != root && (late_other < 0 || b > begin_of(&m[late_other])))
+            late_other = (int64_t)k;
+        if (early_end < 0 || m[k].time[EARL_MEMBER_END] < m[early_end].time[EARL_MEMBER_END])
+            early_end = (int64_t)k;
+        if (m[k].location == root)
+            sel[k] = 1;
+    }
+    if (late >= 0)
+        sel[late] = 1;
+    if (late_other >= 0)
+        sel[late_other] = 1;
+    if (early_end >= 0)
+        sel[early_end] = 1;
+    if (is_scan(m[0].op)) {
+        size_t nc = 0;
+        for (size_t k = 0; k < n; k++)
+            if (has_call(&m[k]))
+                c->by_rank[nc++] = k;
+        qsort_r(c->by_rank, nc, sizeof *c->by_rank, by_rank_ctx_cmp, (void *)m);
+        int any = 0;
+        uint64_t most = 0;
+        for (size_t j = 0; j < nc; j++) {
+            uint64_t b = begin_of(&m[c->by_rank[j]]);
+            if (!any || b > most) {
+                sel[c->by_rank[j]] = 1;
+                most = b;
+                any = 1;
+            }
+        }
+    }
+}
+
+static earl_ghost record(const earl_coll_member *m, int which, uint32_t members)
+{
+    earl_ghost g;
+    memset(&g, 0, sizeof g);
+    g.time = m->time[which];
+    g.position = m->position[which];
+    g.partner = -1;
+    g.location = m->location;
+    g.ref = EARL_UNDEFINED_REF;
+    g.peer = EARL_NONE;
+    g.peer_rank = EARL_UNDEFINED_REF;
+    g.requested_source = g.requested_tag = EARL_REQUESTED_UNKNOWN;
+    switch (which) {
+    case EARL_MEMBER_ENTER: g.kind = EARL_ENTER; g.ref = m->region; break;
+    case EARL_MEMBER_LEAVE: g.kind = EARL_LEAVE; g.ref = m->region; break;
+    case EARL_MEMBER_BEGIN: g.kind = EARL_MPI_COLLECTIVE_BEGIN; break;
+    default:
+        g.kind = EARL_MPI_COLLECTIVE_END;
+        g.ref = m->comm;
+        g.peer = m->root;
+        g.peer_rank = m->root_rank;
+        g.tag = m->op;
+        g.bytes = m->sent;
+        g.request = m->received;
+        g.seq = m->seq;
+        g.members = members;
+    }
+    return g;
+}
+
+/* The chosen members of other parts than d, to d's list; the first carries
+ * the count of the members d has neither as own nor as ghosts. */
+static void send_to(const earl_coll_member *m, size_t n, const uint8_t *sel, const int32_t *part_of,
+                    int32_t d, size_t own, part_lists *out)
+{
+    size_t sent = 0;
+    for (size_t k = 0; k < n; k++)
+        sent += sel[k] && part_of[m[k].location] != d;
+    int first = 1;
+    for (size_t k = 0; k < n; k++) {
+        if (!sel[k] || part_of[m[k].location] == d)
+            continue;
+        uint32_t members = 1 + (first ? (uint32_t)(n - own - sent) : 0);
+        first = 0;
+        for (int w = EARL_MEMBER_ENTER; w <= EARL_MEMBER_LEAVE; w++) {
+            if (m[k].position[w] == EARL_PART_NO_EVENT)
+                continue;
+            earl_ghost g = record(&m[k], w, members);
+            part_lists_add_record(out, (size_t)d,
+                                  part_key((uint64_t)(uint32_t)g.location, g.position), &g);
+        }
+    }
+}
+
+static int choice_reserve(choice *c, size_t n)
+{
+    if (n <= c->cap)
+        return 0;
+    uint8_t *sel = realloc(c->chosen, n);
+    if (sel)
+        c->chosen = sel;
+    size_t *r = realloc(c->by_rank, n * sizeof *r);
+    if (r)
+        c->by_rank = r;
+    if (!sel || !r)
+        return -1;
+    c->cap = n;
+    return 0;
+}
+
+/* Each part's list sorted by (location, position), laid out as out. */
+static int lay_out(part_lists *lists, earl_ghosts *out)
+{
+    if (part_lists_layout(lists, out) != 0)
+        return -1;
+    for (size_t p = 0; p < lists->n_parts; p++) {
+        size_t n = lists->n[p];
+        uint64_t *index = malloc((n ? n : 1) * sizeof *index);
+        if (!index)
+            return -1;
+        for (size_t k = 0; k < n; k++)
+            index[k] = k;
+        if (part_sort(lists->key[p], index, n) != 0) {
+            free(index);
+            return -1;
+        }
+        earl_ghost *dst = out->records + out->offset[p];
+        for (size_t k = 0; k < n; k++)
+            dst[k] = lists->record[p][index[k]];
+        free(index);
+    }
+    return 0;
+}
+
+earl_status earl_part_representatives(const earl_defs *defs, const earl_coll_member *members,
+                                      size_t n, const int32_t *part_of, size_t n_parts,
+                                      earl_ghosts *out, earl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t k = 0; k < n; k++) {
+        if (k && member_cmp(&members[k - 1], &members[k]) > 0)
+            return earl_fail(err, EARL_ERR_INVALID, "collective member %zu is out of order "
+                             "(sort the members by communicator, number and end)", k);
+        if (members[k].location < 0 || (uint32_t)members[k].location >= defs->n_locations ||
+            part_of[members[k].location] < 0 || (size_t)part_of[members[k].location] >= n_parts)
+            return earl_fail(err, EARL_ERR_INVALID, "collective member %zu: location %d is in "
+                             "no part", k, members[k].location);
+    }
+    choice c;
+    memset(&c, 0, sizeof c);
+    part_lists lists;
+    memset(&lists, 0, sizeof lists);
+    c.own = calloc(n_parts ? n_parts : 1, sizeof *c.own);
+    c.stamp = calloc(n_parts ? n_parts : 1, sizeof *c.stamp);
+    c.dests = malloc((n_parts ? n_parts : 1) * sizeof *c.dests);
+    int failed = !c.own || !c.stamp || !c.dests || part_lists_init(&lists, n_parts, 1) != 0;
+    size_t instance = 0;
+    for (size_t a = 0, b; a < n && !failed; a = b, instance++) {
+        for (b = a + 1; b < n && members[b].comm == members[a].comm &&
+                        members[b].seq == members[a].seq; b++)
+            ;
+        const earl_coll_member *m = members + a;
+        size_t count = b - a;
+        c.n_dests = 0;
+        for (size_t k = 0; k < count; k++) {
+            int32_t p = part_of[m[k].location];
+            if (c.stamp[p] != instance + 1) {
+                c.stamp[p] = instance + 1;
+                c.own[p] = 0;
+                c.dests[c.n_dests++] = p;
+            }
+            c.own[p]++;
+        }
+        if (c.n_dests < 2)
+            continue; /* the members of one part: nobody else needs them */
+        const earl_comm *cm = m[0].comm < defs->n_comms ? &defs->comms[m[0].comm] : NULL;
+        uint32_t expected = cm && cm->defined ? cm->size : 0;
+        if (choice_reserve(&c, count) != 0) {
+            failed = 1;
+            break;
+        }
+        choose(m, count, expected, part_of, &c);
+        for (size_t j = 0; j < c.n_dests; j++)
+            send_to(m, count, c.chosen, part_of, c.dests[j], c.own[c.dests[j]], &lists);
+        failed = lists.nomem;
+    }
+    if (!failed)
+        failed = lay_out(&lists, out) != 0;
+    free(c.chosen);
+    free(c.by_rank);
+    free(c.own);
+    free(c.stamp);
+    free(c.dests);
+    part_lists_free(&lists);
+    if (failed) {
+        earl_ghosts_free(out);
+        return earl_fail(err, EARL_ERR_NOMEM, "out of memory choosing the collectives' "
+                         "representatives");
+    }
+    return EARL_OK;
+}

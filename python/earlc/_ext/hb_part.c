@@ -1,0 +1,259 @@
+/*
+ * hb_part.c - _core.PartClocks: the Python face of earl_hb_part, the
+ * happened-before replay of one part of a trace, step by step (earl_hb.h,
+ * "the replay of a part").  What crosses parts travels as bytes, which the
+ * Python driver (earlc.parts.replay) hands to the other parts as they are.
+ *
+ *   PartClocks(states, stamped, threads=0, progress=None)
+ *   .needs() -> Column of int64 ghost ids (a ticket is an index)
+ *   .export(to, events, tickets)        own int64 ids, uint64 tickets
+ *   .run()                              the GIL released
+ *   .take(n_parts) -> (offsets bytes of n_parts + 1 uint64, records bytes)
+ *   .receive(records)
+ *   .unfinished() -> int, .waiting() -> int (-1), .force(event)
+ *   .record_bytes() -> int, .finish() -> _core.VectorClocks
+ */
+#include "ext.h"
+
+#include "earl_hb.h"
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *states_obj;
+    earl_hb_part *part;
+    earlc_progress_bridge bridge;
+    PyObject *progress;
+} PartClocksObject;
+
+static void part_clocks_dealloc(PyObject *self)
+{
+    PartClocksObject *c = (PartClocksObject *)self;
+    earl_hb_part_free(c->part);
+    Py_XDECREF(c->states_obj);
+    Py_XDECREF(c->progress);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static earl_hb_part *part_of(PyObject *self)
+{
+    earl_hb_part *p = ((PartClocksObject *)self)->part;
+    if (!p)
+        PyErr_SetString(PyExc_ValueError, "this replay was finished already");
+    return p;
+}
+
+static PyObject *part_clocks_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"states", "stamped", "threads", "progress", NULL};
+    PyObject *states_obj, *stamped_obj, *progress = Py_None;
+    int threads = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|iO", kwlist, &states_obj, &stamped_obj,
+                                     &threads, &progress))
+        return NULL;
+    PyObject *trace_obj;
+    earl_states *st = earlc_states_of(states_obj, &trace_obj);
+    earl_trace *tr = st ? earlc_trace_of(trace_obj) : NULL;
+    if (!tr)
+        return NULL;
+    earlc_buffers held = {0};
+    size_t n = (size_t)-1;
+    const earl_eid *stamped = earlc_buffer_array(&held, stamped_obj, 'q', 0, &n, "stamped");
+    if (!stamped)
+        return NULL;
+    PartClocksObject *c = (PartClocksObject *)type->tp_alloc(type, 0);
+    if (!c) {
+        earlc_buffers_release(&held);
+        return NULL;
+    }
+    Py_INCREF(progress);
+    c->progress = progress;
+    c->bridge = (earlc_progress_bridge){progress, 0};
+    earl_hb_options opts = {threads, progress != Py_None ? earlc_call_progress : NULL,
+                            &c->bridge};
+    earl_error err;
+    earl_status rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = earl_hb_part_new(tr, st, stamped, n, &opts, &c->part, &err);
+    Py_END_ALLOW_THREADS
+    earlc_buffers_release(&held);
+    if (rc != EARL_OK) {
+        Py_DECREF(c);
+        return earlc_raise(&err);
+    }
+    Py_INCREF(states_obj);
+    c->states_obj = states_obj;
+    return (PyObject *)c;
+}
+
+static PyObject *part_clocks_needs(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    earl_hb_part *p = part_of(self);
+    if (!p)
+        return NULL;
+    const earl_eid *ghosts;
+    size_t n = earl_hb_part_needs(p, &ghosts);
+    return earlc_column_new(self, ghosts, n, sizeof(earl_eid), "q");
+}
+
+static PyObject *part_clocks_export(PyObject *self, PyObject *args)
+{
+    earl_hb_part *p = part_of(self);
+    int to;
+    PyObject *events_obj, *tickets_obj;
+    if (!p || !PyArg_ParseTuple(args, "iOO", &to, &events_obj, &tickets_obj))
+        return NULL;
+    earlc_buffers held = {0};
+    size_t n = (size_t)-1;
+    const earl_eid *events = earlc_buffer_array(&held, events_obj, 'q', 0, &n, "events");
+    const uint64_t *tickets = events ? earlc_buffer_array(&held, tickets_obj, 'Q', 0, &n,
+                                                          "tickets") : NULL;
+    if (!tickets) {
+        earlc_buffers_release(&held);
+        return NULL;
+    }
+    earl_error err;
+    earl_status st = earl_hb_part_export(p, to, events, tickets, n, &err);
+    earlc_buffers_release(&held);
+    if (st != EARL_OK)
+        return earlc_raise(&err);
+    Py_RETURN_NONE;
+}
+
+static PyObject *part_clocks_run(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    earl_hb_part *p = part_of(self);
+    if (!p)
+        return NULL;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_hb_part_run(p, &err);
+    Py_END_ALLOW_THREADS
+    if (st != EARL_OK)
+        return earlc_raise(&err);
+    Py_RETURN_NONE;
+}
+
+static PyObject *part_clocks_take(PyObject *self, PyObject *arg)
+{
+    earl_hb_part *p = part_of(self);
+    Py_ssize_t n_parts = p ? PyLong_AsSsize_t(arg) : -1;
+    if (!p || (n_parts < 0 && PyErr_Occurred()))
+        return NULL;
+    if (n_parts < 1)
+        return PyErr_Format(PyExc_ValueError, "take: %zd parts", n_parts);
+    earl_outbox out;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_hb_part_take(p, (size_t)n_parts, &out, &err);
+    Py_END_ALLOW_THREADS
+    if (st != EARL_OK)
+        return earlc_raise(&err);
+    PyObject *offsets = PyBytes_FromStringAndSize((const char *)out.offset,
+                                                  (Py_ssize_t)((out.n_parts + 1) * sizeof(size_t)));
+    PyObject *records = PyBytes_FromStringAndSize(
+        (const char *)out.records, (Py_ssize_t)(out.offset[out.n_parts] * out.record_bytes));
+    earl_outbox_free(&out);
+    if (!offsets || !records) {
+        Py_XDECREF(offsets);
+        Py_XDECREF(records);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", offsets, records);
+}
+
+static PyObject *part_clocks_receive(PyObject *self, PyObject *arg)
+{
+    earl_hb_part *p = part_of(self);
+    if (!p)
+        return NULL;
+    Py_buffer buf;
+    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) != 0)
+        return NULL;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_hb_part_receive(p, buf.buf, (size_t)buf.len, &err);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&buf);
+    if (st != EARL_OK)
+        return earlc_raise(&err);
+    Py_RETURN_NONE;
+}
+
+static PyObject *part_clocks_unfinished(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    earl_hb_part *p = part_of(self);
+    return p ? PyLong_FromSize_t(earl_hb_part_unfinished(p)) : NULL;
+}
+
+static PyObject *part_clocks_waiting(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    earl_hb_part *p = part_of(self);
+    return p ? PyLong_FromLongLong(earl_hb_part_waiting(p)) : NULL;
+}
+
+static PyObject *part_clocks_force(PyObject *self, PyObject *arg)
+{
+    earl_hb_part *p = part_of(self);
+    long long e = p ? PyLong_AsLongLong(arg) : -1;
+    if (!p || (e == -1 && PyErr_Occurred()))
+        return NULL;
+    earl_error err;
+    if (earl_hb_part_force(p, (earl_eid)e, &err) != EARL_OK)
+        return earlc_raise(&err);
+    Py_RETURN_NONE;
+}
+
+static PyObject *part_clocks_finish(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    PartClocksObject *c = (PartClocksObject *)self;
+    earl_hb_part *p = part_of(self);
+    if (!p)
+        return NULL;
+    earl_hb *hb;
+    earl_error err;
+    if (earl_hb_part_finish(p, &hb, &err) != EARL_OK)
+        return earlc_raise(&err);
+    earl_hb_part_free(p);
+    c->part = NULL;
+    return earlc_clocks_new(hb, c->states_obj);
+}
+
+static PyMethodDef part_clocks_methods[] = {
+    {"needs", part_clocks_needs, METH_NOARGS, "ghost events waited for: Column of int64"},
+    {"export", part_clocks_export, METH_VARARGS, "export(to, events, tickets)"},
+    {"run", part_clocks_run, METH_NOARGS, "replay until every own location waits or is done"},
+    {"take", part_clocks_take, METH_O, "take(n_parts) -> (offsets, records)"},
+    {"receive", part_clocks_receive, METH_O, "receive(records)"},
+    {"unfinished", part_clocks_unfinished, METH_NOARGS, "own locations not done"},
+    {"waiting", part_clocks_waiting, METH_NOARGS, "the earliest waiting own event, -1"},
+    {"force", part_clocks_force, METH_O, "force(event): break a cycle there"},
+    {"finish", part_clocks_finish, METH_NOARGS, "the stamps: a VectorClocks"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject PartClocksType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "earlc._core.PartClocks",
+    .tp_basicsize = sizeof(PartClocksObject),
+    .tp_dealloc = part_clocks_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The happened-before replay of a part of a trace (earl_hb_part_*).",
+    .tp_methods = part_clocks_methods,
+    .tp_new = part_clocks_new,
+};
+
+int earlc_add_part_clocks_type(PyObject *module)
+{
+    if (PyType_Ready(&PartClocksType) < 0)
+        return -1;
+    Py_INCREF(&PartClocksType);
+    return PyModule_AddObject(module, "PartClocks", (PyObject *)&PartClocksType);
+}

@@ -1,0 +1,289 @@
+/*
+ * races_part.c - _core.PartRaces: the Python face of earl_races_part, the
+ * race analysis of one part of a trace, step by step (earl_races.h, "the
+ * race analysis of a part").  The steps are those of _core.PartClocks
+ * (hb_part.c), what crosses parts travels as bytes, and earlc.parts.replay
+ * drives both.
+ *
+ *   PartRaces(trace, states, requested_source=None, requested_tag=None,
+ *             lamport=False, clocked=None, progress=None)
+ *   .needs() -> (Column of uint8 kinds, Column of int64 ghost ids)
+ *   .export(to, kinds, events, tickets)
+ *   .run(), .take(n_parts) -> (offsets, records), .receive(records)
+ *   .unfinished(), .waiting(), .force(event)
+ *   .finish() -> _core.Races of the own wildcard receives and locations
+ */
+#include "ext.h"
+
+#include "earl_races.h"
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *trace_obj;
+    PyObject *states_obj;
+    earl_races_part *part;
+    earlc_progress_bridge bridge;
+    PyObject *progress;
+} PartRacesObject;
+
+static void part_races_dealloc(PyObject *self)
+{
+    PartRacesObject *r = (PartRacesObject *)self;
+    earl_races_part_free(r->part);
+    Py_XDECREF(r->trace_obj);
+    Py_XDECREF(r->states_obj);
+    Py_XDECREF(r->progress);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static earl_races_part *part_of(PyObject *self)
+{
+    earl_races_part *p = ((PartRacesObject *)self)->part;
+    if (!p)
+        PyErr_SetString(PyExc_ValueError, "this race analysis was finished already");
+    return p;
+}
+
+static PyObject *part_races_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"trace", "states", "requested_source", "requested_tag", "lamport",
+                             "clocked", "progress", NULL};
+    PyObject *trace_obj, *states_obj, *source_obj = Py_None, *tag_obj = Py_None;
+    PyObject *clocked_obj = Py_None, *progress = Py_None;
+    int lamport = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OOpOO", kwlist, &trace_obj, &states_obj,
+                                     &source_obj, &tag_obj, &lamport, &clocked_obj, &progress))
+        return NULL;
+    earl_trace *tr = earlc_trace_of(trace_obj);
+    earl_states *st = tr ? earlc_states_of(states_obj, NULL) : NULL;
+    if (!st)
+        return NULL;
+    size_t rows = earl_trace_events(tr)->msg.count;
+    Py_buffer source = {0}, tag = {0};
+    int has_source = earlc_races_rows(source_obj, &source, rows, "requested_source");
+    int has_tag = has_source >= 0 ? earlc_races_rows(tag_obj, &tag, rows, "requested_tag") : -1;
+    earlc_buffers held = {0};
+    const uint8_t *clocked = NULL;
+    if (has_tag >= 0 && clocked_obj != Py_None) {
+        size_t n = earl_trace_defs(tr)->n_locations;
+        clocked = earlc_buffer_array(&held, clocked_obj, 'B', 0, &n, "clocked");
+    }
+    PartRacesObject *r = NULL;
+    if (has_tag >= 0 && (clocked || clocked_obj == Py_None))
+        r = (PartRacesObject *)type->tp_alloc(type, 0);
+    earl_status rc = EARL_OK;
+    earl_error err;
+    if (r) {
+        Py_INCREF(progress);
+        r->progress = progress;
+        r->bridge = (earlc_progress_bridge){progress, 0};
+        earl_races_options opts = {
+            .requested_source = has_source > 0 ? source.buf : NULL,
+            .requested_tag = has_tag > 0 ? tag.buf : NULL,
+            .clocks = lamport ? EARL_RACES_LAMPORT : EARL_RACES_VECTOR,
+            .progress = progress != Py_None ? earlc_call_progress : NULL,
+            .progress_data = &r->bridge,
+            .clocked = clocked,
+        };
+        Py_BEGIN_ALLOW_THREADS
+        rc = earl_races_part_new(tr, st, &opts, &r->part, &err);
+        Py_END_ALLOW_THREADS
+    }
+    if (has_source > 0)
+        PyBuffer_Release(&source);
+    if (has_tag > 0)
+        PyBuffer_Release(&tag);
+    earlc_buffers_release(&held);
+    if (!r)
+        return NULL;
+    if (rc != EARL_OK) {
+        Py_DECREF(r);
+        return earlc_raise(&err);
+    }
+    Py_INCREF(trace_obj);
+    Py_INCREF(states_obj);
+    r->trace_obj = trace_obj;
+    r->states_obj = states_obj;
+    return (PyObject *)r;
+}
+
+static PyObject *part_races_needs(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    earl_races_part *p = part_of(self);
+    if (!p)
+        return NULL;
+    const uint8_t *kinds;
+    const earl_eid *events;
+    size_t n = earl_races_part_needs(p, &kinds, &events);
+    return Py_BuildValue("(NN)", earlc_column_new(self, kinds, n, 1, "B"),
+                         earlc_column_new(self, events, n, sizeof(earl_eid), "q"));
+}
+
+static PyObject *part_races_export(PyObject *self, PyObject *args)
+{
+    earl_races_part *p = part_of(self);
+    int to;
+    PyObject *kinds_obj, *events_obj, *tickets_obj;
+    if (!p || !PyArg_ParseTuple(args, "iOOO", &to, &kinds_obj, &events_obj, &tickets_obj))
+        return NULL;
+    earlc_buffers held = {0};
+    size_t n = (size_t)-1;
+    const uint8_t *kinds = earlc_buffer_array(&held, kinds_obj, 'B', 0, &n, "kinds");
+    const earl_eid *events = kinds ? earlc_buffer_array(&held, events_obj, 'q', 0, &n, "events")
+                                   : NULL;
+    const uint64_t *tickets = events ? earlc_buffer_array(&held, tickets_obj, 'Q', 0, &n,
+                                                          "tickets") : NULL;
+    if (!tickets) {
+        earlc_buffers_release(&held);
+        return NULL;
+    }
+    earl_error err;
+    earl_status st = earl_races_part_export(p, to, kinds, events, tickets, n, &err);
+    earlc_buffers_release(&held);
+    if (st != EARL_OK)
+        return earlc_raise(&err);
+    Py_RETURN_NONE;
+}
+
+static PyObject *part_races_run(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    earl_races_part *p = part_of(self);
+    if (!p)
+        return NULL;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_races_part_run(p, &err);
+    Py_END_ALLOW_THREADS
+    if (st != EARL_OK)
+        return earlc_raise(&err);
+    Py_RETURN_NONE;
+}
+
+static PyObject *part_races_take(PyObject *self, PyObject *arg)
+{
+    earl_races_part *p = part_of(self);
+    Py_ssize_t n_parts = p ? PyLong_AsSsize_t(arg) : -1;
+    if (!p || (n_parts < 0 && PyErr_Occurred()))
+        return NULL;
+    if (n_parts < 1)
+        return PyErr_Format(PyExc_ValueError, "take: %zd parts", n_parts);
+    earl_outbox out;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_races_part_take(p, (size_t)n_parts, &out, &err);
+    Py_END_ALLOW_THREADS
+    if (st != EARL_OK)
+        return earlc_raise(&err);
+    PyObject *offsets = PyBytes_FromStringAndSize((const char *)out.offset,
+                                                  (Py_ssize_t)((out.n_parts + 1) * sizeof(size_t)));
+    PyObject *records = PyBytes_FromStringAndSize(
+        (const char *)out.records, (Py_ssize_t)(out.offset[out.n_parts] * out.record_bytes));
+    earl_outbox_free(&out);
+    if (!offsets || !records) {
+        Py_XDECREF(offsets);
+        Py_XDECREF(records);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", offsets, records);
+}
+
+static PyObject *part_races_receive(PyObject *self, PyObject *arg)
+{
+    earl_races_part *p = part_of(self);
+    if (!p)
+        return NULL;
+    Py_buffer buf;
+    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) != 0)
+        return NULL;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_races_part_receive(p, buf.buf, (size_t)buf.len, &err);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&buf);
+    if (st != EARL_OK)
+        return earlc_raise(&err);
+    Py_RETURN_NONE;
+}
+
+static PyObject *part_races_unfinished(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    earl_races_part *p = part_of(self);
+    return p ? PyLong_FromSize_t(earl_races_part_unfinished(p)) : NULL;
+}
+
+static PyObject *part_races_waiting(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    earl_races_part *p = part_of(self);
+    return p ? PyLong_FromLongLong(earl_races_part_waiting(p)) : NULL;
+}
+
+static PyObject *part_races_force(PyObject *self, PyObject *arg)
+{
+    earl_races_part *p = part_of(self);
+    long long e = p ? PyLong_AsLongLong(arg) : -1;
+    if (!p || (e == -1 && PyErr_Occurred()))
+        return NULL;
+    earl_error err;
+    if (earl_races_part_force(p, (earl_eid)e, &err) != EARL_OK)
+        return earlc_raise(&err);
+    Py_RETURN_NONE;
+}
+
+static PyObject *part_races_finish(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    PartRacesObject *r = (PartRacesObject *)self;
+    earl_races_part *p = part_of(self);
+    if (!p)
+        return NULL;
+    earl_races *races;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_races_part_finish(p, &races, &err);
+    Py_END_ALLOW_THREADS
+    if (st != EARL_OK)
+        return earlc_raise(&err);
+    earl_races_part_free(p);
+    r->part = NULL;
+    return earlc_races_new(races, r->trace_obj, r->states_obj);
+}
+
+static PyMethodDef part_races_methods[] = {
+    {"needs", part_races_needs, METH_NOARGS, "(kinds, ghost events) waited for"},
+    {"export", part_races_export, METH_VARARGS, "export(to, kinds, events, tickets)"},
+    {"run", part_races_run, METH_NOARGS, "replay until every own location waits or is done"},
+    {"take", part_races_take, METH_O, "take(n_parts) -> (offsets, records)"},
+    {"receive", part_races_receive, METH_O, "receive(records)"},
+    {"unfinished", part_races_unfinished, METH_NOARGS, "own locations not done"},
+    {"waiting", part_races_waiting, METH_NOARGS, "the earliest waiting own event, -1"},
+    {"force", part_races_force, METH_O, "force(event): break a cycle there"},
+    {"finish", part_races_finish, METH_NOARGS, "the result: a _core.Races"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject PartRacesType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "earlc._core.PartRaces",
+    .tp_basicsize = sizeof(PartRacesObject),
+    .tp_dealloc = part_races_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The race analysis of a part of a trace (earl_races_part_*).",
+    .tp_methods = part_races_methods,
+    .tp_new = part_races_new,
+};
+
+int earlc_add_part_races_type(PyObject *module)
+{
+    if (PyType_Ready(&PartRacesType) < 0)
+        return -1;
+    Py_INCREF(&PartRacesType);
+    return PyModule_AddObject(module, "PartRaces", (PyObject *)&PartRacesType);
+}

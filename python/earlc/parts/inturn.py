@@ -1,0 +1,672 @@
+"""A trace bigger than memory: its parts analysed one after another in one
+process, with what crosses parts spilled to a scratch folder.
+
+The analysis in parts (docs/parallel.md) splits the locations into parts of
+whole processes; each part holds its own events plus the ghosts of other
+locations that its own events point to, and the catalog, run unchanged on
+each part, gives the values of the part's own locations exactly.  Under MPI
+the parts run at once and trade their ghosts by messages.  Here they run in
+turn, and the budget of resident memory decides how many there are:
+
+  pass 1, part by part: read the part's own locations; write the ghosts they
+          give every other part, and each own location's timestamps, to the
+          scratch folder (Scratch, spill.LocationTimes); drop the part.
+  pass 2, part by part: read the part's own locations again, add the ghosts
+          the other parts wrote for it, order, analyse with `own` (engine.run),
+          and keep what it found, said in terms of keys (timestamp, location,
+          position in the whole trace) instead of the part's event ids
+          (merge._findings); drop the part.
+  merge:  turn the keys into the whole trace's event ids and instance numbers
+          (counts over the spilled timestamps and instance keys) and merge the
+          findings as the MPI analysis does (merge.merge): the same report.
+
+Only one part is held at a time, so the peak is that of the largest part:
+its own events and ghosts times the analysis's bytes per event, plus the
+fixed costs (budget.Model).  The partition is the MPI one (plan.plan) with as
+many parts as the budget needs; the ghosts are known only once pass 1 has
+exported them, so the plan assumes a share of ghosts, pass 1 measures them
+(the first part's exports early, all of them at its end), and a plan they
+overflow is made again with more parts.  A budget in which even one process
+with its ghosts does not fit is refused with the smallest budget that works.
+"""
+from __future__ import annotations
+
+import gc
+import os
+import sys
+import time
+from dataclasses import dataclass
+from typing import Callable, List, Optional, Sequence
+
+import numpy as np
+
+from .. import _core
+from .budget import DEFAULT, ROOT_CAUSES, BudgetError, Model, format_size, parse_size
+from .plan import Partition, plan, process_of_locations
+from .part import COLL_MEMBER, GHOST_RECORD, Part, assemble
+from .scratch import Scratch
+from .spill import BLOCK, Instances, LocationTimes
+
+#: the share of its own events a part is first assumed to hold in ghosts (pass 1
+#: measures the real share and plans again when a part overflows the budget)
+GHOST_SHARE = 0.5
+#: timestamps copied from a reading at once when they are spilled
+TIMES_CHUNK = BLOCK * 2048
+#: plans made before giving up (each after a pass 1 that overflowed)
+ATTEMPTS = 4
+#: time of pass 2 per event relative to pass 1's, until measured
+PASS2_COST = 3.0
+#: members of one part that are representatives of an instance, at most in
+#: the usual case (earl_part.h: first, completing, latest begins, earliest
+#: end, root, first of another part); scans may have more
+REPRESENTATIVES = 7
+
+
+class PartsPlan:
+    """The parts of an analysis in turn: the partition, and per part its own
+    events (announced by the definitions), and once pass 1 ran, its ghosts."""
+
+    def __init__(self, partition: Partition, declared: np.ndarray, model: Model, budget: int):
+        self.partition = partition
+        self.parts = partition.parts
+        self.own_events = partition.events(declared)
+        self.locations = np.bincount(partition.part_of, minlength=self.parts)
+        self.ghosts = np.zeros(self.parts, dtype=np.int64)
+        self.model, self.budget = model, budget
+
+    def peak(self, p: int, ghost_share: float = 0.0) -> int:
+        ghosts = self.ghosts[p] if ghost_share is None else int(self.own_events[p] * ghost_share)
+        return self.model.part(int(self.own_events[p]), int(ghosts), int(self.locations[p]))
+
+
+def declared_events(path, raw_defs: dict) -> np.ndarray:
+    """Events per location as the definitions announce them, at most what its
+    event file can hold (OTF2 needs at least EVENT_FILE_BYTES bytes per event);
+    where a location announces none, that upper bound."""
+    declared = np.array([loc[4] for loc in raw_defs["locations"]], dtype=np.float64)
+    folder = os.path.splitext(raw_defs["path"])[0]
+    for i, loc in enumerate(raw_defs["locations"]):
+        try:
+            most = os.path.getsize(os.path.join(folder, "%d.evt" % loc[0])) / EVENT_FILE_BYTES
+        except OSError:
+            continue
+        # a count announced wrongly (docs/model.md) cannot exceed what the file holds
+        declared[i] = most if declared[i] <= 0 else min(declared[i], most)
+    return declared
+
+
+#: the fewest bytes OTF2 writes per event (a record type and a timestamp delta)
+EVENT_FILE_BYTES = 3.0
+
+
+def model_for(chosen) -> Model:
+    """The memory model of an analysis evaluating these properties."""
+    return ROOT_CAUSES if any(getattr(p, "group", None) == "root_cause" for p in chosen) \
+        else DEFAULT
+
+
+def plan_parts(raw_defs: dict, declared: np.ndarray, model: Model, budget: int,
+               ghost_share: float = GHOST_SHARE, at_least: int = 1) -> PartsPlan:
+    """The fewest parts (at least `at_least`) whose largest, with ghost_share of
+    its own events in ghosts, fits the budget; BudgetError when even a part of
+    one process does not."""
+    process = process_of_locations(raw_defs)
+    n_proc = int(process.max()) + 1 if len(process) else 0
+    per_proc = np.bincount(process, weights=declared, minlength=n_proc)
+    locs_per_proc = np.bincount(process, minlength=n_proc)
+    if n_proc:
+        worst = int(np.argmax(per_proc))
+        need = model.part(int(per_proc[worst]), int(per_proc[worst] * ghost_share),
+                          int(locs_per_proc[worst]))
+        if need > budget:
+            raise too_small(raw_defs, budget, need, worst, int(per_proc[worst]))
+    total = float(declared.sum())
+    cap = max(model.events_within(budget, int(locs_per_proc.max(initial=1))), 1)
+    parts = max(at_least, int(np.ceil(total * (1 + ghost_share) / cap)), 1)
+    parts = min(parts, max(n_proc, 1))
+    while True:
+        pp = PartsPlan(plan(raw_defs, parts), declared, model, budget)
+        if all(pp.peak(p, ghost_share) <= budget for p in range(parts)) or parts >= n_proc:
+            return pp
+        parts = min(n_proc, parts + max(1, parts // 8))
+
+
+def too_small(raw_defs, budget: int, need: int, process: int, events: int) -> BudgetError:
+    groups = raw_defs["location_groups"]
+    name = raw_defs["strings"][groups[process][1]] if process < len(groups) and \
+        0 <= groups[process][1] < len(raw_defs["strings"]) else "process %d" % process
+    return BudgetError("a memory budget of %s is too small for this trace: its largest process "
+                       "(%s, %s events, with the events of others it needs) takes about %s "
+                       "alone; the smallest budget that works is %s"
+                       % (format_size(budget), name, format(events, ","), format_size(need),
+                          _round_up(need)))
+
+
+def _round_up(n: int) -> str:
+    """A budget to give on the command line, at least n bytes: 8.5G, 600M."""
+    g = n / (1 << 30)
+    if g >= 1:
+        return "%gG" % (np.ceil(g * 10) / 10)
+    return "%dM" % int(np.ceil(n / (1 << 20)))
+
+
+# -- progress ---------------------------------------------------------------------------
+
+class Progress:
+    """Which pass and part is running, and an estimate of the time left, for a
+    ProgressBar (its `show`) or a plain progress(phase, done, total) callback."""
+
+    #: within a part of pass 2: where reading, ordering and analysing start
+    STAGES = {"reading": (0.0, 0.3), "ordering": (0.3, 0.4), "analysing": (0.4, 1.0)}
+
+    def __init__(self, fn, pp: PartsPlan):
+        self.fn = fn
+        self.pp = pp
+        self.t0 = time.monotonic()
+        self.rate = [None, None]  # events per second of each pass, once measured
+        self.done_events = [0.0, 0.0]
+        self.pass_no, self.part = 0, 0
+        self.part_t0 = self.t0
+        own = float(pp.own_events.sum())
+        self.first = own / (own + PASS2_COST * own * (1 + GHOST_SHARE)) if own else 0.5
+
+    def work(self, pass_no: int) -> np.ndarray:
+        own = self.pp.own_events.astype(np.float64)
+        return own if pass_no == 0 else own + self.pp.ghosts
+
+    def start(self, pass_no: int, part: int) -> None:
+        self.pass_no, self.part = pass_no, part
+        self.part_t0 = time.monotonic()
+        self("starting", 0, 1)
+
+    def end(self) -> None:
+        """The part is done: its events count as done, its time measures the rate."""
+        w = float(self.work(self.pass_no)[self.part])
+        self.done_events[self.pass_no] += w
+        elapsed = time.monotonic() - self.part_t0
+        if elapsed > 0 and w > 0:
+            r = w / elapsed
+            old = self.rate[self.pass_no]
+            self.rate[self.pass_no] = r if old is None else 0.5 * (old + r)
+
+    def left(self, within: float) -> Optional[float]:
+        """Seconds left, once a part was measured."""
+        rate1 = self.rate[0]
+        if rate1 is None:
+            return None
+        rate2 = self.rate[1] or rate1 / PASS2_COST
+        w1, w2 = self.work(0).sum(), self.work(1).sum()
+        cur = float(self.work(self.pass_no)[self.part]) * within
+        left1 = max(w1 - self.done_events[0] - (cur if self.pass_no == 0 else 0), 0)
+        left2 = max(w2 - self.done_events[1] - (cur if self.pass_no == 1 else 0), 0)
+        return left1 / rate1 + left2 / rate2
+
+    def fraction(self, within: float) -> float:
+        """The share of the work done: pass 1 takes the first `self.first`
+        of the bar (its events against pass 2's, with the ghosts the plan
+        assumes, PASS2_COST times dearer), pass 2 the rest."""
+        w = float(self.work(self.pass_no).sum())
+        cur = float(self.work(self.pass_no)[self.part]) * within
+        done = min((self.done_events[self.pass_no] + cur) / w, 1.0) if w else 1.0
+        return self.first * done if self.pass_no == 0 else self.first + (1 - self.first) * done
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        if self.fn is None or phase == "done":
+            return
+        within = done / total if total else 0.0
+        if phase == "starting":
+            within = 0.0
+        elif self.pass_no == 1 and phase in self.STAGES:
+            lo, hi = self.STAGES[phase]
+            within = lo + (hi - lo) * within
+        elif self.pass_no == 0:  # reading, then the export and the spill
+            within = 0.9 * within if phase == "reading" else 0.9
+        label = "pass %d, part %d of %d: %s" % (self.pass_no + 1, self.part + 1, self.pp.parts,
+                                                phase)
+        frac = self.fraction(within)
+        show = getattr(self.fn, "show", None)
+        if show is not None:
+            left = self.left(within)
+            now = time.monotonic()
+            if now - getattr(self, "_drawn", 0.0) < 0.1 and phase != "starting":
+                return
+            self._drawn = now
+            show(label, frac, "" if left is None else "about %s left" % _duration(left))
+        else:
+            self.fn(label, int(frac * 1000), 1000)
+
+    def close(self) -> None:
+        close = getattr(self.fn, "close", None)
+        if close is not None:
+            close()
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return "%d s" % max(int(round(seconds)), 1)
+    if seconds < 5400:
+        return "%d min" % int(round(seconds / 60))
+    return "%.1f h" % (seconds / 3600)
+
+
+# -- the driver ---------------------------------------------------------------------------
+
+class InTurn:
+    """An analysis of the trace at `path` in parts one after another within a
+    memory budget (see the module).  A context manager: its scratch folder is
+    removed at the end, however it ends."""
+
+    def __init__(self, path, budget: int, scratch=None, threads: int = 0, salvage: bool = False,
+                 progress=None, model: Model = DEFAULT, parts: Optional[int] = None,
+                 representatives: bool = True):
+        self.path, self.threads, self.salvage = path, threads, bool(salvage)
+        #: collectives as representatives (earl_part.h), else every member
+        self.representatives = representatives
+        self.reps = {}
+        self.budget, self.model = budget, model
+        reading = _core.Reading(str(path), threads=threads, salvage=self.salvage)
+        self.defs = reading.definitions()
+        del reading
+        self.declared = declared_events(path, self.defs)
+        self.n_locations = len(self.defs["locations"])
+        #: what the analysis in one piece would take
+        self.whole_need = model.whole(int(self.declared.sum()), self.n_locations)
+        if parts is not None:
+            self.pp = PartsPlan(plan(self.defs, parts), self.declared, model, budget)
+        else:
+            self.pp = plan_parts(self.defs, self.declared, model, budget)
+        self._fixed_parts = parts
+        self.scratch = Scratch(scratch, need=self._scratch_need())
+        self.progress = Progress(progress, self.pp)
+        self.times: Optional[LocationTimes] = None
+        self.whole = {}
+        self.passes = 0  # pass 1 runs made (a plan overflowed: more than one)
+        self.peak_part = 0
+
+    def _scratch_need(self) -> int:
+        """Bytes the scratch folder will hold, at most: 4 per event of
+        timestamps, and the ghosts (assumed as the plan does)."""
+        events = float(self.declared.sum())
+        return int(events * 4 + events * GHOST_SHARE * GHOST_RECORD.itemsize)
+
+    def __enter__(self) -> "InTurn":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.progress.close()
+        self.scratch.remove()
+
+    # -- pass 1 -------------------------------------------------------------------------
+    def pass1(self) -> None:
+        """Read every part once; spill its ghosts for the others and its own
+        locations' timestamps.  Plans again with more parts while a part's own
+        events and ghosts overflow the budget."""
+        for attempt in range(ATTEMPTS):
+            self.passes += 1
+            redo = self._pass1_once()
+            if redo is None:
+                return
+            if attempt + 1 == ATTEMPTS:
+                break
+            self._replan(redo)
+        worst = int(np.argmax([self.pp.peak(p, None) for p in range(self.pp.parts)]))
+        raise BudgetError("a memory budget of %s is too small for this trace: after %d plans, "
+                          "a part still needs about %s with the events of others it needs"
+                          % (format_size(self.budget), ATTEMPTS,
+                             format_size(self.pp.peak(worst, None))))
+
+    def _pass1_once(self) -> Optional[float]:
+        """One pass 1 over the current plan; None when every part fits, else the
+        share of ghosts to plan with."""
+        pp = self.pp
+        for name in os.listdir(self.scratch.path):
+            self.scratch.delete(name)
+        self.times = LocationTimes(self.scratch)
+        self.reps = {}
+        pp.ghosts[:] = 0
+        counts, firsts, lasts = 0, [], []
+        for p in range(pp.parts):
+            self.progress.start(0, p)
+            reading = _core.Reading(str(self.path), threads=self.threads, progress=self.progress,
+                                    salvage=self.salvage)
+            reading.read(pp.partition.mask(p))
+            for l in pp.partition.locations(p).tolist():
+                n = self._spill_times(reading, l)
+                counts += n
+                if n:
+                    firsts.append(self._first_time)
+                    lasts.append(self._last_time)
+            got = reading.export(pp.partition.part_of, pp.parts, p,
+                                 members=self.representatives)
+            del reading
+            offsets = np.frombuffer(got[0], dtype=np.uint64).astype(np.int64)
+            self.scratch.write("g%d.bin" % p, got[1])
+            self.scratch.write("g%d.idx" % p, offsets)
+            reps = 0  # at most, the representatives of part 0's members others get
+            if self.representatives:
+                members = np.frombuffer(got[2], dtype=COLL_MEMBER)
+                self.scratch.write("m%d.bin" % p, members)
+                key = (members["comm"].astype(np.uint64) << np.uint64(32)) | members["seq"]
+                self.scratch.write("k%d.bin" % p, key)
+                if p == 0:
+                    reps = 4 * min(len(key), REPRESENTATIVES * len(np.unique(key)))
+                del members, key
+            del got
+            sent = np.diff(offsets)
+            pp.ghosts += sent
+            self.progress.end()
+            if p == 0:
+                self._check_scratch_room(float(pp.own_events[0]))
+            if p == 0 and pp.parts > 1 and self._fixed_parts is None:
+                # what part 0 gives the others, as a share of its events: the
+                # share each part may be expected to receive
+                share = float(sent.sum() + reps) / max(float(pp.own_events[0]), 1.0)
+                if any(pp.peak(q, share) > self.budget for q in range(pp.parts)):
+                    return share * 1.1
+        self.whole = {"events": counts, "first_time": min(firsts) if firsts else None,
+                      "last_time": max(lasts) if lasts else None}
+        if self.representatives:
+            self._choose_representatives()
+        if self._fixed_parts is not None:
+            return None
+        over = [p for p in range(pp.parts) if pp.peak(p, None) > self.budget]
+        if not over:
+            return None
+        return 1.1 * max(float(pp.ghosts[p]) / max(float(pp.own_events[p]), 1.0)
+                         for p in range(pp.parts))
+
+    def _check_scratch_room(self, events_read: float) -> None:
+        """After the first part of pass 1: what it wrote per event, times the
+        trace's events, must fit in the scratch folder (with a quarter more
+        for the representatives and the rest), else ScratchError now rather
+        than a full disk later."""
+        total = float(self.declared.sum())
+        if events_read <= 0 or total <= events_read:
+            return
+        need = int(self.scratch.written / events_read * total * 1.25) - self.scratch.written
+        self.scratch.check_room(need)
+
+    #: collective members handed to one choice of representatives, at most
+    MEMBERS_AT_ONCE = 1 << 20
+    #: bytes a representative record takes while it is chosen: the record in
+    #: its part's list, its sort key and index, and its copy in the layout
+    REPRESENTATIVE_BYTES = 2 * GHOST_RECORD.itemsize + 16
+
+    def _instances_at_once(self, members: int, instances: int) -> int:
+        """Collective instances handed to one choice of representatives: what
+        every part receives of an instance (up to REPRESENTATIVES members of 4
+        records each) is many times the members read, so the window is sized
+        by that output, within half the room the budget leaves above the
+        fixed costs (at least 64 MB), and by MEMBERS_AT_ONCE members."""
+        room = max((self.budget - self.model.fixed) // 2, 64 << 20)
+        out = self.pp.parts * REPRESENTATIVES * 4 * self.REPRESENTATIVE_BYTES
+        per_instance = max(members / max(instances, 1), 1.0)
+        return max(1, min(int(room // out), int(self.MEMBERS_AT_ONCE / per_instance)))
+
+    def _choose_representatives(self) -> None:
+        """The collective ghosts of every part (earl_part_representatives),
+        from the members that pass 1 listed part by part, a window of whole
+        instances at a time (_instances_at_once).  Part p's are appended to
+        c<p>.bin, each window's sorted by (location, position); self.reps[p][l]
+        lists where location l's are: (offset, count) per window, in window
+        order."""
+        pp = self.pp
+        keys = [self.scratch.load("k%d.bin" % q, np.uint64) for q in range(pp.parts)]
+        members = sum(len(k) for k in keys)
+        if not members:
+            return
+        instances = np.unique(np.concatenate([np.unique(k) for k in keys]))
+        step = self._instances_at_once(members, len(instances))
+        bounds = np.append(instances[::step], np.uint64(np.iinfo(np.uint64).max))
+        del instances
+        cuts = [np.searchsorted(k, bounds, side="left") for k in keys]
+        size = COLL_MEMBER.itemsize
+        reading = _core.Reading(str(self.path), threads=self.threads, salvage=self.salvage)
+        self.reps = {p: {} for p in range(pp.parts)}
+        at = np.zeros(pp.parts, dtype=np.int64)
+        for w in range(len(bounds) - 1):
+            rows = [self.scratch.load("m%d.bin" % q, COLL_MEMBER, int(cuts[q][w]) * size,
+                                      int(cuts[q][w + 1] - cuts[q][w]))
+                    for q in range(pp.parts) if cuts[q][w + 1] > cuts[q][w]]
+            if not rows:
+                continue
+            member = np.dtype((np.void, COLL_MEMBER.itemsize))  # opaque rows: faster copies
+            rows = np.concatenate([r.view(member) for r in rows]).view(COLL_MEMBER)
+            end = rows["time"][:, 2]
+            order = np.lexsort((rows["position"][:, 2], rows["location"], end, rows["seq"],
+                                rows["comm"]))
+            rows = rows.view(member)[order].view(COLL_MEMBER)
+            offsets, records = reading.representatives(rows, pp.partition.part_of, pp.parts)
+            del rows
+            offsets = np.frombuffer(offsets, dtype=np.uint64).astype(np.int64)
+            table = np.frombuffer(records, dtype=GHOST_RECORD)
+            for p in range(pp.parts):
+                mine = table[offsets[p]:offsets[p + 1]]
+                if not len(mine):
+                    continue
+                start = self.scratch.append("c%d.bin" % p, mine) // GHOST_RECORD.itemsize
+                locs, first, count = np.unique(mine["location"], return_index=True,
+                                               return_counts=True)
+                for l, f, c in zip(locs.tolist(), first.tolist(), count.tolist()):
+                    self.reps[p].setdefault(l, []).append((start + f, c))
+                pp.ghosts[p] += len(mine)
+                at[p] += len(mine)
+        del reading
+
+    def _replan(self, share: float) -> None:
+        old = self.pp.parts
+        self.pp = plan_parts(self.defs, self.declared, self.model, self.budget,
+                             ghost_share=share, at_least=old + 1)
+        self.progress = Progress(self.progress.fn, self.pp)
+
+    def _spill_times(self, reading, l: int) -> int:
+        n = reading.times(l)
+        buf = np.empty(min(n, TIMES_CHUNK), dtype=np.uint64)
+        at = 0
+        while at < n:
+            k = reading.times(l, at, buf)
+            chunk = buf[:k]
+            if at == 0:
+                self._first_time = int(chunk[0])
+            self.times.add(l, chunk)
+            at += k
+        if n:
+            self._last_time = int(buf[k - 1])
+        return n
+
+    # -- pass 2 -------------------------------------------------------------------------
+    def ghosts_for(self, p: int):
+        """The ghost records the other parts wrote for part p, location by
+        location (each location's in one buffer, sorted by position): the
+        ghosts of messages and calls from their owner's pass 1, beside the
+        representatives of the collectives chosen for p."""
+        size = GHOST_RECORD.itemsize
+        reps = dict(self.reps.get(p, {}))
+        for q in range(self.pp.parts):
+            if q == p:
+                continue
+            off = self.scratch.load("g%d.idx" % q, np.int64)
+            n = int(off[p + 1] - off[p])
+            if not n:
+                continue
+            chunk = self.scratch.load("g%d.bin" % q, GHOST_RECORD, int(off[p]) * size, n)
+            locs = chunk["location"]
+            cuts = np.flatnonzero(np.diff(locs)) + 1
+            for run in np.split(np.arange(n), cuts):
+                l = int(locs[run[0]])
+                yield self._with_reps(p, chunk[run[0]:run[-1] + 1], reps.pop(l, ()))
+        for l in sorted(reps):
+            yield self._with_reps(p, np.empty(0, GHOST_RECORD), reps[l])
+
+    def _with_reps(self, p: int, records: np.ndarray, where) -> np.ndarray:
+        """A location's ghosts with its representatives, sorted by position,
+        each position once (a record that is both keeps its collective count)."""
+        if not where:
+            return records
+        # the records as opaque rows: numpy copies those without a transfer
+        # function per field (several times faster than the structured rows)
+        row = np.dtype((np.void, GHOST_RECORD.itemsize))
+        reps = [self.scratch.load("c%d.bin" % p, GHOST_RECORD, start * GHOST_RECORD.itemsize,
+                                  count).view(row) for start, count in where]
+        # the representatives first: a position in both keeps theirs
+        out = np.concatenate(reps + [np.ascontiguousarray(records).view(row)]).view(GHOST_RECORD)
+        del reps
+        position = np.ascontiguousarray(out["position"])
+        order = np.argsort(position, kind="stable")
+        position = position[order]
+        keep = np.ones(len(out), dtype=bool)
+        keep[1:] = position[1:] != position[:-1]
+        return out.view(row)[order[keep]].view(GHOST_RECORD)
+
+    def open(self, p: int) -> Part:
+        """Part p with its ghosts (pass 2)."""
+        self.progress.start(1, p)
+        reading = _core.Reading(str(self.path), threads=self.threads, progress=self.progress,
+                                salvage=self.salvage)
+        reading.read(self.pp.partition.mask(p))
+        part = assemble(reading, self.ghosts_for(p), self.pp.partition, p, None, self.threads)
+        part.whole = self.whole
+        return part
+
+    def parts(self):
+        """Every part in turn, with its ghosts (pass 1 first when not run yet).
+        A part is let go when the next is asked for: keep none of them."""
+        if self.times is None:
+            self.pass1()
+        for p in range(self.pp.parts):
+            part = self.open(p)
+            yield part
+            self.let_go(part)
+            del part
+            self.progress.end()
+
+    @staticmethod
+    def let_go(part: Part) -> None:
+        """Free a part's memory now: a part and its trace point at each other,
+        which only the cycle collector would otherwise undo."""
+        if part.trace is not None:
+            part.trace.part = None
+        part.trace = None
+        gc.collect()
+
+    def __iter__(self):
+        return self.parts()
+
+    # -- the analysis -----------------------------------------------------------------------
+    def analyze(self, properties=None, top: int = 10, plugins=(), strict: bool = False,
+                packages: bool = True):
+        from ..analysis import engine
+        from . import merge
+
+        if self.times is None:
+            self.pass1()
+        pieces, keys, instances = [], [], Instances()
+        light = None
+        for p in range(self.pp.parts):
+            part = self.open(p)
+            previous = _core.use_store_memory()
+            try:
+                local = engine.run(part.trace, properties, top=top, progress=self.progress,
+                                   plugins=plugins, strict=strict, packages=packages,
+                                   own=part.own, last_time=self.whole.get("last_time"))
+                piece = merge._findings(local, part, top)
+            finally:
+                _core.restore_numpy_memory(previous)
+            ids = piece.pop("ids")
+            inst = piece.pop("instances")
+            valid = ids >= 0
+            firsts = part._instance_firsts()
+            ivalid = inst >= 0
+            keys.append((valid, part.keys(ids[valid]), ivalid, part.keys(firsts[inst[ivalid]])))
+            own_firsts = np.sort(firsts[part.own[part.trace.events.location[firsts]]]) \
+                if len(firsts) else firsts
+            instances.add(*part.keys(own_firsts))
+            pieces.append(piece)
+            if light is None:
+                light = merge.PartsCatalog(local)
+            light.add(local)
+            del local
+            self.let_go(part)
+            del part
+            self.progress.end()
+        for piece, (valid, k, ivalid, ik) in zip(pieces, keys):
+            gids = np.full(len(valid), -1, dtype=np.int64)
+            gids[valid] = self.times.count_before(*k)
+            ginst = np.full(len(ivalid), -1, dtype=np.int64)
+            ginst[ivalid] = instances.before(*ik)
+            merge._globalize(piece, gids, ginst)
+        return merge.merge(pieces, self.stub(), light, top)
+
+    def stub(self):
+        """What the merged report keeps of the parts: the definitions (a trace
+        of no events), the whole trace's counts, the partition."""
+        reading = _core.Reading(str(self.path), threads=self.threads, salvage=self.salvage)
+        reading.read(bytes(self.n_locations))
+        from ..trace import Trace
+
+        trace = Trace(reading.finish(), self.threads)
+        part = Part(trace, self.pp.partition, -1, None, {}, 0)
+        part.whole = self.whole
+        part.in_turn = True
+        return part
+
+
+def choose_budget(memory) -> Optional[int]:
+    """The budget of an analysis: memory as given (a size), or None to let the
+    machine's available memory decide (budget.default_budget)."""
+    from .budget import default_budget
+
+    if memory is None:
+        return default_budget()
+    return parse_size(memory)
+
+
+@dataclass(frozen=True)
+class Need:
+    """An analysis that must run in parts: its budget, its memory model, and
+    whether the collectives may travel as representatives (earl_part.h: the
+    built-in wait states read only the members they pick; a plugin, or the
+    root causes, may read every member)."""
+
+    budget: int
+    model: Model
+    representatives: bool
+    whole: int  #: what the analysis in one piece would take
+
+
+def needs_parts(path, memory=None, properties=None, plugins=(), packages: bool = True,
+                strict: bool = False) -> Optional[Need]:
+    """How the analysis of the trace at path must run in parts within its
+    budget, or None when it fits in one piece (or memory="unlimited")."""
+    from ..analysis.engine import selection
+
+    if isinstance(memory, str) and memory.strip().lower() == "unlimited":
+        return None
+    budget = choose_budget(memory)
+    if budget is None:
+        return None
+    reading = _core.Reading(str(path))
+    defs = reading.definitions()
+    del reading
+    _, chosen = selection(properties, plugins, packages, strict)
+    model = model_for(chosen)
+    declared = declared_events(path, defs)
+    whole = model.whole(int(declared.sum()), len(declared))
+    if whole <= budget:
+        return None
+    rootcause = [p.name for p in chosen if getattr(p, "group", None) == "root_cause"]
+    if rootcause:
+        raise BudgetError("the analysis of this trace needs about %s, more than the budget of "
+                          "%s, and the root causes (%s) are not analysed in parts one after "
+                          "another yet: analyse them on a machine with that much memory "
+                          "(--memory unlimited), or leave them out"
+                          % (format_size(whole), format_size(budget), ", ".join(rootcause[:3])))
+    builtin = all(getattr(p, "source", None) == "built-in" for p in chosen)
+    return Need(budget, model, representatives=builtin, whole=whole)
+
+
+__all__ = ["InTurn", "Need", "PartsPlan", "plan_parts", "needs_parts", "declared_events",
+           "model_for", "Progress"]

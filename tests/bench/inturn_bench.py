@@ -1,0 +1,99 @@
+"""A trace bigger than the memory budget, analysed in parts one after another
+(earlc.parts.inturn, docs/memory.md), against the in-memory analysis of the same
+program with a tenth of the events.
+
+    python3 tests/bench/inturn_bench.py BIG SMALL MEMORY SCRATCH
+
+BIG and SMALL are archives written by `earlc synth` (expected.json beside them),
+SMALL with a tenth of BIG's events.  Each analysis runs in a fresh process:
+BIG as `earlc analyze BIG --memory MEMORY --scratch SCRATCH` runs it (the parts
+chosen from the budget), SMALL in one piece (`earlc.analyze(earlc.open(SMALL))`).
+Prints "key value" lines for tests/bench/run.py: each run's wall time, processor
+time (user and system, every thread) and peak resident memory, the parts and plans of the analysis in turn, the bytes it wrote
+to and read from its scratch folder (and the process's block-device traffic,
+/proc/self/io), and, per wait state the generator computes, the difference
+between the analysis's total and expected.json's (ticks; 0 when exact).
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+PYTHON = Path(__file__).resolve().parents[2] / "python"
+
+#: the wait states whose totals the generator computes exactly (docs/generator.md)
+WAIT_STATES = ("late_sender", "late_receiver", "wait_at_nxn", "nxn_completion",
+               "wait_at_barrier", "barrier_completion", "late_broadcast", "early_reduce")
+
+CHILD = r"""
+import json, resource, sys, time
+sys.path.insert(0, %(python)r)
+t0 = time.perf_counter()
+import earlc
+from earlc.parts.inturn import InTurn, needs_parts
+path, memory, scratch = %(trace)r, %(memory)r, %(scratch)r
+out = {}
+if memory:
+    need = needs_parts(path, memory)
+    if need is None:
+        sys.exit("%%s fits in %%s: nothing to analyse in parts" %% (path, memory))
+    with InTurn(path, need.budget, scratch=scratch, model=need.model,
+                representatives=need.representatives) as it:
+        report = it.analyze()
+        out.update(parts=it.pp.parts, plans=it.passes, scratch_written=it.scratch.written,
+                   scratch_read=it.scratch.read, whole_need=need.whole)
+else:
+    report = earlc.analyze(earlc.open(path))
+out["seconds"] = time.perf_counter() - t0
+usage = resource.getrusage(resource.RUSAGE_SELF)
+with open("/proc/self/status") as f:  # VmHWM: ru_maxrss starts at the parent's (fork, exec)
+    out["peak"] = [int(l.split()[1]) * 1024 for l in f if l.startswith("VmHWM")][0]
+out["cpu"] = usage.ru_utime + usage.ru_stime
+with open("/proc/self/io") as f:
+    io = dict(line.split(": ") for line in f.read().splitlines())
+out["disk_read"], out["disk_written"] = int(io["read_bytes"]), int(io["write_bytes"])
+out["events"] = len(report.trace) if hasattr(report.trace, "__len__") else 0
+out["totals"] = {m["name"]: m["value"] for m in json.loads(report.to_json())["metrics"]}
+print(json.dumps(out))
+"""
+
+
+def run(trace: str, memory: str = "", scratch: str = "") -> dict:
+    code = CHILD % {"python": str(PYTHON), "trace": trace, "memory": memory,
+                    "scratch": scratch}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if r.returncode:
+        sys.exit("inturn_bench: %s failed: %s" % (trace, r.stderr.strip()[-500:]))
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def expected(trace: str) -> dict:
+    folder = Path(trace).parent if trace.endswith(".otf2") else Path(trace)
+    with open(folder / "expected.json") as f:
+        exp = json.load(f)
+    return {"events": exp["events"]["total"],
+            "totals": {k: v["total"] for k, v in exp["properties"].items()}}
+
+
+def main() -> int:
+    big, small, memory, scratch = sys.argv[1:5]
+    b = run(big, memory, scratch)
+    s = run(small)
+    eb = expected(big)
+    print("big_events", eb["events"])
+    print("small_events", expected(small)["events"])
+    for key in ("seconds", "cpu", "peak", "parts", "plans", "scratch_written", "scratch_read",
+                "disk_read", "disk_written", "whole_need"):
+        print("big_%s" % key, b[key])
+    print("small_seconds", s["seconds"])
+    print("small_cpu", s["cpu"])
+    print("small_peak", s["peak"])
+    for name in WAIT_STATES:
+        if name in eb["totals"]:
+            print("diff_%s" % name, int(b["totals"].get(name, 0)) - int(eb["totals"][name]))
+            print("expected_%s" % name, int(eb["totals"][name]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
