@@ -669,6 +669,7 @@ def build_parser() -> Parser:
 
 def main(argv: Optional[List[str]] = None) -> int:
     from .analysis import PropertyError
+    from .parts import mpi_world_size
     from .search import PatternError
 
     cliargs.user_error_types(PropertyError, PatternError)
@@ -677,4 +678,20 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not getattr(args, "func", None):
         parser.error("name a command: %s" % ", ".join(
             parser._subparsers._group_actions[0].choices))
-    return cliargs.run_command(args.func, args)
+    func = args.func
+    if args.func not in _IN_PARTS and (mpi_world_size() or 1) > 1:
+        func = _one_process_only
+    return cliargs.run_command(func, args)
+
+
+def _one_process_only(args) -> int:
+    """A command that an MPI job does not divide: P copies of it would each do the
+    whole work and write the same files."""
+    raise cliargs.UsageError(
+        "earlc %s runs in one process: start it without mpiexec (an MPI job of several "
+        "processes runs %s in parts; docs/parallel.md)"
+        % (args.command, ", ".join("earlc " + f.__name__[4:] for f in _IN_PARTS)))
+
+
+#: the commands an MPI job of several processes runs in parts, each holding its share
+_IN_PARTS = (cmd_analyze, cmd_search, cmd_races)
