@@ -174,12 +174,12 @@ def search(trace, program, name: Optional[str], limit: Optional[int], progress, 
                blocks=ex.size)
     while query.pending() is not None:
         raw = _agreed(ex, lambda: query.execute(subpattern=True, **run))
-        pieces = ex.allgather(raw["events"])
+        pieces = ex.allgather(_matches_bytes(raw))
         rows = np.frombuffer(b"".join(pieces), dtype=np.int64)
         _agreed(ex, lambda: query.solved(rows))
     raw = _agreed(ex, lambda: query.execute(limit=int(limit or 0), progress=mine_progress,
                                             **run))
-    mine = (raw["events"], raw["stats"], rstats)
+    mine = (_matches_bytes(raw), raw["stats"], rstats)
     every = ex.allgather(mine) if root is None else ex.gather(mine, root=root)
     if every is None:  # gathered elsewhere
         return dict(raw, events=b"", rows=0), table, False
@@ -192,6 +192,12 @@ def search(trace, program, name: Optional[str], limit: Optional[int], progress, 
                stats=merged_stats([s for _, s, _ in every], [r for _, _, r in every], table,
                                   teams))
     return raw, table, True
+
+
+def _matches_bytes(raw) -> bytes:
+    """A part's matches as bytes to send (the search hands them over as a buffer
+    that views the C result, which does not travel)."""
+    return memoryview(raw["events"]).tobytes()
 
 
 def merged_stats(stats: List[Dict], replays, table: EventTable, teams: int) -> Dict:
