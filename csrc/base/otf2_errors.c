@@ -14,6 +14,10 @@
  * message per thread, because reading threads run concurrently, and return
  * the code unchanged so libotf2's own error handling goes on as usual. */
 static _Thread_local char otf2_message[512];
+/* the first code reported since the message was cleared: libotf2 reports a
+ * failure up its call chain, and only the first one says what went wrong (a
+ * damaged anchor's chunk size, "no valid chunk size", is reported again by
+ * its callers as "this could not be done with the given memory") */
 static _Thread_local OTF2_ErrorCode otf2_code;
 
 static OTF2_ErrorCode capture_otf2_error(void *user_data, const char *file,
@@ -27,7 +31,8 @@ static OTF2_ErrorCode capture_otf2_error(void *user_data, const char *file,
         vsnprintf(text, sizeof text, fmt, va);
     snprintf(otf2_message, sizeof otf2_message, "%s%s%s",
              OTF2_Error_GetDescription(code), text[0] ? ": " : "", text);
-    otf2_code = code;
+    if (otf2_code == OTF2_SUCCESS)
+        otf2_code = code;
     return code;
 }
 

@@ -17,7 +17,7 @@ const char *earl_otf2_last_message(void);
 void earl_otf2_clear_message(void);
 
 /* A failure st (filled into err) that libotf2 caused on this thread, and
- * whose cause libotf2 last reported as memory (it cannot get a buffer: "this
+ * whose cause libotf2 first reported as memory (it cannot get a buffer: "this
  * could not be done with the given memory"), is no fault of the archive:
  * it becomes EARL_ERR_NOMEM, its message prefixed with "out of memory: ".
  * Any other status is returned as it is. */

@@ -104,3 +104,17 @@ def test_out_of_memory_is_no_broken_trace(tmp_path):
     for o in core:
         assert o.startswith("OutOfMemoryError True True out of memory | "), o
         assert "out of memory" in o.split("|", 1)[1]
+
+
+def test_an_invalid_chunk_size_is_a_broken_trace(tmp_path):
+    """libotf2 reports a damaged anchor's chunk size ("no valid chunk size") and then,
+    up its call chain, "this could not be done with the given memory": the first
+    report says what went wrong, so it is a TraceError, not an OutOfMemoryError."""
+    earlc.synth("ping-pong", tmp_path / "pp", ranks=2, events=1000)
+    anchor = tmp_path / "pp" / "traces.otf2"
+    data = bytearray(anchor.read_bytes())
+    data[15], data[23] = 0o40, 0o20  # the high bytes of the two chunk sizes
+    anchor.write_bytes(bytes(data))
+    with pytest.raises(earlc.TraceError) as err:
+        earlc.open(anchor)
+    assert not isinstance(err.value, earlc.OutOfMemoryError)
