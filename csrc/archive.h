@@ -1,9 +1,11 @@
 /*
  * archive.h - an OTF2 archive as files on disk: where its anchor, global
  * definitions and event files are, whether they are there, and how much of a
- * damaged event file can still be read.  Internal: trace.c finds and checks
- * the archive with it before libotf2 reads anything, defs.c and reader.c name
- * the files in their messages.  Not part of the public API.
+ * damaged event file can still be read, and the libotf2 reader that opens
+ * it.  Internal: trace.c finds and checks the archive with it before libotf2
+ * reads anything, defs.c and reader.c name the files in their messages, the
+ * reading and the markers open their readers through it.  Not part of the
+ * public API.
  *
  * An archive is an anchor file DIR/NAME.otf2 (Score-P names it traces.otf2,
  * APEX APEX.otf2), its global definitions DIR/NAME.def, and a folder DIR/NAME
