@@ -83,17 +83,16 @@ earl_status earl_rc_chunk_sums(const earl_rc_chunks *chunks, const earl_rc_spans
     if (rc_csr_unorder(queries, order, &out->offset, 2,
                        (void **[]){(void **)&out->cnode, (void **)&out->value}) < 0)
         goto nomem;
-    rc_acc_free(&acc);
-    hints_free(&h);
-    free(order);
-    return EARL_OK;
+    st = EARL_OK;
+    goto done;
 nomem:
     st = earl_fail(err, EARL_ERR_NOMEM, "root-cause chunk sums: out of memory");
 fail:
+    earl_rc_map_free(out);
+done:
     rc_acc_free(&acc);
     hints_free(&h);
     free(order);
-    earl_rc_map_free(out);
     return st;
 }
 
@@ -201,16 +200,15 @@ earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_p
         rc_csr_unorder(queries, order, &out->between_offset, 1,
                        (void **[]){(void **)&out->between_row}) < 0)
         goto nomem;
-    rc_acc_free(&acc);
-    hints_free(&h);
-    free(order);
-    return EARL_OK;
+    st = EARL_OK;
+    goto done;
 nomem:
     st = earl_fail(err, EARL_ERR_NOMEM, "root-cause intervals: out of memory");
 fail:
+    earl_rc_intervals_free(out);
+done:
     rc_acc_free(&acc);
     hints_free(&h);
     free(order);
-    earl_rc_intervals_free(out);
     return st;
 }
