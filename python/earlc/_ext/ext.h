@@ -80,6 +80,12 @@ void earlc_buffers_release(earlc_buffers *held);
 void *earlc_buffer_array(earlc_buffers *held, PyObject *obj, char format, int writable,
                          size_t *count, const char *name);
 
+/* What a replay step in parts hands over for the other parts (an
+ * earl_outbox), as (offsets, records) bytes for the exchange; frees out, also
+ * on failure (part.c). */
+struct earl_outbox;
+PyObject *earlc_outbox_tuple(struct earl_outbox *out);
+
 /* A _core.VectorClocks owning hb, keeping owner (may be NULL) alive (hb.c). */
 struct earl_hb;
 PyObject *earlc_clocks_new(struct earl_hb *hb, PyObject *owner);

@@ -152,17 +152,7 @@ static PyObject *part_clocks_take(PyObject *self, PyObject *arg)
     Py_END_ALLOW_THREADS
     if (st != EARL_OK)
         return earlc_raise(&err);
-    PyObject *offsets = PyBytes_FromStringAndSize((const char *)out.offset,
-                                                  (Py_ssize_t)((out.n_parts + 1) * sizeof(size_t)));
-    PyObject *records = PyBytes_FromStringAndSize(
-        (const char *)out.records, (Py_ssize_t)(out.offset[out.n_parts] * out.record_bytes));
-    earl_outbox_free(&out);
-    if (!offsets || !records) {
-        Py_XDECREF(offsets);
-        Py_XDECREF(records);
-        return NULL;
-    }
-    return Py_BuildValue("(NN)", offsets, records);
+    return earlc_outbox_tuple(&out);
 }
 
 static PyObject *part_clocks_receive(PyObject *self, PyObject *arg)

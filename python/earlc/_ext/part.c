@@ -350,3 +350,18 @@ int earlc_add_reading_type(PyObject *module)
         return -1;
     return PyModule_AddIntConstant(module, "COLL_MEMBER_BYTES", (long)sizeof(earl_coll_member));
 }
+
+PyObject *earlc_outbox_tuple(earl_outbox *out)
+{
+    PyObject *offsets = PyBytes_FromStringAndSize((const char *)out->offset,
+                                                  (Py_ssize_t)((out->n_parts + 1) * sizeof(size_t)));
+    PyObject *records = PyBytes_FromStringAndSize(
+        (const char *)out->records, (Py_ssize_t)(out->offset[out->n_parts] * out->record_bytes));
+    earl_outbox_free(out);
+    if (!offsets || !records) {
+        Py_XDECREF(offsets);
+        Py_XDECREF(records);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", offsets, records);
+}
