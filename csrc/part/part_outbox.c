@@ -126,3 +126,34 @@ earl_status earl_outbox_build(earl_exports *x, size_t n_parts, size_t n, const i
     }
     return EARL_OK;
 }
+
+earl_status earl_outbox_receive(const void *records, size_t bytes, uint32_t width,
+                                size_t n_needs,
+                                int (*take)(void *ctx, uint64_t ticket, const uint32_t *clock),
+                                void *ctx, earl_error *err)
+{
+    size_t rb = sizeof(uint64_t) + (size_t)width * sizeof(uint32_t);
+    if (bytes % rb)
+        return earl_fail(err, EARL_ERR_INVALID, "clock records of %zu bytes: not a multiple of "
+                         "the record size %zu", bytes, rb);
+    /* a record's clock is not aligned for uint32_t: copied out first */
+    uint32_t *clock = malloc(((size_t)width + 1) * sizeof *clock);
+    if (!clock)
+        return earl_fail(err, EARL_ERR_NOMEM, "out of memory for received clocks");
+    const uint8_t *r = records;
+    earl_status st = EARL_OK;
+    for (size_t k = 0; k < bytes / rb && st == EARL_OK; k++, r += rb) {
+        uint64_t ticket;
+        memcpy(&ticket, r, sizeof ticket);
+        if (ticket >= n_needs) {
+            st = earl_fail(err, EARL_ERR_INVALID, "a clock record with ticket %llu: this part "
+                           "gave out %zu", (unsigned long long)ticket, n_needs);
+            break;
+        }
+        memcpy(clock, r + sizeof ticket, (size_t)width * sizeof *clock);
+        if (take(ctx, ticket, clock) != 0)
+            st = earl_fail(err, EARL_ERR_NOMEM, "out of memory for received clocks");
+    }
+    free(clock);
+    return st;
+}

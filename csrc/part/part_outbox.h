@@ -35,4 +35,13 @@ earl_status earl_outbox_build(earl_exports *x, size_t n_parts, size_t n, const i
                               size_t clock_bytes, void (*fill)(void *ctx, size_t k, uint8_t *dst),
                               void *ctx, earl_outbox *out, earl_error *err);
 
+/* The records another part's outbox sent here (a ticket, then width uint32
+ * clock entries each): the size checked, each ticket checked against the
+ * n_needs this part gave out, then take(ctx, ticket, clock) for each in
+ * order; take returns nonzero when it runs out of memory (EARL_ERR_NOMEM). */
+earl_status earl_outbox_receive(const void *records, size_t bytes, uint32_t width,
+                                size_t n_needs,
+                                int (*take)(void *ctx, uint64_t ticket, const uint32_t *clock),
+                                void *ctx, earl_error *err);
+
 #endif

@@ -240,33 +240,17 @@ earl_status earl_races_part_take(earl_races_part *p, size_t n_parts, earl_outbox
     return st;
 }
 
+static int take_clock(void *ctx, uint64_t ticket, const uint32_t *clock)
+{
+    earl_races_part *p = ctx;
+    return races_run_receive(p->run, p->needs[ticket], clock);
+}
+
 earl_status earl_races_part_receive(earl_races_part *p, const void *records, size_t bytes,
                                     earl_error *err)
 {
-    uint32_t w = races_run_clock_entries(p->run);
-    size_t rb = sizeof(uint64_t) + (size_t)w * sizeof(uint32_t);
-    if (bytes % rb)
-        return earl_fail(err, EARL_ERR_INVALID, "clock records of %zu bytes: not a multiple of "
-                         "the record size %zu", bytes, rb);
-    uint32_t *clock = malloc(((size_t)w + 1) * sizeof *clock);
-    if (!clock)
-        return earl_fail(err, EARL_ERR_NOMEM, "out of memory for received clocks");
-    const uint8_t *r = records;
-    earl_status st = EARL_OK;
-    for (size_t k = 0; k < bytes / rb && st == EARL_OK; k++, r += rb) {
-        uint64_t ticket;
-        memcpy(&ticket, r, sizeof ticket);
-        if (ticket >= p->n_needs) {
-            st = earl_fail(err, EARL_ERR_INVALID, "a clock record with ticket %llu: this part "
-                           "gave out %zu", (unsigned long long)ticket, p->n_needs);
-            break;
-        }
-        memcpy(clock, r + sizeof ticket, (size_t)w * sizeof *clock);
-        if (races_run_receive(p->run, p->needs[ticket], clock) != 0)
-            st = earl_fail(err, EARL_ERR_NOMEM, "out of memory for received clocks");
-    }
-    free(clock);
-    return st;
+    return earl_outbox_receive(records, bytes, races_run_clock_entries(p->run), p->n_needs,
+                               take_clock, p, err);
 }
 
 size_t earl_races_part_unfinished(const earl_races_part *p)
