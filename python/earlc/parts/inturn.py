@@ -46,6 +46,7 @@ from .plan import Partition, plan, process_of_locations
 from .part import COLL_MEMBER, GHOST_RECORD, Part, assemble
 from .scratch import Scratch
 from .spill import BLOCK, Instances, LocationTimes
+from .steps import StepExchange, Steps, StepsSuspended
 
 #: the share of its own events a part is first assumed to hold in ghosts (pass 1
 #: measures the real share and plans again when a part overflows the budget)
@@ -166,6 +167,7 @@ class Progress:
         self.rate = [None, None]  # events per second of each pass, once measured
         self.done_events = [0.0, 0.0]
         self.pass_no, self.part = 0, 0
+        self.repeats = 0  # runs of pass 2 before this one
         self.part_t0 = self.t0
         own = float(pp.own_events.sum())
         self.first = own / (own + PASS2_COST * own * (1 + GHOST_SHARE)) if own else 0.5
@@ -188,6 +190,11 @@ class Progress:
             r = w / elapsed
             old = self.rate[self.pass_no]
             self.rate[self.pass_no] = r if old is None else 0.5 * (old + r)
+
+    def again(self) -> None:
+        """Pass 2 runs once more (the parts were suspended at a step)."""
+        self.repeats += 1
+        self.done_events[1] = 0.0
 
     def left(self, within: float) -> Optional[float]:
         """Seconds left, once a part was measured."""
@@ -221,8 +228,8 @@ class Progress:
             within = lo + (hi - lo) * within
         elif self.pass_no == 0:  # reading, then the export and the spill
             within = 0.9 * within if phase == "reading" else 0.9
-        label = "pass %d, part %d of %d: %s" % (self.pass_no + 1, self.part + 1, self.pp.parts,
-                                                phase)
+        number = self.pass_no + 1 + (self.repeats if self.pass_no == 1 else 0)
+        label = "pass %d, part %d of %d: %s" % (number, self.part + 1, self.pp.parts, phase)
         frac = self.fraction(within)
         show = getattr(self.fn, "show", None)
         if show is not None:
@@ -281,6 +288,8 @@ class InTurn:
         self.times: Optional[LocationTimes] = None
         self.whole = {}
         self.passes = 0  # pass 1 runs made (a plan overflowed: more than one)
+        #: collective steps the analyses across parts took (each one more pass 2)
+        self.steps_taken = 0
         self.peak_part = 0
 
     def _scratch_need(self) -> int:
@@ -558,40 +567,34 @@ class InTurn:
     # -- the analysis -----------------------------------------------------------------------
     def analyze(self, properties=None, top: int = 10, plugins=(), strict: bool = False,
                 packages: bool = True):
+        """The report of the whole trace.  Without properties that compute
+        across parts, pass 2 runs once; with them (the root causes), pass 2
+        runs again while the parts are suspended at a collective step whose
+        data not every part has written (steps.py): one more step a pass."""
         from ..analysis import engine
         from . import merge
 
         if self.times is None:
             self.pass1()
-        pieces, keys, instances = [], [], Instances()
-        light = None
-        for p in range(self.pp.parts):
-            part = self.open(p)
-            previous = _core.use_store_memory()
-            try:
-                local = engine.run(part.trace, properties, top=top, progress=self.progress,
-                                   plugins=plugins, strict=strict, packages=packages,
-                                   own=part.own, last_time=self.whole.get("last_time"))
-                piece = merge._findings(local, part, top)
-            finally:
-                _core.restore_numpy_memory(previous)
-            ids = piece.pop("ids")
-            inst = piece.pop("instances")
-            valid = ids >= 0
-            firsts = part._instance_firsts()
-            ivalid = inst >= 0
-            keys.append((valid, part.keys(ids[valid]), ivalid, part.keys(firsts[inst[ivalid]])))
-            own_firsts = np.sort(firsts[part.own[part.trace.events.location[firsts]]]) \
-                if len(firsts) else firsts
-            instances.add(*part.keys(own_firsts))
-            pieces.append(piece)
-            if light is None:
-                light = merge.PartsCatalog(local)
-            light.add(local)
-            del local
-            self.let_go(part)
-            del part
-            self.progress.end()
+        _, chosen = engine.selection(properties, plugins, packages, strict)
+        steps = Steps(self.scratch, self.pp.parts) \
+            if any(getattr(p, "across_parts", False) for p in chosen) else None
+        try:
+            while True:
+                found = self._pass2(steps, properties, top, plugins, strict, packages)
+                if found is not None:
+                    break
+                before = steps.complete
+                steps.end_of_pass()
+                if steps.complete <= before:
+                    raise RuntimeError("the parts analysed in turn stopped at step %d: a part "
+                                       "did not write it" % before)
+                self.progress.again()
+        finally:
+            if steps is not None:
+                self.steps_taken = steps.complete
+                steps.remove()
+        pieces, keys, instances, light = found
         for piece, (valid, k, ivalid, ik) in zip(pieces, keys):
             gids = np.full(len(valid), -1, dtype=np.int64)
             gids[valid] = self.times.count_before(*k)
@@ -599,6 +602,57 @@ class InTurn:
             ginst[ivalid] = instances.before(*ik)
             merge._globalize(piece, gids, ginst)
         return merge.merge(pieces, self.stub(), light, top)
+
+    def _pass2(self, steps: Optional[Steps], properties, top, plugins, strict, packages):
+        """One pass 2 over every part: their findings (pieces, keys, instances,
+        the light catalog), or None when the parts were suspended at a step
+        (every part is, or none: they take the same steps)."""
+        from ..analysis import engine
+        from . import merge
+
+        pieces, keys, instances = [], [], Instances()
+        light = None
+        suspended = []
+        for p in range(self.pp.parts):
+            part = self.open(p)
+            if steps is not None:
+                part.exchange = StepExchange(steps, p)
+            previous = _core.use_store_memory()
+            try:
+                local = engine.run(part.trace, properties, top=top, progress=self.progress,
+                                   plugins=plugins, strict=strict, packages=packages,
+                                   own=part.own, last_time=self.whole.get("last_time"))
+                piece = merge._findings(local, part, top)
+            except StepsSuspended as stop:
+                suspended.append(stop.step)
+                local = None
+            finally:
+                _core.restore_numpy_memory(previous)
+            if local is not None:
+                ids = piece.pop("ids")
+                inst = piece.pop("instances")
+                valid = ids >= 0
+                firsts = part._instance_firsts()
+                ivalid = inst >= 0
+                keys.append((valid, part.keys(ids[valid]), ivalid,
+                             part.keys(firsts[inst[ivalid]])))
+                own_firsts = np.sort(firsts[part.own[part.trace.events.location[firsts]]]) \
+                    if len(firsts) else firsts
+                instances.add(*part.keys(own_firsts))
+                pieces.append(piece)
+                if light is None:
+                    light = merge.PartsCatalog(local)
+                light.add(local)
+                del local
+            self.let_go(part)
+            del part
+            self.progress.end()
+        if suspended:
+            if len(suspended) != self.pp.parts or len(set(suspended)) != 1:
+                raise RuntimeError("the parts analysed in turn took different steps: %s"
+                                   % suspended)
+            return None
+        return pieces, keys, instances, light
 
     def stub(self):
         """What the merged report keeps of the parts: the definitions (a trace
