@@ -2,10 +2,12 @@
 (earlc.parts.inturn, docs/memory.md), against the in-memory analysis of the same
 program with a tenth of the events.
 
-    python3 tests/bench/inturn_bench.py BIG SMALL MEMORY SCRATCH
+    python3 tests/bench/inturn_bench.py BIG SMALL MEMORY SCRATCH [PROPERTIES]
 
 BIG and SMALL are archives written by `earlc synth` (expected.json beside them),
-SMALL with a tenth of BIG's events.  Each analysis runs in a fresh process:
+SMALL with a tenth of BIG's events (or BIG itself: the same trace in memory).
+PROPERTIES (default: the default catalog) is what both analyse: `all` for the
+root causes in turn.  Each analysis runs in a fresh process:
 BIG as `earlc analyze BIG --memory MEMORY --scratch SCRATCH` runs it (the parts
 chosen from the budget), SMALL in one piece (`earlc.analyze(earlc.open(SMALL))`).
 Prints "key value" lines for tests/bench/run.py: each run's wall time, processor
@@ -31,19 +33,20 @@ sys.path.insert(0, %(python)r)
 t0 = time.perf_counter()
 import earlc
 from earlc.parts.inturn import InTurn, needs_parts
-path, memory, scratch = %(trace)r, %(memory)r, %(scratch)r
+path, memory, scratch, props = %(trace)r, %(memory)r, %(scratch)r, %(properties)r
 out = {}
 if memory:
-    need = needs_parts(path, memory)
+    need = needs_parts(path, memory, props)
     if need is None:
         sys.exit("%%s fits in %%s: nothing to analyse in parts" %% (path, memory))
     with InTurn(path, need.budget, scratch=scratch, model=need.model,
                 representatives=need.representatives) as it:
-        report = it.analyze()
+        report = it.analyze(properties=props)
         out.update(parts=it.pp.parts, plans=it.passes, scratch_written=it.scratch.written,
+                   steps=it.steps_taken, ghosts=int(it.pp.ghosts.sum()),
                    scratch_read=it.scratch.read, whole_need=need.whole)
 else:
-    report = earlc.analyze(earlc.open(path))
+    report = earlc.analyze(earlc.open(path), properties=props)
 out["seconds"] = time.perf_counter() - t0
 usage = resource.getrusage(resource.RUSAGE_SELF)
 with open("/proc/self/status") as f:  # VmHWM: ru_maxrss starts at the parent's (fork, exec)
@@ -58,9 +61,9 @@ print(json.dumps(out))
 """
 
 
-def run(trace: str, memory: str = "", scratch: str = "") -> dict:
+def run(trace: str, memory: str = "", scratch: str = "", properties=None) -> dict:
     code = CHILD % {"python": str(PYTHON), "trace": trace, "memory": memory,
-                    "scratch": scratch}
+                    "scratch": scratch, "properties": properties}
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if r.returncode:
         sys.exit("inturn_bench: %s failed: %s" % (trace, r.stderr.strip()[-500:]))
@@ -77,13 +80,14 @@ def expected(trace: str) -> dict:
 
 def main() -> int:
     big, small, memory, scratch = sys.argv[1:5]
-    b = run(big, memory, scratch)
-    s = run(small)
+    props = sys.argv[5] if len(sys.argv) > 5 else None
+    b = run(big, memory, scratch, props)
+    s = run(small, properties=props)
     eb = expected(big)
     print("big_events", eb["events"])
     print("small_events", expected(small)["events"])
     for key in ("seconds", "cpu", "peak", "parts", "plans", "scratch_written", "scratch_read",
-                "disk_read", "disk_written", "whole_need"):
+                "disk_read", "disk_written", "whole_need", "steps", "ghosts"):
         print("big_%s" % key, b[key])
     print("small_seconds", s["seconds"])
     print("small_cpu", s["cpu"])

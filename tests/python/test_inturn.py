@@ -379,3 +379,122 @@ def test_unlimited_analyses_in_one_piece_whatever_is_available(traces, monkeypat
     assert earlc.analyze(str(path), memory="unlimited").to_json() == want
     with pytest.raises(earlc.TraceTooLarge):
         earlc.open(path)
+
+
+# -- the root causes in turn (--properties all) ----------------------------------------------
+
+ALL_TRACES = list(PROGRAMS) + BUNDLED + REFERENCE_NAMES + ["generated-3r-longterm",
+                                                          "generated-4r-longterm"]
+
+
+@pytest.mark.parametrize("k,name", list(enumerate(ALL_TRACES)))
+def test_root_causes_in_turn_equal_the_analysis_in_one_piece(traces, tmp_path, k, name):
+    """Every property, the root causes and the critical path with them, in 2, 3
+    or 5 parts (in turn over the traces: each run of pass 2 costs a reading of
+    every part): their collective steps go through the scratch folder, one more
+    step each run of pass 2 (parts/steps.py), and the report is the one piece's
+    (JSON, text, CUBE)."""
+    if name not in traces:
+        pytest.skip("%s is not in ../shared/traces" % name)
+    path = traces[name]
+    whole = earlc.analyze(earlc.open(path), properties="all")
+    want_json = whole.to_json()
+    parts = min(processes(path), (2, 3, 5)[k % 3])
+    with InTurn(path, 1 << 50, scratch=tmp_path, parts=parts, representatives=False) as it:
+        got = it.analyze(properties="all")
+        assert it.pp.parts == parts
+        if parts > 1:
+            assert it.steps_taken >= 10, name
+    got_json = got.to_json()
+    assert got_json == want_json, "%s in %d parts: %s" % (
+        name, parts, first_difference(want_json, got_json))
+    assert got.to_text() == whole.to_text(), name
+    assert os.listdir(tmp_path) == [], "scratch files left behind"
+    whole.to_cube(tmp_path / "want.cubex")
+    got.to_cube(tmp_path / "got.cubex")
+    assert (tmp_path / "got.cubex").read_bytes() == (tmp_path / "want.cubex").read_bytes()
+
+
+def test_root_causes_need_every_member_of_a_collective(traces, tmp_path):
+    with InTurn(traces["collectives"], 1 << 50, scratch=tmp_path, parts=2) as it:
+        with pytest.raises(ValueError, match="representatives=False"):
+            it.analyze(properties="all")
+
+
+def test_a_root_cause_failing_on_one_part_in_turn(traces, tmp_path, monkeypatch):
+    """The delay costs raise on part 1 only: every part switches them off (and
+    what reads them), with part 1's message, as under MPI."""
+    import earlc.properties.rootcause.delays as delays
+
+    compute = delays._delay_costs
+
+    def failing(ctx, parts):
+        if parts is not None and parts.rank == 1:
+            raise ValueError("the delays of part 1 failed")
+        return compute(ctx, parts)
+    monkeypatch.setattr(delays, "_delay_costs", failing)
+    with InTurn(traces["halo"], 1 << 50, scratch=tmp_path, parts=3,
+                representatives=False) as it:
+        report = json.loads(it.analyze(properties="all").to_json())
+    off = {d["property"]: d for d in report["warning_details"]
+           if d["code"] == "property_switched_off"}
+    assert "delay_latesender" in off and "delay_latesender_longterm" in off
+    assert "the delays of part 1 failed" in off["delay_latesender"]["detail"]
+    assert any(s["metric"] == "critical_path_trace" for s in report["severities"])
+    assert os.listdir(tmp_path) == []
+
+
+def test_runs_of_the_parts_that_do_not_line_up_end_the_analysis(traces, tmp_path, monkeypatch):
+    """A part that sends other data at a step in a later run than in its first
+    (a step of another kind, a result that is not deterministic) would be
+    answered with data meant for another step: the analysis ends instead."""
+    from earlc.parts import steps
+
+    send = steps.StepExchange.alltoall_bytes
+
+    def drifting(self, outgoing):
+        if self.rank == 1 and self.step == 2 and self.steps.complete > 4:
+            outgoing = [b + b"x" for b in outgoing]
+        return send(self, outgoing)
+    monkeypatch.setattr(steps.StepExchange, "alltoall_bytes", drifting)
+    with InTurn(traces["halo"], 1 << 50, scratch=tmp_path, parts=3,
+                representatives=False) as it:
+        with pytest.raises(RuntimeError, match="part 1 sent other data at step 2"):
+            it.analyze(properties="all")
+    assert os.listdir(tmp_path) == []
+
+
+def test_root_causes_in_turn_on_the_command_line_within_the_budget(tmp_path):
+    """`--properties all` with a budget the analysis in one piece does not fit:
+    in parts one after another (no longer refused), the same report, within
+    the budget, nothing left in the scratch folder."""
+    path = earlc.synth("halo", tmp_path / "h", ranks=16, events=600_000, delay=300,
+                       delay_rank=3, delay_every=5).path
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    one = earlc_cli("analyze", path, "--properties", "all", "--format", "json")
+    assert one.returncode == 0, one.stderr
+    budget = 230 << 20
+    need = needs_parts(path, budget, "all")
+    assert need is not None and not need.representatives
+    r, peak = peak_of(["analyze", path, "--properties", "all", "--memory", "230M",
+                       "--scratch", scratch, "--format", "json"])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == one.stdout
+    assert peak <= budget, "peaked at %.0f MB, above its %.0f MB budget" % (
+        peak / 2 ** 20, budget / 2 ** 20)
+    assert os.listdir(scratch) == []
+
+
+def test_progress_counts_the_runs_of_pass_2(traces, tmp_path):
+    calls = []
+    with InTurn(traces["halo"], 1 << 50, scratch=tmp_path, parts=2, representatives=False,
+                progress=lambda *a: calls.append(a)) as it:
+        it.analyze(properties="all")
+        runs = it.steps_taken + 1
+    labels = [c[0] for c in calls]
+    for pass_no in (1, 2, 3, runs + 1):
+        assert any(l.startswith("pass %d, part 2 of 2" % pass_no) for l in labels), pass_no
+    assert not any(l.startswith("pass %d," % (runs + 2)) for l in labels)
+    fractions = [d / t for _, d, t in calls]
+    assert fractions == sorted(fractions) and fractions[-1] > 0.9

@@ -15,6 +15,7 @@ import inspect
 import os
 import sys
 import traceback
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence
 
@@ -226,6 +227,26 @@ class Catalog:
         return [p for p in list(self.properties) + list(extra) if p.name in keep]
 
 
+#: the installed packages' properties while an analysis that assembles its
+#: catalog many times holds them (packages_held), else None
+_held = None
+
+
+@contextmanager
+def packages_held():
+    """Within the block, the catalog loads the installed packages' properties
+    once (entry points are slow to list: 0.1 s a time): for an analysis that
+    assembles it once per part and run, as the parts analysed in turn do."""
+    global _held
+    outer = _held
+    if outer is None:
+        _held = load_packages()
+    try:
+        yield
+    finally:
+        _held = outer
+
+
 def assemble(plugins: Iterable[Property] = (), files: Iterable = (), packages: bool = True,
              strict: bool = False) -> Catalog:
     """Built-ins + packages + plugin files + plugin instances, names checked.
@@ -234,7 +255,7 @@ def assemble(plugins: Iterable[Property] = (), files: Iterable = (), packages: b
     problems: List[str] = []
     extra: List[Property] = []
     if packages:
-        found, problems = load_packages()
+        found, problems = _held if _held is not None else load_packages()
         if problems and strict:
             raise PluginError(problems[0])
         extra += found

@@ -46,7 +46,7 @@ from .plan import Partition, plan, process_of_locations
 from .part import COLL_MEMBER, GHOST_RECORD, Part, assemble
 from .scratch import Scratch
 from .spill import BLOCK, Instances, LocationTimes
-from .steps import StepExchange, Steps, StepsSuspended
+from .steps import StepExchange, Steps, StepsMisaligned, StepsSuspended
 
 #: the share of its own events a part is first assumed to hold in ghosts (pass 1
 #: measures the real share and plans again when a part overflows the budget)
@@ -57,6 +57,10 @@ TIMES_CHUNK = BLOCK * 2048
 ATTEMPTS = 4
 #: time of pass 2 per event relative to pass 1's, until measured
 PASS2_COST = 3.0
+#: collective steps the root causes usually take (properties/rootcause/parts.py;
+#: 21 with three rounds of the long-term replay): pass 2 runs one more time
+#: than the steps, which the progress's estimate expects
+EXPECTED_STEPS = 21
 #: members of one part that are representatives of an instance, at most in
 #: the usual case (earl_part.h: first, completing, latest begins, earliest
 #: end, root, first of another part); scans may have more
@@ -168,6 +172,8 @@ class Progress:
         self.done_events = [0.0, 0.0]
         self.pass_no, self.part = 0, 0
         self.repeats = 0  # runs of pass 2 before this one
+        self.runs = 1  # runs of pass 2 expected
+        self.shown = 0.0  # the largest fraction shown
         self.part_t0 = self.t0
         own = float(pp.own_events.sum())
         self.first = own / (own + PASS2_COST * own * (1 + GHOST_SHARE)) if own else 0.5
@@ -191,6 +197,13 @@ class Progress:
             old = self.rate[self.pass_no]
             self.rate[self.pass_no] = r if old is None else 0.5 * (old + r)
 
+    def expect(self, runs: int) -> None:
+        """Pass 2 is expected to run `runs` times (the root causes' steps)."""
+        self.runs = max(int(runs), 1)
+        own = float(self.pp.own_events.sum())
+        self.first = own / (own + self.runs * PASS2_COST * own * (1 + GHOST_SHARE)) \
+            if own else 0.5
+
     def again(self) -> None:
         """Pass 2 runs once more (the parts were suspended at a step)."""
         self.repeats += 1
@@ -205,17 +218,28 @@ class Progress:
         w1, w2 = self.work(0).sum(), self.work(1).sum()
         cur = float(self.work(self.pass_no)[self.part]) * within
         left1 = max(w1 - self.done_events[0] - (cur if self.pass_no == 0 else 0), 0)
-        left2 = max(w2 - self.done_events[1] - (cur if self.pass_no == 1 else 0), 0)
+        runs_left = max(self.runs - self.repeats, 1)
+        left2 = max(w2 * runs_left - self.done_events[1] - (cur if self.pass_no == 1 else 0), 0)
         return left1 / rate1 + left2 / rate2
 
     def fraction(self, within: float) -> float:
         """The share of the work done: pass 1 takes the first `self.first`
         of the bar (its events against pass 2's, with the ghosts the plan
-        assumes, PASS2_COST times dearer), pass 2 the rest."""
+        assumes, PASS2_COST times dearer, times the runs of pass 2 expected),
+        pass 2 the rest; never less than shown before (a pass 2 run more than
+        expected stays near the end)."""
         w = float(self.work(self.pass_no).sum())
         cur = float(self.work(self.pass_no)[self.part]) * within
         done = min((self.done_events[self.pass_no] + cur) / w, 1.0) if w else 1.0
-        return self.first * done if self.pass_no == 0 else self.first + (1 - self.first) * done
+        if self.pass_no == 0:
+            frac = self.first * done
+        else:
+            runs = max(self.runs, self.repeats + 1)
+            frac = self.first + (1 - self.first) * (self.repeats + done) / runs
+            if self.repeats >= self.runs:
+                frac = min(frac, 0.99)
+        self.shown = max(frac, self.shown)
+        return self.shown
 
     def __call__(self, phase: str, done: int, total: int) -> None:
         if self.fn is None or phase == "done":
@@ -572,24 +596,33 @@ class InTurn:
         runs again while the parts are suspended at a collective step whose
         data not every part has written (steps.py): one more step a pass."""
         from ..analysis import engine
+        from ..analysis.catalog import packages_held
         from . import merge
 
         if self.times is None:
             self.pass1()
         _, chosen = engine.selection(properties, plugins, packages, strict)
+        if self.representatives and any(getattr(p, "group", None) == "root_cause"
+                                        for p in chosen):
+            raise ValueError("the root causes read every member of a collective: analyse "
+                             "them in parts with every member (representatives=False, "
+                             "earlc.parts.in_turn(..., collectives='all'))")
         steps = Steps(self.scratch, self.pp.parts) \
             if any(getattr(p, "across_parts", False) for p in chosen) else None
+        if steps is not None:
+            self.progress.expect(EXPECTED_STEPS + 1)
         try:
-            while True:
-                found = self._pass2(steps, properties, top, plugins, strict, packages)
-                if found is not None:
-                    break
-                before = steps.complete
-                steps.end_of_pass()
-                if steps.complete <= before:
-                    raise RuntimeError("the parts analysed in turn stopped at step %d: a part "
-                                       "did not write it" % before)
-                self.progress.again()
+            with packages_held():
+                while True:
+                    found = self._pass2(steps, properties, top, plugins, strict, packages)
+                    if found is not None:
+                        break
+                    before = steps.complete
+                    steps.end_of_pass()
+                    if steps.complete <= before:
+                        raise RuntimeError("the parts analysed in turn stopped at step %d: a "
+                                           "part did not write it" % before)
+                    self.progress.again()
         finally:
             if steps is not None:
                 self.steps_taken = steps.complete
@@ -626,6 +659,8 @@ class InTurn:
             except StepsSuspended as stop:
                 suspended.append(stop.step)
                 local = None
+            except StepsMisaligned as wrong:
+                raise RuntimeError(str(wrong)) from None
             finally:
                 _core.restore_numpy_memory(previous)
             if local is not None:
@@ -711,14 +746,10 @@ def needs_parts(path, memory=None, properties=None, plugins=(), packages: bool =
     whole = model.whole(int(declared.sum()), len(declared))
     if whole <= budget:
         return None
-    rootcause = [p.name for p in chosen if getattr(p, "group", None) == "root_cause"]
-    if rootcause:
-        raise BudgetError("the analysis of this trace needs about %s, more than the budget of "
-                          "%s, and the root causes (%s) are not analysed in parts one after "
-                          "another yet: analyse them on a machine with that much memory "
-                          "(--memory unlimited), or leave them out"
-                          % (format_size(whole), format_size(budget), ", ".join(rootcause[:3])))
-    builtin = all(getattr(p, "source", None) == "built-in" for p in chosen)
+    # the root causes read every member of a collective (their synchronisation
+    # points), as a plugin may: no representatives for them
+    rootcause = any(getattr(p, "group", None) == "root_cause" for p in chosen)
+    builtin = all(getattr(p, "source", None) == "built-in" for p in chosen) and not rootcause
     return Need(budget, model, representatives=builtin, whole=whole)
 
 

@@ -10,8 +10,9 @@ for that step and is *suspended* (StepsSuspended, raised through the
 analysis and caught by the driver, which lets the part go).  Once every part
 wrote its data of that step, the next pass runs each part again from its
 start: the steps already in the scratch folder are answered from there (the
-part computes its data again, which is the same: the analysis is
-deterministic, and is not written twice), and the part goes one step
+part computes its data again, which must be the same: the analysis is
+deterministic, and a digest of what it sent the first time checks it), and
+the part goes one step
 further.  The analysis ends in the pass in which no part is suspended; that
 pass gives every part's findings.
 
@@ -25,6 +26,7 @@ each part (size + 1 int64) and the payloads back to back.
 """
 from __future__ import annotations
 
+import hashlib
 import pickle
 from typing import Any, List, Optional, Sequence
 
@@ -47,6 +49,15 @@ class StepsSuspended(BaseException):
         self.step = step
 
 
+class StepsMisaligned(BaseException):
+    """A run of a part sent other data at a step than its first run did: the
+    steps would not line up, and the driver ends the analysis (a
+    BaseException, so that no property's handler takes it for the property's
+    own failure)."""
+
+    _told = True
+
+
 class Steps:
     """The steps the parts of one analysis in turn have written: which steps
     every part wrote (`complete`), in the scratch folder."""
@@ -54,15 +65,34 @@ class Steps:
     def __init__(self, scratch: Scratch, size: int):
         self.scratch, self.size = scratch, size
         self.written = [set() for _ in range(size)]  # per part: its steps written
+        #: per (step, part): the digest of what the part sent, which every later
+        #: run of the part must send again (else the steps would not line up)
+        self.digests = {}
         #: steps every part wrote, 0 .. complete - 1
         self.complete = 0
 
     def name(self, step: int, part: int) -> str:
         return "s%d.%d" % (step, part)
 
+    @staticmethod
+    def digest(outgoing: Sequence[bytes]) -> bytes:
+        h = hashlib.blake2b(digest_size=16)
+        for b in outgoing:
+            h.update(len(b).to_bytes(8, "little"))
+            h.update(b)
+        return h.digest()
+
+    def check(self, step: int, part: int, outgoing: Sequence[bytes]) -> None:
+        """A run of the part again sends what it sent at this step before."""
+        if self.digests.get((step, part)) != self.digest(outgoing):
+            raise StepsMisaligned("part %d sent other data at step %d of the root causes in a "
+                               "later run than in the first: the runs of the parts analysed "
+                               "in turn do not line up" % (part, step))
+
     def write(self, step: int, part: int, outgoing: Sequence[bytes]) -> None:
         if step in self.written[part]:
             return
+        self.digests[(step, part)] = self.digest(outgoing)
         sizes = np.array([len(b) for b in outgoing], dtype=np.int64)
         offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
         name = self.name(step, part)
@@ -92,6 +122,7 @@ class Steps:
             for s in steps:
                 self.scratch.delete(self.name(s, part))
             steps.clear()
+        self.digests.clear()
         self.complete = 0
 
 
@@ -111,6 +142,7 @@ class StepExchange(Exchange):
         step = self.step
         self.step += 1
         if step < self.steps.complete:
+            self.steps.check(step, self.rank, outgoing)
             return self.steps.received(step, self.rank)
         self.steps.write(step, self.rank, [bytes(b) for b in outgoing])
         raise StepsSuspended(step)
@@ -146,4 +178,4 @@ class StepExchange(Exchange):
         return total
 
 
-__all__ = ["Steps", "StepExchange", "StepsSuspended"]
+__all__ = ["Steps", "StepExchange", "StepsSuspended", "StepsMisaligned"]
