@@ -16,6 +16,10 @@ turn, and the budget of resident memory decides how many there are:
           and keep what it found, said in terms of keys (timestamp, location,
           position in the whole trace) instead of the part's event ids
           (merge._findings); drop the part.
+  again:  with properties that compute across parts (the root causes), a part
+          stops at each of their collective steps until every part wrote its
+          data there (steps.py), and pass 2 runs again, one step further,
+          until no part stops: the last run gives the findings.
   merge:  turn the keys into the whole trace's event ids and instance numbers
           (counts over the spilled timestamps and instance keys) and merge the
           findings as the MPI analysis does (merge.merge): the same report.

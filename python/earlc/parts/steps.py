@@ -12,14 +12,16 @@ wrote its data of that step, the next pass runs each part again from its
 start: the steps already in the scratch folder are answered from there (the
 part computes its data again, which must be the same: the analysis is
 deterministic, and a digest of what it sent the first time checks it), and
-the part goes one step
-further.  The analysis ends in the pass in which no part is suspended; that
+the part goes one step further.  The analysis ends in the pass in which no part is suspended; that
 pass gives every part's findings.
 
 So a pass advances every part by one step, and the passes over the parts are
-as many as the steps the analyses take (properties/rootcause/parts.py lists
-them): the cost of running the unchanged steps in turn.  Memory: the part,
-and what the others sent it in one step.
+one more than the steps the analyses take (properties/rootcause/parts.py
+lists them; 21 on the generated programs): the cost of running the unchanged
+steps in turn.  Memory: the part, and what the others sent it in one step.
+Threading: one part runs at a time, on the driver's thread; a Steps and its
+exchanges are not shared between threads.  Determinism: a step's answer is
+what every part wrote, in part order, whatever order they ran in.
 
 Step s's data of part q is one file, `s<s>.<q>`: the offsets of what goes to
 each part (size + 1 int64) and the payloads back to back.
