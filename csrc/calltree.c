@@ -298,15 +298,17 @@ static void walk_one(void *arg, int me)
     earl_map_free(&index);
 }
 
-/* Renumber a part's events with the merged call paths. */
-static void renumber_one(void *arg, int me)
+/* Renumber the events of one range of the total order with the merged call
+ * paths, each through the map of its location's part: the ranges split the
+ * work evenly, where parts by location would each read every event. */
+static void renumber_range(void *arg, int me)
 {
     walk_job *j = arg;
     const earl_events *ev = j->ev;
-    const int32_t *map = j->parts[me].map;
-    for (size_t i = 0; i < ev->count; i++)
-        if (j->part_of[ev->location[i]] == me && j->cnode[i] >= 0)
-            j->cnode[i] = map[j->cnode[i]];
+    size_t to = earl_part_start(ev->count, me + 1, j->n_parts);
+    for (size_t i = earl_part_start(ev->count, me, j->n_parts); i < to; i++)
+        if (j->cnode[i] >= 0)
+            j->cnode[i] = j->parts[j->part_of[ev->location[i]]].map[j->cnode[i]];
 }
 
 /* Processes dealt out to n parts in definition order, contiguous blocks of
@@ -411,7 +413,7 @@ static int walk(earl_calltree *t, const earl_trace *trace, const earl_eid32 *ent
     } else if (status == 0) {
         status = merge_paths(&t->paths, parts, n);
         if (status == 0)
-            earl_parallel(n, renumber_one, &j);
+            earl_parallel(n, renumber_range, &j);
         size_t total = 0;
         for (int p = 0; p < n; p++)
             total += parts[p].rows.n;
