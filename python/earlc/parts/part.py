@@ -69,6 +69,9 @@ class Part:
         #: causes: bytes sent, collective steps, rounds of the long-term replay)
         self.stats = {}
         self._own_times = None
+        #: how the collectives came (open_part): "all" members, or
+        #: "representatives" (only what the built-in wait states read)
+        self.collectives = "all"
 
     def definitions(self) -> "DefinitionsOnly":
         """The trace as a property of the analysis in parts sees it (ctx.trace):
@@ -263,9 +266,19 @@ class DefinitionsOnly:
 
 
 def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
-              partition: Optional[Partition] = None, salvage: bool = False) -> Part:
+              partition: Optional[Partition] = None, salvage: bool = False,
+              collectives: str = "all") -> Part:
     """Collective: this process's part of the trace at `path`, split into
-    exchange.size parts (plan.py) unless `partition` is given."""
+    exchange.size parts (plan.py) unless `partition` is given.
+
+    collectives: "all" (every member of the collectives of a communicator
+    with an own location) or "representatives" (only the members the
+    built-in wait states read, earl_part.h; collectives_for says which a
+    catalog may have)."""
+    if collectives not in ("all", "representatives"):
+        raise ValueError("collectives must be 'all' or 'representatives', not %r"
+                         % (collectives,))
+    representatives = collectives == "representatives"
     error, reading, part_of = None, None, None
     try:
         reading = _core.Reading(str(path), threads=threads, progress=progress,
@@ -276,9 +289,14 @@ def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
         error = exc
     exchange.agree(error)
     me = exchange.rank
+    members = None
     try:
         reading.read(partition.mask(me))
-        offsets, records = reading.export(partition.part_of, partition.parts, me)
+        got = reading.export(partition.part_of, partition.parts, me, members=representatives)
+        offsets, records = got[0], got[1]
+        if representatives:
+            members = got[2]
+        del got
     except Exception as exc:
         error = exc
     exchange.agree(error)
@@ -286,15 +304,108 @@ def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
     offsets = np.frombuffer(offsets, dtype=np.uint64).astype(np.int64)
     ghosts, _ = exchange.alltoallv(records, np.diff(offsets) * GHOST_RECORD.itemsize)
     del records  # every location's ghosts come from its one owner, sorted: as received
+    if representatives:
+        chosen = None
+        try:
+            chosen = _exchange_representatives(reading, members, partition, exchange)
+        except Exception as exc:
+            error = exc
+        del members
+        exchange.agree(error)
+        ghosts = merge_ghosts([chosen], np.frombuffer(ghosts, dtype=GHOST_RECORD))
+        del chosen
     chunks = [ghosts]  # the only chunk: assemble lets it go before the order is made
     del ghosts
     try:
         part = assemble(reading, _taken(chunks), partition, me, exchange, threads)
+        part.collectives = collectives
     except Exception as exc:
         error = exc
     exchange.agree(error)
     part.whole = _whole_trace(part)
     return part
+
+
+def collectives_for(properties=None, plugins=(), packages: bool = True,
+                    strict: bool = False) -> str:
+    """How the collectives of a part may travel for the analysis of this
+    catalog (engine.selection's arguments): "representatives" when every
+    chosen property is a built-in other than the root causes (the built-in
+    wait states read only the members earl_part_representatives picks),
+    else "all" (a plugin may read every member; the root causes compute
+    every member's synchronisation points)."""
+    from ..analysis.engine import selection
+
+    _, chosen = selection(properties, plugins, packages, strict)
+    if all(getattr(p, "source", None) == "built-in" and getattr(p, "group", None) != "root_cause"
+           for p in chosen):
+        return "representatives"
+    return "all"
+
+
+def _chooser(members: np.ndarray, parts: int) -> np.ndarray:
+    """Per collective member row, the part that chooses its instance's
+    representatives: instances spread over the parts by (comm, seq), so
+    that every member of an instance meets at one part."""
+    key = members["comm"].astype(np.uint64) * np.uint64(0x9E3779B1) + members["seq"]
+    return (key % np.uint64(parts)).astype(np.int64)
+
+
+def _exchange_representatives(reading, members, partition: Partition,
+                              exchange: Exchange) -> np.ndarray:
+    """Collective, two all-to-alls: every part sends its own collective
+    members (earl_coll_member rows) to the chooser of their instance
+    (_chooser), which picks each part's representatives
+    (earl_part_representatives, as the analysis in turn does) and sends them
+    there.  Returns the ghost records this part received, sorted by
+    (location, position)."""
+    rows = np.frombuffer(members, dtype=COLL_MEMBER)
+    opaque = np.dtype((np.void, COLL_MEMBER.itemsize))  # faster copies than the fields
+    dest = _chooser(rows, exchange.size)
+    order = np.argsort(dest, kind="stable")
+    send = rows.view(opaque)[order]
+    counts = np.bincount(dest, minlength=exchange.size) * COLL_MEMBER.itemsize
+    del rows, dest, order, members
+    got, _ = exchange.alltoallv(send, counts)
+    del send
+    rows = np.frombuffer(got, dtype=COLL_MEMBER)
+    # as earl_part_export lists them: (comm, seq, time and location and position of the END)
+    order = np.lexsort((rows["position"][:, 2], rows["location"], rows["time"][:, 2],
+                        rows["seq"], rows["comm"]))
+    rows = rows.view(opaque)[order].view(COLL_MEMBER)
+    del got, order
+    offsets, records = reading.representatives(rows, partition.part_of, partition.parts)
+    del rows
+    offsets = np.frombuffer(offsets, dtype=np.uint64).astype(np.int64)
+    got, counts = exchange.alltoallv(records, np.diff(offsets) * GHOST_RECORD.itemsize)
+    del records
+    table = np.frombuffer(got, dtype=GHOST_RECORD)
+    # each chooser's records are sorted; together, they are sorted here
+    return merge_ghosts([table], np.empty(0, GHOST_RECORD)) if exchange.size > 1 else table
+
+
+def merge_ghosts(representatives, records: np.ndarray) -> np.ndarray:
+    """Ghost records of several sources as one buffer sorted by (location,
+    position), each event once: the representatives of collectives (a list
+    of GHOST_RECORD arrays) beside the other ghosts (records); where both
+    hold an event, the representative's record stays (it carries the count
+    of the members it stands for).  The analysis in turn and the MPI parts
+    both merge so."""
+    row = np.dtype((np.void, GHOST_RECORD.itemsize))  # opaque rows: faster copies
+    parts = [np.ascontiguousarray(r).view(row) for r in representatives if r is not None
+             and len(r)]
+    if not parts:
+        return records
+    out = np.concatenate(parts + [np.ascontiguousarray(records).view(row)]).view(GHOST_RECORD)
+    del parts
+    location = np.ascontiguousarray(out["location"])
+    position = np.ascontiguousarray(out["position"])
+    order = np.lexsort((position, location))  # stable: the representatives first
+    location, position = location[order], position[order]
+    keep = np.ones(len(out), dtype=bool)
+    keep[1:] = (position[1:] != position[:-1]) | (location[1:] != location[:-1])
+    del location, position
+    return out.view(row)[order[keep]].view(GHOST_RECORD)
 
 
 def _taken(chunks: list):
@@ -346,6 +457,6 @@ def _whole_trace(part: Part) -> dict:
             "last_time": max(lasts) if lasts else None}
 
 
-__all__ = ["Part", "open_part", "assemble", "GHOST_RECORD", "COLL_MEMBER", "POSITION_BITS",
+__all__ = ["Part", "open_part", "assemble", "merge_ghosts", "collectives_for", "GHOST_RECORD", "COLL_MEMBER", "POSITION_BITS",
            "DefinitionsOnly",
            "PartOfTraceError"]
