@@ -289,21 +289,12 @@ def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
         error = exc
     exchange.agree(error)
     me = exchange.rank
-    members = None
     try:
         reading.read(partition.mask(me))
-        got = reading.export(partition.part_of, partition.parts, me, members=representatives)
-        offsets, records = got[0], got[1]
-        if representatives:
-            members = got[2]
-        del got
     except Exception as exc:
         error = exc
     exchange.agree(error)
-    # the export is one buffer, its records sorted by part: it is sent as it is
-    offsets = np.frombuffer(offsets, dtype=np.uint64).astype(np.int64)
-    ghosts, _ = exchange.alltoallv(records, np.diff(offsets) * GHOST_RECORD.itemsize)
-    del records  # every location's ghosts come from its one owner, sorted: as received
+    chunks, members = _ghosts_in_rounds(reading, partition, exchange, representatives)
     if representatives:
         chosen = None
         try:
@@ -312,12 +303,12 @@ def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
             error = exc
         del members
         exchange.agree(error)
-        ghosts = merge_ghosts([chosen], np.frombuffer(ghosts, dtype=GHOST_RECORD))
+        chunks = by_location(_taken(chunks), chosen)
         del chosen
-    chunks = [ghosts]  # the only chunk: assemble lets it go before the order is made
-    del ghosts
-    try:
-        part = assemble(reading, _taken(chunks), partition, me, exchange, threads)
+    else:
+        chunks = _taken(chunks)
+    try:  # assemble lets each chunk go before the order is made
+        part = assemble(reading, chunks, partition, me, exchange, threads)
         part.collectives = collectives
     except Exception as exc:
         error = exc
@@ -341,6 +332,59 @@ def collectives_for(properties=None, plugins=(), packages: bool = True,
            for p in chosen):
         return "representatives"
     return "all"
+
+
+def _ghosts_in_rounds(reading, partition: Partition, exchange: Exchange,
+                      representatives: bool):
+    """Collective: the ghosts every other part sends this one, in P - 1
+    rounds; in round r, part p exports what part p + r needs of its own
+    locations (earl_part_export with the locations of the other parts left
+    out) and receives what part p - r exports for it.  So a part holds the
+    records of one destination at a time beside what it received, not those
+    of every destination at once (80 bytes a record, the open's largest
+    transient).  Returns (the buffers received, one per part with ghosts for
+    this one, each holding whole locations sorted by (location, position);
+    with representatives, this part's own collective members as
+    earl_coll_member rows, each once)."""
+    me, size = exchange.rank, exchange.size
+    part_of = np.ascontiguousarray(partition.part_of, dtype=np.int32)
+    received, members = [], []
+    for r in range(1, size):
+        dest = (me + r) % size
+        error, records, counts = None, None, np.zeros(size, dtype=np.int64)
+        try:
+            only = np.where((part_of == me) | (part_of == dest), part_of, -1).astype(np.int32)
+            got = reading.export(only, partition.parts, me, members=representatives)
+            offsets = np.frombuffer(got[0], dtype=np.uint64).astype(np.int64)
+            # only dest's: the calls every part compares (MPI_Init, MPI_Finalize)
+            # are exported for every part in every round
+            size_of = GHOST_RECORD.itemsize
+            records = np.frombuffer(got[1], dtype=np.uint8)[
+                int(offsets[dest]) * size_of:int(offsets[dest + 1]) * size_of]
+            counts[dest] = len(records)
+            if representatives:
+                members.append(np.frombuffer(got[2], dtype=COLL_MEMBER))
+            del got
+        except Exception as exc:  # every part must learn of it (Exchange.agree)
+            error = exc
+        exchange.agree(error)
+        got, _ = exchange.alltoallv(records, counts)
+        del records
+        if len(got):
+            received.append(got)
+        del got
+    if not representatives:
+        return received, None
+    # a communicator with members in several other parts lists its own
+    # members in each of their rounds: each once
+    rows = np.concatenate(members) if members else np.empty(0, COLL_MEMBER)
+    del members
+    if len(rows):
+        key = (rows["location"].astype(np.int64) << POSITION_BITS) | \
+            rows["position"][:, 2].astype(np.int64)
+        _, first = np.unique(key, return_index=True)
+        rows = rows[np.sort(first)]
+    return received, rows
 
 
 def _chooser(members: np.ndarray, parts: int) -> np.ndarray:
@@ -380,8 +424,44 @@ def _exchange_representatives(reading, members, partition: Partition,
     got, counts = exchange.alltoallv(records, np.diff(offsets) * GHOST_RECORD.itemsize)
     del records
     table = np.frombuffer(got, dtype=GHOST_RECORD)
-    # each chooser's records are sorted; together, they are sorted here
-    return merge_ghosts([table], np.empty(0, GHOST_RECORD)) if exchange.size > 1 else table
+    # each chooser's records are sorted: together, they are sorted here
+    order = np.lexsort((table["position"], table["location"]))
+    return table.view(np.dtype((np.void, GHOST_RECORD.itemsize)))[order].view(GHOST_RECORD)
+
+
+def by_location(chunks, representatives: np.ndarray):
+    """The ghosts of the buffers `chunks` gives (GHOST_RECORD bytes, each
+    holding whole locations sorted by (location, position), no location in
+    two) location by location, each merged with that location's
+    representatives (sorted the same way; merge_ghosts), then the locations
+    that have representatives only: one location at a time, so that the
+    merge copies one location's records, not every ghost.  Each buffer is let
+    go once its last location is given."""
+    reps_loc = representatives["location"]
+    done = np.zeros(len(representatives), dtype=bool)
+    for chunk in chunks:
+        records = np.frombuffer(chunk, dtype=GHOST_RECORD)
+        del chunk
+        locs = np.unique(records["location"])
+        at = np.searchsorted(records["location"], locs, side="left").tolist()
+        end = np.searchsorted(records["location"], locs, side="right").tolist()
+        rat = np.searchsorted(reps_loc, locs, side="left").tolist()
+        rend = np.searchsorted(reps_loc, locs, side="right").tolist()
+        for a, b, c, d in zip(at, end, rat, rend):
+            mine = records[a:b]
+            if d > c:
+                done[c:d] = True
+                yield merge_ghosts([representatives[c:d]], mine)
+            else:
+                yield mine
+            del mine
+        del records
+    rest = representatives[~done]
+    if len(rest):
+        locs = rest["location"]
+        cuts = np.flatnonzero(np.diff(locs)) + 1
+        for a, b in zip([0] + cuts.tolist(), cuts.tolist() + [len(rest)]):
+            yield rest[a:b]
 
 
 def merge_ghosts(representatives, records: np.ndarray) -> np.ndarray:
@@ -457,6 +537,6 @@ def _whole_trace(part: Part) -> dict:
             "last_time": max(lasts) if lasts else None}
 
 
-__all__ = ["Part", "open_part", "assemble", "merge_ghosts", "collectives_for", "GHOST_RECORD", "COLL_MEMBER", "POSITION_BITS",
+__all__ = ["Part", "open_part", "assemble", "merge_ghosts", "by_location", "collectives_for", "GHOST_RECORD", "COLL_MEMBER", "POSITION_BITS",
            "DefinitionsOnly",
            "PartOfTraceError"]
