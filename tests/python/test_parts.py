@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import earlc
+import earlc.parts
 from earlc.synth import synth
 from conftest import REFERENCE_NAMES, SHARED_TRACES
 
@@ -373,6 +374,7 @@ GHOST_COUNT = r"""
 import sys
 import numpy as np
 import earlc
+import earlc.parts
 from earlc.events import KINDS
 from earlc.parts import mpi_exchange
 path, collectives = sys.argv[1], sys.argv[2]
@@ -421,3 +423,41 @@ def test_collectives_travel_as_representatives(processes, tmp_path):
                 assert all(i > 0 for _, i, _, _ in counts)
             elif collectives == "all" and bounded:
                 assert over  # the bound can fail: every member is more
+
+
+def test_a_part_of_representatives_refuses_what_needs_every_member(traces):
+    """A part opened with the collectives as representatives analyses the
+    default catalog as the whole trace does, and refuses the root causes (they
+    compute every member's synchronisation points) in one line naming the
+    option to change, on every process alike."""
+    path = traces["collectives"]
+    assert earlc.parts.collectives_for(None) == "representatives"
+    assert earlc.parts.collectives_for("all") == "all"
+    trace = earlc.open(path, parts="mpi", collectives="representatives")
+    assert trace.part.collectives == "representatives"
+    assert earlc.analyze(trace).to_json() == earlc.analyze(earlc.open(path)).to_json()
+    with pytest.raises(ValueError, match="open it with collectives='all'"):
+        earlc.analyze(trace, properties="all")
+    with pytest.raises(ValueError, match="collectives must be"):
+        earlc.open(path, parts="mpi", collectives="some")
+
+
+def test_merged_ghosts_keep_the_representatives_record():
+    """merge_ghosts and by_location (both drivers merge so): sorted by
+    (location, position), each event once, the representative's record kept
+    where a message's ghost is the same event (it carries the member count)."""
+    from earlc.parts.part import GHOST_RECORD, by_location, merge_ghosts
+
+    def records(*rows):
+        out = np.zeros(len(rows), dtype=GHOST_RECORD)
+        for k, (loc, pos, members) in enumerate(rows):
+            out[k]["location"], out[k]["position"], out[k]["members"] = loc, pos, members
+        return out
+
+    ghosts = records((1, 2, 0), (1, 5, 0), (3, 1, 0))
+    reps = records((1, 5, 4), (1, 7, 1), (2, 0, 1))
+    got = merge_ghosts([reps[:2]], ghosts[:2])
+    assert got["position"].tolist() == [2, 5, 7] and got["members"].tolist() == [0, 4, 1]
+    chunks = list(by_location(iter([ghosts.tobytes()]), reps))
+    assert [c["location"].tolist() for c in chunks] == [[1, 1, 1], [3], [2]]
+    assert chunks[0]["members"].tolist() == [0, 4, 1]
