@@ -497,12 +497,15 @@ def _taken(chunks: list):
 
 def _ghost_positions(table: np.ndarray, positions: Dict[int, np.ndarray]) -> None:
     """Per ghost location, its ghosts' positions in the whole trace (the records
-    of a location come together, ascending), into positions."""
+    of a location come together, ascending), into positions: int32 while they
+    fit (4 bytes per ghost held for the part's life), else int64."""
     if len(table):
         locs = table["location"]
         starts = np.concatenate(([0], np.nonzero(np.diff(locs))[0] + 1, [len(table)]))
         for a, b in zip(starts[:-1].tolist(), starts[1:].tolist()):
-            positions[int(locs[a])] = table["position"][a:b].astype(np.int64)
+            pos = table["position"][a:b]
+            positions[int(locs[a])] = pos.astype(np.int32 if int(pos[-1]) < 1 << 31
+                                                 else np.int64)
 
 
 def assemble(reading, ghosts, partition: Partition, index: int, exchange: Optional[Exchange],
