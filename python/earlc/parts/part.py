@@ -3,8 +3,14 @@ others (csrc/include/earl_part.h), and the whole trace's event ids.
 
 Opening a part is collective: every part reads the definitions and plans the
 same partition, reads its own locations, exports to every other part the
-ghosts it needs, receives its own ghosts, and orders its events.  Each step's
-failure on any part ends every part with the same error (Exchange.agree).
+ghosts it needs (in P - 1 rounds, one destination each: _ghosts_in_rounds),
+receives its own ghosts, and orders its events.  With collectives=
+"representatives" the collectives travel apart: each instance's members meet
+at one part, which chooses what every other part needs of them
+(_exchange_representatives, earl_part_representatives, as the analysis in
+turn chooses them); they are merged with the other ghosts location by
+location (by_location, merge_ghosts).  Each step's failure on any part ends
+every part with the same error (Exchange.agree).
 
 Event ids of a part are positions in the part's own total order, which is the
 whole trace's order restricted to the part's events: (timestamp, location,
@@ -296,13 +302,8 @@ def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
     exchange.agree(error)
     chunks, members = _ghosts_in_rounds(reading, partition, exchange, representatives)
     if representatives:
-        chosen = None
-        try:
-            chosen = _exchange_representatives(reading, members, partition, exchange)
-        except Exception as exc:
-            error = exc
+        chosen = _exchange_representatives(reading, members, partition, exchange)
         del members
-        exchange.agree(error)
         chunks = by_location(_taken(chunks), chosen)
         del chosen
     else:
@@ -402,7 +403,8 @@ def _exchange_representatives(reading, members, partition: Partition,
     (_chooser), which picks each part's representatives
     (earl_part_representatives, as the analysis in turn does) and sends them
     there.  Returns the ghost records this part received, sorted by
-    (location, position)."""
+    (location, position).  A failure of the choice on any part ends every
+    part (Exchange.agree) before the second all-to-all."""
     rows = np.frombuffer(members, dtype=COLL_MEMBER)
     opaque = np.dtype((np.void, COLL_MEMBER.itemsize))  # faster copies than the fields
     dest = _chooser(rows, exchange.size)
@@ -418,10 +420,16 @@ def _exchange_representatives(reading, members, partition: Partition,
                         rows["seq"], rows["comm"]))
     rows = rows.view(opaque)[order].view(COLL_MEMBER)
     del got, order
-    offsets, records = reading.representatives(rows, partition.part_of, partition.parts)
+    error, records, counts = None, None, None
+    try:
+        offsets, records = reading.representatives(rows, partition.part_of, partition.parts)
+        counts = np.diff(np.frombuffer(offsets, dtype=np.uint64).astype(np.int64)) * \
+            GHOST_RECORD.itemsize
+    except Exception as exc:  # every part must learn of it
+        error = exc
     del rows
-    offsets = np.frombuffer(offsets, dtype=np.uint64).astype(np.int64)
-    got, counts = exchange.alltoallv(records, np.diff(offsets) * GHOST_RECORD.itemsize)
+    exchange.agree(error)
+    got, _ = exchange.alltoallv(records, counts)
     del records
     table = np.frombuffer(got, dtype=GHOST_RECORD)
     # each chooser's records are sorted: together, they are sorted here
@@ -540,6 +548,5 @@ def _whole_trace(part: Part) -> dict:
             "last_time": max(lasts) if lasts else None}
 
 
-__all__ = ["Part", "open_part", "assemble", "merge_ghosts", "by_location", "collectives_for", "GHOST_RECORD", "COLL_MEMBER", "POSITION_BITS",
-           "DefinitionsOnly",
-           "PartOfTraceError"]
+__all__ = ["Part", "open_part", "assemble", "merge_ghosts", "by_location", "collectives_for",
+           "GHOST_RECORD", "COLL_MEMBER", "POSITION_BITS", "DefinitionsOnly", "PartOfTraceError"]
