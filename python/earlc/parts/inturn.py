@@ -43,7 +43,7 @@ import numpy as np
 from .. import _core
 from .budget import DEFAULT, ROOT_CAUSES, BudgetError, Model, format_size, parse_size
 from .plan import Partition, plan, process_of_locations
-from .part import COLL_MEMBER, GHOST_RECORD, Part, assemble, merge_ghosts
+from .part import COLL_MEMBER, GHOST_RECORD, Part, assemble, collectives_of, merge_ghosts
 from .scratch import Scratch
 from .spill import BLOCK, Instances, LocationTimes
 
@@ -652,8 +652,8 @@ def needs_parts(path, memory=None, properties=None, plugins=(), packages: bool =
                           "another yet: analyse them on a machine with that much memory "
                           "(--memory unlimited), or leave them out"
                           % (format_size(whole), format_size(budget), ", ".join(rootcause[:3])))
-    builtin = all(getattr(p, "source", None) == "built-in" for p in chosen)
-    return Need(budget, model, representatives=builtin, whole=whole)
+    return Need(budget, model, representatives=collectives_of(chosen) == "representatives",
+                whole=whole)
 
 
 __all__ = ["InTurn", "Need", "PartsPlan", "plan_parts", "needs_parts", "declared_events",

@@ -328,7 +328,11 @@ def collectives_for(properties=None, plugins=(), packages: bool = True,
     every member's synchronisation points)."""
     from ..analysis.engine import selection
 
-    _, chosen = selection(properties, plugins, packages, strict)
+    return collectives_of(selection(properties, plugins, packages, strict)[1])
+
+
+def collectives_of(chosen) -> str:
+    """collectives_for of the properties engine.selection chose."""
     if all(getattr(p, "source", None) == "built-in" and getattr(p, "group", None) != "root_cause"
            for p in chosen):
         return "representatives"
@@ -549,4 +553,5 @@ def _whole_trace(part: Part) -> dict:
 
 
 __all__ = ["Part", "open_part", "assemble", "merge_ghosts", "by_location", "collectives_for",
-           "GHOST_RECORD", "COLL_MEMBER", "POSITION_BITS", "DefinitionsOnly", "PartOfTraceError"]
+           "collectives_of", "GHOST_RECORD", "COLL_MEMBER", "POSITION_BITS", "DefinitionsOnly",
+           "PartOfTraceError"]
