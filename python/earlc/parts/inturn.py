@@ -580,9 +580,13 @@ class InTurn:
             self.let_go(part)
             del part
             self.progress.end()
-        for piece, (valid, k, ivalid, ik) in zip(pieces, keys):
+        # one count over every location's timestamps for the keys of all parts
+        counted = np.split(self.times.count_before(*map(np.concatenate, zip(*(
+            k for _, k, _, _ in keys)))), np.cumsum([len(k[0]) for _, k, _, _ in keys])[:-1]) \
+            if keys else []
+        for piece, (valid, k, ivalid, ik), ids in zip(pieces, keys, counted):
             gids = np.full(len(valid), -1, dtype=np.int64)
-            gids[valid] = self.times.count_before(*k)
+            gids[valid] = ids
             ginst = np.full(len(ivalid), -1, dtype=np.int64)
             ginst[ivalid] = instances.before(*ik)
             merge._globalize(piece, gids, ginst)
