@@ -326,6 +326,22 @@ EARL_API earl_status earl_hb_part_export(earl_hb_part *part, int32_t to, const e
                                          const uint64_t *tickets, size_t n, earl_error *err);
 
 /**
+ * Say that part 0 waits for the clock of every own event another part may
+ * wait for, each with its event id as its ticket: the sends whose receive is
+ * on another part, the begins of own members of collectives with members on
+ * other parts.  The symbolic pass of a replay in three exchanges (below)
+ * takes the clocks of these events before any part asked for them.
+ *
+ * @param part  the part's replay (of a trace whose processes are whole)
+ * @param n     receives how many events were exported
+ * @param err   receives the status and a message on failure (may be NULL)
+ * @return EARL_OK or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_hb_part_export_crossing(earl_hb_part *part, size_t *n,
+                                                  earl_error *err);
+
+/**
  * Replay until every own location is done or waits for a ghost clock not
  * received (step 4).
  *

@@ -7,6 +7,7 @@
  *   PartClocks(states, stamped, threads=0, progress=None)
  *   .needs() -> Column of int64 ghost ids (a ticket is an index)
  *   .export(to, events, tickets)        own int64 ids, uint64 tickets
+ *   .export_crossing() -> n             to part 0, ticket = event id
  *   .run()                              the GIL released
  *   .take(n_parts) -> (offsets bytes of n_parts + 1 uint64, records bytes)
  *   .receive(records)
@@ -120,6 +121,19 @@ static PyObject *part_clocks_export(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+static PyObject *part_clocks_export_crossing(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    earl_hb_part *p = part_of(self);
+    if (!p)
+        return NULL;
+    earl_error err;
+    size_t n = 0;
+    if (earl_hb_part_export_crossing(p, &n, &err) != EARL_OK)
+        return earlc_raise(&err);
+    return PyLong_FromSize_t(n);
+}
+
 static PyObject *part_clocks_run(PyObject *self, PyObject *unused)
 {
     (void)unused;
@@ -219,6 +233,8 @@ static PyObject *part_clocks_finish(PyObject *self, PyObject *unused)
 static PyMethodDef part_clocks_methods[] = {
     {"needs", part_clocks_needs, METH_NOARGS, "ghost events waited for: Column of int64"},
     {"export", part_clocks_export, METH_VARARGS, "export(to, events, tickets)"},
+    {"export_crossing", part_clocks_export_crossing, METH_NOARGS,
+     "export every own event another part may wait for, to part 0, ticket = event id"},
     {"run", part_clocks_run, METH_NOARGS, "replay until every own location waits or is done"},
     {"take", part_clocks_take, METH_O, "take(n_parts) -> (offsets, records)"},
     {"receive", part_clocks_receive, METH_O, "receive(records)"},
