@@ -342,6 +342,28 @@ EARL_API earl_status earl_hb_part_export_crossing(earl_hb_part *part, size_t *n,
                                                   earl_error *err);
 
 /**
+ * Solve the system over the crossing events of a replay in parts in three
+ * exchanges: clocks[x] (width entries per event) becomes the maximum of its
+ * base and the solved clocks of the events with an edge into x, in one sweep
+ * in topological order.  Events on a cycle (an inconsistent trace) are left
+ * unsolved; *solved < n says so, and the replay in rounds must stamp.
+ *
+ * @param clocks   n x width entries: each crossing event's base, in place
+ * @param n        the crossing events
+ * @param width    entries per clock
+ * @param src      per edge, the event whose clock flows into ...
+ * @param dst      ... this event
+ * @param n_edges  how many edges
+ * @param solved   receives how many events were solved (n without a cycle)
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (an edge naming no event), EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_hb_frontier_solve(uint32_t *clocks, size_t n, uint32_t width,
+                                            const int64_t *src, const int64_t *dst,
+                                            size_t n_edges, size_t *solved, earl_error *err);
+
+/**
  * Replay until every own location is done or waits for a ghost clock not
  * received (step 4).
  *

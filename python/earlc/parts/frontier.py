@@ -118,31 +118,34 @@ class NoOrder(Exception):
     must do it."""
 
 
-def solve(summaries: Sequence, part_of: np.ndarray) -> List[bytes]:
+def solve(summaries: list, part_of: np.ndarray) -> List[bytes]:
     """The true clocks of every part's needs, from every part's summary
-    (summaries[p] of part p): for each part, records for PartClocks.receive
-    in its tickets' order.  Raises NoOrder."""
+    (summaries[p] of part p; the list is emptied, so that the summaries can
+    go as soon as their clocks are copied): for each part, records for
+    PartClocks.receive in its tickets' order.  Raises NoOrder."""
     parts = [_unpack(s) for s in summaries]
+    summaries.clear()
     if any(p["cycle"] for p in parts):
         raise NoOrder("a part's own events have a cycle")
     width = parts[0]["width"]
-    # the nodes: every crossing event, named by its key
+    # the nodes: every crossing event, in the parts' order, found by its key
+    start = np.cumsum([0] + [len(p["xloc"]) for p in parts])
     keys = np.concatenate([(p["xloc"].astype(np.int64) << POSITION_BITS) | p["xpos"]
                            for p in parts])
-    base = np.concatenate([p["clock"] for p in parts]) if len(keys) else \
-        np.zeros((0, width), np.uint32)
+    base = np.empty((int(start[-1]), width), dtype=np.uint32)
+    for q, p in enumerate(parts):
+        base[start[q]:start[q + 1]] = p["clock"]
+        p["nloc"], p["npos"] = p["nloc"].copy(), p["npos"].copy()
+        del p["clock"], p["xloc"], p["xpos"]  # the summaries themselves can go now
     order = np.argsort(keys, kind="stable")
-    keys, base = keys[order], base[order]
-    start = np.cumsum([0] + [len(p["xloc"]) for p in parts])
-    node_of_row = np.empty(len(keys), np.int64)
-    node_of_row[order] = np.arange(len(keys))
+    keys = keys[order]
 
     def nodes(loc, pos):
         k = (loc.astype(np.int64) << POSITION_BITS) | pos
         at = np.searchsorted(keys, k)
         if len(k) and (at.max() >= len(keys) or not np.array_equal(keys[at], k)):
             raise NoOrder("a part waits for an event no part exported")
-        return at
+        return order[at]
 
     src, dst = [], []
     need_nodes = []
@@ -155,17 +158,18 @@ def solve(summaries: Sequence, part_of: np.ndarray) -> List[bytes]:
         by_rank = at[srt]
         first = np.searchsorted(p["nloc"][srt], np.arange(width))
         count = np.searchsorted(p["nloc"][srt], np.arange(width), side="right") - first
-        rows = node_of_row[start[q]:start[q + 1]]
         ghost = np.nonzero(part_of != q)[0]
-        sym = base[rows][:, ghost]
+        sym = base[start[q]:start[q + 1]][:, ghost]
         i, j = np.nonzero(sym)
         r = sym[i, j].astype(np.int64)
         m = ghost[j]
+        del sym
         if len(r) and (r > count[m]).any():
             raise ValueError("a crossing event's clock names a need part %d does not have" % q)
         src.append(by_rank[first[m] + r - 1])
-        dst.append(rows[i])
-        base[np.ix_(rows, ghost)] = 0
+        dst.append(start[q] + i)
+        base[start[q]:start[q + 1], ghost] = 0
+    del keys, order
     src = np.concatenate(src) if src else np.empty(0, np.int64)
     dst = np.concatenate(dst) if dst else np.empty(0, np.int64)
     true = _sweep(base, src, dst)
@@ -174,32 +178,13 @@ def solve(summaries: Sequence, part_of: np.ndarray) -> List[bytes]:
 
 def _sweep(base: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """true[x] = max(base[x], true[d] for each edge d -> x), in a topological
-    order (Kahn's); NoOrder when there is none."""
-    n = len(base)
-    true = base.copy()
-    by_dst = np.argsort(dst, kind="stable")
-    dep_of = src[by_dst]
-    dep_start = np.searchsorted(dst[by_dst], np.arange(n + 1))
-    by_src = np.argsort(src, kind="stable")
-    succ = dst[by_src].tolist()
-    succ_start = np.searchsorted(src[by_src], np.arange(n + 1)).tolist()
-    waiting = np.diff(dep_start).tolist()
-    ds = dep_start.tolist()
-    ready = [x for x in range(n) if not waiting[x]]
-    done = 0
-    while ready:
-        x = ready.pop()
-        done += 1
-        a, b = ds[x], ds[x + 1]
-        if b - a == 1:
-            np.maximum(true[x], true[dep_of[a]], out=true[x])
-        elif b > a:
-            np.maximum(true[x], true[dep_of[a:b]].max(axis=0), out=true[x])
-        for y in succ[succ_start[x]:succ_start[x + 1]]:
-            waiting[y] -= 1
-            if not waiting[y]:
-                ready.append(y)
-    if done < n:
+    order (earl_hb_frontier_solve); NoOrder when there is none."""
+    true = base  # in place
+    if not len(true):
+        return true
+    solved = _core.frontier_solve(true, true.shape[1], np.ascontiguousarray(src, np.int64),
+                                  np.ascontiguousarray(dst, np.int64))
+    if solved < len(true):
         raise NoOrder("the crossing events have a cycle")
     return true
 

@@ -253,17 +253,21 @@ def drive_frontier(part: Part, stamped: np.ndarray, threads: Optional[int] = Non
     except Exception as exc:  # every part learns of it
         error = exc
     ex.agree(error)
+    stats.extra["symbolic_seconds"] = time.perf_counter() - t0
     # 1: every part's summary to the first part
     incoming = ex.alltoall_bytes([summary if q == 0 else b"" for q in range(ex.size)])
     stats.rounds += 1
     stats.bytes_sent += len(summary)
     stats.bytes_received += sum(len(b) for b in incoming)
     del summary
+    incoming = list(incoming)  # solve() lets each go once read
     # 2: the true clocks of every part's needs from the first part
     answers = [b""] * ex.size
     if ex.rank == 0 and ex.size > 1:
+        t1 = time.perf_counter()
         try:
             answers = [b"\x01" + a for a in frontier.solve(incoming, part.partition.part_of)]
+            stats.extra["solve_seconds"] = time.perf_counter() - t1
         except frontier.NoOrder as exc:
             answers = [b"\x00" + str(exc).encode()] * ex.size
         except Exception as exc:
@@ -286,13 +290,14 @@ def drive_frontier(part: Part, stamped: np.ndarray, threads: Optional[int] = Non
         more.extra["fallback"] = bytes(mine[1:]).decode()
         more.seconds = time.perf_counter() - t0
         return clocks, more
-    result = None
+    result, t1 = None, time.perf_counter()
     try:
         result = frontier.final_pass(part, stamped, threads, memoryview(mine)[1:],
                                      progress=progress)
     except Exception as exc:
         error = exc
     ex.agree(error)
+    stats.extra["final_seconds"] = time.perf_counter() - t1
     stats.seconds = time.perf_counter() - t0
     return result, stats
 
