@@ -32,6 +32,7 @@ from typing import List, Optional
 import numpy as np
 
 from .. import _core
+from .._core import Error
 from ..clocks import sorted_unique
 from . import frontier
 from .inturn import InTurn
@@ -39,7 +40,7 @@ from .replay import ReplayStats, own_events_at
 from .search import ATTRIBUTES, EventTable, _region_ids, _threads, merged_stats
 
 
-class CycleAcrossParts(ValueError):
+class CycleAcrossParts(Error, ValueError):
     """The happened-before order has a cycle across parts: no stamps in turn."""
 
 
@@ -108,7 +109,8 @@ class StampsInTurn:
         stamped = sorted_unique(own_events_at(ev, keys[0], keys[1])) if keys.shape[1] else \
             np.empty(0, np.int64)
         clocks = self.it.scratch.load("hc%d.bin" % p, np.uint8).tobytes()
-        result = frontier.final_pass(part, stamped, self.threads, clocks)
+        result = frontier.final_pass(part, stamped, self.threads, clocks,
+                                     alone=self.parts == 1)
         self.it.scratch.delete("hc%d.bin" % p)
         return stamped, result
 
@@ -210,8 +212,10 @@ def matches_in_turn(it: InTurn, pattern, name: Optional[str] = None,
                                     bool(pruning))
     except TraceError as exc:
         raise _pattern_error(exc) from None
-    m = PartMatches(it.stub().trace, raw, name if name is not None else names[-1], table,
-                    True, None)
+    stub = it.stub()
+    stub.trace.part = stub  # times are counted from the whole trace's first event
+    m = PartMatches(stub.trace, raw, name if name is not None else names[-1], table, True,
+                    None)
     for message in m.warnings:
         warnings.warn(message, PatternWarning, stacklevel=3)
     return m

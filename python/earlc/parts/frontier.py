@@ -189,14 +189,20 @@ def _sweep(base: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     return true
 
 
-def final_pass(part: Part, stamped: np.ndarray, threads: int, clocks: bytes, progress=None):
+def final_pass(part: Part, stamped: np.ndarray, threads: int, clocks: bytes, progress=None,
+               alone: bool = False):
     """The part's replay with the true clocks of all its needs: its stamps
-    (_core.VectorClocks)."""
+    (_core.VectorClocks).  alone: the part is the whole trace, whose cycles
+    are broken as the whole trace's replay breaks them (at the waiting event
+    that comes first)."""
     core = _core.PartClocks(part.trace.states._core, np.ascontiguousarray(stamped, np.int64),
                             threads=threads, progress=progress)
     if len(clocks):
         core.receive(clocks)
     core.run()
+    while alone and core.unfinished():
+        core.force(core.waiting())
+        core.run()
     if core.unfinished():
         raise NoOrder("a part waits with every clock it needs received")
     return core.finish()

@@ -293,7 +293,8 @@ def drive_frontier(part: Part, stamped: np.ndarray, threads: Optional[int] = Non
     result, t1 = None, time.perf_counter()
     try:
         result = frontier.final_pass(part, stamped, threads, memoryview(mine)[1:],
-                                     progress=progress)
+                                     progress=progress, alone=ex.size == 1)
+        stats.cycles_broken = int(result.info()["cycles_broken"])  # broken alone only
     except Exception as exc:
         error = exc
     ex.agree(error)
