@@ -68,6 +68,8 @@ def test_matches_equal_the_search_in_one_piece(traces, tmp_path):
         for parts in sorted({min(2, n), n} if generated else {min(2, n)}):
             with earlc.parts.in_turn(path, parts=parts, scratch=tmp_path) as it:
                 for k, text in chosen.items():
+                    if parts > 2 and k not in FEW:
+                        continue
                     m = quiet(it.search, text, threads=1 + parts % 2)
                     w = want[k]
                     assert np.array_equal(m.events, w.events), (name, parts, k)
@@ -75,9 +77,10 @@ def test_matches_equal_the_search_in_one_piece(traces, tmp_path):
                     d, e = m.to_dict(), w.to_dict()
                     assert (d["time_ticks"], d["time"], d["columns"]) == \
                         (e["time_ticks"], e["time"], e["columns"]), (name, parts, k)
-                    m3 = quiet(it.search, text, limit=3)
-                    assert np.array_equal(m3.events, w.events[:3]), (name, parts, k)
-                    assert m3.truncated == (len(w) >= 3)
+                    if k in FEW:
+                        m3 = quiet(it.search, text, limit=3)
+                        assert np.array_equal(m3.events, w.events[:3]), (name, parts, k)
+                        assert m3.truncated == (len(w) >= 3)
                     if parts > 1:  # stamped in three exchanges
                         assert m.stats["rounds"] == 2 and m.stats["parts"] == parts
             assert os.listdir(tmp_path) == [], name  # the scratch files are gone
