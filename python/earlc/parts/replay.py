@@ -28,6 +28,11 @@ parts one after another and keeps what crosses in files.
 Rounds: the longest chain of dependencies that cross parts, about one per
 iteration of a program whose messages or collectives cross a part's border.
 Bytes per round: the clocks of the crossing events, 8 + 4 x locations each.
+
+The stamps (`replay`) take three exchanges instead (frontier.py,
+`drive_frontier`): a symbolic pass on every part, the crossing events' clocks
+solved on the first part, a pass with the true clocks; the rounds above are
+their fallback for a trace with cycles, and the races' replay.
 """
 from __future__ import annotations
 
