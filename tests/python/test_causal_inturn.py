@@ -148,3 +148,14 @@ def test_the_command_line_within_its_budget(large, tmp_path):
     r = earlc_cli("search", large, text, "--memory", "20M")
     assert r.returncode == 2 and "smallest budget that works" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_progress_names_the_three_passes(traces):
+    seen = []
+    with earlc.parts.in_turn(traces["halo"], parts=3,
+                             progress=lambda phase, done, total: seen.append((phase, done))) as it:
+        it.search(PATTERNS["last"])
+    labels = {phase.split(":")[0] for phase, _ in seen}
+    assert {"pass %d, part %d of 3" % (a, b) for a in (1, 2, 3) for b in (1, 2, 3)} <= labels
+    done = [d for _, d in seen]
+    assert done == sorted(done) and done[-1] > 850  # forward, into the last part
