@@ -265,6 +265,16 @@ EARL_API earl_status earl_hb_from_stamps(uint32_t width, size_t n, const earl_ei
  *
  * Threads (options->threads) replay column ranges as earl_hb_build does.
  * A part handle is used by one thread at a time.
+ *
+ * In three exchanges instead of rounds (docs/parallel.md, "The timestamps:
+ * three exchanges"): a first replay of each part with
+ * earl_hb_part_export_crossing and, received before it runs, a symbolic
+ * clock for each need (zero but for its location's entry: its rank among
+ * that location's needs, from 1) gives each crossing event's symbolic clock;
+ * earl_hb_frontier_solve, over every part's crossing events, their true
+ * clocks; a second replay of each part that receives the true clocks of all
+ * its needs before it runs never waits.  A cycle shows as a first replay
+ * that does not finish or crossing events left unsolved: then the rounds.
  */
 typedef struct earl_hb_part earl_hb_part;
 
