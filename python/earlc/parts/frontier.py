@@ -42,6 +42,7 @@ from typing import List, Optional, Sequence
 import numpy as np
 
 from .. import _core
+from .._core import Error
 from .part import POSITION_BITS, Part
 
 _HEADER = 4  # int64: needs, crossing events, local cycle, width
@@ -112,7 +113,7 @@ def _unpack(buf) -> dict:
     return out
 
 
-class NoOrder(Exception):
+class NoOrder(Error, RuntimeError):
     """The crossing events have no order consistent with happened-before (a
     cycle), or a part waits for an event no part exported: the replay in rounds
     must do it."""
