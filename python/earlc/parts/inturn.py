@@ -172,15 +172,32 @@ class Progress:
         self.fn = fn
         self.pp = pp
         self.t0 = time.monotonic()
-        self.rate = [None, None]  # events per second of each pass, once measured
-        self.done_events = [0.0, 0.0]
+        self.rate = [None, None, None]  # events per second of each pass, once measured
+        self.done_events = [0.0, 0.0, 0.0]
         self.pass_no, self.part = 0, 0
-        self.repeats = 0  # runs of pass 2 before this one
-        self.runs = 1  # runs of pass 2 expected
-        self.shown = 0.0  # the largest fraction shown
         self.part_t0 = self.t0
-        own = float(pp.own_events.sum())
-        self.first = own / (own + PASS2_COST * own * (1 + GHOST_SHARE)) if own else 0.5
+        #: the passes over the parts with their ghosts after pass 1: 1 for the
+        #: analysis, 2 for the stamps of a search (causal_inturn.py)
+        self.later = 1
+        #: runs of the analysis's pass 2 expected (the root causes' steps, steps.py)
+        #: and made before this one
+        self.runs, self.repeats = 1, 0
+        self.shown = 0.0  # the largest fraction shown
+
+    @property
+    def first(self) -> float:
+        own = float(self.pp.own_events.sum())
+        return own / (own + PASS2_COST * own * (1 + GHOST_SHARE) * self.later * self.runs) \
+            if own else 0.5
+
+    def expect(self, runs: int) -> None:
+        """The analysis's pass 2 is expected to run `runs` times."""
+        self.runs = max(int(runs), 1)
+
+    def again(self) -> None:
+        """The analysis's pass 2 runs once more (the parts stopped at a step)."""
+        self.repeats += 1
+        self.done_events[1] = 0.0
 
     def work(self, pass_no: int) -> np.ndarray:
         own = self.pp.own_events.astype(np.float64)
@@ -201,47 +218,38 @@ class Progress:
             old = self.rate[self.pass_no]
             self.rate[self.pass_no] = r if old is None else 0.5 * (old + r)
 
-    def expect(self, runs: int) -> None:
-        """Pass 2 is expected to run `runs` times (the root causes' steps)."""
-        self.runs = max(int(runs), 1)
-        own = float(self.pp.own_events.sum())
-        self.first = own / (own + self.runs * PASS2_COST * own * (1 + GHOST_SHARE)) \
-            if own else 0.5
-
-    def again(self) -> None:
-        """Pass 2 runs once more (the parts were suspended at a step)."""
-        self.repeats += 1
-        self.done_events[1] = 0.0
-
     def left(self, within: float) -> Optional[float]:
         """Seconds left, once a part was measured."""
         rate1 = self.rate[0]
         if rate1 is None:
             return None
-        rate2 = self.rate[1] or rate1 / PASS2_COST
         w1, w2 = self.work(0).sum(), self.work(1).sum()
         cur = float(self.work(self.pass_no)[self.part]) * within
-        left1 = max(w1 - self.done_events[0] - (cur if self.pass_no == 0 else 0), 0)
-        runs_left = max(self.runs - self.repeats, 1)
-        left2 = max(w2 * runs_left - self.done_events[1] - (cur if self.pass_no == 1 else 0), 0)
-        return left1 / rate1 + left2 / rate2
+        left = max(w1 - self.done_events[0] - (cur if self.pass_no == 0 else 0), 0) / rate1
+        for k in range(1, self.later + 1):
+            rate = self.rate[k] or self.rate[1] or rate1 / PASS2_COST
+            runs = max(self.runs - self.repeats, 1) if k == 1 else 1
+            left += max(w2 * runs - self.done_events[k] - (cur if self.pass_no == k else 0),
+                        0) / rate
+        return left
 
     def fraction(self, within: float) -> float:
         """The share of the work done: pass 1 takes the first `self.first`
         of the bar (its events against pass 2's, with the ghosts the plan
-        assumes, PASS2_COST times dearer, times the runs of pass 2 expected),
-        pass 2 the rest; never less than shown before (a pass 2 run more than
-        expected stays near the end)."""
+        assumes, PASS2_COST times dearer), pass 2 the rest (its runs as
+        expected); never less than shown before."""
         w = float(self.work(self.pass_no).sum())
         cur = float(self.work(self.pass_no)[self.part]) * within
         done = min((self.done_events[self.pass_no] + cur) / w, 1.0) if w else 1.0
         if self.pass_no == 0:
             frac = self.first * done
-        else:
+        elif self.runs > 1 or self.repeats:
             runs = max(self.runs, self.repeats + 1)
             frac = self.first + (1 - self.first) * (self.repeats + done) / runs
             if self.repeats >= self.runs:
-                frac = min(frac, 0.99)
+                frac = min(frac, 0.99)  # a run more than expected stays near the end
+        else:
+            frac = self.first + (1 - self.first) * (self.pass_no - 1 + done) / self.later
         self.shown = max(frac, self.shown)
         return self.shown
 
@@ -251,7 +259,7 @@ class Progress:
         within = done / total if total else 0.0
         if phase == "starting":
             within = 0.0
-        elif self.pass_no == 1 and phase in self.STAGES:
+        elif self.pass_no >= 1 and phase in self.STAGES:
             lo, hi = self.STAGES[phase]
             within = lo + (hi - lo) * within
         elif self.pass_no == 0:  # reading, then the export and the spill
@@ -497,7 +505,9 @@ class InTurn:
         old = self.pp.parts
         self.pp = plan_parts(self.defs, self.declared, self.model, self.budget,
                              ghost_share=share, at_least=old + 1)
+        later = self.progress.later
         self.progress = Progress(self.progress.fn, self.pp)
+        self.progress.later = later
 
     def _spill_times(self, reading, l: int) -> int:
         n = reading.times(l)
@@ -546,9 +556,9 @@ class InTurn:
                                                start * GHOST_RECORD.itemsize, count)
                              for start, count in where], records)
 
-    def open(self, p: int) -> Part:
-        """Part p with its ghosts (pass 2)."""
-        self.progress.start(1, p)
+    def open(self, p: int, pass_no: int = 1) -> Part:
+        """Part p with its ghosts (pass 2; pass_no 2 for a third pass)."""
+        self.progress.start(pass_no, p)
         reading = _core.Reading(str(self.path), threads=self.threads, progress=self.progress,
                                 salvage=self.salvage)
         reading.read(self.pp.partition.mask(p))
@@ -684,6 +694,16 @@ class InTurn:
                                    % suspended)
             return None
         return pieces, keys, instances, light
+
+    def search(self, pattern, name=None, limit=None, threads=None, teams: int = 1,
+               pruning: bool = True, progress=None):
+        """The matches of a pattern in the whole trace (earlc.search.search's
+        arguments), its parts stamped one after another
+        (causal_inturn.py): the same matches as in one piece."""
+        from .causal_inturn import matches_in_turn
+
+        return matches_in_turn(self, pattern, name=name, limit=limit, threads=threads,
+                               teams=teams, pruning=pruning, progress=progress)
 
     def stub(self):
         """What the merged report keeps of the parts: the definitions (a trace
