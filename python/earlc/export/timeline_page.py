@@ -442,9 +442,8 @@ class PageData:
     def wait_spans(self, ranked, listed, windows):
         """(total occurrences, occurrences kept, the properties with spans, and
         per such property its spans' (location, start, end, severity, event
-        charged, partner's location, partner's time, partner's call path)),
-        each property's spans in the order the page breaks ties of their start
-        by."""
+        charged, partner's location, partner's time, partner's call path,
+        segment: 0, or 1 for the part after the call of a wait around it))."""
         report, trace = self.report, self.trace
         ev = trace.events
         win = Window(trace, self.t0, self.end)
@@ -457,10 +456,12 @@ class PageData:
         for (p, inst), rows in zip(found, self.chosen_occurrences(found, listed, windows)):
             before = inst[WAIT_AROUND[p.name]][rows] if p.name in WAIT_AROUND and \
                 WAIT_AROUND[p.name] in inst else None
-            got = win.waiting_spans(p.name, inst.where[rows], inst.severity[rows], before)
-            if got is None:
+            got = win.waiting_span_parts(p.name, inst.where[rows], inst.severity[rows], before)
+            if not got:
                 continue
-            _, loc, start, end, sev, occ = got
+            seg = np.concatenate([np.full(len(x[0]), k) for k, x in got])
+            _, loc, start, end, sev, occ = (np.concatenate([x[i] for _, x in got])
+                                            for i in range(6))
             occ = rows[occ]
             kept += len(np.unique(occ))
             where = inst.where[occ]
@@ -472,7 +473,7 @@ class PageData:
             p_time = np.where(has, ev.time[p_event].astype(np.int64) - self.t0, 0)
             p_path = np.where(has, cnode[p_event], -1)
             props.append(p)
-            parts.append((loc, start, end, sev, where, p_row, p_time, p_path))
+            parts.append((loc, start, end, sev, where, p_row, p_time, p_path, seg))
         return total, kept, props, parts
 
     def waits(self, ranked, listed, windows) -> Dict:
@@ -486,10 +487,13 @@ class PageData:
                                      "partner_callpath")}
             return dict(empty, props=props, count=0, occurrences=0, total=total, listed=[])
         prop = np.concatenate([np.full(len(x[0]), k) for k, x in enumerate(parts)])
-        loc, start, end, sev, where, p_row, p_time, p_path = (
-            np.concatenate([x[i] for x in parts]) for i in range(8))
+        loc, start, end, sev, where, p_row, p_time, p_path, seg = (
+            np.concatenate([x[i] for x in parts]) for i in range(9))
         names = [p["name"] for p in props]
-        sel = np.argsort(start, kind="stable")
+        # by start; where starts tie, by property (in the ranking's order), the
+        # part before a call first, and the event charged: an order that does not
+        # depend on how a property lists its occurrences (nor on parts)
+        sel = np.lexsort((where, seg, prop, start))
         has = p_row[sel] >= 0
         p_row = np.where(has, self.row_of[np.maximum(p_row[sel], 0)], -1)
         cnode = self.callpaths_of(where[sel])
