@@ -150,7 +150,7 @@ def unique_instances(parts):
     each, ENTERs ascending in each): each instance once with the larger of its
     clipped spans, ordered by location, depth and start (ENTER order where those
     tie)."""
-    if not parts:
+    if not parts or not sum(len(p[0]) for p in parts):
         empty = np.empty(0, np.int64)
         return empty, empty, empty, empty, empty
     enter, loc, start, end, depth = (np.concatenate([p[k] for p in parts]) for k in range(5))

@@ -231,7 +231,7 @@ class PartsPageData(tp.PageData):
                                   if (name, e) in wanted], dtype=np.int64)
         return out
 
-    def _cut(self, found) -> Optional[int]:
+    def _cut(self, found, total: int) -> int:
         """The severity above which wait states are kept when there are more than
         WAITS_ALL (the WAIT_BUDGET-th most severe of all): from each part's own
         most severe."""
@@ -240,7 +240,7 @@ class PartsPageData(tp.PageData):
         severity = severity.astype(np.int64)
         top = np.sort(severity)[-tp.WAIT_BUDGET:] if len(severity) else severity
         every = np.concatenate(self.ex.allgather(top))
-        if len(every) > tp.WAIT_BUDGET:  # the total is larger still
+        if total > tp.WAIT_BUDGET:  # every part sent its WAIT_BUDGET most severe
             return int(np.sort(every)[len(every) - tp.WAIT_BUDGET])
         return int(every.min(initial=0))
 
@@ -258,7 +258,8 @@ class PartsPageData(tp.PageData):
         listed_here = self._listed_here(listed)
         chosen = [rows for _, _, rows in found]
         if total > tp.WAITS_ALL:
-            cut = self._cut([(p, inst, rows) for p, inst, rows in found if inst is not None])
+            cut = self._cut([(p, inst, rows) for p, inst, rows in found if inst is not None],
+                            total)
             chosen = []
             for p, inst, rows in found:
                 if inst is None:
