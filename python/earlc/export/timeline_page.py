@@ -530,17 +530,18 @@ class PageData:
                         "time": b64(t - self.t0, np.float64), "value": b64(v, np.float64)})
         return out
 
-    def series_items(self, locations=None) -> List[tuple]:
+    def series_items(self, trace=None, locations=None) -> List[tuple]:
         """(metric and unit, location, ticks, values) of each counter or metric
-        series (of these locations: all by default), thinned, in the order
-        earlc.series lists them."""
+        series of the trace (by default the report's; of these locations: all
+        by default), thinned, in the order earlc.series lists them."""
         from ..plot.series import thin
         from ..series import has_series, trace_series
 
+        trace = trace if trace is not None else self.trace
         out = []
-        if not has_series(self.trace):
+        if not has_series(trace):
             return out
-        frame = trace_series(self.trace)
+        frame = trace_series(trace)
         for (metric, loc), part in frame.groupby(["metric", "location"], sort=False,
                                                   observed=True):
             if locations is not None and not locations[int(loc)]:

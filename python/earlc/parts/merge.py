@@ -455,9 +455,9 @@ class MergedReport(Report):
         trace's report gives, written (or returned) by the first process; the
         others return None (parts/page.py)."""
         if getattr(self, "_local", None) is None:
-            raise RuntimeError("this report was made in parts one after another: its HTML "
-                               "page is written by earlc report TRACE -o PAGE.html "
-                               "--memory SIZE (docs/memory.md)")
+            raise RuntimeError("this report was made in parts one after another, whose HTML "
+                               "page is not written yet: write it under mpiexec, or from the "
+                               "report of the whole trace (docs/memory.md)")
         from .page import write_page
 
         return write_page(self, path, top=top, rows=rows, pictures=pictures, matches=matches,

@@ -116,9 +116,9 @@ class PartsPageData(tp.PageData):
         lo = np.full(len(ids), self.t0, dtype=np.int64)
         hi = np.full(len(ids), max(self.end, self.part.whole.get("last_time") or self.end),
                      dtype=np.int64)
-        while True:
+        while True:  # lo and hi are the same on every part: so is the end
             open_ = lo < hi
-            if not self.ex.allreduce_sum(np.array([int(open_.any())], np.int64))[0]:
+            if not open_.any():
                 return lo
             mid = lo + (hi - lo) // 2
             counted = np.zeros(len(ids), dtype=np.int64)
@@ -363,18 +363,13 @@ class PartsPageData(tp.PageData):
         return path[order][at]
 
     # -- series ------------------------------------------------------------------------------
-    def series_items(self, locations=None) -> List[tuple]:
+    def series_items(self, trace=None, locations=None) -> List[tuple]:
         from ..series import has_series, samples
 
         trace = self.ptrace
         mine = []
         if has_series(trace):
-            whole = self.trace
-            self.trace = trace  # the series of the part's own locations
-            try:
-                mine = super().series_items(self.own)
-            finally:
-                self.trace = whole
+            mine = super().series_items(trace, self.own)  # the own locations' series
             names = list(samples(trace).names)
             keyed = []
             for k, (metric, loc, t, v) in enumerate(mine):
