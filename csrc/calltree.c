@@ -154,19 +154,37 @@ typedef struct loc_state {
     int32_t cached_cnode, cached_row; /* the row of the location's last other call path */
 } loc_state;
 
+/* The rows of (location, cnode) pairs looked up recently, by a hash of the
+ * pair: a loop's body visits more call paths than the two a location
+ * remembers, and comes back to them in the next iteration. */
+typedef struct recent_row {
+    uint64_t key; /* location << 32 | cnode; UINT64_MAX: none */
+    int32_t row;
+} recent_row;
+#define RECENT_ROWS 1024
+
 /* The row of (location l, cnode c), appended on first use; -1 when out of
  * memory.  Most lookups ask for one of the location's last two call paths
- * (a call and its caller alternate), answered without the map. */
-static int32_t row_of(rows *r, earl_map *index, loc_state *s, earl_loc l, int32_t c)
+ * (a call and its caller alternate), answered without the map, and most
+ * others for a pair of the recent table. */
+static int32_t row_of(rows *r, earl_map *index, recent_row *recent, loc_state *s, earl_loc l,
+                      int32_t c)
 {
     if (s->row >= 0 && r->cnode[s->row] == c)
         return s->row;
     int32_t row = s->cached_row;
     if (s->cached_cnode != c) {
-        int added;
-        int64_t *slot = earl_map_slot(index, ((uint64_t)l << 32) | (uint32_t)c, 0, (int64_t)r->n,
-                                      &added);
-        row = slot ? (int32_t)*slot : -1;
+        uint64_t key = ((uint64_t)l << 32) | (uint32_t)c;
+        recent_row *hit = &recent[earl_hash_mix(key, 0) >> 54];
+        int added = 0;
+        if (hit->key == key) {
+            row = hit->row;
+        } else {
+            int64_t *slot = earl_map_slot(index, key, 0, (int64_t)r->n, &added);
+            row = slot ? (int32_t)*slot : -1;
+            if (row >= 0)
+                *hit = (recent_row){key, row};
+        }
         if (row >= 0 && added) {
             earl_colset cols = rows_columns(r);
             if (earl_colset_reserve(&cols, &r->cap, r->n + 1) != 0)
@@ -253,6 +271,9 @@ static void walk_one(void *arg, int me)
     }
     for (size_t l = 0; l < j->n_locs; l++)
         locs[l] = (loc_state){0, -1, 0, -1, -1};
+    recent_row recent[RECENT_ROWS];
+    for (size_t k = 0; k < RECENT_ROWS; k++)
+        recent[k] = (recent_row){UINT64_MAX, -1};
     for (size_t i = 0; i < ev->count; i++) {
         earl_loc l = ev->location[i];
         if (part_of[l] != me)
@@ -262,8 +283,8 @@ static void walk_one(void *arg, int me)
         /* after i: the location's own innermost call path, or, idle under a
          * frame inherited from its master, the master's call path */
         earl_eid open = open_after(ev, enterptr, (earl_eid)i);
-        if ((enter >= 0 && part_of[ev->location[enter]] != me) ||
-            (open >= 0 && part_of[ev->location[open]] != me)) {
+        if (j->n_parts > 1 && ((enter >= 0 && part_of[ev->location[enter]] != me) ||
+                               (open >= 0 && part_of[ev->location[open]] != me))) {
             w->crossed = 1;
             break;
         }
@@ -285,7 +306,7 @@ static void walk_one(void *arg, int me)
         s->time = now;
         int32_t charged = open >= 0 ? cnode[open] : -1;
         int32_t row = -1;
-        if (charged >= 0 && (row = row_of(r, &index, s, l, charged)) < 0) {
+        if (charged >= 0 && (row = row_of(r, &index, recent, s, l, charged)) < 0) {
             w->nomem = 1;
             break;
         }
@@ -298,15 +319,17 @@ static void walk_one(void *arg, int me)
     earl_map_free(&index);
 }
 
-/* Renumber a part's events with the merged call paths. */
-static void renumber_one(void *arg, int me)
+/* Renumber the events of one range of the total order with the merged call
+ * paths, each through the map of its location's part: the ranges split the
+ * work evenly, where parts by location would each read every event. */
+static void renumber_range(void *arg, int me)
 {
     walk_job *j = arg;
     const earl_events *ev = j->ev;
-    const int32_t *map = j->parts[me].map;
-    for (size_t i = 0; i < ev->count; i++)
-        if (j->part_of[ev->location[i]] == me && j->cnode[i] >= 0)
-            j->cnode[i] = map[j->cnode[i]];
+    size_t to = earl_part_start(ev->count, me + 1, j->n_parts);
+    for (size_t i = earl_part_start(ev->count, me, j->n_parts); i < to; i++)
+        if (j->cnode[i] >= 0)
+            j->cnode[i] = j->parts[j->part_of[ev->location[i]]].map[j->cnode[i]];
 }
 
 /* Processes dealt out to n parts in definition order, contiguous blocks of
@@ -411,7 +434,7 @@ static int walk(earl_calltree *t, const earl_trace *trace, const earl_eid32 *ent
     } else if (status == 0) {
         status = merge_paths(&t->paths, parts, n);
         if (status == 0)
-            earl_parallel(n, renumber_one, &j);
+            earl_parallel(n, renumber_range, &j);
         size_t total = 0;
         for (int p = 0; p < n; p++)
             total += parts[p].rows.n;

@@ -48,18 +48,20 @@ class MpiCollectives(Property):
             rank_of[members[ok]] = np.nonzero(ok)[0]
             sel = coll_comm == c
             comm_rank[sel] = rank_of[loc[sel]]
+        enter_time = ctx.time_of(call)
         return Instances(call, np.zeros(len(call), np.int64), {
-            "instance": inst, "end": end, "enter_time": ctx.time_of(call),
-            "leave_time": ctx.time_of(leave), "begin_time": _begin_times(ctx, call, end),
+            "instance": inst, "end": end, "enter_time": enter_time,
+            "leave_time": ctx.time_of(leave), "begin_time": _begin_times(ctx, call, end,
+                                                                         enter_time),
             "end_time": ctx.time_of(end), "op": st.coll_op[inst].astype(np.int64),
             "root": st.coll_root[inst].astype(np.int64), "location": loc, "rank": comm_rank})
 
 
-def _begin_times(ctx, call: np.ndarray, end: np.ndarray) -> np.ndarray:
+def _begin_times(ctx, call: np.ndarray, end: np.ndarray, enter_time: np.ndarray) -> np.ndarray:
     """Per member: the time of its MPI_COLLECTIVE_BEGIN (the last one before its
     MPI_COLLECTIVE_END on its location, inside its call), else its call's enter
-    (found for all members in one pass over the events, in C)."""
-    t = ctx.time_of(call)
+    (enter_time; found for all members in one pass over the events, in C)."""
+    t = enter_time.copy()
     begin = ctx.collective_begins(end, call)
     found = begin >= 0
     t[found] = ctx.time_of(begin[found])

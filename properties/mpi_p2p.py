@@ -172,9 +172,10 @@ class LateReceiver(Property):
         t_req, t_cmp = ctx.time_of(req_call[cand]), ctx.time_of(cmp_call[cand])
         later = t_req > t_cmp
         cand, t_req, t_cmp = cand[later], t_req[later], t_cmp[later]
-        calls = cmp_call[cand]
-        single = ctx.is_region(calls, ctx.regions_named(*_SINGLE_COMPLETION))
-        multi = ctx.is_region(calls, ctx.regions_named(*_MULTI_COMPLETION))
+        calls = cmp_call[cand]  # all >= 0: their regions looked up once for both tables
+        region = ctx.region_of_enter(calls)
+        single = ctx.regions_named(*_SINGLE_COMPLETION)[region]
+        multi = ctx.regions_named(*_MULTI_COMPLETION)[region]
         known = single | multi
         cand, t_req, t_cmp, calls, multi = (cand[known], t_req[known], t_cmp[known],
                                             calls[known], multi[known])

@@ -91,7 +91,7 @@ def cmd_analyze(args) -> int:
                 report = parts.analyze(properties=args.properties, top=top,
                                        plugins=plugins, strict=args.strict, packages=False)
         else:
-            trace = _open_for_analysis(args, bar)
+            trace = _open_for_analysis(args, bar, plugins)
             report = analyze(trace, properties=args.properties, top=top,
                              progress=bar, plugins=plugins, strict=args.strict, packages=False,
                              threads=args.threads)
@@ -159,14 +159,19 @@ def _in_parts(args, plugins=()):
     return parts
 
 
-def _open_for_analysis(args, bar):
+def _open_for_analysis(args, bar, plugins=None):
     """The trace, or under mpiexec with several processes this process's part
-    of it (docs/parallel.md)."""
-    from .parts import under_mpi
+    of it (docs/parallel.md); for the analysis of a catalog (plugins given),
+    with the collectives its properties read (parts.collectives_for)."""
+    from .parts import collectives_for, under_mpi
 
     if under_mpi():
+        collectives = "all"
+        if plugins is not None:
+            collectives = collectives_for(getattr(args, "properties", None), plugins,
+                                          packages=False, strict=getattr(args, "strict", False))
         return open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage,
-                          parts="mpi")
+                          parts="mpi", collectives=collectives)
     return open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage,
                       memory=getattr(args, "memory", None))
 

@@ -438,7 +438,8 @@ ProgressFn = Callable[[str, int, int], None]
 
 
 def open(path, threads: int = 0, progress: Optional[ProgressFn] = None,  # noqa: A001
-         salvage: bool = False, parts: Optional[str] = None, memory=None) -> Trace:
+         salvage: bool = False, parts: Optional[str] = None, memory=None,
+         collectives: str = "all") -> Trace:
     """Read the OTF2 archive at `path`: its anchor file (NAME.otf2), or the folder
     that holds it (its traces.otf2, else its only *.otf2 file).
 
@@ -451,6 +452,11 @@ def open(path, threads: int = 0, progress: Optional[ProgressFn] = None,  # noqa:
     every process of the job calls it; docs/parallel.md); the trace then holds
     that part's events, and earlc.analyze(trace) gives the whole trace's report.
     None: the whole trace.
+    collectives: with parts="mpi", "all" (every member of the collectives the
+    part takes part in; any analysis) or "representatives" (only the members
+    the built-in wait states read: less memory, for earlc.analyze without the
+    root causes or plugins; earlc.parts.collectives_for(properties, plugins)
+    says which an analysis may have; docs/parallel.md).
     memory: the memory the open may take ("8G", "512M", bytes; default: what
     the machine has available; "unlimited": no check).  A trace that would
     take more is not read: earlc.TraceTooLarge (a TraceError) says how much it
@@ -468,7 +474,7 @@ def open(path, threads: int = 0, progress: Optional[ProgressFn] = None,  # noqa:
         from .parts import mpi_exchange, open_part
 
         return open_part(path, mpi_exchange(), threads=threads, progress=progress,
-                         salvage=salvage).trace
+                         salvage=salvage, collectives=collectives).trace
     reading = _core.Reading(path, threads=threads, progress=progress, salvage=bool(salvage))
     if not (isinstance(memory, str) and memory.strip().lower() == "unlimited"):
         _check_fits(path, reading.definitions(), memory)

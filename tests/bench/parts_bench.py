@@ -24,15 +24,16 @@ CHILD = r"""
 import resource, sys, time
 sys.path.insert(0, %(python)r)
 import earlc
-from earlc.parts import mpi_exchange
+from earlc.parts import collectives_for, mpi_exchange
 def resident():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * resource.getpagesize()
 ex = mpi_exchange()
 base = resident()
 t0 = time.perf_counter()
-if ex.size > 1:
-    trace = earlc.open(%(trace)r, parts="mpi")
+if ex.size > 1:  # with the collectives earlc.analyze(TRACE) would take
+    trace = earlc.open(%(trace)r, parts="mpi",
+                       collectives=collectives_for(%(properties)r))
     own = int(trace.part.own[trace.events.location].sum()) if len(trace) else 0
     ghosts = trace.part.ghosts_received
 else:

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import earlc
+import earlc.parts
 from earlc.synth import synth
 from conftest import REFERENCE_NAMES, SHARED_TRACES
 
@@ -366,3 +367,98 @@ def test_commands_of_one_process_refuse_an_mpi_job(tmp_path):
     assert r.stderr.count("\n") == 1 and "earlc plot runs in one process" in r.stderr
     r = mpiexec(1, sys.executable, "-m", "earlc", "info", ROOT / "traces" / "hybrid")
     assert r.returncode == 0, r.stderr
+
+
+#: run under mpiexec by the test below: each part's ghost collective ends and
+#: collective instances, with the collectives as given, then the report
+GHOST_COUNT = r"""
+import sys
+import numpy as np
+import earlc
+import earlc.parts
+from earlc.events import KINDS
+from earlc.parts import mpi_exchange
+path, collectives = sys.argv[1], sys.argv[2]
+trace = earlc.open(path, parts="mpi", collectives=collectives)
+ev, part = trace.events, trace.part
+ghost = ~part.own[ev.location]
+ends = int(np.count_nonzero(ghost & (ev.kind == KINDS["MPI_COLLECTIVE_END"])))
+instances = len(trace.states.coll_member_start) - 1
+text = earlc.analyze(trace).to_json()
+every = mpi_exchange().allgather((ends, instances, int(ghost.sum()), len(ev)))
+if part.index == 0:
+    print(every)
+    sys.stdout.write(text)
+"""
+
+
+@needs_mpi
+@pytest.mark.parametrize("processes", [2, 4])
+def test_collectives_travel_as_representatives(processes, tmp_path):
+    """With the default catalog a part gets, of each collective instance, at
+    most the few members of other parts the wait states read (earl_part.h:
+    first, completing, latest begins, earliest end, root, first of another
+    part), not every member, and the report is the single process's.  A
+    16-rank communicator in 2 or 4 parts has 8 or 12 members in other parts:
+    with every member the bound fails."""
+    from earlc.parts.inturn import REPRESENTATIVES
+
+    halo = synth("halo", tmp_path / "h", ranks=16, iterations=10, delay=2000, delay_rank=5,
+                 delay_every=3).path
+    colls = synth("collectives", tmp_path / "c", ranks=16, iterations=6, split=2, delay=500,
+                  delay_rank=5, imbalance=80).path
+    for path, bounded in ((halo, True), (colls, False)):  # scans may send more members
+        want = earlc.analyze(earlc.open(path)).to_json()
+        script = tmp_path / "count.py"
+        script.write_text(GHOST_COUNT)
+        for collectives in ("representatives", "all"):
+            r = mpiexec(processes, sys.executable, script, path, collectives)
+            assert r.returncode == 0, r.stderr
+            counts, got = r.stdout.split("\n", 1)
+            assert got == want, "%s, %s: %s" % (path, collectives, _differences(want, got))
+            counts = eval(counts)
+            over = [(ends, REPRESENTATIVES * instances) for ends, instances, _, _ in counts
+                    if ends > REPRESENTATIVES * instances]
+            if collectives == "representatives" and bounded:
+                assert not over, over
+                assert all(i > 0 for _, i, _, _ in counts)
+            elif collectives == "all" and bounded:
+                assert over  # the bound can fail: every member is more
+
+
+def test_a_part_of_representatives_refuses_what_needs_every_member(traces):
+    """A part opened with the collectives as representatives analyses the
+    default catalog as the whole trace does, and refuses the root causes (they
+    compute every member's synchronisation points) in one line naming the
+    option to change, on every process alike."""
+    path = traces["collectives"]
+    assert earlc.parts.collectives_for(None) == "representatives"
+    assert earlc.parts.collectives_for("all") == "all"
+    trace = earlc.open(path, parts="mpi", collectives="representatives")
+    assert trace.part.collectives == "representatives"
+    assert earlc.analyze(trace).to_json() == earlc.analyze(earlc.open(path)).to_json()
+    with pytest.raises(ValueError, match="open it with collectives='all'"):
+        earlc.analyze(trace, properties="all")
+    with pytest.raises(ValueError, match="collectives must be"):
+        earlc.open(path, parts="mpi", collectives="some")
+
+
+def test_merged_ghosts_keep_the_representatives_record():
+    """merge_ghosts and by_location (both drivers merge so): sorted by
+    (location, position), each event once, the representative's record kept
+    where a message's ghost is the same event (it carries the member count)."""
+    from earlc.parts.part import GHOST_RECORD, by_location, merge_ghosts
+
+    def records(*rows):
+        out = np.zeros(len(rows), dtype=GHOST_RECORD)
+        for k, (loc, pos, members) in enumerate(rows):
+            out[k]["location"], out[k]["position"], out[k]["members"] = loc, pos, members
+        return out
+
+    ghosts = records((1, 2, 0), (1, 5, 0), (3, 1, 0))
+    reps = records((1, 5, 4), (1, 7, 1), (2, 0, 1))
+    got = merge_ghosts([reps[:2]], ghosts[:2])
+    assert got["position"].tolist() == [2, 5, 7] and got["members"].tolist() == [0, 4, 1]
+    chunks = list(by_location(iter([ghosts.tobytes()]), reps))
+    assert [c["location"].tolist() for c in chunks] == [[1, 1, 1], [3], [2]]
+    assert chunks[0]["members"].tolist() == [0, 4, 1]

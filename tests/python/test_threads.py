@@ -18,7 +18,7 @@ import earlc
 from earlc import _core
 from earlc.analysis import Instances, Property, PropertyError
 from earlc.analysis.engine import Evaluation
-from earlc.analysis.schedule import Once, Pool
+from earlc.analysis.schedule import Once, Pool, beside
 from earlc.events import column
 from earlc.synth import KINDS, synth
 from conftest import REFERENCE_NAMES, ROOT, SHARED_TRACES
@@ -343,6 +343,56 @@ def test_once_computes_once_and_retries_after_a_failure():
     for t in threads:
         t.join()
     assert sorted(map(str, out)) == ["42", "42", "42", "raised"] and len(calls) == 2
+
+
+def test_beside_runs_during_the_block_and_is_joined_after_it():
+    started, seen = threading.Event(), []
+
+    def task():
+        started.set()
+        time.sleep(0.05)
+        seen.append("task")
+    with beside(task):
+        assert started.wait(2)  # running while the block runs
+        seen.append("block")
+    assert seen == ["block", "task"]  # joined before the block's end returns
+    assert not [t for t in threading.enumerate() if t.name == "earlc-beside"]
+
+
+def test_beside_raises_what_the_task_raised_unless_the_block_raised_first():
+    def fails():
+        raise KeyError("task")
+    with pytest.raises(KeyError, match="task"):
+        with beside(fails):
+            pass
+    with pytest.raises(ValueError, match="block"):
+        with beside(fails):
+            raise ValueError("block")
+
+
+def test_the_earl_layer_is_built_while_the_catalog_is_assembled(ring, monkeypatch):
+    """On several threads the engine asks for the EARL layer beside the catalog's
+    assembly (a C pass without the GIL beside Python work): both are under way
+    at once."""
+    from earlc.analysis import engine
+    from earlc.states import States
+
+    trace = earlc.open(ROOT / "traces" / "ring-late-sender", threads=2)
+    building, overlapped = threading.Event(), []
+    real_init, real_selection = States.__init__, engine.selection
+
+    def slow_init(self, *args, **kwargs):
+        building.set()
+        time.sleep(0.2)
+        real_init(self, *args, **kwargs)
+
+    def selection(*args, **kwargs):
+        overlapped.append(building.wait(2) and trace._states is None)
+        return real_selection(*args, **kwargs)
+    monkeypatch.setattr(States, "__init__", slow_init)
+    monkeypatch.setattr(engine, "selection", selection)
+    earlc.analyze(trace, threads=2)
+    assert overlapped == [True]
 
 
 def test_pool_gives_the_place_of_a_waiting_task():

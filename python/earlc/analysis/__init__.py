@@ -62,12 +62,14 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
 
         context = view_context(trace, properties)
     elif isinstance(trace, (str, os.PathLike)):
-        from ..parts import mpi_exchange, mpi_world_size, open_part
+        from ..parts import collectives_for, mpi_exchange, mpi_world_size, open_part
 
         path = os.fspath(trace).rstrip(os.sep) or os.fspath(trace)
         if (mpi_world_size() or 1) > 1:
             trace = open_part(path, mpi_exchange(), threads=threads or 0, progress=progress,
-                              salvage=salvage).trace
+                              salvage=salvage,
+                              collectives=collectives_for(properties, plugins, packages,
+                                                          strict)).trace
         else:
             from ..parts.inturn import InTurn, needs_parts
             from ..trace import open as open_trace

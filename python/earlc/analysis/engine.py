@@ -35,7 +35,7 @@ from .context import AnalysisContext
 from .coverage import unanalysed_waits
 from .property import Columns, Instances, Property
 from .published import Published, let_go_after, uses
-from .schedule import Pool
+from .schedule import Pool, beside
 from .severity import SeverityStore
 from .validate import PropertyError, check_instances, check_totals, describe
 
@@ -306,16 +306,20 @@ def run(trace, properties: Optional[Sequence[Union[Property, str]]] = None, top:
     context: the analysis of a view runs in its own (analysis/view.py)."""
     from .report import Report
 
-    catalog, chosen = selection(properties, plugins, packages, strict)
     # context: the analysis of a view of the trace runs in its own (analysis/view.py)
     ctx = context if context is not None else AnalysisContext(trace, threads=threads)
+    if ctx.threads > 1:
+        # what every property reads first, itself on all threads: built in C
+        # (without the GIL) while the catalog is assembled in Python
+        with beside(lambda: ctx.states):
+            catalog, chosen = selection(properties, plugins, packages, strict)
+    else:
+        catalog, chosen = selection(properties, plugins, packages, strict)
     evaluation = Evaluation(ctx, strict=strict)
     order = evaluation.expand(ordered(chosen), catalog)
     store = SeverityStore(ctx.n_locations)
     counts = SeverityStore(ctx.n_locations)  # occurrences, for detected properties
     worst: Dict[str, Instances] = {}
-    if ctx.threads > 1:
-        ctx.states  # what every property reads first, itself on all threads
     evaluation.run(order, lambda p: _evaluate(p, ctx, store, counts, worst, top, own), progress,
                    threads=ctx.threads)
     # as one thread would have added them, whatever order threads finished in

@@ -21,6 +21,9 @@ the ones waiting for a shared value), on worker threads that end with the
 evaluation: nothing is left running or spinning afterwards.  Each task runs in
 a copy of the caller's context variables (numpy's allocator of the analysis
 is one: analysis/__init__.py).
+
+`beside` runs one task on a thread of its own while the caller goes on: the
+engine builds the EARL layer in C while it assembles the catalog in Python.
 """
 from __future__ import annotations
 
@@ -200,3 +203,29 @@ class Pool:
                 self._active -= 1
                 self._done.append((key, error))
                 cond.notify_all()
+
+
+@contextmanager
+def beside(task: Callable[[], Any]):
+    """task() on a thread of its own (in a copy of the caller's context
+    variables) while the block runs; joined when the block ends, even when
+    it raises.  What task raised is raised after the block (unless the block
+    raised first): a C kernel releases the GIL, so Python work and the kernel
+    overlap."""
+    error: List[BaseException] = []
+
+    def run():
+        try:
+            task()
+        except BaseException as exc:  # noqa: B036 - handed to the caller
+            error.append(exc)
+
+    t = threading.Thread(target=contextvars.copy_context().run, args=(run,), daemon=True,
+                         name="earlc-beside")
+    t.start()
+    try:
+        yield
+    finally:
+        t.join()
+    if error:
+        raise error[0]

@@ -28,13 +28,13 @@ part, spilled).
 from .exchange import (Exchange, MPIUnavailable, PartsFailed, Serial, mpi_exchange,
                        mpi_world_rank, mpi_world_size)
 from .plan import Partition, plan
-from .part import Part, open_part
+from .part import Part, collectives_for, open_part
 from .budget import BudgetError
 from .scratch import ScratchError
 from .inturn import InTurn
 
 __all__ = ["Exchange", "Serial", "MPIUnavailable", "PartsFailed", "mpi_exchange",
-           "mpi_world_size", "mpi_world_rank", "Partition", "plan", "Part", "open_part",
+           "mpi_world_size", "mpi_world_rank", "Partition", "plan", "Part", "open_part", "collectives_for",
            "under_mpi", "in_turn", "InTurn", "BudgetError", "ScratchError"]
 
 

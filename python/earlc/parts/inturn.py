@@ -43,7 +43,7 @@ import numpy as np
 from .. import _core
 from .budget import DEFAULT, ROOT_CAUSES, BudgetError, Model, format_size, parse_size
 from .plan import Partition, plan, process_of_locations
-from .part import COLL_MEMBER, GHOST_RECORD, Part, assemble
+from .part import COLL_MEMBER, GHOST_RECORD, Part, assemble, collectives_of, merge_ghosts
 from .scratch import Scratch
 from .spill import BLOCK, Instances, LocationTimes
 
@@ -502,24 +502,12 @@ class InTurn:
             yield self._with_reps(p, np.empty(0, GHOST_RECORD), reps[l])
 
     def _with_reps(self, p: int, records: np.ndarray, where) -> np.ndarray:
-        """A location's ghosts with its representatives, sorted by position,
-        each position once (a record that is both keeps its collective count)."""
+        """A location's ghosts with its representatives (merge_ghosts)."""
         if not where:
             return records
-        # the records as opaque rows: numpy copies those without a transfer
-        # function per field (several times faster than the structured rows)
-        row = np.dtype((np.void, GHOST_RECORD.itemsize))
-        reps = [self.scratch.load("c%d.bin" % p, GHOST_RECORD, start * GHOST_RECORD.itemsize,
-                                  count).view(row) for start, count in where]
-        # the representatives first: a position in both keeps theirs
-        out = np.concatenate(reps + [np.ascontiguousarray(records).view(row)]).view(GHOST_RECORD)
-        del reps
-        position = np.ascontiguousarray(out["position"])
-        order = np.argsort(position, kind="stable")
-        position = position[order]
-        keep = np.ones(len(out), dtype=bool)
-        keep[1:] = position[1:] != position[:-1]
-        return out.view(row)[order[keep]].view(GHOST_RECORD)
+        return merge_ghosts([self.scratch.load("c%d.bin" % p, GHOST_RECORD,
+                                               start * GHOST_RECORD.itemsize, count)
+                             for start, count in where], records)
 
     def open(self, p: int) -> Part:
         """Part p with its ghosts (pass 2)."""
@@ -592,9 +580,13 @@ class InTurn:
             self.let_go(part)
             del part
             self.progress.end()
-        for piece, (valid, k, ivalid, ik) in zip(pieces, keys):
+        # one count over every location's timestamps for the keys of all parts
+        counted = np.split(self.times.count_before(*map(np.concatenate, zip(*(
+            k for _, k, _, _ in keys)))), np.cumsum([len(k[0]) for _, k, _, _ in keys])[:-1]) \
+            if keys else []
+        for piece, (valid, k, ivalid, ik), ids in zip(pieces, keys, counted):
             gids = np.full(len(valid), -1, dtype=np.int64)
-            gids[valid] = self.times.count_before(*k)
+            gids[valid] = ids
             ginst = np.full(len(ivalid), -1, dtype=np.int64)
             ginst[ivalid] = instances.before(*ik)
             merge._globalize(piece, gids, ginst)
@@ -664,8 +656,8 @@ def needs_parts(path, memory=None, properties=None, plugins=(), packages: bool =
                           "another yet: analyse them on a machine with that much memory "
                           "(--memory unlimited), or leave them out"
                           % (format_size(whole), format_size(budget), ", ".join(rootcause[:3])))
-    builtin = all(getattr(p, "source", None) == "built-in" for p in chosen)
-    return Need(budget, model, representatives=builtin, whole=whole)
+    return Need(budget, model, representatives=collectives_of(chosen) == "representatives",
+                whole=whole)
 
 
 __all__ = ["InTurn", "Need", "PartsPlan", "plan_parts", "needs_parts", "declared_events",

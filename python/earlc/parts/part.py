@@ -3,8 +3,14 @@ others (csrc/include/earl_part.h), and the whole trace's event ids.
 
 Opening a part is collective: every part reads the definitions and plans the
 same partition, reads its own locations, exports to every other part the
-ghosts it needs, receives its own ghosts, and orders its events.  Each step's
-failure on any part ends every part with the same error (Exchange.agree).
+ghosts it needs (in P - 1 rounds, one destination each: _ghosts_in_rounds),
+receives its own ghosts, and orders its events.  With collectives=
+"representatives" the collectives travel apart: each instance's members meet
+at one part, which chooses what every other part needs of them
+(_exchange_representatives, earl_part_representatives, as the analysis in
+turn chooses them); they are merged with the other ghosts location by
+location (by_location, merge_ghosts).  Each step's failure on any part ends
+every part with the same error (Exchange.agree).
 
 Event ids of a part are positions in the part's own total order, which is the
 whole trace's order restricted to the part's events: (timestamp, location,
@@ -69,6 +75,9 @@ class Part:
         #: causes: bytes sent, collective steps, rounds of the long-term replay)
         self.stats = {}
         self._own_times = None
+        #: how the collectives came (open_part): "all" members, or
+        #: "representatives" (only what the built-in wait states read)
+        self.collectives = "all"
 
     def definitions(self) -> "DefinitionsOnly":
         """The trace as a property of the analysis in parts sees it (ctx.trace):
@@ -263,9 +272,19 @@ class DefinitionsOnly:
 
 
 def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
-              partition: Optional[Partition] = None, salvage: bool = False) -> Part:
+              partition: Optional[Partition] = None, salvage: bool = False,
+              collectives: str = "all") -> Part:
     """Collective: this process's part of the trace at `path`, split into
-    exchange.size parts (plan.py) unless `partition` is given."""
+    exchange.size parts (plan.py) unless `partition` is given.
+
+    collectives: "all" (every member of the collectives of a communicator
+    with an own location) or "representatives" (only the members the
+    built-in wait states read, earl_part.h; collectives_for says which a
+    catalog may have)."""
+    if collectives not in ("all", "representatives"):
+        raise ValueError("collectives must be 'all' or 'representatives', not %r"
+                         % (collectives,))
+    representatives = collectives == "representatives"
     error, reading, part_of = None, None, None
     try:
         reading = _core.Reading(str(path), threads=threads, progress=progress,
@@ -278,23 +297,207 @@ def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
     me = exchange.rank
     try:
         reading.read(partition.mask(me))
-        offsets, records = reading.export(partition.part_of, partition.parts, me)
     except Exception as exc:
         error = exc
     exchange.agree(error)
-    # the export is one buffer, its records sorted by part: it is sent as it is
-    offsets = np.frombuffer(offsets, dtype=np.uint64).astype(np.int64)
-    ghosts, _ = exchange.alltoallv(records, np.diff(offsets) * GHOST_RECORD.itemsize)
-    del records  # every location's ghosts come from its one owner, sorted: as received
-    chunks = [ghosts]  # the only chunk: assemble lets it go before the order is made
-    del ghosts
-    try:
-        part = assemble(reading, _taken(chunks), partition, me, exchange, threads)
+    chunks, members = _ghosts_in_rounds(reading, partition, exchange, representatives)
+    if representatives:
+        chosen = _exchange_representatives(reading, members, partition, exchange)
+        del members
+        chunks = by_location(_taken(chunks), chosen)
+        del chosen
+    else:
+        chunks = _taken(chunks)
+    try:  # assemble lets each chunk go before the order is made
+        part = assemble(reading, chunks, partition, me, exchange, threads)
+        part.collectives = collectives
     except Exception as exc:
         error = exc
     exchange.agree(error)
     part.whole = _whole_trace(part)
     return part
+
+
+def collectives_for(properties=None, plugins=(), packages: bool = True,
+                    strict: bool = False) -> str:
+    """How the collectives of a part may travel for the analysis of this
+    catalog (engine.selection's arguments): "representatives" when every
+    chosen property is a built-in other than the root causes (the built-in
+    wait states read only the members earl_part_representatives picks),
+    else "all" (a plugin may read every member; the root causes compute
+    every member's synchronisation points)."""
+    from ..analysis.engine import selection
+
+    return collectives_of(selection(properties, plugins, packages, strict)[1])
+
+
+def collectives_of(chosen) -> str:
+    """collectives_for of the properties engine.selection chose."""
+    if all(getattr(p, "source", None) == "built-in" and getattr(p, "group", None) != "root_cause"
+           for p in chosen):
+        return "representatives"
+    return "all"
+
+
+def _ghosts_in_rounds(reading, partition: Partition, exchange: Exchange,
+                      representatives: bool):
+    """Collective: the ghosts every other part sends this one, in P - 1
+    rounds; in round r, part p exports what part p + r needs of its own
+    locations (earl_part_export with the locations of the other parts left
+    out) and receives what part p - r exports for it.  So a part holds the
+    records of one destination at a time beside what it received, not those
+    of every destination at once (80 bytes a record, the open's largest
+    transient).  Returns (the buffers received, one per part with ghosts for
+    this one, each holding whole locations sorted by (location, position);
+    with representatives, this part's own collective members as
+    earl_coll_member rows, each once)."""
+    me, size = exchange.rank, exchange.size
+    part_of = np.ascontiguousarray(partition.part_of, dtype=np.int32)
+    received, members = [], []
+    for r in range(1, size):
+        dest = (me + r) % size
+        error, records, counts = None, None, np.zeros(size, dtype=np.int64)
+        try:
+            only = np.where((part_of == me) | (part_of == dest), part_of, -1).astype(np.int32)
+            got = reading.export(only, partition.parts, me, members=representatives)
+            offsets = np.frombuffer(got[0], dtype=np.uint64).astype(np.int64)
+            # only dest's: the calls every part compares (MPI_Init, MPI_Finalize)
+            # are exported for every part in every round
+            size_of = GHOST_RECORD.itemsize
+            records = np.frombuffer(got[1], dtype=np.uint8)[
+                int(offsets[dest]) * size_of:int(offsets[dest + 1]) * size_of]
+            counts[dest] = len(records)
+            if representatives:
+                members.append(np.frombuffer(got[2], dtype=COLL_MEMBER))
+            del got
+        except Exception as exc:  # every part must learn of it (Exchange.agree)
+            error = exc
+        exchange.agree(error)
+        got, _ = exchange.alltoallv(records, counts)
+        del records
+        if len(got):
+            received.append(got)
+        del got
+    if not representatives:
+        return received, None
+    # a communicator with members in several other parts lists its own
+    # members in each of their rounds: each once
+    rows = np.concatenate(members) if members else np.empty(0, COLL_MEMBER)
+    del members
+    if len(rows):
+        key = (rows["location"].astype(np.int64) << POSITION_BITS) | \
+            rows["position"][:, 2].astype(np.int64)
+        _, first = np.unique(key, return_index=True)
+        rows = rows[np.sort(first)]
+    return received, rows
+
+
+def _chooser(members: np.ndarray, parts: int) -> np.ndarray:
+    """Per collective member row, the part that chooses its instance's
+    representatives: instances spread over the parts by (comm, seq), so
+    that every member of an instance meets at one part."""
+    key = members["comm"].astype(np.uint64) * np.uint64(0x9E3779B1) + members["seq"]
+    return (key % np.uint64(parts)).astype(np.int64)
+
+
+def _exchange_representatives(reading, members, partition: Partition,
+                              exchange: Exchange) -> np.ndarray:
+    """Collective, two all-to-alls: every part sends its own collective
+    members (earl_coll_member rows) to the chooser of their instance
+    (_chooser), which picks each part's representatives
+    (earl_part_representatives, as the analysis in turn does) and sends them
+    there.  Returns the ghost records this part received, sorted by
+    (location, position).  A failure of the choice on any part ends every
+    part (Exchange.agree) before the second all-to-all."""
+    rows = np.frombuffer(members, dtype=COLL_MEMBER)
+    opaque = np.dtype((np.void, COLL_MEMBER.itemsize))  # faster copies than the fields
+    dest = _chooser(rows, exchange.size)
+    order = np.argsort(dest, kind="stable")
+    send = rows.view(opaque)[order]
+    counts = np.bincount(dest, minlength=exchange.size) * COLL_MEMBER.itemsize
+    del rows, dest, order, members
+    got, _ = exchange.alltoallv(send, counts)
+    del send
+    rows = np.frombuffer(got, dtype=COLL_MEMBER)
+    # as earl_part_export lists them: (comm, seq, time and location and position of the END)
+    order = np.lexsort((rows["position"][:, 2], rows["location"], rows["time"][:, 2],
+                        rows["seq"], rows["comm"]))
+    rows = rows.view(opaque)[order].view(COLL_MEMBER)
+    del got, order
+    error, records, counts = None, None, None
+    try:
+        offsets, records = reading.representatives(rows, partition.part_of, partition.parts)
+        counts = np.diff(np.frombuffer(offsets, dtype=np.uint64).astype(np.int64)) * \
+            GHOST_RECORD.itemsize
+    except Exception as exc:  # every part must learn of it
+        error = exc
+    del rows
+    exchange.agree(error)
+    got, _ = exchange.alltoallv(records, counts)
+    del records
+    table = np.frombuffer(got, dtype=GHOST_RECORD)
+    # each chooser's records are sorted: together, they are sorted here
+    order = np.lexsort((table["position"], table["location"]))
+    return table.view(np.dtype((np.void, GHOST_RECORD.itemsize)))[order].view(GHOST_RECORD)
+
+
+def by_location(chunks, representatives: np.ndarray):
+    """The ghosts of the buffers `chunks` gives (GHOST_RECORD bytes, each
+    holding whole locations sorted by (location, position), no location in
+    two) location by location, each merged with that location's
+    representatives (sorted the same way; merge_ghosts), then the locations
+    that have representatives only: one location at a time, so that the
+    merge copies one location's records, not every ghost.  Each buffer is let
+    go once its last location is given."""
+    reps_loc = representatives["location"]
+    done = np.zeros(len(representatives), dtype=bool)
+    for chunk in chunks:
+        records = np.frombuffer(chunk, dtype=GHOST_RECORD)
+        del chunk
+        locs = np.unique(records["location"])
+        at = np.searchsorted(records["location"], locs, side="left").tolist()
+        end = np.searchsorted(records["location"], locs, side="right").tolist()
+        rat = np.searchsorted(reps_loc, locs, side="left").tolist()
+        rend = np.searchsorted(reps_loc, locs, side="right").tolist()
+        for a, b, c, d in zip(at, end, rat, rend):
+            mine = records[a:b]
+            if d > c:
+                done[c:d] = True
+                yield merge_ghosts([representatives[c:d]], mine)
+            else:
+                yield mine
+            del mine
+        del records
+    rest = representatives[~done]
+    if len(rest):
+        locs = rest["location"]
+        cuts = np.flatnonzero(np.diff(locs)) + 1
+        for a, b in zip([0] + cuts.tolist(), cuts.tolist() + [len(rest)]):
+            yield rest[a:b]
+
+
+def merge_ghosts(representatives, records: np.ndarray) -> np.ndarray:
+    """Ghost records of several sources as one buffer sorted by (location,
+    position), each event once: the representatives of collectives (a list
+    of GHOST_RECORD arrays) beside the other ghosts (records); where both
+    hold an event, the representative's record stays (it carries the count
+    of the members it stands for).  The analysis in turn and the MPI parts
+    both merge so."""
+    row = np.dtype((np.void, GHOST_RECORD.itemsize))  # opaque rows: faster copies
+    parts = [np.ascontiguousarray(r).view(row) for r in representatives if r is not None
+             and len(r)]
+    if not parts:
+        return records
+    out = np.concatenate(parts + [np.ascontiguousarray(records).view(row)]).view(GHOST_RECORD)
+    del parts
+    location = np.ascontiguousarray(out["location"])
+    position = np.ascontiguousarray(out["position"])
+    order = np.lexsort((position, location))  # stable: the representatives first
+    location, position = location[order], position[order]
+    keep = np.ones(len(out), dtype=bool)
+    keep[1:] = (position[1:] != position[:-1]) | (location[1:] != location[:-1])
+    del location, position
+    return out.view(row)[order[keep]].view(GHOST_RECORD)
 
 
 def _taken(chunks: list):
@@ -306,12 +509,15 @@ def _taken(chunks: list):
 
 def _ghost_positions(table: np.ndarray, positions: Dict[int, np.ndarray]) -> None:
     """Per ghost location, its ghosts' positions in the whole trace (the records
-    of a location come together, ascending), into positions."""
+    of a location come together, ascending), into positions: int32 while they
+    fit (4 bytes per ghost held for the part's life), else int64."""
     if len(table):
         locs = table["location"]
         starts = np.concatenate(([0], np.nonzero(np.diff(locs))[0] + 1, [len(table)]))
         for a, b in zip(starts[:-1].tolist(), starts[1:].tolist()):
-            positions[int(locs[a])] = table["position"][a:b].astype(np.int64)
+            pos = table["position"][a:b]
+            positions[int(locs[a])] = pos.astype(np.int32 if int(pos[-1]) < 1 << 31
+                                                 else np.int64)
 
 
 def assemble(reading, ghosts, partition: Partition, index: int, exchange: Optional[Exchange],
@@ -346,6 +552,6 @@ def _whole_trace(part: Part) -> dict:
             "last_time": max(lasts) if lasts else None}
 
 
-__all__ = ["Part", "open_part", "assemble", "GHOST_RECORD", "COLL_MEMBER", "POSITION_BITS",
-           "DefinitionsOnly",
+__all__ = ["Part", "open_part", "assemble", "merge_ghosts", "by_location", "collectives_for",
+           "collectives_of", "GHOST_RECORD", "COLL_MEMBER", "POSITION_BITS", "DefinitionsOnly",
            "PartOfTraceError"]

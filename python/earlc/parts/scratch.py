@@ -142,6 +142,19 @@ class Scratch:
         self.read += out.nbytes
         return out
 
+    def map(self, name: str, dtype) -> np.ndarray:
+        """File `name` as a read-only array mapped into memory: only the pages
+        read become resident, and reading many small pieces of it costs no
+        open per piece (count what is read with `self.read += ...`)."""
+        try:
+            if os.path.getsize(self.file(name)) == 0:
+                return np.empty(0, dtype=dtype)
+            return np.memmap(self.file(name), dtype=dtype, mode="r")
+        except (OSError, ValueError) as exc:
+            if isinstance(exc, OSError):
+                raise self._error(exc) from None
+            raise
+
     def delete(self, name: str) -> None:
         try:
             os.unlink(self.file(name))

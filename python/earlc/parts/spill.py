@@ -29,6 +29,9 @@ from .scratch import Scratch
 #: events per block of a location's spilled timestamps
 BLOCK = 512
 _NARROW = np.uint64(1 << 32)
+#: in _count_narrow: past any clamped offset, and the distance between rows
+_PAST = (1 << 32) + 1
+_ROW = 1 << 34
 
 
 class LocationTimes:
@@ -88,30 +91,53 @@ class LocationTimes:
             self._done[location] = got
         return got
 
-    def _block(self, location: int, b: int) -> np.ndarray:
-        firsts, wide = self._index(location)
+    def _wide_block(self, location: int, b: int) -> np.ndarray:
+        """Block b of a location's timestamps, one spilled in 64 bits."""
         n = min(BLOCK, self._count[location] - b * BLOCK)
-        if wide[b] >= 0:
-            return self.scratch.load("t%d.wide" % location, np.uint64, int(wide[b]), n)
-        delta = self.scratch.load("t%d.u32" % location, np.uint32, b * BLOCK * 4, n)
-        return delta.astype(np.uint64) + firsts[b]
+        return self.scratch.load("t%d.wide" % location, np.uint64,
+                                 int(self._index(location)[1][b]), n)
 
     def before(self, location: int, times: np.ndarray, side: str) -> np.ndarray:
         """Per time: how many of the location's timestamps are below it (side
         "left") or at most it ("right")."""
         times = np.asarray(times, dtype=np.uint64)
         out = np.zeros(len(times), dtype=np.int64)
-        if not self._count.get(location) or not len(times):
+        count = self._count.get(location, 0)
+        if not count or not len(times):
             return out
-        firsts, _ = self._index(location)
+        firsts, wide = self._index(location)
         block = np.searchsorted(firsts, times, side=side) - 1
-        for b in np.unique(block).tolist():
-            if b < 0:
-                continue  # before the location's first event (or, left, at it)
-            sel = block == b
-            out[sel] = b * BLOCK + np.searchsorted(self._block(location, b), times[sel],
-                                                   side=side)
+        inside = np.flatnonzero(block >= 0)  # others: before the location's first event
+        narrow = inside[wide[block[inside]] < 0]
+        if len(narrow):
+            out[narrow] = self._count_narrow(location, block[narrow], times[narrow], side)
+        for k in inside[wide[block[inside]] >= 0].tolist():
+            b = int(block[k])
+            out[k] = b * BLOCK + np.searchsorted(self._wide_block(location, b), times[k],
+                                                 side=side)
         return out
+
+    def _count_narrow(self, location: int, block: np.ndarray, times: np.ndarray,
+                      side: str) -> np.ndarray:
+        """Per time in its block of 32-bit offsets: the block's timestamps
+        below it (left) or at most it (right), plus the blocks before.  The
+        blocks the keys fall in are read once each from the mapped file, as
+        rows of one ascending sequence (row r's offsets plus r * 2**33), in
+        which one search counts every key (its offset plus its row's base)."""
+        firsts, _ = self._index(location)
+        count = self._count[location]
+        rows, row_of = np.unique(block, return_inverse=True)
+        at = rows.astype(np.int64)[:, None] * BLOCK + np.arange(BLOCK, dtype=np.int64)
+        mapped = self.scratch.map("t%d.u32" % location, np.uint32)
+        offsets = np.where(at < count, mapped[np.minimum(at, count - 1)].astype(np.int64),
+                           _PAST)  # a last block's missing entries: past every key
+        del mapped
+        self.scratch.read += len(rows) * BLOCK * 4
+        base = np.arange(len(rows), dtype=np.int64)[:, None] * _ROW
+        # a key's offset in its block, clamped below _PAST: any offset of 2**32 or more
+        rel = np.minimum(times - firsts[block], _NARROW).astype(np.int64)
+        found = np.searchsorted((offsets + base).ravel(), rel + base[row_of, 0], side=side)
+        return block.astype(np.int64) * BLOCK + found - row_of.astype(np.int64) * BLOCK
 
     def count_before(self, time: np.ndarray, location: np.ndarray,
                      position: np.ndarray) -> np.ndarray:
