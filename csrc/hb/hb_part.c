@@ -178,6 +178,51 @@ earl_status earl_hb_part_export(earl_hb_part *p, int32_t to, const earl_eid *eve
     return EARL_OK;
 }
 
+/* The symbolic pass (earl_hb.h, "in three exchanges") needs the clocks of
+ * every own event another part may wait for before anyone asked: the sends
+ * whose receive is on a ghost location, and the begins of own members of
+ * collective instances that have members elsewhere.  Whole processes are
+ * never split, so forks, joins and locks do not cross parts. */
+earl_status earl_hb_part_export_crossing(earl_hb_part *p, size_t *n, earl_error *err)
+{
+    const earl_events *ev = earl_trace_events(p->trace);
+    const earl_states_view *v = p->rules.view;
+    const earl_loc *loc = ev->location;
+    size_t nl = earl_trace_defs(p->trace)->n_locations, count = 0;
+    earl_status st = EARL_OK;
+    *n = 0;
+    for (size_t l = 0; l < nl && st == EARL_OK; l++) {
+        if (p->scope.row[l] < 0)
+            continue;
+        for (size_t k = ev->loc_start[l]; k < ev->loc_start[l + 1] && st == EARL_OK; k++) {
+            earl_eid e = ev->loc_events[k];
+            if (ev->kind[e] != EARL_MPI_SEND && ev->kind[e] != EARL_MPI_ISEND)
+                continue;
+            earl_eid r = earl_states_ptr(p->rules.states, EARL_PTR_RECV, e);
+            if (r >= 0 && p->scope.row[loc[r]] < 0) {
+                uint64_t ticket = (uint64_t)e;
+                st = earl_hb_part_export(p, 0, &e, &ticket, 1, err);
+                count++;
+            }
+        }
+    }
+    for (size_t k = 0; k < v->n_colls && st == EARL_OK; k++) {
+        size_t first = v->coll_member_start[k], last = v->coll_member_start[k + 1];
+        if (p->scope.instance_members[k] == last - first)
+            continue; /* every member is own */
+        for (size_t j = first; j < last && st == EARL_OK; j++) {
+            earl_eid b = p->rules.member_begin[j];
+            if (b >= 0 && p->scope.row[loc[b]] >= 0) {
+                uint64_t ticket = (uint64_t)b;
+                st = earl_hb_part_export(p, 0, &b, &ticket, 1, err);
+                count++;
+            }
+        }
+    }
+    *n = count;
+    return st;
+}
+
 typedef struct run_job {
     hb_columns *c;
     int failed;

@@ -265,6 +265,16 @@ EARL_API earl_status earl_hb_from_stamps(uint32_t width, size_t n, const earl_ei
  *
  * Threads (options->threads) replay column ranges as earl_hb_build does.
  * A part handle is used by one thread at a time.
+ *
+ * In three exchanges instead of rounds (docs/parallel.md, "The timestamps:
+ * three exchanges"): a first replay of each part with
+ * earl_hb_part_export_crossing and, received before it runs, a symbolic
+ * clock for each need (zero but for its location's entry: its rank among
+ * that location's needs, from 1) gives each crossing event's symbolic clock;
+ * earl_hb_frontier_solve, over every part's crossing events, their true
+ * clocks; a second replay of each part that receives the true clocks of all
+ * its needs before it runs never waits.  A cycle shows as a first replay
+ * that does not finish or crossing events left unsolved: then the rounds.
  */
 typedef struct earl_hb_part earl_hb_part;
 
@@ -324,6 +334,44 @@ EARL_API size_t earl_hb_part_needs(const earl_hb_part *part, const earl_eid **gh
  */
 EARL_API earl_status earl_hb_part_export(earl_hb_part *part, int32_t to, const earl_eid *events,
                                          const uint64_t *tickets, size_t n, earl_error *err);
+
+/**
+ * Say that part 0 waits for the clock of every own event another part may
+ * wait for, each with its event id as its ticket: the sends whose receive is
+ * on another part, the begins of own members of collectives with members on
+ * other parts.  The symbolic pass of a replay in three exchanges (below)
+ * takes the clocks of these events before any part asked for them.
+ *
+ * @param part  the part's replay (of a trace whose processes are whole)
+ * @param n     receives how many events were exported
+ * @param err   receives the status and a message on failure (may be NULL)
+ * @return EARL_OK or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_hb_part_export_crossing(earl_hb_part *part, size_t *n,
+                                                  earl_error *err);
+
+/**
+ * Solve the system over the crossing events of a replay in parts in three
+ * exchanges: clocks[x] (width entries per event) becomes the maximum of its
+ * base and the solved clocks of the events with an edge into x, in one sweep
+ * in topological order.  Events on a cycle (an inconsistent trace) are left
+ * unsolved; *solved < n says so, and the replay in rounds must stamp.
+ *
+ * @param clocks   n x width entries: each crossing event's base, in place
+ * @param n        the crossing events
+ * @param width    entries per clock
+ * @param src      per edge, the event whose clock flows into ...
+ * @param dst      ... this event
+ * @param n_edges  how many edges
+ * @param solved   receives how many events were solved (n without a cycle)
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (an edge naming no event), EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_hb_frontier_solve(uint32_t *clocks, size_t n, uint32_t width,
+                                            const int64_t *src, const int64_t *dst,
+                                            size_t n_edges, size_t *solved, earl_error *err);
 
 /**
  * Replay until every own location is done or waits for a ghost clock not

@@ -129,11 +129,12 @@ def _writes_outputs() -> bool:
     return mpi_world_rank() == 0
 
 
-def _in_parts(args, plugins=()):
+def _in_parts(args, plugins=(), causal: bool = False):
     """The analysis in parts one after another (earlc.parts.inturn) when the
     trace needs more memory than --memory gives, or without --memory than the
     machine has available (with a note saying so); None to analyse it in one
-    piece.  Under mpiexec each process holds its part already."""
+    piece.  Under mpiexec each process holds its part already.  causal: for a
+    search (every collective member in each part, the analysis's memory model)."""
     from .parts import under_mpi
     from .parts.budget import format_size
     from .parts.inturn import InTurn, needs_parts
@@ -150,11 +151,12 @@ def _in_parts(args, plugins=()):
         return None
     parts = InTurn(args.trace, need.budget, scratch=args.scratch, threads=args.threads,
                    salvage=args.salvage, model=need.model,
-                   representatives=need.representatives)
+                   representatives=need.representatives and not causal)
     if args.memory is None:
-        print("earlc: the analysis of %s needs about %s, more than the %s this machine has "
+        print("earlc: the %s of %s needs about %s, more than the %s this machine has "
               "available: it runs in %d parts one after another (--memory sets the budget)"
-              % (args.trace, format_size(need.whole), format_size(need.budget),
+              % ("search" if causal else "analysis", args.trace, format_size(need.whole),
+                 format_size(need.budget),
                  parts.pp.parts), file=sys.stderr)
     return parts
 
@@ -423,11 +425,19 @@ def cmd_search(args) -> int:
     text = _pattern_text(args.pattern)
     bar = _progress_bar()
     try:
-        trace = _open_for_analysis(args, bar)
+        parts = _in_parts(args, causal=True)
         with warnings.catch_warnings():  # m.warnings says them, once each, below
             warnings.simplefilter("ignore", PatternWarning)
-            m = search(trace, text, name=args.name, limit=args.limit, progress=bar,
-                       threads=args.threads, teams=args.teams, root=0)
+            if parts is not None:
+                with cliargs.terminate_as_interrupt(), parts:  # Ctrl-C: scratch removed
+                    parts.progress.fn = bar
+                    m = parts.search(text, name=args.name, limit=args.limit,
+                                     threads=args.threads, teams=args.teams)
+                trace = m._trace
+            else:
+                trace = _open_for_analysis(args, bar)
+                m = search(trace, text, name=args.name, limit=args.limit, progress=bar,
+                           threads=args.threads, teams=args.teams, root=0)
     finally:
         bar.close()
     say = sys.stderr if _writes_outputs() else open(os.devnull, "w")
@@ -667,6 +677,7 @@ def build_parser() -> Parser:
     _output_option(se)
     _threads_option(se, "threads for reading, timestamps and the search (default: one per "
                         "core); the matches do not depend on it")
+    _memory_options(se)
     se.add_argument("--teams", type=count(1, 4096), default=1,
                     help="teams of threads sharing work (default: 1)")
     se.add_argument("--strict", action="store_true",

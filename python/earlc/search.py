@@ -23,6 +23,7 @@ vacuously), `m.warnings` names it, and a PatternWarning says so.
 """
 from __future__ import annotations
 
+import os
 import warnings
 from typing import Callable, Dict, List, Optional
 
@@ -206,6 +207,29 @@ class PartMatches(Matches):
 ProgressFn = Callable[[str, int, int], None]
 
 
+def _open_path(path, memory, scratch, threads, progress):
+    """The trace at path for a search or the races: this process's part under
+    mpiexec, the whole trace when it fits in memory, else an InTurn (the parts
+    one after another, every collective member in each)."""
+    from .parts import mpi_world_size
+    from .trace import open as open_trace
+
+    path = os.fspath(path).rstrip(os.sep) or os.fspath(path)
+    threads = 0 if threads is None else threads
+    if (mpi_world_size() or 1) > 1:
+        if memory is not None or scratch is not None:
+            raise ValueError("memory and scratch apply to a search in one process: under "
+                             "mpiexec each process holds its part of the trace")
+        return open_trace(path, threads=threads, progress=progress, parts="mpi")
+    from .parts.inturn import InTurn, needs_parts
+
+    need = needs_parts(path, memory)
+    if need is None:
+        return open_trace(path, threads=threads, progress=progress, memory="unlimited")
+    return InTurn(path, need.budget, scratch=scratch, threads=threads, model=need.model,
+                  representatives=False)
+
+
 def _search_view(view, program, name, limit, progress, threads, teams, pruning) -> Matches:
     """The matches of the whole trace whose every event is in the view (earlc.view),
     the first `limit` of them in canonical order."""
@@ -225,7 +249,8 @@ def _search_view(view, program, name, limit, progress, threads, teams, pruning) 
 
 def search(trace, pattern, name: Optional[str] = None, limit: Optional[int] = None,
            progress: Optional[ProgressFn] = None, threads: Optional[int] = None,
-           teams: int = 1, pruning: bool = True, root: Optional[int] = None) -> Matches:
+           teams: int = 1, pruning: bool = True, root: Optional[int] = None,
+           memory=None, scratch=None) -> Matches:
     """The matches of a pattern in trace (see the module doc and docs/patterns.md).
 
     pattern: the text (or parse(text)); name: the pattern to search (default: the
@@ -240,8 +265,26 @@ def search(trace, pattern, name: Optional[str] = None, limit: Optional[int] = No
     Of a trace in parts (earlc.open(path, parts="mpi")) collective: every MPI
     process calls it with the same arguments; the matches are the whole trace's
     (event ids of the whole trace), on every process, or with root=R on process R
-    only (the command line's choice: rank 0 writes them)."""
+    only (the command line's choice: rank 0 writes them).
+
+    trace may also be the path of an archive: it is opened (under mpiexec with
+    several processes, in parts), or when its analysis needs more than memory
+    ("8G", "512M", bytes; None: what the machine has available; "unlimited":
+    never) searched in parts one after another within that budget, with what
+    crosses parts in scratch (a folder; default the system's temporary folder;
+    docs/memory.md): the same matches."""
     program = parse(pattern)
+    if isinstance(trace, (str, os.PathLike)):
+        from .parts.inturn import InTurn
+
+        trace = _open_path(trace, memory, scratch, threads, progress)
+        if isinstance(trace, InTurn):  # in parts one after another
+            with trace as parts:
+                return parts.search(program, name=name, limit=limit, threads=threads,
+                                    teams=teams, pruning=pruning, progress=progress)
+    elif memory is not None or scratch is not None:
+        raise ValueError("memory and scratch apply to the search of a path: this trace is in "
+                         "memory already")
     if getattr(trace, "is_view", False):  # a view: the whole trace's matches inside it
         return _search_view(trace, program, name, limit, progress, threads, teams, pruning)
     if limit is not None:

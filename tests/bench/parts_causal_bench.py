@@ -3,6 +3,7 @@ and a pattern search (docs/parallel.md, "Happened-before, search and races"),
 with P = 1, 2 and 4 processes side by side on one trace.
 
     python3 tests/bench/parts_causal_bench.py TRACE [--parts 1,2,4] [--threads N]
+        [--methods frontier,rounds]
 
 For each P it runs `mpiexec -n P` on this script in worker mode, where every
 process opens its part (earlc.open(path, parts="mpi")), then
@@ -11,7 +12,9 @@ process opens its part (earlc.open(path, parts="mpi")), then
   - search: a pattern over two ranks' sends (the sends of the first rank
     concurrent with a send of the last, the first 1000 matches), whose events are
     stamped, gathered on every process and searched block by block;
-and reports per phase the wall time (the slowest process's), the rounds of the
+with each replay method (--methods: "frontier", the stamps in three exchanges,
+and "rounds", the replay in rounds, alternated for each P), and reports per
+phase the wall time (the slowest process's), the rounds of the
 replay, the bytes of clocks the processes sent each other and the bytes of the
 gathered events, and the peak resident memory of the largest process.  A table
 is printed at the end.  Not a timed test: `make bench` runs it when mpiexec and
@@ -35,10 +38,13 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def worker(path: str, threads: int) -> None:
+def worker(path: str, threads: int, method: str) -> None:
     import numpy as np
 
     import earlc
+    from earlc.parts import replay
+
+    replay.METHOD = method
     from earlc.events import KINDS
     from earlc.parts import mpi_exchange
 
@@ -58,6 +64,7 @@ def worker(path: str, threads: int) -> None:
     kinds = [KINDS[k] for k in ("MPI_ISEND", "MPI_IRECV", "MPI_SEND", "MPI_RECV")]
     ids = np.nonzero(np.isin(ev.kind, kinds) & trace.part.own[ev.location])[0]
     clocks = phase("stamps", lambda: trace.vector_clocks(ids, threads=threads))
+    out["stamps"].update({k: v for k, v in clocks.replay.extra.items() if k.endswith("seconds")})
     out["stamps"].update(rounds=clocks.replay.rounds, clock_bytes=clocks.replay.bytes_sent,
                          stamped=int(len(ids)), stamp_bytes=clocks.bytes)
     del clocks
@@ -76,9 +83,12 @@ def worker(path: str, threads: int) -> None:
             merged[name] = {"seconds": max(o[name]["seconds"] for o in every),
                             "peak_mb": max(o[name]["peak_mb"] for o in every)}
             for k, v in out[name].items():
-                if k not in merged[name]:  # rounds are every process's; the rest adds up
-                    merged[name][k] = (max if k == "rounds" else sum)(o[name][k] for o in every)
-        print("RESULT " + json.dumps({"parts": ex.size, "events": trace.part.whole["events"],
+                if k not in merged[name]:  # rounds and times are every process's; the rest adds up
+                    merged[name][k] = (max if k == "rounds" or k.endswith("seconds") else sum)(
+                        o[name].get(k, 0) for o in every)
+        print("RESULT " + json.dumps({"parts": ex.size, "method": method,
+                                      "load": os.getloadavg()[0],
+                                      "events": trace.part.whole["events"],
                                       "phases": merged}))
 
 
@@ -89,19 +99,23 @@ def main(argv) -> int:
     p.add_argument("trace")
     p.add_argument("--parts", default="1,2,4")
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--methods", default="frontier,rounds")
+    p.add_argument("--method", default="frontier")
     p.add_argument("--worker", action="store_true")
     args = p.parse_args(argv)
     if args.worker:
-        worker(args.trace, args.threads)
+        worker(args.trace, args.threads, args.method)
         return 0
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT / "python") + (os.pathsep + env["PYTHONPATH"]
                                                 if env.get("PYTHONPATH") else "")
     rows = []
-    for parts in (int(x) for x in args.parts.split(",")):
+    runs = [(int(p), m) for p in args.parts.split(",") for m in args.methods.split(",")
+            if int(p) > 1 or m == args.methods.split(",")[0]]  # one process: no exchange
+    for parts, method in runs:
         t0 = time.perf_counter()
         r = subprocess.run(["mpiexec", "-n", str(parts), sys.executable, __file__, args.trace,
-                            "--worker", "--threads", str(args.threads)],
+                            "--worker", "--threads", str(args.threads), "--method", method],
                            capture_output=True, text=True, env=env)
         wall = time.perf_counter() - t0
         if r.returncode:
@@ -112,15 +126,20 @@ def main(argv) -> int:
         res["wall"] = wall
         rows.append(res)
         print(line, flush=True)
-    print("\nparts  phase   seconds  rounds  clock MB  gathered MB  peak MB (largest process)")
+    print("\nparts  method    phase   seconds  rounds  clock MB  gathered MB  peak MB (largest "
+          "process)  load")
     for res in rows:
         for name in ("open", "stamps", "search"):
             ph = res["phases"][name]
-            print("%5d  %-6s  %7.2f  %6s  %8s  %11s  %7.0f" % (
-                res["parts"], name, ph["seconds"], ph.get("rounds", ""),
+            print("%5d  %-8s  %-6s  %7.2f  %6s  %8s  %11s  %7.0f  %5.2f" % (
+                res["parts"], res["method"] if res["parts"] > 1 else "-", name, ph["seconds"],
+                ph.get("rounds", ""),
                 "%.1f" % (ph["clock_bytes"] / 1e6) if "clock_bytes" in ph else "",
                 "%.1f" % (ph["table_bytes"] / 1e6) if "table_bytes" in ph else "",
-                ph["peak_mb"]))
+                ph["peak_mb"], res["load"]))
+            if "symbolic_seconds" in ph:
+                print("%32s symbolic pass %.2f s, solve %.2f s, final pass %.2f s" % (
+                    "", ph["symbolic_seconds"], ph.get("solve_seconds", 0), ph["final_seconds"]))
     return 0
 
 

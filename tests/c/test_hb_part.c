@@ -8,7 +8,10 @@
  *   - on inconsistent traces (receives that each wait for the other's send)
  *     the cycles are broken at the same events, with the same count;
  *   - bad steps are refused with a message: a ghost to stamp, a ticket
- *     never given out, forcing an event that does not wait, finishing early.
+ *     never given out, forcing an event that does not wait, finishing early;
+ *   - the system over the crossing events of the stamps in three exchanges
+ *     (earl_hb_frontier_solve) takes the maxima along every path, and leaves
+ *     a cycle unsolved.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -253,6 +256,31 @@ static void test_from_stamps(void **state)
                      EARL_ERR_INVALID);
 }
 
+/* The crossing events' system (earl_hb_frontier_solve): a diamond 0 -> 1, 0
+ * -> 2, 1 -> 3, 2 -> 3 takes the maxima along every path; a cycle leaves its
+ * events unsolved and says so; an edge naming no event is refused. */
+static void test_frontier_solve(void **state)
+{
+    (void)state;
+    uint32_t c[4 * 3] = {1, 0, 0, /**/ 0, 2, 0, /**/ 0, 0, 3, /**/ 0, 1, 1};
+    int64_t src[] = {0, 0, 1, 2}, dst[] = {1, 2, 3, 3};
+    size_t solved = 0;
+    ok(earl_hb_frontier_solve(c, 4, 3, src, dst, 4, &solved, &err));
+    assert_int_equal(solved, 4);
+    uint32_t want[4 * 3] = {1, 0, 0, /**/ 1, 2, 0, /**/ 1, 0, 3, /**/ 1, 2, 3};
+    assert_memory_equal(c, want, sizeof want);
+    /* 1 and 2 wait for each other: only 0 is solved */
+    int64_t csrc[] = {0, 1, 2}, cdst[] = {1, 2, 1};
+    ok(earl_hb_frontier_solve(c, 3, 3, csrc, cdst, 3, &solved, &err));
+    assert_int_equal(solved, 1);
+    int64_t bad[] = {7};
+    assert_int_equal(earl_hb_frontier_solve(c, 3, 3, bad, dst, 1, &solved, &err),
+                     EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "of 3 events"));
+    ok(earl_hb_frontier_solve(c, 0, 3, NULL, NULL, 0, &solved, &err));
+    assert_int_equal(solved, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +289,7 @@ int main(void)
         cmocka_unit_test(test_collectives),   cmocka_unit_test(test_hybrid),
         cmocka_unit_test(test_cycles_broken_as_in_the_whole_trace),
         cmocka_unit_test(test_bad_steps),     cmocka_unit_test(test_from_stamps),
+        cmocka_unit_test(test_frontier_solve),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

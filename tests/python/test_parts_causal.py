@@ -92,10 +92,14 @@ def test_stamps_equal_the_whole_traces(traces):
                 held = np.arange(len(part.trace))  # own events and ghosts
                 c = part.trace.vector_clocks(held, threads=1 + (ex.rank + parts) % 2)
                 g = part.global_ids(held)
+                # a consistent trace is stamped in three exchanges (two of clocks),
+                # whatever its chains of dependencies across parts
+                few = c.replay.extra["method"] == "frontier" and c.replay.rounds == 2
                 return (np.array_equal(c.stamps, want.stamps[g]) and
                         np.array_equal(c.location, want.location[g]) and
                         np.array_equal(c.position, want.position[g]) and
-                        c.cycles_broken == want.cycles_broken)
+                        c.cycles_broken == want.cycles_broken and
+                        (few or want.cycles_broken > 0))
             assert all(run_parts(parts, one)), (name, parts)
 
 
@@ -229,15 +233,17 @@ def test_cycles_of_an_inconsistent_trace_in_parts(tmp_path):
     want = whole.vector_clocks(np.arange(len(whole)))
     races = earlc.races(whole, wildcard="all").to_json()
     assert want.cycles_broken > 0
-    for parts in (2, 3):
+    for parts in (1, 2, 3):
         def one(ex):
             t = open_part(path, ex).trace
             c = t.vector_clocks(np.arange(len(t)))
             g = t.part.global_ids(np.arange(len(t)))
             return (np.array_equal(c.stamps, want.stamps[g]), c.cycles_broken,
-                    earlc.races(t, wildcard="all").to_json())
-        for same, cycles, js in run_parts(parts, one):
+                    earlc.races(t, wildcard="all").to_json(), c.replay.extra)
+        for same, cycles, js, extra in run_parts(parts, one):
             assert same and cycles == want.cycles_broken and js == races
+            # the crossing events have no order: the replay in rounds breaks the cycles
+            assert parts == 1 or (extra["method"] == "rounds" and "cycle" in extra["fallback"])
 
 
 def test_a_bad_pattern_fails_every_part_alike(traces):

@@ -7,11 +7,14 @@
  *   PartClocks(states, stamped, threads=0, progress=None)
  *   .needs() -> Column of int64 ghost ids (a ticket is an index)
  *   .export(to, events, tickets)        own int64 ids, uint64 tickets
+ *   .export_crossing() -> n             to part 0, ticket = event id
  *   .run()                              the GIL released
  *   .take(n_parts) -> (offsets bytes of n_parts + 1 uint64, records bytes)
  *   .receive(records)
  *   .unfinished() -> int, .waiting() -> int (-1), .force(event)
  *   .record_bytes() -> int, .finish() -> _core.VectorClocks
+ *
+ *   frontier_solve(clocks, width, src, dst) -> solved   (earl_hb_frontier_solve)
  */
 #include "ext.h"
 
@@ -120,6 +123,19 @@ static PyObject *part_clocks_export(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+static PyObject *part_clocks_export_crossing(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    earl_hb_part *p = part_of(self);
+    if (!p)
+        return NULL;
+    earl_error err;
+    size_t n = 0;
+    if (earl_hb_part_export_crossing(p, &n, &err) != EARL_OK)
+        return earlc_raise(&err);
+    return PyLong_FromSize_t(n);
+}
+
 static PyObject *part_clocks_run(PyObject *self, PyObject *unused)
 {
     (void)unused;
@@ -219,6 +235,8 @@ static PyObject *part_clocks_finish(PyObject *self, PyObject *unused)
 static PyMethodDef part_clocks_methods[] = {
     {"needs", part_clocks_needs, METH_NOARGS, "ghost events waited for: Column of int64"},
     {"export", part_clocks_export, METH_VARARGS, "export(to, events, tickets)"},
+    {"export_crossing", part_clocks_export_crossing, METH_NOARGS,
+     "export every own event another part may wait for, to part 0, ticket = event id"},
     {"run", part_clocks_run, METH_NOARGS, "replay until every own location waits or is done"},
     {"take", part_clocks_take, METH_O, "take(n_parts) -> (offsets, records)"},
     {"receive", part_clocks_receive, METH_O, "receive(records)"},
@@ -240,10 +258,52 @@ static PyTypeObject PartClocksType = {
     .tp_new = part_clocks_new,
 };
 
+/* frontier_solve(clocks, src, dst) -> solved: earl_hb_frontier_solve on a
+ * writable C-contiguous uint32 (n, width) array, in place. */
+static PyObject *frontier_solve(PyObject *unused, PyObject *args)
+{
+    (void)unused;
+    PyObject *clocks_obj, *src_obj, *dst_obj;
+    unsigned int width;
+    if (!PyArg_ParseTuple(args, "OIOO", &clocks_obj, &width, &src_obj, &dst_obj))
+        return NULL;
+    if (!width)
+        return PyErr_Format(PyExc_ValueError, "frontier_solve: width 0");
+    earlc_buffers held = {0};
+    size_t entries = (size_t)-1, edges = (size_t)-1;
+    uint32_t *clocks = earlc_buffer_array(&held, clocks_obj, 'I', 1, &entries, "clocks");
+    const int64_t *src = clocks ? earlc_buffer_array(&held, src_obj, 'q', 0, &edges, "src")
+                                : NULL;
+    const int64_t *dst = src ? earlc_buffer_array(&held, dst_obj, 'q', 0, &edges, "dst") : NULL;
+    if (!dst || entries % width) {
+        earlc_buffers_release(&held);
+        return dst ? PyErr_Format(PyExc_ValueError, "frontier_solve: %zu entries are no "
+                                  "clocks of %u", entries, width) : NULL;
+    }
+    size_t solved = 0;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_hb_frontier_solve(clocks, entries / width, width, src, dst, edges, &solved, &err);
+    Py_END_ALLOW_THREADS
+    earlc_buffers_release(&held);
+    if (st != EARL_OK)
+        return earlc_raise(&err);
+    return PyLong_FromSize_t(solved);
+}
+
+static PyMethodDef part_clocks_functions[] = {
+    {"frontier_solve", frontier_solve, METH_VARARGS,
+     "frontier_solve(clocks, width, src, dst) -> solved (in place)"},
+    {NULL, NULL, 0, NULL},
+};
+
 int earlc_add_part_clocks_type(PyObject *module)
 {
     if (PyType_Ready(&PartClocksType) < 0)
         return -1;
     Py_INCREF(&PartClocksType);
-    return PyModule_AddObject(module, "PartClocks", (PyObject *)&PartClocksType);
+    if (PyModule_AddObject(module, "PartClocks", (PyObject *)&PartClocksType) < 0)
+        return -1;
+    return PyModule_AddFunctions(module, part_clocks_functions);
 }

@@ -163,12 +163,18 @@ class Progress:
         self.fn = fn
         self.pp = pp
         self.t0 = time.monotonic()
-        self.rate = [None, None]  # events per second of each pass, once measured
-        self.done_events = [0.0, 0.0]
+        self.rate = [None, None, None]  # events per second of each pass, once measured
+        self.done_events = [0.0, 0.0, 0.0]
         self.pass_no, self.part = 0, 0
         self.part_t0 = self.t0
-        own = float(pp.own_events.sum())
-        self.first = own / (own + PASS2_COST * own * (1 + GHOST_SHARE)) if own else 0.5
+        #: the passes over the parts with their ghosts after pass 1: 1 for the
+        #: analysis, 2 for the stamps of a search (causal_inturn.py)
+        self.later = 1
+
+    @property
+    def first(self) -> float:
+        own = float(self.pp.own_events.sum())
+        return own / (own + PASS2_COST * own * (1 + GHOST_SHARE) * self.later) if own else 0.5
 
     def work(self, pass_no: int) -> np.ndarray:
         own = self.pp.own_events.astype(np.float64)
@@ -194,12 +200,13 @@ class Progress:
         rate1 = self.rate[0]
         if rate1 is None:
             return None
-        rate2 = self.rate[1] or rate1 / PASS2_COST
         w1, w2 = self.work(0).sum(), self.work(1).sum()
         cur = float(self.work(self.pass_no)[self.part]) * within
-        left1 = max(w1 - self.done_events[0] - (cur if self.pass_no == 0 else 0), 0)
-        left2 = max(w2 - self.done_events[1] - (cur if self.pass_no == 1 else 0), 0)
-        return left1 / rate1 + left2 / rate2
+        left = max(w1 - self.done_events[0] - (cur if self.pass_no == 0 else 0), 0) / rate1
+        for k in range(1, self.later + 1):
+            rate = self.rate[k] or self.rate[1] or rate1 / PASS2_COST
+            left += max(w2 - self.done_events[k] - (cur if self.pass_no == k else 0), 0) / rate
+        return left
 
     def fraction(self, within: float) -> float:
         """The share of the work done: pass 1 takes the first `self.first`
@@ -208,7 +215,9 @@ class Progress:
         w = float(self.work(self.pass_no).sum())
         cur = float(self.work(self.pass_no)[self.part]) * within
         done = min((self.done_events[self.pass_no] + cur) / w, 1.0) if w else 1.0
-        return self.first * done if self.pass_no == 0 else self.first + (1 - self.first) * done
+        if self.pass_no == 0:
+            return self.first * done
+        return self.first + (1 - self.first) * (self.pass_no - 1 + done) / self.later
 
     def __call__(self, phase: str, done: int, total: int) -> None:
         if self.fn is None or phase == "done":
@@ -216,7 +225,7 @@ class Progress:
         within = done / total if total else 0.0
         if phase == "starting":
             within = 0.0
-        elif self.pass_no == 1 and phase in self.STAGES:
+        elif self.pass_no >= 1 and phase in self.STAGES:
             lo, hi = self.STAGES[phase]
             within = lo + (hi - lo) * within
         elif self.pass_no == 0:  # reading, then the export and the spill
@@ -460,7 +469,9 @@ class InTurn:
         old = self.pp.parts
         self.pp = plan_parts(self.defs, self.declared, self.model, self.budget,
                              ghost_share=share, at_least=old + 1)
+        later = self.progress.later
         self.progress = Progress(self.progress.fn, self.pp)
+        self.progress.later = later
 
     def _spill_times(self, reading, l: int) -> int:
         n = reading.times(l)
@@ -509,9 +520,9 @@ class InTurn:
                                                start * GHOST_RECORD.itemsize, count)
                              for start, count in where], records)
 
-    def open(self, p: int) -> Part:
-        """Part p with its ghosts (pass 2)."""
-        self.progress.start(1, p)
+    def open(self, p: int, pass_no: int = 1) -> Part:
+        """Part p with its ghosts (pass 2; pass_no 2 for a third pass)."""
+        self.progress.start(pass_no, p)
         reading = _core.Reading(str(self.path), threads=self.threads, progress=self.progress,
                                 salvage=self.salvage)
         reading.read(self.pp.partition.mask(p))
@@ -591,6 +602,16 @@ class InTurn:
             ginst[ivalid] = instances.before(*ik)
             merge._globalize(piece, gids, ginst)
         return merge.merge(pieces, self.stub(), light, top)
+
+    def search(self, pattern, name=None, limit=None, threads=None, teams: int = 1,
+               pruning: bool = True, progress=None):
+        """The matches of a pattern in the whole trace (earlc.search.search's
+        arguments), its parts stamped one after another
+        (causal_inturn.py): the same matches as in one piece."""
+        from .causal_inturn import matches_in_turn
+
+        return matches_in_turn(self, pattern, name=name, limit=limit, threads=threads,
+                               teams=teams, pruning=pruning, progress=progress)
 
     def stub(self):
         """What the merged report keeps of the parts: the definitions (a trace

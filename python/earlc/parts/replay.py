@@ -28,6 +28,11 @@ parts one after another and keeps what crosses in files.
 Rounds: the longest chain of dependencies that cross parts, about one per
 iteration of a program whose messages or collectives cross a part's border.
 Bytes per round: the clocks of the crossing events, 8 + 4 x locations each.
+
+The stamps (`replay`) take three exchanges instead (frontier.py,
+`drive_frontier`): a symbolic pass on every part, the crossing events' clocks
+solved on the first part, a pass with the true clocks; the rounds above are
+their fallback for a trace with cycles, and the races' replay.
 """
 from __future__ import annotations
 
@@ -216,12 +221,91 @@ def own_events_at(ev, location: np.ndarray, position: np.ndarray) -> np.ndarray:
     return out
 
 
+#: how replay() stamps: "frontier" (three exchanges, falling back to rounds on
+#: a cycle) or "rounds" (the replay in rounds only; for comparisons)
+METHOD = "frontier"
+
+
 def replay(part: Part, stamped: np.ndarray, threads: Optional[int] = None,
            progress=None):
     """Collective: the stamps of `stamped` (own events of this part, sorted) in
-    the whole trace's happened-before order, the parts of part.exchange each
-    running the steps of ClockReplay.  Returns (_core.VectorClocks, ReplayStats)."""
-    return drive(part, lambda: ClockReplay(part, stamped, threads=threads, progress=progress))
+    the whole trace's happened-before order.  Returns (_core.VectorClocks,
+    ReplayStats).  In three exchanges (frontier.py: a symbolic pass on every
+    part, the crossing events' clocks solved on the first part, a pass with
+    the true clocks); a trace with cycles is replayed in rounds (drive)."""
+    if METHOD == "rounds":
+        return drive(part, lambda: ClockReplay(part, stamped, threads=threads,
+                                               progress=progress))
+    return drive_frontier(part, stamped, threads=threads, progress=progress)
+
+
+def drive_frontier(part: Part, stamped: np.ndarray, threads: Optional[int] = None,
+                   progress=None):
+    """Collective: replay() in three exchanges (frontier.py); the replay in
+    rounds when the trace has a cycle (stats.extra["fallback"] says why)."""
+    import time
+
+    from . import frontier
+
+    ex = part.exchange
+    t0 = time.perf_counter()
+    stats = ReplayStats()
+    stats.extra["method"] = "frontier"
+    threads = part.trace.threads if threads is None else threads
+    error, summary = None, b""
+    try:
+        summary = frontier.symbolic_pass(part, threads) if ex.size > 1 else b""
+    except Exception as exc:  # every part learns of it
+        error = exc
+    ex.agree(error)
+    stats.extra["symbolic_seconds"] = time.perf_counter() - t0
+    # 1: every part's summary to the first part
+    incoming = ex.alltoall_bytes([summary if q == 0 else b"" for q in range(ex.size)])
+    stats.rounds += 1
+    stats.bytes_sent += len(summary)
+    stats.bytes_received += sum(len(b) for b in incoming)
+    del summary
+    incoming = list(incoming)  # solve() lets each go once read
+    # 2: the true clocks of every part's needs from the first part
+    answers = [b""] * ex.size
+    if ex.rank == 0 and ex.size > 1:
+        t1 = time.perf_counter()
+        try:
+            answers = [b"\x01" + a for a in frontier.solve(incoming, part.partition.part_of)]
+            stats.extra["solve_seconds"] = time.perf_counter() - t1
+        except frontier.NoOrder as exc:
+            answers = [b"\x00" + str(exc).encode()] * ex.size
+        except Exception as exc:
+            error = exc
+    del incoming
+    replies = ex.alltoall_bytes(answers)
+    ex.agree(error)
+    stats.rounds += 1
+    stats.bytes_sent += sum(len(a) for a in answers)
+    stats.bytes_received += len(replies[0])
+    del answers
+    mine = replies[0]
+    if ex.size > 1 and mine[:1] != b"\x01":
+        clocks, more = drive(part, lambda: ClockReplay(part, stamped, threads=threads,
+                                                       progress=progress))
+        more.rounds += stats.rounds
+        more.bytes_sent += stats.bytes_sent
+        more.bytes_received += stats.bytes_received
+        more.extra["method"] = "rounds"
+        more.extra["fallback"] = bytes(mine[1:]).decode()
+        more.seconds = time.perf_counter() - t0
+        return clocks, more
+    result, t1 = None, time.perf_counter()
+    try:
+        result = frontier.final_pass(part, stamped, threads, memoryview(mine)[1:],
+                                     progress=progress, alone=ex.size == 1)
+        stats.cycles_broken = int(result.info()["cycles_broken"])  # broken alone only
+    except Exception as exc:
+        error = exc
+    ex.agree(error)
+    stats.extra["final_seconds"] = time.perf_counter() - t1
+    stats.seconds = time.perf_counter() - t0
+    return result, stats
 
 
 def drive(part: Part, make) -> tuple:
@@ -327,4 +411,5 @@ def stamps_of(part: Part, ids: np.ndarray, threads: Optional[int] = None, progre
 
 
 __all__ = ["PartReplay", "ClockReplay", "RaceReplay", "ReplayStats", "REQUEST", "replay", "drive",
+           "drive_frontier",
            "stamps_of", "own_events_at", "held_events_at"]
