@@ -69,24 +69,39 @@ def cmd_analyze(args) -> int:
     if args.format == "cube" and not args.output:
         raise cliargs.UsageError("--format cube writes a binary file: give it with -o "
                                  "FILE.cubex")
+    html = args.format == "html"
+    if html and not (args.output or "").lower().endswith((".html", ".htm")):
+        raise cliargs.UsageError("--format html writes a page: give it with -o FILE.html")
+    # the page lists --rows occurrences of each inefficiency: the analysis keeps them
+    top = max(args.top, 1, args.rows) if html else max(args.top, 1)
     catalog = _catalog(args)
     plugins = [p for p in catalog.properties if p.source != "built-in"]
     bar = _progress_bar()
     try:
         parts = _in_parts(args, plugins)
         if parts is not None:
+            if html:
+                parts.close()
+                raise cliargs.UsageError(
+                    "the HTML page is not written by an analysis in parts one after another "
+                    "yet: write it under mpiexec (docs/parallel.md), or with --memory "
+                    "unlimited in one piece")
             with cliargs.terminate_as_interrupt(), parts:  # Ctrl-C, SIGTERM: scratch removed
                 parts.progress.fn = bar
-                report = parts.analyze(properties=args.properties, top=max(args.top, 1),
+                report = parts.analyze(properties=args.properties, top=top,
                                        plugins=plugins, strict=args.strict, packages=False)
         else:
             trace = _open_for_analysis(args, bar, plugins)
-            report = analyze(trace, properties=args.properties, top=max(args.top, 1),
+            report = analyze(trace, properties=args.properties, top=top,
                              progress=bar, plugins=plugins, strict=args.strict, packages=False,
                              threads=args.threads)
     finally:
         bar.close()
     report.package_problems = catalog.problems
+    if html:  # collective in parts: every process computes its rows of the page
+        with cliargs.user_errors(output=args.output):
+            report.to_html(args.output, top=args.top, rows=args.rows)
+        return 0
     if not _writes_outputs():
         return 0
     if args.format == "json":
@@ -326,12 +341,16 @@ def cmd_plot(args) -> int:
 
 def cmd_report(args) -> int:
     from .analysis import analyze
+    from .parts import under_mpi
 
     if not args.output.lower().endswith((".html", ".htm")):
         raise cliargs.UsageError("the report is an HTML page: give -o a name ending in .html")
+    if args.pattern is not None and under_mpi():
+        raise cliargs.UsageError("--pattern runs in one process: under mpiexec, write the "
+                                 "matches with earlc search (docs/parallel.md)")
     text = _pattern_text(args.pattern) if args.pattern is not None else None
-    bar = ProgressBar()
-    trace = open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage)
+    bar = _progress_bar()
+    trace = _open_for_analysis(args, bar)
     matches = None
     try:
         report = analyze(trace, top=max(args.top, 1, args.rows), progress=bar,
@@ -349,10 +368,11 @@ def cmd_report(args) -> int:
         bar.close()
     for message in (matches.warnings if matches is not None else ()):
         print("earlc: warning: %s" % message, file=sys.stderr)  # no match: still a page
-    with cliargs.user_errors(output=args.output):
+    with cliargs.user_errors(output=args.output):  # collective in parts
         report.to_html(args.output, top=args.top, rows=args.rows, pictures=not args.no_pictures,
                        matches=matches)
-    print("earlc report -> %s" % args.output)
+    if _writes_outputs():
+        print("earlc report -> %s" % args.output)
     return 0
 
 
@@ -530,8 +550,9 @@ def build_parser() -> Parser:
                          "property but the root causes, which 'all' or 'root_cause' add; "
                          "their parents and declared inputs are added)")
     _plugin_options(an)
-    an.add_argument("--format", choices=["text", "json", "cube"], default="text",
-                    help="cube: a CUBE4 file for Cube and Scalasca (needs -o)")
+    an.add_argument("--format", choices=["text", "json", "cube", "html"], default="text",
+                    help="cube: a CUBE4 file for Cube and Scalasca (needs -o); html: the page "
+                         "of earlc report (needs -o)")
     _output_option(an)
     an.add_argument("--top", type=count(0), default=5,
                     help="properties detailed in the text report, occurrences kept each (5)")
@@ -710,4 +731,4 @@ def _one_process_only(args) -> int:
 
 
 #: the commands an MPI job of several processes runs in parts, each holding its share
-_IN_PARTS = (cmd_analyze, cmd_search, cmd_races)
+_IN_PARTS = (cmd_analyze, cmd_search, cmd_races, cmd_report)

@@ -302,16 +302,25 @@ class Window:
         before it (WAIT_BEFORE); with `before` (ticks per occurrence), that part
         lies before the call and the rest after it (WAIT_AROUND): such an
         occurrence gives two spans."""
+        got = [spans for _, spans in self.waiting_span_parts(name, where, severity, before)]
+        if not got:
+            return None
+        if len(got) == 1:
+            return got[0]
+        return tuple(np.concatenate([g[k] for g in got]) for k in range(6))
+
+    def waiting_span_parts(self, name: str, where: np.ndarray, severity: np.ndarray,
+                           before: Optional[np.ndarray] = None):
+        """waiting_spans in its parts: [(0, spans)] or, with `before`, the spans
+        before the calls (0) and after them (1), those that are drawn."""
         if before is not None:
             before = np.minimum(np.asarray(before, dtype=np.int64), severity)
-            a = self._spans("before", where, before)
-            b = self._spans("after", where, severity - before)
-            got = [x for x in (a, b) if x is not None]
-            if not got:
-                return None
-            return tuple(np.concatenate([g[k] for g in got]) for k in range(6))
-        mode = "end" if name in WAIT_AT_END else "before" if name in WAIT_BEFORE else "start"
-        return self._spans(mode, where, severity)
+            got = [(0, self._spans("before", where, before)),
+                   (1, self._spans("after", where, severity - before))]
+        else:
+            mode = "end" if name in WAIT_AT_END else "before" if name in WAIT_BEFORE else "start"
+            got = [(0, self._spans(mode, where, severity))]
+        return [(k, spans) for k, spans in got if spans is not None]
 
     def _spans(self, mode: str, where: np.ndarray, severity: np.ndarray):
         # the occurrences whose call overlaps the window (as the window's own

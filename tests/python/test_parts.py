@@ -357,13 +357,14 @@ def test_a_plugin_reading_the_whole_trace_is_told_what_to_use(traces, tmp_path):
 
 @needs_mpi
 def test_commands_of_one_process_refuse_an_mpi_job(tmp_path):
-    """A command an MPI job does not divide (the HTML report, pictures, exports, checks)
-    is refused in one line under mpiexec -n 2, instead of P copies each writing the
-    same file."""
-    page = tmp_path / "r.html"
-    r = mpiexec(2, sys.executable, "-m", "earlc", "report", ROOT / "traces" / "hybrid", "-o", page)
-    assert r.returncode == 2 and not page.exists()
-    assert r.stderr.count("\n") == 1 and "earlc report runs in one process" in r.stderr
+    """A command an MPI job does not divide (pictures, exports, checks) is refused in
+    one line under mpiexec -n 2, instead of P copies each writing the same file (the
+    HTML report runs in parts: test_parts_page.py)."""
+    picture = tmp_path / "r.png"
+    r = mpiexec(2, sys.executable, "-m", "earlc", "plot", "report", ROOT / "traces" / "hybrid",
+                "-o", picture)
+    assert r.returncode == 2 and not picture.exists()
+    assert r.stderr.count("\n") == 1 and "earlc plot runs in one process" in r.stderr
     r = mpiexec(1, sys.executable, "-m", "earlc", "info", ROOT / "traces" / "hybrid")
     assert r.returncode == 0, r.stderr
 

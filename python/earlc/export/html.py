@@ -160,21 +160,22 @@ def _worst(report, top: int, rows: int, listed=None) -> str:
         out.append("</table>")
         inst = report.worst.get(p.name)
         if inst is not None and len(inst):
-            ev = trace.events
             out.append('<table class="rows occurrences"><tr><th>occurrence</th><th>at</th>'
                        '<th>location</th><th>call path</th><th>time lost</th></tr>')
             for k in range(min(rows, len(inst))):
-                w = int(inst.where[k])
+                # through occurrence(): a report made in parts has no events
+                w, time, loc, cnode = report.occurrence(p.name, k)
                 link = ""
                 if listed is not None:
                     link = ' class="occurrence" data-wait="%d" data-time="%d" title="show it in ' \
                            'the timeline"' % (listed.get((p.name, w), -1),
-                                              int(ev.time[w]) - trace.start_time)
+                                              time - trace.start_time)
                 out.append('<tr%s><td class="num">event %d</td><td class="num">%s</td><td>%s</td>'
                            '<td>%s</td><td class="num" data-value="%d">%s</td></tr>' % (
-                               link, w, escape(format_time(trace, int(ev.time[w]))),
-                               escape(_location_name(trace.locations[int(ev.location[w])])),
-                               escape(report.callpath_of(w) or "?"), int(inst.severity[k]),
+                               link, w, escape(format_time(trace, time)),
+                               escape(_location_name(trace.locations[loc])),
+                               escape((report.callpaths[cnode] if cnode >= 0 else "") or "?"),
+                               int(inst.severity[k]),
                                escape(_fmt(p.unit, int(inst.severity[k]), res))))
             out.append("</table>")
         out.append("</section>")
@@ -203,7 +204,31 @@ def _timeline_window(report):
     return (int(time[lo]) - t0) / res, (int(time[hi]) - t0) / res
 
 
-def _pictures(report, timeline: bool = True) -> str:
+class WholeTrace:
+    """What the page reads of the trace's events, from a report of the whole
+    trace (earlc.parts.page.PartsPage: from the parts of one made in parts)."""
+
+    def __init__(self, report):
+        self.report = report
+
+    def timeline_data(self, matches, rows: int):
+        from .timeline_page import timeline_data
+
+        return timeline_data(self.report, matches=matches, occurrences=rows)
+
+    def has_messages(self) -> bool:
+        counts = self.report.trace.kind_counts()
+        return bool(counts.get("MPI_SEND", 0) + counts.get("MPI_ISEND", 0))
+
+    def comm_matrices(self):
+        """(bytes, messages) sent between each pair of locations."""
+        from ..communication import comm_matrix
+
+        trace = self.report.trace
+        return comm_matrix(trace, output="bytes"), comm_matrix(trace, output="count")
+
+
+def _pictures(report, timeline: bool = True, source=None) -> str:
     """The report and communication pictures as inlined PNG; the timeline picture
     too when the page has no interactive timeline."""
     from ..optional import MissingDependency
@@ -225,23 +250,23 @@ def _pictures(report, timeline: bool = True) -> str:
                       plot_timeline(trace, None, start=start, end=end, report=report)))
     parts.append(("report", "Metric tree and where the worst inefficiencies cost time",
                   plot_report(report, None)))
-    counts = trace.kind_counts()
-    if counts.get("MPI_SEND", 0) + counts.get("MPI_ISEND", 0):  # messages: a matrix
-        parts.append(("comm", "Communication matrix (bytes)", plot_comm(trace, None)))
+    source = source or WholeTrace(report)
+    if source.has_messages():  # messages: a matrix
+        matrix, counts = source.comm_matrices()
+        parts.append(("comm", "Communication matrix (bytes)",
+                      plot_comm(trace, None, matrix=matrix, counts=counts)))
     return "\n".join('<figure id="picture-%s"><figcaption>%s</figcaption>'
                      '<img alt="%s" src="data:image/png;base64,%s"></figure>'
                      % (key, escape(caption), escape(caption), _png(fig))
                      for key, caption, fig in parts)
 
 
-def _timeline(report, rows: int, matches):
+def _timeline(report, rows: int, matches, source=None):
     """(html, listed) of the interactive timeline: the viewer, its data and its
     script; listed maps the listed occurrences to their wait-state index."""
     import json
 
-    from .timeline_page import timeline_data
-
-    data = timeline_data(report, matches=matches, occurrences=rows)
+    data = (source or WholeTrace(report)).timeline_data(matches, rows)
     listed = {(name, event): index for name, event, index in data["waits"]["listed"]}
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "timeline_page.js"), encoding="utf-8") as f:
@@ -331,8 +356,9 @@ def _matches(report, matches) -> str:
 
 
 def render(report, top: int = 5, rows: int = 5, pictures: bool = True, matches=None,
-                timeline: bool = True) -> str:
-    """The page as a string."""
+           timeline: bool = True, source=None) -> str:
+    """The page as a string; source: what the page reads of the trace's events
+    (WholeTrace of the report by default)."""
     from ..version import __version__
 
     trace = report.trace
@@ -363,7 +389,7 @@ def render(report, top: int = 5, rows: int = 5, pictures: bool = True, matches=N
     ]
     listed = None
     if timeline:
-        view, listed = _timeline(report, rows, matches)
+        view, listed = _timeline(report, rows, matches, source)
         body += ["<h2>Timeline</h2>", view]
     body += [
         _matches(report, matches),
@@ -373,7 +399,7 @@ def render(report, top: int = 5, rows: int = 5, pictures: bool = True, matches=N
         "<h2>Most severe inefficiencies</h2>", _worst(report, top, rows, listed),
     ]
     if pictures:
-        body += ["<h2>Pictures</h2>", _pictures(report, timeline)]
+        body += ["<h2>Pictures</h2>", _pictures(report, timeline, source)]
     body.append('<p class="note">Written by earlc %s. Times in seconds at the trace\'s timer '
                 'resolution (%d ticks per second); exact values in each number\'s data-value '
                 'attribute.</p>' % (escape(__version__), res))
@@ -383,11 +409,11 @@ def render(report, top: int = 5, rows: int = 5, pictures: bool = True, matches=N
 
 
 def write(report, path, top: int = 5, rows: int = 5, pictures: bool = True,
-               matches=None, timeline: bool = True) -> str:
+          matches=None, timeline: bool = True, source=None) -> str:
     """Write the page to path; returns the path."""
     path = os.fspath(path)
     text = render(report, top=top, rows=rows, pictures=pictures, matches=matches,
-                       timeline=timeline)
+                  timeline=timeline, source=source)
     tmp = path + ".part"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)

@@ -105,6 +105,65 @@ def run_lengths(level: np.ndarray):
             np.empty(0, np.int64), np.concatenate(values) if values else np.empty(0, np.uint8))
 
 
+def coded_level(level: np.ndarray):
+    """A level's rows run-length coded as the page holds them: (runs per row,
+    LEB128 run lengths, run values)."""
+    counts, lengths, values = run_lengths(level)
+    return counts, varints(lengths), values
+
+
+def coded_size(coded) -> int:
+    counts, lengths, values = coded
+    return len(lengths) + len(values) + 4 * len(counts)
+
+
+def accepted_levels(wanted: List[int], n_rows: int, source):
+    """The levels of detail the page holds, coarsest first, as (bins, coded
+    level, size): painted in batches of at most CELLS_PER_PASS cells by
+    source.paint (which also sets source.present from the first batch) until
+    LEVEL_BUDGET is spent; a level that does not fit ends them, and so does one
+    that the growth of the last two says would not fit."""
+    budget, sizes = LEVEL_BUDGET, []
+    k = 0
+    while k < len(wanted) and budget > 0:
+        if len(sizes) >= 2 and sizes[-1] * max(sizes[-1] / max(sizes[-2], 1), 1) > budget:
+            break  # the next level would not fit, as the last ones grew: not painted
+        batch = [wanted[k]]
+        while k + len(batch) < len(wanted) and \
+                sum(batch + [wanted[k + len(batch)]]) * n_rows <= CELLS_PER_PASS:
+            batch.append(wanted[k + len(batch)])
+        painted, present = source.paint(batch)
+        if not sizes:  # every activity of the run shows in the coarsest level
+            source.present = sorted(present)
+        for bins, (size, coded) in zip(batch, painted):
+            if sizes and size > budget:
+                budget = 0
+                break
+            budget -= size
+            sizes.append(size)
+            yield bins, coded, size
+        k += len(batch)
+
+
+def unique_instances(parts):
+    """Region instances of several windows ((enter, location, start, end, depth)
+    each, ENTERs ascending in each): each instance once with the larger of its
+    clipped spans, ordered by location, depth and start (ENTER order where those
+    tie)."""
+    if not parts or not sum(len(p[0]) for p in parts):
+        empty = np.empty(0, np.int64)
+        return empty, empty, empty, empty, empty
+    enter, loc, start, end, depth = (np.concatenate([p[k] for p in parts]) for k in range(5))
+    # an instance in two windows once, with the larger of its clipped spans
+    order = np.lexsort((-(end - start), enter))
+    keep = order[np.r_[True, enter[order][1:] != enter[order][:-1]]]
+    enter, loc, start, end, depth = (x[keep] for x in (enter, loc, start, end, depth))
+    # per location and depth the instances are disjoint: sorted by start, their
+    # ends are sorted too (the browser finds a view's by binary search)
+    order = np.lexsort((start, depth, loc))
+    return tuple(x[order] for x in (enter, loc, start, end, depth))
+
+
 class PageData:
     """Builds the timeline's data for one report (and optional search matches)."""
 
@@ -125,10 +184,11 @@ class PageData:
         from ..plot.timeline import stopped_rows
 
         trace = self.trace
-        stops, run_ended = stopped_rows(trace, self.rows, self.t0, self.end)
+        stop = self.stop_report()
+        stops, run_ended = stopped_rows(trace, self.rows, self.t0, self.end, stop)
         if run_ended is not None and run_ended > self.end:
             self.end = run_ended
-            stops = stopped_rows(trace, self.rows, self.t0, self.end)[0]
+            stops = stopped_rows(trace, self.rows, self.t0, self.end, stop)[0]
         out = {"resolution": trace.timer_resolution, "span": self.end - self.t0,
                "start_ticks": str(self.t0), "path": trace.path,
                "rows": self.row_info(), "activities": self.activity_info(),
@@ -150,19 +210,75 @@ class PageData:
     def row_info(self) -> List[Dict]:
         from ..plot.style import location_label
 
-        ev = self.trace.events
+        firsts, lasts = self.location_spans()
         out = []
         for loc in self.trace.locations:
             proc = loc.process
             group = "rank %d" % loc.rank if loc.rank >= 0 else (proc.name or "process %d" % proc.id)
-            ids = ev.of_location(loc.index)
-            # the location's record: idle where it has nothing of its own open
-            first = int(ev.time[ids[0]]) - self.t0 if len(ids) else 0
-            last = int(ev.time[ids[-1]]) - self.t0 if len(ids) else 0
             out.append({"location": loc.index, "label": location_label(loc), "group": group,
                         "name": str(loc), "thread": loc.thread, "type": loc.type,
-                        "first": first, "last": last})
+                        "first": int(firsts[loc.index]), "last": int(lasts[loc.index])})
         return out
+
+    # -- what the page reads of the trace's events (PartsPageData: from parts) --------------
+    def stop_report(self):
+        """Where each location of a stopped run stopped (analysis.stopped), None
+        for a complete run."""
+        from ..analysis.stopped import stop_report
+
+        return stop_report(self.trace)
+
+    def location_spans(self):
+        """Per location the ticks from the trace's first event to its own first
+        and last event (0 for a location without events): the location's
+        record, idle where it has nothing of its own open."""
+        ev = self.trace.events
+        n = len(self.trace.locations)
+        firsts, lasts = np.zeros(n, np.int64), np.zeros(n, np.int64)
+        for loc in range(n):
+            ids = ev.of_location(loc)
+            if len(ids):
+                firsts[loc] = int(ev.time[ids[0]]) - self.t0
+                lasts[loc] = int(ev.time[ids[-1]]) - self.t0
+        return firsts, lasts
+
+    def kind_count(self, *kinds: str) -> int:
+        counts = self.trace.kind_counts()
+        return int(sum(counts.get(k, 0) for k in kinds))
+
+    def times_at(self, ids: np.ndarray) -> np.ndarray:
+        """Timestamps (ticks) of these events of the whole trace."""
+        return self.trace.events.time[np.asarray(ids, dtype=np.int64)].astype(np.int64)
+
+    def region_instances(self, windows):
+        """(enter, location, start, end, depth, call path) of the region
+        instances in the windows (absolute ticks), each once with the larger of
+        its clipped spans, ordered by location, depth and start."""
+        parts = []
+        for a, b in windows:
+            s = Window(self.trace, a, b).slices()
+            parts.append((s.enter, s.location, s.start, s.end, s.depth))
+        enter, loc, start, end, depth = unique_instances(parts)
+        cnode = np.asarray(self.report._ctx.cnode)[enter] if len(enter) else enter
+        return enter, loc, start, end, depth, cnode
+
+    def paint(self, batch):
+        """The levels of detail of these bin counts, every row: per level
+        (size in bytes, (runs per row, run lengths, run values)), and the
+        activities present in the first."""
+        painted = ov.activity(self.trace, self.t0, self.end, self.rows, batch)
+        present = set(int(v) for v in np.unique(painted[0]) if v != ov.EMPTY)
+        out = []
+        for level in painted:
+            coded = coded_level(level)
+            out.append((coded_size(coded), coded))
+        return out, present
+
+    def all_messages(self):
+        """(sender, receiver, send time, receive time) of every message of the
+        trace, in the order of their sends."""
+        msgs = Window(self.trace, self.t0, self.end).messages()
+        return msgs.src, msgs.dst, msgs.send_time, msgs.recv_time
 
     def activity_info(self) -> List[Dict]:
         from ..plot.style import ACTIVITY_COLOURS, IDLE_COLOUR, IDLE_LABEL
@@ -194,8 +310,7 @@ class PageData:
     def exact(self, listed) -> Dict:
         """Region instances kept one by one: all, or windows around the listed
         occurrences (plus the matches' first events)."""
-        trace = self.trace
-        n_instances = int(trace.kind_counts().get("ENTER", 0))
+        n_instances = self.kind_count("ENTER")
         if n_instances <= EXACT_ALL:
             windows = [(self.t0, self.end)]
         else:
@@ -203,24 +318,7 @@ class PageData:
             if self.matches is not None and len(self.matches):
                 centres += self.matches.events[:20, 0].tolist()
             windows = self.windows_around(centres)
-        parts = []
-        for a, b in windows:
-            s = Window(trace, a, b).slices()
-            parts.append((s.enter, s.location, s.start, s.end, s.depth))
-        if parts:
-            enter, loc, start, end, depth = (np.concatenate([p[k] for p in parts])
-                                             for k in range(5))
-            # an instance in two windows once, with the larger of its clipped spans
-            order = np.lexsort((-(end - start), enter))
-            keep = order[np.r_[True, enter[order][1:] != enter[order][:-1]]]
-            enter, loc, start, end, depth = (x[keep] for x in (enter, loc, start, end, depth))
-            # per location and depth the instances are disjoint: sorted by start,
-            # their ends are sorted too (the browser finds a view's by binary search)
-            order = np.lexsort((start, depth, loc))
-            enter, loc, start, end, depth = (x[order] for x in (enter, loc, start, end, depth))
-        else:
-            enter = loc = start = end = depth = np.empty(0, np.int64)
-        cnode = np.asarray(self.report._ctx.cnode)[enter] if len(enter) else enter
+        enter, loc, start, end, depth, cnode = self.region_instances(windows)
         self.bytes += 23 * len(enter)
         return {"all": n_instances <= EXACT_ALL,
                 "windows": [[int(a - self.t0), int(b - self.t0)] for a, b in windows],
@@ -232,11 +330,11 @@ class PageData:
     def windows_around(self, centres) -> List[tuple]:
         """Time windows of WINDOW_EVENTS events on each side of each centre event,
         merged where they overlap."""
-        time = self.trace.events.time
-        n = len(time)
-        spans = sorted((int(time[max(c - WINDOW_EVENTS, 0)]), int(time[min(c + WINDOW_EVENTS,
-                                                                          n - 1)]))
-                       for c in centres)
+        n = len(self.trace)
+        centres = np.asarray(centres, dtype=np.int64)
+        lo = self.times_at(np.maximum(centres - WINDOW_EVENTS, 0))
+        hi = self.times_at(np.minimum(centres + WINDOW_EVENTS, n - 1))
+        spans = sorted(zip(lo.tolist(), hi.tolist()))
         merged = []
         for a, b in spans:
             if merged and a <= merged[-1][1]:
@@ -246,14 +344,13 @@ class PageData:
         return merged
 
     # -- levels of detail ---------------------------------------------------------------
-    def levels(self) -> List[Dict]:
-        """The dominant activity per row and bin, level after level, until the
-        bins are finer than the rows' stretches or the budget is spent."""
-        trace = self.trace
+    def wanted_levels(self) -> List[int]:
+        """The bin counts of the levels, coarsest first, until the bins are finer
+        than the rows' stretches."""
         n_rows = max(len(self.rows), 1)
         span = self.end - self.t0 + 1
         # stretches (time between two events of a location) are this long on average
-        stretch = span * n_rows / max(len(trace), 1)
+        stretch = span * n_rows / max(len(self.trace), 1)
         wanted = []
         bins = BASE_BINS
         while len(wanted) < MAX_LEVELS:
@@ -261,59 +358,43 @@ class PageData:
             if span / bins < max(2 * stretch, 1) or bins * FACTOR > 1 << 31:
                 break
             bins *= FACTOR
-        out, budget, sizes = [], LEVEL_BUDGET, []
-        k = 0
-        while k < len(wanted) and budget > 0:
-            if len(sizes) >= 2 and sizes[-1] * max(sizes[-1] / max(sizes[-2], 1), 1) > budget:
-                break  # the next level would not fit, as the last ones grew: not painted
-            batch = [wanted[k]]
-            while k + len(batch) < len(wanted) and \
-                    sum(batch + [wanted[k + len(batch)]]) * n_rows <= CELLS_PER_PASS:
-                batch.append(wanted[k + len(batch)])
-            painted = ov.activity(trace, self.t0, self.end, self.rows, batch)
-            if not out:  # every activity of the run shows in the coarsest level
-                self.present = sorted(int(v) for v in np.unique(painted[0]) if v != ov.EMPTY)
-            for bins, level in zip(batch, painted):
-                counts, lengths, values = run_lengths(level)
-                coded = varints(lengths)
-                size = len(coded) + len(values) + 4 * len(counts)
-                if out and size > budget:
-                    budget = 0
-                    break
-                budget -= size
-                sizes.append(size)
-                self.bytes += size
-                out.append({"bins": int(bins), "runs": b64(counts, np.uint32),
-                            "lengths": base64.b64encode(coded.tobytes()).decode("ascii"),
-                            "values": b64(values, np.uint8)})
-            k += len(batch)
+        return wanted
+
+    def levels(self) -> List[Dict]:
+        """The dominant activity per row and bin, level after level, until the
+        bins are finer than the rows' stretches or the budget is spent."""
+        out = []
+        for bins, (counts, coded, values), size in accepted_levels(self.wanted_levels(),
+                                                                   len(self.rows), self):
+            self.bytes += size
+            out.append({"bins": int(bins), "runs": b64(counts, np.uint32),
+                        "lengths": base64.b64encode(coded.tobytes()).decode("ascii"),
+                        "values": b64(values, np.uint8)})
         return out
 
     # -- messages --------------------------------------------------------------------------
     def messages(self, windows, levels) -> Dict:
-        trace = self.trace
-        win = Window(trace, self.t0, self.end)
-        msgs = win.messages()
-        keep = np.ones(len(msgs), dtype=bool)
-        if len(msgs) > MESSAGES_ALL:
+        src, dst, send_time, recv_time = self.all_messages()
+        keep = np.ones(len(src), dtype=bool)
+        if len(src) > MESSAGES_ALL:
             keep[:] = False
             for a, b in windows:
-                keep |= (msgs.send_time <= b + self.t0) & (msgs.recv_time >= a + self.t0)
+                keep |= (send_time <= b + self.t0) & (recv_time >= a + self.t0)
         sel = np.nonzero(keep)[0]
         self.bytes += 24 * len(sel)
-        out = {"count": int(len(msgs)), "all": bool(keep.all()),
-               "src": b64(self.row_of[msgs.src[sel]], np.uint32),
-               "dst": b64(self.row_of[msgs.dst[sel]], np.uint32),
-               "send": b64(msgs.send_time[sel] - self.t0, np.float64),
-               "recv": b64(msgs.recv_time[sel] - self.t0, np.float64), "levels": []}
-        if not len(msgs) or keep.all():
+        out = {"count": int(len(src)), "all": bool(keep.all()),
+               "src": b64(self.row_of[src[sel]], np.uint32),
+               "dst": b64(self.row_of[dst[sel]], np.uint32),
+               "send": b64(send_time[sel] - self.t0, np.float64),
+               "recv": b64(recv_time[sel] - self.t0, np.float64), "levels": []}
+        if not len(src) or keep.all():
             return out
         budget, sizes = BUNDLE_BUDGET, []
         for level in levels:
             if len(sizes) >= 2 and sizes[-1] * max(sizes[-1] / max(sizes[-2], 1), 1) > budget:
                 break  # the next level would not fit, as the last ones grew
-            b = ov.message_bundles(msgs.send_time, msgs.recv_time, self.row_of[msgs.src],
-                                   self.row_of[msgs.dst], self.t0, self.end, level["bins"],
+            b = ov.message_bundles(send_time, recv_time, self.row_of[src],
+                                   self.row_of[dst], self.t0, self.end, level["bins"],
                                    BUNDLE_BINS)
             size = 28 * len(b["count"])
             if size > budget:
@@ -358,47 +439,64 @@ class PageData:
             out.append(np.nonzero(keep)[0])
         return out
 
-    def waits(self, ranked, listed, windows) -> Dict:
+    def wait_spans(self, ranked, listed, windows):
+        """(total occurrences, occurrences kept, the properties with spans, and
+        per such property its spans' (location, start, end, severity, event
+        charged, partner's location, partner's time, partner's call path,
+        segment: 0, or 1 for the part after the call of a wait around it))."""
         report, trace = self.report, self.trace
         ev = trace.events
         win = Window(trace, self.t0, self.end)
         found = [(p, report.instances(p.name)) for p in ranked]
         found = [(p, inst) for p, inst in found if inst is not None and len(inst)]
         total = sum(len(inst) for _, inst in found)
+        cnode = np.asarray(report._ctx.cnode)
         props, parts = [], []
         kept = 0  # occurrences kept (one may take several spans: count counts spans)
         for (p, inst), rows in zip(found, self.chosen_occurrences(found, listed, windows)):
             before = inst[WAIT_AROUND[p.name]][rows] if p.name in WAIT_AROUND and \
                 WAIT_AROUND[p.name] in inst else None
-            got = win.waiting_spans(p.name, inst.where[rows], inst.severity[rows], before)
-            if got is None:
+            got = win.waiting_span_parts(p.name, inst.where[rows], inst.severity[rows], before)
+            if not got:
                 continue
-            _, loc, start, end, sev, occ = got
+            seg = np.concatenate([np.full(len(x[0]), k) for k, x in got])
+            _, loc, start, end, sev, occ = (np.concatenate([x[i] for _, x in got])
+                                            for i in range(6))
             occ = rows[occ]
             kept += len(np.unique(occ))
             where = inst.where[occ]
             partner = inst[p.partner][occ] if p.partner and p.partner in inst else \
                 np.full(len(occ), -1, dtype=np.int64)
-            k = len(props)
-            props.append({"name": p.name, "title": p.title, "diagnosis": p.diagnosis or "",
-                          "description": p.description or "",
-                          "colour": _colour(p.name), "partner": p.partner})
-            parts.append((np.full(len(occ), k), loc, start, end, sev, where, partner))
+            has = partner >= 0
+            p_event = np.maximum(partner, 0)
+            p_row = np.where(has, ev.location[p_event].astype(np.int64), -1)
+            p_time = np.where(has, ev.time[p_event].astype(np.int64) - self.t0, 0)
+            p_path = np.where(has, cnode[p_event], -1)
+            props.append(p)
+            parts.append((loc, start, end, sev, where, p_row, p_time, p_path, seg))
+        return total, kept, props, parts
+
+    def waits(self, ranked, listed, windows) -> Dict:
+        total, kept, found, parts = self.wait_spans(ranked, listed, windows)
+        props = [{"name": p.name, "title": p.title, "diagnosis": p.diagnosis or "",
+                  "description": p.description or "", "colour": _colour(p.name),
+                  "partner": p.partner} for p in found]
         if not parts:
             empty = {k: "" for k in ("prop", "row", "start", "end", "severity", "where",
                                      "callpath", "partner_row", "partner_time",
                                      "partner_callpath")}
             return dict(empty, props=props, count=0, occurrences=0, total=total, listed=[])
-        prop, loc, start, end, sev, where, partner = (np.concatenate([x[i] for x in parts])
-                                                      for i in range(7))
+        prop = np.concatenate([np.full(len(x[0]), k) for k, x in enumerate(parts)])
+        loc, start, end, sev, where, p_row, p_time, p_path, seg = (
+            np.concatenate([x[i] for x in parts]) for i in range(9))
         names = [p["name"] for p in props]
-        sel = np.argsort(start, kind="stable")
-        has = partner[sel] >= 0
-        p_event = np.maximum(partner[sel], 0)
-        p_row = np.where(has, self.row_of[ev.location[p_event].astype(np.int64)], -1)
-        p_time = np.where(has, ev.time[p_event].astype(np.int64) - self.t0, 0)
-        cnode = np.asarray(report._ctx.cnode)
-        p_path = np.where(has, cnode[p_event], -1)
+        # by start; where starts tie, by property (in the ranking's order), the
+        # part before a call first, and the event charged: an order that does not
+        # depend on how a property lists its occurrences (nor on parts)
+        sel = np.lexsort((where, seg, prop, start))
+        has = p_row[sel] >= 0
+        p_row = np.where(has, self.row_of[np.maximum(p_row[sel], 0)], -1)
+        cnode = self.callpaths_of(where[sel])
         self.bytes += 60 * len(sel)
         # the listed occurrences' positions (the first span of each)
         listed_keys = np.array(sorted({names.index(n) * (1 << 40) + e for n, e, _ in listed
@@ -414,31 +512,46 @@ class PageData:
                 "start": b64(start[sel] - self.t0, np.float64),
                 "end": b64(end[sel] - self.t0, np.float64),
                 "severity": b64(sev[sel], np.float64), "where": b64(where[sel], np.uint32),
-                "callpath": b64(cnode[where[sel]], np.int32),
-                "partner_row": b64(p_row, np.int32), "partner_time": b64(p_time, np.float64),
-                "partner_callpath": b64(p_path, np.int32),
+                "callpath": b64(cnode, np.int32),
+                "partner_row": b64(p_row, np.int32), "partner_time": b64(p_time[sel], np.float64),
+                "partner_callpath": b64(p_path[sel], np.int32),
                 "listed": [[n, e, listed_rows.get((n, e), -1)] for n, e, _ in listed]}
+
+    def callpaths_of(self, events: np.ndarray) -> np.ndarray:
+        """The call path of each of these events charged with a wait state."""
+        return np.asarray(self.report._ctx.cnode)[events]
 
     # -- series, matches ---------------------------------------------------------------------
     def series(self) -> List[Dict]:
+        out = []
+        for metric, loc, t, v in self.series_items():
+            self.bytes += 16 * len(t)
+            out.append({"metric": metric, "row": int(self.row_of[int(loc)]),
+                        "time": b64(t - self.t0, np.float64), "value": b64(v, np.float64)})
+        return out
+
+    def series_items(self, trace=None, locations=None) -> List[tuple]:
+        """(metric and unit, location, ticks, values) of each counter or metric
+        series of the trace (by default the report's; of these locations: all
+        by default), thinned, in the order earlc.series lists them."""
         from ..plot.series import thin
         from ..series import has_series, trace_series
 
+        trace = trace if trace is not None else self.trace
         out = []
-        if not has_series(self.trace):
+        if not has_series(trace):
             return out
-        frame = trace_series(self.trace)
+        frame = trace_series(trace)
         for (metric, loc), part in frame.groupby(["metric", "location"], sort=False,
                                                   observed=True):
+            if locations is not None and not locations[int(loc)]:
+                continue
             t = part["time_ticks"].to_numpy().astype(np.int64)
             v = part["value"].to_numpy(dtype=np.float64)
             order = np.argsort(t, kind="stable")
             t, v = thin(t[order], v[order], self.t0, self.end, SERIES_POINTS // 2)
-            self.bytes += 16 * len(t)
             unit = next((str(u) for u in part["unit"].tolist() if u), "")
-            out.append({"metric": str(metric) + (" (%s)" % unit if unit else ""),
-                        "row": int(self.row_of[int(loc)]),
-                        "time": b64(t - self.t0, np.float64), "value": b64(v, np.float64)})
+            out.append((str(metric) + (" (%s)" % unit if unit else ""), int(loc), t, v))
         return out
 
     def match_info(self) -> Optional[Dict]:

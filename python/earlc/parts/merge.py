@@ -246,8 +246,12 @@ def merge(pieces: List[dict], part: Part, local: Report, top: int) -> "MergedRep
         places[name] = (np.concatenate([w["time"] for w, _ in rows])[order],
                         np.concatenate([w["location"] for w, _ in rows])[order],
                         cnode[order])
-    return MergedReport(pieces, part, local, tables, counts, worst, places, parents, regions,
-                        extra)
+    merged = MergedReport(pieces, part, local, tables, counts, worst, places, parents, regions,
+                          extra)
+    if part.exchange is not None:  # for the page (parts/page.py): this part's analysis
+        merged._local = local
+        merged._cnode_map = maps[part.exchange.rank]
+    return merged
 
 
 class PartsCatalog:
@@ -451,6 +455,20 @@ class MergedReport(Report):
     @property
     def stopped(self):
         return self._stop
+
+    def to_html(self, path=None, top: int = 5, rows: int = 5, pictures: bool = True,
+                matches=None, timeline: bool = True):
+        """Collective under MPI (every process calls it): the page the whole
+        trace's report gives, written (or returned) by the first process; the
+        others return None (parts/page.py)."""
+        if getattr(self, "_local", None) is None:
+            raise RuntimeError("this report was made in parts one after another, whose HTML "
+                               "page is not written yet: write it under mpiexec, or from the "
+                               "report of the whole trace (docs/memory.md)")
+        from .page import write_page
+
+        return write_page(self, path, top=top, rows=rows, pictures=pictures, matches=matches,
+                          timeline=timeline)
 
     def instances(self, metric: str):
         raise RuntimeError("this report was made in parts: every occurrence of %s is in the part "

@@ -13,10 +13,15 @@ from .style import DPI, location_label, new_figure, plain, save, text_width
 LABELLED_CELLS = 16
 
 
-def plot_comm(trace, path=None, output: str = "bytes", by: str = "location"):
-    """Draw trace.comm_matrix(output, by); returns the Figure, saves it to path."""
-    matrix = comm_matrix(trace, output=output, by=by)
-    counts = matrix if output == "count" else comm_matrix(trace, output="count", by=by)
+def plot_comm(trace, path=None, output: str = "bytes", by: str = "location", matrix=None,
+              counts=None):
+    """Draw trace.comm_matrix(output, by); returns the Figure, saves it to path.
+    matrix and counts: that matrix and the one of message counts, when known
+    already (a trace analysed in parts has no events to count them from)."""
+    if matrix is None:
+        matrix = comm_matrix(trace, output=output, by=by)
+    if counts is None:
+        counts = matrix if output == "count" else comm_matrix(trace, output="count", by=by)
     n = len(matrix)
     if by == "rank":
         labels = ["rank %d" % r for r in range(n)]

@@ -60,13 +60,14 @@ def _palette() -> np.ndarray:
     return pal
 
 
-def stopped_rows(trace, rows, first: int, last: int):
+def stopped_rows(trace, rows, first: int, last: int, stop=False):
     """For a run that hung or aborted: per stopped location drawn, (row, since,
     until, text): from when it was in the call it stopped in to the end of the
-    run (or of the window)."""
+    run (or of the window).  stop: the trace's stop_report when known already."""
     from ..analysis.stopped import stop_report
 
-    stop = stop_report(trace)
+    if stop is False:
+        stop = stop_report(trace)
     if not stop:
         return [], None
     row_of = {loc: k for k, loc in enumerate(rows)}
