@@ -69,3 +69,16 @@ def otf2_print(anchor):
     if key not in _cache:
         _cache[key] = Otf2Print(anchor)
     return _cache[key]
+
+
+def _have_mpi4py() -> bool:
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+#: tests that run the analysis in parts on MPI processes (mpiexec -n P)
+needs_mpi = pytest.mark.skipif(not shutil.which("mpiexec") or not _have_mpi4py(),
+                               reason="mpiexec (Debian mpich) and mpi4py are needed")

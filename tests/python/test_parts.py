@@ -19,22 +19,12 @@ import pytest
 import earlc
 import earlc.parts
 from earlc.synth import synth
-from conftest import REFERENCE_NAMES, SHARED_TRACES
+from conftest import REFERENCE_NAMES, SHARED_TRACES, needs_mpi
 
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER = Path(__file__).with_name("parts_driver.py")
 
 
-def _have_mpi4py() -> bool:
-    try:
-        import mpi4py  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-needs_mpi = pytest.mark.skipif(not shutil.which("mpiexec") or not _have_mpi4py(),
-                               reason="mpiexec (Debian mpich) and mpi4py are needed")
 
 # program shapes with what makes each interesting for parts: messages across
 # parts in both directions, wrong order, sub-communicators, threads and locks

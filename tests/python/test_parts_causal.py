@@ -27,7 +27,7 @@ from earlc import TraceWriter
 pytestmark = pytest.mark.filterwarnings("ignore::earlc.PatternWarning")
 from earlc.parts import open_part
 from earlc.synth import synth
-from conftest import REFERENCE_NAMES, SHARED_TRACES
+from conftest import REFERENCE_NAMES, SHARED_TRACES, needs_mpi
 from causal_patterns import MPI_PATTERNS, PATTERNS
 from parts_threads import run_parts
 
@@ -255,16 +255,6 @@ def test_a_bad_pattern_fails_every_part_alike(traces):
 
 # -- the parts as MPI processes ---------------------------------------------------------------
 
-def _have_mpi4py() -> bool:
-    try:
-        import mpi4py  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-needs_mpi = pytest.mark.skipif(not shutil.which("mpiexec") or not _have_mpi4py(),
-                               reason="mpiexec (Debian mpich) and mpi4py are needed")
 
 
 def env():

@@ -15,7 +15,7 @@ import pytest
 
 import earlc
 from earlc.synth import synth
-from conftest import SHARED_TRACES
+from conftest import SHARED_TRACES, needs_mpi
 
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER = Path(__file__).with_name("parts_page_driver.py")
@@ -23,16 +23,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 import parts_page_driver  # noqa: E402
 
 
-def _have_mpi4py() -> bool:
-    try:
-        import mpi4py  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-needs_mpi = pytest.mark.skipif(not shutil.which("mpiexec") or not _have_mpi4py(),
-                               reason="mpiexec (Debian mpich) and mpi4py are needed")
 
 PROGRAMS = {
     "ping-pong": dict(ranks=2, iterations=20, wrong_order=True),
