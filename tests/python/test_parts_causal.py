@@ -10,7 +10,6 @@ generated, bundled and real trace), and as MPI processes under `mpiexec -n P`
 the MPI path).  A bad pattern ends every process with the same line."""
 import json
 import os
-import shutil
 import subprocess
 import sys
 import warnings

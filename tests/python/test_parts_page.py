@@ -6,7 +6,6 @@ counters, with the page's budgets as they are and cut so far that small traces
 take the branches of big ones; the command line writes it once, from rank 0;
 and it opens in a browser.  Skips where mpiexec or mpi4py are missing."""
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
