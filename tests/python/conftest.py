@@ -82,3 +82,17 @@ def _have_mpi4py() -> bool:
 #: tests that run the analysis in parts on MPI processes (mpiexec -n P)
 needs_mpi = pytest.mark.skipif(not shutil.which("mpiexec") or not _have_mpi4py(),
                                reason="mpiexec (Debian mpich) and mpi4py are needed")
+
+
+def stopped_run(path) -> None:
+    """A run that was ended while its ranks waited: ranks 0-1 stopped in MPI_Recv,
+    rank 2 in MPI_Barrier, the run ended at t=1000 (earlc::run_ended)."""
+    import earlc
+    with earlc.TraceWriter(path, ranks=3, resolution=1000) as w:
+        for r in range(3):
+            w.enter(r, 0, "main")
+            w.enter(r, 10 + r, "work")
+            w.leave(r, 100 + r, "work")
+            w.enter(r, 200 + r, "MPI_Barrier" if r == 2 else "MPI_Recv")
+            w.mark_incomplete(r, "the run did not finish within the timeout and was ended")
+            w.location_property(r, "earlc::run_ended", "1000")

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import earlc
+from conftest import stopped_run  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 HYBRID = ROOT / "traces" / "hybrid"
@@ -418,14 +419,7 @@ def test_a_stopped_run_in_the_page(tmp_path):
     """Where each location of a run that was ended stopped: listed as the text report
     groups them, and hatched in the timeline up to the end of the run."""
     path = tmp_path / "stopped"
-    with earlc.TraceWriter(path, ranks=3, resolution=1000) as w:
-        for r in range(3):
-            w.enter(r, 0, "main")
-            w.enter(r, 10 + r, "work")
-            w.leave(r, 100 + r, "work")
-            w.enter(r, 200 + r, "MPI_Barrier" if r == 2 else "MPI_Recv")
-            w.mark_incomplete(r, "the run did not finish within the timeout and was ended")
-            w.location_property(r, "earlc::run_ended", "1000")
+    stopped_run(path)
     trace = earlc.open(path)
     report = earlc.analyze(trace)
     out = tmp_path / "r.html"

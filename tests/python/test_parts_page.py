@@ -14,7 +14,7 @@ import pytest
 
 import earlc
 from earlc.synth import synth
-from conftest import SHARED_TRACES, needs_mpi
+from conftest import SHARED_TRACES, needs_mpi, stopped_run
 
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER = Path(__file__).with_name("parts_page_driver.py")
@@ -46,18 +46,6 @@ def env():
 def mpiexec(n, *args, timeout=600):
     return subprocess.run(["mpiexec", "-n", str(n), *map(str, args)], capture_output=True,
                           text=True, env=env(), timeout=timeout)
-
-
-def stopped_run(path) -> None:
-    """A run that was ended while its ranks waited (test_html_report's)."""
-    with earlc.TraceWriter(path, ranks=3, resolution=1000) as w:
-        for r in range(3):
-            w.enter(r, 0, "main")
-            w.enter(r, 10 + r, "work")
-            w.leave(r, 100 + r, "work")
-            w.enter(r, 200 + r, "MPI_Barrier" if r == 2 else "MPI_Recv")
-            w.mark_incomplete(r, "the run did not finish within the timeout and was ended")
-            w.location_property(r, "earlc::run_ended", "1000")
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from earlc import overview as ov  # noqa: E402
 from earlc.plot import plot_comm, plot_report, plot_timeline  # noqa: E402
 from earlc.plot.timeline import BUNDLE_PX  # noqa: E402
 
-from conftest import reference_trace  # noqa: E402
+from conftest import reference_trace, stopped_run  # noqa: E402
 from picture_checks import check_picture, rgb, row_boxes  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -322,14 +322,7 @@ def test_a_stopped_run_shows_where_each_process_stopped(tmp_path):
     t=1000: each stopped row is hatched from the call it stopped in to the end of
     the run, and the window reaches that end."""
     path = tmp_path / "stopped"
-    with earlc.TraceWriter(path, ranks=3, resolution=1000) as w:
-        for r in range(3):
-            w.enter(r, 0, "main")
-            w.enter(r, 10 + r, "work")
-            w.leave(r, 100 + r, "work")
-            w.enter(r, 200 + r, "MPI_Barrier" if r == 2 else "MPI_Recv")
-            w.mark_incomplete(r, "the run did not finish within the timeout and was ended")
-            w.location_property(r, "earlc::run_ended", "1000")
+    stopped_run(path)
     trace = earlc.open(path)
     fig = plot_timeline(trace, None, metrics=False)
     ax = fig.axes[0]
