@@ -83,7 +83,6 @@ class Part:
         self.ghosts_received = ghosts_received
         #: the whole trace's events, first and last timestamps (open_part)
         self.whole = {}
-        self._positions = None
         #: what the analyses in parts exchanged, by what exchanged it (the root
         #: causes: bytes sent, collective steps, rounds of the long-term replay)
         self.stats = {}
@@ -100,27 +99,33 @@ class Part:
 
     # -- event keys ------------------------------------------------------------------
     def positions(self, ids: np.ndarray) -> np.ndarray:
-        """Each event's position on its location in the whole trace."""
+        """Each event's position on its location in the whole trace.  Found
+        location by location (a location's ids ascend with its positions), not
+        kept in a table per event: that would hold 4 bytes per event of the
+        part for its whole life, at the root causes' peak among others."""
         ids = np.asarray(ids, dtype=np.int64)
-        return self._position_table()[ids].astype(np.int64)
-
-    def _position_table(self) -> np.ndarray:
-        """Per event of the part, its position on its location in the whole
-        trace (int32 while positions fit: 4 bytes per event), made at the
-        first question and kept."""
-        if self._positions is None:
-            ev = self.trace.events
-            top = max([len(ev.of_location(l)) for l in np.nonzero(self.own)[0].tolist()] +
-                      [int(g[-1]) + 1 for g in self.ghost_positions.values() if len(g)] + [0])
-            table = np.empty(len(ev), dtype=np.int32 if top < 1 << 31 else np.int64)
-            for l in range(len(self.own)):
-                events = ev.of_location(l)
-                if not len(events):
-                    continue
-                ghost = self.ghost_positions.get(l)
-                table[events] = np.arange(len(events)) if ghost is None else ghost
-            self._positions = table
-        return self._positions
+        out = np.empty(len(ids), dtype=np.int64)
+        if not len(ids):
+            return out
+        ev = self.trace.events
+        loc = ev.location[ids]
+        if len(ids) == 1 or (loc == loc[0]).all():
+            groups = [(int(loc[0]), None)]
+        else:
+            order = np.argsort(loc, kind="stable")
+            cuts = (np.flatnonzero(np.diff(loc[order])) + 1).tolist()
+            groups = [(int(loc[order[a]]), order[a:b])
+                      for a, b in zip([0] + cuts, cuts + [len(ids)])]
+        for l, sel in groups:
+            mine = ids if sel is None else ids[sel]
+            at = np.searchsorted(ev.of_location(l), mine)
+            ghost = self.ghost_positions.get(l)
+            got = at if ghost is None else ghost[at]
+            if sel is None:
+                out[:] = got
+            else:
+                out[sel] = got
+        return out
 
     def event_keys(self, ids: np.ndarray) -> np.ndarray:
         """Each event as one int64 that every part holding it shares: location
