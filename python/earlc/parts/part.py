@@ -578,5 +578,6 @@ def _whole_trace(part: Part) -> dict:
 
 
 __all__ = ["Part", "open_part", "assemble", "merge_ghosts", "by_location", "collectives_for",
-           "collectives_of", "COLLECTIVES", "holds_enough", "GHOST_RECORD", "COLL_MEMBER", "POSITION_BITS", "DefinitionsOnly",
+           "collectives_of", "COLLECTIVES", "holds_enough", "GHOST_RECORD", "COLL_MEMBER",
+           "POSITION_BITS", "DefinitionsOnly",
            "PartOfTraceError"]
