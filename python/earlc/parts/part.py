@@ -99,17 +99,21 @@ class Part:
 
     # -- event keys ------------------------------------------------------------------
     def positions(self, ids: np.ndarray) -> np.ndarray:
-        """Each event's position on its location in the whole trace.  Found
-        location by location (a location's ids ascend with its positions), not
-        kept in a table per event: that would hold 4 bytes per event of the
-        part for its whole life, at the root causes' peak among others."""
+        """Each event's position on its location in the whole trace.  Not kept
+        in a table per event (that would hold 4 bytes per event of the part for
+        its whole life, through the root causes' peak): found location by
+        location (a location's ids ascend with its positions), or for a
+        question about many of the part's events from such a table made for
+        the question and let go."""
         ids = np.asarray(ids, dtype=np.int64)
+        ev = self.trace.events
+        if len(ids) > len(ev) // 8:
+            return self._position_table()[ids].astype(np.int64)
         out = np.empty(len(ids), dtype=np.int64)
         if not len(ids):
             return out
-        ev = self.trace.events
         loc = ev.location[ids]
-        if len(ids) == 1 or (loc == loc[0]).all():
+        if (loc == loc[0]).all():
             groups = [(int(loc[0]), None)]
         else:
             order = np.argsort(loc, kind="stable")
@@ -117,8 +121,10 @@ class Part:
             groups = [(int(loc[order[a]]), order[a:b])
                       for a, b in zip([0] + cuts, cuts + [len(ids)])]
         for l, sel in groups:
+            events = ev.of_location(l)
             mine = ids if sel is None else ids[sel]
-            at = np.searchsorted(ev.of_location(l), mine)
+            # searched in the column's own type: another would copy the column
+            at = np.searchsorted(events, mine.astype(events.dtype))
             ghost = self.ghost_positions.get(l)
             got = at if ghost is None else ghost[at]
             if sel is None:
@@ -126,6 +132,21 @@ class Part:
             else:
                 out[sel] = got
         return out
+
+    def _position_table(self) -> np.ndarray:
+        """Per event of the part, its position on its location in the whole
+        trace (int32 while positions fit)."""
+        ev = self.trace.events
+        top = max([len(ev.of_location(l)) for l in np.nonzero(self.own)[0].tolist()] +
+                  [int(g[-1]) + 1 for g in self.ghost_positions.values() if len(g)] + [0])
+        table = np.empty(len(ev), dtype=np.int32 if top < 1 << 31 else np.int64)
+        for l in range(len(self.own)):
+            events = ev.of_location(l)
+            if not len(events):
+                continue
+            ghost = self.ghost_positions.get(l)
+            table[events] = np.arange(len(events)) if ghost is None else ghost
+        return table
 
     def event_keys(self, ids: np.ndarray) -> np.ndarray:
         """Each event as one int64 that every part holding it shares: location
