@@ -98,6 +98,12 @@ typedef struct choice {
     int32_t *dests;         /* parts with a member */
     size_t n_dests;
     int32_t every_to;       /* the part that gets every member (-1: none) */
+    /* ranks in the communicator of the instances being chosen (they come
+     * communicator by communicator), made at the first equal begins */
+    const earl_defs *defs;
+    int32_t *rank_at;       /* per location: its place among the members, -1: none */
+    uint32_t rank_comm;     /* the communicator rank_at holds, UINT32_MAX: none */
+    int nomem;
 } choice;
 
 static int by_rank_ctx_cmp(const void *a, const void *b, void *ctx)
@@ -109,13 +115,13 @@ static int by_rank_ctx_cmp(const void *a, const void *b, void *ctx)
     return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
 }
 
-static void choose_for_root_causes(const earl_coll_member *m, size_t n, const earl_comm *cm,
-                                   const int32_t *part_of, choice *c);
+static void choose_for_root_causes(const earl_coll_member *m, size_t n, const int32_t *part_of,
+                                   choice *c);
 
 /* Mark, among members m[0..n) of one instance, those every part needs
  * (with the root causes' too: flags), and set c->every_to. */
-static void choose(const earl_coll_member *m, size_t n, const earl_comm *cm, uint32_t expected,
-                   const int32_t *part_of, unsigned flags, choice *c)
+static void choose(const earl_coll_member *m, size_t n, uint32_t expected, const int32_t *part_of,
+                   unsigned flags, choice *c)
 {
     uint8_t *sel = c->chosen;
     c->every_to = -1;
@@ -171,24 +177,36 @@ static void choose(const earl_coll_member *m, size_t n, const earl_comm *cm, uin
         }
     }
     if ((flags & EARL_REPRESENT_DELAYERS) && n == expected)
-        choose_for_root_causes(m, n, cm, part_of, c);
+        choose_for_root_causes(m, n, part_of, c);
 }
 
-/* The rank of location l in communicator cm as the root causes order equal
- * begins (its place among the members; 0 when none, as they take it). */
-static uint32_t rank_of(const earl_comm *cm, int32_t l)
+/* The rank of member m's location in its communicator as the root causes
+ * order equal begins: its place among the members (the last place, as their
+ * table takes it), 0 when none (or out of memory: c->nomem). */
+static uint32_t rank_of(choice *c, const earl_coll_member *m)
 {
-    uint32_t rank = 0;
-    for (uint32_t k = 0; cm && cm->member_locations && k < cm->size; k++)
-        if (cm->member_locations[k] == l)
-            rank = k; /* the last place wins, as the root causes' table takes it */
-    return rank;
+    if (c->rank_comm != m->comm) {
+        size_t n = c->defs->n_locations ? c->defs->n_locations : 1;
+        if (!c->rank_at && !(c->rank_at = malloc(n * sizeof *c->rank_at))) {
+            c->nomem = 1;
+            return 0;
+        }
+        for (size_t l = 0; l < n; l++)
+            c->rank_at[l] = -1;
+        const earl_comm *cm = m->comm < c->defs->n_comms ? &c->defs->comms[m->comm] : NULL;
+        for (uint32_t k = 0; cm && cm->member_locations && k < cm->size; k++)
+            if (cm->member_locations[k] >= 0 && (size_t)cm->member_locations[k] < n)
+                c->rank_at[cm->member_locations[k]] = (int32_t)k;
+        c->rank_comm = m->comm;
+    }
+    int32_t r = c->rank_at[m->location];
+    return r < 0 ? 0 : (uint32_t)r;
 }
 
-/* Among members m[0..n) with a call for which want(m, k, arg) holds, the
+/* Among members m[0..n) with a call for which want(m, k) holds, the
  * one of latest begin, the lowest rank among equal begins, then the first;
  * -1 when none. */
-static int64_t latest_lowest_rank(const earl_coll_member *m, size_t n, const earl_comm *cm,
+static int64_t latest_lowest_rank(const earl_coll_member *m, size_t n, choice *c,
                                   int (*want)(const earl_coll_member *, size_t))
 {
     int64_t best = -1;
@@ -202,8 +220,8 @@ static int64_t latest_lowest_rank(const earl_coll_member *m, size_t n, const ear
             best_rank = UINT32_MAX; /* its rank is looked up only on a tie */
         } else if (b == begin_of(&m[best])) {
             if (best_rank == UINT32_MAX)
-                best_rank = rank_of(cm, m[best].location);
-            uint32_t r = rank_of(cm, m[k].location);
+                best_rank = rank_of(c, &m[best]);
+            uint32_t r = rank_of(c, &m[k]);
             if (r < best_rank) {
                 best = (int64_t)k;
                 best_rank = r;
@@ -227,10 +245,10 @@ static int a_sender(const earl_coll_member *m, size_t k)
 
 /* Where everybody meets everybody, the latest to begin delays the others:
  * every part gets it, its part gets every member. */
-static void latest_delays(const earl_coll_member *m, size_t n, const earl_comm *cm,
-                          const int32_t *part_of, choice *c)
+static void latest_delays(const earl_coll_member *m, size_t n, const int32_t *part_of,
+                          choice *c)
 {
-    int64_t delayer = latest_lowest_rank(m, n, cm, any_member);
+    int64_t delayer = latest_lowest_rank(m, n, c, any_member);
     c->chosen[delayer] = 1;
     c->every_to = part_of[m[delayer].location];
 }
@@ -239,8 +257,8 @@ static void latest_delays(const earl_coll_member *m, size_t n, const earl_comm *
  * file), for members m[0..n) of a complete instance: more members in sel,
  * and in c->every_to the part that gets every member (or every part gets
  * every member: sel all set). */
-static void choose_for_root_causes(const earl_coll_member *m, size_t n, const earl_comm *cm,
-                                   const int32_t *part_of, choice *c)
+static void choose_for_root_causes(const earl_coll_member *m, size_t n, const int32_t *part_of,
+                                   choice *c)
 {
     uint8_t *sel = c->chosen;
     int kind = rc_kind(m[0].op);
@@ -274,10 +292,10 @@ static void choose_for_root_causes(const earl_coll_member *m, size_t n, const ea
             memset(sel, 1, n);
             return;
         }
-        latest_delays(m, n, cm, part_of, c); /* everybody meets everybody */
+        latest_delays(m, n, part_of, c); /* everybody meets everybody */
         return;
     case RC_BARRIER:
-        latest_delays(m, n, cm, part_of, c);
+        latest_delays(m, n, part_of, c);
         return;
     case RC_ONE_TO_N: {
         if (root_at < 0)
@@ -295,7 +313,7 @@ static void choose_for_root_causes(const earl_coll_member *m, size_t n, const ea
         return;
     }
     default: { /* N to 1: the root waits for the latest sender */
-        int64_t sender = latest_lowest_rank(m, n, cm, a_sender);
+        int64_t sender = latest_lowest_rank(m, n, c, a_sender);
         if (sender >= 0)
             sel[sender] = 1;
         return;
@@ -421,6 +439,8 @@ earl_status earl_part_represent(const earl_defs *defs, const earl_coll_member *m
     }
     choice c;
     memset(&c, 0, sizeof c);
+    c.defs = defs;
+    c.rank_comm = UINT32_MAX;
     part_lists lists;
     memset(&lists, 0, sizeof lists);
     c.own = calloc(n_parts ? n_parts : 1, sizeof *c.own);
@@ -452,11 +472,11 @@ earl_status earl_part_represent(const earl_defs *defs, const earl_coll_member *m
             failed = 1;
             break;
         }
-        choose(m, count, cm, expected, part_of, flags, &c);
+        choose(m, count, expected, part_of, flags, &c);
         for (size_t j = 0; j < c.n_dests; j++)
             send_to(m, count, c.chosen, c.dests[j] == c.every_to, part_of, c.dests[j],
                     c.own[c.dests[j]], &lists);
-        failed = lists.nomem;
+        failed = lists.nomem || c.nomem;
     }
     if (!failed)
         failed = lay_out(&lists, out) != 0;
@@ -465,6 +485,7 @@ earl_status earl_part_represent(const earl_defs *defs, const earl_coll_member *m
     free(c.own);
     free(c.stamp);
     free(c.dests);
+    free(c.rank_at);
     part_lists_free(&lists);
     if (failed) {
         earl_ghosts_free(out);
