@@ -448,7 +448,7 @@ def test_a_part_of_representatives_refuses_what_needs_every_member(traces):
     """A part opened with the collectives as representatives analyses the
     default catalog as the whole trace does, and refuses the root causes (they
     read each instance's delayer) in one line naming the option to change, on
-    every process alike."""
+    every process alike; one opened for the root causes refuses a plugin so."""
     path = traces["collectives"]
     assert earlc.parts.collectives_for(None) == "representatives"
     assert earlc.parts.collectives_for("all") == "delayers"
@@ -457,6 +457,14 @@ def test_a_part_of_representatives_refuses_what_needs_every_member(traces):
     assert earlc.analyze(trace).to_json() == earlc.analyze(earlc.open(path)).to_json()
     with pytest.raises(ValueError, match="open it with collectives='delayers'"):
         earlc.analyze(trace, properties="all")
+    # opened for the root causes: they are the single process's, a plugin is refused
+    from test_plugins import LateSenderPaper
+
+    trace = earlc.open(path, parts="mpi", collectives="delayers")
+    assert earlc.analyze(trace, properties="all").to_json() == \
+        earlc.analyze(earlc.open(path), properties="all").to_json()
+    with pytest.raises(ValueError, match="open it with collectives='all'"):
+        earlc.analyze(trace, plugins=[LateSenderPaper()], packages=False)
     with pytest.raises(ValueError, match="collectives must be"):
         earlc.open(path, parts="mpi", collectives="some")
 
