@@ -241,63 +241,47 @@ def replay(part: Part, stamped: np.ndarray, threads: Optional[int] = None,
 
 def drive_frontier(part: Part, stamped: np.ndarray, threads: Optional[int] = None,
                    progress=None):
-    """Collective: replay() in three exchanges (frontier.py); the replay in
-    rounds when the trace has a cycle (stats.extra["fallback"] says why)."""
+    """Collective: replay() in three steps (frontier.py): a symbolic pass on
+    every part, the crossing events' clocks solved by the parts together in a
+    few rounds (doubling.py), a final pass; the replay in rounds when the trace
+    has a cycle (stats.extra["fallback"] says why)."""
     import time
 
-    from . import frontier
+    from . import doubling, frontier
 
     ex = part.exchange
     t0 = time.perf_counter()
     stats = ReplayStats()
     stats.extra["method"] = "frontier"
     threads = part.trace.threads if threads is None else threads
-    error, summary = None, b""
-    try:
-        summary = frontier.symbolic_pass(part, threads) if ex.size > 1 else b""
-    except Exception as exc:  # every part learns of it
-        error = exc
-    ex.agree(error)
-    stats.extra["symbolic_seconds"] = time.perf_counter() - t0
-    # 1: every part's summary to the first part
-    incoming = ex.alltoall_bytes([summary if q == 0 else b"" for q in range(ex.size)])
-    stats.rounds += 1
-    stats.bytes_sent += len(summary)
-    stats.bytes_received += sum(len(b) for b in incoming)
-    del summary
-    incoming = list(incoming)  # solve() lets each go once read
-    # 2: the true clocks of every part's needs from the first part
-    answers = [b""] * ex.size
-    if ex.rank == 0 and ex.size > 1:
+    error, clocks = None, b""
+    if ex.size > 1:
+        summary = b""
+        try:
+            summary = frontier.symbolic_pass(part, threads)
+        except Exception as exc:  # every part learns of it
+            error = exc
+        ex.agree(error)
+        stats.extra["symbolic_seconds"] = time.perf_counter() - t0
+        stats.extra["summary_bytes"] = len(summary)
         t1 = time.perf_counter()
         try:
-            answers = [b"\x01" + a for a in frontier.solve(incoming, part.partition.part_of)]
-            stats.extra["solve_seconds"] = time.perf_counter() - t1
-        except frontier.NoOrder as exc:
-            answers = [b"\x00" + str(exc).encode()] * ex.size
-        except Exception as exc:
-            error = exc
-    del incoming
-    replies = ex.alltoall_bytes(answers)
-    ex.agree(error)
-    stats.rounds += 1
-    stats.bytes_sent += sum(len(a) for a in answers)
-    stats.bytes_received += len(replies[0])
-    del answers
-    mine = replies[0]
-    if ex.size > 1 and mine[:1] != b"\x01":
-        clocks, more = drive(part, lambda: ClockReplay(part, stamped, threads=threads,
-                                                       progress=progress))
-        more.rounds += stats.rounds
-        more.bytes_sent += stats.bytes_sent
-        more.bytes_received += stats.bytes_received
-        more.extra["method"] = "rounds"
-        more.extra["fallback"] = bytes(mine[1:]).decode()
-        more.seconds = time.perf_counter() - t0
-        return clocks, more
+            box, summary = [summary], None  # solve() lets it go once read
+            clocks = doubling.solve(ex, box, part.partition.part_of, stats)
+        except frontier.NoOrder as exc:  # on every part alike
+            clocks, more = drive(part, lambda: ClockReplay(part, stamped, threads=threads,
+                                                           progress=progress))
+            more.rounds += stats.rounds
+            more.bytes_sent += stats.bytes_sent
+            more.bytes_received += stats.bytes_received
+            more.extra["method"] = "rounds"
+            more.extra["fallback"] = str(exc)
+            more.seconds = time.perf_counter() - t0
+            return clocks, more
+        stats.extra["solve_seconds"] = time.perf_counter() - t1
     result, t1 = None, time.perf_counter()
     try:
-        result = frontier.final_pass(part, stamped, threads, memoryview(mine)[1:],
+        result = frontier.final_pass(part, stamped, threads, clocks,
                                      progress=progress, alone=ex.size == 1)
         stats.cycles_broken = int(result.info()["cycles_broken"])  # broken alone only
     except Exception as exc:
