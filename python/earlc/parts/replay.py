@@ -221,8 +221,10 @@ def own_events_at(ev, location: np.ndarray, position: np.ndarray) -> np.ndarray:
     return out
 
 
-#: how replay() stamps: "frontier" (three exchanges, falling back to rounds on
-#: a cycle) or "rounds" (the replay in rounds only; for comparisons)
+#: how replay() stamps: "frontier" (a symbolic pass, the solve by every part
+#: in rounds that double, a final pass; falling back to rounds on a cycle),
+#: "gather" (the same with the solve on the first part, which receives every
+#: crossing event: for comparisons) or "rounds" (the replay in rounds only)
 METHOD = "frontier"
 
 
@@ -267,7 +269,8 @@ def drive_frontier(part: Part, stamped: np.ndarray, threads: Optional[int] = Non
         t1 = time.perf_counter()
         try:
             box, summary = [summary], None  # solve() lets it go once read
-            clocks = doubling.solve(ex, box, part.partition.part_of, stats)
+            solve = _solve_on_first if METHOD == "gather" else doubling.solve
+            clocks = solve(ex, box, part.partition.part_of, stats)
         except frontier.NoOrder as exc:  # on every part alike
             clocks, more = drive(part, lambda: ClockReplay(part, stamped, threads=threads,
                                                            progress=progress))
@@ -290,6 +293,40 @@ def drive_frontier(part: Part, stamped: np.ndarray, threads: Optional[int] = Non
     stats.extra["final_seconds"] = time.perf_counter() - t1
     stats.seconds = time.perf_counter() - t0
     return result, stats
+
+
+def _solve_on_first(ex, summary: list, part_of: np.ndarray, stats) -> bytes:
+    """Collective: doubling.solve's answer the way it was first computed, for
+    comparisons: every part's summary to the first part, which solves the
+    system over all crossing events in one sweep (frontier.solve) and sends
+    each part its needs' clocks."""
+    from . import frontier
+
+    mine = summary.pop()
+    incoming = list(ex.alltoall_bytes([mine if q == 0 else b"" for q in range(ex.size)]))
+    stats.bytes_sent += len(mine) if ex.rank else 0
+    del mine
+    received = sum(len(b) for q, b in enumerate(incoming) if q != ex.rank)
+    answers, error = [b""] * ex.size, None
+    if ex.rank == 0:
+        try:
+            answers = [b"\x01" + a for a in frontier.solve(incoming, part_of)]
+        except frontier.NoOrder as exc:
+            answers = [b"\x00" + str(exc).encode()] * ex.size
+        except Exception as exc:
+            error = exc
+    del incoming
+    replies = ex.alltoall_bytes(answers)
+    ex.agree(error)
+    stats.rounds += 2
+    stats.bytes_sent += sum(len(a) for q, a in enumerate(answers) if q != ex.rank)
+    received += len(replies[0]) if ex.rank else 0
+    stats.bytes_received += received
+    stats.extra["solve_rounds"] = 1
+    stats.extra["solve_held"] = received
+    if replies[0][:1] != b"\x01":
+        raise frontier.NoOrder(bytes(replies[0][1:]).decode())
+    return memoryview(replies[0])[1:]
 
 
 def drive(part: Part, make) -> tuple:
