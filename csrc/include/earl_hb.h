@@ -374,6 +374,34 @@ EARL_API earl_status earl_hb_frontier_solve(uint32_t *clocks, size_t n, uint32_t
                                             size_t n_edges, size_t *solved, earl_error *err);
 
 /**
+ * One step of the solve of the same system by the parts together, each on
+ * its own crossing events (docs/parallel.md, "The timestamps: three
+ * exchanges"): for each own crossing event x that sees a crossing event y of
+ * one location (rows[row_of[x]], y's clock as its owner knows it), next[x]
+ * becomes the element-wise maximum of next[x] and that clock.  A clock that
+ * x sees and that has seen x or a later event of x's location (its entry
+ * there above x's position) means a cycle across parts.
+ *
+ * @param next     n x width entries: the crossing events' clocks, in place
+ * @param n        the own crossing events
+ * @param width    entries per clock
+ * @param rows     n_rows x width entries: the clocks seen
+ * @param n_rows   how many
+ * @param row_of   per crossing event, its row, or -1 (it sees none of them)
+ * @param location per crossing event, its location (an entry of a clock)
+ * @param position per crossing event, its position on its location
+ * @param cycle    receives 1 when a cycle showed, else 0
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK or EARL_ERR_INVALID (a row or location out of range)
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_hb_frontier_fold(uint32_t *next, size_t n, uint32_t width,
+                                           const uint32_t *rows, size_t n_rows,
+                                           const int64_t *row_of, const int32_t *location,
+                                           const int64_t *position, int *cycle,
+                                           earl_error *err);
+
+/**
  * Replay until every own location is done or waits for a ghost clock not
  * received (step 4).
  *

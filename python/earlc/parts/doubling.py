@@ -51,6 +51,7 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
+from .. import _core
 from .frontier import NoOrder, _unpack, clock_records
 from .part import POSITION_BITS
 
@@ -91,10 +92,17 @@ class Crossing:
                 raise ValueError("a crossing event's clock names a need of location %d "
                                  "this part does not have" % m)
             self.clock[at, m] = (need_pos[need_first[m] + r[at] - 1] + 1).astype(np.uint32)
-        # the own crossing events by (location, position), for the answers
-        self.keys = (self.xloc << POSITION_BITS) | self.xpos
-        self.by_key = np.argsort(self.keys, kind="stable")
-        self.keys = self.keys[self.by_key]
+        # the own crossing events in the order of (location, position): an
+        # answer is a search there, and along a location clocks only grow
+        keys = (self.xloc << POSITION_BITS) | self.xpos
+        order = np.argsort(keys, kind="stable")
+        if not np.array_equal(order, np.arange(len(order))):
+            self.keys, self.xloc, self.xpos = keys[order], self.xloc[order], self.xpos[order]
+            self.clock = self.clock[order]
+        else:
+            self.keys = keys
+        self.run = np.ones(len(keys), dtype=bool)  # the first crossing event of its location
+        self.run[1:] = self.xloc[1:] != self.xloc[:-1]
 
     # -- the queries of a round ----------------------------------------------------------
     def queries(self) -> Tuple[Dict[int, np.ndarray], List[bytes]]:
@@ -104,11 +112,14 @@ class Crossing:
         value."""
         values = {}
         for l in range(self.width):
-            v = self.clock[:, l][self.xloc != l]
-            v = v[v > 0]
+            column = self.clock[:, l]
+            # of the equal entries of neighbours on a location, the first
+            new = self.run.copy()
+            new[1:] |= column[1:] != column[:-1]
+            v = column[new & (column > 0) & (self.xloc != l)]
             need = (self.npos[self.nloc == l] + 1).astype(np.uint32)
             if len(v) or len(need):
-                values[l] = np.unique(np.concatenate([v, need]))
+                values[l] = _distinct(np.concatenate([v, need]))
         out = [[] for _ in range(self.parts)]
         for l, v in values.items():
             rec = np.empty(len(v), dtype=QUERY)
@@ -131,7 +142,7 @@ class Crossing:
         ok = at >= 0
         ok[ok] = (self.keys[at[ok]] >> POSITION_BITS) == loc[ok]
         index = np.full(len(asked), -1, dtype=np.int32)
-        rows, inverse = np.unique(self.by_key[at[ok]], return_inverse=True)
+        rows, inverse = np.unique(at[ok], return_inverse=True)
         index[ok] = inverse.reshape(-1).astype(np.int32)
         head = np.array([len(rows)], dtype=np.int64)
         return b"".join([head.tobytes(), index.tobytes(), self.clock[rows].tobytes()])
@@ -148,9 +159,9 @@ class Crossing:
             if not len(buf):
                 continue
             count = int(np.frombuffer(buf, dtype=np.int64, count=1)[0])
-            n = (len(buf) - 8 - count * 4 * width) // 4
-            index[q] = np.frombuffer(buf, dtype=np.int32, count=n, offset=8)
-            table[q] = np.frombuffer(buf, dtype=np.uint32, offset=8 + 4 * n).reshape(count, width)
+            k = (len(buf) - 8 - count * 4 * width) // 4
+            index[q] = np.frombuffer(buf, dtype=np.int32, count=k, offset=8)
+            table[q] = np.frombuffer(buf, dtype=np.uint32, offset=8 + 4 * k).reshape(count, width)
         first = {}  # each location's first query in its owner's list
         at = [0] * self.parts
         for l, v in values.items():
@@ -159,18 +170,15 @@ class Crossing:
             at[q] += len(v)
         new = self.clock.copy()
         cycle = False
+        xloc = self.xloc.astype(np.int32)
         for l, v in values.items():
             q = int(self.part_of[l])
-            xs = np.nonzero((self.clock[:, l] > 0) & (self.xloc != l))[0]
-            idx = index[q][first[l] + np.searchsorted(v, self.clock[xs, l])]
-            seen = idx >= 0
-            xs, rows = xs[seen], table[q][idx[seen]]
+            column = self.clock[:, l]
+            j = np.minimum(np.searchsorted(v, column), len(v) - 1)
+            row_of = index[q][first[l] + j].astype(np.int64)
+            row_of[(column == 0) | (self.xloc == l)] = -1
             # a crossing event that x sees and that saw x or later: a cycle
-            if (rows[np.arange(len(xs)), self.xloc[xs]].astype(np.int64)
-                    > self.xpos[xs]).any():
-                cycle = True
-            np.maximum(new[xs], rows, out=rows)
-            new[xs] = rows
+            cycle |= _core.frontier_fold(new, width, table[q], row_of, xloc, self.xpos)
         grew = int((new != self.clock).any(axis=1).sum())
         needs = np.empty((len(self.nloc), width), dtype=np.uint32)
         for l in np.unique(self.nloc).tolist():
@@ -180,11 +188,20 @@ class Crossing:
             idx = index[q][first[l] + np.searchsorted(values[l], value)]
             if (idx < 0).any():
                 return new, grew, cycle, None
-            rows = table[q][idx]
+            rows = table[q][idx]  # the zero row is never one of them
             if not np.array_equal(rows[:, l].astype(np.int64), value):
                 return new, grew, cycle, None  # not a crossing event of its owner
             needs[sel] = rows
         return new, grew, cycle, needs
+
+
+def _distinct(a: np.ndarray) -> np.ndarray:
+    """The distinct values of a, ascending (by a sort: np.unique's hash is
+    slower on these)."""
+    a = np.sort(a)
+    keep = np.ones(len(a), dtype=bool)
+    keep[1:] = a[1:] != a[:-1]
+    return a[keep]
 
 
 def solve(exchange, summary: list, part_of: np.ndarray, stats) -> bytes:

@@ -29,10 +29,12 @@ Rounds: the longest chain of dependencies that cross parts, about one per
 iteration of a program whose messages or collectives cross a part's border.
 Bytes per round: the clocks of the crossing events, 8 + 4 x locations each.
 
-The stamps (`replay`) take three exchanges instead (frontier.py,
-`drive_frontier`): a symbolic pass on every part, the crossing events' clocks
-solved on the first part, a pass with the true clocks; the rounds above are
-their fallback for a trace with cycles, and the races' replay.
+The stamps (`replay`) take a few exchanges instead (`drive_frontier`): a
+symbolic pass on every part (frontier.py), the crossing events' clocks solved
+by the parts together, each on its own crossing events, in rounds that double
+how far back their clocks see (doubling.py: about log2 of the longest chain,
+one round on a halo exchange), a pass with the true clocks; the rounds above
+are their fallback for a trace with cycles, and the races' replay.
 """
 from __future__ import annotations
 
@@ -232,9 +234,10 @@ def replay(part: Part, stamped: np.ndarray, threads: Optional[int] = None,
            progress=None):
     """Collective: the stamps of `stamped` (own events of this part, sorted) in
     the whole trace's happened-before order.  Returns (_core.VectorClocks,
-    ReplayStats).  In three exchanges (frontier.py: a symbolic pass on every
-    part, the crossing events' clocks solved on the first part, a pass with
-    the true clocks); a trace with cycles is replayed in rounds (drive)."""
+    ReplayStats).  In a symbolic pass on every part, the crossing events'
+    clocks solved by every part on its own ones in a few rounds (doubling.py),
+    a pass with the true clocks (drive_frontier); a trace with cycles is
+    replayed in rounds (drive)."""
     if METHOD == "rounds":
         return drive(part, lambda: ClockReplay(part, stamped, threads=threads,
                                                progress=progress))
