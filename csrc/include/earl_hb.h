@@ -266,13 +266,13 @@ EARL_API earl_status earl_hb_from_stamps(uint32_t width, size_t n, const earl_ei
  * Threads (options->threads) replay column ranges as earl_hb_build does.
  * A part handle is used by one thread at a time.
  *
- * In three exchanges instead of rounds (docs/parallel.md, "The timestamps:
- * three exchanges"): a first replay of each part with
+ * In three steps instead of rounds (docs/parallel.md, "The timestamps:
+ * three steps"): a first replay of each part with
  * earl_hb_part_export_crossing and, received before it runs, a symbolic
  * clock for each need (zero but for its location's entry: its rank among
  * that location's needs, from 1) gives each crossing event's symbolic clock;
- * earl_hb_frontier_solve, over every part's crossing events, their true
- * clocks; a second replay of each part that receives the true clocks of all
+ * earl_hb_frontier_solve over every part's crossing events, or rounds of
+ * earl_hb_frontier_fold on each part's own, their true clocks; a second replay of each part that receives the true clocks of all
  * its needs before it runs never waits.  A cycle shows as a first replay
  * that does not finish or crossing events left unsolved: then the rounds.
  */
@@ -339,7 +339,7 @@ EARL_API earl_status earl_hb_part_export(earl_hb_part *part, int32_t to, const e
  * Say that part 0 waits for the clock of every own event another part may
  * wait for, each with its event id as its ticket: the sends whose receive is
  * on another part, the begins of own members of collectives with members on
- * other parts.  The symbolic pass of a replay in three exchanges (below)
+ * other parts.  The symbolic pass of a replay in three steps (below)
  * takes the clocks of these events before any part asked for them.
  *
  * @param part  the part's replay (of a trace whose processes are whole)

@@ -173,12 +173,19 @@ class Crossing:
         xloc = self.xloc.astype(np.int32)
         for l, v in values.items():
             q = int(self.part_of[l])
-            column = self.clock[:, l]
+            column = np.ascontiguousarray(self.clock[:, l])
             j = np.minimum(np.searchsorted(v, column), len(v) - 1)
             row_of = index[q][first[l] + j].astype(np.int64)
             row_of[(column == 0) | (self.xloc == l)] = -1
+            # the row the previous crossing event of the location took: the
+            # running maximum below brings it
+            row_of[1:][~self.run[1:] & (row_of[1:] == row_of[:-1])] = -1
             # a crossing event that x sees and that saw x or later: a cycle
             cycle |= _core.frontier_fold(new, width, table[q], row_of, xloc, self.xpos)
+        # along a location each crossing event happened before the next
+        starts = np.append(np.nonzero(self.run)[0], len(new))
+        for a, b in zip(starts[:-1].tolist(), starts[1:].tolist()):
+            np.maximum.accumulate(new[a:b], axis=0, out=new[a:b])
         grew = int((new != self.clock).any(axis=1).sum())
         needs = np.empty((len(self.nloc), width), dtype=np.uint32)
         for l in np.unique(self.nloc).tolist():

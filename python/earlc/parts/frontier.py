@@ -1,6 +1,6 @@
-"""The happened-before stamps of a trace in parts in three exchanges, whatever
+"""The happened-before stamps of a trace in parts in three steps, whatever
 the length of the chains of dependencies that cross parts (docs/parallel.md,
-"The timestamps in three exchanges").
+"The timestamps: three steps").
 
 Why it works.  A vector clock is a join: the clock of an event is the
 element-wise maximum of the unit vectors of everything that happened before it
