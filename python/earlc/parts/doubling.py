@@ -58,7 +58,7 @@ from .part import POSITION_BITS
 #: a query: a location and a clock entry of it (position + 1 of an event there)
 QUERY = np.dtype([("location", "<i4"), ("value", "<u4")])
 
-_CHANGED, _CYCLE, _MISSING, _FAILED = range(4)  # the status summed each round
+_CHANGED, _CYCLE, _LOCAL_CYCLE, _MISSING, _FAILED = range(5)  # the status summed each round
 
 
 class Crossing:
@@ -230,7 +230,7 @@ def solve(exchange, summary: list, part_of: np.ndarray, stats) -> bytes:
     rounds, held = 0, 0
     while True:
         rounds += 1
-        status = np.zeros(4, dtype=np.int64)
+        status = np.zeros(5, dtype=np.int64)
         values, asks = {}, [b""] * ex.size
         try:
             values, asks = crossing.queries()
@@ -255,7 +255,8 @@ def solve(exchange, summary: list, part_of: np.ndarray, stats) -> bytes:
         try:
             if error is None:
                 new, grew, cycle, needs = crossing.fold(values, replies)
-                status[_CHANGED], status[_CYCLE] = grew, cycle or crossing.cycle
+                status[_CHANGED], status[_CYCLE] = grew, cycle
+                status[_LOCAL_CYCLE] = crossing.cycle
                 status[_MISSING] = needs is None
                 crossing.clock = new
         except Exception as exc:
@@ -265,6 +266,8 @@ def solve(exchange, summary: list, part_of: np.ndarray, stats) -> bytes:
         total = ex.allreduce_sum(status)
         if total[_FAILED]:
             ex.agree(error)
+        if total[_LOCAL_CYCLE]:
+            raise NoOrder("a part's own events have a cycle")
         if total[_CYCLE]:
             raise NoOrder("the crossing events have a cycle")
         if total[_MISSING]:
