@@ -269,19 +269,21 @@ def drive_frontier(part: Part, stamped: np.ndarray, threads: Optional[int] = Non
         ex.agree(error)
         stats.extra["symbolic_seconds"] = time.perf_counter() - t0
         stats.extra["summary_bytes"] = len(summary)
-        t1 = time.perf_counter()
+        t1, fallback = time.perf_counter(), None
         try:
             box, summary = [summary], None  # solve() lets it go once read
             solve = _solve_on_first if METHOD == "gather" else doubling.solve
             clocks = solve(ex, box, part.partition.part_of, stats)
         except frontier.NoOrder as exc:  # on every part alike
+            fallback = str(exc)  # the rounds run outside, the solve's frames gone
+        if fallback is not None:
             clocks, more = drive(part, lambda: ClockReplay(part, stamped, threads=threads,
                                                            progress=progress))
             more.rounds += stats.rounds
             more.bytes_sent += stats.bytes_sent
             more.bytes_received += stats.bytes_received
             more.extra["method"] = "rounds"
-            more.extra["fallback"] = str(exc)
+            more.extra["fallback"] = fallback
             more.seconds = time.perf_counter() - t0
             return clocks, more
         stats.extra["solve_seconds"] = time.perf_counter() - t1
