@@ -146,10 +146,11 @@ def main(argv) -> int:
             if "symbolic_seconds" in ph:
                 print("%32s symbolic pass %.2f s, solve %.2f s, final pass %.2f s" % (
                     "", ph["symbolic_seconds"], ph.get("solve_seconds", 0), ph["final_seconds"]))
-                print("%32s solve: %d round(s), the most one process received in a round "
-                      "%.1f MB of the %.1f MB of all summaries" % (
-                          "", ph["solve_rounds"], ph["solve_held"] / 1e6,
-                          ph["summary_bytes"] / 1e6))
+                print("%32s solve: %d round(s), processor time %.2f s (the largest "
+                      "process's), the most one process received in a round %.1f MB of the "
+                      "%.1f MB of all summaries" % (
+                          "", ph["solve_rounds"], ph.get("solve_cpu_seconds", 0),
+                          ph["solve_held"] / 1e6, ph["summary_bytes"] / 1e6))
     return 0
 
 

@@ -269,7 +269,7 @@ def drive_frontier(part: Part, stamped: np.ndarray, threads: Optional[int] = Non
         ex.agree(error)
         stats.extra["symbolic_seconds"] = time.perf_counter() - t0
         stats.extra["summary_bytes"] = len(summary)
-        t1, fallback = time.perf_counter(), None
+        t1, c1, fallback = time.perf_counter(), time.process_time(), None
         try:
             box, summary = [summary], None  # solve() lets it go once read
             solve = _solve_on_first if METHOD == "gather" else doubling.solve
@@ -287,6 +287,7 @@ def drive_frontier(part: Part, stamped: np.ndarray, threads: Optional[int] = Non
             more.seconds = time.perf_counter() - t0
             return clocks, more
         stats.extra["solve_seconds"] = time.perf_counter() - t1
+        stats.extra["solve_cpu_seconds"] = time.process_time() - c1  # this process's
     result, t1 = None, time.perf_counter()
     try:
         result = frontier.final_pass(part, stamped, threads, clocks,
