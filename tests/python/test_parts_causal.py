@@ -25,6 +25,7 @@ from earlc import TraceWriter
 # events) is expected, and warnings.catch_warnings is no guard across threads
 pytestmark = pytest.mark.filterwarnings("ignore::earlc.PatternWarning")
 from earlc.parts import open_part
+from earlc.synth import synth
 from conftest import PARTS_REAL, needs_mpi, trace_folders
 from causal_patterns import MPI_PATTERNS, PATTERNS
 from parts_threads import run_parts
