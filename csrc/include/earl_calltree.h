@@ -95,6 +95,9 @@ EARL_API earl_status earl_calltree_walk_begin(const earl_trace *trace, const ear
  * each other from 0 to the trace's event count, and enterptr holds its final
  * value for every event before `to`.
  *
+ * @param walk  a walk of earl_calltree_walk_begin
+ * @param from  the first event of the stretch: where the previous one ended
+ * @param to    the end of the stretch (at most the trace's event count)
  * @since 0.1.0
  */
 EARL_API void earl_calltree_walk_events(earl_calltree_walk *walk, size_t from, size_t to);
