@@ -107,13 +107,16 @@ static void p2p_match(void *arg, int part)
     p2p_rows(j, part, &from, &to);
     earl_eid *recv = out->recv + at, *send = out->send + at;
     earl_eid *recv_call = out->recv_call + at, *send_call = out->send_call + at;
+    const int32_t *match = earl_states_get_view(j->states)->msg_match;
     for (size_t row = from; row < to; row++) {
         earl_eid e = ev->msg.event[row];
-        if (is_recv_kind(ev->kind[e]))
-            recv[n++] = e;
+        if (is_recv_kind(ev->kind[e])) {
+            recv[n] = e;
+            send[n++] = match[row]; /* the send's row, its event below */
+        }
     }
-    for (size_t k = 0; k < n; k++)
-        send[k] = earl_states_ptr(j->states, EARL_PTR_SEND, recv[k]);
+    for (size_t k = 0; k < n; k++) /* sendptr, from the rows at hand */
+        send[k] = send[k] >= 0 ? (earl_eid)ev->msg.event[send[k]] : EARL_NONE;
     for (size_t k = 0; k < n; k++) {
         recv_call[k] = earl_eid_from32(j->enterptr[recv[k]]);
         send_call[k] = send[k] >= 0 ? earl_eid_from32(j->enterptr[send[k]]) : EARL_NONE;

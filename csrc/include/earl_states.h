@@ -150,6 +150,11 @@ typedef struct earl_states_view {
     /* always there, 4 bytes an event: EARL_EID32_NONE for none; read an
      * entry with earl_eid_from32 */
     const earl_eid32 *enterptr;
+    /* per row of the message table (earl_events.msg): the row of the matched
+     * receive (for a send) or send (for a receive), -1 unmatched; sendptr and
+     * recvptr of earl_states_ptr read it, a kernel going through the table's
+     * rows reads it in their order */
+    const int32_t *msg_match;
 
     size_t n_colls;
     const uint8_t *coll_type;        /* earl_coll_type */

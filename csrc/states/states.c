@@ -79,6 +79,7 @@ static void fill_view(earl_states *s, size_t n)
     earl_states_view *v = &s->view;
     v->count = n;
     v->enterptr = s->enterptr;
+    v->msg_match = s->msg_match;
     v->n_colls = s->n_colls;
     v->coll_type = s->coll_type;
     v->coll_comm = s->coll_comm;
