@@ -21,6 +21,12 @@
  * numbers them as one walk would (a call path is numbered when the whole
  * trace first enters it), and each part renumbers its events and rows.  A
  * trace whose enterptr crosses processes (it should not) is walked whole.
+ *
+ * The walk keeps its state between stretches of events (walker), so that
+ * earl_calltree_walk can also go on stretch by stretch behind the EARL
+ * layer's pass, as one part of every location, on the thread that writes
+ * enterptr: each event is then read once in all, where parts on threads
+ * read every event once per part.
  */
 #include <stdlib.h>
 #include <string.h>
