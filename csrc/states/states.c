@@ -16,8 +16,10 @@
  * (earl_calltree_walk): the pass goes through the events in stretches that
  * fit the cache, and after each stretch the thread that wrote its enterptr
  * walks it for the call tree, reading the columns the stretch just brought
- * into the cache.  A separate walk afterwards read every event again from
- * memory (about as long as the pass itself on an MPI trace).
+ * into the cache.  A walk of its own afterwards, on several threads, cut the
+ * processes into parts that each read every event (twice the processor time
+ * of one thread on two); here the walk reads each event once, on the thread
+ * of the region stacks, while the other half follows the messages.
  *
  * The history queries live with their concept; this file owns the handle,
  * the warnings and the memory count.
