@@ -112,7 +112,10 @@ class RacesInTurn:
         # every location gets a vector entry: one with no MPI records keeps
         # zero, so the races are those of the whole trace's entries
         self.clocked = np.ones(it.n_locations, dtype=np.uint8)
-        self.width = it.n_locations if clocks == "vector" else 0
+        # pass A replays vector clocks even for clocks="lamport": the solve
+        # over them finds the cycles across parts, which would make the
+        # Lamport values of the sweeps grow without end
+        self.width = it.n_locations
         self.w1 = self.width + 1
         self.totals: Optional[np.ndarray] = None
         self.assumption: Optional[dict] = None
@@ -120,7 +123,7 @@ class RacesInTurn:
         self.stats.extra["method"] = "sweeps"
 
     # -- one part -------------------------------------------------------------------------
-    def _core(self, part):
+    def _core(self, part, lamport: bool = False):
         """The part's PartRaces, its wildcards chosen as for the whole trace."""
         ex = _Totals(self.totals)
         part.exchange = ex
@@ -136,7 +139,7 @@ class RacesInTurn:
             part.exchange = None
         core = _core.PartRaces(part.trace._core, part.trace.states._core,
                                requested_source=source, requested_tag=tag,
-                               lamport=self.clocks == "lamport", clocked=self.clocked)
+                               lamport=lamport, clocked=self.clocked)
         return core, ex.local, assumption
 
     def _keys(self, part, kinds: np.ndarray, events: np.ndarray) -> np.ndarray:
@@ -176,8 +179,7 @@ class RacesInTurn:
         events = np.frombuffer(events, dtype=np.int64)
         nloc, npos = self._producers(part, kinds, events)
         symbolic = np.zeros((len(events), self.w1), dtype=np.uint32)
-        if self.width:
-            symbolic[np.arange(len(events)), nloc] = need_ranks(nloc, npos)
+        symbolic[np.arange(len(events)), nloc] = need_ranks(nloc, npos)
         core.export_crossing()
         if len(events):
             core.receive(clock_records(np.arange(len(events), dtype=np.uint64), symbolic))
@@ -255,8 +257,6 @@ class RacesInTurn:
         for q, s in enumerate(summaries):
             at = self._nodes(s["nkey"])
             self.needs.append(at)
-            if not self.width:
-                continue
             # the needs of q by (location, rank): rank r of location m is
             # by_rank[first[m] + r - 1]
             srt = np.lexsort((s["npos"], s["nloc"]))
@@ -274,8 +274,11 @@ class RacesInTurn:
             cleared[:, ghost] = 0
             self.clock[mine] = cleared
         del summaries
-        if self.width and src:
+        if src:
             self.clock = _sweep(self.clock, np.concatenate(src), np.concatenate(dst))
+        if self.clocks == "lamport":  # the sweeps replay the Lamport value alone
+            self.width, self.w1 = 0, 1
+            self.clock = np.ascontiguousarray(self.clock[:, -1:])
         self.stats.extra["crossing"] = int(len(self.keys))
 
     def _nodes(self, nkey: np.ndarray) -> np.ndarray:
@@ -289,7 +292,7 @@ class RacesInTurn:
     def sweep_part(self, p: int, part) -> bool:
         """Replay part p with the candidate clocks of its needs; its piece of
         the result.  Whether a crossing clock it produced changed."""
-        core, _, _ = self._core(part)
+        core, _, _ = self._core(part, lamport=self.clocks == "lamport")
         need = self.needs[p]
         self.seen[p] = self.clock[need].copy()
         core.export_crossing()
