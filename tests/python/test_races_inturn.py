@@ -20,7 +20,7 @@ import earlc.parts
 from earlc import TraceWriter
 from earlc.parts import races_inturn
 from earlc.parts.causal_inturn import CycleAcrossParts
-from earlc.races import WildcardsNotRecorded
+from earlc.races import RacesError, WildcardsNotRecorded
 from conftest import SHARED_TRACES
 from mpi_script import Script
 from races_brute import random_run
@@ -49,7 +49,7 @@ def result(fn):
     """The races as every face shows them, or the error's type and message."""
     try:
         r = fn()
-    except (WildcardsNotRecorded, earlc.races.RacesError) as exc:
+    except (WildcardsNotRecorded, RacesError) as exc:
         return type(exc).__name__, str(exc)
     df = r.to_dataframe()
     return (r.to_dict(), r.to_text(top=1000), df.to_dict("list"),
