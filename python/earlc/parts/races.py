@@ -191,7 +191,8 @@ class MergedRaces(Races):
     the whole trace; what a report shows of an event (location, time, tag, call
     path) was gathered from the part that holds it whole."""
 
-    def __init__(self, trace, pieces: List[dict], assumption: dict, replay_stats):
+    def __init__(self, trace, pieces: List[dict], assumption: dict, replay_stats,
+                 names: Optional[List[str]] = None):
         self.trace = trace
         self._core = None
         self.assumption = assumption
@@ -215,9 +216,16 @@ class MergedRaces(Races):
         found = sorted((f for p in pieces for f in p["findings"]), key=lambda f: f[1])
         self.findings = [Finding(k, int(l), int(e), int(n)) for k, l, e, n in found]
         attrs = np.concatenate([p["attrs"] for p in pieces])
-        paths = [x for p in pieces for x in p["paths"]]
         events, keep = np.unique(attrs["event"], return_index=True)
         self._attrs = attrs[keep]
+        #: with names, each piece's "paths" are indices into them (one string
+        #: per call path instead of one per event: the races in turn)
+        self._names = names
+        if names is not None:
+            self._path_of = np.concatenate([np.asarray(p["paths"], dtype=np.int32)
+                                            for p in pieces])[keep]
+            return
+        paths = [x for p in pieces for x in p["paths"]]
         self._paths = {int(e): paths[k] for e, k in zip(events.tolist(), keep.tolist())}
 
     def _rows(self, events):
@@ -237,6 +245,8 @@ class MergedRaces(Races):
         return t if t >= 0 else None
 
     def callpath(self, event: int) -> str:
+        if self._names is not None:
+            return self._names[int(self._path_of[self._rows([int(event)])[0]])]
         return self._paths[int(event)]
 
 

@@ -121,6 +121,8 @@ class RacesInTurn:
         self.assumption: Optional[dict] = None
         self.stats = ReplayStats()
         self.stats.extra["method"] = "sweeps"
+        #: the call paths the report may show, each once: path -> its index
+        self.path_index: Dict[str, int] = {}
 
     # -- one part -------------------------------------------------------------------------
     def _core(self, part, lamport: bool = False):
@@ -217,8 +219,10 @@ class RacesInTurn:
             ref = ev.ref_of(ids)
             out["tag"] = np.where(ref >= 0, ev.messages.tag[np.maximum(ref, 0)]
                                   .astype(np.int64), -1)
-        names = _Paths(part.trace)
-        return out, [names.callpath(int(e)) for e in ids]
+        paths = _Paths(part.trace)
+        index = self.path_index
+        return out, np.array([index.setdefault(paths.callpath(int(e)), len(index))
+                              for e in ids], dtype=np.int32)
 
     def _run(self, core) -> None:
         """Replay the part with every clock it needs received."""
@@ -320,11 +324,8 @@ class RacesInTurn:
                                              local.alt_send, finding_events]).astype(np.int64))
         own = part.own[ev.location[refs]] if len(refs) else np.zeros(0, bool)
         attrs = np.empty(len(refs), dtype=ATTRIBUTES)
-        paths: List[str] = [""] * len(refs)
-        mine, mine_paths = self._attributes(part, refs[own])
-        attrs[own] = mine
-        for k, s in zip(np.nonzero(own)[0].tolist(), mine_paths):
-            paths[k] = s
+        paths = np.empty(len(refs), dtype=np.int32)
+        attrs[own], paths[own] = self._attributes(part, refs[own])
         ghosts = np.nonzero(~own)[0]
         if len(ghosts):
             keys = self._keys(part, np.full(len(ghosts), SENT, np.uint8), refs[ghosts])
@@ -333,8 +334,7 @@ class RacesInTurn:
                 sel = ghosts[self.part_of[ev.location[refs[ghosts]]] == q]
                 at = np.searchsorted(sends["keys"], keys[np.searchsorted(ghosts, sel)])
                 attrs[sel] = sends["attrs"][sends["order"][at]]
-                for k, a in zip(sel.tolist(), sends["order"][at].tolist()):
-                    paths[k] = sends["paths"][a]
+                paths[sel] = sends["paths"][sends["order"][at]]
         gids = attrs["event"]
 
         def g(ids):
@@ -412,7 +412,10 @@ class RacesInTurn:
         self.stats.extra["sweeps"] = sweeps
         stub = it.stub()
         stub.trace.part = stub  # times are counted from the whole trace's first event
-        return MergedRaces(stub.trace, self.pieces, self.assumption, self.stats)
+        names = [""] * len(self.path_index)
+        for path, k in self.path_index.items():
+            names[k] = path
+        return MergedRaces(stub.trace, self.pieces, self.assumption, self.stats, names=names)
 
     def _assumption(self) -> dict:
         """The whole trace's assumption (its error, when it has no wildcards)."""
