@@ -107,8 +107,6 @@ class RacesInTurn:
             raise ValueError("the races in turn need every member of each collective: open "
                              "the parts with collectives='all'")
         self.it, self.wildcard, self.clocks = it, wildcard, clocks
-        self.parts = it.pp.parts
-        self.part_of = it.pp.partition.part_of
         # every location gets a vector entry: one with no MPI records keeps
         # zero, so the races are those of the whole trace's entries
         self.clocked = np.ones(it.n_locations, dtype=np.uint8)
@@ -123,6 +121,15 @@ class RacesInTurn:
         self.stats.extra["method"] = "sweeps"
         #: the call paths the report may show, each once: path -> its index
         self.path_index: Dict[str, int] = {}
+
+    @property
+    def parts(self) -> int:
+        return self.it.pp.parts
+
+    @property
+    def part_of(self) -> np.ndarray:
+        """Per location, its part (pass 1 may have planned again, with more)."""
+        return self.it.pp.partition.part_of
 
     # -- one part -------------------------------------------------------------------------
     def _core(self, part, lamport: bool = False):
