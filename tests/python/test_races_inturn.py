@@ -12,7 +12,6 @@ import json
 import os
 import random
 
-import numpy as np
 import pytest
 
 import earlc
@@ -21,28 +20,18 @@ from earlc import TraceWriter
 from earlc.parts import races_inturn
 from earlc.parts.causal_inturn import CycleAcrossParts
 from earlc.races import RacesError, WildcardsNotRecorded
-from conftest import SHARED_TRACES
+from conftest import trace_folders
 from mpi_script import Script
 from races_brute import random_run
-from test_causal_inturn import ROOT
 from test_inturn import earlc_cli, peak_of, processes
-from test_parts_causal import BUNDLED, PROGRAMS, REAL
+from test_parts_causal import BUNDLED, PROGRAMS
 from test_races import crooked_barrier, master_worker, ssend_run
 
 
 @pytest.fixture(scope="module")
 def traces(tmp_path_factory):
-    out = {}
-    gen = tmp_path_factory.mktemp("races-inturn")
-    for name, options in PROGRAMS.items():
-        earlc.synth(name.split("-any")[0], gen / name, **options)
-        out[name] = gen / name
-    for name in BUNDLED + ["ring-late-sender"]:
-        out["bundled-" + name] = ROOT / "traces" / name
-    for name in REAL:
-        if (SHARED_TRACES / name / "traces.otf2").exists():
-            out[name] = SHARED_TRACES / name
-    return out
+    return trace_folders(tmp_path_factory.mktemp("races-inturn"), PROGRAMS,
+                         BUNDLED + ["ring-late-sender"], bundled_prefix="bundled-")
 
 
 def result(fn):
