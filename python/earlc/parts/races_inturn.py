@@ -29,8 +29,13 @@ parts wait for) are found in three steps, through the scratch folder:
           needs to run again, every part ran with the clocks its producers
           give for exactly those inputs: the crossing clocks are a fixed point
           of the replay, and on a trace without cycles that fixed point is
-          unique (by induction along the order of the crossing events), so it
-          is the whole trace's replay's: the races are exact.
+          unique, so it is the whole trace's replay's: the races are exact.
+          (A part's replay matches the same records whatever clocks it
+          receives, and a crossing clock it produces depends only on the
+          clocks of crossing events before it in the order; so by induction
+          along that order the fixed point is unique, and whatever the
+          candidates, after k sweeps every crossing event with fewer than k
+          crossing events before it on any chain is exact: the sweeps end.)
 
 Why sweeps for the Lamport value.  It is a longest path (it ticks at the
 wildcard receives and takes the maximum at a match), not a maximum of the
