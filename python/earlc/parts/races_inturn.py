@@ -231,10 +231,32 @@ class RacesInTurn:
             ref = ev.ref_of(ids)
             out["tag"] = np.where(ref >= 0, ev.messages.tag[np.maximum(ref, 0)]
                                   .astype(np.int64), -1)
-        paths = _Paths(part.trace)
-        index = self.path_index
-        return out, np.array([index.setdefault(paths.callpath(int(e)), len(index))
-                              for e in ids], dtype=np.int32)
+        return out, self._callpaths(part.trace, ids)
+
+    def _callpaths(self, trace, ids: np.ndarray) -> np.ndarray:
+        """Each event's call path (as Races.callpath says it) as its index in
+        self.path_index: the enclosing enters walked level by level for all
+        events at once, one string made per distinct path."""
+        st, ev = trace.states, trace.events
+        levels = []
+        cur = st.enterptr_of(ids) if len(ids) else np.empty(0, np.int64)
+        while len(cur) and (cur >= 0).any():
+            live = cur >= 0
+            safe = np.maximum(cur, 0)
+            levels.append(np.where(live, ev.region_of(safe).astype(np.int64), -1))
+            cur = np.where(live, st.enterptr_of(safe), -1)
+        if not levels:
+            return np.full(len(ids), self._path("", None), dtype=np.int32)
+        rows, inverse = np.unique(np.stack(levels, axis=1), axis=0, return_inverse=True)
+        names = trace._region_name_array()
+        index = np.array([self._path(row, names) for row in rows.tolist()], dtype=np.int32)
+        return index[inverse.ravel()]
+
+    def _path(self, refs, names) -> int:
+        """The index of a call path, given by its region refs innermost first."""
+        parts = [names[r] if r < len(names) and names[r] is not None else "?"
+                 for r in reversed(refs) if r >= 0] if names is not None else []
+        return self.path_index.setdefault("/".join(parts), len(self.path_index))
 
     def _run(self, core) -> None:
         """Replay the part with every clock it needs received."""
@@ -438,16 +460,6 @@ class RacesInTurn:
                     raise WildcardsNotRecorded(a["error"], int(self.totals[0]))
                 return a
         raise AssertionError("no part decided as the whole trace")
-
-
-class _Paths:
-    """Races.callpath over a trace, for the events of a part."""
-
-    callpath = Races.callpath
-
-    def __init__(self, trace):
-        self.trace = trace
-        self._paths: Dict[int, str] = {}
 
 
 def races_in_turn(it: InTurn, wildcard=None, clocks: str = "vector", progress=None):
