@@ -281,43 +281,70 @@ class RacesInTurn:
         summaries = [pickle.loads(self.it.scratch.load("ra%d.bin" % p, np.uint8).tobytes())
                      for p in range(self.parts)]
         start = np.cumsum([0] + [len(s["xkey"]) for s in summaries])
-        keys = np.concatenate([s["xkey"] for s in summaries])
-        clocks = np.concatenate([s["xclock"] for s in summaries]).reshape(-1, self.w1)
+        keys = np.concatenate([s.pop("xkey") for s in summaries])
         order = np.argsort(keys, kind="stable")
         self.keys = keys[order]
-        self.clock = np.ascontiguousarray(clocks[order])
-        del keys, clocks
+        del keys
+        self.clock = np.concatenate([s.pop("xclock") for s in summaries]).reshape(-1, self.w1)
+        self.clock = self.clock[order]
         where = np.empty(len(order), dtype=np.int64)  # node of each part's crossing event
         where[order] = np.arange(len(order))
+        del order
         self.crossing = [where[start[p]:start[p + 1]] for p in range(self.parts)]
+        del where
         self.needs: List[np.ndarray] = []
         src, dst = [], []
-        for q, s in enumerate(summaries):
+        for q in range(self.parts):
+            s, summaries[q] = summaries[q], None
             at = self._nodes(s["nkey"])
             self.needs.append(at)
-            # the needs of q by (location, rank): rank r of location m is
-            # by_rank[first[m] + r - 1]
-            srt = np.lexsort((s["npos"], s["nloc"]))
-            by_rank = at[srt]
-            nloc = s["nloc"][srt]
-            first = np.searchsorted(nloc, np.arange(self.width))
-            ghost = np.nonzero(self.part_of != q)[0]
-            mine = self.crossing[q]
-            sym = self.clock[mine][:, ghost]
-            i, j = np.nonzero(sym)
-            r = sym[i, j].astype(np.int64)
-            src.append(by_rank[first[ghost[j]] + r - 1])
-            dst.append(mine[i])
-            cleared = self.clock[mine]
-            cleared[:, ghost] = 0
-            self.clock[mine] = cleared
-        del summaries
+            edges = self._edges(q, s["nloc"], s["npos"], at)
+            src += edges[0]
+            dst += edges[1]
+            del s
         if src:
             self.clock = _sweep(self.clock, np.concatenate(src), np.concatenate(dst))
         if self.clocks == "lamport":  # the sweeps replay the Lamport value alone
             self.width, self.w1 = 0, 1
             self.clock = np.ascontiguousarray(self.clock[:, -1:])
         self.stats.extra["crossing"] = int(len(self.keys))
+
+    def _edges(self, q: int, nloc: np.ndarray, npos: np.ndarray, at: np.ndarray):
+        """The edges into part q's crossing events, and their symbolic ghost
+        entries cleared: from the need each ghost entry names (rank r of
+        location m is the r-th need of m by position), and from the previous
+        crossing event of the same location (a clock only grows along a
+        location), which leaves out the needs that one named already: a few
+        edges per crossing event instead of one per location it knows of.  An
+        ACK (a receiver's clock for a synchronous sender) is ordered by its
+        send, not where its location produced it, so it takes no part in the
+        chains."""
+        srt = np.lexsort((npos, nloc))
+        by_rank = at[srt]
+        first = np.searchsorted(nloc[srt], np.arange(self.width))
+        ghost = np.nonzero(self.part_of != q)[0]
+        mine = self.crossing[q]
+        key = self.keys[mine]
+        rows = np.nonzero((key & 3) != ACK)[0]
+        rows = rows[np.argsort(key[rows], kind="stable")]
+        loc = (key[rows] >> 2) >> POSITION_BITS
+        same = loc[1:] == loc[:-1]
+        prev = np.full(len(mine), -1, dtype=np.int64)
+        prev[rows[1:][same]] = rows[:-1][same]
+        chained = np.nonzero(prev >= 0)[0]
+        sym = self.clock[mine][:, ghost]
+        named = sym > 0
+        named[chained] &= sym[chained] > sym[prev[chained]]
+        i, j = np.nonzero(named)
+        r = sym[i, j].astype(np.int64)
+        del sym, named
+        m = ghost[j]
+        if len(r) and (r > np.bincount(nloc, minlength=self.width)[m]).any():
+            raise ValueError("a crossing event's clock names a need part %d does not have" % q)
+        cleared = self.clock[mine]
+        cleared[:, ghost] = 0
+        self.clock[mine] = cleared
+        return ([by_rank[first[m] + r - 1], mine[prev[chained]]], [mine[i], mine[chained]])
 
     def _nodes(self, nkey: np.ndarray) -> np.ndarray:
         at = np.searchsorted(self.keys, nkey)
@@ -332,17 +359,21 @@ class RacesInTurn:
         the result.  Whether a crossing clock it produced changed."""
         core, _, _ = self._core(part, lamport=self.clocks == "lamport")
         need = self.needs[p]
-        self.seen[p] = self.clock[need].copy()
+        self.tick += 1
+        self.ran_at[p] = self.tick
         core.export_crossing()
         if len(need):
             core.receive(clock_records(np.arange(len(need), dtype=np.uint64),
-                                       self.seen[p]))
+                                       self.clock[need]))
         self._run(core)
         xkey, xclock = self._crossing(part, core)
         nodes = self._nodes(xkey)
-        changed = bool(len(nodes)) and not np.array_equal(self.clock[nodes], xclock)
+        differ = (self.clock[nodes] != xclock).any(axis=1) if len(nodes) else \
+            np.zeros(0, bool)
+        changed = bool(differ.any())
         if changed:
-            self.clock[nodes] = xclock
+            self.clock[nodes[differ]] = xclock[differ]
+            self.changed_at[nodes[differ]] = self.tick
         local = Races(part.trace, core.finish(), self.assumption)
         self.pieces[p] = self._piece(p, part, local)
         return changed
@@ -425,7 +456,11 @@ class RacesInTurn:
         self.solve()
         self._load_sends()
         self.pieces: List[Optional[dict]] = [None] * self.parts
-        self.seen: List[Optional[np.ndarray]] = [None] * self.parts
+        # when each part last ran, and each crossing clock last changed, in
+        # runs of parts counted from 1: a part whose needs changed since runs again
+        self.tick = 0
+        self.ran_at = np.zeros(self.parts, dtype=np.int64)
+        self.changed_at = np.zeros(len(self.keys), dtype=np.int64)
         stale = list(range(self.parts))
         sweeps = 0
         while stale:
@@ -440,8 +475,8 @@ class RacesInTurn:
                 del part
                 it.progress.end()
                 self.stats.extra["part_runs"] = self.stats.extra.get("part_runs", 0) + 1
-            stale = [p for p in range(self.parts) if SETTLE and
-                     not np.array_equal(self.seen[p], self.clock[self.needs[p]])]
+            stale = [p for p in range(self.parts) if SETTLE and len(self.needs[p]) and
+                     self.changed_at[self.needs[p]].max() > self.ran_at[p]]
         self.stats.rounds = sweeps
         self.stats.extra["sweeps"] = sweeps
         stub = it.stub()
