@@ -203,13 +203,14 @@ class RacesInTurn:
         del core
         self.it.scratch.write("ra%d.bin" % p, pickle.dumps(
             {"nkey": self._keys(part, kinds, events), "nloc": nloc, "npos": npos,
-             "xkey": xkey, "xclock": xclock, "sends": self._send_attributes(part, xkey)},
-            protocol=pickle.HIGHEST_PROTOCOL))
+             "xkey": xkey, "xclock": xclock}, protocol=pickle.HIGHEST_PROTOCOL))
+        self.it.scratch.write("rs%d.bin" % p, pickle.dumps(
+            self._send_attributes(part, xkey), protocol=pickle.HIGHEST_PROTOCOL))
 
     def _send_attributes(self, part, xkey: np.ndarray) -> dict:
         """What a report shows of the part's sends to other parts, which their
         races may name (a ghost's call path is known to its owner only)."""
-        sent = xkey[(xkey & 3) == SENT]
+        sent = np.sort(xkey[(xkey & 3) == SENT])
         loc = (sent >> 2) >> POSITION_BITS
         pos = (sent >> 2) & ((1 << POSITION_BITS) - 1)
         ev = part.trace.events
@@ -217,7 +218,7 @@ class RacesInTurn:
 
         ids = own_events_at(ev, loc, pos) if len(sent) else np.empty(0, np.int64)
         attrs, paths = self._attributes(part, ids)
-        return {"attrs": attrs, "paths": paths}
+        return {"keys": sent, "attrs": attrs, "paths": paths}
 
     def _attributes(self, part, ids: np.ndarray):
         """ATTRIBUTES (event: the whole trace's id) and call paths of events
@@ -395,11 +396,12 @@ class RacesInTurn:
         if len(ghosts):
             keys = self._keys(part, np.full(len(ghosts), SENT, np.uint8), refs[ghosts])
             for q in np.unique(self.part_of[ev.location[refs[ghosts]]]).tolist():
-                sends = self.sends[q]
+                sends = pickle.loads(self.it.scratch.load("rs%d.bin" % q, np.uint8).tobytes())
                 sel = ghosts[self.part_of[ev.location[refs[ghosts]]] == q]
                 at = np.searchsorted(sends["keys"], keys[np.searchsorted(ghosts, sel)])
-                attrs[sel] = sends["attrs"][sends["order"][at]]
-                paths[sel] = sends["paths"][sends["order"][at]]
+                attrs[sel] = sends["attrs"][at]
+                paths[sel] = sends["paths"][at]
+                del sends
         gids = attrs["event"]
 
         def g(ids):
@@ -407,6 +409,10 @@ class RacesInTurn:
 
         recv_send = np.full(len(local.recv), -1, dtype=np.int64)
         recv_send[local.recv_send >= 0] = g(took)
+        # a report shows where receives, their alternatives and findings are;
+        # of where a receive was posted and what it took, their ids only
+        shown = np.isin(refs, np.concatenate([local.recv, local.alt_send, finding_events]))
+        attrs, paths = attrs[shown], paths[shown]
         return {"recv": g(local.recv), "recv_posted": g(local.recv_posted),
                 "recv_send": recv_send, "recv_any_tag": local.recv_any_tag,
                 "n_alternatives": local.n_alternatives, "alt_send": g(local.alt_send),
@@ -416,17 +422,6 @@ class RacesInTurn:
                 "attrs": attrs, "paths": paths, "clocks": local.clocks,
                 "lamport_missed": local.lamport_missed, "warnings": dict(local.warnings),
                 "memory": dict(local.memory)}
-
-    def _load_sends(self) -> None:
-        """Every part's sends to other parts, by key (from pass A)."""
-        self.sends = []
-        for p in range(self.parts):
-            s = pickle.loads(self.it.scratch.load("ra%d.bin" % p, np.uint8).tobytes())
-            sent = s["xkey"][(s["xkey"] & 3) == SENT]
-            order = np.argsort(sent, kind="stable")
-            self.sends.append({"keys": sent[order], "order": order,
-                               "attrs": s["sends"]["attrs"], "paths": s["sends"]["paths"]})
-            self.it.scratch.delete("ra%d.bin" % p)
 
     # -- the whole ------------------------------------------------------------------------
     def run(self):
@@ -454,7 +449,8 @@ class RacesInTurn:
             self.stats.extra["wildcards_again"] = True
         self.assumption = self._assumption()
         self.solve()
-        self._load_sends()
+        for p in range(self.parts):
+            self.it.scratch.delete("ra%d.bin" % p)
         self.pieces: List[Optional[dict]] = [None] * self.parts
         # when each part last ran, and each crossing clock last changed, in
         # runs of parts counted from 1: a part whose needs changed since runs again
@@ -477,6 +473,8 @@ class RacesInTurn:
                 self.stats.extra["part_runs"] = self.stats.extra.get("part_runs", 0) + 1
             stale = [p for p in range(self.parts) if SETTLE and len(self.needs[p]) and
                      self.changed_at[self.needs[p]].max() > self.ran_at[p]]
+        for p in range(self.parts):
+            self.it.scratch.delete("rs%d.bin" % p)
         self.stats.rounds = sweeps
         self.stats.extra["sweeps"] = sweeps
         stub = it.stub()
