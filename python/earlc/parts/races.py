@@ -178,8 +178,10 @@ def _merged(pieces: List[dict]):
     order = np.lexsort((recv, -counts))
     # where each receive's alternatives start in the concatenated alternatives
     first = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
-    take = np.concatenate([np.arange(first[k], first[k] + counts[k]) for k in order]) \
-        if len(order) else np.empty(0, np.int64)
+    lens = counts[order]
+    # the alternatives of the receives in their order: each one's run of indices
+    take = np.repeat(first[order] - np.cumsum(lens) + lens, lens) + \
+        np.arange(int(lens.sum()), dtype=np.int64)
     alt_send = np.concatenate([p["alt_send"] for p in pieces]).astype(np.int64)
     alt_lamport = np.concatenate([p["alt_lamport"] for p in pieces]).astype(bool)
     alt_start = np.concatenate(([0], np.cumsum(counts[order]))).astype(np.uint64)

@@ -248,10 +248,17 @@ class RacesInTurn:
             cur = np.where(live, st.enterptr_of(safe), -1)
         if not levels:
             return np.full(len(ids), self._path("", None), dtype=np.int32)
-        rows, inverse = np.unique(np.stack(levels, axis=1), axis=0, return_inverse=True)
+        # number the distinct paths level by level (a path: its enclosing
+        # path's number and its region), then make one string per number
+        code = np.zeros(len(ids), dtype=np.int64)
+        for level in levels:
+            _, code = np.unique(code * (1 << 33) + (level + 1), return_inverse=True)
+            code = code.ravel()
+        distinct, first = np.unique(code, return_index=True)
         names = trace._region_name_array()
-        index = np.array([self._path(row, names) for row in rows.tolist()], dtype=np.int32)
-        return index[inverse.ravel()]
+        index = np.array([self._path([int(l[k]) for l in levels], names)
+                          for k in first.tolist()], dtype=np.int32)
+        return index[np.searchsorted(distinct, code)]
 
     def _path(self, refs, names) -> int:
         """The index of a call path, given by its region refs innermost first."""
