@@ -129,12 +129,13 @@ def _writes_outputs() -> bool:
     return mpi_world_rank() == 0
 
 
-def _in_parts(args, plugins=(), causal: bool = False):
+def _in_parts(args, plugins=(), causal: bool = False, what: str = "search"):
     """The analysis in parts one after another (earlc.parts.inturn) when the
     trace needs more memory than --memory gives, or without --memory than the
     machine has available (with a note saying so); None to analyse it in one
     piece.  Under mpiexec each process holds its part already.  causal: for a
-    search (every collective member in each part, the analysis's memory model)."""
+    search or the races (`what`: every collective member in each part, the
+    analysis's memory model)."""
     from .parts import under_mpi
     from .parts.budget import format_size
     from .parts.inturn import InTurn, needs_parts
@@ -155,7 +156,7 @@ def _in_parts(args, plugins=(), causal: bool = False):
     if args.memory is None:
         print("earlc: the %s of %s needs about %s, more than the %s this machine has "
               "available: it runs in %d parts one after another (--memory sets the budget)"
-              % ("search" if causal else "analysis", args.trace, format_size(need.whole),
+              % (what if causal else "analysis", args.trace, format_size(need.whole),
                  format_size(need.budget),
                  parts.pp.parts), file=sys.stderr)
     return parts
@@ -233,10 +234,17 @@ def cmd_races(args) -> int:
         wildcard = parse_wildcard(args.wildcard)
     bar = _progress_bar()
     try:
-        trace = _open_for_analysis(args, bar)
+        parts = _in_parts(args, causal=True, what="race analysis")
         # an unknown region or rank; a trace that does not say which receives were wildcards
         with cliargs.user_errors(ValueError, WildcardsNotRecorded):
-            result = races(trace, wildcard=wildcard, clocks=args.clocks, progress=bar, root=0)
+            if parts is not None:
+                with cliargs.terminate_as_interrupt(), parts:  # Ctrl-C: scratch removed
+                    parts.progress.fn = bar
+                    result = parts.races(wildcard=wildcard, clocks=args.clocks)
+            else:
+                trace = _open_for_analysis(args, bar)
+                result = races(trace, wildcard=wildcard, clocks=args.clocks, progress=bar,
+                               root=0)
     finally:
         bar.close()
     if not _writes_outputs():
@@ -595,6 +603,7 @@ def build_parser() -> Parser:
     rc.add_argument("--top", type=count(0), default=10,
                     help="receives detailed in the text report (10)")
     _threads_option(rc)
+    _memory_options(rc)
     rc.set_defaults(func=cmd_races)
 
     ex = sub.add_parser("export", help="write a trace window for a timeline viewer",

@@ -705,6 +705,14 @@ class InTurn:
         return matches_in_turn(self, pattern, name=name, limit=limit, threads=threads,
                                teams=teams, pruning=pruning, progress=progress)
 
+    def races(self, wildcard=None, clocks: str = "vector", progress=None):
+        """The message races of the whole trace (earlc.races's arguments), its
+        parts replayed one after another (races_inturn.py): the same races as
+        in one piece."""
+        from .races_inturn import races_in_turn
+
+        return races_in_turn(self, wildcard=wildcard, clocks=clocks, progress=progress)
+
     def stub(self):
         """What the merged report keeps of the parts: the definitions (a trace
         of no events), the whole trace's counts, the partition."""
