@@ -78,7 +78,7 @@ def cmd_analyze(args) -> int:
     plugins = [p for p in catalog.properties if p.source != "built-in"]
     bar = _progress_bar()
     try:
-        parts = _in_parts(args, plugins)
+        parts = _in_parts(args, plugins, page=html)
         if parts is not None:
             with cliargs.terminate_as_interrupt(), parts:  # Ctrl-C, SIGTERM: scratch removed
                 parts.progress.fn = bar
@@ -128,13 +128,15 @@ def _writes_outputs() -> bool:
     return mpi_world_rank() == 0
 
 
-def _in_parts(args, plugins=(), causal: bool = False, packages: bool = False):
+def _in_parts(args, plugins=(), causal: bool = False, packages: bool = False,
+              page: bool = False):
     """The analysis in parts one after another (earlc.parts.inturn) when the
     trace needs more memory than --memory gives, or without --memory than the
     machine has available (with a note saying so); None to analyse it in one
     piece.  Under mpiexec each process holds its part already.  causal: for a
     search (every collective member in each part, the analysis's memory model);
-    packages: whether the installed packages' properties are analysed."""
+    packages: whether the installed packages' properties are analysed; page:
+    the HTML page is written, parts planned with room for it (page_inturn)."""
     from .parts import under_mpi
     from .parts.budget import format_size
     from .parts.inturn import InTurn, needs_parts
@@ -149,9 +151,15 @@ def _in_parts(args, plugins=(), causal: bool = False, packages: bool = False):
                        packages=packages, strict=getattr(args, "strict", False))
     if need is None:
         return None
+    model, reserve = need.model, 0
+    if page:
+        from .parts.page_inturn import with_page
+
+        model, reserve = with_page(model, args.trace)
     parts = InTurn(args.trace, need.budget, scratch=args.scratch, threads=args.threads,
-                   salvage=args.salvage, model=need.model,
+                   salvage=args.salvage, model=model,
                    representatives=need.representatives and not causal)
+    parts.page_reserve = reserve
     if args.memory is None:
         print("earlc: the %s of %s needs about %s, more than the %s this machine has "
               "available: it runs in %d parts one after another (--memory sets the budget)"
@@ -348,12 +356,11 @@ def cmd_report(args) -> int:
     if args.pattern is not None and under_mpi():
         raise cliargs.UsageError("--pattern runs in one process: under mpiexec, write the "
                                  "matches with earlc search (docs/parallel.md)")
-    text = _pattern_text(args.pattern) if args.pattern is not None else None
     bar = _progress_bar()
     try:
-        parts = _in_parts(args, packages=True)
+        parts = _in_parts(args, packages=True, page=True)
         if parts is not None:
-            if text is not None:
+            if args.pattern is not None:
                 parts.close()
                 raise cliargs.UsageError(
                     "--pattern needs the whole trace in memory: the trace is analysed in parts "
@@ -369,6 +376,7 @@ def cmd_report(args) -> int:
             return 0
     finally:
         bar.close()
+    text = _pattern_text(args.pattern) if args.pattern is not None else None
     bar = _progress_bar()
     trace = _open_for_analysis(args, bar)
     matches = None

@@ -352,13 +352,17 @@ class InTurn:
         self.closed = True
 
     closed = False
+    #: room the plan left on each part for the HTML page (page_inturn.with_page)
+    page_reserve = 0
 
     def reopened(self) -> "InTurn":
         """The same parts again, with a new scratch folder (pass 1 not run):
         for the page of a report whose analysis in turn has ended."""
-        return InTurn(self.path, self.budget, scratch=self.scratch_folder, threads=self.threads,
-                      salvage=self.salvage, progress=self.progress.fn, model=self.model,
-                      parts=self.pp.parts, representatives=self.representatives)
+        again = InTurn(self.path, self.budget, scratch=self.scratch_folder, threads=self.threads,
+                       salvage=self.salvage, progress=self.progress.fn, model=self.model,
+                       parts=self.pp.parts, representatives=self.representatives)
+        again.page_reserve = self.page_reserve
+        return again
 
     # -- pass 1 -------------------------------------------------------------------------
     def pass1(self) -> None:

@@ -35,14 +35,46 @@ from .page import refuse_unsupported, write_page
 from .steps import StepExchange, Steps, StepsMisaligned, StepsSuspended
 
 #: the collective steps page.py takes on the generated programs (a stopped run
-#: takes one more, each batch of levels of detail after the first three)
+#: takes one more, each further batch of levels of detail three more)
 PAGE_STEPS = 16
 #: the first part's holdings for the page besides its part and the messages:
-#: the page itself (at most about 30 MB), its levels while they are painted and
-#: its text while it is written
+#: the page's data and text, PAGE_BASE plus PAGE_PER_EVENT per event of the
+#: trace, at most PAGE_FIXED (the page itself stays under about 30 MB; its
+#: levels while they are painted, its base64 and its text while it is written)
+PAGE_BASE = 8 << 20
+PAGE_PER_EVENT = 40
 PAGE_FIXED = 96 << 20
 #: bytes per message of the whole trace the first part holds for the bundles
 MESSAGE_BYTES = 40
+#: what the plan assumes before the messages are counted: a send per this many
+#: events (check_page_room checks the real count before they are gathered)
+EVENTS_PER_SEND = 10
+
+
+def page_data(events: int) -> int:
+    """The first part's holdings for the page, the messages aside."""
+    return int(min(PAGE_FIXED, PAGE_BASE + PAGE_PER_EVENT * events))
+
+
+def page_reserve(events: int) -> int:
+    """Room to plan the parts with, for the page: its data, and the messages
+    as the plan assumes them."""
+    return page_data(events) + MESSAGE_BYTES * int(events) // EVENTS_PER_SEND
+
+
+def with_page(model, path):
+    """(the memory model, the room it leaves for the page) of an analysis of
+    the trace at path whose page is written in turn: every part planned with
+    room for the page's holdings (the first part holds them; planning all
+    alike keeps the partition the analysis's own)."""
+    import dataclasses
+
+    from .. import _core
+    from .inturn import declared_events
+
+    events = int(declared_events(path, _core.Reading(str(path)).definitions()).sum())
+    reserve = page_reserve(events)
+    return dataclasses.replace(model, fixed=model.fixed + reserve), reserve
 
 
 def write_page_in_turn(report, path=None, top: int = 5, rows: int = 5, pictures: bool = True,
@@ -137,12 +169,15 @@ def _run(it, report, steps, path, top, rows, pictures, args):
 
 
 def check_page_room(it, sends: int) -> None:
-    """The first part's peak with the page's holdings must fit the budget:
-    else one line with the budget that would fit, before the page's data is
-    gathered."""
+    """The first part's peak with the page's holdings must fit the budget
+    (the plan's room for the page, InTurn.page_reserve, replaced by what the
+    page holds with the messages counted): else one line with the budget that
+    would fit, before the page's data is gathered."""
     from .inturn import _round_up
 
-    need = it.pp.peak(0, None) + PAGE_FIXED + MESSAGE_BYTES * int(sends)
+    events = int(it.whole.get("events") or it.declared.sum())
+    need = it.pp.peak(0, None) - getattr(it, "page_reserve", 0) + page_data(events) + \
+        MESSAGE_BYTES * int(sends)
     if need > it.budget:
         raise BudgetError("a memory budget of %s is too small for the HTML page of this trace: "
                           "its first part with the page's data (%s messages at %d bytes each) "
@@ -151,4 +186,4 @@ def check_page_room(it, sends: int) -> None:
                              format_size(need), _round_up(need)))
 
 
-__all__ = ["write_page_in_turn", "check_page_room", "PAGE_STEPS"]
+__all__ = ["write_page_in_turn", "check_page_room", "with_page", "page_reserve", "PAGE_STEPS"]
