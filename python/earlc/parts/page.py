@@ -178,7 +178,24 @@ class PartsPageData(tp.PageData):
 
         mine, sizes, present = [], [], set()
         if len(self.own_rows):
-            painted = ov.activity(self.ptrace, self.t0, self.end, self.own_rows, batch)
+            painted, tallies = ov.activity(self.ptrace, self.t0, self.end, self.own_rows, batch,
+                                           tallies=True)
+            tallies = tallies.copy()
+            for k, bins in enumerate(batch):  # the bins in the whole picture's rows
+                at = tallies[k]["best_at"].astype(np.int64)
+                tallies[k]["best_at"] = self.own_rows[at // bins] * bins + at % bins
+        else:
+            tallies = np.zeros(len(batch), dtype=ov.TALLY)
+        # a class that wins no bin in any part's rows takes the bin of its
+        # largest share over all of them (as the whole picture gives it)
+        for k, given in enumerate(ov.rescue_classes(self.ex.allgather(tallies))):
+            for c, at in given.items():
+                row, b = divmod(at, batch[k])
+                if self.own[row]:
+                    if not painted[k].flags.writeable:
+                        painted[k] = painted[k].copy()
+                    painted[k][int(np.searchsorted(self.own_rows, row)), b] = c
+        if len(self.own_rows):
             present = set(int(v) for v in np.unique(painted[0]) if v != ov.EMPTY)
             for level in painted:
                 counts, lengths, values = tp.run_lengths(level)
@@ -187,8 +204,9 @@ class PartsPageData(tp.PageData):
         else:
             sizes = [0] * len(batch)
             mine = [None] * len(batch)
-        sizes = self.ex.allreduce_sum(np.array(sizes, dtype=np.int64))
-        present = set().union(*self.ex.allgather(present))
+        every = self.ex.allgather((np.array(sizes, dtype=np.int64), present))  # one step
+        sizes = np.sum([s for s, _ in every], axis=0)
+        present = set().union(*(p for _, p in every))
         got = self.ex.gather((self.own_rows, mine))
         out = []
         for k in range(len(batch)):
