@@ -8,7 +8,7 @@ they are and cut so far that small traces take the branches of big ones; from Py
 line within the budget, with the scratch folder emptied; what is not supported in
 turn refused in one line; and the page opens in a browser."""
 import os
-import subprocess
+import re
 import sys
 from pathlib import Path
 
@@ -95,7 +95,7 @@ def test_the_page_in_turn_with_the_budgets_of_big_traces(traces, tmp_path, monke
     for name in SMALL:
         path = traces[name]
         want = page_in_one_piece(path)
-        assert '"all": false' in want, name  # the branches of a big trace were taken
+        assert re.search(r'"all": ?false', want), name  # the branches of a big trace taken
         got = page_in_turn(path, min(processes(path), 3), tmp_path)
         assert got == want, "%s: the page differs with the budgets of big traces" % name
 
@@ -104,7 +104,7 @@ def test_the_page_after_the_analysis_in_turn_has_ended(traces, tmp_path):
     """earlc.analyze(path, memory=) ends its analysis in turn (its scratch folder
     removed): report.to_html reads the same parts again, and removes its own."""
     path = traces["hybrid"]
-    budget = 176 << 20
+    budget = 177 << 20
     assert needs_parts(path, budget) is not None  # in parts at this budget
     report = earlc.analyze(path, memory=budget, scratch=tmp_path, top=5)
     assert report.part.partition.parts > 1 and os.listdir(tmp_path) == []
@@ -130,7 +130,7 @@ def test_a_page_bigger_than_the_budget_is_refused_before_it_is_gathered(traces, 
     monkeypatch.setattr(page_inturn, "MESSAGE_BYTES", 1 << 20)
     with pytest.raises(earlc.parts.BudgetError, match="too small for the HTML page of this "
                                                       "trace.*give at least"):
-        with earlc.parts.in_turn(traces["halo"], memory="400M", parts=2, scratch=tmp_path) as it:
+        with earlc.parts.in_turn(traces["halo"], memory="300M", parts=2, scratch=tmp_path) as it:
             it.analyze(top=5).to_html(tmp_path / "r.html")
     assert os.listdir(tmp_path) == []
 
@@ -147,11 +147,11 @@ def test_the_command_line_writes_the_page_in_turn_within_the_budget(traces, tmp_
     assert r.returncode == 0, r.stderr
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    budget = 176 << 20
+    budget = 177 << 20
     assert needs_parts(path, budget) is not None
     for command in (["report", path, "-o", tmp_path / "r.html"],
                     ["analyze", path, "--format", "html", "-o", tmp_path / "a.html"]):
-        r, peak = peak_of(command + ["--memory", "176M", "--scratch", scratch])
+        r, peak = peak_of(command + ["--memory", "177M", "--scratch", scratch])
         assert r.returncode == 0, r.stderr
         assert r.stderr == ""
         assert Path(command[-1]).read_bytes() == one.read_bytes(), command[0]
@@ -165,7 +165,7 @@ def test_what_the_page_in_turn_does_not_do_is_one_line(traces, tmp_path):
     room: one line, status 2, no page, nothing in the scratch folder."""
     path = traces["hybrid"]
     page = tmp_path / "r.html"
-    r = earlc_cli("report", path, "-o", page, "--memory", "176M", "--scratch", tmp_path,
+    r = earlc_cli("report", path, "-o", page, "--memory", "177M", "--scratch", tmp_path,
                   "--pattern", "x")
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert "--pattern needs the whole trace in memory" in r.stderr
@@ -174,7 +174,7 @@ def test_what_the_page_in_turn_does_not_do_is_one_line(traces, tmp_path):
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert "the smallest budget that works is" in r.stderr
     assert os.listdir(tmp_path) == []
-    report = earlc.analyze(path, memory="176M", scratch=tmp_path)
+    report = earlc.analyze(path, memory="177M", scratch=tmp_path)
     with pytest.raises(ValueError, match="does not mark a search's matches"):
         report.to_html(page, matches=object())
     with pytest.raises(ValueError, match="interactive timeline"):
