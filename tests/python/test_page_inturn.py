@@ -95,14 +95,17 @@ def test_the_page_in_turn_with_the_budgets_of_big_traces(traces, tmp_path, monke
     for name in SMALL:
         path = traces[name]
         want = page_in_one_piece(path)
-        assert re.search(r'"all": ?false', want), name  # the branches of a big trace taken
+        if name != "stopped":  # a few events: no window of exact instances
+            assert re.search(r'"all": ?false', want), name  # the branches of a big trace
         got = page_in_turn(path, min(processes(path), 3), tmp_path)
         assert got == want, "%s: the page differs with the budgets of big traces" % name
 
 
 def test_the_page_after_the_analysis_in_turn_has_ended(traces, tmp_path):
     """earlc.analyze(path, memory=) ends its analysis in turn (its scratch folder
-    removed): report.to_html reads the same parts again, and removes its own."""
+    removed), in parts planned without room for the page: report.to_html reads
+    the trace in parts again, planned with that room, and removes its scratch
+    folder."""
     path = traces["hybrid"]
     budget = 177 << 20
     assert needs_parts(path, budget) is not None  # in parts at this budget

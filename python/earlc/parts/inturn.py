@@ -355,14 +355,15 @@ class InTurn:
     #: room the plan left on each part for the HTML page (page_inturn.with_page)
     page_reserve = 0
 
-    def reopened(self) -> "InTurn":
-        """The same parts again, with a new scratch folder (pass 1 not run):
-        for the page of a report whose analysis in turn has ended."""
-        again = InTurn(self.path, self.budget, scratch=self.scratch_folder, threads=self.threads,
-                       salvage=self.salvage, progress=self.progress.fn, model=self.model,
-                       parts=self.pp.parts, representatives=self.representatives)
-        again.page_reserve = self.page_reserve
-        return again
+    def reopened(self, model: Optional[Model] = None) -> "InTurn":
+        """The same trace in parts again, with a new scratch folder (pass 1 not
+        run), planned with `model` (parts given by number stay as many): for
+        the page of a report whose analysis in turn has ended, or whose parts
+        leave no room for it (page_inturn.py)."""
+        return InTurn(self.path, self.budget, scratch=self.scratch_folder, threads=self.threads,
+                      salvage=self.salvage, progress=self.progress.fn,
+                      model=model or self.model, parts=self._fixed_parts,
+                      representatives=self.representatives)
 
     # -- pass 1 -------------------------------------------------------------------------
     def pass1(self) -> None:

@@ -251,8 +251,8 @@ def merge(pieces: List[dict], part: Part, local: Report, top: int) -> "MergedRep
     if part.exchange is not None:  # for the page (parts/page.py): this part's analysis
         merged._local = local
         merged._cnode_map = maps[part.exchange.rank]
-    else:  # parts in turn: each part's call tree in the merged one, for its page
-        merged._maps = maps
+    else:  # parts in turn: the merged call tree, for the page of any partition
+        merged._tree = tree
     return merged
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import copy
 
 from .budget import BudgetError, format_size
+from .calltree import path_keys
 from .page import refuse_unsupported, write_page
 from .steps import StepExchange, Steps, StepsMisaligned, StepsSuspended
 
@@ -80,15 +81,30 @@ def with_page(model, path):
 def write_page_in_turn(report, path=None, top: int = 5, rows: int = 5, pictures: bool = True,
                        matches=None, timeline: bool = True):
     """The page of a report made by InTurn.analyze, written to path (returns
-    path) or returned as text: its parts run again in turn (see the module);
-    after the analysis's `with` block, with the same parts read again (pass 1
-    too) in a new scratch folder."""
+    path) or returned as text: its parts run again in turn (see the module).
+    Parts planned with room for the page (the command line's), or given by
+    number, serve as they are while their analysis is open; otherwise
+    (earlc.analyze(path, memory=) has ended its analysis, or the parts were
+    planned without that room) the trace is read in parts again, pass 1 too
+    (parts_for_page)."""
     refuse_unsupported(matches, timeline)
     it = report._in_turn
-    if it.closed:
-        with it.reopened() as again:
-            return _drive(again, report, path, top, rows, pictures)
-    return _drive(it, report, path, top, rows, pictures)
+    if not it.closed and (it.page_reserve or it._fixed_parts is not None):
+        return _drive(it, report, path, top, rows, pictures)
+    with parts_for_page(it) as again:
+        return _drive(again, report, path, top, rows, pictures)
+
+
+def parts_for_page(it):
+    """The trace of an analysis in turn in parts again, for its page: as many
+    parts when they were given by number, else planned anew within the budget
+    with room for the page (with_page), in a scratch folder of its own."""
+    if it._fixed_parts is not None:
+        return it.reopened()
+    model, reserve = with_page(it.model, it.path)
+    again = it.reopened(model)
+    again.page_reserve = reserve
+    return again
 
 
 def _drive(it, report, path, top, rows, pictures):
@@ -151,7 +167,8 @@ def _run(it, report, steps, path, top, rows, pictures, args):
                                strict=args["strict"], packages=args["packages"], own=part.own,
                                last_time=it.whole.get("last_time"))
             view = copy.copy(report)  # the merged report, seen from this part
-            view.part, view._local, view._cnode_map = part, local, report._maps[p]
+            view.part, view._local = part, local
+            view._cnode_map = report._tree.local_to_global(path_keys(local._ctx.calltree))
             page = write_page(view, path, top=top, rows=rows, pictures=pictures)
             del local, view
         except StepsSuspended:
