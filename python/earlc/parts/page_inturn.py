@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import copy
 
+import numpy as np
+
 from .budget import BudgetError, format_size
 from .calltree import path_keys
 from .page import refuse_unsupported, write_page
@@ -108,6 +110,8 @@ def parts_for_page(it):
 
 
 def _drive(it, report, path, top, rows, pictures):
+    """Runs of the parts until the first part writes the page (see the
+    module); the steps' files removed however it ends."""
     from ..analysis import engine
     from ..analysis.catalog import packages_held
 
@@ -126,7 +130,8 @@ def _drive(it, report, path, top, rows, pictures):
     try:
         with packages_held():
             while True:
-                page, done, counted = _run(it, report, steps, path, top, rows, pictures, args)
+                page, done, counted = _run(it, report, steps, path, top, rows, pictures, args,
+                                           count_sends=sends is None)
                 if done:
                     return page
                 if sends is None:
@@ -145,9 +150,9 @@ def _drive(it, report, path, top, rows, pictures):
         progress.title = "pass"
 
 
-def _run(it, report, steps, path, top, rows, pictures, args):
-    """One run of the parts: (the page, True) when the first part wrote it,
-    else (None, False, the sends of the parts' own locations counted)."""
+def _run(it, report, steps, path, top, rows, pictures, args, count_sends: bool):
+    """One run of the parts: (the page, True, _) when the first part wrote it,
+    else (None, False, the sends of the parts' own locations, if counted)."""
     from ..analysis import engine
     from .. import _core
     from ..events import KINDS
@@ -159,9 +164,11 @@ def _run(it, report, steps, path, top, rows, pictures, args):
         part.whole_times = it.times
         previous = _core.use_store_memory()
         try:
-            kinds = part.trace.events.kind[part.own[part.trace.events.location]]
-            sends += int(((kinds == KINDS["MPI_SEND"]) | (kinds == KINDS["MPI_ISEND"])).sum())
-            del kinds
+            if count_sends:
+                kinds = part.trace.events.kind[part.own[part.trace.events.location]]
+                sends += int(np.count_nonzero((kinds == KINDS["MPI_SEND"]) |
+                                              (kinds == KINDS["MPI_ISEND"])))
+                del kinds
             local = engine.run(part.trace, args["properties"], top=args["top"],
                                progress=it.progress, plugins=args["plugins"],
                                strict=args["strict"], packages=args["packages"], own=part.own,
