@@ -206,3 +206,15 @@ def test_the_page_in_turn_in_a_browser(traces, tmp_path):
             driver.save_screenshot(os.environ["EARLC_KEEP_SCREENSHOT"])
     finally:
         driver.quit()
+
+
+def test_progress_counts_the_runs_of_the_page(traces, tmp_path):
+    """The progress names the page's runs and their parts."""
+    seen = []
+    with InTurn(traces["halo"], 1 << 50, scratch=tmp_path, parts=2,
+                progress=lambda phase, done, total: seen.append(phase)) as it:
+        it.analyze(top=5).to_html()
+    runs = [s for s in seen if s.startswith("page run ")]
+    assert any(s.startswith("page run 1, part 2 of 2") for s in runs), seen[-5:]
+    last = max(int(s.split()[2].rstrip(",")) for s in runs)
+    assert last == page_inturn.PAGE_STEPS + 1, last  # the steps, and the run that writes
