@@ -179,7 +179,7 @@ def _open_for_analysis(args, bar, plugins=None):
         collectives = "all"
         if plugins is not None:
             collectives = collectives_for(getattr(args, "properties", None), plugins,
-                                          packages=packages, strict=getattr(args, "strict", False))
+                                          packages=False, strict=getattr(args, "strict", False))
         return open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage,
                           parts="mpi", collectives=collectives)
     return open_trace(args.trace, threads=args.threads, progress=bar, salvage=args.salvage,
