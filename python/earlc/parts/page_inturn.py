@@ -22,8 +22,8 @@ spilled by pass 1 (spill.LocationTimes) and are counted directly.
 Memory: a part and its analysis, what the others sent it in one step, and on
 the first part, the page's own holdings (page.py: the levels, instances,
 messages and wait states it keeps, and 40 bytes per message of the whole
-trace), which `check_page_room` compares with the budget before the messages
-are gathered.  Threading: the driver's thread only.  Determinism: the steps'
+trace, twice while they arrive), which `check_page_room` compares with the
+budget before the messages are gathered.  Threading: the driver's thread only.  Determinism: the steps'
 answers are in part order, the page does not depend on the partition.
 """
 from __future__ import annotations
@@ -47,8 +47,9 @@ PAGE_STEPS = 16
 PAGE_BASE = 8 << 20
 PAGE_PER_EVENT = 40
 PAGE_FIXED = 96 << 20
-#: bytes per message of the whole trace the first part holds for the bundles
-MESSAGE_BYTES = 40
+#: bytes per message of the whole trace the first part holds for the bundles:
+#: its record (40 bytes), and the record as it arrived while it is read
+MESSAGE_BYTES = 80
 #: what the plan assumes before the messages are counted: a send per this many
 #: events (check_page_room checks the real count before they are gathered)
 EVENTS_PER_SEND = 10
