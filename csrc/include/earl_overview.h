@@ -113,6 +113,22 @@ typedef struct earl_overview_tally {
  * as earl_overview_activity) receives each level's earl_overview_tally; the
  * caller sums the parts' bins won, takes the largest share (ties: the first
  * bin in the whole picture's row-major order) and writes the class there.
+ *
+ * @param trace            as for earl_overview_activity
+ * @param enterptr         as for earl_overview_activity
+ * @param class_of_region  as for earl_overview_activity
+ * @param n_regions        as for earl_overview_activity
+ * @param n_classes        as for earl_overview_activity
+ * @param rows             the rows of this part (a subset of the picture's)
+ * @param n_rows           rows
+ * @param window           as for earl_overview_activity
+ * @param bins             as for earl_overview_activity
+ * @param n_levels         as for earl_overview_activity
+ * @param out              as for earl_overview_activity
+ * @param tallies          n_levels tallies written, or NULL
+ * @param threads          as for earl_overview_activity
+ * @param err              as for earl_overview_activity
+ * @return the statuses of earl_overview_activity
  * @since 0.1.0
  */
 EARL_API earl_status earl_overview_activity_part(const earl_trace *trace,
