@@ -55,7 +55,9 @@
  * the EARL layer completes the instance at the same member as in the whole
  * trace.  Every group maximum and minimum the wait states take over an
  * instance is then the whole instance's (docs/memory.md says which analyses
- * need every member instead).
+ * need every member instead).  The root causes need, besides, the member
+ * that delays the others everywhere and every member in its part
+ * (earl_part_represent with EARL_REPRESENT_DELAYERS).
  *
  * Deterministic: the packed buffers depend only on the trace and the
  * partition.  Not thread-safe on one reading.
@@ -188,6 +190,23 @@ EARL_API earl_status earl_part_representatives(const earl_defs *defs,
                                                const earl_coll_member *members, size_t n,
                                                const int32_t *part_of, size_t n_parts,
                                                earl_ghosts *out, earl_error *err);
+
+/* What earl_part_represent chooses besides the built-in wait states'
+ * representatives: EARL_REPRESENT_DELAYERS, what the root causes need (the
+ * member that delays the others in every part, and every member in that
+ * member's part; part_representatives.c says why that suffices). */
+#define EARL_REPRESENT_DELAYERS 1u
+
+/**
+ * earl_part_representatives with more members chosen for the analyses the
+ * flags name (EARL_REPRESENT_*; 0: the same choice).
+ *
+ * @param flags  EARL_REPRESENT_DELAYERS or 0
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_part_represent(const earl_defs *defs, const earl_coll_member *members,
+                                         size_t n, const int32_t *part_of, size_t n_parts,
+                                         unsigned flags, earl_ghosts *out, earl_error *err);
 
 /**
  * Add ghost records received from other parts to a reading whose own

@@ -16,7 +16,8 @@ its stretches as the single-process analysis does: the sums are integer
 ticks, the same in any order.
 
 What part 0 holds for this: a few numbers per wait state of the whole trace
-(two event keys and their places in the trace's order: 64 bytes).
+(two events, each as its event key and time, the location and position being
+in the key: 32 bytes).
 """
 from __future__ import annotations
 
@@ -28,13 +29,23 @@ from .critical_path import (Walk, _cpu_locations, _finalize_waits, _is_mpi_progr
 from .parts import Parts, _concat
 from .records import PathGraph
 
+#: the location of an event key (Part.event_keys: location << 40 | position)
+_LOCATION_SHIFT = 40
+
 
 def _refs(part, ids) -> np.ndarray:
-    """Events as rows (event key, time, location, position) of an int64 table."""
+    """Events as rows (event key, time) of an int64 table: the key holds the
+    location and the position, so (key, time) sorted by time then key is the
+    whole trace's order."""
     ids = np.asarray(ids, dtype=np.int64)
-    t, l, p = part.keys(ids)
-    return np.stack((part.event_keys(ids), np.asarray(t, np.int64), np.asarray(l, np.int64),
-                     np.asarray(p, np.int64)), axis=1) if len(ids) else np.empty((0, 4), np.int64)
+    if not len(ids):
+        return np.empty((0, 2), np.int64)
+    return np.stack((part.event_keys(ids),
+                     part.trace.events.time[ids].astype(np.int64)), axis=1)
+
+
+def _location(keys) -> np.ndarray:
+    return np.asarray(keys, dtype=np.int64) >> _LOCATION_SHIFT
 
 
 def _own_last_cpu_event(ctx, parts: Parts) -> int:
@@ -114,34 +125,38 @@ def _walk_on_part_0(ctx, parts: Parts, sp, every, scalasca: Walk):
                   np.asarray([scalasca.event] if scalasca.event >= 0 else [], np.int64)]
     refs.append(_refs(part, _concat(extra, np.int64)))
     table = np.concatenate(refs)
-    # the events, numbered in the whole trace's order
-    order = np.lexsort((table[:, 3], table[:, 2], table[:, 1]))
+    del refs
+    # the events, numbered in the whole trace's order: by time, then location and
+    # position (the key)
+    order = np.lexsort((table[:, 0], table[:, 1]))
     table = table[order]
+    del order
     keep = np.ones(len(table), dtype=bool)
     keep[1:] = table[1:, 0] != table[:-1, 0]
-    table = table[keep]
-    K = len(table)
-    by_key = np.argsort(table[:, 0], kind="stable")
+    keys = table[keep, 0]  # the times have ordered the events: only the keys go on
+    del table, keep
+    K = len(keys)
+    by_key = np.argsort(keys, kind="stable")
+    sorted_keys = keys[by_key]
 
     def ids(r):
-        r = np.asarray(r).reshape(-1, 4)
-        at = np.searchsorted(table[by_key, 0], r[:, 0])
-        return by_key[at].astype(np.int64)
+        r = np.asarray(r).reshape(-1, 2)
+        return by_key[np.searchsorted(sorted_keys, r[:, 0])].astype(np.int64)
 
     def local_ids(events):
         return ids(_refs(part, events))
     stride = K + 1
-    location = np.ascontiguousarray(table[:, 2], dtype=np.int32)
+    location = np.ascontiguousarray(_location(keys), dtype=np.int32)
     # the wait states and OpenMP points of every part
-    w_key = _concat([table[ids(e["wait"]), 2] * stride + ids(e["wait"]) for e in every],
-                    np.int64)
+    w_key = _concat([location[ids(e["wait"])] * np.int64(stride) + ids(e["wait"])
+                     for e in every], np.int64)
     w_to = _concat([ids(e["to"]) for e in every], np.int64)
     o = np.argsort(w_key, kind="stable")
     w_key, w_to = w_key[o], w_to[o]
     omp_key, omp_off, omp_next = [], [0], []
     for e in every:
         k = ids(e["omp"])
-        omp_key.append(table[k, 2] * stride + k)
+        omp_key.append(location[k] * np.int64(stride) + k)
         omp_next.append(ids(e["omp_next"]))
         omp_off.extend((np.asarray(e["omp_offset"][1:]) + omp_off[-1]).tolist())
     omp_key = _concat(omp_key, np.int64)
@@ -174,14 +189,14 @@ def _walk_on_part_0(ctx, parts: Parts, sp, every, scalasca: Walk):
     else:
         found.append(None)
     # the trace's path: from the end of the CPU location whose events end last
-    lasts = _concat([e["last"] for e in every], np.int64).reshape(-1, 4)
+    lasts = _concat([e["last"] for e in every], np.int64).reshape(-1, 2)
     if len(lasts):
-        last = lasts[np.lexsort((lasts[:, 3], lasts[:, 2], lasts[:, 1]))[-1]]
+        last = lasts[np.lexsort((lasts[:, 0], lasts[:, 1]))[-1]]
         init_of = np.full(ctx.n_locations, -1, dtype=np.int64)
-        more_key = table[local_ids(f_key % n), 2] * stride + local_ids(f_key % n) \
+        more_key = location[local_ids(f_key % n)] * np.int64(stride) + local_ids(f_key % n) \
             if len(f_key) else none
         more_to = local_ids(f_to) if len(f_to) else none
-        w = Walk(int(last[2]), -1, True, init_of, more_key, more_to)
+        w = Walk(int(_location(last[0])), -1, True, init_of, more_key, more_to)
         found.append(_stretches(graph(w, init_of, more_key, more_to), w))
     else:
         found.append(None)
@@ -191,8 +206,8 @@ def _walk_on_part_0(ctx, parts: Parts, sp, every, scalasca: Walk):
         if s is None:
             continue
         loc, start, end = s
-        start_key = np.where(start >= 0, table[np.maximum(start, 0), 0], -1)
-        end_key = np.where(end < K, table[np.minimum(end, K - 1), 0], -2)
+        start_key = np.where(start >= 0, keys[np.maximum(start, 0)], -1)
+        end_key = np.where(end < K, keys[np.minimum(end, K - 1)], -2)
         dest = parts.part_of[loc]
         for p in range(parts.size):
             sel = dest == p

@@ -250,7 +250,8 @@ class Numbering:
     """The call paths as the root causes number them: the trace's own call tree,
     or for a part the whole trace's (parts/calltree.py), so that sums over call
     paths run in the single-process order.  `cnode` per event (-1 outside
-    every region and at a part's ghosts), `parent` per call path, the
+    every region and at a part's ghosts; for a part a GlobalCnodes, indexed
+    as the array), `parent` per call path, the
     program's node (-1: none), and per call path the part's own cnode
     (`to_local`, None: the same numbers)."""
     cnode: np.ndarray
@@ -272,6 +273,32 @@ class Numbering:
         if (c < 0).any():
             raise ValueError("a root-cause value on a call path this part never visits")
         return c, l, v
+
+
+class GlobalCnodes:
+    """The whole trace's call path of each event of a part (Numbering.cnode),
+    looked up when asked rather than kept: the part's own call path of an
+    event (`cnode`, which the part's call tree holds anyway) through
+    `to_global` (its last entry, -1, for -1), -1 at ghosts.  Indexed as the
+    array it stands for; the whole array (numpy.asarray) is made only for the
+    time chunks and let go after: kept, it would hold 4 bytes per event of
+    the part through the root causes' peak."""
+
+    def __init__(self, cnode, to_global, location, own):
+        self._cnode, self._to_global = cnode, to_global
+        self._location, self._own = location, own
+
+    def __len__(self):
+        return len(self._cnode)
+
+    def __getitem__(self, ids):
+        out = self._to_global[self._cnode[ids]]
+        return np.where(self._own[self._location[ids]], out, np.int32(-1))
+
+    def __array__(self, dtype=None, copy=None):
+        out = self._to_global[self._cnode]
+        out[~self._own[self._location]] = -1
+        return out if dtype is None else out.astype(dtype, copy=False)
 
 
 def numbering(ctx) -> Numbering:
@@ -296,11 +323,10 @@ def numbering(ctx) -> Numbering:
         every = parts.allgather(mine)
         tree = order_paths([(k, np.arange(len(k)), f, p, r) for k, f, p, r in every])
         to_global = tree.local_to_global(local["keys"])
-        # one gather per event, -1 (outside every region) taking the last entry;
         # a ghost's call path in the part is not its own: none, so that its events
         # give no time chunks (its time is its owner's)
-        cnode = np.append(to_global, -1).astype(np.int32)[ctx.cnode]
-        cnode[~parts.own[ctx.events.location]] = -1
+        cnode = GlobalCnodes(ctx.cnode, np.append(to_global, -1).astype(np.int32),
+                             ctx.events.location, parts.own)
         to_local = np.full(len(tree.parents), -1, dtype=np.int64)
         known = to_global >= 0
         to_local[to_global[known]] = np.nonzero(known)[0]
@@ -358,4 +384,5 @@ def match_keys(mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
     return out
 
 
-__all__ = ["Parts", "parts_of", "prepare", "Numbering", "numbering", "match_keys"]
+__all__ = ["Parts", "parts_of", "prepare", "Numbering", "GlobalCnodes", "numbering",
+           "match_keys"]

@@ -154,6 +154,11 @@ def replay_in_parts(ctx, parts: Parts, replay: Replay, points) -> dict:
         local["at"] = _concat(wanted_at, np.int64)
         return bad
     bad = sum(parts.allgather(answers))
+    # the reads and the requests have served: the rounds below hold, per read
+    # point, only who reads it (an array per read of these would stay through
+    # every round, at the root causes' peak)
+    del rows, r_loc, r_ev, remote, r_rows, inverse, rt, rl, rp, order, last, keys, holder
+    del latest, asked
     if bad or ALWAYS_MERGED:
         return _replay_merged(ctx, parts, replay, points)
     # one watch entry per point: the parts that read it, in the order asked

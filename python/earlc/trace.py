@@ -460,10 +460,12 @@ def open(path, threads: int = 0, progress: Optional[ProgressFn] = None,  # noqa:
     that part's events, and earlc.analyze(trace) gives the whole trace's report.
     None: the whole trace.
     collectives: with parts="mpi", "all" (every member of the collectives the
-    part takes part in; any analysis) or "representatives" (only the members
+    part takes part in; any analysis), "representatives" (only the members
     the built-in wait states read: less memory, for earlc.analyze without the
-    root causes or plugins; earlc.parts.collectives_for(properties, plugins)
-    says which an analysis may have; docs/parallel.md).
+    root causes or plugins) or "delayers" (those and what the root causes
+    read: for the built-in properties, root causes included);
+    earlc.parts.collectives_for(properties, plugins) says which an analysis
+    needs; docs/parallel.md.
     memory: the memory the open may take ("8G", "512M", bytes; default: what
     the machine has available; "unlimited": no check).  A trace that would
     take more is not read: earlc.TraceTooLarge (a TraceError) says how much it

@@ -347,8 +347,9 @@ def test_commands_of_one_process_refuse_an_mpi_job(tmp_path):
     assert r.returncode == 0, r.stderr
 
 
-#: run under mpiexec by the test below: each part's ghost collective ends and
-#: collective instances, with the collectives as given, then the report
+#: run under mpiexec by the tests below: each part's ghost collective ends and
+#: collective instances, with the collectives as given, then the report (of
+#: the properties given, default the default catalog)
 GHOST_COUNT = r"""
 import sys
 import numpy as np
@@ -357,12 +358,13 @@ import earlc.parts
 from earlc.events import KINDS
 from earlc.parts import mpi_exchange
 path, collectives = sys.argv[1], sys.argv[2]
+properties = sys.argv[3] if len(sys.argv) > 3 else None
 trace = earlc.open(path, parts="mpi", collectives=collectives)
 ev, part = trace.events, trace.part
 ghost = ~part.own[ev.location]
 ends = int(np.count_nonzero(ghost & (ev.kind == KINDS["MPI_COLLECTIVE_END"])))
 instances = len(trace.states.coll_member_start) - 1
-text = earlc.analyze(trace).to_json()
+text = earlc.analyze(trace, properties=properties).to_json()
 every = mpi_exchange().allgather((ends, instances, int(ghost.sum()), len(ev)))
 if part.index == 0:
     print(every)
@@ -404,19 +406,65 @@ def test_collectives_travel_as_representatives(processes, tmp_path):
                 assert over  # the bound can fail: every member is more
 
 
+@needs_mpi
+def test_collectives_travel_as_representatives_with_the_root_causes(tmp_path):
+    """With the root causes (--properties all) the collectives travel as
+    representatives too (collectives="delayers", earl_part_represent): each
+    part gets the default catalog's representatives and the member that
+    delays the others, and only the delayer's part gets every member; the
+    reports are the single process's, and equal begins (a program without
+    imbalance) are ordered by rank as there.  In 4 parts of a 16-rank
+    communicator each instance then brings at most 12 + 3 x (REPRESENTATIVES
+    + 2) ghost members in all, against 4 x 12 with every member."""
+    from earlc.parts.inturn import REPRESENTATIVES
+
+    assert earlc.parts.collectives_for("all") == "delayers"
+    halo = synth("halo", tmp_path / "h", ranks=16, iterations=10, delay=2000, delay_rank=5,
+                 delay_every=3).path
+    colls = synth("collectives", tmp_path / "c", ranks=16, iterations=4, split=2, delay=500,
+                  delay_rank=5, imbalance=80).path
+    even = synth("collectives", tmp_path / "e", ranks=8, iterations=3, split=2).path
+    script = tmp_path / "count.py"
+    script.write_text(GHOST_COUNT)
+    for path, bounded in ((halo, True), (colls, False), (even, False)):
+        want = earlc.analyze(earlc.open(path), properties="all").to_json()
+        ends = {}
+        for collectives in ("delayers", "all"):
+            r = mpiexec(4, sys.executable, script, path, collectives, "all")
+            assert r.returncode == 0, r.stderr
+            counts, got = r.stdout.split("\n", 1)
+            assert got == want, "%s, %s: %s" % (path, collectives, _differences(want, got))
+            counts = eval(counts)
+            ends[collectives] = (sum(e for e, _, _, _ in counts),
+                                 max(i for _, i, _, _ in counts))
+        if bounded:
+            total, instances = ends["delayers"]
+            assert total <= (12 + 3 * (REPRESENTATIVES + 2)) * instances, ends
+            total, instances = ends["all"]
+            assert total > (12 + 3 * (REPRESENTATIVES + 2)) * instances  # the bound can fail
+
+
 def test_a_part_of_representatives_refuses_what_needs_every_member(traces):
     """A part opened with the collectives as representatives analyses the
     default catalog as the whole trace does, and refuses the root causes (they
-    compute every member's synchronisation points) in one line naming the
-    option to change, on every process alike."""
+    read each instance's delayer) in one line naming the option to change, on
+    every process alike; one opened for the root causes refuses a plugin so."""
     path = traces["collectives"]
     assert earlc.parts.collectives_for(None) == "representatives"
-    assert earlc.parts.collectives_for("all") == "all"
+    assert earlc.parts.collectives_for("all") == "delayers"
     trace = earlc.open(path, parts="mpi", collectives="representatives")
     assert trace.part.collectives == "representatives"
     assert earlc.analyze(trace).to_json() == earlc.analyze(earlc.open(path)).to_json()
-    with pytest.raises(ValueError, match="open it with collectives='all'"):
+    with pytest.raises(ValueError, match="open it with collectives='delayers'"):
         earlc.analyze(trace, properties="all")
+    # opened for the root causes: they are the single process's, a plugin is refused
+    from test_plugins import LateSenderPaper
+
+    trace = earlc.open(path, parts="mpi", collectives="delayers")
+    assert earlc.analyze(trace, properties="all").to_json() == \
+        earlc.analyze(earlc.open(path), properties="all").to_json()
+    with pytest.raises(ValueError, match="open it with collectives='all'"):
+        earlc.analyze(trace, plugins=[LateSenderPaper()], packages=False)
     with pytest.raises(ValueError, match="collectives must be"):
         earlc.open(path, parts="mpi", collectives="some")
 

@@ -223,8 +223,9 @@ static PyObject *reading_export(PyObject *self, PyObject *args, PyObject *kwargs
     return result;
 }
 
-/* representatives(members, part_of, n_parts) -> (offsets, records): the
- * collective ghosts of every part from the members of whole instances */
+/* representatives(members, part_of, n_parts, flags=0) -> (offsets, records):
+ * the collective ghosts of every part from the members of whole instances
+ * (flags: EARL_REPRESENT_*, what more to choose) */
 static PyObject *reading_representatives(PyObject *self, PyObject *args)
 {
     earl_reading *rd = reading_of((ReadingObject *)self);
@@ -232,7 +233,8 @@ static PyObject *reading_representatives(PyObject *self, PyObject *args)
         return NULL;
     PyObject *members_obj, *part_obj;
     Py_ssize_t n_parts;
-    if (!PyArg_ParseTuple(args, "OOn", &members_obj, &part_obj, &n_parts))
+    unsigned int flags = 0;
+    if (!PyArg_ParseTuple(args, "OOn|I", &members_obj, &part_obj, &n_parts, &flags))
         return NULL;
     Py_buffer mb;
     if (PyObject_GetBuffer(members_obj, &mb, PyBUF_SIMPLE) != 0)
@@ -253,9 +255,9 @@ static PyObject *reading_representatives(PyObject *self, PyObject *args)
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = earl_part_representatives(earl_reading_defs(rd), mb.buf,
-                                   (size_t)mb.len / sizeof(earl_coll_member), part_of,
-                                   (size_t)n_parts, &out, &err);
+    st = earl_part_represent(earl_reading_defs(rd), mb.buf,
+                             (size_t)mb.len / sizeof(earl_coll_member), part_of,
+                             (size_t)n_parts, flags, &out, &err);
     Py_END_ALLOW_THREADS
     earlc_buffers_release(&held);
     PyBuffer_Release(&mb);
@@ -347,6 +349,8 @@ int earlc_add_reading_type(PyObject *module)
     if (PyModule_AddObject(module, "Reading", (PyObject *)&ReadingType) < 0)
         return -1;
     if (PyModule_AddIntConstant(module, "GHOST_RECORD_BYTES", (long)sizeof(earl_ghost)) < 0)
+        return -1;
+    if (PyModule_AddIntConstant(module, "REPRESENT_DELAYERS", (long)EARL_REPRESENT_DELAYERS) < 0)
         return -1;
     return PyModule_AddIntConstant(module, "COLL_MEMBER_BYTES", (long)sizeof(earl_coll_member));
 }

@@ -33,7 +33,7 @@ from ..analysis.property import Instances
 from ..analysis.report import Report
 from ..sums import sum_by_key
 from .calltree import first_visits, order_paths, path_keys, program_of
-from .part import Part, collectives_for
+from .part import Part, collectives_for, holds_enough
 
 #: the program's node of the call tree (CallTree._add_program), in path keys
 PROGRAM = ("program",)
@@ -61,13 +61,14 @@ def analyze(part: Part, properties=None, top: int = 10, progress=None, plugins=(
             strict: bool = False, packages: bool = True, threads: int = 1) -> Report:
     """Collective: the report of the whole trace, analysed in parts."""
     ex = part.exchange
-    if part.collectives != "all" and \
-            collectives_for(properties, plugins, packages, strict) == "all":
+    need = collectives_for(properties, plugins, packages, strict)
+    if not holds_enough(part.collectives, need):
         # the same on every part: no part goes on alone
-        raise ValueError("this part holds the collectives as representatives "
-                         "(earlc.open(..., collectives=%r)), which the root causes and "
-                         "plugins cannot analyse: open it with collectives='all'"
-                         % part.collectives)
+        raise ValueError("this part holds the collectives as %s (earlc.open(..., "
+                         "collectives=%r)), which %s cannot analyse: open it with "
+                         "collectives=%r" % (part.collectives, part.collectives,
+                                             "plugins" if need == "all" else "the root causes",
+                                             need))
     error, local = None, None
     try:
         local = engine.run(part.trace, properties, top=top,

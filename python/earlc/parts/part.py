@@ -5,10 +5,10 @@ Opening a part is collective: every part reads the definitions and plans the
 same partition, reads its own locations, exports to every other part the
 ghosts it needs (in P - 1 rounds, one destination each: _ghosts_in_rounds),
 receives its own ghosts, and orders its events.  With collectives=
-"representatives" the collectives travel apart: each instance's members meet
-at one part, which chooses what every other part needs of them
-(_exchange_representatives, earl_part_representatives, as the analysis in
-turn chooses them); they are merged with the other ghosts location by
+"representatives" (or "delayers", for the root causes) the collectives travel
+apart: each instance's members meet at one part, which chooses what every
+other part needs of them (_exchange_representatives, earl_part_represent, as
+the analysis in turn chooses them); they are merged with the other ghosts location by
 location (by_location, merge_ghosts).  Each step's failure on any part ends
 every part with the same error (Exchange.agree).
 
@@ -49,6 +49,19 @@ assert COLL_MEMBER.itemsize == _core.COLL_MEMBER_BYTES
 #: an event key (Part.event_keys) is location << POSITION_BITS | position
 POSITION_BITS = 40
 
+#: how the collectives may travel (open_part), each holding what the ones
+#: before it hold: "representatives" (the members the built-in wait states
+#: read), "delayers" (besides, what the root causes read: the member that
+#: delays the others, and every member in that member's part), "all" (every
+#: member to every part of its communicator)
+COLLECTIVES = ("representatives", "delayers", "all")
+
+
+def holds_enough(have: str, need: str) -> bool:
+    """Whether a part whose collectives came as `have` can analyse what needs
+    them as `need` (COLLECTIVES)."""
+    return COLLECTIVES.index(have) >= COLLECTIVES.index(need)
+
 
 class Part:
     """This process's part of a trace analysed in parts."""
@@ -70,13 +83,13 @@ class Part:
         self.ghosts_received = ghosts_received
         #: the whole trace's events, first and last timestamps (open_part)
         self.whole = {}
-        self._positions = None
         #: what the analyses in parts exchanged, by what exchanged it (the root
         #: causes: bytes sent, collective steps, rounds of the long-term replay)
         self.stats = {}
         self._own_times = None
-        #: how the collectives came (open_part): "all" members, or
-        #: "representatives" (only what the built-in wait states read)
+        #: how the collectives came (open_part, COLLECTIVES): "all" members,
+        #: "representatives" (only what the built-in wait states read) or
+        #: "delayers" (and what the root causes read)
         self.collectives = "all"
 
     def definitions(self) -> "DefinitionsOnly":
@@ -86,27 +99,54 @@ class Part:
 
     # -- event keys ------------------------------------------------------------------
     def positions(self, ids: np.ndarray) -> np.ndarray:
-        """Each event's position on its location in the whole trace."""
+        """Each event's position on its location in the whole trace.  Not kept
+        in a table per event (that would hold 4 bytes per event of the part for
+        its whole life, through the root causes' peak): found location by
+        location (a location's ids ascend with its positions), or for a
+        question about many of the part's events from such a table made for
+        the question and let go."""
         ids = np.asarray(ids, dtype=np.int64)
-        return self._position_table()[ids].astype(np.int64)
+        ev = self.trace.events
+        if len(ids) > len(ev) // 8:
+            return self._position_table()[ids].astype(np.int64)
+        out = np.empty(len(ids), dtype=np.int64)
+        if not len(ids):
+            return out
+        loc = ev.location[ids]
+        if (loc == loc[0]).all():
+            groups = [(int(loc[0]), None)]
+        else:
+            order = np.argsort(loc, kind="stable")
+            cuts = (np.flatnonzero(np.diff(loc[order])) + 1).tolist()
+            groups = [(int(loc[order[a]]), order[a:b])
+                      for a, b in zip([0] + cuts, cuts + [len(ids)])]
+        for l, sel in groups:
+            events = ev.of_location(l)
+            mine = ids if sel is None else ids[sel]
+            # searched in the column's own type: another would copy the column
+            at = np.searchsorted(events, mine.astype(events.dtype))
+            ghost = self.ghost_positions.get(l)
+            got = at if ghost is None else ghost[at]
+            if sel is None:
+                out[:] = got
+            else:
+                out[sel] = got
+        return out
 
     def _position_table(self) -> np.ndarray:
         """Per event of the part, its position on its location in the whole
-        trace (int32 while positions fit: 4 bytes per event), made at the
-        first question and kept."""
-        if self._positions is None:
-            ev = self.trace.events
-            top = max([len(ev.of_location(l)) for l in np.nonzero(self.own)[0].tolist()] +
-                      [int(g[-1]) + 1 for g in self.ghost_positions.values() if len(g)] + [0])
-            table = np.empty(len(ev), dtype=np.int32 if top < 1 << 31 else np.int64)
-            for l in range(len(self.own)):
-                events = ev.of_location(l)
-                if not len(events):
-                    continue
-                ghost = self.ghost_positions.get(l)
-                table[events] = np.arange(len(events)) if ghost is None else ghost
-            self._positions = table
-        return self._positions
+        trace (int32 while positions fit)."""
+        ev = self.trace.events
+        top = max([len(ev.of_location(l)) for l in np.nonzero(self.own)[0].tolist()] +
+                  [int(g[-1]) + 1 for g in self.ghost_positions.values() if len(g)] + [0])
+        table = np.empty(len(ev), dtype=np.int32 if top < 1 << 31 else np.int64)
+        for l in range(len(self.own)):
+            events = ev.of_location(l)
+            if not len(events):
+                continue
+            ghost = self.ghost_positions.get(l)
+            table[events] = np.arange(len(events)) if ghost is None else ghost
+        return table
 
     def event_keys(self, ids: np.ndarray) -> np.ndarray:
         """Each event as one int64 that every part holding it shares: location
@@ -278,13 +318,14 @@ def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
     exchange.size parts (plan.py) unless `partition` is given.
 
     collectives: "all" (every member of the collectives of a communicator
-    with an own location) or "representatives" (only the members the
-    built-in wait states read, earl_part.h; collectives_for says which a
-    catalog may have)."""
-    if collectives not in ("all", "representatives"):
-        raise ValueError("collectives must be 'all' or 'representatives', not %r"
+    with an own location), "representatives" (only the members the
+    built-in wait states read, earl_part.h) or "delayers" (those, and what
+    the root causes read: each instance's delaying member, and every member
+    in its part); collectives_for says which a catalog needs."""
+    if collectives not in COLLECTIVES:
+        raise ValueError("collectives must be 'all', 'delayers' or 'representatives', not %r"
                          % (collectives,))
-    representatives = collectives == "representatives"
+    representatives = collectives != "all"
     error, reading, part_of = None, None, None
     try:
         reading = _core.Reading(str(path), threads=threads, progress=progress,
@@ -302,7 +343,9 @@ def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
     exchange.agree(error)
     chunks, members = _ghosts_in_rounds(reading, partition, exchange, representatives)
     if representatives:
-        chosen = _exchange_representatives(reading, members, partition, exchange)
+        chosen = _exchange_representatives(
+            reading, members, partition, exchange,
+            _core.REPRESENT_DELAYERS if collectives == "delayers" else 0)
         del members
         chunks = by_location(_taken(chunks), chosen)
         del chosen
@@ -324,8 +367,9 @@ def collectives_for(properties=None, plugins=(), packages: bool = True,
     catalog (engine.selection's arguments): "representatives" when every
     chosen property is a built-in other than the root causes (the built-in
     wait states read only the members earl_part_representatives picks),
-    else "all" (a plugin may read every member; the root causes compute
-    every member's synchronisation points)."""
+    "delayers" when the root causes are among the built-ins chosen (they
+    read besides each instance's delaying member everywhere, and every member
+    in its part), else "all" (a plugin may read every member)."""
     from ..analysis.engine import selection
 
     return collectives_of(selection(properties, plugins, packages, strict)[1])
@@ -333,10 +377,11 @@ def collectives_for(properties=None, plugins=(), packages: bool = True,
 
 def collectives_of(chosen) -> str:
     """collectives_for of the properties engine.selection chose."""
-    if all(getattr(p, "source", None) == "built-in" and getattr(p, "group", None) != "root_cause"
-           for p in chosen):
-        return "representatives"
-    return "all"
+    if not all(getattr(p, "source", None) == "built-in" for p in chosen):
+        return "all"
+    if any(getattr(p, "group", None) == "root_cause" for p in chosen):
+        return "delayers"
+    return "representatives"
 
 
 def _ghosts_in_rounds(reading, partition: Partition, exchange: Exchange,
@@ -401,12 +446,12 @@ def _chooser(members: np.ndarray, parts: int) -> np.ndarray:
 
 
 def _exchange_representatives(reading, members, partition: Partition,
-                              exchange: Exchange) -> np.ndarray:
+                              exchange: Exchange, flags: int = 0) -> np.ndarray:
     """Collective, two all-to-alls: every part sends its own collective
     members (earl_coll_member rows) to the chooser of their instance
     (_chooser), which picks each part's representatives
-    (earl_part_representatives, as the analysis in turn does) and sends them
-    there.  Returns the ghost records this part received, sorted by
+    (earl_part_represent with `flags`, as the analysis in turn does) and
+    sends them there.  Returns the ghost records this part received, sorted by
     (location, position).  A failure of the choice on any part ends every
     part (Exchange.agree) before the second all-to-all."""
     rows = np.frombuffer(members, dtype=COLL_MEMBER)
@@ -426,7 +471,8 @@ def _exchange_representatives(reading, members, partition: Partition,
     del got, order
     error, records, counts = None, None, None
     try:
-        offsets, records = reading.representatives(rows, partition.part_of, partition.parts)
+        offsets, records = reading.representatives(rows, partition.part_of, partition.parts,
+                                                   flags)
         counts = np.diff(np.frombuffer(offsets, dtype=np.uint64).astype(np.int64)) * \
             GHOST_RECORD.itemsize
     except Exception as exc:  # every part must learn of it
@@ -553,5 +599,6 @@ def _whole_trace(part: Part) -> dict:
 
 
 __all__ = ["Part", "open_part", "assemble", "merge_ghosts", "by_location", "collectives_for",
-           "collectives_of", "GHOST_RECORD", "COLL_MEMBER", "POSITION_BITS", "DefinitionsOnly",
+           "collectives_of", "COLLECTIVES", "holds_enough", "GHOST_RECORD", "COLL_MEMBER",
+           "POSITION_BITS", "DefinitionsOnly",
            "PartOfTraceError"]
