@@ -6,7 +6,9 @@
  * parts), then the part's own locations, then the ghosts the other parts
  * export for it are added, then the events are ordered into a _core.Trace.
  * Ghost records travel as bytes (earl_ghost structs, 80 bytes each), which
- * the Python side sends between parts as they are.  Each stage releases
+ * the Python side sends between parts as they are, or packed narrow
+ * (pack_ghosts, unpack_ghosts) for the scratch folder of the analysis in
+ * turn.  Each stage releases
  * the GIL around its C work.
  */
 #include "ext.h"
@@ -313,6 +315,80 @@ static PyObject *reading_finish(PyObject *self, PyObject *unused)
     return earlc_trace_new(tr);
 }
 
+/* pack_ghosts(records) -> buffer: earl_ghost records (any buffer) packed
+ * narrow (earl_ghosts_pack), over the C result */
+static PyObject *pack_ghosts(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    Py_buffer buf;
+    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) != 0)
+        return NULL;
+    if (buf.len % (Py_ssize_t)sizeof(earl_ghost)) {
+        PyBuffer_Release(&buf);
+        return PyErr_Format(PyExc_ValueError, "ghost records come in %zu bytes each, not %zd "
+                            "bytes in all", sizeof(earl_ghost), buf.len);
+    }
+    uint8_t *packed = NULL;
+    size_t bytes = 0;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_ghosts_pack(buf.buf, (size_t)buf.len / sizeof(earl_ghost), &packed, &bytes, &err);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&buf);
+    if (st != EARL_OK)
+        return earlc_raise(&err);
+    PyObject *owner = earlc_owner_new(packed, free);
+    if (!owner)
+        return NULL;
+    PyObject *r = earlc_column_new(owner, packed, bytes, 1, "B");
+    Py_DECREF(owner);
+    return r;
+}
+
+/* unpack_ghosts(packed, n) -> buffer of n earl_ghost records (earl_ghosts_unpack) */
+static PyObject *unpack_ghosts(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *obj;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "On", &obj, &n))
+        return NULL;
+    if (n < 0)
+        return PyErr_Format(PyExc_ValueError, "unpack_ghosts: %zd records", n);
+    Py_buffer buf;
+    if (PyObject_GetBuffer(obj, &buf, PyBUF_SIMPLE) != 0)
+        return NULL;
+    earl_ghost *records = malloc(n ? (size_t)n * sizeof *records : 1);
+    if (!records) {
+        PyBuffer_Release(&buf);
+        return PyErr_NoMemory();
+    }
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_ghosts_unpack(buf.buf, (size_t)buf.len, records, (size_t)n, &err);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&buf);
+    if (st != EARL_OK) {
+        free(records);
+        return earlc_raise(&err);
+    }
+    PyObject *owner = earlc_owner_new(records, free);
+    if (!owner)
+        return NULL;
+    PyObject *r = earlc_column_new(owner, records, (size_t)n * sizeof *records, 1, "B");
+    Py_DECREF(owner);
+    return r;
+}
+
+static PyMethodDef pack_functions[] = {
+    {"pack_ghosts", pack_ghosts, METH_O, "pack_ghosts(records) -> the records packed narrow"},
+    {"unpack_ghosts", unpack_ghosts, METH_VARARGS,
+     "unpack_ghosts(packed, n) -> the n records packed by pack_ghosts"},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyMethodDef reading_methods[] = {
     {"n_locations", reading_n_locations, METH_NOARGS, "locations the definitions name"},
     {"definitions", reading_definitions, METH_NOARGS, "the definitions, as Trace.definitions"},
@@ -345,6 +421,8 @@ int earlc_add_reading_type(PyObject *module)
         return -1;
     Py_INCREF(&ReadingType);
     if (PyModule_AddObject(module, "Reading", (PyObject *)&ReadingType) < 0)
+        return -1;
+    if (PyModule_AddFunctions(module, pack_functions) < 0)
         return -1;
     if (PyModule_AddIntConstant(module, "GHOST_RECORD_BYTES", (long)sizeof(earl_ghost)) < 0)
         return -1;
