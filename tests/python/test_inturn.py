@@ -274,9 +274,12 @@ def test_a_scratch_folder_too_small_for_what_the_first_part_wrote_is_refused_the
     """The first estimate assumes few ghosts; the first part of pass 1 measures
     what the parts write per event, and a folder without room for that is
     refused then, before the disk fills."""
+    from earlc.parts import inturn as inturn_module
     from earlc.parts import scratch as scratch_module
 
-    # 2 of 32 ranks per part: most messages cross parts, 75 bytes per event are written
+    # 2 of 32 ranks per part: most messages cross parts, about 26 bytes per event
+    # are written; the first estimate takes a byte per ghost
+    monkeypatch.setattr(inturn_module, "PACKED_GHOST_BYTES", 1)
     path = earlc.synth("halo", tmp_path / "h", ranks=32, events=1_000_000).path
     folder = tmp_path / "scratch"
     folder.mkdir()

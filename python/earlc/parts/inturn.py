@@ -450,13 +450,17 @@ class InTurn:
         n = int(off[p + 1] - off[p])
         if not n:
             return None
-        packed = self.scratch.load("g%d.bin" % q, np.uint8, int(at[p]), int(at[p + 1] - at[p]))
+        return self._unpack("g%d.bin" % q, int(at[p]), int(at[p + 1] - at[p]), n)
+
+    def _unpack(self, name: str, offset: int, size: int, n: int) -> np.ndarray:
+        """n ghost records packed in `size` bytes at `offset` of file `name`."""
+        packed = self.scratch.load(name, np.uint8, offset, size)
         try:
             records = _core.unpack_ghosts(packed, n)
         except (_core.TraceError, ValueError) as exc:
-            raise ScratchError("the scratch folder %s holds a damaged file g%d.bin (%s): it was "
-                               "changed while the analysis used it" % (self.scratch.base, q, exc)) \
-                from None
+            raise ScratchError("the scratch folder %s holds a damaged file %s (%s): it was "
+                               "changed while the analysis used it" % (self.scratch.base, name,
+                                                                       exc)) from None
         return np.frombuffer(records, dtype=GHOST_RECORD)
 
     def _check_scratch_room(self, events_read: float) -> None:
@@ -492,8 +496,8 @@ class InTurn:
         from the members that pass 1 listed part by part, a window of whole
         instances at a time (_instances_at_once).  Part p's are appended to
         c<p>.bin, each window's sorted by (location, position); self.reps[p][l]
-        lists where location l's are: (offset, count) per window, in window
-        order."""
+        lists where location l's are: (byte offset, bytes, records) per window,
+        in window order, each packed (pack_ghosts)."""
         pp = self.pp
         keys = [self.scratch.load("k%d.bin" % q, np.uint64) for q in range(pp.parts)]
         members = sum(len(k) for k in keys)
@@ -528,11 +532,15 @@ class InTurn:
                 mine = table[offsets[p]:offsets[p + 1]]
                 if not len(mine):
                     continue
-                start = self.scratch.append("c%d.bin" % p, mine) // GHOST_RECORD.itemsize
                 locs, first, count = np.unique(mine["location"], return_index=True,
                                                return_counts=True)
+                raw = memoryview(np.ascontiguousarray(mine)).cast("B")
+                size = GHOST_RECORD.itemsize
                 for l, f, c in zip(locs.tolist(), first.tolist(), count.tolist()):
-                    self.reps[p].setdefault(l, []).append((start + f, c))
+                    packed = _core.pack_ghosts(raw[f * size:(f + c) * size])
+                    start = self.scratch.append("c%d.bin" % p, packed)
+                    self.reps[p].setdefault(l, []).append((start, len(memoryview(packed)), c))
+                del raw
                 pp.ghosts[p] += len(mine)
                 at[p] += len(mine)
         del reading
@@ -586,9 +594,8 @@ class InTurn:
         """A location's ghosts with its representatives (merge_ghosts)."""
         if not where:
             return records
-        return merge_ghosts([self.scratch.load("c%d.bin" % p, GHOST_RECORD,
-                                               start * GHOST_RECORD.itemsize, count)
-                             for start, count in where], records)
+        return merge_ghosts([self._unpack("c%d.bin" % p, start, size, count)
+                             for start, size, count in where], records)
 
     def open(self, p: int, pass_no: int = 1) -> Part:
         """Part p with its ghosts (pass 2; pass_no 2 for a third pass)."""
