@@ -242,6 +242,27 @@ EARL_API earl_status earl_ghosts_pack(const earl_ghost *records, size_t n, uint8
 EARL_API earl_status earl_ghosts_unpack(const uint8_t *packed, size_t bytes, earl_ghost *out,
                                         size_t n, earl_error *err);
 
+/**
+ * Merge runs of ghost records, each sorted by (location, position), into one
+ * run sorted so, each event (location, position) once: of several records of
+ * one event, the one of the earliest run stays (the representatives of
+ * collectives go first: their record carries the count of the members left
+ * out).  Linear in the records, times the runs (part_merge.c).
+ *
+ * @param runs     n_runs runs of records
+ * @param lengths  the records of each run
+ * @param n_runs   how many runs
+ * @param at       n_runs slots of scratch (the runs' heads)
+ * @param out      receives the merged records: room for every record of the runs
+ * @param n_out    receives how many
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, or EARL_ERR_INVALID when a run is not sorted
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_ghosts_merge(const earl_ghost *const *runs, const size_t *lengths,
+                                       size_t n_runs, size_t *at, earl_ghost *out,
+                                       size_t *n_out, earl_error *err);
+
 /* What a part sends the others in one round of a replay in parts (the
  * happened-before clocks of earl_hb.h, the matches-before clocks of
  * earl_races.h): records [offset[q], offset[q + 1]) go to part q, each

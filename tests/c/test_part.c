@@ -206,6 +206,39 @@ static void test_pack_any_record(void **s)
     free(packed);
 }
 
+/* Sorted runs merged: sorted, each event once, the earliest run's record of
+ * an event kept; an unsorted run refused. */
+static void test_merge_runs(void **s)
+{
+    (void)s;
+    earl_ghost a[3], b[4], out[7];
+    memset(a, 0, sizeof a);
+    memset(b, 0, sizeof b);
+    int64_t ka[3][2] = {{1, 5}, {1, 9}, {2, 1}}, kb[4][2] = {{0, 3}, {1, 5}, {1, 7}, {2, 1}};
+    for (int k = 0; k < 3; k++) {
+        a[k].location = (int32_t)ka[k][0];
+        a[k].position = (uint64_t)ka[k][1];
+        a[k].members = 7; /* a representative */
+    }
+    for (int k = 0; k < 4; k++) {
+        b[k].location = (int32_t)kb[k][0];
+        b[k].position = (uint64_t)kb[k][1];
+    }
+    const earl_ghost *runs[2] = {a, b};
+    size_t lengths[2] = {3, 4}, at[2], n;
+    ok(earl_ghosts_merge(runs, lengths, 2, at, out, &n, &err));
+    int64_t want[5][3] = {{0, 3, 0}, {1, 5, 7}, {1, 7, 0}, {1, 9, 7}, {2, 1, 7}};
+    assert_int_equal(n, 5);
+    for (int k = 0; k < 5; k++) {
+        assert_int_equal(out[k].location, want[k][0]);
+        assert_int_equal(out[k].position, want[k][1]);
+        assert_int_equal(out[k].members, want[k][2]);
+    }
+    b[2].position = 4; /* (1, 5) then (1, 4) */
+    assert_int_equal(earl_ghosts_merge(runs, lengths, 2, at, out, &n, &err), EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "run 1"));
+}
+
 /* A part of nothing but definitions: no event, every location held by none. */
 static void test_definitions_only(void **s)
 {
@@ -234,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_master_worker), cmocka_unit_test(test_collectives),
         cmocka_unit_test(test_hybrid),        cmocka_unit_test(test_bad_ghosts),
         cmocka_unit_test(test_definitions_only), cmocka_unit_test(test_pack_any_record),
+        cmocka_unit_test(test_merge_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -382,10 +382,81 @@ static PyObject *unpack_ghosts(PyObject *self, PyObject *args)
     return r;
 }
 
+/* merge_ghosts(runs) -> buffer: runs of earl_ghost records (buffers), each
+ * sorted by (location, position), merged, each event once (earl_ghosts_merge) */
+static PyObject *merge_ghosts(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    PyObject *seq = PySequence_Fast(arg, "merge_ghosts: a sequence of record buffers");
+    if (!seq)
+        return NULL;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    Py_buffer *bufs = calloc(k ? (size_t)k : 1, sizeof *bufs);
+    const earl_ghost **runs = calloc(k ? (size_t)k : 1, sizeof *runs);
+    size_t *lengths = calloc(k ? (size_t)k : 1, sizeof *lengths);
+    size_t *at = calloc(k ? (size_t)k : 1, sizeof *at);
+    earl_ghost *out = NULL;
+    PyObject *result = NULL;
+    Py_ssize_t got = 0;
+    size_t total = 0;
+    if (!bufs || !runs || !lengths || !at) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (; got < k; got++) {
+        if (PyObject_GetBuffer(PySequence_Fast_GET_ITEM(seq, got), &bufs[got],
+                               PyBUF_SIMPLE) != 0)
+            goto done;
+        if (bufs[got].len % (Py_ssize_t)sizeof(earl_ghost)) {
+            PyErr_Format(PyExc_ValueError, "ghost records come in %zu bytes each, not %zd "
+                         "bytes in all", sizeof(earl_ghost), bufs[got].len);
+            got++;
+            goto done;
+        }
+        runs[got] = bufs[got].buf;
+        lengths[got] = (size_t)bufs[got].len / sizeof(earl_ghost);
+        total += lengths[got];
+    }
+    out = malloc((total ? total : 1) * sizeof *out);
+    if (!out) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    size_t n = 0;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_ghosts_merge(runs, lengths, (size_t)k, at, out, &n, &err);
+    Py_END_ALLOW_THREADS
+    if (st != EARL_OK) {
+        earlc_raise(&err);
+        goto done;
+    }
+    earl_ghost *merged = out;
+    out = NULL; /* the owner has it, or freed it */
+    PyObject *owner = earlc_owner_new(merged, free);
+    if (owner) {
+        result = earlc_column_new(owner, merged, n * sizeof *merged, 1, "B");
+        Py_DECREF(owner);
+    }
+done:
+    for (Py_ssize_t i = 0; i < got; i++)
+        PyBuffer_Release(&bufs[i]);
+    free(bufs);
+    free(runs);
+    free(lengths);
+    free(at);
+    free(out);
+    Py_DECREF(seq);
+    return result;
+}
+
 static PyMethodDef pack_functions[] = {
     {"pack_ghosts", pack_ghosts, METH_O, "pack_ghosts(records) -> the records packed narrow"},
     {"unpack_ghosts", unpack_ghosts, METH_VARARGS,
      "unpack_ghosts(packed, n) -> the n records packed by pack_ghosts"},
+    {"merge_ghosts", merge_ghosts, METH_O,
+     "merge_ghosts(runs) -> sorted runs of records merged, each event once"},
     {NULL, NULL, 0, NULL},
 };
 
