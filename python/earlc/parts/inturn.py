@@ -535,9 +535,9 @@ class InTurn:
                 locs, first, count = np.unique(mine["location"], return_index=True,
                                                return_counts=True)
                 raw = memoryview(np.ascontiguousarray(mine)).cast("B")
-                size = GHOST_RECORD.itemsize
+                rsize = GHOST_RECORD.itemsize
                 for l, f, c in zip(locs.tolist(), first.tolist(), count.tolist()):
-                    packed = _core.pack_ghosts(raw[f * size:(f + c) * size])
+                    packed = _core.pack_ghosts(raw[f * rsize:(f + c) * rsize])
                     start = self.scratch.append("c%d.bin" % p, packed)
                     self.reps[p].setdefault(l, []).append((start, len(memoryview(packed)), c))
                 del raw
