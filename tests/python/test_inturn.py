@@ -117,6 +117,28 @@ def test_representatives_hold_fewer_ghosts(tmp_path):
     assert ghosts[True] < own
 
 
+def test_ghosts_are_packed_narrow_in_the_scratch_folder(tmp_path):
+    """The ghosts and the representatives go to the scratch folder packed
+    (earl_ghosts_pack), a fraction of their 80-byte records, and come back
+    the same: the report equals the analysis in one piece."""
+    path = earlc.synth("halo", tmp_path / "h", ranks=16, iterations=60).path
+    want = earlc.analyze(earlc.open(path)).to_json()
+    (tmp_path / "s").mkdir()
+    with InTurn(path, 1 << 50, scratch=tmp_path / "s", parts=8) as it:
+        it.pass1()
+        folder = it.scratch.path
+        size = {kind: sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder)
+                          if f.startswith(kind) and f.endswith(".bin")) for kind in "gc"}
+        records = sum(int(np.fromfile(os.path.join(folder, "g%d.idx" % q), np.int64)[8])
+                      for q in range(8))
+        reps = sum(c for p in it.reps.values() for where in p.values() for _, _, c in where)
+        assert records and reps
+        assert size["g"] < 25 * records, (size, records)
+        assert size["c"] < 25 * reps, (size, reps)
+        got = it.analyze().to_json()
+    assert got == want, first_difference(want, got)
+
+
 def test_cube_and_properties(traces, tmp_path):
     path = traces["collectives"]
     whole = earlc.analyze(earlc.open(path), properties=["wait_at_nxn", "late_broadcast"])
