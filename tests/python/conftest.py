@@ -96,3 +96,23 @@ def stopped_run(path) -> None:
             w.enter(r, 200 + r, "MPI_Barrier" if r == 2 else "MPI_Recv")
             w.mark_incomplete(r, "the run did not finish within the timeout and was ended")
             w.location_property(r, "earlc::run_ended", "1000")
+
+
+#: the real traces the analyses in parts are checked on (skipped one by one when absent)
+PARTS_REAL = REFERENCE_NAMES + ["generated-3r-longterm", "generated-4r-longterm"]
+
+
+def trace_folders(folder, programs, bundled, real=PARTS_REAL, bundled_prefix=""):
+    """name -> archive folder: the generated programs (written into `folder`; a name's
+    kind is before "-any"), the bundled traces and the real traces present."""
+    import earlc
+    out = {}
+    for name, options in programs.items():
+        earlc.synth(name.split("-any")[0], folder / name, **options)
+        out[name] = folder / name
+    for name in bundled:
+        out[bundled_prefix + name] = ROOT / "traces" / name
+    for name in real:
+        if (SHARED_TRACES / name / "traces.otf2").exists():
+            out[name] = SHARED_TRACES / name
+    return out

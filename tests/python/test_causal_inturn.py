@@ -7,10 +7,7 @@ process; the command line chooses parts from --memory and stays within the
 budget; an inconsistent trace whose cycles cross parts is refused in one line."""
 import json
 import os
-import subprocess
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,27 +19,17 @@ from earlc.parts.causal_inturn import CycleAcrossParts
 from earlc.search import search
 from causal_patterns import PATTERNS
 from test_parts_causal import BUNDLED, LARGE, PROGRAMS, REAL
-from conftest import SHARED_TRACES
+from conftest import trace_folders
 from test_inturn import earlc_cli, peak_of, processes
 
-ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.filterwarnings("ignore::earlc.PatternWarning")
 
 
 @pytest.fixture(scope="module")
 def traces(tmp_path_factory):
-    out = {}
-    gen = tmp_path_factory.mktemp("causal-inturn")
-    for name, options in PROGRAMS.items():
-        earlc.synth(name.split("-any")[0], gen / name, **options)
-        out[name] = gen / name
-    for name in BUNDLED:
-        out["bundled-" + name] = ROOT / "traces" / name
-    for name in REAL:
-        if (SHARED_TRACES / name / "traces.otf2").exists():
-            out[name] = SHARED_TRACES / name
-    return out
+    return trace_folders(tmp_path_factory.mktemp("causal-inturn"), PROGRAMS, BUNDLED, REAL,
+                         bundled_prefix="bundled-")
 
 
 def quiet(fn, *args, **kw):

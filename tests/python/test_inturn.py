@@ -21,7 +21,7 @@ import earlc
 import earlc.parts
 from earlc.parts.inturn import InTurn, needs_parts
 from earlc.parts.plan import process_of_locations
-from conftest import REFERENCE_NAMES, SHARED_TRACES
+from conftest import PARTS_REAL, trace_folders
 from test_parts import BUNDLED, PROGRAMS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,18 +43,7 @@ def earlc_cli(*args, timeout=600, environ=None, **kwargs):
 @pytest.fixture(scope="module")
 def traces(tmp_path_factory):
     """name -> archive folder: generated programs, bundled and real traces."""
-    out = {}
-    gen = tmp_path_factory.mktemp("inturn")
-    for name, options in PROGRAMS.items():
-        earlc.synth(name.split("-any")[0], gen / name, **options)
-        out[name] = gen / name
-    for name in BUNDLED:
-        out[name] = ROOT / "traces" / name
-    for name in REFERENCE_NAMES + ["generated-3r-longterm", "generated-4r-longterm"]:
-        path = SHARED_TRACES / name
-        if (path / "traces.otf2").exists():
-            out[name] = path
-    return out
+    return trace_folders(tmp_path_factory.mktemp("inturn"), PROGRAMS, BUNDLED)
 
 
 def processes(path) -> int:
@@ -408,8 +397,7 @@ def test_unlimited_analyses_in_one_piece_whatever_is_available(traces, monkeypat
 
 # -- the root causes in turn (--properties all) ----------------------------------------------
 
-ALL_TRACES = list(PROGRAMS) + BUNDLED + REFERENCE_NAMES + ["generated-3r-longterm",
-                                                          "generated-4r-longterm"]
+ALL_TRACES = list(PROGRAMS) + BUNDLED + PARTS_REAL
 
 
 @pytest.mark.parametrize("k,name", list(enumerate(ALL_TRACES)))

@@ -19,7 +19,7 @@ import pytest
 import earlc
 import earlc.parts
 from earlc.synth import synth
-from conftest import REFERENCE_NAMES, SHARED_TRACES, needs_mpi
+from conftest import needs_mpi, trace_folders
 
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER = Path(__file__).with_name("parts_driver.py")
@@ -57,19 +57,7 @@ def mpiexec(n, *args, timeout=300, environ=None):
 @pytest.fixture(scope="module")
 def traces(tmp_path_factory):
     """name -> archive folder: generated programs, bundled and real traces."""
-    out = {}
-    gen = tmp_path_factory.mktemp("parts")
-    for name, options in PROGRAMS.items():
-        kind = name.split("-any")[0]
-        synth(kind, gen / name, **options)
-        out[name] = gen / name
-    for name in BUNDLED:
-        out[name] = ROOT / "traces" / name
-    for name in REFERENCE_NAMES + ["generated-3r-longterm", "generated-4r-longterm"]:
-        path = SHARED_TRACES / name
-        if (path / "traces.otf2").exists():
-            out[name] = path
-    return out
+    return trace_folders(tmp_path_factory.mktemp("parts"), PROGRAMS, BUNDLED)
 
 
 def locations(path) -> int:

@@ -25,8 +25,7 @@ from earlc import TraceWriter
 # events) is expected, and warnings.catch_warnings is no guard across threads
 pytestmark = pytest.mark.filterwarnings("ignore::earlc.PatternWarning")
 from earlc.parts import open_part
-from earlc.synth import synth
-from conftest import REFERENCE_NAMES, SHARED_TRACES, needs_mpi
+from conftest import PARTS_REAL, needs_mpi, trace_folders
 from causal_patterns import MPI_PATTERNS, PATTERNS
 from parts_threads import run_parts
 
@@ -43,7 +42,7 @@ PROGRAMS = {
     "omp": dict(threads=4, iterations=3, lock_rounds=3),
 }
 BUNDLED = ["demo-ring", "pingpong-wrong-order", "collectives", "omp-locks", "hybrid"]
-REAL = REFERENCE_NAMES + ["generated-3r-longterm", "generated-4r-longterm"]
+REAL = PARTS_REAL
 
 #: traces whose answers to the quadratic patterns are too many for a test
 LARGE = {"sstmacro-mpi-coverage", "casita-jacobi-hybrid", "generated-3r-longterm"}
@@ -52,17 +51,8 @@ LARGE = {"sstmacro-mpi-coverage", "casita-jacobi-hybrid", "generated-3r-longterm
 @pytest.fixture(scope="module")
 def traces(tmp_path_factory):
     """name -> archive folder: generated programs, bundled and real traces."""
-    out = {}
-    gen = tmp_path_factory.mktemp("causal")
-    for name, options in PROGRAMS.items():
-        synth(name.split("-any")[0], gen / name, **options)
-        out[name] = gen / name
-    for name in BUNDLED:
-        out["bundled-" + name] = ROOT / "traces" / name
-    for name in REAL:
-        if (SHARED_TRACES / name / "traces.otf2").exists():
-            out[name] = SHARED_TRACES / name
-    return out
+    return trace_folders(tmp_path_factory.mktemp("causal"), PROGRAMS, BUNDLED, REAL,
+                         bundled_prefix="bundled-")
 
 
 def part_counts(path, most=4):
