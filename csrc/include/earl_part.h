@@ -211,8 +211,9 @@ EARL_API earl_status earl_part_add_ghosts(earl_reading *reading, const earl_ghos
  * part's ghosts to a scratch folder and reads them back once): each record
  * as its kind, a mask of the fields that differ from their defaults, and
  * those fields as variable-length integers, the position and time as
- * differences to the previous record's (part_pack.c).  About 10 to 20 bytes
- * a record instead of 80; earl_ghosts_unpack gives them back bit for bit.
+ * differences to the previous record's (part_pack.c).  About 9 bytes a
+ * record on the generated programs instead of 80; earl_ghosts_unpack gives
+ * them back bit for bit.
  * Deterministic; no state: threads may pack different runs at once.
  *
  * @param records  n records (any content; sorted by location and position

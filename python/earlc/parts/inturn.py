@@ -58,7 +58,7 @@ GHOST_SHARE = 0.5
 #: timestamps copied from a reading at once when they are spilled
 TIMES_CHUNK = BLOCK * 2048
 #: bytes a ghost takes packed in the scratch folder (_spill_ghosts), on the
-#: large side: 10 to 20 on the generated programs (the first part measures)
+#: large side: about 9 on the generated programs (the first part measures)
 PACKED_GHOST_BYTES = 24
 #: plans made before giving up (each after a pass 1 that overflowed)
 ATTEMPTS = 4
@@ -427,7 +427,7 @@ class InTurn:
 
     def _spill_ghosts(self, q: int, offsets: np.ndarray, records) -> None:
         """Part q's ghosts for every other part, packed narrow (pack_ghosts:
-        about a fifth of their 80-byte records), one run per part after
+        about a ninth of their 80-byte records), one run per part after
         another in g<q>.bin; g<q>.idx holds the records' offsets of each part
         (n_parts + 1), then the packed bytes' (n_parts + 1)."""
         size = GHOST_RECORD.itemsize
