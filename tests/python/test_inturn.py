@@ -128,6 +128,20 @@ def test_ghosts_are_packed_narrow_in_the_scratch_folder(tmp_path):
     assert got == want, first_difference(want, got)
 
 
+def test_a_damaged_ghost_file_is_one_scratch_error(tmp_path):
+    """Packed ghosts changed behind the analysis's back (cut short) are not
+    read as wrong records: the error names the scratch file."""
+    path = earlc.synth("halo", tmp_path / "h", ranks=8, iterations=20).path
+    (tmp_path / "s").mkdir()
+    with InTurn(path, 1 << 50, scratch=tmp_path / "s", parts=4) as it:
+        it.pass1()
+        name = os.path.join(it.scratch.path, "g1.bin")
+        with open(name, "r+b") as f:
+            f.truncate(os.path.getsize(name) // 2)
+        with pytest.raises(earlc.parts.ScratchError, match="damaged file g1.bin"):
+            it.analyze()
+
+
 def test_cube_and_properties(traces, tmp_path):
     path = traces["collectives"]
     whole = earlc.analyze(earlc.open(path), properties=["wait_at_nxn", "late_broadcast"])
