@@ -8,7 +8,15 @@
  * as its frontier.  Those edges are happened-before between crossing events,
  * so without a cycle one sweep in topological order (Kahn's algorithm)
  * solves the system: a crossing event's clock is final once every edge into
- * it was taken, and is then pushed along its own edges.
+ * it was taken, and is then pushed along its own edges
+ * (earl_hb_frontier_solve, where one process holds every crossing event).
+ *
+ * Split between the parts, each holding only its own crossing events, the
+ * system is solved in rounds that double how far back each clock sees
+ * (earlc.parts.doubling explains why that holds): in each round a crossing
+ * event takes the maximum of its clock and of the clocks of the latest
+ * crossing event of each location it sees; earl_hb_frontier_fold is that
+ * maximum, one location at a time, and the check for a cycle on the way.
  */
 #include <stdlib.h>
 
@@ -65,5 +73,28 @@ earl_status earl_hb_frontier_solve(uint32_t *clocks, size_t n, uint32_t width,
     free(next);
     free(waiting);
     free(ready);
+    return EARL_OK;
+}
+
+earl_status earl_hb_frontier_fold(uint32_t *next, size_t n, uint32_t width,
+                                  const uint32_t *rows, size_t n_rows, const int64_t *row_of,
+                                  const int32_t *location, const int64_t *position, int *cycle,
+                                  earl_error *err)
+{
+    *cycle = 0;
+    for (size_t x = 0; x < n; x++)
+        if (row_of[x] >= (int64_t)n_rows || location[x] < 0 || (uint32_t)location[x] >= width)
+            return earl_fail(err, EARL_ERR_INVALID, "crossing event %zu sees row %lld of %zu, "
+                             "on location %d of %u", x, (long long)row_of[x], n_rows,
+                             (int)location[x], width);
+    for (size_t x = 0; x < n; x++) {
+        if (row_of[x] < 0)
+            continue;
+        const uint32_t *seen = rows + (size_t)row_of[x] * width;
+        /* seen happened before x: if it counts x or later, x happened before it */
+        if ((int64_t)seen[location[x]] > position[x])
+            *cycle = 1;
+        hb_clock_max(next + x * width, seen, width);
+    }
     return EARL_OK;
 }

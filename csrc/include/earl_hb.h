@@ -266,13 +266,13 @@ EARL_API earl_status earl_hb_from_stamps(uint32_t width, size_t n, const earl_ei
  * Threads (options->threads) replay column ranges as earl_hb_build does.
  * A part handle is used by one thread at a time.
  *
- * In three exchanges instead of rounds (docs/parallel.md, "The timestamps:
- * three exchanges"): a first replay of each part with
+ * In three steps instead of rounds (docs/parallel.md, "The timestamps:
+ * three steps"): a first replay of each part with
  * earl_hb_part_export_crossing and, received before it runs, a symbolic
  * clock for each need (zero but for its location's entry: its rank among
  * that location's needs, from 1) gives each crossing event's symbolic clock;
- * earl_hb_frontier_solve, over every part's crossing events, their true
- * clocks; a second replay of each part that receives the true clocks of all
+ * earl_hb_frontier_solve over every part's crossing events, or rounds of
+ * earl_hb_frontier_fold on each part's own, their true clocks; a second replay of each part that receives the true clocks of all
  * its needs before it runs never waits.  A cycle shows as a first replay
  * that does not finish or crossing events left unsolved: then the rounds.
  */
@@ -339,7 +339,7 @@ EARL_API earl_status earl_hb_part_export(earl_hb_part *part, int32_t to, const e
  * Say that part 0 waits for the clock of every own event another part may
  * wait for, each with its event id as its ticket: the sends whose receive is
  * on another part, the begins of own members of collectives with members on
- * other parts.  The symbolic pass of a replay in three exchanges (below)
+ * other parts.  The symbolic pass of a replay in three steps (below)
  * takes the clocks of these events before any part asked for them.
  *
  * @param part  the part's replay (of a trace whose processes are whole)
@@ -372,6 +372,34 @@ EARL_API earl_status earl_hb_part_export_crossing(earl_hb_part *part, size_t *n,
 EARL_API earl_status earl_hb_frontier_solve(uint32_t *clocks, size_t n, uint32_t width,
                                             const int64_t *src, const int64_t *dst,
                                             size_t n_edges, size_t *solved, earl_error *err);
+
+/**
+ * One step of the solve of the same system by the parts together, each on
+ * its own crossing events (docs/parallel.md, "The timestamps: three
+ * exchanges"): for each own crossing event x that sees a crossing event y of
+ * one location (rows[row_of[x]], y's clock as its owner knows it), next[x]
+ * becomes the element-wise maximum of next[x] and that clock.  A clock that
+ * x sees and that has seen x or a later event of x's location (its entry
+ * there above x's position) means a cycle across parts.
+ *
+ * @param next     n x width entries: the crossing events' clocks, in place
+ * @param n        the own crossing events
+ * @param width    entries per clock
+ * @param rows     n_rows x width entries: the clocks seen
+ * @param n_rows   how many
+ * @param row_of   per crossing event, its row, or -1 (it sees none of them)
+ * @param location per crossing event, its location (an entry of a clock)
+ * @param position per crossing event, its position on its location
+ * @param cycle    receives 1 when a cycle showed, else 0
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK or EARL_ERR_INVALID (a row or location out of range)
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_hb_frontier_fold(uint32_t *next, size_t n, uint32_t width,
+                                           const uint32_t *rows, size_t n_rows,
+                                           const int64_t *row_of, const int32_t *location,
+                                           const int64_t *position, int *cycle,
+                                           earl_error *err);
 
 /**
  * Replay until every own location is done or waits for a ghost clock not

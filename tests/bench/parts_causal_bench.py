@@ -3,7 +3,7 @@ and a pattern search (docs/parallel.md, "Happened-before, search and races"),
 with P = 1, 2 and 4 processes side by side on one trace.
 
     python3 tests/bench/parts_causal_bench.py TRACE [--parts 1,2,4] [--threads N]
-        [--methods frontier,rounds]
+        [--methods frontier,gather,rounds]
 
 For each P it runs `mpiexec -n P` on this script in worker mode, where every
 process opens its part (earlc.open(path, parts="mpi")), then
@@ -12,8 +12,10 @@ process opens its part (earlc.open(path, parts="mpi")), then
   - search: a pattern over two ranks' sends (the sends of the first rank
     concurrent with a send of the last, the first 1000 matches), whose events are
     stamped, gathered on every process and searched block by block;
-with each replay method (--methods: "frontier", the stamps in three exchanges,
-and "rounds", the replay in rounds, alternated for each P), and reports per
+with each replay method (--methods: "frontier", the stamps in a symbolic pass,
+a solve by every process in a few rounds and a final pass; "gather", the same
+with the solve on the first process; "rounds", the replay in rounds;
+alternated for each P), and reports per
 phase the wall time (the slowest process's), the rounds of the
 replay, the bytes of clocks the processes sent each other and the bytes of the
 gathered events, and the peak resident memory of the largest process.  A table
@@ -65,6 +67,9 @@ def worker(path: str, threads: int, method: str) -> None:
     ids = np.nonzero(np.isin(ev.kind, kinds) & trace.part.own[ev.location])[0]
     clocks = phase("stamps", lambda: trace.vector_clocks(ids, threads=threads))
     out["stamps"].update({k: v for k, v in clocks.replay.extra.items() if k.endswith("seconds")})
+    out["stamps"].update(solve_rounds=clocks.replay.extra.get("solve_rounds", 0),
+                         solve_held=clocks.replay.extra.get("solve_held", 0),
+                         summary_bytes=clocks.replay.extra.get("summary_bytes", 0))
     out["stamps"].update(rounds=clocks.replay.rounds, clock_bytes=clocks.replay.bytes_sent,
                          stamped=int(len(ids)), stamp_bytes=clocks.bytes)
     del clocks
@@ -83,8 +88,9 @@ def worker(path: str, threads: int, method: str) -> None:
             merged[name] = {"seconds": max(o[name]["seconds"] for o in every),
                             "peak_mb": max(o[name]["peak_mb"] for o in every)}
             for k, v in out[name].items():
-                if k not in merged[name]:  # rounds and times are every process's; the rest adds up
-                    merged[name][k] = (max if k == "rounds" or k.endswith("seconds") else sum)(
+                if k not in merged[name]:  # rounds, times and what one holds: the largest
+                    merged[name][k] = (max if k in ("rounds", "solve_rounds", "solve_held") or
+                                       k.endswith("seconds") else sum)(
                         o[name].get(k, 0) for o in every)
         print("RESULT " + json.dumps({"parts": ex.size, "method": method,
                                       "load": os.getloadavg()[0],
@@ -140,6 +146,11 @@ def main(argv) -> int:
             if "symbolic_seconds" in ph:
                 print("%32s symbolic pass %.2f s, solve %.2f s, final pass %.2f s" % (
                     "", ph["symbolic_seconds"], ph.get("solve_seconds", 0), ph["final_seconds"]))
+                print("%32s solve: %d round(s), processor time %.2f s (the largest "
+                      "process's), the most one process received in a round %.1f MB of the "
+                      "%.1f MB of all summaries" % (
+                          "", ph["solve_rounds"], ph.get("solve_cpu_seconds", 0),
+                          ph["solve_held"] / 1e6, ph["summary_bytes"] / 1e6))
     return 0
 
 

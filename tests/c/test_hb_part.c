@@ -11,7 +11,10 @@
  *     never given out, forcing an event that does not wait, finishing early;
  *   - the system over the crossing events of the stamps in three exchanges
  *     (earl_hb_frontier_solve) takes the maxima along every path, and leaves
- *     a cycle unsolved.
+ *     a cycle unsolved;
+ *   - a round of its solve split between the parts (earl_hb_frontier_fold)
+ *     takes the maximum with the clocks seen, tells a clock that has seen
+ *     the event that sees it (a cycle), and refuses a row out of range.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -281,6 +284,30 @@ static void test_frontier_solve(void **state)
     assert_int_equal(solved, 0);
 }
 
+/* A round of the solve in parts (earl_hb_frontier_fold): event 0 (location
+ * 0, position 4) sees row 1, event 1 sees nothing, event 2 (location 1,
+ * position 2) sees row 0; then a row that counts event 0 itself: a cycle. */
+static void test_frontier_fold(void **state)
+{
+    (void)state;
+    uint32_t next[3 * 3] = {5, 1, 0, /**/ 2, 0, 0, /**/ 0, 3, 1};
+    uint32_t rows[2 * 3] = {0, 2, 4, /**/ 3, 2, 2};
+    int64_t row_of[] = {1, -1, 0}, pos[] = {4, 1, 2};
+    int32_t loc[] = {0, 0, 1};
+    int cycle = 1;
+    ok(earl_hb_frontier_fold(next, 3, 3, rows, 2, row_of, loc, pos, &cycle, &err));
+    assert_int_equal(cycle, 0);
+    uint32_t want[3 * 3] = {5, 2, 2, /**/ 2, 0, 0, /**/ 0, 3, 4};
+    assert_memory_equal(next, want, sizeof want);
+    rows[3] = 5; /* row 1 counts event 0 (position 4: entry 5) */
+    ok(earl_hb_frontier_fold(next, 3, 3, rows, 2, row_of, loc, pos, &cycle, &err));
+    assert_int_equal(cycle, 1);
+    row_of[2] = 2;
+    assert_int_equal(earl_hb_frontier_fold(next, 3, 3, rows, 2, row_of, loc, pos, &cycle, &err),
+                     EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "row 2 of 2"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -289,7 +316,7 @@ int main(void)
         cmocka_unit_test(test_collectives),   cmocka_unit_test(test_hybrid),
         cmocka_unit_test(test_cycles_broken_as_in_the_whole_trace),
         cmocka_unit_test(test_bad_steps),     cmocka_unit_test(test_from_stamps),
-        cmocka_unit_test(test_frontier_solve),
+        cmocka_unit_test(test_frontier_solve), cmocka_unit_test(test_frontier_fold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,8 @@
  *   .record_bytes() -> int, .finish() -> _core.VectorClocks
  *
  *   frontier_solve(clocks, width, src, dst) -> solved   (earl_hb_frontier_solve)
+ *   frontier_fold(next, width, rows, row_of, location, position) -> cycle
+ *                                                       (earl_hb_frontier_fold)
  */
 #include "ext.h"
 
@@ -292,9 +294,52 @@ static PyObject *frontier_solve(PyObject *unused, PyObject *args)
     return PyLong_FromSize_t(solved);
 }
 
+/* frontier_fold(next, width, rows, row_of, location, position) -> cycle:
+ * earl_hb_frontier_fold, next (uint32, n x width) in place. */
+static PyObject *frontier_fold(PyObject *unused, PyObject *args)
+{
+    (void)unused;
+    PyObject *next_obj, *rows_obj, *row_of_obj, *loc_obj, *pos_obj;
+    unsigned int width;
+    if (!PyArg_ParseTuple(args, "OIOOOO", &next_obj, &width, &rows_obj, &row_of_obj, &loc_obj,
+                          &pos_obj))
+        return NULL;
+    if (!width)
+        return PyErr_Format(PyExc_ValueError, "frontier_fold: width 0");
+    earlc_buffers held = {0};
+    size_t entries = (size_t)-1, row_entries = (size_t)-1, n = (size_t)-1;
+    uint32_t *next = earlc_buffer_array(&held, next_obj, 'I', 1, &entries, "next");
+    const uint32_t *rows = next ? earlc_buffer_array(&held, rows_obj, 'I', 0, &row_entries,
+                                                     "rows") : NULL;
+    const int64_t *row_of = rows ? earlc_buffer_array(&held, row_of_obj, 'q', 0, &n, "row_of")
+                                 : NULL;
+    const int32_t *loc = row_of ? earlc_buffer_array(&held, loc_obj, 'i', 0, &n, "location")
+                                : NULL;
+    const int64_t *pos = loc ? earlc_buffer_array(&held, pos_obj, 'q', 0, &n, "position") : NULL;
+    if (!pos || entries != n * width || row_entries % width) {
+        earlc_buffers_release(&held);
+        return pos ? PyErr_Format(PyExc_ValueError, "frontier_fold: %zu and %zu entries are "
+                                  "no clocks of %u for %zu events", entries, row_entries, width,
+                                  n) : NULL;
+    }
+    int cycle = 0;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_hb_frontier_fold(next, n, width, rows, row_entries / width, row_of, loc, pos,
+                               &cycle, &err);
+    Py_END_ALLOW_THREADS
+    earlc_buffers_release(&held);
+    if (st != EARL_OK)
+        return earlc_raise(&err);
+    return PyBool_FromLong(cycle);
+}
+
 static PyMethodDef part_clocks_functions[] = {
     {"frontier_solve", frontier_solve, METH_VARARGS,
      "frontier_solve(clocks, width, src, dst) -> solved (in place)"},
+    {"frontier_fold", frontier_fold, METH_VARARGS,
+     "frontier_fold(next, width, rows, row_of, location, position) -> cycle (in place)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,6 +1,6 @@
-"""The happened-before stamps of a trace in parts in three exchanges, whatever
+"""The happened-before stamps of a trace in parts in three steps, whatever
 the length of the chains of dependencies that cross parts (docs/parallel.md,
-"The timestamps in three exchanges").
+"The timestamps: three steps").
 
 Why it works.  A vector clock is a join: the clock of an event is the
 element-wise maximum of the unit vectors of everything that happened before it
@@ -23,7 +23,9 @@ other parts, so their true clocks solve a system over the crossing events
 alone: true(x) = max(base(x), true of x's frontier needs), base(x) being x's
 symbolic clock with the ghost entries cleared.  Its dependencies are those of
 the trace between crossing events, so without cycles it is solved in one
-topological sweep (`solve`).  Then each part replays once more with the true
+topological sweep (`solve`, where one process holds every part's summary: the
+driver of parts in turn) or by the parts together, each holding its own
+crossing events, in a few rounds (doubling.py: the MPI processes).  Then each part replays once more with the true
 clocks of all its needs from the start: its stamps are the whole trace's.
 
 A cycle (an inconsistent trace) shows as a part that cannot finish its
@@ -33,7 +35,8 @@ does.
 
 What each part sends (`summary`): its needs as (location, position in the
 whole trace), and each crossing event's key with its symbolic clock
-(12 + 4 x L bytes, L the trace's locations).  The solver holds all of them.
+(12 + 4 x L bytes, L the trace's locations).  `solve` holds all of them;
+doubling.solve holds only the own part's.
 """
 from __future__ import annotations
 

@@ -29,10 +29,12 @@ Rounds: the longest chain of dependencies that cross parts, about one per
 iteration of a program whose messages or collectives cross a part's border.
 Bytes per round: the clocks of the crossing events, 8 + 4 x locations each.
 
-The stamps (`replay`) take three exchanges instead (frontier.py,
-`drive_frontier`): a symbolic pass on every part, the crossing events' clocks
-solved on the first part, a pass with the true clocks; the rounds above are
-their fallback for a trace with cycles, and the races' replay.
+The stamps (`replay`) take a few exchanges instead (`drive_frontier`): a
+symbolic pass on every part (frontier.py), the crossing events' clocks solved
+by the parts together, each on its own crossing events, in rounds that double
+how far back their clocks see (doubling.py: about log2 of the longest chain,
+one round on a halo exchange), a pass with the true clocks; the rounds above
+are their fallback for a trace with cycles, and the races' replay.
 """
 from __future__ import annotations
 
@@ -221,8 +223,10 @@ def own_events_at(ev, location: np.ndarray, position: np.ndarray) -> np.ndarray:
     return out
 
 
-#: how replay() stamps: "frontier" (three exchanges, falling back to rounds on
-#: a cycle) or "rounds" (the replay in rounds only; for comparisons)
+#: how replay() stamps: "frontier" (a symbolic pass, the solve by every part
+#: in rounds that double, a final pass; falling back to rounds on a cycle),
+#: "gather" (the same with the solve on the first part, which receives every
+#: crossing event: for comparisons) or "rounds" (the replay in rounds only)
 METHOD = "frontier"
 
 
@@ -230,9 +234,10 @@ def replay(part: Part, stamped: np.ndarray, threads: Optional[int] = None,
            progress=None):
     """Collective: the stamps of `stamped` (own events of this part, sorted) in
     the whole trace's happened-before order.  Returns (_core.VectorClocks,
-    ReplayStats).  In three exchanges (frontier.py: a symbolic pass on every
-    part, the crossing events' clocks solved on the first part, a pass with
-    the true clocks); a trace with cycles is replayed in rounds (drive)."""
+    ReplayStats).  In a symbolic pass on every part, the crossing events'
+    clocks solved by every part on its own ones in a few rounds (doubling.py),
+    a pass with the true clocks (drive_frontier); a trace with cycles is
+    replayed in rounds (drive)."""
     if METHOD == "rounds":
         return drive(part, lambda: ClockReplay(part, stamped, threads=threads,
                                                progress=progress))
@@ -241,63 +246,51 @@ def replay(part: Part, stamped: np.ndarray, threads: Optional[int] = None,
 
 def drive_frontier(part: Part, stamped: np.ndarray, threads: Optional[int] = None,
                    progress=None):
-    """Collective: replay() in three exchanges (frontier.py); the replay in
-    rounds when the trace has a cycle (stats.extra["fallback"] says why)."""
+    """Collective: replay() in three steps (frontier.py): a symbolic pass on
+    every part, the crossing events' clocks solved by the parts together in a
+    few rounds (doubling.py), a final pass; the replay in rounds when the trace
+    has a cycle (stats.extra["fallback"] says why)."""
     import time
 
-    from . import frontier
+    from . import doubling, frontier
 
     ex = part.exchange
     t0 = time.perf_counter()
     stats = ReplayStats()
     stats.extra["method"] = "frontier"
     threads = part.trace.threads if threads is None else threads
-    error, summary = None, b""
-    try:
-        summary = frontier.symbolic_pass(part, threads) if ex.size > 1 else b""
-    except Exception as exc:  # every part learns of it
-        error = exc
-    ex.agree(error)
-    stats.extra["symbolic_seconds"] = time.perf_counter() - t0
-    # 1: every part's summary to the first part
-    incoming = ex.alltoall_bytes([summary if q == 0 else b"" for q in range(ex.size)])
-    stats.rounds += 1
-    stats.bytes_sent += len(summary)
-    stats.bytes_received += sum(len(b) for b in incoming)
-    del summary
-    incoming = list(incoming)  # solve() lets each go once read
-    # 2: the true clocks of every part's needs from the first part
-    answers = [b""] * ex.size
-    if ex.rank == 0 and ex.size > 1:
-        t1 = time.perf_counter()
+    error, clocks = None, b""
+    if ex.size > 1:
+        summary = b""
         try:
-            answers = [b"\x01" + a for a in frontier.solve(incoming, part.partition.part_of)]
-            stats.extra["solve_seconds"] = time.perf_counter() - t1
-        except frontier.NoOrder as exc:
-            answers = [b"\x00" + str(exc).encode()] * ex.size
-        except Exception as exc:
+            summary = frontier.symbolic_pass(part, threads)
+        except Exception as exc:  # every part learns of it
             error = exc
-    del incoming
-    replies = ex.alltoall_bytes(answers)
-    ex.agree(error)
-    stats.rounds += 1
-    stats.bytes_sent += sum(len(a) for a in answers)
-    stats.bytes_received += len(replies[0])
-    del answers
-    mine = replies[0]
-    if ex.size > 1 and mine[:1] != b"\x01":
-        clocks, more = drive(part, lambda: ClockReplay(part, stamped, threads=threads,
-                                                       progress=progress))
-        more.rounds += stats.rounds
-        more.bytes_sent += stats.bytes_sent
-        more.bytes_received += stats.bytes_received
-        more.extra["method"] = "rounds"
-        more.extra["fallback"] = bytes(mine[1:]).decode()
-        more.seconds = time.perf_counter() - t0
-        return clocks, more
+        ex.agree(error)
+        stats.extra["symbolic_seconds"] = time.perf_counter() - t0
+        stats.extra["summary_bytes"] = len(summary)
+        t1, c1, fallback = time.perf_counter(), time.process_time(), None
+        try:
+            box, summary = [summary], None  # solve() lets it go once read
+            solve = _solve_on_first if METHOD == "gather" else doubling.solve
+            clocks = solve(ex, box, part.partition.part_of, stats)
+        except frontier.NoOrder as exc:  # on every part alike
+            fallback = str(exc)  # the rounds run outside, the solve's frames gone
+        if fallback is not None:
+            clocks, more = drive(part, lambda: ClockReplay(part, stamped, threads=threads,
+                                                           progress=progress))
+            more.rounds += stats.rounds
+            more.bytes_sent += stats.bytes_sent
+            more.bytes_received += stats.bytes_received
+            more.extra["method"] = "rounds"
+            more.extra["fallback"] = fallback
+            more.seconds = time.perf_counter() - t0
+            return clocks, more
+        stats.extra["solve_seconds"] = time.perf_counter() - t1
+        stats.extra["solve_cpu_seconds"] = time.process_time() - c1  # this process's
     result, t1 = None, time.perf_counter()
     try:
-        result = frontier.final_pass(part, stamped, threads, memoryview(mine)[1:],
+        result = frontier.final_pass(part, stamped, threads, clocks,
                                      progress=progress, alone=ex.size == 1)
         stats.cycles_broken = int(result.info()["cycles_broken"])  # broken alone only
     except Exception as exc:
@@ -306,6 +299,40 @@ def drive_frontier(part: Part, stamped: np.ndarray, threads: Optional[int] = Non
     stats.extra["final_seconds"] = time.perf_counter() - t1
     stats.seconds = time.perf_counter() - t0
     return result, stats
+
+
+def _solve_on_first(ex, summary: list, part_of: np.ndarray, stats) -> bytes:
+    """Collective: doubling.solve's answer the way it was first computed, for
+    comparisons: every part's summary to the first part, which solves the
+    system over all crossing events in one sweep (frontier.solve) and sends
+    each part its needs' clocks."""
+    from . import frontier
+
+    mine = summary.pop()
+    incoming = list(ex.alltoall_bytes([mine if q == 0 else b"" for q in range(ex.size)]))
+    stats.bytes_sent += len(mine) if ex.rank else 0
+    del mine
+    received = sum(len(b) for q, b in enumerate(incoming) if q != ex.rank)
+    answers, error = [b""] * ex.size, None
+    if ex.rank == 0:
+        try:
+            answers = [b"\x01" + a for a in frontier.solve(incoming, part_of)]
+        except frontier.NoOrder as exc:
+            answers = [b"\x00" + str(exc).encode()] * ex.size
+        except Exception as exc:
+            error = exc
+    del incoming
+    replies = ex.alltoall_bytes(answers)
+    ex.agree(error)
+    stats.rounds += 2
+    stats.bytes_sent += sum(len(a) for q, a in enumerate(answers) if q != ex.rank)
+    received += len(replies[0]) if ex.rank else 0
+    stats.bytes_received += received
+    stats.extra["solve_rounds"] = 1
+    stats.extra["solve_held"] = received
+    if replies[0][:1] != b"\x01":
+        raise frontier.NoOrder(bytes(replies[0][1:]).decode())
+    return memoryview(replies[0])[1:]
 
 
 def drive(part: Part, make) -> tuple:
