@@ -21,6 +21,12 @@
  * numbers them as one walk would (a call path is numbered when the whole
  * trace first enters it), and each part renumbers its events and rows.  A
  * trace whose enterptr crosses processes (it should not) is walked whole.
+ *
+ * The walk keeps its state between stretches of events (walker), so that
+ * earl_calltree_walk can also go on stretch by stretch behind the EARL
+ * layer's pass, as one part of every location, on the thread that writes
+ * enterptr: each event is then read once in all, where parts on threads
+ * read every event once per part.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -253,40 +259,74 @@ typedef struct walk_job {
     int n_parts;
 } walk_job;
 
-/* The forward pass of one part: cnodes of its events, and its rows. */
-static void walk_one(void *arg, int me)
+/* One forward walk: a part's state between two stretches of the events,
+ * so that the walk can go on in stretches (beside the EARL layer's pass,
+ * earl_calltree_walk) as well as in one go. */
+typedef struct walker {
+    const earl_events *ev;
+    const earl_eid32 *enterptr;
+    const uint8_t *part_of; /* per location; NULL: every location is the part's */
+    int me, n_parts;
+    int32_t *cnode;
+    walk_part *w;
+    earl_map index;         /* location << 32 | cnode -> row */
+    loc_state *locs;        /* per location */
+    recent_row *recent;     /* RECENT_ROWS */
+} walker;
+
+static int walker_init(walker *k, const earl_events *ev, size_t n_locs, const earl_eid32 *enterptr,
+                       const uint8_t *part_of, int me, int n_parts, int32_t *cnode, walk_part *w)
 {
-    walk_job *j = arg;
-    walk_part *w = &j->parts[me];
-    const earl_events *ev = j->ev;
-    const earl_eid32 *enterptr = j->enterptr;
-    const uint8_t *part_of = j->part_of;
-    int32_t *cnode = j->cnode;
-    rows *r = &w->rows;
-    earl_map index = {0};
-    loc_state *locs = malloc((j->n_locs ? j->n_locs : 1) * sizeof *locs);
-    if (!locs) {
-        w->nomem = 1;
-        return;
+    *k = (walker){ev, enterptr, part_of, me, n_parts, cnode, w, {0}, NULL, NULL};
+    k->locs = malloc((n_locs ? n_locs : 1) * sizeof *k->locs);
+    k->recent = malloc(RECENT_ROWS * sizeof *k->recent);
+    if (!k->locs || !k->recent) {
+        free(k->locs);
+        free(k->recent);
+        return -1;
     }
-    for (size_t l = 0; l < j->n_locs; l++)
-        locs[l] = (loc_state){0, -1, 0, -1, -1};
-    recent_row recent[RECENT_ROWS];
-    for (size_t k = 0; k < RECENT_ROWS; k++)
-        recent[k] = (recent_row){UINT64_MAX, -1};
-    for (size_t i = 0; i < ev->count; i++) {
+    for (size_t l = 0; l < n_locs; l++)
+        k->locs[l] = (loc_state){0, -1, 0, -1, -1};
+    for (size_t r = 0; r < RECENT_ROWS; r++)
+        k->recent[r] = (recent_row){UINT64_MAX, -1};
+    return 0;
+}
+
+static void walker_free(walker *k)
+{
+    free(k->locs);
+    free(k->recent);
+    earl_map_free(&k->index);
+}
+
+/* The walk over events [from, to) of the total order (those of the part's
+ * locations): their cnodes, and the rows of the time up to them.  Sets the
+ * part's crossed or nomem and stops at the event concerned. */
+static void walker_range(walker *k, size_t from, size_t to)
+{
+    const earl_events *ev = k->ev;
+    const earl_eid32 *enterptr = k->enterptr;
+    const uint8_t *part_of = k->part_of;
+    const int me = k->me;
+    int32_t *cnode = k->cnode;
+    walk_part *w = k->w;
+    rows *r = &w->rows;
+    if (w->crossed || w->nomem)
+        return;
+    for (size_t i = from; i < to; i++) {
         earl_loc l = ev->location[i];
-        if (part_of[l] != me)
+        if (part_of && part_of[l] != me)
             continue;
         earl_eid enter = earl_eid_from32(enterptr[i]);
         uint8_t kind = ev->kind[i];
         /* after i: the location's own innermost call path, or, idle under a
          * frame inherited from its master, the master's call path */
         earl_eid open = open_after(ev, enterptr, (earl_eid)i);
-        if (j->n_parts > 1 && ((enter >= 0 && part_of[ev->location[enter]] != me) ||
-                               (open >= 0 && part_of[ev->location[open]] != me))) {
+        if (part_of && k->n_parts > 1 &&
+            ((enter >= 0 && part_of[ev->location[enter]] != me) ||
+             (open >= 0 && part_of[ev->location[open]] != me))) {
             w->crossed = 1;
-            break;
+            return;
         }
         int32_t c;
         if (kind == EARL_ENTER)
@@ -295,28 +335,40 @@ static void walk_one(void *arg, int me)
             c = enter >= 0 ? cnode[enter] : -1;
         if (c == -2) {
             w->nomem = 1;
-            break;
+            return;
         }
         cnode[i] = c;
 
-        loc_state *s = &locs[l];
+        loc_state *s = &k->locs[l];
         earl_time now = ev->time[i];
         if (s->row >= 0)
             (s->idle ? r->idle : r->time)[s->row] += now - s->time;
         s->time = now;
         int32_t charged = open >= 0 ? cnode[open] : -1;
         int32_t row = -1;
-        if (charged >= 0 && (row = row_of(r, &index, recent, s, l, charged)) < 0) {
+        if (charged >= 0 && (row = row_of(r, &k->index, k->recent, s, l, charged)) < 0) {
             w->nomem = 1;
-            break;
+            return;
         }
         s->row = row;
         s->idle = open >= 0 && ev->location[open] != l;
         if (row >= 0 && !s->idle && kind == EARL_ENTER)
             r->visits[row]++;
     }
-    free(locs);
-    earl_map_free(&index);
+}
+
+/* The forward pass of one part: cnodes of its events, and its rows. */
+static void walk_one(void *arg, int me)
+{
+    walk_job *j = arg;
+    walker k;
+    if (walker_init(&k, j->ev, j->n_locs, j->enterptr, j->part_of, me, j->n_parts, j->cnode,
+                    &j->parts[me]) != 0) {
+        j->parts[me].nomem = 1;
+        return;
+    }
+    walker_range(&k, 0, j->ev->count);
+    walker_free(&k);
 }
 
 /* Renumber the events of one range of the total order with the merged call
@@ -464,18 +516,45 @@ static int walk(earl_calltree *t, const earl_trace *trace, const earl_eid32 *ent
     return status;
 }
 
+static earl_status nomem(const earl_trace *trace, earl_error *err)
+{
+    return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory building the call tree",
+                     earl_trace_path(trace));
+}
+
+/* A tree with its event_cnode allocated and no call paths yet; NULL when out
+ * of memory. */
+static earl_calltree *tree_new(const earl_events *ev)
+{
+    earl_calltree *t = calloc(1, sizeof *t);
+    if (!t || !(t->event_cnode = earl_mem_alloc((ev->count + 1) * sizeof *t->event_cnode))) {
+        free(t);
+        return NULL;
+    }
+    paths_init(&t->paths);
+    return t;
+}
+
+/* The walked tree's rows grouped by location and its view filled. */
+static int tree_finish(earl_calltree *t, const earl_trace *trace)
+{
+    const earl_events *ev = earl_trace_events(trace);
+    if (group_rows_by_location(&t->rows, earl_trace_defs(trace)->n_locations) != 0)
+        return -1;
+    t->view = (earl_calltree_view){t->paths.n, t->paths.parent, t->paths.region, ev->count,
+                                   t->event_cnode, t->rows.n, t->rows.cnode, t->rows.location,
+                                   t->rows.time, t->rows.visits, t->rows.idle};
+    return 0;
+}
+
 earl_status earl_calltree_build(const earl_trace *trace, const earl_eid32 *enterptr,
                                 int threads, earl_calltree **out, earl_error *err)
 {
     *out = NULL;
     const earl_events *ev = earl_trace_events(trace);
-    earl_calltree *t = calloc(1, sizeof *t);
-    if (!t || !(t->event_cnode = earl_mem_alloc((ev->count + 1) * sizeof *t->event_cnode))) {
-        free(t);
-        return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory building the call tree",
-                         earl_trace_path(trace));
-    }
-    paths_init(&t->paths);
+    earl_calltree *t = tree_new(ev);
+    if (!t)
+        return nomem(trace, err);
     int parts = earl_parallel_parts(threads, ev->count, (size_t)1 << 20);
     if (parts > (int)earl_trace_defs(trace)->n_location_groups)
         parts = (int)earl_trace_defs(trace)->n_location_groups;
@@ -484,14 +563,70 @@ earl_status earl_calltree_build(const earl_trace *trace, const earl_eid32 *enter
         earl_calltree_free(t);
         return earl_calltree_build(trace, enterptr, 1, out, err);
     }
-    if (st != 0 || group_rows_by_location(&t->rows, earl_trace_defs(trace)->n_locations) != 0) {
+    if (st != 0 || tree_finish(t, trace) != 0) {
         earl_calltree_free(t);
-        return earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory building the call tree",
-                         earl_trace_path(trace));
+        return nomem(trace, err);
     }
-    t->view = (earl_calltree_view){t->paths.n, t->paths.parent, t->paths.region, ev->count,
-                                   t->event_cnode, t->rows.n, t->rows.cnode, t->rows.location,
-                                   t->rows.time, t->rows.visits, t->rows.idle};
+    *out = t;
+    return EARL_OK;
+}
+
+/* The walk of earl_calltree_walk_begin: one part, every location, its call
+ * paths and rows those of the tree. */
+struct earl_calltree_walk {
+    const earl_trace *trace;
+    earl_calltree *tree;
+    walk_part part;
+    walker walker;
+};
+
+earl_status earl_calltree_walk_begin(const earl_trace *trace, const earl_eid32 *enterptr,
+                                     earl_calltree_walk **out, earl_error *err)
+{
+    *out = NULL;
+    const earl_events *ev = earl_trace_events(trace);
+    earl_calltree_walk *w = calloc(1, sizeof *w);
+    if (!w || !(w->tree = tree_new(ev))) {
+        free(w);
+        return nomem(trace, err);
+    }
+    w->trace = trace;
+    paths_init(&w->part.paths);
+    if (walker_init(&w->walker, ev, earl_trace_defs(trace)->n_locations, enterptr, NULL, 0, 1,
+                    w->tree->event_cnode, &w->part) != 0) {
+        earl_calltree_walk_end(w, NULL, NULL);
+        return nomem(trace, err);
+    }
+    *out = w;
+    return EARL_OK;
+}
+
+void earl_calltree_walk_events(earl_calltree_walk *w, size_t from, size_t to)
+{
+    walker_range(&w->walker, from, to);
+}
+
+earl_status earl_calltree_walk_end(earl_calltree_walk *w, earl_calltree **out, earl_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!w)
+        return EARL_OK;
+    const earl_trace *trace = w->trace;
+    earl_calltree *t = w->tree;
+    int failed = w->part.nomem || w->part.crossed; /* one part: it never crosses */
+    walker_free(&w->walker);
+    t->paths = w->part.paths; /* the one part's call paths and rows are the tree's */
+    t->rows = w->part.rows;
+    free(w);
+    if (!out) {
+        earl_calltree_free(t);
+        return EARL_OK;
+    }
+    if (failed || tree_finish(t, trace) != 0) {
+        earl_calltree_free(t);
+        return nomem(trace, err);
+    }
     *out = t;
     return EARL_OK;
 }

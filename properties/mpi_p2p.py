@@ -176,6 +176,15 @@ class LateReceiver(Property):
         region = ctx.region_of_enter(calls)
         single = ctx.regions_named(*_SINGLE_COMPLETION)[region]
         multi = ctx.regions_named(*_MULTI_COMPLETION)[region]
+        if multi.any():
+            # a multi-completion call that also completes a Late Sender's receive is
+            # charged there: left out before its leave is looked up (in a halo
+            # exchange, most MPI_Waitall calls are)
+            ls = ctx.published.get("late_sender")  # None when it found none
+            late_calls = ls["recv_call"] if ls is not None else np.empty(0, np.int64)
+            if len(late_calls) > 1 and not bool(np.all(late_calls[1:] >= late_calls[:-1])):
+                late_calls = np.sort(late_calls)  # Late Senders come in call order
+            multi &= ~_member(calls, late_calls)
         known = single | multi
         cand, t_req, t_cmp, calls, multi = (cand[known], t_req[known], t_cmp[known],
                                             calls[known], multi[known])
@@ -188,15 +197,9 @@ class LateReceiver(Property):
         cand, calls, is_multi = cand[covers], calls[covers], multi[covers]
         wait = (t_req - t_cmp)[covers]
         if is_multi.any():
-            # a multi-completion call that also completes a Late Sender's receive is
-            # charged there; otherwise once, with its largest wait
-            ls = ctx.published.get("late_sender")  # None when it found none
-            late_calls = ls["recv_call"] if ls is not None else np.empty(0, np.int64)
-            if len(late_calls) > 1 and not bool(np.all(late_calls[1:] >= late_calls[:-1])):
-                late_calls = np.sort(late_calls)  # Late Senders come in call order
-            drop = is_multi & _member(calls, late_calls)
-            m = np.nonzero(is_multi & ~drop)[0]
-            best = m[first_of_groups(calls[m], wait[m])] if len(m) else m
+            # a multi-completion call once, with its largest wait
+            m = np.nonzero(is_multi)[0]
+            best = m[first_of_groups(calls[m], wait[m])]
             keep = np.sort(np.concatenate((np.nonzero(~is_multi)[0], best)))
             cand, wait = cand[keep], wait[keep]
         inst = msgs.select(cand)

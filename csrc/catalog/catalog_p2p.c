@@ -52,12 +52,13 @@ size_t earl_p2p_capacity(const earl_trace *trace)
 }
 
 /* The other half of a non-blocking request (the MPI_ISEND_COMPLETE of an
- * MPI_ISEND, the MPI_IRECV_REQUEST of an MPI_IRECV), else the event itself. */
-static earl_eid request_half(const earl_events *ev, earl_eid e, uint8_t kind)
+ * MPI_ISEND, the MPI_IRECV_REQUEST of an MPI_IRECV), else the event itself;
+ * row: e's row of the message table. */
+static earl_eid request_half(const earl_events *ev, earl_eid e, size_t row, uint8_t kind)
 {
     if (ev->kind[e] != kind)
         return e;
-    earl_eid half = earl_msg_partner(&ev->msg, (size_t)ev->ref[e]);
+    earl_eid half = earl_msg_partner(&ev->msg, row);
     return half >= 0 ? half : e;
 }
 
@@ -107,13 +108,20 @@ static void p2p_match(void *arg, int part)
     p2p_rows(j, part, &from, &to);
     earl_eid *recv = out->recv + at, *send = out->send + at;
     earl_eid *recv_call = out->recv_call + at, *send_call = out->send_call + at;
+    /* the rows of the receive and of its send, kept where p2p_calls finds
+     * them (the columns it fills last) */
+    earl_eid *recv_row = out->request_call + at, *send_row = out->completion_call + at;
+    const int32_t *match = earl_states_get_view(j->states)->msg_match;
     for (size_t row = from; row < to; row++) {
         earl_eid e = ev->msg.event[row];
-        if (is_recv_kind(ev->kind[e]))
-            recv[n++] = e;
+        if (is_recv_kind(ev->kind[e])) {
+            recv[n] = e;
+            recv_row[n] = (earl_eid)row;
+            send_row[n++] = match[row];
+        }
     }
-    for (size_t k = 0; k < n; k++)
-        send[k] = earl_states_ptr(j->states, EARL_PTR_SEND, recv[k]);
+    for (size_t k = 0; k < n; k++) /* sendptr, from the rows at hand */
+        send[k] = send_row[k] >= 0 ? (earl_eid)ev->msg.event[send_row[k]] : EARL_NONE;
     for (size_t k = 0; k < n; k++) {
         recv_call[k] = earl_eid_from32(j->enterptr[recv[k]]);
         send_call[k] = send[k] >= 0 ? earl_eid_from32(j->enterptr[send[k]]) : EARL_NONE;
@@ -125,6 +133,8 @@ static void p2p_match(void *arg, int part)
             send[kept] = send[k];
             recv_call[kept] = recv_call[k];
             send_call[kept] = send_call[k];
+            recv_row[kept] = recv_row[k];
+            send_row[kept] = send_row[k];
             kept++;
         }
     j->count[part] = kept;
@@ -144,9 +154,11 @@ static void p2p_calls(void *arg, int part)
         out->recv_call_time[k] = (int64_t)ev->time[out->recv_call[k]];
         out->send_call_time[k] = (int64_t)ev->time[out->send_call[k]];
     }
-    for (size_t k = from; k < to; k++) {
-        out->completion_call[k] = request_half(ev, out->send[k], EARL_MPI_ISEND);
-        out->request_call[k] = request_half(ev, out->recv[k], EARL_MPI_IRECV);
+    for (size_t k = from; k < to; k++) { /* from the rows p2p_match left there */
+        out->completion_call[k] = request_half(ev, out->send[k], (size_t)out->completion_call[k],
+                                               EARL_MPI_ISEND);
+        out->request_call[k] = request_half(ev, out->recv[k], (size_t)out->request_call[k],
+                                            EARL_MPI_IRECV);
     }
     for (size_t k = from; k < to; k++)
         out->completion_call[k] = earl_eid_from32(enterptr[out->completion_call[k]]);
@@ -175,10 +187,11 @@ earl_status earl_p2p_find(const earl_trace *trace, earl_states *states, earl_p2p
                          earl_trace_path(trace));
     earl_parallel(j.parts, p2p_match, &j);
     /* each part's kept rows after the earlier parts' (usually where they are) */
-    earl_eid *cols[4] = {out->recv, out->send, out->recv_call, out->send_call};
+    earl_eid *cols[6] = {out->recv, out->send, out->recv_call, out->send_call,
+                         out->completion_call, out->request_call}; /* the last two: rows */
     for (int p = 0; p < j.parts; p++) {
         if (j.kept != offset[p])
-            for (int c = 0; c < 4; c++)
+            for (int c = 0; c < 6; c++)
                 memmove(cols[c] + j.kept, cols[c] + offset[p], count[p] * sizeof *cols[c]);
         j.kept += count[p];
     }

@@ -68,6 +68,54 @@ EARL_API earl_status earl_calltree_build(const earl_trace *trace, const earl_eid
                                          int threads, earl_calltree **out, earl_error *err);
 
 /**
+ * The call tree built in stretches, while something else walks the same
+ * events (the EARL layer's pass, earl_states_options.calltree): each stretch
+ * is walked while its events are still in the cache.  The result is the one
+ * earl_calltree_build gives.  Not thread-safe: one thread calls the
+ * functions of one walk, in order.
+ */
+typedef struct earl_calltree_walk earl_calltree_walk;
+
+/**
+ * Start a walk over the events of trace in the total order.
+ *
+ * @param trace     an open trace
+ * @param enterptr  the EARL layer's enterptr; the walk of events [from, to)
+ *                  reads the entries of those events and of earlier ones only
+ * @param out       receives the walk, ended by earl_calltree_walk_end
+ * @param err       receives the status and a message on failure (may be NULL)
+ * @return EARL_OK or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_calltree_walk_begin(const earl_trace *trace, const earl_eid32 *enterptr,
+                                              earl_calltree_walk **out, earl_error *err);
+
+/**
+ * Walk events [from, to) of the total order; the stretches of one walk follow
+ * each other from 0 to the trace's event count, and enterptr holds its final
+ * value for every event before `to`.
+ *
+ * @param walk  a walk of earl_calltree_walk_begin
+ * @param from  the first event of the stretch: where the previous one ended
+ * @param to    the end of the stretch (at most the trace's event count)
+ * @since 0.1.0
+ */
+EARL_API void earl_calltree_walk_events(earl_calltree_walk *walk, size_t from, size_t to);
+
+/**
+ * End a walk (every event walked) and free it.
+ *
+ * @param walk  a walk of earl_calltree_walk_begin, or NULL (nothing happens)
+ * @param out   receives the call tree (freed with earl_calltree_free); NULL:
+ *              the walk is abandoned and nothing is built
+ * @param err   receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, or EARL_ERR_NOMEM when the walk ran out of memory
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_calltree_walk_end(earl_calltree_walk *walk, earl_calltree **out,
+                                            earl_error *err);
+
+/**
  * Free a call tree and its view.
  *
  * @param tree  a call tree of earl_calltree_build, or NULL (nothing happens)

@@ -94,6 +94,52 @@ EARL_API earl_status earl_overview_activity(const earl_trace *trace, const earl_
                                    uint32_t n_levels, uint8_t *const *out, int threads,
                                    earl_error *err);
 
+/* What a level painted from some of a picture's rows tells of each class:
+ * the bins it won, its largest share of a bin it did not win, and that bin
+ * (row * bins + bin, rows as given; on equal shares the first in that
+ * order).  A class that wins no bin over all the picture's rows takes the bin
+ * of its largest share over all of them. */
+typedef struct earl_overview_tally {
+    uint64_t won[EARL_OVERVIEW_MAX_CLASSES];
+    double best_share[EARL_OVERVIEW_MAX_CLASSES];
+    uint64_t best_at[EARL_OVERVIEW_MAX_CLASSES];
+} earl_overview_tally;
+
+/**
+ * earl_overview_activity for some rows of a picture painted in parts (the
+ * analysis in parts paints each part's own locations): the same, except that
+ * a class winning no bin of these rows is not given one here, since it may
+ * win bins on the other parts' rows.  tallies (n_levels, may be NULL: then
+ * as earl_overview_activity) receives each level's earl_overview_tally; the
+ * caller sums the parts' bins won, takes the largest share (ties: the first
+ * bin in the whole picture's row-major order) and writes the class there.
+ *
+ * @param trace            as for earl_overview_activity
+ * @param enterptr         as for earl_overview_activity
+ * @param class_of_region  as for earl_overview_activity
+ * @param n_regions        as for earl_overview_activity
+ * @param n_classes        as for earl_overview_activity
+ * @param rows             the rows of this part (a subset of the picture's)
+ * @param n_rows           rows
+ * @param window           as for earl_overview_activity
+ * @param bins             as for earl_overview_activity
+ * @param n_levels         as for earl_overview_activity
+ * @param out              as for earl_overview_activity
+ * @param tallies          n_levels tallies written, or NULL
+ * @param threads          as for earl_overview_activity
+ * @param err              as for earl_overview_activity
+ * @return the statuses of earl_overview_activity
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_overview_activity_part(const earl_trace *trace,
+                                        const earl_eid32 *enterptr,
+                                        const uint8_t *class_of_region, uint32_t n_regions,
+                                        uint32_t n_classes, const earl_loc *rows,
+                                        uint32_t n_rows, const earl_overview_window *window,
+                                        const uint32_t *bins, uint32_t n_levels,
+                                        uint8_t *const *out, earl_overview_tally *tallies,
+                                        int threads, earl_error *err);
+
 /* One bundle of messages from row src to row dst whose sends fall in the
  * same span of bins_per_bundle bins. */
 typedef struct earl_overview_bundle {

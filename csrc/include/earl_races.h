@@ -303,6 +303,23 @@ EARL_API earl_status earl_races_part_export(earl_races_part *part, int32_t to,
                                             const uint64_t *tickets, size_t n, earl_error *err);
 
 /**
+ * Export to part 0 every clock another part may wait for, before any part
+ * asked (step 2 of a driver that runs the parts one after another,
+ * earlc.parts.races_inturn): the sends to other parts' locations, the
+ * receives of other parts' sends (only synchronous ones produce a clock),
+ * the own members of collectives with members elsewhere.  Each record's
+ * ticket is its key: event id x 4 + kind (earl_races_crossing).
+ *
+ * @param part  the part's analysis
+ * @param n     receives how many were exported
+ * @param err   receives the status and a message on failure (may be NULL)
+ * @return EARL_OK or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_races_part_export_crossing(earl_races_part *part, size_t *n,
+                                                     earl_error *err);
+
+/**
  * Replay until every own location is done or waits for a clock not received
  * (step 3).
  *

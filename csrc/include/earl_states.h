@@ -62,6 +62,12 @@ typedef struct earl_states_options {
      * following the region stacks, one the messages and collectives; the
      * result does not depend on it. */
     int threads;
+    /* Build the call tree (earl_calltree.h) on the way: the thread that
+     * follows the region stacks walks each stretch of events for the call
+     * tree as soon as their enterptr is known, while they are in the cache,
+     * instead of a walk of its own afterwards.  Taken with
+     * earl_states_take_calltree; the same tree as earl_calltree_build. */
+    int calltree;
 } earl_states_options;
 
 /* Kinds of collective instances. */
@@ -144,6 +150,11 @@ typedef struct earl_states_view {
     /* always there, 4 bytes an event: EARL_EID32_NONE for none; read an
      * entry with earl_eid_from32 */
     const earl_eid32 *enterptr;
+    /* per row of the message table (earl_events.msg): the row of the matched
+     * receive (for a send) or send (for a receive), -1 unmatched; sendptr and
+     * recvptr of earl_states_ptr read it, a kernel going through the table's
+     * rows reads it in their order */
+    const int32_t *msg_match;
 
     size_t n_colls;
     const uint8_t *coll_type;        /* earl_coll_type */
@@ -173,6 +184,17 @@ typedef struct earl_states_view {
  */
 EARL_API earl_status earl_states_build(const earl_trace *trace, const earl_states_options *options,
                                        earl_states **out, earl_error *err);
+
+/**
+ * The call tree built by the pass (earl_states_options.calltree), handed
+ * over once: the caller frees it with earl_calltree_free.
+ *
+ * @param states  states built with the calltree option
+ * @return the call tree, or NULL: not asked for, already taken, or the walk
+ *         ran out of memory (build it with earl_calltree_build then)
+ * @since 0.1.0
+ */
+EARL_API struct earl_calltree *earl_states_take_calltree(earl_states *states);
 
 /**
  * Free the states, the dense arrays and indexes built on request included.

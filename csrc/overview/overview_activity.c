@@ -20,7 +20,9 @@
  * the window holds it (MPI_Init's few microseconds in a trace of seconds):
  * while closing bins, each class's largest share in a bin it did not win is
  * remembered (on equal shares, the first bin in row-major order), and after
- * the pass such a class takes that bin.
+ * the pass such a class takes that bin.  A picture whose rows are painted in
+ * parts (earl_overview_activity_part) decides that over all its rows: each
+ * part hands its tallies to the caller instead.
  *
  * Rows are independent: with several threads, each paints a block of rows
  * (walking all of the window's events, skipping the other rows' ones) and
@@ -44,12 +46,8 @@ typedef struct level {
     uint8_t *out;                                /* n_rows * bins.n */
 } level;
 
-/* What one thread has seen of every class at one level. */
-typedef struct tally {
-    size_t won[EARL_OVERVIEW_MAX_CLASSES];       /* bins won */
-    double best_share[EARL_OVERVIEW_MAX_CLASSES]; /* largest share in a bin not won */
-    size_t best_at[EARL_OVERVIEW_MAX_CLASSES];
-} tally;
+/* What one thread has seen of every class at one level (earl_overview.h). */
+typedef earl_overview_tally tally;
 
 /* The open bin of one row at one level. */
 typedef struct cell {
@@ -301,26 +299,33 @@ static void *paint(void *arg)
     return NULL;
 }
 
-/* A class that won no bin of a level (over all threads) takes the bin where its
- * share was largest (the first such bin in row-major order on ties). */
-static void rescue_classes(const level *lv, const tally *tallies, uint32_t n_threads,
-                           uint32_t n_levels, uint32_t n_classes)
+/* One level's tally over all threads: bins won summed, the largest share
+ * kept (the first such bin in row-major order on ties). */
+static void merge_tallies(tally *into, const tally *tallies, uint32_t n_threads,
+                          uint32_t n_levels, uint32_t n_classes)
 {
+    memset(into, 0, sizeof *into);
     for (uint32_t c = 0; c < n_classes; c++) {
-        size_t won = 0, at = 0;
-        double share = 0;
         for (uint32_t t = 0; t < n_threads; t++) {
             const tally *ty = &tallies[(size_t)t * n_levels];
-            won += ty->won[c];
-            if (ty->best_share[c] > share || (ty->best_share[c] == share && share > 0 &&
-                                              ty->best_at[c] < at)) {
-                share = ty->best_share[c];
-                at = ty->best_at[c];
+            into->won[c] += ty->won[c];
+            if (ty->best_share[c] > into->best_share[c] ||
+                (ty->best_share[c] == into->best_share[c] && into->best_share[c] > 0 &&
+                 ty->best_at[c] < into->best_at[c])) {
+                into->best_share[c] = ty->best_share[c];
+                into->best_at[c] = ty->best_at[c];
             }
         }
-        if (!won && share > 0)
-            lv->out[at] = (uint8_t)c;
     }
+}
+
+/* A class that won no bin of a level takes the bin where its share was
+ * largest. */
+static void rescue_classes(const level *lv, const tally *all, uint32_t n_classes)
+{
+    for (uint32_t c = 0; c < n_classes; c++)
+        if (!all->won[c] && all->best_share[c] > 0)
+            lv->out[all->best_at[c]] = (uint8_t)c;
 }
 
 /* Where a level has more bins than the window has ticks, some bins are empty
@@ -345,6 +350,19 @@ earl_status earl_overview_activity(const earl_trace *trace, const earl_eid32 *en
                                    const earl_overview_window *window, const uint32_t *bins,
                                    uint32_t n_levels, uint8_t *const *out, int threads,
                                    earl_error *err)
+{
+    return earl_overview_activity_part(trace, enterptr, class_of_region, n_regions, n_classes,
+                                       rows, n_rows, window, bins, n_levels, out, NULL, threads,
+                                       err);
+}
+
+earl_status earl_overview_activity_part(const earl_trace *trace, const earl_eid32 *enterptr,
+                                        const uint8_t *class_of_region, uint32_t n_regions,
+                                        uint32_t n_classes, const earl_loc *rows,
+                                        uint32_t n_rows, const earl_overview_window *window,
+                                        const uint32_t *bins, uint32_t n_levels,
+                                        uint8_t *const *out, earl_overview_tally *tallies_out,
+                                        int threads, earl_error *err)
 {
     if (!trace || !enterptr || !class_of_region || !window ||
         (n_levels && (!bins || !out)) || (n_rows && !rows))
@@ -398,7 +416,12 @@ earl_status earl_overview_activity(const earl_trace *trace, const earl_eid32 *en
     earl_parts_run(paint, painters, sizeof *painters, n_threads);
     for (uint32_t k = 0; k < n_levels; k++) {
         fill_tickless_bins(&levels[k], n_rows);
-        rescue_classes(&levels[k], tallies + k, n_threads, n_levels, n_classes);
+        tally all;
+        merge_tallies(&all, tallies + k, n_threads, n_levels, n_classes);
+        if (tallies_out) /* the caller rescues over all the picture's rows */
+            tallies_out[k] = all;
+        else
+            rescue_classes(&levels[k], &all, n_classes);
     }
 done:
     free(row_of);

@@ -208,6 +208,57 @@ earl_status earl_races_part_export(earl_races_part *p, int32_t to, const uint8_t
     return EARL_OK;
 }
 
+/* One crossing key to part 0, its ticket the key itself. */
+static earl_status export_key(earl_races_part *p, int kind, earl_eid e, size_t *count,
+                              earl_error *err)
+{
+    uint8_t k = (uint8_t)kind;
+    uint64_t ticket = (uint64_t)RACES_KEY(kind, e);
+    (*count)++;
+    return earl_races_part_export(p, 0, &k, &e, &ticket, 1, err);
+}
+
+/* The symbolic pass of a driver in turn (earlc.parts.races_inturn) needs the
+ * clocks of every key another part may wait for before anyone asked: the
+ * producer's side of find_needs.  An ACK is exported for every send of
+ * another part that an own receive took; only synchronous ones are produced,
+ * the others never show up in a take. */
+earl_status earl_races_part_export_crossing(earl_races_part *p, size_t *n, earl_error *err)
+{
+    const earl_trace *t = p->trace;
+    const earl_events *ev = earl_trace_events(t);
+    const earl_msg_table *msg = &ev->msg;
+    earl_status st = EARL_OK;
+    size_t count = 0;
+    for (size_t m = 0; m < msg->count && st == EARL_OK; m++) {
+        earl_eid e = msg->event[m];
+        if (ev->kind[e] != EARL_MPI_SEND && ev->kind[e] != EARL_MPI_ISEND)
+            continue;
+        if (own(t, ev->location[e])) {
+            if (msg->peer[m] >= 0 && !own(t, msg->peer[m]))
+                st = export_key(p, RACES_SENT, e, &count, err);
+        } else {
+            earl_eid r = earl_states_ptr(p->states, EARL_PTR_RECV, e);
+            if (r >= 0 && own(t, ev->location[r]))
+                st = export_key(p, RACES_ACK, e, &count, err);
+        }
+    }
+    const earl_states_view *v = earl_states_get_view(p->states);
+    for (size_t k = 0; k < v->n_colls && st == EARL_OK; k++) {
+        if (v->coll_type[k] != EARL_COLL_MPI)
+            continue;
+        size_t a = v->coll_member_start[k], b = v->coll_member_start[k + 1];
+        int foreign = 0;
+        for (size_t j = a; j < b; j++)
+            foreign |= !own(t, ev->location[v->coll_members[j]]);
+        for (size_t j = a; foreign && j < b && st == EARL_OK; j++)
+            if (own(t, ev->location[v->coll_members[j]]))
+                st = export_key(p, RACES_BEGIN, v->coll_members[j], &count, err);
+    }
+    *n = count;
+    return st;
+}
+
 earl_status earl_races_part_run(earl_races_part *p, earl_error *err)
 {
     if (races_run_go(p->run) != 0)

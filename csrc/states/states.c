@@ -12,6 +12,15 @@
  * allocated per event: per-location arrays, hash maps keyed by channels,
  * groups and locks, and growable lists of the rare events.
  *
+ * Asked for (options.calltree), the call tree is walked on the way
+ * (earl_calltree_walk): the pass goes through the events in stretches that
+ * fit the cache, and after each stretch the thread that wrote its enterptr
+ * walks it for the call tree, reading the columns the stretch just brought
+ * into the cache.  A walk of its own afterwards, on several threads, cut the
+ * processes into parts that each read every event (twice the processor time
+ * of one thread on two); here the walk reads each event once, on the thread
+ * of the region stacks, while the other half follows the messages.
+ *
  * The history queries live with their concept; this file owns the handle,
  * the warnings and the memory count.
  */
@@ -72,6 +81,7 @@ static void fill_view(earl_states *s, size_t n)
     earl_states_view *v = &s->view;
     v->count = n;
     v->enterptr = s->enterptr;
+    v->msg_match = s->msg_match;
     v->n_colls = s->n_colls;
     v->coll_type = s->coll_type;
     v->coll_comm = s->coll_comm;
@@ -93,17 +103,17 @@ static void fill_view(earl_states *s, size_t n)
  * stacks (enterptr, top) and the messages and collectives, which share no
  * state when the trace has no threading records. */
 static inline __attribute__((always_inline)) void pass_loop(states_pass *p, int implicit,
-                                                            int stacks, int comm)
+                                                            int stacks, int comm, size_t from,
+                                                            size_t to)
 {
     const earl_events *ev = p->ev;
     earl_states *s = p->s;
-    const size_t n = ev->count;
     const uint8_t *kind = ev->kind;
     const earl_loc *loc = ev->location;
     earl_eid32 *enterptr = s->enterptr;
     earl_eid *top = p->top;
 
-    for (size_t u = 0; u < n; u++) {
+    for (size_t u = from; u < to; u++) {
         const earl_eid i = (earl_eid)u;
         const earl_loc l = loc[u];
         const uint8_t k = kind[u];
@@ -160,6 +170,28 @@ static inline __attribute__((always_inline)) void pass_loop(states_pass *p, int 
     }
 }
 
+/* Events per stretch of a pass that walks the call tree on the way: the
+ * columns both read (kind, location, enterptr, region, time: 21 bytes an
+ * event) stay in a core's cache from the pass to the walk. */
+#define STRETCH ((size_t)1 << 13)
+
+/* The pass over every event (with the region stacks), the call tree walked
+ * stretch by stretch behind it when asked for. */
+static inline __attribute__((always_inline)) void pass_all(states_pass *p, int implicit,
+                                                           int comm)
+{
+    size_t n = p->ev->count;
+    if (!p->walk) {
+        pass_loop(p, implicit, 1, comm, 0, n);
+        return;
+    }
+    for (size_t from = 0; from < n; from += STRETCH) {
+        size_t to = n - from > STRETCH ? from + STRETCH : n;
+        pass_loop(p, implicit, 1, comm, from, to);
+        earl_calltree_walk_events(p->walk, from, to);
+    }
+}
+
 /* One half of a pass run as two: the region stacks, or the messages and
  * collectives. */
 typedef struct pass_half {
@@ -171,9 +203,9 @@ static void *run_half(void *arg)
 {
     pass_half *h = arg;
     if (h->stacks) /* constant flags: each half gets its own inlined loop */
-        pass_loop(h->pass, 0, 1, 0);
+        pass_all(h->pass, 0, 0);
     else
-        pass_loop(h->pass, 0, 0, 1);
+        pass_loop(h->pass, 0, 0, 1, 0, h->pass->ev->count);
     return NULL;
 }
 
@@ -220,15 +252,16 @@ static int merge_warnings(states_warning_list *dst, const states_warning_list *s
 static void run_pass(states_pass *p, int threads)
 {
     if (p->implicit) {
-        pass_loop(p, 1, 1, 1);
+        pass_all(p, 1, 1);
         return;
     }
     if (!halves_apply(p, threads)) {
-        pass_loop(p, 0, 1, 1);
+        pass_all(p, 0, 1);
         return;
     }
     states_warning_list comm_warnings = {0};
     states_pass stacks = *p; /* reads the shared arrays, writes enterptr and top */
+    p->walk = NULL;          /* the call tree follows the stacks */
     p->warnings = &comm_warnings;
     pass_half halves[2] = {{p, 0}, {&stacks, 1}};
     earl_parts_run(run_half, halves, sizeof *halves, 2);
@@ -275,6 +308,11 @@ earl_status earl_states_build(const earl_trace *trace, const earl_states_options
     if (!failed)
         failed = regions_init(&p) || threads_init(&p) || messages_init(&p) ||
                  collectives_init(&p);
+    earl_calltree_walk *walk = NULL;
+    if (!failed && p.opt->calltree &&
+        earl_calltree_walk_begin(trace, s->enterptr, &walk, NULL) != EARL_OK)
+        walk = NULL; /* no tree on the way: earl_calltree_build builds it later */
+    p.walk = walk;
     if (!failed) {
         run_pass(&p, p.opt->threads);
         regions_finish(&p);
@@ -283,6 +321,8 @@ earl_status earl_states_build(const earl_trace *trace, const earl_states_options
         threads_finish(&p);
         failed = p.nomem;
     }
+    /* a walk out of memory leaves no tree: earl_calltree_build reports it */
+    earl_calltree_walk_end(walk, failed ? NULL : &s->calltree, NULL);
     pass_free(&p);
     if (failed) {
         earl_states_free(s);
@@ -325,9 +365,17 @@ void earl_states_free(earl_states *s)
     free(s->lock_start);
     free(s->lock_events);
     messages_index_free(s);
+    earl_calltree_free(s->calltree);
     free(s->warnings.items);
     pthread_mutex_destroy(&s->lazy_lock);
     free(s);
+}
+
+earl_calltree *earl_states_take_calltree(earl_states *s)
+{
+    earl_calltree *t = s->calltree;
+    s->calltree = NULL;
+    return t;
 }
 
 const earl_states_view *earl_states_get_view(const earl_states *s)

@@ -23,6 +23,7 @@
 #include <pthread.h>
 
 #include "earl_states.h"
+#include "earl_calltree.h"
 #include "base/compiler.h"
 #include "base/details.h"
 #include "base/errors.h"
@@ -55,6 +56,9 @@ struct earl_states {
      * bytes an event: the one per-event array the pass writes); read with
      * states_enterptr, written through states_eid32 */
     earl_eid32 *enterptr;
+    /* the call tree walked beside the region stacks (options.calltree), until
+     * taken; NULL */
+    earl_calltree *calltree;
     /* per msg row: the row of the matched receive or send, -1 (a row, not
      * an event id: half the bytes; earl_events.ref is int32 as well) */
     int32_t *msg_match;
@@ -155,6 +159,7 @@ typedef struct states_pass {
     uint32_t *sync_prev_bar;    /* per sync row, TEAM_BEGIN: barrier count before it */
     earl_eid *open_fork;        /* per location: its last fork not joined */
     earl_eid *process_fork;     /* per location group: last fork not joined */
+    earl_calltree_walk *walk;   /* the call tree's walk (options.calltree), NULL */
     int implicit;               /* OMP_FORK traces: teams without team records */
     earl_eid *impl_fork;        /* per location: fork of its implicit team, -1 */
     earl_eid *impl_top;         /* per location: own stack top before it */

@@ -22,7 +22,9 @@ class CallTree:
 
     def __init__(self, trace, threads: int = 1):
         # built in C from the EARL layer's own (32-bit) enterptr, its processes
-        # walked in parts on `threads` threads (0: one per core; the same tree)
+        # walked in parts on `threads` threads (0: one per core; the same tree);
+        # or, when the EARL layer walked it on the way (States(calltree=True), as
+        # the analysis builds it), that tree, taken once
         core = _core.CallTree(trace.states._core, threads=threads)
         self._core = core
         self.parent = column(core, "parent", "i")

@@ -78,18 +78,17 @@ def cmd_analyze(args) -> int:
     plugins = [p for p in catalog.properties if p.source != "built-in"]
     bar = _progress_bar()
     try:
-        parts = _in_parts(args, plugins)
+        parts = _in_parts(args, plugins, page=html)
         if parts is not None:
-            if html:
-                parts.close()
-                raise cliargs.UsageError(
-                    "the HTML page is not written by an analysis in parts one after another "
-                    "yet: write it under mpiexec (docs/parallel.md), or with --memory "
-                    "unlimited in one piece")
             with cliargs.terminate_as_interrupt(), parts:  # Ctrl-C, SIGTERM: scratch removed
                 parts.progress.fn = bar
                 report = parts.analyze(properties=args.properties, top=top,
                                        plugins=plugins, strict=args.strict, packages=False)
+                if html:  # the parts run again for the page, with the scratch folder
+                    report.package_problems = catalog.problems
+                    with cliargs.user_errors(output=args.output):
+                        report.to_html(args.output, top=args.top, rows=args.rows)
+                    return 0
         else:
             trace = _open_for_analysis(args, bar, plugins)
             report = analyze(trace, properties=args.properties, top=top,
@@ -129,12 +128,16 @@ def _writes_outputs() -> bool:
     return mpi_world_rank() == 0
 
 
-def _in_parts(args, plugins=(), causal: bool = False):
+def _in_parts(args, plugins=(), causal: bool = False, what: str = "search",
+              packages: bool = False, page: bool = False):
     """The analysis in parts one after another (earlc.parts.inturn) when the
     trace needs more memory than --memory gives, or without --memory than the
     machine has available (with a note saying so); None to analyse it in one
     piece.  Under mpiexec each process holds its part already.  causal: for a
-    search (every collective member in each part, the analysis's memory model)."""
+    search or the races (`what`: every collective member in each part, the
+    analysis's memory model); packages: whether the installed packages'
+    properties are analysed; page: the HTML page is written, parts planned with
+    room for it (page_inturn)."""
     from .parts import under_mpi
     from .parts.budget import format_size
     from .parts.inturn import InTurn, needs_parts
@@ -146,16 +149,22 @@ def _in_parts(args, plugins=(), causal: bool = False):
                                      "the trace (docs/parallel.md)")
         return None
     need = needs_parts(args.trace, args.memory, getattr(args, "properties", None), plugins,
-                       packages=False, strict=getattr(args, "strict", False))
+                       packages=packages, strict=getattr(args, "strict", False))
     if need is None:
         return None
+    model, reserve = need.model, 0
+    if page:
+        from .parts.page_inturn import with_page
+
+        model, reserve = with_page(model, args.trace)
     parts = InTurn(args.trace, need.budget, scratch=args.scratch, threads=args.threads,
-                   salvage=args.salvage, model=need.model,
+                   salvage=args.salvage, model=model,
                    representatives=need.representatives and not causal)
+    parts.page_reserve = reserve
     if args.memory is None:
         print("earlc: the %s of %s needs about %s, more than the %s this machine has "
               "available: it runs in %d parts one after another (--memory sets the budget)"
-              % ("search" if causal else "analysis", args.trace, format_size(need.whole),
+              % (what if causal else "analysis", args.trace, format_size(need.whole),
                  format_size(need.budget),
                  parts.pp.parts), file=sys.stderr)
     return parts
@@ -233,10 +242,17 @@ def cmd_races(args) -> int:
         wildcard = parse_wildcard(args.wildcard)
     bar = _progress_bar()
     try:
-        trace = _open_for_analysis(args, bar)
+        parts = _in_parts(args, causal=True, what="race analysis")
         # an unknown region or rank; a trace that does not say which receives were wildcards
         with cliargs.user_errors(ValueError, WildcardsNotRecorded):
-            result = races(trace, wildcard=wildcard, clocks=args.clocks, progress=bar, root=0)
+            if parts is not None:
+                with cliargs.terminate_as_interrupt(), parts:  # Ctrl-C: scratch removed
+                    parts.progress.fn = bar
+                    result = parts.races(wildcard=wildcard, clocks=args.clocks)
+            else:
+                trace = _open_for_analysis(args, bar)
+                result = races(trace, wildcard=wildcard, clocks=args.clocks, progress=bar,
+                               root=0)
     finally:
         bar.close()
     if not _writes_outputs():
@@ -348,6 +364,26 @@ def cmd_report(args) -> int:
     if args.pattern is not None and under_mpi():
         raise cliargs.UsageError("--pattern runs in one process: under mpiexec, write the "
                                  "matches with earlc search (docs/parallel.md)")
+    bar = _progress_bar()
+    try:
+        parts = _in_parts(args, packages=True, page=True)
+        if parts is not None:
+            if args.pattern is not None:
+                parts.close()
+                raise cliargs.UsageError(
+                    "--pattern needs the whole trace in memory: the trace is analysed in parts "
+                    "one after another here; write the matches with earlc search --memory, "
+                    "or give --memory unlimited (docs/memory.md)")
+            with cliargs.terminate_as_interrupt(), parts:  # Ctrl-C, SIGTERM: scratch removed
+                parts.progress.fn = bar
+                report = parts.analyze(top=max(args.top, 1, args.rows), packages=True)
+                with cliargs.user_errors(output=args.output):
+                    report.to_html(args.output, top=args.top, rows=args.rows,
+                                   pictures=not args.no_pictures)
+            print("earlc report -> %s" % args.output)
+            return 0
+    finally:
+        bar.close()
     text = _pattern_text(args.pattern) if args.pattern is not None else None
     bar = _progress_bar()
     trace = _open_for_analysis(args, bar)
@@ -595,6 +631,7 @@ def build_parser() -> Parser:
     rc.add_argument("--top", type=count(0), default=10,
                     help="receives detailed in the text report (10)")
     _threads_option(rc)
+    _memory_options(rc)
     rc.set_defaults(func=cmd_races)
 
     ex = sub.add_parser("export", help="write a trace window for a timeline viewer",
@@ -647,6 +684,7 @@ def build_parser() -> Parser:
                                       "marks (docs/patterns.md)")
     rp.add_argument("--pattern-name", help="the pattern of the text to search (default: the "
                                            "last one)")
+    _memory_options(rp)
     _threads_option(rp, "threads for reading and analysing (default: one per core)")
     rp.set_defaults(func=cmd_report)
 

@@ -19,7 +19,7 @@ runtime's synchronisation, which is where thread rows wait.
 """
 from __future__ import annotations
 
-from typing import Dict, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -71,19 +71,52 @@ def activity_table(trace) -> np.ndarray:
     return cached
 
 
-def activity(trace, first: int, last: int, rows: Sequence[int], bins, threads: int = 0):
+#: earl_overview_tally (earl_overview.h): per class of one level, the bins it
+#: won, its largest share of a bin it did not win, and that bin (row * bins + bin)
+TALLY = np.dtype([("won", "<u8", (_core.OVERVIEW_MAX_CLASSES,)),
+                  ("best_share", "<f8", (_core.OVERVIEW_MAX_CLASSES,)),
+                  ("best_at", "<u8", (_core.OVERVIEW_MAX_CLASSES,))])
+assert TALLY.itemsize == _core.OVERVIEW_TALLY_BYTES
+
+
+def activity(trace, first: int, last: int, rows: Sequence[int], bins, threads: int = 0,
+             tallies: bool = False):
     """The dominant activity id of each row's location in each bin of [first, last]
     (absolute ticks, both included), IDLE or EMPTY: a (len(rows), bins) uint8
     array, or for a list of bin counts (levels of detail) a list of them, all
     from one pass over the window's events (threads: 0 one per core; the same
-    answer for any number)."""
+    answer for any number).  tallies: the rows are some of a picture's, painted
+    in parts: (the levels, one TALLY per level), no class given a bin it did not
+    win (rescue_classes decides that over all the picture's rows)."""
     levels = [int(b) for b in (bins if isinstance(bins, (list, tuple)) else [bins])]
     rows = np.ascontiguousarray(rows, dtype=np.int32)
     raw = _core.overview_activity(trace.states._core, activity_table(trace), len(ACTIVITIES),
                                   rows, int(first), int(last) - int(first) + 1, levels,
-                                  threads=int(threads))
+                                  threads=int(threads), tallies=tallies)
+    if tallies:
+        raw, tally = raw
     out = [np.frombuffer(r, dtype=np.uint8).reshape(len(rows), b) for r, b in zip(raw, levels)]
-    return out if isinstance(bins, (list, tuple)) else out[0]
+    out = out if isinstance(bins, (list, tuple)) else out[0]
+    return (out, np.frombuffer(tally, dtype=TALLY)) if tallies else out
+
+
+def rescue_classes(tallies: Sequence[np.ndarray]) -> List[Dict[int, int]]:
+    """The bins a picture painted in parts gives the classes that won none
+    (earl_overview_activity does it for a picture painted at once): from each
+    part's TALLY per level, with best_at in the whole picture's row-major
+    order, per level {class: best_at} of the classes no part won a bin for, at
+    their largest share over the parts (on equal shares, the first bin)."""
+    out = []
+    for level in zip(*tallies):
+        won = np.sum([t["won"] for t in level], axis=0)
+        share = np.stack([t["best_share"] for t in level])
+        at = np.stack([t["best_at"] for t in level]).astype(np.int64)
+        given = {}
+        for c in np.nonzero((won == 0) & (share.max(axis=0) > 0))[0].tolist():
+            top = share[:, c] == share[:, c].max()
+            given[c] = int(at[top, c].min())
+        out.append(given)
+    return out
 
 
 def message_bundles(send_time: np.ndarray, recv_time: np.ndarray, src_row: np.ndarray,

@@ -17,6 +17,7 @@ JSON schema.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Union
 
@@ -197,7 +198,7 @@ def parse_wildcard(text: Optional[str]) -> Wildcard:
 
 def races(trace, wildcard: Wildcard = None, clocks: str = "vector",
           progress: Optional[Callable[[str, int, int], None]] = None,
-          root: Optional[int] = None) -> "Races":
+          root: Optional[int] = None, memory=None, scratch=None) -> "Races":
     """The message races of a trace.
 
     wildcard: which receives asked for any source.  None or "recorded": what the trace
@@ -213,9 +214,27 @@ def races(trace, wildcard: Wildcard = None, clocks: str = "vector",
     process calls it with the same arguments and gets the whole trace's races
     (event ids of the whole trace), or with root=R process R only (the others
     get None): the command line's choice, where rank 0 writes the report.
+
+    trace may also be the path of an archive: it is opened (under mpiexec with
+    several processes, in parts), or when its analysis needs more than memory
+    ("8G", "512M", bytes; None: what the machine has available; "unlimited":
+    never) analysed in parts one after another within that budget, with what
+    crosses parts in scratch (a folder; default the system's temporary folder;
+    docs/memory.md): the same races.
     """
     if clocks not in ("vector", "lamport"):
         raise RacesError("clocks must be 'vector' or 'lamport', not %r" % (clocks,))
+    if isinstance(trace, (str, os.PathLike)):
+        from .parts.inturn import InTurn
+        from .search import _open_path
+
+        trace = _open_path(trace, memory, None if scratch is None else scratch, 0, progress)
+        if isinstance(trace, InTurn):  # in parts one after another
+            with trace as parts:
+                return parts.races(wildcard=wildcard, clocks=clocks, progress=progress)
+    elif memory is not None or scratch is not None:
+        raise ValueError("memory and scratch apply to the races of a path: this trace is in "
+                         "memory already")
     if getattr(trace, "is_view", False):  # the receives in a view (earlc.view)
         return races(trace.trace, wildcard=wildcard, clocks=clocks,
                      progress=progress).restrict(trace.contains)

@@ -218,7 +218,7 @@ def _open_path(path, memory, scratch, threads, progress):
     threads = 0 if threads is None else threads
     if (mpi_world_size() or 1) > 1:
         if memory is not None or scratch is not None:
-            raise ValueError("memory and scratch apply to a search in one process: under "
+            raise ValueError("memory and scratch apply to an analysis in one process: under "
                              "mpiexec each process holds its part of the trace")
         return open_trace(path, threads=threads, progress=progress, parts="mpi")
     from .parts.inturn import InTurn, needs_parts

@@ -108,15 +108,19 @@ class LockState:
 class States:
     """Pointer attributes and collective instances of a trace (see the module doc)."""
 
-    def __init__(self, trace, omp_barriers: bool = True, threads: Optional[int] = None):
+    def __init__(self, trace, omp_barriers: bool = True, threads: Optional[int] = None,
+                 calltree: bool = False):
         """threads: for the pass (0: one per core); by default as many as the trace
-        was opened with.  The result does not depend on it."""
+        was opened with.  The result does not depend on it.  calltree: walk the
+        call tree on the way, for the first earlc.calltree.CallTree of these
+        states to take (the same tree it would build)."""
         # weak: the trace caches its States, and a cycle would hold both stores
         # until the garbage collector runs
         self._trace_ref = weakref.ref(trace)
         if threads is None:
             threads = trace.threads
-        self._core = _core.States(trace._core, omp_barriers=omp_barriers, threads=threads)
+        self._core = _core.States(trace._core, omp_barriers=omp_barriers, threads=threads,
+                                  calltree=calltree)
         c = self._core
         self._dense: Dict[str, np.ndarray] = {}
         #: the pass's enterptr: uint32, events.EID32_NONE for none (no copy)

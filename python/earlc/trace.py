@@ -157,10 +157,17 @@ class Trace(ProfileMethods):
     @property
     def states(self):
         """Pointer attributes and collective instances, built on first use."""
+        return self.states_with(calltree=False)
+
+    def states_with(self, calltree: bool):
+        """self.states; when not built yet, built now with the call tree walked
+        on the way (calltree): the first call tree of these states
+        (earlc.calltree.CallTree, as the analysis builds) takes it instead of a
+        walk of its own over every event."""
         if self._states is None:
             from .states import States
 
-            self._states = States(self)
+            self._states = States(self, calltree=calltree)
         return self._states
 
     @property

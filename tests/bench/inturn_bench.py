@@ -3,6 +3,7 @@
 program with a tenth of the events.
 
     python3 tests/bench/inturn_bench.py BIG SMALL MEMORY SCRATCH [PROPERTIES]
+    python3 tests/bench/inturn_bench.py races TRACE MEMORY SCRATCH [REPEATS]
 
 BIG and SMALL are archives written by `earlc synth` (expected.json beside them),
 SMALL with a tenth of BIG's events (or BIG itself: the same trace in memory).
@@ -15,6 +16,13 @@ time (user and system, every thread) and peak resident memory, the parts and pla
 to and read from its scratch folder (and the process's block-device traffic,
 /proc/self/io), and, per wait state the generator computes, the difference
 between the analysis's total and expected.json's (ticks; 0 when exact).
+
+`races`: the race analysis of TRACE (every receive a wildcard) in parts one after
+another within MEMORY (earlc.parts.races_inturn) against the same trace's in one
+piece (`earlc.races(earlc.open(TRACE))`), each in a fresh process, alternated
+REPEATS times (default 2): the best wall and processor time of each, their peaks,
+the parts, the sweeps and part runs, the scratch bytes, and whether the results
+are equal (their JSON).
 """
 import json
 import subprocess
@@ -61,6 +69,66 @@ print(json.dumps(out))
 """
 
 
+CHILD_RACES = r"""
+import hashlib, json, resource, sys, time
+sys.path.insert(0, %(python)r)
+t0 = time.perf_counter()
+import earlc
+from earlc.parts.inturn import InTurn, needs_parts
+path, memory, scratch = %(trace)r, %(memory)r, %(scratch)r
+out = {}
+if memory:
+    need = needs_parts(path, memory)
+    if need is None:
+        sys.exit("%%s fits in %%s: nothing to analyse in parts" %% (path, memory))
+    with InTurn(path, need.budget, scratch=scratch, model=need.model,
+                representatives=False) as it:
+        r = it.races(wildcard="all")
+        out.update(parts=it.pp.parts, scratch_written=it.scratch.written,
+                   scratch_read=it.scratch.read, sweeps=r.replay.extra["sweeps"],
+                   part_runs=r.replay.extra["part_runs"], crossing=r.replay.extra["crossing"])
+else:
+    r = earlc.races(earlc.open(path), wildcard="all")
+out["json"] = hashlib.sha256(r.to_json().encode()).hexdigest()
+out["pairs"] = len(r)
+out["seconds"] = time.perf_counter() - t0
+usage = resource.getrusage(resource.RUSAGE_SELF)
+with open("/proc/self/status") as f:
+    out["peak"] = [int(l.split()[1]) * 1024 for l in f if l.startswith("VmHWM")][0]
+out["cpu"] = usage.ru_utime + usage.ru_stime
+print(json.dumps(out))
+"""
+
+
+def run_races(trace: str, memory: str = "", scratch: str = "") -> dict:
+    code = CHILD_RACES % {"python": str(PYTHON), "trace": trace, "memory": memory,
+                          "scratch": scratch}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if r.returncode:
+        sys.exit("inturn_bench: races of %s failed: %s" % (trace, r.stderr.strip()[-500:]))
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def races_main(trace: str, memory: str, scratch: str, repeats: int) -> int:
+    import os
+
+    runs = {"inturn": [], "whole": []}
+    for _ in range(repeats):  # alternated: the load of the shared machine hits both
+        runs["inturn"].append(run_races(trace, memory, scratch))
+        runs["whole"].append(run_races(trace))
+    print("load_average", os.getloadavg()[0])
+    for name, rs in runs.items():
+        print("races_%s_seconds" % name, min(r["seconds"] for r in rs))
+        print("races_%s_cpu" % name, min(r["cpu"] for r in rs))
+        print("races_%s_peak" % name, max(r["peak"] for r in rs))
+    b = runs["inturn"][0]
+    for key in ("parts", "sweeps", "part_runs", "crossing", "scratch_written", "scratch_read",
+                "pairs"):
+        print("races_inturn_%s" % key, b[key])
+    print("races_equal", int(len({r["json"] for rs in runs.values() for r in rs}) == 1))
+    return 0
+
+
 def run(trace: str, memory: str = "", scratch: str = "", properties=None) -> dict:
     code = CHILD % {"python": str(PYTHON), "trace": trace, "memory": memory,
                     "scratch": scratch, "properties": properties}
@@ -79,6 +147,9 @@ def expected(trace: str) -> dict:
 
 
 def main() -> int:
+    if sys.argv[1] == "races":
+        return races_main(sys.argv[2], sys.argv[3], sys.argv[4],
+                          int(sys.argv[5]) if len(sys.argv) > 5 else 2)
     big, small, memory, scratch = sys.argv[1:5]
     props = sys.argv[5] if len(sys.argv) > 5 else None
     b = run(big, memory, scratch, props)

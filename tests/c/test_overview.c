@@ -170,6 +170,39 @@ static void test_dominant_activity(void **unused)
     end(&f);
 }
 
+/* Rows painted in parts: no class is given a bin it did not win on these
+ * rows (it may win one on the others'); the tallies say what the caller needs
+ * to decide that over all rows. */
+static void test_rows_painted_in_parts(void **unused)
+{
+    (void)unused;
+    fixture f;
+    begin(&f);
+    const earl_loc row0[1] = {0};
+    const uint32_t bins[1] = {1};
+    uint8_t one[1];
+    uint8_t *out[1] = {one};
+    earl_overview_tally tally;
+    earl_overview_window w = {.t0 = 0, .span = 100};
+    ok(earl_overview_activity_part(f.trace, earl_states_get_view(f.states)->enterptr,
+                                   f.classes, 2, 2, row0, 1, &w, bins, 1, out, &tally, threads,
+                                   &err));
+    assert_int_equal(one[0], 0); /* A won row 0; R is not rescued here */
+    assert_int_equal(tally.won[0], 1);
+    assert_int_equal(tally.won[1], 0);
+    assert_true(tally.best_share[1] > 0);
+    assert_int_equal(tally.best_at[1], 0);
+    /* painted at once, the same row gives R its bin */
+    ok(paint(&f, row0, 1, 0, 100, bins, 1, out));
+    assert_int_equal(one[0], 1);
+    /* without tallies, the part is the picture painted at once */
+    ok(earl_overview_activity_part(f.trace, earl_states_get_view(f.states)->enterptr,
+                                   f.classes, 2, 2, row0, 1, &w, bins, 1, out, NULL, threads,
+                                   &err));
+    assert_int_equal(one[0], 1);
+    end(&f);
+}
+
 static void test_windows(void **unused)
 {
     (void)unused;
@@ -278,6 +311,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dominant_activity),
+        cmocka_unit_test(test_rows_painted_in_parts),
         cmocka_unit_test(test_windows),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_message_bundles),

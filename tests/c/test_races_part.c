@@ -6,7 +6,9 @@
  * clock travels back) and on inconsistent traces (cycles), with vector and
  * Lamport clocks, the union of the parts' results is the whole trace's: the
  * same wildcard receives with the same alternatives in the same order, the
- * same findings, the same counts.  Bad steps are refused.
+ * same findings, the same counts.  Bad steps are refused.  What a part
+ * exports before anyone asked (earl_races_part_export_crossing) is what the
+ * other parts wait for.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -75,6 +77,8 @@ static const ptu_steps RACES_STEPS = {r_needs, r_producer, r_export, r_run, r_ta
                                       r_receive, r_unfinished, r_waiting, r_force};
 
 /* ---- the check ------------------------------------------------------------------------ */
+
+static void check_crossing(const char *path, int n);
 
 /* Locations with MPI records in the whole trace. */
 static void clocked_of(const earl_trace *whole, uint8_t *clocked)
@@ -256,8 +260,86 @@ static void test_synchronous_sends(void **s)
     ok(earl_writer_mpi_recv(w, loc[1], 66, 0, world, 0, 4, &err));
     ok(earl_writer_close(w, &err));
     check_path(path, 3);
+    check_crossing(path, 2); /* the receiver's clocks go back (ACK) */
+    check_crossing(path, 3);
     wtu_remove_tree(dir);
     free(dir);
+}
+
+/* Every part's earl_races_part_export_crossing, replayed with a zero clock
+ * for each of its needs, produces exactly the clocks the other parts wait
+ * for (by kind and event of the whole trace): what a driver of the parts one
+ * after another learns before any part asked. */
+static void check_crossing(const char *path, int n)
+{
+    earl_trace *whole;
+    ok(earl_trace_open(path, NULL, &whole, &err));
+    uint8_t clocked[PTU_MAX_LOCATIONS];
+    clocked_of(whole, clocked);
+    size_t w1 = 1;
+    for (size_t l = 0; l < earl_trace_defs(whole)->n_locations; l++)
+        w1 += clocked[l];
+    earl_races_options o = {.clocks = EARL_RACES_VECTOR, .clocked = clocked};
+    ptu_parts ps;
+    int32_t part_of[PTU_MAX_LOCATIONS];
+    ptu_open_parts(path, n, part_of, &ps);
+    size_t cap = earl_trace_events(whole)->count * 4 + 4;
+    uint8_t *produced = calloc(cap, 1), *needed = calloc(cap, 1);
+    earl_races_part *h[PTU_MAX_PARTS];
+    for (int p = 0; p < n; p++) {
+        ok(earl_states_build(ps.trace[p], NULL, &states_of[p], &err));
+        ok(earl_races_part_new(ps.trace[p], states_of[p], &o, &h[p], &err));
+        const uint8_t *kinds;
+        const earl_eid *events;
+        size_t nn = earl_races_part_needs(h[p], &kinds, &events);
+        size_t rec = 8 + 4 * w1;
+        uint8_t *records = calloc(nn + 1, rec);
+        for (size_t k = 0; k < nn; k++) {
+            uint64_t ticket = k;
+            memcpy(records + k * rec, &ticket, 8);
+            needed[ptu_whole_event(whole, &ps, p, events[k]) * 4 + kinds[k]] = 1;
+        }
+        size_t exported;
+        ok(earl_races_part_export_crossing(h[p], &exported, &err));
+        ok(earl_races_part_receive(h[p], records, nn * rec, &err));
+        free(records);
+        ok(earl_races_part_run(h[p], &err));
+        assert_int_equal(earl_races_part_unfinished(h[p]), 0);
+        earl_outbox out;
+        ok(earl_races_part_take(h[p], 1, &out, &err));
+        size_t got = out.offset[1];
+        assert_true(got <= exported);
+        for (size_t k = 0; k < got; k++) {
+            uint64_t key;
+            memcpy(&key, out.records + k * out.record_bytes, 8);
+            earl_eid e = ptu_whole_event(whole, &ps, p, (earl_eid)(key >> 2));
+            produced[e * 4 + (key & 3)] = 1;
+        }
+        earl_outbox_free(&out);
+        earl_races_part_free(h[p]);
+        earl_states_free(states_of[p]);
+    }
+    assert_memory_equal(produced, needed, cap);
+    free(produced);
+    free(needed);
+    ptu_close_parts(&ps);
+    earl_trace_close(whole);
+}
+
+static void test_export_crossing(void **s)
+{
+    (void)s;
+    const earl_synth_kind kinds[] = {EARL_SYNTH_HALO, EARL_SYNTH_COLLECTIVES,
+                                     EARL_SYNTH_MASTER_WORKER, EARL_SYNTH_HYBRID};
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        char path[512];
+        char *dir = ptu_generate(kinds[k], 4, kinds[k] == EARL_SYNTH_HYBRID ? 2 : 1, path,
+                                 sizeof path);
+        for (int n = 2; n <= 4; n++)
+            check_crossing(path, n);
+        wtu_remove_tree(dir);
+        free(dir);
+    }
 }
 
 static void test_bad_steps(void **s)
@@ -305,6 +387,7 @@ int main(void)
         cmocka_unit_test(test_halo),          cmocka_unit_test(test_collectives),
         cmocka_unit_test(test_hybrid),        cmocka_unit_test(test_cycles),
         cmocka_unit_test(test_synchronous_sends), cmocka_unit_test(test_bad_steps),
+        cmocka_unit_test(test_export_crossing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

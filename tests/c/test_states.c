@@ -8,7 +8,9 @@
  * stacks and message queue after every event, Fig. 4.3 (a collective on a
  * sub-communicator with a location not involved, twice), and an
  * inconsistent trace (receive without send, send never received, unmatched
- * LEAVE, incomplete collective) with its counted warnings.
+ * LEAVE, incomplete collective) with its counted warnings.  The call tree
+ * walked on the way by the pass (options.calltree) is the one
+ * earl_calltree_build gives, on one thread and beside the two halves.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +21,7 @@
 #include <otf2/otf2.h>
 
 #include "earl.h"
+#include "earl_calltree.h"
 #include "earl_states.h"
 #include "earl_writer.h"
 #include "writer_test_util.h"
@@ -364,6 +367,40 @@ static void test_inconsistent(void **unused)
     end(&f);
 }
 
+/* The call tree the pass walks on the way (threads 1: one pass; 2: beside
+ * the region stacks' half) equals earl_calltree_build's, is handed over
+ * once, and only when asked for. */
+static void check_walked_calltree(const earl_trace *trace, int threads)
+{
+    earl_states *s = NULL;
+    earl_states_options o = {.threads = threads, .calltree = 1};
+    ok(earl_states_build(trace, &o, &s, &err));
+    earl_calltree *walked = earl_states_take_calltree(s), *built = NULL;
+    assert_non_null(walked);
+    assert_null(earl_states_take_calltree(s));
+    ok(earl_calltree_build(trace, earl_states_get_view(s)->enterptr, 1, &built, &err));
+    const earl_calltree_view *a = earl_calltree_get_view(walked), *b = earl_calltree_get_view(built);
+    assert_true(a->n_cnodes > 2);
+    assert_int_equal(a->n_cnodes, b->n_cnodes);
+    assert_memory_equal(a->parent, b->parent, a->n_cnodes * sizeof *a->parent);
+    assert_memory_equal(a->region, b->region, a->n_cnodes * sizeof *a->region);
+    assert_int_equal(a->n_events, b->n_events);
+    assert_memory_equal(a->event_cnode, b->event_cnode, a->n_events * sizeof *a->event_cnode);
+    assert_int_equal(a->n_rows, b->n_rows);
+    assert_memory_equal(a->row_cnode, b->row_cnode, a->n_rows * sizeof *a->row_cnode);
+    assert_memory_equal(a->row_location, b->row_location, a->n_rows * sizeof *a->row_location);
+    assert_memory_equal(a->row_time, b->row_time, a->n_rows * sizeof *a->row_time);
+    assert_memory_equal(a->row_visits, b->row_visits, a->n_rows * sizeof *a->row_visits);
+    assert_memory_equal(a->row_idle, b->row_idle, a->n_rows * sizeof *a->row_idle);
+    earl_calltree_free(walked);
+    earl_calltree_free(built);
+    earl_states_free(s);
+    earl_states_options plain = {.threads = threads};
+    ok(earl_states_build(trace, &plain, &s, &err));
+    assert_null(earl_states_take_calltree(s)); /* not asked for */
+    earl_states_free(s);
+}
+
 /* The pass as two concurrent halves (region stacks; messages and
  * collectives) gives what one thread gives: a trace large enough for the
  * split, with warnings of both halves interleaved in event order. */
@@ -447,6 +484,8 @@ static void test_halves_equal_one_pass(void **unused)
     }
     earl_states_free(one);
     earl_states_free(two);
+    check_walked_calltree(f.trace, 1);
+    check_walked_calltree(f.trace, 2);
     end(&f);
 }
 

@@ -101,6 +101,27 @@ def test_late_sender_wrong_order_and_waitall(tmp_path):
         "late_sender_wrong_order_same_source": 0}
 
 
+def test_a_waitall_that_also_waits_for_a_late_sender_is_charged_there(tmp_path):
+    """Rank 0's first MPI_Waitall completes an Isend whose receiver is late (40)
+    and an Irecv whose sender is late (50): a Late Sender only.  Its second
+    completes an Isend only, received late: a Late Receiver of 30."""
+    def build(w):
+        w.enter(0, 4, "MPI_Isend"); w.isend(0, 5, dest=1, request=1, bytes=8); w.leave(0, 6, "MPI_Isend")
+        w.enter(0, 7, "MPI_Irecv"); w.irecv_request(0, 8, request=2); w.leave(0, 9, "MPI_Irecv")
+        w.enter(0, 10, "MPI_Waitall"); w.isend_complete(0, 90, request=1)
+        w.irecv(0, 95, source=2, request=2, bytes=8); w.leave(0, 100, "MPI_Waitall")
+        w.enter(1, 50, "MPI_Recv"); w.recv(1, 91, source=0, bytes=8); w.leave(1, 92, "MPI_Recv")
+        w.enter(2, 60, "MPI_Send"); w.send(2, 61, dest=0, bytes=8); w.leave(2, 62, "MPI_Send")
+        w.enter(0, 104, "MPI_Isend"); w.isend(0, 105, dest=1, request=3, bytes=8); w.leave(0, 106, "MPI_Isend")
+        w.enter(0, 120, "MPI_Waitall"); w.isend_complete(0, 190, request=3); w.leave(0, 200, "MPI_Waitall")
+        w.enter(1, 150, "MPI_Recv"); w.recv(1, 194, source=0, bytes=8); w.leave(1, 195, "MPI_Recv")
+        return 300
+    r = earlc.analyze(scenario(tmp_path, build, ranks=3))
+    assert totals(r, "late_sender", "late_receiver") == {"late_sender": 50, "late_receiver": 30}
+    assert r.occurrences("late_receiver") == 1
+    assert r.by_location("late_receiver") == [(0, 30)]
+
+
 def test_report_views(tmp_path):
     def build(w):
         w.enter(1, 10, "MPI_Recv"); w.recv(1, 70, source=0, tag=7, bytes=8); w.leave(1, 80, "MPI_Recv")

@@ -137,17 +137,6 @@ def test_the_command_line_writes_the_page_once(traces, tmp_path):
     assert r.stderr.count("\n") == 1 and not (tmp_path / "m.html").exists()
 
 
-def test_the_page_of_an_analysis_in_turn_is_refused_in_one_line(traces, tmp_path):
-    """An analysis in parts one after another does not write the page yet: one line,
-    status 2, no page."""
-    page = tmp_path / "r.html"
-    r = subprocess.run([sys.executable, "-m", "earlc", "analyze", traces["halo"], "--format",
-                        "html", "-o", page, "--memory", "170M"], capture_output=True,
-                       text=True, env=env())
-    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
-    assert "one after another" in r.stderr and not page.exists()
-
-
 @needs_mpi
 def test_the_page_from_parts_in_a_browser(traces, tmp_path):
     """The page written by 3 parts opens in Chromium: its timeline draws, and its

@@ -123,14 +123,20 @@ def test_kernels_give_the_one_thread_answer(tmp_path):
         return [c[:n].tolist() for c in cols]
 
     def tree(threads):
-        ct = _core.CallTree(st._core, threads=threads)
+        return tree_of(_core.CallTree(st._core, threads=threads))
+
+    def tree_of(ct):
         return [column(ct, name, fmt).tolist() for name, fmt in (
             ("parent", "i"), ("region", "I"), ("event_cnode", "i"), ("row_cnode", "i"),
             ("row_location", "i"), ("row_time", "Q"), ("row_visits", "Q"), ("row_idle", "Q"))]
 
+    def walked(threads):  # the call tree walked by the EARL layer's pass, handed over
+        return tree_of(_core.CallTree(_core.States(t._core, threads=threads, calltree=True)))
+
     base_p2p, base_tree = p2p(1), tree(1)
     assert len(base_p2p[0]) > 1000
     for threads in (1,) + THREADS:
+        assert walked(threads) == base_tree, threads
         out = np.empty(len(ids), np.int64)
         _core.leaves(st._core, ids, out, threads=threads)
         assert np.array_equal(out, truth), threads
@@ -138,6 +144,29 @@ def test_kernels_give_the_one_thread_answer(tmp_path):
         assert np.array_equal(out, truth), threads
         assert p2p(threads) == base_p2p, threads
         assert tree(threads) == base_tree, threads
+
+
+def test_the_analysis_takes_the_call_tree_of_the_earl_layers_pass(ring, monkeypatch):
+    """The analysis builds the EARL layer with the call tree walked on the way
+    (one walk over the events less), and its report is the one of a trace whose
+    EARL layer was built before, without it."""
+    import earlc.states
+
+    asked = []
+    real = _core.States
+
+    def recording(*args, **kwargs):
+        asked.append(kwargs.get("calltree", False))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(earlc.states._core, "States", recording)
+    fresh = earlc.open(ring.path)
+    got = everything(earlc.analyze(fresh, threads=2))
+    assert asked == [True]
+    before = earlc.open(ring.path)
+    before.states  # built without the call tree
+    assert asked == [True, False]
+    assert everything(earlc.analyze(before, threads=2)) == got
 
 
 def test_kernel_threads_are_checked():

@@ -2,7 +2,9 @@
  * calltree.c - _core.CallTree: the call tree of a trace (csrc/calltree.c)
  * with its columns as zero-copy buffers.  Built from a _core.States: the
  * trace it belongs to and the 32-bit enterptr the EARL layer keeps (no int64
- * copy); the GIL is released while building.
+ * copy); the GIL is released while building.  States built with
+ * calltree=True hand over the tree their pass built (the first CallTree of
+ * them takes it; later ones build their own).
  */
 #include "ext.h"
 #include "earl_calltree.h"
@@ -35,14 +37,17 @@ static PyObject *calltree_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     earl_trace *trace = states ? earlc_trace_of(trace_obj) : NULL;
     if (!trace)
         return NULL;
-    earl_calltree *tree = NULL;
-    earl_error err;
-    earl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = earl_calltree_build(trace, earl_states_get_view(states)->enterptr, threads, &tree, &err);
-    Py_END_ALLOW_THREADS
-    if (st != EARL_OK)
-        return earlc_raise(&err);
+    earl_calltree *tree = earl_states_take_calltree(states); /* under the GIL: taken once */
+    if (!tree) {
+        earl_error err;
+        earl_status st;
+        Py_BEGIN_ALLOW_THREADS
+        st = earl_calltree_build(trace, earl_states_get_view(states)->enterptr, threads, &tree,
+                                 &err);
+        Py_END_ALLOW_THREADS
+        if (st != EARL_OK)
+            return earlc_raise(&err);
+    }
     CallTreeObject *c = (CallTreeObject *)type->tp_alloc(type, 0);
     if (!c) {
         earl_calltree_free(tree);

@@ -21,14 +21,14 @@ static PyObject *overview_activity(PyObject *self, PyObject *args, PyObject *kwa
 {
     (void)self;
     static char *kwlist[] = {"states", "classes", "n_classes", "rows", "t0", "span", "bins",
-                             "threads", NULL};
+                             "threads", "tallies", NULL};
     PyObject *states_obj, *classes_obj, *rows_obj, *bins_obj, *trace_obj;
     unsigned int n_classes;
     long long t0, span;
-    int threads = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOIOLLO|i", kwlist, &states_obj,
+    int threads = 0, want_tallies = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOIOLLO|ip", kwlist, &states_obj,
                                      &classes_obj, &n_classes, &rows_obj, &t0, &span, &bins_obj,
-                                     &threads))
+                                     &threads, &want_tallies))
         return NULL;
     earl_states *states = earlc_states_of(states_obj, &trace_obj);
     earl_trace *trace = states ? earlc_trace_of(trace_obj) : NULL;
@@ -74,20 +74,33 @@ static PyObject *overview_activity(PyObject *self, PyObject *args, PyObject *kwa
         earlc_buffers_release(&held);
         return NULL;
     }
+    PyObject *tallies = want_tallies ?
+        PyBytes_FromStringAndSize(NULL, n_levels * (Py_ssize_t)sizeof(earl_overview_tally)) :
+        NULL;
+    if (want_tallies && !tallies) {
+        Py_DECREF(result);
+        earlc_buffers_release(&held);
+        return NULL;
+    }
+    earl_overview_tally *tally = tallies ? (earl_overview_tally *)PyBytes_AS_STRING(tallies) :
+                                           NULL;
     earl_overview_window w = {.t0 = t0, .span = span};
     earl_error err;
     earl_status rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = earl_overview_activity(trace, earl_states_get_view(states)->enterptr, classes,
-                                n_regions, n_classes, rows, (uint32_t)n_rows, &w, bins,
-                                (uint32_t)n_levels, out, threads, &err);
+    rc = earl_overview_activity_part(trace, earl_states_get_view(states)->enterptr, classes,
+                                     n_regions, n_classes, rows, (uint32_t)n_rows, &w, bins,
+                                     (uint32_t)n_levels, out, tally, threads, &err);
     Py_END_ALLOW_THREADS
     earlc_buffers_release(&held);
     if (rc != EARL_OK) {
         Py_DECREF(result);
+        Py_XDECREF(tallies);
         return earlc_raise(&err);
     }
-    return result;
+    if (!tallies)
+        return result;
+    return Py_BuildValue("(NN)", result, tallies);
 }
 
 /* The fields of earl_overview_bundle handed to Python, each as a column. */
@@ -170,10 +183,13 @@ static PyObject *overview_messages(PyObject *self, PyObject *args, PyObject *kwa
 static PyMethodDef overview_functions[] = {
     {"overview_activity", (PyCFunction)(void (*)(void))overview_activity,
      METH_VARARGS | METH_KEYWORDS,
-     "overview_activity(states, classes, n_classes, rows, t0, span, bins, threads=0) -> "
+     "overview_activity(states, classes, n_classes, rows, t0, span, bins, threads=0, "
+     "tallies=False) -> "
      "[bytes]: per "
      "level (bins: a list of bin counts), per (row, bin) the dominant activity class, 254 "
-     "idle, 255 nothing (earl_overview.h)"},
+     "idle, 255 nothing (earl_overview.h); with tallies, ([bytes], bytes of one "
+     "earl_overview_tally per level) and no class given a bin it did not win "
+     "(earl_overview_activity_part)"},
     {"overview_messages", (PyCFunction)(void (*)(void))overview_messages,
      METH_VARARGS | METH_KEYWORDS,
      "overview_messages(send_time, recv_time, src, dst, t0, span, bins, bins_per_bundle) -> "
@@ -184,5 +200,8 @@ static PyMethodDef overview_functions[] = {
 
 int earlc_add_overview(PyObject *module)
 {
+    if (PyModule_AddIntConstant(module, "OVERVIEW_TALLY_BYTES", sizeof(earl_overview_tally)) ||
+        PyModule_AddIntConstant(module, "OVERVIEW_MAX_CLASSES", EARL_OVERVIEW_MAX_CLASSES))
+        return -1;
     return PyModule_AddFunctions(module, overview_functions);
 }

@@ -9,6 +9,7 @@
  *             lamport=False, clocked=None, progress=None)
  *   .needs() -> (Column of uint8 kinds, Column of int64 ghost ids)
  *   .export(to, kinds, events, tickets)
+ *   .export_crossing() -> n             to part 0, ticket = event id x 4 + kind
  *   .run(), .take(n_parts) -> (offsets, records), .receive(records)
  *   .unfinished(), .waiting(), .force(event)
  *   .finish() -> _core.Races of the own wildcard receives and locations
@@ -146,6 +147,19 @@ static PyObject *part_races_export(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+static PyObject *part_races_export_crossing(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    earl_races_part *p = part_of(self);
+    if (!p)
+        return NULL;
+    size_t n;
+    earl_error err;
+    if (earl_races_part_export_crossing(p, &n, &err) != EARL_OK)
+        return earlc_raise(&err);
+    return PyLong_FromSize_t(n);
+}
+
 static PyObject *part_races_run(PyObject *self, PyObject *unused)
 {
     (void)unused;
@@ -249,6 +263,8 @@ static PyObject *part_races_finish(PyObject *self, PyObject *unused)
 static PyMethodDef part_races_methods[] = {
     {"needs", part_races_needs, METH_NOARGS, "(kinds, ghost events) waited for"},
     {"export", part_races_export, METH_VARARGS, "export(to, kinds, events, tickets)"},
+    {"export_crossing", part_races_export_crossing, METH_NOARGS,
+     "export to part 0 every clock another part may wait for (ticket: the key)"},
     {"run", part_races_run, METH_NOARGS, "replay until every own location waits or is done"},
     {"take", part_races_take, METH_O, "take(n_parts) -> (offsets, records)"},
     {"receive", part_races_receive, METH_O, "receive(records)"},

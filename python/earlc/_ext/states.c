@@ -36,16 +36,17 @@ static void states_dealloc(PyObject *self)
 
 static PyObject *states_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"trace", "omp_barriers", "threads", NULL};
+    static char *kwlist[] = {"trace", "omp_barriers", "threads", "calltree", NULL};
     PyObject *trace_obj;
-    int omp_barriers = 1, threads = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|pi", kwlist, &trace_obj, &omp_barriers,
-                                     &threads))
+    int omp_barriers = 1, threads = 0, calltree = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|pip", kwlist, &trace_obj, &omp_barriers,
+                                     &threads, &calltree))
         return NULL;
     earl_trace *tr = earlc_trace_of(trace_obj);
     if (!tr)
         return NULL;
-    earl_states_options opts = {.no_omp_barriers = !omp_barriers, .threads = threads};
+    earl_states_options opts = {.no_omp_barriers = !omp_barriers, .threads = threads,
+                                .calltree = calltree};
     earl_states *st = NULL;
     earl_error err;
     earl_status rc;
@@ -342,7 +343,7 @@ static PyTypeObject StatesType = {
     .tp_dealloc = states_dealloc,
     .tp_as_sequence = &states_as_sequence,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "States(trace, omp_barriers=True, threads=0): EARL pointer attributes and states "
+    .tp_doc = "States(trace, omp_barriers=True, threads=0, calltree=False): EARL pointer attributes and states "
               "(see earlc.states).",
     .tp_methods = states_methods,
     .tp_new = states_new,

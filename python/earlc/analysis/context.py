@@ -158,7 +158,10 @@ class AnalysisContext:
     # -- the EARL layer and the call tree ------------------------------------------
     @once_property
     def states(self):
-        return self._trace.states
+        # built here, the EARL layer's pass walks the call tree on the way, which
+        # the call tree below takes (a walk less over every event)
+        with_calltree = getattr(self._trace, "states_with", None)
+        return with_calltree(calltree=True) if with_calltree else self._trace.states
 
     @once_property
     def calltree(self) -> CallTree:

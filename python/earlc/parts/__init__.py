@@ -23,7 +23,8 @@ and ghosts, and the whole trace's event ids), merge.py (the findings of the
 parts, merged into one report), inturn.py (the parts one after another
 within a memory budget), budget.py (budgets and what an analysis needs),
 scratch.py (the scratch folder), spill.py (what the numbering needs of every
-part, spilled).
+part, spilled), page.py (the HTML page from the parts' shares) and
+page_inturn.py (that page from parts one after another).
 """
 from .exchange import (Exchange, MPIUnavailable, PartsFailed, Serial, mpi_exchange,
                        mpi_world_rank, mpi_world_size)

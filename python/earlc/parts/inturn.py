@@ -186,6 +186,8 @@ class Progress:
         #: and made before this one
         self.runs, self.repeats = 1, 0
         self.shown = 0.0  # the largest fraction shown
+        #: what a run of pass 2 is called on the bar ("page run" for the page's)
+        self.title = "pass"
 
     @property
     def first(self) -> float:
@@ -268,7 +270,10 @@ class Progress:
         elif self.pass_no == 0:  # reading, then the export and the spill
             within = 0.9 * within if phase == "reading" else 0.9
         number = self.pass_no + 1 + (self.repeats if self.pass_no == 1 else 0)
-        label = "pass %d, part %d of %d: %s" % (number, self.part + 1, self.pp.parts, phase)
+        title = self.title if self.pass_no == 1 else "pass"
+        if title != "pass":
+            number = self.repeats + 1
+        label = "%s %d, part %d of %d: %s" % (title, number, self.part + 1, self.pp.parts, phase)
         frac = self.fraction(within)
         show = getattr(self.fn, "show", None)
         if show is not None:
@@ -322,6 +327,7 @@ class InTurn:
         else:
             self.pp = plan_parts(self.defs, self.declared, model, budget)
         self._fixed_parts = parts
+        self.scratch_folder = scratch  # where the scratch folder is made (None: the default)
         self.scratch = Scratch(scratch, need=self._scratch_need())
         self.progress = Progress(progress, self.pp)
         self.times: Optional[LocationTimes] = None
@@ -346,6 +352,21 @@ class InTurn:
     def close(self) -> None:
         self.progress.close()
         self.scratch.remove()
+        self.closed = True
+
+    closed = False
+    #: room the plan left on each part for the HTML page (page_inturn.with_page)
+    page_reserve = 0
+
+    def reopened(self, model: Optional[Model] = None) -> "InTurn":
+        """The same trace in parts again, with a new scratch folder (pass 1 not
+        run), planned with `model` (parts given by number stay as many): for
+        the page of a report whose analysis in turn has ended, or whose parts
+        leave no room for it (page_inturn.py)."""
+        return InTurn(self.path, self.budget, scratch=self.scratch_folder, threads=self.threads,
+                      salvage=self.salvage, progress=self.progress.fn,
+                      model=model or self.model, parts=self._fixed_parts,
+                      representatives=self.representatives)
 
     # -- pass 1 -------------------------------------------------------------------------
     def pass1(self) -> None:
@@ -681,7 +702,12 @@ class InTurn:
             ginst = np.full(len(ivalid), -1, dtype=np.int64)
             ginst[ivalid] = instances.before(*ik)
             merge._globalize(piece, gids, ginst)
-        return merge.merge(pieces, self.stub(), light, top)
+        report = merge.merge(pieces, self.stub(), light, top)
+        # its page runs the parts again (page_inturn.py): with the same analysis
+        report._in_turn = self
+        report._analysis = dict(properties=properties, top=top, plugins=plugins, strict=strict,
+                                packages=packages)
+        return report
 
     def _pass2(self, steps: Optional[Steps], properties, top, plugins, strict, packages):
         """One pass 2 over every part: their findings (pieces, keys, instances,
@@ -745,6 +771,14 @@ class InTurn:
 
         return matches_in_turn(self, pattern, name=name, limit=limit, threads=threads,
                                teams=teams, pruning=pruning, progress=progress)
+
+    def races(self, wildcard=None, clocks: str = "vector", progress=None):
+        """The message races of the whole trace (earlc.races's arguments), its
+        parts replayed one after another (races_inturn.py): the same races as
+        in one piece."""
+        from .races_inturn import races_in_turn
+
+        return races_in_turn(self, wildcard=wildcard, clocks=clocks, progress=progress)
 
     def stub(self):
         """What the merged report keeps of the parts: the definitions (a trace

@@ -251,6 +251,8 @@ def merge(pieces: List[dict], part: Part, local: Report, top: int) -> "MergedRep
     if part.exchange is not None:  # for the page (parts/page.py): this part's analysis
         merged._local = local
         merged._cnode_map = maps[part.exchange.rank]
+    else:  # parts in turn: the merged call tree, for the page of any partition
+        merged._tree = tree
     return merged
 
 
@@ -460,11 +462,13 @@ class MergedReport(Report):
                 matches=None, timeline: bool = True):
         """Collective under MPI (every process calls it): the page the whole
         trace's report gives, written (or returned) by the first process; the
-        others return None (parts/page.py)."""
-        if getattr(self, "_local", None) is None:
-            raise RuntimeError("this report was made in parts one after another, whose HTML "
-                               "page is not written yet: write it under mpiexec, or from the "
-                               "report of the whole trace (docs/memory.md)")
+        others return None (parts/page.py).  Of parts analysed one after
+        another: the same page, from the parts in turn (parts/page_inturn.py)."""
+        if getattr(self, "_local", None) is None:  # parts one after another
+            from .page_inturn import write_page_in_turn
+
+            return write_page_in_turn(self, path, top=top, rows=rows, pictures=pictures,
+                                      matches=matches, timeline=timeline)
         from .page import write_page
 
         return write_page(self, path, top=top, rows=rows, pictures=pictures, matches=matches,

@@ -64,6 +64,9 @@ class PartsPageData(tp.PageData):
         self.own = np.asarray(part.own, dtype=bool)
         self.own_rows = np.nonzero(self.own)[0].astype(np.int64)
         self.ptrace = part.trace
+        #: the spilled timestamps of every location when the parts are analysed
+        #: in turn (spill.LocationTimes): event ids and times from them, no step
+        self.whole_times = getattr(part, "whole_times", None)
 
     # -- helpers -----------------------------------------------------------------------------
     def _global_cnodes(self, local: np.ndarray) -> np.ndarray:
@@ -76,6 +79,31 @@ class PartsPageData(tp.PageData):
 
     def _own_events(self) -> np.ndarray:
         return np.nonzero(self.own[self.ptrace.events.location])[0]
+
+    def _global_ids(self, ids: np.ndarray) -> np.ndarray:
+        """The whole trace's id of each of this part's events (-1 stays):
+        collective under MPI (Part.global_ids), counted over the spilled
+        timestamps in turn."""
+        if self.whole_times is None:
+            return self.part.global_ids(ids)
+        ids = np.asarray(ids, dtype=np.int64)
+        out = np.full(len(ids), -1, dtype=np.int64)
+        valid = ids >= 0
+        out[valid] = self.whole_times.count_before(*self.part.keys(ids[valid]))
+        return out
+
+    def _events_up_to(self, times: np.ndarray) -> np.ndarray:
+        """Per time, the whole trace's events at or before it: each part
+        counts its own and the counts are summed (MPI), or one count over the
+        spilled timestamps (in turn)."""
+        counted = np.zeros(len(times), dtype=np.int64)
+        if self.whole_times is not None:
+            for l in self.whole_times.locations():
+                counted += self.whole_times.before(l, times, "right")
+            return counted
+        for t in self.part.own_times().values():
+            counted += np.searchsorted(t, times, side="right")
+        return self.ex.allreduce_sum(counted)
 
     # -- PageData's reads of the trace, from the parts -----------------------------------
     def stop_report(self):
@@ -98,7 +126,8 @@ class PartsPageData(tp.PageData):
             if len(ids):
                 firsts[loc] = int(ev.time[ids[0]]) - self.t0
                 lasts[loc] = int(ev.time[ids[-1]]) - self.t0
-        return self.ex.allreduce_sum(firsts), self.ex.allreduce_sum(lasts)
+        both = self.ex.allreduce_sum(np.concatenate((firsts, lasts)))  # one step
+        return both[:n], both[n:]
 
     def kind_count(self, *kinds: str) -> int:
         ev = self.ptrace.events
@@ -110,9 +139,9 @@ class PartsPageData(tp.PageData):
     def times_at(self, ids: np.ndarray) -> np.ndarray:
         """The time of the whole trace's events `ids`: the least time up to which
         more than id events lie, found by halving the span (every part counts
-        its own events up to a time)."""
+        its own events up to a time; in turn, one count over the spilled
+        timestamps, no step)."""
         ids = np.asarray(ids, dtype=np.int64)
-        times = list(self.part.own_times().values())
         lo = np.full(len(ids), self.t0, dtype=np.int64)
         hi = np.full(len(ids), max(self.end, self.part.whole.get("last_time") or self.end),
                      dtype=np.int64)
@@ -121,10 +150,7 @@ class PartsPageData(tp.PageData):
             if not open_.any():
                 return lo
             mid = lo + (hi - lo) // 2
-            counted = np.zeros(len(ids), dtype=np.int64)
-            for t in times:
-                counted += np.searchsorted(t, mid.astype(np.uint64), side="right")
-            counted = self.ex.allreduce_sum(counted)
+            counted = self._events_up_to(mid.astype(np.uint64))
             enough = counted > ids
             hi = np.where(open_ & enough, mid, hi)
             lo = np.where(open_ & ~enough, mid + 1, lo)
@@ -137,7 +163,7 @@ class PartsPageData(tp.PageData):
         enter, loc, start, end, depth = tp.unique_instances(parts)
         cnode = self._global_cnodes(np.asarray(self.local._ctx.cnode)[enter]) if len(enter) \
             else enter
-        genter = self.part.global_ids(enter)
+        genter = self._global_ids(enter)
         got = self.ex.gather((genter, loc, start, end, depth, cnode))
         if not self.root:
             empty = np.empty(0, np.int64)
@@ -152,7 +178,24 @@ class PartsPageData(tp.PageData):
 
         mine, sizes, present = [], [], set()
         if len(self.own_rows):
-            painted = ov.activity(self.ptrace, self.t0, self.end, self.own_rows, batch)
+            painted, tallies = ov.activity(self.ptrace, self.t0, self.end, self.own_rows, batch,
+                                           tallies=True)
+            tallies = tallies.copy()
+            for k, bins in enumerate(batch):  # the bins in the whole picture's rows
+                at = tallies[k]["best_at"].astype(np.int64)
+                tallies[k]["best_at"] = self.own_rows[at // bins] * bins + at % bins
+        else:
+            tallies = np.zeros(len(batch), dtype=ov.TALLY)
+        # a class that wins no bin in any part's rows takes the bin of its
+        # largest share over all of them (as the whole picture gives it)
+        for k, given in enumerate(ov.rescue_classes(self.ex.allgather(tallies))):
+            for c, at in given.items():
+                row, b = divmod(at, batch[k])
+                if self.own[row]:
+                    if not painted[k].flags.writeable:
+                        painted[k] = painted[k].copy()
+                    painted[k][int(np.searchsorted(self.own_rows, row)), b] = c
+        if len(self.own_rows):
             present = set(int(v) for v in np.unique(painted[0]) if v != ov.EMPTY)
             for level in painted:
                 counts, lengths, values = tp.run_lengths(level)
@@ -161,8 +204,9 @@ class PartsPageData(tp.PageData):
         else:
             sizes = [0] * len(batch)
             mine = [None] * len(batch)
-        sizes = self.ex.allreduce_sum(np.array(sizes, dtype=np.int64))
-        present = set().union(*self.ex.allgather(present))
+        every = self.ex.allgather((np.array(sizes, dtype=np.int64), present))  # one step
+        sizes = np.sum([s for s, _ in every], axis=0)
+        present = set().union(*(p for _, p in every))
         got = self.ex.gather((self.own_rows, mine))
         out = []
         for k in range(len(batch)):
@@ -199,8 +243,8 @@ class PartsPageData(tp.PageData):
         count = np.bincount(key, minlength=n * n).astype(np.int64)
         total = np.zeros(n * n, dtype=np.int64)
         np.add.at(total, key, size[mine])
-        return (self.ex.allreduce_sum(total).reshape(n, n),
-                self.ex.allreduce_sum(count).reshape(n, n))
+        both = self.ex.allreduce_sum(np.concatenate((total, count)))  # one step
+        return both[:n * n].reshape(n, n), both[n * n:].reshape(n, n)
 
     # -- wait states -------------------------------------------------------------------------
     def _own_instances(self, name):
@@ -221,7 +265,7 @@ class PartsPageData(tp.PageData):
             names.append(name)
             ids.append(where)
         flat = np.concatenate(ids) if ids else np.empty(0, np.int64)
-        gflat = self.part.global_ids(flat)
+        gflat = self._global_ids(flat)
         wanted = {(n, e) for n, e, _ in listed}
         out, at = {}, 0
         for name, where in zip(names, ids):
@@ -306,7 +350,7 @@ class PartsPageData(tp.PageData):
                            self._global_cnodes(cnode[where]), seg])
         # the whole trace's ids of the events charged, the partners' call paths
         flat = [x[4] for x in pieces if x is not None]
-        gwhere = self.part.global_ids(np.concatenate(flat) if flat else np.empty(0, np.int64))
+        gwhere = self._global_ids(np.concatenate(flat) if flat else np.empty(0, np.int64))
         keys = [x[7] for x in pieces if x is not None]
         paths = self._paths_of_keys(np.concatenate(keys) if keys else np.empty(0, np.int64))
         at = 0
@@ -438,18 +482,23 @@ class PartsPage(WholeTrace):
         return self._matrices
 
 
-def write_page(report, path=None, top: int = 5, rows: int = 5, pictures: bool = True,
-               matches=None, timeline: bool = True):
-    """Collective: the page of a report made in parts, written (or returned) by
-    the first part; the others return None."""
-    from ..export import html
-
+def refuse_unsupported(matches, timeline: bool) -> None:
+    """What the page of a report made in parts (MPI or in turn) does not show."""
     if matches is not None:
         raise ValueError("the page of a report made in parts does not mark a search's "
                          "matches: write the matches with earlc search (docs/parallel.md)")
     if not timeline:
         raise ValueError("the page of a report made in parts has its interactive timeline: "
                          "its picture of the timeline needs every event (timeline=True)")
+
+
+def write_page(report, path=None, top: int = 5, rows: int = 5, pictures: bool = True,
+               matches=None, timeline: bool = True):
+    """Collective: the page of a report made in parts, written (or returned) by
+    the first part; the others return None."""
+    from ..export import html
+
+    refuse_unsupported(matches, timeline)
     ex = report.part.exchange
     error, source = None, None
     try:
@@ -465,4 +514,4 @@ def write_page(report, path=None, top: int = 5, rows: int = 5, pictures: bool = 
     return html.render(report, **kw)
 
 
-__all__ = ["write_page", "PartsPage", "PartsPageData"]
+__all__ = ["write_page", "refuse_unsupported", "PartsPage", "PartsPageData"]

@@ -178,8 +178,10 @@ def _merged(pieces: List[dict]):
     order = np.lexsort((recv, -counts))
     # where each receive's alternatives start in the concatenated alternatives
     first = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
-    take = np.concatenate([np.arange(first[k], first[k] + counts[k]) for k in order]) \
-        if len(order) else np.empty(0, np.int64)
+    lens = counts[order]
+    # the alternatives of the receives in their order: each one's run of indices
+    take = np.repeat(first[order] - np.cumsum(lens) + lens, lens) + \
+        np.arange(int(lens.sum()), dtype=np.int64)
     alt_send = np.concatenate([p["alt_send"] for p in pieces]).astype(np.int64)
     alt_lamport = np.concatenate([p["alt_lamport"] for p in pieces]).astype(bool)
     alt_start = np.concatenate(([0], np.cumsum(counts[order]))).astype(np.uint64)
@@ -191,7 +193,8 @@ class MergedRaces(Races):
     the whole trace; what a report shows of an event (location, time, tag, call
     path) was gathered from the part that holds it whole."""
 
-    def __init__(self, trace, pieces: List[dict], assumption: dict, replay_stats):
+    def __init__(self, trace, pieces: List[dict], assumption: dict, replay_stats,
+                 names: Optional[List[str]] = None):
         self.trace = trace
         self._core = None
         self.assumption = assumption
@@ -215,9 +218,16 @@ class MergedRaces(Races):
         found = sorted((f for p in pieces for f in p["findings"]), key=lambda f: f[1])
         self.findings = [Finding(k, int(l), int(e), int(n)) for k, l, e, n in found]
         attrs = np.concatenate([p["attrs"] for p in pieces])
-        paths = [x for p in pieces for x in p["paths"]]
         events, keep = np.unique(attrs["event"], return_index=True)
         self._attrs = attrs[keep]
+        #: with names, each piece's "paths" are indices into them (one string
+        #: per call path instead of one per event: the races in turn)
+        self._names = names
+        if names is not None:
+            self._path_of = np.concatenate([np.asarray(p["paths"], dtype=np.int32)
+                                            for p in pieces])[keep]
+            return
+        paths = [x for p in pieces for x in p["paths"]]
         self._paths = {int(e): paths[k] for e, k in zip(events.tolist(), keep.tolist())}
 
     def _rows(self, events):
@@ -237,6 +247,8 @@ class MergedRaces(Races):
         return t if t >= 0 else None
 
     def callpath(self, event: int) -> str:
+        if self._names is not None:
+            return self._names[int(self._path_of[self._rows([int(event)])[0]])]
         return self._paths[int(event)]
 
 
