@@ -225,6 +225,64 @@ EARL_API earl_status earl_part_represent(const earl_defs *defs, const earl_coll_
 EARL_API earl_status earl_part_add_ghosts(earl_reading *reading, const earl_ghost *records,
                                           size_t n, earl_error *err);
 
+/**
+ * Pack ghost records narrow, for a file (the analysis in turn writes each
+ * part's ghosts to a scratch folder and reads them back once): each record
+ * as its kind, a mask of the fields that differ from their defaults, and
+ * those fields as variable-length integers, the position and time as
+ * differences to the previous record's (part_pack.c).  About 9 bytes a
+ * record on the generated programs instead of 80; earl_ghosts_unpack gives
+ * them back bit for bit.
+ * Deterministic; no state: threads may pack different runs at once.
+ *
+ * @param records  n records (any content; sorted by location and position
+ *                 they pack narrowest)
+ * @param n        how many
+ * @param out      receives the packed bytes (free() them)
+ * @param bytes    receives their length
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_ghosts_pack(const earl_ghost *records, size_t n, uint8_t **out,
+                                      size_t *bytes, earl_error *err);
+
+/**
+ * The n records of one earl_ghosts_pack result.
+ *
+ * @param packed  the packed bytes
+ * @param bytes   their length
+ * @param out     receives the n records
+ * @param n       how many were packed
+ * @param err     receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, or EARL_ERR_INVALID when the bytes end inside a record,
+ *         are left over after n, or hold a field no packing writes
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_ghosts_unpack(const uint8_t *packed, size_t bytes, earl_ghost *out,
+                                        size_t n, earl_error *err);
+
+/**
+ * Merge runs of ghost records, each sorted by (location, position), into one
+ * run sorted so, each event (location, position) once: of several records of
+ * one event, the one of the earliest run stays (the representatives of
+ * collectives go first: their record carries the count of the members left
+ * out).  Linear in the records, times the runs (part_merge.c).
+ *
+ * @param runs     n_runs runs of records
+ * @param lengths  the records of each run
+ * @param n_runs   how many runs
+ * @param at       n_runs slots of scratch (the runs' heads)
+ * @param out      receives the merged records: room for every record of the runs
+ * @param n_out    receives how many
+ * @param err      receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, or EARL_ERR_INVALID when a run is not sorted
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_ghosts_merge(const earl_ghost *const *runs, const size_t *lengths,
+                                       size_t n_runs, size_t *at, earl_ghost *out,
+                                       size_t *n_out, earl_error *err);
+
 /* What a part sends the others in one round of a replay in parts (the
  * happened-before clocks of earl_hb.h, the matches-before clocks of
  * earl_races.h): records [offset[q], offset[q + 1]) go to part q, each

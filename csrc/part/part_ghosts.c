@@ -111,31 +111,34 @@ static earl_status check_run(const earl_ghost *g, size_t k0, size_t k1, const lo
     return EARL_OK;
 }
 
-/* The records of a location before a position (they ascend by position). */
-typedef struct position_bound {
-    const earl_ghost *g;
-    uint64_t position;
-} position_bound;
-
-static int position_before(const void *ctx, size_t k)
-{
-    const position_bound *b = ctx;
-    return b->g[k].position < b->position;
-}
-
 /* Request halves by position: the records [k0, k1) are the location's
- * events from index `base` on; each partner position becomes an index. */
-static void link_requests(loc_events *b, size_t base, const earl_ghost *g, size_t k0, size_t k1)
+ * events from index `base` on, ascending by position (check_run); each
+ * partner position becomes an index.  The other half of a request is
+ * usually a few records away: searched outward from the record itself
+ * (a galloping search over the run's positions), where a binary search
+ * over the whole run missed the cache at every step, the most of adding the
+ * ghosts of a large part.  -1 when out of memory for the positions. */
+static int link_requests(loc_events *b, size_t base, const earl_ghost *g, size_t k0, size_t k1)
 {
     earl_msg_table *m = &b->tables.msg;
+    size_t n = k1 - k0;
+    uint64_t *position = NULL;
     for (size_t k = k0; k < k1; k++) {
         if (g[k].partner < 0 || earl_kind_family(g[k].kind) != EARL_FAMILY_MSG)
             continue;
-        position_bound pb = {g, (uint64_t)g[k].partner};
-        size_t lo = earl_partition_point(k0, k1, position_before, &pb);
-        if (lo < k1 && g[lo].position == (uint64_t)g[k].partner)
-            m->partner[b->payload[base + (k - k0)]] = (earl_eid32)(base + (lo - k0));
+        if (!position) {
+            position = malloc(n * sizeof *position);
+            if (!position)
+                return -1;
+            for (size_t i = 0; i < n; i++)
+                position[i] = g[k0 + i].position;
+        }
+        size_t at = earl_u64_gallop_lower_bound(position, n, (uint64_t)g[k].partner, k - k0);
+        if (at < n && position[at] == (uint64_t)g[k].partner)
+            m->partner[b->payload[base + (k - k0)]] = (earl_eid32)(base + at);
     }
+    free(position);
+    return 0;
 }
 
 earl_status earl_part_add_ghosts(earl_reading *reading, const earl_ghost *records, size_t n,
@@ -170,7 +173,8 @@ earl_status earl_part_add_ghosts(earl_reading *reading, const earl_ghost *record
                                         records[k].members) != 0)
                 return earl_fail(err, EARL_ERR_NOMEM, "out of memory adding ghost events");
         }
-        link_requests(b, base, records, k0, k1);
+        if (link_requests(b, base, records, k0, k1) != 0)
+            return earl_fail(err, EARL_ERR_NOMEM, "out of memory adding ghost events");
         l->held = EARL_HELD_GHOSTS;
         l->events = b->n;
     }

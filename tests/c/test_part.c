@@ -10,7 +10,8 @@
  *     send to the same receive, and every collective instance with an own
  *     member has all its members;
  *   - the exports depend only on the trace and the partition.
- * And bad ghost records are refused, each with a message naming the record.
+ * And bad ghost records are refused, each with a message naming the record;
+ * ghost records packed narrow (earl_ghosts_pack) come back bit for bit.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,6 +35,24 @@ static void ok(earl_status st)
 {
     if (st != EARL_OK)
         fail_msg("status %d: %s", (int)st, err.message);
+}
+
+/* Records packed (earl_ghosts_pack) and unpacked are the same bytes; the
+ * exports of the generated programs pack to less than a third. */
+static void check_packed(const earl_ghost *records, size_t n)
+{
+    uint8_t *packed;
+    size_t bytes;
+    ok(earl_ghosts_pack(records, n, &packed, &bytes, &err));
+    if (n)
+        assert_true(bytes * 3 < n * sizeof(earl_ghost));
+    earl_ghost *back = malloc((n ? n : 1) * sizeof *back);
+    assert_non_null(back);
+    ok(earl_ghosts_unpack(packed, bytes, back, n, &err));
+    if (n)
+        assert_memory_equal(records, back, n * sizeof *back);
+    free(back);
+    free(packed);
 }
 
 static void check_kind(earl_synth_kind kind, uint32_t ranks, uint32_t threads)
@@ -79,6 +98,9 @@ static void check_kind(earl_synth_kind kind, uint32_t ranks, uint32_t threads)
             }
             earl_states_free(st);
         }
+        /* packed narrow and unpacked: the same records, in far fewer bytes */
+        for (int p = 0; p < n; p++)
+            check_packed(ps.exported[p].records, ps.exported[p].offset[n]);
         /* exported again: the same bytes */
         ptu_parts again;
         int32_t part_again[64];
@@ -139,6 +161,84 @@ static void test_bad_ghosts(void **s)
     free(dir);
 }
 
+/* Packing keeps every field of any record, defaults or not, in any order;
+ * bytes cut short, left over or damaged are refused. */
+static void test_pack_any_record(void **s)
+{
+    (void)s;
+    earl_ghost g[5];
+    memset(g, 0, sizeof g);
+    g[0] = (earl_ghost){UINT64_MAX, UINT64_C(1) << 39, -1, 0, 0, 3, EARL_UNDEFINED_REF,
+                        EARL_NONE, EARL_UNDEFINED_REF, 0, EARL_REQUESTED_UNKNOWN,
+                        EARL_REQUESTED_UNKNOWN, 0, 0, EARL_ENTER, {0, 0, 0}};
+    g[1] = (earl_ghost){5, 2, -7, UINT64_MAX, 1, INT32_MIN, 0, INT32_MAX, 0, UINT32_MAX,
+                        INT32_MIN, INT32_MAX, UINT32_MAX, 1, EARL_MPI_ISEND, {1, 2, 3}};
+    g[2] = g[1];
+    g[2].partner = INT64_MAX; /* far after its position */
+    g[2].location = INT32_MAX;
+    g[3] = g[2];
+    g[3].partner = 0; /* before it */
+    g[3].time = 0;
+    g[4] = g[0];
+    g[4].location = -1;
+    g[4].kind = 255;
+    uint8_t *packed;
+    size_t bytes;
+    ok(earl_ghosts_pack(g, 5, &packed, &bytes, &err));
+    earl_ghost back[5];
+    ok(earl_ghosts_unpack(packed, bytes, back, 5, &err));
+    assert_memory_equal(g, back, sizeof g);
+    /* cut short: the last record ends past the bytes */
+    assert_int_equal(earl_ghosts_unpack(packed, bytes - 1, back, 5, &err), EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "record 4"));
+    /* one record fewer than packed: bytes left over */
+    assert_int_equal(earl_ghosts_unpack(packed, bytes, back, 4, &err), EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "left"));
+    /* a mask naming a field no packing writes */
+    packed[1] = 0x80;
+    packed[2] = 0x80;
+    packed[3] = 0x01; /* bit 14 */
+    assert_int_equal(earl_ghosts_unpack(packed, bytes, back, 5, &err), EARL_ERR_INVALID);
+    free(packed);
+    ok(earl_ghosts_pack(g, 0, &packed, &bytes, &err));
+    assert_int_equal(bytes, 0);
+    ok(earl_ghosts_unpack(packed, bytes, back, 0, &err));
+    free(packed);
+}
+
+/* Sorted runs merged: sorted, each event once, the earliest run's record of
+ * an event kept; an unsorted run refused. */
+static void test_merge_runs(void **s)
+{
+    (void)s;
+    earl_ghost a[3], b[4], out[7];
+    memset(a, 0, sizeof a);
+    memset(b, 0, sizeof b);
+    int64_t ka[3][2] = {{1, 5}, {1, 9}, {2, 1}}, kb[4][2] = {{0, 3}, {1, 5}, {1, 7}, {2, 1}};
+    for (int k = 0; k < 3; k++) {
+        a[k].location = (int32_t)ka[k][0];
+        a[k].position = (uint64_t)ka[k][1];
+        a[k].members = 7; /* a representative */
+    }
+    for (int k = 0; k < 4; k++) {
+        b[k].location = (int32_t)kb[k][0];
+        b[k].position = (uint64_t)kb[k][1];
+    }
+    const earl_ghost *runs[2] = {a, b};
+    size_t lengths[2] = {3, 4}, at[2], n;
+    ok(earl_ghosts_merge(runs, lengths, 2, at, out, &n, &err));
+    int64_t want[5][3] = {{0, 3, 0}, {1, 5, 7}, {1, 7, 0}, {1, 9, 7}, {2, 1, 7}};
+    assert_int_equal(n, 5);
+    for (int k = 0; k < 5; k++) {
+        assert_int_equal(out[k].location, want[k][0]);
+        assert_int_equal(out[k].position, want[k][1]);
+        assert_int_equal(out[k].members, want[k][2]);
+    }
+    b[2].position = 4; /* (1, 5) then (1, 4) */
+    assert_int_equal(earl_ghosts_merge(runs, lengths, 2, at, out, &n, &err), EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "run 1"));
+}
+
 /* A part of nothing but definitions: no event, every location held by none. */
 static void test_definitions_only(void **s)
 {
@@ -166,7 +266,8 @@ int main(void)
         cmocka_unit_test(test_ring),          cmocka_unit_test(test_halo),
         cmocka_unit_test(test_master_worker), cmocka_unit_test(test_collectives),
         cmocka_unit_test(test_hybrid),        cmocka_unit_test(test_bad_ghosts),
-        cmocka_unit_test(test_definitions_only),
+        cmocka_unit_test(test_definitions_only), cmocka_unit_test(test_pack_any_record),
+        cmocka_unit_test(test_merge_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -106,6 +106,42 @@ def test_representatives_hold_fewer_ghosts(tmp_path):
     assert ghosts[True] < own
 
 
+def test_ghosts_are_packed_narrow_in_the_scratch_folder(tmp_path):
+    """The ghosts and the representatives go to the scratch folder packed
+    (earl_ghosts_pack), a fraction of their 80-byte records, and come back
+    the same: the report equals the analysis in one piece."""
+    path = earlc.synth("halo", tmp_path / "h", ranks=16, iterations=60).path
+    want = earlc.analyze(earlc.open(path)).to_json()
+    (tmp_path / "s").mkdir()
+    with InTurn(path, 1 << 50, scratch=tmp_path / "s", parts=8) as it:
+        it.pass1()
+        folder = it.scratch.path
+        size = {kind: sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder)
+                          if f.startswith(kind) and f.endswith(".bin")) for kind in "gc"}
+        records = sum(int(np.fromfile(os.path.join(folder, "g%d.idx" % q), np.int64)[8])
+                      for q in range(8))
+        reps = sum(c for p in it.reps.values() for where in p.values() for _, _, c in where)
+        assert records and reps
+        assert size["g"] < 25 * records, (size, records)
+        assert size["c"] < 25 * reps, (size, reps)
+        got = it.analyze().to_json()
+    assert got == want, first_difference(want, got)
+
+
+def test_a_damaged_ghost_file_is_one_scratch_error(tmp_path):
+    """Packed ghosts changed behind the analysis's back (cut short) are not
+    read as wrong records: the error names the scratch file."""
+    path = earlc.synth("halo", tmp_path / "h", ranks=8, iterations=20).path
+    (tmp_path / "s").mkdir()
+    with InTurn(path, 1 << 50, scratch=tmp_path / "s", parts=4) as it:
+        it.pass1()
+        name = os.path.join(it.scratch.path, "g1.bin")
+        with open(name, "r+b") as f:
+            f.truncate(os.path.getsize(name) // 2)
+        with pytest.raises(earlc.parts.ScratchError, match="damaged file g1.bin"):
+            it.analyze()
+
+
 def test_cube_and_properties(traces, tmp_path):
     path = traces["collectives"]
     whole = earlc.analyze(earlc.open(path), properties=["wait_at_nxn", "late_broadcast"])
@@ -263,9 +299,12 @@ def test_a_scratch_folder_too_small_for_what_the_first_part_wrote_is_refused_the
     """The first estimate assumes few ghosts; the first part of pass 1 measures
     what the parts write per event, and a folder without room for that is
     refused then, before the disk fills."""
+    from earlc.parts import inturn as inturn_module
     from earlc.parts import scratch as scratch_module
 
-    # 2 of 32 ranks per part: most messages cross parts, 75 bytes per event are written
+    # 2 of 32 ranks per part: most messages cross parts, about 26 bytes per event
+    # are written; the first estimate takes a byte per ghost
+    monkeypatch.setattr(inturn_module, "PACKED_GHOST_BYTES", 1)
     path = earlc.synth("halo", tmp_path / "h", ranks=32, events=1_000_000).path
     folder = tmp_path / "scratch"
     folder.mkdir()

@@ -6,7 +6,9 @@
  * parts), then the part's own locations, then the ghosts the other parts
  * export for it are added, then the events are ordered into a _core.Trace.
  * Ghost records travel as bytes (earl_ghost structs, 80 bytes each), which
- * the Python side sends between parts as they are.  Each stage releases
+ * the Python side sends between parts as they are, or packed narrow
+ * (pack_ghosts, unpack_ghosts) for the scratch folder of the analysis in
+ * turn.  Each stage releases
  * the GIL around its C work.
  */
 #include "ext.h"
@@ -315,6 +317,151 @@ static PyObject *reading_finish(PyObject *self, PyObject *unused)
     return earlc_trace_new(tr);
 }
 
+/* pack_ghosts(records) -> buffer: earl_ghost records (any buffer) packed
+ * narrow (earl_ghosts_pack), over the C result */
+static PyObject *pack_ghosts(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    Py_buffer buf;
+    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) != 0)
+        return NULL;
+    if (buf.len % (Py_ssize_t)sizeof(earl_ghost)) {
+        PyBuffer_Release(&buf);
+        return PyErr_Format(PyExc_ValueError, "ghost records come in %zu bytes each, not %zd "
+                            "bytes in all", sizeof(earl_ghost), buf.len);
+    }
+    uint8_t *packed = NULL;
+    size_t bytes = 0;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_ghosts_pack(buf.buf, (size_t)buf.len / sizeof(earl_ghost), &packed, &bytes, &err);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&buf);
+    if (st != EARL_OK)
+        return earlc_raise(&err);
+    PyObject *owner = earlc_owner_new(packed, free);
+    if (!owner)
+        return NULL;
+    PyObject *r = earlc_column_new(owner, packed, bytes, 1, "B");
+    Py_DECREF(owner);
+    return r;
+}
+
+/* unpack_ghosts(packed, n) -> buffer of n earl_ghost records (earl_ghosts_unpack) */
+static PyObject *unpack_ghosts(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *obj;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "On", &obj, &n))
+        return NULL;
+    if (n < 0)
+        return PyErr_Format(PyExc_ValueError, "unpack_ghosts: %zd records", n);
+    Py_buffer buf;
+    if (PyObject_GetBuffer(obj, &buf, PyBUF_SIMPLE) != 0)
+        return NULL;
+    earl_ghost *records = malloc(n ? (size_t)n * sizeof *records : 1);
+    if (!records) {
+        PyBuffer_Release(&buf);
+        return PyErr_NoMemory();
+    }
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_ghosts_unpack(buf.buf, (size_t)buf.len, records, (size_t)n, &err);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&buf);
+    if (st != EARL_OK) {
+        free(records);
+        return earlc_raise(&err);
+    }
+    PyObject *owner = earlc_owner_new(records, free);
+    if (!owner)
+        return NULL;
+    PyObject *r = earlc_column_new(owner, records, (size_t)n * sizeof *records, 1, "B");
+    Py_DECREF(owner);
+    return r;
+}
+
+/* merge_ghosts(runs) -> buffer: runs of earl_ghost records (buffers), each
+ * sorted by (location, position), merged, each event once (earl_ghosts_merge) */
+static PyObject *merge_ghosts(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    PyObject *seq = PySequence_Fast(arg, "merge_ghosts: a sequence of record buffers");
+    if (!seq)
+        return NULL;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    Py_buffer *bufs = calloc(k ? (size_t)k : 1, sizeof *bufs);
+    const earl_ghost **runs = calloc(k ? (size_t)k : 1, sizeof *runs);
+    size_t *lengths = calloc(k ? (size_t)k : 1, sizeof *lengths);
+    size_t *at = calloc(k ? (size_t)k : 1, sizeof *at);
+    earl_ghost *out = NULL;
+    PyObject *result = NULL;
+    Py_ssize_t got = 0;
+    size_t total = 0;
+    if (!bufs || !runs || !lengths || !at) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (; got < k; got++) {
+        if (PyObject_GetBuffer(PySequence_Fast_GET_ITEM(seq, got), &bufs[got],
+                               PyBUF_SIMPLE) != 0)
+            goto done;
+        if (bufs[got].len % (Py_ssize_t)sizeof(earl_ghost)) {
+            PyErr_Format(PyExc_ValueError, "ghost records come in %zu bytes each, not %zd "
+                         "bytes in all", sizeof(earl_ghost), bufs[got].len);
+            got++;
+            goto done;
+        }
+        runs[got] = bufs[got].buf;
+        lengths[got] = (size_t)bufs[got].len / sizeof(earl_ghost);
+        total += lengths[got];
+    }
+    out = malloc((total ? total : 1) * sizeof *out);
+    if (!out) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    size_t n = 0;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_ghosts_merge(runs, lengths, (size_t)k, at, out, &n, &err);
+    Py_END_ALLOW_THREADS
+    if (st != EARL_OK) {
+        earlc_raise(&err);
+        goto done;
+    }
+    earl_ghost *merged = out;
+    out = NULL; /* the owner has it, or freed it */
+    PyObject *owner = earlc_owner_new(merged, free);
+    if (owner) {
+        result = earlc_column_new(owner, merged, n * sizeof *merged, 1, "B");
+        Py_DECREF(owner);
+    }
+done:
+    for (Py_ssize_t i = 0; i < got; i++)
+        PyBuffer_Release(&bufs[i]);
+    free(bufs);
+    free(runs);
+    free(lengths);
+    free(at);
+    free(out);
+    Py_DECREF(seq);
+    return result;
+}
+
+static PyMethodDef pack_functions[] = {
+    {"pack_ghosts", pack_ghosts, METH_O, "pack_ghosts(records) -> the records packed narrow"},
+    {"unpack_ghosts", unpack_ghosts, METH_VARARGS,
+     "unpack_ghosts(packed, n) -> the n records packed by pack_ghosts"},
+    {"merge_ghosts", merge_ghosts, METH_O,
+     "merge_ghosts(runs) -> sorted runs of records merged, each event once"},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyMethodDef reading_methods[] = {
     {"n_locations", reading_n_locations, METH_NOARGS, "locations the definitions name"},
     {"definitions", reading_definitions, METH_NOARGS, "the definitions, as Trace.definitions"},
@@ -347,6 +494,8 @@ int earlc_add_reading_type(PyObject *module)
         return -1;
     Py_INCREF(&ReadingType);
     if (PyModule_AddObject(module, "Reading", (PyObject *)&ReadingType) < 0)
+        return -1;
+    if (PyModule_AddFunctions(module, pack_functions) < 0)
         return -1;
     if (PyModule_AddIntConstant(module, "GHOST_RECORD_BYTES", (long)sizeof(earl_ghost)) < 0)
         return -1;

@@ -48,7 +48,7 @@ from .. import _core
 from .budget import DEFAULT, ROOT_CAUSES, BudgetError, Model, format_size, parse_size
 from .plan import Partition, plan, process_of_locations
 from .part import COLL_MEMBER, GHOST_RECORD, Part, assemble, collectives_of, merge_ghosts
-from .scratch import Scratch
+from .scratch import Scratch, ScratchError
 from .spill import BLOCK, Instances, LocationTimes
 from .steps import StepExchange, Steps, StepsMisaligned, StepsSuspended
 
@@ -57,6 +57,9 @@ from .steps import StepExchange, Steps, StepsMisaligned, StepsSuspended
 GHOST_SHARE = 0.5
 #: timestamps copied from a reading at once when they are spilled
 TIMES_CHUNK = BLOCK * 2048
+#: bytes a ghost takes packed in the scratch folder (_spill_ghosts), on the
+#: large side: about 9 on the generated programs (the first part measures)
+PACKED_GHOST_BYTES = 24
 #: plans made before giving up (each after a pass 1 that overflowed)
 ATTEMPTS = 4
 #: time of pass 2 per event relative to pass 1's, until measured
@@ -338,7 +341,7 @@ class InTurn:
         """Bytes the scratch folder will hold, at most: 4 per event of
         timestamps, and the ghosts (assumed as the plan does)."""
         events = float(self.declared.sum())
-        return int(events * 4 + events * GHOST_SHARE * GHOST_RECORD.itemsize)
+        return int(events * 4 + events * GHOST_SHARE * PACKED_GHOST_BYTES)
 
     def __enter__(self) -> "InTurn":
         return self
@@ -409,8 +412,7 @@ class InTurn:
                                  members=self.representatives)
             del reading
             offsets = np.frombuffer(got[0], dtype=np.uint64).astype(np.int64)
-            self.scratch.write("g%d.bin" % p, got[1])
-            self.scratch.write("g%d.idx" % p, offsets)
+            self._spill_ghosts(p, offsets, got[1])
             reps = 0  # at most, the representatives of part 0's members others get
             if self.representatives:
                 members = np.frombuffer(got[2], dtype=COLL_MEMBER)
@@ -443,6 +445,44 @@ class InTurn:
             return None
         return 1.1 * max(float(pp.ghosts[p]) / max(float(pp.own_events[p]), 1.0)
                          for p in range(pp.parts))
+
+    def _spill_ghosts(self, q: int, offsets: np.ndarray, records) -> None:
+        """Part q's ghosts for every other part, packed narrow (pack_ghosts:
+        about a ninth of their 80-byte records), one run per part after
+        another in g<q>.bin; g<q>.idx holds the records' offsets of each part
+        (n_parts + 1), then the packed bytes' (n_parts + 1)."""
+        size = GHOST_RECORD.itemsize
+        view = memoryview(records).cast("B")
+        at = np.zeros(len(offsets), dtype=np.int64)
+        self.scratch.write("g%d.bin" % q, b"")
+        for p in range(len(offsets) - 1):
+            at[p + 1] = at[p]
+            if offsets[p + 1] > offsets[p]:
+                packed = _core.pack_ghosts(view[int(offsets[p]) * size:int(offsets[p + 1]) * size])
+                self.scratch.append("g%d.bin" % q, packed)
+                at[p + 1] += len(memoryview(packed))
+                del packed
+        self.scratch.write("g%d.idx" % q, np.concatenate([offsets, at]))
+
+    def _ghosts_from(self, q: int, p: int) -> Optional[np.ndarray]:
+        """The ghost records part q wrote for part p (_spill_ghosts), or None."""
+        idx = self.scratch.load("g%d.idx" % q, np.int64)
+        off, at = idx[:self.pp.parts + 1], idx[self.pp.parts + 1:]
+        n = int(off[p + 1] - off[p])
+        if not n:
+            return None
+        return self._unpack("g%d.bin" % q, int(at[p]), int(at[p + 1] - at[p]), n)
+
+    def _unpack(self, name: str, offset: int, size: int, n: int) -> np.ndarray:
+        """n ghost records packed in `size` bytes at `offset` of file `name`."""
+        packed = self.scratch.load(name, np.uint8, offset, size)
+        try:
+            records = _core.unpack_ghosts(packed, n)
+        except (_core.TraceError, ValueError) as exc:
+            raise ScratchError("the scratch folder %s holds a damaged file %s (%s): it was "
+                               "changed while the analysis used it" % (self.scratch.base, name,
+                                                                       exc)) from None
+        return np.frombuffer(records, dtype=GHOST_RECORD)
 
     def _check_scratch_room(self, events_read: float) -> None:
         """After the first part of pass 1: what it wrote per event, times the
@@ -477,8 +517,8 @@ class InTurn:
         from the members that pass 1 listed part by part, a window of whole
         instances at a time (_instances_at_once).  Part p's are appended to
         c<p>.bin, each window's sorted by (location, position); self.reps[p][l]
-        lists where location l's are: (offset, count) per window, in window
-        order."""
+        lists where location l's are: (byte offset, bytes, records) per window,
+        in window order, each packed (pack_ghosts)."""
         pp = self.pp
         keys = [self.scratch.load("k%d.bin" % q, np.uint64) for q in range(pp.parts)]
         members = sum(len(k) for k in keys)
@@ -513,11 +553,15 @@ class InTurn:
                 mine = table[offsets[p]:offsets[p + 1]]
                 if not len(mine):
                     continue
-                start = self.scratch.append("c%d.bin" % p, mine) // GHOST_RECORD.itemsize
                 locs, first, count = np.unique(mine["location"], return_index=True,
                                                return_counts=True)
+                raw = memoryview(np.ascontiguousarray(mine)).cast("B")
+                rsize = GHOST_RECORD.itemsize
                 for l, f, c in zip(locs.tolist(), first.tolist(), count.tolist()):
-                    self.reps[p].setdefault(l, []).append((start + f, c))
+                    packed = _core.pack_ghosts(raw[f * rsize:(f + c) * rsize])
+                    start = self.scratch.append("c%d.bin" % p, packed)
+                    self.reps[p].setdefault(l, []).append((start, len(memoryview(packed)), c))
+                del raw
                 pp.ghosts[p] += len(mine)
                 at[p] += len(mine)
         del reading
@@ -551,16 +595,14 @@ class InTurn:
         location (each location's in one buffer, sorted by position): the
         ghosts of messages and calls from their owner's pass 1, beside the
         representatives of the collectives chosen for p."""
-        size = GHOST_RECORD.itemsize
         reps = dict(self.reps.get(p, {}))
         for q in range(self.pp.parts):
             if q == p:
                 continue
-            off = self.scratch.load("g%d.idx" % q, np.int64)
-            n = int(off[p + 1] - off[p])
-            if not n:
+            chunk = self._ghosts_from(q, p)
+            if chunk is None:
                 continue
-            chunk = self.scratch.load("g%d.bin" % q, GHOST_RECORD, int(off[p]) * size, n)
+            n = len(chunk)
             locs = chunk["location"]
             cuts = np.flatnonzero(np.diff(locs)) + 1
             for run in np.split(np.arange(n), cuts):
@@ -573,9 +615,8 @@ class InTurn:
         """A location's ghosts with its representatives (merge_ghosts)."""
         if not where:
             return records
-        return merge_ghosts([self.scratch.load("c%d.bin" % p, GHOST_RECORD,
-                                               start * GHOST_RECORD.itemsize, count)
-                             for start, count in where], records)
+        return merge_ghosts([self._unpack("c%d.bin" % p, start, size, count)
+                             for start, size, count in where], records)
 
     def open(self, p: int, pass_no: int = 1) -> Part:
         """Part p with its ghosts (pass 2; pass_no 2 for a third pass)."""

@@ -525,25 +525,18 @@ def by_location(chunks, representatives: np.ndarray):
 def merge_ghosts(representatives, records: np.ndarray) -> np.ndarray:
     """Ghost records of several sources as one buffer sorted by (location,
     position), each event once: the representatives of collectives (a list
-    of GHOST_RECORD arrays) beside the other ghosts (records); where both
+    of GHOST_RECORD arrays, each sorted so) beside the other ghosts (records,
+    sorted so); where both
     hold an event, the representative's record stays (it carries the count
     of the members it stands for).  The analysis in turn and the MPI parts
     both merge so."""
-    row = np.dtype((np.void, GHOST_RECORD.itemsize))  # opaque rows: faster copies
-    parts = [np.ascontiguousarray(r).view(row) for r in representatives if r is not None
-             and len(r)]
-    if not parts:
+    runs = [np.ascontiguousarray(r) for r in representatives if r is not None and len(r)]
+    if not runs:
         return records
-    out = np.concatenate(parts + [np.ascontiguousarray(records).view(row)]).view(GHOST_RECORD)
-    del parts
-    location = np.ascontiguousarray(out["location"])
-    position = np.ascontiguousarray(out["position"])
-    order = np.lexsort((position, location))  # stable: the representatives first
-    location, position = location[order], position[order]
-    keep = np.ones(len(out), dtype=bool)
-    keep[1:] = (position[1:] != position[:-1]) | (location[1:] != location[:-1])
-    del location, position
-    return out.view(row)[order[keep]].view(GHOST_RECORD)
+    # each source is sorted: one linear merge (earl_ghosts_merge), the
+    # representatives first
+    return np.frombuffer(_core.merge_ghosts(runs + [np.ascontiguousarray(records)]),
+                         dtype=GHOST_RECORD)
 
 
 def _taken(chunks: list):
