@@ -116,3 +116,13 @@ def trace_folders(folder, programs, bundled, real=PARTS_REAL, bundled_prefix="")
         if (SHARED_TRACES / name / "traces.otf2").exists():
             out[name] = SHARED_TRACES / name
     return out
+
+
+@pytest.fixture(scope="session")
+def halo_2m(tmp_path_factory):
+    """A trace large enough that the bytes per event, not the fixed costs, decide an
+    analysis's peak: 2 M events of a 16-rank halo exchange (the budgets of the
+    analyses in turn are checked on it)."""
+    import earlc
+    return earlc.synth("halo", tmp_path_factory.mktemp("halo-2m") / "h", ranks=16,
+                       events=2_000_000).path

@@ -104,22 +104,14 @@ def test_a_cycle_across_parts_is_refused_in_one_line(tmp_path):
                               earlc.open(tmp_path / "t").search(text).events)
 
 
-@pytest.fixture(scope="module")
-def large(tmp_path_factory):
-    """Large enough that the bytes per event decide the peak: 2 M events of a
-    16-rank halo exchange."""
-    return earlc.synth("halo", tmp_path_factory.mktemp("large") / "h", ranks=16,
-                       events=2_000_000).path
-
-
-def test_the_command_line_within_its_budget(large, tmp_path):
+def test_the_command_line_within_its_budget(halo_2m, tmp_path):
     text = ('A := ["rank 0", "MPI_*SEND", ""]; B := ["rank 15", "MPI_*SEND", ""]; A $a; B $b;'
             ' P := $a || $b;')
-    one = earlc_cli("search", large, text, "--limit", "200", "--format", "json")
+    one = earlc_cli("search", halo_2m, text, "--limit", "200", "--format", "json")
     assert one.returncode == 0, one.stderr
     budget = 300 << 20
     got = tmp_path / "m.json"
-    r, peak = peak_of(["search", large, text, "--limit", "200", "--format", "json",
+    r, peak = peak_of(["search", halo_2m, text, "--limit", "200", "--format", "json",
                        "--memory", "300M", "--scratch", tmp_path, "-o", got])
     assert r.returncode == 0, r.stderr
     want, have = json.loads(one.stdout), json.loads(got.read_text())
@@ -130,9 +122,9 @@ def test_the_command_line_within_its_budget(large, tmp_path):
         peak / 2 ** 20, budget / 2 ** 20)
     assert os.listdir(tmp_path) == ["m.json"]
     # the scratch folder and the budget: one line, exit status 2
-    r = earlc_cli("search", large, text, "--memory", "300M", "--scratch", tmp_path / "none")
+    r = earlc_cli("search", halo_2m, text, "--memory", "300M", "--scratch", tmp_path / "none")
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
-    r = earlc_cli("search", large, text, "--memory", "20M")
+    r = earlc_cli("search", halo_2m, text, "--memory", "20M")
     assert r.returncode == 2 and "smallest budget that works" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
 

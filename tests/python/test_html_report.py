@@ -253,6 +253,15 @@ def test_in_a_browser_the_tree_unfolds_and_numbers_match(page):
 
 
 # -- the interactive timeline in a real browser --------------------------------------------
+def painted_pixels(driver) -> int:
+    """The timeline canvas's pixels that are not (near) white."""
+    return driver.execute_script(
+        "var c = document.querySelector('.tl-canvas'); var d = c.getContext('2d')"
+        ".getImageData(0, 0, c.width, c.height).data; var n = 0;"
+        "for (var i = 0; i < d.length; i += 4) if (d[i] < 250 || d[i+1] < 250) n++;"
+        "return n;")
+
+
 def opened(driver, path):
     driver.get(path.resolve().as_uri())
     canvas = driver.find_element("css selector", "#earlc-timeline .tl-canvas")

@@ -187,7 +187,7 @@ def test_what_the_page_in_turn_does_not_do_is_one_line(traces, tmp_path):
 
 def test_the_page_in_turn_in_a_browser(traces, tmp_path):
     """The page written in 3 parts in turn opens in Chromium: its timeline draws."""
-    from test_html_report import browser, opened
+    from test_html_report import browser, opened, painted_pixels
 
     page = tmp_path / "turn.html"
     with InTurn(traces["hybrid"], 1 << 50, scratch=tmp_path, parts=3) as it:
@@ -195,12 +195,7 @@ def test_the_page_in_turn_in_a_browser(traces, tmp_path):
     driver = browser()
     try:
         opened(driver, page)
-        drawn = driver.execute_script(
-            "var c = document.querySelector('.tl-canvas'); var d = c.getContext('2d')"
-            ".getImageData(0, 0, c.width, c.height).data; var n = 0;"
-            "for (var i = 0; i < d.length; i += 4) if (d[i] < 250 || d[i+1] < 250) n++;"
-            "return n;")
-        assert drawn > 1000
+        assert painted_pixels(driver) > 1000
         driver.save_screenshot(str(tmp_path / "turn.png"))
         if os.environ.get("EARLC_KEEP_SCREENSHOT"):
             driver.save_screenshot(os.environ["EARLC_KEEP_SCREENSHOT"])

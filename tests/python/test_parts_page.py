@@ -141,7 +141,7 @@ def test_the_command_line_writes_the_page_once(traces, tmp_path):
 def test_the_page_from_parts_in_a_browser(traces, tmp_path):
     """The page written by 3 parts opens in Chromium: its timeline draws, and its
     metric tree unfolds."""
-    from test_html_report import browser, opened
+    from test_html_report import browser, opened, painted_pixels
 
     path = traces["hybrid"]
     page = tmp_path / "parts.html"
@@ -150,12 +150,7 @@ def test_the_page_from_parts_in_a_browser(traces, tmp_path):
     driver = browser()
     try:
         opened(driver, page)
-        drawn = driver.execute_script(
-            "var c = document.querySelector('.tl-canvas'); var d = c.getContext('2d')"
-            ".getImageData(0, 0, c.width, c.height).data; var n = 0;"
-            "for (var i = 0; i < d.length; i += 4) if (d[i] < 250 || d[i+1] < 250) n++;"
-            "return n;")
-        assert drawn > 1000
+        assert painted_pixels(driver) > 1000
         driver.execute_script("earlcFold(true)")
         assert driver.execute_script(
             "return [...document.querySelectorAll('.tree details')].every(d => d.open)")

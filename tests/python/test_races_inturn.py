@@ -184,20 +184,12 @@ def test_a_cycle_across_parts_is_refused_in_one_line(tmp_path):
     assert "cycle across its parts" in r.stderr
 
 
-@pytest.fixture(scope="module")
-def large(tmp_path_factory):
-    """Large enough that the bytes per event decide the peak: 2 M events of a
-    16-rank halo exchange."""
-    return earlc.synth("halo", tmp_path_factory.mktemp("large") / "h", ranks=16,
-                       events=2_000_000).path
-
-
-def test_the_command_line_within_its_budget(large, tmp_path):
-    one = earlc_cli("races", large, "--wildcard", "all", "--format", "json")
+def test_the_command_line_within_its_budget(halo_2m, tmp_path):
+    one = earlc_cli("races", halo_2m, "--wildcard", "all", "--format", "json")
     assert one.returncode == 0, one.stderr
     budget = 300 << 20
     got = tmp_path / "r.json"
-    r, peak = peak_of(["races", large, "--wildcard", "all", "--format", "json",
+    r, peak = peak_of(["races", halo_2m, "--wildcard", "all", "--format", "json",
                        "--memory", "300M", "--scratch", tmp_path, "-o", got])
     assert r.returncode == 0, r.stderr
     assert got.read_text() == one.stdout
