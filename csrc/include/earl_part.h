@@ -201,7 +201,16 @@ EARL_API earl_status earl_part_representatives(const earl_defs *defs,
  * earl_part_representatives with more members chosen for the analyses the
  * flags name (EARL_REPRESENT_*; 0: the same choice).
  *
- * @param flags  EARL_REPRESENT_DELAYERS or 0
+ * @param defs     as for earl_part_representatives
+ * @param members  as for earl_part_representatives
+ * @param n        as for earl_part_representatives
+ * @param part_of  as for earl_part_representatives
+ * @param n_parts  as for earl_part_representatives
+ * @param flags    EARL_REPRESENT_DELAYERS or 0
+ * @param out      as for earl_part_representatives
+ * @param err      as for earl_part_representatives
+ * @return the statuses of earl_part_representatives, and EARL_ERR_INVALID
+ *         for unknown flags
  * @since 0.1.0
  */
 EARL_API earl_status earl_part_represent(const earl_defs *defs, const earl_coll_member *members,

@@ -428,6 +428,8 @@ earl_status earl_part_represent(const earl_defs *defs, const earl_coll_member *m
                                 earl_ghosts *out, earl_error *err)
 {
     memset(out, 0, sizeof *out);
+    if (flags & ~EARL_REPRESENT_DELAYERS)
+        return earl_fail(err, EARL_ERR_INVALID, "unknown representatives' flags 0x%x", flags);
     for (size_t k = 0; k < n; k++) {
         if (k && member_cmp(&members[k - 1], &members[k]) > 0)
             return earl_fail(err, EARL_ERR_INVALID, "collective member %zu is out of order "

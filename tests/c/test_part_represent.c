@@ -159,12 +159,29 @@ static void test_a_broadcast_goes_whole_to_its_root(void **s)
     assert_true(got[1] & (1u << 0));
 }
 
+/* Flags the function does not know are refused, not ignored. */
+static void test_unknown_flags_are_refused(void **s)
+{
+    (void)s;
+    fixture f;
+    set_up(&f, every_location);
+    earl_coll_member m[2] = {member(0, OP_BCAST, 0, 10, 20, 21),
+                             member(2, OP_BCAST, 0, 10, 20, 21)};
+    qsort(m, 2, sizeof *m, by_end);
+    earl_ghosts out;
+    earl_error err;
+    assert_int_equal(earl_part_represent(&f.defs, m, 2, part_of, 2, 0x80u, &out, &err),
+                     EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "flags"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_the_delayer_of_equal_begins),
         cmocka_unit_test(test_members_that_do_not_overlap_go_whole),
         cmocka_unit_test(test_a_broadcast_goes_whole_to_its_root),
+        cmocka_unit_test(test_unknown_flags_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
