@@ -342,9 +342,11 @@ def test_an_interrupted_run_leaves_no_scratch_files(large, tmp_path, sig, status
                           "420M", "--scratch", str(tmp_path), "-o", str(tmp_path / "r.txt")],
                          env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
-    # into pass 2: the ghosts of every part are written
+    # as soon as the first part's files are written in pass 1: the rest of pass 1 and pass 2
+    # are still to come, so a loaded machine that is slow to send the signal cannot let the
+    # run finish first (it did when the signal waited for the end of pass 1)
     while not any(f.startswith("earlc-parts-") and
-                  any(g.startswith("c") for g in os.listdir(tmp_path / f))
+                  any(g.endswith(".bin") for g in os.listdir(tmp_path / f))
                   for f in os.listdir(tmp_path)):
         assert p.poll() is None and time.monotonic() < deadline, p.communicate()
         time.sleep(0.02)
