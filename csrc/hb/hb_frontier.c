@@ -1,6 +1,6 @@
 /*
  * hb_frontier.c - the system over the crossing events of a replay in parts
- * in three exchanges (earl_hb.h, earl_hb_frontier_solve).  Each part replays
+ * in three steps (earl_hb.h, earl_hb_frontier_solve).  Each part replays
  * its own events once with symbolic ghost clocks; what is left to find is the
  * true clock of every crossing event x (an own event of one part that another
  * waits for): the maximum of x's base (its symbolic clock without the ghost

@@ -178,7 +178,7 @@ earl_status earl_hb_part_export(earl_hb_part *p, int32_t to, const earl_eid *eve
     return EARL_OK;
 }
 
-/* The symbolic pass (earl_hb.h, "in three exchanges") needs the clocks of
+/* The symbolic pass (earl_hb.h, "in three steps") needs the clocks of
  * every own event another part may wait for before anyone asked: the sends
  * whose receive is on a ghost location, and the begins of own members of
  * collective instances that have members elsewhere.  Whole processes are

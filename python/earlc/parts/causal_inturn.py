@@ -2,7 +2,7 @@
 after another in one process (docs/memory.md, "Search and races"), with the
 matches of the search in one piece.
 
-The stamps in parts take three exchanges (frontier.py), which a driver of
+The stamps in parts take three steps (frontier.py), which a driver of
 parts in turn makes with two passes over the parts, after the ghosts' pass of
 every analysis in turn (InTurn.pass1):
 

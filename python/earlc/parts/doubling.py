@@ -1,6 +1,6 @@
 """The crossing events' true clocks solved by the processes together, each
 holding only its own crossing events (docs/parallel.md, "The timestamps: three
-exchanges", step 2): the solve of the stamps in parts on MPI processes, between
+steps", step 2): the solve of the stamps in parts on MPI processes, between
 the symbolic pass and the final pass of frontier.py.
 
 The system is frontier.py's: the true clock of a crossing event x is the
