@@ -225,6 +225,30 @@ static PyObject *reading_export(PyObject *self, PyObject *args, PyObject *kwargs
     return result;
 }
 
+/* Whether buf holds whole records of `size` bytes; else a ValueError naming
+ * them (`what`), with buf released. */
+static int whole_records(Py_buffer *buf, size_t size, const char *what)
+{
+    if (buf->len % (Py_ssize_t)size == 0)
+        return 1;
+    PyErr_Format(PyExc_ValueError, "%s come in %zu bytes each, not %zd bytes in all", what,
+                 size, buf->len);
+    PyBuffer_Release(buf);
+    return 0;
+}
+
+/* A malloc'd C result of `bytes` bytes handed to Python as a byte buffer
+ * (freed with the last view). */
+static PyObject *malloced_bytes(void *data, size_t bytes)
+{
+    PyObject *owner = earlc_owner_new(data, free);
+    if (!owner)
+        return NULL;
+    PyObject *r = earlc_column_new(owner, data, bytes, 1, "B");
+    Py_DECREF(owner);
+    return r;
+}
+
 /* representatives(members, part_of, n_parts, flags=0) -> (offsets, records):
  * the collective ghosts of every part from the members of whole instances
  * (flags: EARL_REPRESENT_*, what more to choose) */
@@ -241,11 +265,8 @@ static PyObject *reading_representatives(PyObject *self, PyObject *args)
     Py_buffer mb;
     if (PyObject_GetBuffer(members_obj, &mb, PyBUF_SIMPLE) != 0)
         return NULL;
-    if (mb.len % (Py_ssize_t)sizeof(earl_coll_member)) {
-        PyBuffer_Release(&mb);
-        return PyErr_Format(PyExc_ValueError, "collective members come in %zu bytes each, not "
-                            "%zd bytes in all", sizeof(earl_coll_member), mb.len);
-    }
+    if (!whole_records(&mb, sizeof(earl_coll_member), "collective members"))
+        return NULL;
     earlc_buffers held = {0};
     size_t n = earl_reading_defs(rd)->n_locations;
     const int32_t *part_of = earlc_buffer_array(&held, part_obj, 'i', 0, &n, "part_of");
@@ -277,11 +298,8 @@ static PyObject *reading_add_ghosts(PyObject *self, PyObject *arg)
     Py_buffer buf;
     if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) != 0)
         return NULL;
-    if (buf.len % (Py_ssize_t)sizeof(earl_ghost)) {
-        PyBuffer_Release(&buf);
-        return PyErr_Format(PyExc_ValueError, "ghost records come in %zu bytes each, not %zd "
-                            "bytes in all", sizeof(earl_ghost), buf.len);
-    }
+    if (!whole_records(&buf, sizeof(earl_ghost), "ghost records"))
+        return NULL;
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
@@ -325,11 +343,8 @@ static PyObject *pack_ghosts(PyObject *self, PyObject *arg)
     Py_buffer buf;
     if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) != 0)
         return NULL;
-    if (buf.len % (Py_ssize_t)sizeof(earl_ghost)) {
-        PyBuffer_Release(&buf);
-        return PyErr_Format(PyExc_ValueError, "ghost records come in %zu bytes each, not %zd "
-                            "bytes in all", sizeof(earl_ghost), buf.len);
-    }
+    if (!whole_records(&buf, sizeof(earl_ghost), "ghost records"))
+        return NULL;
     uint8_t *packed = NULL;
     size_t bytes = 0;
     earl_error err;
@@ -340,12 +355,7 @@ static PyObject *pack_ghosts(PyObject *self, PyObject *arg)
     PyBuffer_Release(&buf);
     if (st != EARL_OK)
         return earlc_raise(&err);
-    PyObject *owner = earlc_owner_new(packed, free);
-    if (!owner)
-        return NULL;
-    PyObject *r = earlc_column_new(owner, packed, bytes, 1, "B");
-    Py_DECREF(owner);
-    return r;
+    return malloced_bytes(packed, bytes);
 }
 
 /* unpack_ghosts(packed, n) -> buffer of n earl_ghost records (earl_ghosts_unpack) */
@@ -376,12 +386,7 @@ static PyObject *unpack_ghosts(PyObject *self, PyObject *args)
         free(records);
         return earlc_raise(&err);
     }
-    PyObject *owner = earlc_owner_new(records, free);
-    if (!owner)
-        return NULL;
-    PyObject *r = earlc_column_new(owner, records, (size_t)n * sizeof *records, 1, "B");
-    Py_DECREF(owner);
-    return r;
+    return malloced_bytes(records, (size_t)n * sizeof *records);
 }
 
 /* merge_ghosts(runs) -> buffer: runs of earl_ghost records (buffers), each
@@ -409,12 +414,8 @@ static PyObject *merge_ghosts(PyObject *self, PyObject *arg)
         if (PyObject_GetBuffer(PySequence_Fast_GET_ITEM(seq, got), &bufs[got],
                                PyBUF_SIMPLE) != 0)
             goto done;
-        if (bufs[got].len % (Py_ssize_t)sizeof(earl_ghost)) {
-            PyErr_Format(PyExc_ValueError, "ghost records come in %zu bytes each, not %zd "
-                         "bytes in all", sizeof(earl_ghost), bufs[got].len);
-            got++;
-            goto done;
-        }
+        if (!whole_records(&bufs[got], sizeof(earl_ghost), "ghost records"))
+            goto done; /* released */
         runs[got] = bufs[got].buf;
         lengths[got] = (size_t)bufs[got].len / sizeof(earl_ghost);
         total += lengths[got];
@@ -434,13 +435,8 @@ static PyObject *merge_ghosts(PyObject *self, PyObject *arg)
         earlc_raise(&err);
         goto done;
     }
-    earl_ghost *merged = out;
+    result = malloced_bytes(out, n * sizeof *out);
     out = NULL; /* the owner has it, or freed it */
-    PyObject *owner = earlc_owner_new(merged, free);
-    if (owner) {
-        result = earlc_column_new(owner, merged, n * sizeof *merged, 1, "B");
-        Py_DECREF(owner);
-    }
 done:
     for (Py_ssize_t i = 0; i < got; i++)
         PyBuffer_Release(&bufs[i]);
