@@ -99,6 +99,10 @@ static earl_status plan_tables(earl_trace *tr, loc_events *bufs, size_t n_locs, 
     return EARL_OK;
 }
 
+/* The output columns written in the total order, which the bank feeds:
+ * widest first, so that the pages moved go where one saves most faults. */
+enum { OUT_TIME, OUT_PAYLOAD, OUT_LOCATION, OUT_KIND, N_OUT };
+
 /* One slice of the output: all events with start <= time < end, whose
  * positions in the total order are [first, first + count). */
 typedef struct merge_part {
@@ -117,8 +121,14 @@ typedef struct merge_part {
     uint8_t family_of[256];
     heap_node *heap;
     /* per location and input column: the byte offset up to which the pages
-     * this part consumed were given back (discard_consumed) */
+     * this part consumed were given back (give_back_consumed) */
     size_t (*given_back)[3];
+    /* the pages this part consumed, to be moved under its output */
+    earl_mem_bank bank;
+    /* per output column (OUT_*): the byte offset up to which pages were
+     * placed under this part's slice */
+    size_t placed[N_OUT];
+    size_t end;                /* one past the part's last position in the total order */
 } merge_part;
 
 /* Rows [lo, hi) of this part's share of n rows. */
@@ -128,9 +138,32 @@ static void share_of(const merge_part *p, size_t n, size_t *lo, size_t *hi)
     *hi = n * (p->share + 1) / p->n_shares;
 }
 
+static void place_ahead(merge_part *p, size_t g);
+
+/* Bytes of a row copy between two exchanges with the bank. */
+#define COPY_STEP ((size_t)1 << 20)
+
+/* Copy bytes [from, from + n) of block src to [at, at + n) of block dst,
+ * step by step: each step's output pages are the copied input of the steps
+ * before, moved by the bank (the first step's fault in). */
+static void copy_share(earl_mem_bank *bank, void *dst, size_t at, void *src, size_t from,
+                       size_t n)
+{
+    size_t placed = at, taken = from;
+    for (size_t done = 0; done < n;) {
+        size_t step = n - done < COPY_STEP ? n - done : COPY_STEP;
+        /* whole pages from the one after the last written byte */
+        placed = earl_mem_bank_place(bank, dst, placed > at + done ? placed : at + done,
+                                     at + done + step);
+        memcpy((char *)dst + at + done, (const char *)src + from + done, step);
+        done += step;
+        taken = earl_mem_bank_deposit(bank, src, taken, from + done, done == n);
+    }
+}
+
 /* Copy this part's share of every location's side-table rows to their
- * global place, giving the copied pages of the reading buffers back at once
- * (the trace's tables fault in those pages as the copy goes on).  The
+ * global place, the copied pages of the reading buffers moved under the
+ * trace's tables as the copy goes on.  The
  * buffers have no event column (side_tables_row_columns): the merge writes
  * the trace's. */
 static void *copy_rows(void *arg)
@@ -147,12 +180,15 @@ static void *copy_rows(void *arg)
             share_of(p, *side_tables_count(local, (earl_family)f), &lo, &hi);
             for (int c = 0; c < src.n && hi > lo; c++) {
                 size_t w = src.col[c].width;
-                memcpy((char *)*dst.col[c + 1].data + (row0 + lo) * w,
-                       (const char *)*src.col[c].data + lo * w, (hi - lo) * w);
-                earl_mem_discard(*src.col[c].data, lo * w, hi * w);
+                copy_share(&p->bank, *dst.col[c + 1].data, (row0 + lo) * w, *src.col[c].data,
+                           lo * w, (hi - lo) * w);
             }
         }
     }
+    /* what is left goes under the part's first events, before the reading
+     * buffers' tables are unmapped */
+    place_ahead(p, p->first);
+    earl_mem_bank_empty(&p->bank);
     return NULL;
 }
 
@@ -190,23 +226,45 @@ static void *fix_rows(void *arg)
  * system calls per 10 M events. */
 #define GIVE_BACK_STEP ((size_t)1 << 18)
 
-/* Give back the pages of the reading buffers that this part has consumed
- * (its events [start, cursor) of every location): the trace's columns,
- * written at the same pace, fault in those pages instead of fresh ones, so
- * the merge needs little more memory than the finished trace.  Pages at the
- * edges of the part's range may hold a neighbour part's events and stay. */
-static void discard_consumed(merge_part *p)
+/* Move banked pages under the output of this part's events [g, g +
+ * GIVE_BACK_STEP), whose columns would otherwise fault in fresh pages,
+ * from the page after the one being written (pages at the edges of the
+ * part's slice may hold a neighbour's output and stay). */
+static void place_ahead(merge_part *p, size_t g)
+{
+    earl_trace *tr = p->tr;
+    void *col[N_OUT] = {tr->time, tr->payload, tr->location, tr->kind};
+    const size_t width[N_OUT] = {sizeof *tr->time, sizeof *tr->payload, sizeof *tr->location,
+                                 sizeof *tr->kind};
+    size_t ahead = g + GIVE_BACK_STEP < p->end ? g + GIVE_BACK_STEP : p->end;
+    for (int c = 0; c < N_OUT; c++) {
+        size_t from = p->placed[c] > g * width[c] ? p->placed[c] : g * width[c];
+        p->placed[c] = earl_mem_bank_place(&p->bank, col[c], from, ahead * width[c]);
+    }
+}
+
+/* Hand the pages of the reading buffers that this part has consumed (its
+ * events [start, cursor) of every location) to its bank (last: the merge
+ * is over, give back what is too short to move) and move them under the
+ * next output: the merge needs little more memory than the finished trace,
+ * and faults only where its output outgrows its input.  Pages at the edges
+ * of the part's range may hold a neighbour part's events and stay. */
+static void give_back_consumed(merge_part *p, size_t g, int last)
 {
     for (size_t l = 0; l < p->n_locs; l++) {
         const loc_events *b = &p->bufs[l];
         /* in shared slots, the blocks are the shared columns */
         const reading_columns *c = b->shared;
         size_t done = (c ? b->first_slot : 0) + p->cursor[l], *back = p->given_back[l];
-        back[0] = earl_mem_discard(c ? c->time : b->time, back[0], done * sizeof *b->time);
-        back[1] = earl_mem_discard(c ? c->kind : b->kind, back[1], done * sizeof *b->kind);
-        back[2] = earl_mem_discard(c ? c->payload : b->payload, back[2],
-                                   done * sizeof *b->payload);
+        back[0] = earl_mem_bank_deposit(&p->bank, c ? c->time : b->time, back[0],
+                                        done * sizeof *b->time, last);
+        back[1] = earl_mem_bank_deposit(&p->bank, c ? c->kind : b->kind, back[1],
+                                        done * sizeof *b->kind, last);
+        back[2] = earl_mem_bank_deposit(&p->bank, c ? c->payload : b->payload, back[2],
+                                        done * sizeof *b->payload, last);
     }
+    if (!last)
+        place_ahead(p, g);
 }
 
 static void *merge_slice(void *arg)
@@ -273,11 +331,12 @@ static void *merge_slice(void *arg)
                 sift_down(heap, heap_n, 0);
         }
         if (g >= next_give_back) {
-            discard_consumed(p);
+            give_back_consumed(p, g, 0);
             next_give_back = g + GIVE_BACK_STEP;
         }
     }
-    discard_consumed(p);
+    give_back_consumed(p, g, 1);
+    earl_mem_bank_empty(&p->bank);
     return NULL;
 }
 
@@ -354,6 +413,13 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
     if (st != EARL_OK)
         goto done;
 
+    size_t side_bytes = 0;
+    for (int f = EARL_FAMILY_MSG; f < N_FAMILIES; f++) {
+        earl_colset cols;
+        side_tables_columns(&tr->tables, (earl_family)f, &cols);
+        for (int c = 1; c < cols.n; c++) /* the event column is the merge's */
+            side_bytes += base[n_locs * N_FAMILIES + f] * cols.col[c].width;
+    }
     tr->loc_start[0] = 0;
     for (size_t l = 0; l < n_locs; l++)
         tr->loc_start[l + 1] = tr->loc_start[l] + bufs[l].n;
@@ -384,10 +450,15 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
         p->cursor = positions + k * (n_locs + 1);
         p->heap = heaps + k * (n_locs + 1);
         p->given_back = given_back + k * (n_locs + 1);
-        for (size_t l = 0; l < n_locs; l++)
+        for (size_t l = 0; l < n_locs; l++) {
             p->first += p->start[l];
+            p->end += p->stop[l];
+        }
         p->share = k;
         p->n_shares = P;
+        /* about what the part consumes: its share of the core columns' 13
+         * bytes per event and of the side-table rows */
+        earl_mem_bank_init(&p->bank, (n * 13 + side_bytes) / P);
         p->value_base = value_base;
         p->event_col[EARL_FAMILY_MSG] = tr->tables.msg.event;
         p->event_col[EARL_FAMILY_COLL] = tr->tables.coll.event;

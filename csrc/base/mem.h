@@ -39,4 +39,41 @@ size_t earl_mem_discard(void *p, size_t from, size_t to);
  * given back with earl_mem_discard, which a later request would find cold. */
 void earl_mem_free_unkept(void *p);
 
+/* A thread's bank of pages to recycle: the whole pages of blocks read front
+ * to back (an open's reading buffers) that it has consumed, moved with
+ * mremap under output it has not written yet (the trace's columns) instead
+ * of given back and faulted in anew, which on the development VM costs
+ * about five times as much (mem.c says why).  One bank per thread, no
+ * locking: a thread deposits and places only pages no other thread reads or
+ * writes.  Moves are at least min_move bytes, at most about
+ * EARL_MEM_BANK_MOVES per bank for the bytes expected, since each is a
+ * mapping of its own.  Blocks from malloc are left alone; where mremap is
+ * refused (vm.max_map_count reached) the bank gives its pages back as
+ * earl_mem_discard does and the output faults its pages in as before. */
+#define EARL_MEM_BANK_RANGES 64
+#define EARL_MEM_BANK_MOVES 1024
+typedef struct earl_mem_bank {
+    struct { char *at; size_t bytes; } range[EARL_MEM_BANK_RANGES];
+    int n;                 /* banked ranges, resident, their content dead */
+    int enabled;
+    size_t min_move;
+    size_t banked, moved, moves; /* bytes deposited and moved, mremap calls */
+} earl_mem_bank;
+/* An empty bank for a thread that will consume about expected_bytes. */
+void earl_mem_bank_init(earl_mem_bank *b, size_t expected_bytes);
+/* Deposit the whole pages of bytes [from, to) of block p, consumed and never
+ * to be read again: as after earl_mem_discard, the range reads as zeros once
+ * its pages have been moved away.  Returns the offset up to which the pages were
+ * taken, as earl_mem_discard does, or from when the range is shorter than
+ * min_move (a later call takes a longer one); with last set, a short range
+ * is given back instead.  A full bank gives back instead. */
+size_t earl_mem_bank_deposit(earl_mem_bank *b, void *p, size_t from, size_t to, int last);
+/* Move banked pages under the whole pages of bytes [from, to) of block p,
+ * which the caller will write in full and has not written yet (their
+ * content is lost).  Returns the offset up to which pages were placed
+ * (page-aligned), or from when none was: the caller continues from there. */
+size_t earl_mem_bank_place(earl_mem_bank *b, void *p, size_t from, size_t to);
+/* Give back what the bank still holds. */
+void earl_mem_bank_empty(earl_mem_bank *b);
+
 #endif

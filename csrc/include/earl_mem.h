@@ -27,6 +27,9 @@ typedef struct earl_mem_stats {
     uint64_t reused;       /* large blocks served from the kept ones */
     size_t kept_blocks;    /* blocks kept now */
     size_t kept_bytes;
+    uint64_t moved_bytes;  /* pages an open moved from its reading buffers
+                              into the trace's columns instead of faulting
+                              new ones (docs/model.md, "Memory") */
 } earl_mem_stats;
 
 /**
@@ -61,7 +64,7 @@ EARL_API int earl_mem_one_heap(void);
 /**
  * What the allocator has done so far in this process.
  *
- * @return blocks mapped and reused, blocks and bytes kept now
+ * @return blocks mapped and reused, blocks and bytes kept now, bytes moved
  * @since 0.1.0
  */
 EARL_API earl_mem_stats earl_mem_get_stats(void);

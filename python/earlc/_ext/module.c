@@ -88,10 +88,11 @@ static PyObject *memory_stats(PyObject *module, PyObject *unused)
 {
     (void)module; (void)unused;
     earl_mem_stats s = earl_mem_get_stats();
-    return Py_BuildValue("{s:K,s:K,s:n,s:n}", "mapped", (unsigned long long)s.mapped,
+    return Py_BuildValue("{s:K,s:K,s:n,s:n,s:K}", "mapped", (unsigned long long)s.mapped,
                          "reused", (unsigned long long)s.reused,
                          "kept_blocks", (Py_ssize_t)s.kept_blocks,
-                         "kept_bytes", (Py_ssize_t)s.kept_bytes);
+                         "kept_bytes", (Py_ssize_t)s.kept_bytes,
+                         "moved_bytes", (unsigned long long)s.moved_bytes);
 }
 
 static PyMethodDef module_methods[] = {
@@ -100,7 +101,7 @@ static PyMethodDef module_methods[] = {
     {"release_memory", release_memory, METH_NOARGS,
      "release_memory() -> bytes: give the memory kept for the next trace back now"},
     {"memory_stats", memory_stats, METH_NOARGS,
-     "memory_stats() -> dict: large blocks mapped, reused and kept"},
+     "memory_stats() -> dict: large blocks mapped, reused and kept, bytes moved"},
     {NULL, NULL, 0, NULL},
 };
 
