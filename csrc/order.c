@@ -129,6 +129,7 @@ typedef struct merge_part {
      * placed under this part's slice */
     size_t placed[N_OUT];
     size_t end;                /* one past the part's last position in the total order */
+    int settle;                /* consumed ranges too short to move are given back */
 } merge_part;
 
 /* Rows [lo, hi) of this part's share of n rows. */
@@ -225,6 +226,9 @@ static void *fix_rows(void *arg)
  * 3.4 MB of consumed input wait per merging thread, for a few thousand
  * system calls per 10 M events. */
 #define GIVE_BACK_STEP ((size_t)1 << 18)
+/* Consumed bytes a merging thread may hold while its ranges of every
+ * location and column grow long enough to be moved (earl_mem_bank). */
+#define MAX_WAITING ((size_t)8 << 20)
 
 /* Move banked pages under the output of this part's events [g, g +
  * GIVE_BACK_STEP), whose columns would otherwise fault in fresh pages,
@@ -251,17 +255,18 @@ static void place_ahead(merge_part *p, size_t g)
  * of the part's range may hold a neighbour part's events and stay. */
 static void give_back_consumed(merge_part *p, size_t g, int last)
 {
+    int settle = last || p->settle;
     for (size_t l = 0; l < p->n_locs; l++) {
         const loc_events *b = &p->bufs[l];
         /* in shared slots, the blocks are the shared columns */
         const reading_columns *c = b->shared;
         size_t done = (c ? b->first_slot : 0) + p->cursor[l], *back = p->given_back[l];
         back[0] = earl_mem_bank_deposit(&p->bank, c ? c->time : b->time, back[0],
-                                        done * sizeof *b->time, last);
+                                        done * sizeof *b->time, settle);
         back[1] = earl_mem_bank_deposit(&p->bank, c ? c->kind : b->kind, back[1],
-                                        done * sizeof *b->kind, last);
+                                        done * sizeof *b->kind, settle);
         back[2] = earl_mem_bank_deposit(&p->bank, c ? c->payload : b->payload, back[2],
-                                        done * sizeof *b->payload, last);
+                                        done * sizeof *b->payload, settle);
     }
     if (!last)
         place_ahead(p, g);
@@ -456,9 +461,12 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
         }
         p->share = k;
         p->n_shares = P;
-        /* about what the part consumes: its share of the core columns' 13
-         * bytes per event and of the side-table rows */
-        earl_mem_bank_init(&p->bank, (n * 13 + side_bytes) / P);
+        /* about what the open consumes: the core columns' 13 bytes per
+         * event and the side-table rows */
+        earl_mem_bank_init(&p->bank, n * 13 + side_bytes);
+        /* ranges shorter than a move wait for the next give-back, unless
+         * that would hold more than MAX_WAITING bytes (many locations) */
+        p->settle = 3 * n_locs * p->bank.min_move > MAX_WAITING;
         p->value_base = value_base;
         p->event_col[EARL_FAMILY_MSG] = tr->tables.msg.event;
         p->event_col[EARL_FAMILY_COLL] = tr->tables.coll.event;

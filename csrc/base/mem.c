@@ -123,6 +123,7 @@ static struct {
     size_t max_kept_bytes; /* 0 until first use: then from the environment */
     int disabled;
     int huge_pages;        /* EARLC_HUGE_PAGES: advise mapped blocks for huge pages */
+    int no_moves;          /* EARLC_MOVE_PAGES=0: banks give back instead of moving */
     double keep_seconds;
     int reaper_running;    /* the reaper thread exists */
     pthread_cond_t wake;   /* the reaper sleeps on it; earl_mem_release wakes it */
@@ -156,6 +157,8 @@ static void configure_locked(void)
         pool.keep_seconds = seconds;
     const char *huge = getenv("EARLC_HUGE_PAGES");
     pool.huge_pages = huge && (strcmp(huge, "1") == 0 || strcmp(huge, "yes") == 0);
+    const char *move = getenv("EARLC_MOVE_PAGES");
+    pool.no_moves = move && (strcmp(move, "0") == 0 || strcmp(move, "no") == 0);
 }
 
 static void unmap_block(void *block)
@@ -595,7 +598,8 @@ earl_mem_stats earl_mem_get_stats(void)
  * page table entries of a whole range in one call, at about a fifth of that
  * (docs/benchmarks.md, "The open in a fresh process").  Every moved range
  * becomes a mapping of its own in the destination block (its pages keep
- * their origin), so moves are kept few: at least min_move bytes each. */
+ * their origin), so moves are kept few: at least min_move bytes each.
+ * EARLC_MOVE_PAGES=0 in the environment turns moving off (to compare). */
 
 static int is_mapped_block(const void *p)
 {
@@ -608,7 +612,10 @@ void earl_mem_bank_init(earl_mem_bank *b, size_t expected_bytes)
     size_t min = (size_t)64 << 10, spread = expected_bytes / EARL_MEM_BANK_MOVES;
     b->min_move = spread > min ? spread : min;
 #if defined(MREMAP_DONTUNMAP) && MEM_KEEPS
-    b->enabled = 1;
+    pthread_mutex_lock(&pool.lock);
+    configure_locked();
+    b->enabled = !pool.no_moves;
+    pthread_mutex_unlock(&pool.lock);
 #endif
 }
 
@@ -619,14 +626,14 @@ static void bank_drop(earl_mem_bank *b, int k)
     b->range[k] = b->range[--b->n];
 }
 
-size_t earl_mem_bank_deposit(earl_mem_bank *b, void *p, size_t from, size_t to, int last)
+size_t earl_mem_bank_deposit(earl_mem_bank *b, void *p, size_t from, size_t to, int settle)
 {
     if (!b->enabled || !is_mapped_block(p))
         return earl_mem_discard(p, from, to);
     uintptr_t page = page_bytes(), start = (uintptr_t)p;
     uintptr_t lo = (start + from + page - 1) & ~(page - 1);
     uintptr_t hi = (start + to) & ~(page - 1);
-    if (hi <= lo || (hi - lo < b->min_move && !last))
+    if (hi <= lo || (hi - lo < b->min_move && !settle))
         return from; /* a later call takes a larger range */
     if (hi - lo < b->min_move || b->n == EARL_MEM_BANK_RANGES)
         return earl_mem_discard(p, from, to); /* too small to be worth a mapping */

@@ -45,13 +45,14 @@ void earl_mem_free_unkept(void *p);
  * of given back and faulted in anew, which on the development VM costs
  * about five times as much (mem.c says why).  One bank per thread, no
  * locking: a thread deposits and places only pages no other thread reads or
- * writes.  Moves are at least min_move bytes, at most about
- * EARL_MEM_BANK_MOVES per bank for the bytes expected, since each is a
- * mapping of its own.  Blocks from malloc are left alone; where mremap is
+ * writes.  Each move is a mapping of its own in the destination block (of
+ * at most vm.max_map_count, 65,530 by default, per process), so moves are
+ * at least min_move bytes: at most about EARL_MEM_BANK_MOVES for the bytes
+ * that all the banks of one open expect.  Blocks from malloc are left alone; where mremap is
  * refused (vm.max_map_count reached) the bank gives its pages back as
  * earl_mem_discard does and the output faults its pages in as before. */
 #define EARL_MEM_BANK_RANGES 64
-#define EARL_MEM_BANK_MOVES 1024
+#define EARL_MEM_BANK_MOVES 4096
 typedef struct earl_mem_bank {
     struct { char *at; size_t bytes; } range[EARL_MEM_BANK_RANGES];
     int n;                 /* banked ranges, resident, their content dead */
@@ -59,15 +60,18 @@ typedef struct earl_mem_bank {
     size_t min_move;
     size_t banked, moved, moves; /* bytes deposited and moved, mremap calls */
 } earl_mem_bank;
-/* An empty bank for a thread that will consume about expected_bytes. */
+/* An empty bank, one of those of an open that will consume about
+ * expected_bytes in all (not only this bank's share). */
 void earl_mem_bank_init(earl_mem_bank *b, size_t expected_bytes);
 /* Deposit the whole pages of bytes [from, to) of block p, consumed and never
  * to be read again: as after earl_mem_discard, the range reads as zeros once
  * its pages have been moved away.  Returns the offset up to which the pages were
  * taken, as earl_mem_discard does, or from when the range is shorter than
- * min_move (a later call takes a longer one); with last set, a short range
- * is given back instead.  A full bank gives back instead. */
-size_t earl_mem_bank_deposit(earl_mem_bank *b, void *p, size_t from, size_t to, int last);
+ * min_move (a later call takes a longer one); with settle set, a short range
+ * is given back at once instead (the caller cannot wait: the consumption
+ * ends, or waiting ranges would hold too much).  A full bank gives back
+ * instead. */
+size_t earl_mem_bank_deposit(earl_mem_bank *b, void *p, size_t from, size_t to, int settle);
 /* Move banked pages under the whole pages of bytes [from, to) of block p,
  * which the caller will write in full and has not written yet (their
  * content is lost).  Returns the offset up to which pages were placed

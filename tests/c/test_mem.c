@@ -2,8 +2,11 @@
  * test_mem.c - cmocka tests of mem.c, the store's memory: contents survive
  * growth, freed large blocks are kept and reused for requests they fit and
  * not for much smaller ones, earl_mem_release, EARLC_KEEP_MEMORY=0 and the
- * expiry (by the reaper thread, without further calls) give memory back.  Under AddressSanitizer every block comes from malloc, so the
- * tests of keeping are skipped there.
+ * expiry (by the reaper thread, without further calls) give memory back;
+ * a bank moves consumed pages under output without faults and never
+ * touches the pages at the edges of a range.  Under AddressSanitizer every
+ * block comes from malloc, so the tests of keeping and moving are skipped
+ * there.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +16,7 @@
 #include <string.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -203,6 +207,91 @@ static void test_discard_gives_back_whole_pages(void **state)
     earl_mem_free_unkept(NULL);
 }
 
+static long minor_faults(void)
+{
+    struct rusage r;
+    getrusage(RUSAGE_SELF, &r);
+    return r.ru_minflt;
+}
+
+/* Consumed pages deposited in a bank are moved under output with no fault:
+ * the output's edge pages, partly someone else's, keep their bytes; the
+ * input reads as zeros where its pages left; ranges shorter than a move
+ * wait, or are given back when settled; a block that received pages still
+ * grows (by a copy) and frees. */
+static void test_bank_moves_pages_under_output(void **state)
+{
+    (void)state;
+    SKIP_UNDER_ASAN();
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    earl_mem_release();
+    unsigned char *in = earl_mem_alloc_scratch(8 * MB);
+    unsigned char *out = earl_mem_alloc(8 * MB);
+    assert_non_null(in);
+    assert_non_null(out);
+    memset(in, 0x11, 8 * MB);
+    out[page - 1] = 0x77;              /* a neighbour's byte on the first page */
+    earl_mem_bank bank;
+    earl_mem_bank_init(&bank, 0);
+    assert_true(bank.enabled);
+    assert_int_equal(bank.min_move, 64 * 1024);
+    /* too short to move: waits (nothing taken), or is given back when settled */
+    assert_int_equal(earl_mem_bank_deposit(&bank, in, 0, 32 * 1024, 0), 0);
+    assert_int_equal(bank.n, 0);
+    assert_int_equal(in[page], 0x11);
+    size_t taken = earl_mem_bank_deposit(&bank, in, 100, 4 * MB + 100, 0);
+    assert_int_equal(taken, 4 * MB);
+    assert_int_equal(in[99], 0x11);    /* its first page stays */
+    assert_int_equal(bank.n, 1);
+    /* output [page - 1, 3 MB + 10): whole pages from the second to 3 MB */
+    long faults = minor_faults();
+    size_t placed = earl_mem_bank_place(&bank, out, page - 1, 3 * MB + 10);
+    assert_int_equal(placed, 3 * MB);
+    memset(out + page, 0x22, 3 * MB - page);
+    assert_true(minor_faults() - faults < 16); /* about 768 without the bank */
+    assert_int_equal(out[page - 1], 0x77);
+    assert_int_equal(out[3 * MB - 1], 0x22);
+    assert_int_equal(resident_pages(out + page, 3 * MB - page), 3 * MB / page - 1);
+    assert_int_equal(in[4 * MB - 1], 0); /* moved away (a range's tail first): zeros */
+    assert_int_equal(in[4 * MB], 0x11);
+    assert_int_equal(in[page], 0x11);
+    /* continuing: what is left in the bank goes on from where it stopped */
+    size_t more = earl_mem_bank_place(&bank, out, placed, 8 * MB);
+    assert_int_equal(more, 4 * MB);     /* the bank held 4 MB minus a page */
+    assert_int_equal(bank.n, 0);
+    assert_int_equal(bank.moved, 4 * MB - page);
+    assert_int_equal(in[page], 0);
+    assert_int_equal(earl_mem_bank_place(&bank, out, more, 8 * MB), more); /* empty */
+    memset(out + 3 * MB, 0x33, 5 * MB);
+    /* settled, a short range is given back */
+    assert_int_equal(earl_mem_bank_deposit(&bank, in, 4 * MB, 4 * MB + 32 * 1024, 1),
+                     4 * MB + 32 * 1024);
+    assert_int_equal(in[4 * MB], 0);
+    earl_mem_bank_empty(&bank);
+    assert_true(earl_mem_get_stats().moved_bytes >= 4 * MB - page);
+    /* the output is now several mappings: it grows by a copy */
+    out = earl_mem_realloc(out, 64 * MB);
+    assert_non_null(out);
+    assert_int_equal(out[page - 1], 0x77);
+    assert_int_equal(out[page], 0x22);
+    assert_int_equal(out[8 * MB - 1], 0x33);
+    memset(out + 8 * MB, 0, 56 * MB);
+    earl_mem_free(out);
+    earl_mem_free_unkept(in);
+    earl_mem_release();
+
+    /* blocks from malloc are left alone, and nothing is placed there */
+    unsigned char *s = earl_mem_alloc(64 * 1024), *t = earl_mem_alloc(64 * 1024);
+    memset(s, 1, 64 * 1024);
+    earl_mem_bank_init(&bank, 0);
+    assert_int_equal(earl_mem_bank_deposit(&bank, s, 0, 64 * 1024, 1), 0);
+    assert_int_equal(bank.n, 0);
+    assert_int_equal(earl_mem_bank_place(&bank, t, 0, 64 * 1024), 0);
+    assert_int_equal(s[100], 1);
+    earl_mem_free(s);
+    earl_mem_free(t);
+}
+
 /* A scratch array growing past its block gives kept blocks back first. */
 static void test_scratch_growth_recycles_kept_blocks(void **state)
 {
@@ -335,6 +424,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_growth_keeps_contents),
         cmocka_unit_test(test_large_blocks_kept_and_reused),
         cmocka_unit_test(test_discard_gives_back_whole_pages),
+        cmocka_unit_test(test_bank_moves_pages_under_output),
         cmocka_unit_test(test_scratch_growth_recycles_kept_blocks),
         cmocka_unit_test(test_threads_share_the_pool),
         cmocka_unit_test(test_keeping_can_be_turned_off),
