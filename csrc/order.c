@@ -272,6 +272,43 @@ static void give_back_consumed(merge_part *p, size_t g, int last)
         place_ahead(p, g);
 }
 
+/* Write location l's events [i, ...) to positions g... of the total order,
+ * up to stop or the first one that comes after bound (the next other
+ * location's event); returns the index after the last one written.  The
+ * columns come as distinct (restrict) arrays: a store through the one-byte
+ * kind column may alias anything else, and the compiler would reload every
+ * column's address after it. */
+static size_t emit_run(const merge_part *p, earl_loc l, size_t i, size_t stop, heap_node bound,
+                       size_t g, earl_time *restrict time, earl_loc *restrict location,
+                       uint8_t *restrict kind_out, uint32_t *restrict payload_out,
+                       earl_eid32 *restrict seq, const earl_time *restrict in_time,
+                       const uint8_t *restrict in_kind, const uint32_t *restrict in_payload,
+                       uint64_t *restrict kind_counts, const uint8_t *restrict family_of)
+{
+    const size_t *base = p->base + (size_t)l * N_FAMILIES;
+    do {
+        time[g] = in_time[i];
+        location[g] = l;
+        uint8_t kind = in_kind[i];
+        kind_out[g] = kind;
+        kind_counts[kind]++;
+        uint32_t payload = in_payload[i];
+        uint8_t f = family_of[kind];
+        if (f != EARL_FAMILY_NONE) {
+            /* a row of the location's own table, whose rows the trace's
+             * table holds from base[f] on; ENTER and LEAVE keep their region */
+            payload += (uint32_t)base[f];
+            p->event_col[f][payload] = (earl_eid32)g;
+        }
+        payload_out[g] = payload;
+        seq[i] = (earl_eid32)g;
+        g++;
+        i++;
+    } while (i < stop && (in_time[i] < bound.time ||
+                          (in_time[i] == bound.time && l < bound.loc)));
+    return i;
+}
+
 static void *merge_slice(void *arg)
 {
     merge_part *p = arg;
@@ -303,31 +340,12 @@ static void *merge_slice(void *arg)
         if (heap_n > 1)
             bound = heap_n > 2 && before(heap[2], heap[1]) ? heap[2] : heap[1];
         const loc_events *b = &bufs[l];
-        const size_t *base = p->base + (size_t)l * N_FAMILIES;
-        earl_eid32 *seq = tr->loc_events + tr->loc_start[l];
-        size_t i = cursor[l], stop = p->stop[l];
-        do {
-            tr->time[g] = b->time[i];
-            tr->location[g] = l;
-            uint8_t kind = b->kind[i];
-            tr->kind[g] = kind;
-            kind_counts[kind]++;
-            uint32_t payload = b->payload[i];
-            uint8_t f = p->family_of[kind];
-            if (f != EARL_FAMILY_NONE) {
-                /* a row of the location's own table, whose rows the trace's
-                 * table holds from base[f] on; ENTER and LEAVE keep their region */
-                payload += (uint32_t)base[f];
-                p->event_col[f][payload] = (earl_eid32)g;
-            }
-            tr->payload[g] = payload;
-            seq[i] = (earl_eid32)g;
-            g++;
-            i++;
-        } while (i < stop && (b->time[i] < bound.time ||
-                              (b->time[i] == bound.time && l < bound.loc)));
+        size_t i = emit_run(p, l, cursor[l], p->stop[l], bound, g, tr->time, tr->location,
+                            tr->kind, tr->payload, tr->loc_events + tr->loc_start[l], b->time,
+                            b->kind, b->payload, kind_counts, p->family_of);
+        g += i - cursor[l];
         cursor[l] = i;
-        if (i < stop) {
+        if (i < p->stop[l]) {
             heap[0].time = b->time[i];
             sift_down(heap, heap_n, 0);
         } else {
