@@ -17,9 +17,11 @@
  * is consulted once per run of one location's events, not once per event.
  *
  * Memory: the reading buffers are consumed front to back, so both the row
- * copy and the merge give their consumed pages back as they go
- * (earl_mem_discard), and the trace's columns, written at the same pace,
- * fault in those pages: the open needs little more than the finished trace.
+ * copy and the merge move their consumed pages under the trace's columns
+ * about to be written (earl_mem_bank, one per thread): the open needs little
+ * more than the finished trace, and faults in fresh pages only where the
+ * trace outgrows the reading buffers (a page given back and written again
+ * costs as much as a fresh one).
  */
 #include <malloc.h>
 #include <stdlib.h>

@@ -51,11 +51,11 @@
  * "always" the 2 MB alignment still lets the kernel use huge pages.
  *
  * Blocks consumed front to back (an open's reading buffers, while the merge
- * writes the trace's columns) give their pages back as they go
- * (earl_mem_discard) and are unmapped when freed (earl_mem_free_unkept):
- * the columns being written fault in the pages just given back, so the
- * open's resident memory stays near the size of the finished trace instead
- * of the reading buffers plus the trace.
+ * writes the trace's columns) hand their consumed pages to a bank that
+ * moves them under the columns being written (earl_mem_bank, at the end of
+ * this file), or give them back (earl_mem_discard), and are unmapped when
+ * freed (earl_mem_free_unkept): the open's resident memory stays near the
+ * size of the finished trace instead of the reading buffers plus the trace.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* mremap */

@@ -1,8 +1,9 @@
 """The memory of an open: its peak stays near the size of the finished trace.
 
 The open reads every location into buffers, then merges them into the trace's columns;
-it gives the buffers' pages back as the merge consumes them (docs/model.md, "Memory"),
-so its peak is the trace plus a few bytes per event, not the trace plus the buffers.
+it moves the buffers' pages under the trace's columns as the merge consumes them
+(docs/model.md, "Memory"), so its peak is the trace plus a few bytes per event, not the
+trace plus the buffers, and it faults in little more than the trace's bytes.
 A second open in the same process reuses the memory the first trace left rather than
 mapping new memory beside it.  Measured in a fresh process each time, where the peak
 resident set (VmHWM) starts clean.
