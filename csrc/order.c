@@ -148,7 +148,7 @@ static void place_ahead(merge_part *p, size_t g);
 
 /* Copy bytes [from, from + n) of block src to [at, at + n) of block dst,
  * step by step: each step's output pages are the copied input of the steps
- * before, moved by the bank (the first step's fault in). */
+ * before, moved by the bank (the first step's pages fault in). */
 static void copy_share(earl_mem_bank *bank, void *dst, size_t at, void *src, size_t from,
                        size_t n)
 {
@@ -224,9 +224,9 @@ static void *fix_rows(void *arg)
     return NULL;
 }
 
-/* Events merged between two give-backs of the consumed input: at most
- * 3.4 MB of consumed input wait per merging thread, for a few thousand
- * system calls per 10 M events. */
+/* Events merged between two give-backs of the consumed input (3.4 MB of
+ * it per merging thread), for a few thousand system calls per 10 M events;
+ * the pages moved are placed this far ahead of the writing. */
 #define GIVE_BACK_STEP ((size_t)1 << 18)
 /* Consumed bytes a merging thread may hold while its ranges of every
  * location and column grow long enough to be moved (earl_mem_bank). */
@@ -251,7 +251,7 @@ static void place_ahead(merge_part *p, size_t g)
 
 /* Hand the pages of the reading buffers that this part has consumed (its
  * events [start, cursor) of every location) to its bank (last: the merge
- * is over, give back what is too short to move) and move them under the
+ * is over, give back what is too short to move), and move banked pages under the
  * next output: the merge needs little more memory than the finished trace,
  * and faults only where its output outgrows its input.  Pages at the edges
  * of the part's range may hold a neighbour part's events and stay. */
