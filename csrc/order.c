@@ -13,8 +13,9 @@
  * With P threads the time axis is cut into P slices of about equal event
  * counts, merged concurrently.  Before the merge, P threads copy a P-th of
  * the side-table rows each, and the reading buffers' tables are freed; once
- * all slices are merged, they fix up a P-th of the partners each.  The heap
- * is consulted once per run of one location's events, not once per event.
+ * all slices are merged, they fix up a P-th of the partners each.  The
+ * merge picks the next location with a tournament (a loser tree), replayed
+ * once per run of one location's events, not once per event.
  *
  * Memory: the reading buffers are consumed front to back, so both the row
  * copy and the merge move their consumed pages under the trace's columns
@@ -29,31 +30,82 @@
 
 #include "internal.h"
 
-typedef struct heap_node {
+/* A location's next event in the merge: its time, then the location (ties
+ * by dense location index). */
+typedef struct merge_pos {
     earl_time time;
     earl_loc loc;
-} heap_node;
+} merge_pos;
 
-static inline int before(heap_node a, heap_node b)
+/* The merge's tournament over the locations (a loser tree): leaf l is
+ * location l's next event as one 128-bit key, its time above its location,
+ * so that a single comparison orders by time, then location; KEY_DONE for
+ * a location with nothing left.  Internal node n (1 .. K-1, children 2n
+ * and 2n+1, leaf l at K + l) holds the location that lost the match there,
+ * node 0 the overall winner.  Replacing the winner's key replays its path
+ * only: log2 K comparisons, written so that the compiler makes them
+ * selections rather than branches (which of two events comes first is a
+ * coin toss on interleaved locations, and a binary heap's mispredicted
+ * branches were most of the merge's time on 16 ranks). */
+typedef unsigned __int128 merge_key;
+#define KEY_DONE (~(merge_key)0)
+
+typedef struct tournament {
+    size_t K;          /* leaves: a power of two, at least the locations */
+    merge_key *key;    /* per leaf */
+    uint32_t *node;    /* node[0] the winner, node[n] the loser at n */
+} tournament;
+
+static inline merge_key key_of(earl_time t, earl_loc l)
 {
-    return a.time < b.time || (a.time == b.time && a.loc < b.loc);
+    return (merge_key)t << 32 | (uint32_t)l;
 }
 
-static void sift_down(heap_node *h, size_t n, size_t i)
+/* Play every match (scratch: 2K entries). */
+static void tournament_build(tournament *t, uint32_t *scratch)
 {
-    heap_node x = h[i];
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && before(h[c + 1], h[c]))
-            c++;
-        if (!before(h[c], x))
-            break;
-        h[i] = h[c];
-        i = c;
+    size_t K = t->K;
+    for (size_t l = 0; l < K; l++)
+        scratch[K + l] = (uint32_t)l;
+    for (size_t n = K - 1; n >= 1; n--) {
+        uint32_t a = scratch[2 * n], b = scratch[2 * n + 1];
+        int b_first = t->key[b] < t->key[a];
+        scratch[n] = b_first ? b : a;
+        t->node[n] = b_first ? a : b;
     }
-    h[i] = x;
+    t->node[0] = scratch[1];
+}
+
+/* Leaf w's key changed (w was the winner): replay its path. */
+static inline void tournament_replay(tournament *t, uint32_t w)
+{
+    const merge_key *key = t->key;
+    uint32_t *node = t->node;
+    merge_key kw = key[w];
+    for (size_t n = (t->K + w) >> 1; n; n >>= 1) {
+        uint32_t o = node[n];
+        merge_key ko = key[o];
+        int o_first = ko < kw;
+        node[n] = o_first ? w : o;
+        w = o_first ? o : w;
+        kw = o_first ? ko : kw;
+    }
+    node[0] = w;
+}
+
+/* The first event after the winner's: the best of those that lost to it on
+ * its path. */
+static inline merge_pos tournament_runner_up(const tournament *t)
+{
+    uint32_t w = t->node[0];
+    merge_key best = KEY_DONE;
+    for (size_t n = (t->K + w) >> 1; n; n >>= 1) {
+        merge_key k = t->key[t->node[n]];
+        best = k < best ? k : best;
+    }
+    if (best == KEY_DONE)
+        return (merge_pos){UINT64_MAX, INT32_MAX};
+    return (merge_pos){(earl_time)(best >> 32), (earl_loc)(uint32_t)best};
 }
 
 /* Allocate the global side tables, location l's rows of family f to start
@@ -121,7 +173,8 @@ typedef struct merge_part {
     uint64_t kind_counts[EARL_KIND_COUNT];
     earl_eid32 *event_col[N_FAMILIES];
     uint8_t family_of[256];
-    heap_node *heap;
+    tournament tour;
+    uint32_t *tour_scratch;    /* 2K entries, to build the tournament */
     /* per location and input column: the byte offset up to which the pages
      * this part consumed were given back (give_back_consumed) */
     size_t (*given_back)[3];
@@ -280,7 +333,7 @@ static void give_back_consumed(merge_part *p, size_t g, int last)
  * columns come as distinct (restrict) arrays: a store through the one-byte
  * kind column may alias anything else, and the compiler would reload every
  * column's address after it. */
-static size_t emit_run(const merge_part *p, earl_loc l, size_t i, size_t stop, heap_node bound,
+static size_t emit_run(const merge_part *p, earl_loc l, size_t i, size_t stop, merge_pos bound,
                        size_t g, earl_time *restrict time, earl_loc *restrict location,
                        uint8_t *restrict kind_out, uint32_t *restrict payload_out,
                        earl_eid32 *restrict seq, const earl_time *restrict in_time,
@@ -326,35 +379,25 @@ static void *merge_slice(void *arg)
         p->given_back[l][2] = first * sizeof *bufs[l].payload;
     }
     size_t next_give_back = p->first + GIVE_BACK_STEP;
-    heap_node *heap = p->heap;
-    size_t heap_n = 0;
-    for (size_t l = 0; l < p->n_locs; l++)
-        if (cursor[l] < p->stop[l])
-            heap[heap_n++] = (heap_node){bufs[l].time[cursor[l]], (earl_loc)l};
-    for (size_t i = heap_n; i-- > 0;)
-        sift_down(heap, heap_n, i);
+    tournament *t = &p->tour;
+    for (size_t l = 0; l < t->K; l++)
+        t->key[l] = l < p->n_locs && cursor[l] < p->stop[l]
+            ? key_of(bufs[l].time[cursor[l]], (earl_loc)l) : KEY_DONE;
+    tournament_build(t, p->tour_scratch);
     size_t g = p->first;
-    while (heap_n) {
-        /* emit a run of the top location up to the next other location's
-         * event, so the heap is touched once per run, not once per event */
-        earl_loc l = heap[0].loc;
-        heap_node bound = {UINT64_MAX, INT32_MAX};
-        if (heap_n > 1)
-            bound = heap_n > 2 && before(heap[2], heap[1]) ? heap[2] : heap[1];
+    while (t->key[t->node[0]] != KEY_DONE) {
+        /* emit a run of the winner up to the next other location's event,
+         * so the tournament is replayed once per run, not once per event */
+        earl_loc l = (earl_loc)t->node[0];
+        merge_pos bound = tournament_runner_up(t);
         const loc_events *b = &bufs[l];
         size_t i = emit_run(p, l, cursor[l], p->stop[l], bound, g, tr->time, tr->location,
                             tr->kind, tr->payload, tr->loc_events + tr->loc_start[l], b->time,
                             b->kind, b->payload, kind_counts, p->family_of);
         g += i - cursor[l];
         cursor[l] = i;
-        if (i < p->stop[l]) {
-            heap[0].time = b->time[i];
-            sift_down(heap, heap_n, 0);
-        } else {
-            heap[0] = heap[--heap_n];
-            if (heap_n)
-                sift_down(heap, heap_n, 0);
-        }
+        t->key[l] = i < p->stop[l] ? key_of(b->time[i], l) : KEY_DONE;
+        tournament_replay(t, (uint32_t)l);
         if (g >= next_give_back) {
             give_back_consumed(p, g, 0);
             next_give_back = g + GIVE_BACK_STEP;
@@ -424,11 +467,15 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
     merge_part *parts = calloc(P, sizeof *parts);
     size_t *cursors = calloc((P + 1) * (n_locs + 1), sizeof *cursors);
     size_t *positions = malloc(P * (n_locs + 1) * sizeof *positions);
-    heap_node *heaps = malloc(P * (n_locs + 1) * sizeof *heaps);
+    size_t K = 1;
+    while (K < n_locs)
+        K *= 2;
+    merge_key *keys = malloc(P * K * sizeof *keys);
+    uint32_t *nodes = malloc(P * 3 * K * sizeof *nodes); /* K nodes, 2K scratch per part */
     size_t (*given_back)[3] = malloc(P * (n_locs + 1) * sizeof *given_back);
     earl_status st = EARL_OK;
     if (!tr->time || !tr->location || !tr->kind || !tr->payload || !tr->loc_events ||
-        !tr->loc_start || !base || !value_base || !parts || !cursors || !positions || !heaps ||
+        !tr->loc_start || !base || !value_base || !parts || !cursors || !positions || !keys || !nodes ||
         !given_back) {
         st = earl_fail(err, EARL_ERR_NOMEM, "%s: out of memory ordering %zu events", tr->anchor, n);
         goto done;
@@ -473,7 +520,8 @@ earl_status order_events(earl_trace *tr, loc_events *bufs, size_t n_locs, int n_
         p->start = cursors + k * (n_locs + 1);
         p->stop = cursors + (k + 1) * (n_locs + 1);
         p->cursor = positions + k * (n_locs + 1);
-        p->heap = heaps + k * (n_locs + 1);
+        p->tour = (tournament){K, keys + k * K, nodes + k * 3 * K};
+        p->tour_scratch = nodes + k * 3 * K + K;
         p->given_back = given_back + k * (n_locs + 1);
         for (size_t l = 0; l < n_locs; l++) {
             p->first += p->start[l];
@@ -517,7 +565,8 @@ done:
     free(parts);
     free(cursors);
     free(positions);
-    free(heaps);
+    free(keys);
+    free(nodes);
     free(given_back);
     return st;
 }
