@@ -650,7 +650,7 @@ size_t earl_mem_bank_place(earl_mem_bank *b, void *p, size_t from, size_t to)
         return from;
     uintptr_t page = page_bytes(), start = (uintptr_t)p;
     uintptr_t lo = (start + from + page - 1) & ~(page - 1);
-    uintptr_t hi = (start + to) & ~(page - 1);
+    uintptr_t hi = (start + to) & ~(page - 1), first = lo;
     while (hi > lo && b->n) {
         int k = b->n - 1; /* the latest range: the one deposited last, still warm */
         size_t bytes = b->range[k].bytes < hi - lo ? b->range[k].bytes : hi - lo;
@@ -674,7 +674,7 @@ size_t earl_mem_bank_place(earl_mem_bank *b, void *p, size_t from, size_t to)
         if ((b->range[k].bytes -= bytes) == 0)
             b->n--;
     }
-    return lo > start + from ? lo - start : from;
+    return lo > first ? lo - start : from;
 }
 
 void earl_mem_bank_empty(earl_mem_bank *b)
