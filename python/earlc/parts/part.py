@@ -355,7 +355,10 @@ def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
         part.collectives = collectives
     except Exception as exc:
         error = exc
-        for _ in rounds:  # the other parts are still in the rounds: take part in them
+        try:  # the other parts are still in the rounds: take part in them
+            for _ in rounds:
+                pass
+        except Exception:  # a later round's failure elsewhere: this part's error stays
             pass
     del chunks, rounds
     exchange.agree(error)
