@@ -101,7 +101,7 @@ struct earl_search_result;
 struct earl_search_options;
 struct earl_search_program *earlc_program_of(PyObject *obj);
 PyObject *earlc_search_result_dict(const struct earl_search_query *q,
-                                   struct earl_search_result *r);
+                                   struct earl_search_result *r, double prepare_seconds);
 PyObject *earlc_search_execute(struct earl_search_query *q,
                                const struct earl_search_options *options);
 
