@@ -516,10 +516,14 @@ class InTurn:
         every part receives of an instance (up to REPRESENTATIVES members of 4
         records each) is many times the members read, so the window is sized
         by that output, within half the room the budget leaves above the
-        fixed costs (at least 64 MB), and by MEMBERS_AT_ONCE members."""
+        fixed costs (at least 64 MB), and by MEMBERS_AT_ONCE members.  With
+        the delayers, the part of an instance's delaying member receives
+        every member besides."""
         room = max((self.budget - self.model.fixed) // 2, 64 << 20)
-        out = self.pp.parts * REPRESENTATIVES * 4 * self.REPRESENTATIVE_BYTES
         per_instance = max(members / max(instances, 1), 1.0)
+        out = self.pp.parts * REPRESENTATIVES * 4 * self.REPRESENTATIVE_BYTES
+        if self.collectives == "delayers":
+            out += int(per_instance * 4 * self.REPRESENTATIVE_BYTES)
         return max(1, min(int(room // out), int(self.MEMBERS_AT_ONCE / per_instance)))
 
     def _choose_representatives(self) -> None:
