@@ -66,9 +66,9 @@ ATTEMPTS = 4
 #: time of pass 2 per event relative to pass 1's, until measured
 PASS2_COST = 3.0
 #: collective steps the root causes usually take (properties/rootcause/parts.py;
-#: 21 with three rounds of the long-term replay): pass 2 runs one more time
+#: 20 with three rounds of the long-term replay): pass 2 runs one more time
 #: than the steps, which the progress's estimate expects
-EXPECTED_STEPS = 21
+EXPECTED_STEPS = 20
 #: members of one part that are representatives of an instance, at most in
 #: the usual case (earl_part.h: first, completing, latest begins, earliest
 #: end, root, first of another part); scans may have more
