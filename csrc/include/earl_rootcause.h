@@ -230,6 +230,9 @@ typedef struct earl_rc_intervals {
  * @param chunks  the time chunks
  * @param points  the synchronisation points (keys with the chunks' stride)
  * @param spans   per interval, its location and the points it runs between
+ * @param threads threads to answer the intervals on, 0 for one per core: the
+ *                intervals, taken location by location, are cut into parts
+ *                joined in order, so the result does not depend on it
  * @param out     receives the intervals; free them with earl_rc_intervals_free
  * @param err     receives the status and a message on failure (may be NULL)
  * @return EARL_OK, EARL_ERR_INVALID (as earl_rc_chunk_sums, and a point's
@@ -238,8 +241,8 @@ typedef struct earl_rc_intervals {
  */
 EARL_API earl_status earl_rc_interval_times(const earl_rc_chunks *chunks,
                                             const earl_rc_points *points,
-                                            const earl_rc_spans *spans, earl_rc_intervals *out,
-                                            earl_error *err);
+                                            const earl_rc_spans *spans, int threads,
+                                            earl_rc_intervals *out, earl_error *err);
 /**
  * Free the arrays of intervals and empty them.
  *

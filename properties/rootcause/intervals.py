@@ -121,9 +121,11 @@ def points_by_location(ctx) -> PointsByLocation:
 def interval_times(ctx, loc, prev, at) -> Intervals:
     """Per query (location, previous synchronisation point or -1, synchronisation
     point): Scalasca's pruned time map of the interval (positive times only), and
-    the waiting time at the synchronisation points strictly in between."""
+    the waiting time at the synchronisation points strictly in between.  On the
+    threads no other property uses at the moment (the same maps on any)."""
     r = _core.rc_interval_times(time_chunks(ctx), points_by_location(ctx),
-                                Spans(location=loc, start=prev, end=at))
+                                Spans(location=loc, start=prev, end=at),
+                                threads=ctx.kernel_threads())
     return Intervals(CallPathMap.from_core(r["time"]), np.frombuffer(r["wait_sum"], np.float64),
                      np.frombuffer(r["between_offset"], np.int64),
                      np.frombuffer(r["between_row"], np.int64))

@@ -283,9 +283,9 @@ static const earl_rc_chunks iv_chunks = {
 static const earl_rc_points iv_points = {4,           iv_point_key,  iv_point_row,
                                          iv_point_cnode, iv_point_wait, iv_point_cut};
 
-static void test_interval_times(void **state)
+/* The intervals of the three queries below on `threads` threads. */
+static void check_interval_times(int threads)
 {
-    (void)state;
     /* q0: e10..e20: c1 10+4 = 14 minus the cut 3 of e10's call = 11; c2 5+7 = 12
      *     minus the wait 2 at e14 = 10; c3 0 - 0.5 at e16 is not positive.  The
      *     waits in between: 2.5 at rows 101, 102 (e20 itself is the end).
@@ -295,7 +295,8 @@ static void test_interval_times(void **state)
     const earl_rc_spans spans = {3, loc, prev, at};
     earl_rc_intervals iv;
     earl_error err;
-    assert_int_equal(earl_rc_interval_times(&iv_chunks, &iv_points, &spans, &iv, &err), EARL_OK);
+    assert_int_equal(earl_rc_interval_times(&iv_chunks, &iv_points, &spans, threads, &iv, &err),
+                     EARL_OK);
     assert_query(&iv.time, 0, 2, (const int64_t[]){1, 2}, (const double[]){11, 10});
     assert_query(&iv.time, 1, 2, (const int64_t[]){1, 2}, (const double[]){10, 12});
     assert_query(&iv.time, 2, 2, (const int64_t[]){1, 2}, (const double[]){7, 5});
@@ -307,6 +308,25 @@ static void test_interval_times(void **state)
     assert_int_equal(iv.between_row[0], 101);
     assert_int_equal(iv.between_row[1], 102);
     earl_rc_intervals_free(&iv);
+}
+
+static void test_interval_times(void **state)
+{
+    (void)state;
+    check_interval_times(1);
+}
+
+/* Cut into parts of one query each (one location's queries split between
+ * parts, each part with hints of its own), the same intervals in the same
+ * order. */
+static void test_interval_times_in_parts(void **state)
+{
+    (void)state;
+    setenv("EARLC_PARALLEL_GRAIN", "1", 1);
+    check_interval_times(2);
+    check_interval_times(3);
+    check_interval_times(8);
+    unsetenv("EARLC_PARALLEL_GRAIN");
 }
 
 static void test_chunk_sums_keep_every_call_path(void **state)
@@ -998,6 +1018,7 @@ int main(void)
         cmocka_unit_test(test_chunks_reject_bad_input),
         cmocka_unit_test(test_chunks_longer_than_32_bits),
         cmocka_unit_test(test_interval_times),
+        cmocka_unit_test(test_interval_times_in_parts),
         cmocka_unit_test(test_chunk_sums_keep_every_call_path),
         cmocka_unit_test(test_excess),
         cmocka_unit_test(test_previous_points),

@@ -360,14 +360,21 @@ done:
     return r;
 }
 
-/* rc_interval_times(chunks, points, spans)
+/* rc_interval_times(chunks, points, spans, threads=1)
  * -> {time: map, wait_sum, between_offset, between_row} */
-static PyObject *py_interval_times(PyObject *self, PyObject *args)
+static PyObject *py_interval_times(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     (void)self;
+    static char *kwlist[] = {"chunks", "points", "spans", "threads", NULL};
     PyObject *chunks_o, *points_o, *spans_o;
-    if (!PyArg_ParseTuple(args, "OOO", &chunks_o, &points_o, &spans_o))
+    int threads = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|i", kwlist, &chunks_o, &points_o,
+                                     &spans_o, &threads))
         return NULL;
+    if (threads < 0) {
+        PyErr_SetString(PyExc_ValueError, "threads must be >= 0 (0: one per core)");
+        return NULL;
+    }
     const char *record = "points";
     earlc_buffers a = {.n = 0};
     earl_rc_chunks chunks;
@@ -388,7 +395,7 @@ static PyObject *py_interval_times(PyObject *self, PyObject *args)
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = earl_rc_interval_times(&chunks, &points, &spans, &out, &err);
+    st = earl_rc_interval_times(&chunks, &points, &spans, threads, &out, &err);
     Py_END_ALLOW_THREADS
     if (st != EARL_OK) {
         earlc_raise(&err);
@@ -1070,8 +1077,10 @@ static PyMethodDef rootcause_functions[] = {
     {"rc_chunk_sums", py_chunk_sums, METH_VARARGS,
      "rc_chunk_sums(chunks, spans): raw time per call path of each span, a map "
      "{offset, cnode, value} (earl_rc_chunk_sums)."},
-    {"rc_interval_times", py_interval_times, METH_VARARGS,
-     "rc_interval_times(chunks, points, spans): synchronisation intervals, "
+    {"rc_interval_times", (PyCFunction)(void (*)(void))py_interval_times,
+     METH_VARARGS | METH_KEYWORDS,
+     "rc_interval_times(chunks, points, spans, threads=1): synchronisation intervals "
+     "(threads: 0 for one per core), "
      "{time, wait_sum, between_offset, between_row} (earl_rc_interval_times)."},
     {"rc_excess", py_excess, METH_O,
      "rc_excess(pairs): positive excess per call path of one map's queries over another's, "
