@@ -118,6 +118,9 @@ typedef struct earl_rc_event_columns {
  * chunk.
  *
  * @param events  the events' columns, the call tree's parents and the roles
+ * @param threads threads to pass the events on, 0 for one per core: ranges
+ *                of the total order, joined so that the table does not
+ *                depend on it
  * @param out     receives the table; free it with
  *                earl_rc_event_chunk_table_free
  * @param err     receives the status and a message on failure (may be NULL)
@@ -126,7 +129,8 @@ typedef struct earl_rc_event_columns {
  * @since 0.1.0
  */
 EARL_API earl_status earl_rc_event_chunks_build(const earl_rc_event_columns *events,
-                                                earl_rc_event_chunk_table *out, earl_error *err);
+                                                int threads, earl_rc_event_chunk_table *out,
+                                                earl_error *err);
 /**
  * Free the arrays of a chunk table and empty it.
  *

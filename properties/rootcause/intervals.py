@@ -26,7 +26,8 @@ def time_chunks(ctx) -> TimeChunks:
     management's corrections come as a table of extra chunks, sorted by key = 2 *
     (location * (n+1) + event) + 1 for time counted after a point at that event (at
     a LEAVE), + 0 before it (at an ENTER or a team's join).  Built once per
-    analysis (the delays and the critical path both read them)."""
+    analysis (the delays and the critical path both read them), on the threads
+    no other property uses at the moment (the same table on any)."""
     return ctx.memo("rc_chunks", lambda: _build_chunks(ctx))
 
 
@@ -47,7 +48,7 @@ def _build_chunks(ctx) -> TimeChunks:
         n_locations=ctx.n_locations, location=ev.location, kind=ev.kind, time=ev.time,
         cnode=np.ascontiguousarray(num.cnode, dtype=np.int32),
         parent=np.ascontiguousarray(num.parent, dtype=np.int32), role=roles.tobytes(),
-        program_cnode=num.program))
+        program_cnode=num.program), threads=ctx.kernel_threads())
     n = np.int64(ctx.n_events + 1)
     chunks = TimeChunks(stride=int(n), n_cnodes=num.n + 1, events=events,
                         table=None)
