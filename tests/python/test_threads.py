@@ -285,6 +285,32 @@ def test_a_property_that_is_not_concurrent_runs_alone(ring):
     assert not overlaps, overlaps
 
 
+def test_properties_of_an_optional_group_start_first(ring):
+    """A property of an optional group (the root causes: costlier than the
+    default catalog's) starts before cheap ones that are ready with it, which then
+    fill the other thread beside it, whatever their place in the order."""
+    started = []
+    lock = threading.Lock()
+
+    def tracked(name, group=None):
+        def totals(self, ctx):
+            with lock:
+                started.append(self.name)
+            time.sleep(0.05)
+            return None
+        return type(name, (Property,), {
+            "name": name, "title": name, "unit": "occ", "description": "d",
+            "diagnosis": "d", "group": group, "totals": totals})()
+    props = [tracked("a_cheap"), tracked("b_cheap"), tracked("c_cheap"),
+             tracked("z_costly", group="costly_group")]
+    earlc.analyze(ring, properties=props, threads=1)
+    assert started[-1] == "z_costly", started  # last in the order
+    started.clear()
+    earlc.analyze(ring, properties=props, threads=2)
+    assert started[0] == "z_costly", started
+    assert sorted(started) == ["a_cheap", "b_cheap", "c_cheap", "z_costly"]
+
+
 def test_a_shared_value_is_computed_once(ring):
     calls = []
 
