@@ -10,15 +10,30 @@ from typing import Optional
 import numpy as np
 
 from earlc import _core
+from earlc.analysis.schedule import beside
 
 from .records import (CallPathMap, ChunkTable, EventChunks, EventColumns, ExcessPairs,
                       GroupQueries, MeetingQueries, Meetings, PairPoints, PointsByLocation,
                       Spans, TimeChunks, as_i64)
-from .parts import numbering
-from .points import CollectiveWaits, sync_points
+from .parts import numbering, parts_of
+from .points import CollectiveWaits, SyncPoints, sync_points
 
 
-def time_chunks(ctx) -> TimeChunks:
+def points_and_chunks(ctx) -> SyncPoints:
+    """sync_points(ctx), with the time chunks built at the same time on a thread
+    of their own when the analysis has threads to spare: every root cause reads
+    both first, the points in numpy, the chunks in C (without the GIL), so that
+    the chunks cost no time on the way to the first interval.  A trace analysed
+    in parts finds its points with the other parts, one step after another."""
+    threads = ctx.kernel_threads()
+    if threads < 2 or parts_of(ctx) is not None:
+        return sync_points(ctx)
+    # the chunks take the threads beside the one finding the points
+    with beside(lambda: time_chunks(ctx, threads - 1)):
+        return sync_points(ctx)
+
+
+def time_chunks(ctx, threads: Optional[int] = None) -> TimeChunks:
     """Exclusive time as Scalasca's replay counts it, in chunks at ENTER and LEAVE
     events: the time since the location's previous ENTER or LEAVE, charged at an
     ENTER to the caller and at a LEAVE to the region left.  The C core builds
@@ -26,12 +41,13 @@ def time_chunks(ctx) -> TimeChunks:
     management's corrections come as a table of extra chunks, sorted by key = 2 *
     (location * (n+1) + event) + 1 for time counted after a point at that event (at
     a LEAVE), + 0 before it (at an ENTER or a team's join).  Built once per
-    analysis (the delays and the critical path both read them), on the threads
-    no other property uses at the moment (the same table on any)."""
-    return ctx.memo("rc_chunks", lambda: _build_chunks(ctx))
+    analysis (the delays and the critical path both read them), on `threads`
+    threads (default: those no other property uses at the moment; the same
+    table on any)."""
+    return ctx.memo("rc_chunks", lambda: _build_chunks(ctx, threads))
 
 
-def _build_chunks(ctx) -> TimeChunks:
+def _build_chunks(ctx, threads: Optional[int]) -> TimeChunks:
     ev = ctx.events
     num = numbering(ctx)
     kinds = ctx.kinds
@@ -48,7 +64,8 @@ def _build_chunks(ctx) -> TimeChunks:
         n_locations=ctx.n_locations, location=ev.location, kind=ev.kind, time=ev.time,
         cnode=np.ascontiguousarray(num.cnode, dtype=np.int32),
         parent=np.ascontiguousarray(num.parent, dtype=np.int32), role=roles.tobytes(),
-        program_cnode=num.program), threads=ctx.kernel_threads())
+        program_cnode=num.program),
+        threads=threads if threads is not None else ctx.kernel_threads())
     n = np.int64(ctx.n_events + 1)
     chunks = TimeChunks(stride=int(n), n_cnodes=num.n + 1, events=events,
                         table=None)
