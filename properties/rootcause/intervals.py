@@ -21,15 +21,17 @@ from .points import CollectiveWaits, SyncPoints, sync_points
 
 def points_and_chunks(ctx) -> SyncPoints:
     """sync_points(ctx), with the time chunks built at the same time on a thread
-    of their own when the analysis has threads to spare: every root cause reads
-    both first, the points in numpy, the chunks in C (without the GIL), so that
-    the chunks cost no time on the way to the first interval.  A trace analysed
-    in parts finds its points with the other parts, one step after another."""
-    threads = ctx.kernel_threads()
-    if threads < 2 or parts_of(ctx) is not None:
+    of their own when the analysis runs on several: every root cause reads both
+    first, the points in numpy, the chunks in C (without the GIL), so that the
+    chunks cost no time on the way to the first interval (the delays and the
+    critical path start together: neither finds a thread spare then, yet the
+    one that waits for the points frees its own).  A trace analysed in parts
+    finds its points with the other parts, one step after another."""
+    if ctx.threads < 2 or parts_of(ctx) is not None:
         return sync_points(ctx)
-    # the chunks take the threads beside the one finding the points
-    with beside(lambda: time_chunks(ctx, threads - 1)):
+    # the chunks take the threads spare beside the one finding the points
+    threads = max(1, ctx.kernel_threads() - 1)
+    with beside(lambda: time_chunks(ctx, threads)):
         return sync_points(ctx)
 
 

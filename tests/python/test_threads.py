@@ -450,6 +450,35 @@ def test_the_earl_layer_is_built_while_the_catalog_is_assembled(ring, monkeypatc
     assert overlapped == [True]
 
 
+def test_the_time_chunks_are_built_while_the_points_are_found(ring, monkeypatch):
+    """On several threads the root causes build their time chunks (C, without
+    the GIL) on a thread of their own while they find the synchronisation points
+    (numpy): both are under way at once, on one thread they come one after the
+    other; the same tables either way."""
+    from earlc.properties.rootcause import intervals, points
+
+    building, overlapped = threading.Event(), []
+    real_chunks, real_points = intervals._build_chunks, points._point_table
+
+    def slow_chunks(*args, **kwargs):
+        building.set()
+        time.sleep(0.2)
+        return real_chunks(*args, **kwargs)
+
+    def point_table(ctx):
+        overlapped.append(building.wait(0.5 if ctx.threads > 1 else 0))
+        return real_points(ctx)
+    monkeypatch.setattr(intervals, "_build_chunks", slow_chunks)
+    monkeypatch.setattr(points, "_point_table", point_table)
+    one = everything(earlc.analyze(ring, properties="all", threads=1))
+    assert overlapped[0] is False  # the first look at the points
+    overlapped.clear()
+    building.clear()
+    many = everything(earlc.analyze(ring, properties="all", threads=2))
+    assert overlapped[0] is True
+    assert many == one
+
+
 def test_pool_gives_the_place_of_a_waiting_task():
     """Two cores, one task waiting for a shared value and one busy: a third task
     runs meanwhile (it is what both wait for)."""
