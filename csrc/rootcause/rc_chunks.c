@@ -7,7 +7,8 @@
  *
  * The chunks of the events are built once, in two passes over the events in
  * the total order (the columns are read sequentially): one counts each
- * location's chunks, the other writes them where they go.  Their table is
+ * location's chunks, the other writes them where they go; each pass in parts
+ * of the order on threads of their own (see chunk_part).  Their table is
  * about as long as the trace and fresh memory costs more on first touch than
  * the passes themselves (docs/benchmarks.md), so it is kept small: exactly as
  * many chunks as there are, 12 bytes each, each located by a 32-bit slot (its

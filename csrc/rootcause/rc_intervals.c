@@ -3,7 +3,8 @@
  * synchronisation points, per call path: raw sums of its time chunks, and
  * Scalasca's pruned time maps of synchronisation intervals (without the
  * waiting time at the points in between and the first point's call before
- * its completion).
+ * its completion).  The intervals are answered location by location, in
+ * parts of that order on threads of their own (see interval_part).
  */
 #include <stdlib.h>
 #include <string.h>
