@@ -118,6 +118,9 @@ typedef struct earl_rc_event_columns {
  * chunk.
  *
  * @param events  the events' columns, the call tree's parents and the roles
+ * @param threads threads to pass the events on, 0 for one per core: ranges
+ *                of the total order, joined so that the table does not
+ *                depend on it
  * @param out     receives the table; free it with
  *                earl_rc_event_chunk_table_free
  * @param err     receives the status and a message on failure (may be NULL)
@@ -126,7 +129,8 @@ typedef struct earl_rc_event_columns {
  * @since 0.1.0
  */
 EARL_API earl_status earl_rc_event_chunks_build(const earl_rc_event_columns *events,
-                                                earl_rc_event_chunk_table *out, earl_error *err);
+                                                int threads, earl_rc_event_chunk_table *out,
+                                                earl_error *err);
 /**
  * Free the arrays of a chunk table and empty it.
  *
@@ -230,6 +234,9 @@ typedef struct earl_rc_intervals {
  * @param chunks  the time chunks
  * @param points  the synchronisation points (keys with the chunks' stride)
  * @param spans   per interval, its location and the points it runs between
+ * @param threads threads to answer the intervals on, 0 for one per core: the
+ *                intervals, taken location by location, are cut into parts
+ *                joined in order, so the result does not depend on it
  * @param out     receives the intervals; free them with earl_rc_intervals_free
  * @param err     receives the status and a message on failure (may be NULL)
  * @return EARL_OK, EARL_ERR_INVALID (as earl_rc_chunk_sums, and a point's
@@ -238,8 +245,8 @@ typedef struct earl_rc_intervals {
  */
 EARL_API earl_status earl_rc_interval_times(const earl_rc_chunks *chunks,
                                             const earl_rc_points *points,
-                                            const earl_rc_spans *spans, earl_rc_intervals *out,
-                                            earl_error *err);
+                                            const earl_rc_spans *spans, int threads,
+                                            earl_rc_intervals *out, earl_error *err);
 /**
  * Free the arrays of intervals and empty them.
  *

@@ -7,7 +7,8 @@
  *
  * The chunks of the events are built once, in two passes over the events in
  * the total order (the columns are read sequentially): one counts each
- * location's chunks, the other writes them where they go.  Their table is
+ * location's chunks, the other writes them where they go; each pass in parts
+ * of the order on threads of their own (see chunk_part).  Their table is
  * about as long as the trace and fresh memory costs more on first touch than
  * the passes themselves (docs/benchmarks.md), so it is kept small: exactly as
  * many chunks as there are, 12 bytes each, each located by a 32-bit slot (its
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/parts.h"
 #include "rc_internal.h"
 
 /* slots are 2 * event + 1 at most, in 32 bits */
@@ -53,25 +55,42 @@ static int by_chunk(const void *a, const void *b)
 }
 
 /* Per location while the events pass: how many chunks it has had, and the
- * time of its previous ENTER/LEAVE. */
+ * time of its previous ENTER/LEAVE.  For the events of a part (see below):
+ * whether its first event there would give a chunk were the location started
+ * in an earlier part (first_chunk), or has a call path out of range
+ * (first_bad: the event, -1 when none). */
 typedef struct location_clock {
     uint64_t chunks;
     uint64_t last_time;
     int started;
+    int first_chunk;
+    int64_t first_bad;
 } location_clock;
 
-/* One pass over the events: counts each location's chunks into clock (table
- * NULL), or writes them into table at table->offset (then the counts must be
- * those of the counting pass), the far ones into *far (n_far of cap_far).  A
- * problem found is described in *problem with the event in *bad; -1 when out
- * of memory. */
-static int chunk_pass(const earl_rc_event_columns *in, location_clock *clock,
-                      earl_rc_event_chunk_table *table, far_entry **far, size_t *n_far,
-                      size_t *cap_far, const char **problem, size_t *bad)
+/* The call path an event with role r is charged to (-1: none); -2 when its
+ * own call path is out of range. */
+static int64_t charged_cnode(const earl_rc_event_columns *in, uint8_t r, size_t e)
 {
-    const int32_t *location = in->location, *event_cnode = in->cnode;
+    int64_t cn = r == EARL_RC_CHUNK_PROGRAM_END ? in->program_cnode : in->cnode[e];
+    if (cn >= (int64_t)in->n_cnodes)
+        return -2;
+    if (r == EARL_RC_CHUNK_ENTER && cn >= 0)
+        cn = in->parent[cn];
+    return cn < 0 ? -1 : cn;
+}
+
+/* One pass over the events [from, to): counts each location's chunks into
+ * clock (table NULL), or writes them into table at table->offset (then the
+ * counts must be those of the counting pass), the far ones into *far (n_far
+ * of cap_far).  A problem found is described in *problem with the event in
+ * *bad; -1 when out of memory. */
+static int chunk_pass(const earl_rc_event_columns *in, size_t from, size_t to,
+                      location_clock *clock, earl_rc_event_chunk_table *table, far_entry **far,
+                      size_t *n_far, size_t *cap_far, const char **problem, size_t *bad)
+{
+    const int32_t *location = in->location;
     const uint64_t *time = in->time;
-    for (size_t e = 0; e < in->n_events; e++) {
+    for (size_t e = from; e < to; e++) {
         int32_t l = location[e];
         if (l < 0 || (size_t)l >= in->n_locations) {
             *problem = "has a location out of range";
@@ -85,18 +104,18 @@ static int chunk_pass(const earl_rc_event_columns *in, location_clock *clock,
         /* the same wrap-around as int64 arithmetic on damaged timestamps */
         int64_t dt = (int64_t)(time[e] - c->last_time);
         c->last_time = time[e];
+        int64_t cn = charged_cnode(in, r, e);
         if (!c->started) {
             c->started = 1;
+            c->first_chunk = cn >= 0;
+            c->first_bad = cn == -2 ? (int64_t)e : -1;
             continue;
         }
-        int64_t cn = r == EARL_RC_CHUNK_PROGRAM_END ? in->program_cnode : event_cnode[e];
-        if (cn >= (int64_t)in->n_cnodes) {
+        if (cn == -2) {
             *problem = "has a call path out of range";
             *bad = e;
             return 0;
         }
-        if (r == EARL_RC_CHUNK_ENTER && cn >= 0)
-            cn = in->parent[cn];
         if (cn < 0)
             continue;
         if (table) {
@@ -118,7 +137,92 @@ static int chunk_pass(const earl_rc_event_columns *in, location_clock *clock,
     return 0;
 }
 
-earl_status earl_rc_event_chunks_build(const earl_rc_event_columns *in,
+/* The events are cut into ranges of the total order, one part each, passed
+ * on threads of their own: a part first counts its locations' chunks as if
+ * each started in it; then every part learns from the parts before it where
+ * each location stands at its start (started, the time of its last chunk
+ * event, the chunks before it), and writes its chunks there.  The table is
+ * the one pass over all events writes, for any number of parts; the far
+ * chunks, met part by part, are sorted by chunk at the end as before. */
+typedef struct chunk_part {
+    size_t from, to;
+    location_clock *clock; /* n_locations */
+    far_entry *far;
+    size_t n_far, cap_far;
+    const char *problem;
+    size_t bad;
+    int nomem;
+} chunk_part;
+
+typedef struct chunk_job {
+    const earl_rc_event_columns *in;
+    earl_rc_event_chunk_table *out; /* NULL while counting */
+    chunk_part part[EARL_MAX_PARTS];
+} chunk_job;
+
+static void chunk_part_run(void *arg, int k)
+{
+    chunk_job *j = arg;
+    chunk_part *p = &j->part[k];
+    if (chunk_pass(j->in, p->from, p->to, p->clock, j->out, &p->far, &p->n_far, &p->cap_far,
+                   &p->problem, &p->bad) != 0)
+        p->nomem = 1;
+}
+
+/* The first problem of the events in the total order, from the counting
+ * passes of the parts (a part's first event of a location is a problem only
+ * when the location started before the part); 0 when none. */
+static int first_problem(const chunk_job *j, int n_parts, size_t n_locations,
+                         const char **problem, size_t *bad)
+{
+    for (int k = 0; k < n_parts; k++) {
+        const chunk_part *p = &j->part[k];
+        int found = p->problem != NULL;
+        if (found) {
+            *problem = p->problem;
+            *bad = p->bad;
+        }
+        for (size_t l = 0; l < n_locations && k > 0; l++) {
+            int64_t e = p->clock[l].started ? p->clock[l].first_bad : -1;
+            if (e < 0 || (found && (size_t)e >= *bad))
+                continue;
+            int before = 0;
+            for (int i = 0; i < k && !before; i++)
+                before = j->part[i].clock[l].started;
+            if (before) {
+                found = 1;
+                *problem = "has a call path out of range";
+                *bad = (size_t)e;
+            }
+        }
+        if (found)
+            return 1;
+    }
+    return 0;
+}
+
+/* Turn the counting clocks of the parts into where each part starts: per
+ * location its chunks before the part, started, the time of its last chunk
+ * event; the counts of every location into out->offset. */
+static void starts_of_parts(chunk_job *j, int n_parts, size_t n_locations)
+{
+    for (size_t l = 0; l < n_locations; l++) {
+        location_clock at = {0, 0, 0, 0, -1};
+        for (int k = 0; k < n_parts; k++) {
+            location_clock *c = &j->part[k].clock[l];
+            location_clock counted = *c;
+            *c = at;
+            if (!counted.started)
+                continue;
+            at.chunks += counted.chunks + (at.started && counted.first_chunk ? 1 : 0);
+            at.last_time = counted.last_time;
+            at.started = 1;
+        }
+        j->out->offset[l + 1] = j->out->offset[l] + at.chunks;
+    }
+}
+
+earl_status earl_rc_event_chunks_build(const earl_rc_event_columns *in, int threads,
                                        earl_rc_event_chunk_table *out, earl_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -128,21 +232,36 @@ earl_status earl_rc_event_chunks_build(const earl_rc_event_columns *in,
                          "root-cause chunks: %zu events, more than the %llu the chunks can tell "
                          "apart",
                          n_events, (unsigned long long)MAX_EVENTS - 1);
-    location_clock *clock = calloc(n_locations ? n_locations : 1, sizeof *clock);
+    int n_parts = earl_parallel_parts(threads, n_events, (size_t)1 << 18);
+    /* a clock per part and location: no more parts than a few million clocks */
+    while (n_parts > 1 && (size_t)n_parts * n_locations > ((size_t)1 << 22))
+        n_parts /= 2;
+    chunk_job *j = calloc(1, sizeof *j);
     out->offset = calloc(n_locations + 1, sizeof *out->offset);
-    if (!clock || !out->offset)
+    if (!j || !out->offset)
         goto nomem;
-    const char *problem = NULL;
-    size_t bad = 0, n_far = 0, cap_far = 0;
-    far_entry *far = NULL;
-    chunk_pass(in, clock, NULL, &far, &n_far, &cap_far, &problem, &bad);
-    if (problem) {
-        free(clock);
-        earl_rc_event_chunk_table_free(out);
-        return earl_fail(err, EARL_ERR_INVALID, "root-cause chunks: event %zu %s", bad, problem);
+    j->in = in;
+    for (int k = 0; k < n_parts; k++) {
+        chunk_part *p = &j->part[k];
+        p->from = earl_part_start(n_events, k, n_parts);
+        p->to = earl_part_start(n_events, k + 1, n_parts);
+        if (!(p->clock = calloc(n_locations ? n_locations : 1, sizeof *p->clock)))
+            goto nomem;
     }
-    for (size_t l = 0; l < n_locations; l++)
-        out->offset[l + 1] = out->offset[l] + clock[l].chunks;
+    earl_parallel(n_parts, chunk_part_run, j);
+    const char *problem = NULL;
+    size_t bad = 0;
+    if (first_problem(j, n_parts, n_locations, &problem, &bad)) {
+        earl_status st = earl_fail(err, EARL_ERR_INVALID, "root-cause chunks: event %zu %s",
+                                   bad, problem);
+        for (int k = 0; k < n_parts; k++)
+            free(j->part[k].clock);
+        free(j);
+        earl_rc_event_chunk_table_free(out);
+        return st;
+    }
+    j->out = out;
+    starts_of_parts(j, n_parts, n_locations);
     out->n_locations = n_locations;
     out->count = (size_t)out->offset[n_locations];
     size_t cap = out->count ? out->count : 1;
@@ -151,28 +270,47 @@ earl_status earl_rc_event_chunks_build(const earl_rc_event_columns *in,
     out->ticks = earl_mem_alloc_temp(cap * sizeof *out->ticks);
     if (!out->slot || !out->cnode || !out->ticks)
         goto nomem;
-    memset(clock, 0, n_locations * sizeof *clock);
-    if (chunk_pass(in, clock, out, &far, &n_far, &cap_far, &problem, &bad) != 0)
-        goto nomem;
+    earl_parallel(n_parts, chunk_part_run, j);
+    size_t n_far = 0;
+    for (int k = 0; k < n_parts; k++) {
+        if (j->part[k].nomem)
+            goto nomem;
+        n_far += j->part[k].n_far;
+    }
     if (n_far) {
         /* the far chunks were met in the total order, not location by location */
-        qsort(far, n_far, sizeof *far, by_chunk);
+        far_entry *far = malloc(n_far * sizeof *far);
         out->far_chunk = malloc(n_far * sizeof *out->far_chunk);
         out->far_ticks = malloc(n_far * sizeof *out->far_ticks);
-        if (!out->far_chunk || !out->far_ticks)
+        if (!far || !out->far_chunk || !out->far_ticks) {
+            free(far);
             goto nomem;
+        }
+        size_t n = 0;
+        for (int k = 0; k < n_parts; k++) {
+            memcpy(far + n, j->part[k].far, j->part[k].n_far * sizeof *far);
+            n += j->part[k].n_far;
+        }
+        qsort(far, n_far, sizeof *far, by_chunk);
         for (size_t k = 0; k < n_far; k++) {
             out->far_chunk[k] = far[k].chunk;
             out->far_ticks[k] = far[k].ticks;
         }
         out->n_far = n_far;
+        free(far);
     }
-    free(far);
-    free(clock);
+    for (int k = 0; k < n_parts; k++) {
+        free(j->part[k].clock);
+        free(j->part[k].far);
+    }
+    free(j);
     return EARL_OK;
 nomem:
-    free(far);
-    free(clock);
+    for (int k = 0; j && k < n_parts; k++) {
+        free(j->part[k].clock);
+        free(j->part[k].far);
+    }
+    free(j);
     earl_rc_event_chunk_table_free(out);
     return earl_fail(err, EARL_ERR_NOMEM, "root-cause chunks: out of memory");
 }

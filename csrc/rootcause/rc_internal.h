@@ -58,6 +58,25 @@ size_t *rc_order_by_location(const int64_t *loc, size_t queries, int64_t n_locat
 int rc_csr_unorder(size_t queries, const size_t *order, int64_t **offset, int n_columns,
                    void **columns[]);
 
+/* A CSR table built in parts: part k holds the ranks [first, first + count)
+ * of `order`, its rows counted from 0 in its own offset (count + 1) and
+ * columns (earl_mem blocks of 8-byte items).  offset_owner and columns point
+ * to where the part keeps them: the join frees them and sets them NULL. */
+typedef struct rc_csr_part {
+    size_t first, count;
+    const int64_t *offset;
+    int64_t **offset_owner;
+    void ***columns;
+} rc_csr_part;
+
+/* rc_csr_unorder of a table built in parts (in rank order, together all of
+ * [0, queries)): the whole table in query order into *offset and the
+ * n_columns *columns[c], each part's column freed once copied.  -1 when out
+ * of memory: then *offset is untouched, some *columns[c] may be set and some
+ * parts' columns freed (NULL), so the caller frees both. */
+int rc_csr_unorder_parts(size_t queries, const size_t *order, rc_csr_part *parts,
+                         int n_parts, int n_columns, int64_t **offset, void **columns[]);
+
 /* ---- dense per-cnode accumulator ------------------------------------------ */
 
 typedef struct rc_accumulator {

@@ -119,39 +119,57 @@ size_t *rc_order_by_location(const int64_t *loc, size_t queries, int64_t n_locat
     return order;
 }
 
-int rc_csr_unorder(size_t queries, const size_t *order, int64_t **offset, int n_columns,
-                   void **columns[])
+int rc_csr_unorder_parts(size_t queries, const size_t *order, rc_csr_part *parts,
+                         int n_parts, int n_columns, int64_t **offset, void **columns[])
 {
-    const int64_t *built = *offset;
     int64_t *by_query = malloc((queries + 1) * sizeof *by_query);
-    size_t rows = (size_t)built[queries];
+    size_t rows = 0;
     if (!by_query)
         return -1;
     by_query[0] = 0;
-    for (size_t r = 0; r < queries; r++)
-        by_query[order[r] + 1] = built[r + 1] - built[r];
+    for (int k = 0; k < n_parts; k++) {
+        const rc_csr_part *p = &parts[k];
+        for (size_t i = 0; i < p->count; i++)
+            by_query[order[p->first + i] + 1] = p->offset[i + 1] - p->offset[i];
+        rows += (size_t)p->offset[p->count];
+    }
     for (size_t q = 0; q < queries; q++)
         by_query[q + 1] += by_query[q];
-    /* one column at a time, each freed once copied: the peak holds one column
-     * twice, not the whole table */
+    /* one column at a time, each part's freed once copied: the peak holds one
+     * column twice, not the whole table */
     for (int c = 0; c < n_columns; c++) {
         char *fresh = earl_mem_alloc_temp(rows ? rows * 8 : 1);
         if (!fresh) {
             free(by_query);
             return -1;
         }
-        for (size_t r = 0; r < queries; r++) {
-            size_t n = (size_t)(built[r + 1] - built[r]);
-            if (n)
-                memcpy(fresh + 8 * (size_t)by_query[order[r]],
-                       (const char *)*columns[c] + 8 * (size_t)built[r], 8 * n);
+        for (int k = 0; k < n_parts; k++) {
+            const rc_csr_part *p = &parts[k];
+            const char *from = *p->columns[c];
+            for (size_t i = 0; i < p->count; i++) {
+                size_t n = (size_t)(p->offset[i + 1] - p->offset[i]);
+                if (n)
+                    memcpy(fresh + 8 * (size_t)by_query[order[p->first + i]],
+                           from + 8 * (size_t)p->offset[i], 8 * n);
+            }
+            earl_mem_free(*p->columns[c]);
+            *p->columns[c] = NULL;
         }
-        earl_mem_free(*columns[c]);
         *columns[c] = fresh;
     }
-    free(*offset);
+    for (int k = 0; k < n_parts; k++) {
+        free(*parts[k].offset_owner);
+        *parts[k].offset_owner = NULL;
+    }
     *offset = by_query;
     return 0;
+}
+
+int rc_csr_unorder(size_t queries, const size_t *order, int64_t **offset, int n_columns,
+                   void **columns[])
+{
+    rc_csr_part whole = {0, queries, *offset, offset, columns};
+    return rc_csr_unorder_parts(queries, order, &whole, 1, n_columns, offset, columns);
 }
 
 /* Whether query q of map holds cnode, walking its entries from *pos on (the

@@ -14,9 +14,9 @@ from earlc.analysis import regions as rc
 
 from ..groups import group_max
 from .arrays import to_ticks
-from .intervals import chunk_sums
+from .intervals import chunk_sums, points_and_chunks
 from .parts import numbering, parts_of, prepare
-from .points import READS, sync_points
+from .points import READS
 from .records import PathGraph, Spans, as_i64
 
 
@@ -355,7 +355,7 @@ def _critical_path(ctx):
 
 
 def _paths(ctx, parts):
-    sp = sync_points(ctx)
+    sp = points_and_chunks(ctx)
     NC = numbering(ctx).n + 1
     none = np.zeros((ctx.n_locations + 1, NC))
     if parts is None:

@@ -12,7 +12,7 @@ from earlc.analysis import Property
 from ..groups import group_max, group_min
 from .arrays import gather_segments, segment_sums, sorted_search, to_ticks
 from .intervals import (chunk_sums, excess, group_interval_starts, interval_times,
-                        previous_points)
+                        points_and_chunks, previous_points)
 from .kinds import COLLECTIVE_KINDS, Cost, DelayKind
 from .longterm import IdleCosts, MessageDelays, long_term_costs
 from .parts import numbering, parts_of, prepare
@@ -351,7 +351,7 @@ def delay_costs(ctx) -> Dict[CostKey, tuple]:
 
 
 def _delay_costs(ctx, parts) -> Dict[CostKey, tuple]:
-    sp = sync_points(ctx)
+    sp = points_and_chunks(ctx)
     out: Dict[CostKey, tuple] = {}
 
     def short_term(kind, rows):

@@ -10,15 +10,32 @@ from typing import Optional
 import numpy as np
 
 from earlc import _core
+from earlc.analysis.schedule import beside
 
 from .records import (CallPathMap, ChunkTable, EventChunks, EventColumns, ExcessPairs,
                       GroupQueries, MeetingQueries, Meetings, PairPoints, PointsByLocation,
                       Spans, TimeChunks, as_i64)
-from .parts import numbering
-from .points import CollectiveWaits, sync_points
+from .parts import numbering, parts_of
+from .points import CollectiveWaits, SyncPoints, sync_points
 
 
-def time_chunks(ctx) -> TimeChunks:
+def points_and_chunks(ctx) -> SyncPoints:
+    """sync_points(ctx), with the time chunks built at the same time on a thread
+    of their own when the analysis runs on several: every root cause reads both
+    first, the points in numpy, the chunks in C (without the GIL), so that the
+    chunks cost no time on the way to the first interval (the delays and the
+    critical path start together: neither finds a thread spare then, yet the
+    one that waits for the points frees its own).  A trace analysed in parts
+    finds its points with the other parts, one step after another."""
+    if ctx.threads < 2 or parts_of(ctx) is not None:
+        return sync_points(ctx)
+    # the chunks take the threads spare beside the one finding the points
+    threads = max(1, ctx.kernel_threads() - 1)
+    with beside(lambda: time_chunks(ctx, threads)):
+        return sync_points(ctx)
+
+
+def time_chunks(ctx, threads: Optional[int] = None) -> TimeChunks:
     """Exclusive time as Scalasca's replay counts it, in chunks at ENTER and LEAVE
     events: the time since the location's previous ENTER or LEAVE, charged at an
     ENTER to the caller and at a LEAVE to the region left.  The C core builds
@@ -26,11 +43,13 @@ def time_chunks(ctx) -> TimeChunks:
     management's corrections come as a table of extra chunks, sorted by key = 2 *
     (location * (n+1) + event) + 1 for time counted after a point at that event (at
     a LEAVE), + 0 before it (at an ENTER or a team's join).  Built once per
-    analysis (the delays and the critical path both read them)."""
-    return ctx.memo("rc_chunks", lambda: _build_chunks(ctx))
+    analysis (the delays and the critical path both read them), on `threads`
+    threads (default: those no other property uses at the moment; the same
+    table on any)."""
+    return ctx.memo("rc_chunks", lambda: _build_chunks(ctx, threads))
 
 
-def _build_chunks(ctx) -> TimeChunks:
+def _build_chunks(ctx, threads: Optional[int]) -> TimeChunks:
     ev = ctx.events
     num = numbering(ctx)
     kinds = ctx.kinds
@@ -47,7 +66,8 @@ def _build_chunks(ctx) -> TimeChunks:
         n_locations=ctx.n_locations, location=ev.location, kind=ev.kind, time=ev.time,
         cnode=np.ascontiguousarray(num.cnode, dtype=np.int32),
         parent=np.ascontiguousarray(num.parent, dtype=np.int32), role=roles.tobytes(),
-        program_cnode=num.program))
+        program_cnode=num.program),
+        threads=threads if threads is not None else ctx.kernel_threads())
     n = np.int64(ctx.n_events + 1)
     chunks = TimeChunks(stride=int(n), n_cnodes=num.n + 1, events=events,
                         table=None)
@@ -121,9 +141,11 @@ def points_by_location(ctx) -> PointsByLocation:
 def interval_times(ctx, loc, prev, at) -> Intervals:
     """Per query (location, previous synchronisation point or -1, synchronisation
     point): Scalasca's pruned time map of the interval (positive times only), and
-    the waiting time at the synchronisation points strictly in between."""
+    the waiting time at the synchronisation points strictly in between.  On the
+    threads no other property uses at the moment (the same maps on any)."""
     r = _core.rc_interval_times(time_chunks(ctx), points_by_location(ctx),
-                                Spans(location=loc, start=prev, end=at))
+                                Spans(location=loc, start=prev, end=at),
+                                threads=ctx.kernel_threads())
     return Intervals(CallPathMap.from_core(r["time"]), np.frombuffer(r["wait_sum"], np.float64),
                      np.frombuffer(r["between_offset"], np.int64),
                      np.frombuffer(r["between_row"], np.int64))

@@ -102,8 +102,8 @@ class EventChunks:
     far_ticks: np.ndarray
 
     @classmethod
-    def build(cls, columns: EventColumns) -> "EventChunks":
-        return cls(**_core.rc_event_chunks(columns))
+    def build(cls, columns: EventColumns, threads: int = 1) -> "EventChunks":
+        return cls(**_core.rc_event_chunks(columns, threads=threads))
 
 
 @dataclass

@@ -83,7 +83,7 @@ static earl_rc_chunks build_event_chunks(earl_rc_event_chunk_table *t)
 {
     earl_rc_event_columns in = chunk_columns();
     earl_error err;
-    assert_int_equal(earl_rc_event_chunks_build(&in, t, &err), EARL_OK);
+    assert_int_equal(earl_rc_event_chunks_build(&in, 1, t, &err), EARL_OK);
     return chunks_of(t);
 }
 
@@ -182,17 +182,17 @@ static void test_chunks_reject_bad_input(void **state)
     location[4] = 7; /* no such location */
     earl_rc_event_columns in = chunk_columns();
     in.location = location;
-    assert_int_equal(earl_rc_event_chunks_build(&in, &t, &err), EARL_ERR_INVALID);
+    assert_int_equal(earl_rc_event_chunks_build(&in, 1, &t, &err), EARL_ERR_INVALID);
     assert_non_null(strstr(err.message, "event 4 has a location out of range"));
     /* a cnode beyond the call tree */
     in = chunk_columns();
     in.n_cnodes = 2;
-    assert_int_equal(earl_rc_event_chunks_build(&in, &t, &err), EARL_ERR_INVALID);
+    assert_int_equal(earl_rc_event_chunks_build(&in, 1, &t, &err), EARL_ERR_INVALID);
     assert_non_null(strstr(err.message, "event 2 has a call path out of range"));
     /* more events than 32-bit slots tell apart (the columns are not read) */
     in = chunk_columns();
     in.n_events = (size_t)1 << 31;
-    assert_int_equal(earl_rc_event_chunks_build(&in, &t, &err), EARL_ERR_INVALID);
+    assert_int_equal(earl_rc_event_chunks_build(&in, 1, &t, &err), EARL_ERR_INVALID);
     assert_non_null(strstr(err.message, "2147483648 events"));
     /* chunk offsets out of order */
     const uint64_t offset[] = {0, 5, 4};
@@ -223,6 +223,81 @@ static void test_chunks_reject_bad_input(void **state)
     assert_non_null(strstr(err.message, "far chunks are not ascending"));
 }
 
+/* Whether two chunk tables are the same, entry by entry. */
+static void assert_same_chunks(const earl_rc_event_chunk_table *a,
+                               const earl_rc_event_chunk_table *b)
+{
+    assert_int_equal(a->n_locations, b->n_locations);
+    assert_int_equal(a->count, b->count);
+    assert_int_equal(a->n_far, b->n_far);
+    assert_memory_equal(a->offset, b->offset, (a->n_locations + 1) * sizeof *a->offset);
+    if (a->count) {
+        assert_memory_equal(a->slot, b->slot, a->count * sizeof *a->slot);
+        assert_memory_equal(a->cnode, b->cnode, a->count * sizeof *a->cnode);
+        assert_memory_equal(a->ticks, b->ticks, a->count * sizeof *a->ticks);
+    }
+    if (a->n_far) {
+        assert_memory_equal(a->far_chunk, b->far_chunk, a->n_far * sizeof *a->far_chunk);
+        assert_memory_equal(a->far_ticks, b->far_ticks, a->n_far * sizeof *a->far_ticks);
+    }
+}
+
+/* in built on 2, 3 and 8 threads in parts of one event each: the table of
+ * one thread, or its error. */
+static void check_chunks_in_parts(const earl_rc_event_columns *in)
+{
+    earl_rc_event_chunk_table one, many;
+    earl_error err_one, err_many;
+    earl_status st = earl_rc_event_chunks_build(in, 1, &one, &err_one);
+    setenv("EARLC_PARALLEL_GRAIN", "1", 1);
+    for (int threads = 2; threads <= 8; threads = threads == 2 ? 3 : 8 + (threads == 8)) {
+        assert_int_equal(earl_rc_event_chunks_build(in, threads, &many, &err_many), st);
+        if (st == EARL_OK) {
+            assert_same_chunks(&one, &many);
+            earl_rc_event_chunk_table_free(&many);
+        } else {
+            assert_string_equal(err_one.message, err_many.message);
+        }
+    }
+    unsetenv("EARLC_PARALLEL_GRAIN");
+    if (st == EARL_OK)
+        earl_rc_event_chunk_table_free(&one);
+}
+
+/* The events cut into parts: a location's time runs on from the part before
+ * (its first event in a part is a chunk when it started before), and the
+ * first problem of the events is the one reported. */
+static void test_chunks_in_parts(void **state)
+{
+    (void)state;
+    earl_rc_event_columns in = chunk_columns();
+    check_chunks_in_parts(&in);
+    /* a cnode beyond the call tree at e2, loc0's second event */
+    in.n_cnodes = 2;
+    check_chunks_in_parts(&in);
+    /* at a location's first event it is not read: no problem */
+    int32_t cnode[8];
+    memcpy(cnode, chunk_cnode, sizeof cnode);
+    cnode[1] = 9;
+    in = chunk_columns();
+    in.cnode = cnode;
+    check_chunks_in_parts(&in);
+    /* a location out of range after a cnode out of range at a later event */
+    int32_t location[8];
+    memcpy(location, chunk_location, sizeof location);
+    location[5] = 7;
+    cnode[6] = 9;
+    in.location = location;
+    check_chunks_in_parts(&in);
+    /* far chunks, met in several parts */
+    const uint64_t big = (uint64_t)1 << 32, half = (uint64_t)1 << 31;
+    const uint64_t time[] = {0, half + 100, 5 + big, 6, 5 + big + half, 100, 5 + big + half + 3,
+                             5 + big + half + 11};
+    in = chunk_columns();
+    in.time = time;
+    check_chunks_in_parts(&in);
+}
+
 /* Chunks longer than 32 bits of ticks (a location idle for seconds at a fine
  * timer, or a damaged clock running backwards) are summed whole, from the far
  * table: location 0's e2 comes 5 + 2^32 ticks after e0, and e4 2^31 after e2;
@@ -237,7 +312,7 @@ static void test_chunks_longer_than_32_bits(void **state)
     earl_error err;
     earl_rc_event_columns in = chunk_columns();
     in.time = time;
-    assert_int_equal(earl_rc_event_chunks_build(&in, &t, &err), EARL_OK);
+    assert_int_equal(earl_rc_event_chunks_build(&in, 1, &t, &err), EARL_OK);
     /* far: chunk 0 (e2: 5 + 2^32), chunk 1 (e4: 2^31), chunk 3 (e5: -2^31) */
     assert_int_equal(t.n_far, 3);
     assert_int_equal(t.far_chunk[0], 0);
@@ -283,9 +358,9 @@ static const earl_rc_chunks iv_chunks = {
 static const earl_rc_points iv_points = {4,           iv_point_key,  iv_point_row,
                                          iv_point_cnode, iv_point_wait, iv_point_cut};
 
-static void test_interval_times(void **state)
+/* The intervals of the three queries below on `threads` threads. */
+static void check_interval_times(int threads)
 {
-    (void)state;
     /* q0: e10..e20: c1 10+4 = 14 minus the cut 3 of e10's call = 11; c2 5+7 = 12
      *     minus the wait 2 at e14 = 10; c3 0 - 0.5 at e16 is not positive.  The
      *     waits in between: 2.5 at rows 101, 102 (e20 itself is the end).
@@ -295,7 +370,8 @@ static void test_interval_times(void **state)
     const earl_rc_spans spans = {3, loc, prev, at};
     earl_rc_intervals iv;
     earl_error err;
-    assert_int_equal(earl_rc_interval_times(&iv_chunks, &iv_points, &spans, &iv, &err), EARL_OK);
+    assert_int_equal(earl_rc_interval_times(&iv_chunks, &iv_points, &spans, threads, &iv, &err),
+                     EARL_OK);
     assert_query(&iv.time, 0, 2, (const int64_t[]){1, 2}, (const double[]){11, 10});
     assert_query(&iv.time, 1, 2, (const int64_t[]){1, 2}, (const double[]){10, 12});
     assert_query(&iv.time, 2, 2, (const int64_t[]){1, 2}, (const double[]){7, 5});
@@ -307,6 +383,25 @@ static void test_interval_times(void **state)
     assert_int_equal(iv.between_row[0], 101);
     assert_int_equal(iv.between_row[1], 102);
     earl_rc_intervals_free(&iv);
+}
+
+static void test_interval_times(void **state)
+{
+    (void)state;
+    check_interval_times(1);
+}
+
+/* Cut into parts of one query each (one location's queries split between
+ * parts, each part with hints of its own), the same intervals in the same
+ * order. */
+static void test_interval_times_in_parts(void **state)
+{
+    (void)state;
+    setenv("EARLC_PARALLEL_GRAIN", "1", 1);
+    check_interval_times(2);
+    check_interval_times(3);
+    check_interval_times(8);
+    unsetenv("EARLC_PARALLEL_GRAIN");
 }
 
 static void test_chunk_sums_keep_every_call_path(void **state)
@@ -997,7 +1092,9 @@ int main(void)
         cmocka_unit_test(test_chunk_sums_add_the_table),
         cmocka_unit_test(test_chunks_reject_bad_input),
         cmocka_unit_test(test_chunks_longer_than_32_bits),
+        cmocka_unit_test(test_chunks_in_parts),
         cmocka_unit_test(test_interval_times),
+        cmocka_unit_test(test_interval_times_in_parts),
         cmocka_unit_test(test_chunk_sums_keep_every_call_path),
         cmocka_unit_test(test_excess),
         cmocka_unit_test(test_previous_points),

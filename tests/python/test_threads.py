@@ -285,6 +285,32 @@ def test_a_property_that_is_not_concurrent_runs_alone(ring):
     assert not overlaps, overlaps
 
 
+def test_properties_of_an_optional_group_start_first(ring):
+    """A property of an optional group (the root causes: costlier than the
+    default catalog's) starts before cheap ones that are ready with it, which then
+    fill the other thread beside it, whatever their place in the order."""
+    started = []
+    lock = threading.Lock()
+
+    def tracked(name, group=None):
+        def totals(self, ctx):
+            with lock:
+                started.append(self.name)
+            time.sleep(0.05)
+            return None
+        return type(name, (Property,), {
+            "name": name, "title": name, "unit": "occ", "description": "d",
+            "diagnosis": "d", "group": group, "totals": totals})()
+    props = [tracked("a_cheap"), tracked("b_cheap"), tracked("c_cheap"),
+             tracked("z_costly", group="costly_group")]
+    earlc.analyze(ring, properties=props, threads=1)
+    assert started[-1] == "z_costly", started  # last in the order
+    started.clear()
+    earlc.analyze(ring, properties=props, threads=2)
+    assert started[0] == "z_costly", started
+    assert sorted(started) == ["a_cheap", "b_cheap", "c_cheap", "z_costly"]
+
+
 def test_a_shared_value_is_computed_once(ring):
     calls = []
 
@@ -422,6 +448,35 @@ def test_the_earl_layer_is_built_while_the_catalog_is_assembled(ring, monkeypatc
     monkeypatch.setattr(engine, "selection", selection)
     earlc.analyze(trace, threads=2)
     assert overlapped == [True]
+
+
+def test_the_time_chunks_are_built_while_the_points_are_found(ring, monkeypatch):
+    """On several threads the root causes build their time chunks (C, without
+    the GIL) on a thread of their own while they find the synchronisation points
+    (numpy): both are under way at once, on one thread they come one after the
+    other; the same tables either way."""
+    from earlc.properties.rootcause import intervals, points
+
+    building, overlapped = threading.Event(), []
+    real_chunks, real_points = intervals._build_chunks, points._point_table
+
+    def slow_chunks(*args, **kwargs):
+        building.set()
+        time.sleep(0.2)
+        return real_chunks(*args, **kwargs)
+
+    def point_table(ctx):
+        overlapped.append(building.wait(0.5 if ctx.threads > 1 else 0))
+        return real_points(ctx)
+    monkeypatch.setattr(intervals, "_build_chunks", slow_chunks)
+    monkeypatch.setattr(points, "_point_table", point_table)
+    one = everything(earlc.analyze(ring, properties="all", threads=1))
+    assert overlapped[0] is False  # the first look at the points
+    overlapped.clear()
+    building.clear()
+    many = everything(earlc.analyze(ring, properties="all", threads=2))
+    assert overlapped[0] is True
+    assert many == one
 
 
 def test_pool_gives_the_place_of_a_waiting_task():

@@ -276,10 +276,20 @@ static void event_chunks_free(void *p)
     free(p);
 }
 
-/* rc_event_chunks(columns) -> {offset, slot, cnode, ticks, far_chunk, far_ticks} */
-static PyObject *py_event_chunks(PyObject *self, PyObject *obj)
+/* rc_event_chunks(columns, threads=1)
+ * -> {offset, slot, cnode, ticks, far_chunk, far_ticks} */
+static PyObject *py_event_chunks(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     (void)self;
+    static char *kwlist[] = {"columns", "threads", NULL};
+    PyObject *obj;
+    int threads = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|i", kwlist, &obj, &threads))
+        return NULL;
+    if (threads < 0) {
+        PyErr_SetString(PyExc_ValueError, "threads must be >= 0 (0: one per core)");
+        return NULL;
+    }
     const char *record = "columns";
     earlc_buffers a = {.n = 0};
     PyObject *r = NULL;
@@ -307,7 +317,7 @@ static PyObject *py_event_chunks(PyObject *self, PyObject *obj)
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = earl_rc_event_chunks_build(&in, table, &err);
+    st = earl_rc_event_chunks_build(&in, threads, table, &err);
     Py_END_ALLOW_THREADS
     if (st != EARL_OK) {
         free(table);
@@ -360,14 +370,21 @@ done:
     return r;
 }
 
-/* rc_interval_times(chunks, points, spans)
+/* rc_interval_times(chunks, points, spans, threads=1)
  * -> {time: map, wait_sum, between_offset, between_row} */
-static PyObject *py_interval_times(PyObject *self, PyObject *args)
+static PyObject *py_interval_times(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     (void)self;
+    static char *kwlist[] = {"chunks", "points", "spans", "threads", NULL};
     PyObject *chunks_o, *points_o, *spans_o;
-    if (!PyArg_ParseTuple(args, "OOO", &chunks_o, &points_o, &spans_o))
+    int threads = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|i", kwlist, &chunks_o, &points_o,
+                                     &spans_o, &threads))
         return NULL;
+    if (threads < 0) {
+        PyErr_SetString(PyExc_ValueError, "threads must be >= 0 (0: one per core)");
+        return NULL;
+    }
     const char *record = "points";
     earlc_buffers a = {.n = 0};
     earl_rc_chunks chunks;
@@ -388,7 +405,7 @@ static PyObject *py_interval_times(PyObject *self, PyObject *args)
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = earl_rc_interval_times(&chunks, &points, &spans, &out, &err);
+    st = earl_rc_interval_times(&chunks, &points, &spans, threads, &out, &err);
     Py_END_ALLOW_THREADS
     if (st != EARL_OK) {
         earlc_raise(&err);
@@ -1064,14 +1081,18 @@ static PyTypeObject RcReplayType = {
 };
 
 static PyMethodDef rootcause_functions[] = {
-    {"rc_event_chunks", py_event_chunks, METH_O,
-     "rc_event_chunks(columns): the time chunks of the events, "
+    {"rc_event_chunks", (PyCFunction)(void (*)(void))py_event_chunks,
+     METH_VARARGS | METH_KEYWORDS,
+     "rc_event_chunks(columns, threads=1): the time chunks of the events (threads: 0 for "
+     "one per core), "
      "{offset, slot, cnode, ticks, far_chunk, far_ticks} (earl_rc_event_chunks_build)."},
     {"rc_chunk_sums", py_chunk_sums, METH_VARARGS,
      "rc_chunk_sums(chunks, spans): raw time per call path of each span, a map "
      "{offset, cnode, value} (earl_rc_chunk_sums)."},
-    {"rc_interval_times", py_interval_times, METH_VARARGS,
-     "rc_interval_times(chunks, points, spans): synchronisation intervals, "
+    {"rc_interval_times", (PyCFunction)(void (*)(void))py_interval_times,
+     METH_VARARGS | METH_KEYWORDS,
+     "rc_interval_times(chunks, points, spans, threads=1): synchronisation intervals "
+     "(threads: 0 for one per core), "
      "{time, wait_sum, between_offset, between_row} (earl_rc_interval_times)."},
     {"rc_excess", py_excess, METH_O,
      "rc_excess(pairs): positive excess per call path of one map's queries over another's, "

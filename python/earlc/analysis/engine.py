@@ -110,11 +110,12 @@ class Evaluation:
     go once their last user is done.
 
     With threads > 1, a property starts as soon as what it declares is done,
-    beside the others (schedule.py), the one with most properties waiting for
-    it first.  What the evaluation lists comes out as the one-thread loop
-    gives it: switched-off properties in the order, the first failure of the
-    order under strict (every property before it is still evaluated, none
-    after it started)."""
+    beside the others (schedule.py): those of an optional group (Property.group,
+    declared costlier) first, then the one with most properties waiting for
+    it.  What the evaluation lists comes out as the one-thread loop gives it:
+    switched-off properties in the order, the first failure of the order under
+    strict (every property before it is still evaluated, none after it
+    started)."""
 
     def __init__(self, ctx: AnalysisContext, strict: bool = False):
         self.ctx = ctx
@@ -206,11 +207,19 @@ class Evaluation:
                 readers[j].append(k)
         # published instances: let go once the publisher and all readers are done
         open_uses = [len(readers[k]) + 1 for k in range(n)]
-        # the most waiting properties first (they lead the longest chains)
+        # the properties of optional groups first (the root causes: a second or
+        # so of work after their inputs, where a default property takes a tenth:
+        # started first, the cheap ones fill the other cores beside them instead
+        # of delaying them), then the most waiting properties (they lead the
+        # longest chains)
         below = [0] * n
         for k in reversed(range(n)):
             below[k] = sum(1 + below[r] for r in readers[k])
-        ready = sorted((k for k in range(n) if not waiting_on[k]), key=lambda k: (-below[k], k))
+        costly = [bool(p.group) for p in order]
+
+        def first(k):
+            return (not costly[k], -below[k], k)
+        ready = sorted((k for k in range(n) if not waiting_on[k]), key=first)
         outcome: Dict[int, Optional[Exception]] = {}
         stop = n  # under strict: nothing at or after the first failure starts
         pool = Pool(threads, "earlc-analysis")
@@ -236,7 +245,7 @@ class Evaluation:
                         done += 1
                         ready += self._finish(k, inputs, readers, waiting_on, open_uses,
                                               order)
-                        ready.sort(key=lambda j: (-below[j], j))
+                        ready.sort(key=first)
                         continue
                     pool.give(k, lambda k=k, p=p: outcome.__setitem__(
                         k, self._evaluate(k, p, value)))
@@ -258,7 +267,7 @@ class Evaluation:
                     ready += self._finish(k, inputs, readers, waiting_on, open_uses, order)
                     if progress:
                         progress("analysing", done, n)
-                ready.sort(key=lambda j: (-below[j], j))
+                ready.sort(key=first)
         finally:
             pool.close()
             self.ctx._pool = None
