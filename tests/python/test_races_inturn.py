@@ -16,6 +16,7 @@ import pytest
 
 import earlc
 import earlc.parts
+from earlc.parts.budget import parse_size
 from earlc import TraceWriter
 from earlc.parts import races_inturn
 from earlc.parts.causal_inturn import CycleAcrossParts
@@ -198,6 +199,38 @@ def test_the_command_line_within_its_budget(halo_2m, tmp_path):
     assert os.listdir(tmp_path) == ["r.json"]
 
 
+@pytest.fixture(scope="module")
+def halo_64(tmp_path_factory):
+    """2 M events of a 64-rank halo exchange: its crossing events' clocks (65
+    entries each) and the solve's edges between them weigh as much as a part."""
+    return earlc.synth("halo", tmp_path_factory.mktemp("halo-64") / "h", ranks=64,
+                       events=2_000_000).path
+
+
+def test_what_crosses_parts_is_counted_in_the_budget(halo_64, tmp_path):
+    """At 200M the parts alone fit, but not with the clocks held across them
+    (the races peaked at 243 MB when only the parts were counted): the budget
+    is refused in one line with the smallest budget that works, and that
+    budget is kept."""
+    one = earlc_cli("races", halo_64, "--wildcard", "all", "--format", "json")
+    assert one.returncode == 0, one.stderr
+    r, peak = peak_of(["races", halo_64, "--wildcard", "all", "--format", "json",
+                       "--memory", "200M", "--scratch", tmp_path, "-o", tmp_path / "r.json"])
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert peak <= 200 << 20, "peaked at %.0f MB" % (peak / 2 ** 20)
+    budget = r.stderr.split("the smallest budget that works is ")[1].strip()
+    assert os.listdir(tmp_path) == []
+    got = tmp_path / "r.json"
+    r, peak = peak_of(["races", halo_64, "--wildcard", "all", "--format", "json",
+                       "--memory", budget, "--scratch", tmp_path, "-o", got])
+    assert r.returncode == 0, r.stderr
+    assert got.read_text() == one.stdout
+    limit = parse_size(budget)
+    assert peak <= limit, "the races in parts peaked at %.0f MB, above its %s budget" % (
+        peak / 2 ** 20, budget)
+    assert os.listdir(tmp_path) == ["r.json"]
+
+
 def test_bad_budgets_and_scratch_folders_are_one_line(traces, tmp_path):
     path = traces["halo"]
     (tmp_path / "file").write_text("")
@@ -233,6 +266,7 @@ def test_a_plan_made_again_in_pass_1(tmp_path, monkeypatch):
     plan = inturn.plan_parts
     monkeypatch.setattr(inturn, "plan_parts",
                         lambda *a, **kw: plan(*a, **dict(kw, ghost_share=0.0)))
+    monkeypatch.setattr(races_inturn, "CROSSING_SHARE", 0.0)  # nor room for the clocks
     want = result(lambda: earlc.races(earlc.open(path), wildcard="all"))
     need = inturn.needs_parts(path, "182M")
     with inturn.InTurn(path, need.budget, scratch=tmp_path, model=need.model,
