@@ -151,6 +151,23 @@ def test_the_sweeps_are_counted(tmp_path):
     assert r.replay.extra["part_runs"] == 5
 
 
+def test_progress_counts_the_extra_sweeps(tmp_path):
+    """A second sweep is one pass more on the bar (pass 4), over the part that
+    runs again, and the share shown only grows, to the end."""
+    st = older_foreign_path(tmp_path)
+    seen = []
+    with earlc.parts.in_turn(st.trace.path, parts=4, scratch=tmp_path,
+                             progress=lambda *a: seen.append(a)) as it:
+        r = it.races(wildcard="all")
+    assert r.replay.extra["sweeps"] == 2
+    labels = [phase.split(":")[0] for phase, _, _ in seen]
+    fourth = sorted({l for l in labels if l.startswith("pass 4,")})
+    assert len(fourth) == 1 and fourth[0].endswith("of 4"), fourth
+    done = [d for _, d, _ in seen]
+    assert done == sorted(done) and done[-1] <= 1000
+    assert done[labels.index(fourth[0])] >= done[labels.index("pass 3, part 4 of 4")]
+
+
 def test_the_path_api(traces, tmp_path):
     path = traces["halo"]
     want = result(lambda: earlc.races(earlc.open(path), wildcard="all"))
