@@ -48,10 +48,16 @@ synchronous receive could cause) mends them the same way.  The number of
 sweeps is recorded (`Races.replay.extra`).
 
 Held in memory at once: one part, and the candidate clocks of every crossing
-event (4 x (L + 1) bytes each, L the trace's locations, with 16 bytes of keys),
-which the solve of the search holds too.  A trace whose order has a cycle
-across parts (an inconsistent trace) is refused, as the search in turn
-refuses it.
+event (4 x (L + 1) bytes each, L the trace's locations, with 24 bytes of keys
+and counts) and the needs of every part, which the solve of the search holds
+too; the solve (no part) holds the edges between crossing events beside them.
+The budget counts them all: the plan first assumes a share of crossing
+events (CROSSING_SHARE), pass A counts them, their needs and the solve's
+edges, and a plan they overflow is made again with that room and more parts
+(pass 1 and pass A again), or refused with the smallest budget a plan
+measured to work.  The races found so far wait in the scratch folder until
+the merge.  A trace whose order has a cycle across parts (an inconsistent
+trace) is refused, as the search in turn refuses it.
 """
 from __future__ import annotations
 
