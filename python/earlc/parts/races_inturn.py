@@ -86,11 +86,11 @@ CROSSING_BYTES = 24
 #: bytes held per need of a part (its row among the crossing events)
 NEED_BYTES = 8
 #: bytes per crossing event the solve holds besides: the keys' sort order and
-#: the rows of each part's events
-SOLVE_BYTES = 16
-#: bytes per edge of the solve: its two ends (int64) in the lists of the parts
-#: and joined, and earl_hb_frontier_solve's order of them
-EDGE_BYTES = 40
+#: the rows of each part's events, then earl_hb_frontier_solve's (20)
+SOLVE_BYTES = 24
+#: bytes per edge of the solve: its two ends (int64), earl_hb_frontier_solve's
+#: list of the edges from each event (8), and the part's edges being made
+EDGE_BYTES = 28
 #: the crossing events first assumed, as a share of the trace's events (pass A
 #: counts them, and the parts are planned again when they overflow the budget):
 #: 0.05 to 0.11 on the generated halo exchanges in 4 to 16 parts
@@ -440,18 +440,27 @@ class RacesInTurn:
             self.clock[self.crossing[p]] = scratch.load("rc%d.bin" % p, np.uint32).reshape(
                 -1, self.w1)
         self.needs: List[np.ndarray] = []
-        src, dst = [], []
+        # the edges' ends in two arrays of the size pass A counted (no list of
+        # pieces joined beside them)
+        src = np.empty(self.n_edges, dtype=np.int64)
+        dst = np.empty(self.n_edges, dtype=np.int64)
+        filled = 0
         for q in range(self.parts):
             s = pickle.loads(scratch.load("ra%d.bin" % q, np.uint8).tobytes())
             at = self._nodes(s["nkey"])
             self.needs.append(at)
             edges = self._edges(q, s["nloc"], s["npos"], at)
-            src += edges[0]
-            dst += edges[1]
             del s
-        if src:  # one list let go before the other is joined
-            src = np.concatenate(src)
-            self.clock = _sweep(self.clock, src, np.concatenate(dst))
+            for a, b in zip(*edges):
+                if filled + len(a) > len(src):  # pass A counted them: never
+                    raise AssertionError("the solve has more edges than pass A counted")
+                src[filled:filled + len(a)] = a
+                dst[filled:filled + len(b)] = b
+                filled += len(a)
+            del edges
+        if filled:
+            self.clock = _sweep(self.clock, src[:filled], dst[:filled])
+        del src, dst
         if self.clocks == "lamport":  # the sweeps replay the Lamport value alone
             self.width, self.w1 = 0, 1
             self.clock = np.ascontiguousarray(self.clock[:, -1:])
@@ -645,10 +654,10 @@ class RacesInTurn:
         it.progress.later = 2
         self.sums: List[np.ndarray] = [None] * self.parts
         self.assumptions: List[dict] = [None] * self.parts
-        self.n_needs = np.zeros(self.parts, dtype=np.int64)
-        self.n_crossing = self.n_edges = 0
         self.path_index = {}
         for attempt in range(2):
+            self.n_needs = np.zeros(self.parts, dtype=np.int64)
+            self.n_crossing = self.n_edges = 0
             for p in range(self.parts):
                 part = it.open(p, pass_no=1)
                 self.pass_a(p, part)
