@@ -14,7 +14,7 @@ EARLC_BENCH_REPEATS (default 3).  EARLC_BENCH_INTURN (a number of events, e.g.
 1000000000; unset: skipped) adds the analysis of a trace bigger than memory in parts one
 after another (inturn_section; its traces are kept in EARLC_BENCH_DIR/inturn, its budget
 EARLC_BENCH_INTURN_MEMORY, default 8G), and the races in parts of the 16-rank 10M-event
-halo within EARLC_BENCH_INTURN_RACES_MEMORY (default 450M) against the races in one piece
+halo within EARLC_BENCH_INTURN_RACES_MEMORY (default 500M) against the races in one piece
 (races_inturn_section).
 """
 import os
@@ -230,7 +230,7 @@ def inturn_section(synth: str) -> None:
     races_inturn_section(synth)
 
 
-INTURN_RACES_MEMORY = os.environ.get("EARLC_BENCH_INTURN_RACES_MEMORY", "450M")
+INTURN_RACES_MEMORY = os.environ.get("EARLC_BENCH_INTURN_RACES_MEMORY", "500M")
 
 
 def races_inturn_section(synth: str) -> None:
