@@ -235,8 +235,8 @@ class RacesInTurn:
         need = int(self.base.fixed + MERGE_COPIES * self.piece_bytes.sum())
         if need > self.it.budget and self.it._fixed_parts is None:
             raise BudgetError(
-                "a memory budget of %s is too small for the races of this trace: the %s "
-                "receives taken as wildcards and their alternatives take about %s to merge; "
+                "a memory budget of %s is too small for the races of this trace: the races "
+                "found among its %s receives take about %s to merge; "
                 "the smallest budget that works is %s"
                 % (format_size(self.it.budget), format(int(self.totals[0]), ","),
                    format_size(need), _round_up(need)))
