@@ -248,6 +248,31 @@ def test_what_crosses_parts_is_counted_in_the_budget(halo_64, tmp_path):
     assert os.listdir(tmp_path) == ["r.json"]
 
 
+def test_the_parts_are_planned_again_after_pass_a(halo_2m, tmp_path, monkeypatch):
+    """A first plan with no room for the crossing clocks (4 parts at 240M)
+    overflows once pass A counted them: pass 1 and pass A run again in more
+    parts, which give the races of the analysis in one piece."""
+    from earlc.parts import inturn
+
+    monkeypatch.setattr(races_inturn, "CROSSING_SHARE", 0.0)
+    want = result(lambda: earlc.races(earlc.open(halo_2m), wildcard="all"))
+    need = inturn.needs_parts(halo_2m, "240M")
+    with inturn.InTurn(halo_2m, need.budget, scratch=tmp_path, model=need.model,
+                       representatives=False) as it:
+        first = it.pp.parts
+        got = it.races(wildcard="all")
+        assert got.replay.extra["plans"] == 2 and it.pp.parts > first
+        assert result(lambda: got) == want
+
+
+def test_a_merge_beyond_the_budget_is_refused(traces, tmp_path, monkeypatch):
+    monkeypatch.setattr(races_inturn, "MERGE_COPIES", 1e9)
+    with pytest.raises(earlc.parts.BudgetError, match="to merge; the smallest budget that "
+                                                      "works is [0-9.]+[MG]$"):
+        earlc.races(str(traces["halo"]), wildcard="all", memory="170M", scratch=str(tmp_path))
+    assert os.listdir(tmp_path) == []
+
+
 def test_bad_budgets_and_scratch_folders_are_one_line(traces, tmp_path):
     path = traces["halo"]
     (tmp_path / "file").write_text("")
