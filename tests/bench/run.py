@@ -254,7 +254,8 @@ def races_inturn_section(synth: str) -> None:
     budget = parse_size(INTURN_RACES_MEMORY)
     print("earlc races in turn: halo, 16 ranks, 10M events, every receive a wildcard, "
           "--memory %s (load average %.1f)" % (INTURN_RACES_MEMORY, m["load_average"]))
-    print("  %d parts (plans %d, passes 1: %d), %d sweeps (%d part runs), %d crossing events"
+    print("  %d parts (plans after pass A: %d, runs of pass 1: %d), %d sweeps (%d part runs), "
+          "%d crossing events"
           % (m["races_inturn_parts"], m["races_inturn_plans"], m["races_inturn_passes"],
              m["races_inturn_sweeps"], m["races_inturn_part_runs"], m["races_inturn_crossing"]))
     print("  wall %.1f s against %.1f s in one piece: ratio %.1f; processor time %.1f s against "
