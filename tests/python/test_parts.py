@@ -260,6 +260,45 @@ def test_a_damaged_archive_ends_every_process(traces, tmp_path):
     assert "is missing" in r.stderr and r.stderr.count("\n") == 1
 
 
+#: one part fails while it adds the ghosts of the second round (its second
+#: buffer received); the others must not wait for it in the rounds left
+FAILING_ROUND = r"""
+import sys
+import earlc
+import earlc.parts.part as pp
+from earlc.parts import mpi_exchange
+ex = mpi_exchange()
+seen = []
+positions = pp._ghost_positions
+def failing(table, out):
+    seen.append(len(table))
+    if ex.rank == 1 and len(seen) == 2:
+        raise ValueError("part 1 failed at its second buffer of ghosts")
+    positions(table, out)
+pp._ghost_positions = failing
+try:
+    earlc.open(sys.argv[1], parts="mpi", collectives=sys.argv[2])
+except Exception as exc:  # part 1's own error, the others' PartsFailed with its words
+    print("rank %d: %s" % (ex.rank, exc))
+"""
+
+
+@needs_mpi
+@pytest.mark.parametrize("collectives", ["all", "representatives"])
+def test_a_part_failing_in_the_rounds_ends_every_part(collectives, tmp_path):
+    """Each round's ghosts are added as they arrive (part._ghosts_in_rounds):
+    a part that fails adding them still takes part in the rounds left, and
+    every part ends with its error, none waits for it."""
+    path = synth("halo", tmp_path / "h", ranks=4, iterations=3).path
+    script = tmp_path / "failing.py"
+    script.write_text(FAILING_ROUND)
+    r = mpiexec(4, sys.executable, script, path, collectives, timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = sorted(r.stdout.strip().splitlines())
+    assert lines == ["rank %d: part 1 failed at its second buffer of ghosts" % k
+                     for k in range(4)], r.stdout
+
+
 @needs_mpi
 def test_without_an_mpi_binding_one_line(traces, tmp_path):
     fake = tmp_path / "fake" / "mpi4py"

@@ -4,13 +4,14 @@ others (csrc/include/earl_part.h), and the whole trace's event ids.
 Opening a part is collective: every part reads the definitions and plans the
 same partition, reads its own locations, exports to every other part the
 ghosts it needs (in P - 1 rounds, one destination each: _ghosts_in_rounds),
-receives its own ghosts, and orders its events.  With collectives=
-"representatives" (or "delayers", for the root causes) the collectives travel
-apart: each instance's members meet at one part, which chooses what every
-other part needs of them (_exchange_representatives, earl_part_represent, as
-the analysis in turn chooses them); they are merged with the other ghosts location by
-location (by_location, merge_ghosts).  Each step's failure on any part ends
-every part with the same error (Exchange.agree).
+adds the ghosts of each round as they arrive, and orders its events.  With
+collectives="representatives" (or "delayers", for the root causes) the
+collectives travel apart, before the rounds: each instance's members meet at
+one part, which chooses what every other part needs of them
+(_exchange_representatives, earl_part_represent, as the analysis in turn
+chooses them); they are merged with the other ghosts location by location as
+the rounds bring them (by_location, merge_ghosts).  Each step's failure on any
+part ends every part with the same error (Exchange.agree).
 
 Event ids of a part are positions in the part's own total order, which is the
 whole trace's order restricted to the part's events: (timestamp, location,
@@ -341,21 +342,25 @@ def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
     except Exception as exc:
         error = exc
     exchange.agree(error)
-    chunks, members = _ghosts_in_rounds(reading, partition, exchange, representatives)
-    if representatives:
+    chosen = None
+    if representatives:  # first, so that each round's ghosts are added as they come
         chosen = _exchange_representatives(
-            reading, members, partition, exchange,
+            reading, _own_members(reading, partition, exchange), partition, exchange,
             _core.REPRESENT_DELAYERS if collectives == "delayers" else 0)
-        del members
-        chunks = by_location(_taken(chunks), chosen)
-        del chosen
-    else:
-        chunks = _taken(chunks)
-    try:  # assemble lets each chunk go before the order is made
+    rounds = _ghosts_in_rounds(reading, partition, exchange, representatives)
+    chunks = rounds if chosen is None else by_location(rounds, chosen)
+    del chosen
+    try:  # each round's ghosts added (and let go) before the next round's arrive
         part = assemble(reading, chunks, partition, me, exchange, threads)
         part.collectives = collectives
     except Exception as exc:
         error = exc
+        try:  # the other parts are still in the rounds: take part in them
+            for _ in rounds:
+                pass
+        except Exception:  # a later round's failure elsewhere: this part's error stays
+            pass
+    del chunks, rounds
     exchange.agree(error)
     part.whole = _whole_trace(part)
     return part
@@ -386,19 +391,21 @@ def collectives_of(chosen) -> str:
 
 def _ghosts_in_rounds(reading, partition: Partition, exchange: Exchange,
                       representatives: bool):
-    """Collective: the ghosts every other part sends this one, in P - 1
-    rounds; in round r, part p exports what part p + r needs of its own
-    locations (earl_part_export with the locations of the other parts left
-    out) and receives what part p - r exports for it.  So a part holds the
-    records of one destination at a time beside what it received, not those
-    of every destination at once (80 bytes a record, the open's largest
-    transient).  Returns (the buffers received, one per part with ghosts for
-    this one, each holding whole locations sorted by (location, position);
-    with representatives, this part's own collective members as
-    earl_coll_member rows, each once)."""
+    """Collective, a generator: the ghosts every other part sends this one,
+    in P - 1 rounds; in round r, part p exports what part p + r needs of its
+    own locations (earl_part_export with the locations of the other parts
+    left out) and receives what part p - r exports for it.  So a part holds
+    the records of one destination at a time beside what it received in the
+    round, not those of every destination at once (80 bytes a record, the
+    open's largest transient), nor what earlier rounds brought, which its
+    consumer adds to the reading before it asks for the next round.  Yields
+    the buffers received, one per part with ghosts for this one, each holding
+    whole locations sorted by (location, position).  Every part must drive it
+    to its end (open_part does, also when its own use of a buffer failed).
+    With representatives the collectives stay out of the records
+    (_own_members lists them)."""
     me, size = exchange.rank, exchange.size
     part_of = np.ascontiguousarray(partition.part_of, dtype=np.int32)
-    received, members = [], []
     for r in range(1, size):
         dest = (me + r) % size
         error, records, counts = None, None, np.zeros(size, dtype=np.int64)
@@ -412,8 +419,6 @@ def _ghosts_in_rounds(reading, partition: Partition, exchange: Exchange,
             records = np.frombuffer(got[1], dtype=np.uint8)[
                 int(offsets[dest]) * size_of:int(offsets[dest + 1]) * size_of]
             counts[dest] = len(records)
-            if representatives:
-                members.append(np.frombuffer(got[2], dtype=COLL_MEMBER))
             del got
         except Exception as exc:  # every part must learn of it (Exchange.agree)
             error = exc
@@ -421,20 +426,25 @@ def _ghosts_in_rounds(reading, partition: Partition, exchange: Exchange,
         got, _ = exchange.alltoallv(records, counts)
         del records
         if len(got):
-            received.append(got)
+            yield got
         del got
-    if not representatives:
-        return received, None
-    # a communicator with members in several other parts lists its own
-    # members in each of their rounds: each once
-    rows = np.concatenate(members) if members else np.empty(0, COLL_MEMBER)
-    del members
-    if len(rows):
-        key = (rows["location"].astype(np.int64) << POSITION_BITS) | \
-            rows["position"][:, 2].astype(np.int64)
-        _, first = np.unique(key, return_index=True)
-        rows = rows[np.sort(first)]
-    return received, rows
+
+
+def _own_members(reading, partition: Partition, exchange: Exchange) -> np.ndarray:
+    """Collective: this part's own collective members (earl_coll_member rows,
+    each once) of the communicators with members in other parts, for the
+    choice of the representatives before the rounds; the records of that
+    export (every destination's) are let go at once, before any round."""
+    error, rows = None, None
+    try:
+        part_of = np.ascontiguousarray(partition.part_of, dtype=np.int32)
+        got = reading.export(part_of, partition.parts, exchange.rank, members=True)
+        rows = np.frombuffer(got[2], dtype=COLL_MEMBER)
+        del got
+    except Exception as exc:  # every part must learn of it (Exchange.agree)
+        error = exc
+    exchange.agree(error)
+    return rows
 
 
 def _chooser(members: np.ndarray, parts: int) -> np.ndarray:
@@ -537,13 +547,6 @@ def merge_ghosts(representatives, records: np.ndarray) -> np.ndarray:
     # representatives first
     return np.frombuffer(_core.merge_ghosts(runs + [np.ascontiguousarray(records)]),
                          dtype=GHOST_RECORD)
-
-
-def _taken(chunks: list):
-    """The chunks of a list one by one, each removed from the list as it is
-    given: the list keeps none of them alive."""
-    while chunks:
-        yield chunks.pop(0)
 
 
 def _ghost_positions(table: np.ndarray, positions: Dict[int, np.ndarray]) -> None:
