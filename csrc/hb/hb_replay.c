@@ -18,6 +18,8 @@
  * schedule, each for its own range of clock entries (an hb_columns with a
  * walk of its own).  Merging clocks, which dominates with many locations, is
  * divided among them, and the stamps are the same for any number of threads.
+ * With too few locations for that, two threads divide the replay by stage
+ * instead: one walks, the other computes the clocks (replay_pipelined).
  *
  * Parts (hb_part.c): a replay is resumable.  A part replays its own
  * locations only (hb_scope); a dependency on a ghost event waits until the
@@ -26,6 +28,7 @@
  * replayed (hb_columns_sent).  hb_columns_run returns when every own
  * location is done or waits, and goes on where it stopped at the next call.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,13 +103,14 @@ static int all_done(const hb_walk *w, const earl_eid *deps, size_t n)
     return 1;
 }
 
-/* The maximum of an all-to-all instance's begins, computed once. */
+/* The maximum of an all-to-all instance's begins, computed once (ready: all
+ * of them were visited). */
 static void take_in_instance(hb_columns *rp, uint32_t *c, int32_t k, const earl_eid *deps,
-                             size_t n)
+                             size_t n, int ready)
 {
     uint32_t slot = hb_event_map_get(&rp->instance_max, k);
     if (slot == UINT32_MAX) {
-        if (!all_done(&rp->walk, deps, n)) { /* a broken cycle: take what there is */
+        if (!ready) { /* a broken cycle: take what there is */
             for (size_t j = 0; j < n; j++)
                 take_in(rp, c, deps[j]);
             return;
@@ -155,12 +159,14 @@ static void send_clock(hb_columns *rp, earl_eid e, const uint32_t *c)
     rp->n_sent++;
 }
 
-/* The visitor of the walk: the clock of event s->e from its location's and
- * its dependencies', stamped when asked for, sent when other parts wait for
- * it, and saved when a later event takes it. */
-static int replay_event(void *data, hb_walk *w, const hb_step *s)
+/* The clock of event s->e from its location's and its dependencies',
+ * stamped when asked for, sent when other parts wait for it, and saved when a
+ * later event takes it.  Which dependencies were visited when the walk came
+ * to s->e is told by the walk w, or, without one (the pipeline below), by s
+ * itself: its deps are those visited, and ready says whether all members'
+ * begins of its all-to-all instance were. */
+static int replay_step(hb_columns *rp, const hb_walk *w, const hb_step *s, int ready)
 {
-    hb_columns *rp = data;
     earl_loc l = s->l;
     earl_eid e = s->e;
     if (s->forced && rp->leader)
@@ -169,10 +175,10 @@ static int replay_event(void *data, hb_walk *w, const hb_step *s)
     if ((uint32_t)l - rp->first < rp->width)
         c[l - rp->first]++;
     if (s->merge == HB_MERGE_INSTANCE) {
-        take_in_instance(rp, c, s->instance, s->deps, s->n);
+        take_in_instance(rp, c, s->instance, s->deps, s->n, ready);
     } else {
         for (size_t k = 0; k < s->n; k++)
-            if (hb_walk_done(w, s->deps[k]))
+            if (!w || hb_walk_done(w, s->deps[k]))
                 take_in(rp, c, s->deps[k]);
     }
     if (HB_BIT_GET(rp->stamped, e)) {
@@ -198,6 +204,12 @@ static int replay_event(void *data, hb_walk *w, const hb_step *s)
             drop_saved(rp, f); /* every run of the team took it before the join */
     }
     return rp->nomem ? -1 : 0;
+}
+
+/* The visitor of the walk. */
+static int replay_event(void *data, hb_walk *w, const hb_step *s)
+{
+    return replay_step(data, w, s, s->merge == HB_MERGE_INSTANCE && all_done(w, s->deps, s->n));
 }
 
 int hb_columns_run(hb_columns *rp)
@@ -358,6 +370,164 @@ static void *replay_whole(void *arg)
     return NULL;
 }
 
+/* ---- the replay of a whole trace in two stages ----------------------------------- */
+
+/*
+ * With few locations the replay cannot be divided by clock entries: every
+ * thread would walk every event for the merging of a few entries (see
+ * hb_replay_threads).  Two threads divide it by stage instead, in a
+ * pipeline: the calling thread walks (which event comes next, its
+ * dependencies and which of them were visited: the schedule, a function of
+ * the trace alone), a helper takes the steps in the same order and computes
+ * the clocks (replay_step).  The steps cross in batches, so that the threads
+ * meet once per PIPE_BATCH events; the helper's clocks, saved clocks and
+ * stamps are exactly those of the replay on one thread, since it replays
+ * the same steps in the same order with the same dependencies.  The two
+ * stages cost about the same (the walk a little more), so the replay takes
+ * a little more than half its time on one thread.
+ */
+#define PIPE_BATCH 4096
+#define PIPE_BATCHES 4
+/* Below this many events the helper's start costs more than it saves. */
+#define PIPE_MIN_EVENTS 16384
+
+/* A step as it crosses: its dependencies (those visited, or all members'
+ * begins of an all-to-all instance, with ready) are in its batch's deps. */
+typedef struct pipe_step {
+    earl_eid e, prev;
+    size_t pos;
+    size_t dep_at;
+    uint32_t n_deps;
+    earl_loc l;
+    int32_t instance;
+    uint8_t merge, forced, ready;
+} pipe_step;
+
+typedef struct pipe_batch {
+    pipe_step steps[PIPE_BATCH];
+    size_t n;
+    earl_eid *deps;
+    size_t n_deps, cap_deps;
+} pipe_batch;
+
+/* The batches form a ring: the walk fills batch[filled % PIPE_BATCHES], the
+ * clocks take batch[taken % PIPE_BATCHES]; filled - taken <= PIPE_BATCHES. */
+typedef struct pipe {
+    hb_columns *rp;
+    pipe_batch *batch;
+    size_t filled, taken;
+    int walked;     /* the walk is over: no batch comes after `filled` */
+    int failed;     /* the clocks ran out of memory: the walk stops */
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+} pipe;
+
+/* Hand the batch being filled to the clocks and wait for a free one. */
+static int pipe_publish(pipe *p, int last)
+{
+    pthread_mutex_lock(&p->lock);
+    p->filled++;
+    p->walked = last;
+    pthread_cond_broadcast(&p->changed);
+    while (!p->failed && p->filled - p->taken == PIPE_BATCHES)
+        pthread_cond_wait(&p->changed, &p->lock);
+    int failed = p->failed;
+    pthread_mutex_unlock(&p->lock);
+    pipe_batch *b = &p->batch[p->filled % PIPE_BATCHES];
+    b->n = b->n_deps = 0;
+    return failed ? -1 : 0;
+}
+
+/* The walk's visitor: the step into the batch being filled. */
+static int pipe_record(void *data, hb_walk *w, const hb_step *s)
+{
+    pipe *p = data;
+    pipe_batch *b = &p->batch[p->filled % PIPE_BATCHES];
+    if (b->n == PIPE_BATCH) {
+        if (pipe_publish(p, 0) != 0)
+            return -1;
+        b = &p->batch[p->filled % PIPE_BATCHES];
+    }
+    if (EARL_GROW(b->deps, b->cap_deps, b->n_deps + s->n + 1) != 0)
+        return -1;
+    pipe_step *t = &b->steps[b->n++];
+    *t = (pipe_step){.e = s->e, .prev = s->prev, .pos = s->pos, .dep_at = b->n_deps, .l = s->l,
+                     .instance = s->instance, .merge = (uint8_t)s->merge,
+                     .forced = (uint8_t)s->forced};
+    int instance = s->merge == HB_MERGE_INSTANCE;
+    t->ready = instance && all_done(w, s->deps, s->n);
+    for (size_t k = 0; k < s->n; k++)
+        if (instance || hb_walk_done(w, s->deps[k]))
+            b->deps[b->n_deps++] = s->deps[k];
+    t->n_deps = (uint32_t)(b->n_deps - t->dep_at);
+    return 0;
+}
+
+/* The clocks' stage, on the helper thread. */
+static void *pipe_clocks(void *arg)
+{
+    pipe *p = arg;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        while (p->taken == p->filled && !p->walked)
+            pthread_cond_wait(&p->changed, &p->lock);
+        if (p->taken == p->filled)
+            break; /* walked, and every batch taken */
+        pthread_mutex_unlock(&p->lock);
+        pipe_batch *b = &p->batch[p->taken % PIPE_BATCHES];
+        int rc = 0;
+        for (size_t k = 0; k < b->n && rc == 0; k++) {
+            const pipe_step *t = &b->steps[k];
+            hb_step s = {.e = t->e, .l = t->l, .pos = t->pos, .prev = t->prev,
+                         .deps = b->deps + t->dep_at, .n = t->n_deps,
+                         .merge = (hb_merge)t->merge, .instance = t->instance,
+                         .forced = t->forced};
+            rc = replay_step(p->rp, NULL, &s, t->ready);
+        }
+        pthread_mutex_lock(&p->lock);
+        p->taken++;
+        if (rc != 0) {
+            p->failed = 1;
+            pthread_cond_broadcast(&p->changed);
+            break;
+        }
+        pthread_cond_broadcast(&p->changed);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* The whole replay of rp in the two stages; -1 when out of memory. */
+static int replay_pipelined(hb_columns *rp)
+{
+    pipe p = {.rp = rp};
+    p.batch = calloc(PIPE_BATCHES, sizeof *p.batch);
+    if (!p.batch)
+        return -1;
+    pthread_mutex_init(&p.lock, NULL);
+    pthread_cond_init(&p.changed, NULL);
+    pthread_t helper;
+    int rc;
+    if (pthread_create(&helper, NULL, pipe_clocks, &p) != 0) {
+        rc = hb_walk_complete(&rp->walk); /* no helper: the clocks as the walk goes */
+    } else {
+        rp->walk.visit = pipe_record;
+        rp->walk.data = &p;
+        rc = hb_walk_complete(&rp->walk);
+        if (pipe_publish(&p, 1) != 0) /* the last batch, however full */
+            rc = -1;
+        pthread_join(helper, NULL);
+        rp->walk.visit = replay_event;
+        rp->walk.data = rp;
+    }
+    for (size_t k = 0; k < PIPE_BATCHES; k++)
+        free(p.batch[k].deps);
+    free(p.batch);
+    pthread_cond_destroy(&p.changed);
+    pthread_mutex_destroy(&p.lock);
+    return rc != 0 || p.failed || rp->nomem ? -1 : 0;
+}
+
 /* Fault in one thread's share of the stamps' rows.  Every replay writes into
  * every row, and pages faulted by one thread at a time would serialise the
  * threads on the kernel's page zeroing. */
@@ -408,7 +578,11 @@ earl_status hb_replay(earl_hb *hb, const earl_trace *trace, hb_rules *rules,
     if (!nomem) {
         if (nt > 1)
             earl_parts_run(fault_rows, faults, sizeof *faults, nt);
-        earl_parts_run(replay_whole, jobs, sizeof *jobs, nt);
+        if (nt == 1 && earl_threads_or_cores(options ? options->threads : 0) > 1 &&
+            earl_trace_events(trace)->count >= PIPE_MIN_EVENTS)
+            jobs[0].failed = replay_pipelined(jobs[0].c) != 0;
+        else
+            earl_parts_run(replay_whole, jobs, sizeof *jobs, nt);
     }
     for (uint32_t t = 0; jobs && t < nt; t++) {
         nomem |= jobs[t].failed;

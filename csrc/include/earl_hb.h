@@ -58,7 +58,9 @@ typedef enum earl_hb_warning_code {
 /**
  * Stamp events with their vector timestamps, in one replay of the trace in
  * dependency order (on options->threads threads, each for its own range of
- * clock entries; the stamps do not depend on their number).
+ * clock entries, or, with too few locations for that, on two threads, one
+ * walking the schedule and one computing the clocks; the stamps do not
+ * depend on their number).
  *
  * @param trace    an open trace; it must stay open until earl_hb_free
  * @param states   the trace's EARL layer (matched messages, collective

@@ -378,6 +378,8 @@ typedef struct earl_search_stats {
     double seconds;            /* wall time of the execution */
     uint64_t tasks;            /* tasks made before the search (1 on one thread) */
     uint64_t stolen;           /* tasks split off busy threads for idle ones */
+    double merge_seconds;      /* wall time, within `seconds`, of concatenating the
+                                  tasks' matches in canonical order (0 on one thread) */
 } earl_search_stats;
 
 /* The work of one searching thread. */

@@ -704,6 +704,35 @@ static earl_status group_by_location(earl_search_query *q, search_domain *d, ear
     return EARL_OK;
 }
 
+/* The index of stamped event e, searched from index *from on (galloping: the
+ * values of a domain mostly ascend, so the next one is usually a few stamped
+ * events further) and from the start when e lies before it; *from is left at
+ * the answer.  -1 when e is not stamped. */
+static int64_t stamped_index(const earl_hb *hb, earl_eid e, size_t *from)
+{
+    size_t n = earl_hb_count(hb), lo = *from < n ? *from : 0, step = 1, hi;
+    if (n == 0)
+        return -1;
+    if (earl_hb_event(hb, lo) > e)
+        lo = 0;
+    /* earl_hb_event(lo) <= e or lo == 0: widen [lo, hi) until it holds e */
+    for (hi = lo + 1; hi < n && earl_hb_event(hb, hi) <= e; step *= 2) {
+        lo = hi;
+        hi = n - hi > step ? hi + step : n;
+    }
+    while (lo < hi) { /* the first index in [lo, hi) whose event is >= e */
+        size_t mid = lo + (hi - lo) / 2;
+        if (earl_hb_event(hb, mid) < e)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo >= n || earl_hb_event(hb, lo) != e)
+        return -1;
+    *from = lo;
+    return (int64_t)lo;
+}
+
 static earl_status fill_stamps(earl_search_query *q, search_domain *d, earl_error *err)
 {
     size_t m = d->n * d->arity;
@@ -714,8 +743,9 @@ static earl_status fill_stamps(earl_search_query *q, search_domain *d, earl_erro
         return earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory preparing the search");
     earl_loc first_loc = EARL_NONE;
     d->single_location = d->arity == 1;
+    size_t at = 0;
     for (size_t k = 0; k < m; k++) {
-        int64_t i = earl_hb_index(q->hb, d->ev[k]);
+        int64_t i = stamped_index(q->hb, d->ev[k], &at);
         if (i < 0)
             return earl_fail(err, EARL_ERR_INVALID, "pattern: internal error: event %lld "
                              "has no timestamp", (long long)d->ev[k]);
@@ -748,7 +778,10 @@ static earl_status build_stamps(compiler *c)
             memcpy(all + n, q->domains[k]->ev, q->domains[k]->n * q->domains[k]->arity * sizeof *all);
             n += q->domains[k]->n * q->domains[k]->arity;
         }
-    if (n)
+    int sorted = 1; /* one class domain, or several in a row: sorted already */
+    for (size_t k = 1; k < n && sorted; k++)
+        sorted = all[k - 1] <= all[k];
+    if (!sorted)
         qsort(all, n, sizeof *all, earl_cmp_i64);
     size_t u = 0;
     for (size_t k = 0; k < n; k++)

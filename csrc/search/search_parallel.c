@@ -434,6 +434,7 @@ earl_status search_solve_parallel(const search_solver *s, const search_run_optio
         st = earl_fail(err, EARL_ERR_NOMEM, "pattern: out of memory during the search");
     if (st == EARL_OK && p.interrupted)
         st = earl_fail(err, EARL_ERR_INVALID, "pattern: search interrupted");
+    double merge_start = earl_now_seconds();
     if (st == EARL_OK) {
         /* the answer: the tasks in canonical order, their matches concatenated */
         if (p.n_all)
@@ -455,6 +456,7 @@ earl_status search_solve_parallel(const search_solver *s, const search_run_optio
         }
     }
     memset(stats, 0, sizeof *stats);
+    stats->merge_seconds = earl_now_seconds() - merge_start;
     stats->tasks = n_initial;
     stats->stolen = p.stolen;
     for (int k = 0; k < threads; k++) {

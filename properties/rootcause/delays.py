@@ -434,7 +434,10 @@ class _Delay(Property):
 
     def totals(self, ctx):
         e = np.empty(0, np.int64)
-        return numbering(ctx).local_rows(delay_costs(ctx).get((self.cost, self.kind), (e, e, e)))
+        # the costs first: in parts their first step makes the numbering too
+        # (parts.prepare), with the point-to-point wait states
+        rows = delay_costs(ctx).get((self.cost, self.kind), (e, e, e))
+        return numbering(ctx).local_rows(rows)
 
 
 class DelayLateSender(_Delay):

@@ -120,6 +120,20 @@ class Parts:
         """Collective: every part's compute(), failures as in alltoall."""
         return self.alltoall(lambda: [compute()] * self.size)
 
+    def together(self, *computes: Callable[[], List[object]]) -> List[List[object]]:
+        """Collective, one step: several alltoalls whose computes read nothing
+        another of them receives, sent at once; per compute, what every part
+        sent here.  A step less for each compute after the first: under MPI a
+        round trip, in turn a run of every part (earlc.parts.steps)."""
+        def compute():
+            outs = [c() for c in computes]
+            for out in outs:
+                if len(out) != self.size:
+                    raise ValueError("a step sends to %d parts of %d" % (len(out), self.size))
+            return [tuple(out[p] for out in outs) for p in range(self.size)]
+        got = self.alltoall(compute)
+        return [[None if g is None else g[i] for g in got] for i in range(len(computes))]
+
     def sum(self, compute: Callable[[], np.ndarray]) -> np.ndarray:
         """Collective: the element-wise sum of every part's compute(), added in
         the order of the parts (exact for integers)."""
@@ -302,37 +316,48 @@ class GlobalCnodes:
 
 
 def numbering(ctx) -> Numbering:
-    """The root causes' call-path numbering (collective for a part)."""
+    """The root causes' call-path numbering (collective for a part, unless
+    prepare made it)."""
     def compute():
         ct = ctx.calltree
         parts = parts_of(ctx)
         program = min(ct.extra_names) if ct.extra_names else -1
         if parts is None:
             return Numbering(ctx.cnode, ct.parent, program, None)
-        from earlc.parts.calltree import first_visits, order_paths, path_keys, program_of
-
-        part = parts.part
         local = {}
-
-        def mine():
-            keys = path_keys(ct)
-            cnodes, first = first_visits(part, ct, keys)
-            prog, roots = program_of(ct, keys)
-            local["keys"] = keys
-            return [keys[c] for c in cnodes.tolist()], part.keys(first), prog, roots
-        every = parts.allgather(mine)
-        tree = order_paths([(k, np.arange(len(k)), f, p, r) for k, f, p, r in every])
-        to_global = tree.local_to_global(local["keys"])
-        # a ghost's call path in the part is not its own: none, so that its events
-        # give no time chunks (its time is its owner's)
-        cnode = GlobalCnodes(ctx.cnode, np.append(to_global, -1).astype(np.int32),
-                             ctx.events.location, parts.own)
-        to_local = np.full(len(tree.parents), -1, dtype=np.int64)
-        known = to_global >= 0
-        to_local[to_global[known]] = np.nonzero(known)[0]
-        return Numbering(cnode, tree.parents, tree.program if tree.program is not None else -1,
-                         to_local)
+        every = parts.allgather(lambda: _numbering_mine(ctx, parts, local))
+        return _numbering_of(ctx, parts, every, local)
     return ctx.memo("rc_numbering", compute)
+
+
+def _numbering_mine(ctx, parts: Parts, local: dict):
+    """What a part sends every part for the numbering: its call paths' keys
+    and first own events, its program's node (keeps its keys in local)."""
+    from earlc.parts.calltree import first_visits, path_keys, program_of
+
+    ct = ctx.calltree
+    keys = path_keys(ct)
+    cnodes, first = first_visits(parts.part, ct, keys)
+    prog, roots = program_of(ct, keys)
+    local["keys"] = keys
+    return [keys[c] for c in cnodes.tolist()], parts.part.keys(first), prog, roots
+
+
+def _numbering_of(ctx, parts: Parts, every: list, local: dict) -> Numbering:
+    """The numbering from what every part sent (_numbering_mine)."""
+    from earlc.parts.calltree import order_paths
+
+    tree = order_paths([(k, np.arange(len(k)), f, p, r) for k, f, p, r in every])
+    to_global = tree.local_to_global(local["keys"])
+    # a ghost's call path in the part is not its own: none, so that its events
+    # give no time chunks (its time is its owner's)
+    cnode = GlobalCnodes(ctx.cnode, np.append(to_global, -1).astype(np.int32),
+                         ctx.events.location, parts.own)
+    to_local = np.full(len(tree.parents), -1, dtype=np.int64)
+    known = to_global >= 0
+    to_local[to_global[known]] = np.nonzero(known)[0]
+    return Numbering(cnode, tree.parents, tree.program if tree.program is not None else -1,
+                     to_local)
 
 
 def prepare(ctx) -> Optional[Parts]:
@@ -348,10 +373,17 @@ def prepare(ctx) -> Optional[Parts]:
 
 
 def _prepare(ctx, parts: Parts) -> bool:
-    from .points import own_point_locations, p2p_waits_to_late_side
+    from .points import own_point_locations, p2p_waits_out, p2p_waits_received
 
-    numbering(ctx)
-    p2p_waits_to_late_side(ctx, parts)
+    # the numbering and the point-to-point wait states read nothing of each
+    # other: one step for both
+    local = {}
+    every, waits = parts.together(
+        lambda: [_numbering_mine(ctx, parts, local)] * parts.size,
+        lambda: p2p_waits_out(ctx, parts))
+    ctx.memo("rc_numbering", lambda: _numbering_of(ctx, parts, every, local))
+    del every
+    p2p_waits_received(ctx, parts, waits)
 
     def own_points():
         locs = own_point_locations(ctx)

@@ -153,7 +153,7 @@ def _p2p_waits(ctx):
     For a part of a trace analysed in parts: those its own locations wait at
     (the waiting side's part decides a wait state: it holds the waiting call
     whole), and those its locations delay, which the waiting side's part sent
-    (p2p_waits_to_late_side), in the order of the whole trace."""
+    (p2p_waits_out), in the order of the whole trace."""
     parts = parts_of(ctx)
     if parts is None:
         return _detected_p2p_waits(ctx)
@@ -188,28 +188,30 @@ def _own_p2p_waits(ctx, parts):
     return out[0], out[1]
 
 
-def p2p_waits_to_late_side(ctx, parts) -> None:
-    """Collective: every part sends the point-to-point wait states its own
-    locations wait at to the parts of the locations that delay them (events as
-    event keys); each keeps what it receives for _p2p_waits."""
+def p2p_waits_out(ctx, parts) -> list:
+    """Per part, what this part sends it of the point-to-point wait states its
+    own locations wait at: those the part's locations delay (events as event
+    keys); a step of parts.prepare, with p2p_waits_received."""
     part = parts.part
     loc = ctx.events.location
+    own = ctx.memo("rc_p2p_own", lambda: _own_p2p_waits(ctx, parts))
+    out = [{"ls": None, "lr": None} for _ in range(parts.size)]
+    for i, kind in enumerate(("ls", "lr")):
+        w = own[i]
+        waiter, delayer = (w[k] for k in P2P_EVENTS[kind])
+        dest = parts.part_of[loc[delayer]]
+        for q in np.unique(dest[~parts.own[loc[delayer]]]).tolist():
+            sel = dest == q
+            row = {k: w[k][sel] for k in ("wait",) + P2P_TIMES[kind]}
+            row.update({k: part.event_keys(w[k][sel]) for k in P2P_EVENTS[kind]})
+            row["order"] = tuple(x[sel] for x in w["order"])
+            out[q][kind] = row
+    return out
 
-    def compute():
-        own = ctx.memo("rc_p2p_own", lambda: _own_p2p_waits(ctx, parts))
-        out = [{"ls": None, "lr": None} for _ in range(parts.size)]
-        for i, kind in enumerate(("ls", "lr")):
-            w = own[i]
-            waiter, delayer = (w[k] for k in P2P_EVENTS[kind])
-            dest = parts.part_of[loc[delayer]]
-            for q in np.unique(dest[~parts.own[loc[delayer]]]).tolist():
-                sel = dest == q
-                row = {k: w[k][sel] for k in ("wait",) + P2P_TIMES[kind]}
-                row.update({k: part.event_keys(w[k][sel]) for k in P2P_EVENTS[kind]})
-                row["order"] = tuple(x[sel] for x in w["order"])
-                out[q][kind] = row
-        return out
-    got = parts.alltoall(compute)
+
+def p2p_waits_received(ctx, parts, got: list) -> None:
+    """Keeps what every part sent here (p2p_waits_out) for _p2p_waits."""
+    part = parts.part
     received = []
     for kind in ("ls", "lr"):
         rows = [g[kind] for g in got if g is not None and g[kind] is not None]

@@ -159,7 +159,7 @@ def _in_parts(args, plugins=(), causal: bool = False, what: str = "search",
         model, reserve = with_page(model, args.trace)
     parts = InTurn(args.trace, need.budget, scratch=args.scratch, threads=args.threads,
                    salvage=args.salvage, model=model,
-                   representatives=need.representatives and not causal)
+                   collectives="all" if causal else need.collectives)
     parts.page_reserve = reserve
     if args.memory is None:
         print("earlc: the %s of %s needs about %s, more than the %s this machine has "

@@ -86,7 +86,9 @@ class Matches:
         #: True when the search stopped at the limit (more matches may exist)
         self.truncated: bool = raw["truncated"]
         #: nodes (bindings tried), checks (relations evaluated), pruned (values skipped
-        #: by range pruning), seconds, stamped events and the bytes of their stamps,
+        #: by range pruning), seconds (the search), prepare_seconds (classes and
+        #: timestamps before it), merge_seconds (of seconds: the tasks' matches put
+        #: together), stamped events and the bytes of their stamps,
         #: tasks (made before the search), stolen (split off for idle threads) and
         #: threads: per searching thread its nodes, checks, tasks, idle_seconds, team
         self.stats: Dict = raw["stats"]

@@ -47,8 +47,10 @@ if memory:
     need = needs_parts(path, memory, props)
     if need is None:
         sys.exit("%%s fits in %%s: nothing to analyse in parts" %% (path, memory))
-    with InTurn(path, need.budget, scratch=scratch, model=need.model,
-                representatives=need.representatives) as it:
+    # how the collectives travel (need.collectives; before it, a flag)
+    how = {"collectives": need.collectives} if hasattr(need, "collectives") else \
+        {"representatives": need.representatives}
+    with InTurn(path, need.budget, scratch=scratch, model=need.model, **how) as it:
         report = it.analyze(properties=props)
         out.update(parts=it.pp.parts, plans=it.passes, scratch_written=it.scratch.written,
                    steps=it.steps_taken, ghosts=int(it.pp.ghosts.sum()),

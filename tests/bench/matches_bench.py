@@ -7,8 +7,12 @@ included, alternating, best of REPEATS.
 
 Prints "key value" lines for tests/bench/run.py: matches, and per thread count
 (1 and the number of cores, "n") the wall time of `trace.search` (prepare, search,
-merge, hand-over), the processor time of the whole process during it, and the
-search's own seconds (stats["seconds"], the solve alone).
+merge, hand-over), the processor time of the whole process during it, and its
+phases, each the best of the repetitions: prepare_seconds (the classes and their
+vector timestamps), solve_seconds (stats["seconds"]: the search, its merge
+included), merge_seconds (the tasks' matches put together, within the solve) and
+rest_seconds (the rest of the call: Python, the result's hand-over to numpy);
+with the load average before and after (a shared machine shows in it).
 """
 import os
 import sys
@@ -27,19 +31,24 @@ def main() -> int:
     trace.states
     cores = os.cpu_count() or 1
     trace.search(PATTERN, threads=1)  # warm: the classes' first lookups, numpy
-    best = {}
+    best = {"load_before": os.getloadavg()[0]}
     for _ in range(repeats):
         for label, threads in (("1", 1), ("n", cores)):
             c0, w0 = time.process_time(), time.perf_counter()
             m = trace.search(PATTERN, threads=threads)
             wall, cpu = time.perf_counter() - w0, time.process_time() - c0
             best["matches"] = len(m)
+            st = m.stats
             for key, value in (("seconds", wall), ("cpu_seconds", cpu),
-                               ("solve_seconds", m.stats["seconds"])):
+                               ("solve_seconds", st["seconds"]),
+                               ("prepare_seconds", st["prepare_seconds"]),
+                               ("merge_seconds", st["merge_seconds"]),
+                               ("rest_seconds", wall - st["seconds"] - st["prepare_seconds"])):
                 key = "t%s_%s" % (label, key)
                 best[key] = min(best.get(key, float("inf")), value)
             del m
     best["cores"] = cores
+    best["load_after"] = os.getloadavg()[0]
     for key, value in best.items():
         print(key, value)
     return 0

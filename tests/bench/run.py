@@ -432,6 +432,21 @@ def matches_section(machine) -> None:
           % (one, m["t1_solve_seconds"], m["t1_cpu_seconds"], m["cores"], many,
              m["tn_solve_seconds"], m["tn_cpu_seconds"], one / many, TARGET_SEARCH_SPEEDUP,
              machine))
+    for label, n in (("1", 1), ("n", m["cores"])):
+        print("    phases on %d thread%s: prepare %.4f s, search %.4f s (of it the merge "
+              "%.4f s), the rest (Python, numpy) %.4f s"
+              % (n, "" if n == 1 else "s", m["t%s_prepare_seconds" % label],
+                 m["t%s_solve_seconds" % label], m["t%s_merge_seconds" % label],
+                 m["t%s_rest_seconds" % label]))
+    print("    serial fraction (Karp-Flatt, from the speed-up): %.3f; load average %.1f "
+          "before, %.1f after (above 1, the machine is shared and the speed-up says little)"
+          % (serial_fraction(one / many, m["cores"]), m["load_before"], m["load_after"]))
+
+
+def serial_fraction(speedup: float, n: float) -> float:
+    """The part of the work that did not divide, as the speed-up on n threads shows it
+    (Karp and Flatt, 1990): (1/S - 1/n) / (1 - 1/n); predicts S = 1 / (f + (1-f)/n)."""
+    return (1 / speedup - 1 / n) / (1 - 1 / n) if n > 1 else 0.0
 
 
 def races_section(trace) -> None:

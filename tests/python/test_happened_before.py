@@ -258,3 +258,37 @@ def test_stamps_do_not_depend_on_threads(tmp_path, monkeypatch, threads):
         assert np.array_equal(many.stamps, one.stamps)
         assert np.array_equal(many.location, one.location)
         assert np.array_equal(many.position, one.position)
+
+
+def _same_stamps(t, threads):
+    every = np.arange(len(t))
+    one = t.vector_clocks(every, threads=1)
+    many = t.vector_clocks(every, threads=threads)
+    assert np.array_equal(many.stamps, one.stamps)
+    assert np.array_equal(many.location, one.location)
+    assert np.array_equal(many.position, one.position)
+    assert many.cycles_broken == one.cycles_broken
+    return one
+
+
+@pytest.mark.parametrize("kind", ["halo", "hybrid"])
+def test_stamps_of_the_replay_in_two_stages(tmp_path, kind):
+    """With few locations two threads divide the replay by stage (one walks, one
+    computes the clocks), from 16,384 events on: the stamps are those of one thread,
+    messages, collectives and thread teams included."""
+    earlc.synth(kind, tmp_path / "t", ranks=4, threads=2, iterations=80, seed=3)
+    t = earlc.open(tmp_path / "t")
+    assert len(t) >= 16384
+    _same_stamps(t, 2)
+
+
+def test_cycles_broken_in_the_replay_in_two_stages(tmp_path):
+    """Cycles broken while the replay runs in two stages: the same stamps and count."""
+    with TraceWriter(tmp_path / "t", ranks=2, resolution=1000) as w:
+        for k in range(4500):
+            for r in range(2):
+                w.recv(r, 10 * k + 1, source=1 - r, tag=0, bytes=4)
+                w.send(r, 10 * k + 2, dest=1 - r, tag=0, bytes=4)
+    t = earlc.open(tmp_path / "t")
+    assert len(t) >= 16384
+    assert _same_stamps(t, 2).cycles_broken == 4500

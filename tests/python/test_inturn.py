@@ -429,14 +429,17 @@ def test_root_causes_in_turn_equal_the_analysis_in_one_piece(traces, tmp_path, k
     whole = earlc.analyze(earlc.open(path), properties="all")
     want_json = whole.to_json()
     parts = min(processes(path), (2, 3, 5)[k % 3])
-    with InTurn(path, 1 << 50, scratch=tmp_path, parts=parts, representatives=False) as it:
+    # the representatives with the delaying members (what the command line
+    # takes), and on every other trace every member of each collective
+    collectives = ("delayers", "all")[k % 2]
+    with InTurn(path, 1 << 50, scratch=tmp_path, parts=parts, collectives=collectives) as it:
         got = it.analyze(properties="all")
         assert it.pp.parts == parts
         if parts > 1:
             assert it.steps_taken >= 10, name
     got_json = got.to_json()
-    assert got_json == want_json, "%s in %d parts: %s" % (
-        name, parts, first_difference(want_json, got_json))
+    assert got_json == want_json, "%s in %d parts (collectives %s): %s" % (
+        name, parts, collectives, first_difference(want_json, got_json))
     assert got.to_text() == whole.to_text(), name
     assert os.listdir(tmp_path) == [], "scratch files left behind"
     whole.to_cube(tmp_path / "want.cubex")
@@ -444,10 +447,26 @@ def test_root_causes_in_turn_equal_the_analysis_in_one_piece(traces, tmp_path, k
     assert (tmp_path / "got.cubex").read_bytes() == (tmp_path / "want.cubex").read_bytes()
 
 
-def test_root_causes_need_every_member_of_a_collective(traces, tmp_path):
+def test_root_causes_need_the_delaying_members_of_a_collective(traces, tmp_path):
     with InTurn(traces["collectives"], 1 << 50, scratch=tmp_path, parts=2) as it:
-        with pytest.raises(ValueError, match="representatives=False"):
+        with pytest.raises(ValueError, match="collectives='delayers'"):
             it.analyze(properties="all")
+
+
+def test_root_causes_with_the_delayers_hold_fewer_ghosts(tmp_path):
+    """On a collective of every process, the root causes in turn get the
+    representatives with each instance's delaying member (and every member in
+    its part), not every member: fewer ghosts, the same report."""
+    path = earlc.synth("halo", tmp_path / "h", ranks=16, iterations=40, delay=300,
+                       delay_rank=3, delay_every=5).path
+    want = earlc.analyze(earlc.open(path), properties="all").to_json()
+    ghosts = {}
+    for collectives in ("all", "delayers"):
+        with InTurn(path, 1 << 50, scratch=tmp_path, parts=8, collectives=collectives) as it:
+            got = it.analyze(properties="all").to_json()
+            ghosts[collectives] = int(it.pp.ghosts.sum())
+        assert got == want, "%s: %s" % (collectives, first_difference(want, got))
+    assert ghosts["delayers"] < 0.75 * ghosts["all"], ghosts
 
 
 def test_a_root_cause_failing_on_one_part_in_turn(traces, tmp_path, monkeypatch):
@@ -505,7 +524,7 @@ def test_root_causes_in_turn_on_the_command_line_within_the_budget(tmp_path):
     assert one.returncode == 0, one.stderr
     budget = 230 << 20
     need = needs_parts(path, budget, "all")
-    assert need is not None and not need.representatives
+    assert need is not None and need.collectives == "delayers"
     r, peak = peak_of(["analyze", path, "--properties", "all", "--memory", "230M",
                        "--scratch", scratch, "--format", "json"])
     assert r.returncode == 0, r.stderr

@@ -118,12 +118,15 @@ def test_the_page_after_the_analysis_in_turn_has_ended(traces, tmp_path):
 
 
 def test_the_root_causes_page_in_turn(traces, tmp_path):
-    """With the root causes, whose steps come before the page's."""
+    """With the root causes, whose steps come before the page's (the
+    collectives as the command line sends them for the root causes, and every
+    member)."""
     path = traces["halo"]
     want = earlc.analyze(earlc.open(path), properties="all", top=5).to_html()
-    with InTurn(path, 1 << 50, scratch=tmp_path, parts=2, representatives=False) as it:
-        got = it.analyze(properties="all", top=5).to_html()
-    assert got == want
+    for collectives in ("delayers", "all"):
+        with InTurn(path, 1 << 50, scratch=tmp_path, parts=2, collectives=collectives) as it:
+            got = it.analyze(properties="all", top=5).to_html()
+        assert got == want, collectives
 
 
 def test_a_page_bigger_than_the_budget_is_refused_before_it_is_gathered(traces, tmp_path,

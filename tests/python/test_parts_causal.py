@@ -207,6 +207,7 @@ def test_search_statistics_and_root(traces):
     assert sum(t["nodes"] for t in stats["threads"]) == stats["nodes"]
     assert {t["part"] for t in stats["threads"]} == {0, 1, 2}
     assert stats["rounds"] >= 1 and stats["stamped"] > 0
+    assert stats["prepare_seconds"] == 0 and 0 <= stats["merge_seconds"] <= stats["seconds"]
 
 
 def test_races_equal_the_whole_traces(traces):

@@ -44,6 +44,18 @@ def test_same_answer_for_any_thread_count(trace, name):
             assert st["tasks"] >= 1
 
 
+def test_phases_are_timed(trace):
+    """The statistics split the wall time: the preparation (classes and timestamps)
+    beside the execution, and within the execution the merge of the tasks' matches,
+    which only a search on several threads has."""
+    one = trace.search(PATTERNS["pairs"], threads=1).stats
+    two = trace.search(PATTERNS["pairs"], threads=2).stats
+    for st in (one, two):
+        assert st["prepare_seconds"] > 0
+        assert 0 <= st["merge_seconds"] <= st["seconds"]
+    assert one["merge_seconds"] == 0
+
+
 @pytest.mark.parametrize("k", [1, 3, 40])
 def test_limits_are_the_first_k_for_any_thread_count(trace, k):
     for name in ("pairs", "universal", "three"):

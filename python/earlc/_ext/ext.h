@@ -86,6 +86,46 @@ void *earlc_buffer_array(earlc_buffers *held, PyObject *obj, char format, int wr
 struct earl_outbox;
 PyObject *earlc_outbox_tuple(struct earl_outbox *out);
 
+/* The steps that drive a replay in parts (earlc.parts.replay), the same for
+ * _core.PartClocks (hb_part.c, earl_hb_part_*) and _core.PartRaces
+ * (races_part.c, earl_races_part_*): each type lists its handle's functions
+ * in an earlc_part_ops and starts its object with an earlc_part_object, and
+ * part_steps.c wraps them once (the GIL released around the replay's work).
+ * The methods take the handle as void *: each type's ops are one-line
+ * adapters to its typed functions. */
+typedef struct earlc_part_ops {
+    const char *finished; /* the error once finish() took the handle */
+    earl_status (*export_crossing)(void *part, size_t *n, earl_error *err);
+    earl_status (*run)(void *part, earl_error *err);
+    earl_status (*take)(void *part, size_t n_parts, struct earl_outbox *out, earl_error *err);
+    earl_status (*receive)(void *part, const void *records, size_t bytes, earl_error *err);
+    size_t (*unfinished)(const void *part);
+    earl_eid (*waiting)(void *part);
+    earl_status (*force)(void *part, earl_eid e, earl_error *err);
+} earlc_part_ops;
+typedef struct earlc_part_object {
+    PyObject_HEAD
+    void *part;                 /* the handle; NULL once finished */
+    const earlc_part_ops *ops;
+} earlc_part_object;
+/* The handle of a part object, or NULL with ValueError (ops->finished). */
+void *earlc_part_handle(PyObject *self);
+PyObject *earlc_part_export_crossing(PyObject *self, PyObject *unused);
+PyObject *earlc_part_run(PyObject *self, PyObject *unused);
+PyObject *earlc_part_take(PyObject *self, PyObject *n_parts);
+PyObject *earlc_part_receive(PyObject *self, PyObject *records);
+PyObject *earlc_part_unfinished(PyObject *self, PyObject *unused);
+PyObject *earlc_part_waiting(PyObject *self, PyObject *unused);
+PyObject *earlc_part_force(PyObject *self, PyObject *event);
+/* Their entries in a type's method table. */
+#define EARLC_PART_STEP_METHODS                                                               \
+    {"run", earlc_part_run, METH_NOARGS, "replay until every own location waits or is done"}, \
+    {"take", earlc_part_take, METH_O, "take(n_parts) -> (offsets, records)"},                 \
+    {"receive", earlc_part_receive, METH_O, "receive(records)"},                              \
+    {"unfinished", earlc_part_unfinished, METH_NOARGS, "own locations not done"},             \
+    {"waiting", earlc_part_waiting, METH_NOARGS, "the earliest waiting own event, -1"},       \
+    {"force", earlc_part_force, METH_O, "force(event): break a cycle there"}
+
 /* A _core.VectorClocks owning hb, keeping owner (may be NULL) alive (hb.c). */
 struct earl_hb;
 PyObject *earlc_clocks_new(struct earl_hb *hb, PyObject *owner);
@@ -101,7 +141,7 @@ struct earl_search_result;
 struct earl_search_options;
 struct earl_search_program *earlc_program_of(PyObject *obj);
 PyObject *earlc_search_result_dict(const struct earl_search_query *q,
-                                   struct earl_search_result *r);
+                                   struct earl_search_result *r, double prepare_seconds);
 PyObject *earlc_search_execute(struct earl_search_query *q,
                                const struct earl_search_options *options);
 

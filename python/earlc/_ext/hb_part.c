@@ -3,6 +3,8 @@
  * happened-before replay of one part of a trace, step by step (earl_hb.h,
  * "the replay of a part").  What crosses parts travels as bytes, which the
  * Python driver (earlc.parts.replay) hands to the other parts as they are.
+ * The steps shared with _core.PartRaces (run, take, receive, ...) are
+ * wrapped once in part_steps.c; this file gives them earl_hb_part's.
  *
  *   PartClocks(states, stamped, threads=0, progress=None)
  *   .needs() -> Column of int64 ghost ids (a ticket is an index)
@@ -23,17 +25,39 @@
 #include "earl_hb.h"
 
 typedef struct {
-    PyObject_HEAD
+    earlc_part_object base; /* the handle (an earl_hb_part) and its steps */
     PyObject *states_obj;
-    earl_hb_part *part;
     earlc_progress_bridge bridge;
     PyObject *progress;
 } PartClocksObject;
 
+/* The steps part_steps.c wraps: earl_hb_part's functions. */
+static earl_status export_crossing(void *p, size_t *n, earl_error *err)
+{
+    return earl_hb_part_export_crossing(p, n, err);
+}
+static earl_status run(void *p, earl_error *err) { return earl_hb_part_run(p, err); }
+static earl_status take(void *p, size_t n_parts, earl_outbox *out, earl_error *err)
+{
+    return earl_hb_part_take(p, n_parts, out, err);
+}
+static earl_status receive(void *p, const void *records, size_t bytes, earl_error *err)
+{
+    return earl_hb_part_receive(p, records, bytes, err);
+}
+static size_t unfinished(const void *p) { return earl_hb_part_unfinished(p); }
+static earl_eid waiting(void *p) { return earl_hb_part_waiting(p); }
+static earl_status force(void *p, earl_eid e, earl_error *err)
+{
+    return earl_hb_part_force(p, e, err);
+}
+static const earlc_part_ops clocks_ops = {"this replay was finished already", export_crossing,
+                                          run, take, receive, unfinished, waiting, force};
+
 static void part_clocks_dealloc(PyObject *self)
 {
     PartClocksObject *c = (PartClocksObject *)self;
-    earl_hb_part_free(c->part);
+    earl_hb_part_free(c->base.part);
     Py_XDECREF(c->states_obj);
     Py_XDECREF(c->progress);
     Py_TYPE(self)->tp_free(self);
@@ -41,10 +65,7 @@ static void part_clocks_dealloc(PyObject *self)
 
 static earl_hb_part *part_of(PyObject *self)
 {
-    earl_hb_part *p = ((PartClocksObject *)self)->part;
-    if (!p)
-        PyErr_SetString(PyExc_ValueError, "this replay was finished already");
-    return p;
+    return earlc_part_handle(self);
 }
 
 static PyObject *part_clocks_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
@@ -70,6 +91,7 @@ static PyObject *part_clocks_new(PyTypeObject *type, PyObject *args, PyObject *k
         earlc_buffers_release(&held);
         return NULL;
     }
+    c->base.ops = &clocks_ops;
     Py_INCREF(progress);
     c->progress = progress;
     c->bridge = (earlc_progress_bridge){progress, 0};
@@ -78,7 +100,9 @@ static PyObject *part_clocks_new(PyTypeObject *type, PyObject *args, PyObject *k
     earl_error err;
     earl_status rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = earl_hb_part_new(tr, st, stamped, n, &opts, &c->part, &err);
+    earl_hb_part *part = NULL;
+    rc = earl_hb_part_new(tr, st, stamped, n, &opts, &part, &err);
+    c->base.part = part;
     Py_END_ALLOW_THREADS
     earlc_buffers_release(&held);
     if (rc != EARL_OK) {
@@ -125,99 +149,6 @@ static PyObject *part_clocks_export(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-static PyObject *part_clocks_export_crossing(PyObject *self, PyObject *unused)
-{
-    (void)unused;
-    earl_hb_part *p = part_of(self);
-    if (!p)
-        return NULL;
-    earl_error err;
-    size_t n = 0;
-    if (earl_hb_part_export_crossing(p, &n, &err) != EARL_OK)
-        return earlc_raise(&err);
-    return PyLong_FromSize_t(n);
-}
-
-static PyObject *part_clocks_run(PyObject *self, PyObject *unused)
-{
-    (void)unused;
-    earl_hb_part *p = part_of(self);
-    if (!p)
-        return NULL;
-    earl_error err;
-    earl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = earl_hb_part_run(p, &err);
-    Py_END_ALLOW_THREADS
-    if (st != EARL_OK)
-        return earlc_raise(&err);
-    Py_RETURN_NONE;
-}
-
-static PyObject *part_clocks_take(PyObject *self, PyObject *arg)
-{
-    earl_hb_part *p = part_of(self);
-    Py_ssize_t n_parts = p ? PyLong_AsSsize_t(arg) : -1;
-    if (!p || (n_parts < 0 && PyErr_Occurred()))
-        return NULL;
-    if (n_parts < 1)
-        return PyErr_Format(PyExc_ValueError, "take: %zd parts", n_parts);
-    earl_outbox out;
-    earl_error err;
-    earl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = earl_hb_part_take(p, (size_t)n_parts, &out, &err);
-    Py_END_ALLOW_THREADS
-    if (st != EARL_OK)
-        return earlc_raise(&err);
-    return earlc_outbox_tuple(&out);
-}
-
-static PyObject *part_clocks_receive(PyObject *self, PyObject *arg)
-{
-    earl_hb_part *p = part_of(self);
-    if (!p)
-        return NULL;
-    Py_buffer buf;
-    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) != 0)
-        return NULL;
-    earl_error err;
-    earl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = earl_hb_part_receive(p, buf.buf, (size_t)buf.len, &err);
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&buf);
-    if (st != EARL_OK)
-        return earlc_raise(&err);
-    Py_RETURN_NONE;
-}
-
-static PyObject *part_clocks_unfinished(PyObject *self, PyObject *unused)
-{
-    (void)unused;
-    earl_hb_part *p = part_of(self);
-    return p ? PyLong_FromSize_t(earl_hb_part_unfinished(p)) : NULL;
-}
-
-static PyObject *part_clocks_waiting(PyObject *self, PyObject *unused)
-{
-    (void)unused;
-    earl_hb_part *p = part_of(self);
-    return p ? PyLong_FromLongLong(earl_hb_part_waiting(p)) : NULL;
-}
-
-static PyObject *part_clocks_force(PyObject *self, PyObject *arg)
-{
-    earl_hb_part *p = part_of(self);
-    long long e = p ? PyLong_AsLongLong(arg) : -1;
-    if (!p || (e == -1 && PyErr_Occurred()))
-        return NULL;
-    earl_error err;
-    if (earl_hb_part_force(p, (earl_eid)e, &err) != EARL_OK)
-        return earlc_raise(&err);
-    Py_RETURN_NONE;
-}
-
 static PyObject *part_clocks_finish(PyObject *self, PyObject *unused)
 {
     (void)unused;
@@ -230,21 +161,16 @@ static PyObject *part_clocks_finish(PyObject *self, PyObject *unused)
     if (earl_hb_part_finish(p, &hb, &err) != EARL_OK)
         return earlc_raise(&err);
     earl_hb_part_free(p);
-    c->part = NULL;
+    c->base.part = NULL;
     return earlc_clocks_new(hb, c->states_obj);
 }
 
 static PyMethodDef part_clocks_methods[] = {
     {"needs", part_clocks_needs, METH_NOARGS, "ghost events waited for: Column of int64"},
     {"export", part_clocks_export, METH_VARARGS, "export(to, events, tickets)"},
-    {"export_crossing", part_clocks_export_crossing, METH_NOARGS,
+    {"export_crossing", earlc_part_export_crossing, METH_NOARGS,
      "export every own event another part may wait for, to part 0, ticket = event id"},
-    {"run", part_clocks_run, METH_NOARGS, "replay until every own location waits or is done"},
-    {"take", part_clocks_take, METH_O, "take(n_parts) -> (offsets, records)"},
-    {"receive", part_clocks_receive, METH_O, "receive(records)"},
-    {"unfinished", part_clocks_unfinished, METH_NOARGS, "own locations not done"},
-    {"waiting", part_clocks_waiting, METH_NOARGS, "the earliest waiting own event, -1"},
-    {"force", part_clocks_force, METH_O, "force(event): break a cycle there"},
+    EARLC_PART_STEP_METHODS,
     {"finish", part_clocks_finish, METH_NOARGS, "the stamps: a VectorClocks"},
     {NULL, NULL, 0, NULL},
 };

@@ -2,8 +2,8 @@
  * races_part.c - _core.PartRaces: the Python face of earl_races_part, the
  * race analysis of one part of a trace, step by step (earl_races.h, "the
  * race analysis of a part").  The steps are those of _core.PartClocks
- * (hb_part.c), what crosses parts travels as bytes, and earlc.parts.replay
- * drives both.
+ * (hb_part.c), wrapped once for both in part_steps.c; what crosses parts
+ * travels as bytes, and earlc.parts.replay drives both.
  *
  *   PartRaces(trace, states, requested_source=None, requested_tag=None,
  *             lamport=False, clocked=None, progress=None)
@@ -19,18 +19,41 @@
 #include "earl_races.h"
 
 typedef struct {
-    PyObject_HEAD
+    earlc_part_object base; /* the handle (an earl_races_part) and its steps */
     PyObject *trace_obj;
     PyObject *states_obj;
-    earl_races_part *part;
     earlc_progress_bridge bridge;
     PyObject *progress;
 } PartRacesObject;
 
+/* The steps part_steps.c wraps: earl_races_part's functions. */
+static earl_status export_crossing(void *p, size_t *n, earl_error *err)
+{
+    return earl_races_part_export_crossing(p, n, err);
+}
+static earl_status run(void *p, earl_error *err) { return earl_races_part_run(p, err); }
+static earl_status take(void *p, size_t n_parts, earl_outbox *out, earl_error *err)
+{
+    return earl_races_part_take(p, n_parts, out, err);
+}
+static earl_status receive(void *p, const void *records, size_t bytes, earl_error *err)
+{
+    return earl_races_part_receive(p, records, bytes, err);
+}
+static size_t unfinished(const void *p) { return earl_races_part_unfinished(p); }
+static earl_eid waiting(void *p) { return earl_races_part_waiting(p); }
+static earl_status force(void *p, earl_eid e, earl_error *err)
+{
+    return earl_races_part_force(p, e, err);
+}
+static const earlc_part_ops races_ops = {"this race analysis was finished already",
+                                         export_crossing, run, take, receive, unfinished,
+                                         waiting, force};
+
 static void part_races_dealloc(PyObject *self)
 {
     PartRacesObject *r = (PartRacesObject *)self;
-    earl_races_part_free(r->part);
+    earl_races_part_free(r->base.part);
     Py_XDECREF(r->trace_obj);
     Py_XDECREF(r->states_obj);
     Py_XDECREF(r->progress);
@@ -39,10 +62,7 @@ static void part_races_dealloc(PyObject *self)
 
 static earl_races_part *part_of(PyObject *self)
 {
-    earl_races_part *p = ((PartRacesObject *)self)->part;
-    if (!p)
-        PyErr_SetString(PyExc_ValueError, "this race analysis was finished already");
-    return p;
+    return earlc_part_handle(self);
 }
 
 static PyObject *part_races_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
@@ -75,6 +95,7 @@ static PyObject *part_races_new(PyTypeObject *type, PyObject *args, PyObject *kw
     earl_status rc = EARL_OK;
     earl_error err;
     if (r) {
+        r->base.ops = &races_ops;
         Py_INCREF(progress);
         r->progress = progress;
         r->bridge = (earlc_progress_bridge){progress, 0};
@@ -87,7 +108,9 @@ static PyObject *part_races_new(PyTypeObject *type, PyObject *args, PyObject *kw
             .clocked = clocked,
         };
         Py_BEGIN_ALLOW_THREADS
-        rc = earl_races_part_new(tr, st, &opts, &r->part, &err);
+        earl_races_part *part = NULL;
+        rc = earl_races_part_new(tr, st, &opts, &part, &err);
+        r->base.part = part;
         Py_END_ALLOW_THREADS
     }
     if (has_source > 0)
@@ -147,99 +170,6 @@ static PyObject *part_races_export(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-static PyObject *part_races_export_crossing(PyObject *self, PyObject *unused)
-{
-    (void)unused;
-    earl_races_part *p = part_of(self);
-    if (!p)
-        return NULL;
-    size_t n;
-    earl_error err;
-    if (earl_races_part_export_crossing(p, &n, &err) != EARL_OK)
-        return earlc_raise(&err);
-    return PyLong_FromSize_t(n);
-}
-
-static PyObject *part_races_run(PyObject *self, PyObject *unused)
-{
-    (void)unused;
-    earl_races_part *p = part_of(self);
-    if (!p)
-        return NULL;
-    earl_error err;
-    earl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = earl_races_part_run(p, &err);
-    Py_END_ALLOW_THREADS
-    if (st != EARL_OK)
-        return earlc_raise(&err);
-    Py_RETURN_NONE;
-}
-
-static PyObject *part_races_take(PyObject *self, PyObject *arg)
-{
-    earl_races_part *p = part_of(self);
-    Py_ssize_t n_parts = p ? PyLong_AsSsize_t(arg) : -1;
-    if (!p || (n_parts < 0 && PyErr_Occurred()))
-        return NULL;
-    if (n_parts < 1)
-        return PyErr_Format(PyExc_ValueError, "take: %zd parts", n_parts);
-    earl_outbox out;
-    earl_error err;
-    earl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = earl_races_part_take(p, (size_t)n_parts, &out, &err);
-    Py_END_ALLOW_THREADS
-    if (st != EARL_OK)
-        return earlc_raise(&err);
-    return earlc_outbox_tuple(&out);
-}
-
-static PyObject *part_races_receive(PyObject *self, PyObject *arg)
-{
-    earl_races_part *p = part_of(self);
-    if (!p)
-        return NULL;
-    Py_buffer buf;
-    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) != 0)
-        return NULL;
-    earl_error err;
-    earl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = earl_races_part_receive(p, buf.buf, (size_t)buf.len, &err);
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&buf);
-    if (st != EARL_OK)
-        return earlc_raise(&err);
-    Py_RETURN_NONE;
-}
-
-static PyObject *part_races_unfinished(PyObject *self, PyObject *unused)
-{
-    (void)unused;
-    earl_races_part *p = part_of(self);
-    return p ? PyLong_FromSize_t(earl_races_part_unfinished(p)) : NULL;
-}
-
-static PyObject *part_races_waiting(PyObject *self, PyObject *unused)
-{
-    (void)unused;
-    earl_races_part *p = part_of(self);
-    return p ? PyLong_FromLongLong(earl_races_part_waiting(p)) : NULL;
-}
-
-static PyObject *part_races_force(PyObject *self, PyObject *arg)
-{
-    earl_races_part *p = part_of(self);
-    long long e = p ? PyLong_AsLongLong(arg) : -1;
-    if (!p || (e == -1 && PyErr_Occurred()))
-        return NULL;
-    earl_error err;
-    if (earl_races_part_force(p, (earl_eid)e, &err) != EARL_OK)
-        return earlc_raise(&err);
-    Py_RETURN_NONE;
-}
-
 static PyObject *part_races_finish(PyObject *self, PyObject *unused)
 {
     (void)unused;
@@ -256,21 +186,16 @@ static PyObject *part_races_finish(PyObject *self, PyObject *unused)
     if (st != EARL_OK)
         return earlc_raise(&err);
     earl_races_part_free(p);
-    r->part = NULL;
+    r->base.part = NULL;
     return earlc_races_new(races, r->trace_obj, r->states_obj);
 }
 
 static PyMethodDef part_races_methods[] = {
     {"needs", part_races_needs, METH_NOARGS, "(kinds, ghost events) waited for"},
     {"export", part_races_export, METH_VARARGS, "export(to, kinds, events, tickets)"},
-    {"export_crossing", part_races_export_crossing, METH_NOARGS,
+    {"export_crossing", earlc_part_export_crossing, METH_NOARGS,
      "export to part 0 every clock another part may wait for (ticket: the key)"},
-    {"run", part_races_run, METH_NOARGS, "replay until every own location waits or is done"},
-    {"take", part_races_take, METH_O, "take(n_parts) -> (offsets, records)"},
-    {"receive", part_races_receive, METH_O, "receive(records)"},
-    {"unfinished", part_races_unfinished, METH_NOARGS, "own locations not done"},
-    {"waiting", part_races_waiting, METH_NOARGS, "the earliest waiting own event, -1"},
-    {"force", part_races_force, METH_O, "force(event): break a cycle there"},
+    EARLC_PART_STEP_METHODS,
     {"finish", part_races_finish, METH_NOARGS, "the result: a _core.Races"},
     {NULL, NULL, 0, NULL},
 };

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "earl_search.h"
 
 typedef struct {
@@ -144,8 +145,10 @@ static PyObject *matches_buffer(earl_search_result *r)
 }
 
 /* The matches and what the search says about them; takes r over (freed
- * with the last view of its matches). */
-PyObject *earlc_search_result_dict(const earl_search_query *q, earl_search_result *r)
+ * with the last view of its matches).  prepare_seconds: the wall time of
+ * earl_search_prepare (0 when the query was prepared elsewhere). */
+PyObject *earlc_search_result_dict(const earl_search_query *q, earl_search_result *r,
+                                   double prepare_seconds)
 {
     size_t rows = earl_search_result_rows(r), cols = earl_search_result_columns(r);
     PyObject *names = PyTuple_New((Py_ssize_t)cols);
@@ -192,13 +195,16 @@ PyObject *earlc_search_result_dict(const earl_search_query *q, earl_search_resul
         Py_DECREF(warnings);
         return NULL;
     }
-    return Py_BuildValue("{s:N,s:N,s:n,s:O,s:N,s:N,s:{s:K,s:K,s:K,s:d,s:n,s:n,s:K,s:K,s:N}}",
+    return Py_BuildValue("{s:N,s:N,s:n,s:O,s:N,s:N,s:{s:K,s:K,s:K,s:d,s:d,s:d,s:n,s:n,s:K,s:K,"
+                         "s:N}}",
                          "columns", names, "events", events, "rows", (Py_ssize_t)rows,
                          "truncated", earl_search_result_truncated(r) ? Py_True : Py_False,
                          "variables", vars, "warnings", warnings, "stats", "nodes",
                          (unsigned long long)st.nodes,
                          "checks", (unsigned long long)st.checks, "pruned",
-                         (unsigned long long)st.pruned, "seconds", st.seconds, "stamped",
+                         (unsigned long long)st.pruned, "seconds", st.seconds,
+                         "prepare_seconds", prepare_seconds, "merge_seconds", st.merge_seconds,
+                         "stamped",
                          (Py_ssize_t)stamped, "stamp_bytes", (Py_ssize_t)bytes, "tasks",
                          (unsigned long long)st.tasks, "stolen", (unsigned long long)st.stolen,
                          "threads", threads);
@@ -217,6 +223,7 @@ typedef struct search_job {
     earl_search_result *result;
     earl_error err;
     earl_status rc;
+    double prepare_seconds;    /* wall time of earl_search_prepare */
     _Atomic int stop;
     int done;
     pthread_mutex_t lock;
@@ -231,8 +238,11 @@ static int job_interrupted(void *data)
 static void job_run(search_job *j)
 {
     j->rc = EARL_OK;
-    if (!j->query) /* else prepared already (a trace in parts, search_parts.c) */
+    if (!j->query) { /* else prepared already (a trace in parts, search_parts.c) */
+        double t0 = earl_now_seconds();
         j->rc = earl_search_prepare(j->prog, j->trace, j->states, &j->popt, &j->query, &j->err);
+        j->prepare_seconds = earl_now_seconds() - t0;
+    }
     if (j->rc == EARL_OK)
         j->rc = earl_search_execute(j->query, &j->xopt, &j->result, &j->err);
 }
@@ -328,7 +338,8 @@ static PyObject *search_run(PyObject *module, PyObject *args, PyObject *kwargs)
     } else if (j.rc != EARL_OK) {
         earlc_raise(&j.err);
     } else {
-        d = earlc_search_result_dict(j.query, j.result); /* which takes the result over */
+        /* which takes the result over */
+        d = earlc_search_result_dict(j.query, j.result, j.prepare_seconds);
         j.result = NULL;
     }
     earl_search_result_free(j.result);
@@ -365,7 +376,7 @@ PyObject *earlc_search_execute(earl_search_query *q, const earl_search_options *
     } else if (j.rc != EARL_OK) {
         earlc_raise(&j.err);
     } else {
-        d = earlc_search_result_dict(q, j.result); /* which takes the result over */
+        d = earlc_search_result_dict(q, j.result, 0.0); /* which takes the result over */
         j.result = NULL;
     }
     earl_search_result_free(j.result);

@@ -78,7 +78,7 @@ def analyze(trace, properties=None, top: int = 10, progress=None, plugins=(),
             if need is not None:
                 with InTurn(path, need.budget, scratch=scratch, threads=threads or 0,
                             salvage=salvage, progress=progress, model=need.model,
-                            representatives=need.representatives) as parts:
+                            collectives=need.collectives) as parts:
                     return parts.analyze(properties=properties, top=top, plugins=plugins,
                                          strict=strict, packages=packages)
             trace = open_trace(path, threads=threads or 0, progress=progress, salvage=salvage,

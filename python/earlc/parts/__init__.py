@@ -54,13 +54,15 @@ def in_turn(path, memory=None, scratch=None, parts=None, threads: int = 0,
                 print(part.index, len(part.trace), part.own.sum())
 
     collectives: "all" (each part has every member of the collectives it
-    takes part in) or "representatives" (only the members the built-in wait
-    states read; docs/memory.md)."""
+    takes part in), "representatives" (only the members the built-in wait
+    states read) or "delayers" (those, and what the root causes read: each
+    instance's delaying member, and every member in its part; docs/memory.md)."""
     from .budget import DEFAULT, parse_size
     from .inturn import InTurn, choose_budget
+    from .part import COLLECTIVES
 
-    if collectives not in ("all", "representatives"):
-        raise ValueError("collectives must be 'all' or 'representatives', not %r"
+    if collectives not in COLLECTIVES:
+        raise ValueError("collectives must be 'all', 'delayers' or 'representatives', not %r"
                          % (collectives,))
     budget = choose_budget(memory) if parts is None else (parse_size(memory) if memory
                                                            else 1 << 62)
@@ -69,7 +71,7 @@ def in_turn(path, memory=None, scratch=None, parts=None, threads: int = 0,
                           "memory= or parts=")
     return InTurn(path, budget, scratch=scratch, threads=threads, salvage=salvage,
                   progress=progress, model=DEFAULT, parts=parts,
-                  representatives=collectives == "representatives")
+                  collectives=collectives)
 
 
 def under_mpi() -> bool:

@@ -47,7 +47,8 @@ import numpy as np
 from .. import _core
 from .budget import DEFAULT, ROOT_CAUSES, BudgetError, Model, format_size, parse_size
 from .plan import Partition, plan, process_of_locations
-from .part import COLL_MEMBER, GHOST_RECORD, Part, assemble, collectives_of, merge_ghosts
+from .part import (COLL_MEMBER, COLLECTIVES, GHOST_RECORD, Part, assemble, collectives_of,
+                   holds_enough, merge_ghosts)
 from .scratch import Scratch, ScratchError
 from .spill import BLOCK, Instances, LocationTimes
 from .steps import StepExchange, Steps, StepsMisaligned, StepsSuspended
@@ -65,9 +66,9 @@ ATTEMPTS = 4
 #: time of pass 2 per event relative to pass 1's, until measured
 PASS2_COST = 3.0
 #: collective steps the root causes usually take (properties/rootcause/parts.py;
-#: 21 with three rounds of the long-term replay): pass 2 runs one more time
+#: 20 with three rounds of the long-term replay): pass 2 runs one more time
 #: than the steps, which the progress's estimate expects
-EXPECTED_STEPS = 21
+EXPECTED_STEPS = 20
 #: members of one part that are representatives of an instance, at most in
 #: the usual case (earl_part.h: first, completing, latest begins, earliest
 #: end, root, first of another part); scans may have more
@@ -323,10 +324,19 @@ class InTurn:
 
     def __init__(self, path, budget: int, scratch=None, threads: int = 0, salvage: bool = False,
                  progress=None, model: Model = DEFAULT, parts: Optional[int] = None,
-                 representatives: bool = True):
+                 representatives: bool = True, collectives: Optional[str] = None):
         self.path, self.threads, self.salvage = path, threads, bool(salvage)
-        #: collectives as representatives (earl_part.h), else every member
-        self.representatives = representatives
+        if collectives is None:
+            collectives = "representatives" if representatives else "all"
+        if collectives not in COLLECTIVES:
+            raise ValueError("collectives must be 'all', 'delayers' or 'representatives', "
+                             "not %r" % (collectives,))
+        #: how the collectives travel (part.COLLECTIVES): "representatives" (the
+        #: members the built-in wait states read, earl_part.h), "delayers"
+        #: (those, and what the root causes read), or "all" (every member)
+        self.collectives = collectives
+        #: collectives as representatives (either kind), else every member
+        self.representatives = collectives != "all"
         self.reps = {}
         self.budget, self.model = budget, model
         reading = _core.Reading(str(path), threads=threads, salvage=self.salvage)
@@ -380,7 +390,7 @@ class InTurn:
         return InTurn(self.path, self.budget, scratch=self.scratch_folder, threads=self.threads,
                       salvage=self.salvage, progress=self.progress.fn,
                       model=model or self.model, parts=self._fixed_parts,
-                      representatives=self.representatives)
+                      collectives=self.collectives)
 
     # -- pass 1 -------------------------------------------------------------------------
     def pass1(self) -> None:
@@ -520,10 +530,14 @@ class InTurn:
         every part receives of an instance (up to REPRESENTATIVES members of 4
         records each) is many times the members read, so the window is sized
         by that output, within half the room the budget leaves above the
-        fixed costs (at least 64 MB), and by MEMBERS_AT_ONCE members."""
+        fixed costs (at least 64 MB), and by MEMBERS_AT_ONCE members.  With
+        the delayers, the part of an instance's delaying member receives
+        every member besides."""
         room = max((self.budget - self.model.fixed) // 2, 64 << 20)
-        out = self.pp.parts * REPRESENTATIVES * 4 * self.REPRESENTATIVE_BYTES
         per_instance = max(members / max(instances, 1), 1.0)
+        out = self.pp.parts * REPRESENTATIVES * 4 * self.REPRESENTATIVE_BYTES
+        if self.collectives == "delayers":
+            out += int(per_instance * 4 * self.REPRESENTATIVE_BYTES)
         return max(1, min(int(room // out), int(self.MEMBERS_AT_ONCE / per_instance)))
 
     def _choose_representatives(self) -> None:
@@ -559,7 +573,8 @@ class InTurn:
             order = np.lexsort((rows["position"][:, 2], rows["location"], end, rows["seq"],
                                 rows["comm"]))
             rows = rows.view(member)[order].view(COLL_MEMBER)
-            offsets, records = reading.representatives(rows, pp.partition.part_of, pp.parts)
+            offsets, records = reading.representatives(rows, pp.partition.part_of, pp.parts,
+                                                       self._represent_flags())
             del rows
             offsets = np.frombuffer(offsets, dtype=np.uint64).astype(np.int64)
             table = np.frombuffer(records, dtype=GHOST_RECORD)
@@ -579,6 +594,12 @@ class InTurn:
                 pp.ghosts[p] += len(mine)
                 at[p] += len(mine)
         del reading
+
+    def _represent_flags(self) -> int:
+        """What earl_part_represent chooses besides the built-in wait states'
+        representatives: with "delayers", each instance's delaying member
+        everywhere and every member in its part (what the root causes read)."""
+        return _core.REPRESENT_DELAYERS if self.collectives == "delayers" else 0
 
     def _replan(self, share: float) -> None:
         old = self.pp.parts
@@ -640,6 +661,7 @@ class InTurn:
         reading.read(self.pp.partition.mask(p))
         part = assemble(reading, self.ghosts_for(p), self.pp.partition, p, None, self.threads)
         part.whole = self.whole
+        part.collectives = self.collectives
         return part
 
     def parts(self):
@@ -680,11 +702,12 @@ class InTurn:
         if self.times is None:
             self.pass1()
         _, chosen = engine.selection(properties, plugins, packages, strict)
-        if self.representatives and any(getattr(p, "group", None) == "root_cause"
-                                        for p in chosen):
-            raise ValueError("the root causes read every member of a collective: analyse "
-                             "them in parts with every member (representatives=False, "
-                             "earlc.parts.in_turn(..., collectives='all'))")
+        need = collectives_of(chosen)
+        if not holds_enough(self.collectives, need):
+            raise ValueError("these parts hold the collectives as %s, which this catalog "
+                             "cannot analyse: analyse it in parts with collectives=%r "
+                             "(earlc.parts.in_turn(..., collectives=%r))"
+                             % (self.collectives, need, need))
         steps = Steps(self.scratch, self.pp.parts) \
             if any(getattr(p, "across_parts", False) for p in chosen) else None
         if steps is not None:
@@ -821,14 +844,16 @@ def choose_budget(memory) -> Optional[int]:
 @dataclass(frozen=True)
 class Need:
     """An analysis that must run in parts: its budget, its memory model, and
-    whether the collectives may travel as representatives (earl_part.h: the
-    built-in wait states read only the members they pick; a plugin, or the
-    root causes, may read every member)."""
+    how the collectives may travel (part.collectives_of: "representatives",
+    the members the built-in wait states read, earl_part.h; "delayers", those
+    and what the root causes read; "all" for a plugin, which may read every
+    member)."""
 
     budget: int
     model: Model
     representatives: bool
     whole: int  #: what the analysis in one piece would take
+    collectives: str = "all"
 
 
 def needs_parts(path, memory=None, properties=None, plugins=(), packages: bool = True,
@@ -851,10 +876,12 @@ def needs_parts(path, memory=None, properties=None, plugins=(), packages: bool =
     whole = model.whole(int(declared.sum()), len(declared))
     if whole <= budget:
         return None
-    # the root causes read every member of a collective (their synchronisation
-    # points), as a plugin may: no representatives for them (collectives_of)
-    return Need(budget, model, representatives=collectives_of(chosen) == "representatives",
-                whole=whole)
+    # a plugin may read every member of a collective; the root causes read,
+    # besides the representatives, the member that delays the others and
+    # every member in its part (collectives_of)
+    collectives = collectives_of(chosen)
+    return Need(budget, model, representatives=collectives != "all", whole=whole,
+                collectives=collectives)
 
 
 __all__ = ["InTurn", "Need", "PartsPlan", "plan_parts", "needs_parts", "declared_events",

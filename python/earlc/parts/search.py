@@ -207,6 +207,8 @@ def merged_stats(stats: List[Dict], replays, table: EventTable, teams: int) -> D
     out = {k: sum(s[k] for s in stats) for k in ("nodes", "checks", "pruned", "tasks",
                                                  "stolen")}
     out["seconds"] = max(s["seconds"] for s in stats)
+    out["prepare_seconds"] = 0.0  # the parts prepare together: the rounds below
+    out["merge_seconds"] = max(s["merge_seconds"] for s in stats)
     out["stamped"] = len(table)
     out["stamp_bytes"] = table.nbytes
     threads = []
