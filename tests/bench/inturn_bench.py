@@ -88,7 +88,8 @@ if memory:
         r = it.races(wildcard="all")
         out.update(parts=it.pp.parts, scratch_written=it.scratch.written,
                    scratch_read=it.scratch.read, sweeps=r.replay.extra["sweeps"],
-                   part_runs=r.replay.extra["part_runs"], crossing=r.replay.extra["crossing"])
+                   part_runs=r.replay.extra["part_runs"], crossing=r.replay.extra["crossing"],
+                   plans=r.replay.extra.get("plans", 1), passes=it.passes)
 else:
     r = earlc.races(earlc.open(path), wildcard="all")
 out["json"] = hashlib.sha256(r.to_json().encode()).hexdigest()
@@ -124,8 +125,8 @@ def races_main(trace: str, memory: str, scratch: str, repeats: int) -> int:
         print("races_%s_cpu" % name, min(r["cpu"] for r in rs))
         print("races_%s_peak" % name, max(r["peak"] for r in rs))
     b = runs["inturn"][0]
-    for key in ("parts", "sweeps", "part_runs", "crossing", "scratch_written", "scratch_read",
-                "pairs"):
+    for key in ("parts", "plans", "passes", "sweeps", "part_runs", "crossing",
+                "scratch_written", "scratch_read", "pairs"):
         print("races_inturn_%s" % key, b[key])
     print("races_equal", int(len({r["json"] for rs in runs.values() for r in rs}) == 1))
     return 0

@@ -13,7 +13,9 @@ Environment: EARLC_BENCH_DIR (default /tmp/earlc-bench), EARLC_BENCH_EVENTS (def
 EARLC_BENCH_REPEATS (default 3).  EARLC_BENCH_INTURN (a number of events, e.g.
 1000000000; unset: skipped) adds the analysis of a trace bigger than memory in parts one
 after another (inturn_section; its traces are kept in EARLC_BENCH_DIR/inturn, its budget
-EARLC_BENCH_INTURN_MEMORY, default 8G).
+EARLC_BENCH_INTURN_MEMORY, default 8G), and the races in parts of the 16-rank 10M-event
+halo within EARLC_BENCH_INTURN_RACES_MEMORY (default 500M) against the races in one piece
+(races_inturn_section).
 """
 import os
 import shutil
@@ -225,6 +227,50 @@ def inturn_section(synth: str) -> None:
                                       if m["expected_" + k])
              if not wrong else "DIFFERENT: %s" % wrong))
     shutil.rmtree(scratch, ignore_errors=True)
+    races_inturn_section(synth)
+
+
+INTURN_RACES_MEMORY = os.environ.get("EARLC_BENCH_INTURN_RACES_MEMORY", "500M")
+
+
+def races_inturn_section(synth: str) -> None:
+    """The races in parts one after another (inturn_bench.py races) of the 16-rank
+    10M-event halo, every receive a wildcard, within EARLC_BENCH_INTURN_RACES_MEMORY,
+    against the races of the same trace in one piece, alternated in fresh processes."""
+    sys.path.insert(0, str(ROOT / "python"))
+    from earlc.parts.budget import format_size, parse_size
+
+    trace = BENCH_DIR / "halo-16r-10M"
+    if not (trace / "traces.otf2").exists():
+        subprocess.run([synth, str(trace), "10000000", "halo", "16"], check=True,
+                       capture_output=True)
+    scratch = BENCH_DIR / "inturn" / "scratch-races"
+    scratch.mkdir(parents=True, exist_ok=True)
+    out = subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "inturn_bench.py"),
+                          "races", str(trace / "traces.otf2"), INTURN_RACES_MEMORY, str(scratch),
+                          "2"], check=True, capture_output=True, text=True).stdout
+    shutil.rmtree(scratch, ignore_errors=True)
+    m = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+    budget = parse_size(INTURN_RACES_MEMORY)
+    print("earlc races in turn: halo, 16 ranks, 10M events, every receive a wildcard, "
+          "--memory %s (load average %.1f)" % (INTURN_RACES_MEMORY, m["load_average"]))
+    print("  %d parts (plans after pass A: %d, runs of pass 1: %d), %d sweeps (%d part runs), "
+          "%d crossing events"
+          % (m["races_inturn_parts"], m["races_inturn_plans"], m["races_inturn_passes"],
+             m["races_inturn_sweeps"], m["races_inturn_part_runs"], m["races_inturn_crossing"]))
+    print("  wall %.1f s against %.1f s in one piece: ratio %.1f; processor time %.1f s against "
+          "%.1f s: ratio %.1f" % (m["races_inturn_seconds"], m["races_whole_seconds"],
+                                  m["races_inturn_seconds"] / m["races_whole_seconds"],
+                                  m["races_inturn_cpu"], m["races_whole_cpu"],
+                                  m["races_inturn_cpu"] / m["races_whole_cpu"]))
+    print("  peak resident %s, budget %s (target: within it: %s); in one piece %s"
+          % (format_size(m["races_inturn_peak"]), format_size(budget),
+             "yes" if m["races_inturn_peak"] <= budget else "NO",
+             format_size(m["races_whole_peak"])))
+    print("  scratch written %s, read %s; the races equal in one piece: %s"
+          % (format_size(m["races_inturn_scratch_written"]),
+             format_size(m["races_inturn_scratch_read"]),
+             "yes" if m["races_equal"] else "NO"))
 
 
 def fresh_section(synth: str) -> None:

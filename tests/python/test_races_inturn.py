@@ -16,6 +16,7 @@ import pytest
 
 import earlc
 import earlc.parts
+from earlc.parts.budget import parse_size
 from earlc import TraceWriter
 from earlc.parts import races_inturn
 from earlc.parts.causal_inturn import CycleAcrossParts
@@ -150,6 +151,23 @@ def test_the_sweeps_are_counted(tmp_path):
     assert r.replay.extra["part_runs"] == 5
 
 
+def test_progress_counts_the_extra_sweeps(tmp_path):
+    """A second sweep is one pass more on the bar (pass 4), over the part that
+    runs again, and the share shown only grows, to the end."""
+    st = older_foreign_path(tmp_path)
+    seen = []
+    with earlc.parts.in_turn(st.trace.path, parts=4, scratch=tmp_path,
+                             progress=lambda *a: seen.append(a)) as it:
+        r = it.races(wildcard="all")
+    assert r.replay.extra["sweeps"] == 2
+    labels = [phase.split(":")[0] for phase, _, _ in seen]
+    fourth = sorted({l for l in labels if l.startswith("pass 4,")})
+    assert len(fourth) == 1 and fourth[0].endswith("of 4"), fourth
+    done = [d for _, d, _ in seen]
+    assert done == sorted(done) and done[-1] <= 1000
+    assert done[labels.index(fourth[0])] >= done[labels.index("pass 3, part 4 of 4")]
+
+
 def test_the_path_api(traces, tmp_path):
     path = traces["halo"]
     want = result(lambda: earlc.races(earlc.open(path), wildcard="all"))
@@ -198,6 +216,63 @@ def test_the_command_line_within_its_budget(halo_2m, tmp_path):
     assert os.listdir(tmp_path) == ["r.json"]
 
 
+@pytest.fixture(scope="module")
+def halo_64(tmp_path_factory):
+    """2 M events of a 64-rank halo exchange: its crossing events' clocks (65
+    entries each) and the solve's edges between them weigh as much as a part."""
+    return earlc.synth("halo", tmp_path_factory.mktemp("halo-64") / "h", ranks=64,
+                       events=2_000_000).path
+
+
+def test_what_crosses_parts_is_counted_in_the_budget(halo_64, tmp_path):
+    """At 200M the parts alone fit, but not with the clocks held across them
+    (the races peaked at 243 MB when only the parts were counted): the budget
+    is refused in one line with the smallest budget that works, and that
+    budget is kept."""
+    one = earlc_cli("races", halo_64, "--wildcard", "all", "--format", "json")
+    assert one.returncode == 0, one.stderr
+    r, peak = peak_of(["races", halo_64, "--wildcard", "all", "--format", "json",
+                       "--memory", "200M", "--scratch", tmp_path, "-o", tmp_path / "r.json"])
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert peak <= 200 << 20, "peaked at %.0f MB" % (peak / 2 ** 20)
+    budget = r.stderr.split("the smallest budget that works is ")[1].strip()
+    assert os.listdir(tmp_path) == []
+    got = tmp_path / "r.json"
+    r, peak = peak_of(["races", halo_64, "--wildcard", "all", "--format", "json",
+                       "--memory", budget, "--scratch", tmp_path, "-o", got])
+    assert r.returncode == 0, r.stderr
+    assert got.read_text() == one.stdout
+    limit = parse_size(budget)
+    assert peak <= limit, "the races in parts peaked at %.0f MB, above its %s budget" % (
+        peak / 2 ** 20, budget)
+    assert os.listdir(tmp_path) == ["r.json"]
+
+
+def test_the_parts_are_planned_again_after_pass_a(halo_2m, tmp_path, monkeypatch):
+    """A first plan with no room for the crossing clocks (4 parts at 240M)
+    overflows once pass A counted them: pass 1 and pass A run again in more
+    parts, which give the races of the analysis in one piece."""
+    from earlc.parts import inturn
+
+    monkeypatch.setattr(races_inturn, "CROSSING_SHARE", 0.0)
+    want = result(lambda: earlc.races(earlc.open(halo_2m), wildcard="all"))
+    need = inturn.needs_parts(halo_2m, "240M")
+    with inturn.InTurn(halo_2m, need.budget, scratch=tmp_path, model=need.model,
+                       representatives=False) as it:
+        first = it.pp.parts
+        got = it.races(wildcard="all")
+        assert got.replay.extra["plans"] == 2 and it.pp.parts > first
+        assert result(lambda: got) == want
+
+
+def test_a_merge_beyond_the_budget_is_refused(traces, tmp_path, monkeypatch):
+    monkeypatch.setattr(races_inturn, "MERGE_COPIES", 1e9)
+    with pytest.raises(earlc.parts.BudgetError, match="to merge; the smallest budget that "
+                                                      "works is [0-9.]+[MG]$"):
+        earlc.races(str(traces["halo"]), wildcard="all", memory="170M", scratch=str(tmp_path))
+    assert os.listdir(tmp_path) == []
+
+
 def test_bad_budgets_and_scratch_folders_are_one_line(traces, tmp_path):
     path = traces["halo"]
     (tmp_path / "file").write_text("")
@@ -233,6 +308,7 @@ def test_a_plan_made_again_in_pass_1(tmp_path, monkeypatch):
     plan = inturn.plan_parts
     monkeypatch.setattr(inturn, "plan_parts",
                         lambda *a, **kw: plan(*a, **dict(kw, ghost_share=0.0)))
+    monkeypatch.setattr(races_inturn, "CROSSING_SHARE", 0.0)  # nor room for the clocks
     want = result(lambda: earlc.races(earlc.open(path), wildcard="all"))
     need = inturn.needs_parts(path, "182M")
     with inturn.InTurn(path, need.budget, scratch=tmp_path, model=need.model,

@@ -189,6 +189,9 @@ class Progress:
         self.shown = 0.0  # the largest fraction shown
         #: what a run of pass 2 is called on the bar ("page run" for the page's)
         self.title = "pass"
+        #: passes that run only some parts (the races' sweeps after the first):
+        #: pass number -> which parts run (a bool per part)
+        self.subset = {}
 
     @property
     def first(self) -> float:
@@ -207,7 +210,17 @@ class Progress:
 
     def work(self, pass_no: int) -> np.ndarray:
         own = self.pp.own_events.astype(np.float64)
-        return own if pass_no == 0 else own + self.pp.ghosts
+        w = own if pass_no == 0 else own + self.pp.ghosts
+        return w * self.subset[pass_no] if pass_no in self.subset else w
+
+    def add_pass(self, runs: np.ndarray) -> int:
+        """One pass more after those expected, over the parts `runs` says (a
+        bool per part): its number, which `start` takes."""
+        self.later += 1
+        self.rate.append(None)
+        self.done_events.append(0.0)
+        self.subset[self.later] = np.asarray(runs, dtype=np.float64)
+        return self.later
 
     def start(self, pass_no: int, part: int) -> None:
         self.pass_no, self.part = pass_no, part
@@ -233,9 +246,10 @@ class Progress:
         cur = float(self.work(self.pass_no)[self.part]) * within
         left = max(w1 - self.done_events[0] - (cur if self.pass_no == 0 else 0), 0) / rate1
         for k in range(1, self.later + 1):
-            rate = self.rate[k] or self.rate[1] or rate1 / PASS2_COST
+            rate = self.rate[k] or self.rate[min(k, 2)] or self.rate[1] or rate1 / PASS2_COST
             runs = max(self.runs - self.repeats, 1) if k == 1 else 1
-            left += max(w2 * runs - self.done_events[k] - (cur if self.pass_no == k else 0),
+            w = self.work(k).sum() if k in self.subset else w2
+            left += max(w * runs - self.done_events[k] - (cur if self.pass_no == k else 0),
                         0) / rate
         return left
 

@@ -48,10 +48,16 @@ synchronous receive could cause) mends them the same way.  The number of
 sweeps is recorded (`Races.replay.extra`).
 
 Held in memory at once: one part, and the candidate clocks of every crossing
-event (4 x (L + 1) bytes each, L the trace's locations, with 16 bytes of keys),
-which the solve of the search holds too.  A trace whose order has a cycle
-across parts (an inconsistent trace) is refused, as the search in turn
-refuses it.
+event (4 x (L + 1) bytes each, L the trace's locations, with 24 bytes of keys
+and counts) and the needs of every part, which the solve of the search holds
+too; the solve (no part) holds the edges between crossing events beside them.
+The budget counts them all: the plan first assumes a share of crossing
+events (CROSSING_SHARE), pass A counts them, their needs and the solve's
+edges, and a plan they overflow is made again with that room and more parts
+(pass 1 and pass A again), or refused with the smallest budget a plan
+measured to work.  The races found so far wait in the scratch folder until
+the merge.  A trace whose order has a cycle across parts (an inconsistent
+trace) is refused, as the search in turn refuses it.
 """
 from __future__ import annotations
 
@@ -65,12 +71,32 @@ from ..clocks import sorted_unique
 from ..races import Races, RacesError, WildcardsNotRecorded, _select
 from .causal_inturn import CycleAcrossParts
 from .frontier import NoOrder, _sweep, clock_records, need_ranks
-from .inturn import InTurn
+from .budget import BudgetError, format_size
+from .inturn import ATTEMPTS, InTurn, Progress, _round_up, plan_parts
+from .plan import process_of_locations
 from .part import POSITION_BITS
 from .races import ATTRIBUTES, MergedRaces
 from .replay import ReplayStats
 
 SENT, ACK, BEGIN = 0, 1, 2  # earl_races_crossing
+
+#: bytes held per crossing event besides its clock: its key, when its clock last
+#: changed, its row in its part's list (the solve and the sweeps)
+CROSSING_BYTES = 24
+#: bytes held per need of a part (its row among the crossing events)
+NEED_BYTES = 8
+#: bytes per crossing event the solve holds besides: the keys' sort order and
+#: the rows of each part's events, then earl_hb_frontier_solve's (20)
+SOLVE_BYTES = 24
+#: bytes per edge of the solve: its two ends (int64), earl_hb_frontier_solve's
+#: list of the edges from each event (8), and the part's edges being made
+EDGE_BYTES = 28
+#: the crossing events first assumed, as a share of the trace's events (pass A
+#: counts them, and the parts are planned again when they overflow the budget):
+#: 0.05 to 0.11 on the generated halo exchanges in 4 to 16 parts
+CROSSING_SHARE = 0.1
+#: the merge of the parts' races holds their pieces and the result at once
+MERGE_COPIES = 2.5
 
 #: sweeps after which the analysis gives up (each is a pass over the parts that
 #: changed; the Lamport values only grow, so it ends, but a bound says so)
@@ -79,6 +105,25 @@ MAX_SWEEPS = 1000
 #: False stops after the first sweep, with the solve's Lamport values: for the
 #: tests that show why the sweeps are needed
 SETTLE = True
+
+
+def _named(key: np.ndarray, sym: np.ndarray):
+    """Of a part's crossing events (their keys, and their clocks' entries of
+    other parts' locations), the entries that give an edge of the solve
+    (RacesInTurn._edges): (rows, columns) of the entries named, and per event
+    the previous crossing event of its location (-1) with the events that have
+    one."""
+    rows = np.nonzero((key & 3) != ACK)[0]
+    rows = rows[np.argsort(key[rows], kind="stable")]
+    loc = (key[rows] >> 2) >> POSITION_BITS
+    same = loc[1:] == loc[:-1]
+    prev = np.full(len(key), -1, dtype=np.int64)
+    prev[rows[1:][same]] = rows[:-1][same]
+    chained = np.nonzero(prev >= 0)[0]
+    named = sym > 0
+    named[chained] &= sym[chained] > sym[prev[chained]]
+    i, j = np.nonzero(named)
+    return i, j, prev, chained
 
 
 class _Totals:
@@ -126,6 +171,88 @@ class RacesInTurn:
         self.stats.extra["method"] = "sweeps"
         #: the call paths the report may show, each once: path -> its index
         self.path_index: Dict[str, int] = {}
+        #: the analysis's model, without the room the races hold across parts
+        self.base = it.model
+        self.n_crossing = 0
+        self.n_needs = np.zeros(0, dtype=np.int64)
+        if it.times is None and it._fixed_parts is None and CROSSING_SHARE > 0:
+            guess = CROSSING_SHARE * float(it.declared.sum()) * self._per_crossing()
+            try:
+                self._plan(int(guess))
+            except BudgetError:  # the guess may be too high: pass A measures
+                pass
+
+    def _per_crossing(self) -> int:
+        """Bytes held per crossing event while the solve and the sweeps run:
+        its vector clock (with the Lamport value) and CROSSING_BYTES."""
+        return 4 * (self.it.n_locations + 1) + CROSSING_BYTES
+
+    #: the room planned beside each part for what the races hold across parts
+    reserve = 0
+
+    def _plan(self, reserve: int, at_least: int = 1, share: Optional[float] = None) -> None:
+        """Plan the parts anew (pass 1 to run again) with `reserve` bytes beside
+        each part for what the races hold across parts."""
+        import dataclasses
+
+        it = self.it
+        model = dataclasses.replace(self.base, fixed=self.base.fixed + int(reserve))
+        kw = {} if share is None else {"ghost_share": share}
+        pp = plan_parts(it.defs, it.declared, model, it.budget, at_least=at_least, **kw)
+        it.model, it.pp, it.times = model, pp, None
+        later = it.progress.later
+        it.progress = Progress(it.progress.fn, pp)
+        it.progress.later = later
+        self.reserve = int(reserve)
+
+    def _held(self, p: int) -> int:
+        """Bytes held beside part p while it is replayed, or in the solve: the
+        crossing clocks, every part's needs, and p's needs' clocks handed to
+        its replay (the records; the replay's copy is counted with the part)."""
+        return int(self.n_crossing * self._per_crossing() + NEED_BYTES * self.n_needs.sum() +
+                   self.n_needs[p] * (8 + 4 * (self.it.n_locations + 1)))
+
+    def _part_peak(self, p: int) -> int:
+        """The model's peak of part p alone (its own events and ghosts)."""
+        pp = self.it.pp
+        return self.base.part(int(pp.own_events[p]), int(pp.ghosts[p]), int(pp.locations[p]))
+
+    def _need(self) -> int:
+        """After pass A: the model's peak of the largest part with what the
+        races hold beside it, or of the solve (no part, the crossing clocks
+        and the edges between them), whichever is larger."""
+        return int(max(self._solve_need(), max(self._part_peak(p) + self._held(p)
+                                               for p in range(self.parts))))
+
+    def _solve_need(self) -> int:
+        return int(self.base.fixed + self.n_crossing * (self._per_crossing() + SOLVE_BYTES) +
+                   NEED_BYTES * self.n_needs.sum() + EDGE_BYTES * self.n_edges)
+
+    def _check_merge_room(self) -> None:
+        """The merge holds every part's races and the result (MERGE_COPIES
+        times their size on disk): refused in one line when that overflows
+        the budget, rather than killed."""
+        need = int(self.base.fixed + MERGE_COPIES * self.piece_bytes.sum())
+        if need > self.it.budget and self.it._fixed_parts is None:
+            raise BudgetError(
+                "a memory budget of %s is too small for the races of this trace: the races "
+                "found among its %s receives take about %s to merge; "
+                "the smallest budget that works is %s"
+                % (format_size(self.it.budget), format(int(self.totals[0]), ","),
+                   format_size(need), _round_up(need)))
+
+    def _most_parts(self) -> int:
+        """One part per process: no plan has more."""
+        return int(process_of_locations(self.it.defs).max(initial=0)) + 1
+
+    def _too_small(self, need: int) -> BudgetError:
+        """The budget refused, with the least that a plan measured needs."""
+        return BudgetError(
+            "a memory budget of %s is too small for the races of this trace in parts: a "
+            "part with the clocks of the %s events that cross parts takes about %s; the "
+            "smallest budget that works is %s"
+            % (format_size(self.it.budget), format(self.n_crossing, ","),
+               format_size(need), _round_up(need)))
 
     @property
     def parts(self) -> int:
@@ -201,9 +328,17 @@ class RacesInTurn:
         self._run(core)
         xkey, xclock = self._crossing(part, core)
         del core
+        # the crossing clocks apart from the rest: the solve reads the keys of
+        # every part first and then each part's clocks straight into their rows
         self.it.scratch.write("ra%d.bin" % p, pickle.dumps(
-            {"nkey": self._keys(part, kinds, events), "nloc": nloc, "npos": npos,
-             "xkey": xkey, "xclock": xclock}, protocol=pickle.HIGHEST_PROTOCOL))
+            {"nkey": self._keys(part, kinds, events), "nloc": nloc, "npos": npos},
+            protocol=pickle.HIGHEST_PROTOCOL))
+        self.it.scratch.write("rk%d.bin" % p, xkey)
+        self.it.scratch.write("rc%d.bin" % p, xclock.ravel())
+        self.n_needs[p] = len(events)
+        self.n_crossing += len(xkey)
+        i, _, _, chained = _named(xkey, xclock[:, np.nonzero(self.part_of != p)[0]])
+        self.n_edges += len(i) + len(chained)
         self.it.scratch.write("rs%d.bin" % p, pickle.dumps(
             self._send_attributes(part, xkey), protocol=pickle.HIGHEST_PROTOCOL))
 
@@ -286,32 +421,46 @@ class RacesInTurn:
     def solve(self) -> None:
         """The candidate clocks of every crossing event (see the module), and
         which of them each part reads."""
-        summaries = [pickle.loads(self.it.scratch.load("ra%d.bin" % p, np.uint8).tobytes())
-                     for p in range(self.parts)]
-        start = np.cumsum([0] + [len(s["xkey"]) for s in summaries])
-        keys = np.concatenate([s.pop("xkey") for s in summaries])
+        scratch = self.it.scratch
+        xkeys = [scratch.load("rk%d.bin" % p, np.int64) for p in range(self.parts)]
+        start = np.cumsum([0] + [len(k) for k in xkeys])
+        keys = np.concatenate(xkeys)
+        del xkeys
         order = np.argsort(keys, kind="stable")
         self.keys = keys[order]
         del keys
-        self.clock = np.concatenate([s.pop("xclock") for s in summaries]).reshape(-1, self.w1)
-        self.clock = self.clock[order]
         where = np.empty(len(order), dtype=np.int64)  # node of each part's crossing event
         where[order] = np.arange(len(order))
         del order
         self.crossing = [where[start[p]:start[p + 1]] for p in range(self.parts)]
         del where
+        # one table of clocks, filled part by part: never a second copy of it
+        self.clock = np.empty((len(self.keys), self.w1), dtype=np.uint32)
+        for p in range(self.parts):
+            self.clock[self.crossing[p]] = scratch.load("rc%d.bin" % p, np.uint32).reshape(
+                -1, self.w1)
         self.needs: List[np.ndarray] = []
-        src, dst = [], []
+        # the edges' ends in two arrays of the size pass A counted (no list of
+        # pieces joined beside them)
+        src = np.empty(self.n_edges, dtype=np.int64)
+        dst = np.empty(self.n_edges, dtype=np.int64)
+        filled = 0
         for q in range(self.parts):
-            s, summaries[q] = summaries[q], None
+            s = pickle.loads(scratch.load("ra%d.bin" % q, np.uint8).tobytes())
             at = self._nodes(s["nkey"])
             self.needs.append(at)
             edges = self._edges(q, s["nloc"], s["npos"], at)
-            src += edges[0]
-            dst += edges[1]
             del s
-        if src:
-            self.clock = _sweep(self.clock, np.concatenate(src), np.concatenate(dst))
+            for a, b in zip(*edges):
+                if filled + len(a) > len(src):  # pass A counted them: never
+                    raise AssertionError("the solve has more edges than pass A counted")
+                src[filled:filled + len(a)] = a
+                dst[filled:filled + len(b)] = b
+                filled += len(a)
+            del edges
+        if filled:
+            self.clock = _sweep(self.clock, src[:filled], dst[:filled])
+        del src, dst
         if self.clocks == "lamport":  # the sweeps replay the Lamport value alone
             self.width, self.w1 = 0, 1
             self.clock = np.ascontiguousarray(self.clock[:, -1:])
@@ -332,20 +481,10 @@ class RacesInTurn:
         first = np.searchsorted(nloc[srt], np.arange(self.width))
         ghost = np.nonzero(self.part_of != q)[0]
         mine = self.crossing[q]
-        key = self.keys[mine]
-        rows = np.nonzero((key & 3) != ACK)[0]
-        rows = rows[np.argsort(key[rows], kind="stable")]
-        loc = (key[rows] >> 2) >> POSITION_BITS
-        same = loc[1:] == loc[:-1]
-        prev = np.full(len(mine), -1, dtype=np.int64)
-        prev[rows[1:][same]] = rows[:-1][same]
-        chained = np.nonzero(prev >= 0)[0]
         sym = self.clock[mine][:, ghost]
-        named = sym > 0
-        named[chained] &= sym[chained] > sym[prev[chained]]
-        i, j = np.nonzero(named)
+        i, j, prev, chained = _named(self.keys[mine], sym)
         r = sym[i, j].astype(np.int64)
-        del sym, named
+        del sym
         m = ghost[j]
         if len(r) and (r > np.bincount(nloc, minlength=self.width)[m]).any():
             raise ValueError("a crossing event's clock names a need part %d does not have" % q)
@@ -383,7 +522,11 @@ class RacesInTurn:
             self.clock[nodes[differ]] = xclock[differ]
             self.changed_at[nodes[differ]] = self.tick
         local = Races(part.trace, core.finish(), self.assumption)
-        self.pieces[p] = self._piece(p, part, local)
+        # kept on disk until the merge: the races found so far are not held
+        # beside the parts that follow
+        piece = pickle.dumps(self._piece(p, part, local), protocol=pickle.HIGHEST_PROTOCOL)
+        self.it.scratch.write("rp%d.bin" % p, piece)
+        self.piece_bytes[p] = len(piece)
         return changed
 
     def _piece(self, p: int, part, local) -> dict:
@@ -433,12 +576,88 @@ class RacesInTurn:
     # -- the whole ------------------------------------------------------------------------
     def run(self):
         it = self.it
-        if it.times is None:
-            it.pass1()
+        best = None  # the least a plan measured so far needs
+        for attempt in range(ATTEMPTS):
+            if it.times is None:
+                it.pass1()
+            self._pass_a_all()
+            need = self._need()
+            best = need if best is None else min(best, need)
+            if need <= it.budget or it._fixed_parts is not None:
+                break
+            # more parts only add crossing events to a solve that overflows
+            if attempt + 1 == ATTEMPTS or self.parts >= self._most_parts() or \
+                    self._solve_need() > it.budget:
+                raise self._too_small(best)
+            # room for what was held, a quarter more (more parts, more crossing
+            # events), and the share of ghosts measured
+            pp = it.pp
+            share = 1.1 * max(float(pp.ghosts[p]) / max(float(pp.own_events[p]), 1.0)
+                              for p in range(self.parts))
+            held = max(self._held(p) for p in range(self.parts))
+            try:
+                self._plan(int(1.25 * held), at_least=self.parts + 1, share=share)
+            except BudgetError:  # not even one process fits with that room
+                raise self._too_small(best) from None
+            self.stats.extra["plans"] = self.stats.extra.get("plans", 1) + 1
+        self.assumption = self._assumption()
+        self.solve()
+        for p in range(self.parts):
+            for name in ("ra%d.bin", "rk%d.bin", "rc%d.bin"):
+                self.it.scratch.delete(name % p)
+        self.piece_bytes = np.zeros(self.parts, dtype=np.int64)
+        # when each part last ran, and each crossing clock last changed, in
+        # runs of parts counted from 1: a part whose needs changed since runs again
+        self.tick = 0
+        self.ran_at = np.zeros(self.parts, dtype=np.int64)
+        self.changed_at = np.zeros(len(self.keys), dtype=np.int64)
+        stale = list(range(self.parts))
+        sweeps = 0
+        while stale:
+            sweeps += 1
+            if sweeps > MAX_SWEEPS:
+                raise RuntimeError("the race replay in turn did not settle after %d sweeps"
+                                   % MAX_SWEEPS)
+            pass_no = 2  # the first sweep is the pass the progress expects
+            if sweeps > 1:  # one more, over the parts that read a changed clock
+                pass_no = it.progress.add_pass(np.isin(np.arange(self.parts), stale))
+            for p in stale:
+                part = it.open(p, pass_no=pass_no)
+                self.sweep_part(p, part)
+                it.let_go(part)
+                del part
+                it.progress.end()
+                self.stats.extra["part_runs"] = self.stats.extra.get("part_runs", 0) + 1
+            stale = [p for p in range(self.parts) if SETTLE and len(self.needs[p]) and
+                     self.changed_at[self.needs[p]].max() > self.ran_at[p]]
+        for p in range(self.parts):
+            self.it.scratch.delete("rs%d.bin" % p)
+        del self.clock, self.keys, self.changed_at, self.needs, self.crossing
+        self._check_merge_room()
+        pieces = []
+        for p in range(self.parts):
+            pieces.append(pickle.loads(self.it.scratch.load("rp%d.bin" % p, np.uint8).tobytes()))
+            self.it.scratch.delete("rp%d.bin" % p)
+        self.stats.rounds = sweeps
+        self.stats.extra["sweeps"] = sweeps
+        stub = it.stub()
+        stub.trace.part = stub  # times are counted from the whole trace's first event
+        names = [""] * len(self.path_index)
+        for path, k in self.path_index.items():
+            names[k] = path
+        return MergedRaces(stub.trace, pieces, self.assumption, self.stats, names=names)
+
+    def _pass_a_all(self) -> None:
+        """Pass A over every part (twice when a part's own receives decided
+        its wildcards otherwise than the whole trace's do)."""
+        it = self.it
         it.progress.later = 2
         self.sums: List[np.ndarray] = [None] * self.parts
         self.assumptions: List[dict] = [None] * self.parts
+        self.path_index = {}
         for attempt in range(2):
+            self.n_needs = np.zeros(self.parts, dtype=np.int64)
+            self.n_crossing = self.n_edges = 0
             for p in range(self.parts):
                 part = it.open(p, pass_no=1)
                 self.pass_a(p, part)
@@ -454,42 +673,6 @@ class RacesInTurn:
                    for s in self.sums):
                 break
             self.stats.extra["wildcards_again"] = True
-        self.assumption = self._assumption()
-        self.solve()
-        for p in range(self.parts):
-            self.it.scratch.delete("ra%d.bin" % p)
-        self.pieces: List[Optional[dict]] = [None] * self.parts
-        # when each part last ran, and each crossing clock last changed, in
-        # runs of parts counted from 1: a part whose needs changed since runs again
-        self.tick = 0
-        self.ran_at = np.zeros(self.parts, dtype=np.int64)
-        self.changed_at = np.zeros(len(self.keys), dtype=np.int64)
-        stale = list(range(self.parts))
-        sweeps = 0
-        while stale:
-            sweeps += 1
-            if sweeps > MAX_SWEEPS:
-                raise RuntimeError("the race replay in turn did not settle after %d sweeps"
-                                   % MAX_SWEEPS)
-            for p in stale:
-                part = it.open(p, pass_no=2)
-                self.sweep_part(p, part)
-                it.let_go(part)
-                del part
-                it.progress.end()
-                self.stats.extra["part_runs"] = self.stats.extra.get("part_runs", 0) + 1
-            stale = [p for p in range(self.parts) if SETTLE and len(self.needs[p]) and
-                     self.changed_at[self.needs[p]].max() > self.ran_at[p]]
-        for p in range(self.parts):
-            self.it.scratch.delete("rs%d.bin" % p)
-        self.stats.rounds = sweeps
-        self.stats.extra["sweeps"] = sweeps
-        stub = it.stub()
-        stub.trace.part = stub  # times are counted from the whole trace's first event
-        names = [""] * len(self.path_index)
-        for path, k in self.path_index.items():
-            names[k] = path
-        return MergedRaces(stub.trace, self.pieces, self.assumption, self.stats, names=names)
 
     def _assumption(self) -> dict:
         """The whole trace's assumption (its error, when it has no wildcards)."""
