@@ -139,9 +139,7 @@ print(json.dumps({"events": len(trace), "faults": faults, "digest": digest.hexdi
 
 def open_moving(path, threads, move):
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
-    env.pop("EARLC_MOVE_PAGES", None)
-    if not move:
-        env["EARLC_MOVE_PAGES"] = "0"
+    env["EARLC_MOVE_PAGES"] = "1" if move else "0"
     out = subprocess.run([sys.executable, "-c", MOVES, str(path), str(threads)], env=env,
                          capture_output=True, text=True, check=True).stdout
     return json.loads(out.splitlines()[-1])
