@@ -124,11 +124,15 @@ static struct {
     int disabled;
     int huge_pages;        /* EARLC_HUGE_PAGES: advise mapped blocks for huge pages */
     int no_moves;          /* unless EARLC_MOVE_PAGES=1: banks give back instead of moving */
+    int guard;             /* EARLC_MEM_GUARD=1: dead memory faults (guard mode) */
     double keep_seconds;
     int reaper_running;    /* the reaper thread exists */
     pthread_cond_t wake;   /* the reaper sleeps on it; earl_mem_release wakes it */
     earl_mem_stats stats;
 } pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
+
+/* pool.guard, for readers that may not take pool.lock (guarding) */
+static _Atomic int guard_on;
 
 static mem_header *header_of(void *p)
 {
@@ -161,12 +165,94 @@ static void configure_locked(void)
     /* opt-in while a crash of the EARL layer after an open, seen once in a
      * process that had opened hundreds of traces, is not explained */
     pool.no_moves = !(move && (strcmp(move, "1") == 0 || strcmp(move, "yes") == 0));
+    const char *guard = getenv("EARLC_MEM_GUARD");
+    pool.guard = guard && (strcmp(guard, "1") == 0 || strcmp(guard, "yes") == 0);
+    atomic_store(&guard_on, pool.guard);
+}
+
+/* ---- guard mode (EARLC_MEM_GUARD=1, earl_mem_guard) -------------------------
+ *
+ * A debugging aid for the lifetime of mapped blocks, which AddressSanitizer
+ * does not see (under it every block comes from malloc, and nothing is kept
+ * or moved): memory that is dead faults on its next touch, with the stack of
+ * whoever touched it, instead of reading zeros or someone else's data.
+ *   - a consumed range (earl_mem_discard, earl_mem_bank_deposit) becomes
+ *     PROT_NONE; pages a bank moves become writable again at their
+ *     destination, their source range stays PROT_NONE;
+ *   - a freed large block is never kept nor handed out again: its addresses
+ *     are replaced by a PROT_NONE reservation (quarantine) of the same size,
+ *     the oldest reservations unmapped once GUARD_QUARANTINE are held;
+ *   - a large block grows by a copy, never by mremap, so that its old
+ *     addresses are quarantined too.
+ * It costs address space and some mappings, not resident memory; guarded
+ * ranges' pages are given back as before. */
+#define GUARD_QUARANTINE 4096
+
+static struct {
+    pthread_mutex_t lock;
+    struct { void *at; size_t bytes; } held[GUARD_QUARANTINE];
+    size_t next;  /* ring position of the oldest once full */
+    size_t n;
+} quarantine = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Whether guard mode is on.  Without a lock (unmap_block runs under
+ * pool.lock): every caller holds a mapped block, so the pool was configured
+ * when that block was mapped. */
+static int guarding(void)
+{
+    return atomic_load_explicit(&guard_on, memory_order_relaxed);
+}
+
+void earl_mem_guard(int on)
+{
+    pthread_mutex_lock(&pool.lock);
+    configure_locked();
+    pool.guard = on != 0;
+    atomic_store(&guard_on, pool.guard);
+    pthread_mutex_unlock(&pool.lock);
+    if (on)
+        earl_mem_release(); /* kept blocks would be handed out again */
+}
+
+/* Replace the pages of [at, at + bytes) by a reservation that faults. */
+static void quarantine_range(void *at, size_t bytes)
+{
+    if (mmap(at, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1,
+             0) == MAP_FAILED) {
+        munmap(at, bytes); /* out of mappings: freed as without the guard */
+        return;
+    }
+    pthread_mutex_lock(&quarantine.lock);
+    if (quarantine.n == GUARD_QUARANTINE) {
+        munmap(quarantine.held[quarantine.next].at, quarantine.held[quarantine.next].bytes);
+        quarantine.held[quarantine.next].at = at;
+        quarantine.held[quarantine.next].bytes = bytes;
+        quarantine.next = (quarantine.next + 1) % GUARD_QUARANTINE;
+    } else {
+        quarantine.held[quarantine.n].at = at;
+        quarantine.held[quarantine.n].bytes = bytes;
+        quarantine.n++;
+    }
+    pthread_mutex_unlock(&quarantine.lock);
+}
+
+/* Dead bytes [lo, hi) (whole pages): given back, and faulting in guard mode. */
+static int bury_pages(uintptr_t lo, uintptr_t hi)
+{
+    if (madvise((void *)lo, hi - lo, MADV_DONTNEED) != 0)
+        return -1;
+    if (guarding())
+        mprotect((void *)lo, hi - lo, PROT_NONE);
+    return 0;
 }
 
 static void unmap_block(void *block)
 {
     mem_header *h = header_of(block);
-    munmap(h->map, h->map_bytes);
+    if (guarding())
+        quarantine_range(h->map, h->map_bytes);
+    else
+        munmap(h->map, h->map_bytes);
 }
 
 /* Drop kept block k (the caller unmaps or reuses it). */
@@ -342,7 +428,7 @@ static void free_large(void *block)
     configure_locked();
     double now = earl_now_seconds();
     expire_locked(now);
-    int keep = !pool.disabled && capacity <= pool.max_kept_bytes;
+    int keep = !pool.disabled && !pool.guard && capacity <= pool.max_kept_bytes;
     /* make room: the oldest kept blocks go first */
     while (keep && (pool.n_kept == MEM_MAX_KEPT ||
                     pool.kept_bytes + capacity > pool.max_kept_bytes)) {
@@ -443,8 +529,8 @@ size_t earl_mem_discard(void *p, size_t from, size_t to)
     if (hi <= lo)
         return from;
     /* MADV_DONTNEED: the pages leave the resident set now, and the range
-     * reads as zeros if touched again */
-    if (madvise((void *)lo, hi - lo, MADV_DONTNEED) != 0)
+     * reads as zeros if touched again (faults, in guard mode) */
+    if (bury_pages(lo, hi) != 0)
         return from;
     return hi - start;
 }
@@ -520,7 +606,7 @@ static void *mem_realloc(void *p, size_t bytes, mem_class cls)
     /* memory touched before beats fresh memory, even at the price of a copy */
     void *q = IS_LARGE(bytes) ? take_fitting(bytes, 1) : NULL;
 #ifdef MREMAP_MAYMOVE
-    if (!q && h->magic == MEM_MAGIC_LARGE) {
+    if (!q && h->magic == MEM_MAGIC_LARGE && !guarding()) {
         if (cls != MEM_STORE) /* the pages the block grows by: kept ones given back first */
             free_kept_bytes(bytes - h->capacity);
         void *grown = grow_mapping(p, bytes);
@@ -624,7 +710,7 @@ void earl_mem_bank_init(earl_mem_bank *b, size_t expected_bytes)
 /* Give back banked range k (its pages will not be needed) and drop it. */
 static void bank_drop(earl_mem_bank *b, int k)
 {
-    madvise(b->range[k].at, b->range[k].bytes, MADV_DONTNEED);
+    bury_pages((uintptr_t)b->range[k].at, (uintptr_t)b->range[k].at + b->range[k].bytes);
     b->range[k] = b->range[--b->n];
 }
 
@@ -642,6 +728,8 @@ size_t earl_mem_bank_deposit(earl_mem_bank *b, void *p, size_t from, size_t to, 
     b->range[b->n].at = (char *)lo;
     b->range[b->n].bytes = hi - lo;
     b->n++;
+    if (guarding()) /* dead from now on; its pages stay resident, to be moved */
+        mprotect((void *)lo, hi - lo, PROT_NONE);
     b->banked += hi - lo;
     return hi - start;
 }
@@ -670,6 +758,8 @@ size_t earl_mem_bank_place(earl_mem_bank *b, void *p, size_t from, size_t to)
                 bank_drop(b, b->n - 1);
             break;
         }
+        if (guarding()) /* the pages came PROT_NONE from a guarded range */
+            mprotect((void *)lo, bytes, PROT_READ | PROT_WRITE);
         b->moved += bytes;
         b->moves++;
         lo += bytes;

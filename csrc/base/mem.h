@@ -39,6 +39,17 @@ size_t earl_mem_discard(void *p, size_t from, size_t to);
  * given back with earl_mem_discard, which a later request would find cold. */
 void earl_mem_free_unkept(void *p);
 
+/* Guard mode, a debugging aid for the lifetime of mapped blocks (which
+ * AddressSanitizer cannot follow: under it every block comes from malloc):
+ * consumed ranges (earl_mem_discard, earl_mem_bank_deposit) become PROT_NONE
+ * instead of reading as zeros, freed large blocks are never reused and leave
+ * a PROT_NONE reservation behind, large blocks grow by a copy: a later touch
+ * of dead memory faults at once, with the stack of the code that touched it.
+ * On when EARLC_MEM_GUARD=1 is in the environment at the first large
+ * allocation; earl_mem_guard turns it on or off (tests).  It costs address
+ * space and mappings, not resident memory (docs/model.md, "Memory"). */
+void earl_mem_guard(int on);
+
 /* A thread's bank of pages to recycle: the whole pages of blocks read front
  * to back (an open's reading buffers) that it has consumed, moved with
  * mremap under output it has not written yet (the trace's columns) instead

@@ -4,14 +4,17 @@
  * not for much smaller ones, earl_mem_release, EARLC_KEEP_MEMORY=0 and the
  * expiry (by the reaper thread, without further calls) give memory back;
  * a bank moves consumed pages under output without faults and never
- * touches the pages at the edges of a range.  Under AddressSanitizer every
+ * touches the pages at the edges of a range; in guard mode dead memory
+ * faults when touched.  Under AddressSanitizer every
  * block comes from malloc, so the tests of keeping and moving are skipped
  * there.
  */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
@@ -293,6 +296,83 @@ static void test_bank_moves_pages_under_output(void **state)
     earl_mem_free(t);
 }
 
+/* Guard mode: does touching p fault?  Run in a child, which the fault kills. */
+static int touch_faults(volatile unsigned char *p, int write)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGSEGV, SIG_DFL); /* not cmocka's handler: the fault ends the child */
+        if (write)
+            *p = 1;
+        else
+            (void)*p;
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV;
+}
+
+/* Guard mode (earl_mem_guard, EARLC_MEM_GUARD=1): consumed ranges, the
+ * source of moved pages and freed blocks fault when touched; the pages at
+ * the edges and the pages moved under output stay usable; a freed block is
+ * not handed out again and a block grows by a copy. */
+static void test_guard_mode_faults_on_dead_memory(void **state)
+{
+    (void)state;
+    SKIP_UNDER_ASAN();
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    earl_mem_guard(1);
+    unsigned char *in = earl_mem_alloc_scratch(8 * MB);
+    unsigned char *out = earl_mem_alloc(8 * MB);
+    assert_non_null(in);
+    assert_non_null(out);
+    memset(in, 0x11, 8 * MB);
+    /* a range given back faults, its edges do not */
+    assert_int_equal(earl_mem_discard(in, 100, 2 * MB + 100), 2 * MB);
+    assert_true(touch_faults(in + page, 0));
+    assert_true(touch_faults(in + 2 * MB - 1, 0));
+    assert_false(touch_faults(in + 99, 0));
+    assert_false(touch_faults(in + 2 * MB, 0));
+    /* a banked range faults from its deposit on; moved under the output, its
+     * pages are written there, and its source still faults */
+    earl_mem_bank bank;
+    earl_mem_bank_init(&bank, 0);
+    bank.enabled = 1;
+    assert_int_equal(earl_mem_bank_deposit(&bank, in, 2 * MB, 6 * MB, 0), 6 * MB);
+    assert_true(touch_faults(in + 3 * MB, 0));
+    assert_int_equal(earl_mem_bank_place(&bank, out, 0, 2 * MB), 2 * MB);
+    memset(out, 0x22, 2 * MB);
+    assert_int_equal(out[2 * MB - 1], 0x22);
+    assert_true(touch_faults(in + 6 * MB - 1, 0));
+    earl_mem_bank_empty(&bank); /* the rest given back: faults still */
+    assert_true(touch_faults(in + 2 * MB, 0));
+    assert_int_equal(in[6 * MB], 0x11);
+    /* a block that grows leaves its old addresses faulting */
+    unsigned char *old = out;
+    out = earl_mem_realloc(out, 32 * MB);
+    assert_non_null(out);
+    assert_ptr_not_equal(out, old);
+    assert_int_equal(out[2 * MB - 1], 0x22);
+    assert_true(touch_faults(old, 0));
+    /* a freed block faults and is not handed out again */
+    earl_mem_free(out);
+    assert_true(touch_faults(out + MB, 1));
+    unsigned char *again = earl_mem_alloc(32 * MB);
+    assert_ptr_not_equal(again, out);
+    assert_int_equal(earl_mem_get_stats().kept_blocks, 0);
+    earl_mem_free(again);
+    earl_mem_free_unkept(in);
+    assert_true(touch_faults(in + 7 * MB, 0));
+    earl_mem_guard(0);
+    /* off again: freed blocks are kept */
+    unsigned char *k = earl_mem_alloc(32 * MB);
+    earl_mem_free(k);
+    assert_int_equal(earl_mem_get_stats().kept_blocks, 1);
+    earl_mem_release();
+}
+
 /* A scratch array growing past its block gives kept blocks back first. */
 static void test_scratch_growth_recycles_kept_blocks(void **state)
 {
@@ -426,6 +506,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_large_blocks_kept_and_reused),
         cmocka_unit_test(test_discard_gives_back_whole_pages),
         cmocka_unit_test(test_bank_moves_pages_under_output),
+        cmocka_unit_test(test_guard_mode_faults_on_dead_memory),
         cmocka_unit_test(test_scratch_growth_recycles_kept_blocks),
         cmocka_unit_test(test_threads_share_the_pool),
         cmocka_unit_test(test_keeping_can_be_turned_off),
