@@ -159,3 +159,52 @@ def test_open_moves_its_reading_pages_into_the_store(halo, threads):
     # about 13 bytes per event of the core columns and 9 of the side tables are read
     assert moved["moved"] >= 15 * n, "%.1f bytes per event moved" % (moved["moved"] / n)
     assert moved["faults"] <= 0.75 * given["faults"], (moved["faults"], given["faults"])
+
+
+GUARDED = r"""
+import json, sys
+import earlc
+
+def guards():
+    # bytes of the reservations guard mode leaves where freed blocks were (PROT_NONE,
+    # anonymous; without it, only the guard pages of thread stacks)
+    n = 0
+    for line in open("/proc/self/maps"):
+        fields = line.split()
+        if fields[1] == "---p" and len(fields) == 5:
+            lo, hi = fields[0].split("-")
+            n += int(hi, 16) - int(lo, 16)
+    return n
+
+before = guards()
+digests = []
+for threads in (1, 2, 2):
+    trace = earlc.open(sys.argv[1], threads=threads)
+    states = trace.states
+    digests.append(int(states.enterptr.sum()) + int(trace.events.time[-1]))
+    del states, trace
+print(json.dumps({"same": len(set(digests)) == 1, "guarded": guards() - before,
+                  "events": len(earlc.open(sys.argv[1])),
+                  "moved": earlc.memory_stats()["moved_bytes"],
+                  "mapped": earlc.memory_stats()["mapped"]}))
+"""
+
+
+@pytest.mark.parametrize("move", [True, False])
+def test_guard_mode_finds_no_dead_memory_touched(halo, move):
+    """EARLC_MEM_GUARD=1 (csrc/base/mem.h) makes the consumed pages of the reading
+    buffers and every freed large block fault when touched, instead of reading zeros or
+    a later block's data: opens on one and two threads, with and without the page
+    moves, and the EARL layer over their stores touch none of it, and agree."""
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), EARLC_MEM_GUARD="1",
+               EARLC_MOVE_PAGES="1" if move else "0")
+    r = subprocess.run([sys.executable, "-X", "faulthandler", "-c", GUARDED, str(halo.anchor)],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout.splitlines()[-1])
+    if out["mapped"] == 0:
+        pytest.skip("large blocks come from malloc (AddressSanitizer build): nothing to guard")
+    assert out["same"]
+    # at least the reading buffers' core columns of the three opens (13 bytes an event)
+    assert out["guarded"] >= 3 * 13 * out["events"], "guard mode left no reservations"
+    assert (out["moved"] > 0) == move
