@@ -295,8 +295,10 @@ static earl_status order_receives(races_table *t, earl_error *err, const char *p
         o.recv_any_tag[j] = t->recv_any_tag[k];
         o.alt_start[j] = at;
         size_t c = t->alt_start[k + 1] - t->alt_start[k];
-        memcpy(alt + at, t->alt_send + t->alt_start[k], c * sizeof *alt);
-        memcpy(lam + at, t->alt_lamport + t->alt_start[k], c);
+        if (c) { /* a receive without alternatives: the columns may be NULL */
+            memcpy(alt + at, t->alt_send + t->alt_start[k], c * sizeof *alt);
+            memcpy(lam + at, t->alt_lamport + t->alt_start[k], c);
+        }
         at += c;
     }
     o.alt_start[n] = at;
