@@ -506,11 +506,12 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_large_blocks_kept_and_reused),
         cmocka_unit_test(test_discard_gives_back_whole_pages),
         cmocka_unit_test(test_bank_moves_pages_under_output),
-        cmocka_unit_test(test_guard_mode_faults_on_dead_memory),
         cmocka_unit_test(test_scratch_growth_recycles_kept_blocks),
         cmocka_unit_test(test_threads_share_the_pool),
         cmocka_unit_test(test_keeping_can_be_turned_off),
         cmocka_unit_test(test_kept_blocks_expire_without_calls),
+        /* last: a failure would leave guard mode on for the tests after it */
+        cmocka_unit_test(test_guard_mode_faults_on_dead_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
