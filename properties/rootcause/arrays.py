@@ -3,50 +3,12 @@ of CSR tables, and the rounding of float tick values to integer severities."""
 import numpy as np
 
 
-#: below this many keys stable_order leaves the sort to numpy.argsort
-_SMALL_SORT = 4096
-
-
-def stable_order(keys: np.ndarray) -> np.ndarray:
-    """np.argsort(keys, kind="stable") of integer keys, the same permutation
-    (int64), sorted by numpy's default sort: each key made unique by its
-    position (key * n + position, when that fits 63 bits), so that the unstable
-    sort, several times faster than the stable one on keys that are not
-    nearly sorted already, breaks no tie."""
-    n = len(keys)
-    if n < _SMALL_SORT or keys.dtype.kind not in "iu":
-        return np.argsort(keys, kind="stable").astype(np.int64, copy=False)
-    lo, hi = int(keys.min()), int(keys.max())
-    if hi >= 1 << 63 or (hi - lo + 1) * n >= 1 << 63:
-        return np.argsort(keys, kind="stable").astype(np.int64, copy=False)
-    unique = (keys.astype(np.int64) - lo) * np.int64(n) + np.arange(n, dtype=np.int64)
-    unique.sort()
-    unique %= np.int64(n)
-    return unique
-
-
-def first_of_each(keys: np.ndarray, inverse: bool = False):
-    """np.unique(keys, return_index=True[, return_inverse=True]) of integer keys
-    through stable_order: the distinct keys ascending, the position of the
-    first of each (and the distinct key's index of every key)."""
-    order = stable_order(keys)
-    ordered = keys[order]
-    first = np.ones(len(ordered), dtype=bool)
-    first[1:] = ordered[1:] != ordered[:-1]
-    out = (ordered[first], order[first])
-    if not inverse:
-        return out
-    which = np.empty(len(keys), dtype=np.int64)
-    which[order] = np.cumsum(first) - 1
-    return out + (which,)
-
-
 def sorted_search(keys: np.ndarray, needles: np.ndarray, side: str = "left") -> np.ndarray:
     """np.searchsorted with the needles sorted first: far fewer cache misses on
     large key arrays."""
     if len(needles) < 1024:
         return np.searchsorted(keys, needles, side=side)
-    order = stable_order(needles)
+    order = np.argsort(needles, kind="stable")
     out = np.empty(len(needles), dtype=np.int64)
     out[order] = np.searchsorted(keys, needles[order], side=side)
     return out

@@ -13,7 +13,7 @@ from earlc import _core
 from earlc.analysis import regions as rc
 
 from ..groups import group_max
-from .arrays import at_cells, stable_order, to_ticks
+from .arrays import at_cells, to_ticks
 from .intervals import chunk_sums, points_and_chunks
 from .parts import numbering, parts_of, prepare
 from .points import READS
@@ -78,7 +78,7 @@ def _path_waits(ctx, sp, own=None):
     if own is not None:
         waits &= own[loc[w_ev]]
     w_key = loc[w_ev[waits]].astype(np.int64) * n + w_ev[waits]
-    order = stable_order(w_key)
+    order = np.argsort(w_key, kind="stable")
     w_key, w_to = w_key[order], w_to[waits][order]
     last = np.ones(len(w_key), dtype=bool)  # of each run of one event
     last[:-1] = w_key[1:] != w_key[:-1]
@@ -210,7 +210,7 @@ def _graph(ctx, sp, w_key, w_to, walk: Walk) -> PathGraph:
     OpenMP points and their successors."""
     if len(walk.more_key):
         key = np.concatenate((w_key, walk.more_key))
-        order = stable_order(key)
+        order = np.argsort(key, kind="stable")
         w_key, w_to = key[order], np.concatenate((w_to, walk.more_to))[order]
     # OpenMP: at a thread's fork point (its ENTER of a parallel region) the path
     # moves to the master's fork point; at a team barrier it continues on the

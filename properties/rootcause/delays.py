@@ -10,7 +10,7 @@ import numpy as np
 from earlc.analysis import Property
 
 from ..groups import group_max, group_min
-from .arrays import gather_segments, segment_sums, sorted_search, stable_order, to_ticks
+from .arrays import gather_segments, segment_sums, sorted_search, to_ticks
 from .intervals import (chunk_sums, excess, group_interval_starts, interval_times,
                         points_and_chunks, previous_points)
 from .kinds import COLLECTIVE_KINDS, Cost, DelayKind
@@ -154,7 +154,7 @@ def _collective_delays(ctx, parts=None):
     roots = np.arange(ninst, dtype=np.int64)
     m_inst = np.concatenate((roots, w_inst))
     m_waiter = np.concatenate((np.full(ninst, -1, np.int64), np.arange(len(waiter))))
-    order = stable_order(m_inst)  # the roots come first in each instance
+    order = np.argsort(m_inst, kind="stable")  # the roots come first in each instance
     m_inst, m_waiter = m_inst[order], m_waiter[order]
     is_root = m_waiter < 0
     j = np.maximum(m_waiter, 0)

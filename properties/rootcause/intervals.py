@@ -12,7 +12,6 @@ import numpy as np
 from earlc import _core
 from earlc.analysis.schedule import beside
 
-from .arrays import first_of_each
 from .records import (CallPathMap, ChunkTable, EventChunks, EventColumns, ExcessPairs,
                       GroupQueries, MeetingQueries, Meetings, PairPoints, PointsByLocation,
                       Spans, TimeChunks, as_i64)
@@ -226,7 +225,7 @@ def group_interval_starts(ctx, cw: CollectiveWaits) -> GroupStarts:
         point_set[np.searchsorted(point_key, g.keys)] = len(sets)  # a later group wins
         sets.append(np.nonzero(g.members)[0])
     # the members of each instance's communicator
-    _, first, inst_of_row = first_of_each(cw.instance, inverse=True)
+    _, first, inst_of_row = np.unique(cw.instance, return_index=True, return_inverse=True)
     comms = ctx.trace.communicators
     inst_comms, comm_of_inst = np.unique(cw.comm[first], return_inverse=True)
     member_set = len(sets) + comm_of_inst.astype(np.int64)  # one set per communicator

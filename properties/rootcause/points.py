@@ -10,7 +10,6 @@ from typing import List
 import numpy as np
 
 from ..groups import group_max, group_min
-from .arrays import first_of_each, stable_order
 from ..mpi_p2p import _request_half
 from .kinds import DelayKind
 from .parts import numbering, parts_of
@@ -332,7 +331,7 @@ def _collective_points(ctx, points: _Rows, partners: _Rows, groups: _Rows, delay
         if not len(rows_a) or not len(sel_b):
             return np.empty(0, np.int64), np.empty(0, np.int64)
         ib = inst[sel_b]
-        order = stable_order(ib)
+        order = np.argsort(ib, kind="stable")
         sel_b, ib = sel_b[order], ib[order]
         lo = np.searchsorted(ib, inst[rows_a], side="left")
         hi = np.searchsorted(ib, inst[rows_a], side="right")
@@ -448,7 +447,7 @@ def _omp_points(ctx, points: _Rows):
     if len(enters):
         fork = ctx.pointer("forkptr", enters)
         t = ctx.time_of(enters)
-        order = stable_order(fork)
+        order = np.argsort(fork, kind="stable")
         first = np.empty(len(enters), dtype=np.int64)
         first[order] = group_min(fork[order], t[order])
         points.add(event=enters, loc=loc[enters], wait=0.0, total=fork_part,
@@ -491,7 +490,7 @@ def _point_table(ctx) -> dict:
         # OpenMP points: their waiting time, between the MPI points, propagates too
         omp_keys = _omp_points(ctx, points)
         p = points.columns(("event", "loc", "wait", "total", "compl"))
-        _, first = first_of_each(p["event"])  # sorted by event, first wins
+        _, first = np.unique(p["event"], return_index=True)  # sorted by event, first wins
         p = {k: v[first] for k, v in p.items()}
         # what the intervals need of a call's time: the part before its completion
         cut = p.pop("total") - p.pop("compl")
