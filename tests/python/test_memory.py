@@ -56,6 +56,7 @@ def halo(tmp_path_factory):
 
 def peak(path, threads):
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    env.pop("EARLC_MEM_GUARD", None)  # the guard mode reuses nothing: no measurement
     out = subprocess.run([sys.executable, "-c", PEAK, str(path), str(threads)], env=env,
                          capture_output=True, text=True, check=True).stdout
     return json.loads(out.splitlines()[-1])
@@ -104,6 +105,7 @@ def test_huge_page_advice_only_when_asked(halo, setting, advised):
     if not os.path.exists("/proc/self/smaps"):
         pytest.skip("needs /proc/self/smaps")
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    env.pop("EARLC_MEM_GUARD", None)  # the guard mode reuses nothing: no measurement
     env.pop("EARLC_HUGE_PAGES", None)
     if setting is not None:
         env["EARLC_HUGE_PAGES"] = setting
@@ -139,6 +141,7 @@ print(json.dumps({"events": len(trace), "faults": faults, "digest": digest.hexdi
 
 def open_moving(path, threads, move):
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    env.pop("EARLC_MEM_GUARD", None)  # the guard mode reuses nothing: no measurement
     env["EARLC_MOVE_PAGES"] = "1" if move else "0"
     out = subprocess.run([sys.executable, "-c", MOVES, str(path), str(threads)], env=env,
                          capture_output=True, text=True, check=True).stdout
