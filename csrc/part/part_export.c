@@ -482,7 +482,8 @@ earl_status earl_part_export(earl_reading *reading, const int32_t *part_of, size
                 out->records[n++] = pack(&bufs[l], part_key_position(lists.key[p][k]), seqs[l]);
             }
         if (members) {
-            qsort(s.members, s.n_members, sizeof *s.members, by_instance);
+            if (s.n_members) /* none: s.members may be NULL, which qsort may not get */
+                qsort(s.members, s.n_members, sizeof *s.members, by_instance);
             *members = s.members;
             *n_members = s.n_members;
             s.members = NULL;
