@@ -251,6 +251,31 @@ def _reached(graphs, start, part_of):
     return reached
 
 
+def _contracted(parts: Parts, share: _Share, entries, walk: Walk):
+    """What a part sends part 0 of one walk: its entries (event keys) and where
+    each leads, its branching nodes with where their successors lead, and
+    where the walk leads from its start when it starts at the end of an own
+    location."""
+    b, off, bleads = share.branches()
+    start = []
+    if walk.event < 0 and parts.own[walk.location]:
+        start = share.leads([share.node_at_end(walk.location)]).tolist()
+    return (parts.part.event_keys(entries), share.leads_of_events(entries), b, off, bleads,
+            start)
+
+
+def _reached_keys(parts: Parts, walk: Walk, every) -> np.ndarray:
+    """Part 0: the sorted event keys of the entries a walk reaches, from every
+    part's _contracted."""
+    if walk.event >= 0:
+        start = [(int(parts.part_of[parts.part.trace.events.location[walk.event]]),
+                  int(parts.part.event_keys([walk.event])[0]))]
+    else:
+        start = [(p, x) for p, e in enumerate(every) for x in e[5]]
+    reached = _reached([e[:5] for e in every], start, parts.part_of)
+    return np.asarray(sorted(reached), dtype=np.int64)
+
+
 def _location_of(key) -> int:
     return int(key) >> _LOCATION_SHIFT
 
@@ -306,17 +331,8 @@ def walks_in_parts(ctx, parts: Parts, sp):
 
     # 2. the contracted graphs on part 0
     def contracted():
-        mine = []
-        for share, w in zip(shares, walks):
-            if w is None:
-                mine.append(None)
-                continue
-            b, off, bleads = share.branches()
-            start = []
-            if w.event < 0 and parts.own[w.location]:
-                start = share.leads([share.node_at_end(w.location)]).tolist()
-            mine.append((part.event_keys(entries), share.leads_of_events(entries), b, off,
-                         bleads, start))
+        mine = [_contracted(parts, share, entries, w) if w is not None else None
+                 for share, w in zip(shares, walks)]
         return [mine] + [None] * (parts.size - 1)
     every = parts.alltoall(contracted)
 
@@ -328,13 +344,7 @@ def walks_in_parts(ctx, parts: Parts, sp):
         for i, w in enumerate(walks):
             if w is None:
                 continue
-            graphs = [e[i][:5] for e in every]
-            if w.event >= 0:
-                start = [(parts.part_of[loc[w.event]],
-                          int(part.event_keys([w.event])[0]))]
-            else:
-                start = [(p, x) for p, e in enumerate(every) for x in e[i][5]]
-            keys = np.asarray(sorted(_reached(graphs, start, parts.part_of)), dtype=np.int64)
+            keys = _reached_keys(parts, w, [e[i] for e in every])
             dest = parts.part_of[keys >> _LOCATION_SHIFT] if len(keys) else keys
             for p in range(parts.size):
                 out[p][i] = keys[dest == p]
