@@ -63,6 +63,15 @@ def _own_last_cpu_event(ctx, parts: Parts) -> int:
     return int(hit[-1]) if len(hit) else -1
 
 
+def _sorted_unique(a) -> np.ndarray:
+    """np.unique of int64 values by a sort (numpy's hashing unique is several
+    times slower on these arrays of a few hundred thousand values)."""
+    a = np.sort(np.asarray(a, dtype=np.int64))
+    keep = np.ones(len(a), dtype=bool)
+    keep[1:] = a[1:] != a[:-1]
+    return a[keep]
+
+
 def _ranges(lo, n) -> np.ndarray:
     """The positions lo[k] .. lo[k] + n[k] - 1 of every k, one after another."""
     start = np.concatenate(([0], np.cumsum(n)[:-1])).astype(np.int64)
@@ -88,8 +97,9 @@ class _Share:
         last = np.ones(len(w_key), dtype=bool)
         last[:-1] = w_key[1:] != w_key[:-1]
         wk, wt = w_key[last], w_to[last]
-        keys = np.union1d(wk, omp_key).astype(np.int64)
-        is_wait = np.isin(keys, wk)
+        keys = _sorted_unique(np.concatenate((wk, omp_key)))
+        at = np.minimum(np.searchsorted(wk, keys), max(len(wk) - 1, 0))
+        is_wait = wk[at] == keys if len(wk) else np.zeros(len(keys), dtype=bool)
         j = np.searchsorted(omp_key, keys)
         count = np.ones(len(keys), dtype=np.int64)
         omp_only = np.nonzero(~is_wait)[0]
@@ -187,7 +197,7 @@ class _Share:
         if start_at_end:
             found.append(_stretches(self._graph(walk, init_of, self.omp_key, self.omp_off,
                                                 self.omp_next), walk))
-        entries = np.unique(np.asarray(entries, dtype=np.int64))
+        entries = _sorted_unique(entries)
         if len(entries):
             # every entry as a successor of one OpenMP point on a location of
             # its own after every other, walked from that location's end
@@ -206,8 +216,11 @@ class _Share:
         keep = mine[loc]
         loc, start, end = loc[keep], start[keep], end[keep]
         # an event walked from two starts: its stretch once
-        _, first = np.unique(loc * self.stride + end, return_index=True)
-        first.sort()
+        key = loc * self.stride + end
+        o = np.argsort(key, kind="stable")
+        once = np.ones(len(o), dtype=bool)
+        once[1:] = key[o][1:] != key[o][:-1]
+        first = np.sort(o[once])
         return loc[first], start[first], end[first]
 
     def _graph(self, walk: Walk, init_of, omp_key, omp_off, omp_next) -> PathGraph:
@@ -319,7 +332,7 @@ def walks_in_parts(ctx, parts: Parts, sp):
 
     # 1. the entries of every part, and where the paths start
     def entries_out():
-        ex = np.unique(np.concatenate([s.exits() for s in shares]))
+        ex = _sorted_unique(np.concatenate([s.exits() for s in shares]))
         keys = part.event_keys(ex)
         dest = parts.part_of[loc[ex]] if len(ex) else np.zeros(0, np.int64)
         last = _own_last_cpu_event(ctx, parts)
@@ -328,7 +341,7 @@ def walks_in_parts(ctx, parts: Parts, sp):
                  if last >= 0 else None)
         return [(keys[dest == p], facts) for p in range(parts.size)]
     got = parts.alltoall(entries_out)
-    entry_keys = np.unique(_concat([g[0] for g in got], np.int64))
+    entry_keys = _sorted_unique(_concat([g[0] for g in got], np.int64))
     is_mpi = any(g[1][0] for g in got)
     lasts = [g[1][1] for g in got if g[1][1] is not None]
     del got
@@ -339,7 +352,7 @@ def walks_in_parts(ctx, parts: Parts, sp):
         raise RuntimeError("another part's wait state continues at an event this part "
                            "does not hold")
     if scalasca is not None and scalasca.event >= 0 and parts.own[loc[scalasca.event]]:
-        entries = np.union1d(entries, [scalasca.event]).astype(np.int64)
+        entries = _sorted_unique(np.concatenate((entries, [scalasca.event])))
     walks = [scalasca, None]
     if trace_start is not None:
         walks[1] = Walk(trace_start, -1, True, np.full(ctx.n_locations, -1, dtype=np.int64),
