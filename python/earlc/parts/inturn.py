@@ -52,6 +52,7 @@ from .part import (COLL_MEMBER, COLLECTIVES, GHOST_RECORD, Part, assemble, colle
 from .scratch import Scratch, ScratchError
 from .spill import BLOCK, Instances, LocationTimes
 from .steps import StepExchange, Steps, StepsMisaligned, StepsSuspended
+from .timing import Phases
 
 #: the share of its own events a part is first assumed to hold in ghosts (pass 1
 #: measures the real share and plans again when a part overflows the budget)
@@ -360,6 +361,8 @@ class InTurn:
         #: collective steps the analyses across parts took (each one more pass 2)
         self.steps_taken = 0
         self.peak_part = 0
+        #: where the time goes, per phase (printed with EARLC_PROFILE, timing.py)
+        self.phases = Phases()
 
     def _scratch_need(self) -> int:
         """Bytes the scratch folder will hold, at most: 4 per event of
@@ -375,6 +378,8 @@ class InTurn:
 
     def close(self) -> None:
         self.progress.close()
+        if not self.closed:
+            self.phases.report()
         self.scratch.remove()
         self.closed = True
 
@@ -423,20 +428,24 @@ class InTurn:
         counts, firsts, lasts = 0, [], []
         for p in range(pp.parts):
             self.progress.start(0, p)
-            reading = _core.Reading(str(self.path), threads=self.threads, progress=self.progress,
-                                    salvage=self.salvage)
-            reading.read(pp.partition.mask(p))
-            for l in pp.partition.locations(p).tolist():
-                n = self._spill_times(reading, l)
-                counts += n
-                if n:
-                    firsts.append(self._first_time)
-                    lasts.append(self._last_time)
-            got = reading.export(pp.partition.part_of, pp.parts, p,
-                                 members=self.representatives)
-            del reading
+            with self.phases("pass 1: read"):
+                reading = _core.Reading(str(self.path), threads=self.threads,
+                                        progress=self.progress, salvage=self.salvage)
+                reading.read(pp.partition.mask(p))
+            with self.phases("pass 1: spill times"):
+                for l in pp.partition.locations(p).tolist():
+                    n = self._spill_times(reading, l)
+                    counts += n
+                    if n:
+                        firsts.append(self._first_time)
+                        lasts.append(self._last_time)
+            with self.phases("pass 1: export ghosts"):
+                got = reading.export(pp.partition.part_of, pp.parts, p,
+                                     members=self.representatives)
+                del reading
             offsets = np.frombuffer(got[0], dtype=np.uint64).astype(np.int64)
-            self._spill_ghosts(p, offsets, got[1])
+            with self.phases("pass 1: pack ghosts"):
+                self._spill_ghosts(p, offsets, got[1])
             reps = 0  # at most, the representatives of part 0's members others get
             if self.representatives:
                 members = np.frombuffer(got[2], dtype=COLL_MEMBER)
@@ -461,7 +470,8 @@ class InTurn:
         self.whole = {"events": counts, "first_time": min(firsts) if firsts else None,
                       "last_time": max(lasts) if lasts else None}
         if self.representatives:
-            self._choose_representatives()
+            with self.phases("pass 1: representatives"):
+                self._choose_representatives()
         if self._fixed_parts is not None:
             return None
         over = [p for p in range(pp.parts) if pp.peak(p, None) > self.budget]
@@ -656,10 +666,13 @@ class InTurn:
     def open(self, p: int, pass_no: int = 1) -> Part:
         """Part p with its ghosts (pass 2; pass_no 2 for a third pass)."""
         self.progress.start(pass_no, p)
-        reading = _core.Reading(str(self.path), threads=self.threads, progress=self.progress,
-                                salvage=self.salvage)
-        reading.read(self.pp.partition.mask(p))
-        part = assemble(reading, self.ghosts_for(p), self.pp.partition, p, None, self.threads)
+        with self.phases("pass 2: read"):
+            reading = _core.Reading(str(self.path), threads=self.threads,
+                                    progress=self.progress, salvage=self.salvage)
+            reading.read(self.pp.partition.mask(p))
+        with self.phases("pass 2: ghosts and order"):
+            part = assemble(reading, self.ghosts_for(p), self.pp.partition, p, None,
+                            self.threads)
         part.whole = self.whole
         part.collectives = self.collectives
         return part
@@ -729,17 +742,18 @@ class InTurn:
                 self.steps_taken = steps.complete
                 steps.remove()
         pieces, keys, instances, light = found
-        # one count over every location's timestamps for the keys of all parts
-        counted = np.split(self.times.count_before(*map(np.concatenate, zip(*(
-            k for _, k, _, _ in keys)))), np.cumsum([len(k[0]) for _, k, _, _ in keys])[:-1]) \
-            if keys else []
-        for piece, (valid, k, ivalid, ik), ids in zip(pieces, keys, counted):
-            gids = np.full(len(valid), -1, dtype=np.int64)
-            gids[valid] = ids
-            ginst = np.full(len(ivalid), -1, dtype=np.int64)
-            ginst[ivalid] = instances.before(*ik)
-            merge._globalize(piece, gids, ginst)
-        report = merge.merge(pieces, self.stub(), light, top)
+        with self.phases("merge"):
+            # one count over every location's timestamps for the keys of all parts
+            counted = np.split(self.times.count_before(*map(np.concatenate, zip(*(
+                k for _, k, _, _ in keys)))), np.cumsum([len(k[0]) for _, k, _, _ in keys])[:-1]) \
+                if keys else []
+            for piece, (valid, k, ivalid, ik), ids in zip(pieces, keys, counted):
+                gids = np.full(len(valid), -1, dtype=np.int64)
+                gids[valid] = ids
+                ginst = np.full(len(ivalid), -1, dtype=np.int64)
+                ginst[ivalid] = instances.before(*ik)
+                merge._globalize(piece, gids, ginst)
+            report = merge.merge(pieces, self.stub(), light, top)
         # its page runs the parts again (page_inturn.py): with the same analysis
         report._in_turn = self
         report._analysis = dict(properties=properties, top=top, plugins=plugins, strict=strict,
@@ -762,10 +776,15 @@ class InTurn:
                 part.exchange = StepExchange(steps, p)
             previous = _core.use_store_memory()
             try:
-                local = engine.run(part.trace, properties, top=top, progress=self.progress,
-                                   plugins=plugins, strict=strict, packages=packages,
-                                   own=part.own, last_time=self.whole.get("last_time"))
-                piece = merge._findings(local, part, top)
+                with self.phases("pass 2: catalog"):
+                    # on threads, as in one piece, unless the properties
+                    # exchange with the other parts (steps: one after another)
+                    local = engine.run(part.trace, properties, top=top, progress=self.progress,
+                                       plugins=plugins, strict=strict, packages=packages,
+                                       own=part.own, last_time=self.whole.get("last_time"),
+                                       threads=self.threads or os.cpu_count() or 1)
+                with self.phases("pass 2: findings"):
+                    piece = merge._findings(local, part, top)
             except StepsSuspended as stop:
                 suspended.append(stop.step)
                 local = None
@@ -789,8 +808,9 @@ class InTurn:
                     light = merge.PartsCatalog(local)
                 light.add(local)
                 del local
-            self.let_go(part)
-            del part
+            with self.phases("pass 2: let go"):
+                self.let_go(part)
+                del part
             self.progress.end()
         if suspended:
             if len(suspended) != self.pp.parts or len(set(suspended)) != 1:
