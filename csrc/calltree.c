@@ -27,6 +27,13 @@
  * layer's pass, as one part of every location, on the thread that writes
  * enterptr: each event is then read once in all, where parts on threads
  * read every event once per part.
+ *
+ * Most of the walk's time was look-ups (the call path and enterptr of an
+ * ENTER far back, a hash of the (location, call path) row), not the reading
+ * of the events: each location keeps the frames it entered itself (frame,
+ * below), so that the events inside the call on top, its LEAVE and the call
+ * below it are answered from the stack.  A frame is used only where enterptr
+ * names its ENTER, so the stack changes no answer, only which are looked up.
  */
 #include <stdlib.h>
 #include <string.h>
