@@ -420,8 +420,7 @@ def _evaluate(p: Property, ctx, store, counts, worst, top, own=None) -> None:
     if own is not None:  # a part's ghosts' occurrences are other parts'
         inst = inst.select(own[ctx.events.location[inst.where]])
     where_cnode, where_loc = ctx.cnode[inst.where], ctx.events.location[inst.where]
-    store.add(p.name, where_cnode, where_loc, inst.severity)
-    counts.add(p.name, where_cnode, where_loc, np.ones(len(inst), dtype=np.int64))
+    store.add_counted(counts, p.name, where_cnode, where_loc, inst.severity)
     worst[p.name] = inst.select(largest(inst.severity, top, inst.where))
     if isinstance(worst[p.name].columns, Columns):
         worst[p.name].columns.own()  # a few rows: not the columns they were selected from
