@@ -27,6 +27,13 @@
  * layer's pass, as one part of every location, on the thread that writes
  * enterptr: each event is then read once in all, where parts on threads
  * read every event once per part.
+ *
+ * Most of the walk's time was look-ups (the call path and enterptr of an
+ * ENTER far back, a hash of the (location, call path) row), not the reading
+ * of the events: each location keeps the frames it entered itself (frame,
+ * below), so that the events inside the call on top, its LEAVE and the call
+ * below it are answered from the stack.  A frame is used only where enterptr
+ * names its ENTER, so the stack changes no answer, only which are looked up.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +165,7 @@ typedef struct loc_state {
     int32_t row;
     int32_t idle;
     int32_t cached_cnode, cached_row; /* the row of the location's last other call path */
+    int32_t depth;                    /* frames on the location's stack (walker.frames) */
 } loc_state;
 
 /* The rows of (location, cnode) pairs looked up recently, by a hash of the
@@ -168,6 +176,25 @@ typedef struct recent_row {
     int32_t row;
 } recent_row;
 #define RECENT_ROWS 1024
+
+/* A region instance a location entered itself, as the walk saw its ENTER:
+ * a location's frames form a stack beside the EARL layer's region stacks,
+ * innermost on top, so that the events inside a call, its LEAVE and the
+ * time after it find their call path and row without reading the ENTERs'
+ * columns (enterptr, location, cnode of events far back) or asking the maps:
+ * the walk's look-ups were most of its time.  The stack is only a cache of
+ * what enterptr says: a frame is used only when its ENTER is the event's
+ * enterptr (and a LEAVE's parent only when it is the frame below), so a
+ * stack that does not match (a worker thread under its master's inherited
+ * frames, a damaged trace, a location deeper than FRAMES, whose outermost
+ * frames are dropped) sends the walk the long way, never to another answer. */
+typedef struct frame {
+    earl_eid enter, parent; /* the ENTER, and its own enterptr */
+    int32_t cnode, row;     /* its call path, and the row of (location, call path) */
+} frame;
+#define FRAMES 16
+/* At most this many bytes of frames per part; more locations walk without. */
+#define FRAMES_BYTES ((size_t)8 << 20)
 
 /* The row of (location l, cnode c), appended on first use; -1 when out of
  * memory.  Most lookups ask for one of the location's last two call paths
@@ -272,12 +299,13 @@ typedef struct walker {
     earl_map index;         /* location << 32 | cnode -> row */
     loc_state *locs;        /* per location */
     recent_row *recent;     /* RECENT_ROWS */
+    frame *frames;          /* FRAMES per location; NULL: too many locations */
 } walker;
 
 static int walker_init(walker *k, const earl_events *ev, size_t n_locs, const earl_eid32 *enterptr,
                        const uint8_t *part_of, int me, int n_parts, int32_t *cnode, walk_part *w)
 {
-    *k = (walker){ev, enterptr, part_of, me, n_parts, cnode, w, {0}, NULL, NULL};
+    *k = (walker){ev, enterptr, part_of, me, n_parts, cnode, w, {0}, NULL, NULL, NULL};
     k->locs = malloc((n_locs ? n_locs : 1) * sizeof *k->locs);
     k->recent = malloc(RECENT_ROWS * sizeof *k->recent);
     if (!k->locs || !k->recent) {
@@ -285,8 +313,11 @@ static int walker_init(walker *k, const earl_events *ev, size_t n_locs, const ea
         free(k->recent);
         return -1;
     }
+    /* no frames (too many locations, or no memory for them): the long way */
+    if (n_locs && n_locs <= FRAMES_BYTES / (FRAMES * sizeof *k->frames))
+        k->frames = malloc(n_locs * FRAMES * sizeof *k->frames);
     for (size_t l = 0; l < n_locs; l++)
-        k->locs[l] = (loc_state){0, -1, 0, -1, -1};
+        k->locs[l] = (loc_state){0, -1, 0, -1, -1, 0};
     for (size_t r = 0; r < RECENT_ROWS; r++)
         k->recent[r] = (recent_row){UINT64_MAX, -1};
     return 0;
@@ -296,18 +327,39 @@ static void walker_free(walker *k)
 {
     free(k->locs);
     free(k->recent);
+    free(k->frames);
     earl_map_free(&k->index);
+}
+
+/* Push the frame of ENTER i on its location's stack (s: the location's
+ * state, stack: its frames); a full stack drops its outermost frame. */
+static inline void push_frame(loc_state *s, frame *stack, earl_eid i, earl_eid parent,
+                              int32_t c, int32_t row)
+{
+    if (s->depth == FRAMES) {
+        memmove(stack, stack + 1, (FRAMES - 1) * sizeof *stack);
+        s->depth--;
+    }
+    stack[s->depth++] = (frame){i, parent, c, row};
 }
 
 /* The walk over events [from, to) of the total order (those of the part's
  * locations): their cnodes, and the rows of the time up to them.  Sets the
- * part's crossed or nomem and stops at the event concerned. */
+ * part's crossed or nomem and stops at the event concerned.
+ *
+ * Per event: its call path c (an ENTER's is the child of its enterptr's,
+ * any other event's is its enterptr's), the region instance open after it
+ * (open_after) and the row of (location, that instance's call path) that the
+ * time until the location's next event goes to.  The frames answer the
+ * common cases (an event inside the call on top of its location's stack, the
+ * LEAVE of that call and the frame below it); the rest is looked up. */
 static void walker_range(walker *k, size_t from, size_t to)
 {
     const earl_events *ev = k->ev;
     const earl_eid32 *enterptr = k->enterptr;
     const uint8_t *part_of = k->part_of;
     const int me = k->me;
+    const int check_parts = part_of && k->n_parts > 1;
     int32_t *cnode = k->cnode;
     walk_part *w = k->w;
     rows *r = &w->rows;
@@ -319,40 +371,82 @@ static void walker_range(walker *k, size_t from, size_t to)
             continue;
         earl_eid enter = earl_eid_from32(enterptr[i]);
         uint8_t kind = ev->kind[i];
-        /* after i: the location's own innermost call path, or, idle under a
-         * frame inherited from its master, the master's call path */
-        earl_eid open = open_after(ev, enterptr, (earl_eid)i);
-        if (part_of && k->n_parts > 1 &&
-            ((enter >= 0 && part_of[ev->location[enter]] != me) ||
-             (open >= 0 && part_of[ev->location[open]] != me))) {
-            w->crossed = 1;
-            return;
-        }
-        int32_t c;
-        if (kind == EARL_ENTER)
-            c = cnode_of(&w->paths, enter >= 0 ? cnode[enter] : -1, ev->region[i], (earl_eid)i);
-        else
-            c = enter >= 0 ? cnode[enter] : -1;
-        if (c == -2) {
-            w->nomem = 1;
-            return;
+        loc_state *s = &k->locs[l];
+        frame *stack = k->frames ? k->frames + (size_t)l * FRAMES : NULL;
+        frame *top = stack && s->depth ? &stack[s->depth - 1] : NULL;
+        int on_top = top && top->enter == enter;
+        int32_t c, charged, row = -1;
+        int idle = 0;
+        earl_eid open;
+        if (on_top && kind != EARL_ENTER && kind != EARL_LEAVE) {
+            /* inside the call on top: its call path and row */
+            c = charged = top->cnode;
+            row = top->row;
+            open = enter;
+        } else if (on_top && kind == EARL_LEAVE) {
+            /* the call on top ends; the frame below, if it is the one open now */
+            c = top->cnode;
+            open = top->parent;
+            s->depth--;
+            frame *below = s->depth ? &stack[s->depth - 1] : NULL;
+            if (below && below->enter == open) {
+                charged = below->cnode;
+                row = below->row;
+            } else if (open < 0) {
+                charged = -1;
+            } else {
+                if (check_parts && part_of[ev->location[open]] != me) {
+                    w->crossed = 1;
+                    return;
+                }
+                charged = cnode[open];
+                idle = ev->location[open] != l;
+                if (charged >= 0 && (row = row_of(r, &k->index, k->recent, s, l, charged)) < 0) {
+                    w->nomem = 1;
+                    return;
+                }
+            }
+        } else {
+            /* an ENTER (its parent from the top frame when that is its
+             * enterptr), or an event the frames do not know: looked up */
+            open = open_after(ev, enterptr, (earl_eid)i);
+            if (check_parts && !on_top &&
+                ((enter >= 0 && part_of[ev->location[enter]] != me) ||
+                 (open >= 0 && part_of[ev->location[open]] != me))) {
+                w->crossed = 1;
+                return;
+            }
+            if (kind == EARL_ENTER)
+                c = cnode_of(&w->paths, on_top ? top->cnode : enter >= 0 ? cnode[enter] : -1,
+                             ev->region[i], (earl_eid)i);
+            else
+                c = enter >= 0 ? cnode[enter] : -1;
+            if (c == -2) {
+                w->nomem = 1;
+                return;
+            }
+            charged = kind == EARL_ENTER ? c : open >= 0 ? cnode[open] : -1;
+            idle = open >= 0 && kind != EARL_ENTER && ev->location[open] != l;
+            if (charged >= 0 && (row = row_of(r, &k->index, k->recent, s, l, charged)) < 0) {
+                w->nomem = 1;
+                return;
+            }
+            if (stack) {
+                if (top && !on_top)
+                    s->depth = 0; /* the stack no longer matches: start again */
+                if (kind == EARL_ENTER)
+                    push_frame(s, stack, (earl_eid)i, enter, c, row);
+            }
         }
         cnode[i] = c;
 
-        loc_state *s = &k->locs[l];
         earl_time now = ev->time[i];
         if (s->row >= 0)
             (s->idle ? r->idle : r->time)[s->row] += now - s->time;
         s->time = now;
-        int32_t charged = open >= 0 ? cnode[open] : -1;
-        int32_t row = -1;
-        if (charged >= 0 && (row = row_of(r, &k->index, k->recent, s, l, charged)) < 0) {
-            w->nomem = 1;
-            return;
-        }
         s->row = row;
-        s->idle = open >= 0 && ev->location[open] != l;
-        if (row >= 0 && !s->idle && kind == EARL_ENTER)
+        s->idle = idle;
+        if (row >= 0 && !idle && kind == EARL_ENTER)
             r->visits[row]++;
     }
 }

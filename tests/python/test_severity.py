@@ -54,6 +54,33 @@ def test_store_table_drops_zero_rows_and_unplaced():
     assert c.tolist() == [2] and l.tolist() == [3] and v.tolist() == [9]
 
 
+@pytest.mark.parametrize("keys", [
+    np.random.default_rng(5).integers(0, 300, 5000),          # counted
+    np.random.default_rng(6).integers(0, 10 ** 12, 5000),     # sorted (sparse)
+    np.empty(0, np.int64)])
+def test_sums_and_counts_in_one_grouping(keys):
+    keys = keys.astype(np.int64)
+    values = np.random.default_rng(8).integers(-99, 99, len(keys)).astype(np.int64)
+    k, v, n = sums.sum_and_count_by_key(keys, values)
+    wk, wv = _by_sorting(keys, values)
+    assert np.array_equal(k, wk) and np.array_equal(v, wv)
+    assert np.array_equal(n, _by_sorting(keys, np.ones(len(keys), np.int64))[1])
+    assert n.dtype == np.int64
+
+
+def test_store_adds_severities_and_occurrences_together():
+    cnode, loc = np.array([1, 1, 2, -1, 2]), np.array([0, 0, 3, 1, 3])
+    sev = np.array([5, 7, 9, 100, 0])
+    one, counts_one = SeverityStore(4), SeverityStore(4)
+    one.add("m", cnode, loc, sev)
+    counts_one.add("m", cnode, loc, np.ones(len(cnode), np.int64))
+    both, counts_both = SeverityStore(4), SeverityStore(4)
+    both.add_counted(counts_both, "m", cnode, loc, sev)
+    for a, b in ((one, both), (counts_one, counts_both)):
+        assert [x.tolist() for x in a.table("m")] == [x.tolist() for x in b.table("m")]
+    assert counts_both.table("m")[2].tolist() == [2, 2]
+
+
 def test_first_of_groups_fast_path_equals_sorting():
     from earlc.analysis.reductions import first_of_groups
     rng = np.random.default_rng(3)

@@ -163,9 +163,12 @@ def test_the_analysis_takes_the_call_tree_of_the_earl_layers_pass(ring, monkeypa
     fresh = earlc.open(ring.path)
     got = everything(earlc.analyze(fresh, threads=2))
     assert asked == [True]
+    # on one thread too (the call tree is asked for first there, by Time)
+    assert everything(earlc.analyze(earlc.open(ring.path), threads=1)) == got
+    assert asked == [True, True]
     before = earlc.open(ring.path)
     before.states  # built without the call tree
-    assert asked == [True, False]
+    assert asked == [True, True, False]
     assert everything(earlc.analyze(before, threads=2)) == got
 
 

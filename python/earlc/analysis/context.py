@@ -165,6 +165,10 @@ class AnalysisContext:
 
     @once_property
     def calltree(self) -> CallTree:
+        # the EARL layer first, as this context builds it (the call tree walked on
+        # its way): else CallTree's trace.states would build it without, and the
+        # tree would be walked apart, a path of its own on one thread
+        self.states
         ct = CallTree(self._trace, threads=self.kernel_threads())
         enters, fork_part, join_part = self.thread_management()
         if len(enters):

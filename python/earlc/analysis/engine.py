@@ -131,8 +131,10 @@ class Evaluation:
             progress=None, threads: int = 1) -> None:
         part = getattr(self.ctx.trace, "part", None)
         # the properties of a part exchange with the other parts in the order of
-        # the catalog, the same on every part: one after another
-        if threads > 1 and len(order) > 1 and part is None:
+        # the catalog, the same on every part: one after another.  A part of an
+        # analysis in turn without such properties exchanges nothing
+        # (exchange None): its properties run on threads as in one piece
+        if threads > 1 and len(order) > 1 and (part is None or part.exchange is None):
             self._run_parallel(order, value, progress, threads)
             return
         published = self.published
@@ -418,8 +420,7 @@ def _evaluate(p: Property, ctx, store, counts, worst, top, own=None) -> None:
     if own is not None:  # a part's ghosts' occurrences are other parts'
         inst = inst.select(own[ctx.events.location[inst.where]])
     where_cnode, where_loc = ctx.cnode[inst.where], ctx.events.location[inst.where]
-    store.add(p.name, where_cnode, where_loc, inst.severity)
-    counts.add(p.name, where_cnode, where_loc, np.ones(len(inst), dtype=np.int64))
+    store.add_counted(counts, p.name, where_cnode, where_loc, inst.severity)
     worst[p.name] = inst.select(largest(inst.severity, top, inst.where))
     if isinstance(worst[p.name].columns, Columns):
         worst[p.name].columns.own()  # a few rows: not the columns they were selected from

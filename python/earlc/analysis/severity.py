@@ -10,7 +10,7 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
-from ..sums import sum_by_key
+from ..sums import sum_and_count_by_key, sum_by_key
 
 
 class SeverityStore:
@@ -22,17 +22,29 @@ class SeverityStore:
         self.n_locations = n_locations
         self._parts: Dict[str, List[Tuple[np.ndarray, np.ndarray]]] = {}
 
-    def add(self, metric: str, cnode: np.ndarray, location: np.ndarray, value: np.ndarray) -> None:
-        """Add value[i] at (cnode[i], location[i]); rows with cnode < 0 are dropped
-        (an occurrence outside every region cannot be placed in the call tree)."""
+    def _keys(self, cnode, location, value):
+        """(cell key, value) of the rows with cnode >= 0 (an occurrence outside
+        every region cannot be placed in the call tree)."""
         cnode = np.asarray(cnode, dtype=np.int64)
         keep = cnode >= 0
-        cnode = cnode[keep]
-        location = np.asarray(location, dtype=np.int64)[keep]
-        value = np.asarray(value, dtype=np.int64)[keep]
+        if keep.all():  # the usual case: no copies
+            return (cnode * self.n_locations + np.asarray(location, dtype=np.int64),
+                    np.asarray(value, dtype=np.int64))
+        return (cnode[keep] * self.n_locations + np.asarray(location, dtype=np.int64)[keep],
+                np.asarray(value, dtype=np.int64)[keep])
+
+    def add(self, metric: str, cnode: np.ndarray, location: np.ndarray, value: np.ndarray) -> None:
+        """Add value[i] at (cnode[i], location[i]); rows with cnode < 0 are dropped."""
         # exact integer sums: adding them up again in table() gives the same totals
-        self._parts.setdefault(metric, []).append(
-            sum_by_key(cnode * self.n_locations + location, value))
+        self._parts.setdefault(metric, []).append(sum_by_key(*self._keys(cnode, location, value)))
+
+    def add_counted(self, counts: "SeverityStore", metric: str, cnode: np.ndarray,
+                    location: np.ndarray, value: np.ndarray) -> None:
+        """add(), and 1 per row into counts (a store of occurrences): both from one
+        grouping of the rows by cell."""
+        keys, sums, n = sum_and_count_by_key(*self._keys(cnode, location, value))
+        self._parts.setdefault(metric, []).append((keys, sums))
+        counts._parts.setdefault(metric, []).append((keys, n))
 
     def put_in_order(self, metrics) -> None:
         """Keep the metrics in this order (those not in it after them)."""
