@@ -48,7 +48,7 @@ from .. import _core
 from .budget import DEFAULT, ROOT_CAUSES, BudgetError, Model, format_size, parse_size
 from .plan import Partition, plan, process_of_locations
 from .part import (COLL_MEMBER, COLLECTIVES, GHOST_RECORD, Part, assemble, collectives_of,
-                   holds_enough, merge_ghosts)
+                   folds, holds_enough, merge_ghosts)
 from .scratch import Scratch, ScratchError
 from .spill import BLOCK, Instances, LocationTimes
 from .steps import StepExchange, Steps, StepsMisaligned, StepsSuspended
@@ -659,7 +659,8 @@ class InTurn:
         reading = _core.Reading(str(self.path), threads=self.threads, progress=self.progress,
                                 salvage=self.salvage)
         reading.read(self.pp.partition.mask(p))
-        part = assemble(reading, self.ghosts_for(p), self.pp.partition, p, None, self.threads)
+        part = assemble(reading, self.ghosts_for(p), self.pp.partition, p, None, self.threads,
+                        fold=folds(self.collectives))
         part.whole = self.whole
         part.collectives = self.collectives
         return part
