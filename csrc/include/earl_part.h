@@ -40,7 +40,7 @@
  * as before; what goes is the LEAVE of a ghost message call, which the
  * built-in wait states read on the location that owns the call only (the
  * leave of a collective call, of MPI_Init and MPI_Finalize, and of a
- * location's last call stay).  About three in ten of the ghosts of a halo
+ * location's last call stay).  About a quarter of the ghosts of a halo
  * exchange.
  *
  * A ghost keeps its position on its location in the whole trace, so that

@@ -553,8 +553,8 @@ def merge_ghosts(representatives, records: np.ndarray) -> np.ndarray:
 def folds(collectives: str) -> bool:
     """Whether a part whose collectives travel so (COLLECTIVES) folds its
     ghosts' message calls (earl_part_fold_calls: the LEAVE of a ghost call
-    holding only message events, followed by another call, stays out, about
-    three ghosts in ten on a halo exchange).  The catalogs such a part can
+    holding only message events, followed by another call, stays out: about
+    a quarter of the ghosts of a halo exchange).  The catalogs such a part can
     analyse (the built-ins without the root causes, collectives_of) read the
     LEAVE of a message call only on the location that owns the call; the
     root causes and plugins may read any, and get every LEAVE."""
@@ -609,7 +609,6 @@ def _whole_trace(part: Part) -> dict:
             "last_time": max(lasts) if lasts else None}
 
 
-__all__ = ["Part", "open_part", "assemble", "folds", "merge_ghosts", "by_location", "collectives_for",
-           "collectives_of", "COLLECTIVES", "holds_enough", "GHOST_RECORD", "COLL_MEMBER",
-           "POSITION_BITS", "DefinitionsOnly",
-           "PartOfTraceError"]
+__all__ = ["Part", "open_part", "assemble", "folds", "merge_ghosts", "by_location",
+           "collectives_for", "collectives_of", "COLLECTIVES", "holds_enough", "GHOST_RECORD",
+           "COLL_MEMBER", "POSITION_BITS", "DefinitionsOnly", "PartOfTraceError"]
