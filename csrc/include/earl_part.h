@@ -185,6 +185,51 @@ EARL_API earl_status earl_part_export(earl_reading *reading, const int32_t *part
                                       earl_coll_member **members, size_t *n_members,
                                       earl_ghosts *out, earl_error *err);
 
+/* Ghosts for each part packed narrow (earl_ghosts_pack's format): the
+ * records [count[p], count[p + 1]) go to part p, sorted by (location,
+ * position), packed as one run in bytes [offset[p], offset[p + 1]).  Free
+ * with earl_packed_ghosts_free. */
+typedef struct earl_packed_ghosts {
+    size_t n_parts;
+    size_t *count;         /* n_parts + 1 */
+    size_t *offset;        /* n_parts + 1 */
+    uint8_t *bytes;
+} earl_packed_ghosts;
+
+/**
+ * Free the buffers of packed ghosts and empty them.
+ *
+ * @param ghosts  ghosts of earl_part_export_packed, or NULL (nothing happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_packed_ghosts_free(earl_packed_ghosts *ghosts);
+
+/**
+ * earl_part_export, with each part's records packed narrow as they are made
+ * (earl_ghosts_pack's format, one run per part) instead of 80 bytes each:
+ * what the analysis in turn writes to its scratch folder, without the wide
+ * records ever held (they were the largest part of the export's memory and
+ * of its time).  Unpacked (earl_ghosts_unpack), each part's run gives the
+ * records earl_part_export gives it, bit for bit.
+ * Deterministic, as earl_part_export.
+ *
+ * @param reading    a reading whose own locations were read
+ * @param part_of    as for earl_part_export
+ * @param n_parts    the parts
+ * @param self       this part, whose own run stays empty
+ * @param members    as for earl_part_export
+ * @param n_members  as for earl_part_export
+ * @param out        receives the packed ghosts per part; free them with
+ *                   earl_packed_ghosts_free
+ * @param err        receives the status and a message on failure (may be NULL)
+ * @return as earl_part_export
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_part_export_packed(earl_reading *reading, const int32_t *part_of,
+                                             size_t n_parts, int32_t self,
+                                             earl_coll_member **members, size_t *n_members,
+                                             earl_packed_ghosts *out, earl_error *err);
+
 /**
  * The collective ghosts each part needs (see the top of this file), from the
  * members of whole instances.

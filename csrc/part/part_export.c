@@ -9,7 +9,10 @@
  * ENTER and, once the region is left, its LEAVE.  MPI_Init and MPI_Finalize
  * calls are marked for every part.  A location's marks, (part, position)
  * keys, are sorted (part_sort) and made unique, and go to their parts'
- * lists; the lists are then packed into records, part after part.
+ * lists; the lists are then made into records, part after part: 80 bytes
+ * each (earl_part_export, for the MPI parts' messages), or packed narrow as
+ * they are made (earl_part_export_packed, for the scratch folder of the
+ * analysis in turn).
  *
  * Each collective end is numbered on its location per communicator, as the
  * EARL layer numbers it (earl_ghost.seq).  With a member list asked for,
@@ -418,11 +421,71 @@ static int by_instance(const void *a, const void *b)
            x->position[EARL_MEMBER_END] > y->position[EARL_MEMBER_END];
 }
 
-earl_status earl_part_export(earl_reading *reading, const int32_t *part_of, size_t n_parts,
-                             int32_t self, earl_coll_member **members, size_t *n_members,
-                             earl_ghosts *out, earl_error *err)
+void earl_packed_ghosts_free(earl_packed_ghosts *g)
 {
-    memset(out, 0, sizeof *out);
+    if (!g)
+        return;
+    free(g->count);
+    free(g->offset);
+    free(g->bytes);
+    memset(g, 0, sizeof *g);
+}
+
+/* The records of the lists, part after part, wide into *wide (laid out
+ * by part_lists_layout) or packed into *narrow, one run per part. */
+static int write_records(const part_lists *lists, const loc_events *bufs, uint32_t *const *seqs,
+                         earl_ghosts *wide, earl_packed_ghosts *narrow)
+{
+    size_t n_parts = lists->n_parts;
+    if (wide) {
+        if (part_lists_layout(lists, wide) != 0)
+            return -1;
+        size_t n = 0;
+        for (size_t p = 0; p < n_parts; p++)
+            for (size_t k = 0; k < lists->n[p]; k++) {
+                earl_loc l = (earl_loc)part_key_high(lists->key[p][k]);
+                wide->records[n++] = pack(&bufs[l], part_key_position(lists->key[p][k]), seqs[l]);
+            }
+        return 0;
+    }
+    memset(narrow, 0, sizeof *narrow);
+    narrow->n_parts = n_parts;
+    narrow->count = calloc(n_parts + 1, sizeof *narrow->count);
+    narrow->offset = calloc(n_parts + 1, sizeof *narrow->offset);
+    size_t total = 0;
+    for (size_t p = 0; p < n_parts; p++)
+        total += lists->n[p];
+    part_packer pk;
+    if (!narrow->count || !narrow->offset || part_packer_init(&pk, total) != 0)
+        return -1;
+    for (size_t p = 0; p < n_parts; p++) {
+        part_packer_restart(&pk); /* a run per part: unpacked on its own */
+        for (size_t k = 0; k < lists->n[p]; k++) {
+            earl_loc l = (earl_loc)part_key_high(lists->key[p][k]);
+            earl_ghost g = pack(&bufs[l], part_key_position(lists->key[p][k]), seqs[l]);
+            if (part_packer_add(&pk, &g) != 0) {
+                part_packer_free(&pk);
+                return -1;
+            }
+        }
+        narrow->count[p + 1] = narrow->count[p] + lists->n[p];
+        narrow->offset[p + 1] = pk.used;
+    }
+    size_t bytes;
+    narrow->bytes = part_packer_take(&pk, &bytes);
+    return 0;
+}
+
+/* earl_part_export (wide) or earl_part_export_packed (narrow): the one
+ * pass over the own locations, then the records written either way. */
+static earl_status export(earl_reading *reading, const int32_t *part_of, size_t n_parts,
+                          int32_t self, earl_coll_member **members, size_t *n_members,
+                          earl_ghosts *wide, earl_packed_ghosts *narrow, earl_error *err)
+{
+    if (wide)
+        memset(wide, 0, sizeof *wide);
+    else
+        memset(narrow, 0, sizeof *narrow);
     if (members) {
         *members = NULL;
         *n_members = 0;
@@ -473,20 +536,12 @@ earl_status earl_part_export(earl_reading *reading, const int32_t *part_of, size
     }
     s.seq_of_row = NULL;
     if (!failed)
-        failed = part_lists_layout(&lists, out) != 0;
-    if (!failed) {
-        size_t n = 0;
-        for (size_t p = 0; p < n_parts; p++)
-            for (size_t k = 0; k < lists.n[p]; k++) {
-                earl_loc l = (earl_loc)part_key_high(lists.key[p][k]);
-                out->records[n++] = pack(&bufs[l], part_key_position(lists.key[p][k]), seqs[l]);
-            }
-        if (members) {
-            qsort(s.members, s.n_members, sizeof *s.members, by_instance);
-            *members = s.members;
-            *n_members = s.n_members;
-            s.members = NULL;
-        }
+        failed = write_records(&lists, bufs, seqs, wide, narrow) != 0;
+    if (!failed && members) {
+        qsort(s.members, s.n_members, sizeof *s.members, by_instance);
+        *members = s.members;
+        *n_members = s.n_members;
+        s.members = NULL;
     }
     for (size_t l = 0; seqs && l < n_locs; l++)
         free(seqs[l]);
@@ -496,8 +551,23 @@ earl_status earl_part_export(earl_reading *reading, const int32_t *part_of, size
     part_lists_free(&lists);
     comm_parts_free(&comms);
     if (failed) {
-        earl_ghosts_free(out);
+        earl_ghosts_free(wide);
+        earl_packed_ghosts_free(narrow);
         return earl_fail(err, EARL_ERR_NOMEM, "out of memory exporting a part's ghosts");
     }
     return EARL_OK;
+}
+
+earl_status earl_part_export(earl_reading *reading, const int32_t *part_of, size_t n_parts,
+                             int32_t self, earl_coll_member **members, size_t *n_members,
+                             earl_ghosts *out, earl_error *err)
+{
+    return export(reading, part_of, n_parts, self, members, n_members, out, NULL, err);
+}
+
+earl_status earl_part_export_packed(earl_reading *reading, const int32_t *part_of,
+                                    size_t n_parts, int32_t self, earl_coll_member **members,
+                                    size_t *n_members, earl_packed_ghosts *out, earl_error *err)
+{
+    return export(reading, part_of, n_parts, self, members, n_members, NULL, out, err);
 }

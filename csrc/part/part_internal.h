@@ -1,7 +1,8 @@
 /*
  * part_internal.h - what the files of the part subsystem share (not public):
  * the sort of (key, value) pairs that puts ghost records in the order a
- * part adds them, and the lists of records each part gets.
+ * part adds them, the lists of records each part gets, and a stream of
+ * records packed narrow (part_pack.c).
  */
 #ifndef EARL_PART_INTERNAL_H
 #define EARL_PART_INTERNAL_H
@@ -47,5 +48,26 @@ void part_lists_free(part_lists *l);
 /* out->offset from the lists' lengths and out->records allocated for all
  * of them (filled by the caller, part after part, in list order). */
 int part_lists_layout(const part_lists *l, earl_ghosts *out);
+
+/* A growing stream of ghost records packed narrow (earl_ghosts_pack's
+ * format): records are added one at a time, each packed against the one
+ * before, so that a caller that makes records one by one (earl_part_export
+ * packed) never holds them wide.  A restart begins a new run: the deltas
+ * start from zero again, as earl_ghosts_unpack expects at a run's start. */
+#define PART_MAX_PACKED (1 + 3 + 16 * 10) /* kind, mask, 14 varints of <= 10 bytes */
+typedef struct part_packer {
+    uint8_t *bytes;
+    size_t used, cap;
+    earl_ghost prev;  /* the record before, zero at a run's start */
+} part_packer;
+
+/* Room for about `expected` records; -1 when out of memory. */
+int part_packer_init(part_packer *pk, size_t expected);
+void part_packer_restart(part_packer *pk);
+/* -1 when out of memory (the stream is then unchanged). */
+int part_packer_add(part_packer *pk, const earl_ghost *g);
+/* The bytes (free() them) and their length; the packer is empty after. */
+uint8_t *part_packer_take(part_packer *pk, size_t *bytes);
+void part_packer_free(part_packer *pk);
 
 #endif

@@ -33,6 +33,7 @@
 
 #include "base/errors.h"
 #include "earl_part.h"
+#include "part_internal.h"
 
 /* The optional fields, in mask order. */
 enum {
@@ -51,10 +52,6 @@ enum {
     F_RESERVED,
     F_PARTNER_RAW, /* a negative partner other than -1: as it is */
 };
-
-/* The longest a record can pack to: kind, mask, and 14 varints of at most
- * 10 bytes (64 bits in 7-bit groups). */
-#define MAX_PACKED (1 + 3 + 16 * 10)
 
 static inline uint64_t zigzag(int64_t v)
 {
@@ -147,35 +144,66 @@ static uint8_t *pack_one(uint8_t *p, const earl_ghost *g, const earl_ghost *prev
     return p;
 }
 
+/* ---- a growing stream (part_internal.h) ---------------------------------------- */
+
+int part_packer_init(part_packer *pk, size_t expected)
+{
+    memset(pk, 0, sizeof *pk);
+    /* a first guess of 24 bytes a record, grown when records run longer */
+    pk->cap = expected * 24 + PART_MAX_PACKED;
+    pk->bytes = malloc(pk->cap);
+    return pk->bytes ? 0 : -1;
+}
+
+void part_packer_restart(part_packer *pk)
+{
+    memset(&pk->prev, 0, sizeof pk->prev);
+}
+
+int part_packer_add(part_packer *pk, const earl_ghost *g)
+{
+    if (pk->cap - pk->used < PART_MAX_PACKED) {
+        size_t more = pk->cap + pk->cap / 2 + PART_MAX_PACKED;
+        uint8_t *grown = realloc(pk->bytes, more);
+        if (!grown)
+            return -1;
+        pk->bytes = grown;
+        pk->cap = more;
+    }
+    pk->used = (size_t)(pack_one(pk->bytes + pk->used, g, &pk->prev) - pk->bytes);
+    pk->prev = *g;
+    return 0;
+}
+
+uint8_t *part_packer_take(part_packer *pk, size_t *bytes)
+{
+    uint8_t *fit = realloc(pk->bytes, pk->used ? pk->used : 1); /* the guess's slack back */
+    uint8_t *out = fit ? fit : pk->bytes;
+    *bytes = pk->used;
+    memset(pk, 0, sizeof *pk);
+    return out;
+}
+
+void part_packer_free(part_packer *pk)
+{
+    free(pk->bytes);
+    memset(pk, 0, sizeof *pk);
+}
+
 earl_status earl_ghosts_pack(const earl_ghost *records, size_t n, uint8_t **out, size_t *bytes,
                              earl_error *err)
 {
     *out = NULL;
     *bytes = 0;
-    /* a first guess of 24 bytes a record, grown when records run longer */
-    size_t cap = n * 24 + MAX_PACKED, used = 0;
-    uint8_t *buf = malloc(cap);
-    if (!buf)
+    part_packer pk;
+    if (part_packer_init(&pk, n) != 0)
         return earl_fail(err, EARL_ERR_NOMEM, "out of memory packing ghost records");
-    earl_ghost prev;
-    memset(&prev, 0, sizeof prev);
-    for (size_t k = 0; k < n; k++) {
-        if (cap - used < MAX_PACKED) {
-            size_t more = cap + cap / 2 + MAX_PACKED;
-            uint8_t *grown = realloc(buf, more);
-            if (!grown) {
-                free(buf);
-                return earl_fail(err, EARL_ERR_NOMEM, "out of memory packing ghost records");
-            }
-            buf = grown;
-            cap = more;
+    for (size_t k = 0; k < n; k++)
+        if (part_packer_add(&pk, &records[k]) != 0) {
+            part_packer_free(&pk);
+            return earl_fail(err, EARL_ERR_NOMEM, "out of memory packing ghost records");
         }
-        used = (size_t)(pack_one(buf + used, &records[k], &prev) - buf);
-        prev = records[k];
-    }
-    uint8_t *fit = realloc(buf, used ? used : 1); /* give the guess's slack back */
-    *out = fit ? fit : buf;
-    *bytes = used;
+    *out = part_packer_take(&pk, bytes);
     return EARL_OK;
 }
 

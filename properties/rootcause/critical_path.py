@@ -13,7 +13,7 @@ from earlc import _core
 from earlc.analysis import regions as rc
 
 from ..groups import group_max
-from .arrays import to_ticks
+from .arrays import at_cells, to_ticks
 from .intervals import chunk_sums, points_and_chunks
 from .parts import numbering, parts_of, prepare
 from .points import READS
@@ -238,7 +238,7 @@ def _stretch_times(ctx, sp, stretches):
     q, c, v = chunk_sums(ctx, Spans(location=sl, start=sf, end=st)).columns()
     NC = num.n + 1
     cp = np.zeros((ctx.n_locations + 1, NC))
-    np.add.at(cp, (sl[q], c), v)
+    at_cells(np.add, cp, sl[q], c, v)
     # a stretch from a location's start (-1) has no point at its start
     cn = np.where(sf >= 0, num.cnode[np.maximum(sf, 0)], -1).astype(np.int64)
     k = np.nonzero(cn >= 0)[0]
@@ -247,7 +247,7 @@ def _stretch_times(ctx, sp, stretches):
     found[found] = (q[entry[found]] == k[found]) & (c[entry[found]] == cn[k][found])
     own = np.zeros(len(k))
     own[found] = v[entry[found]]
-    np.subtract.at(cp, (sl[k], cn[k]), np.minimum(sp.points.wait_at(sf[k]), own))
+    at_cells(np.subtract, cp, sl[k], cn[k], np.minimum(sp.points.wait_at(sf[k]), own))
     return cp
 
 
@@ -296,12 +296,12 @@ def _path_metrics(ctx, sp, cp, parts=None):
                                        start=np.concatenate(r_lo),
                                        end=np.concatenate(r_hi))).columns()
     lt = np.zeros((NL, NC))
-    np.add.at(lt, (np.concatenate(r_loc)[everything[0]], everything[1]), everything[2])
+    at_cells(np.add, lt, np.concatenate(r_loc)[everything[0]], everything[1], everything[2])
     wt = np.zeros((NL, NC))
     ok = p.cnode >= 0
     if parts is not None:
         ok &= parts.own[p.location]
-    np.add.at(wt, (p.location[ok], p.cnode[ok]), np.maximum(p.wait[ok], 0))
+    at_cells(np.add, wt, p.location[ok], p.cnode[ok], np.maximum(p.wait[ok], 0))
     ltimes = lt - np.minimum(lt, wt)
     # the path's time per call path: integer ticks, the same sum in any order
     g = cp.sum(axis=0) if parts is None else parts.sum(lambda: cp.sum(axis=0))

@@ -345,33 +345,85 @@ def delay_costs(ctx) -> Dict[CostKey, tuple]:
     def compute():
         parts = parts_of(ctx)
         if parts is None:
-            return _delay_costs(ctx, None)
+            return _whole_delay_costs(ctx)
         return parts.run(lambda: _delay_costs(ctx, prepare(ctx)))
     return ctx.memo("delay_costs", compute)
 
 
+#: the short-term costs of each family of wait states (_family_of): the
+#: collectives' (MPI collectives and OpenMP) and the messages'
+_COLLECTIVES, _MESSAGES = "collectives", "messages"
+
+
+def _family_of(kind: DelayKind) -> str:
+    return _MESSAGES if kind in (DelayKind.LATE_SENDER, DelayKind.LATE_RECEIVER) else \
+        _COLLECTIVES
+
+
+def short_term_costs(ctx, family: str) -> dict:
+    """The short-term (and indirect) costs of one family of wait states, as
+    delay_costs gives them, and what its long-term costs need ("pending").  On
+    a whole trace the two families are computed apart, each by the first
+    property that asks: on several threads the collectives' and the messages'
+    run side by side (they share only the points and the chunks), and their
+    short-term properties need not wait for the long-term replay."""
+    step = _collective_costs if family == _COLLECTIVES else _message_costs
+    return ctx.memo(("rc_short_term", family), lambda: step(ctx, None))
+
+
+def _whole_delay_costs(ctx) -> Dict[CostKey, tuple]:
+    """delay_costs of a whole trace: both families' short-term costs (computed
+    apart, short_term_costs), then the long-term replay over both."""
+    collectives = short_term_costs(ctx, _COLLECTIVES)
+    messages = short_term_costs(ctx, _MESSAGES)
+    out = _long_term(ctx, None, collectives, messages)
+    # what only the replay reads goes with it (after it: a failed replay is
+    # tried again by the next property that asks); the memos keep the rows
+    del collectives["pending"], messages["pending"]
+    return out
+
+
 def _delay_costs(ctx, parts) -> Dict[CostKey, tuple]:
+    """delay_costs, one step after another (as every part of a trace analysed in
+    parts takes them: another part may need each)."""
+    return _long_term(ctx, parts, _collective_costs(ctx, parts), _message_costs(ctx, parts))
+
+
+def _short_term_rows(ctx, out, kind, rows) -> None:
+    # rounded at once: the float rows go before the next kind's are made
+    out[Cost.SHORT_TERM, kind] = to_ticks(ctx.n_locations, *rows)
+
+
+def _collective_costs(ctx, parts) -> dict:
+    """The short-term costs of the OpenMP and MPI collective wait states ("rows"),
+    and what their long-term costs need ("pending": the OpenMP and MPI
+    collective instances, the idle workers' costs)."""
     sp = points_and_chunks(ctx)
     out: Dict[CostKey, tuple] = {}
-
-    def short_term(kind, rows):
-        # rounded at once: the float rows go before the next kind's are made
-        out[Cost.SHORT_TERM, kind] = to_ticks(ctx.n_locations, *rows)
-
     coll_instances: Optional[CollectiveInstances] = None
     omp_instances: Optional[CollectiveInstances] = None
     idle_costs: Optional[IdleCosts] = None
     if len(sp.omp_keys):  # a process's threads are all in one part
         rows, omp_instances = _omp_barrier_delays(ctx)
-        short_term(DelayKind.OMP_BARRIER, rows)
+        _short_term_rows(ctx, out, DelayKind.OMP_BARRIER, rows)
         rows, idle_costs = _omp_idle_delays(ctx)
-        short_term(DelayKind.OMP_IDLE, rows)
+        _short_term_rows(ctx, out, DelayKind.OMP_IDLE, rows)
     # in parts every part takes every step: another part may need this one's
     if parts is not None or len(sp.collective_waits.event):
         coll_short, coll_instances = _collective_delays(ctx, parts)
         for kind, rows in coll_short.items():
-            short_term(kind, rows)
+            _short_term_rows(ctx, out, kind, rows)
         del coll_short
+    collectives = [c for c in (coll_instances, omp_instances) if c is not None]
+    return {"rows": out, "pending": (collectives, idle_costs)}
+
+
+def _message_costs(ctx, parts) -> dict:
+    """The short-term and indirect costs of the Late Sender and Late Receiver
+    wait states ("rows"), and what their long-term and propagating costs need
+    ("pending": their MessageDelays, and the propagating candidates)."""
+    sp = points_and_chunks(ctx)
+    out: Dict[CostKey, tuple] = {}
     p = sp.points
     prop_rows, prop_vals = [], []
     messages = []
@@ -380,7 +432,7 @@ def _delay_costs(ctx, parts) -> Dict[CostKey, tuple]:
         if parts is None and not len(waits.waiter):
             continue
         rows, d, indirect = message_delays(ctx, kind, waits, parts)
-        short_term(kind, rows)
+        _short_term_rows(ctx, out, kind, rows)
         del rows
         messages.append(d)
         out[Cost.INDIRECT, kind] = to_ticks(ctx.n_locations, *indirect)
@@ -390,8 +442,18 @@ def _delay_costs(ctx, parts) -> Dict[CostKey, tuple]:
         use = (d.scale[bq] > 0) & (d.wait_sum[bq] > 0)
         prop_rows.append(brow[use])
         prop_vals.append(d.scale[bq[use]] * p.wait[brow[use]])
-    collectives = [c for c in (coll_instances, omp_instances) if c is not None]
+    return {"rows": out, "pending": (messages, prop_rows, prop_vals)}
+
+
+def _long_term(ctx, parts, collective: dict, message: dict) -> Dict[CostKey, tuple]:
+    """Both families' rows (_collective_costs, _message_costs), with the long-term
+    costs (the backward replay over every wait state) and the propagating ones."""
+    p = sync_points(ctx).points
+    collectives, idle_costs = collective["pending"]
+    messages, prop_rows, prop_vals = message["pending"]
+    out: Dict[CostKey, tuple] = {**collective["rows"], **message["rows"]}
     long_term, out_of_order = long_term_costs(ctx, p, messages, collectives, idle_costs, parts)
+    del messages, collectives, idle_costs
     for kind, rows in long_term.items():
         out[Cost.LONG_TERM, kind] = to_ticks(ctx.n_locations, *rows)
     del long_term
@@ -436,7 +498,12 @@ class _Delay(Property):
         e = np.empty(0, np.int64)
         # the costs first: in parts their first step makes the numbering too
         # (parts.prepare), with the point-to-point wait states
-        rows = delay_costs(ctx).get((self.cost, self.kind), (e, e, e))
+        if self.cost in (Cost.SHORT_TERM, Cost.INDIRECT) and parts_of(ctx) is None:
+            # without waiting for the long-term replay (nor the other family)
+            costs = short_term_costs(ctx, _family_of(self.kind))["rows"]
+        else:
+            costs = delay_costs(ctx)
+        rows = costs.get((self.cost, self.kind), (e, e, e))
         return numbering(ctx).local_rows(rows)
 
 

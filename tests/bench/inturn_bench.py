@@ -12,7 +12,8 @@ root causes in turn.  Each analysis runs in a fresh process:
 BIG as `earlc analyze BIG --memory MEMORY --scratch SCRATCH` runs it (the parts
 chosen from the budget), SMALL in one piece (`earlc.analyze(earlc.open(SMALL))`).
 Prints "key value" lines for tests/bench/run.py: each run's wall time, processor
-time (user and system, every thread) and peak resident memory, the parts and plans of the analysis in turn, the bytes it wrote
+time (user and system, every thread; and of the calling thread alone, which
+the other threads took no work off) and peak resident memory, the parts and plans of the analysis in turn, the bytes it wrote
 to and read from its scratch folder (and the process's block-device traffic,
 /proc/self/io), and, per wait state the generator computes, the difference
 between the analysis's total and expected.json's (ticks; 0 when exact).
@@ -62,6 +63,10 @@ usage = resource.getrusage(resource.RUSAGE_SELF)
 with open("/proc/self/status") as f:  # VmHWM: ru_maxrss starts at the parent's (fork, exec)
     out["peak"] = [int(l.split()[1]) * 1024 for l in f if l.startswith("VmHWM")][0]
 out["cpu"] = usage.ru_utime + usage.ru_stime
+# the calling thread's processor time: what the other threads (readings, the
+# catalog's pool, the part read ahead) did not take off it; unlike the wall
+# time, it does not depend on the load of a shared machine
+out["main_thread"] = time.thread_time()
 with open("/proc/self/io") as f:
     io = dict(line.split(": ") for line in f.read().splitlines())
 out["disk_read"], out["disk_written"] = int(io["read_bytes"]), int(io["write_bytes"])
@@ -160,11 +165,12 @@ def main() -> int:
     eb = expected(big)
     print("big_events", eb["events"])
     print("small_events", expected(small)["events"])
-    for key in ("seconds", "cpu", "peak", "parts", "plans", "scratch_written", "scratch_read",
-                "disk_read", "disk_written", "whole_need", "steps", "ghosts"):
+    for key in ("seconds", "cpu", "main_thread", "peak", "parts", "plans", "scratch_written",
+                "scratch_read", "disk_read", "disk_written", "whole_need", "steps", "ghosts"):
         print("big_%s" % key, b[key])
     print("small_seconds", s["seconds"])
     print("small_cpu", s["cpu"])
+    print("small_main_thread", s["main_thread"])
     print("small_peak", s["peak"])
     for name in WAIT_STATES:
         if name in eb["totals"]:

@@ -214,6 +214,11 @@ def inturn_section(synth: str) -> None:
           "steadier than the wall time)" % (m["big_cpu"], m["small_cpu"],
                                           n / m["small_events"],
                                           m["big_cpu"] / (m["small_cpu"] * n / m["small_events"])))
+    print("  calling thread's processor time %.1f s of %.1f s (%.0f%%); in one piece %.1f s "
+          "of %.1f s (%.0f%%): the rest ran on the other threads"
+          % (m["big_main_thread"], m["big_cpu"], 100 * m["big_main_thread"] / m["big_cpu"],
+             m["small_main_thread"], m["small_cpu"],
+             100 * m["small_main_thread"] / m["small_cpu"]))
     print("  peak resident %s, budget %s (target: within it); in one piece, a tenth: %s"
           % (format_size(m["big_peak"]), format_size(budget), format_size(m["small_peak"])))
     print("  scratch written %s (%.1f bytes/event), read %s; block devices: written %s, "

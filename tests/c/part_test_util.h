@@ -86,6 +86,43 @@ static inline void ptu_fold(earl_ghosts *g, int n)
 static void ptu_open_parts_fold(const char *path, int n, int32_t *part_of, ptu_parts *out,
                                 int fold);
 
+/* earl_part_export_packed gives, per part, a run that unpacks to the
+ * records earl_part_export gives it, bit for bit, and the same members. */
+static inline void ptu_check_packed(earl_reading *r, const int32_t *part_of, int n, int self,
+                                    const earl_ghosts *wide)
+{
+    earl_packed_ghosts narrow;
+    ok(earl_part_export_packed(r, part_of, (size_t)n, self, NULL, NULL, &narrow, &err));
+    assert_int_equal(narrow.n_parts, n);
+    for (int p = 0; p < n; p++) {
+        size_t count = narrow.count[p + 1] - narrow.count[p];
+        assert_int_equal(narrow.count[p], wide->offset[p]);
+        assert_int_equal(count, wide->offset[p + 1] - wide->offset[p]);
+        earl_ghost *back = malloc((count ? count : 1) * sizeof *back);
+        assert_non_null(back);
+        ok(earl_ghosts_unpack(narrow.bytes + narrow.offset[p],
+                              narrow.offset[p + 1] - narrow.offset[p], back, count, &err));
+        if (count)
+            assert_memory_equal(back, wide->records + wide->offset[p], count * sizeof *back);
+        free(back);
+    }
+    earl_packed_ghosts_free(&narrow);
+    /* with the member list: the same members as the wide export's */
+    earl_coll_member *ma, *mb;
+    size_t na, nb;
+    earl_ghosts w2;
+    ok(earl_part_export(r, part_of, (size_t)n, self, &ma, &na, &w2, &err));
+    ok(earl_part_export_packed(r, part_of, (size_t)n, self, &mb, &nb, &narrow, &err));
+    assert_int_equal(na, nb);
+    if (na)
+        assert_memory_equal(ma, mb, na * sizeof *ma);
+    assert_int_equal(narrow.count[n], w2.offset[n]);
+    free(ma);
+    free(mb);
+    earl_ghosts_free(&w2);
+    earl_packed_ghosts_free(&narrow);
+}
+
 /* The n parts of the trace at path, partitioned by ptu_partition (part_of
  * gets the partition). */
 static inline void ptu_open_parts(const char *path, int n, int32_t *part_of, ptu_parts *out)
@@ -112,6 +149,7 @@ static inline void ptu_open_parts_fold(const char *path, int n, int32_t *part_of
         ok(earl_reading_read(r[p], mask, &err));
         ok(earl_part_export(r[p], part_of, (size_t)n, p, NULL, NULL, &out->exported[p], &err));
         assert_int_equal(out->exported[p].offset[p], out->exported[p].offset[p + 1]);
+        ptu_check_packed(r[p], part_of, n, p, &out->exported[p]);
         if (fold)
             ptu_fold(&out->exported[p], n);
     }

@@ -11,7 +11,9 @@
  *     member has all its members;
  *   - the exports depend only on the trace and the partition.
  * And bad ghost records are refused, each with a message naming the record;
- * ghost records packed narrow (earl_ghosts_pack) come back bit for bit.
+ * ghost records packed narrow (earl_ghosts_pack) come back bit for bit, and
+ * so do those packed as they are exported (earl_part_export_packed,
+ * part_test_util.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -133,3 +133,21 @@ def test_delays_longer_than_32_bits_of_ticks(tmp_path):
     cost = dict(report.by_location("delay_latesender"))
     assert wait[2] > 3 * (1 << 31)  # three delayed iterations, each beyond 32 bits
     assert cost[1] == wait[2]
+
+
+def test_at_cells_makes_the_additions_of_ufunc_at_in_its_order():
+    """The critical path's sums per (location, call path) through one flat index:
+    the same cells, added in the same order as np.add.at with a pair of index
+    arrays (repeated cells, values whose sum depends on the order), also on a
+    table that has no flat view."""
+    from earlc.properties.rootcause.arrays import at_cells
+
+    rng = np.random.default_rng(7)
+    row, col = rng.integers(0, 5, 5000), rng.integers(0, 9, 5000)
+    values = rng.standard_normal(5000) * 10.0 ** rng.integers(-8, 8, 5000)
+    for ufunc in (np.add, np.subtract):
+        for table in (rng.standard_normal((5, 9)), rng.standard_normal((9, 5)).T):
+            want, got = table.copy(), table.copy(order="K")
+            ufunc.at(want, (row, col), values)
+            at_cells(ufunc, got, row, col, values)
+            assert got.tobytes() == want.tobytes()

@@ -479,6 +479,36 @@ def test_the_time_chunks_are_built_while_the_points_are_found(ring, monkeypatch)
     assert many == one
 
 
+def test_the_collective_and_message_delays_run_side_by_side(monkeypatch):
+    """On several threads the short-term delay costs of the collectives and of
+    the messages are computed by the properties that ask for them, side by
+    side: both are under way at once; on one thread they come one after the
+    other.  The same tables either way."""
+    from earlc.properties.rootcause import delays
+
+    demo = earlc.open(ROOT / "traces" / "demo-ring")  # Late Senders and collective waits
+    started = {"collectives": threading.Event(), "messages": threading.Event()}
+    overlapped = []
+    real = {"collectives": delays._collective_delays, "messages": delays.message_delays}
+
+    def meeting(family, other):
+        def run(ctx, *args, **kwargs):
+            started[family].set()
+            overlapped.append(started[other].wait(2.0 if ctx.threads > 1 else 0))
+            return real[family](ctx, *args, **kwargs)
+        return run
+    monkeypatch.setattr(delays, "_collective_delays", meeting("collectives", "messages"))
+    monkeypatch.setattr(delays, "message_delays", meeting("messages", "collectives"))
+    one = everything(earlc.analyze(demo, properties="all", threads=1))
+    assert overlapped == [False, True]  # the second finds the first done
+    overlapped.clear()
+    for e in started.values():
+        e.clear()
+    many = everything(earlc.analyze(demo, properties="all", threads=2))
+    assert overlapped == [True, True]
+    assert many == one
+
+
 def test_pool_gives_the_place_of_a_waiting_task():
     """Two cores, one task waiting for a shared value and one busy: a third task
     runs meanwhile (it is what both wait for)."""

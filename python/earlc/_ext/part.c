@@ -173,20 +173,52 @@ static PyObject *ghosts_tuple(earl_ghosts *g)
     return r;
 }
 
-/* export(part_of, n_parts, self, members=False) -> (offsets, records), or
- * with members (offsets, records, members: earl_coll_member rows as bytes),
- * buffers over the C result */
+static void packed_ghosts_free(void *g)
+{
+    earl_packed_ghosts_free(g);
+    free(g);
+}
+
+/* The ghosts packed narrow as (counts, offsets, bytes): read-only buffers
+ * over the C result (n_parts + 1 uint64 twice, the packed bytes), which
+ * they take over (*g is emptied); NULL on failure (g freed). */
+static PyObject *packed_ghosts_tuple(earl_packed_ghosts *g)
+{
+    earl_packed_ghosts *own = malloc(sizeof *own);
+    if (!own) {
+        earl_packed_ghosts_free(g);
+        return PyErr_NoMemory();
+    }
+    *own = *g;
+    memset(g, 0, sizeof *g);
+    PyObject *owner = earlc_owner_new(own, packed_ghosts_free);
+    if (!owner)
+        return NULL;
+    size_t n = own->n_parts + 1;
+    PyObject *r = Py_BuildValue(
+        "(NNN)", earlc_column_new(owner, own->count, n, sizeof(size_t), "Q"),
+        earlc_column_new(owner, own->offset, n, sizeof(size_t), "Q"),
+        earlc_column_new(owner, own->bytes, own->offset[own->n_parts], 1, "B"));
+    Py_DECREF(owner);
+    return r;
+}
+
+/* export(part_of, n_parts, self, members=False, packed=False) -> (offsets,
+ * records), or with packed (counts, offsets, bytes: each part's records
+ * packed narrow, earl_part_export_packed); with members, the
+ * earl_coll_member rows as bytes at the end of the tuple.  Buffers over
+ * the C result. */
 static PyObject *reading_export(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"part_of", "n_parts", "self", "members", NULL};
+    static char *kwlist[] = {"part_of", "n_parts", "self", "members", "packed", NULL};
     earl_reading *rd = reading_of((ReadingObject *)self);
     if (!rd)
         return NULL;
     PyObject *part_obj;
     Py_ssize_t n_parts;
-    int me, want_members = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oni|p", kwlist, &part_obj, &n_parts, &me,
-                                     &want_members))
+    int me, want_members = 0, packed = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oni|pp", kwlist, &part_obj, &n_parts, &me,
+                                     &want_members, &packed))
         return NULL;
     earlc_buffers held = {0};
     size_t n = earl_reading_defs(rd)->n_locations;
@@ -194,18 +226,23 @@ static PyObject *reading_export(PyObject *self, PyObject *args, PyObject *kwargs
     if (!part_of)
         return NULL;
     earl_ghosts out;
+    earl_packed_ghosts narrow;
     earl_coll_member *members = NULL;
     size_t n_members = 0;
     earl_error err;
     earl_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = earl_part_export(rd, part_of, (size_t)n_parts, me, want_members ? &members : NULL,
-                          &n_members, &out, &err);
+    if (packed)
+        st = earl_part_export_packed(rd, part_of, (size_t)n_parts, me,
+                                     want_members ? &members : NULL, &n_members, &narrow, &err);
+    else
+        st = earl_part_export(rd, part_of, (size_t)n_parts, me, want_members ? &members : NULL,
+                              &n_members, &out, &err);
     Py_END_ALLOW_THREADS
     earlc_buffers_release(&held);
     if (st != EARL_OK)
         return earlc_raise(&err);
-    PyObject *ghosts = ghosts_tuple(&out);
+    PyObject *ghosts = packed ? packed_ghosts_tuple(&narrow) : ghosts_tuple(&out);
     if (!ghosts || !want_members) {
         free(members);
         return ghosts;
@@ -219,8 +256,9 @@ static PyObject *reading_export(PyObject *self, PyObject *args, PyObject *kwargs
         Py_DECREF(ghosts);
         return NULL;
     }
-    PyObject *result = Py_BuildValue("(OON)", PyTuple_GET_ITEM(ghosts, 0),
-                                     PyTuple_GET_ITEM(ghosts, 1), m);
+    PyObject *tail = Py_BuildValue("(N)", m);
+    PyObject *result = tail ? PySequence_Concat(ghosts, tail) : NULL;
+    Py_XDECREF(tail);
     Py_DECREF(ghosts);
     return result;
 }

@@ -131,8 +131,10 @@ class Evaluation:
             progress=None, threads: int = 1) -> None:
         part = getattr(self.ctx.trace, "part", None)
         # the properties of a part exchange with the other parts in the order of
-        # the catalog, the same on every part: one after another
-        if threads > 1 and len(order) > 1 and part is None:
+        # the catalog, the same on every part: one after another.  A part of an
+        # analysis in turn without such properties exchanges nothing
+        # (exchange None): its properties run on threads as in one piece
+        if threads > 1 and len(order) > 1 and (part is None or part.exchange is None):
             self._run_parallel(order, value, progress, threads)
             return
         published = self.published

@@ -35,6 +35,7 @@ with its ghosts does not fit is refused with the smallest budget that works.
 """
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import sys
@@ -49,9 +50,11 @@ from .budget import DEFAULT, ROOT_CAUSES, BudgetError, Model, format_size, parse
 from .plan import Partition, plan, process_of_locations
 from .part import (COLL_MEMBER, COLLECTIVES, GHOST_RECORD, Part, assemble, collectives_of,
                    folds, holds_enough, merge_ghosts)
+from .ahead import Ahead
 from .scratch import Scratch, ScratchError
 from .spill import BLOCK, Instances, LocationTimes
 from .steps import StepExchange, Steps, StepsMisaligned, StepsSuspended
+from .timing import Phases
 
 #: the share of its own events a part is first assumed to hold in ghosts (pass 1
 #: measures the real share and plans again when a part overflows the budget)
@@ -360,6 +363,8 @@ class InTurn:
         #: collective steps the analyses across parts took (each one more pass 2)
         self.steps_taken = 0
         self.peak_part = 0
+        #: where the time goes, per phase (printed with EARLC_PROFILE, timing.py)
+        self.phases = Phases()
 
     def _scratch_need(self) -> int:
         """Bytes the scratch folder will hold, at most: 4 per event of
@@ -375,6 +380,8 @@ class InTurn:
 
     def close(self) -> None:
         self.progress.close()
+        if not self.closed:
+            self.phases.report()
         self.scratch.remove()
         self.closed = True
 
@@ -413,7 +420,9 @@ class InTurn:
 
     def _pass1_once(self) -> Optional[float]:
         """One pass 1 over the current plan; None when every part fits, else the
-        share of ghosts to plan with."""
+        share of ghosts to plan with.  While a part's ghosts and timestamps are
+        spilled, the next part is read on a thread (ahead.py) where two
+        readings fit in the budget (_ahead_fits)."""
         pp = self.pp
         for name in os.listdir(self.scratch.path):
             self.scratch.delete(name)
@@ -421,47 +430,63 @@ class InTurn:
         self.reps = {}
         pp.ghosts[:] = 0
         counts, firsts, lasts = 0, [], []
-        for p in range(pp.parts):
-            self.progress.start(0, p)
-            reading = _core.Reading(str(self.path), threads=self.threads, progress=self.progress,
-                                    salvage=self.salvage)
-            reading.read(pp.partition.mask(p))
-            for l in pp.partition.locations(p).tolist():
-                n = self._spill_times(reading, l)
-                counts += n
-                if n:
-                    firsts.append(self._first_time)
-                    lasts.append(self._last_time)
-            got = reading.export(pp.partition.part_of, pp.parts, p,
-                                 members=self.representatives)
-            del reading
-            offsets = np.frombuffer(got[0], dtype=np.uint64).astype(np.int64)
-            self._spill_ghosts(p, offsets, got[1])
-            reps = 0  # at most, the representatives of part 0's members others get
-            if self.representatives:
-                members = np.frombuffer(got[2], dtype=COLL_MEMBER)
-                self.scratch.write("m%d.bin" % p, members)
-                key = (members["comm"].astype(np.uint64) << np.uint64(32)) | members["seq"]
-                self.scratch.write("k%d.bin" % p, key)
+        ahead = None
+        try:
+            for p in range(pp.parts):
+                self.progress.start(0, p)
+                with self.phases("pass 1: read"):
+                    reading = ahead.result() if ahead is not None else \
+                        self._read(p, self.progress)
+                    ahead = None
+                    if p + 1 < pp.parts and self._ahead_fits(p):
+                        ahead = Ahead(functools.partial(self._read, p + 1,
+                                                        self._progress_of(p + 1)))
+                with self.phases("pass 1: spill times"):
+                    for l in pp.partition.locations(p).tolist():
+                        n = self._spill_times(reading, l)
+                        counts += n
+                        if n:
+                            firsts.append(self._first_time)
+                            lasts.append(self._last_time)
+                with self.phases("pass 1: export ghosts"):
+                    # packed narrow as they are made: the 80-byte records are
+                    # never held (_spill_ghosts)
+                    got = reading.export(pp.partition.part_of, pp.parts, p,
+                                         members=self.representatives, packed=True)
+                    del reading
+                offsets = np.frombuffer(got[0], dtype=np.uint64).astype(np.int64)
+                with self.phases("pass 1: spill ghosts"):
+                    self._spill_ghosts(p, offsets, np.frombuffer(got[1], dtype=np.uint64),
+                                       got[2])
+                reps = 0  # at most, the representatives of part 0's members others get
+                if self.representatives:
+                    members = np.frombuffer(got[3], dtype=COLL_MEMBER)
+                    self.scratch.write("m%d.bin" % p, members)
+                    key = (members["comm"].astype(np.uint64) << np.uint64(32)) | members["seq"]
+                    self.scratch.write("k%d.bin" % p, key)
+                    if p == 0:
+                        reps = 4 * min(len(key), REPRESENTATIVES * len(np.unique(key)))
+                    del members, key
+                del got
+                sent = np.diff(offsets)
+                pp.ghosts += sent
+                self.progress.end()
                 if p == 0:
-                    reps = 4 * min(len(key), REPRESENTATIVES * len(np.unique(key)))
-                del members, key
-            del got
-            sent = np.diff(offsets)
-            pp.ghosts += sent
-            self.progress.end()
-            if p == 0:
-                self._check_scratch_room(float(pp.own_events[0]))
-            if p == 0 and pp.parts > 1 and self._fixed_parts is None:
-                # what part 0 gives the others, as a share of its events: the
-                # share each part may be expected to receive
-                share = float(sent.sum() + reps) / max(float(pp.own_events[0]), 1.0)
-                if any(pp.peak(q, share) > self.budget for q in range(pp.parts)):
-                    return share * 1.1
+                    self._check_scratch_room(float(pp.own_events[0]))
+                if p == 0 and pp.parts > 1 and self._fixed_parts is None:
+                    # what part 0 gives the others, as a share of its events: the
+                    # share each part may be expected to receive
+                    share = float(sent.sum() + reps) / max(float(pp.own_events[0]), 1.0)
+                    if any(pp.peak(q, share) > self.budget for q in range(pp.parts)):
+                        return share * 1.1
+        finally:
+            if ahead is not None:  # a plan made again, or a failure: let it go first
+                ahead.cancel()
         self.whole = {"events": counts, "first_time": min(firsts) if firsts else None,
                       "last_time": max(lasts) if lasts else None}
         if self.representatives:
-            self._choose_representatives()
+            with self.phases("pass 1: representatives"):
+                self._choose_representatives()
         if self._fixed_parts is not None:
             return None
         over = [p for p in range(pp.parts) if pp.peak(p, None) > self.budget]
@@ -470,23 +495,40 @@ class InTurn:
         return 1.1 * max(float(pp.ghosts[p]) / max(float(pp.own_events[p]), 1.0)
                          for p in range(pp.parts))
 
-    def _spill_ghosts(self, q: int, offsets: np.ndarray, records) -> None:
-        """Part q's ghosts for every other part, packed narrow (pack_ghosts:
-        about a ninth of their 80-byte records), one run per part after
-        another in g<q>.bin; g<q>.idx holds the records' offsets of each part
-        (n_parts + 1), then the packed bytes' (n_parts + 1)."""
-        size = GHOST_RECORD.itemsize
-        view = memoryview(records).cast("B")
-        at = np.zeros(len(offsets), dtype=np.int64)
-        self.scratch.write("g%d.bin" % q, b"")
-        for p in range(len(offsets) - 1):
-            at[p + 1] = at[p]
-            if offsets[p + 1] > offsets[p]:
-                packed = _core.pack_ghosts(view[int(offsets[p]) * size:int(offsets[p + 1]) * size])
-                self.scratch.append("g%d.bin" % q, packed)
-                at[p + 1] += len(memoryview(packed))
-                del packed
-        self.scratch.write("g%d.idx" % q, np.concatenate([offsets, at]))
+    def _read(self, p: int, progress):
+        """A reading of part p's own locations."""
+        reading = _core.Reading(str(self.path), threads=self.threads, progress=progress,
+                                salvage=self.salvage)
+        reading.read(self.pp.partition.mask(p))
+        return reading
+
+    def _progress_of(self, p: int):
+        """The progress of part p of pass 1 read ahead: shown once it is the
+        part the bar shows (the driver then waits for the reading)."""
+        progress = self.progress
+
+        def show(phase, done, total):
+            if progress.pass_no == 0 and progress.part == p:
+                progress(phase, done, total)
+        return show
+
+    def _ahead_fits(self, p: int) -> bool:
+        """Whether part p + 1 may be read while part p is spilled: both
+        readings, each counted as an open of its events (the model's
+        open_bytes, more than a reading and its export hold), fit in the
+        budget."""
+        pp = self.pp
+        return self.model.opening(int(pp.own_events[p] + pp.own_events[p + 1]),
+                                  int(pp.locations[p] + pp.locations[p + 1])) <= self.budget
+
+    def _spill_ghosts(self, q: int, offsets: np.ndarray, at: np.ndarray, packed) -> None:
+        """Part q's ghosts for every other part, packed narrow by the export
+        (earl_part_export_packed: about a ninth of their 80-byte records),
+        one run per part after another in g<q>.bin; g<q>.idx holds the
+        records' offsets of each part (n_parts + 1), then the packed bytes'
+        (n_parts + 1)."""
+        self.scratch.write("g%d.bin" % q, packed)
+        self.scratch.write("g%d.idx" % q, np.concatenate([offsets, at.astype(np.int64)]))
 
     def _ghosts_from(self, q: int, p: int) -> Optional[np.ndarray]:
         """The ghost records part q wrote for part p (_spill_ghosts), or None."""
@@ -656,11 +698,13 @@ class InTurn:
     def open(self, p: int, pass_no: int = 1) -> Part:
         """Part p with its ghosts (pass 2; pass_no 2 for a third pass)."""
         self.progress.start(pass_no, p)
-        reading = _core.Reading(str(self.path), threads=self.threads, progress=self.progress,
-                                salvage=self.salvage)
-        reading.read(self.pp.partition.mask(p))
-        part = assemble(reading, self.ghosts_for(p), self.pp.partition, p, None, self.threads,
-                        fold=folds(self.collectives))
+        with self.phases("pass 2: read"):
+            reading = _core.Reading(str(self.path), threads=self.threads,
+                                    progress=self.progress, salvage=self.salvage)
+            reading.read(self.pp.partition.mask(p))
+        with self.phases("pass 2: ghosts and order"):
+            part = assemble(reading, self.ghosts_for(p), self.pp.partition, p, None,
+                            self.threads, fold=folds(self.collectives))
         part.whole = self.whole
         part.collectives = self.collectives
         return part
@@ -730,17 +774,18 @@ class InTurn:
                 self.steps_taken = steps.complete
                 steps.remove()
         pieces, keys, instances, light = found
-        # one count over every location's timestamps for the keys of all parts
-        counted = np.split(self.times.count_before(*map(np.concatenate, zip(*(
-            k for _, k, _, _ in keys)))), np.cumsum([len(k[0]) for _, k, _, _ in keys])[:-1]) \
-            if keys else []
-        for piece, (valid, k, ivalid, ik), ids in zip(pieces, keys, counted):
-            gids = np.full(len(valid), -1, dtype=np.int64)
-            gids[valid] = ids
-            ginst = np.full(len(ivalid), -1, dtype=np.int64)
-            ginst[ivalid] = instances.before(*ik)
-            merge._globalize(piece, gids, ginst)
-        report = merge.merge(pieces, self.stub(), light, top)
+        with self.phases("merge"):
+            # one count over every location's timestamps for the keys of all parts
+            counted = np.split(self.times.count_before(*map(np.concatenate, zip(*(
+                k for _, k, _, _ in keys)))), np.cumsum([len(k[0]) for _, k, _, _ in keys])[:-1]) \
+                if keys else []
+            for piece, (valid, k, ivalid, ik), ids in zip(pieces, keys, counted):
+                gids = np.full(len(valid), -1, dtype=np.int64)
+                gids[valid] = ids
+                ginst = np.full(len(ivalid), -1, dtype=np.int64)
+                ginst[ivalid] = instances.before(*ik)
+                merge._globalize(piece, gids, ginst)
+            report = merge.merge(pieces, self.stub(), light, top)
         # its page runs the parts again (page_inturn.py): with the same analysis
         report._in_turn = self
         report._analysis = dict(properties=properties, top=top, plugins=plugins, strict=strict,
@@ -763,10 +808,15 @@ class InTurn:
                 part.exchange = StepExchange(steps, p)
             previous = _core.use_store_memory()
             try:
-                local = engine.run(part.trace, properties, top=top, progress=self.progress,
-                                   plugins=plugins, strict=strict, packages=packages,
-                                   own=part.own, last_time=self.whole.get("last_time"))
-                piece = merge._findings(local, part, top)
+                with self.phases("pass 2: catalog"):
+                    # on threads, as in one piece, unless the properties
+                    # exchange with the other parts (steps: one after another)
+                    local = engine.run(part.trace, properties, top=top, progress=self.progress,
+                                       plugins=plugins, strict=strict, packages=packages,
+                                       own=part.own, last_time=self.whole.get("last_time"),
+                                       threads=self.threads or os.cpu_count() or 1)
+                with self.phases("pass 2: findings"):
+                    piece = merge._findings(local, part, top)
             except StepsSuspended as stop:
                 suspended.append(stop.step)
                 local = None
@@ -790,8 +840,9 @@ class InTurn:
                     light = merge.PartsCatalog(local)
                 light.add(local)
                 del local
-            self.let_go(part)
-            del part
+            with self.phases("pass 2: let go"):
+                self.let_go(part)
+                del part
             self.progress.end()
         if suspended:
             if len(suspended) != self.pp.parts or len(set(suspended)) != 1:
