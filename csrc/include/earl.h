@@ -265,7 +265,12 @@ typedef struct earl_location {
 typedef enum earl_held {
     EARL_HELD_ALL = 0,
     EARL_HELD_NONE,
-    EARL_HELD_GHOSTS
+    EARL_HELD_GHOSTS,
+    /* Ghosts whose message calls were folded (earl_part_fold_calls): the
+     * LEAVE of a call holding only message events and followed by another
+     * call is left out, and the EARL layer closes the call at the next
+     * ENTER of the location instead.  Such a call has no LEAVE. */
+    EARL_HELD_GHOSTS_FOLDED
 } earl_held;
 
 typedef struct earl_group {

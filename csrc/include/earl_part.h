@@ -31,6 +31,18 @@
  * (earl_part_add_ghosts) before the order is made (earl_reading_finish).
  * Ghost locations are EARL_HELD_GHOSTS in the trace's definitions.
  *
+ * A part may fold its ghosts' message calls before it adds them
+ * (earl_part_fold_calls): on a ghost location whose calls do not nest, the
+ * LEAVE of each call that holds only message events and is followed by
+ * another call stays out, and the EARL layer closes the call at the next
+ * ENTER (EARL_HELD_GHOSTS_FOLDED).  Every ENTER and every message event stays,
+ * so each event a report names is there, with its enterptr and call path
+ * as before; what goes is the LEAVE of a ghost message call, which the
+ * built-in wait states read on the location that owns the call only (the
+ * leave of a collective call, of MPI_Init and MPI_Finalize, and of a
+ * location's last call stay).  About a quarter of the ghosts of a halo
+ * exchange.
+ *
  * A ghost keeps its position on its location in the whole trace, so that
  * (timestamp, location, position) orders the events of every part as the
  * whole trace orders them: event ids of a part are not those of the whole
@@ -97,8 +109,14 @@ typedef struct earl_ghost {
     uint32_t seq;
     uint32_t members;
     uint8_t kind;          /* earl_kind */
+    /* reserved[0]: EARL_GHOST_FOLDED on the records of a location that
+     * earl_part_fold_calls folded (set by the part that adds them; 0 as
+     * records travel); the rest 0 */
     uint8_t reserved[3];
 } earl_ghost;
+
+/* earl_ghost.reserved[0]: the record's location had its calls folded. */
+#define EARL_GHOST_FOLDED 1
 
 /* Packed ghosts for each part: records [offset[p], offset[p + 1]) go to
  * part p, sorted by (location, position).  Free with earl_ghosts_free. */
@@ -278,6 +296,27 @@ EARL_API earl_status earl_part_represent(const earl_defs *defs, const earl_coll_
  */
 EARL_API earl_status earl_part_add_ghosts(earl_reading *reading, const earl_ghost *records,
                                           size_t n, earl_error *err);
+
+/**
+ * Fold the message calls of ghost records, in place, before they are added
+ * (earl_part_add_ghosts): on each location whose records do not nest (every
+ * event inside a call, no call inside another, every call left), drop the
+ * LEAVE of each call that holds message events only and is followed by an
+ * ENTER, and mark the location's records EARL_GHOST_FOLDED.  The EARL layer
+ * then closes such a call at the location's next ENTER: enterptr and the
+ * call paths of every event that stays are those of the unfolded records.
+ * A location that nests, or drops no LEAVE, is left as it was.  Only for an
+ * analysis that does not read the LEAVE of a ghost message call (the
+ * built-in wait states without the root causes: earlc folds a part whose
+ * collectives travel as representatives).
+ *
+ * @param records  n records grouped by location, ascending by position
+ *                 (as earl_part_add_ghosts takes them)
+ * @param n        how many
+ * @return how many records stay (the first ones, in their order)
+ * @since 0.1.0
+ */
+EARL_API size_t earl_part_fold_calls(earl_ghost *records, size_t n);
 
 /**
  * Pack ghost records narrow, for a file (the analysis in turn writes each

@@ -9,6 +9,11 @@
  * number and the members it stands for (earl_ghost.seq, .members) are noted
  * with the reading, which puts them in the trace's collective table once
  * the merge gave the event its row.
+ *
+ * earl_part_fold_calls, before, drops the LEAVEs of ghost message calls that
+ * the EARL layer can close at the next ENTER instead (earl_part.h): a
+ * location is folded only when its records do not nest, which one look at
+ * the depth after each record tells.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -175,8 +180,77 @@ earl_status earl_part_add_ghosts(earl_reading *reading, const earl_ghost *record
         }
         if (link_requests(b, base, records, k0, k1) != 0)
             return earl_fail(err, EARL_ERR_NOMEM, "out of memory adding ghost events");
-        l->held = EARL_HELD_GHOSTS;
+        l->held = records[k0].reserved[0] & EARL_GHOST_FOLDED ? EARL_HELD_GHOSTS_FOLDED
+                                                              : EARL_HELD_GHOSTS;
         l->events = b->n;
     }
     return EARL_OK;
+}
+
+/* ---- folding the message calls ---------------------------------------------- */
+
+/* Do the records [k0, k1) of one location not nest: every call left, no
+ * call inside another, no event outside a call?  Then a call ends where the
+ * next begins, and its LEAVE can go. */
+static int flat(const earl_ghost *g, size_t k0, size_t k1)
+{
+    int depth = 0;
+    for (size_t k = k0; k < k1; k++) {
+        if (g[k].kind == EARL_ENTER) {
+            if (depth++)
+                return 0;
+        } else if (g[k].kind == EARL_LEAVE) {
+            if (!depth--)
+                return 0;
+        } else if (!depth) {
+            return 0;
+        }
+    }
+    return depth == 0;
+}
+
+/* Fold the flat location [k0, k1) into records from w on; returns the new
+ * end.  A call's LEAVE goes when the call holds message events only (a
+ * collective call's LEAVE, and MPI_Init's and MPI_Finalize's, are read by
+ * the wait states) and an ENTER follows (a location's last call stays
+ * closed, as the reader leaves it). */
+static size_t fold_run(earl_ghost *g, size_t k0, size_t k1, size_t w)
+{
+    size_t start = w;
+    int messages = 0, others = 0, dropped = 0;
+    for (size_t k = k0; k < k1; k++) {
+        uint8_t kind = g[k].kind;
+        if (kind == EARL_ENTER) {
+            messages = others = 0;
+        } else if (kind == EARL_LEAVE) {
+            if (messages && !others && k + 1 < k1 && g[k + 1].kind == EARL_ENTER) {
+                dropped = 1;
+                continue;
+            }
+        } else if (earl_kind_family(kind) == EARL_FAMILY_MSG) {
+            messages = 1;
+        } else {
+            others = 1;
+        }
+        g[w++] = g[k];
+    }
+    for (size_t k = start; dropped && k < w; k++)
+        g[k].reserved[0] |= EARL_GHOST_FOLDED;
+    return w;
+}
+
+size_t earl_part_fold_calls(earl_ghost *records, size_t n)
+{
+    size_t w = 0;
+    for (size_t k0 = 0, k1; k0 < n; k0 = k1) {
+        for (k1 = k0 + 1; k1 < n && records[k1].location == records[k0].location; k1++)
+            ;
+        if (flat(records, k0, k1)) {
+            w = fold_run(records, k0, k1, w);
+        } else {
+            memmove(records + w, records + k0, (k1 - k0) * sizeof *records);
+            w += k1 - k0;
+        }
+    }
+    return w;
 }

@@ -71,6 +71,7 @@ static void *alloc_none(size_t n, size_t width)
 static void pass_free(states_pass *p)
 {
     free(p->top);
+    free(p->folded);
     threads_free(p);
     messages_free(p);
     collectives_free(p);
@@ -122,6 +123,8 @@ static inline __attribute__((always_inline)) void pass_loop(states_pass *p, int 
         switch (k) {
         case EARL_ENTER:
             if (stacks) {
+                if (EARL_UNLIKELY(p->folded != NULL) && p->folded[l])
+                    regions_close_folded(p, l);
                 enterptr[u] = states_eid32(top[l]);
                 top[l] = i;
             }

@@ -148,6 +148,10 @@ typedef struct states_pass {
     const earl_states_options *opt;
 
     earl_eid *top;              /* per location: innermost open ENTER (maybe inherited) */
+    /* per location: 1 when its ghost message calls were folded (an ENTER
+     * closes the location's open call: EARL_HELD_GHOSTS_FOLDED); NULL when
+     * no location is, which the pass then never reads */
+    uint8_t *folded;
 
     /* threads */
     earl_eid *cur_fork;         /* per location: fork of its current team */
@@ -194,6 +198,8 @@ typedef struct states_pass {
  * *_finish run after the last event. */
 int regions_init(states_pass *p);
 void regions_leave(states_pass *p, earl_eid i, earl_loc l);
+/* Before an ENTER on a location whose calls were folded: close its open call. */
+void regions_close_folded(states_pass *p, earl_loc l);
 void regions_finish(states_pass *p);
 
 int threads_init(states_pass *p);

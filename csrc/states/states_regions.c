@@ -10,7 +10,9 @@
  * reads top (states.c does the ENTER and the reads inline).  Worker threads get
  * their master's top at the fork as the base of their stack
  * (states_threads.c), so their chains continue into the master's frames,
- * as section 7 asks.
+ * as section 7 asks.  On a ghost location whose message calls were folded
+ * (EARL_HELD_GHOSTS_FOLDED: its calls do not nest, and a call followed by
+ * another lost its LEAVE), an ENTER first pops the location's open call.
  *
  * stack(i, l) finds the last event of l at or before i by binary search in
  * the location's event list and follows the chain from the top that event
@@ -29,6 +31,14 @@ int regions_init(states_pass *p)
         return -1;
     for (size_t l = 0; l < nl; l++)
         p->top[l] = EARL_NONE;
+    p->folded = NULL;
+    for (size_t l = 0; l < nl; l++) {
+        if (p->defs->locations[l].held != EARL_HELD_GHOSTS_FOLDED)
+            continue;
+        if (!p->folded && !(p->folded = calloc(nl, 1)))
+            return -1;
+        p->folded[l] = 1;
+    }
     return 0;
 }
 
@@ -60,6 +70,17 @@ void regions_leave(states_pass *p, earl_eid i, earl_loc l)
     if (EARL_UNLIKELY(p->cur_fork[l] >= 0) && !p->opt->no_omp_barriers &&
         regions_is_omp_barrier(p->defs, p->ev->region[i]))
         collectives_barrier(p, i, l);
+}
+
+/* A folded ghost location's calls do not nest (earl_part_fold_calls): an
+ * ENTER there while a call of its own is open means the call's LEAVE was
+ * left out, and the call ends here.  Nothing to warn about, and no enterptr
+ * to write: the call has no LEAVE (leaveptr -1). */
+void regions_close_folded(states_pass *p, earl_loc l)
+{
+    earl_eid x = p->top[l];
+    if (x >= 0 && p->ev->location[x] == l)
+        p->top[l] = states_enterptr(p->s, x);
 }
 
 void regions_finish(states_pass *p)

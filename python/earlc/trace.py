@@ -461,7 +461,8 @@ def open(path, threads: int = 0, progress: Optional[ProgressFn] = None,  # noqa:
     None: the whole trace.
     collectives: with parts="mpi", "all" (every member of the collectives the
     part takes part in; any analysis), "representatives" (only the members
-    the built-in wait states read: less memory, for earlc.analyze without the
+    the built-in wait states read, and the ghosts' message calls without the
+    LEAVEs those do not read: less memory, for earlc.analyze without the
     root causes or plugins) or "delayers" (those and what the root causes
     read: for the built-in properties, root causes included);
     earlc.parts.collectives_for(properties, plugins) says which an analysis

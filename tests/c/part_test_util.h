@@ -68,6 +68,24 @@ typedef struct ptu_parts {
     earl_ghosts exported[PTU_MAX_PARTS];
 } ptu_parts;
 
+/* Fold every part's records of export g (earl_part_fold_calls), the
+ * buffer kept compact: part p's records stay [offset[p], offset[p + 1]). */
+static inline void ptu_fold(earl_ghosts *g, int n)
+{
+    size_t w = 0;
+    for (int p = 0; p < n; p++) {
+        size_t a = g->offset[p], b = g->offset[p + 1];
+        size_t kept = earl_part_fold_calls(g->records + a, b - a);
+        memmove(g->records + w, g->records + a, kept * sizeof *g->records);
+        g->offset[p] = w;
+        w += kept;
+    }
+    g->offset[n] = w;
+}
+
+static void ptu_open_parts_fold(const char *path, int n, int32_t *part_of, ptu_parts *out,
+                                int fold);
+
 /* earl_part_export_packed gives, per part, a run that unpacks to the
  * records earl_part_export gives it, bit for bit, and the same members. */
 static inline void ptu_check_packed(earl_reading *r, const int32_t *part_of, int n, int self,
@@ -109,6 +127,13 @@ static inline void ptu_check_packed(earl_reading *r, const int32_t *part_of, int
  * gets the partition). */
 static inline void ptu_open_parts(const char *path, int n, int32_t *part_of, ptu_parts *out)
 {
+    ptu_open_parts_fold(path, n, part_of, out, 0);
+}
+
+/* The same, each part's ghosts with their message calls folded (fold). */
+static inline void ptu_open_parts_fold(const char *path, int n, int32_t *part_of,
+                                       ptu_parts *out, int fold)
+{
     earl_reading *r[PTU_MAX_PARTS];
     memset(out, 0, sizeof *out);
     out->n = n;
@@ -125,6 +150,8 @@ static inline void ptu_open_parts(const char *path, int n, int32_t *part_of, ptu
         ok(earl_part_export(r[p], part_of, (size_t)n, p, NULL, NULL, &out->exported[p], &err));
         assert_int_equal(out->exported[p].offset[p], out->exported[p].offset[p + 1]);
         ptu_check_packed(r[p], part_of, n, p, &out->exported[p]);
+        if (fold)
+            ptu_fold(&out->exported[p], n);
     }
     for (int p = 0; p < n; p++) {
         for (int q = 0; q < n; q++) {
@@ -155,7 +182,7 @@ static inline size_t ptu_position(const ptu_parts *ps, int self, earl_eid e)
     size_t k = 0;
     while (pe->loc_events[pe->loc_start[l] + k] != (earl_eid32)e)
         k++;
-    if (earl_trace_defs(part)->locations[l].held != EARL_HELD_GHOSTS)
+    if (earl_trace_defs(part)->locations[l].held == EARL_HELD_ALL)
         return k;
     size_t seen = 0; /* the k-th ghost of l: find its record */
     for (int q = 0; q < ps->n; q++) {
@@ -182,7 +209,7 @@ static inline earl_eid ptu_local_event(const ptu_parts *ps, int q, earl_loc l, s
 {
     const earl_events *qe = earl_trace_events(ps->trace[q]);
     size_t first = qe->loc_start[l];
-    if (earl_trace_defs(ps->trace[q])->locations[l].held != EARL_HELD_GHOSTS)
+    if (earl_trace_defs(ps->trace[q])->locations[l].held == EARL_HELD_ALL)
         return qe->loc_events[first + pos];
     size_t k = 0;
     for (int o = 0; o < ps->n; o++) {

@@ -57,6 +57,72 @@ static void check_packed(const earl_ghost *records, size_t n)
     free(packed);
 }
 
+/* Parts whose ghosts' message calls were folded (earl_part_fold_calls):
+ * every own event has the whole trace's partners, as unfolded; every ghost
+ * is a whole trace's event of its kind, and a ghost inside a call has the
+ * whole trace's enterptr (its call); a ghost ENTER that lost its LEAVE has
+ * none, any other keeps the whole trace's.  Returns how many LEAVEs were folded away. */
+static size_t check_folded(const earl_trace *whole, earl_states *ws, const char *path,
+                           int n)
+{
+    const earl_events *we = earl_trace_events(whole);
+    int32_t part_of[64];
+    ptu_parts ps, plain;
+    ptu_open_parts_fold(path, n, part_of, &ps, 1);
+    ptu_open_parts(path, n, part_of, &plain);
+    size_t folded = 0;
+    earl_states *plain_states[PTU_MAX_PARTS];
+    for (int p = 0; p < n; p++)
+        ok(earl_states_build(plain.trace[p], NULL, &plain_states[p], &err));
+    for (int p = 0; p < n; p++) {
+        const earl_events *pe = earl_trace_events(ps.trace[p]);
+        folded += earl_trace_events(plain.trace[p])->count - pe->count;
+        earl_states *st;
+        ok(earl_states_build(ps.trace[p], NULL, &st, &err));
+        for (size_t e = 0; e < pe->count; e++) {
+            earl_eid w = ptu_whole_event(whole, &ps, p, (earl_eid)e);
+            assert_int_equal(pe->kind[e], we->kind[w]);
+            int own = part_of[pe->location[e]] == p;
+            earl_pointer ptrs[] = {EARL_PTR_ENTER, EARL_PTR_LEAVE, EARL_PTR_SEND, EARL_PTR_RECV};
+            if (!own && pe->kind[e] == EARL_ENTER) {
+                /* a ghost call's enterptr (none, or a ghost call it is inside) as
+                 * the unfolded part has it: a folded call ends at the next ENTER */
+                earl_loc l = pe->location[e];
+                earl_eid a = earl_states_ptr(st, EARL_PTR_ENTER, (earl_eid)e);
+                earl_eid b = earl_states_ptr(plain_states[p], EARL_PTR_ENTER,
+                                             ptu_local_event(&plain, p, l,
+                                                             ptu_position(&ps, p, (earl_eid)e)));
+                assert_int_equal(a < 0, b < 0);
+                if (a >= 0)
+                    assert_int_equal(ptu_local_event(&plain, p, pe->location[a],
+                                                     ptu_position(&ps, p, a)), b);
+            }
+            for (size_t k = 0; k < (own ? 4u : 2u); k++) {
+                /* a ghost's call is there, not the calls around it */
+                if (!own && (ptrs[k] == EARL_PTR_ENTER) == (pe->kind[e] == EARL_ENTER))
+                    continue;
+                earl_eid a = earl_states_ptr(st, ptrs[k], (earl_eid)e);
+                earl_eid b = earl_states_ptr(ws, ptrs[k], w);
+                if (a < 0 && b >= 0 && !own && ptrs[k] == EARL_PTR_LEAVE &&
+                    pe->kind[e] == EARL_ENTER)
+                    continue; /* its LEAVE was folded away */
+                if (b < 0) {
+                    assert_true(a < 0);
+                    continue;
+                }
+                assert_true(a >= 0);
+                assert_int_equal(ptu_whole_event(whole, &ps, p, a), b);
+            }
+        }
+        earl_states_free(st);
+    }
+    for (int p = 0; p < n; p++)
+        earl_states_free(plain_states[p]);
+    ptu_close_parts(&plain);
+    ptu_close_parts(&ps);
+    return folded;
+}
+
 static void check_kind(earl_synth_kind kind, uint32_t ranks, uint32_t threads)
 {
     char path[512];
@@ -67,6 +133,9 @@ static void check_kind(earl_synth_kind kind, uint32_t ranks, uint32_t threads)
     ok(earl_states_build(whole, NULL, &ws, &err));
     const earl_events *we = earl_trace_events(whole);
     for (int n = 2; n <= 3; n++) {
+        size_t folded = check_folded(whole, ws, path, n);
+        if (kind == EARL_SYNTH_RING || kind == EARL_SYNTH_HALO)
+            assert_true(folded > 0); /* their messages cross between the parts */
         int32_t part_of[64];
         ptu_parts ps;
         ptu_open_parts(path, n, part_of, &ps);
@@ -161,6 +230,53 @@ static void test_bad_ghosts(void **s)
     earl_reading_free(r);
     wtu_remove_tree(dir);
     free(dir);
+}
+
+/* earl_part_fold_calls drops the LEAVE of a message call followed by a call
+ * on a location whose calls do not nest, and marks that location's records;
+ * a location that nests, has an event outside a call or drops nothing stays
+ * as it was. */
+static void test_fold_calls(void **s)
+{
+    (void)s;
+    static const struct { int32_t loc; uint8_t kind; } in[] = {
+        /* location 1: flat; the LEAVEs of the Isend and the Irecv calls go, the
+         * collective call's and the last call's stay */
+        {1, EARL_ENTER}, {1, EARL_MPI_ISEND}, {1, EARL_LEAVE},
+        {1, EARL_ENTER}, {1, EARL_MPI_IRECV_REQUEST}, {1, EARL_LEAVE},
+        {1, EARL_ENTER}, {1, EARL_MPI_COLLECTIVE_BEGIN}, {1, EARL_MPI_COLLECTIVE_END},
+        {1, EARL_LEAVE}, {1, EARL_ENTER}, {1, EARL_LEAVE},
+        {1, EARL_ENTER}, {1, EARL_MPI_IRECV}, {1, EARL_LEAVE},
+        /* location 2: a call inside another */
+        {2, EARL_ENTER}, {2, EARL_MPI_ISEND}, {2, EARL_ENTER}, {2, EARL_MPI_IRECV},
+        {2, EARL_LEAVE}, {2, EARL_LEAVE}, {2, EARL_ENTER}, {2, EARL_LEAVE},
+        /* location 3: an event outside every call */
+        {3, EARL_MPI_ISEND}, {3, EARL_ENTER}, {3, EARL_MPI_ISEND}, {3, EARL_LEAVE},
+        {3, EARL_ENTER}, {3, EARL_LEAVE},
+        /* location 4: one call, nothing to fold */
+        {4, EARL_ENTER}, {4, EARL_MPI_SEND}, {4, EARL_LEAVE},
+    };
+    size_t n = sizeof in / sizeof *in;
+    earl_ghost g[sizeof in / sizeof *in];
+    memset(g, 0, sizeof g);
+    for (size_t k = 0; k < n; k++) {
+        g[k].location = in[k].loc;
+        g[k].kind = in[k].kind;
+        g[k].position = k;
+    }
+    size_t kept = earl_part_fold_calls(g, n);
+    assert_int_equal(kept, n - 2);
+    /* location 1 lost the records at positions 2 and 5 */
+    static const uint64_t loc1[] = {0, 1, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+    for (size_t k = 0; k < sizeof loc1 / sizeof *loc1; k++) {
+        assert_int_equal(g[k].position, loc1[k]);
+        assert_int_equal(g[k].reserved[0], EARL_GHOST_FOLDED);
+    }
+    for (size_t k = sizeof loc1 / sizeof *loc1; k < kept; k++) {
+        assert_int_equal(g[k].position, k + 2);
+        assert_int_equal(g[k].reserved[0], 0);
+    }
+    assert_int_equal(earl_part_fold_calls(g, 0), 0);
 }
 
 /* Packing keeps every field of any record, defaults or not, in any order;
@@ -269,7 +385,7 @@ int main(void)
         cmocka_unit_test(test_master_worker), cmocka_unit_test(test_collectives),
         cmocka_unit_test(test_hybrid),        cmocka_unit_test(test_bad_ghosts),
         cmocka_unit_test(test_definitions_only), cmocka_unit_test(test_pack_any_record),
-        cmocka_unit_test(test_merge_runs),
+        cmocka_unit_test(test_merge_runs),    cmocka_unit_test(test_fold_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

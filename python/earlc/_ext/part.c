@@ -487,12 +487,38 @@ done:
     return result;
 }
 
+/* fold_ghost_calls(records) -> buffer: a copy of the records with the
+ * message calls folded (earl_part_fold_calls) */
+static PyObject *fold_ghost_calls(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    Py_buffer buf;
+    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) != 0)
+        return NULL;
+    if (!whole_records(&buf, sizeof(earl_ghost), "ghost records"))
+        return NULL; /* released */
+    size_t n = (size_t)buf.len / sizeof(earl_ghost);
+    earl_ghost *out = malloc((n ? n : 1) * sizeof *out);
+    if (!out) {
+        PyBuffer_Release(&buf);
+        return PyErr_NoMemory();
+    }
+    Py_BEGIN_ALLOW_THREADS
+    memcpy(out, buf.buf, n * sizeof *out);
+    n = earl_part_fold_calls(out, n);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&buf);
+    return malloced_bytes(out, n * sizeof *out);
+}
+
 static PyMethodDef pack_functions[] = {
     {"pack_ghosts", pack_ghosts, METH_O, "pack_ghosts(records) -> the records packed narrow"},
     {"unpack_ghosts", unpack_ghosts, METH_VARARGS,
      "unpack_ghosts(packed, n) -> the n records packed by pack_ghosts"},
     {"merge_ghosts", merge_ghosts, METH_O,
      "merge_ghosts(runs) -> sorted runs of records merged, each event once"},
+    {"fold_ghost_calls", fold_ghost_calls, METH_O,
+     "fold_ghost_calls(records) -> the records with their message calls folded"},
     {NULL, NULL, 0, NULL},
 };
 

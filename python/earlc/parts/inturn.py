@@ -49,7 +49,7 @@ from .. import _core
 from .budget import DEFAULT, ROOT_CAUSES, BudgetError, Model, format_size, parse_size
 from .plan import Partition, plan, process_of_locations
 from .part import (COLL_MEMBER, COLLECTIVES, GHOST_RECORD, Part, assemble, collectives_of,
-                   holds_enough, merge_ghosts)
+                   folds, holds_enough, merge_ghosts)
 from .ahead import Ahead
 from .scratch import Scratch, ScratchError
 from .spill import BLOCK, Instances, LocationTimes
@@ -704,7 +704,7 @@ class InTurn:
             reading.read(self.pp.partition.mask(p))
         with self.phases("pass 2: ghosts and order"):
             part = assemble(reading, self.ghosts_for(p), self.pp.partition, p, None,
-                            self.threads)
+                            self.threads, fold=folds(self.collectives))
         part.whole = self.whole
         part.collectives = self.collectives
         return part

@@ -351,7 +351,8 @@ def open_part(path, exchange: Exchange, threads: int = 0, progress=None,
     chunks = rounds if chosen is None else by_location(rounds, chosen)
     del chosen
     try:  # each round's ghosts added (and let go) before the next round's arrive
-        part = assemble(reading, chunks, partition, me, exchange, threads)
+        part = assemble(reading, chunks, partition, me, exchange, threads,
+                        fold=folds(collectives))
         part.collectives = collectives
     except Exception as exc:
         error = exc
@@ -549,6 +550,17 @@ def merge_ghosts(representatives, records: np.ndarray) -> np.ndarray:
                          dtype=GHOST_RECORD)
 
 
+def folds(collectives: str) -> bool:
+    """Whether a part whose collectives travel so (COLLECTIVES) folds its
+    ghosts' message calls (earl_part_fold_calls: the LEAVE of a ghost call
+    holding only message events, followed by another call, stays out: about
+    a quarter of the ghosts of a halo exchange).  The catalogs such a part can
+    analyse (the built-ins without the root causes, collectives_of) read the
+    LEAVE of a message call only on the location that owns the call; the
+    root causes and plugins may read any, and get every LEAVE."""
+    return collectives == "representatives"
+
+
 def _ghost_positions(table: np.ndarray, positions: Dict[int, np.ndarray]) -> None:
     """Per ghost location, its ghosts' positions in the whole trace (the records
     of a location come together, ascending), into positions: int32 while they
@@ -563,15 +575,18 @@ def _ghost_positions(table: np.ndarray, positions: Dict[int, np.ndarray]) -> Non
 
 
 def assemble(reading, ghosts, partition: Partition, index: int, exchange: Optional[Exchange],
-             threads: int = 0) -> Part:
+             threads: int = 0, fold: bool = False) -> Part:
     """Part `index` from a reading of its own locations and the ghost records
     other parts sent it (buffers of GHOST_RECORD, each holding whole locations,
-    sorted): the ghosts are added, the events ordered."""
+    sorted): the ghosts are added, the events ordered.  fold: the ghosts'
+    message calls are folded first (folds, earl_part_fold_calls)."""
     positions, received = {}, 0
     for chunk in ghosts:
+        received += len(np.frombuffer(chunk, dtype=GHOST_RECORD))
+        if fold:
+            chunk = _core.fold_ghost_calls(chunk)
         reading.add_ghosts(chunk)
         table = np.frombuffer(chunk, dtype=GHOST_RECORD)
-        received += len(table)
         _ghost_positions(table, positions)
         del chunk, table  # copied into the reading: gone before the order is made
     core = reading.finish()
@@ -594,7 +609,6 @@ def _whole_trace(part: Part) -> dict:
             "last_time": max(lasts) if lasts else None}
 
 
-__all__ = ["Part", "open_part", "assemble", "merge_ghosts", "by_location", "collectives_for",
-           "collectives_of", "COLLECTIVES", "holds_enough", "GHOST_RECORD", "COLL_MEMBER",
-           "POSITION_BITS", "DefinitionsOnly",
-           "PartOfTraceError"]
+__all__ = ["Part", "open_part", "assemble", "folds", "merge_ghosts", "by_location",
+           "collectives_for", "collectives_of", "COLLECTIVES", "holds_enough", "GHOST_RECORD",
+           "COLL_MEMBER", "POSITION_BITS", "DefinitionsOnly", "PartOfTraceError"]
