@@ -4,8 +4,11 @@ nothing runs on threads, and the one of a part that does (the root causes)
 one property after another; pass 1 reads the next part on a thread while the
 current one is spilled, where two readings fit in the budget, and not where
 they do not; the ghosts are exported packed narrow, the same records as the
-wide export's; a failure of a part read ahead is raised by the driver; and
+wide export's, in buffers that keep the C result alive after the reading
+is gone; a failure of a part read ahead is raised by the driver; and
 EARLC_PROFILE prints where the time went."""
+import gc
+
 import numpy as np
 import pytest
 
@@ -123,6 +126,28 @@ def test_the_ghosts_exported_packed_are_the_wide_records(halo):
             if members:
                 assert bytes(memoryview(narrow[3])) == bytes(memoryview(wide[2]))
             assert packed.nbytes * 3 < records.nbytes
+
+
+def test_the_exported_ghosts_outlive_the_reading(halo):
+    # the buffers take the C result over: what they show stays the same
+    # once the reading, the tuples and their first views are gone, and the
+    # freed memory of the same sizes is handed out again
+    defs = _core.Reading(str(halo)).definitions()
+    partition = plan(defs, 3)
+    reading = _core.Reading(str(halo))
+    reading.read(partition.mask(1))
+    views = []
+    for packed in (False, True):
+        views += [np.frombuffer(b, np.uint8)
+                  for b in reading.export(partition.part_of, 3, 1, members=True,
+                                          packed=packed)]
+    want = [v.tobytes() for v in views]
+    assert all(want) and len(views) == 7
+    del reading
+    gc.collect()
+    filler = [np.full(v.nbytes, 0xA5, np.uint8) for v in views for _ in range(4)]
+    assert [v.tobytes() for v in views] == want
+    del filler
 
 
 def test_earlc_profile_prints_the_phases(halo, tmp_path, monkeypatch, capsys):

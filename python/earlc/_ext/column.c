@@ -10,6 +10,9 @@
 
 #include "base/mem.h"
 
+#include <stddef.h>
+#include <string.h>
+
 typedef struct {
     PyObject_HEAD
     PyObject *owner;
@@ -105,10 +108,13 @@ PyObject *earlc_column_of_block(void *block, size_t length, size_t itemsize, con
     return c;
 }
 
-/* What an owner capsule holds: a C result and the function that frees it. */
+/* What an owner capsule holds: a C result and the function that frees it.
+ * A result taken over by value (earlc_owner_take) lives in `taken`, in the
+ * same allocation, so that one free releases the holder and the struct. */
 typedef struct owned_result {
     void *result;
     void (*free_result)(void *result);
+    max_align_t taken[];
 } owned_result;
 
 static void owner_capsule_free(PyObject *capsule)
@@ -118,18 +124,46 @@ static void owner_capsule_free(PyObject *capsule)
     free(o);
 }
 
-PyObject *earlc_owner_new(void *result, void (*free_result)(void *result))
+/* The one mechanism behind earlc_owner_new (size 0: result is the caller's
+ * heap block, kept as it is) and earlc_owner_take (size > 0: *result is
+ * moved into the holder and emptied; *held gets where it lives now).  On
+ * failure result is freed with free_result, and a struct taken by value is
+ * emptied as well, so that no caller keeps pointers to freed memory. */
+static PyObject *owner_of(void *result, size_t size, void (*free_result)(void *result),
+                          void **held)
 {
-    owned_result *o = malloc(sizeof *o);
+    owned_result *o = malloc(sizeof *o + size);
     PyObject *c = o ? PyCapsule_New(o, "earlc.result", owner_capsule_free) : NULL;
     if (!c) {
         free(o);
         free_result(result);
+        if (size)
+            memset(result, 0, size);
         return o ? NULL : PyErr_NoMemory();
+    }
+    if (size) {
+        memcpy(o->taken, result, size);
+        memset(result, 0, size);
+        result = o->taken;
     }
     o->result = result;
     o->free_result = free_result;
+    *held = result;
     return c;
+}
+
+PyObject *earlc_owner_new(void *result, void (*free_result)(void *result))
+{
+    void *held;
+    return owner_of(result, 0, free_result, &held);
+}
+
+void *earlc_owner_take(void *result, size_t size, void (*free_fields)(void *result),
+                       PyObject **owner)
+{
+    void *taken = NULL;
+    *owner = owner_of(result, size, free_fields, &taken);
+    return *owner ? taken : NULL;
 }
 
 int earlc_add_column_type(PyObject *module)

@@ -37,6 +37,15 @@ PyObject *earlc_column_of_block(void *block, size_t length, size_t itemsize,
  * free_result when the last column over it goes (column.c).  NULL, with the
  * result freed, on failure. */
 PyObject *earlc_owner_new(void *result, void (*free_result)(void *result));
+/* The same for a C result returned by value (a struct filled through an
+ * out-parameter, whose own free function frees what it points to but not
+ * the struct): *owner takes the struct over (size bytes, moved into the
+ * owner; *result is emptied, also on failure) and frees it with free_fields
+ * when the last column over it goes.  Returns the owner's copy, for the
+ * columns to view; NULL, with the result freed and an exception set, on
+ * failure. */
+void *earlc_owner_take(void *result, size_t size, void (*free_fields)(void *result),
+                       PyObject **owner);
 
 /* Progress of long C work reported to a Python callable(phase, done, total)
  * from any thread (the GIL is taken for the call).  A callback that raises is

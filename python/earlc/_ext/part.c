@@ -144,26 +144,25 @@ static PyObject *reading_times(PyObject *self, PyObject *args, PyObject *kwargs)
     return PyLong_FromSize_t(k);
 }
 
+/* The types' own free functions, as the owner of their columns calls them. */
 static void ghosts_free(void *g)
 {
     earl_ghosts_free(g);
-    free(g);
 }
 
-/* The packed ghosts as (offsets, records): read-only buffers over the C
- * result (n_parts + 1 uint64 and the earl_ghost records as bytes), which
- * they take over (*g is emptied); NULL on failure (g freed). */
+static void packed_ghosts_free(void *g)
+{
+    earl_packed_ghosts_free(g);
+}
+
+/* The ghosts as (offsets, records): read-only buffers over the C result
+ * (n_parts + 1 uint64 and the earl_ghost records as bytes), which they take
+ * over (*g is emptied); NULL on failure (g freed). */
 static PyObject *ghosts_tuple(earl_ghosts *g)
 {
-    earl_ghosts *own = malloc(sizeof *own);
-    if (!own) {
-        earl_ghosts_free(g);
-        return PyErr_NoMemory();
-    }
-    *own = *g;
-    memset(g, 0, sizeof *g);
-    PyObject *owner = earlc_owner_new(own, ghosts_free);
-    if (!owner)
+    PyObject *owner;
+    earl_ghosts *own = earlc_owner_take(g, sizeof *g, ghosts_free, &owner);
+    if (!own)
         return NULL;
     PyObject *r = Py_BuildValue(
         "(NN)", earlc_column_new(owner, own->offset, own->n_parts + 1, sizeof(size_t), "Q"),
@@ -173,26 +172,14 @@ static PyObject *ghosts_tuple(earl_ghosts *g)
     return r;
 }
 
-static void packed_ghosts_free(void *g)
-{
-    earl_packed_ghosts_free(g);
-    free(g);
-}
-
 /* The ghosts packed narrow as (counts, offsets, bytes): read-only buffers
  * over the C result (n_parts + 1 uint64 twice, the packed bytes), which
  * they take over (*g is emptied); NULL on failure (g freed). */
 static PyObject *packed_ghosts_tuple(earl_packed_ghosts *g)
 {
-    earl_packed_ghosts *own = malloc(sizeof *own);
-    if (!own) {
-        earl_packed_ghosts_free(g);
-        return PyErr_NoMemory();
-    }
-    *own = *g;
-    memset(g, 0, sizeof *g);
-    PyObject *owner = earlc_owner_new(own, packed_ghosts_free);
-    if (!owner)
+    PyObject *owner;
+    earl_packed_ghosts *own = earlc_owner_take(g, sizeof *g, packed_ghosts_free, &owner);
+    if (!own)
         return NULL;
     size_t n = own->n_parts + 1;
     PyObject *r = Py_BuildValue(

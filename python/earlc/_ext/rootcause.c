@@ -238,25 +238,18 @@ static PyObject *column_of(PyObject *owner, const void *data, size_t n, size_t i
     return earlc_column_new(owner, n ? data : &empty, n, item, format);
 }
 
-static void map_result_free(void *p)
+static void map_free(void *m)
 {
-    earl_rc_map_free(p);
-    free(p);
+    earl_rc_map_free(m);
 }
 
 /* A map as {offset, cnode, value} columns, which take it over (*m is
  * emptied); NULL on failure (the map freed). */
 static PyObject *map_result(earl_rc_map *m)
 {
-    earl_rc_map *own = malloc(sizeof *own);
-    if (!own) {
-        earl_rc_map_free(m);
-        return PyErr_NoMemory();
-    }
-    *own = *m;
-    memset(m, 0, sizeof *m);
-    PyObject *owner = earlc_owner_new(own, map_result_free);
-    if (!owner)
+    PyObject *owner;
+    earl_rc_map *own = earlc_owner_take(m, sizeof *m, map_free, &owner);
+    if (!own)
         return NULL;
     size_t entries = (size_t)own->offset[own->queries];
     PyObject *r = Py_BuildValue(
