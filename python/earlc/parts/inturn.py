@@ -49,7 +49,7 @@ from .. import _core
 from .budget import DEFAULT, ROOT_CAUSES, BudgetError, Model, format_size, parse_size
 from .plan import Partition, plan, process_of_locations
 from .part import (COLL_MEMBER, COLLECTIVES, GHOST_RECORD, Part, assemble, collectives_of,
-                   folds, holds_enough, merge_ghosts)
+                   finish_part, folds, holds_enough, merge_ghosts, positions_of)
 from .ahead import Ahead
 from .scratch import Scratch, ScratchError
 from .spill import BLOCK, Instances, LocationTimes
@@ -688,6 +688,51 @@ class InTurn:
         for l in sorted(reps):
             yield self._with_reps(p, np.empty(0, GHOST_RECORD), reps[l])
 
+    def _add_ghosts(self, reading, p: int):
+        """Add to part p's reading the ghosts the other parts wrote for it and
+        the representatives chosen for it, in one C call that holds no lock of
+        the interpreter (earl_part_add_packed: unpacked, merged, folded and
+        added a location at a time; the same part as ghosts_for's records
+        through assemble): the ghost locations' positions and the records
+        received."""
+        runs, table, names, at = [], [], [], 0
+        for q in range(self.pp.parts):
+            if q == p:
+                continue
+            idx = self.scratch.load("g%d.idx" % q, np.int64)
+            off, where = idx[:self.pp.parts + 1], idx[self.pp.parts + 1:]
+            n, size = int(off[p + 1] - off[p]), int(where[p + 1] - where[p])
+            if not n:
+                continue
+            runs.append(self.scratch.load("g%d.bin" % q, np.uint8, int(where[p]), size))
+            table.append((-1, at, size, n))
+            names.append("g%d.bin" % q)
+            at += size
+        ghosts = np.concatenate(runs) if len(runs) > 1 else \
+            (runs[0] if runs else np.empty(0, np.uint8))
+        del runs
+        reps = self.reps.get(p, {})
+        rep_table = [(l, start, size, count) for l in sorted(reps)
+                     for start, size, count in reps[l]]
+        rep_bytes = self.scratch.load("c%d.bin" % p, np.uint8) if rep_table else \
+            np.empty(0, np.uint8)
+        try:
+            locations, offsets, positions, received = reading.add_packed(
+                ghosts, np.array(table, dtype=np.int64).reshape(-1, 4), rep_bytes,
+                np.array(rep_table, dtype=np.int64).reshape(-1, 4), folds(self.collectives))
+        except ValueError as exc:
+            if len(exc.args) != 2:
+                raise
+            name = names[exc.args[1]] if exc.args[1] < len(names) else "c%d.bin" % p
+            raise ScratchError("the scratch folder %s holds a damaged file %s (%s): it was "
+                               "changed while the analysis used it"
+                               % (self.scratch.base, name, exc.args[0])) from None
+        out = {}
+        positions_of(np.frombuffer(locations, dtype=np.int32),
+                     np.frombuffer(offsets, dtype=np.uint64).astype(np.int64),
+                     np.frombuffer(positions, dtype=np.uint64), out)
+        return out, received
+
     def _with_reps(self, p: int, records: np.ndarray, where) -> np.ndarray:
         """A location's ghosts with its representatives (merge_ghosts)."""
         if not where:
@@ -702,9 +747,11 @@ class InTurn:
             reading = _core.Reading(str(self.path), threads=self.threads,
                                     progress=self.progress, salvage=self.salvage)
             reading.read(self.pp.partition.mask(p))
-        with self.phases("pass 2: ghosts and order"):
-            part = assemble(reading, self.ghosts_for(p), self.pp.partition, p, None,
-                            self.threads, fold=folds(self.collectives))
+        with self.phases("pass 2: ghosts"):
+            positions, received = self._add_ghosts(reading, p)
+        with self.phases("pass 2: order"):
+            part = finish_part(reading, self.pp.partition, p, None, positions, received,
+                               self.threads)
         part.whole = self.whole
         part.collectives = self.collectives
         return part
