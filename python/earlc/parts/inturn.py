@@ -12,10 +12,12 @@ turn, and the budget of resident memory decides how many there are:
           give every other part, and each own location's timestamps, to the
           scratch folder (Scratch, spill.LocationTimes); drop the part.
   pass 2, part by part: read the part's own locations again, add the ghosts
-          the other parts wrote for it, order, analyse with `own` (engine.run),
-          and keep what it found, said in terms of keys (timestamp, location,
-          position in the whole trace) instead of the part's event ids
-          (merge._findings); drop the part.
+          the other parts wrote for it (one C call: earl_part_add_packed),
+          order, analyse with `own` (engine.run), and keep what it found, said
+          in terms of keys (timestamp, location, position in the whole trace)
+          instead of the part's event ids (merge._findings); drop the part.
+          The next part is opened on a thread (ahead.py) while one is
+          analysed, where both fit in the budget (_open_ahead_fits).
   again:  with properties that compute across parts (the root causes), a part
           stops at each of their collective steps until every part wrote its
           data there (steps.py), and pass 2 runs again, one step further,
@@ -24,9 +26,10 @@ turn, and the budget of resident memory decides how many there are:
           (counts over the spilled timestamps and instance keys) and merge the
           findings as the MPI analysis does (merge.merge): the same report.
 
-Only one part is held at a time, so the peak is that of the largest part:
-its own events and ghosts times the analysis's bytes per event, plus the
-fixed costs (budget.Model).  The partition is the MPI one (plan.plan) with as
+Only one part is held at a time (besides the next one's reading or opening
+where the budget leaves room for it), so the peak is that of the largest
+part: its own events and ghosts times the analysis's bytes per event, plus
+the fixed costs (budget.Model).  The partition is the MPI one (plan.plan) with as
 many parts as the budget needs; the ghosts are known only once pass 1 has
 exported them, so the plan assumes a share of ghosts, pass 1 measures them
 (the first part's exports early, all of them at its end), and a plan they
