@@ -167,8 +167,13 @@ class LateReceiver(Property):
 
     def detect(self, ctx, msgs):
         cmp_call, req_call = msgs["completion_call"], msgs["request_call"]
-        # narrowed step by step: most messages are posted before their send completes
-        cand = np.nonzero((cmp_call >= 0) & (req_call >= 0))[0]
+        # narrowed step by step: most messages are posted before their send
+        # completes.  Event ids follow the time (the total order is by
+        # timestamp, each location's clamped to be monotone), so a posting
+        # call entered after the completing call comes after it by id too:
+        # compared by id first, in the columns' own order, the times gathered
+        # at random for those only (about half the messages of a halo exchange)
+        cand = np.nonzero((cmp_call >= 0) & (req_call > cmp_call))[0]
         t_req, t_cmp = ctx.time_of(req_call[cand]), ctx.time_of(cmp_call[cand])
         later = t_req > t_cmp
         cand, t_req, t_cmp = cand[later], t_req[later], t_cmp[later]
