@@ -179,9 +179,7 @@ class LateReceiver(Property):
             # exchange, most MPI_Waitall calls are)
             ls = ctx.published.get("late_sender")  # None when it found none
             late_calls = ls["recv_call"] if ls is not None else np.empty(0, np.int64)
-            if len(late_calls) > 1 and not bool(np.all(late_calls[1:] >= late_calls[:-1])):
-                late_calls = np.sort(late_calls)  # Late Senders come in call order
-            multi &= ~ids_in(calls, late_calls)
+            multi &= ~ids_in(calls, late_calls)  # Late Senders come in call order: no sort
         known = single | multi
         cand, t_req, t_cmp, calls, multi = (cand[known], t_req[known], t_cmp[known],
                                             calls[known], multi[known])

@@ -135,6 +135,8 @@ def test_ids_in_is_membership(seed, spread):
     assert got.dtype == bool
     assert got.tolist() == np.isin(values, ids).tolist()
     assert not ids_in(values, np.empty(0, np.int64)).any()
+    # ids in no order: sorted first, the same answers
+    assert ids_in(values, rng.permutation(ids)).tolist() == np.isin(values, ids).tolist()
     assert ids_in(np.empty(0, np.int64), ids).tolist() == []
 
 
