@@ -224,6 +224,13 @@ static void test_chunks_reject_bad_input(void **state)
     earl_rc_map m;
     assert_int_equal(earl_rc_chunk_sums(&chunks, &spans, &m, &err), EARL_ERR_INVALID);
     assert_non_null(strstr(err.message, "offsets of location 1 are not in order"));
+    /* a location's end beyond the next location's offset */
+    const uint64_t dense[] = {0, 3, 4}, end[] = {4, 4};
+    earl_rc_chunks past = {.stride = 9,
+                           .n_cnodes = 3,
+                           .events = {2, dense, slot, cnode, ticks, 0, NULL, NULL, end}};
+    assert_int_equal(earl_rc_chunk_sums(&past, &spans, &m, &err), EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "offsets of location 0 are not in order"));
     /* a chunk marked far that the far table does not hold, far chunks out of order */
     const uint64_t good_offset[] = {0, 3, 4}, far_chunk[] = {2, 1};
     const int32_t far_marked[] = {5, EARL_RC_TICKS_FAR, 3, 9};
