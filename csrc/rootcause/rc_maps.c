@@ -146,15 +146,11 @@ int rc_csr_unorder_parts(size_t queries, const size_t *order, rc_csr_part *parts
         for (int k = 0; k < n_parts; k++) {
             const rc_csr_part *p = &parts[k];
             const char *from = *p->columns[c];
-            /* rows of a few items each: copied item by item, as a call of
-             * memcpy per row costs more than the copy */
-            const uint64_t *src = (const uint64_t *)from;
-            uint64_t *dst = (uint64_t *)fresh;
             for (size_t i = 0; i < p->count; i++) {
-                const uint64_t *row = src + p->offset[i];
-                uint64_t *to = dst + by_query[order[p->first + i]];
-                for (int64_t n = p->offset[i + 1] - p->offset[i]; n > 0; n--)
-                    *to++ = *row++;
+                size_t n = (size_t)(p->offset[i + 1] - p->offset[i]);
+                if (n)
+                    memcpy(fresh + 8 * (size_t)by_query[order[p->first + i]],
+                           from + 8 * (size_t)p->offset[i], 8 * n);
             }
             earl_mem_free(*p->columns[c]);
             *p->columns[c] = NULL;
