@@ -126,10 +126,8 @@ typedef struct earl_rc_event_columns {
  *
  * @param events  the events' columns, the call tree's parents and the roles
  * @param threads threads to pass the events on, 0 for one per core: ranges
- *                of the total order, joined so that each location's chunks
- *                do not depend on it (on one thread each location's part of
- *                the table is sized by its events, on several by its chunks:
- *                offsets and the far chunks' indices differ, not the chunks)
+ *                of the total order, joined so that the table does not
+ *                depend on it
  * @param out     receives the table; free it with
  *                earl_rc_event_chunk_table_free
  * @param err     receives the status and a message on failure (may be NULL)

@@ -6,14 +6,14 @@
  * between two events of a location.
  *
  * The chunks of the events are built once, passing over the events in the
- * total order (the columns are read sequentially).  On one thread that is one
- * pass: each location's part of the table is sized by its events (a location
- * has at most one chunk per event; counting them reads the location column
- * alone) and the chunks are written where they go; the rest of each part,
- * never written, is never touched either, so it costs address space but no
- * memory.  On several threads the passes run in parts of the order (see
- * chunk_part): one counts each location's chunks in each part, so that the
- * other writes them where they go, location after location without gaps.
+ * total order (the columns are read sequentially).  Each location's part of
+ * the table is sized by its events (a location has at most one chunk per
+ * event; counting them reads the location column alone), so that on one
+ * thread one pass writes the chunks where they go; the rest of each part,
+ * never written, is never touched either: it costs address space, not
+ * memory.  On several threads the pass runs in parts of the order (see
+ * chunk_part), each part counting its locations' chunks first to know where
+ * the next part's start.  The layout is the same for any number of parts.
  * Their table is about as long as the trace and fresh memory costs more on
  * first touch than the passes themselves (docs/benchmarks.md), so it is kept
  * small: 12 bytes a chunk, each located by a 32-bit slot (its event and its
@@ -216,7 +216,7 @@ static int first_problem(const chunk_job *j, int n_parts, size_t n_locations,
 
 /* Turn the counting clocks of the parts into where each part starts: per
  * location its chunks before the part, started, the time of its last chunk
- * event; the counts of every location into out->offset. */
+ * event. */
 static void starts_of_parts(chunk_job *j, int n_parts, size_t n_locations)
 {
     for (size_t l = 0; l < n_locations; l++) {
@@ -231,16 +231,13 @@ static void starts_of_parts(chunk_job *j, int n_parts, size_t n_locations)
             at.last_time = counted.last_time;
             at.started = 1;
         }
-        j->out->offset[l + 1] = j->out->offset[l] + at.chunks;
-        j->out->end[l] = j->out->offset[l + 1];
     }
 }
 
-/* The table of one part (the whole order) in one pass: each location's part
- * of it starts where the events of the locations before it end (out->offset;
- * the events are counted up to the first one whose location is out of range,
- * which the pass then reports, so that no chunk is written beyond its
- * location's part). */
+/* Where each location's part of the table starts: where the events of the
+ * locations before it end (into out->offset; the events are counted up to
+ * the first one whose location is out of range, which the passes report, so
+ * that no chunk is written beyond its location's part). */
 static void size_by_events(const earl_rc_event_columns *in, earl_rc_event_chunk_table *out)
 {
     uint64_t *count = out->offset + 1;
@@ -254,9 +251,10 @@ static void size_by_events(const earl_rc_event_columns *in, earl_rc_event_chunk_
         out->offset[l + 1] += out->offset[l];
 }
 
-/* After the one pass: where each location's chunks end, and the table's
- * count up to the last location's end (its part holds nothing beyond). */
-static void ends_of_one_part(const location_clock *clock, earl_rc_event_chunk_table *out)
+/* After the writing pass: where each location's chunks end (the last part's
+ * clock has counted them all), and the table's count up to the last
+ * location's end (its part holds nothing beyond). */
+static void ends_of_locations(const location_clock *clock, earl_rc_event_chunk_table *out)
 {
     size_t n = out->n_locations;
     for (size_t l = 0; l < n; l++)
@@ -336,20 +334,14 @@ earl_status earl_rc_event_chunks_build(const earl_rc_event_columns *in, int thre
     }
     const char *problem = NULL;
     size_t bad = 0;
-    size_t cap;
-    if (n_parts == 1) {
-        size_by_events(in, out);
-        cap = n_events;
-    } else {
+    size_by_events(in, out);
+    if (n_parts > 1) {
         earl_parallel(n_parts, chunk_part_run, j);
         if (first_problem(j, n_parts, n_locations, &problem, &bad))
             goto invalid;
-        j->out = out;
         starts_of_parts(j, n_parts, n_locations);
-        out->count = (size_t)out->offset[n_locations];
-        cap = out->count;
     }
-    cap = cap ? cap : 1;
+    size_t cap = n_events ? n_events : 1;
     out->slot = earl_mem_alloc_temp(cap * sizeof *out->slot);
     out->cnode = earl_mem_alloc_temp(cap * sizeof *out->cnode);
     out->ticks = earl_mem_alloc_temp(cap * sizeof *out->ticks);
@@ -360,15 +352,13 @@ earl_status earl_rc_event_chunks_build(const earl_rc_event_columns *in, int thre
     for (int k = 0; k < n_parts; k++)
         if (j->part[k].nomem)
             goto nomem;
-    if (n_parts == 1) {
+    if (n_parts == 1 && j->part[0].problem) {
         /* the one pass found the problems (the parts' counting did, else) */
-        if (j->part[0].problem) {
-            problem = j->part[0].problem;
-            bad = j->part[0].bad;
-            goto invalid;
-        }
-        ends_of_one_part(j->part[0].clock, out);
+        problem = j->part[0].problem;
+        bad = j->part[0].bad;
+        goto invalid;
     }
+    ends_of_locations(j->part[n_parts - 1].clock, out);
     if (join_far(j, n_parts, out) < 0)
         goto nomem;
     chunk_job_free(j, n_parts);
