@@ -159,6 +159,9 @@ def _p2p_waits(ctx):
         return _detected_p2p_waits(ctx)
     own, got = ctx.memo("rc_p2p_own", lambda: _own_p2p_waits(ctx, parts)), \
         ctx.memo("rc_p2p_received", _not_exchanged)
+    # read once, here, for the point table (its memo keeps what comes of them):
+    # kept, they would stay through the root causes' peak
+    ctx.forget("rc_p2p_own", "rc_p2p_received")
     out = []
     for kind, mine, theirs in (("ls", own[0], got[0]), ("lr", own[1], got[1])):
         t, l, p = (np.concatenate((mine["order"][i], theirs["order"][i])) for i in range(3))
