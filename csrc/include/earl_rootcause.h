@@ -176,14 +176,19 @@ typedef struct earl_rc_spans {
     const int64_t *end;
 } earl_rc_spans;
 
-/* Synchronisation points, ascending by key = location * stride + event. */
+/* Synchronisation points: their keys (key = location * stride + event)
+ * ascending, each with its row in the caller's table, and that table's
+ * columns, read at those rows.  The columns stay in the caller's order (by
+ * event, say) so that the caller need not hold a second copy of them sorted
+ * by key: only the keys and rows are in key order.  row is a permutation of
+ * 0 .. count - 1. */
 typedef struct earl_rc_points {
     size_t count;
-    const int64_t *key;
-    const int64_t *row;   /* the point's row in the caller's table */
-    const int64_t *cnode; /* -1: outside every region */
-    const double *wait;   /* waiting time at the point */
-    const double *cut;    /* its call's time before its completion */
+    const int64_t *key;   /* in key order */
+    const int64_t *row;   /* in key order: the point's row in the columns below */
+    const int64_t *cnode; /* per row: -1 outside every region */
+    const double *wait;   /* per row: waiting time at the point */
+    const double *cut;    /* per row: its call's time before its completion */
 } earl_rc_points;
 
 /* A call-path map per query: entries [offset[q], offset[q + 1]) of cnode and
@@ -246,8 +251,9 @@ typedef struct earl_rc_intervals {
  *                joined in order, so the result does not depend on it
  * @param out     receives the intervals; free them with earl_rc_intervals_free
  * @param err     receives the status and a message on failure (may be NULL)
- * @return EARL_OK, EARL_ERR_INVALID (as earl_rc_chunk_sums, and a point's
- *         cnode of n_cnodes or more), or EARL_ERR_NOMEM
+ * @return EARL_OK, EARL_ERR_INVALID (as earl_rc_chunk_sums, a point's row
+ *         outside 0 .. count - 1, and a point's cnode of n_cnodes or more), or
+ *         EARL_ERR_NOMEM
  * @since 0.1.0
  */
 EARL_API earl_status earl_rc_interval_times(const earl_rc_chunks *chunks,

@@ -159,14 +159,15 @@ static earl_status answer_query(const interval_job *j, interval_part *p, size_t 
     *point_hint = k_end;
     double wait_sum = 0.0;
     for (; k < k_end; k++) {
-        double w = points->wait[k];
+        const int64_t row = points->row[k];
+        double w = points->wait[row];
         if (!(w > 0))
             continue;
         wait_sum += w;
         if (EARL_GROW_TEMP(p->between_row, *cap_between, *n_between + 1) < 0)
             return EARL_ERR_NOMEM;
-        p->between_row[(*n_between)++] = points->row[k];
-        int64_t c = points->cnode[k];
+        p->between_row[(*n_between)++] = row;
+        int64_t c = points->cnode[row];
         if (c >= 0 && acc->touched[c])
             acc->value[c] += -w;
     }
@@ -177,8 +178,8 @@ static earl_status answer_query(const interval_job *j, interval_part *p, size_t 
     if (prev >= 0) {
         size_t first = earl_i64_gallop_lower_bound(points->key, points->count, base + prev, k);
         if (first < points->count && points->key[first] == base + prev) {
-            cut_cnode = points->cnode[first];
-            cut = points->cut[first];
+            cut_cnode = points->cnode[points->row[first]];
+            cut = points->cut[points->row[first]];
         }
     }
     rc_acc_sort(acc);
@@ -260,11 +261,16 @@ earl_status earl_rc_interval_times(const earl_rc_chunks *chunks, const earl_rc_p
     if (st != EARL_OK)
         return st;
     const size_t queries = spans->count;
-    for (size_t k = 0; k < points->count; k++)
+    for (size_t k = 0; k < points->count; k++) {
+        if (points->row[k] < 0 || (uint64_t)points->row[k] >= points->count)
+            return earl_fail(err, EARL_ERR_INVALID,
+                             "root-cause intervals: point %zu has row %lld, not in 0 .. %zu",
+                             k, (long long)points->row[k], points->count - 1);
         if (points->cnode[k] >= chunks->n_cnodes)
             return earl_fail(err, EARL_ERR_INVALID,
                              "root-cause intervals: point %zu has call path %lld, not below %lld",
                              k, (long long)points->cnode[k], (long long)chunks->n_cnodes);
+    }
     interval_job *j = calloc(1, sizeof *j);
     size_t *order = NULL;
     int n_parts = earl_parallel_parts(threads, queries, (size_t)1 << 13);

@@ -449,6 +449,10 @@ def _long_term(ctx, parts, collective: dict, message: dict) -> Dict[CostKey, tup
     """Both families' rows (_collective_costs, _message_costs), with the long-term
     costs (the backward replay over every wait state) and the propagating ones."""
     p = sync_points(ctx).points
+    # the points as the interval queries read them served the short-term steps:
+    # the replay and the critical path read neither (a later interval query
+    # sorts them again)
+    ctx.forget("rc_points_by_location", "rc_pair_points")
     collectives, idle_costs = collective["pending"]
     messages, prop_rows, prop_vals = message["pending"]
     out: Dict[CostKey, tuple] = {**collective["rows"], **message["rows"]}

@@ -63,8 +63,8 @@ class CollectiveWaits:
     location: np.ndarray
     delayer: np.ndarray
     delayer_location: np.ndarray
-    kind: np.ndarray      # DelayKind values (COLLECTIVE_KINDS)
-    instance: np.ndarray
+    kind: np.ndarray      # int8: DelayKind values (COLLECTIVE_KINDS)
+    instance: np.ndarray  # int32 where they fit, as location, delayer_location, comm
     comm: np.ndarray
 
 
@@ -159,6 +159,9 @@ def _p2p_waits(ctx):
         return _detected_p2p_waits(ctx)
     own, got = ctx.memo("rc_p2p_own", lambda: _own_p2p_waits(ctx, parts)), \
         ctx.memo("rc_p2p_received", _not_exchanged)
+    # read once, here, for the point table (its memo keeps what comes of them):
+    # kept, they would stay through the root causes' peak
+    ctx.forget("rc_p2p_own", "rc_p2p_received")
     out = []
     for kind, mine, theirs in (("ls", own[0], got[0]), ("lr", own[1], got[1])):
         t, l, p = (np.concatenate((mine["order"][i], theirs["order"][i])) for i in range(3))
@@ -463,6 +466,14 @@ def _omp_points(ctx, points: _Rows):
     return np.sort(loc[ev].astype(np.int64) * n + ev)
 
 
+def _narrow(a: np.ndarray) -> np.ndarray:
+    """a as int32 where its values fit, else as it is (int64)."""
+    i32 = np.iinfo(np.int32)
+    if not len(a) or (int(a.min()) >= i32.min and int(a.max()) <= i32.max):
+        return a.astype(np.int32)
+    return a
+
+
 def _point_table(ctx) -> dict:
     """The synchronisation points and what sync_points makes of them, but the
     members of the group of every MPI process (mpi_locations)."""
@@ -504,6 +515,11 @@ def _point_table(ctx) -> dict:
                       + q["event"])
         cw = coll_waits.columns(("event", "loc", "delayer", "delayer_loc", "kind", "instance",
                                  "comm"))
+        # held through the root causes' peak: the columns whose values fit in
+        # fewer bytes take fewer (the events stay 8 bytes: they index the trace)
+        cw["kind"] = cw["kind"].astype(np.int8)
+        for k in ("loc", "delayer_loc", "instance", "comm"):
+            cw[k] = _narrow(cw[k])
         return {"table": table, "pair_keys": key,
                 "groups": groups.columns(("event", "group")), "ls": ls, "lr": lr, "cw": cw,
                 "omp_keys": omp_keys}
@@ -537,6 +553,8 @@ def sync_points(ctx) -> SyncPoints:
         ev = ctx.events
         t = _point_table(ctx)
         table, ls, lr, cw, g = t["table"], t["ls"], t["lr"], t["cw"], t["groups"]
+        # the waiting times as floats in place of the ticks (one copy held, not two)
+        ls["wait"] = ls["wait"].astype(np.float64, copy=False)
         n = np.int64(ctx.n_events + 1)
         # group points: per communicator (-1: every MPI process), its members and
         # the sorted (location, event) keys of its points
@@ -552,9 +570,12 @@ def sync_points(ctx) -> SyncPoints:
                 members[locs[locs >= 0]] = True
             group_points.append(GroupPoints(
                 members, np.sort(ev.location[sel].astype(np.int64) * n + sel)))
+        # the group points' rows are read here only: their keys above replace them
+        del g
+        t.pop("groups")
         return SyncPoints(
             points=table, pair_keys=t["pair_keys"], groups=group_points,
-            late_sender=MessageWaits(ls["recv"], ls["send"], ls["wait"].astype(np.float64)),
+            late_sender=MessageWaits(ls["recv"], ls["send"], ls["wait"]),
             late_receiver=MessageWaits(lr["cmp"], lr["req"], lr["wait"]),
             collective_waits=CollectiveWaits(
                 event=cw["event"], location=cw["loc"], delayer=cw["delayer"],

@@ -137,8 +137,9 @@ class Spans(_Record):
 
 @dataclass
 class PointsByLocation(_Record):
-    """earl_rc_points: the synchronisation points ascending by key = location *
-    stride + event, with their rows in the points' table."""
+    """earl_rc_points: the synchronisation points' keys (location * stride +
+    event) ascending, with their rows in the points' table; cnode, wait and
+    cut are the table's columns, per row (not in key order)."""
     key: np.ndarray = _int64()
     row: np.ndarray = _int64()
     cnode: np.ndarray = _int64()

@@ -167,6 +167,8 @@ def replay_in_parts(ctx, parts: Parts, replay: Replay, points) -> dict:
     by_watch = np.argsort(w_inverse, kind="stable")
     w_offset = np.searchsorted(w_inverse[by_watch], np.arange(len(w_rows) + 1))
     w_by, w_at = local["by"][by_watch], local["at"][by_watch]
+    # the rounds read the watch entries as ordered here, not as asked
+    del local, w_first, w_inverse, by_watch
     run = _core.RcReplay(replay, own.astype(np.uint8).tobytes(), w_rows.astype(np.int64))
     n_sources = replay.n_sources
     while True:

@@ -378,10 +378,12 @@ static const int64_t iv_chunk_key[] = {23, 24, 27, 30, 31, 41};
 static const int64_t iv_chunk_cnode[] = {1, 2, 2, 1, 3, 3};
 static const int64_t iv_chunk_ticks[] = {10, 5, 7, 4, 0, 6};
 static const int64_t iv_point_key[] = {10, 14, 16, 20};
-static const int64_t iv_point_row[] = {100, 101, 102, 103};
-static const int64_t iv_point_cnode[] = {1, 2, 3, 3};
-static const double iv_point_wait[] = {0, 2, 0.5, 1};
-static const double iv_point_cut[] = {3, 0, 0, 0};
+/* the columns in the caller's order, not the keys': e10 at row 2, e14 at 0,
+ * e16 at 3, e20 at 1 */
+static const int64_t iv_point_row[] = {2, 0, 3, 1};
+static const int64_t iv_point_cnode[] = {2, 3, 1, 3};
+static const double iv_point_wait[] = {2, 1, 0, 0.5};
+static const double iv_point_cut[] = {0, 0, 3, 0};
 
 /* no event chunks: the table only */
 static const earl_rc_chunks iv_chunks = {
@@ -394,7 +396,7 @@ static void check_interval_times(int threads)
 {
     /* q0: e10..e20: c1 10+4 = 14 minus the cut 3 of e10's call = 11; c2 5+7 = 12
      *     minus the wait 2 at e14 = 10; c3 0 - 0.5 at e16 is not positive.  The
-     *     waits in between: 2.5 at rows 101, 102 (e20 itself is the end).
+     *     waits in between: 2.5 at rows 0, 3 (e20 itself is the end).
      * q1: start..e14: c1 10, c2 12; e10 waits 0: nothing in between.
      * q2: e10..e12 (after e10's point, before e12's): c1 10 - 3 = 7, c2 5. */
     const int64_t loc[] = {0, 0, 0}, prev[] = {10, -1, 10}, at[] = {20, 14, 12};
@@ -411,8 +413,8 @@ static void check_interval_times(int threads)
     assert_true(iv.wait_sum[2] == 0.0);
     assert_int_equal(iv.between_offset[1], 2);
     assert_int_equal(iv.between_offset[3], 2);
-    assert_int_equal(iv.between_row[0], 101);
-    assert_int_equal(iv.between_row[1], 102);
+    assert_int_equal(iv.between_row[0], 0);
+    assert_int_equal(iv.between_row[1], 3);
     earl_rc_intervals_free(&iv);
 }
 
@@ -433,6 +435,22 @@ static void test_interval_times_in_parts(void **state)
     check_interval_times(3);
     check_interval_times(8);
     unsetenv("EARLC_PARALLEL_GRAIN");
+}
+
+/* A point's row beyond the columns is refused, not read. */
+static void test_interval_times_bad_row(void **state)
+{
+    (void)state;
+    const int64_t loc[] = {0}, prev[] = {10}, at[] = {20};
+    const earl_rc_spans spans = {1, loc, prev, at};
+    const int64_t row[] = {2, 0, 4, 1};
+    earl_rc_points bad = iv_points;
+    bad.row = row;
+    earl_rc_intervals iv;
+    earl_error err;
+    assert_int_equal(earl_rc_interval_times(&iv_chunks, &bad, &spans, 1, &iv, &err),
+                     EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "row 4"));
 }
 
 static void test_chunk_sums_keep_every_call_path(void **state)
@@ -1126,6 +1144,7 @@ int main(void)
         cmocka_unit_test(test_chunks_in_parts),
         cmocka_unit_test(test_interval_times),
         cmocka_unit_test(test_interval_times_in_parts),
+        cmocka_unit_test(test_interval_times_bad_row),
         cmocka_unit_test(test_chunk_sums_keep_every_call_path),
         cmocka_unit_test(test_excess),
         cmocka_unit_test(test_previous_points),

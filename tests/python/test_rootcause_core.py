@@ -151,3 +151,31 @@ def test_at_cells_makes_the_additions_of_ufunc_at_in_its_order():
             ufunc.at(want, (row, col), values)
             at_cells(ufunc, got, row, col, values)
             assert got.tobytes() == want.tobytes()
+
+
+def test_the_root_causes_let_go_of_what_only_their_first_steps_read(tmp_path, monkeypatch):
+    """What the analysis still holds once it is done (before it lets go of
+    everything): not the points sorted by location for the interval queries nor
+    the pair points (only the short-term steps read them, not the replay or the
+    critical path), not the group points' rows; the collective wait states'
+    narrow columns.  The report is unchanged (test_rootcause, test_parts)."""
+    from earlc.analysis.context import AnalysisContext
+
+    held = {}
+    forget = AnalysisContext.forget_shared
+
+    def snapshot(self):
+        held.update({k: o._value for k, o in self._memo.items()})
+        forget(self)
+    monkeypatch.setattr(AnalysisContext, "forget_shared", snapshot)
+    earlc.synth("halo", tmp_path / "h", ranks=4, iterations=8)
+    earlc.analyze(tmp_path / "h", properties="all")
+    assert "sync_points" in held and "delay_costs" in held  # the root causes ran
+    assert "rc_points_by_location" not in held and "rc_pair_points" not in held
+    assert "groups" not in held["rc_point_table"]
+    cw = held["sync_points"].collective_waits
+    assert len(cw.event)
+    assert cw.kind.dtype == np.int8
+    for column in (cw.location, cw.delayer_location, cw.instance, cw.comm):
+        assert column.dtype == np.int32
+    assert held["sync_points"].late_sender.wait.dtype == np.float64

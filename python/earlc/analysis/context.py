@@ -149,6 +149,15 @@ class AnalysisContext:
         pool = self._pool
         return once.get(computing, pool.waiting if pool is not None else None)
 
+    def forget(self, *keys) -> None:
+        """Let go of what memo kept under these keys, once their last reader
+        is done (a later memo of a key computes it again): what a computation
+        of several steps holds only for its next step need not stay through
+        the steps after."""
+        with self._memo_lock:
+            for key in keys:
+                self._memo.pop(key, None)
+
     def forget_shared(self) -> None:
         """Let go of what memo kept, once the analysis is done: the report keeps
         this context, and a later use computes it again."""
