@@ -126,3 +126,19 @@ def halo_2m(tmp_path_factory):
     import earlc
     return earlc.synth("halo", tmp_path_factory.mktemp("halo-2m") / "h", ranks=16,
                        events=2_000_000).path
+
+
+def pytest_collection_finish(session):
+    """Freeze what collection left alive (numpy, pandas, earlc, pytest and the test
+    modules: about 120,000 objects) out of the cycle collector's reach.  They live
+    until the end anyway, and every full collection would walk them again: the
+    analysis in turn collects after each part (parts/inturn.py, `let_go`), thousands
+    of times in the suite, and each walk took 0.1-0.5 s in the suite's process,
+    more than a small part's whole analysis.  What the tests create is collected
+    as before.  EARLC_TESTS_NO_GC_FREEZE=1 leaves the collector as it was (to
+    measure the difference)."""
+    if os.environ.get("EARLC_TESTS_NO_GC_FREEZE"):
+        return
+    import gc
+    gc.collect()
+    gc.freeze()
