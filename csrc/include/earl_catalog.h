@@ -3,7 +3,8 @@
  * properties need that numpy does slowly or only with several full-size
  * temporaries: the received messages with their calls (shared by Late
  * Sender, Late Receiver and the wrong-order properties), sums per call path
- * and location, the LEAVEs of many calls, searches and running maxima.  The
+ * and location, the LEAVEs of many calls, searches, running maxima and
+ * membership of ids in a set.  The
  * properties stay declared in Python (properties/); they call these through
  * earlc._core.
  *
@@ -319,6 +320,24 @@ EARL_API size_t earl_first_of_runs(size_t n, const int64_t *keys, const int64_t 
  */
 EARL_API void earl_exclusive_running_max(size_t n, const int64_t *keys, const int64_t *values,
                                          int64_t floor, int64_t *out);
+
+/* ---- sets of ids ---------------------------------------------------------- */
+
+/**
+ * Whether each value is one of the ids of a set: a bitmap over the set's
+ * range when it takes at most 64 bits per value and id (as event ids of one
+ * trace do), else a binary search per value.  Deterministic, one thread,
+ * no failure (a bitmap that cannot be had is replaced by the search).
+ *
+ * @param n       values
+ * @param values  the values asked about (any int64)
+ * @param m       ids in the set
+ * @param set     the set's ids, ascending (repeats allowed)
+ * @param out     receives per value 1 when it is in the set, else 0
+ * @since 0.1.0
+ */
+EARL_API void earl_ids_in_set(size_t n, const int64_t *values, size_t m, const int64_t *set,
+                              uint8_t *out);
 
 #ifdef __cplusplus
 }

@@ -245,6 +245,31 @@ static void test_exclusive_running_max_restarts_per_group(void **state)
         assert_int_equal(out[k], want[k]);
 }
 
+/* The bitmap of a dense set and the search of a sparse one (a range past
+ * 64 bits per id) give the same answers, values below, inside and above the
+ * set's range, and the extremes of int64 whose differences overflow. */
+static void test_ids_in_set_by_bitmap_and_by_search(void **state)
+{
+    (void)state;
+    const int64_t dense[5] = {3, 4, 4, 70, 200};
+    const int64_t values[9] = {-1, 3, 5, 4, 70, 71, 200, 201, INT64_MIN};
+    uint8_t out[9];
+    const uint8_t want[9] = {0, 1, 0, 1, 1, 0, 1, 0, 0};
+    earl_ids_in_set(9, values, 5, dense, out);
+    for (int k = 0; k < 9; k++)
+        assert_int_equal(out[k], want[k]);
+    const int64_t sparse[3] = {INT64_MIN, 4, INT64_MAX};
+    const int64_t asked[5] = {INT64_MIN, 4, 5, INT64_MAX, -1};
+    const uint8_t want_sparse[5] = {1, 1, 0, 1, 0};
+    earl_ids_in_set(5, asked, 3, sparse, out);
+    for (int k = 0; k < 5; k++)
+        assert_int_equal(out[k], want_sparse[k]);
+    const int64_t none[1] = {0};
+    out[0] = 7;
+    earl_ids_in_set(1, asked, 0, none, out); /* an empty set */
+    assert_int_equal(out[0], 0);
+}
+
 /* The same 300 nested calls asked in parts on 1 to 8 threads, every part at
  * least one event (EARLC_PARALLEL_GRAIN=1): the waves' parts see LEAVEs of
  * calls entered in other parts. */
@@ -368,6 +393,7 @@ int main(void)
         cmocka_unit_test(test_message_sums_per_call_path_and_location),
         cmocka_unit_test(test_first_of_runs_takes_the_first_largest),
         cmocka_unit_test(test_exclusive_running_max_restarts_per_group),
+        cmocka_unit_test(test_ids_in_set_by_bitmap_and_by_search),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -120,6 +120,26 @@ def test_group_kernels_follow_their_definitions(seed):
     assert exclusive_running_max(keys, values, -1).tolist() == want
 
 
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("spread", [50, 10**6, 2**62])
+def test_ids_in_is_membership(seed, spread):
+    """ids_in answers as np.isin: a dense set (the bitmap), a sparse one (the
+    search), values outside the set's range and -1."""
+    from earlc.analysis.reductions import ids_in
+
+    rng = np.random.default_rng(seed)
+    ids = np.sort(rng.integers(0, spread, 300))
+    values = np.concatenate((rng.integers(-2, spread + 2, 500), ids[::7], [-1]))
+    rng.shuffle(values)
+    got = ids_in(values, ids)
+    assert got.dtype == bool
+    assert got.tolist() == np.isin(values, ids).tolist()
+    assert not ids_in(values, np.empty(0, np.int64)).any()
+    # ids in no order: sorted first, the same answers
+    assert ids_in(values, rng.permutation(ids)).tolist() == np.isin(values, ids).tolist()
+    assert ids_in(np.empty(0, np.int64), ids).tolist() == []
+
+
 def test_message_sums_add_up_the_message_table(trace):
     ev = trace.events
     cnode = earlc.analyze(trace)._ctx.cnode

@@ -412,6 +412,30 @@ static PyObject *first_of_runs(PyObject *module, PyObject *args)
     return PyLong_FromSize_t(found);
 }
 
+/* ids_in_set(values, set, out): out[k] = 1 when values[k] is in set (int64,
+ * ascending), else 0 (out: uint8, the length of values). */
+static PyObject *ids_in_set(PyObject *module, PyObject *args)
+{
+    (void)module;
+    if (PyTuple_GET_SIZE(args) != 3)
+        return PyErr_Format(PyExc_TypeError, "ids_in_set takes 3 arguments");
+    earlc_buffers a = {.n = 0};
+    size_t n = (size_t)-1, m = (size_t)-1;
+    int64_t *values = take(&a, PyTuple_GET_ITEM(args, 0), "values", 0, &n);
+    int64_t *set = values ? take(&a, PyTuple_GET_ITEM(args, 1), "set", 0, &m) : NULL;
+    uint8_t *out = set ? earlc_buffer_array(&a, PyTuple_GET_ITEM(args, 2), 'B', 1, &n, "out")
+                       : NULL;
+    if (!out) {
+        earlc_buffers_release(&a);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    earl_ids_in_set(n, values, m, set, out);
+    Py_END_ALLOW_THREADS
+    earlc_buffers_release(&a);
+    Py_RETURN_NONE;
+}
+
 /* exclusive_running_max(keys, values, out, floor). */
 static PyObject *exclusive_running_max(PyObject *module, PyObject *args)
 {
@@ -462,6 +486,8 @@ static PyMethodDef catalog_functions[] = {
      "select_events(trace, kinds, regions=None, threads=1) -> int64 ids (a writable buffer)"},
     {"first_of_runs", first_of_runs, METH_VARARGS,
      "first_of_runs(keys, values, out) -> rows written (the first largest of each run)"},
+    {"ids_in_set", ids_in_set, METH_VARARGS,
+     "ids_in_set(values, set, out): out[k] = values[k] in set (ascending int64; out uint8)"},
     {"exclusive_running_max", exclusive_running_max, METH_VARARGS,
      "exclusive_running_max(keys, values, out, floor)"},
     {NULL, NULL, 0, NULL},

@@ -21,6 +21,7 @@ from typing import List, Sequence
 import numpy as np
 
 from . import regions as rc
+from .reductions import ids_in
 
 
 @dataclass
@@ -116,15 +117,6 @@ def _visits(ctx, table: np.ndarray) -> int:
     return int(ct.row_visits[table[region]].sum())
 
 
-def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
-    """Whether each value is in sorted_set (a binary search each: np.isin sorts
-    both sides, and hashes where numpy chooses to, which is slower here)."""
-    if not len(sorted_set):
-        return np.zeros(len(values), dtype=bool)
-    pos = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
-    return sorted_set[pos] == values
-
-
 CHECKS = (
     _OmpBarriers("omp_barrier_without_team", "OpenMP barrier calls",
                  "belong to no barrier instance of a thread team: the trace has no thread "
@@ -165,10 +157,10 @@ def unanalysed_waits(ctx, evaluated: Sequence[str], own=None,
         if not table.any() or check.records(ctx) >= _visits(ctx, table):
             continue  # no such calls, or a record for each (the usual case: no pass)
         calls = ctx.enters_of(table)  # ascending
-        missing = calls[~_member(calls, check.covered(ctx))]
+        missing = calls[~ids_in(calls, check.covered(ctx))]
         # a call inside another of the same kind (OMPT nests "wait_barrier" in
         # "barrier") is counted once, with the outer one
-        missing = missing[~_member(ctx.enter_of(missing), missing)]
+        missing = missing[~ids_in(ctx.enter_of(missing), missing)]
         if own is not None:
             missing = missing[own[ctx.events.location[missing]]]
         if not len(missing):
