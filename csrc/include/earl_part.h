@@ -376,6 +376,78 @@ EARL_API earl_status earl_ghosts_merge(const earl_ghost *const *runs, const size
                                        size_t n_runs, size_t *at, earl_ghost *out,
                                        size_t *n_out, earl_error *err);
 
+/* One run of ghost records packed narrow (earl_ghosts_pack's format), as a
+ * part receives it: its bytes, the records they hold, and for a run of one
+ * location's representatives, that location. */
+typedef struct earl_packed_run {
+    const uint8_t *bytes;
+    size_t size;
+    size_t n;
+    int32_t location;  /* representatives: every record's location; else unused */
+} earl_packed_run;
+
+/* earl_part_add_packed's flags: fold the message calls of every location
+ * (earl_part_fold_calls) before it is added. */
+#define EARL_ADD_FOLD 1u
+
+/* What earl_part_add_packed added: per ghost location, in the order added,
+ * the positions (in the whole trace) of the records it kept, records
+ * [offset[i], offset[i + 1]) of position for location[i].  Free with
+ * earl_added_ghosts_free. */
+typedef struct earl_added_ghosts {
+    size_t n_locations;
+    int32_t *location;
+    size_t *offset;     /* n_locations + 1 */
+    uint64_t *position;
+    size_t received;    /* records received: merged, before any folding */
+    /* on a failure of packed bytes (EARL_ERR_INVALID): the run that is cut
+     * short or damaged, the ghost runs first, then the representatives';
+     * SIZE_MAX for any other outcome */
+    size_t damaged;
+} earl_added_ghosts;
+
+/**
+ * Free what earl_part_add_packed gave and empty it.
+ *
+ * @param added  the result of earl_part_add_packed, or NULL (nothing happens)
+ * @since 0.1.0
+ */
+EARL_API void earl_added_ghosts_free(earl_added_ghosts *added);
+
+/**
+ * Add a part's ghosts as the analysis in turn reads them back from its
+ * scratch folder: packed runs from the other parts, and the representatives
+ * of its collectives packed location by location.  Location by location,
+ * each run is unpacked (earl_ghosts_unpack), merged with the location's
+ * representatives (earl_ghosts_merge, the representatives first), folded
+ * with EARL_ADD_FOLD (earl_part_fold_calls) and added
+ * (earl_part_add_ghosts); the locations that only representatives hold come
+ * last, ascending.  The same trace as those four calls made one after
+ * another (part_take.c), holding one location's records wide at a time.
+ *
+ * @param reading   a reading whose own locations were read, not yet ordered
+ * @param ghosts    n_ghosts runs, each sorted by (location, position), each
+ *                  location in one run only
+ * @param n_ghosts  how many
+ * @param reps      n_reps runs of one location each (earl_packed_run.location),
+ *                  ascending by location, a location's runs in the order
+ *                  they merge (each sorted by position)
+ * @param n_reps    how many
+ * @param flags     EARL_ADD_FOLD or 0
+ * @param out       receives the ghost locations and positions added; free
+ *                  with earl_added_ghosts_free (also after a failure)
+ * @param err       receives the status and a message on failure (may be NULL)
+ * @return EARL_OK, EARL_ERR_INVALID (damaged packed bytes: out->damaged says
+ *         which run; representatives out of order; what earl_part_add_ghosts
+ *         refuses), or EARL_ERR_NOMEM
+ * @since 0.1.0
+ */
+EARL_API earl_status earl_part_add_packed(earl_reading *reading,
+                                          const earl_packed_run *ghosts, size_t n_ghosts,
+                                          const earl_packed_run *reps, size_t n_reps,
+                                          unsigned flags, earl_added_ghosts *out,
+                                          earl_error *err);
+
 /* What a part sends the others in one round of a replay in parts (the
  * happened-before clocks of earl_hb.h, the matches-before clocks of
  * earl_races.h): records [offset[q], offset[q + 1]) go to part q, each

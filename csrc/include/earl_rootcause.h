@@ -61,8 +61,11 @@ typedef enum earl_rc_chunk_role {
 } earl_rc_chunk_role;
 
 /* The chunks of the events, location by location: location l's are
- * [offset[l], offset[l + 1]), ascending by slot = 2 * event + (0: before its
- * point, 1: after it).  n_locations 0: no chunks of events.
+ * [offset[l], end[l]) (end NULL: [offset[l], offset[l + 1])), ascending by
+ * slot = 2 * event + (0: before its point, 1: after it); between end[l] and
+ * offset[l + 1] the table holds nothing (its entries are not to be read: the
+ * builder sizes a location's part by its events, not by its chunks).
+ * n_locations 0: no chunks of events.
  *
  * A chunk's ticks take 32 bits: the time between two ENTER/LEAVE events of
  * a location is almost always below 2^31 ticks (two seconds at a 1 GHz
@@ -79,10 +82,13 @@ typedef struct earl_rc_event_chunks {
     size_t n_far;
     const uint64_t *far_chunk;
     const int64_t *far_ticks;
+    const uint64_t *end; /* n_locations, or NULL (see above) */
 } earl_rc_event_chunks;
 
 /* What earl_rc_event_chunks_build returns: the arrays of earl_rc_event_chunks
- * it owns (free them with earl_rc_event_chunk_table_free). */
+ * it owns (free them with earl_rc_event_chunk_table_free); count is
+ * offset[n_locations], the entries of slot, cnode and ticks (those between a
+ * location's end and the next one's offset included). */
 typedef struct earl_rc_event_chunk_table {
     size_t n_locations;
     size_t count;
@@ -93,6 +99,7 @@ typedef struct earl_rc_event_chunk_table {
     size_t n_far;
     uint64_t *far_chunk;
     int64_t *far_ticks;
+    uint64_t *end; /* n_locations (at least one entry) */
 } earl_rc_event_chunk_table;
 
 /* What the chunks of the events are built from: the per-event columns in

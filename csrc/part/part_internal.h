@@ -70,4 +70,22 @@ int part_packer_add(part_packer *pk, const earl_ghost *g);
 uint8_t *part_packer_take(part_packer *pk, size_t *bytes);
 void part_packer_free(part_packer *pk);
 
+/* The same stream read back a record at a time (earl_ghosts_unpack whole,
+ * earl_part_add_packed a location at a time): n records in [p, end). */
+typedef struct part_unpacker {
+    const uint8_t *p, *end;
+    size_t left;      /* records not read yet */
+    earl_ghost prev;  /* the record before, zero at the stream's start */
+} part_unpacker;
+
+void part_unpacker_init(part_unpacker *u, const uint8_t *bytes, size_t size, size_t n);
+/* The next record into *g: 1, 0 once the n records were read, -1 when the
+ * bytes end inside it or hold a field no packing writes. */
+int part_unpacker_next(part_unpacker *u, earl_ghost *g);
+/* Every record read and no byte left over. */
+static inline int part_unpacker_done(const part_unpacker *u)
+{
+    return !u->left && u->p == u->end;
+}
+
 #endif

@@ -26,7 +26,9 @@
  * field travels, defaults are only left out: unpacking gives the records
  * back bit for bit, whatever they hold.  One stream holds one run of
  * records (a part's ghosts from one other part); the state of the deltas
- * starts at zero with each stream.
+ * starts at zero with each stream, so a stream is read from its start, record
+ * after record (part_unpacker: whole, or a location at a time by
+ * earl_part_add_packed).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -259,20 +261,38 @@ static int unpack_one(const uint8_t **p, const uint8_t *end, earl_ghost *g,
     return 1;
 }
 
+/* ---- a stream read back (part_internal.h) ---------------------------------------- */
+
+void part_unpacker_init(part_unpacker *u, const uint8_t *bytes, size_t size, size_t n)
+{
+    memset(u, 0, sizeof *u);
+    u->p = bytes;
+    u->end = bytes + size;
+    u->left = n;
+}
+
+int part_unpacker_next(part_unpacker *u, earl_ghost *g)
+{
+    if (!u->left)
+        return 0;
+    if (!unpack_one(&u->p, u->end, g, &u->prev))
+        return -1;
+    u->prev = *g;
+    u->left--;
+    return 1;
+}
+
 earl_status earl_ghosts_unpack(const uint8_t *packed, size_t bytes, earl_ghost *out, size_t n,
                                earl_error *err)
 {
-    const uint8_t *p = packed, *end = packed + bytes;
-    earl_ghost prev;
-    memset(&prev, 0, sizeof prev);
-    for (size_t k = 0; k < n; k++) {
-        if (!unpack_one(&p, end, &out[k], &prev))
+    part_unpacker u;
+    part_unpacker_init(&u, packed, bytes, n);
+    for (size_t k = 0; k < n; k++)
+        if (part_unpacker_next(&u, &out[k]) < 0)
             return earl_fail(err, EARL_ERR_INVALID, "packed ghost records: record %zu of %zu "
                              "is cut short or damaged (%zu bytes)", k, n, bytes);
-        prev = out[k];
-    }
-    if (p != end)
+    if (!part_unpacker_done(&u))
         return earl_fail(err, EARL_ERR_INVALID, "packed ghost records: %zu bytes left after "
-                         "the %zu records", (size_t)(end - p), n);
+                         "the %zu records", (size_t)(u.end - u.p), n);
     return EARL_OK;
 }

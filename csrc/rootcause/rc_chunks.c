@@ -5,15 +5,20 @@
  * caller and at a LEAVE to the region left), and their sums per call path
  * between two events of a location.
  *
- * The chunks of the events are built once, in two passes over the events in
- * the total order (the columns are read sequentially): one counts each
- * location's chunks, the other writes them where they go; each pass in parts
- * of the order on threads of their own (see chunk_part).  Their table is
- * about as long as the trace and fresh memory costs more on first touch than
- * the passes themselves (docs/benchmarks.md), so it is kept small: exactly as
- * many chunks as there are, 12 bytes each, each located by a 32-bit slot (its
- * event and its side of the event's point) instead of a 64-bit key, with its
- * ticks in 32 bits (the rare chunk longer than that in a far table beside).
+ * The chunks of the events are built once, passing over the events in the
+ * total order (the columns are read sequentially).  Each location's part of
+ * the table is sized by its events (a location has at most one chunk per
+ * event; counting them reads the location column alone), so that on one
+ * thread one pass writes the chunks where they go; the rest of each part,
+ * never written, is never touched either: it costs address space, not
+ * memory.  On several threads the pass runs in parts of the order (see
+ * chunk_part), each part counting its locations' chunks first to know where
+ * the next part's start.  The layout is the same for any number of parts.
+ * Their table is about as long as the trace and fresh memory costs more on
+ * first touch than the passes themselves (docs/benchmarks.md), so it is kept
+ * small: 12 bytes a chunk, each located by a 32-bit slot (its event and its
+ * side of the event's point) instead of a 64-bit key, with its ticks in 32
+ * bits (the rare chunk longer than that in a far table beside).
  * Walking the events afresh for every query instead would need no table,
  * but a location's events are spread over the whole trace, and reading them
  * location by location fetches every cache line of the columns once per
@@ -34,6 +39,7 @@ void earl_rc_event_chunk_table_free(earl_rc_event_chunk_table *t)
     if (!t)
         return;
     free(t->offset);
+    free(t->end);
     earl_mem_free(t->slot);
     earl_mem_free(t->cnode);
     earl_mem_free(t->ticks);
@@ -88,19 +94,26 @@ static int chunk_pass(const earl_rc_event_columns *in, size_t from, size_t to,
                       location_clock *clock, earl_rc_event_chunk_table *table, far_entry **far,
                       size_t *n_far, size_t *cap_far, const char **problem, size_t *bad)
 {
+    /* the columns in locals: the table's stores could otherwise alias them,
+     * and the compiler would load every pointer again at each event */
     const int32_t *location = in->location;
     const uint64_t *time = in->time;
+    const uint8_t *kind = in->kind, *role = in->role;
+    const size_t n_locations = in->n_locations;
+    const uint64_t *offset = table ? table->offset : NULL;
+    uint32_t *slot = table ? table->slot : NULL;
+    int32_t *cnode = table ? table->cnode : NULL, *ticks = table ? table->ticks : NULL;
     for (size_t e = from; e < to; e++) {
         int32_t l = location[e];
-        if (l < 0 || (size_t)l >= in->n_locations) {
+        if (l < 0 || (size_t)l >= n_locations) {
             *problem = "has a location out of range";
             *bad = e;
             return 0;
         }
-        location_clock *c = &clock[l];
-        uint8_t r = in->role[in->kind[e]];
+        uint8_t r = role[kind[e]];
         if (r == EARL_RC_CHUNK_NONE)
             continue;
+        location_clock *c = &clock[l];
         /* the same wrap-around as int64 arithmetic on damaged timestamps */
         int64_t dt = (int64_t)(time[e] - c->last_time);
         c->last_time = time[e];
@@ -120,13 +133,13 @@ static int chunk_pass(const earl_rc_event_columns *in, size_t from, size_t to,
             continue;
         if (table) {
             int before = r == EARL_RC_CHUNK_ENTER || r == EARL_RC_CHUNK_JOIN;
-            size_t i = (size_t)(table->offset[l] + c->chunks);
-            table->slot[i] = (uint32_t)(2 * e + (before ? 0 : 1));
-            table->cnode[i] = (int32_t)cn;
+            size_t i = (size_t)(offset[l] + c->chunks);
+            slot[i] = (uint32_t)(2 * e + (before ? 0 : 1));
+            cnode[i] = (int32_t)cn;
             if (dt > EARL_RC_TICKS_FAR && dt <= INT32_MAX) {
-                table->ticks[i] = (int32_t)dt;
+                ticks[i] = (int32_t)dt;
             } else {
-                table->ticks[i] = EARL_RC_TICKS_FAR;
+                ticks[i] = EARL_RC_TICKS_FAR;
                 if (EARL_GROW(*far, *cap_far, *n_far + 1) != 0)
                     return -1;
                 (*far)[(*n_far)++] = (far_entry){i, dt};
@@ -203,7 +216,7 @@ static int first_problem(const chunk_job *j, int n_parts, size_t n_locations,
 
 /* Turn the counting clocks of the parts into where each part starts: per
  * location its chunks before the part, started, the time of its last chunk
- * event; the counts of every location into out->offset. */
+ * event. */
 static void starts_of_parts(chunk_job *j, int n_parts, size_t n_locations)
 {
     for (size_t l = 0; l < n_locations; l++) {
@@ -218,8 +231,77 @@ static void starts_of_parts(chunk_job *j, int n_parts, size_t n_locations)
             at.last_time = counted.last_time;
             at.started = 1;
         }
-        j->out->offset[l + 1] = j->out->offset[l] + at.chunks;
     }
+}
+
+/* Where each location's part of the table starts: where the events of the
+ * locations before it end (into out->offset; the events are counted up to
+ * the first one whose location is out of range, which the passes report, so
+ * that no chunk is written beyond its location's part). */
+static void size_by_events(const earl_rc_event_columns *in, earl_rc_event_chunk_table *out)
+{
+    uint64_t *count = out->offset + 1;
+    for (size_t e = 0; e < in->n_events; e++) {
+        int32_t l = in->location[e];
+        if (l < 0 || (size_t)l >= in->n_locations)
+            break;
+        count[l]++;
+    }
+    for (size_t l = 0; l < in->n_locations; l++)
+        out->offset[l + 1] += out->offset[l];
+}
+
+/* After the writing pass: where each location's chunks end (the last part's
+ * clock has counted them all), and the table's count up to the last
+ * location's end (its part holds nothing beyond). */
+static void ends_of_locations(const location_clock *clock, earl_rc_event_chunk_table *out)
+{
+    size_t n = out->n_locations;
+    for (size_t l = 0; l < n; l++)
+        out->end[l] = out->offset[l] + clock[l].chunks;
+    if (n)
+        out->offset[n] = out->end[n - 1];
+    out->count = (size_t)out->offset[n];
+}
+
+/* The far chunks of every part, met in the total order, sorted by chunk into
+ * out's far table; -1 when out of memory. */
+static int join_far(const chunk_job *j, int n_parts, earl_rc_event_chunk_table *out)
+{
+    size_t n_far = 0;
+    for (int k = 0; k < n_parts; k++)
+        n_far += j->part[k].n_far;
+    if (!n_far)
+        return 0;
+    far_entry *far = malloc(n_far * sizeof *far);
+    out->far_chunk = malloc(n_far * sizeof *out->far_chunk);
+    out->far_ticks = malloc(n_far * sizeof *out->far_ticks);
+    if (!far || !out->far_chunk || !out->far_ticks) {
+        free(far);
+        return -1;
+    }
+    size_t n = 0;
+    for (int k = 0; k < n_parts; k++) {
+        memcpy(far + n, j->part[k].far, j->part[k].n_far * sizeof *far);
+        n += j->part[k].n_far;
+    }
+    qsort(far, n_far, sizeof *far, by_chunk);
+    for (size_t k = 0; k < n_far; k++) {
+        out->far_chunk[k] = far[k].chunk;
+        out->far_ticks[k] = far[k].ticks;
+    }
+    out->n_far = n_far;
+    free(far);
+    return 0;
+}
+
+static void chunk_job_free(chunk_job *j, int n_parts)
+{
+    for (int k = 0; j && k < n_parts; k++) {
+        free(j->part[k].clock);
+        free(j->part[k].far);
+    }
+    free(j);
 }
 
 earl_status earl_rc_event_chunks_build(const earl_rc_event_columns *in, int threads,
@@ -238,8 +320,10 @@ earl_status earl_rc_event_chunks_build(const earl_rc_event_columns *in, int thre
         n_parts /= 2;
     chunk_job *j = calloc(1, sizeof *j);
     out->offset = calloc(n_locations + 1, sizeof *out->offset);
-    if (!j || !out->offset)
+    out->end = calloc(n_locations ? n_locations : 1, sizeof *out->end);
+    if (!j || !out->offset || !out->end)
         goto nomem;
+    out->n_locations = n_locations;
     j->in = in;
     for (int k = 0; k < n_parts; k++) {
         chunk_part *p = &j->part[k];
@@ -248,69 +332,43 @@ earl_status earl_rc_event_chunks_build(const earl_rc_event_columns *in, int thre
         if (!(p->clock = calloc(n_locations ? n_locations : 1, sizeof *p->clock)))
             goto nomem;
     }
-    earl_parallel(n_parts, chunk_part_run, j);
     const char *problem = NULL;
     size_t bad = 0;
-    if (first_problem(j, n_parts, n_locations, &problem, &bad)) {
-        earl_status st = earl_fail(err, EARL_ERR_INVALID, "root-cause chunks: event %zu %s",
-                                   bad, problem);
-        for (int k = 0; k < n_parts; k++)
-            free(j->part[k].clock);
-        free(j);
-        earl_rc_event_chunk_table_free(out);
-        return st;
+    size_by_events(in, out);
+    if (n_parts > 1) {
+        earl_parallel(n_parts, chunk_part_run, j);
+        if (first_problem(j, n_parts, n_locations, &problem, &bad))
+            goto invalid;
+        starts_of_parts(j, n_parts, n_locations);
     }
-    j->out = out;
-    starts_of_parts(j, n_parts, n_locations);
-    out->n_locations = n_locations;
-    out->count = (size_t)out->offset[n_locations];
-    size_t cap = out->count ? out->count : 1;
+    size_t cap = n_events ? n_events : 1;
     out->slot = earl_mem_alloc_temp(cap * sizeof *out->slot);
     out->cnode = earl_mem_alloc_temp(cap * sizeof *out->cnode);
     out->ticks = earl_mem_alloc_temp(cap * sizeof *out->ticks);
     if (!out->slot || !out->cnode || !out->ticks)
         goto nomem;
+    j->out = out;
     earl_parallel(n_parts, chunk_part_run, j);
-    size_t n_far = 0;
-    for (int k = 0; k < n_parts; k++) {
+    for (int k = 0; k < n_parts; k++)
         if (j->part[k].nomem)
             goto nomem;
-        n_far += j->part[k].n_far;
+    if (n_parts == 1 && j->part[0].problem) {
+        /* the one pass found the problems (the parts' counting did, else) */
+        problem = j->part[0].problem;
+        bad = j->part[0].bad;
+        goto invalid;
     }
-    if (n_far) {
-        /* the far chunks were met in the total order, not location by location */
-        far_entry *far = malloc(n_far * sizeof *far);
-        out->far_chunk = malloc(n_far * sizeof *out->far_chunk);
-        out->far_ticks = malloc(n_far * sizeof *out->far_ticks);
-        if (!far || !out->far_chunk || !out->far_ticks) {
-            free(far);
-            goto nomem;
-        }
-        size_t n = 0;
-        for (int k = 0; k < n_parts; k++) {
-            memcpy(far + n, j->part[k].far, j->part[k].n_far * sizeof *far);
-            n += j->part[k].n_far;
-        }
-        qsort(far, n_far, sizeof *far, by_chunk);
-        for (size_t k = 0; k < n_far; k++) {
-            out->far_chunk[k] = far[k].chunk;
-            out->far_ticks[k] = far[k].ticks;
-        }
-        out->n_far = n_far;
-        free(far);
-    }
-    for (int k = 0; k < n_parts; k++) {
-        free(j->part[k].clock);
-        free(j->part[k].far);
-    }
-    free(j);
+    ends_of_locations(j->part[n_parts - 1].clock, out);
+    if (join_far(j, n_parts, out) < 0)
+        goto nomem;
+    chunk_job_free(j, n_parts);
     return EARL_OK;
+invalid:
+    chunk_job_free(j, n_parts);
+    earl_rc_event_chunk_table_free(out);
+    return earl_fail(err, EARL_ERR_INVALID, "root-cause chunks: event %zu %s", bad, problem);
 nomem:
-    for (int k = 0; j && k < n_parts; k++) {
-        free(j->part[k].clock);
-        free(j->part[k].far);
-    }
-    free(j);
+    chunk_job_free(j, n_parts);
     earl_rc_event_chunk_table_free(out);
     return earl_fail(err, EARL_ERR_NOMEM, "root-cause chunks: out of memory");
 }
@@ -322,7 +380,8 @@ earl_status rc_chunks_check(const earl_rc_chunks *chunks, const char *what, earl
                          what, (long long)chunks->stride, (long long)chunks->n_cnodes);
     const earl_rc_event_chunks *ev = &chunks->events;
     for (size_t l = 0; l < ev->n_locations; l++)
-        if (ev->offset[l] > ev->offset[l + 1])
+        if (ev->offset[l] > ev->offset[l + 1] ||
+            (ev->end && (ev->end[l] < ev->offset[l] || ev->end[l] > ev->offset[l + 1])))
             return earl_fail(err, EARL_ERR_INVALID,
                              "%s: the chunk offsets of location %zu are not in order", what, l);
     uint64_t count = ev->n_locations ? ev->offset[ev->n_locations] : 0;
@@ -359,7 +418,7 @@ static earl_status sum_event_chunks(const earl_rc_event_chunks *ev, int64_t loc,
 {
     uint32_t from = slot_after(lo), to = slot_after(hi);
     const uint32_t *slot = ev->slot + ev->offset[loc];
-    size_t count = (size_t)(ev->offset[loc + 1] - ev->offset[loc]);
+    size_t count = (size_t)((ev->end ? ev->end[loc] : ev->offset[loc + 1]) - ev->offset[loc]);
     size_t first = earl_u32_gallop_lower_bound(slot, count, from, cur->chunk);
     cur->chunk = first; /* the location's next query starts near this one */
     const int32_t *cnode = ev->cnode + ev->offset[loc];

@@ -38,8 +38,24 @@ typedef struct rc_map_builder {
 
 /* Start out (zeroed first) for queries queries; -1 when out of memory. */
 int rc_map_begin(rc_map_builder *b, earl_rc_map *out, size_t queries);
-/* Append (cnode, value) to the current query; -1 when out of memory. */
-int rc_map_push(rc_map_builder *b, int64_t cnode, double value);
+/* rc_map_push when the columns are full: grow them, then push; -1 when out
+ * of memory. */
+int rc_map_push_grown(rc_map_builder *b, int64_t cnode, double value);
+/* Append (cnode, value) to the current query; -1 when out of memory.  Inline:
+ * the intervals push a few entries per query, hundreds of thousands of
+ * queries per call, and the call and the two capacity checks of a growing
+ * array cost more than the store. */
+static inline int rc_map_push(rc_map_builder *b, int64_t cnode, double value)
+{
+    earl_rc_map *m = b->map;
+    size_t n = (size_t)m->offset[b->done + 1];
+    if (n >= b->cnode_cap || n >= b->value_cap)
+        return rc_map_push_grown(b, cnode, value);
+    m->cnode[n] = cnode;
+    m->value[n] = value;
+    m->offset[b->done + 1] = (int64_t)n + 1;
+    return 0;
+}
 /* Close the current query. */
 void rc_map_end_query(rc_map_builder *b);
 

@@ -19,7 +19,7 @@ int rc_map_begin(rc_map_builder *b, earl_rc_map *out, size_t queries)
     return out->offset ? 0 : -1;
 }
 
-int rc_map_push(rc_map_builder *b, int64_t cnode, double value)
+int rc_map_push_grown(rc_map_builder *b, int64_t cnode, double value)
 {
     earl_rc_map *m = b->map;
     size_t n = (size_t)m->offset[b->done + 1];

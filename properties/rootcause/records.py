@@ -93,8 +93,10 @@ class EventColumns(_Record):
 @dataclass
 class EventChunks:
     """earl_rc_event_chunks: the chunks of the events, location by location (the
-    C core's columns, viewed)."""
+    C core's columns, viewed): location l's are [offset[l], end[l]) (end None:
+    up to offset[l + 1])."""
     offset: np.ndarray
+    end: Optional[np.ndarray]
     slot: np.ndarray
     cnode: np.ndarray
     ticks: np.ndarray

@@ -361,6 +361,169 @@ static void test_merge_runs(void **s)
     assert_non_null(strstr(err.message, "run 1"));
 }
 
+/* Part self of ps's trace read again (a fresh reading of its own locations). */
+static earl_reading *reread(const char *path, const int32_t *part_of, int self)
+{
+    earl_reading *r;
+    ok(earl_reading_open(path, NULL, &r, &err));
+    const earl_defs *d = earl_reading_defs(r);
+    uint8_t mask[PTU_MAX_LOCATIONS] = {0};
+    for (uint32_t l = 0; l < d->n_locations; l++)
+        mask[l] = part_of[l] == self;
+    ok(earl_reading_read(r, mask, &err));
+    return r;
+}
+
+/* Records [a, b) merged with representatives (NULL: none), folded, added. */
+static void add_one_location(earl_reading *r, const earl_ghost *rep, size_t n_rep,
+                             const earl_ghost *g, size_t n)
+{
+    earl_ghost *out = malloc((n + n_rep + 1) * sizeof *out);
+    assert_non_null(out);
+    const earl_ghost *runs[2] = {rep, g};
+    size_t lengths[2] = {n_rep, n}, at[2], kept = n;
+    if (n_rep)
+        ok(earl_ghosts_merge(runs, lengths, 2, at, out, &kept, &err));
+    else
+        memcpy(out, g, n * sizeof *out);
+    kept = earl_part_fold_calls(out, kept);
+    ok(earl_part_add_ghosts(r, out, kept, &err));
+    free(out);
+}
+
+/* A part's ghosts added packed in one call (earl_part_add_packed): one run
+ * per other part, the representatives of one location merged in front of its
+ * records (in two runs, as two windows of instances give them), and a
+ * location that only representatives hold, all folded: the same trace, event
+ * for event, as merging, folding and adding them a location at a time; the
+ * positions reported are the records kept.  A run cut short is refused,
+ * naming itself. */
+static void test_add_packed(void **s)
+{
+    (void)s;
+    char path[512];
+    char *dir = ptu_generate(EARL_SYNTH_HALO, 6, 1, path, sizeof path);
+    enum { N = 3, SELF = 1 };
+    int32_t part_of[64];
+    ptu_parts ps;
+    ptu_open_parts(path, N, part_of, &ps);
+    earl_reading *a = reread(path, part_of, SELF), *b = reread(path, part_of, SELF);
+    earl_packed_run runs[N], reps[3];
+    uint8_t *bytes[N + 3] = {0};
+    size_t n_runs = 0, n_reps = 0, locations = 0, received = 0;
+    earl_ghost *dup = NULL, *only = NULL;
+    for (int q = 0; q < N; q++) {
+        const earl_ghosts *g = &ps.exported[q];
+        const earl_ghost *rec = g->records + g->offset[SELF];
+        size_t n = g->offset[SELF + 1] - g->offset[SELF];
+        if (q == SELF || !n)
+            continue;
+        /* the run's last location travels as representatives only */
+        size_t last = n;
+        while (last > 0 && rec[last - 1].location == rec[n - 1].location)
+            last--;
+        if (!only && last > 0) {
+            only = malloc((n - last) * sizeof *only);
+            memcpy(only, rec + last, (n - last) * sizeof *only);
+            size_t half = (n - last) / 2;
+            ok(earl_ghosts_pack(only, half, &bytes[N + 1], &reps[1].size, &err));
+            ok(earl_ghosts_pack(only + half, n - last - half, &bytes[N + 2], &reps[2].size,
+                                &err));
+            reps[1] = (earl_packed_run){bytes[N + 1], reps[1].size, half, only[0].location};
+            reps[2] = (earl_packed_run){bytes[N + 2], reps[2].size, n - last - half,
+                                        only[0].location};
+            n = last;
+        }
+        /* the first location's every other record is also a representative */
+        if (!dup) {
+            size_t first = 0;
+            while (first < n && rec[first].location == rec[0].location)
+                first++;
+            dup = malloc(first * sizeof *dup);
+            size_t k = 0;
+            for (size_t i = 0; i < first; i += 2)
+                dup[k++] = rec[i];
+            ok(earl_ghosts_pack(dup, k, &bytes[N], &reps[0].size, &err));
+            reps[0] = (earl_packed_run){bytes[N], reps[0].size, k, dup[0].location};
+        }
+        size_t size;
+        ok(earl_ghosts_pack(rec, n, &bytes[q], &size, &err));
+        runs[n_runs++] = (earl_packed_run){bytes[q], size, n, -1};
+        /* the reference: a location at a time */
+        for (size_t i = 0, j; i < n; i = j) {
+            for (j = i + 1; j < n && rec[j].location == rec[i].location; j++)
+                ;
+            int with = dup && rec[i].location == dup[0].location;
+            add_one_location(a, with ? dup : NULL, with ? reps[0].n : 0, rec + i, j - i);
+            locations++;
+        }
+    }
+    assert_non_null(dup);
+    assert_non_null(only);
+    n_reps = reps[0].location < reps[1].location ? 3 : 0;
+    if (!n_reps) { /* keep them ascending by location */
+        earl_packed_run t = reps[0];
+        reps[0] = reps[1];
+        reps[1] = reps[2];
+        reps[2] = t;
+        n_reps = 3;
+    }
+    add_one_location(a, only, reps[0].location == only[0].location ? reps[0].n + reps[1].n
+                                                                    : reps[1].n + reps[2].n,
+                     NULL, 0);
+    locations++;
+    earl_added_ghosts added;
+    ok(earl_part_add_packed(b, runs, n_runs, reps, n_reps, EARL_ADD_FOLD, &added, &err));
+    assert_int_equal(added.n_locations, locations);
+    assert_int_equal(added.damaged, SIZE_MAX);
+    earl_trace *ta, *tb;
+    ok(earl_reading_finish(a, &ta, &err));
+    ok(earl_reading_finish(b, &tb, &err));
+    const earl_events *ea = earl_trace_events(ta), *eb = earl_trace_events(tb);
+    assert_int_equal(ea->count, eb->count);
+    assert_memory_equal(ea->time, eb->time, ea->count * sizeof *ea->time);
+    assert_memory_equal(ea->kind, eb->kind, ea->count * sizeof *ea->kind);
+    assert_memory_equal(ea->location, eb->location, ea->count * sizeof *ea->location);
+    /* the positions: one per ghost event, ascending on each location */
+    size_t ghosts = 0;
+    for (size_t e = 0; e < eb->count; e++)
+        ghosts += part_of[eb->location[e]] != SELF;
+    assert_int_equal(added.offset[added.n_locations], ghosts);
+    for (size_t i = 0; i < added.n_locations; i++)
+        for (size_t k = added.offset[i] + 1; k < added.offset[i + 1]; k++)
+            assert_true(added.position[k] > added.position[k - 1]);
+    received = added.received;
+    assert_true(received >= ghosts);
+    earl_added_ghosts_free(&added);
+    /* a ghost run cut short: refused, naming the run */
+    earl_reading *c = reread(path, part_of, SELF);
+    runs[n_runs - 1].size--;
+    assert_int_equal(earl_part_add_packed(c, runs, n_runs, reps, n_reps, 0, &added, &err),
+                     EARL_ERR_INVALID);
+    assert_int_equal(added.damaged, n_runs - 1);
+    earl_added_ghosts_free(&added);
+    earl_reading_free(c);
+    /* representatives out of order by location: refused */
+    c = reread(path, part_of, SELF);
+    earl_packed_run swapped[2] = {reps[2], reps[0]};
+    if (swapped[0].location != swapped[1].location) {
+        assert_int_equal(earl_part_add_packed(c, NULL, 0, swapped, 2, 0, &added, &err),
+                         EARL_ERR_INVALID);
+        assert_non_null(strstr(err.message, "comes after"));
+        earl_added_ghosts_free(&added);
+    }
+    earl_reading_free(c);
+    earl_trace_close(ta);
+    earl_trace_close(tb);
+    for (int k = 0; k < N + 3; k++)
+        free(bytes[k]);
+    free(dup);
+    free(only);
+    ptu_close_parts(&ps);
+    wtu_remove_tree(dir);
+    free(dir);
+}
+
 /* A part of nothing but definitions: no event, every location held by none. */
 static void test_definitions_only(void **s)
 {
@@ -390,6 +553,7 @@ int main(void)
         cmocka_unit_test(test_hybrid),        cmocka_unit_test(test_bad_ghosts),
         cmocka_unit_test(test_definitions_only), cmocka_unit_test(test_pack_any_record),
         cmocka_unit_test(test_merge_runs),    cmocka_unit_test(test_fold_calls),
+        cmocka_unit_test(test_add_packed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

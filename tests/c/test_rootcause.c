@@ -75,7 +75,7 @@ static earl_rc_chunks chunks_of(const earl_rc_event_chunk_table *t)
     return (earl_rc_chunks){.stride = 9,
                             .n_cnodes = 3,
                             .events = {t->n_locations, t->offset, t->slot, t->cnode, t->ticks,
-                                       t->n_far, t->far_chunk, t->far_ticks}};
+                                       t->n_far, t->far_chunk, t->far_ticks, t->end}};
 }
 
 /* The chunks of the events above, built into t, as the sums read them. */
@@ -87,24 +87,31 @@ static earl_rc_chunks build_event_chunks(earl_rc_event_chunk_table *t)
     return chunks_of(t);
 }
 
+/* Each location's part of the table is sized by its events (location 0 has
+ * 5, location 1 has 3): location 0's 3 chunks are entries 0..2, entries 3 and
+ * 4 are never written, location 1's chunk is entry 5; the table ends with the
+ * last location's chunks.  The same on several threads. */
 static void test_chunks_of_two_locations(void **state)
 {
     (void)state;
     earl_rc_event_chunk_table t;
     build_event_chunks(&t);
-    const uint64_t offset[] = {0, 3, 4};
+    const uint64_t offset[] = {0, 5, 6}, end[] = {3, 6};
+    const size_t entry[] = {0, 1, 2, 5};
     const uint32_t slot[] = {4, 9, 13, 11};
     const int32_t cnode[] = {1, 2, 1, 1};
     const int32_t ticks[] = {5, 4, 3, 9};
     assert_int_equal(t.n_locations, 2);
     assert_int_equal(t.n_far, 0);
-    assert_int_equal(t.count, 4);
+    assert_int_equal(t.count, 6);
     for (size_t l = 0; l < 3; l++)
         assert_int_equal(t.offset[l], offset[l]);
+    for (size_t l = 0; l < 2; l++)
+        assert_int_equal(t.end[l], end[l]);
     for (size_t i = 0; i < 4; i++) {
-        assert_int_equal(t.slot[i], slot[i]);
-        assert_int_equal(t.cnode[i], cnode[i]);
-        assert_int_equal(t.ticks[i], ticks[i]);
+        assert_int_equal(t.slot[entry[i]], slot[i]);
+        assert_int_equal(t.cnode[entry[i]], cnode[i]);
+        assert_int_equal(t.ticks[entry[i]], ticks[i]);
     }
     earl_rc_event_chunk_table_free(&t);
 }
@@ -205,6 +212,13 @@ static void test_chunks_reject_bad_input(void **state)
     earl_rc_map m;
     assert_int_equal(earl_rc_chunk_sums(&chunks, &spans, &m, &err), EARL_ERR_INVALID);
     assert_non_null(strstr(err.message, "offsets of location 1 are not in order"));
+    /* a location's end beyond the next location's offset */
+    const uint64_t dense[] = {0, 3, 4}, end[] = {4, 4};
+    earl_rc_chunks past = {.stride = 9,
+                           .n_cnodes = 3,
+                           .events = {2, dense, slot, cnode, ticks, 0, NULL, NULL, end}};
+    assert_int_equal(earl_rc_chunk_sums(&past, &spans, &m, &err), EARL_ERR_INVALID);
+    assert_non_null(strstr(err.message, "offsets of location 0 are not in order"));
     /* a chunk marked far that the far table does not hold, far chunks out of order */
     const uint64_t good_offset[] = {0, 3, 4}, far_chunk[] = {2, 1};
     const int32_t far_marked[] = {5, EARL_RC_TICKS_FAR, 3, 9};
@@ -223,7 +237,21 @@ static void test_chunks_reject_bad_input(void **state)
     assert_non_null(strstr(err.message, "far chunks are not ascending"));
 }
 
-/* Whether two chunk tables are the same, entry by entry. */
+/* The whole ticks of entry i of table t (from the far table when marked so). */
+static int64_t whole_ticks(const earl_rc_event_chunk_table *t, uint64_t i)
+{
+    if (t->ticks[i] != EARL_RC_TICKS_FAR)
+        return t->ticks[i];
+    for (size_t k = 0; k < t->n_far; k++)
+        if (t->far_chunk[k] == i)
+            return t->far_ticks[k];
+    fail_msg("entry %llu is marked far but is not in the far table", (unsigned long long)i);
+    return 0;
+}
+
+/* Whether two chunk tables are the same: their layouts, and the chunks of
+ * every location (the entries between a location's end and the next one's
+ * offset are never written). */
 static void assert_same_chunks(const earl_rc_event_chunk_table *a,
                                const earl_rc_event_chunk_table *b)
 {
@@ -231,15 +259,17 @@ static void assert_same_chunks(const earl_rc_event_chunk_table *a,
     assert_int_equal(a->count, b->count);
     assert_int_equal(a->n_far, b->n_far);
     assert_memory_equal(a->offset, b->offset, (a->n_locations + 1) * sizeof *a->offset);
-    if (a->count) {
-        assert_memory_equal(a->slot, b->slot, a->count * sizeof *a->slot);
-        assert_memory_equal(a->cnode, b->cnode, a->count * sizeof *a->cnode);
-        assert_memory_equal(a->ticks, b->ticks, a->count * sizeof *a->ticks);
-    }
-    if (a->n_far) {
+    if (a->n_locations)
+        assert_memory_equal(a->end, b->end, a->n_locations * sizeof *a->end);
+    if (a->n_far)
         assert_memory_equal(a->far_chunk, b->far_chunk, a->n_far * sizeof *a->far_chunk);
-        assert_memory_equal(a->far_ticks, b->far_ticks, a->n_far * sizeof *a->far_ticks);
-    }
+    for (size_t l = 0; l < a->n_locations; l++)
+        for (uint64_t i = a->offset[l]; i < a->end[l]; i++) {
+            assert_int_equal(a->slot[i], b->slot[i]);
+            assert_int_equal(a->cnode[i], b->cnode[i]);
+            assert_int_equal(a->ticks[i], b->ticks[i]);
+            assert_int_equal(whole_ticks(a, i), whole_ticks(b, i));
+        }
 }
 
 /* in built on 2, 3 and 8 threads in parts of one event each: the table of
@@ -313,11 +343,12 @@ static void test_chunks_longer_than_32_bits(void **state)
     earl_rc_event_columns in = chunk_columns();
     in.time = time;
     assert_int_equal(earl_rc_event_chunks_build(&in, 1, &t, &err), EARL_OK);
-    /* far: chunk 0 (e2: 5 + 2^32), chunk 1 (e4: 2^31), chunk 3 (e5: -2^31) */
+    /* far: entry 0 (e2: 5 + 2^32), entry 1 (e4: 2^31), entry 5 (e5: -2^31,
+     * location 1's first, after location 0's part of 5 entries) */
     assert_int_equal(t.n_far, 3);
     assert_int_equal(t.far_chunk[0], 0);
     assert_int_equal(t.far_chunk[1], 1);
-    assert_int_equal(t.far_chunk[2], 3);
+    assert_int_equal(t.far_chunk[2], 5);
     assert_int_equal(t.ticks[2], 3);
     earl_rc_chunks chunks = chunks_of(&t);
     const int64_t loc[] = {0, 1}, lo[] = {-1, -1}, hi[] = {8, 8};

@@ -128,16 +128,23 @@ def test_ghosts_are_packed_narrow_in_the_scratch_folder(tmp_path):
     assert got == want, first_difference(want, got)
 
 
-def test_a_damaged_ghost_file_is_one_scratch_error(tmp_path):
-    """Packed ghosts changed behind the analysis's back (cut short) are not
-    read as wrong records: the error names the scratch file."""
+@pytest.mark.parametrize("how", ["cut short", "overwritten"])
+def test_a_damaged_ghost_file_is_one_scratch_error(tmp_path, how):
+    """Packed ghosts changed behind the analysis's back (cut short, or bytes
+    overwritten) are not read as wrong records: the error names the scratch
+    file."""
     path = earlc.synth("halo", tmp_path / "h", ranks=8, iterations=20).path
     (tmp_path / "s").mkdir()
     with InTurn(path, 1 << 50, scratch=tmp_path / "s", parts=4) as it:
         it.pass1()
         name = os.path.join(it.scratch.path, "g1.bin")
+        size = os.path.getsize(name)
         with open(name, "r+b") as f:
-            f.truncate(os.path.getsize(name) // 2)
+            if how == "cut short":
+                f.truncate(size // 2)
+            else:
+                f.seek(size // 2)
+                f.write(b"\xff" * (size - size // 2))
         with pytest.raises(earlc.parts.ScratchError, match="damaged file g1.bin"):
             it.analyze()
 

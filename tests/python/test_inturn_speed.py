@@ -3,9 +3,13 @@
 nothing runs on threads, and the one of a part that does (the root causes)
 one property after another; pass 1 reads the next part on a thread while the
 current one is spilled, where two readings fit in the budget, and not where
-they do not; the ghosts are exported packed narrow, the same records as the
-wide export's; a failure of a part read ahead is raised by the driver; and
-EARLC_PROFILE prints where the time went."""
+they do not; pass 2 opens the next part (read, ghosts added, ordered) on a
+thread while the current one is analysed, where both fit; the ghosts are
+exported packed narrow, the same records as the wide export's; a failure of
+a part read or opened ahead is raised by the driver; and EARLC_PROFILE prints
+where the time went."""
+import threading
+
 import numpy as np
 import pytest
 
@@ -51,12 +55,18 @@ def test_the_catalog_of_a_part_runs_on_threads(halo, whole, tmp_path, monkeypatc
     assert parallel == []
 
 
-def counting_ahead(monkeypatch):
+def counting_ahead(monkeypatch, opened=None):
+    """The parts pass 1 reads ahead (and, into `opened`, those pass 2 opens
+    ahead), as they start."""
     started = []
 
     class Counted(Ahead):
         def __init__(self, start):
-            started.append(start.args[0])  # the part read ahead
+            if start.func.__name__ == "_open_now":
+                if opened is not None:
+                    opened.append(start.args[0])
+            else:
+                started.append(start.args[0])  # the part read ahead
             super().__init__(start)
     monkeypatch.setattr(inturn, "Ahead", Counted)
     return started
@@ -96,6 +106,72 @@ def test_a_failure_of_a_part_read_ahead_is_raised_by_the_driver(halo, tmp_path, 
     with pytest.raises(KeyError):
         Ahead(lambda: {}["nothing"]).result()
     assert Ahead(lambda: 42).result() == 42
+
+
+def test_pass2_opens_the_next_part_ahead_where_both_fit(halo, whole, tmp_path, monkeypatch):
+    opened = []
+    counting_ahead(monkeypatch, opened)
+    with InTurn(halo, 1 << 50, scratch=tmp_path, parts=5) as it:
+        got = it.analyze().to_json()
+        assert "pass 2: wait for the part opened ahead" in it.phases.totals
+    assert opened == [1, 2, 3, 4]
+    assert got == whole
+    # the same in the root causes' runs of pass 2, each run from part 0 again
+    opened.clear()
+    with InTurn(halo, 1 << 50, scratch=tmp_path, parts=3, collectives="delayers") as it:
+        all_in_turn = it.analyze(properties="all").to_json()
+        runs = it.steps_taken + 1
+    assert opened == [1, 2] * runs
+    assert all_in_turn == earlc.analyze(earlc.open(halo), properties="all").to_json()
+    # a budget in which a part analysed fits, but not beside the next one's
+    # opening: one after another
+    opened.clear()
+    with InTurn(halo, 1 << 50, scratch=tmp_path, parts=4) as it:
+        it.pass1()
+        pp, model = it.pp, it.model
+        it.budget = max(model.part(int(pp.own_events[p]), int(pp.ghosts[p]),
+                                   int(pp.locations[p])) for p in range(4))
+        assert not any(it._open_ahead_fits(p) for p in range(3))
+        got = it.analyze().to_json()
+    assert opened == []
+    assert got == whole
+
+
+def test_a_failure_of_a_part_opened_ahead_is_raised_by_the_driver(halo, tmp_path,
+                                                                   monkeypatch):
+    add = InTurn._add_ghosts
+
+    def failing(self, reading, p):
+        if p == 2:
+            raise earlc.TraceError("part 2's ghosts cannot be added")
+        return add(self, reading, p)
+    monkeypatch.setattr(InTurn, "_add_ghosts", failing)
+    opened = []
+    counting_ahead(monkeypatch, opened)
+    with InTurn(halo, 1 << 50, scratch=tmp_path, parts=4) as it:
+        with pytest.raises(earlc.TraceError, match="part 2's ghosts cannot be added"):
+            it.analyze()
+    assert 2 in opened
+    assert not [t for t in threading.enumerate() if t.name == "earlc-read-ahead"]
+
+
+def test_a_part_opened_ahead_and_not_taken_is_let_go(halo, tmp_path, monkeypatch):
+    """A loop over the parts left early (the caller stops): the part opened
+    ahead is dropped and its thread ends, with the loop or with the InTurn."""
+    opened = []
+    counting_ahead(monkeypatch, opened)
+    with InTurn(halo, 1 << 50, scratch=tmp_path, parts=4) as it:
+        for part in it.parts():
+            break
+        del part
+        assert opened == [1]
+        assert it._opening is None
+        parts = it.parts()
+        next(parts)
+        assert it._opening is not None  # the generator is not closed yet
+    assert it._opening is None
+    assert not [t for t in threading.enumerate() if t.name == "earlc-read-ahead"]
+    parts.close()
 
 
 def test_the_ghosts_exported_packed_are_the_wide_records(halo):

@@ -349,6 +349,116 @@ static PyObject *reading_add_ghosts(PyObject *self, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+/* Runs of packed ghosts from a byte buffer and a table of int64 rows
+ * (location, offset, size, records), each run checked to lie in the bytes;
+ * NULL with ValueError otherwise (or MemoryError). */
+static earl_packed_run *packed_runs(const uint8_t *bytes, size_t size, const int64_t *rows,
+                                    size_t n, const char *what)
+{
+    earl_packed_run *runs = calloc(n ? n : 1, sizeof *runs);
+    if (!runs)
+        return (earl_packed_run *)PyErr_NoMemory();
+    for (size_t r = 0; r < n; r++) {
+        const int64_t *row = rows + 4 * r;
+        if (row[1] < 0 || row[2] < 0 || row[3] < 0 || (uint64_t)row[1] > size ||
+            (uint64_t)row[2] > size - (uint64_t)row[1]) {
+            free(runs);
+            PyErr_Format(PyExc_ValueError, "add_packed: %s run %zu lies outside its %zu bytes",
+                         what, r, size);
+            return NULL;
+        }
+        runs[r] = (earl_packed_run){bytes + row[1], (size_t)row[2], (size_t)row[3],
+                                    (int32_t)row[0]};
+    }
+    return runs;
+}
+
+/* add_packed(ghosts, ghost_runs, reps, rep_runs, fold) -> (locations, offsets,
+ * positions, received): packed ghost runs and the representatives' runs
+ * (buffers of bytes, and tables of int64 rows: location, offset, size,
+ * records) unpacked, merged, folded and added (earl_part_add_packed).
+ * Locations are int32, offsets and positions uint64.  Damaged packed bytes:
+ * ValueError(message, run), the run counted over the ghosts' then the
+ * representatives'. */
+static PyObject *reading_add_packed(PyObject *self, PyObject *args)
+{
+    earl_reading *rd = reading_of((ReadingObject *)self);
+    if (!rd)
+        return NULL;
+    PyObject *g_obj, *gr_obj, *r_obj, *rr_obj;
+    int fold;
+    if (!PyArg_ParseTuple(args, "OOOOp", &g_obj, &gr_obj, &r_obj, &rr_obj, &fold))
+        return NULL;
+    earlc_buffers held = {0};
+    size_t g_size = (size_t)-1, r_size = (size_t)-1, g_rows = (size_t)-1, r_rows = (size_t)-1;
+    const uint8_t *g_bytes = earlc_buffer_array(&held, g_obj, 'B', 0, &g_size, "ghosts");
+    const int64_t *g_table = g_bytes ? earlc_buffer_array(&held, gr_obj, 'q', 0, &g_rows,
+                                                          "ghost_runs") : NULL;
+    const uint8_t *r_bytes = g_table ? earlc_buffer_array(&held, r_obj, 'B', 0, &r_size, "reps")
+                                     : NULL;
+    const int64_t *r_table = r_bytes ? earlc_buffer_array(&held, rr_obj, 'q', 0, &r_rows,
+                                                          "rep_runs") : NULL;
+    if (!r_table) {
+        earlc_buffers_release(&held);
+        return NULL;
+    }
+    if (g_rows % 4 || r_rows % 4) {
+        earlc_buffers_release(&held);
+        return PyErr_Format(PyExc_ValueError, "add_packed: run tables have 4 columns");
+    }
+    earl_packed_run *ghosts = packed_runs(g_bytes, g_size, g_table, g_rows / 4, "a ghost");
+    earl_packed_run *reps = ghosts ? packed_runs(r_bytes, r_size, r_table, r_rows / 4,
+                                                 "a representatives'") : NULL;
+    if (!reps) {
+        free(ghosts);
+        earlc_buffers_release(&held);
+        return NULL;
+    }
+    earl_added_ghosts added;
+    earl_error err;
+    earl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = earl_part_add_packed(rd, ghosts, g_rows / 4, reps, r_rows / 4,
+                              fold ? EARL_ADD_FOLD : 0, &added, &err);
+    Py_END_ALLOW_THREADS
+    free(ghosts);
+    free(reps);
+    earlc_buffers_release(&held);
+    if (st != EARL_OK) {
+        size_t run = added.damaged;
+        earl_added_ghosts_free(&added);
+        if (run == SIZE_MAX)
+            return earlc_raise(&err);
+        PyObject *exc_args = Py_BuildValue("(sn)", err.message, (Py_ssize_t)run);
+        if (exc_args) {
+            PyErr_SetObject(PyExc_ValueError, exc_args);
+            Py_DECREF(exc_args);
+        }
+        return NULL;
+    }
+    PyObject *locations = PyBytes_FromStringAndSize(
+        (const char *)added.location, (Py_ssize_t)(added.n_locations * sizeof(int32_t)));
+    PyObject *offsets = PyBytes_FromStringAndSize(
+        (const char *)added.offset, (Py_ssize_t)((added.n_locations + 1) * sizeof(size_t)));
+    size_t n_positions = added.offset[added.n_locations];
+    PyObject *positions = NULL;
+    if (locations && offsets && !n_positions) {
+        positions = PyBytes_FromStringAndSize(NULL, 0);
+    } else if (locations && offsets) {
+        positions = malloced_bytes(added.position, n_positions * sizeof(uint64_t));
+        if (positions)
+            added.position = NULL; /* the buffer owns it */
+    }
+    size_t received = added.received;
+    earl_added_ghosts_free(&added);
+    if (!positions) {
+        Py_XDECREF(locations);
+        Py_XDECREF(offsets);
+        return NULL;
+    }
+    return Py_BuildValue("(NNNn)", locations, offsets, positions, (Py_ssize_t)received);
+}
+
 /* finish() -> _core.Trace; the reading is consumed */
 static PyObject *reading_finish(PyObject *self, PyObject *unused)
 {
@@ -533,6 +643,8 @@ static PyMethodDef reading_methods[] = {
     {"representatives", reading_representatives, METH_VARARGS,
      "the collective ghosts of every part, from the members of whole instances"},
     {"add_ghosts", reading_add_ghosts, METH_O, "add ghost records of other parts"},
+    {"add_packed", reading_add_packed, METH_VARARGS,
+     "add packed ghost runs and representatives: unpacked, merged, folded (GIL released)"},
     {"finish", reading_finish, METH_NOARGS, "order the events: a _core.Trace"},
     {NULL, NULL, 0, NULL},
 };

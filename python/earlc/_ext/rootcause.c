@@ -179,6 +179,15 @@ static int event_chunks_arg(earlc_buffers *a, PyObject *obj, const char *record,
         return -1;
     }
     ev->n_locations = n_offsets - 1;
+    /* where each location's chunks end, or None: at the next one's offset */
+    PyObject *end = field_of(obj, record, "end");
+    if (!end)
+        return -1;
+    int none = end == Py_None;
+    Py_DECREF(end);
+    size_t n_ends = ev->n_locations;
+    if (!none && !(ev->end = array_field(a, obj, record, "end", 'Q', &n_ends)))
+        return -1;
     return 0;
 }
 
@@ -277,7 +286,7 @@ static void event_chunks_free(void *p)
 }
 
 /* rc_event_chunks(columns, threads=1)
- * -> {offset, slot, cnode, ticks, far_chunk, far_ticks} */
+ * -> {offset, end, slot, cnode, ticks, far_chunk, far_ticks} */
 static PyObject *py_event_chunks(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     (void)self;
@@ -328,8 +337,9 @@ static PyObject *py_event_chunks(PyObject *self, PyObject *args, PyObject *kwarg
     if (!owner)
         goto done;
     r = Py_BuildValue(
-        "{sNsNsNsNsNsN}", "offset",
-        column_of(owner, table->offset, table->n_locations + 1, sizeof(uint64_t), "Q"), "slot",
+        "{sNsNsNsNsNsNsN}", "offset",
+        column_of(owner, table->offset, table->n_locations + 1, sizeof(uint64_t), "Q"), "end",
+        column_of(owner, table->end, table->n_locations, sizeof(uint64_t), "Q"), "slot",
         column_of(owner, table->slot, table->count, sizeof(uint32_t), "I"), "cnode",
         column_of(owner, table->cnode, table->count, sizeof(int32_t), "i"), "ticks",
         column_of(owner, table->ticks, table->count, sizeof(int32_t), "i"), "far_chunk",
@@ -1085,7 +1095,7 @@ static PyMethodDef rootcause_functions[] = {
      METH_VARARGS | METH_KEYWORDS,
      "rc_event_chunks(columns, threads=1): the time chunks of the events (threads: 0 for "
      "one per core), "
-     "{offset, slot, cnode, ticks, far_chunk, far_ticks} (earl_rc_event_chunks_build)."},
+     "{offset, end, slot, cnode, ticks, far_chunk, far_ticks} (earl_rc_event_chunks_build)."},
     {"rc_chunk_sums", py_chunk_sums, METH_VARARGS,
      "rc_chunk_sums(chunks, spans): raw time per call path of each span, a map "
      "{offset, cnode, value} (earl_rc_chunk_sums)."},

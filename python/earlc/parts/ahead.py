@@ -1,5 +1,6 @@
 """The next part read on a thread while the current one is worked on (pass 1
-of the analysis in turn, inturn.py).
+of the analysis in turn, inturn.py), or opened (pass 2: read, its ghosts
+added, its events ordered, while the current part's catalog runs).
 
 Pass 1 reads a part (libotf2 and the reader, on the reading's threads),
 then exports, packs and spills its ghosts and timestamps on the calling

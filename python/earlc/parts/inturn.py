@@ -12,10 +12,12 @@ turn, and the budget of resident memory decides how many there are:
           give every other part, and each own location's timestamps, to the
           scratch folder (Scratch, spill.LocationTimes); drop the part.
   pass 2, part by part: read the part's own locations again, add the ghosts
-          the other parts wrote for it, order, analyse with `own` (engine.run),
-          and keep what it found, said in terms of keys (timestamp, location,
-          position in the whole trace) instead of the part's event ids
-          (merge._findings); drop the part.
+          the other parts wrote for it (one C call: earl_part_add_packed),
+          order, analyse with `own` (engine.run), and keep what it found, said
+          in terms of keys (timestamp, location, position in the whole trace)
+          instead of the part's event ids (merge._findings); drop the part.
+          The next part is opened on a thread (ahead.py) while one is
+          analysed, where both fit in the budget (_open_ahead_fits).
   again:  with properties that compute across parts (the root causes), a part
           stops at each of their collective steps until every part wrote its
           data there (steps.py), and pass 2 runs again, one step further,
@@ -24,9 +26,10 @@ turn, and the budget of resident memory decides how many there are:
           (counts over the spilled timestamps and instance keys) and merge the
           findings as the MPI analysis does (merge.merge): the same report.
 
-Only one part is held at a time, so the peak is that of the largest part:
-its own events and ghosts times the analysis's bytes per event, plus the
-fixed costs (budget.Model).  The partition is the MPI one (plan.plan) with as
+Only one part is held at a time (besides the next one's reading or opening
+where the budget leaves room for it), so the peak is that of the largest
+part: its own events and ghosts times the analysis's bytes per event, plus
+the fixed costs (budget.Model).  The partition is the MPI one (plan.plan) with as
 many parts as the budget needs; the ghosts are known only once pass 1 has
 exported them, so the plan assumes a share of ghosts, pass 1 measures them
 (the first part's exports early, all of them at its end), and a plan they
@@ -48,8 +51,8 @@ import numpy as np
 from .. import _core
 from .budget import DEFAULT, ROOT_CAUSES, BudgetError, Model, format_size, parse_size
 from .plan import Partition, plan, process_of_locations
-from .part import (COLL_MEMBER, COLLECTIVES, GHOST_RECORD, Part, assemble, collectives_of,
-                   folds, holds_enough, merge_ghosts)
+from .part import (COLL_MEMBER, COLLECTIVES, GHOST_RECORD, Part, collectives_of, finish_part,
+                   folds, holds_enough, positions_of)
 from .ahead import Ahead
 from .scratch import Scratch, ScratchError
 from .spill import BLOCK, Instances, LocationTimes
@@ -379,6 +382,7 @@ class InTurn:
         self.close()
 
     def close(self) -> None:
+        self.stop_ahead()
         self.progress.close()
         if not self.closed:
             self.phases.report()
@@ -502,13 +506,13 @@ class InTurn:
         reading.read(self.pp.partition.mask(p))
         return reading
 
-    def _progress_of(self, p: int):
-        """The progress of part p of pass 1 read ahead: shown once it is the
+    def _progress_of(self, p: int, pass_no: int = 0):
+        """The progress of part p of a pass read ahead: shown once it is the
         part the bar shows (the driver then waits for the reading)."""
         progress = self.progress
 
         def show(phase, done, total):
-            if progress.pass_no == 0 and progress.part == p:
+            if progress.pass_no == pass_no and progress.part == p:
                 progress(phase, done, total)
         return show
 
@@ -529,26 +533,6 @@ class InTurn:
         (n_parts + 1)."""
         self.scratch.write("g%d.bin" % q, packed)
         self.scratch.write("g%d.idx" % q, np.concatenate([offsets, at.astype(np.int64)]))
-
-    def _ghosts_from(self, q: int, p: int) -> Optional[np.ndarray]:
-        """The ghost records part q wrote for part p (_spill_ghosts), or None."""
-        idx = self.scratch.load("g%d.idx" % q, np.int64)
-        off, at = idx[:self.pp.parts + 1], idx[self.pp.parts + 1:]
-        n = int(off[p + 1] - off[p])
-        if not n:
-            return None
-        return self._unpack("g%d.bin" % q, int(at[p]), int(at[p + 1] - at[p]), n)
-
-    def _unpack(self, name: str, offset: int, size: int, n: int) -> np.ndarray:
-        """n ghost records packed in `size` bytes at `offset` of file `name`."""
-        packed = self.scratch.load(name, np.uint8, offset, size)
-        try:
-            records = _core.unpack_ghosts(packed, n)
-        except (_core.TraceError, ValueError) as exc:
-            raise ScratchError("the scratch folder %s holds a damaged file %s (%s): it was "
-                               "changed while the analysis used it" % (self.scratch.base, name,
-                                                                       exc)) from None
-        return np.frombuffer(records, dtype=GHOST_RECORD)
 
     def _check_scratch_room(self, events_read: float) -> None:
         """After the first part of pass 1: what it wrote per event, times the
@@ -667,59 +651,128 @@ class InTurn:
         return n
 
     # -- pass 2 -------------------------------------------------------------------------
-    def ghosts_for(self, p: int):
-        """The ghost records the other parts wrote for part p, location by
-        location (each location's in one buffer, sorted by position): the
-        ghosts of messages and calls from their owner's pass 1, beside the
-        representatives of the collectives chosen for p."""
-        reps = dict(self.reps.get(p, {}))
+    def _add_ghosts(self, reading, p: int):
+        """Add to part p's reading the ghosts the other parts wrote for it and
+        the representatives chosen for it, in one C call that holds no lock of
+        the interpreter (earl_part_add_packed: unpacked, merged, folded and
+        added a location at a time; the same part as adding the unpacked
+        records through part.assemble): the ghost locations' positions and the records
+        received."""
+        runs, table, names, at = [], [], [], 0
         for q in range(self.pp.parts):
             if q == p:
                 continue
-            chunk = self._ghosts_from(q, p)
-            if chunk is None:
+            idx = self.scratch.load("g%d.idx" % q, np.int64)
+            off, where = idx[:self.pp.parts + 1], idx[self.pp.parts + 1:]
+            n, size = int(off[p + 1] - off[p]), int(where[p + 1] - where[p])
+            if not n:
                 continue
-            n = len(chunk)
-            locs = chunk["location"]
-            cuts = np.flatnonzero(np.diff(locs)) + 1
-            for run in np.split(np.arange(n), cuts):
-                l = int(locs[run[0]])
-                yield self._with_reps(p, chunk[run[0]:run[-1] + 1], reps.pop(l, ()))
-        for l in sorted(reps):
-            yield self._with_reps(p, np.empty(0, GHOST_RECORD), reps[l])
+            runs.append(self.scratch.load("g%d.bin" % q, np.uint8, int(where[p]), size))
+            if len(runs[-1]) < size:
+                raise self._damaged("g%d.bin" % q, "cut short")
+            table.append((-1, at, size, n))
+            names.append("g%d.bin" % q)
+            at += size
+        ghosts = np.concatenate(runs) if len(runs) > 1 else \
+            (runs[0] if runs else np.empty(0, np.uint8))
+        del runs
+        reps = self.reps.get(p, {})
+        rep_table = [(l, start, size, count) for l in sorted(reps)
+                     for start, size, count in reps[l]]
+        rep_bytes = self.scratch.load("c%d.bin" % p, np.uint8) if rep_table else \
+            np.empty(0, np.uint8)
+        if rep_table and max(start + size for _, start, size, _ in rep_table) > len(rep_bytes):
+            raise self._damaged("c%d.bin" % p, "cut short")
+        try:
+            locations, offsets, positions, received = reading.add_packed(
+                ghosts, np.array(table, dtype=np.int64).reshape(-1, 4), rep_bytes,
+                np.array(rep_table, dtype=np.int64).reshape(-1, 4), folds(self.collectives))
+        except ValueError as exc:
+            if len(exc.args) != 2:
+                raise
+            name = names[exc.args[1]] if exc.args[1] < len(names) else "c%d.bin" % p
+            raise self._damaged(name, exc.args[0]) from None
+        out = {}
+        positions_of(np.frombuffer(locations, dtype=np.int32),
+                     np.frombuffer(offsets, dtype=np.uint64).astype(np.int64),
+                     np.frombuffer(positions, dtype=np.uint64), out)
+        return out, received
 
-    def _with_reps(self, p: int, records: np.ndarray, where) -> np.ndarray:
-        """A location's ghosts with its representatives (merge_ghosts)."""
-        if not where:
-            return records
-        return merge_ghosts([self._unpack("c%d.bin" % p, start, size, count)
-                             for start, size, count in where], records)
+    def _damaged(self, name: str, why: str) -> ScratchError:
+        return ScratchError("the scratch folder %s holds a damaged file %s (%s): it was "
+                            "changed while the analysis used it" % (self.scratch.base, name, why))
 
-    def open(self, p: int, pass_no: int = 1) -> Part:
-        """Part p with its ghosts (pass 2; pass_no 2 for a third pass)."""
+    def open(self, p: int, pass_no: int = 1, ahead: bool = False) -> Part:
+        """Part p with its ghosts (pass 2; pass_no 2 for a third pass).  ahead:
+        part p + 1 is opened on a thread meanwhile (ahead.py), where both fit
+        in the budget (_open_ahead_fits), for the next call to take; the
+        caller then ends with `stop_ahead` (a part opened ahead holds its
+        memory until taken or stopped)."""
         self.progress.start(pass_no, p)
-        with self.phases("pass 2: read"):
+        waiting, self._opening = self._opening, None
+        if waiting is not None and waiting[0] == (p, pass_no):
+            with self.phases("pass 2: wait for the part opened ahead"):
+                part = waiting[1].result()
+        else:
+            if waiting is not None:
+                waiting[1].cancel()
+            part = self._open_now(p, self.progress, "pass 2")
+        if ahead and p + 1 < self.pp.parts and self._open_ahead_fits(p):
+            self._opening = ((p + 1, pass_no), Ahead(functools.partial(
+                self._open_now, p + 1, self._progress_of(p + 1, pass_no), "pass 2 ahead")))
+        return part
+
+    #: the part being opened ahead: ((part, pass), Ahead), or None
+    _opening = None
+
+    def stop_ahead(self) -> None:
+        """Drop a part opened ahead that no call will take (at the end of a
+        pass, or when it stops early)."""
+        waiting, self._opening = self._opening, None
+        if waiting is not None:
+            waiting[1].cancel()
+
+    def _open_now(self, p: int, progress, phase: str) -> Part:
+        """Part p read, its ghosts added and its events ordered; the phases
+        named `phase` (on the thread of an open ahead, "pass 2 ahead": their
+        processor time of this thread is that thread's)."""
+        with self.phases(phase + ": read"):
             reading = _core.Reading(str(self.path), threads=self.threads,
-                                    progress=self.progress, salvage=self.salvage)
+                                    progress=progress, salvage=self.salvage)
             reading.read(self.pp.partition.mask(p))
-        with self.phases("pass 2: ghosts and order"):
-            part = assemble(reading, self.ghosts_for(p), self.pp.partition, p, None,
-                            self.threads, fold=folds(self.collectives))
+        with self.phases(phase + ": ghosts"):
+            positions, received = self._add_ghosts(reading, p)
+        with self.phases(phase + ": order"):
+            part = finish_part(reading, self.pp.partition, p, None, positions, received,
+                               self.threads)
         part.whole = self.whole
         part.collectives = self.collectives
         return part
+
+    def _open_ahead_fits(self, p: int) -> bool:
+        """Whether part p + 1 may be opened while part p is analysed: part p
+        analysed (the model's part peak) and p + 1's opening, each with its
+        ghosts, fit in the budget together (the fixed costs once)."""
+        pp, m = self.pp, self.model
+        here = m.part(int(pp.own_events[p]), int(pp.ghosts[p]), int(pp.locations[p]))
+        there = m.opening(int(pp.own_events[p + 1] + pp.ghosts[p + 1]),
+                          int(pp.locations[p + 1])) - m.fixed
+        return here + there <= self.budget
 
     def parts(self):
         """Every part in turn, with its ghosts (pass 1 first when not run yet).
         A part is let go when the next is asked for: keep none of them."""
         if self.times is None:
             self.pass1()
-        for p in range(self.pp.parts):
-            part = self.open(p)
-            yield part
-            self.let_go(part)
-            del part
-            self.progress.end()
+        try:
+            for p in range(self.pp.parts):
+                part = self.open(p, ahead=True)
+                yield part
+                self.let_go(part)
+                del part
+                self.progress.end()
+        finally:
+            self.stop_ahead()
 
     @staticmethod
     def let_go(part: Part) -> None:
@@ -795,7 +848,15 @@ class InTurn:
     def _pass2(self, steps: Optional[Steps], properties, top, plugins, strict, packages):
         """One pass 2 over every part: their findings (pieces, keys, instances,
         the light catalog), or None when the parts were suspended at a step
-        (every part is, or none: they take the same steps)."""
+        (every part is, or none: they take the same steps).  Each part's
+        successor is opened on a thread while it is analysed (open's ahead)."""
+        try:
+            return self._pass2_parts(steps, properties, top, plugins, strict, packages)
+        finally:
+            self.stop_ahead()
+
+    def _pass2_parts(self, steps, properties, top, plugins, strict, packages):
+        """_pass2's loop over the parts."""
         from ..analysis import engine
         from . import merge
 
@@ -803,7 +864,7 @@ class InTurn:
         light = None
         suspended = []
         for p in range(self.pp.parts):
-            part = self.open(p)
+            part = self.open(p, ahead=True)
             if steps is not None:
                 part.exchange = StepExchange(steps, p)
             previous = _core.use_store_memory()

@@ -589,10 +589,30 @@ def assemble(reading, ghosts, partition: Partition, index: int, exchange: Option
         table = np.frombuffer(chunk, dtype=GHOST_RECORD)
         _ghost_positions(table, positions)
         del chunk, table  # copied into the reading: gone before the order is made
+    return finish_part(reading, partition, index, exchange, positions, received, threads)
+
+
+def finish_part(reading, partition: Partition, index: int, exchange: Optional[Exchange],
+                positions: Dict[int, np.ndarray], received: int, threads: int = 0) -> Part:
+    """Part `index` from a reading whose ghosts were added: the events
+    ordered, with the ghost locations' positions in the whole trace and the
+    ghost records received (assemble; the analysis in turn adds its ghosts
+    packed, inturn.InTurn.open)."""
     core = reading.finish()
     trace = Trace(core, threads)
     part = trace.part = Part(trace, partition, index, exchange, positions, received)
     return part
+
+
+def positions_of(locations: np.ndarray, offsets: np.ndarray, positions: np.ndarray,
+                 into: Dict[int, np.ndarray]) -> None:
+    """Per ghost location, its positions in the whole trace, into `into`, from
+    one array of every location's (locations[i]'s are positions[offsets[i]:
+    offsets[i + 1]], ascending): int32 while they fit, as _ghost_positions."""
+    for l, a, b in zip(locations.tolist(), offsets[:-1].tolist(), offsets[1:].tolist()):
+        pos = positions[a:b]
+        if b > a:
+            into[int(l)] = pos.astype(np.int32 if int(pos[-1]) < 1 << 31 else np.int64)
 
 
 def _whole_trace(part: Part) -> dict:
@@ -609,6 +629,6 @@ def _whole_trace(part: Part) -> dict:
             "last_time": max(lasts) if lasts else None}
 
 
-__all__ = ["Part", "open_part", "assemble", "folds", "merge_ghosts", "by_location",
+__all__ = ["Part", "open_part", "assemble", "finish_part", "positions_of", "folds", "merge_ghosts", "by_location",
            "collectives_for", "collectives_of", "COLLECTIVES", "holds_enough", "GHOST_RECORD",
            "COLL_MEMBER", "POSITION_BITS", "DefinitionsOnly", "PartOfTraceError"]
