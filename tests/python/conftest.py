@@ -1,5 +1,6 @@
 """Shared fixtures: the reference traces in ../shared/traces (tests skip when absent)
 and a parser of `otf2-print` output, the independent source of expected values."""
+import gc
 import os
 import re
 import shutil
@@ -126,3 +127,21 @@ def halo_2m(tmp_path_factory):
     import earlc
     return earlc.synth("halo", tmp_path_factory.mktemp("halo-2m") / "h", ranks=16,
                        events=2_000_000).path
+
+
+@pytest.fixture(scope="module", autouse=True)
+def frozen_heap():
+    """Before each test module, freeze what is alive (the modules imported so far:
+    numpy, pandas, earlc and its catalog, pytest, matplotlib once a page or a
+    picture imported it: 50,000-120,000 objects) out of the cycle collector's
+    reach.  They live until the end anyway, and every full collection would walk
+    them again: the analysis in turn collects after each part (parts/inturn.py,
+    `let_go`), thousands of times in the suite, and each walk took 0.05-0.5 s in
+    the suite's process, more than a small part's whole analysis.  What the tests
+    create is collected as before (the previous module's fixtures are gone by
+    now).  EARLC_TESTS_NO_GC_FREEZE=1 leaves the collector as it was (to measure
+    the difference)."""
+    if not os.environ.get("EARLC_TESTS_NO_GC_FREEZE"):
+        gc.collect()
+        gc.freeze()
+    yield
