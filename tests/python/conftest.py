@@ -4,6 +4,7 @@ import gc
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from collections import Counter, defaultdict
@@ -13,6 +14,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
+
+# Ctrl-C as a person at a terminal has it, however the suite was started: a
+# shell starts a background job with SIGINT ignored, and Python keeps an ignored
+# SIGINT (no KeyboardInterrupt; `_thread.interrupt_main` does nothing), as does
+# every process the tests start.  With Python's own handler here, the children
+# start with the default action (exec resets a handler, not an ignored signal).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 SHARED_TRACES = Path(os.environ.get("EARLC_SHARED_TRACES", ROOT.parent / "shared" / "traces"))
 REFERENCE_NAMES = ["pipit-ping-pong", "pipit-ping-pong-papi", "sstmacro-mpi-coverage",

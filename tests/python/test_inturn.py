@@ -347,10 +347,7 @@ def test_a_scratch_folder_running_out_of_space_is_one_line_and_cleaned(large, tm
 def test_an_interrupted_run_leaves_no_scratch_files(large, tmp_path, sig, status, said):
     p = subprocess.Popen([sys.executable, "-m", "earlc", "analyze", str(large), "--memory",
                           "420M", "--scratch", str(tmp_path), "-o", str(tmp_path / "r.txt")],
-                         env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         # a shell's background job ignores SIGINT, and so would the run
-                         # (Python keeps an ignored SIGINT): the run finished with status 0
-                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                         env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     # as soon as the first part's files are written in pass 1: the rest of pass 1 and pass 2
     # are still to come, so a loaded machine that is slow to send the signal cannot let the
