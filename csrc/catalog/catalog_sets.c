@@ -17,6 +17,7 @@
 
 #include "earl_catalog.h"
 #include "base/mem.h"
+#include "base/sorted.h"
 
 /* Bits of bitmap allowed per value asked and per id of the set. */
 #define SETS_BITS_PER_ITEM 64
@@ -24,15 +25,8 @@
 /* Whether v is in set[0 .. m), ascending: the first id not below v. */
 static uint8_t searched(int64_t v, const int64_t *set, size_t m)
 {
-    size_t lo = 0, hi = m;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (set[mid] < v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < m && set[lo] == v;
+    size_t k = earl_i64_lower_bound(set, 0, m, v);
+    return k < m && set[k] == v;
 }
 
 void earl_ids_in_set(size_t n, const int64_t *values, size_t m, const int64_t *set,

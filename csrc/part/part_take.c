@@ -28,6 +28,7 @@
 
 #include "base/errors.h"
 #include "base/grow.h"
+#include "base/sorted.h"
 #include "earl_part.h"
 #include "part_internal.h"
 
@@ -62,18 +63,23 @@ static earl_status damaged(taker *t, size_t run, size_t n, earl_error *err)
                      run < t->n_ghosts ? run : run - t->n_ghosts, n);
 }
 
+/* A search of the representatives' runs (ascending by location) for loc. */
+typedef struct rep_bound {
+    const earl_packed_run *reps;
+    int32_t loc;
+} rep_bound;
+
+static int rep_before(const void *ctx, size_t k)
+{
+    const rep_bound *b = ctx;
+    return b->reps[k].location < b->loc;
+}
+
 /* The first of the representatives' runs of location loc (n_reps: none). */
 static size_t first_rep(const taker *t, int32_t loc)
 {
-    size_t lo = 0, hi = t->n_reps;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->reps[mid].location < loc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    rep_bound b = {t->reps, loc};
+    return earl_partition_point(0, t->n_reps, rep_before, &b);
 }
 
 /* Unpack the representatives' runs [a, b) into t->rep, one after another,

@@ -568,10 +568,7 @@ def _ghost_positions(table: np.ndarray, positions: Dict[int, np.ndarray]) -> Non
     if len(table):
         locs = table["location"]
         starts = np.concatenate(([0], np.nonzero(np.diff(locs))[0] + 1, [len(table)]))
-        for a, b in zip(starts[:-1].tolist(), starts[1:].tolist()):
-            pos = table["position"][a:b]
-            positions[int(locs[a])] = pos.astype(np.int32 if int(pos[-1]) < 1 << 31
-                                                 else np.int64)
+        positions_of(locs[starts[:-1]], starts, table["position"], positions)
 
 
 def assemble(reading, ghosts, partition: Partition, index: int, exchange: Optional[Exchange],
@@ -608,7 +605,8 @@ def positions_of(locations: np.ndarray, offsets: np.ndarray, positions: np.ndarr
                  into: Dict[int, np.ndarray]) -> None:
     """Per ghost location, its positions in the whole trace, into `into`, from
     one array of every location's (locations[i]'s are positions[offsets[i]:
-    offsets[i + 1]], ascending): int32 while they fit, as _ghost_positions."""
+    offsets[i + 1]], ascending): int32 while they fit (4 bytes per ghost held
+    for the part's life), else int64."""
     for l, a, b in zip(locations.tolist(), offsets[:-1].tolist(), offsets[1:].tolist()):
         pos = positions[a:b]
         if b > a:
@@ -629,6 +627,7 @@ def _whole_trace(part: Part) -> dict:
             "last_time": max(lasts) if lasts else None}
 
 
-__all__ = ["Part", "open_part", "assemble", "finish_part", "positions_of", "folds", "merge_ghosts", "by_location",
-           "collectives_for", "collectives_of", "COLLECTIVES", "holds_enough", "GHOST_RECORD",
-           "COLL_MEMBER", "POSITION_BITS", "DefinitionsOnly", "PartOfTraceError"]
+__all__ = ["Part", "open_part", "assemble", "finish_part", "positions_of", "folds",
+           "merge_ghosts", "by_location", "collectives_for", "collectives_of", "COLLECTIVES",
+           "holds_enough", "GHOST_RECORD", "COLL_MEMBER", "POSITION_BITS", "DefinitionsOnly",
+           "PartOfTraceError"]
